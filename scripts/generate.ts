@@ -10,7 +10,7 @@
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import openapiTS, { astToString } from 'openapi-typescript';
+import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { parse } from 'yaml';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -27,7 +27,7 @@ export async function generateArtifacts(): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   for (const doc of documents) {
     const text = await readFile(path.join(root, doc.source), 'utf8');
-    const parsed = parse(text) as Record<string, unknown>;
+    const parsed = parse(text) as OpenAPI3;
     const ast = await openapiTS(parsed, { silent: true });
     files.set(doc.models, `${header}// Source: ${doc.source}\n\n${astToString(ast)}`);
     files.set(doc.json, `${JSON.stringify(parsed, null, 2)}\n`);

@@ -1,0 +1,56 @@
+/**
+ * Accounts and their API keys. A key is stored only as its SHA-256 digest and looked
+ * up by digest, so the lookup compares digests, never the secret, and takes the same
+ * time whatever prefix of a real key a caller guesses.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { encodeTronAddress } from '../../src/tron-address.ts';
+import { createLedger, type Ledger } from './ledger.ts';
+import type { Order } from './order.ts';
+import type { RandomSource } from './random-source.ts';
+
+export interface Account {
+  readonly id: number;
+  readonly name: string;
+  readonly walletAddress: string;
+  readonly keyDigest: string;
+  readonly ledger: Ledger;
+  referralCount: number;
+  /** The account's orders, oldest first. */
+  readonly orders: Order[];
+  readonly byOutOrderNo: Map<string, Order>;
+}
+
+/** Digest under which a key is stored and looked up. */
+export function digestKey(apiKey: string): string {
+  return createHash('sha256').update(apiKey).digest('base64');
+}
+
+/**
+ * A fresh API key. Keys are secrets, so they come from the system's CSPRNG rather than
+ * the seeded source: a known seed must not let anyone predict another account's key.
+ */
+export function generateApiKey(): string {
+  return `sk_${randomBytes(24).toString('base64url')}`;
+}
+
+/**
+ * Creates an account with a generated wallet address; its name follows upstream's
+ * rule, "User-" and the first six characters of the wallet address.
+ *
+ * @example
+ *   createAccountRecord(1, 'demo-key', random).name; // 'User-T…'
+ */
+export function createAccountRecord(id: number, apiKey: string, random: RandomSource, referralCount = 0): Account {
+  const walletAddress = encodeTronAddress(random.bytes(20));
+  return {
+    id,
+    name: `User-${walletAddress.slice(0, 6)}`,
+    walletAddress,
+    keyDigest: digestKey(apiKey),
+    ledger: createLedger(),
+    referralCount,
+    orders: [],
+    byOutOrderNo: new Map(),
+  };
+}

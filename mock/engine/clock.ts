@@ -1,0 +1,29 @@
+/**
+ * What the engine needs of time. The engine never reads the system time itself:
+ * every timestamp and every delay goes through the clock it is given, so a manual
+ * clock can walk an order through its whole life in microseconds.
+ */
+export type ClockMode = 'real' | 'manual';
+
+/** Cancels an alarm set with `Clock.setAlarm`. */
+export type CancelAlarm = () => void;
+
+export interface Clock {
+  readonly mode: ClockMode;
+  /** Current time, Unix milliseconds. */
+  now(): number;
+  /**
+   * Calls `wake` once when the clock reaches `at` (Unix ms). The engine keeps at most
+   * one alarm per engine, for its earliest scheduled step, rather than a timer per order.
+   */
+  setAlarm(at: number, wake: () => void): CancelAlarm;
+}
+
+/** A clock whose time moves only when told to. */
+export interface ManualClock extends Clock {
+  readonly mode: 'manual';
+  /** Moves time forward by `ms`, firing every alarm that falls due, in time order. */
+  advance(ms: number): number;
+  /** Sets the time back to where it started and drops every alarm (used by reset). */
+  rewind(): void;
+}

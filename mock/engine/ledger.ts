@@ -1,0 +1,79 @@
+/**
+ * An account's money, per currency, in smallest units. Every movement keeps
+ * available + frozen + spent = deposited, which `checkLedger` verifies.
+ */
+import { MAX_AMOUNT, formatUnits, type CurrencyCode } from './money.ts';
+import { SimulatorError } from './simulator-error.ts';
+
+export interface CurrencyBook {
+  deposited: number;
+  available: number;
+  frozen: number;
+  spent: number;
+}
+
+export type Ledger = Record<CurrencyCode, CurrencyBook>;
+
+/** Creates an empty ledger. */
+export function createLedger(): Ledger {
+  return {
+    TRX: { deposited: 0, available: 0, frozen: 0, spent: 0 },
+    USDT: { deposited: 0, available: 0, frozen: 0, spent: 0 },
+  };
+}
+
+/**
+ * Adds a deposit.
+ *
+ * @example
+ *   const ledger = createLedger();
+ *   deposit(ledger, 'TRX', 1_000_000); // 1 TRX available
+ */
+export function deposit(ledger: Ledger, currency: CurrencyCode, units: number): void {
+  const book = ledger[currency];
+  if (book.deposited + units > MAX_AMOUNT) {
+    throw SimulatorError.invalidParameter(
+      `A deposit of ${formatUnits(units)} ${currency} would take the balance past ${formatUnits(MAX_AMOUNT)}; deposit less.`,
+    );
+  }
+  book.deposited += units;
+  book.available += units;
+}
+
+/** Moves `units` from available to frozen; returns false, changing nothing, when they are not there. */
+export function tryFreeze(ledger: Ledger, currency: CurrencyCode, units: number): boolean {
+  const book = ledger[currency];
+  if (book.available < units) return false;
+  book.available -= units;
+  book.frozen += units;
+  return true;
+}
+
+/** Moves frozen units to spent (the order completed). */
+export function spendFrozen(ledger: Ledger, currency: CurrencyCode, units: number): void {
+  const book = ledger[currency];
+  book.frozen -= units;
+  book.spent += units;
+}
+
+/** Moves frozen units back to available (the order was refunded). */
+export function releaseFrozen(ledger: Ledger, currency: CurrencyCode, units: number): void {
+  const book = ledger[currency];
+  book.frozen -= units;
+  book.available += units;
+}
+
+/** Lists every broken ledger rule; empty when the books are right. */
+export function checkLedger(ledger: Ledger, owner: string): string[] {
+  const problems: string[] = [];
+  for (const currency of ['TRX', 'USDT'] as const) {
+    const b = ledger[currency];
+    if (b.available + b.frozen + b.spent !== b.deposited) {
+      problems.push(`${owner} ${currency}: available ${b.available} + frozen ${b.frozen} + spent ${b.spent} != deposited ${b.deposited}`);
+    }
+    for (const key of ['available', 'frozen', 'spent', 'deposited'] as const) {
+      if (b[key] < 0 || !Number.isSafeInteger(b[key])) problems.push(`${owner} ${currency} ${key} is ${b[key]}`);
+    }
+  }
+  return problems;
+}

@@ -1,0 +1,81 @@
+/**
+ * Money as integers in the smallest unit: sun for TRX and micro-USDT for USDT, both
+ * six decimals. Decimal strings are parsed and printed digit by digit, so no binary
+ * float ever holds an amount.
+ */
+import { SimulatorError } from './simulator-error.ts';
+
+export type CurrencyCode = 'TRX' | 'USDT';
+
+/** Both currencies have six decimals: 1 TRX = 10^6 sun, 1 USDT = 10^6 micro-USDT. */
+export const UNIT_DECIMALS = 6;
+export const UNITS_PER_COIN = 1_000_000;
+
+/** The largest amount any balance may hold, in smallest units (about 9 billion coins). */
+export const MAX_AMOUNT = Number.MAX_SAFE_INTEGER;
+
+const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
+
+/**
+ * Parses a non-negative decimal string into smallest units.
+ *
+ * @example
+ *   parseUnits('4.23');     // 4_230_000
+ *   parseUnits('0.031748'); // 31_748
+ */
+export function parseUnits(text: string, field = 'amount'): number {
+  const match = DECIMAL.exec(text);
+  if (!match) {
+    throw SimulatorError.invalidParameter(`'${field}' must be a non-negative decimal string such as "100" or "0.5" (got '${text}').`);
+  }
+  const whole = match[1]!;
+  const fraction = match[2] ?? '';
+  if (fraction.length > UNIT_DECIMALS) {
+    throw SimulatorError.invalidParameter(`'${field}' has at most ${UNIT_DECIMALS} decimals (got '${text}').`);
+  }
+  const units = BigInt(whole) * BigInt(UNITS_PER_COIN) + BigInt(fraction.padEnd(UNIT_DECIMALS, '0') || '0');
+  if (units > BigInt(MAX_AMOUNT)) {
+    throw SimulatorError.invalidParameter(`'${field}' is too large: at most ${formatUnits(MAX_AMOUNT)} (got '${text}').`);
+  }
+  return Number(units);
+}
+
+/**
+ * Prints smallest units as a decimal string without trailing zeros.
+ *
+ * @example
+ *   formatUnits(4_230_000); // '4.23'
+ *   formatUnits(0);         // '0'
+ */
+export function formatUnits(units: number): string {
+  const whole = Math.floor(units / UNITS_PER_COIN);
+  const fraction = String(units % UNITS_PER_COIN).padStart(UNIT_DECIMALS, '0').replace(/0+$/, '');
+  return fraction ? `${whole}.${fraction}` : String(whole);
+}
+
+/**
+ * Prints smallest units with exactly `decimals` decimals; the value must already be
+ * a whole multiple of that precision.
+ *
+ * @example
+ *   formatFixed(800_000, 2); // '0.80'
+ *   formatFixed(31_748, 6);  // '0.031748'
+ */
+export function formatFixed(units: number, decimals: number): string {
+  const step = 10 ** (UNIT_DECIMALS - decimals);
+  if (units % step !== 0) throw new RangeError(`${units} units do not fit in ${decimals} decimals.`);
+  const whole = Math.floor(units / UNITS_PER_COIN);
+  if (decimals === 0) return String(whole);
+  const fraction = String((units % UNITS_PER_COIN) / step).padStart(decimals, '0');
+  return `${whole}.${fraction}`;
+}
+
+/**
+ * Rounds a non-negative bigint amount half up to a multiple of `step`.
+ *
+ * @example
+ *   roundHalfUp(4_225_000n, 10_000n); // 4_230_000n
+ */
+export function roundHalfUp(value: bigint, step: bigint): bigint {
+  return ((value + step / 2n) / step) * step;
+}

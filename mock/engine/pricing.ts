@@ -1,0 +1,84 @@
+/**
+ * Prices: sun per unit of energy for each period. The estimate and the charge come
+ * from the same function, so they always agree.
+ */
+import { formatFixed, roundHalfUp, UNITS_PER_COIN } from './money.ts';
+import { SimulatorError } from './simulator-error.ts';
+
+export const PERIODS = ['10min', '1h', '1d', '3d', '7d', '14d', '30d'] as const;
+export type PeriodCode = (typeof PERIODS)[number];
+
+/** Length of each rental period in milliseconds. */
+export const PERIOD_MS: Record<PeriodCode, number> = {
+  '10min': 600_000,
+  '1h': 3_600_000,
+  '1d': 86_400_000,
+  '3d': 259_200_000,
+  '7d': 604_800_000,
+  '14d': 1_209_600_000,
+  '30d': 2_592_000_000,
+};
+
+/** Sun per energy unit; 1h at 65 is the upstream example, the rest are plausible. */
+export const DEFAULT_PRICES: Record<PeriodCode, number> = {
+  '10min': 60,
+  '1h': 65,
+  '1d': 80,
+  '3d': 85,
+  '7d': 90,
+  '14d': 95,
+  '30d': 100,
+};
+
+/** Highest sun per unit a price table accepts, so that no cost can overflow. */
+export const MAX_SUN_PER_UNIT = 1_000_000;
+
+/** Amounts are charged and shown to 0.01 of a coin, as upstream shows "4.23". */
+export const CHARGE_STEP = 10_000n;
+export const SHOWN_DECIMALS = 2;
+
+export interface Quote {
+  period: PeriodCode;
+  rentalCount: number;
+  sunPerUnit: number;
+  /** What the order costs in sun: rentalCount × sun, rounded half up to 0.01 TRX. */
+  costSun: number;
+  /** `costSun` as upstream prints it, e.g. '4.23'. */
+  trxPrice: string;
+}
+
+/**
+ * Prices an order.
+ *
+ * @example
+ *   quote(DEFAULT_PRICES, 65_000, '1h').trxPrice; // '4.23' (4,225,000 sun rounded half up)
+ */
+export function quote(prices: Record<PeriodCode, number>, rentalCount: number, period: PeriodCode): Quote {
+  const sunPerUnit = prices[period];
+  const costSun = Number(roundHalfUp(BigInt(rentalCount) * BigInt(sunPerUnit), CHARGE_STEP));
+  return { period, rentalCount, sunPerUnit, costSun, trxPrice: formatFixed(costSun, SHOWN_DECIMALS) };
+}
+
+/**
+ * Converts a TRX cost into micro-USDT at `microUsdtPerTrx`, rounded half up to 0.01 USDT.
+ *
+ * @example
+ *   usdtCost(4_230_000, 190_000); // 800_000 (0.80 USDT, the upstream example's 0.8)
+ */
+export function usdtCost(costSun: number, microUsdtPerTrx: number): number {
+  // Round the exact product once; dividing first would round twice.
+  const scale = BigInt(UNITS_PER_COIN);
+  return Number(roundHalfUp(BigInt(costSun) * BigInt(microUsdtPerTrx), CHARGE_STEP * scale) / scale);
+}
+
+/** Checks a price table, naming the period and the rule on failure. */
+export function validatePrices(prices: Partial<Record<string, number>>): void {
+  for (const [period, sun] of Object.entries(prices)) {
+    if (!(PERIODS as readonly string[]).includes(period)) {
+      throw SimulatorError.invalidParameter(`prices: unknown period '${period}'; use one of ${PERIODS.join(', ')}.`);
+    }
+    if (!Number.isInteger(sun) || sun! < 1 || sun! > MAX_SUN_PER_UNIT) {
+      throw SimulatorError.invalidParameter(`prices.${period} must be a whole number of sun from 1 to ${MAX_SUN_PER_UNIT} (got ${sun}).`);
+    }
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * Behaviour settings of a simulator: the switches for everything upstream leaves open.
+ */
+import { defaultActivationDelay, type TimingProfile } from './timing.ts';
+import { DEFAULT_PRICES, validatePrices, type PeriodCode } from './pricing.ts';
+import { SimulatorError } from './simulator-error.ts';
+
+export interface Settings {
+  timing: TimingProfile;
+  /** Sun per energy unit by period. */
+  prices: Record<PeriodCode, number>;
+  /** Probability that an order no rule decides fails. */
+  failureRate: number;
+  /** Micro-USDT per TRX, for orders paid in USDT. */
+  microUsdtPerTrx: number;
+  /** `code` of a successful account response; upstream has been seen answering 1. */
+  accountSuccessCode: 0 | 1;
+  /** A second order with a known outOrderNo returns the first order, or is rejected. */
+  duplicateOutOrderNo: 'return-existing' | 'reject';
+  /** HTTP status of rejections: mapped per error, or always 200 with only `code` telling. */
+  errorStatus: 'mapped' | 'always-200';
+  /** Extra delay before delivery when an order activates its address; the profile's when undefined. */
+  activationDelayMs: number | undefined;
+}
+
+export const DEFAULT_SETTINGS: Settings = {
+  timing: 'realistic',
+  prices: DEFAULT_PRICES,
+  failureRate: 0,
+  microUsdtPerTrx: 190_000,
+  accountSuccessCode: 0,
+  duplicateOutOrderNo: 'return-existing',
+  errorStatus: 'mapped',
+  activationDelayMs: undefined,
+};
+
+export type SettingsPatch = Partial<Omit<Settings, 'prices'>> & { prices?: Partial<Record<PeriodCode, number>> };
+
+/**
+ * Applies a patch to settings, checking every value it changes.
+ *
+ * @example
+ *   applySettings(DEFAULT_SETTINGS, { failureRate: 0.1 }).failureRate; // 0.1
+ */
+export function applySettings(current: Settings, patch: SettingsPatch): Settings {
+  if (patch.prices) validatePrices(patch.prices);
+  if (patch.failureRate !== undefined && !(patch.failureRate >= 0 && patch.failureRate <= 1)) {
+    throw SimulatorError.invalidParameter(`failureRate must be a number from 0 to 1 (got ${patch.failureRate}).`);
+  }
+  if (patch.microUsdtPerTrx !== undefined && !(Number.isSafeInteger(patch.microUsdtPerTrx) && patch.microUsdtPerTrx > 0)) {
+    throw SimulatorError.invalidParameter(`usdtPerTrx must be a positive decimal with at most 6 decimals (got ${patch.microUsdtPerTrx} micro-USDT).`);
+  }
+  const { prices, ...rest } = patch;
+  const next: Settings = { ...current, prices: { ...current.prices, ...prices } };
+  for (const [key, value] of Object.entries(rest)) if (value !== undefined) (next as unknown as Record<string, unknown>)[key] = value;
+  return next;
+}
+
+/** The activation delay in force. */
+export function activationDelay(settings: Settings): number {
+  return settings.activationDelayMs ?? defaultActivationDelay(settings.timing);
+}

@@ -1,0 +1,50 @@
+/**
+ * The simulator's one error type. The engine throws it; a single HTTP `onError`
+ * turns it into the error envelope. Codes and statuses are the kit's choice where
+ * upstream is silent (see ErrorEnvelope in spec/openapi.yaml).
+ */
+export const ERROR_CODES = {
+  apiKeyMissing: { code: 10001, status: 401 },
+  apiKeyUnknown: { code: 10002, status: 401 },
+  rateLimited: { code: 10003, status: 429 },
+  controlUnauthorized: { code: 10004, status: 401 },
+  parameterMissing: { code: 20001, status: 400 },
+  parameterInvalid: { code: 20002, status: 400 },
+  bodyInvalid: { code: 20003, status: 400 },
+  bodyTooLarge: { code: 20004, status: 413 },
+  contentTypeUnsupported: { code: 20005, status: 415 },
+  insufficientBalance: { code: 30001, status: 402 },
+  duplicateOutOrderNo: { code: 30002, status: 409 },
+  conflict: { code: 30003, status: 409 },
+  orderNotFound: { code: 40401, status: 404 },
+  notFound: { code: 40400, status: 404 },
+  methodNotAllowed: { code: 40500, status: 405 },
+  internal: { code: 50000, status: 500 },
+} as const;
+
+export type ErrorKind = keyof typeof ERROR_CODES;
+
+export class SimulatorError extends Error {
+  readonly kind: ErrorKind;
+  readonly code: number;
+  readonly status: number;
+  /** Extra response headers, such as Retry-After. */
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(kind: ErrorKind, message: string, headers?: Record<string, string>) {
+    super(message);
+    this.name = 'SimulatorError';
+    this.kind = kind;
+    this.code = ERROR_CODES[kind].code;
+    this.status = ERROR_CODES[kind].status;
+    this.headers = headers;
+  }
+
+  static invalidParameter(message: string): SimulatorError {
+    return new SimulatorError('parameterInvalid', message);
+  }
+
+  static notFound(message: string): SimulatorError {
+    return new SimulatorError('notFound', message);
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * Timing profiles: how long each lifecycle step takes. `realistic` reproduces the
+ * upstream figure (energy arrives 3 to 6 s after creation), `fast` takes tens of
+ * milliseconds and `instant` none, so an order is done when its creation returns.
+ */
+import type { RandomSource } from './random-source.ts';
+
+export const TIMING_PROFILES = ['realistic', 'fast', 'instant'] as const;
+export type TimingProfile = (typeof TIMING_PROFILES)[number];
+
+interface Range {
+  min: number;
+  max: number;
+}
+
+interface ProfileDelays {
+  /** Creation to the outcome (COMPLETED or FAILED). */
+  total: Range;
+  /** Creation to PROCESSING, a part of `total`. */
+  pending: Range;
+  /** FAILED to REFUNDED. */
+  refund: Range;
+  /** Added before delivery when the order activates its address. */
+  activation: number;
+}
+
+const PROFILES: Record<TimingProfile, ProfileDelays> = {
+  realistic: { total: { min: 3000, max: 6000 }, pending: { min: 500, max: 1500 }, refund: { min: 1000, max: 3000 }, activation: 1000 },
+  fast: { total: { min: 20, max: 60 }, pending: { min: 5, max: 15 }, refund: { min: 10, max: 30 }, activation: 10 },
+  instant: { total: { min: 0, max: 0 }, pending: { min: 0, max: 0 }, refund: { min: 0, max: 0 }, activation: 0 },
+};
+
+/** The delays planned for one order, in ms from its creation. */
+export interface OrderPlan {
+  processingAfter: number;
+  outcomeAfter: number;
+  refundAfter: number;
+}
+
+/**
+ * Draws one order's delays from a profile, or spreads a rule's fixed `delayMs`
+ * (creation to outcome) over the steps.
+ *
+ * @example
+ *   planDelays('realistic', random, { activates: false }).outcomeAfter; // 3000..6000
+ */
+export function planDelays(
+  profile: TimingProfile,
+  random: RandomSource,
+  options: { activates: boolean; activationDelayMs?: number | undefined; fixedOutcomeMs?: number | undefined },
+): OrderPlan {
+  const p = PROFILES[profile];
+  const draw = (r: Range): number => (r.min === r.max ? r.min : random.int(r.min, r.max));
+  const activation = options.activates ? (options.activationDelayMs ?? p.activation) : 0;
+  let processingAfter: number;
+  let outcomeAfter: number;
+  if (options.fixedOutcomeMs !== undefined) {
+    outcomeAfter = options.fixedOutcomeMs;
+    processingAfter = Math.floor(outcomeAfter / 2);
+  } else {
+    outcomeAfter = draw(p.total) + activation;
+    processingAfter = Math.min(draw(p.pending), outcomeAfter);
+  }
+  return { processingAfter, outcomeAfter, refundAfter: outcomeAfter + draw(p.refund) };
+}
+
+/** The activation delay a profile uses when none is configured. */
+export function defaultActivationDelay(profile: TimingProfile): number {
+  return PROFILES[profile].activation;
+}
