@@ -1,0 +1,221 @@
+/**
+ * One HTTP exchange: build the request from the route table, hold the deadline, read
+ * the raw body, report the exchange, then unwrap the envelope or throw.
+ */
+// Not openapi-fetch: it throws away the raw text of a non-JSON 2xx body (a bare SyntaxError), which invalid-body errors and onResponse need, so it would only build URLs.
+import type { OperationId } from '../models.ts';
+import { EnergyRentalError } from './energy-rental-error.ts';
+import type { Exchange } from './exchange.ts';
+import { ROUTES, type DataOf, type FormOf, type QueryOf } from './routes.ts';
+
+/** What every exchange of one client shares. */
+export interface Transport {
+  /** Without a trailing slash. */
+  baseUrl: string;
+  apiKey?: string;
+  fetch: (request: Request) => Promise<Response> | Response;
+  timeoutMs: number;
+  onResponse?: (exchange: Exchange) => void;
+}
+
+/** The parameters of one call, typed by its operation. */
+export interface RequestParts<Id extends OperationId> {
+  query?: QueryOf<Id>;
+  form?: FormOf<Id>;
+}
+
+type Outcome = { data: unknown; error?: undefined } | { error: EnergyRentalError };
+
+const PREVIEW_LENGTH = 100;
+
+/**
+ * Sends one request and returns the envelope's `data`, or throws an
+ * {@link EnergyRentalError}. Never retries: whether a retry is safe is the caller's call.
+ *
+ * @example
+ *   const quote = await sendRequest(transport, 'getPrice', { query: { rentalCount: 65000, period: '1h' } });
+ */
+export async function sendRequest<Id extends OperationId>(
+  transport: Transport,
+  operation: Id,
+  parts: RequestParts<Id> = {},
+): Promise<DataOf<Id>> {
+  const [method, path] = ROUTES[operation];
+  const url = transport.baseUrl + path + queryString(parts.query);
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  // An empty key is omitted rather than sent empty, so that a missing key can be tested.
+  if (transport.apiKey) headers['API-KEY'] = transport.apiKey;
+  let requestBody: string | undefined;
+  if (parts.form !== undefined) {
+    requestBody = new URLSearchParams(stringEntries(parts.form)).toString();
+    headers['Content-Type'] = 'application/x-www-form-urlencoded';
+  }
+
+  const sent: Omit<Exchange, 'durationMs'> = {
+    operationId: operation,
+    method: method.toUpperCase(),
+    url,
+    requestHeaders: redact(headers),
+    ...(requestBody === undefined ? {} : { requestBody }),
+  };
+  const started = performance.now();
+  const report = (received: Partial<Exchange>) =>
+    transport.onResponse?.({ ...sent, ...received, durationMs: performance.now() - started });
+
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), transport.timeoutMs);
+  let response: Response;
+  let text: string;
+  try {
+    const request = new Request(url, { method: sent.method, headers, body: requestBody, signal: controller.signal });
+    response = await untilAborted(Promise.resolve().then(() => transport.fetch(request)), controller.signal);
+    text = await untilAborted(response.text(), controller.signal);
+  } catch (cause) {
+    const error = controller.signal.aborted
+      ? new EnergyRentalError(`no complete response within ${transport.timeoutMs} ms (timeout)`, {
+          operation,
+          kind: 'timeout',
+          cause,
+        })
+      : new EnergyRentalError(`network error: ${describeCause(cause)}`, { operation, kind: 'network', cause });
+    report({ error });
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+
+  const parsed = parseJson(text);
+  const body = parsed.ok ? parsed.value : text;
+  const outcome = interpret(operation, response, parsed, body, text);
+  report({
+    status: response.status,
+    responseHeaders: Object.fromEntries(response.headers),
+    body,
+    ...(outcome.error ? { error: outcome.error } : {}),
+  });
+  if (outcome.error) throw outcome.error;
+  return outcome.data as DataOf<Id>;
+}
+
+/** Classifies a complete response; `body` is the parsed JSON or else the raw `text`. */
+function interpret(
+  operation: OperationId,
+  response: Response,
+  parsed: { ok: true; value: unknown } | { ok: false },
+  body: unknown,
+  text: string,
+): Outcome {
+  const envelope = parsed.ok && isEnvelope(parsed.value) ? parsed.value : undefined;
+  const details = { operation, status: response.status, body, code: envelope?.code, msg: envelope?.msg };
+
+  if (!response.ok) {
+    // Read on any status: 503 uses Retry-After as well as 429.
+    const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
+    const what = envelope ? describeEnvelope(envelope) : text ? `: ${preview(text)}` : ' with an empty body';
+    const wait = retryAfter === undefined ? '' : ` (retry after ${retryAfter} s)`;
+    return {
+      error: new EnergyRentalError(`HTTP ${response.status}${what}${wait}`, { ...details, kind: 'http', retryAfter }),
+    };
+  }
+  if (!parsed.ok) {
+    return {
+      error: new EnergyRentalError(`the response body is not JSON: ${preview(text)}`, { ...details, kind: 'invalid-body' }),
+    };
+  }
+  if (!envelope) {
+    const reason = `the response body is not an envelope { code, msg, time, data }: ${preview(text)}`;
+    return { error: new EnergyRentalError(reason, { ...details, kind: 'invalid-body' }) };
+  }
+  if (!isSuccess(operation, envelope)) {
+    return {
+      error: new EnergyRentalError(`API error${describeEnvelope(envelope)}`, { ...details, kind: 'api' }),
+    };
+  }
+  if (typeof envelope.data !== 'object' || envelope.data === null) {
+    const reason = `the success envelope carries no data object: ${preview(text)}`;
+    return { error: new EnergyRentalError(reason, { ...details, kind: 'invalid-body' }) };
+  }
+  return { data: envelope.data };
+}
+
+interface LooseEnvelope {
+  code: number;
+  msg?: string;
+  data?: unknown;
+}
+
+function isEnvelope(value: unknown): value is LooseEnvelope {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    typeof (value as { code?: unknown }).code === 'number' &&
+    ['string', 'undefined'].includes(typeof (value as { msg?: unknown }).msg)
+  );
+}
+
+function isSuccess(operation: OperationId, envelope: LooseEnvelope): boolean {
+  if (envelope.code === 0) return true;
+  // The provider has shown the account answering code 1 with a success message.
+  return operation === 'getAccount' && envelope.code === 1 && /success/i.test(envelope.msg ?? '');
+}
+
+function describeEnvelope(envelope: LooseEnvelope): string {
+  return ` (code ${envelope.code})${envelope.msg === undefined ? '' : `: ${envelope.msg}`}`;
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/** Seconds from a Retry-After header, which holds either seconds or an HTTP date. */
+function parseRetryAfter(value: string | null): number | undefined {
+  if (value === null) return undefined;
+  if (/^\s*\d+\s*$/.test(value)) return Number(value);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}
+
+/**
+ * Settles with `work`, or rejects as soon as `signal` aborts: a swapped-in fetch (a
+ * stub, Hono's `app.request`) may ignore the signal, and the deadline must hold anyway.
+ * Node's Request follows our signal only through a weak reference, so even a stub that
+ * waits on `request.signal` can be garbage-collected before the abort reaches it.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+function queryString(query: object | undefined): string {
+  const search = new URLSearchParams(stringEntries(query ?? {})).toString();
+  return search ? `?${search}` : '';
+}
+
+function stringEntries(params: object): [string, string][] {
+  return Object.entries(params)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => [key, String(value)]);
+}
+
+function redact(headers: Record<string, string>): Record<string, string> {
+  return 'API-KEY' in headers ? { ...headers, 'API-KEY': '[redacted]' } : { ...headers };
+}
+
+function preview(text: string): string {
+  return text.length > PREVIEW_LENGTH ? `'${text.slice(0, PREVIEW_LENGTH)}'…` : `'${text}'`;
+}
+
+function describeCause(cause: unknown): string {
+  if (!(cause instanceof Error)) return String(cause);
+  // Node's fetch says only "fetch failed"; the reason (ECONNREFUSED, …) is in its cause.
+  return cause.cause instanceof Error ? `${cause.message} (${cause.cause.message})` : cause.message;
+}

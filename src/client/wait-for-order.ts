@@ -1,0 +1,99 @@
+/**
+ * Polling the order history until an order settles. Order creation answers at once;
+ * the outcome is only ever read from the history afterwards.
+ */
+import type { HistoryQuery, Order, OrderId, OrderStatus, OutOrderNo } from '../models.ts';
+import { EnergyRentalError } from './energy-rental-error.ts';
+
+/** Which order to wait for: the id from order creation, or the caller's own number. */
+export type OrderRef = { orderId: OrderId } | { outOrderNo: OutOrderNo };
+
+export interface WaitForOrderOptions {
+  /** Give up after this many ms of the client's `now` clock. Default 60_000. */
+  timeoutMs?: number;
+  /** Pause between two lookups, in ms. Default 1_000. */
+  intervalMs?: number;
+  /** Called with the first status observed, then once on each change. */
+  onStatus?: (status: OrderStatus, order: Order) => void;
+}
+
+/** The clock polling runs on, injectable so that tests take no real time. */
+export interface PollingClock {
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+}
+
+/**
+ * Where polling stops. FAILED is followed by REFUNDED in this API, but the spec says
+ * to poll until COMPLETED, FAILED or REFUNDED, so the first of the three ends it.
+ */
+export const TERMINAL_STATUSES: ReadonlySet<OrderStatus> = new Set<OrderStatus>(['COMPLETED', 'FAILED', 'REFUNDED']);
+
+/**
+ * Looks the order up every `intervalMs` until its status is COMPLETED, FAILED or
+ * REFUNDED, and returns that order.
+ *
+ * Error policy: a transient failure of a lookup (kind `network`, `timeout` or
+ * `invalid-body`, or HTTP 5xx or 429) is tolerated and polling goes on until the
+ * deadline, since the order itself is unaffected by it. Any other failure (an API
+ * code ≠ 0 such as an unknown order, any other 4xx) is thrown at once: waiting longer
+ * cannot fix it. When the deadline passes, an {@link EnergyRentalError} of kind
+ * `timeout` (operation `waitForOrder`) names the order, the last status seen and the
+ * timeout, with the last transient failure, if any, as its `cause`.
+ *
+ * @example
+ *   const order = await waitForOrder(client.getOrderHistory, { now: Date.now, sleep }, { orderId: 'OR20250312175009BJ1QRQH7' }, {
+ *     onStatus: (status) => console.log(status),
+ *   });
+ */
+export async function waitForOrder(
+  getOrderHistory: (query: HistoryQuery) => Promise<Order>,
+  clock: PollingClock,
+  ref: OrderRef,
+  options: WaitForOrderOptions = {},
+): Promise<Order> {
+  const { timeoutMs = 60_000, intervalMs = 1_000, onStatus } = options;
+  // A zero interval would hammer the API in a tight loop.
+  if (!(intervalMs > 0)) throw new RangeError(`waitForOrder: intervalMs must be positive (got ${intervalMs}).`);
+  if (!(timeoutMs >= 0)) throw new RangeError(`waitForOrder: timeoutMs must not be negative (got ${timeoutMs}).`);
+
+  const query: HistoryQuery = 'orderId' in ref ? { orderId: ref.orderId } : { outOrderNo: ref.outOrderNo };
+  const deadline = clock.now() + timeoutMs;
+  let lastStatus: OrderStatus | undefined;
+  let lastError: EnergyRentalError | undefined;
+
+  for (;;) {
+    try {
+      const order = await getOrderHistory(query);
+      if (order.status !== lastStatus) {
+        lastStatus = order.status;
+        onStatus?.(order.status, order);
+      }
+      if (TERMINAL_STATUSES.has(order.status)) return order;
+    } catch (error) {
+      if (!isTransient(error)) throw error;
+      lastError = error;
+    }
+    const remaining = deadline - clock.now();
+    if (remaining <= 0) {
+      const seen = lastStatus === undefined ? 'no status seen' : `last status seen: ${lastStatus}`;
+      const failure = lastError ? `; last error: ${lastError.message}` : '';
+      throw new EnergyRentalError(
+        `${describeRef(query)} did not reach COMPLETED, FAILED or REFUNDED within ${timeoutMs} ms (timeout); ${seen}${failure}`,
+        { operation: 'waitForOrder', kind: 'timeout', cause: lastError },
+      );
+    }
+    await clock.sleep(Math.min(intervalMs, remaining));
+  }
+}
+
+/** Whether a lookup failure may go away by itself, so that polling should go on. */
+export function isTransient(error: unknown): error is EnergyRentalError {
+  if (!(error instanceof EnergyRentalError)) return false;
+  if (error.kind === 'network' || error.kind === 'timeout' || error.kind === 'invalid-body') return true;
+  return error.kind === 'http' && error.status !== undefined && (error.status >= 500 || error.status === 429);
+}
+
+function describeRef(query: HistoryQuery): string {
+  return query.orderId === undefined ? `order with outOrderNo '${query.outOrderNo}'` : `order '${query.orderId}'`;
+}
