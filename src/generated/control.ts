@@ -42,6 +42,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/_sim/scenario": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the starting scenario that reset returns to
+         * @description The scenario given with `--config`, or the embedded default (a demo account with key `demo-key`, 1000 TRX and 100 USDT). API keys are redacted.
+         */
+        get: operations["getScenario"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/_sim/clock": {
         parameters: {
             query?: never;
@@ -496,6 +516,26 @@ export interface components {
             "30d"?: components["schemas"]["SunString"];
         };
         SunString: string;
+        /**
+         * @description A starting scenario, as a `--config` JSON or YAML file: behaviour settings,
+         *     accounts with balances, outcome rules, activated addresses and supply.
+         *     Command-line flags win over `seed`, `clock` and `timing` here.
+         */
+        Scenario: {
+            /** @description Seed of every generated id, address, txId and outcome. */
+            seed?: number;
+            clock?: components["schemas"]["ClockMode"];
+            timing?: components["schemas"]["TimingProfile"];
+            settings?: components["schemas"]["SettingsPatch"];
+            accounts?: {
+                apiKey: string;
+                balance?: components["schemas"]["Amounts"];
+                referralCount?: number;
+            }[];
+            rules?: components["schemas"]["RuleRequest"][];
+            activatedAddresses?: string[];
+            supply?: number | null;
+        };
         Settings: {
             timing: components["schemas"]["TimingProfile"];
             prices: components["schemas"]["Prices"];
@@ -616,6 +656,27 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Ok"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    getScenario: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The scenario. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Scenario"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -1,0 +1,59 @@
+/**
+ * The `energy-rental-kit` command line.
+ */
+import { CliError } from './cli-error.ts';
+import { parseServeArgs, serve, SERVE_HELP } from './serve.ts';
+
+export const MAIN_HELP = `Usage: energy-rental-kit <command> [options]
+
+Commands:
+  serve     Run the Energy Rental API simulator (npm start)
+
+Run 'energy-rental-kit <command> --help' for a command's options.
+`;
+
+/** Runs the CLI; resolves with the exit code for commands that end. */
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number | 'running'> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(MAIN_HELP);
+    return command === undefined ? 2 : 0;
+  }
+  switch (command) {
+    case 'serve': {
+      const options = parseServeArgs(rest, env);
+      if (options === 'help') {
+        process.stdout.write(SERVE_HELP);
+        return 0;
+      }
+      const running = await serve(options);
+      let stopping = false;
+      const stop = (signal: string): void => {
+        if (stopping) return;
+        stopping = true;
+        console.log(`${signal} received, shutting down`);
+        void running.close().then(() => process.exit(0));
+      };
+      process.once('SIGINT', () => stop('SIGINT'));
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      return 'running';
+    }
+    default:
+      throw new CliError(`Unknown command '${command}'. Run 'energy-rental-kit --help' for the commands.`);
+  }
+}
+
+export async function run(argv: string[]): Promise<void> {
+  try {
+    const code = await main(argv);
+    if (code !== 'running') process.exitCode = code;
+  } catch (error) {
+    if (error instanceof CliError) {
+      console.error(`energy-rental-kit: ${error.message}`);
+      process.exitCode = 2;
+    } else {
+      console.error(error);
+      process.exitCode = 1;
+    }
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * `energy-rental-kit serve`: runs the simulator over HTTP.
+ */
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { serve as serveNode } from '@hono/node-server';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { parse as parseYaml } from 'yaml';
+import { SimulatorError, TIMING_PROFILES, type TimingProfile } from '../engine/index.ts';
+import { isLoopback } from '../http/control-guard.ts';
+import { createSimulator, type ScenarioInput } from '../simulator.ts';
+import { CliError } from './cli-error.ts';
+
+export const SERVE_HELP = `Usage: energy-rental-kit serve [options]
+
+Runs the Energy Rental API simulator. With no options it serves the embedded default
+scenario: a demo account with API key demo-key, 1000 TRX and 100 USDT.
+
+Options (each has an environment variable; the flag wins):
+  --port N            Port to listen on (ENERGY_SIM_PORT, default 8787; 0 picks a free one)
+  --host ADDR         Interface to bind (ENERGY_SIM_HOST, default 127.0.0.1)
+  --config FILE       JSON or YAML scenario: accounts, balances, prices, delays, rules,
+                      activated addresses, supply (ENERGY_SIM_CONFIG)
+  --seed N            Seed of ids, addresses, txIds and outcomes (ENERGY_SIM_SEED, default 1)
+  --clock MODE        real | manual (ENERGY_SIM_CLOCK, default real)
+  --timing PROFILE    realistic | fast | instant (ENERGY_SIM_TIMING, default realistic)
+  --token TOKEN       Control-plane token, required off loopback (ENERGY_SIM_TOKEN)
+  -h, --help          Show this help
+`;
+
+export interface ServeOptions {
+  port: number;
+  host: string;
+  config?: string | undefined;
+  seed?: number | undefined;
+  clock?: 'real' | 'manual' | undefined;
+  timing?: TimingProfile | undefined;
+  token?: string | undefined;
+}
+
+/** Normalises flags and environment once, naming the option and the fix on any mistake. */
+export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOptions | 'help' {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        config: { type: 'string' },
+        seed: { type: 'string' },
+        clock: { type: 'string' },
+        timing: { type: 'string' },
+        token: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new CliError(`${(error as Error).message}. Run 'energy-rental-kit serve --help' for the options.`);
+  }
+  if (values.help) return 'help';
+  const integer = (name: string, raw: string | undefined, min: number, max: number): number | undefined => {
+    if (raw === undefined || raw === '') return undefined;
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || n < min || n > max) throw new CliError(`--${name} must be a whole number from ${min} to ${max} (got '${raw}').`);
+    return n;
+  };
+  const oneOf = <T extends string>(name: string, raw: string | undefined, allowed: readonly T[]): T | undefined => {
+    if (raw === undefined || raw === '') return undefined;
+    if (!allowed.includes(raw as T)) throw new CliError(`--${name} must be one of ${allowed.join(', ')} (got '${raw}').`);
+    return raw as T;
+  };
+  return {
+    port: integer('port', values.port ?? env.ENERGY_SIM_PORT, 0, 65535) ?? 8787,
+    host: values.host ?? env.ENERGY_SIM_HOST ?? '127.0.0.1',
+    config: values.config ?? env.ENERGY_SIM_CONFIG,
+    seed: integer('seed', values.seed ?? env.ENERGY_SIM_SEED, 0, 2 ** 32 - 1),
+    clock: oneOf('clock', values.clock ?? env.ENERGY_SIM_CLOCK, ['real', 'manual'] as const),
+    timing: oneOf('timing', values.timing ?? env.ENERGY_SIM_TIMING, TIMING_PROFILES),
+    token: values.token ?? (env.ENERGY_SIM_TOKEN || undefined),
+  };
+}
+
+async function readScenario(file: string): Promise<ScenarioInput> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new CliError(`--config: cannot read '${file}' (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`);
+  }
+  try {
+    return parseYaml(text) as ScenarioInput;
+  } catch (error) {
+    throw new CliError(`--config: '${file}' is neither JSON nor YAML: ${(error as Error).message}`);
+  }
+}
+
+/** Starts the simulator and resolves once it listens; returns a function that stops it. */
+export async function serve(options: ServeOptions, log: (line: string) => void = console.log): Promise<{ url: string; close: () => Promise<void> }> {
+  const scenario = options.config ? await readScenario(options.config) : undefined;
+  const loopback = isLoopback(options.host);
+  let simulator;
+  try {
+    simulator = createSimulator({
+      ...(options.seed !== undefined ? { seed: options.seed } : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.timing ? { timing: options.timing } : {}),
+      ...(scenario ? { scenario } : {}),
+      control: { enabled: loopback || options.token !== undefined, token: options.token },
+      remoteAddress: (c) => getConnInfo(c).remote.address,
+      onUnexpectedError: (error) => console.error('unexpected error:', error),
+    });
+  } catch (error) {
+    if (error instanceof SimulatorError) throw new CliError(`${options.config ? `--config ${options.config}: ` : ''}${error.message}`);
+    throw error;
+  }
+  const server = serveNode({ fetch: simulator.app.fetch, port: options.port, hostname: options.host });
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new CliError(`Port ${options.port} on ${options.host} is in use: pass --port (or ENERGY_SIM_PORT) with a free port, or 0 for any.`)
+          : error,
+      );
+    });
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const url = `http://${host}:${port}`;
+  const demo = simulator.engine.authenticate('demo-key') ? 'demo-key' : '<API_KEY>';
+  log(`energy-rental-kit simulator listening on ${url}`);
+  log(`  clock ${simulator.clock.mode}, timing ${simulator.engine.settings().timing}, seed ${simulator.engine.seed}`);
+  log(`  API key: ${demo}`);
+  log(`  try: curl -s '${url}/v1/tron/price?rentalCount=65000&period=1h' -H 'API-KEY: ${demo}'`);
+  if (!loopback && !options.token) log('  control plane: off (listening off loopback without --token)');
+  else log(`  control plane: ${url}/_sim${options.token ? ' (token required)' : ''}`);
+  return {
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Keep-alive connections would hold close() open; end them.
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      }),
+  };
+}

@@ -1,0 +1,15 @@
+/**
+ * What the HTTP layer keeps per request on the Hono context.
+ */
+import type { Account } from '../engine/index.ts';
+
+export interface SimEnv {
+  Variables: {
+    /** The operationId the request was routed to, for the journal. */
+    operation: string;
+    /** The account of the request's API-KEY, once authenticated. */
+    account: Account;
+    /** The body sent, kept so the journal records it without re-parsing. */
+    responseBody: unknown;
+  };
+}

@@ -1,0 +1,276 @@
+/**
+ * The control plane under /_sim: plain JSON, typed by spec/control.yaml, validated by
+ * validators compiled from it.
+ */
+import { Hono, type MiddlewareHandler } from 'hono';
+import type { components } from '../../src/generated/control.ts';
+import type { SpecValidators } from '../../src/spec/loader.ts';
+import { isTronAddress } from '../../src/tron-address.ts';
+import {
+  formatUnits,
+  parseUnits,
+  SimulatorError,
+  type Account,
+  type Engine,
+  type ManualClock,
+  type Order,
+  type OrderStatusCode,
+  type Scenario,
+  type Settings,
+  type SettingsPatch,
+} from '../engine/index.ts';
+import { activationDelay } from '../engine/settings.ts';
+import { requireApiKey } from './api-routes.ts';
+import type { SimEnv } from './context.ts';
+import { sendJson } from './envelope.ts';
+import type { Journal } from './journal.ts';
+import { readJsonBody, readParams } from './request-params.ts';
+import { check } from './validate.ts';
+import { formatFixed } from '../engine/money.ts';
+
+type C = components['schemas'];
+
+export interface ControlContext {
+  engine: Engine;
+  journal: Journal;
+  validators: SpecValidators;
+  queryValidators: SpecValidators;
+  version: string;
+  /** The starting scenario as the user gave it, for GET /_sim/scenario. */
+  scenario: C['Scenario'];
+}
+
+export function accountView(engine: Engine, account: Account): C['AccountView'] {
+  const book = (currency: 'TRX' | 'USDT'): C['CurrencyLedger'] => {
+    const b = account.ledger[currency];
+    return { deposited: formatUnits(b.deposited), available: formatUnits(b.available), frozen: formatUnits(b.frozen), spent: formatUnits(b.spent) };
+  };
+  return {
+    name: account.name,
+    walletAddress: account.walletAddress,
+    referralCount: account.referralCount,
+    ledger: { trx: book('TRX'), usdt: book('USDT') },
+    orders: account.orders.length,
+  };
+}
+
+export function orderView(engine: Engine, order: Order): C['OrderView'] {
+  const view: C['OrderView'] = {
+    orderId: order.id,
+    status: order.status,
+    pledgeAddress: order.pledgeAddress,
+    rentalCount: order.rentalCount,
+    period: order.period,
+    amount: formatFixed(order.amount, 2),
+    currency: order.currency,
+    txId: order.txId,
+    createdAt: order.createdAt,
+    activatedAddress: order.activates,
+    timeline: order.timeline(),
+  };
+  if (order.outOrderNo !== undefined) view.outOrderNo = order.outOrderNo;
+  const next = engine.nextStep(order);
+  if (next) view.next = next;
+  return view;
+}
+
+export function settingsView(settings: Settings): C['Settings'] {
+  const prices: Record<string, string> = {};
+  for (const [period, sun] of Object.entries(settings.prices)) prices[period] = String(sun);
+  return {
+    timing: settings.timing,
+    prices,
+    failureRate: settings.failureRate,
+    usdtPerTrx: formatUnits(settings.microUsdtPerTrx),
+    accountSuccessCode: settings.accountSuccessCode,
+    duplicateOutOrderNo: settings.duplicateOutOrderNo,
+    errorStatus: settings.errorStatus,
+    activationDelayMs: activationDelay(settings),
+  };
+}
+
+/** Converts the control plane's settings (decimal strings) into the engine's units. */
+export function toSettingsPatch(input: C['SettingsPatch']): SettingsPatch {
+  const { prices, usdtPerTrx, ...rest } = input;
+  const patch: SettingsPatch = { ...rest };
+  if (prices) {
+    patch.prices = {};
+    for (const [period, sun] of Object.entries(prices)) (patch.prices as Record<string, number>)[period] = Number(sun);
+  }
+  if (usdtPerTrx !== undefined) patch.microUsdtPerTrx = parseUnits(usdtPerTrx, 'usdtPerTrx');
+  return patch;
+}
+
+/** Converts a user's scenario (decimal strings) into the engine's scenario. */
+export function toEngineScenario(input: C['Scenario']): Scenario {
+  const scenario: Scenario = {};
+  if (input.settings || input.timing) scenario.settings = { ...toSettingsPatch(input.settings ?? {}), ...(input.timing ? { timing: input.timing } : {}) };
+  if (input.accounts) {
+    scenario.accounts = input.accounts.map((a, i) => ({
+      apiKey: a.apiKey,
+      trx: a.balance?.trx ? parseUnits(a.balance.trx, `accounts[${i}].balance.trx`) : 0,
+      usdt: a.balance?.usdt ? parseUnits(a.balance.usdt, `accounts[${i}].balance.usdt`) : 0,
+      referralCount: a.referralCount ?? 0,
+    }));
+  }
+  if (input.rules) scenario.rules = input.rules;
+  if (input.activatedAddresses) {
+    const bad = input.activatedAddresses.find((a) => !isTronAddress(a));
+    if (bad !== undefined) throw SimulatorError.invalidParameter(`activatedAddresses: '${bad}' is not a TRON address (34 Base58Check characters starting with T).`);
+    scenario.activatedAddresses = input.activatedAddresses;
+  }
+  if (input.supply !== undefined) scenario.supply = input.supply;
+  return scenario;
+}
+
+function amounts(input: C['Amounts'] | undefined): { trx?: number; usdt?: number } {
+  const out: { trx?: number; usdt?: number } = {};
+  if (input?.trx !== undefined) out.trx = parseUnits(input.trx, 'trx');
+  if (input?.usdt !== undefined) out.usdt = parseUnits(input.usdt, 'usdt');
+  return out;
+}
+
+function requireTronAddress(address: string): string {
+  if (!isTronAddress(address)) {
+    throw SimulatorError.invalidParameter(`Path parameter 'address' must be a TRON address: 34 Base58Check characters starting with T (got '${address}').`);
+  }
+  return address;
+}
+
+/**
+ * Builds the control-plane routes (mounted at /_sim).
+ *
+ * @example
+ *   app.route('/_sim', controlRoutes(context));
+ */
+export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
+  const { engine, journal, validators, queryValidators } = ctx;
+  const control = new Hono<SimEnv>();
+  const auth = requireApiKey(engine);
+  const op = (operation: string): MiddlewareHandler<SimEnv> => async (c, next) => {
+    c.set('operation', operation);
+    await next();
+  };
+  const body = async <T>(c: Parameters<MiddlewareHandler<SimEnv>>[0], operationId: string): Promise<T> =>
+    check<T>(validators.jsonBody(operationId), await readJsonBody(c), 'Field');
+
+  control.get('/health', op('getHealth'), (c) => {
+    const capabilities: C['Capability'][] = ['rules', 'accounts', 'activation'];
+    if (engine.clock.mode === 'manual') capabilities.unshift('clock');
+    if (engine.settings().duplicateOutOrderNo === 'return-existing') capabilities.push('duplicates');
+    const health: C['Health'] = {
+      ok: true,
+      simulator: 'energy-rental-kit',
+      version: ctx.version,
+      clock: engine.clock.mode,
+      now: engine.clock.now(),
+      timing: engine.settings().timing,
+      capabilities,
+    };
+    return sendJson(c, health);
+  });
+
+  control.post('/reset', op('reset'), (c) => {
+    engine.reset();
+    journal.clear();
+    return sendJson(c, { ok: true });
+  });
+
+  control.get('/scenario', op('getScenario'), (c) => {
+    const redacted = { ...ctx.scenario, accounts: ctx.scenario.accounts?.map((a) => ({ ...a, apiKey: a.apiKey === 'demo-key' ? a.apiKey : '[redacted]' })) };
+    return sendJson(c, redacted);
+  });
+
+  const clockView = (): C['Clock'] => ({ mode: engine.clock.mode, now: engine.clock.now(), iso: new Date(engine.clock.now()).toISOString() });
+  control.get('/clock', op('getClock'), (c) => sendJson(c, clockView()));
+  control.post('/clock/advance', op('advanceClock'), async (c) => {
+    const { ms } = await body<C['AdvanceRequest']>(c, 'advanceClock');
+    if (engine.clock.mode !== 'manual') {
+      throw new SimulatorError('conflict', 'The clock is real and cannot be advanced; start the simulator with --clock manual.');
+    }
+    (engine.clock as ManualClock).advance(ms);
+    return sendJson(c, clockView());
+  });
+
+  control.get('/config', op('getConfig'), (c) => sendJson(c, settingsView(engine.settings())));
+  control.patch('/config', op('updateConfig'), async (c) => {
+    const patch = await body<C['SettingsPatch']>(c, 'updateConfig');
+    return sendJson(c, settingsView(engine.updateSettings(toSettingsPatch(patch))));
+  });
+
+  control.get('/accounts', op('listAccounts'), (c) => sendJson(c, { accounts: engine.accounts().map((a) => accountView(engine, a)) }));
+  control.post('/accounts', op('createAccount'), async (c) => {
+    const input = await body<C['CreateAccountRequest']>(c, 'createAccount');
+    const { apiKey, account } = engine.createAccount({
+      ...amounts(input.balance),
+      ...(input.apiKey !== undefined ? { apiKey: input.apiKey } : {}),
+      ...(input.referralCount !== undefined ? { referralCount: input.referralCount } : {}),
+    });
+    c.set('account', account);
+    const created: C['CreatedAccount'] = { apiKey, name: account.name, walletAddress: account.walletAddress };
+    return sendJson(c, created, 201);
+  });
+  control.get('/accounts/me', op('getOwnAccount'), auth, (c) => sendJson(c, accountView(engine, c.get('account'))));
+  control.post('/accounts/me/deposit', op('deposit'), auth, async (c) => {
+    const input = await body<C['Amounts']>(c, 'deposit');
+    const parsed = amounts(input);
+    if (!parsed.trx && !parsed.usdt) throw SimulatorError.invalidParameter("Deposit nothing? Send 'trx' and/or 'usdt' as positive decimal strings, e.g. { \"trx\": \"50\" }.");
+    return sendJson(c, accountView(engine, engine.deposit(c.get('account'), parsed)));
+  });
+
+  control.get('/orders', op('listOrders'), auth, async (c) => {
+    const query = check<{ status?: OrderStatusCode; limit?: number }>(queryValidators.request('listOrders'), await readParams(c, false));
+    const orders = engine.orders(c.get('account'), { limit: query.limit ?? 100, ...(query.status ? { status: query.status } : {}) });
+    return sendJson(c, { orders: orders.map((o) => orderView(engine, o)) });
+  });
+  control.get('/orders/:orderId', op('getOrderTimeline'), auth, (c) => {
+    const order = engine.findOrder(c.get('account'), { orderId: c.req.param('orderId') });
+    return sendJson(c, orderView(engine, order));
+  });
+
+  control.get('/rules', op('listRules'), (c) => sendJson(c, { rules: engine.rules.list() }));
+  control.post('/rules', op('addRule'), async (c) => {
+    const input = await body<C['RuleRequest']>(c, 'addRule');
+    const rule = engine.rules.add(input);
+    return sendJson(c, { id: rule.id }, 201);
+  });
+  control.delete('/rules', op('clearRules'), (c) => {
+    engine.rules.clear();
+    return sendJson(c, { ok: true });
+  });
+  control.delete('/rules/:id', op('deleteRule'), (c) => {
+    const id = c.req.param('id');
+    if (!engine.rules.remove(id)) throw SimulatorError.notFound(`No rule '${id}'; GET /_sim/rules lists the rules in force.`);
+    return sendJson(c, { ok: true });
+  });
+
+  control.get('/supply', op('getSupply'), (c) => sendJson(c, engine.supply()));
+  control.put('/supply', op('setSupply'), async (c) => {
+    const { energy } = await body<{ energy: number | null }>(c, 'setSupply');
+    return sendJson(c, engine.setSupply(energy));
+  });
+
+  const addressView = (address: string): C['AddressState'] => {
+    const { claimedByOrderId: _claimed, ...record } = engine.address(address);
+    return record;
+  };
+  control.get('/addresses', op('listAddresses'), (c) => sendJson(c, { addresses: engine.addresses().map((a) => addressView(a.address)) }));
+  control.get('/addresses/:address', op('getAddress'), (c) => sendJson(c, addressView(requireTronAddress(c.req.param('address')))));
+  control.put('/addresses/:address', op('setAddress'), async (c) => {
+    const address = requireTronAddress(c.req.param('address'));
+    const { activated } = await body<{ activated: boolean }>(c, 'setAddress');
+    engine.setAddress(address, activated);
+    return sendJson(c, addressView(address));
+  });
+
+  control.get('/journal', op('getJournal'), async (c) => {
+    const query = check<{ limit?: number; operation?: string }>(queryValidators.request('getJournal'), await readParams(c, false));
+    return sendJson(c, { entries: journal.list({ limit: query.limit ?? 100, ...(query.operation ? { operation: query.operation } : {}) }) });
+  });
+  control.delete('/journal', op('clearJournal'), (c) => {
+    journal.clear();
+    return sendJson(c, { ok: true });
+  });
+
+  return control;
+}

@@ -1,0 +1,143 @@
+/**
+ * Assembles the Hono app: the simulated API, the control plane, one error handler
+ * that turns every failure into the error envelope, the journal and the limits.
+ */
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { methodNotAllowed } from 'hono/method-not-allowed';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { SpecValidators } from '../../src/spec/loader.ts';
+import { SimulatorError, type Engine } from '../engine/index.ts';
+import { apiRoutes } from './api-routes.ts';
+import type { SimEnv } from './context.ts';
+import { controlGuard, type ControlOptions, type RemoteAddress } from './control-guard.ts';
+import { controlRoutes, type ControlContext } from './control-routes.ts';
+import { envelopeTime } from './envelope.ts';
+import { JOURNAL_BODY_LIMIT, type Journal } from './journal.ts';
+
+export interface AppOptions {
+  engine: Engine;
+  journal: Journal;
+  apiValidators: SpecValidators;
+  control: ControlContext;
+  controlOptions?: ControlOptions;
+  remoteAddress?: RemoteAddress;
+  /** Largest request body accepted, bytes. */
+  maxBodyBytes: number;
+  /** Reports unexpected errors (a 500 is a simulator bug). */
+  onUnexpectedError?: (error: unknown) => void;
+}
+
+/** Journal entries for these are noise: reading the journal, health probes. */
+const UNJOURNALED = new Set(['/_sim/journal', '/_sim/health']);
+
+/**
+ * Creates the app.
+ *
+ * @example
+ *   const app = createApp(options);
+ *   const res = await app.request('/v1/tron/price?rentalCount=65000&period=1h', { headers: { 'API-KEY': 'demo-key' } });
+ */
+export function createApp(options: AppOptions): Hono<SimEnv> {
+  const { engine, journal } = options;
+  const app = new Hono<SimEnv>();
+
+  app.use('*', async (c, next) => {
+    const started = performance.now();
+    await next();
+    const path = c.req.path;
+    if (UNJOURNALED.has(path)) return;
+    const url = c.req.url;
+    const q = url.indexOf('?');
+    const entry: Parameters<Journal['record']>[0] = {
+      at: engine.clock.now(),
+      method: c.req.method,
+      path,
+      status: c.res.status,
+      response: redactKeys(c.get('responseBody')),
+      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+    };
+    const operation = c.get('operation');
+    if (operation) entry.operation = operation;
+    const account = c.get('account');
+    if (account) entry.account = account.walletAddress;
+    if (q !== -1) entry.query = Object.fromEntries(new URLSearchParams(url.slice(q + 1)));
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && c.res.status !== 413) {
+      const text = await c.req.text().catch(() => '');
+      if (text) entry.body = redactBody(text).slice(0, JOURNAL_BODY_LIMIT);
+    }
+    journal.record(entry);
+  });
+
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: options.maxBodyBytes,
+      onError: () => {
+        throw new SimulatorError('bodyTooLarge', `The request body is larger than ${options.maxBodyBytes} bytes; send a smaller body.`);
+      },
+    }),
+  );
+  app.use('/_sim/*', async (c, next) => {
+    if (c.req.path === '/_sim/health') return next();
+    return controlGuard(options.controlOptions ?? {}, options.remoteAddress)(c, next);
+  });
+  app.use(
+    '*',
+    methodNotAllowed({
+      app,
+      onMethodNotAllowed: (c, allowed) => {
+        throw new SimulatorError('methodNotAllowed', `Method ${c.req.method} is not allowed on ${c.req.path}; use ${allowed.join(' or ')}.`, {
+          Allow: allowed.join(', '),
+        });
+      },
+    }),
+  );
+
+  const api = apiRoutes(engine, options.apiValidators);
+  app.route('/', api);
+  // The real service lives under /api (https://api.eopen.io/api/v1/...); accept that prefix too.
+  app.route('/api', api);
+  app.route('/_sim', controlRoutes(options.control));
+
+  // Answered, not thrown: the 405 middleware only looks at a 404 that carries no error.
+  app.notFound((c) =>
+    errorResponse(
+      c,
+      new SimulatorError('notFound', 'No such path. The API is under /v1 (/v1/tron/order, /v1/tron/price, /v1/tron/history, /v1/account); the control plane is under /_sim.'),
+    ),
+  );
+
+  app.onError((error, c) => {
+    let simError: SimulatorError;
+    if (error instanceof SimulatorError) {
+      simError = error;
+    } else if (error instanceof HTTPException) {
+      simError = new SimulatorError(error.status === 413 ? 'bodyTooLarge' : 'bodyInvalid', error.message || 'The request could not be read.');
+    } else {
+      options.onUnexpectedError?.(error);
+      simError = new SimulatorError('internal', `Unexpected simulator error: ${(error as Error)?.message ?? String(error)}. This is a simulator bug; please report it.`);
+    }
+    return errorResponse(c, simError);
+  });
+
+  function errorResponse(c: Context<SimEnv>, error: SimulatorError): Response {
+    const body = { code: error.code, msg: error.message, time: envelopeTime(engine), data: null };
+    c.set('responseBody', body);
+    const status = engine.settings().errorStatus === 'always-200' && !c.req.path.startsWith('/_sim') ? 200 : error.status;
+    return c.json(body, status as ContentfulStatusCode, error.headers);
+  }
+
+  return app;
+}
+
+// API keys appear only in the response that creates an account; the journal keeps neither.
+function redactKeys(body: unknown): unknown {
+  if (typeof body === 'object' && body !== null && 'apiKey' in body) return { ...body, apiKey: '[redacted]' };
+  return body;
+}
+
+function redactBody(text: string): string {
+  return text.includes('apiKey') ? text.replace(/("apiKey"\s*:\s*")[^"]*"/g, '$1[redacted]"') : text;
+}

@@ -1,0 +1,69 @@
+/**
+ * Gathers an operation's parameters from the query string and, for order creation, a
+ * form body, into one object that the spec's validator checks.
+ */
+import type { Context } from 'hono';
+import { SimulatorError } from '../engine/index.ts';
+
+const FORM = 'application/x-www-form-urlencoded';
+const JSON_READABLE = new Set(['application/json', 'text/plain', FORM, '']);
+
+/**
+ * Reads the parameters of a request. A parameter may come from the query string or the
+ * body; given twice with different values it is rejected, because guessing which one the
+ * caller meant would hide a bug in their client.
+ */
+export async function readParams(c: Context, allowBody: boolean): Promise<Record<string, string>> {
+  const params: Record<string, string> = {};
+  const url = c.req.url;
+  const q = url.indexOf('?');
+  if (q !== -1) addAll(params, new URLSearchParams(url.slice(q + 1)), 'query string');
+  if (allowBody) {
+    const body = await readFormBody(c);
+    if (body) addAll(params, body, 'form body');
+  }
+  return params;
+}
+
+function addAll(params: Record<string, string>, source: URLSearchParams, where: string): void {
+  for (const [name, value] of source) {
+    const seen = params[name];
+    if (seen !== undefined && seen !== value) {
+      throw new SimulatorError(
+        'bodyInvalid',
+        `Parameter '${name}' is given more than once with different values ('${seen}' and '${value}' in the ${where}); send it once.`,
+      );
+    }
+    params[name] = value;
+  }
+}
+
+async function readFormBody(c: Context): Promise<URLSearchParams | undefined> {
+  const type = c.req.header('content-type');
+  const text = await c.req.text();
+  if (text.length === 0) return undefined;
+  const mediaType = type?.split(';', 1)[0]!.trim().toLowerCase();
+  if (mediaType !== FORM) {
+    throw new SimulatorError(
+      'contentTypeUnsupported',
+      `Unsupported content type '${type ?? 'none'}': send the parameters in the query string or as an ${FORM} body.`,
+    );
+  }
+  return new URLSearchParams(text);
+}
+
+/** Reads a JSON body of the control plane; an empty body reads as `{}`. */
+export async function readJsonBody(c: Context): Promise<unknown> {
+  const text = await c.req.text();
+  if (text.trim().length === 0) return {};
+  const type = c.req.header('content-type')?.split(';', 1)[0]!.trim().toLowerCase();
+  // curl -d sends form or text types; the body is JSON either way, so those are read as JSON.
+  if (type !== undefined && !JSON_READABLE.has(type)) {
+    throw new SimulatorError('contentTypeUnsupported', `Unsupported content type '${type}': the control plane takes application/json.`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new SimulatorError('bodyInvalid', `The body is not valid JSON (${(error as Error).message}); send a JSON object.`);
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * Turns ajv's errors into one sentence that names the parameter and the rule, so a
+ * caller can fix the request from the message alone.
+ */
+import type { ErrorObject } from '../../src/spec/loader.ts';
+
+/**
+ * Describes validation errors.
+ *
+ * @example
+ *   describeErrors(errors, { period: '2h' });
+ *   // "Parameter 'period' must be one of 10min, 1h, 1d, 3d, 7d, 14d, 30d (got '2h')."
+ */
+export function describeErrors(errors: ErrorObject[], original: Record<string, unknown>, noun = 'Parameter'): { missing: boolean; message: string } {
+  const anyOf = errors.find((e) => e.keyword === 'anyOf' && e.instancePath === '');
+  const required = errors.filter((e) => e.keyword === 'required' && !e.schemaPath.includes('anyOf'));
+  if (required.length > 0) {
+    const names = required.map((e) => `'${joinPath(e.instancePath, String(e.params.missingProperty))}'`);
+    return { missing: true, message: `Missing required ${noun.toLowerCase()}${names.length > 1 ? 's' : ''} ${names.join(', ')}.` };
+  }
+  const specific = errors.filter((e) => !e.schemaPath.includes('anyOf') && e.keyword !== 'anyOf' && e.keyword !== 'if');
+  if (specific.length === 0 && anyOf) {
+    const options = errors.filter((e) => e.keyword === 'required').map((e) => `'${String(e.params.missingProperty)}'`);
+    return { missing: true, message: `Missing ${noun.toLowerCase()}: send one of ${options.join(' or ')}.` };
+  }
+  const messages = [...new Set(specific.map((e) => describeOne(e, original, noun)))];
+  return { missing: false, message: messages.slice(0, 3).join(' ') };
+}
+
+function joinPath(instancePath: string, name: string): string {
+  const base = instancePath.replace(/^\//, '').replace(/\//g, '.');
+  return base ? `${base}.${name}` : name;
+}
+
+function describeOne(e: ErrorObject, original: Record<string, unknown>, noun: string): string {
+  const path = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  const name = path || '(body)';
+  const top = path.split('.')[0] ?? '';
+  const raw = top in original ? valueAt(original, path) : undefined;
+  const got = raw === undefined ? '' : ` (got ${typeof raw === 'string' ? `'${raw.length > 80 ? `${raw.slice(0, 80)}…` : raw}'` : JSON.stringify(raw)})`;
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'type':
+      return `${noun} '${name}' must be ${article(String(p.type))}${got}.`;
+    case 'enum':
+      return `${noun} '${name}' must be one of ${(p.allowedValues as unknown[]).join(', ')}${got}.`;
+    case 'const':
+      return `${noun} '${name}' must be ${JSON.stringify(p.allowedValue)}${got}.`;
+    case 'minimum':
+      return `${noun} '${name}' must be at least ${String(p.limit)}${got}.`;
+    case 'maximum':
+      return `${noun} '${name}' must be at most ${String(p.limit)}${got}.`;
+    case 'minLength':
+      return `${noun} '${name}' must have at least ${String(p.limit)} character${p.limit === 1 ? '' : 's'}${got}.`;
+    case 'maxLength':
+      return `${noun} '${name}' must have at most ${String(p.limit)} characters${got}.`;
+    case 'format':
+      if (p.format === 'tron-address') {
+        return `${noun} '${name}' must be a TRON address: 34 Base58Check characters starting with T, with a valid checksum and the 0x41 prefix${got}.`;
+      }
+      return `${noun} '${name}' must be in ${String(p.format)} format${got}.`;
+    case 'pattern':
+      return `${noun} '${name}' must match ${String(p.pattern)}${got}.`;
+    case 'additionalProperties':
+      return `${noun} '${joinPath(e.instancePath, String(p.additionalProperty))}' is not allowed here; remove it.`;
+    case 'maxItems':
+      return `${noun} '${name}' must have at most ${String(p.limit)} items.`;
+    default:
+      return `${noun} '${name}' ${e.message ?? 'is invalid'}${got}.`;
+  }
+}
+
+function valueAt(value: Record<string, unknown>, path: string): unknown {
+  let node: unknown = value;
+  for (const key of path.split('.')) node = (node as Record<string, unknown> | undefined)?.[key];
+  return node;
+}
+
+function article(type: string): string {
+  const first = type.split(',')[0]!;
+  return /^[aeiou]/.test(first) ? `an ${type}` : `a ${type}`;
+}

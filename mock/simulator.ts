@@ -1,0 +1,108 @@
+/**
+ * `createSimulator(options)`: a fresh, independent simulator with no module-level
+ * state, so every test can build its own and run in parallel.
+ */
+import type { Hono } from 'hono';
+import { createValidators, loadSpec } from '../src/spec/loader.ts';
+import type { components } from '../src/generated/control.ts';
+import { createManualClock } from './clock/manual-clock.ts';
+import { createRealClock } from './clock/real-clock.ts';
+import { createEngine, SimulatorError, type Clock, type Engine, type ManualClock, type TimingProfile } from './engine/index.ts';
+import type { SimEnv } from './http/context.ts';
+import type { ControlOptions, RemoteAddress } from './http/control-guard.ts';
+import { toEngineScenario } from './http/control-routes.ts';
+import { createApp } from './http/create-app.ts';
+import { createJournal, type Journal } from './http/journal.ts';
+import { check } from './http/validate.ts';
+
+export type ScenarioInput = components['schemas']['Scenario'];
+
+/** The embedded default scenario: a demo account with key `demo-key`, 1000 TRX and 100 USDT. */
+export const DEFAULT_SCENARIO: ScenarioInput = {
+  accounts: [{ apiKey: 'demo-key', balance: { trx: '1000', usdt: '100' } }],
+};
+
+export const DEFAULT_SEED = 1;
+export const DEFAULT_JOURNAL_LIMIT = 1000;
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+
+export interface SimulatorOptions {
+  /** Seed of ids, addresses, txIds and outcomes. Default: the scenario's, else 1. */
+  seed?: number;
+  /** 'real' (default), 'manual', or a clock of your own. */
+  clock?: 'real' | 'manual' | Clock;
+  /** Timing profile; wins over the scenario's. Default 'realistic'. */
+  timing?: TimingProfile;
+  /** Starting scenario, in the `--config` file's shape. Default: DEFAULT_SCENARIO. */
+  scenario?: ScenarioInput;
+  control?: ControlOptions;
+  remoteAddress?: RemoteAddress;
+  /** Request journal capacity. Default 1000 entries. */
+  journalLimit?: number;
+  /** Largest accepted request body. Default 64 KiB. */
+  maxBodyBytes?: number;
+  onUnexpectedError?: (error: unknown) => void;
+}
+
+export interface Simulator {
+  app: Hono<SimEnv>;
+  engine: Engine;
+  clock: Clock;
+  journal: Journal;
+  /** A fetch that calls the app in-process, for `createClient({ fetch })`. */
+  fetch: typeof fetch;
+  /** Moves a manual clock forward; throws with a real clock. */
+  advance(ms: number): void;
+}
+
+const VERSION = '0.1.0';
+
+/**
+ * Creates a simulator.
+ *
+ * @example
+ *   const sim = createSimulator({ clock: 'manual', timing: 'realistic' });
+ *   const client = createClient({ baseUrl: 'http://sim', apiKey: 'demo-key', fetch: sim.fetch });
+ *   await client.createOrder({ pledgeAddress, rentalCount: 65000, period: '1h' });
+ *   sim.advance(6000); // the order is COMPLETED
+ */
+export function createSimulator(options: SimulatorOptions = {}): Simulator {
+  const controlValidators = createValidators(loadSpec('control'));
+  const scenarioInput = options.scenario ?? DEFAULT_SCENARIO;
+  const scenarioChecked = check<ScenarioInput>(controlValidators.schema('Scenario'), scenarioInput, 'Scenario field');
+  const scenario = toEngineScenario(scenarioChecked);
+  if (options.timing) scenario.settings = { ...scenario.settings, timing: options.timing };
+
+  const clockOption = options.clock ?? scenarioChecked.clock ?? 'real';
+  const clock = clockOption === 'manual' ? createManualClock() : clockOption === 'real' ? createRealClock() : clockOption;
+  const engine = createEngine({ clock, seed: options.seed ?? scenarioChecked.seed ?? DEFAULT_SEED, scenario });
+  const journal = createJournal(options.journalLimit ?? DEFAULT_JOURNAL_LIMIT);
+  const app = createApp({
+    engine,
+    journal,
+    apiValidators: createValidators(loadSpec('api'), { coerceTypes: true }),
+    control: {
+      engine,
+      journal,
+      validators: controlValidators,
+      queryValidators: createValidators(loadSpec('control'), { coerceTypes: true }),
+      version: VERSION,
+      scenario: scenarioChecked,
+    },
+    ...(options.control ? { controlOptions: options.control } : {}),
+    ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}),
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    ...(options.onUnexpectedError ? { onUnexpectedError: options.onUnexpectedError } : {}),
+  });
+  return {
+    app,
+    engine,
+    clock,
+    journal,
+    fetch: ((input: RequestInfo | URL, init?: RequestInit) => app.fetch(new Request(input, init))) as typeof fetch,
+    advance(ms) {
+      if (clock.mode !== 'manual') throw new SimulatorError('conflict', 'advance() needs a manual clock: createSimulator({ clock: "manual" }).');
+      (clock as ManualClock).advance(ms);
+    },
+  };
+}
