@@ -7,7 +7,8 @@ import { parseServeArgs, serve, SERVE_HELP } from './serve.ts';
 export const MAIN_HELP = `Usage: energy-rental-kit <command> [options]
 
 Commands:
-  serve     Run the Energy Rental API simulator (npm start)
+  serve      Run the Energy Rental API simulator (npm start)
+  contract   Run the contract suite against the simulator or a URL (npm run contract)
 
 Run 'energy-rental-kit <command> --help' for a command's options.
 `;
@@ -37,6 +38,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       process.once('SIGINT', () => stop('SIGINT'));
       process.once('SIGTERM', () => stop('SIGTERM'));
       return 'running';
+    }
+    case 'contract': {
+      const { runContract } = await import('../../contract-tests/contract-command.ts');
+      return runContract(rest, env);
     }
     default:
       throw new CliError(`Unknown command '${command}'. Run 'energy-rental-kit --help' for the commands.`);

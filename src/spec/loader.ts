@@ -139,6 +139,8 @@ export interface ValidatorOptions {
    * Never set it for response validation: a number sent as a string must fail there.
    */
   coerceTypes?: boolean;
+  /** Keep the failing schema and value on each error, for messages that show both. */
+  verbose?: boolean;
 }
 
 /** ajv validators of one document, compiled once and cached. */
@@ -176,6 +178,7 @@ export function createValidators(spec: LoadedSpec, options: ValidatorOptions = {
   const ajv = new Ajv2020({
     allErrors: true,
     coerceTypes: options.coerceTypes ?? false,
+    verbose: options.verbose ?? false,
     strict: true,
     strictRequired: false,
     allowUnionTypes: true,

@@ -1,0 +1,162 @@
+/**
+ * The contract suite's `test`: fixtures for the target and for clients that validate
+ * every response against the spec and record every interaction into the test's meta,
+ * where the contract reporter reads it.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { test as base, type TestContext } from 'vitest';
+import { createClient, type EnergyRentalClient, type Exchange } from '../src/client/index.ts';
+import type { OrderCreated } from '../src/models.ts';
+import { readContractConfig, type ContractConfig } from './contract-config.ts';
+import { connectTarget, type Capability, type ContractTarget, type TargetInfo } from './contract-target.ts';
+import { checkExchange, describeViolations, SpecViolationError, type SpecViolation } from './spec-check.ts';
+import { claimOrderSlot } from './spend-guard.ts';
+
+export interface RecordedInteraction {
+  operationId: string;
+  request: { method: string; url: string; headers: Record<string, string>; body?: string };
+  response?: { status: number; headers: Record<string, string>; body: unknown };
+  error?: string;
+  durationMs: number;
+  specViolations?: SpecViolation[];
+}
+
+export interface ContractMeta {
+  target: TargetInfo;
+  interactions: RecordedInteraction[];
+  spent: Array<{ amount: string; currency: string }>;
+}
+
+declare module 'vitest' {
+  interface TaskMeta {
+    contract?: ContractMeta;
+  }
+}
+
+interface Fixtures {
+  config: ContractConfig;
+  target: ContractTarget;
+  /** A client of the run's account, recording into this test. */
+  api: EnergyRentalClient;
+  /** Makes another recording client, e.g. for a fresh account or no key at all. */
+  clientFor: (apiKey: string | undefined) => EnergyRentalClient;
+  /** The cheapest order, to the configured receiving address. */
+  orderParams: (overrides?: { outOrderNo?: string; pledgeAddress?: string }) => Promise<{ pledgeAddress: string; rentalCount: number; period: '10min'; outOrderNo: string }>;
+  /** Skips unless the target offers the capability. */
+  requireCapability: (capability: Capability) => void;
+  /** Skips unless this run may send requests that could create an order. */
+  requireSpend: () => void;
+  /** Takes one of the run's order slots (always granted on a simulator); false when none is left. */
+  claimOrder: () => boolean;
+  /** The reason an order slot was refused, for a skip. */
+  slotsExhausted: string;
+  /** Books what an order cost, for the run's spending summary. */
+  noteSpent: (created: OrderCreated) => void;
+}
+
+/** The cheapest order: the minimum quantity for the shortest period. */
+export const CHEAPEST = { rentalCount: 64000, period: '10min' } as const;
+
+let uniqueCounter = 0;
+/** A run-unique outOrderNo, so repeated runs never collide on the real service. */
+export function uniqueOutOrderNo(label: string): string {
+  return `erk-${label}-${Date.now().toString(36)}-${process.pid.toString(36)}-${(uniqueCounter++).toString(36)}`;
+}
+
+function ensureMeta(context: TestContext, target: ContractTarget): ContractMeta {
+  context.task.meta.contract ??= { target: target.info, interactions: [], spent: [] };
+  return context.task.meta.contract;
+}
+
+export const contractTest = base.extend<Fixtures>({
+  config: [async ({}, use) => use(readContractConfig()), { scope: 'file' }],
+  target: [async ({ config }, use) => use(await connectTarget(config)), { scope: 'file' }],
+
+  clientFor: async ({ target, task, onTestFinished }, use) => {
+    const context = { task } as TestContext;
+    const pending: string[] = [];
+    const make = (apiKey: string | undefined): EnergyRentalClient =>
+      createClient({
+        baseUrl: target.info.baseUrl,
+        ...(apiKey ? { apiKey } : {}),
+        fetch: target.fetch,
+        sleep: (ms) => target.sleep(ms),
+        now: () => target.now(),
+        onResponse: (exchange: Exchange) => {
+          const violations = checkExchange(exchange, target.info);
+          ensureMeta(context, target).interactions.push(record(exchange, violations));
+          if (violations.length > 0) {
+            const message = describeViolations(exchange, violations);
+            pending.push(message);
+            throw new SpecViolationError(message, violations);
+          }
+        },
+      });
+    // A violation swallowed by a test's own try/catch still fails the test.
+    onTestFinished(() => {
+      if (pending.length > 0) throw new SpecViolationError(pending.join('\n'), []);
+    });
+    ensureMeta(context, target);
+    await use(make);
+  },
+
+  api: async ({ clientFor, target }, use) => use(clientFor(target.apiKey)),
+
+  orderParams: async ({ config, api }, use) => {
+    let address = config.pledgeAddress;
+    await use(async (overrides = {}) => {
+      address ??= (await api.getAccount()).walletAddress;
+      return { pledgeAddress: overrides.pledgeAddress ?? address, ...CHEAPEST, outOrderNo: overrides.outOrderNo ?? uniqueOutOrderNo('order') };
+    });
+  },
+
+  requireCapability: async ({ target, skip }, use) => {
+    await use((capability) => {
+      if (!target.has(capability)) {
+        skip(`needs the '${capability}' capability, which ${target.info.simulator ? 'this simulator' : 'a target that is not a simulator'} does not offer`);
+      }
+    });
+  },
+
+  requireSpend: async ({ target, config, skip }, use) => {
+    await use(() => {
+      if (!target.info.simulator && !config.allowSpend) skip('creates an order, which spends real TRX: set CONTRACT_ALLOW_SPEND=1 to run it');
+    });
+  },
+
+  claimOrder: async ({ target, config }, use) => {
+    const runDir = config.runDir ?? path.join(os.tmpdir(), `energy-rental-contract-${process.ppid}`);
+    await use(() => target.info.simulator || claimOrderSlot(runDir, config.maxOrders));
+  },
+
+  slotsExhausted: async ({ config }, use) => use(`CONTRACT_MAX_ORDERS=${config.maxOrders} orders were already created in this run`),
+
+  noteSpent: async ({ task, target }, use) => {
+    await use((created) => {
+      ensureMeta({ task } as TestContext, target).spent.push({ amount: String(created.amount), currency: created.currency });
+    });
+  },
+});
+
+function record(exchange: Exchange, violations: SpecViolation[]): RecordedInteraction {
+  const interaction: RecordedInteraction = {
+    operationId: exchange.operationId,
+    request: {
+      method: exchange.method,
+      url: exchange.url,
+      headers: exchange.requestHeaders,
+      ...(exchange.requestBody === undefined ? {} : { body: exchange.requestBody }),
+    },
+    durationMs: Math.round(exchange.durationMs * 1000) / 1000,
+  };
+  if (exchange.status !== undefined) {
+    interaction.response = { status: exchange.status, headers: exchange.responseHeaders ?? {}, body: exchange.body };
+  }
+  if (exchange.error) interaction.error = exchange.error.message;
+  if (violations.length > 0) interaction.specViolations = violations;
+  return interaction;
+}
+
+/** Statuses in the order they may happen; a later read may never show an earlier one. */
+export const STATUS_RANK: Record<string, number> = { PENDING: 0, PROCESSING: 1, COMPLETED: 2, FAILED: 2, REFUNDED: 3 };
