@@ -77,13 +77,13 @@ describe('the contract suite against broken simulators', () => {
     expect(Object.keys(EXPECTED).sort()).toEqual(Object.keys(BROKEN_VARIANTS).sort());
   });
 
-  it.concurrent.for(Object.keys(EXPECTED))('fails the variant %s, naming the broken field or rule', async (variant) => {
+  it.concurrent.for(Object.keys(EXPECTED))('fails the variant %s, naming the broken field or rule', { timeout: 120_000 }, async (variant) => {
     const { code, report } = await runSuite(variant, { CONTRACT_VARIANT: variant });
     expect(code, `the suite must exit non-zero against ${variant}`).not.toBe(0);
     const failed = report.cases.filter((c) => c.verdict === 'failed');
     const named = failed.find((c) => EXPECTED[variant]!.test.test(c.name) && c.errors?.some((e) => EXPECTED[variant]!.error.test(e)));
     expect(named, `no failure names the break; failures: ${JSON.stringify(failed.map((c) => ({ name: c.name, errors: c.errors })), null, 1)}`).toBeDefined();
-  }, 120_000);
+  });
 });
 
 describe('the spending guard against a target that is not a simulator', () => {

@@ -88,6 +88,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       queryValidators: createValidators(loadSpec('control'), { coerceTypes: true }),
       version: VERSION,
       scenario: scenarioChecked,
+      controlEnabled: options.control?.enabled ?? true,
     },
     ...(options.control ? { controlOptions: options.control } : {}),
     ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}),

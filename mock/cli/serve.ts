@@ -72,6 +72,10 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
     if (!allowed.includes(raw as T)) throw new CliError(`--${name} must be one of ${allowed.join(', ')} (got '${raw}').`);
     return raw as T;
   };
+  const nonEmpty = (name: string, raw: string | undefined): string | undefined => {
+    if (raw === '') throw new CliError(`--${name} must not be empty; omit it to run without one.`);
+    return raw;
+  };
   return {
     port: integer('port', values.port ?? env.ENERGY_SIM_PORT, 0, 65535) ?? 8787,
     host: values.host ?? env.ENERGY_SIM_HOST ?? '127.0.0.1',
@@ -79,7 +83,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
     seed: integer('seed', values.seed ?? env.ENERGY_SIM_SEED, 0, 2 ** 32 - 1),
     clock: oneOf('clock', values.clock ?? env.ENERGY_SIM_CLOCK, ['real', 'manual'] as const),
     timing: oneOf('timing', values.timing ?? env.ENERGY_SIM_TIMING, TIMING_PROFILES),
-    token: values.token ?? (env.ENERGY_SIM_TOKEN || undefined),
+    token: nonEmpty('token', values.token) ?? (env.ENERGY_SIM_TOKEN || undefined),
   };
 }
 
@@ -90,17 +94,23 @@ async function readScenario(file: string): Promise<ScenarioInput> {
   } catch (error) {
     throw new CliError(`--config: cannot read '${file}' (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`);
   }
+  let scenario: unknown;
   try {
-    return parseYaml(text) as ScenarioInput;
+    scenario = parseYaml(text);
   } catch (error) {
     throw new CliError(`--config: '${file}' is neither JSON nor YAML: ${(error as Error).message}`);
   }
+  if (scenario === null || scenario === undefined) {
+    throw new CliError(`--config: '${file}' is empty; give it a scenario such as examples/scenario.yaml, or omit --config for the default.`);
+  }
+  return scenario as ScenarioInput;
 }
 
 /** Starts the simulator and resolves once it listens; returns a function that stops it. */
 export async function serve(options: ServeOptions, log: (line: string) => void = console.log): Promise<{ url: string; close: () => Promise<void> }> {
   const scenario = options.config ? await readScenario(options.config) : undefined;
   const loopback = isLoopback(options.host);
+  const token = options.token || undefined;
   let simulator;
   try {
     simulator = createSimulator({
@@ -108,7 +118,7 @@ export async function serve(options: ServeOptions, log: (line: string) => void =
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.timing ? { timing: options.timing } : {}),
       ...(scenario ? { scenario } : {}),
-      control: { enabled: loopback || options.token !== undefined, token: options.token },
+      control: { enabled: loopback || token !== undefined, token },
       remoteAddress: (c) => getConnInfo(c).remote.address,
       onUnexpectedError: (error) => console.error('unexpected error:', error),
     });
@@ -136,8 +146,8 @@ export async function serve(options: ServeOptions, log: (line: string) => void =
   log(`  clock ${simulator.clock.mode}, timing ${simulator.engine.settings().timing}, seed ${simulator.engine.seed}`);
   log(`  API key: ${demo}`);
   log(`  try: curl -s '${url}/v1/tron/price?rentalCount=65000&period=1h' -H 'API-KEY: ${demo}'`);
-  if (!loopback && !options.token) log('  control plane: off (listening off loopback without --token)');
-  else log(`  control plane: ${url}/_sim${options.token ? ' (token required)' : ''}`);
+  if (!loopback && !token) log('  control plane: off (listening off loopback without --token)');
+  else log(`  control plane: ${url}/_sim${token ? ' (token required)' : ''}`);
   return {
     url,
     close: () =>

@@ -246,6 +246,12 @@ export function createEngine(options: EngineOptions): Engine {
       if (!tryFreeze(ledger, 'TRX', amount)) {
         currency = 'USDT';
         amount = usdtCost(priced.costSun, settings.microUsdtPerTrx);
+        if (!Number.isSafeInteger(amount)) {
+          throw new SimulatorError(
+            'insufficientBalance',
+            `Insufficient balance: the order costs ${priced.trxPrice} TRX, more than any USDT balance can cover at usdtPerTrx ${formatUnits(settings.microUsdtPerTrx)}. Deposit TRX or order less.`,
+          );
+        }
         if (!tryFreeze(ledger, 'USDT', amount)) {
           throw new SimulatorError(
             'insufficientBalance',

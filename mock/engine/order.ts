@@ -19,7 +19,7 @@ export interface TimelineStep {
 
 export class Order {
   status: OrderStatusCode = 'PENDING';
-  /** Times of each step, Unix ms; 0 until the step happens. */
+  /** Times of each step, Unix ms; meaningful once `status` has reached the step. */
   processingAt = 0;
   outcomeAt = 0;
   refundedAt = 0;
@@ -62,16 +62,15 @@ export class Order {
   }
 
   timeline(): TimelineStep[] {
+    // Which steps happened follows from the status alone; the times say when.
     const steps: TimelineStep[] = [{ status: 'PENDING', at: this.createdAt }];
-    if (this.processingAt) {
-      steps.push(this.activates ? { status: 'PROCESSING', at: this.processingAt, note: 'activated the pledge address' } : { status: 'PROCESSING', at: this.processingAt });
-    }
-    if (this.outcomeAt) {
-      const step: TimelineStep = { status: this.outcome, at: this.outcomeAt };
-      if (this.failureReason) step.note = this.failureReason;
-      steps.push(step);
-    }
-    if (this.refundedAt) steps.push({ status: 'REFUNDED', at: this.refundedAt });
+    if (this.status === 'PENDING') return steps;
+    steps.push(this.activates ? { status: 'PROCESSING', at: this.processingAt, note: 'activated the pledge address' } : { status: 'PROCESSING', at: this.processingAt });
+    if (this.status === 'PROCESSING') return steps;
+    const outcome: TimelineStep = { status: this.outcome, at: this.outcomeAt };
+    if (this.failureReason) outcome.note = this.failureReason;
+    steps.push(outcome);
+    if (this.status === 'REFUNDED') steps.push({ status: 'REFUNDED', at: this.refundedAt });
     return steps;
   }
 }

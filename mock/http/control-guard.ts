@@ -41,7 +41,8 @@ export function controlGuard(options: ControlOptions, remoteAddress?: RemoteAddr
       );
     }
     const header = c.req.header('authorization');
-    const given = header?.startsWith('Bearer ') ? header.slice(7) : undefined;
+    // Authentication schemes are case-insensitive (RFC 9110, 11.1).
+    const given = header && /^bearer\s+/i.test(header) ? header.replace(/^bearer\s+/i, '') : undefined;
     if (expected) {
       if (given === undefined) {
         throw new SimulatorError('controlUnauthorized', "The control plane needs its token: send 'Authorization: Bearer <token>'.");

@@ -38,6 +38,8 @@ export interface ControlContext {
   version: string;
   /** The starting scenario as the user gave it, for GET /_sim/scenario. */
   scenario: C['Scenario'];
+  /** False when the control plane is off: health then advertises no capability. */
+  controlEnabled: boolean;
 }
 
 export function accountView(engine: Engine, account: Account): C['AccountView'] {
@@ -155,8 +157,12 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
     check<T>(validators.jsonBody(operationId), await readJsonBody(c), 'Field');
 
   control.get('/health', op('getHealth'), (c) => {
-    const capabilities: C['Capability'][] = ['rules', 'accounts', 'activation'];
-    if (engine.clock.mode === 'manual') capabilities.unshift('clock');
+    const capabilities: C['Capability'][] = [];
+    if (ctx.controlEnabled) {
+      if (engine.clock.mode === 'manual') capabilities.push('clock');
+      capabilities.push('rules', 'accounts', 'activation');
+    }
+    // Duplicate handling is API behaviour, not a control-plane call.
     if (engine.settings().duplicateOutOrderNo === 'return-existing') capabilities.push('duplicates');
     const health: C['Health'] = {
       ok: true,
@@ -177,7 +183,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   });
 
   control.get('/scenario', op('getScenario'), (c) => {
-    const redacted = { ...ctx.scenario, accounts: ctx.scenario.accounts?.map((a) => ({ ...a, apiKey: a.apiKey === 'demo-key' ? a.apiKey : '[redacted]' })) };
+    const redacted = { ...ctx.scenario, accounts: ctx.scenario.accounts?.map((a) => ({ ...a, apiKey: '[redacted]' })) };
     return sendJson(c, redacted);
   });
 

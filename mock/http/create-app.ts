@@ -70,6 +70,15 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     journal.record(entry);
   });
 
+  // `errorStatus: always-200` is applied last, to the finished response, so that every
+  // other layer (the 405 check above all) sees the real status.
+  app.use('*', async (c, next) => {
+    await next();
+    if (c.res.status >= 400 && engine.settings().errorStatus === 'always-200' && !c.req.path.startsWith('/_sim')) {
+      c.res = new Response(c.res.body, { status: 200, headers: c.res.headers });
+    }
+  });
+
   app.use(
     '*',
     bodyLimit({
@@ -125,8 +134,7 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
   function errorResponse(c: Context<SimEnv>, error: SimulatorError): Response {
     const body = { code: error.code, msg: error.message, time: envelopeTime(engine), data: null };
     c.set('responseBody', body);
-    const status = engine.settings().errorStatus === 'always-200' && !c.req.path.startsWith('/_sim') ? 200 : error.status;
-    return c.json(body, status as ContentfulStatusCode, error.headers);
+    return c.json(body, error.status as ContentfulStatusCode, error.headers);
   }
 
   return app;
@@ -138,6 +146,14 @@ function redactKeys(body: unknown): unknown {
   return body;
 }
 
+// Parsed, not pattern-matched: JSON escapes can spell "apiKey" in many ways.
 function redactBody(text: string): string {
-  return text.includes('apiKey') ? text.replace(/("apiKey"\s*:\s*")[^"]*"/g, '$1[redacted]"') : text;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  const redacted = redactKeys(parsed);
+  return redacted === parsed ? text : JSON.stringify(redacted);
 }

@@ -14,7 +14,8 @@ const JSON_READABLE = new Set(['application/json', 'text/plain', FORM, '']);
  * caller meant would hide a bug in their client.
  */
 export async function readParams(c: Context, allowBody: boolean): Promise<Record<string, string>> {
-  const params: Record<string, string> = {};
+  // No prototype: a parameter named 'toString' or '__proto__' is just a parameter.
+  const params: Record<string, string> = Object.create(null) as Record<string, string>;
   const url = c.req.url;
   const q = url.indexOf('?');
   if (q !== -1) addAll(params, new URLSearchParams(url.slice(q + 1)), 'query string');

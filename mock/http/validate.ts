@@ -16,7 +16,16 @@ export function check<T>(validate: ValidateFunction, input: Record<string, unkno
   const original = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
   // Coercion rewrites the object in place; keep the caller's values for the message.
   const data = typeof input === 'object' && input !== null && !Array.isArray(input) ? { ...original } : input;
-  if (validate(data)) return data as T;
+  if (validate(data)) {
+    // Coercion reads 'Infinity' and '1e400' as Infinity, which ajv's integer and range
+    // checks let through; no parameter of either document accepts a non-finite number.
+    for (const [name, value] of Object.entries(data as Record<string, unknown>)) {
+      if (typeof value === 'number' && !Number.isFinite(value)) {
+        throw new SimulatorError('parameterInvalid', `${noun} '${name}' must be a finite number (got '${String(original[name])}').`);
+      }
+    }
+    return data as T;
+  }
   const { missing, message } = describeErrors(validate.errors ?? [], original, noun);
   throw new SimulatorError(missing ? 'parameterMissing' : 'parameterInvalid', message);
 }

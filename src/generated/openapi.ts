@@ -317,6 +317,7 @@ export interface components {
          *     | 10001 | 401 | `API-KEY` header missing |
          *     | 10002 | 401 | `API-KEY` names no account |
          *     | 10003 | 429 | rate limit exceeded |
+         *     | 10004 | 401 | control-plane token missing or wrong (control plane only) |
          *     | 20001 | 400 | required parameter missing |
          *     | 20002 | 400 | parameter breaks its rule (type, enum, minimum, address) |
          *     | 20003 | 400 | body unreadable, or a parameter given twice with different values |
@@ -324,6 +325,7 @@ export interface components {
          *     | 20005 | 415 | unsupported content type |
          *     | 30001 | 402 | insufficient balance |
          *     | 30002 | 409 | duplicate `outOrderNo` (only with `duplicateOutOrderNo: reject`) |
+         *     | 30003 | 409 | conflicts with the simulator's state (control plane only) |
          *     | 40401 | 404 | order not found |
          *     | 40400 | 404 | unknown path |
          *     | 40500 | 405 | method not allowed |

@@ -89,3 +89,18 @@ describe('response validators', () => {
     expect(validators.response('getPrice', 200)).toBe(validators.response('getPrice', 200));
   });
 });
+
+describe('control-plane validators', () => {
+  const validators = createValidators(loadSpec('control'));
+
+  it('compile inline body schemas that refer to components', () => {
+    expect(validators.jsonBody('setSupply')({ energy: null })).toBe(true);
+    expect(validators.jsonBody('setAddress')({ activated: 'yes' })).toBe(false);
+  });
+
+  it('compile inline response schemas that refer to components', () => {
+    const validate = validators.response('listRules', 200)!;
+    expect(validate({ rules: [{ id: 'rule-1', match: {}, outcome: 'FAILED', used: 0 }] })).toBe(true);
+    expect(validate({ rules: [{ id: 'rule-1', match: {}, outcome: 'MAYBE', used: 0 }] })).toBe(false);
+  });
+});

@@ -187,47 +187,52 @@ export function createValidators(spec: LoadedSpec, options: ValidatorOptions = {
   ajv.addFormat('tron-address', { type: 'string', validate: isTronAddress });
   ajv.addVocabulary(OPENAPI_KEYWORDS);
 
-  // One wrapper schema holds the components and a request schema per operation, so that
-  // the document's own '#/components/schemas/…' references resolve unchanged.
+  // One wrapper schema holds the components and every schema of every operation, so the
+  // document's own '#/components/…' references resolve unchanged wherever they sit, and
+  // each validator is compiled from a JSON pointer into it.
   const base = `https://energy-rental-kit.local/${spec.name}.json`;
-  const requests: Record<string, SchemaObject> = {};
-  for (const op of spec.operations) requests[op.operationId] = requestSchemaOf(op);
-  ajv.addSchema({ $id: base, components: spec.document.components ?? {}, operations: requests });
+  const operations: Record<string, { request: SchemaObject; body?: SchemaObject | ReferenceObject; responses: Record<string, unknown> }> = {};
+  for (const op of spec.operations) {
+    const responses: Record<string, unknown> = {};
+    for (const [status, response] of Object.entries(op.responses)) {
+      const schema = response.content?.['application/json']?.schema;
+      if (schema) responses[status] = schema;
+    }
+    operations[op.operationId] = { request: requestSchemaOf(op), responses, ...(op.jsonBodySchema ? { body: op.jsonBodySchema } : {}) };
+  }
+  ajv.addSchema({ $id: base, components: spec.document.components ?? {}, operations });
 
   const cache = new Map<string, ValidateFunction>();
-  const compiled = (key: string, build: () => object): ValidateFunction => {
-    let fn = cache.get(key);
+  const compiled = (pointer: string): ValidateFunction => {
+    let fn = cache.get(pointer);
     if (!fn) {
-      fn = ajv.compile(build());
-      cache.set(key, fn);
+      fn = ajv.compile({ $ref: `${base}#${pointer}` });
+      cache.set(pointer, fn);
     }
     return fn;
   };
-  const inWrapper = (schema: SchemaObject | ReferenceObject): object =>
-    isReference(schema) ? { $ref: `${base}${schema.$ref}` } : { $id: `${base}#inline-${cache.size}`, ...schema };
+  const escape = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 
   return {
     spec,
     request(operationId) {
       spec.operation(operationId);
-      return compiled(`request:${operationId}`, () => ({ $ref: `${base}#/operations/${operationId}` }));
+      return compiled(`/operations/${escape(operationId)}/request`);
     },
     jsonBody(operationId) {
-      const schema = spec.operation(operationId).jsonBodySchema;
-      if (!schema) throw new Error(`Operation '${operationId}' takes no JSON body.`);
-      return compiled(`json:${operationId}`, () => inWrapper(schema));
+      if (!spec.operation(operationId).jsonBodySchema) throw new Error(`Operation '${operationId}' takes no JSON body.`);
+      return compiled(`/operations/${escape(operationId)}/body`);
     },
     response(operationId, status) {
-      const op = spec.operation(operationId);
+      spec.operation(operationId);
+      const responses = operations[operationId]!.responses;
       const key = String(status);
-      const definition = op.responses[key] ?? op.responses[`${key[0]}XX`] ?? op.responses.default;
-      const schema = definition?.content?.['application/json']?.schema;
-      if (!schema) return undefined;
-      return compiled(`response:${operationId}:${key}`, () => inWrapper(schema));
+      const found = [key, `${key[0]}XX`, 'default'].find((k) => k in responses);
+      return found === undefined ? undefined : compiled(`/operations/${escape(operationId)}/responses/${escape(found)}`);
     },
     schema(name) {
       if (!spec.schemas[name]) throw new Error(`No schema '${name}' in the ${spec.name} document.`);
-      return compiled(`schema:${name}`, () => ({ $ref: `${base}#/components/schemas/${name}` }));
+      return compiled(`/components/schemas/${escape(name)}`);
     },
   };
 }

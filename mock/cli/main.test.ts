@@ -1,0 +1,63 @@
+/**
+ * The command dispatcher of the CLI, called in-process.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CliError } from './cli-error.ts';
+import { MAIN_HELP, main } from './main.ts';
+import { SERVE_HELP } from './serve.ts';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** Captures what main() writes to stdout. */
+function captureStdout(): () => string {
+  const chunks: string[] = [];
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    chunks.push(String(chunk));
+    return true;
+  });
+  return () => chunks.join('');
+}
+
+describe('main', () => {
+  it('prints the commands and answers exit code 2 when given none', async () => {
+    const stdout = captureStdout();
+    expect(await main([], {})).toBe(2);
+    expect(stdout()).toBe(MAIN_HELP);
+    expect(MAIN_HELP).toMatch(/serve/);
+  });
+
+  it.each([['--help'], ['-h'], ['help']])('prints the commands and answers 0 for %s', async (flag) => {
+    const stdout = captureStdout();
+    expect(await main([flag], {})).toBe(0);
+    expect(stdout()).toBe(MAIN_HELP);
+  });
+
+  it('prints the options of serve and answers 0 for serve --help', async () => {
+    const stdout = captureStdout();
+    expect(await main(['serve', '--help'], {})).toBe(0);
+    expect(stdout()).toBe(SERVE_HELP);
+    for (const variable of ['ENERGY_SIM_PORT', 'ENERGY_SIM_HOST', 'ENERGY_SIM_CONFIG', 'ENERGY_SIM_SEED', 'ENERGY_SIM_CLOCK', 'ENERGY_SIM_TIMING', 'ENERGY_SIM_TOKEN']) {
+      expect(SERVE_HELP).toContain(variable);
+    }
+  });
+
+  it('rejects an unknown command with a CliError naming it', async () => {
+    const error = await main(['srve'], {}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).message).toMatch(/Unknown command 'srve'.*--help/);
+  });
+
+  it('rejects a bad serve option before it starts anything', async () => {
+    const error = await main(['serve', '--port', '99999'], {}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).message).toMatch(/--port/);
+  });
+
+  it('reads serve options from the environment it is given', async () => {
+    const error = await main(['serve'], { ENERGY_SIM_TIMING: 'slow' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).message).toMatch(/--timing.*'slow'/);
+  });
+});

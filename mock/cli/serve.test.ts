@@ -1,0 +1,375 @@
+/**
+ * `energy-rental-kit serve`: its flags and environment, serve() over a real socket, and
+ * the real CLI as a child process.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CliError } from './cli-error.ts';
+import { parseServeArgs, serve, type ServeOptions } from './serve.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = join(ROOT, 'bin', 'energy-rental-kit.js');
+const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
+const demo = { 'API-KEY': 'demo-key' };
+
+/** The environment of the test process without any ENERGY_SIM_* variable. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('ENERGY_SIM_')));
+}
+
+function cliError(run: () => unknown): CliError {
+  let error: unknown;
+  try {
+    run();
+  } catch (e) {
+    error = e;
+  }
+  expect(error).toBeInstanceOf(CliError);
+  return error as CliError;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<CliError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(CliError);
+  return error as CliError;
+}
+
+// Temporary files, servers and child processes of one test, cleaned up after it.
+const cleanups: (() => Promise<unknown> | void)[] = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!();
+});
+
+async function tempFile(name: string, text: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'erk-serve-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  const file = join(dir, name);
+  await writeFile(file, text);
+  return file;
+}
+
+async function started(options: Partial<ServeOptions>): Promise<{ url: string; lines: string[]; close: () => Promise<void> }> {
+  const lines: string[] = [];
+  const running = await serve({ port: 0, host: '127.0.0.1', ...options }, (line) => lines.push(line));
+  let closed = false;
+  const close = async () => {
+    if (!closed) await running.close();
+    closed = true;
+  };
+  cleanups.push(close);
+  return { url: running.url, lines, close };
+}
+
+describe('parseServeArgs', () => {
+  it('defaults to port 8787 on 127.0.0.1 and leaves the rest to the simulator', () => {
+    expect(parseServeArgs([], {})).toEqual({
+      port: 8787,
+      host: '127.0.0.1',
+      config: undefined,
+      seed: undefined,
+      clock: undefined,
+      timing: undefined,
+      token: undefined,
+    });
+  });
+
+  it('reads every flag', () => {
+    const args = ['--port', '0', '--host', '0.0.0.0', '--config', 'sim.yaml', '--seed', '42', '--clock', 'manual', '--timing', 'fast', '--token', 's3cret'];
+    expect(parseServeArgs(args, {})).toEqual({ port: 0, host: '0.0.0.0', config: 'sim.yaml', seed: 42, clock: 'manual', timing: 'fast', token: 's3cret' });
+  });
+
+  it('accepts --flag=value', () => {
+    expect(parseServeArgs(['--port=9000', '--clock=real'], {})).toMatchObject({ port: 9000, clock: 'real' });
+  });
+
+  it('honours the environment variables', () => {
+    const env = {
+      ENERGY_SIM_PORT: '9100',
+      ENERGY_SIM_HOST: '::1',
+      ENERGY_SIM_CONFIG: 'env.json',
+      ENERGY_SIM_SEED: '5',
+      ENERGY_SIM_CLOCK: 'manual',
+      ENERGY_SIM_TIMING: 'instant',
+      ENERGY_SIM_TOKEN: 'env-token',
+    };
+    expect(parseServeArgs([], env)).toEqual({ port: 9100, host: '::1', config: 'env.json', seed: 5, clock: 'manual', timing: 'instant', token: 'env-token' });
+  });
+
+  it('lets the flags win over the environment', () => {
+    const env = { ENERGY_SIM_PORT: '9100', ENERGY_SIM_CLOCK: 'manual', ENERGY_SIM_SEED: '5', ENERGY_SIM_TOKEN: 'env-token', ENERGY_SIM_TIMING: 'instant' };
+    const options = parseServeArgs(['--port', '9200', '--clock', 'real', '--seed', '6', '--token', 'flag-token', '--timing', 'fast'], env);
+    expect(options).toMatchObject({ port: 9200, clock: 'real', seed: 6, token: 'flag-token', timing: 'fast' });
+  });
+
+  it('treats empty environment variables as unset', () => {
+    expect(parseServeArgs([], { ENERGY_SIM_PORT: '', ENERGY_SIM_TOKEN: '', ENERGY_SIM_CLOCK: '' })).toMatchObject({ port: 8787, token: undefined, clock: undefined });
+  });
+
+  it.each([['--help'], ['-h'], ['--port', '1', '--help']])('answers help for %j', (...args) => {
+    expect(parseServeArgs(args, {})).toBe('help');
+  });
+
+  it.each([
+    [['--port', '99999'], /--port.*0 to 65535.*'99999'/],
+    [['--port', '-1'], /port/],
+    [['--port', 'http'], /--port.*'http'/],
+    [['--port', '80.5'], /--port.*'80.5'/],
+    [['--seed', '1.5'], /--seed.*'1.5'/],
+    [['--seed', '4294967296'], /--seed/],
+    [['--clock', 'bogus'], /--clock must be one of real, manual \(got 'bogus'\)/],
+    [['--timing', 'slow'], /--timing must be one of realistic, fast, instant \(got 'slow'\)/],
+    [['--bogus'], /'--bogus'.*--help/],
+    [['--verbose', '1'], /'--verbose'/],
+    [['extra'], /'extra'/],
+    [['--port'], /'--port <value>' argument missing/],
+  ])('refuses %j with a CliError naming the option', (args, message) => {
+    expect(cliError(() => parseServeArgs(args, {})).message).toMatch(message);
+  });
+
+  it.each([
+    [{ ENERGY_SIM_PORT: '99999' }, /--port.*'99999'/],
+    [{ ENERGY_SIM_CLOCK: 'bogus' }, /--clock.*'bogus'/],
+    [{ ENERGY_SIM_SEED: 'x' }, /--seed.*'x'/],
+  ])('refuses the environment %j with a CliError naming the option', (env, message) => {
+    expect(cliError(() => parseServeArgs([], env)).message).toMatch(message);
+  });
+});
+
+describe('serve()', () => {
+  it('serves the simulated API and the control plane on the printed URL', async () => {
+    const { url, lines } = await started({ clock: 'manual' });
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(lines[0]).toBe(`energy-rental-kit simulator listening on ${url}`);
+    expect(lines.join('\n')).toMatch(/clock manual, timing realistic, seed 1/);
+    expect(lines.join('\n')).toContain(`control plane: ${url}/_sim`);
+    const price = await fetch(`${url}/v1/tron/price?rentalCount=65000&period=1h`, { headers: demo });
+    expect(((await price.json()) as { data: { trxPrice: string } }).data.trxPrice).toBe('4.23');
+    expect((await fetch(`${url}/_sim/rules`)).status).toBe(200);
+  });
+
+  it('stops listening once closed', async () => {
+    const { url, close } = await started({});
+    await fetch(`${url}/_sim/health`);
+    await close();
+    await expect(fetch(`${url}/_sim/health`)).rejects.toThrow();
+  });
+
+  it('serves the accounts and settings of a YAML --config file, with the flags winning over it', async () => {
+    const file = await tempFile(
+      'sim.yaml',
+      ['seed: 9', 'clock: real', 'timing: instant', 'settings:', "  prices: { 1h: '70' }", 'accounts:', '  - apiKey: yaml-key-1', "    balance: { trx: '12' }", ''].join('\n'),
+    );
+    const { url, lines } = await started({ config: file, clock: 'manual', seed: 4 });
+    expect(lines.join('\n')).toMatch(/clock manual, timing instant, seed 4/);
+    expect(lines.join('\n')).toContain('API key: <API_KEY>');
+    const account = (await (await fetch(`${url}/v1/account`, { headers: { 'API-KEY': 'yaml-key-1' } })).json()) as any;
+    expect(account.data.balance.available.trx).toBe('12');
+    const price = (await (await fetch(`${url}/v1/tron/price?rentalCount=65000&period=1h`, { headers: { 'API-KEY': 'yaml-key-1' } })).json()) as any;
+    expect(price.data.sun).toBe('70');
+    expect((await fetch(`${url}/v1/account`, { headers: demo })).status).toBe(401);
+  });
+
+  it('reads a JSON --config file', async () => {
+    const file = await tempFile('sim.json', JSON.stringify({ accounts: [{ apiKey: 'json-key-1', balance: { usdt: '1' } }] }));
+    const { url } = await started({ config: file });
+    expect((await fetch(`${url}/v1/account`, { headers: { 'API-KEY': 'json-key-1' } })).status).toBe(200);
+  });
+
+  it('refuses a --config file that does not exist with a CliError naming it', async () => {
+    const missing = join(tmpdir(), 'erk-no-such-dir', 'missing.yaml');
+    const error = await rejection(serve({ port: 0, host: '127.0.0.1', config: missing }, () => {}));
+    expect(error.message).toBe(`--config: cannot read '${missing}' (ENOENT).`);
+  });
+
+  it('refuses a scenario with an account without apiKey, naming the file and the field', async () => {
+    const file = await tempFile('bad.yaml', "accounts:\n  - balance: { trx: '5' }\n");
+    const error = await rejection(serve({ port: 0, host: '127.0.0.1', config: file }, () => {}));
+    expect(error.message).toContain(`--config ${file}:`);
+    expect(error.message).toMatch(/accounts\.0\.apiKey/);
+  });
+
+  it('refuses a scenario with an address that is not a TRON address', async () => {
+    const file = await tempFile('bad.json', JSON.stringify({ activatedAddresses: ['TNotAnAddress'] }));
+    const error = await rejection(serve({ port: 0, host: '127.0.0.1', config: file }, () => {}));
+    expect(error.message).toMatch(/activatedAddresses.*'TNotAnAddress'/);
+  });
+
+  it('refuses a --config file that is neither JSON nor YAML', async () => {
+    const file = await tempFile('broken.json', '{"accounts": [');
+    const error = await rejection(serve({ port: 0, host: '127.0.0.1', config: file }, () => {}));
+    expect(error.message).toMatch(/neither JSON nor YAML/);
+  });
+
+  it('refuses a port in use with a CliError that says what to do', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => blocker.close(resolve)));
+    const port = (blocker.address() as { port: number }).port;
+    const error = await rejection(serve({ port, host: '127.0.0.1' }, () => {}));
+    expect(error.message).toMatch(new RegExp(`Port ${port} on 127\\.0\\.0\\.1 is in use.*--port`));
+  });
+
+  it('turns the control plane off when bound off loopback without a token', async () => {
+    const { url, lines } = await started({ host: '0.0.0.0' });
+    expect(lines.join('\n')).toMatch(/control plane: off/);
+    const port = new URL(url).port;
+    expect((await fetch(`http://127.0.0.1:${port}/_sim/rules`)).status).toBe(404);
+    expect((await fetch(`http://127.0.0.1:${port}/_sim/health`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${port}/v1/account`, { headers: demo })).status).toBe(200);
+  });
+
+  // BUG (minor): with `--token ''` (or --token= ) off loopback, serve() turns the control
+  // plane on (mock/cli/serve.ts: `enabled: loopback || options.token !== undefined`) but
+  // without any token (control-guard.ts ignores an empty one), while the log line checks
+  // `!options.token` and prints "control plane: off". Loopback callers then get the whole
+  // control plane with no token, contrary to what the simulator announced.
+  it('keeps the control plane off, as it announces, when bound off loopback with an empty --token', async () => {
+    const { url, lines } = await started({ host: '0.0.0.0', token: '' });
+    expect(lines.join('\n')).toMatch(/control plane: off/);
+    const port = new URL(url).port;
+    expect((await fetch(`http://127.0.0.1:${port}/_sim/rules`)).status).toBe(404);
+  });
+
+  it('asks for the token when bound off loopback with one', async () => {
+    const { url, lines } = await started({ host: '0.0.0.0', token: 't0k' });
+    expect(lines.join('\n')).toMatch(/\(token required\)/);
+    const port = new URL(url).port;
+    expect((await fetch(`http://127.0.0.1:${port}/_sim/rules`)).status).toBe(401);
+    expect((await fetch(`http://127.0.0.1:${port}/_sim/rules`, { headers: { Authorization: 'Bearer t0k' } })).status).toBe(200);
+  });
+});
+
+/** Spawns the real CLI; resolves with the child once it printed its URL. */
+async function startCli(args: string[]): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  cleanups.push(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL within 20 s; stdout: ${stdout}; stderr: ${stderr}`)), 20_000);
+    const look = () => {
+      const match = /listening on (http:\/\/\S+)/.exec(stdout);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', look);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code} before listening; stderr: ${stderr}`));
+    });
+  });
+  return { child, url, output: () => stdout + stderr };
+}
+
+function exitOf(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+}
+
+async function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  cleanups.push(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const { code } = await exitOf(child);
+  return { code, stdout, stderr };
+}
+
+describe('the energy-rental-kit command', () => {
+  it(
+    'serves an order from price to COMPLETED over a socket and exits 0 on SIGTERM',
+    async () => {
+      const { child, url, output } = await startCli(['serve', '--port', '0', '--clock', 'manual']);
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+
+      const price = (await (await fetch(`${url}/v1/tron/price?rentalCount=65000&period=1h`, { headers: demo })).json()) as any;
+      expect(price).toMatchObject({ code: 0, data: { sun: '65', trxPrice: '4.23' } });
+
+      const created = (await (
+        await fetch(`${url}/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h&outOrderNo=cli-1`, { method: 'POST', headers: demo })
+      ).json()) as any;
+      expect(created).toMatchObject({ code: 0, data: { amount: 4.23, currency: 'TRX', outOrderNo: 'cli-1' } });
+      const id: string = created.data.id;
+
+      const pending = (await (await fetch(`${url}/v1/tron/history?orderId=${id}`, { headers: demo })).json()) as any;
+      expect(pending.data.status).toBe('PENDING');
+
+      const advanced = await fetch(`${url}/_sim/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"ms":7000}' });
+      expect(advanced.status).toBe(200);
+
+      const done = (await (await fetch(`${url}/v1/tron/history?outOrderNo=cli-1`, { headers: demo })).json()) as any;
+      expect(done.data).toMatchObject({ orderId: id, status: 'COMPLETED', txId: expect.stringMatching(/^[0-9a-f]{64}$/) });
+
+      const killedAt = Date.now();
+      child.kill('SIGTERM');
+      const exit = await exitOf(child);
+      expect(exit).toEqual({ code: 0, signal: null });
+      expect(Date.now() - killedAt).toBeLessThan(5000);
+      expect(output()).toContain('SIGTERM received, shutting down');
+    },
+    40_000,
+  );
+
+  it(
+    'exits 0 on SIGINT too, with a keep-alive connection open',
+    async () => {
+      const { child, url } = await startCli(['serve', '--port', '0']);
+      const res = await fetch(`${url}/_sim/health`, { headers: { connection: 'keep-alive' } });
+      expect(res.status).toBe(200);
+      child.kill('SIGINT');
+      expect(await exitOf(child)).toEqual({ code: 0, signal: null });
+    },
+    40_000,
+  );
+
+  it(
+    'exits 2 with a clear message for an invalid --config scenario',
+    async () => {
+      const file = await tempFile('bad.yaml', "accounts:\n  - balance: { trx: '5' }\n");
+      const { code, stderr, stdout } = await runCli(['serve', '--port', '0', '--config', file]);
+      expect(code).toBe(2);
+      expect(stderr.trim()).toBe(`energy-rental-kit: --config ${file}: Missing required scenario field 'accounts.0.apiKey'.`);
+      expect(stdout).toBe('');
+    },
+    40_000,
+  );
+
+  it(
+    'exits 2 naming the option for a bad flag',
+    async () => {
+      const { code, stderr } = await runCli(['serve', '--clock', 'bogus']);
+      expect(code).toBe(2);
+      expect(stderr).toContain("--clock must be one of real, manual (got 'bogus')");
+    },
+    40_000,
+  );
+
+  it(
+    'prints the usage of serve with --help and exits 0',
+    async () => {
+      const { code, stdout } = await runCli(['serve', '--help']);
+      expect(code).toBe(0);
+      expect(stdout).toMatch(/^Usage: energy-rental-kit serve \[options\]/);
+      for (const flag of ['--port', '--host', '--config', '--seed', '--clock', '--timing', '--token']) expect(stdout).toContain(flag);
+    },
+    40_000,
+  );
+});
