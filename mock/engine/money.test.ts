@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import { formatFixed, formatUnits, MAX_AMOUNT, parseUnits, roundHalfUp } from './money.ts';
+import { SimulatorError } from './simulator-error.ts';
+
+function rejection(run: () => unknown): SimulatorError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof SimulatorError) return error;
+    throw error;
+  }
+  throw new Error('expected a SimulatorError, but nothing was thrown');
+}
+
+describe('parseUnits', () => {
+  it('parses decimal strings into smallest units', () => {
+    expect(parseUnits('4.23')).toBe(4_230_000);
+    expect(parseUnits('0.031748')).toBe(31_748);
+    expect(parseUnits('0')).toBe(0);
+    expect(parseUnits('100')).toBe(100_000_000);
+    expect(parseUnits('0.000001')).toBe(1);
+    expect(parseUnits('007.5')).toBe(7_500_000);
+  });
+
+  it('accepts exactly six decimals and rejects a seventh', () => {
+    expect(parseUnits('1.123456')).toBe(1_123_456);
+    const error = rejection(() => parseUnits('1.1234567', 'trx'));
+    expect(error.kind).toBe('parameterInvalid');
+    expect(error.message).toContain("'trx'");
+    expect(error.message).toContain('6 decimals');
+  });
+
+  it('rejects negative amounts', () => {
+    expect(rejection(() => parseUnits('-1')).kind).toBe('parameterInvalid');
+    expect(rejection(() => parseUnits('-0.5')).kind).toBe('parameterInvalid');
+  });
+
+  it.each(['', ' ', 'abc', '1.', '.5', '1e6', '1,5', ' 1', '1 ', '+1', '0x10', '1.2.3', 'NaN', 'Infinity'])(
+    'rejects the malformed amount %j naming the field',
+    (text) => {
+      const error = rejection(() => parseUnits(text, 'usdt'));
+      expect(error.kind).toBe('parameterInvalid');
+      expect(error.message).toContain("'usdt'");
+    },
+  );
+
+  it('accepts the largest safe amount and rejects one unit more', () => {
+    expect(parseUnits('9007199254.740991')).toBe(MAX_AMOUNT);
+    const error = rejection(() => parseUnits('9007199254.740992'));
+    expect(error.kind).toBe('parameterInvalid');
+    expect(error.message).toContain('too large');
+    expect(rejection(() => parseUnits('99999999999999999999')).kind).toBe('parameterInvalid');
+  });
+});
+
+describe('formatUnits', () => {
+  it('prints smallest units without trailing zeros', () => {
+    expect(formatUnits(4_230_000)).toBe('4.23');
+    expect(formatUnits(0)).toBe('0');
+    expect(formatUnits(1)).toBe('0.000001');
+    expect(formatUnits(31_748)).toBe('0.031748');
+    expect(formatUnits(100_000_000)).toBe('100');
+    expect(formatUnits(MAX_AMOUNT)).toBe('9007199254.740991');
+  });
+
+  it('round-trips with parseUnits for every kind of fraction', () => {
+    const samples = [0, 1, 9, 10, 99_999, 100_000, 999_999, 1_000_000, 1_000_001, 4_225_000, 123_456_789, MAX_AMOUNT];
+    for (const units of samples) expect(parseUnits(formatUnits(units))).toBe(units);
+    for (const text of ['0', '0.5', '4.23', '0.031748', '12345.000001', '9007199254.740991']) {
+      expect(formatUnits(parseUnits(text))).toBe(text);
+    }
+  });
+});
+
+describe('formatFixed', () => {
+  it('prints exactly the requested number of decimals', () => {
+    expect(formatFixed(800_000, 2)).toBe('0.80');
+    expect(formatFixed(31_748, 6)).toBe('0.031748');
+    expect(formatFixed(0, 2)).toBe('0.00');
+    expect(formatFixed(0, 6)).toBe('0.000000');
+    expect(formatFixed(4_230_000, 2)).toBe('4.23');
+    expect(formatFixed(10_000, 2)).toBe('0.01');
+    expect(formatFixed(5_000_000, 0)).toBe('5');
+    expect(formatFixed(1_200_000, 1)).toBe('1.2');
+  });
+
+  it('throws a RangeError when the amount has more precision than asked', () => {
+    expect(() => formatFixed(4_225_000, 2)).toThrow(RangeError);
+    expect(() => formatFixed(1, 5)).toThrow(RangeError);
+    expect(() => formatFixed(500_000, 0)).toThrow(RangeError);
+  });
+
+  it('round-trips with parseUnits at six and at two decimals', () => {
+    for (const units of [0, 1, 31_748, 999_999, 1_000_000, 4_230_000, MAX_AMOUNT]) {
+      expect(parseUnits(formatFixed(units, 6))).toBe(units);
+    }
+    for (let cents = 0; cents < 1_000; cents += 7) {
+      const units = cents * 10_000;
+      expect(parseUnits(formatFixed(units, 2))).toBe(units);
+    }
+  });
+});
+
+describe('roundHalfUp', () => {
+  it('rounds exactly half up', () => {
+    expect(roundHalfUp(4_225_000n, 10_000n)).toBe(4_230_000n);
+    expect(roundHalfUp(5_000n, 10_000n)).toBe(10_000n);
+    expect(roundHalfUp(15n, 10n)).toBe(20n);
+    expect(roundHalfUp(25n, 10n)).toBe(30n);
+  });
+
+  it('rounds just below half down and just above half up', () => {
+    expect(roundHalfUp(4_224_999n, 10_000n)).toBe(4_220_000n);
+    expect(roundHalfUp(4_225_001n, 10_000n)).toBe(4_230_000n);
+    expect(roundHalfUp(4_999n, 10_000n)).toBe(0n);
+  });
+
+  it('leaves exact multiples and zero unchanged', () => {
+    expect(roundHalfUp(0n, 10_000n)).toBe(0n);
+    expect(roundHalfUp(4_230_000n, 10_000n)).toBe(4_230_000n);
+    expect(roundHalfUp(7n, 1n)).toBe(7n);
+  });
+
+  it('always lands on a multiple of the step, at most half a step away, going up on an exact half', () => {
+    const step = 10_000n;
+    const wrong: bigint[] = [];
+    for (let value = 0n; value < 60_000n; value += 1n) {
+      const rounded = roundHalfUp(value, step);
+      const diff = rounded - value;
+      const remainder = value % step;
+      const expected = remainder >= step / 2n ? value - remainder + step : value - remainder;
+      if (rounded % step !== 0n || diff <= -step / 2n || diff > step / 2n || rounded !== expected) wrong.push(value);
+    }
+    expect(wrong).toEqual([]);
+  });
+});
