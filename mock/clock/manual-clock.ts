@@ -37,15 +37,19 @@ export function createManualClock(start: number = DEFAULT_MANUAL_START): ManualC
         throw new RangeError(`advance(ms) takes a finite number of milliseconds >= 0; got ${ms}.`);
       }
       const target = now + ms;
-      for (;;) {
-        let next: Alarm | undefined;
-        for (const a of alarms) if (a.at <= target && (!next || a.at < next.at || (a.at === next.at && a.seq < next.seq))) next = a;
-        if (!next) break;
-        alarms = alarms.filter((a) => a !== next);
-        if (next.at > now) now = next.at;
-        next.wake();
+      try {
+        for (;;) {
+          let next: Alarm | undefined;
+          for (const a of alarms) if (a.at <= target && (!next || a.at < next.at || (a.at === next.at && a.seq < next.seq))) next = a;
+          if (!next) break;
+          alarms = alarms.filter((a) => a !== next);
+          if (next.at > now) now = next.at;
+          next.wake();
+        }
+      } finally {
+        // A throwing alarm must not leave time stuck in the middle of the advance.
+        now = target;
       }
-      now = target;
       return now;
     },
     rewind() {

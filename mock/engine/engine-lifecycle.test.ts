@@ -280,18 +280,18 @@ describe('order lifecycle', () => {
 });
 
 describe('events', () => {
-  it('sends an order event on creation and on each transition', () => {
+  it('sends an order event on creation and on each transition, and an account event with each balance change', () => {
     const clock = createManualClock();
     const engine = createEngine({ clock, seed: 3, scenario: scenarioWith('realistic') });
     const account = engine.authenticate(KEY)!;
     const log: string[] = [];
     engine.subscribe((event) => log.push(event.type === 'order' ? `order ${event.order.status}` : event.type));
     const { order } = engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' });
-    expect(log).toEqual(['order PENDING']);
+    expect(log).toEqual(['order PENDING', 'account']);
     clock.advance(order.processingAfter);
-    expect(log).toEqual(['order PENDING', 'order PROCESSING']);
+    expect(log).toEqual(['order PENDING', 'account', 'order PROCESSING']);
     clock.advance(10_000);
-    expect(log).toEqual(['order PENDING', 'order PROCESSING', 'order COMPLETED']);
+    expect(log).toEqual(['order PENDING', 'account', 'order PROCESSING', 'account', 'order COMPLETED']);
   });
 
   it('sends the refund as an account event and an order event', () => {
@@ -306,7 +306,7 @@ describe('events', () => {
     });
     engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' });
     clock.advance(1_000);
-    expect(log).toEqual(['order PENDING', 'order PROCESSING', 'order FAILED', 'account', 'order REFUNDED']);
+    expect(log).toEqual(['order PENDING', 'account', 'order PROCESSING', 'order FAILED', 'account', 'order REFUNDED']);
     const accountEvent = events.find((e) => e.type === 'account');
     expect(accountEvent?.type === 'account' && accountEvent.account).toBe(account);
   });
@@ -324,7 +324,7 @@ describe('events', () => {
     clock.advance(10_000);
     engine.updateSettings({ failureRate: 0.1 });
     expect(order.status).toBe('COMPLETED');
-    expect(first).toEqual(['PENDING']);
-    expect(second).toEqual(['PENDING', 'PROCESSING', 'COMPLETED', 'settings']);
+    expect(first).toEqual(['PENDING', 'account']);
+    expect(second).toEqual(['PENDING', 'account', 'PROCESSING', 'account', 'COMPLETED', 'settings']);
   });
 });

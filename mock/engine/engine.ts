@@ -186,6 +186,7 @@ export function createEngine(options: EngineOptions): Engine {
         order.outcomeAt = now;
         if (order.outcome === 'COMPLETED') {
           spendFrozen(ledger, order.currency, order.amount);
+          emit({ type: 'account', account: order.account });
           if (order.reserved) scheduler!.schedule(now + PERIOD_MS[order.period], order);
         } else {
           scheduler!.schedule(order.createdAt + order.refundAfter, order);
@@ -263,7 +264,9 @@ export function createEngine(options: EngineOptions): Engine {
       const id = newOrderId();
       const plannedTxId = random.hex(64);
       const rule = rules.take(input);
-      const outcome = rule ? rule.outcome : settings.failureRate > 0 && random.float() < settings.failureRate ? 'FAILED' : 'COMPLETED';
+      // The failure roll is drawn for every order, so rules and rates do not shift later ids.
+      const roll = random.float();
+      const outcome = rule ? rule.outcome : roll < settings.failureRate ? 'FAILED' : 'COMPLETED';
       const activates = registry.claim(input.pledgeAddress, id);
       const plan = planDelays(settings.timing, random, {
         activates,
@@ -293,6 +296,7 @@ export function createEngine(options: EngineOptions): Engine {
       if (input.outOrderNo !== undefined) account.byOutOrderNo.set(input.outOrderNo, order);
       scheduler!.schedule(order.createdAt + order.processingAfter, order);
       emit({ type: 'order', order });
+      emit({ type: 'account', account });
       // Steps already due (the instant profile, a zero delay) happen before the caller sees the order.
       scheduler!.runDue();
       return { order, duplicate: false };

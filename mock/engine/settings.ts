@@ -1,7 +1,7 @@
 /**
  * Behaviour settings of a simulator: the switches for everything upstream leaves open.
  */
-import { defaultActivationDelay, type TimingProfile } from './timing.ts';
+import { defaultActivationDelay, TIMING_PROFILES, type TimingProfile } from './timing.ts';
 import { DEFAULT_PRICES, validatePrices, type PeriodCode } from './pricing.ts';
 import { SimulatorError } from './simulator-error.ts';
 
@@ -49,6 +49,18 @@ export function applySettings(current: Settings, patch: SettingsPatch): Settings
   }
   if (patch.microUsdtPerTrx !== undefined && !(Number.isSafeInteger(patch.microUsdtPerTrx) && patch.microUsdtPerTrx > 0)) {
     throw SimulatorError.invalidParameter(`usdtPerTrx must be a positive decimal with at most 6 decimals (got ${patch.microUsdtPerTrx} micro-USDT).`);
+  }
+  const oneOf = <T>(name: string, value: T | undefined, allowed: readonly T[]): void => {
+    if (value !== undefined && !allowed.includes(value)) {
+      throw SimulatorError.invalidParameter(`${name} must be one of ${allowed.join(', ')} (got ${String(value)}).`);
+    }
+  };
+  oneOf('timing', patch.timing, TIMING_PROFILES);
+  oneOf('accountSuccessCode', patch.accountSuccessCode, [0, 1] as const);
+  oneOf('duplicateOutOrderNo', patch.duplicateOutOrderNo, ['return-existing', 'reject'] as const);
+  oneOf('errorStatus', patch.errorStatus, ['mapped', 'always-200'] as const);
+  if (patch.activationDelayMs !== undefined && !(Number.isSafeInteger(patch.activationDelayMs) && patch.activationDelayMs >= 0)) {
+    throw SimulatorError.invalidParameter(`activationDelayMs must be a whole number of milliseconds >= 0 (got ${patch.activationDelayMs}).`);
   }
   const { prices, ...rest } = patch;
   const next: Settings = { ...current, prices: { ...current.prices, ...prices } };

@@ -27,10 +27,19 @@ describe('timing profiles', () => {
     }
   });
 
-  it('plans no delay at all for instant orders, and draws nothing for them', () => {
-    const random = createRandomSource(3);
-    expect(planDelays('instant', random, { activates: true })).toEqual({ processingAfter: 0, outcomeAfter: 0, refundAfter: 0 });
-    expect(random.hex(16)).toBe(createRandomSource(3).hex(16));
+  it('plans no delay at all for instant orders', () => {
+    expect(planDelays('instant', createRandomSource(3), { activates: true })).toEqual({ processingAfter: 0, outcomeAfter: 0, refundAfter: 0 });
+  });
+
+  it('draws the same amount of randomness under every profile and rule, so later ids do not depend on timing', () => {
+    const after = (plan: (random: ReturnType<typeof createRandomSource>) => void): string => {
+      const random = createRandomSource(3);
+      plan(random);
+      return random.hex(16);
+    };
+    const expected = after((r) => planDelays('realistic', r, { activates: false }));
+    expect(after((r) => planDelays('instant', r, { activates: true }))).toBe(expected);
+    expect(after((r) => planDelays('fast', r, { activates: false, fixedOutcomeMs: 1000 }))).toBe(expected);
   });
 
   it('adds the activation delay, the profile default or the configured one, only to an activating order', () => {

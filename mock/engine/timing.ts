@@ -50,7 +50,15 @@ export function planDelays(
   options: { activates: boolean; activationDelayMs?: number | undefined; fixedOutcomeMs?: number | undefined },
 ): OrderPlan {
   const p = PROFILES[profile];
-  const draw = (r: Range): number => (r.min === r.max ? r.min : random.int(r.min, r.max));
+  // Always three draws, whatever the profile or rule, so that the same seed gives the
+  // same ids and txIds under realistic, fast and instant timing alike.
+  const draw = (r: Range): number => {
+    const value = random.int(0, 1_000_000);
+    return r.min + (value % (r.max - r.min + 1));
+  };
+  const drawnTotal = draw(p.total);
+  const drawnPending = draw(p.pending);
+  const drawnRefund = draw(p.refund);
   const activation = options.activates ? (options.activationDelayMs ?? p.activation) : 0;
   let processingAfter: number;
   let outcomeAfter: number;
@@ -58,10 +66,10 @@ export function planDelays(
     outcomeAfter = options.fixedOutcomeMs;
     processingAfter = Math.floor(outcomeAfter / 2);
   } else {
-    outcomeAfter = draw(p.total) + activation;
-    processingAfter = Math.min(draw(p.pending), outcomeAfter);
+    outcomeAfter = drawnTotal + activation;
+    processingAfter = Math.min(drawnPending, outcomeAfter);
   }
-  return { processingAfter, outcomeAfter, refundAfter: outcomeAfter + draw(p.refund) };
+  return { processingAfter, outcomeAfter, refundAfter: outcomeAfter + drawnRefund };
 }
 
 /** The activation delay a profile uses when none is configured. */
