@@ -7,12 +7,15 @@ import { createValidators, loadSpec } from '../src/spec/loader.ts';
 import type { components } from '../src/generated/control.ts';
 import { createManualClock } from './clock/manual-clock.ts';
 import { createRealClock } from './clock/real-clock.ts';
-import { createEngine, SimulatorError, type Clock, type Engine, type ManualClock, type TimingProfile } from './engine/index.ts';
+import { createEngine, SimulatorError, type Clock, type Engine, type EngineSnapshot, type ManualClock, type TimingProfile } from './engine/index.ts';
 import type { SimEnv } from './http/context.ts';
 import type { ControlOptions, RemoteAddress } from './http/control-guard.ts';
 import { toEngineScenario } from './http/control-routes.ts';
 import { createApp } from './http/create-app.ts';
+import { createFaultInjector, type FaultInjector } from './http/fault-injector.ts';
+import { DROPPED_HEADER } from './http/inject-faults.ts';
 import { createJournal, type Journal } from './http/journal.ts';
+import { createRandomSource } from './engine/random-source.ts';
 import { check } from './http/validate.ts';
 
 export type ScenarioInput = components['schemas']['Scenario'];
@@ -39,6 +42,8 @@ export interface SimulatorOptions {
   remoteAddress?: RemoteAddress;
   /** Request journal capacity. Default 1000 entries. */
   journalLimit?: number;
+  /** State saved by `engine.snapshot()` to resume from (accounts, orders, rules, registry). */
+  restore?: EngineSnapshot;
   /** Largest accepted request body. Default 64 KiB. */
   maxBodyBytes?: number;
   onUnexpectedError?: (error: unknown) => void;
@@ -49,6 +54,7 @@ export interface Simulator {
   engine: Engine;
   clock: Clock;
   journal: Journal;
+  faults: FaultInjector;
   /** A fetch that calls the app in-process, for `createClient({ fetch })`. */
   fetch: typeof fetch;
   /** Moves a manual clock forward; throws with a real clock. */
@@ -74,9 +80,17 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   if (options.timing) scenario.settings = { ...scenario.settings, timing: options.timing };
 
   const clockOption = options.clock ?? scenarioChecked.clock ?? 'real';
-  const clock = clockOption === 'manual' ? createManualClock() : clockOption === 'real' ? createRealClock() : clockOption;
-  const engine = createEngine({ clock, seed: options.seed ?? scenarioChecked.seed ?? DEFAULT_SEED, scenario });
-  const journal = createJournal(options.journalLimit ?? DEFAULT_JOURNAL_LIMIT);
+  // A restored manual clock resumes where the saved one stood.
+  const clock = clockOption === 'manual' ? createManualClock(options.restore?.savedAt) : clockOption === 'real' ? createRealClock() : clockOption;
+  const engine = createEngine({
+    clock,
+    seed: options.seed ?? scenarioChecked.seed ?? DEFAULT_SEED,
+    scenario,
+    ...(options.restore ? { restore: options.restore } : {}),
+  });
+  const journal = createJournal(options.journalLimit ?? scenarioChecked.journalLimit ?? DEFAULT_JOURNAL_LIMIT);
+  // Faults draw from a source of their own, so injecting one never shifts the engine's ids.
+  const faults = createFaultInjector(createRandomSource(engine.seed ^ 0x5eed));
   const app = createApp({
     engine,
     journal,
@@ -84,6 +98,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     control: {
       engine,
       journal,
+      faults,
       validators: controlValidators,
       queryValidators: createValidators(loadSpec('control'), { coerceTypes: true }),
       version: VERSION,
@@ -100,7 +115,13 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     engine,
     clock,
     journal,
-    fetch: ((input: RequestInfo | URL, init?: RequestInit) => app.fetch(new Request(input, init))) as typeof fetch,
+    faults,
+    fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const response = await app.fetch(new Request(input, init));
+      const dropped = response.headers.get(DROPPED_HEADER);
+      if (dropped) throw new TypeError('fetch failed', { cause: new Error(`connection dropped by injected fault ${dropped}`) });
+      return response;
+    }) as typeof fetch,
     advance(ms) {
       if (clock.mode !== 'manual') throw new SimulatorError('conflict', 'advance() needs a manual clock: createSimulator({ clock: "manual" }).');
       (clock as ManualClock).advance(ms);

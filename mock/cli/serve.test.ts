@@ -78,12 +78,24 @@ describe('parseServeArgs', () => {
       clock: undefined,
       timing: undefined,
       token: undefined,
+      state: undefined,
+      saveIntervalMs: 1000,
     });
   });
 
   it('reads every flag', () => {
     const args = ['--port', '0', '--host', '0.0.0.0', '--config', 'sim.yaml', '--seed', '42', '--clock', 'manual', '--timing', 'fast', '--token', 's3cret'];
-    expect(parseServeArgs(args, {})).toEqual({ port: 0, host: '0.0.0.0', config: 'sim.yaml', seed: 42, clock: 'manual', timing: 'fast', token: 's3cret' });
+    expect(parseServeArgs([...args, '--state', 'sim.state.json', '--save-interval', '250'], {})).toEqual({
+      port: 0,
+      host: '0.0.0.0',
+      config: 'sim.yaml',
+      seed: 42,
+      clock: 'manual',
+      timing: 'fast',
+      token: 's3cret',
+      state: 'sim.state.json',
+      saveIntervalMs: 250,
+    });
   });
 
   it('accepts --flag=value', () => {
@@ -99,8 +111,20 @@ describe('parseServeArgs', () => {
       ENERGY_SIM_CLOCK: 'manual',
       ENERGY_SIM_TIMING: 'instant',
       ENERGY_SIM_TOKEN: 'env-token',
+      ENERGY_SIM_STATE: 'env.state.json',
+      ENERGY_SIM_SAVE_INTERVAL: '500',
     };
-    expect(parseServeArgs([], env)).toEqual({ port: 9100, host: '::1', config: 'env.json', seed: 5, clock: 'manual', timing: 'instant', token: 'env-token' });
+    expect(parseServeArgs([], env)).toEqual({
+      port: 9100,
+      host: '::1',
+      config: 'env.json',
+      seed: 5,
+      clock: 'manual',
+      timing: 'instant',
+      token: 'env-token',
+      state: 'env.state.json',
+      saveIntervalMs: 500,
+    });
   });
 
   it('lets the flags win over the environment', () => {

@@ -10,6 +10,7 @@ import { SimulatorError, TIMING_PROFILES, type TimingProfile } from '../engine/i
 import { isLoopback } from '../http/control-guard.ts';
 import { createSimulator, type ScenarioInput } from '../simulator.ts';
 import { CliError } from './cli-error.ts';
+import { loadState, startSaver } from './state-file.ts';
 
 export const SERVE_HELP = `Usage: energy-rental-kit serve [options]
 
@@ -25,6 +26,9 @@ Options (each has an environment variable; the flag wins):
   --clock MODE        real | manual (ENERGY_SIM_CLOCK, default real)
   --timing PROFILE    realistic | fast | instant (ENERGY_SIM_TIMING, default realistic)
   --token TOKEN       Control-plane token, required off loopback (ENERGY_SIM_TOKEN)
+  --state FILE        Save the state to FILE (atomically) and restore it at start
+                      (ENERGY_SIM_STATE)
+  --save-interval MS  How often a changed state is saved, default 1000 (ENERGY_SIM_SAVE_INTERVAL)
   -h, --help          Show this help
 `;
 
@@ -36,6 +40,9 @@ export interface ServeOptions {
   clock?: 'real' | 'manual' | undefined;
   timing?: TimingProfile | undefined;
   token?: string | undefined;
+  state?: string | undefined;
+  /** Default 1000. */
+  saveIntervalMs?: number | undefined;
 }
 
 /** Normalises flags and environment once, naming the option and the fix on any mistake. */
@@ -52,6 +59,8 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
         clock: { type: 'string' },
         timing: { type: 'string' },
         token: { type: 'string' },
+        state: { type: 'string' },
+        'save-interval': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -84,6 +93,8 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
     clock: oneOf('clock', values.clock ?? env.ENERGY_SIM_CLOCK, ['real', 'manual'] as const),
     timing: oneOf('timing', values.timing ?? env.ENERGY_SIM_TIMING, TIMING_PROFILES),
     token: nonEmpty('token', values.token) ?? (env.ENERGY_SIM_TOKEN || undefined),
+    state: nonEmpty('state', values.state) ?? (env.ENERGY_SIM_STATE || undefined),
+    saveIntervalMs: integer('save-interval', values['save-interval'] ?? env.ENERGY_SIM_SAVE_INTERVAL, 50, 3_600_000) ?? 1000,
   };
 }
 
@@ -109,6 +120,7 @@ async function readScenario(file: string): Promise<ScenarioInput> {
 /** Starts the simulator and resolves once it listens; returns a function that stops it. */
 export async function serve(options: ServeOptions, log: (line: string) => void = console.log): Promise<{ url: string; close: () => Promise<void> }> {
   const scenario = options.config ? await readScenario(options.config) : undefined;
+  const restore = options.state ? loadState(options.state) : undefined;
   const loopback = isLoopback(options.host);
   const token = options.token || undefined;
   let simulator;
@@ -118,6 +130,7 @@ export async function serve(options: ServeOptions, log: (line: string) => void =
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.timing ? { timing: options.timing } : {}),
       ...(scenario ? { scenario } : {}),
+      ...(restore ? { restore } : {}),
       control: { enabled: loopback || token !== undefined, token },
       remoteAddress: (c) => getConnInfo(c).remote.address,
       onUnexpectedError: (error) => console.error('unexpected error:', error),
@@ -126,6 +139,9 @@ export async function serve(options: ServeOptions, log: (line: string) => void =
     if (error instanceof SimulatorError) throw new CliError(`${options.config ? `--config ${options.config}: ` : ''}${error.message}`);
     throw error;
   }
+  const saver = options.state
+    ? startSaver(simulator.engine, options.state, options.saveIntervalMs ?? 1000, (error) => console.error(`could not save --state ${options.state}: ${error.message}`))
+    : undefined;
   const server = serveNode({ fetch: simulator.app.fetch, port: options.port, hostname: options.host });
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
@@ -146,12 +162,17 @@ export async function serve(options: ServeOptions, log: (line: string) => void =
   log(`  clock ${simulator.clock.mode}, timing ${simulator.engine.settings().timing}, seed ${simulator.engine.seed}`);
   log(`  API key: ${demo}`);
   log(`  try: curl -s '${url}/v1/tron/price?rentalCount=65000&period=1h' -H 'API-KEY: ${demo}'`);
+  if (options.state) {
+    log(`  state: ${options.state} (${restore ? `restored ${restore.orders.length} orders, ${restore.accounts.length} accounts` : 'new'}; saved every ${options.saveIntervalMs ?? 1000} ms and on shutdown)`);
+  }
   if (!loopback && !token) log('  control plane: off (listening off loopback without --token)');
   else log(`  control plane: ${url}/_sim${token ? ' (token required)' : ''}`);
   return {
     url,
     close: () =>
       new Promise<void>((resolve) => {
+        saver?.stop();
+        saver?.saveNow();
         server.close(() => resolve());
         // Keep-alive connections would hold close() open; end them.
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();

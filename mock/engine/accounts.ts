@@ -19,6 +19,8 @@ export interface Account {
   /** The account's orders, oldest first. */
   readonly orders: Order[];
   readonly byOutOrderNo: Map<string, Order>;
+  /** What evicted COMPLETED orders had spent, so the books still add up after eviction. */
+  readonly evictedSpent: { TRX: number; USDT: number };
 }
 
 /** Digest under which a key is stored and looked up. */
@@ -42,15 +44,20 @@ export function generateApiKey(): string {
  *   createAccountRecord(1, 'demo-key', random).name; // 'User-T…'
  */
 export function createAccountRecord(id: number, apiKey: string, random: RandomSource, referralCount = 0): Account {
-  const walletAddress = encodeTronAddress(random.bytes(20));
+  return accountFromDigest(id, digestKey(apiKey), encodeTronAddress(random.bytes(20)), referralCount);
+}
+
+/** An account from stored parts (a restored snapshot keeps only the key's digest). */
+export function accountFromDigest(id: number, keyDigest: string, walletAddress: string, referralCount: number): Account {
   return {
     id,
     name: `User-${walletAddress.slice(0, 6)}`,
     walletAddress,
-    keyDigest: digestKey(apiKey),
+    keyDigest,
     ledger: createLedger(),
     referralCount,
     orders: [],
     byOutOrderNo: new Map(),
+    evictedSpent: { TRX: 0, USDT: 0 },
   };
 }

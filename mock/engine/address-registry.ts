@@ -29,9 +29,10 @@ export interface AddressRegistry {
  *   const registry = createAddressRegistry(['TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3'], 0);
  *   registry.get('TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3').activated; // true
  */
-export function createAddressRegistry(activated: readonly string[], at: number): AddressRegistry {
+export function createAddressRegistry(activated: readonly string[], at: number, saved: readonly AddressRecord[] = []): AddressRegistry {
   const records = new Map<string, AddressRecord>();
   for (const address of activated) records.set(address, { address, activated: true, activatedAt: at });
+  for (const record of saved) records.set(record.address, { ...record });
   return {
     get: (address) => records.get(address) ?? { address, activated: false },
     claim(address, orderId) {

@@ -3,7 +3,7 @@
  * outcome rules, supply and the order lifecycle, all driven by an injected clock and
  * a seeded random source. It knows nothing of HTTP.
  */
-import { createAccountRecord, digestKey, generateApiKey, type Account } from './accounts.ts';
+import { accountFromDigest, createAccountRecord, digestKey, generateApiKey, type Account } from './accounts.ts';
 import { createAddressRegistry, type AddressRecord, type AddressRegistry } from './address-registry.ts';
 import type { Clock } from './clock.ts';
 import { checkLedger, deposit, releaseFrozen, spendFrozen, tryFreeze } from './ledger.ts';
@@ -15,6 +15,7 @@ import { createRandomSource, type RandomSource } from './random-source.ts';
 import { createScheduler, type Scheduler } from './scheduler.ts';
 import { activationDelay, applySettings, DEFAULT_SETTINGS, type Settings, type SettingsPatch } from './settings.ts';
 import { SimulatorError } from './simulator-error.ts';
+import { SNAPSHOT_FORMAT, type EngineSnapshot } from './snapshot.ts';
 import { planDelays } from './timing.ts';
 
 /** An account of the starting scenario. Amounts are in smallest units. */
@@ -39,6 +40,8 @@ export interface EngineOptions {
   clock: Clock;
   seed?: number;
   scenario?: Scenario;
+  /** State saved by `snapshot()`, restored over the scenario at start (not on reset). */
+  restore?: EngineSnapshot;
 }
 
 export interface CreateOrderInput {
@@ -90,6 +93,12 @@ export interface Engine {
   reset(): void;
   /** Every broken invariant; empty when the books and lifecycles are right. */
   checkInvariants(): string[];
+  /** The whole state as JSON-ready data, for persistence. */
+  snapshot(): EngineSnapshot;
+  /** How many orders are stored now (eviction keeps it at most `maxStoredOrders` when it can). */
+  readonly storedOrders: number;
+  /** Grows with every change of state; a saver skips writing when it has not moved. */
+  readonly version: number;
   subscribe(listener: (event: EngineEvent) => void): () => void;
 }
 
@@ -122,8 +131,14 @@ export function createEngine(options: EngineOptions): Engine {
   let supplyEnergy: number | null;
   let delegated: number;
   let scheduler: Scheduler<Order> | undefined;
+  // Every order in creation order; evicted slots become undefined until compaction.
+  let chronological: (Order | undefined)[];
+  let oldest: number;
+  let created: number;
+  let version = 0;
 
   const emit = (event: EngineEvent): void => {
+    version++;
     for (const listener of listeners) listener(event);
   };
 
@@ -139,6 +154,9 @@ export function createEngine(options: EngineOptions): Engine {
     for (const rule of scenario.rules ?? []) rules.add(rule);
     supplyEnergy = scenario.supply ?? null;
     delegated = 0;
+    chronological = [];
+    oldest = 0;
+    created = 0;
     scheduler = createScheduler(clock, step);
     for (const seedAccount of scenario.accounts ?? []) {
       engine.createAccount({
@@ -178,7 +196,7 @@ export function createEngine(options: EngineOptions): Engine {
             order.reserved = true;
           }
         }
-        scheduler!.schedule(order.createdAt + order.outcomeAfter, order);
+        scheduleNext(order);
         break;
       }
       case 'PROCESSING': {
@@ -187,10 +205,8 @@ export function createEngine(options: EngineOptions): Engine {
         if (order.outcome === 'COMPLETED') {
           spendFrozen(ledger, order.currency, order.amount);
           emit({ type: 'account', account: order.account });
-          if (order.reserved) scheduler!.schedule(now + PERIOD_MS[order.period], order);
-        } else {
-          scheduler!.schedule(order.createdAt + order.refundAfter, order);
         }
+        scheduleNext(order);
         break;
       }
       case 'FAILED': {
@@ -215,12 +231,97 @@ export function createEngine(options: EngineOptions): Engine {
     emit({ type: 'order', order });
   }
 
+  /** Evicts the oldest finished orders while more than `maxStoredOrders` are stored. */
+  function evict(): void {
+    const cap = settings.maxStoredOrders;
+    for (let i = oldest; ordersById.size > cap && i < chronological.length; i++) {
+      const order = chronological[i];
+      if (!order || (order.status !== 'COMPLETED' && order.status !== 'REFUNDED')) continue;
+      remove(order);
+      chronological[i] = undefined;
+    }
+    while (oldest < chronological.length && chronological[oldest] === undefined) oldest++;
+    if (oldest > 1024 && oldest > chronological.length / 2) {
+      chronological = chronological.slice(oldest);
+      oldest = 0;
+    }
+  }
+
+  function remove(order: Order): void {
+    const account = order.account;
+    ordersById.delete(order.id);
+    if (order.outOrderNo !== undefined && account.byOutOrderNo.get(order.outOrderNo) === order) account.byOutOrderNo.delete(order.outOrderNo);
+    // The evicted order is nearly always its account's oldest.
+    if (account.orders[0] === order) account.orders.shift();
+    else account.orders.splice(account.orders.indexOf(order), 1);
+    if (order.status === 'COMPLETED') account.evictedSpent[order.currency] += order.amount;
+  }
+
+  function store(order: Order): void {
+    ordersById.set(order.id, order);
+    order.account.orders.push(order);
+    if (order.outOrderNo !== undefined) order.account.byOutOrderNo.set(order.outOrderNo, order);
+    chronological.push(order);
+  }
+
+  /** Queues an order's next step, whatever its status (used at creation and on restore). */
+  function scheduleNext(order: Order): void {
+    switch (order.status) {
+      case 'PENDING':
+        return scheduler!.schedule(order.createdAt + order.processingAfter, order);
+      case 'PROCESSING':
+        return scheduler!.schedule(order.createdAt + order.outcomeAfter, order);
+      case 'FAILED':
+        return scheduler!.schedule(order.createdAt + order.refundAfter, order);
+      case 'COMPLETED':
+        if (order.reserved) scheduler!.schedule(order.outcomeAt + PERIOD_MS[order.period], order);
+        return;
+      default:
+        return;
+    }
+  }
+
+  function restoreFrom(saved: EngineSnapshot): void {
+    settings = applySettings(DEFAULT_SETTINGS, saved.settings);
+    supplyEnergy = saved.supply.energy;
+    delegated = saved.supply.delegated;
+    rules.restore(saved.rules);
+    registry = createAddressRegistry([], clock.now(), saved.addresses);
+    accountsByDigest = new Map();
+    accountList = [];
+    const byId = new Map<number, Account>();
+    for (const a of saved.accounts) {
+      const account = accountFromDigest(a.id, a.keyDigest, a.walletAddress, a.referralCount);
+      Object.assign(account.ledger.TRX, a.ledger.TRX);
+      Object.assign(account.ledger.USDT, a.ledger.USDT);
+      Object.assign(account.evictedSpent, a.evictedSpent);
+      accountsByDigest.set(account.keyDigest, account);
+      accountList.push(account);
+      byId.set(account.id, account);
+    }
+    for (const o of saved.orders) {
+      const account = byId.get(o.accountId);
+      if (!account) throw new Error(`State file: order ${o.id} names account ${o.accountId}, which is not in the file.`);
+      const order = new Order(o.id, account, o.pledgeAddress, o.rentalCount, o.period, o.currency, o.amount, o.createdAt, o.outOrderNo, o.plannedTxId, o.outcome, o.forced, o.activates, o.processingAfter, o.outcomeAfter, o.refundAfter);
+      Object.assign(order, { status: o.status, processingAt: o.processingAt, outcomeAt: o.outcomeAt, refundedAt: o.refundedAt, refunds: o.refunds, reserved: o.reserved, failureReason: o.failureReason });
+      store(order);
+      scheduleNext(order);
+    }
+    created = saved.created;
+    // The random source's inner state is not saved; reseeding by what was created keeps
+    // a restored run deterministic, though not identical to an uninterrupted one.
+    random = createRandomSource(seed + created);
+    // Steps that fell due while the simulator was down happen now, in order.
+    scheduler!.runDue();
+  }
+
   const engine: Engine = {
     clock,
     seed,
     settings: () => settings,
     updateSettings(patch) {
       settings = applySettings(settings, patch);
+      evict();
       emit({ type: 'settings' });
       return settings;
     },
@@ -291,14 +392,14 @@ export function createEngine(options: EngineOptions): Engine {
         plan.outcomeAfter,
         plan.refundAfter,
       );
-      ordersById.set(id, order);
-      account.orders.push(order);
-      if (input.outOrderNo !== undefined) account.byOutOrderNo.set(input.outOrderNo, order);
-      scheduler!.schedule(order.createdAt + order.processingAfter, order);
+      store(order);
+      created++;
+      scheduleNext(order);
       emit({ type: 'order', order });
       emit({ type: 'account', account });
       // Steps already due (the instant profile, a zero delay) happen before the caller sees the order.
       scheduler!.runDue();
+      if (ordersById.size > settings.maxStoredOrders) evict();
       return { order, duplicate: false };
     },
 
@@ -318,6 +419,7 @@ export function createEngine(options: EngineOptions): Engine {
         throw new SimulatorError('conflict', 'An account with that apiKey exists already; choose another key or omit it to get a generated one.');
       }
       const account = createAccountRecord(accountList.length + 1, apiKey, random, input.referralCount ?? 0);
+      created++;
       if (input.trx) deposit(account.ledger, 'TRX', input.trx);
       if (input.usdt) deposit(account.ledger, 'USDT', input.usdt);
       accountsByDigest.set(account.keyDigest, account);
@@ -364,20 +466,24 @@ export function createEngine(options: EngineOptions): Engine {
     },
 
     rules: {
-      add: (input) => rules.add(input),
+      add: (input) => (version++, rules.add(input)),
       list: () => rules.list(),
-      remove: (id) => rules.remove(id),
-      clear: () => rules.clear(),
+      remove: (id) => (version++, rules.remove(id)),
+      clear: () => (version++, rules.clear()),
     },
 
     supply: () => ({ energy: supplyEnergy, delegated }),
     setSupply(energy) {
       supplyEnergy = energy;
+      version++;
       return { energy: supplyEnergy, delegated };
     },
 
     address: (address) => registry.get(address),
-    setAddress: (address, activated) => registry.set(address, activated, clock.now()),
+    setAddress(address, activated) {
+      version++;
+      return registry.set(address, activated, clock.now());
+    },
     addresses: () => registry.list(),
 
     tick: () => scheduler!.runDue(),
@@ -399,6 +505,8 @@ export function createEngine(options: EngineOptions): Engine {
           if (order.status === 'COMPLETED') expected[order.currency].spent += order.amount;
           problems.push(...orderProblems(order));
         }
+        expected.TRX.spent += account.evictedSpent.TRX;
+        expected.USDT.spent += account.evictedSpent.USDT;
         for (const currency of ['TRX', 'USDT'] as const) {
           const book = account.ledger[currency];
           if (book.frozen !== expected[currency].frozen) {
@@ -416,9 +524,63 @@ export function createEngine(options: EngineOptions): Engine {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+
+    snapshot() {
+      return {
+        format: SNAPSHOT_FORMAT,
+        savedAt: clock.now(),
+        seed,
+        created,
+        settings,
+        supply: { energy: supplyEnergy, delegated },
+        rules: rules.list(),
+        addresses: registry.list(),
+        accounts: accountList.map((a) => ({
+          id: a.id,
+          keyDigest: a.keyDigest,
+          walletAddress: a.walletAddress,
+          referralCount: a.referralCount,
+          ledger: { TRX: { ...a.ledger.TRX }, USDT: { ...a.ledger.USDT } },
+          evictedSpent: { ...a.evictedSpent },
+        })),
+        orders: chronological.filter((o): o is Order => o !== undefined).map((o) => ({
+          id: o.id,
+          accountId: o.account.id,
+          pledgeAddress: o.pledgeAddress,
+          rentalCount: o.rentalCount,
+          period: o.period,
+          currency: o.currency,
+          amount: o.amount,
+          createdAt: o.createdAt,
+          ...(o.outOrderNo !== undefined ? { outOrderNo: o.outOrderNo } : {}),
+          plannedTxId: o.plannedTxId,
+          outcome: o.outcome,
+          forced: o.forced,
+          activates: o.activates,
+          processingAfter: o.processingAfter,
+          outcomeAfter: o.outcomeAfter,
+          refundAfter: o.refundAfter,
+          status: o.status,
+          processingAt: o.processingAt,
+          outcomeAt: o.outcomeAt,
+          refundedAt: o.refundedAt,
+          refunds: o.refunds,
+          reserved: o.reserved,
+          ...(o.failureReason !== undefined ? { failureReason: o.failureReason } : {}),
+        })),
+      };
+    },
+
+    get storedOrders() {
+      return ordersById.size;
+    },
+    get version() {
+      return version;
+    },
   };
 
   load();
+  if (options.restore) restoreFrom(options.restore);
   return engine;
 }
 

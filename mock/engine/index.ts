@@ -9,3 +9,4 @@ export { formatFixed, formatUnits, parseUnits, type CurrencyCode } from './money
 export { SimulatorError, ERROR_CODES, type ErrorKind } from './simulator-error.ts';
 export { DEFAULT_SETTINGS, type Settings, type SettingsPatch } from './settings.ts';
 export { TIMING_PROFILES, type TimingProfile } from './timing.ts';
+export * from './snapshot.ts';

@@ -25,6 +25,8 @@ export interface OutcomeRules {
   list(): Rule[];
   remove(id: string): boolean;
   clear(): void;
+  /** Replaces every rule (restoring a snapshot). */
+  restore(rules: Rule[]): void;
   /** The first rule matching the order, with one of its uses taken; undefined when none. */
   take(order: { pledgeAddress: string; outOrderNo?: string | undefined }): Rule | undefined;
 }
@@ -55,6 +57,10 @@ export function createOutcomeRules(): OutcomeRules {
     },
     clear() {
       rules = [];
+    },
+    restore(saved) {
+      rules = saved.map((r) => ({ ...r, match: { ...r.match } }));
+      nextId = Math.max(nextId, ...saved.map((r) => Number(r.id.replace(/^rule-/, '')) + 1).filter(Number.isFinite));
     },
     take(order) {
       if (rules.length === 0) return undefined;

@@ -21,6 +21,10 @@ export interface Settings {
   errorStatus: 'mapped' | 'always-200';
   /** Extra delay before delivery when an order activates its address; the profile's when undefined. */
   activationDelayMs: number | undefined;
+  /** Per-key limit of `requests` per `windowMs` of the simulator's clock; null is none. */
+  rateLimit: { requests: number; windowMs: number } | null;
+  /** Orders kept before the oldest finished ones are evicted, so memory stays bounded. */
+  maxStoredOrders: number;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -32,6 +36,9 @@ export const DEFAULT_SETTINGS: Settings = {
   duplicateOutOrderNo: 'return-existing',
   errorStatus: 'mapped',
   activationDelayMs: undefined,
+  rateLimit: null,
+  // About 40 MB of orders: a week-long CI simulator stays that size.
+  maxStoredOrders: 100_000,
 };
 
 export type SettingsPatch = Partial<Omit<Settings, 'prices'>> & { prices?: Partial<Record<PeriodCode, number>> };
@@ -61,6 +68,13 @@ export function applySettings(current: Settings, patch: SettingsPatch): Settings
   oneOf('errorStatus', patch.errorStatus, ['mapped', 'always-200'] as const);
   if (patch.activationDelayMs !== undefined && !(Number.isSafeInteger(patch.activationDelayMs) && patch.activationDelayMs >= 0)) {
     throw SimulatorError.invalidParameter(`activationDelayMs must be a whole number of milliseconds >= 0 (got ${patch.activationDelayMs}).`);
+  }
+  if (patch.maxStoredOrders !== undefined && !(Number.isSafeInteger(patch.maxStoredOrders) && patch.maxStoredOrders >= 1)) {
+    throw SimulatorError.invalidParameter(`maxStoredOrders must be a whole number >= 1 (got ${patch.maxStoredOrders}).`);
+  }
+  const limit = patch.rateLimit;
+  if (limit && !(Number.isSafeInteger(limit.requests) && limit.requests >= 1 && Number.isSafeInteger(limit.windowMs) && limit.windowMs >= 1)) {
+    throw SimulatorError.invalidParameter(`rateLimit needs whole numbers requests >= 1 and windowMs >= 1 (got ${JSON.stringify(limit)}).`);
   }
   const { prices, ...rest } = patch;
   const next: Settings = { ...current, prices: { ...current.prices, ...prices } };

@@ -2,11 +2,15 @@
  * The four operations of the Energy Rental API, translated between HTTP and the engine.
  */
 import { Hono, type MiddlewareHandler } from 'hono';
+import { every } from 'hono/combine';
 import type { components } from '../../src/generated/openapi.ts';
 import type { SpecValidators } from '../../src/spec/loader.ts';
 import { formatFixed, formatUnits, SimulatorError, type Engine, type Order, type PeriodCode } from '../engine/index.ts';
 import type { SimEnv } from './context.ts';
 import { sendEnvelope } from './envelope.ts';
+import type { FaultInjector } from './fault-injector.ts';
+import { injectFaults } from './inject-faults.ts';
+import { rateLimit } from './rate-limit.ts';
 import { readParams } from './request-params.ts';
 import { check } from './validate.ts';
 
@@ -54,16 +58,21 @@ export function requireApiKey(engine: Engine): MiddlewareHandler<SimEnv> {
  * @example
  *   app.route('/', apiRoutes(engine, createValidators(loadSpec('api'), { coerceTypes: true })));
  */
-export function apiRoutes(engine: Engine, validators: SpecValidators): Hono<SimEnv> {
+export function apiRoutes(engine: Engine, validators: SpecValidators, faults: FaultInjector): Hono<SimEnv> {
   const api = new Hono<SimEnv>();
   const validateOrder = validators.request('createOrder');
   const validatePrice = validators.request('getPrice');
   const validateHistory = validators.request('getOrderHistory');
-  const auth = requireApiKey(engine);
-  const op = (operation: string): MiddlewareHandler<SimEnv> => async (c, next) => {
-    c.set('operation', operation);
-    await next();
-  };
+  const faulty = injectFaults(faults, engine);
+  const limited = rateLimit(engine);
+  const authenticate = requireApiKey(engine);
+  // Faults come before authentication, as a broken proxy in front of the service would.
+  const op = (operation: string): MiddlewareHandler<SimEnv> =>
+    every(async (c, next) => {
+      c.set('operation', operation);
+      await next();
+    }, faulty);
+  const auth = every(authenticate, limited);
 
   api.post('/v1/tron/order', op('createOrder'), auth, async (c) => {
     const params = check<Schemas['OrderRequest']>(validateOrder, await readParams(c, true));

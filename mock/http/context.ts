@@ -11,5 +11,7 @@ export interface SimEnv {
     account: Account;
     /** The body sent, kept so the journal records it without re-parsing. */
     responseBody: unknown;
+    /** The injected fault that hit the request, for the journal. */
+    fault: string;
   };
 }

@@ -23,6 +23,7 @@ import { activationDelay } from '../engine/settings.ts';
 import { requireApiKey } from './api-routes.ts';
 import type { SimEnv } from './context.ts';
 import { sendJson } from './envelope.ts';
+import type { FaultInjector } from './fault-injector.ts';
 import type { Journal } from './journal.ts';
 import { readJsonBody, readParams } from './request-params.ts';
 import { check } from './validate.ts';
@@ -33,6 +34,7 @@ type C = components['schemas'];
 export interface ControlContext {
   engine: Engine;
   journal: Journal;
+  faults: FaultInjector;
   validators: SpecValidators;
   queryValidators: SpecValidators;
   version: string;
@@ -88,6 +90,8 @@ export function settingsView(settings: Settings): C['Settings'] {
     duplicateOutOrderNo: settings.duplicateOutOrderNo,
     errorStatus: settings.errorStatus,
     activationDelayMs: activationDelay(settings),
+    rateLimit: settings.rateLimit,
+    maxStoredOrders: settings.maxStoredOrders,
   };
 }
 
@@ -179,6 +183,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   control.post('/reset', op('reset'), (c) => {
     engine.reset();
     journal.clear();
+    ctx.faults.clear();
     return sendJson(c, { ok: true });
   });
 
@@ -247,6 +252,30 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   control.delete('/rules/:id', op('deleteRule'), (c) => {
     const id = c.req.param('id');
     if (!engine.rules.remove(id)) throw SimulatorError.notFound(`No rule '${id}'; GET /_sim/rules lists the rules in force.`);
+    return sendJson(c, { ok: true });
+  });
+
+  control.get('/faults', op('listFaults'), (c) => sendJson(c, { faults: ctx.faults.list() }));
+  control.post('/faults', op('injectFault'), async (c) => {
+    const input = await body<C['FaultRequest']>(c, 'injectFault');
+    if (input.response === undefined && !input.latencyMs && !input.latencyMaxMs) {
+      throw SimulatorError.invalidParameter("A fault needs a 'response' (status, malformed, truncated, drop) or a 'latencyMs' above 0.");
+    }
+    if (input.latencyMaxMs !== undefined && input.latencyMaxMs < (input.latencyMs ?? 0)) {
+      throw SimulatorError.invalidParameter(`Field 'latencyMaxMs' must be at least 'latencyMs' (${input.latencyMs ?? 0}).`);
+    }
+    if (input.response !== 'status' && (input.status !== undefined || input.withBody !== undefined)) {
+      throw SimulatorError.invalidParameter("Fields 'status' and 'withBody' go with \"response\": \"status\".");
+    }
+    return sendJson(c, { id: ctx.faults.add(input).id }, 201);
+  });
+  control.delete('/faults', op('clearFaults'), (c) => {
+    ctx.faults.clear();
+    return sendJson(c, { ok: true });
+  });
+  control.delete('/faults/:id', op('deleteFault'), (c) => {
+    const id = c.req.param('id');
+    if (!ctx.faults.remove(id)) throw SimulatorError.notFound(`No fault '${id}'; GET /_sim/faults lists the faults in force.`);
     return sendJson(c, { ok: true });
   });
 

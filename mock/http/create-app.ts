@@ -60,6 +60,8 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     };
     const operation = c.get('operation');
     if (operation) entry.operation = operation;
+    const fault = c.get('fault');
+    if (fault) entry.fault = fault;
     const account = c.get('account');
     if (account) entry.account = account.walletAddress;
     if (q !== -1) entry.query = Object.fromEntries(new URLSearchParams(url.slice(q + 1)));
@@ -104,7 +106,7 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     }),
   );
 
-  const api = apiRoutes(engine, options.apiValidators);
+  const api = apiRoutes(engine, options.apiValidators, options.control.faults);
   app.route('/', api);
   // The real service lives under /api (https://api.eopen.io/api/v1/...); accept that prefix too.
   app.route('/api', api);

@@ -8,6 +8,8 @@ export interface JournalEntry {
   method: string;
   path: string;
   operation?: string;
+  /** The id of the injected fault that hit the request. */
+  fault?: string;
   account?: string;
   query?: Record<string, string>;
   body?: string;

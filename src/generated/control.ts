@@ -252,6 +252,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/_sim/faults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the injected faults in force */
+        get: operations["listFaults"];
+        put?: never;
+        /**
+         * Inject a fault into the simulated API
+         * @description Makes the next `times` matching requests (or each one with `probability`,
+         *     drawn from the seeded random source, so a run repeats exactly) slow or broken:
+         *
+         *     - `latencyMs` (and optionally `latencyMaxMs` for a range) delays the answer, in
+         *       real time whatever the clock;
+         *     - `response: status` answers `status` (429, 500, 502 or 503) without touching the
+         *       simulator's state, with the error envelope as body unless `withBody` is false,
+         *       and `Retry-After` when `retryAfter` is set (429 defaults to 1 s);
+         *     - `response: malformed` answers 200 with a body that is not JSON, without
+         *       touching state;
+         *     - `response: truncated` processes the request, then cuts its JSON body in half:
+         *       an order may exist although the client could not read the answer;
+         *     - `response: drop` closes the connection without an answer (in-process, the
+         *       simulator's fetch rejects as a network error would).
+         *
+         *     Faults never apply to the control plane.
+         */
+        post: operations["injectFault"];
+        /** Remove every fault */
+        delete: operations["clearFaults"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_sim/faults/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove one fault */
+        delete: operations["deleteFault"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/_sim/supply": {
         parameters: {
             query?: never;
@@ -493,6 +547,8 @@ export interface components {
             method: string;
             path: string;
             operation?: string;
+            /** @description Id of the injected fault that hit the request. */
+            fault?: string;
             /** @description Wallet address of the account of the request's key, when it named one. */
             account?: string;
             query?: {
@@ -535,8 +591,52 @@ export interface components {
             rules?: components["schemas"]["RuleRequest"][];
             activatedAddresses?: string[];
             supply?: number | null;
+            /** @description Request journal entries kept (default 1000). */
+            journalLimit?: number;
         };
+        FaultRequest: {
+            /**
+             * @description The API operation to break, or '*' for all four.
+             * @enum {string}
+             */
+            operation: "createOrder" | "getPrice" | "getOrderHistory" | "getAccount" | "*";
+            /** @description Delay before answering; with latencyMaxMs, the low end of a range. */
+            latencyMs?: number;
+            /** @description High end of the latency range (drawn from the seeded random source). */
+            latencyMaxMs?: number;
+            /**
+             * @description What goes wrong with the answer; absent means latency only.
+             * @enum {string}
+             */
+            response?: "status" | "malformed" | "truncated" | "drop";
+            /**
+             * @description HTTP status for `response: status` (default 503).
+             * @enum {integer}
+             */
+            status?: 429 | 500 | 502 | 503;
+            /** @description For `response: status`, send the error envelope (default) or an empty body. */
+            withBody?: boolean;
+            /** @description Seconds for the Retry-After header (429 defaults to 1). */
+            retryAfter?: number;
+            /** @description Applies to the next N matching requests; unlimited when absent. */
+            times?: number;
+            /** @description Applies to each matching request with this probability (default 1). */
+            probability?: number;
+        };
+        Fault: components["schemas"]["FaultRequest"] & {
+            id: string;
+            /** @description How many requests it has hit so far. */
+            used: number;
+        };
+        /** @description A per-key limit of `requests` per `windowMs`, by the simulator's clock; null is no limit (the default, as upstream publishes none). */
+        RateLimit: {
+            requests: number;
+            windowMs: number;
+        } | null;
         Settings: {
+            rateLimit: components["schemas"]["RateLimit"];
+            /** @description Orders kept before the oldest finished ones are evicted. */
+            maxStoredOrders: number;
             timing: components["schemas"]["TimingProfile"];
             prices: components["schemas"]["Prices"];
             /** @description Probability that an order with no matching rule fails, drawn from the seeded random source. */
@@ -569,6 +669,9 @@ export interface components {
             /** @enum {string} */
             errorStatus?: "mapped" | "always-200";
             activationDelayMs?: number;
+            rateLimit?: components["schemas"]["RateLimit"];
+            /** @description Orders kept before the oldest finished (COMPLETED or REFUNDED) ones are evicted; default 100000. */
+            maxStoredOrders?: number;
         };
     };
     responses: {
@@ -1042,6 +1145,111 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The rule's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ok"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listFaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The faults, in the order they are tried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        faults: components["schemas"]["Fault"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    injectFault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "operation": "createOrder",
+                 *       "response": "status",
+                 *       "status": 503,
+                 *       "times": 2
+                 *     }
+                 */
+                "application/json": components["schemas"]["FaultRequest"];
+            };
+        };
+        responses: {
+            /** @description The fault was added. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    clearFaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ok"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    deleteFault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The fault's id. */
                 id: string;
             };
             cookie?: never;

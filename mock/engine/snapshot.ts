@@ -1,0 +1,71 @@
+/**
+ * The engine's state as plain JSON, for `--state FILE`. API keys are kept only as
+ * their digests, so a state file holds no secret.
+ */
+import type { AddressRecord } from './address-registry.ts';
+import type { Ledger } from './ledger.ts';
+import type { CurrencyCode } from './money.ts';
+import type { OrderStatusCode } from './order.ts';
+import type { Outcome, Rule } from './outcome-rules.ts';
+import type { PeriodCode } from './pricing.ts';
+import type { Settings } from './settings.ts';
+
+export const SNAPSHOT_FORMAT = 'energy-rental-kit/state@1';
+
+export interface AccountSnapshot {
+  id: number;
+  keyDigest: string;
+  walletAddress: string;
+  referralCount: number;
+  ledger: Ledger;
+  evictedSpent: { TRX: number; USDT: number };
+}
+
+export interface OrderSnapshot {
+  id: string;
+  accountId: number;
+  pledgeAddress: string;
+  rentalCount: number;
+  period: PeriodCode;
+  currency: CurrencyCode;
+  amount: number;
+  createdAt: number;
+  outOrderNo?: string;
+  plannedTxId: string;
+  outcome: Outcome;
+  forced: boolean;
+  activates: boolean;
+  processingAfter: number;
+  outcomeAfter: number;
+  refundAfter: number;
+  status: OrderStatusCode;
+  processingAt: number;
+  outcomeAt: number;
+  refundedAt: number;
+  refunds: number;
+  reserved: boolean;
+  failureReason?: string;
+}
+
+export interface EngineSnapshot {
+  format: typeof SNAPSHOT_FORMAT;
+  /** The clock's time when saved, Unix ms. */
+  savedAt: number;
+  seed: number;
+  /** Accounts and orders created since the start, to reseed the random source on restore. */
+  created: number;
+  settings: Settings;
+  supply: { energy: number | null; delegated: number };
+  rules: Rule[];
+  addresses: AddressRecord[];
+  accounts: AccountSnapshot[];
+  orders: OrderSnapshot[];
+}
+
+/** Tells whether a parsed file looks like a snapshot this version can restore. */
+export function isEngineSnapshot(value: unknown): value is EngineSnapshot {
+  const v = value as Partial<EngineSnapshot> | null;
+  return (
+    typeof v === 'object' && v !== null && v.format === SNAPSHOT_FORMAT && Array.isArray(v.accounts) && Array.isArray(v.orders) && typeof v.savedAt === 'number'
+  );
+}
