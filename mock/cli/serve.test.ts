@@ -80,12 +80,14 @@ describe('parseServeArgs', () => {
       token: undefined,
       state: undefined,
       saveIntervalMs: 1000,
+      log: 'pretty',
+      quiet: false,
     });
   });
 
   it('reads every flag', () => {
     const args = ['--port', '0', '--host', '0.0.0.0', '--config', 'sim.yaml', '--seed', '42', '--clock', 'manual', '--timing', 'fast', '--token', 's3cret'];
-    expect(parseServeArgs([...args, '--state', 'sim.state.json', '--save-interval', '250'], {})).toEqual({
+    expect(parseServeArgs([...args, '--state', 'sim.state.json', '--save-interval', '250', '--log', 'json', '--quiet'], {})).toEqual({
       port: 0,
       host: '0.0.0.0',
       config: 'sim.yaml',
@@ -95,6 +97,8 @@ describe('parseServeArgs', () => {
       token: 's3cret',
       state: 'sim.state.json',
       saveIntervalMs: 250,
+      log: 'json',
+      quiet: true,
     });
   });
 
@@ -113,6 +117,8 @@ describe('parseServeArgs', () => {
       ENERGY_SIM_TOKEN: 'env-token',
       ENERGY_SIM_STATE: 'env.state.json',
       ENERGY_SIM_SAVE_INTERVAL: '500',
+      ENERGY_SIM_LOG: 'json',
+      ENERGY_SIM_QUIET: '1',
     };
     expect(parseServeArgs([], env)).toEqual({
       port: 9100,
@@ -124,6 +130,8 @@ describe('parseServeArgs', () => {
       token: 'env-token',
       state: 'env.state.json',
       saveIntervalMs: 500,
+      log: 'json',
+      quiet: true,
     });
   });
 

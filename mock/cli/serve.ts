@@ -10,6 +10,7 @@ import { SimulatorError, TIMING_PROFILES, type TimingProfile } from '../engine/i
 import { isLoopback } from '../http/control-guard.ts';
 import { createSimulator, type ScenarioInput } from '../simulator.ts';
 import { CliError } from './cli-error.ts';
+import { createLogger, type LogFormat, type Logger } from './logger.ts';
 import { loadState, startSaver } from './state-file.ts';
 
 export const SERVE_HELP = `Usage: energy-rental-kit serve [options]
@@ -29,6 +30,8 @@ Options (each has an environment variable; the flag wins):
   --state FILE        Save the state to FILE (atomically) and restore it at start
                       (ENERGY_SIM_STATE)
   --save-interval MS  How often a changed state is saved, default 1000 (ENERGY_SIM_SAVE_INTERVAL)
+  --log FORMAT        pretty (default) | json: one JSON object per line (ENERGY_SIM_LOG)
+  --quiet             Log only warnings and errors (ENERGY_SIM_QUIET=1)
   -h, --help          Show this help
 `;
 
@@ -43,6 +46,9 @@ export interface ServeOptions {
   state?: string | undefined;
   /** Default 1000. */
   saveIntervalMs?: number | undefined;
+  /** Default 'pretty'. */
+  log?: LogFormat | undefined;
+  quiet?: boolean | undefined;
 }
 
 /** Normalises flags and environment once, naming the option and the fix on any mistake. */
@@ -61,6 +67,8 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
         token: { type: 'string' },
         state: { type: 'string' },
         'save-interval': { type: 'string' },
+        log: { type: 'string' },
+        quiet: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -95,6 +103,8 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
     token: nonEmpty('token', values.token) ?? (env.ENERGY_SIM_TOKEN || undefined),
     state: nonEmpty('state', values.state) ?? (env.ENERGY_SIM_STATE || undefined),
     saveIntervalMs: integer('save-interval', values['save-interval'] ?? env.ENERGY_SIM_SAVE_INTERVAL, 50, 3_600_000) ?? 1000,
+    log: oneOf('log', values.log ?? env.ENERGY_SIM_LOG, ['pretty', 'json'] as const) ?? 'pretty',
+    quiet: values.quiet ?? env.ENERGY_SIM_QUIET === '1',
   };
 }
 
@@ -118,7 +128,15 @@ async function readScenario(file: string): Promise<ScenarioInput> {
 }
 
 /** Starts the simulator and resolves once it listens; returns a function that stops it. */
-export async function serve(options: ServeOptions, log: (line: string) => void = console.log): Promise<{ url: string; close: () => Promise<void> }> {
+export async function serve(
+  options: ServeOptions,
+  logger?: Logger | ((line: string) => void),
+): Promise<{ url: string; close: () => Promise<void> }> {
+  // A plain function is a line sink for everything, handy in tests.
+  const log =
+    typeof logger === 'function'
+      ? createLogger({ format: options.log ?? 'pretty', quiet: options.quiet ?? false, out: logger, err: logger })
+      : (logger ?? createLogger({ format: options.log ?? 'pretty', quiet: options.quiet ?? false }));
   const scenario = options.config ? await readScenario(options.config) : undefined;
   const restore = options.state ? loadState(options.state) : undefined;
   const loopback = isLoopback(options.host);
@@ -133,15 +151,20 @@ export async function serve(options: ServeOptions, log: (line: string) => void =
       ...(restore ? { restore } : {}),
       control: { enabled: loopback || token !== undefined, token },
       remoteAddress: (c) => getConnInfo(c).remote.address,
-      onUnexpectedError: (error) => console.error('unexpected error:', error),
+      onUnexpectedError: (error) => log.error(`unexpected error: ${(error as Error)?.stack ?? String(error)}`, { error: String(error) }),
     });
   } catch (error) {
     if (error instanceof SimulatorError) throw new CliError(`${options.config ? `--config ${options.config}: ` : ''}${error.message}`);
     throw error;
   }
   const saver = options.state
-    ? startSaver(simulator.engine, options.state, options.saveIntervalMs ?? 1000, (error) => console.error(`could not save --state ${options.state}: ${error.message}`))
+    ? startSaver(simulator.engine, options.state, options.saveIntervalMs ?? 1000, (error) =>
+        log.error(`could not save --state ${options.state}: ${error.message}`, { state: options.state }),
+      )
     : undefined;
+  simulator.journal.subscribe((entry) =>
+    log.request({ method: entry.method, path: entry.path, status: entry.status, durationMs: entry.durationMs, operation: entry.operation, fault: entry.fault }),
+  );
   const server = serveNode({ fetch: simulator.app.fetch, port: options.port, hostname: options.host });
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
@@ -157,16 +180,33 @@ export async function serve(options: ServeOptions, log: (line: string) => void =
   const port = typeof address === 'object' && address ? address.port : options.port;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   const url = `http://${host}:${port}`;
+  // The demo key is public by design; no other key is ever logged.
   const demo = simulator.engine.authenticate('demo-key') ? 'demo-key' : '<API_KEY>';
-  log(`energy-rental-kit simulator listening on ${url}`);
-  log(`  clock ${simulator.clock.mode}, timing ${simulator.engine.settings().timing}, seed ${simulator.engine.seed}`);
-  log(`  API key: ${demo}`);
-  log(`  try: curl -s '${url}/v1/tron/price?rentalCount=65000&period=1h' -H 'API-KEY: ${demo}'`);
-  if (options.state) {
-    log(`  state: ${options.state} (${restore ? `restored ${restore.orders.length} orders, ${restore.accounts.length} accounts` : 'new'}; saved every ${options.saveIntervalMs ?? 1000} ms and on shutdown)`);
-  }
-  if (!loopback && !token) log('  control plane: off (listening off loopback without --token)');
-  else log(`  control plane: ${url}/_sim${token ? ' (token required)' : ''}`);
+  const curl = `curl -s '${url}/v1/tron/price?rentalCount=65000&period=1h' -H 'API-KEY: ${demo}'`;
+  const control = !loopback && !token ? 'off' : `${url}/_sim${token ? ' (token required)' : ''}`;
+  const state = options.state
+    ? `${options.state} (${restore ? `restored ${restore.orders.length} orders, ${restore.accounts.length} accounts` : 'new'}; saved every ${options.saveIntervalMs ?? 1000} ms and on shutdown)`
+    : undefined;
+  const lines = [
+    `energy-rental-kit simulator listening on ${url}`,
+    `  clock ${simulator.clock.mode}, timing ${simulator.engine.settings().timing}, seed ${simulator.engine.seed}`,
+    `  API key: ${demo}`,
+    `  try: ${curl}`,
+    ...(state ? [`  state: ${state}`] : []),
+    `  control plane: ${control === 'off' ? 'off (listening off loopback without --token)' : control}`,
+    `  docs: ${url}/docs   dashboard: ${url}/_sim/ui`,
+  ];
+  log.banner(lines, 'listening', {
+    url,
+    clock: simulator.clock.mode,
+    timing: simulator.engine.settings().timing,
+    seed: simulator.engine.seed,
+    apiKey: demo,
+    curl,
+    controlPlane: control,
+    ...(state ? { state } : {}),
+  });
+
   return {
     url,
     close: () =>

@@ -41,8 +41,14 @@ export function controlGuard(options: ControlOptions, remoteAddress?: RemoteAddr
       );
     }
     const header = c.req.header('authorization');
-    // Authentication schemes are case-insensitive (RFC 9110, 11.1).
-    const given = header && /^bearer\s+/i.test(header) ? header.replace(/^bearer\s+/i, '') : undefined;
+    // Authentication schemes are case-insensitive (RFC 9110, 11.1). An EventSource cannot
+    // send headers, so the live-event stream alone also takes the token as ?token=.
+    const given =
+      header && /^bearer\s+/i.test(header)
+        ? header.replace(/^bearer\s+/i, '')
+        : c.req.path === '/_sim/events'
+          ? c.req.query('token')
+          : undefined;
     if (expected) {
       if (given === undefined) {
         throw new SimulatorError('controlUnauthorized', "The control plane needs its token: send 'Authorization: Bearer <token>'.");

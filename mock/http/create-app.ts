@@ -13,6 +13,8 @@ import { apiRoutes } from './api-routes.ts';
 import type { SimEnv } from './context.ts';
 import { controlGuard, type ControlOptions, type RemoteAddress } from './control-guard.ts';
 import { controlRoutes, type ControlContext } from './control-routes.ts';
+import { dashboardRoutes } from './dashboard-routes.ts';
+import { docsRoutes } from './docs-routes.ts';
 import { envelopeTime } from './envelope.ts';
 import { JOURNAL_BODY_LIMIT, type Journal } from './journal.ts';
 
@@ -30,7 +32,10 @@ export interface AppOptions {
 }
 
 /** Journal entries for these are noise: reading the journal, health probes. */
-const UNJOURNALED = new Set(['/_sim/journal', '/_sim/health']);
+const UNJOURNALED = new Set(['/_sim/journal', '/_sim/health', '/_sim/events', '/_sim/dashboard', '/_sim/ui']);
+
+/** Pages that hold no data; the data they fetch is guarded like any control call. */
+const OPEN_PAGES = new Set(['/_sim/health', '/_sim/ui']);
 
 /**
  * Creates the app.
@@ -90,9 +95,10 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
       },
     }),
   );
+  const guard = controlGuard(options.controlOptions ?? {}, options.remoteAddress);
   app.use('/_sim/*', async (c, next) => {
-    if (c.req.path === '/_sim/health') return next();
-    return controlGuard(options.controlOptions ?? {}, options.remoteAddress)(c, next);
+    if (OPEN_PAGES.has(c.req.path)) return next();
+    return guard(c, next);
   });
   app.use(
     '*',
@@ -111,6 +117,8 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
   // The real service lives under /api (https://api.eopen.io/api/v1/...); accept that prefix too.
   app.route('/api', api);
   app.route('/_sim', controlRoutes(options.control));
+  app.route('/_sim', dashboardRoutes(options.control));
+  app.route('/docs', docsRoutes());
 
   // Answered, not thrown: the 405 middleware only looks at a 404 that carries no error.
   app.notFound((c) =>

@@ -44,11 +44,13 @@ export function createJournal(capacity: number): Journal {
   const listeners = new Set<(entry: JournalEntry) => void>();
   return {
     record(entry) {
-      if (capacity === 0) return;
       const full: JournalEntry = { id: nextId++, ...entry };
-      entries[next] = full;
-      next = (next + 1) % capacity;
-      count = Math.min(count + 1, capacity);
+      // Listeners (request logs, the dashboard) hear every entry, even with nothing kept.
+      if (capacity > 0) {
+        entries[next] = full;
+        next = (next + 1) % capacity;
+        count = Math.min(count + 1, capacity);
+      }
       for (const listener of listeners) listener(full);
     },
     list(filter = {}) {

@@ -386,6 +386,95 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/_sim/dashboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read everything the live dashboard shows, in one snapshot
+         * @description The data behind `/_sim/ui`: the clock, the settings, every account with its
+         *     ledger, the most recent orders of all accounts (newest first), the activation
+         *     registry, the outcome rules, the injected faults and the newest journal entries
+         *     (newest first). Reading it is not journaled.
+         */
+        get: operations["getDashboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_sim/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream change notifications as server-sent events
+         * @description A `text/event-stream` that tells a live view when to read `/_sim/dashboard` again.
+         *     It carries no state itself:
+         *
+         *     - `event: change` with `data` a `ChangeEvent` (`{"type":"order","id":"OR…"}`)
+         *       whenever the engine (an order, an account, a reset, the settings) or the journal
+         *       changes. Changes are throttled to at most about ten events a second; changes
+         *       that fall in one window are merged into one event, the most significant kept
+         *       (reset, then settings, an order, an account, the journal).
+         *     - `: heartbeat`, a comment line, every 15 seconds, so proxies keep the stream open.
+         *
+         *     An `EventSource` cannot send headers, so this endpoint alone also accepts the
+         *     control token as the `token` query parameter. Opening the stream is not journaled.
+         *
+         *     On the wire:
+         *
+         *     ```
+         *     event: change
+         *     data: {"type":"order","id":"OR20250312175009SYBOVW31"}
+         *
+         *     : heartbeat
+         *     ```
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_sim/ui": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open the live dashboard in a browser
+         * @description One self-contained HTML page (inline CSS and JavaScript, nothing fetched from
+         *     elsewhere) that shows accounts and balances, orders with their timelines, the
+         *     activation registry, rules, faults and the journal, kept live through
+         *     `/_sim/events`; from it one can advance a manual clock, create an account and add
+         *     a failure rule. The page holds no data, so it needs no token; it reads `?token=`
+         *     from its own address, keeps it for the browser session and sends it with every
+         *     call it makes.
+         */
+        get: operations["getDashboardPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -594,7 +683,8 @@ export interface components {
             /** @description Request journal entries kept (default 1000). */
             journalLimit?: number;
         };
-        FaultRequest: {
+        /** @description What a fault does and to which requests; shared by FaultRequest and Fault. */
+        FaultSpec: {
             /**
              * @description The API operation to break, or '*' for all four.
              * @enum {string}
@@ -623,7 +713,10 @@ export interface components {
             /** @description Applies to each matching request with this probability (default 1). */
             probability?: number;
         };
-        Fault: components["schemas"]["FaultRequest"] & {
+        /** @description A fault to inject. */
+        FaultRequest: components["schemas"]["FaultSpec"];
+        /** @description An injected fault in force. */
+        Fault: components["schemas"]["FaultSpec"] & {
             id: string;
             /** @description How many requests it has hit so far. */
             used: number;
@@ -672,6 +765,32 @@ export interface components {
             rateLimit?: components["schemas"]["RateLimit"];
             /** @description Orders kept before the oldest finished (COMPLETED or REFUNDED) ones are evicted; default 100000. */
             maxStoredOrders?: number;
+        };
+        /** @description One snapshot of the simulator for the live dashboard. */
+        Dashboard: {
+            clock: components["schemas"]["Clock"];
+            settings: components["schemas"]["Settings"];
+            supply: components["schemas"]["Supply"];
+            accounts: components["schemas"]["AccountView"][];
+            /** @description The newest orders of all accounts, newest first (at most `limit`). */
+            orders: components["schemas"]["DashboardOrder"][];
+            addresses: components["schemas"]["AddressState"][];
+            rules: components["schemas"]["Rule"][];
+            faults: components["schemas"]["Fault"][];
+            /** @description The newest journal entries (at most 30), newest first. */
+            journal: components["schemas"]["JournalEntry"][];
+        };
+        /** @description An order with the wallet address of the account that placed it. */
+        DashboardOrder: components["schemas"]["OrderView"] & {
+            /** @description The wallet address of the order's account. */
+            walletAddress: string;
+        };
+        /** @description The data of a `change` server-sent event of `/_sim/events`. */
+        ChangeEvent: {
+            /** @enum {string} */
+            type: "order" | "account" | "journal" | "reset" | "settings";
+            /** @description What changed, when one thing did (an order id, a wallet address or a journal entry id). */
+            id?: string | number;
         };
     };
     responses: {
@@ -1452,6 +1571,95 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Ok"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    getDashboard: {
+        parameters: {
+            query?: {
+                /** @description At most this many orders, the newest. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The snapshot. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dashboard"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /** @description The control token, for clients that cannot send `Authorization` (EventSource). */
+                token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream; it stays open until the client closes it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "event": "change",
+                     *         "data": "{\"type\":\"order\",\"id\":\"OR20250312175009SYBOVW31\"}"
+                     *       },
+                     *       {
+                     *         "event": "change",
+                     *         "data": "{\"type\":\"journal\",\"id\":42}"
+                     *       }
+                     *     ]
+                     */
+                    "text/event-stream": {
+                        /** @constant */
+                        event: "change";
+                        data: string;
+                    }[];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    getDashboardPage: {
+        parameters: {
+            query?: {
+                /** @description The control token the page sends with its own calls. */
+                token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             401: components["responses"]["Unauthorized"];

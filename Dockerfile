@@ -1,0 +1,29 @@
+# The energy-rental-kit simulator.
+#   docker build -t energy-rental-kit .
+#   docker run -p 127.0.0.1:8787:8787 -e ENERGY_SIM_TOKEN=change-me energy-rental-kit
+
+FROM node:20-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts
+COPY . .
+RUN npm run build
+
+FROM node:20-slim
+ENV NODE_ENV=production \
+    ENERGY_SIM_HOST=0.0.0.0 \
+    ENERGY_SIM_PORT=8787
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY bin ./bin
+COPY spec ./spec
+COPY examples/scenario.yaml ./examples/scenario.yaml
+USER node
+EXPOSE 8787
+# Off loopback the control plane needs a token: pass ENERGY_SIM_TOKEN at run time.
+# Without one, /_sim is off (the API and /_sim/health still work).
+HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.ENERGY_SIM_PORT||8787)+'/_sim/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "bin/energy-rental-kit.js", "serve"]

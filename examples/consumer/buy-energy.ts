@@ -1,0 +1,34 @@
+/**
+ * A consumer's own code, as an example of what to test with the simulator: buy energy
+ * for an address and wait until it has arrived.
+ */
+import { EnergyRentalError, type EnergyRentalClient } from '../../src/client/index.ts';
+import type { Period } from '../../src/models.ts';
+
+export interface Purchase {
+  orderId: string;
+  txId: string;
+  paid: string;
+  currency: string;
+}
+
+/** Buys `energy` for `address`, idempotently per `reference`, and resolves once delivered. */
+export async function buyEnergy(
+  client: EnergyRentalClient,
+  request: { address: string; energy: number; period: Period; reference: string },
+  onStatus?: (status: string) => void,
+): Promise<Purchase> {
+  const created = await client.createOrder({
+    pledgeAddress: request.address,
+    rentalCount: request.energy,
+    period: request.period,
+    outOrderNo: request.reference,
+  });
+  const order = await client.waitForOrder({ orderId: created.id }, { timeoutMs: 60_000, intervalMs: 1_000, ...(onStatus ? { onStatus } : {}) });
+  if (order.status !== 'COMPLETED') {
+    throw new Error(`Energy order ${order.orderId} for ${request.address} ended ${order.status}; the payment is refunded.`);
+  }
+  return { orderId: order.orderId, txId: order.txId, paid: order.amount, currency: order.currency };
+}
+
+export { EnergyRentalError };

@@ -1,0 +1,169 @@
+/**
+ * The live dashboard: the page at /_sim/ui, the snapshot it reads (/_sim/dashboard)
+ * and the server-sent events that tell it when to read again (/_sim/events).
+ */
+import { Hono } from 'hono';
+import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
+import type { components } from '../../src/generated/control.ts';
+import type { Engine, EngineEvent, Order } from '../engine/index.ts';
+import type { SimEnv } from './context.ts';
+import { accountView, orderView, settingsView, type ControlContext } from './control-routes.ts';
+import { DASHBOARD_PAGE } from './dashboard/page.ts';
+import { sendJson } from './envelope.ts';
+import type { JournalEntry } from './journal.ts';
+import { readParams } from './request-params.ts';
+import { check } from './validate.ts';
+
+type C = components['schemas'];
+export type ChangeEvent = C['ChangeEvent'];
+
+/** Journal entries in a snapshot. */
+export const DASHBOARD_JOURNAL_LIMIT = 30;
+/** Orders in a snapshot unless `limit` says otherwise. */
+export const DASHBOARD_ORDER_LIMIT = 50;
+/** At most one `change` event per this many milliseconds (about ten a second). */
+export const EVENT_INTERVAL_MS = 100;
+/** A heartbeat comment this often keeps proxies from closing an idle stream. */
+export const HEARTBEAT_MS = 15_000;
+
+/** The newest `limit` orders of every account, newest first. */
+function recentOrders(engine: Engine, limit: number): C['DashboardOrder'][] {
+  // Each account's list is newest first already; its index breaks ties of equal times.
+  const candidates: { order: Order; rank: number }[] = [];
+  for (const account of engine.accounts()) {
+    engine.orders(account, { limit }).forEach((order, rank) => candidates.push({ order, rank }));
+  }
+  candidates.sort((a, b) => b.order.createdAt - a.order.createdAt || a.rank - b.rank);
+  return candidates.slice(0, limit).map(({ order }) => ({ ...orderView(engine, order), walletAddress: order.account.walletAddress }));
+}
+
+/** The registry entry as the control plane shows it: the pending claim is internal. */
+function addressState(record: ReturnType<Engine['address']>): C['AddressState'] {
+  const { claimedByOrderId: _claimed, ...state } = record;
+  return state;
+}
+
+export function dashboardSnapshot(ctx: ControlContext, orderLimit = DASHBOARD_ORDER_LIMIT): C['Dashboard'] {
+  const { engine } = ctx;
+  return {
+    clock: { mode: engine.clock.mode, now: engine.clock.now(), iso: new Date(engine.clock.now()).toISOString() },
+    settings: settingsView(engine.settings()),
+    supply: engine.supply(),
+    accounts: engine.accounts().map((account) => accountView(engine, account)),
+    orders: recentOrders(engine, orderLimit),
+    addresses: engine.addresses().map(addressState),
+    rules: engine.rules.list(),
+    faults: ctx.faults.list(),
+    journal: ctx.journal.list({ limit: DASHBOARD_JOURNAL_LIMIT }).reverse(),
+  };
+}
+
+function engineChange(event: EngineEvent): ChangeEvent {
+  switch (event.type) {
+    case 'order':
+      return { type: 'order', id: event.order.id };
+    case 'account':
+      return { type: 'account', id: event.account.walletAddress };
+    default:
+      return { type: event.type };
+  }
+}
+
+const journalChange = (entry: JournalEntry): ChangeEvent => ({ type: 'journal', id: entry.id });
+
+// Within one throttle window one event goes out: the most significant change wins.
+const WEIGHT: Record<ChangeEvent['type'], number> = { journal: 0, account: 1, order: 2, settings: 3, reset: 4 };
+
+/**
+ * Sends `change` events while the client listens. Changes between two sends collapse
+ * into one pending slot, so a slow or stalled reader holds at most one event.
+ */
+async function pumpChanges(stream: SSEStreamingApi, ctx: ControlContext, signal: AbortSignal): Promise<void> {
+  let pending: ChangeEvent | undefined;
+  let wake: (() => void) | undefined;
+  const poke = (): void => {
+    const resolve = wake;
+    wake = undefined;
+    resolve?.();
+  };
+  /** Resolves after `ms`, at the next change, or when the client leaves. */
+  const pause = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      const timer = setTimeout(poke, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  const offer = (change: ChangeEvent): void => {
+    if (!pending || WEIGHT[change.type] >= WEIGHT[pending.type]) pending = change;
+    poke();
+  };
+  const closed = (): boolean => signal.aborted || stream.aborted || stream.closed;
+
+  const unsubscribe = [ctx.engine.subscribe((event) => offer(engineChange(event))), ctx.journal.subscribe((entry) => offer(journalChange(entry)))];
+  const stop = (): void => {
+    for (const off of unsubscribe.splice(0)) off();
+    pending = undefined;
+    poke();
+  };
+  stream.onAbort(stop);
+  signal.addEventListener('abort', stop, { once: true });
+  try {
+    // Sent at once, so a client sees the stream open before the first change.
+    await stream.write(': connected\n\n');
+    let lastSent = 0;
+    let lastWritten = Date.now();
+    while (!closed()) {
+      const now = Date.now();
+      if (pending && now - lastSent >= EVENT_INTERVAL_MS) {
+        const change = pending;
+        pending = undefined;
+        lastSent = lastWritten = now;
+        await stream.writeSSE({ event: 'change', data: JSON.stringify(change) });
+      } else if (!pending && now - lastWritten >= HEARTBEAT_MS) {
+        lastWritten = now;
+        await stream.write(': heartbeat\n\n');
+      } else {
+        await pause(pending ? lastSent + EVENT_INTERVAL_MS - now : lastWritten + HEARTBEAT_MS - now);
+      }
+    }
+  } finally {
+    stop();
+    signal.removeEventListener('abort', stop);
+  }
+}
+
+/**
+ * Builds the dashboard routes (mounted at /_sim).
+ *
+ * @example
+ *   app.route('/_sim', dashboardRoutes(context));
+ */
+export function dashboardRoutes(ctx: ControlContext): Hono<SimEnv> {
+  const routes = new Hono<SimEnv>();
+
+  routes.get('/dashboard', async (c) => {
+    c.set('operation', 'getDashboard');
+    const query = check<{ limit?: number }>(ctx.queryValidators.request('getDashboard'), await readParams(c, false));
+    return sendJson(c, dashboardSnapshot(ctx, query.limit ?? DASHBOARD_ORDER_LIMIT));
+  });
+
+  routes.get('/events', (c) => {
+    c.set('operation', 'streamEvents');
+    const signal = c.req.raw.signal;
+    return streamSSE(c, (stream) => pumpChanges(stream, ctx, signal));
+  });
+
+  routes.get('/ui', (c) => {
+    c.set('operation', 'getDashboardPage');
+    c.header('Cache-Control', 'no-cache');
+    c.header('X-Content-Type-Options', 'nosniff');
+    // The page makes calls only to its own origin and loads nothing from elsewhere.
+    c.header('Content-Security-Policy', "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+    c.header('Referrer-Policy', 'no-referrer');
+    return c.html(DASHBOARD_PAGE);
+  });
+
+  return routes;
+}

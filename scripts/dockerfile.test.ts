@@ -1,0 +1,90 @@
+/**
+ * Docker cannot run on these machines, so the Dockerfile is checked for what it
+ * promises, and its CMD and HEALTHCHECK are run here as the container would run them
+ * (on loopback instead of 0.0.0.0).
+ */
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dockerfile = readFileSync(path.join(root, 'Dockerfile'), 'utf8').replace(/\\\n\s*/g, ' ');
+const lines = dockerfile.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+const runtime = lines.slice(lines.findLastIndex((l) => l.startsWith('FROM ')));
+
+/** The exec-form arguments of the runtime stage's CMD, or of its HEALTHCHECK's CMD. */
+function jsonArgs(instruction: 'CMD' | 'HEALTHCHECK'): string[] {
+  const line = runtime.find((l) => l.startsWith(`${instruction} `));
+  if (!line) throw new Error(`no ${instruction} in the runtime stage`);
+  return JSON.parse(line.slice(line.indexOf('CMD [') + 4)) as string[];
+}
+
+function env(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of runtime.filter((l) => l.startsWith('ENV '))) {
+    for (const [, key, value] of line.slice(4).matchAll(/(\w+)=(\S+)/g)) out[key!] = value!;
+  }
+  return out;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('Dockerfile', () => {
+  it('runs on node:20-slim as a non-root user, with a health check on /_sim/health', () => {
+    expect(runtime[0]).toBe('FROM node:20-slim');
+    expect(runtime).toContain('USER node');
+    expect(jsonArgs('HEALTHCHECK').join(' ')).toContain('/_sim/health');
+    expect(dockerfile).toMatch(/ENERGY_SIM_TOKEN/);
+  });
+
+  it('copies only files that exist', () => {
+    for (const line of lines.filter((l) => l.startsWith('COPY ') && !l.includes('--from'))) {
+      const sources = line.split(/\s+/).slice(1, -1);
+      for (const source of sources) if (source !== '.') expect(existsSync(path.join(root, source)), `${line}: ${source}`).toBe(true);
+    }
+  });
+
+  it('serves the API with its CMD, and its HEALTHCHECK passes', async () => {
+    const port = await freePort();
+    const containerEnv = { ...process.env, ...env(), ENERGY_SIM_HOST: '127.0.0.1', ENERGY_SIM_PORT: String(port) };
+    const [command, ...args] = jsonArgs('CMD');
+    const child = spawn(command === 'node' ? process.execPath : command!, args, { cwd: root, env: containerEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let output = '';
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`the CMD did not start: ${output}`)), 20_000);
+        child.stdout!.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+          if (output.includes('listening on')) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+        child.once('exit', (code) => reject(new Error(`the CMD exited with ${code}: ${output}`)));
+      });
+      const price = await fetch(`http://127.0.0.1:${port}/v1/tron/price?rentalCount=65000&period=1h`, { headers: { 'API-KEY': 'demo-key' } });
+      expect((await price.json()).data.trxPrice).toBe('4.23');
+      const [hcCommand, ...hcArgs] = jsonArgs('HEALTHCHECK');
+      await expect(promisify(execFile)(hcCommand === 'node' ? process.execPath : hcCommand!, hcArgs, { env: containerEnv })).resolves.toBeDefined();
+    } finally {
+      child.kill('SIGTERM');
+    }
+  }, 30_000);
+
+  it('keeps the control plane off on 0.0.0.0 unless ENERGY_SIM_TOKEN is set', () => {
+    expect(env().ENERGY_SIM_HOST).toBe('0.0.0.0');
+    expect(env().ENERGY_SIM_TOKEN).toBeUndefined();
+  });
+});

@@ -1,0 +1,1 @@
+export { startSimulator, type StartSimulatorOptions, type TestSimulator } from './start-simulator.ts';

@@ -1,0 +1,108 @@
+/**
+ * `startSimulator()` for consumers' tests: a fresh simulator listening on a free
+ * loopback port, with an in-process fetch, its clock, a ready client and typed control
+ * helpers. Stop it when done; nothing is shared between two of them.
+ */
+import { createAdaptorServer } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import type { components } from '../generated/control.ts';
+import { createClient, type ClientOptions, type EnergyRentalClient } from '../client/index.ts';
+import { createSimulator, type Simulator, type SimulatorOptions } from '../../mock/simulator.ts';
+import type { Clock } from '../../mock/engine/index.ts';
+
+type Control = components['schemas'];
+
+export interface StartSimulatorOptions extends SimulatorOptions {
+  /** Listen on a loopback port (default true); false gives an in-process simulator only. */
+  listen?: boolean;
+}
+
+export interface TestSimulator {
+  /** Base URL of the listening simulator, e.g. http://127.0.0.1:53211 ('' with listen: false). */
+  url: string;
+  /** Calls the simulator in-process, no socket: `createClient({ fetch: sim.fetch })`. */
+  fetch: typeof fetch;
+  clock: Clock;
+  /** The simulator itself (engine, app, journal) for anything the helpers do not cover. */
+  simulator: Simulator;
+  /** A client for `apiKey` (default demo-key), in-process, whose waitForOrder moves a manual clock. */
+  client(apiKey?: string, options?: Partial<ClientOptions>): EnergyRentalClient;
+  /** Moves the manual clock forward, running every step that falls due. */
+  advance(ms: number): Promise<Control['Clock']>;
+  createAccount(balance?: Control['Amounts'], options?: Omit<Control['CreateAccountRequest'], 'balance'>): Promise<Control['CreatedAccount']>;
+  addRule(rule: Control['RuleRequest']): Promise<string>;
+  injectFault(fault: Control['FaultRequest']): Promise<string>;
+  journal(filter?: { limit?: number; operation?: string }): Promise<Control['JournalEntry'][]>;
+  reset(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a simulator for a test. Defaults: manual clock, realistic timing, the demo
+ * account (key `demo-key`, 1000 TRX, 100 USDT).
+ *
+ * @example
+ *   const sim = await startSimulator();
+ *   const client = sim.client();
+ *   const { id } = await client.createOrder({ pledgeAddress, rentalCount: 65000, period: '1h' });
+ *   await client.waitForOrder({ orderId: id }); // advances the manual clock, takes no real time
+ *   await sim.stop();
+ */
+export async function startSimulator(options: StartSimulatorOptions = {}): Promise<TestSimulator> {
+  const { listen = true, ...simulatorOptions } = options;
+  const simulator = createSimulator({ clock: 'manual', ...simulatorOptions });
+  let url = '';
+  let close = async (): Promise<void> => {};
+  if (listen) {
+    const server = createAdaptorServer({ fetch: simulator.app.fetch, hostname: '127.0.0.1' });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    close = () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+  }
+
+  const control = async <T>(method: string, path: string, body?: unknown, apiKey?: string): Promise<T> => {
+    const response = await simulator.fetch(`http://simulator/_sim${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...(apiKey ? { 'API-KEY': apiKey } : {}) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const payload = (await response.json()) as T & { msg?: string };
+    if (!response.ok) throw new Error(`startSimulator: ${method} /_sim${path} failed with HTTP ${response.status}: ${payload.msg ?? ''}`);
+    return payload;
+  };
+  const manual = simulator.clock.mode === 'manual';
+
+  return {
+    url,
+    fetch: simulator.fetch,
+    clock: simulator.clock,
+    simulator,
+    client(apiKey = 'demo-key', clientOptions = {}) {
+      return createClient({
+        baseUrl: 'http://simulator',
+        apiKey,
+        fetch: simulator.fetch,
+        // With a manual clock, waiting for an order is moving the clock: no real time passes.
+        ...(manual ? { sleep: async (ms: number) => void simulator.advance(ms), now: () => simulator.clock.now() } : {}),
+        ...clientOptions,
+      });
+    },
+    advance: (ms) => control('POST', '/clock/advance', { ms }),
+    createAccount: (balance = {}, rest = {}) => control('POST', '/accounts', { balance, ...rest }),
+    addRule: async (rule) => (await control<{ id: string }>('POST', '/rules', rule)).id,
+    injectFault: async (fault) => (await control<{ id: string }>('POST', '/faults', fault)).id,
+    journal: async (filter = {}) => {
+      const query = new URLSearchParams(Object.entries(filter).map(([k, v]) => [k, String(v)])).toString();
+      return (await control<{ entries: Control['JournalEntry'][] }>('GET', `/journal${query ? `?${query}` : ''}`)).entries;
+    },
+    reset: async () => void (await control('POST', '/reset')),
+    stop: close,
+  };
+}
