@@ -105,3 +105,60 @@ export const BROKEN_VARIANTS: Record<string, { breaks: string; apply: (sim: Simu
       }) as typeof fetch,
   },
 };
+
+/**
+ * Not for the self-test: a simulator whose responses were altered the way an upstream
+ * release might alter them, one alteration per kind of drift. Recording it and
+ * comparing with a recording of the plain simulator must report each one with its
+ * operation and JSON path (drift/record-loop.test.ts).
+ */
+export const ALTERATIONS = [
+  { operation: 'getPrice', path: '/data/rentalCount', kind: 'type-changed', does: 'sends rentalCount as a string' },
+  { operation: 'getPrice', path: '/data/resourceType', kind: 'field-removed', does: 'drops resourceType' },
+  { operation: 'getPrice', path: '/msg', kind: 'message-changed', does: "says 'Price estimated' instead of 'Get price successfully'" },
+  { operation: 'getAccount', path: '/data/vipLevel', kind: 'field-added', does: 'adds vipLevel' },
+  { operation: 'getAccount', path: '/data/balance/available/usdt', kind: 'format-changed', does: 'shows USDT with two decimals instead of six' },
+  { operation: 'getOrderHistory', path: '/data/createdAt', kind: 'format-changed', does: 'sends createdAt in seconds instead of milliseconds' },
+  { operation: 'getOrderHistory', path: '/data/orderId', kind: 'format-changed', does: "sends orderId as 'ord_' and lower case" },
+  { operation: 'getOrderHistory', path: '/data/resourceType', kind: 'unknown-enum-value', does: "sends resourceType 'BANDWIDTH'" },
+  { operation: 'getOrderHistory', path: '/code', kind: 'code-changed', does: 'answers an unknown order with code 40404 instead of 40401' },
+] as const;
+
+/** Rewrites the JSON body of every API response through `change`. */
+function alter(sim: Simulator, change: (path: string, body: Body, status: number) => void): typeof fetch {
+  return (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const request = new Request(input, init);
+    const response = await sim.fetch(request.clone());
+    const path = new URL(request.url).pathname;
+    if (!path.startsWith('/v1/')) return response;
+    const body = (await response.json()) as Body;
+    change(path, body, response.status);
+    return new Response(JSON.stringify(body), { status: response.status, headers: response.headers });
+  }) as typeof fetch;
+}
+
+export const ALTERED_VARIANTS: Record<string, { breaks: string; apply: (sim: Simulator) => typeof fetch }> = {
+  altered: {
+    breaks: ALTERATIONS.map((a) => `${a.operation} ${a.does}`).join('; '),
+    apply: (sim) =>
+      alter(sim, (path, b, status) => {
+        const data = b.data;
+        if (path === '/v1/tron/price' && data) {
+          data.rentalCount = String(data.rentalCount);
+          delete data.resourceType;
+          b.msg = 'Price estimated';
+        }
+        if (path === '/v1/account' && data) {
+          data.vipLevel = 0;
+          const available = (data.balance as { available?: { usdt?: string } } | undefined)?.available;
+          if (available?.usdt) available.usdt = Number(available.usdt).toFixed(2);
+        }
+        if (path === '/v1/tron/history') {
+          if (data && typeof data.createdAt === 'number') data.createdAt = Math.floor(data.createdAt / 1000);
+          if (data && typeof data.orderId === 'string') data.orderId = `ord_${data.orderId.slice(2).toLowerCase()}`;
+          if (data) data.resourceType = 'BANDWIDTH';
+          if (status === 404 && b.code === 40401) b.code = 40404;
+        }
+      }),
+  },
+};

@@ -11,6 +11,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CliError } from '../mock/cli/cli-error.ts';
+import { loadRecording } from '../drift/recording.ts';
+import { newRunId } from './contract-config.ts';
 
 export const CONTRACT_HELP = `Usage: energy-rental-kit contract [options]
 
@@ -30,33 +32,29 @@ Options (each has an environment variable; the flag wins):
   --pledge-address A    Address that receives the energy, default the account's wallet
                         (CONTRACT_PLEDGE_ADDRESS)
   --report FILE         Where to write the report, default contract-report.json (CONTRACT_REPORT)
+  --replay FILE         Run offline against a recording made by 'energy-rental-kit record'
+                        instead of a live target; its spending guard and run id come
+                        from the recording (CONTRACT_REPLAY)
   -h, --help            Show this help
 `;
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Turns the flags into the suite's environment, naming the flag and the fix on a mistake. */
-export function contractEnv(argv: string[], env: NodeJS.ProcessEnv): NodeJS.ProcessEnv | 'help' {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        'base-url': { type: 'string' },
-        'api-key': { type: 'string' },
-        'allow-spend': { type: 'boolean' },
-        'max-orders': { type: 'string' },
-        'pledge-address': { type: 'string' },
-        report: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new CliError(`${(error as Error).message}. Run 'energy-rental-kit contract --help' for the options.`);
-  }
-  if (values.help) return 'help';
+/** The flags of the contract suite, shared with `record`. */
+export const CONTRACT_OPTIONS = {
+  'base-url': { type: 'string' },
+  'api-key': { type: 'string' },
+  'allow-spend': { type: 'boolean' },
+  'max-orders': { type: 'string' },
+  'pledge-address': { type: 'string' },
+  report: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type ContractFlags = { [K in keyof typeof CONTRACT_OPTIONS]?: (typeof CONTRACT_OPTIONS)[K]['type'] extends 'string' ? string : boolean };
+
+/** Applies the suite's flags to an environment, naming the flag and the fix on a mistake. */
+export function applyContractFlags(values: ContractFlags, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { ...env };
   if (values['base-url'] !== undefined) out.CONTRACT_BASE_URL = values['base-url'];
   if (values['api-key'] !== undefined) out.CONTRACT_API_KEY = values['api-key'];
@@ -71,6 +69,59 @@ export function contractEnv(argv: string[], env: NodeJS.ProcessEnv): NodeJS.Proc
     throw new CliError('--base-url needs --api-key (or CONTRACT_API_KEY): the key of the account to test with.');
   }
   return out;
+}
+
+/** Turns the flags into the suite's environment, naming the flag and the fix on a mistake. */
+export function contractEnv(argv: string[], env: NodeJS.ProcessEnv): NodeJS.ProcessEnv | 'help' {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: { ...CONTRACT_OPTIONS, replay: { type: 'string' } },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new CliError(`${(error as Error).message}. Run 'energy-rental-kit contract --help' for the options.`);
+  }
+  if (values.help) return 'help';
+  if (values.replay !== undefined) {
+    const clash = (['base-url', 'allow-spend', 'max-orders', 'pledge-address'] as const).filter((flag) => values[flag] !== undefined);
+    if (clash.length > 0) {
+      throw new CliError(`--replay serves a recording offline with the recording's own target and spending guard; drop ${clash.map((f) => `--${f}`).join(', ')}.`);
+    }
+    const file = path.resolve(values.replay);
+    try {
+      loadRecording(file);
+    } catch (error) {
+      throw new CliError(`--replay: ${(error as Error).message}`);
+    }
+    const out = applyContractFlags(values, env);
+    out.CONTRACT_REPLAY = file;
+    return out;
+  }
+  return applyContractFlags(values, env);
+}
+
+/** vitest's CLI: it exports no path to it, so it is found next to its package.json. */
+export const VITEST_CLI = path.join(path.dirname(createRequire(import.meta.url).resolve('vitest/package.json')), 'vitest.mjs');
+
+/**
+ * Starts vitest on the contract project with the suite's environment and resolves with
+ * its exit code.
+ */
+export function spawnContractSuite(env: NodeJS.ProcessEnv, options: { vitestArgs?: string[]; stdio?: 'inherit' | 'pipe'; onOutput?: (chunk: string) => void } = {}): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const child = spawn(process.execPath, [VITEST_CLI, 'run', '--project', 'contract', ...(options.vitestArgs ?? [])], {
+      cwd: root,
+      env,
+      stdio: options.stdio === 'pipe' ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+    });
+    child.stdout?.on('data', (chunk: Buffer) => options.onOutput?.(chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => options.onOutput?.(chunk.toString()));
+    child.once('error', reject);
+    child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
 }
 
 /**
@@ -88,14 +139,9 @@ export async function runContract(argv: string[], env: NodeJS.ProcessEnv = proce
   // One directory per run holds the order slots that all workers share.
   const runDir = mkdtempSync(path.join(os.tmpdir(), 'energy-rental-contract-'));
   suiteEnv.CONTRACT_RUN_DIR = runDir;
-  // vitest exports no path to its CLI, so it is found next to its package.json.
-  const vitest = path.join(path.dirname(createRequire(import.meta.url).resolve('vitest/package.json')), 'vitest.mjs');
+  suiteEnv.CONTRACT_RUN_ID ||= newRunId();
   try {
-    return await new Promise<number>((resolve, reject) => {
-      const child = spawn(process.execPath, [vitest, 'run', '--project', 'contract'], { cwd: root, env: suiteEnv, stdio: 'inherit' });
-      child.once('error', reject);
-      child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
-    });
+    return await spawnContractSuite(suiteEnv);
   } finally {
     rmSync(runDir, { recursive: true, force: true });
   }

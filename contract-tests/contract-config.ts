@@ -2,9 +2,14 @@
  * The contract run's settings, read once from the environment (the `contract` command
  * sets them from its flags).
  */
+import { loadRecording } from '../drift/recording.ts';
+
 export interface ContractConfig {
-  /** 'in-process' (default): a fresh simulator per file, no socket, manual clock. */
-  mode: 'in-process' | 'url';
+  /**
+   * 'in-process' (default): a fresh simulator per file, no socket, manual clock.
+   * 'url': a server at `baseUrl`. 'replay': a recording served offline (`replayPath`).
+   */
+  mode: 'in-process' | 'url' | 'replay';
   baseUrl?: string;
   apiKey: string;
   /** Against a URL that is not a simulator, cases that create orders need this. */
@@ -19,7 +24,25 @@ export interface ContractConfig {
   variant?: string;
   /** Directory shared by the run's workers (order slots). */
   runDir?: string;
+  /**
+   * Seeds every value the suite makes up (outOrderNo, fresh addresses), so that a run
+   * with the same id sends the same requests. A replay uses its recording's id.
+   */
+  runId: string;
+  /** Directory where each file's exchanges are appended while recording. */
+  recordDir?: string;
+  /** The recording a replay serves. */
+  replayPath?: string;
 }
+
+/** A fresh run id: the time in base 36 and the process id, unique enough per run. */
+export function newRunId(now = Date.now()): string {
+  return `${now.toString(36)}${process.pid.toString(36)}`;
+}
+
+// One id per worker when no run id is given (a bare `vitest run`); test names keep the
+// values of different files apart.
+const fallbackRunId = newRunId();
 
 /**
  * Reads the configuration, naming the variable and the fix on a mistake.
@@ -29,6 +52,7 @@ export interface ContractConfig {
  */
 export function readContractConfig(env: NodeJS.ProcessEnv = process.env): ContractConfig {
   const baseUrl = env.CONTRACT_BASE_URL?.trim() || undefined;
+  const replayPath = env.CONTRACT_REPLAY?.trim() || undefined;
   const maxOrdersText = env.CONTRACT_MAX_ORDERS ?? '1';
   const maxOrders = Number(maxOrdersText);
   if (!/^\d+$/.test(maxOrdersText)) {
@@ -44,16 +68,36 @@ export function readContractConfig(env: NodeJS.ProcessEnv = process.env): Contra
       throw new Error('CONTRACT_API_KEY is required with CONTRACT_BASE_URL: set it to the API key of the account to test with.');
     }
   }
+  if (replayPath && baseUrl) {
+    throw new Error('CONTRACT_REPLAY and CONTRACT_BASE_URL exclude each other: a replay serves its recording offline. Unset one of them.');
+  }
+  if (replayPath && env.CONTRACT_RECORD) {
+    throw new Error('CONTRACT_REPLAY and CONTRACT_RECORD exclude each other: record a real target, not a replay.');
+  }
   const config: ContractConfig = {
-    mode: baseUrl ? 'url' : 'in-process',
+    mode: replayPath ? 'replay' : baseUrl ? 'url' : 'in-process',
     apiKey: env.CONTRACT_API_KEY ?? 'demo-key',
     allowSpend: env.CONTRACT_ALLOW_SPEND === '1',
     maxOrders,
     reportPath: env.CONTRACT_REPORT ?? 'contract-report.json',
+    runId: env.CONTRACT_RUN_ID?.trim() || fallbackRunId,
   };
   if (baseUrl) config.baseUrl = baseUrl.replace(/\/+$/, '');
   if (env.CONTRACT_PLEDGE_ADDRESS) config.pledgeAddress = env.CONTRACT_PLEDGE_ADDRESS;
   if (env.CONTRACT_VARIANT) config.variant = env.CONTRACT_VARIANT;
   if (env.CONTRACT_RUN_DIR) config.runDir = env.CONTRACT_RUN_DIR;
+  if (env.CONTRACT_RECORD) config.recordDir = env.CONTRACT_RECORD;
+  if (replayPath) {
+    // A replay sends exactly what the recording run sent: its run id, its spending
+    // guard and its receiving address.
+    const recording = loadRecording(replayPath);
+    config.replayPath = replayPath;
+    config.runId = recording.runId;
+    config.allowSpend = recording.settings.allowSpend;
+    config.maxOrders = recording.settings.maxOrders;
+    delete config.pledgeAddress;
+    if (recording.settings.pledgeAddress) config.pledgeAddress = recording.settings.pledgeAddress;
+    delete config.variant;
+  }
   return config;
 }

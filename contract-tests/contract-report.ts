@@ -68,7 +68,8 @@ export function buildReport(cases: Array<ContractCase & { meta?: ContractMeta }>
 /** The short human summary printed after a run. */
 export function summarise(report: ContractReport, reportPath: string): string {
   const t = report.target;
-  const where = t ? `${t.kind === 'in-process' ? 'the in-process simulator' : t.baseUrl}${t.simulator ? '' : ' (not a simulator)'}${t.variant ? ` [broken variant: ${t.variant}]` : ''}` : 'no target';
+  const place = t?.kind === 'in-process' ? 'the in-process simulator' : t?.kind === 'replay' ? `the recording ${t.recording} (replayed offline; recorded from ${t.recordedFrom})` : t?.baseUrl;
+  const where = t ? `${place}${t.simulator ? '' : ' (not a simulator)'}${t.variant ? ` [broken variant: ${t.variant}]` : ''}` : 'no target';
   const lines = [
     '',
     `Contract run against ${where}`,
@@ -80,7 +81,8 @@ export function summarise(report: ContractReport, reportPath: string): string {
   for (const c of report.cases.filter((x) => x.verdict === 'skipped')) reasons.set(c.reason ?? 'skipped', (reasons.get(c.reason ?? 'skipped') ?? 0) + 1);
   for (const [reason, count] of reasons) lines.push(`  skipped ${count}: ${reason}`);
   const spent = Object.entries(report.spent.byCurrency).map(([currency, amount]) => `${amount} ${currency}`);
-  lines.push(`  spent: ${report.spent.orders} order${report.spent.orders === 1 ? '' : 's'}${spent.length ? ` (${spent.join(', ')})` : ''}${t?.simulator ? ' on a simulator, no real money' : ''}`);
+  const free = t?.kind === 'replay' ? ' in a replay, no real money' : t?.simulator ? ' on a simulator, no real money' : '';
+  lines.push(`  spent: ${report.spent.orders} order${report.spent.orders === 1 ? '' : 's'}${spent.length ? ` (${spent.join(', ')})` : ''}${free}`);
   lines.push(`  report: ${reportPath}`);
   return `${lines.join('\n')}\n`;
 }

@@ -3,22 +3,30 @@
  * capabilities at /_sim/health; anything else is treated as the real service, with
  * no capabilities and the spending guard on.
  */
+import { isAbsolute, relative as relativePath } from 'node:path';
 import type { components } from '../src/generated/control.ts';
 import { createSimulator } from '../mock/simulator.ts';
-import { BROKEN_VARIANTS, OPAQUE_VARIANT } from './broken-variants.ts';
+import { createRecorder, type CaseTransport } from '../drift/recorder.ts';
+import { CONNECT_CASE, loadRecording } from '../drift/recording.ts';
+import { createReplay } from '../drift/replay-target.ts';
+import { ALTERED_VARIANTS, BROKEN_VARIANTS, OPAQUE_VARIANT } from './broken-variants.ts';
 import type { ContractConfig } from './contract-config.ts';
 
 type ControlSchemas = components['schemas'];
 export type Capability = ControlSchemas['Capability'];
 
 export interface TargetInfo {
-  kind: 'in-process' | 'url';
+  kind: 'in-process' | 'url' | 'replay';
   baseUrl: string;
   simulator: boolean;
   capabilities: Capability[];
   clock?: string;
   timing?: string;
   variant?: string;
+  /** Replay only: the recording served. */
+  recording?: string;
+  /** Replay only: what was recorded, e.g. 'the in-process simulator' or its URL. */
+  recordedFrom?: string;
 }
 
 export interface ContractTarget {
@@ -31,6 +39,13 @@ export interface ContractTarget {
   now(): number;
   /** The control plane; throws when the target is not a simulator. */
   control: ControlPlane;
+  /**
+   * The same target, with every request it sends labelled as the case's (a recording
+   * notes the case, a replay prefers what the case recorded). Clock state is shared.
+   */
+  forCase(caseName: string, file: string): ContractTarget;
+  /** Replay only: the requests of a case that matched no recorded interaction (emptied by the call). */
+  takeReplayMisses(caseName: string): string[];
 }
 
 export interface ControlPlane {
@@ -53,41 +68,48 @@ const IN_PROCESS_BASE = 'http://simulator.in-process';
  */
 export async function connectTarget(config: ContractConfig, seed = 7): Promise<ContractTarget> {
   let baseUrl: string;
-  let targetFetch: typeof fetch;
-  if (config.mode === 'in-process') {
-    // Looking like the real service means no clock control either: real time, fast timing.
-    const opaque = config.variant === 'opaque';
-    const sim = createSimulator({ clock: opaque ? 'real' : 'manual', timing: opaque ? 'fast' : 'realistic', seed });
-    baseUrl = IN_PROCESS_BASE;
-    if (config.variant) {
-      const variant = config.variant === 'opaque' ? OPAQUE_VARIANT : BROKEN_VARIANTS[config.variant];
-      if (!variant) throw new Error(`CONTRACT_VARIANT '${config.variant}' is unknown; known: opaque, ${Object.keys(BROKEN_VARIANTS).join(', ')}.`);
-      targetFetch = variant.apply(sim);
-    } else {
-      targetFetch = sim.fetch;
-    }
+  let transport: CaseTransport;
+  let replay: ReturnType<typeof createReplay> | undefined;
+  let recorder: ReturnType<typeof createRecorder> | undefined;
+  if (config.mode === 'replay') {
+    replay = createReplay(loadRecording(config.replayPath!), { apiKey: config.apiKey, onMiss: (message) => console.error(`[replay] ${message}`) });
+    baseUrl = replay.info.baseUrl;
+    transport = replay.transport;
   } else {
-    baseUrl = config.baseUrl!;
-    targetFetch = globalThis.fetch;
+    let targetFetch: (request: Request) => Promise<Response>;
+    if (config.mode === 'in-process') {
+      // Looking like the real service means no clock control either: real time, fast timing.
+      const opaque = config.variant === 'opaque';
+      const sim = createSimulator({ clock: opaque ? 'real' : 'manual', timing: opaque ? 'fast' : 'realistic', seed });
+      baseUrl = IN_PROCESS_BASE;
+      if (config.variant) {
+        const variant = config.variant === 'opaque' ? OPAQUE_VARIANT : (BROKEN_VARIANTS[config.variant] ?? ALTERED_VARIANTS[config.variant]);
+        if (!variant) {
+          throw new Error(`CONTRACT_VARIANT '${config.variant}' is unknown; known: opaque, ${[...Object.keys(BROKEN_VARIANTS), ...Object.keys(ALTERED_VARIANTS)].join(', ')}.`);
+        }
+        targetFetch = variant.apply(sim);
+      } else {
+        targetFetch = sim.fetch;
+      }
+    } else {
+      baseUrl = config.baseUrl!;
+      targetFetch = (request) => globalThis.fetch(request);
+    }
+    recorder = config.recordDir ? createRecorder({ dir: config.recordDir, mainKey: config.apiKey, baseUrl }) : undefined;
+    transport = recorder ? recorder.wrap(targetFetch) : (request) => targetFetch(request);
   }
+  const fetchFor = (caseName: string, file: string): typeof fetch =>
+    ((input: RequestInfo | URL, init?: RequestInit) => transport(new Request(input, init), caseName, file)) as typeof fetch;
+
   const token = process.env.CONTRACT_SIM_TOKEN;
   const controlHeaders = (apiKey?: string): Record<string, string> => ({
     'content-type': 'application/json',
     ...(token ? { authorization: `Bearer ${token}` } : {}),
     ...(apiKey ? { 'API-KEY': apiKey } : {}),
   });
-  const call = async <T>(method: string, path: string, body?: unknown, apiKey?: string): Promise<T> => {
-    const response = await targetFetch(`${baseUrl}/_sim${path}`, {
-      method,
-      headers: controlHeaders(apiKey),
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`control plane ${method} /_sim${path} failed: HTTP ${response.status} ${text}`);
-    return JSON.parse(text) as T;
-  };
 
-  const health = await targetFetch(`${baseUrl}/_sim/health`)
+  const connectFetch = fetchFor(CONNECT_CASE, '');
+  const health = await connectFetch(`${baseUrl}/_sim/health`)
     .then(async (r) => (r.ok ? ((await r.json()) as Partial<ControlSchemas['Health']>) : undefined))
     .catch(() => undefined);
   const simulator = health?.simulator === 'energy-rental-kit';
@@ -96,33 +118,57 @@ export async function connectTarget(config: ContractConfig, seed = 7): Promise<C
   if (health?.clock) info.clock = health.clock;
   if (health?.timing) info.timing = health.timing;
   if (config.variant) info.variant = config.variant;
+  if (replay) {
+    if (replay.info.variant) info.variant = replay.info.variant;
+    // Named as the user would, relative to the working directory when it is inside it.
+    const relative = relativePath(process.cwd(), config.replayPath!);
+    info.recording = relative && !relative.startsWith('..') && !isAbsolute(relative) ? relative : config.replayPath!;
+    const recorded = loadRecording(config.replayPath!).target;
+    info.recordedFrom = recorded.kind === 'in-process' ? 'the in-process simulator' : recorded.kind === 'replay' ? `a replay of ${recorded.recording}` : recorded.baseUrl;
+  }
+  recorder?.noteTarget(info);
 
   let virtualNow = 0;
   const clockControlled = capabilities.includes('clock');
-  return {
-    info,
-    apiKey: config.apiKey,
-    fetch: targetFetch,
-    has: (capability) => capabilities.includes(capability),
-    async sleep(ms) {
-      if (clockControlled) {
-        await call('POST', '/clock/advance', { ms });
-        virtualNow += ms;
-      } else {
-        await new Promise((resolve) => setTimeout(resolve, ms));
-      }
-    },
-    now: () => (clockControlled ? virtualNow : Date.now()),
-    control: {
-      createAccount: (balance) => call('POST', '/accounts', { balance }),
-      ownAccount: (apiKey) => call('GET', '/accounts/me', undefined, apiKey),
-      addRule: async (rule) => (await call<{ id: string }>('POST', '/rules', rule)).id,
-      address: (address) => call('GET', `/addresses/${address}`),
-      timeline: (apiKey, orderId) => call('GET', `/orders/${orderId}`, undefined, apiKey),
-      advance: async (ms) => {
-        await call('POST', '/clock/advance', { ms });
-        virtualNow += ms;
+  // A replay never waits for real: what it serves was recorded already.
+  const virtualClock = clockControlled || config.mode === 'replay';
+  const build = (caseName: string, file: string): ContractTarget => {
+    const targetFetch = fetchFor(caseName, file);
+    const call = async <T>(method: string, path: string, body?: unknown, apiKey?: string): Promise<T> => {
+      const response = await targetFetch(`${baseUrl}/_sim${path}`, {
+        method,
+        headers: controlHeaders(apiKey),
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      if (!response.ok) throw new Error(`control plane ${method} /_sim${path} failed: HTTP ${response.status} ${text}`);
+      return JSON.parse(text) as T;
+    };
+    return {
+      info,
+      apiKey: config.apiKey,
+      fetch: targetFetch,
+      has: (capability) => capabilities.includes(capability),
+      async sleep(ms) {
+        if (clockControlled) await call('POST', '/clock/advance', { ms });
+        else if (!virtualClock) await new Promise((resolve) => setTimeout(resolve, ms));
+        if (virtualClock) virtualNow += ms;
       },
-    },
+      now: () => (virtualClock ? virtualNow : Date.now()),
+      control: {
+        createAccount: (balance) => call('POST', '/accounts', { balance }),
+        ownAccount: (apiKey) => call('GET', '/accounts/me', undefined, apiKey),
+        addRule: async (rule) => (await call<{ id: string }>('POST', '/rules', rule)).id,
+        address: (address) => call('GET', `/addresses/${address}`),
+        timeline: (apiKey, orderId) => call('GET', `/orders/${orderId}`, undefined, apiKey),
+        advance: async (ms) => {
+          await call('POST', '/clock/advance', { ms });
+          virtualNow += ms;
+        },
+      },
+      forCase: build,
+      takeReplayMisses: (name) => replay?.takeMisses(name) ?? [],
+    };
   };
+  return build(CONNECT_CASE, '');
 }

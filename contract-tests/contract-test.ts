@@ -3,6 +3,7 @@
  * every response against the spec and record every interaction into the test's meta,
  * where the contract reporter reads it.
  */
+import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { test as base, type TestContext } from 'vitest';
@@ -36,6 +37,9 @@ declare module 'vitest' {
 
 interface Fixtures {
   config: ContractConfig;
+  /** The file's connection to the target (one simulator per file in-process). */
+  connection: ContractTarget;
+  /** The connection, with every request labelled as this case's (for recording and replay). */
   target: ContractTarget;
   /** A client of the run's account, recording into this test. */
   api: EnergyRentalClient;
@@ -53,15 +57,28 @@ interface Fixtures {
   slotsExhausted: string;
   /** Books what an order cost, for the run's spending summary. */
   noteSpent: (created: OrderCreated) => void;
+  /** A new outOrderNo of this case, the same in every run with the same run id (see uniqueOutOrderNo). */
+  newOutOrderNo: (label: string) => string;
 }
 
 /** The cheapest order: the minimum quantity for the shortest period. */
 export const CHEAPEST = { rentalCount: 64000, period: '10min' } as const;
 
-let uniqueCounter = 0;
-/** A run-unique outOrderNo, so repeated runs never collide on the real service. */
-export function uniqueOutOrderNo(label: string): string {
-  return `erk-${label}-${Date.now().toString(36)}-${process.pid.toString(36)}-${(uniqueCounter++).toString(36)}`;
+/**
+ * A run-unique outOrderNo, so repeated runs never collide on the real service: it
+ * derives from the run id, the case's name and the case's own count, so a replay
+ * (which reuses the recording's run id) sends exactly what the recording run sent.
+ *
+ * @example
+ *   uniqueOutOrderNo('order', 'mfx2k3j41a2b', 'contract-tests/x.contract.test.ts > creates', 0); // 'erk-order-mfx2k3j41a2b-7e72d0f8-0'
+ */
+export function uniqueOutOrderNo(label: string, runId: string, caseName: string, count: number): string {
+  return `erk-${label}-${runId}-${createHash('sha256').update(caseName).digest('hex').slice(0, 8)}-${count.toString(36)}`;
+}
+
+/** 20 bytes derived from the run id, the case and a label: a fresh value per run that a replay repeats. */
+export function runBytes(runId: string, caseName: string, label: string): Uint8Array {
+  return createHash('sha256').update(`${runId}\n${caseName}\n${label}`).digest().subarray(0, 20);
 }
 
 function ensureMeta(context: TestContext, target: ContractTarget): ContractMeta {
@@ -71,7 +88,16 @@ function ensureMeta(context: TestContext, target: ContractTarget): ContractMeta 
 
 export const contractTest = base.extend<Fixtures>({
   config: [async ({}, use) => use(readContractConfig()), { scope: 'file' }],
-  target: [async ({ config }, use) => use(await connectTarget(config)), { scope: 'file' }],
+  connection: [async ({ config }, use) => use(await connectTarget(config)), { scope: 'file' }],
+  target: async ({ connection, task, onTestFinished }, use) => {
+    // A replay answers an unrecorded request with HTTP 501; a case that expects a
+    // rejection could take that for one, so any miss fails the case.
+    onTestFinished(() => {
+      const misses = connection.takeReplayMisses(task.fullName);
+      if (misses.length > 0) throw new ReplayMissError(misses);
+    });
+    await use(connection.forCase(task.fullName, task.file.name));
+  },
 
   clientFor: async ({ target, task, onTestFinished }, use) => {
     const context = { task } as TestContext;
@@ -103,11 +129,16 @@ export const contractTest = base.extend<Fixtures>({
 
   api: async ({ clientFor, target }, use) => use(clientFor(target.apiKey)),
 
-  orderParams: async ({ config, api }, use) => {
+  newOutOrderNo: async ({ config, task }, use) => {
+    let count = 0;
+    await use((label) => uniqueOutOrderNo(label, config.runId, task.fullName, count++));
+  },
+
+  orderParams: async ({ config, api, newOutOrderNo }, use) => {
     let address = config.pledgeAddress;
     await use(async (overrides = {}) => {
       address ??= (await api.getAccount()).walletAddress;
-      return { pledgeAddress: overrides.pledgeAddress ?? address, ...CHEAPEST, outOrderNo: overrides.outOrderNo ?? uniqueOutOrderNo('order') };
+      return { pledgeAddress: overrides.pledgeAddress ?? address, ...CHEAPEST, outOrderNo: overrides.outOrderNo ?? newOutOrderNo('order') };
     });
   },
 
@@ -156,6 +187,14 @@ function record(exchange: Exchange, violations: SpecViolation[]): RecordedIntera
   if (exchange.error) interaction.error = exchange.error.message;
   if (violations.length > 0) interaction.specViolations = violations;
   return interaction;
+}
+
+/** A replay got requests it has no recording of: the suite changed, or the recording is partial. */
+export class ReplayMissError extends Error {
+  constructor(readonly misses: string[]) {
+    super(`the replay has no recorded interaction for ${misses.length} request${misses.length === 1 ? '' : 's'} of this case:\n${misses.map((m) => `  ${m}`).join('\n')}`);
+    this.name = 'ReplayMissError';
+  }
 }
 
 /** Statuses in the order they may happen; a later read may never show an earlier one. */

@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import type { EnergyRentalClient } from '../src/client/index.ts';
 import type { Order, OrderCreated, OrderStatus } from '../src/models.ts';
 import { encodeTronAddress } from '../src/tron-address.ts';
-import { contractTest as test, STATUS_RANK, uniqueOutOrderNo } from './contract-test.ts';
+import { contractTest as test, runBytes, STATUS_RANK } from './contract-test.ts';
 
 type Params = { pledgeAddress: string; rentalCount: number; period: '10min'; outOrderNo: string };
 
@@ -125,13 +124,13 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
     expect(normalise(after.balance.available.trx), 'the price is spent once').toBe(normalise(subtract('100', cost)));
   });
 
-  test('refunds a forced failure: FAILED, then REFUNDED with the money back', async ({ api, target, clientFor, orderParams, requireCapability }) => {
-    const fx = { api, target, clientFor, orderParams, requireCapability };
+  test('refunds a forced failure: FAILED, then REFUNDED with the money back', async ({ api, target, clientFor, orderParams, requireCapability, newOutOrderNo }) => {
+    const fx = { api, target, clientFor, orderParams, requireCapability, newOutOrderNo };
     fx.requireCapability('rules');
     fx.requireCapability('accounts');
     const account = await fx.target.control.createAccount({ trx: '100' });
     const own = fx.clientFor(account.apiKey);
-    const params = await fx.orderParams({ outOrderNo: uniqueOutOrderNo('fail') });
+    const params = await fx.orderParams({ outOrderNo: fx.newOutOrderNo('fail') });
     await fx.target.control.addRule({ match: { outOrderNo: params.outOrderNo }, outcome: 'FAILED', delayMs: 1000, times: 1 });
     const created = await own.createOrder(params);
     const seen: OrderStatus[] = [];
@@ -145,10 +144,11 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
     expect(after.balance.frozen.trx).toBe('0');
   });
 
-  test('activates a new receiving address exactly once, on its first order', async ({ api, target, clientFor, orderParams, requireCapability }) => {
+  test('activates a new receiving address exactly once, on its first order', async ({ api, target, clientFor, orderParams, requireCapability, config, task }) => {
     const fx = { api, target, clientFor, orderParams, requireCapability };
     fx.requireCapability('activation');
-    const address = encodeTronAddress(randomBytes(20));
+    // Fresh in every run, yet the same in a replay of this run (same run id, same case).
+    const address = encodeTronAddress(runBytes(config.runId, task.fullName, 'address'));
     expect((await fx.target.control.address(address)).activated).toBe(false);
     // The second order is placed before the first has activated anything: only one may.
     const first = await fx.api.createOrder(await fx.orderParams({ pledgeAddress: address }));
@@ -158,10 +158,10 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
     expect((await fx.target.control.timeline(fx.target.apiKey, second.id)).activatedAddress, 'the second order activates nothing').toBe(false);
   });
 
-  test('honours a forced delay: the outcome comes exactly that long after creation', async ({ api, target, clientFor, orderParams, requireCapability }) => {
-    const fx = { api, target, clientFor, orderParams, requireCapability };
+  test('honours a forced delay: the outcome comes exactly that long after creation', async ({ api, target, clientFor, orderParams, requireCapability, newOutOrderNo }) => {
+    const fx = { api, target, clientFor, orderParams, requireCapability, newOutOrderNo };
     fx.requireCapability('rules');
-    const params = await fx.orderParams({ outOrderNo: uniqueOutOrderNo('delay') });
+    const params = await fx.orderParams({ outOrderNo: fx.newOutOrderNo('delay') });
     await fx.target.control.addRule({ match: { outOrderNo: params.outOrderNo }, outcome: 'COMPLETED', delayMs: 1500, times: 1 });
     const created = await fx.api.createOrder(params);
     await fx.api.waitForOrder({ orderId: created.id }, WAIT);
@@ -174,13 +174,13 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
     else expect(took, 'within a second of the delay with a real clock').toBeLessThan(2500);
   });
 
-  test('returns the first order for a duplicate outOrderNo, without a second charge', async ({ api, target, clientFor, orderParams, requireCapability }) => {
-    const fx = { api, target, clientFor, orderParams, requireCapability };
+  test('returns the first order for a duplicate outOrderNo, without a second charge', async ({ api, target, clientFor, orderParams, requireCapability, newOutOrderNo }) => {
+    const fx = { api, target, clientFor, orderParams, requireCapability, newOutOrderNo };
     fx.requireCapability('duplicates');
     fx.requireCapability('accounts');
     const account = await fx.target.control.createAccount({ trx: '100' });
     const own = fx.clientFor(account.apiKey);
-    const params = await fx.orderParams({ outOrderNo: uniqueOutOrderNo('dup') });
+    const params = await fx.orderParams({ outOrderNo: fx.newOutOrderNo('dup') });
     const first = await own.createOrder(params);
     const again = await own.createOrder(params);
     expect(again.id, 'the same order comes back').toBe(first.id);

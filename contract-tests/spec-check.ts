@@ -10,6 +10,8 @@ const validators = createValidators(loadSpec('api'), { verbose: true });
 
 export interface SpecViolation {
   path: string;
+  /** The JSON Schema keyword that failed: required, type, pattern, enum, … */
+  keyword: string;
   message: string;
   schema: unknown;
   actual: unknown;
@@ -28,7 +30,7 @@ export function checkExchange(exchange: Exchange, target: { simulator: boolean }
   if (exchange.status === undefined) return [];
   const body = exchange.body;
   if (typeof body !== 'object' || body === null) {
-    return [{ path: '', message: 'the body is not a JSON object', schema: { type: 'object' }, actual: body }];
+    return [{ path: '', keyword: 'type', message: 'the body is not a JSON object', schema: { type: 'object' }, actual: body }];
   }
   const code = (body as { code?: unknown }).code;
   const msg = (body as { msg?: unknown }).msg;
@@ -57,6 +59,7 @@ function toViolation(error: ErrorObject): SpecViolation {
         : '';
   return {
     path: `${error.instancePath}${extra}` || '/',
+    keyword: error.keyword,
     message: error.message ?? error.keyword,
     schema: error.parentSchema,
     actual: error.data,

@@ -9,6 +9,8 @@ export const MAIN_HELP = `Usage: energy-rental-kit <command> [options]
 Commands:
   serve      Run the Energy Rental API simulator (npm start)
   contract   Run the contract suite against the simulator or a URL (npm run contract)
+  record     Run the contract suite against a target and save a recording (--out FILE)
+  drift      Compare two recordings, or a recording with the spec (OLD NEW, --spec NEW)
 
 Run 'energy-rental-kit <command> --help' for a command's options.
 `;
@@ -42,6 +44,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     case 'contract': {
       const { runContract } = await import('../../contract-tests/contract-command.ts');
       return runContract(rest, env);
+    }
+    case 'record': {
+      const { runRecord } = await import('../../drift/record-command.ts');
+      return runRecord(rest, env);
+    }
+    case 'drift': {
+      const { runDrift } = await import('../../drift/drift-command.ts');
+      return runDrift(rest);
     }
     default:
       throw new CliError(`Unknown command '${command}'. Run 'energy-rental-kit --help' for the commands.`);

@@ -1,0 +1,268 @@
+/**
+ * Compares two recordings through their inferred schemas, per operation and JSON
+ * path: fields added or removed, type and format changes (number versus numeric
+ * string, id format, time unit, decimals), enum values the spec does not list,
+ * message and code changes, responses that changed for the same case, status paths
+ * never seen before, and timing shifts.
+ */
+import type { Finding } from './finding.ts';
+import { decimalRange, describeDecimals, describeResponse, describeShape, fixedDecimals, inferRecording, isAlwaysPresent, type FieldShape, type InferredRecording, type ResponseShape, type StringFormat } from './infer-schema.ts';
+import type { Recording } from './recording.ts';
+import { documentedResponse, schemaAt, type SchemaNode } from './spec-schema.ts';
+
+export interface CompareOptions {
+  /** Median seconds to a status may move this much before it is reported. Default 2. */
+  timingThresholdSeconds?: number;
+}
+
+export const DEFAULT_TIMING_THRESHOLD = 2;
+
+const parentOf = (path: string): string => path.slice(0, path.lastIndexOf('/'));
+const lastSegment = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
+
+/** Whether `fields` has the container a path hangs from (an object, or an array for '*'). */
+function hasContainer(fields: Map<string, FieldShape>, path: string): boolean {
+  const parent = fields.get(parentOf(path));
+  return lastSegment(path) === '*' ? parent?.types.has('array') === true : parent?.types.has('object') === true;
+}
+
+const isNumeric = (f: FieldShape): boolean => f.types.has('integer') || f.types.has('number');
+const isNumericString = (f: FieldShape): boolean => f.formats.has('integer-string') || f.formats.has('decimal-string');
+
+/** Integer and decimal strings are one family: whether '1000' or '996.16' comes up is the value's doing. */
+const family = (format: StringFormat): string => (format === 'integer-string' || format === 'decimal-string' ? 'numeric-string' : format);
+
+/**
+ * Type, format, time unit and decimals of one path present on both sides. `documented`
+ * is the spec's schema of the path, when it has one: an integer-only pattern makes a
+ * decimal string where integers were a format change.
+ */
+export function compareField(operation: string, response: string, old: FieldShape, next: FieldShape, documented?: SchemaNode): Finding[] {
+  const at = { operation, response, path: old.path };
+  const newTypes = [...next.types].filter((t) => !old.types.has(t) && !(t === 'integer' && old.types.has('number')));
+  if (newTypes.length > 0) {
+    const numberVsString =
+      isNumeric(old) && !old.types.has('string') && next.types.has('string') && isNumericString(next)
+        ? `a number became a ${next.formats.has('decimal-string') ? 'decimal' : 'numeric'} string`
+        : old.types.has('string') && isNumericString(old) && isNumeric(next)
+          ? 'a numeric string became a number'
+          : 'the type changed';
+    return [{ severity: 'breaking', kind: 'type-changed', ...at, old: describeShape(old), new: describeShape(next), message: `${operation} ${old.path}: ${numberVsString} (${describeShape(old)} → ${describeShape(next)}).` }];
+  }
+  const findings: Finding[] = [];
+  if (old.types.has('string') && next.types.has('string')) {
+    const oldFamilies = new Set([...old.formats].map(family));
+    const newFormats = [...next.formats].filter((f) => !oldFamilies.has(family(f)));
+    const integersOnly = documented?.pattern !== undefined && !new RegExp(documented.pattern).test('1.5');
+    if (integersOnly && next.formats.has('decimal-string') && !old.formats.has('decimal-string')) newFormats.push('decimal-string');
+    if (newFormats.length > 0) {
+      const idish = [...old.formats].some((f) => ['order-id', 'uuid', 'hex64', 'tron-address'].includes(f));
+      findings.push({
+        severity: 'breaking',
+        kind: 'format-changed',
+        ...at,
+        old: [...old.formats].sort().join(', '),
+        new: [...next.formats].sort().join(', '),
+        message: `${operation} ${old.path}: ${idish ? 'the id format changed' : 'the string format changed'}, now ${newFormats.join(', ')} where OLD had ${[...old.formats].sort().join(', ')} (e.g. ${JSON.stringify(next.example)}).`,
+      });
+    }
+    const decimals = compareDecimals(old, next);
+    if (decimals) findings.push({ severity: 'breaking', kind: 'format-changed', ...at, ...decimals, message: `${operation} ${old.path}: the number of decimals changed, ${decimals.old} → ${decimals.new} (e.g. ${JSON.stringify(next.example)}).` });
+  }
+  const newUnits = [...next.timeUnits].filter((u) => !old.timeUnits.has(u));
+  if (newUnits.length > 0 && old.timeUnits.size > 0) {
+    findings.push({
+      severity: 'breaking',
+      kind: 'format-changed',
+      ...at,
+      old: `time in ${[...old.timeUnits].join(', ')}`,
+      new: `time in ${[...next.timeUnits].join(', ')}`,
+      message: `${operation} ${old.path}: the time unit changed, ${[...old.timeUnits].join(', ')} → ${[...next.timeUnits].join(', ')} (e.g. ${JSON.stringify(next.example)}).`,
+    });
+  }
+  return findings;
+}
+
+/**
+ * Decimals are compared where they are proven a format (see fixedDecimals): OLD always
+ * showed N decimals, zeros kept, and NEW shows others; or NEW always shows M, zeros
+ * kept, and OLD had more. '12.5' against '996.16' is the values' doing and is left.
+ */
+function compareDecimals(old: FieldShape, next: FieldShape): { old: string; new: string } | undefined {
+  const o = decimalRange(old);
+  const n = decimalRange(next);
+  if (!o || !n) return undefined;
+  const oldFixed = fixedDecimals(old);
+  const newFixed = fixedDecimals(next);
+  const show = (d: { min: number; max: number }, fixed: number | undefined): string => (fixed !== undefined ? `always ${describeDecimals(d)}` : describeDecimals(d));
+  if (oldFixed !== undefined ? n.min !== oldFixed || n.max !== oldFixed : newFixed !== undefined && o.max > newFixed) {
+    return { old: show(o, oldFixed), new: show(n, newFixed) };
+  }
+  return undefined;
+}
+
+/** Enum values in NEW that the document does not list for that field (and OLD never showed). */
+function unknownEnumValues(shape: ResponseShape, old: FieldShape | undefined, next: FieldShape, all: boolean): Finding | undefined {
+  const status = [...shape.statuses][0];
+  if (status === undefined) return undefined;
+  const documented = documentedResponse(shape.operation, status);
+  const node = documented ? schemaAt(documented.schema, next.path) : undefined;
+  const listed = node?.enum ?? (node?.const !== undefined ? [node.const] : undefined);
+  if (!listed || !next.types.has('string')) return undefined;
+  const unknown = [...next.values].filter((v) => !listed.includes(v) && (all || !old?.values.has(v)));
+  if (unknown.length === 0) return undefined;
+  return {
+    severity: 'breaking',
+    kind: 'unknown-enum-value',
+    operation: shape.operation,
+    response: describeResponse(shape),
+    path: next.path,
+    old: listed.join(', '),
+    new: unknown.join(', '),
+    message: `${shape.operation} ${next.path}: ${unknown.map((v) => `'${v}'`).join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not among the values the spec lists (${listed.join(', ')}).`,
+  };
+}
+
+/** The spec's schema of a path of a response, when the document has the response. */
+function documentedNode(shape: ResponseShape, path: string): SchemaNode | undefined {
+  const status = [...shape.statuses][0];
+  const documented = status === undefined ? undefined : documentedResponse(shape.operation, status);
+  return documented ? schemaAt(documented.schema, path) : undefined;
+}
+
+/** Whether `path` is `known` with some statuses left out (polling can miss a short status). */
+export function isSubsequence(path: string[], known: string[]): boolean {
+  let i = 0;
+  for (const status of known) if (status === path[i]) i++;
+  return i === path.length;
+}
+
+const transient = (status: number): boolean => status === 429 || status >= 500;
+
+/**
+ * Compares two inferred recordings.
+ *
+ * @example
+ *   compareInferred(inferRecording(oldRecording), inferRecording(newRecording)); // [] when the shapes agree
+ */
+export function compareInferred(old: InferredRecording, next: InferredRecording, options: CompareOptions = {}): Finding[] {
+  const threshold = options.timingThresholdSeconds ?? DEFAULT_TIMING_THRESHOLD;
+  const findings: Finding[] = [];
+
+  for (const operation of old.operations) {
+    if (!next.operations.has(operation)) {
+      findings.push({ severity: 'non-breaking', kind: 'operation-unobserved', operation, path: '', message: `${operation} was recorded in OLD but never called in NEW, so it could not be compared.` });
+    }
+  }
+
+  for (const [key, shape] of next.responses) {
+    const before = old.responses.get(key);
+    for (const field of shape.fields.values()) {
+      const finding = unknownEnumValues(shape, before?.fields.get(field.path), field, false);
+      if (finding) findings.push(finding);
+    }
+    if (!before) continue;
+    const response = describeResponse(shape);
+    for (const [path, field] of before.fields) {
+      const now = shape.fields.get(path);
+      if (now) findings.push(...compareField(shape.operation, response, field, now, documentedNode(shape, path)));
+      // A field OLD showed only sometimes (e.g. activatedAt once activated) may just not have come up.
+      else if (path !== '' && hasContainer(shape.fields, path) && isAlwaysPresent(before.fields, field)) {
+        findings.push({ severity: 'breaking', kind: 'field-removed', operation: shape.operation, response, path, old: describeShape(field), new: 'absent', message: `${shape.operation} ${path} is gone: OLD always had it in ${response} responses (${describeShape(field)}), NEW never has.` });
+      }
+    }
+    for (const [path, field] of shape.fields) {
+      if (path !== '' && !before.fields.has(path) && hasContainer(before.fields, path)) {
+        findings.push({ severity: 'non-breaking', kind: 'field-added', operation: shape.operation, response, path, old: 'absent', new: describeShape(field), message: `${shape.operation} ${path} is new in ${response} responses (${describeShape(field)}, e.g. ${JSON.stringify(field.example)}).` });
+      }
+    }
+    if (before.messages.size > 0) {
+      const oldMessages = [...before.messages.values()];
+      for (const [template, msg] of shape.messages) {
+        if (before.messages.has(template)) continue;
+        findings.push({ severity: 'non-breaking', kind: 'message-changed', operation: shape.operation, response, path: '/msg', old: oldMessages.join(' | '), new: msg, message: `${shape.operation} (${response}) says ${JSON.stringify(msg)} where OLD said ${oldMessages.map((m) => JSON.stringify(m)).join(' or ')}.` });
+      }
+    }
+  }
+
+  for (const [operation, byStatus] of next.codes) {
+    const before = old.codes.get(operation);
+    if (!before) continue;
+    for (const [status, codes] of byStatus) {
+      const oldCodes = before.get(status);
+      if (!oldCodes) continue;
+      const added = [...codes].filter((c) => !oldCodes.has(c));
+      if (added.length === 0) continue;
+      const show = (set: Iterable<number | null>): string => [...set].map((c) => (c === null ? 'none' : String(c))).join(', ');
+      findings.push({ severity: 'breaking', kind: 'code-changed', operation, response: `HTTP ${status}`, path: '/code', old: show(oldCodes), new: show(codes), message: `${operation} HTTP ${status}: code ${show(added)} is new; OLD answered this status with code ${show(oldCodes)}.` });
+    }
+  }
+
+  // The same case answering with an HTTP status it never had (e.g. 401 became 200).
+  const changes = new Map<string, { operation: string; old: string; next: string; status: number; cases: string[] }>();
+  for (const [caseKey, pairs] of next.caseResponses) {
+    const before = old.caseResponses.get(caseKey);
+    if (!before) continue;
+    const oldStatuses = new Set([...before].map((p) => Number(p.split('/')[0])));
+    for (const pair of pairs) {
+      const status = Number(pair.split('/')[0]);
+      if (oldStatuses.has(status)) continue;
+      const [caseName, operation] = caseKey.split('\n') as [string, string];
+      const describe = (p: string): string => `HTTP ${p.split('/')[0]} (code ${p.split('/')[1]})`;
+      const oldText = [...before].map(describe).join(' or ');
+      const key = `${operation}\n${oldText}\n${pair}`;
+      const entry = changes.get(key) ?? { operation, old: oldText, next: describe(pair), status, cases: [] };
+      entry.cases.push(caseName);
+      changes.set(key, entry);
+    }
+  }
+  for (const change of changes.values()) {
+    findings.push({
+      severity: transient(change.status) ? 'non-breaking' : 'breaking',
+      kind: 'response-changed',
+      operation: change.operation,
+      path: '',
+      old: change.old,
+      new: change.next,
+      message: `${change.operation} answered ${change.next} where OLD answered ${change.old}, in ${change.cases.length} case${change.cases.length === 1 ? '' : 's'} (e.g. "${change.cases[0]}")${transient(change.status) ? '; a transient status' : ''}.`,
+    });
+  }
+
+  const oldPaths = [...old.statusPaths.keys()].map((p) => p.split(' → '));
+  for (const [path, count] of next.statusPaths) {
+    if (old.statusPaths.has(path)) continue;
+    const statuses = path.split(' → ');
+    const partial = oldPaths.some((known) => isSubsequence(statuses, known));
+    findings.push({
+      severity: partial ? 'non-breaking' : 'breaking',
+      kind: 'new-status-path',
+      operation: 'getOrderHistory',
+      path: '/data/status',
+      old: [...old.statusPaths.keys()].join(' | ') || 'none',
+      new: path,
+      message: partial
+        ? `${count} order${count === 1 ? '' : 's'} went ${path}: a known path with statuses left out (polling can miss a short status).`
+        : `${count} order${count === 1 ? '' : 's'} went ${path}, a status path OLD never showed (OLD: ${[...old.statusPaths.keys()].join(' | ') || 'none'}).`,
+    });
+  }
+
+  for (const [status, after] of Object.entries(next.timing.medianSecondsTo)) {
+    const before = old.timing.medianSecondsTo[status as keyof typeof old.timing.medianSecondsTo];
+    if (before === undefined || after === undefined || Math.abs(after - before) <= threshold) continue;
+    findings.push({
+      severity: 'non-breaking',
+      kind: 'timing-shift',
+      operation: 'getOrderHistory',
+      path: '/data/status',
+      old: `${before} s`,
+      new: `${after} s`,
+      message: `Orders reach ${status} after a median ${after} s where OLD took ${before} s (more than the ${threshold} s threshold).`,
+    });
+  }
+  return findings;
+}
+
+/** Compares two recordings. */
+export function compareRecordings(old: Recording, next: Recording, options: CompareOptions = {}): Finding[] {
+  return compareInferred(inferRecording(old), inferRecording(next), options);
+}

@@ -1,0 +1,158 @@
+/**
+ * `energy-rental-kit drift`: compares two recordings, or one recording with
+ * spec/openapi.yaml, and prints the report as markdown or JSON.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { CliError } from '../mock/cli/cli-error.ts';
+import type { TargetInfo } from '../contract-tests/contract-target.ts';
+import { compareRecordings, DEFAULT_TIMING_THRESHOLD } from './compare.ts';
+import { compareWithSpec, SPEC_NOTES } from './compare-spec.ts';
+import { buildReport, type DriftReport, type DriftSide } from './finding.ts';
+import { loadRecording, type Recording } from './recording.ts';
+import { renderMarkdown } from './render-markdown.ts';
+
+export const DRIFT_HELP = `Usage: energy-rental-kit drift OLD NEW [options]
+       energy-rental-kit drift --spec NEW [options]
+
+Compares two recordings made by 'energy-rental-kit record' and reports, per operation
+and JSON path: fields added or removed; changes of type or format (number versus
+decimal string, the id format, the time unit, the number of decimals); enum values
+the spec does not list; changes of message text and of codes; responses that changed
+for the same case; status paths never seen before; timing shifts beyond a threshold.
+It compares schemas inferred from the responses, never the values: two recordings
+with different values and the same shapes show no drift.
+
+With --spec it compares the one recording NEW with spec/openapi.yaml and reports
+where the recorded service departs from the document.
+
+Options:
+  --spec                  Compare NEW with spec/openapi.yaml instead of with OLD
+  --format FORMAT         What to print on stdout: markdown (default) or json
+  --markdown FILE         Also write the markdown report to FILE
+  --json FILE             Also write the JSON report to FILE
+  --timing-threshold S    Seconds a median time from creation to a status may move
+                          before it is reported, default ${DEFAULT_TIMING_THRESHOLD}
+  -h, --help              Show this help
+
+Breaking: a field removed, a type or format changed, an enum value the spec does not
+list, a code changed, a response status changed for the same case, a status path
+never seen. Non-breaking: a field added, a message changed, a timing shift, an
+operation not called. Exit code 1 on breaking drift, 0 otherwise, 2 on a usage error.
+`;
+
+export interface DriftOptions {
+  write?: (text: string) => void;
+}
+
+interface DriftArgs {
+  mode: 'recordings' | 'spec';
+  files: string[];
+  format: 'markdown' | 'json';
+  markdownFile?: string;
+  jsonFile?: string;
+  timingThreshold: number;
+}
+
+/** Parses the flags, naming the flag and the fix on a mistake. */
+export function parseDriftArgs(argv: string[]): DriftArgs | 'help' {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        spec: { type: 'boolean' },
+        format: { type: 'string' },
+        markdown: { type: 'string' },
+        json: { type: 'string' },
+        'timing-threshold': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: true,
+    });
+  } catch (error) {
+    throw new CliError(`${(error as Error).message}. Run 'energy-rental-kit drift --help' for the options.`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return 'help';
+  const mode = values.spec ? 'spec' : 'recordings';
+  if (mode === 'spec' && positionals.length !== 1) {
+    throw new CliError(`drift --spec takes one recording (got ${positionals.length}): energy-rental-kit drift --spec NEW.json`);
+  }
+  if (mode === 'recordings' && positionals.length !== 2) {
+    throw new CliError(`drift takes two recordings, OLD and NEW (got ${positionals.length}): energy-rental-kit drift OLD.json NEW.json, or --spec NEW.json to compare with the document.`);
+  }
+  const format = values.format ?? 'markdown';
+  if (format !== 'markdown' && format !== 'json') throw new CliError(`--format must be markdown or json (got '${format}').`);
+  const thresholdText = values['timing-threshold'] ?? String(DEFAULT_TIMING_THRESHOLD);
+  if (!/^\d+(\.\d+)?$/.test(thresholdText)) throw new CliError(`--timing-threshold must be a non-negative number of seconds, e.g. 2 or 0.5 (got '${thresholdText}').`);
+  const args: DriftArgs = { mode, files: positionals, format, timingThreshold: Number(thresholdText) };
+  if (values.markdown !== undefined) args.markdownFile = values.markdown;
+  if (values.json !== undefined) args.jsonFile = values.json;
+  return args;
+}
+
+function describeTarget(target: TargetInfo): string {
+  const place = target.kind === 'in-process' ? 'the in-process simulator' : target.kind === 'replay' ? `a replay of ${target.recording}` : target.baseUrl;
+  return `${place}${target.simulator ? '' : ' (not a simulator)'}${target.variant ? ` [variant: ${target.variant}]` : ''}`;
+}
+
+function sideOf(file: string, recording: Recording): DriftSide {
+  return { source: file, recordedAt: recording.recordedAt, runId: recording.runId, target: describeTarget(recording.target), interactions: recording.interactions.length };
+}
+
+function load(file: string, role: string): Recording {
+  try {
+    return loadRecording(file);
+  } catch (error) {
+    throw new CliError(`${role}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Builds the report of a comparison.
+ *
+ * @example
+ *   driftReport({ mode: 'recordings', files: ['old.json', 'new.json'], format: 'markdown', timingThreshold: 2 }).summary;
+ */
+export function driftReport(args: Pick<DriftArgs, 'mode' | 'files' | 'timingThreshold'>): DriftReport {
+  if (args.mode === 'spec') {
+    const file = args.files[0]!;
+    const recording = load(file, 'NEW');
+    return buildReport('spec', { source: 'spec/openapi.yaml' }, sideOf(file, recording), compareWithSpec(recording), { notes: SPEC_NOTES });
+  }
+  const [oldFile, newFile] = args.files as [string, string];
+  const old = load(oldFile, 'OLD');
+  const next = load(newFile, 'NEW');
+  const findings = compareRecordings(old, next, { timingThresholdSeconds: args.timingThreshold });
+  const notes: string[] = [];
+  if (old.target.simulator !== next.target.simulator) notes.push('One recording is of a simulator and the other is not: control-plane operations and cases that need capabilities differ by design.');
+  return buildReport('recordings', sideOf(oldFile, old), sideOf(newFile, next), findings, { timingThresholdSeconds: args.timingThreshold, notes });
+}
+
+/**
+ * Runs `drift`; resolves with 1 on breaking drift, else 0.
+ *
+ * @example
+ *   await runDrift(['fixtures/simulator-recording.json', 'recordings/new.json', '--json', 'drift.json']);
+ */
+export async function runDrift(argv: string[], options: DriftOptions = {}): Promise<number> {
+  const write = options.write ?? ((text: string) => void process.stdout.write(text));
+  const args = parseDriftArgs(argv);
+  if (args === 'help') {
+    write(DRIFT_HELP);
+    return 0;
+  }
+  const report = driftReport(args);
+  const markdown = renderMarkdown(report);
+  const json = `${JSON.stringify(report, null, 2)}\n`;
+  for (const [file, text] of [[args.markdownFile, markdown], [args.jsonFile, json]] as const) {
+    if (file === undefined) continue;
+    mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    writeFileSync(file, text);
+  }
+  write(args.format === 'json' ? json : markdown);
+  return report.summary.breaking > 0 ? 1 : 0;
+}

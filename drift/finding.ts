@@ -1,0 +1,103 @@
+/**
+ * What `drift` reports: findings, each one operation and JSON path, classified
+ * breaking or non-breaking, and the report that holds them (its JSON output).
+ */
+
+export type FindingKind =
+  | 'field-added'
+  | 'field-removed'
+  | 'type-changed'
+  | 'format-changed'
+  | 'unknown-enum-value'
+  | 'message-changed'
+  | 'code-changed'
+  | 'response-changed'
+  | 'new-status-path'
+  | 'timing-shift'
+  | 'operation-unobserved'
+  | 'spec-violation';
+
+export type Severity = 'breaking' | 'non-breaking';
+
+export interface Finding {
+  severity: Severity;
+  kind: FindingKind;
+  /** operationId (or 'METHOD /path' of an unknown route). */
+  operation: string;
+  /** Which responses: 'HTTP 2xx, code 0'; absent for findings about the whole operation. */
+  response?: string;
+  /** JSON path in the response body, e.g. '/data/createdAt'; '' for the body itself or none. */
+  path: string;
+  /** What OLD (or the document) has, and what NEW has, in words. */
+  old?: string;
+  new?: string;
+  /** One sentence a reader can act on. */
+  message: string;
+}
+
+/** One side of a comparison, as the report names it. */
+export interface DriftSide {
+  /** A recording file, or 'spec/openapi.yaml'. */
+  source: string;
+  recordedAt?: string;
+  runId?: string;
+  /** 'the in-process simulator', a URL, … */
+  target?: string;
+  interactions?: number;
+}
+
+export const DRIFT_FORMAT = 'energy-rental-kit/drift@1';
+
+export interface DriftReport {
+  format: typeof DRIFT_FORMAT;
+  /** 'recordings': OLD and NEW are recordings; 'spec': NEW is compared with the document. */
+  mode: 'recordings' | 'spec';
+  old: DriftSide;
+  new: DriftSide;
+  timingThresholdSeconds?: number;
+  /** What this comparison cannot see, e.g. that the document has no timing. */
+  notes: string[];
+  summary: { breaking: number; nonBreaking: number };
+  findings: Finding[];
+}
+
+const KIND_ORDER: FindingKind[] = [
+  'field-removed',
+  'type-changed',
+  'format-changed',
+  'unknown-enum-value',
+  'code-changed',
+  'response-changed',
+  'new-status-path',
+  'spec-violation',
+  'field-added',
+  'message-changed',
+  'timing-shift',
+  'operation-unobserved',
+];
+
+/** Findings in report order: by operation, breaking first, then by kind and path. */
+export function sortFindings(findings: Finding[]): Finding[] {
+  return [...findings].sort(
+    (a, b) =>
+      a.operation.localeCompare(b.operation) ||
+      (a.severity === b.severity ? 0 : a.severity === 'breaking' ? -1 : 1) ||
+      KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) ||
+      a.path.localeCompare(b.path),
+  );
+}
+
+/** Builds a report from findings. */
+export function buildReport(mode: DriftReport['mode'], old: DriftSide, next: DriftSide, findings: Finding[], extra: { timingThresholdSeconds?: number; notes?: string[] } = {}): DriftReport {
+  const sorted = sortFindings(findings);
+  return {
+    format: DRIFT_FORMAT,
+    mode,
+    old,
+    new: next,
+    ...(extra.timingThresholdSeconds === undefined ? {} : { timingThresholdSeconds: extra.timingThresholdSeconds }),
+    notes: extra.notes ?? [],
+    summary: { breaking: sorted.filter((f) => f.severity === 'breaking').length, nonBreaking: sorted.filter((f) => f.severity === 'non-breaking').length },
+    findings: sorted,
+  };
+}

@@ -1,0 +1,260 @@
+/**
+ * Schemas inferred from a recording's responses, per operation, status class and
+ * result code: for each JSON path the JSON types seen, the string formats (decimal
+ * string and its decimals, integer string, TRON address, order id, 64-hex, …), the
+ * unit of time fields (by magnitude), the values of enum-like fields, and the message
+ * templates. Values themselves never matter: two recordings with different values and
+ * the same shapes infer the same schemas.
+ */
+import { isTronAddress } from '../src/tron-address.ts';
+import { statusPaths } from './order-observations.ts';
+import type { Interaction, Recording, Timing } from './recording.ts';
+
+export type JsonType = 'null' | 'boolean' | 'integer' | 'number' | 'string' | 'object' | 'array';
+export type StringFormat = 'empty' | 'tron-address' | 'order-id' | 'hex64' | 'uuid' | 'key-alias' | 'integer-string' | 'decimal-string' | 'iso-datetime' | 'text';
+export type TimeUnit = 'seconds' | 'milliseconds' | 'microseconds';
+
+export interface FieldShape {
+  path: string;
+  types: Set<JsonType>;
+  formats: Set<StringFormat>;
+  /** Decimal places of the decimal strings seen (integer strings not counted). */
+  decimals?: { min: number; max: number };
+  /** Whether a decimal string kept a trailing zero ('3.80'): proof that its decimals are a fixed format, not the value's. */
+  zeroPadded: boolean;
+  /** Units of a time field (a name such as time, createdAt, at), numbers or numeric strings. */
+  timeUnits: Set<TimeUnit>;
+  /** Distinct string values (the first 50), for enum checks. */
+  values: Set<string>;
+  /** One value seen, for messages. */
+  example: unknown;
+  /** How often the path was present; how often it held an object; how many array items it held. */
+  count: number;
+  objects: number;
+  items: number;
+}
+
+export interface ResponseShape {
+  operation: string;
+  statusClass: string;
+  /** The envelope's `code`, null when the body has none. */
+  code: number | null;
+  statuses: Set<number>;
+  samples: number;
+  fields: Map<string, FieldShape>;
+  /** Message templates (values replaced by placeholders) → the first message seen. */
+  messages: Map<string, string>;
+}
+
+export interface InferredRecording {
+  /** Keyed by responseKey(). */
+  responses: Map<string, ResponseShape>;
+  operations: Set<string>;
+  /** operation → HTTP status → codes seen. */
+  codes: Map<string, Map<number, Set<number | null>>>;
+  /** `case\noperation` → 'status/code' pairs seen. */
+  caseResponses: Map<string, Set<string>>;
+  statusPaths: Map<string, number>;
+  timing: Timing['summary'];
+}
+
+export const responseKey = (operation: string, statusClass: string, code: number | null): string => `${operation} ${statusClass} code ${code ?? 'none'}`;
+
+/** 'HTTP 2xx, code 0', for reports. */
+export const describeResponse = (shape: Pick<ResponseShape, 'statusClass' | 'code'>): string => `HTTP ${shape.statusClass}${shape.code === null ? '' : `, code ${shape.code}`}`;
+
+const TIME_FIELD = /^(time|timestamp|date|at)$|[a-z](At|Time|Date)$/;
+const ORDER_ID = /^OR\d{14}[A-Z0-9]{8}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+const MAX_VALUES = 50;
+
+/**
+ * The format of a string, the most specific first.
+ *
+ * @example
+ *   stringFormat('4.23'); // 'decimal-string'
+ *   stringFormat('OR20250312175009BJ1QRQH7'); // 'order-id'
+ */
+export function stringFormat(value: string): StringFormat {
+  if (value === '') return 'empty';
+  if (value.length === 34 && value[0] === 'T' && isTronAddress(value)) return 'tron-address';
+  if (ORDER_ID.test(value)) return 'order-id';
+  if (/^[0-9a-f]{64}$/.test(value)) return 'hex64';
+  if (UUID.test(value)) return 'uuid';
+  if (/^key-\d+$/.test(value)) return 'key-alias';
+  if (/^-?\d+$/.test(value)) return 'integer-string';
+  if (/^-?\d+\.\d+$/.test(value)) return 'decimal-string';
+  if (ISO_DATETIME.test(value)) return 'iso-datetime';
+  return 'text';
+}
+
+/** The unit of a Unix time by its magnitude. */
+export function timeUnit(value: number): TimeUnit {
+  const magnitude = Math.abs(value);
+  return magnitude >= 1e14 ? 'microseconds' : magnitude >= 1e11 ? 'milliseconds' : 'seconds';
+}
+
+/**
+ * A message with its values replaced, so that "order 'OR2025…' not found" and
+ * "order 'OR2026…' not found" are one message.
+ *
+ * @example
+ *   messageTemplate("Order not found: no order of this account has orderId 'OR20000101000000ZZZZZZZZ'."); // "Order not found: no order of this account has orderId '…'."
+ */
+export function messageTemplate(msg: string): string {
+  return msg
+    .replace(/'[^']*'/g, "'…'")
+    .replace(/"[^"]*"/g, '"…"')
+    .replace(/\bOR\d{14}[A-Z0-9]{8}\b/g, '<order-id>')
+    .replace(/\bT[1-9A-HJ-NP-Za-km-z]{33}\b/g, '<address>')
+    .replace(/\b[0-9a-f]{64}\b/g, '<hex>')
+    .replace(/\bkey-\d+\b/g, '<key>')
+    .replace(/(?<![\w.])-?\d+(\.\d+)?(?!\w|\.\d)/g, '#');
+}
+
+/** The JSON path of a child, JSON Pointer style ('/data/status'); array items are '*'. */
+export const childPath = (parent: string, key: string): string => `${parent}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+
+function jsonType(value: unknown): JsonType {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value as JsonType;
+}
+
+function noteValue(fields: Map<string, FieldShape>, path: string, value: unknown): void {
+  let field = fields.get(path);
+  if (!field) {
+    field = { path, types: new Set(), formats: new Set(), timeUnits: new Set(), values: new Set(), example: value, count: 0, objects: 0, items: 0, zeroPadded: false };
+    fields.set(path, field);
+  }
+  field.count++;
+  const type = jsonType(value);
+  field.types.add(type);
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  const isTime = TIME_FIELD.test(name);
+  if (typeof value === 'string') {
+    const format = stringFormat(value);
+    field.formats.add(format);
+    if (format === 'decimal-string') {
+      const places = value.length - value.indexOf('.') - 1;
+      field.decimals = field.decimals ? { min: Math.min(field.decimals.min, places), max: Math.max(field.decimals.max, places) } : { min: places, max: places };
+      if (value.endsWith('0')) field.zeroPadded = true;
+    }
+    if (isTime && format === 'integer-string') field.timeUnits.add(timeUnit(Number(value)));
+    if (field.values.size < MAX_VALUES) field.values.add(value);
+  } else if (typeof value === 'number' && isTime) {
+    field.timeUnits.add(timeUnit(value));
+  } else if (Array.isArray(value)) {
+    field.items += value.length;
+    for (const item of value) noteValue(fields, `${path}/*`, item);
+  } else if (typeof value === 'object' && value !== null) {
+    field.objects++;
+    for (const [key, child] of Object.entries(value)) noteValue(fields, childPath(path, key), child);
+  }
+}
+
+/** Infers the shape of every response of a recording. */
+export function inferResponses(interactions: Interaction[]): Map<string, ResponseShape> {
+  const responses = new Map<string, ResponseShape>();
+  for (const interaction of interactions) {
+    const response = interaction.response;
+    if (!response) continue;
+    const body = response.body !== undefined ? response.body : response.text;
+    const envelope = typeof body === 'object' && body !== null ? (body as { code?: unknown; msg?: unknown }) : undefined;
+    const code = typeof envelope?.code === 'number' ? envelope.code : null;
+    const statusClass = `${Math.floor(response.status / 100)}xx`;
+    const key = responseKey(interaction.operation, statusClass, code);
+    let shape = responses.get(key);
+    if (!shape) {
+      shape = { operation: interaction.operation, statusClass, code, statuses: new Set(), samples: 0, fields: new Map(), messages: new Map() };
+      responses.set(key, shape);
+    }
+    shape.samples++;
+    shape.statuses.add(response.status);
+    noteValue(shape.fields, '', body);
+    if (typeof envelope?.msg === 'string') {
+      const template = messageTemplate(envelope.msg);
+      if (!shape.messages.has(template)) shape.messages.set(template, envelope.msg);
+    }
+  }
+  return responses;
+}
+
+/**
+ * Everything `drift` compares about a recording.
+ *
+ * @example
+ *   inferRecording(loadRecording('fixtures/simulator-recording.json')).responses.get('getPrice 2xx code 0');
+ */
+export function inferRecording(recording: Recording): InferredRecording {
+  const codes = new Map<string, Map<number, Set<number | null>>>();
+  const caseResponses = new Map<string, Set<string>>();
+  const operations = new Set<string>();
+  for (const interaction of recording.interactions) {
+    operations.add(interaction.operation);
+    const response = interaction.response;
+    if (!response) continue;
+    const body = response.body as { code?: unknown } | undefined;
+    const code = typeof body?.code === 'number' ? body.code : null;
+    let byStatus = codes.get(interaction.operation);
+    if (!byStatus) codes.set(interaction.operation, (byStatus = new Map()));
+    let set = byStatus.get(response.status);
+    if (!set) byStatus.set(response.status, (set = new Set()));
+    set.add(code);
+    const caseKey = `${interaction.case}\n${interaction.operation}`;
+    let pairs = caseResponses.get(caseKey);
+    if (!pairs) caseResponses.set(caseKey, (pairs = new Set()));
+    pairs.add(`${response.status}/${code ?? 'none'}`);
+  }
+  return {
+    responses: inferResponses(recording.interactions),
+    operations,
+    codes,
+    caseResponses,
+    statusPaths: statusPaths(recording.interactions),
+    timing: recording.timing.summary,
+  };
+}
+
+/** Whether a field was in every object (or array) it could have been in. */
+export function isAlwaysPresent(fields: Map<string, FieldShape>, field: FieldShape): boolean {
+  const parentPath = field.path.slice(0, field.path.lastIndexOf('/'));
+  const parent = fields.get(parentPath);
+  if (!parent) return true;
+  return field.path.endsWith('/*') ? true : field.count >= parent.objects;
+}
+
+/** 'integer', 'string (decimal-string, 2 decimals)', 'null or object', for reports. */
+export function describeShape(field: FieldShape): string {
+  return [...field.types]
+    .sort()
+    .map((type) => {
+      if (type !== 'string') return type;
+      const formats = [...field.formats].sort().map((f) => (f === 'decimal-string' && field.decimals ? `${f}, ${describeDecimals(field.decimals)}` : f));
+      return `string (${formats.join(', ')})`;
+    })
+    .join(' or ');
+}
+
+/**
+ * The fixed number of decimals a field is proven to use: every numeric string has N
+ * decimals and one kept a trailing zero ('100.000000', '3.80'). Without a kept zero,
+ * '996.16' may just be a value whose formatting drops zeros.
+ */
+export function fixedDecimals(field: FieldShape): number | undefined {
+  const d = field.decimals;
+  return d && d.min === d.max && field.zeroPadded && !field.formats.has('integer-string') ? d.min : undefined;
+}
+
+/** The decimals of every numeric string of a field, integer strings counting 0. */
+export function decimalRange(field: FieldShape): { min: number; max: number } | undefined {
+  const d = field.decimals;
+  if (!field.formats.has('integer-string')) return d;
+  return d ? { min: 0, max: d.max } : { min: 0, max: 0 };
+}
+
+export function describeDecimals(d: { min: number; max: number }): string {
+  return d.min === d.max ? `${d.min} decimal${d.min === 1 ? '' : 's'}` : `${d.min} to ${d.max} decimals`;
+}

@@ -1,0 +1,110 @@
+/**
+ * What a recording shows about each order's lifecycle: the statuses its history
+ * responses showed, in order, and when by the server's clock. Timing and status paths
+ * both come from here.
+ */
+import { TIMED_STATUSES, type Interaction, type TimedStatus, type Timing } from './recording.ts';
+
+export interface OrderObservation {
+  /** The test file: each file of an in-process run has a simulator of its own, so ids repeat across files. */
+  file: string;
+  orderId: string;
+  /** Creation time, Unix seconds (fractional). */
+  createdAt: number;
+  /** Each history response, in the order the server answered. */
+  seen: Array<{ status: string; time: number }>;
+}
+
+/** Unix seconds from a number or numeric string in seconds, milliseconds or microseconds. */
+export function toUnixSeconds(value: unknown): number | undefined {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\d+(\.\d+)?$/.test(value) ? Number(value) : NaN;
+  if (!Number.isFinite(n)) return undefined;
+  if (n >= 1e14) return n / 1e6;
+  if (n >= 1e11) return n / 1e3;
+  return n;
+}
+
+/**
+ * Collects every order seen in successful history responses.
+ *
+ * @example
+ *   observeOrders(recording.interactions)[0].seen.map((s) => s.status); // ['PENDING', 'PROCESSING', 'COMPLETED']
+ */
+export function observeOrders(interactions: Interaction[]): OrderObservation[] {
+  const orders = new Map<string, OrderObservation & { order: number[] }>();
+  interactions.forEach((interaction, index) => {
+    if (interaction.operation !== 'getOrderHistory') return;
+    const body = interaction.response?.body as { code?: unknown; time?: unknown; data?: Record<string, unknown> } | undefined;
+    const data = body?.data;
+    if (!interaction.response || interaction.response.status >= 300 || typeof data !== 'object' || data === null) return;
+    const orderId = data.orderId;
+    const status = data.status;
+    const time = toUnixSeconds(body?.time);
+    const createdAt = toUnixSeconds(data.createdAt);
+    if (typeof orderId !== 'string' || typeof status !== 'string' || time === undefined || createdAt === undefined) return;
+    const key = `${interaction.file}\n${orderId}`;
+    let order = orders.get(key);
+    if (!order) {
+      order = { file: interaction.file, orderId, createdAt, seen: [], order: [] };
+      orders.set(key, order);
+    }
+    order.seen.push({ status, time });
+    order.order.push(index);
+  });
+  // Server time first (concurrent polls may finish out of order), then recorded order.
+  return [...orders.values()].map(({ order, seen, ...rest }) => ({
+    ...rest,
+    seen: seen
+      .map((s, i) => ({ ...s, i: order[i]! }))
+      .sort((a, b) => a.time - b.time || a.i - b.i)
+      .map(({ status, time }) => ({ status, time })),
+  }));
+}
+
+/** The distinct statuses an order went through, e.g. 'PENDING → PROCESSING → COMPLETED'. */
+export function statusPath(order: OrderObservation): string[] {
+  const path: string[] = [];
+  for (const { status } of order.seen) if (path.at(-1) !== status) path.push(status);
+  return path;
+}
+
+/** Every status path of a recording, with how many orders took it. */
+export function statusPaths(interactions: Interaction[]): Map<string, number> {
+  const paths = new Map<string, number>();
+  for (const order of observeOrders(interactions)) {
+    const key = statusPath(order).join(' → ');
+    paths.set(key, (paths.get(key) ?? 0) + 1);
+  }
+  return paths;
+}
+
+const round3 = (n: number): number => Math.round(n * 1000) / 1000;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return round3(sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2);
+}
+
+/**
+ * The timing block of a recording: seconds from creation to the first response that
+ * showed each status, per order, and the medians.
+ */
+export function computeTiming(interactions: Interaction[]): Timing {
+  const orders: Timing['orders'] = [];
+  for (const order of observeOrders(interactions)) {
+    const secondsToStatus: Partial<Record<TimedStatus, number>> = {};
+    for (const { status, time } of order.seen) {
+      if ((TIMED_STATUSES as readonly string[]).includes(status) && secondsToStatus[status as TimedStatus] === undefined) {
+        secondsToStatus[status as TimedStatus] = round3(time - order.createdAt);
+      }
+    }
+    orders.push({ orderId: order.orderId, file: order.file, secondsToStatus });
+  }
+  const medianSecondsTo: Partial<Record<TimedStatus, number>> = {};
+  for (const status of TIMED_STATUSES) {
+    const values = orders.map((o) => o.secondsToStatus[status]).filter((v): v is number => v !== undefined);
+    if (values.length > 0) medianSecondsTo[status] = median(values);
+  }
+  return { orders, summary: { orders: orders.length, medianSecondsTo } };
+}

@@ -1,0 +1,139 @@
+/**
+ * `energy-rental-kit record`: runs the contract suite against a target with recording
+ * on, then assembles the workers' logs into one recording file.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { CliError } from '../mock/cli/cli-error.ts';
+import { newRunId } from '../contract-tests/contract-config.ts';
+import { applyContractFlags, CONTRACT_OPTIONS, spawnContractSuite } from '../contract-tests/contract-command.ts';
+import { assembleRecording } from './assemble-recording.ts';
+import { isApiOperation, type Recording } from './recording.ts';
+
+export const RECORD_HELP = `Usage: energy-rental-kit record --out FILE [options]
+
+Runs the contract suite against a target and saves a recording: every interaction,
+control plane included, with API keys replaced by aliases (key-1 is yours) and no
+Authorization header; and the lifecycle timing seen, in seconds from creation to
+each status by the server's clock. Without --base-url it records a fresh in-process
+simulator.
+
+Against a URL that is not a simulator only the read-only cases run, unless you pass
+--allow-spend: orders are created only as the contract suite's spending guard allows
+(the cheapest order, at most --max-orders).
+
+Options:
+  --out FILE            Where to write the recording (required); its folder is created
+  --base-url URL        Target base URL (CONTRACT_BASE_URL); default: in-process simulator
+  --api-key KEY         API key of the account to record with (CONTRACT_API_KEY)
+  --allow-spend         Let cases create real orders (CONTRACT_ALLOW_SPEND=1)
+  --max-orders N        Most orders the run may create, default 1 (CONTRACT_MAX_ORDERS)
+  --pledge-address A    Address that receives the energy, default the account's wallet
+                        (CONTRACT_PLEDGE_ADDRESS)
+  --report FILE         Where to write the contract report, default contract-report.json
+  -h, --help            Show this help
+
+The recording is written even when cases fail (that is what 'drift' is for); the
+exit code is the contract suite's.
+
+Next: 'energy-rental-kit contract --replay FILE' runs the suite offline against it;
+'energy-rental-kit drift OLD FILE' compares it with an earlier recording.
+`;
+
+export interface RecordOptions {
+  /** Where progress lines go. Default: stdout. */
+  write?: (text: string) => void;
+  /** Extra vitest flags (tests use --maxWorkers=1). */
+  vitestArgs?: string[];
+  /** 'pipe' hides vitest's own output (tests). Default 'inherit'. */
+  stdio?: 'inherit' | 'pipe';
+}
+
+/** Parses the flags into the suite's environment and the output file. */
+export function parseRecordArgs(argv: string[], env: NodeJS.ProcessEnv): { env: NodeJS.ProcessEnv; out: string } | 'help' {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: argv, options: { ...CONTRACT_OPTIONS, out: { type: 'string' } }, strict: true, allowPositionals: false }));
+  } catch (error) {
+    throw new CliError(`${(error as Error).message}. Run 'energy-rental-kit record --help' for the options.`);
+  }
+  if (values.help) return 'help';
+  if (!values.out) throw new CliError("record needs --out FILE: where to write the recording, e.g. --out recordings/upstream.json.");
+  const suiteEnv = applyContractFlags(values, env);
+  if (suiteEnv.CONTRACT_REPLAY) throw new CliError('CONTRACT_REPLAY is set: record talks to a live target, a replay cannot be recorded. Unset CONTRACT_REPLAY.');
+  return { env: suiteEnv, out: path.resolve(values.out) };
+}
+
+/**
+ * Records and resolves with the suite's exit code (the recording is written either
+ * way: a failing target is exactly what `drift` wants to see).
+ *
+ * @example
+ *   await runRecord(['--out', 'fixtures/simulator-recording.json']);
+ */
+export async function runRecord(argv: string[], env: NodeJS.ProcessEnv = process.env, options: RecordOptions = {}): Promise<number> {
+  const write = options.write ?? ((text: string) => void process.stdout.write(text));
+  const parsed = parseRecordArgs(argv, env);
+  if (parsed === 'help') {
+    write(RECORD_HELP);
+    return 0;
+  }
+  const { env: suiteEnv, out } = parsed;
+  const runId = suiteEnv.CONTRACT_RUN_ID?.trim() || newRunId();
+  const runDir = mkdtempSync(path.join(os.tmpdir(), 'energy-rental-record-'));
+  const logDir = path.join(runDir, 'recording');
+  Object.assign(suiteEnv, { CONTRACT_RUN_DIR: runDir, CONTRACT_RECORD: logDir, CONTRACT_RUN_ID: runId });
+  const where = suiteEnv.CONTRACT_BASE_URL ?? 'the in-process simulator';
+  write(`Recording the contract suite against ${where} (run ${runId})…\n`);
+  try {
+    // The verbose reporter prints a line per case as it finishes: the run's progress.
+    const code = await spawnContractSuite(suiteEnv, {
+      vitestArgs: ['--reporter=verbose', '--reporter=./contract-tests/contract-reporter.ts', ...(options.vitestArgs ?? [])],
+      stdio: options.stdio ?? 'inherit',
+    });
+    let recording: Recording;
+    try {
+      recording = assembleRecording(logDir, {
+        runId,
+        settings: {
+          allowSpend: suiteEnv.CONTRACT_ALLOW_SPEND === '1',
+          maxOrders: Number(suiteEnv.CONTRACT_MAX_ORDERS ?? '1'),
+          ...(suiteEnv.CONTRACT_PLEDGE_ADDRESS ? { pledgeAddress: suiteEnv.CONTRACT_PLEDGE_ADDRESS } : {}),
+        },
+      });
+    } catch (error) {
+      write(`No recording written: ${(error as Error).message}\n`);
+      return code === 0 ? 1 : code;
+    }
+    mkdirSync(path.dirname(out), { recursive: true });
+    writeFileSync(out, `${JSON.stringify(recording, null, 2)}\n`);
+    write(`${describeRecording(recording, displayPath(out))}\n`);
+    if (code !== 0) {
+      write(`The contract suite failed against this target (exit ${code}); the recording holds everything up to each failure, and 'drift' can compare it.\n`);
+    }
+    return code;
+  } finally {
+    rmSync(runDir, { recursive: true, force: true });
+  }
+}
+
+/** One paragraph about a recording: where it is and what it holds. */
+export function describeRecording(recording: Recording, file: string): string {
+  const cases = new Set(recording.interactions.map((i) => i.case)).size;
+  const api = recording.interactions.filter((i) => isApiOperation(i.operation)).length;
+  const medians = Object.entries(recording.timing.summary.medianSecondsTo).map(([status, s]) => `${status} ${s} s`);
+  return [
+    `Recording written to ${file}`,
+    `  ${recording.interactions.length} interactions from ${cases} cases (${api} API, ${recording.interactions.length - api} control plane)`,
+    `  API keys replaced by aliases: ${recording.apiKeys.map((k) => `${k.alias} (${k.role})`).join(', ')}`,
+    `  timing: ${recording.timing.summary.orders} order${recording.timing.summary.orders === 1 ? '' : 's'}${medians.length ? `, median seconds from creation to ${medians.join(', ')}` : ''}`,
+  ].join('\n');
+}
+
+/** A path relative to the working directory when it is inside it, else absolute. */
+function displayPath(file: string): string {
+  const relative = path.relative(process.cwd(), file);
+  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
+}
