@@ -21,17 +21,25 @@ function captureStdout(): () => string {
 }
 
 describe('main', () => {
-  it('prints the commands and answers exit code 2 when given none', async () => {
-    const stdout = captureStdout();
+  it('prints the commands on stderr and answers exit code 2 when given none', async () => {
+    const stderr: string[] = [];
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      stderr.push(String(chunk));
+      return true;
+    });
     expect(await main([], {})).toBe(2);
-    expect(stdout()).toBe(MAIN_HELP);
+    expect(stderr.join('')).toBe(MAIN_HELP);
     expect(MAIN_HELP).toMatch(/serve/);
   });
 
-  it.each([['--help'], ['-h'], ['help']])('prints the commands and answers 0 for %s', async (flag) => {
+  it.each([['--help'], ['-h'], ['help']])('lists every command with its flags and answers 0 for %s', async (flag) => {
     const stdout = captureStdout();
     expect(await main([flag], {})).toBe(0);
-    expect(stdout()).toBe(MAIN_HELP);
+    const help = stdout();
+    expect(help.startsWith(MAIN_HELP)).toBe(true);
+    expect(help).toContain(SERVE_HELP);
+    for (const command of ['serve', 'contract', 'record', 'drift']) expect(help).toContain(`Usage: energy-rental-kit ${command}`);
+    for (const flag of ['--port', '--state', '--log', '--base-url', '--allow-spend', '--replay', '--out', '--spec', '--timing-threshold']) expect(help).toContain(flag);
   });
 
   it('prints the options of serve and answers 0 for serve --help', async () => {

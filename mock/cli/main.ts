@@ -2,6 +2,7 @@
  * The `energy-rental-kit` command line.
  */
 import { CliError } from './cli-error.ts';
+import { createLogger } from './logger.ts';
 import { parseServeArgs, serve, SERVE_HELP } from './serve.ts';
 
 export const MAIN_HELP = `Usage: energy-rental-kit <command> [options]
@@ -12,15 +13,32 @@ Commands:
   record     Run the contract suite against a target and save a recording (--out FILE)
   drift      Compare two recordings, or a recording with the spec (OLD NEW, --spec NEW)
 
-Run 'energy-rental-kit <command> --help' for a command's options.
+Run 'energy-rental-kit <command> --help' for one command's options; every command's
+options follow.
 `;
+
+/** The whole help: the command list, then each command's usage with its flags. */
+export async function fullHelp(): Promise<string> {
+  // Loaded only for --help, so that serve starts without the other commands' modules.
+  const [{ CONTRACT_HELP }, { RECORD_HELP }, { DRIFT_HELP }] = await Promise.all([
+    import('../../contract-tests/contract-command.ts'),
+    import('../../drift/record-command.ts'),
+    import('../../drift/drift-command.ts'),
+  ]);
+  const rule = `\n${'─'.repeat(78)}\n\n`;
+  return [MAIN_HELP, SERVE_HELP, CONTRACT_HELP, RECORD_HELP, DRIFT_HELP].join(rule);
+}
 
 /** Runs the CLI; resolves with the exit code for commands that end. */
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number | 'running'> {
   const [command, ...rest] = argv;
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(MAIN_HELP);
-    return command === undefined ? 2 : 0;
+  if (command === undefined) {
+    process.stderr.write(MAIN_HELP);
+    return 2;
+  }
+  if (command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(await fullHelp());
+    return 0;
   }
   switch (command) {
     case 'serve': {
@@ -29,12 +47,13 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         process.stdout.write(SERVE_HELP);
         return 0;
       }
-      const running = await serve(options);
+      const log = createLogger({ format: options.log ?? 'pretty', quiet: options.quiet ?? false });
+      const running = await serve(options, log);
       let stopping = false;
       const stop = (signal: string): void => {
         if (stopping) return;
         stopping = true;
-        console.log(`${signal} received, shutting down`);
+        log.info(`${signal} received, shutting down`, { signal });
         void running.close().then(() => process.exit(0));
       };
       process.once('SIGINT', () => stop('SIGINT'));
