@@ -90,7 +90,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   });
   const journal = createJournal(options.journalLimit ?? scenarioChecked.journalLimit ?? DEFAULT_JOURNAL_LIMIT);
   // Faults draw from a source of their own, so injecting one never shifts the engine's ids.
-  const faults = createFaultInjector(createRandomSource(engine.seed ^ 0x5eed));
+  const faults = createFaultInjector(() => createRandomSource(engine.seed ^ 0x5eed));
   const app = createApp({
     engine,
     journal,

@@ -183,7 +183,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   control.post('/reset', op('reset'), (c) => {
     engine.reset();
     journal.clear();
-    ctx.faults.clear();
+    ctx.faults.reset();
     return sendJson(c, { ok: true });
   });
 

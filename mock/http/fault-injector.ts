@@ -20,6 +20,8 @@ export interface FaultInjector {
   list(): Fault[];
   remove(id: string): boolean;
   clear(): void;
+  /** Clears every fault and restarts the random source, as on a fresh simulator. */
+  reset(): void;
   /** The first fault that hits this request of `operation`, its use counted; undefined when none. */
   take(operation: string): FaultHit | undefined;
 }
@@ -28,12 +30,13 @@ export interface FaultInjector {
  * Creates an empty injector.
  *
  * @example
- *   const faults = createFaultInjector(createRandomSource(7));
+ *   const faults = createFaultInjector(() => createRandomSource(7));
  *   faults.add({ operation: 'createOrder', response: 'status', status: 503, times: 1 });
  */
-export function createFaultInjector(random: RandomSource): FaultInjector {
+export function createFaultInjector(newRandom: () => RandomSource): FaultInjector {
   let faults: Fault[] = [];
   let nextId = 1;
+  let random = newRandom();
   return {
     add(input) {
       const fault: Fault = { id: `fault-${nextId++}`, used: 0, ...input };
@@ -48,6 +51,11 @@ export function createFaultInjector(random: RandomSource): FaultInjector {
     },
     clear() {
       faults = [];
+    },
+    reset() {
+      faults = [];
+      nextId = 1;
+      random = newRandom();
     },
     take(operation) {
       if (faults.length === 0) return undefined;

@@ -15,6 +15,11 @@ import type { SimEnv } from './context.ts';
 export function rateLimit(engine: Engine): MiddlewareHandler<SimEnv> {
   // One entry per account that ever called: bounded by the number of accounts.
   const windows = new Map<string, { start: number; count: number }>();
+  // A reset goes back to the starting scenario, and a rewound clock must not land in an
+  // old window with its old count.
+  engine.subscribe((event) => {
+    if (event.type === 'reset') windows.clear();
+  });
   return async (c, next) => {
     const limit = engine.settings().rateLimit;
     if (!limit) return next();
