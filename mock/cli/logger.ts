@@ -17,6 +17,26 @@ export interface Logger {
 }
 
 /**
+ * A line sink that writes once per turn of the event loop: under load, one write of
+ * many lines costs a fraction of a write per line (the profile showed per-line writes
+ * at ~17% of a busy simulator's CPU).
+ */
+function batched(stream: NodeJS.WritableStream): (line: string) => void {
+  let pending: string[] = [];
+  const flush = (): void => {
+    const text = `${pending.join('\n')}\n`;
+    pending = [];
+    stream.write(text);
+  };
+  process.once('exit', () => {
+    if (pending.length > 0) flush();
+  });
+  return (line) => {
+    if (pending.push(line) === 1) setImmediate(flush);
+  };
+}
+
+/**
  * Creates a logger writing to the given streams.
  *
  * @example
@@ -30,7 +50,7 @@ export function createLogger(options: {
   err?: (line: string) => void;
   now?: () => Date;
 }): Logger {
-  const out = options.out ?? ((line) => process.stdout.write(`${line}\n`));
+  const out = options.out ?? batched(process.stdout);
   const err = options.err ?? ((line) => process.stderr.write(`${line}\n`));
   const now = options.now ?? (() => new Date());
   const write = (level: LogLevel, msg: string, fields: Record<string, unknown> = {}, pretty = msg): void => {
