@@ -88,6 +88,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     scenario,
     ...(options.restore ? { restore: options.restore } : {}),
   });
+  if (options.restore && options.timing) engine.updateSettings({ timing: options.timing });
   const journal = createJournal(options.journalLimit ?? scenarioChecked.journalLimit ?? DEFAULT_JOURNAL_LIMIT);
   // Faults draw from a source of their own, so injecting one never shifts the engine's ids.
   const faults = createFaultInjector(() => createRandomSource(engine.seed ^ 0x5eed));

@@ -155,6 +155,10 @@ export async function serve(
     });
   } catch (error) {
     if (error instanceof SimulatorError) throw new CliError(`${options.config ? `--config ${options.config}: ` : ''}${error.message}`);
+    // loadState checked the file's shape; whatever else fails while restoring it is damage inside.
+    if (restore) {
+      throw new CliError(`--state: '${options.state}' could not be restored (${(error as Error).message}). Move it away to start afresh; it is left untouched.`);
+    }
     throw error;
   }
   const saver = options.state

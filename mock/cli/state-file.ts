@@ -56,12 +56,17 @@ export function saveState(file: string, snapshot: EngineSnapshot): void {
  */
 export function startSaver(engine: Engine, file: string, intervalMs: number, onError: (error: Error) => void): { saveNow(): void; stop(): void } {
   let savedVersion = -1;
+  let savedNow = Number.NaN;
+  // A manual clock's time is state as well (a restart resumes from it); a real clock's is not.
+  const clockMoved = (): boolean => engine.clock.mode === 'manual' && engine.clock.now() !== savedNow;
   const saveNow = (): void => {
-    if (engine.version === savedVersion) return;
+    if (engine.version === savedVersion && !clockMoved()) return;
     const version = engine.version;
+    const now = engine.clock.now();
     try {
       saveState(file, engine.snapshot());
       savedVersion = version;
+      savedNow = now;
     } catch (error) {
       onError(error as Error);
     }

@@ -236,7 +236,8 @@ export function createEngine(options: EngineOptions): Engine {
     const cap = settings.maxStoredOrders;
     for (let i = oldest; ordersById.size > cap && i < chronological.length; i++) {
       const order = chronological[i];
-      if (!order || (order.status !== 'COMPLETED' && order.status !== 'REFUNDED')) continue;
+      // Open orders, and completed rentals still holding supply, stay until they are done.
+      if (!order || order.reserved || (order.status !== 'COMPLETED' && order.status !== 'REFUNDED')) continue;
       remove(order);
       chronological[i] = undefined;
     }

@@ -81,7 +81,8 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
   // other layer (the 405 check above all) sees the real status.
   app.use('*', async (c, next) => {
     await next();
-    if (c.res.status >= 400 && engine.settings().errorStatus === 'always-200' && !c.req.path.startsWith('/_sim')) {
+    // An injected fault answers with exactly the status it was given.
+    if (c.res.status >= 400 && engine.settings().errorStatus === 'always-200' && !c.req.path.startsWith('/_sim') && !c.get('fault')) {
       c.res = new Response(c.res.body, { status: 200, headers: c.res.headers });
     }
   });
