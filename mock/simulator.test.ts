@@ -207,3 +207,12 @@ describe('options', () => {
     expect(seen).toHaveLength(1);
   });
 });
+
+describe('DEFAULT_SCENARIO', () => {
+  it('is a valid Scenario of spec/control.yaml, since it is not validated at start', async () => {
+    const { createValidators, loadSpec } = await import('../src/spec/loader.ts');
+    const { DEFAULT_SCENARIO } = await import('./simulator.ts');
+    const validate = createValidators(loadSpec('control')).schema('Scenario');
+    expect(validate(DEFAULT_SCENARIO), JSON.stringify(validate.errors)).toBe(true);
+  });
+});

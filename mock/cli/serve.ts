@@ -5,7 +5,6 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { serve as serveNode } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
-import { parse as parseYaml } from 'yaml';
 import { SimulatorError, TIMING_PROFILES, type TimingProfile } from '../engine/index.ts';
 import { isLoopback } from '../http/control-guard.ts';
 import { createSimulator, type ScenarioInput } from '../simulator.ts';
@@ -117,6 +116,8 @@ async function readScenario(file: string): Promise<ScenarioInput> {
   }
   let scenario: unknown;
   try {
+    // Loaded only for --config: most starts need no YAML parser.
+    const { parse: parseYaml } = await import('yaml');
     scenario = parseYaml(text);
   } catch (error) {
     throw new CliError(`--config: '${file}' is neither JSON nor YAML: ${(error as Error).message}`);
