@@ -3,7 +3,7 @@
  * state, so every test can build its own and run in parallel.
  */
 import type { Hono } from 'hono';
-import { createValidators, loadSpec } from '../src/spec/loader.ts';
+import { createValidators, loadSpec, type SpecValidators } from '../src/spec/loader.ts';
 import type { components } from '../src/generated/control.ts';
 import { createManualClock } from './clock/manual-clock.ts';
 import { createRealClock } from './clock/real-clock.ts';
@@ -55,6 +55,8 @@ export interface Simulator {
   clock: Clock;
   journal: Journal;
   faults: FaultInjector;
+  /** The request validators compiled from spec/openapi.yaml (shared with the Node fast path). */
+  apiValidators: SpecValidators;
   /** A fetch that calls the app in-process, for `createClient({ fetch })`. */
   fetch: typeof fetch;
   /** Moves a manual clock forward; throws with a real clock. */
@@ -93,10 +95,11 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const journal = createJournal(options.journalLimit ?? scenarioChecked.journalLimit ?? DEFAULT_JOURNAL_LIMIT);
   // Faults draw from a source of their own, so injecting one never shifts the engine's ids.
   const faults = createFaultInjector(() => createRandomSource(engine.seed ^ 0x5eed));
+  const apiValidators = createValidators(loadSpec('api'), { coerceTypes: true });
   const app = createApp({
     engine,
     journal,
-    apiValidators: createValidators(loadSpec('api'), { coerceTypes: true }),
+    apiValidators,
     control: {
       engine,
       journal,
@@ -118,6 +121,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     clock,
     journal,
     faults,
+    apiValidators,
     fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
       const response = await app.fetch(new Request(input, init));
       const dropped = response.headers.get(DROPPED_HEADER);

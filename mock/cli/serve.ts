@@ -3,10 +3,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { serve as serveNode } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { SimulatorError, TIMING_PROFILES, type TimingProfile } from '../engine/index.ts';
 import { isLoopback } from '../http/control-guard.ts';
+import { createSimulatorServer } from '../node-server.ts';
 import { createSimulator, type ScenarioInput } from '../simulator.ts';
 import { CliError } from './cli-error.ts';
 import { createLogger, type LogFormat, type Logger } from './logger.ts';
@@ -167,10 +167,14 @@ export async function serve(
         log.error(`could not save --state ${options.state}: ${error.message}`, { state: options.state }),
       )
     : undefined;
-  simulator.journal.subscribe((entry) =>
-    log.request({ method: entry.method, path: entry.path, status: entry.status, durationMs: entry.durationMs, operation: entry.operation, fault: entry.fault }),
-  );
-  const server = serveNode({ fetch: simulator.app.fetch, port: options.port, hostname: options.host });
+  // Request lines are info: with --quiet nothing listens, so nothing is built per request.
+  if (!options.quiet) {
+    simulator.journal.subscribe((entry) =>
+      log.request({ method: entry.method, path: entry.path, status: entry.status, durationMs: entry.durationMs, operation: entry.operation, fault: entry.fault }),
+    );
+  }
+  const server = createSimulatorServer(simulator);
+  server.listen(options.port, options.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', (error: NodeJS.ErrnoException) => {

@@ -5,7 +5,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { every } from 'hono/combine';
 import type { components } from '../../src/generated/openapi.ts';
 import type { SpecValidators } from '../../src/spec/loader.ts';
-import { formatFixed, formatUnits, SimulatorError, type Engine, type Order, type PeriodCode } from '../engine/index.ts';
+import { formatFixed, formatUnits, SimulatorError, type Account, type Engine, type Order, type PeriodCode, type Quote } from '../engine/index.ts';
 import type { SimEnv } from './context.ts';
 import { sendEnvelope } from './envelope.ts';
 import type { FaultInjector } from './fault-injector.ts';
@@ -37,6 +37,31 @@ export function orderRecord(order: Order): Schemas['Order'] {
     rentalCount: String(order.rentalCount),
     period: order.period,
     resourceType: 'ENERGY',
+  };
+}
+
+/** The price estimate of the spec's PriceQuote schema. */
+export function priceQuoteData(priced: Quote): Schemas['PriceQuote'] {
+  return {
+    sun: String(priced.sunPerUnit),
+    trxPrice: priced.trxPrice,
+    period: priced.period,
+    resourceType: 'ENERGY',
+    rentalCount: priced.rentalCount,
+  };
+}
+
+/** The account record of the spec's Account schema. */
+export function accountData(account: Account): Schemas['Account'] {
+  const { TRX, USDT } = account.ledger;
+  return {
+    name: account.name,
+    walletAddress: account.walletAddress,
+    balance: {
+      available: { trx: formatUnits(TRX.available), usdt: formatFixed(USDT.available, 6) },
+      frozen: { trx: formatUnits(TRX.frozen) },
+    },
+    referralCount: account.referralCount,
   };
 }
 
@@ -94,15 +119,7 @@ export function apiRoutes(engine: Engine, validators: SpecValidators, faults: Fa
 
   api.get('/v1/tron/price', op('getPrice'), auth, async (c) => {
     const params = check<{ rentalCount: number; period: PeriodCode }>(validatePrice, await readParams(c, false));
-    const priced = engine.quote(params.rentalCount, params.period);
-    const data: Schemas['PriceQuote'] = {
-      sun: String(priced.sunPerUnit),
-      trxPrice: priced.trxPrice,
-      period: priced.period,
-      resourceType: 'ENERGY',
-      rentalCount: priced.rentalCount,
-    };
-    return sendEnvelope(c, engine, SUCCESS_MESSAGES.getPrice, data);
+    return sendEnvelope(c, engine, SUCCESS_MESSAGES.getPrice, priceQuoteData(engine.quote(params.rentalCount, params.period)));
   });
 
   api.get('/v1/tron/history', op('getOrderHistory'), auth, async (c) => {
@@ -111,20 +128,9 @@ export function apiRoutes(engine: Engine, validators: SpecValidators, faults: Fa
     return sendEnvelope(c, engine, SUCCESS_MESSAGES.getOrderHistory, orderRecord(order));
   });
 
-  api.get('/v1/account', op('getAccount'), auth, (c) => {
-    const account = c.get('account');
-    const { TRX, USDT } = account.ledger;
-    const data: Schemas['Account'] = {
-      name: account.name,
-      walletAddress: account.walletAddress,
-      balance: {
-        available: { trx: formatUnits(TRX.available), usdt: formatFixed(USDT.available, 6) },
-        frozen: { trx: formatUnits(TRX.frozen) },
-      },
-      referralCount: account.referralCount,
-    };
-    return sendEnvelope(c, engine, SUCCESS_MESSAGES.getAccount, data, engine.settings().accountSuccessCode);
-  });
+  api.get('/v1/account', op('getAccount'), auth, (c) =>
+    sendEnvelope(c, engine, SUCCESS_MESSAGES.getAccount, accountData(c.get('account')), engine.settings().accountSuccessCode),
+  );
 
   return api;
 }

@@ -20,6 +20,8 @@ export interface FaultInjector {
   list(): Fault[];
   remove(id: string): boolean;
   clear(): void;
+  /** True while any fault is in force. */
+  readonly active: boolean;
   /** Clears every fault and restarts the random source, as on a fresh simulator. */
   reset(): void;
   /** The first fault that hits this request of `operation`, its use counted; undefined when none. */
@@ -51,6 +53,9 @@ export function createFaultInjector(newRandom: () => RandomSource): FaultInjecto
     },
     clear() {
       faults = [];
+    },
+    get active() {
+      return faults.length > 0;
     },
     reset() {
       faults = [];

@@ -3,10 +3,10 @@
  * loopback port, with an in-process fetch, its clock, a ready client and typed control
  * helpers. Stop it when done; nothing is shared between two of them.
  */
-import { createAdaptorServer } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import type { components } from '../generated/control.ts';
 import { createClient, type ClientOptions, type EnergyRentalClient } from '../client/index.ts';
+import { createSimulatorServer } from '../../mock/node-server.ts';
 import { createSimulator, type Simulator, type SimulatorOptions } from '../../mock/simulator.ts';
 import type { Clock } from '../../mock/engine/index.ts';
 
@@ -54,7 +54,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   let url = '';
   let close = async (): Promise<void> => {};
   if (listen) {
-    const server = createAdaptorServer({ fetch: simulator.app.fetch, hostname: '127.0.0.1' });
+    const server = createSimulatorServer(simulator);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', () => resolve());
