@@ -161,7 +161,7 @@ function redactKeys(body: unknown): unknown {
 function redactBody(text: string): string {
   // Only a JSON object can carry an apiKey; parsing (and throwing on) every form body
   // cost 5% of order creation.
-  if (text.charCodeAt(0) !== 123 /* { */) return text;
+  if (text.trimStart().charCodeAt(0) !== 123 /* { */) return text;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -204,3 +204,13 @@ describe('API keys and the journal', () => {
     expect((await journal(sim)).text).not.toContain('escaped-key-45');
   });
 });
+
+describe('journal redaction of bodies', () => {
+  it('redacts a key in a JSON body that starts with white space', async () => {
+    const { createSimulator } = await import('../simulator.ts');
+    const sim = createSimulator({ clock: 'manual' });
+    const res = await sim.app.request('/_sim/accounts', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '  \n {"apiKey":"spaced-key-0001","balance":{"trx":"1"}}' });
+    expect(res.status).toBe(201);
+    expect(JSON.stringify(sim.journal.list())).not.toContain('spaced-key-0001');
+  });
+});
