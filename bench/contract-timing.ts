@@ -1,0 +1,79 @@
+/**
+ * Wall time of the whole contract suite, two ways:
+ *
+ * - in-process: `vitest run --project contract` with no target, so each file builds its
+ *   own simulator with the manual clock (what `npm run contract` and `npm test` run);
+ * - over HTTP: the same suite with CONTRACT_BASE_URL and CONTRACT_API_KEY=demo-key against
+ *   a simulator started with `serve --timing realistic` (the real clock: orders take the
+ *   realistic 3–6 s). The simulator is started before the clock starts.
+ *
+ * Time is from spawning vitest to its exit (vitest started as `node vitest.mjs`, as the
+ * `contract` command does; `npx` would add its own resolution time). The suite must pass:
+ * a failing run is reported as invalid. Its report goes to bench/tmp, not to the
+ * repository's contract-report.json.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { BENCH_DIR, REPO_ROOT, startServer } from './servers.ts';
+import { median } from './stats.ts';
+
+export interface ContractTiming {
+  medianMs: number;
+  samplesMs: number[];
+  /** Every run passed. */
+  passed: boolean;
+  /** The tail of the output of a failing run. */
+  failure?: string;
+}
+
+function runSuite(root: string, extraEnv: Record<string, string>): Promise<{ ms: number; code: number; output: string }> {
+  const vitest = path.join(path.dirname(createRequire(path.join(root, 'package.json')).resolve('vitest/package.json')), 'vitest.mjs');
+  mkdirSync(path.join(BENCH_DIR, 'tmp'), { recursive: true });
+  // Only this run's CONTRACT_* settings: none inherited from the shell.
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('CONTRACT_')) env[name] = value;
+  Object.assign(env, { CONTRACT_REPORT: path.join(BENCH_DIR, 'tmp', 'contract-report.json') }, extraEnv);
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, [vitest, 'run', '--project', 'contract'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ ms: performance.now() - started, code: code ?? (signal ? 1 : 0), output });
+    });
+  });
+}
+
+/** The suite in-process (manual clock), `count` times. */
+export async function timeContractInProcess(count: number, root = REPO_ROOT): Promise<ContractTiming> {
+  const samplesMs: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const run = await runSuite(root, {});
+    if (run.code !== 0) return { medianMs: NaN, samplesMs, passed: false, failure: run.output.slice(-3000) };
+    samplesMs.push(run.ms);
+  }
+  return { medianMs: median(samplesMs), samplesMs, passed: true };
+}
+
+/** The suite over HTTP against a fresh realistic-timing simulator per run, `count` times. */
+export async function timeContractOverHttp(count: number, root = REPO_ROOT): Promise<ContractTiming> {
+  const samplesMs: number[] = [];
+  for (let i = 0; i < count; i++) {
+    // The default scenario (demo-key), realistic timing, real clock.
+    const sim = await startServer({ kind: 'sim', root, serveArgs: ['--timing', 'realistic', '--seed', '1'] });
+    try {
+      const run = await runSuite(root, { CONTRACT_BASE_URL: sim.url, CONTRACT_API_KEY: 'demo-key' });
+      if (run.code !== 0) return { medianMs: NaN, samplesMs, passed: false, failure: run.output.slice(-3000) };
+      samplesMs.push(run.ms);
+    } finally {
+      await sim.stop();
+    }
+  }
+  return { medianMs: median(samplesMs), samplesMs, passed: true };
+}

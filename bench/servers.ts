@@ -1,0 +1,224 @@
+/**
+ * Starts the servers under test as separate processes on 127.0.0.1 and stops them.
+ *
+ * - the bare ceiling: `node bench/bare-server.mjs`
+ * - a reference: the smallest Hono app, `node bench/hono-server.mjs`
+ * - the simulator as users run it: `node bin/energy-rental-kit.js serve …` (tsx on the
+ *   TypeScript sources, or `dist/` when the package is built)
+ * - the simulator from compiled JavaScript: `node bench/serve-built.mjs <build-dir> serve …`
+ *
+ * Every child started here is killed (by its pid) when the harness exits.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
+export const REPO_ROOT = path.resolve(BENCH_DIR, '..');
+export const BENCH_SCENARIO = path.join(BENCH_DIR, 'bench-scenario.yaml');
+export const BENCH_KEY = 'bench-key';
+export const PLEDGE_ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
+
+export type ServerKind = 'bare' | 'hono' | 'sim' | 'sim-built';
+
+export interface ServerSpec {
+  kind: ServerKind;
+  /** Checkout whose simulator runs (default: this repository). */
+  root?: string;
+  /** For 'sim-built': the directory bench/build.ts compiled into. */
+  buildDir?: string;
+  /** Port to listen on; 0 picks a free one. */
+  port?: number;
+  /** Extra `serve` flags; default: the bench scenario, instant timing, seed 1. */
+  serveArgs?: string[];
+  /** Flags for node itself (e.g. --cpu-prof). */
+  nodeArgs?: string[];
+}
+
+export interface RunningServer {
+  kind: ServerKind;
+  /** How the simulator's code was loaded: 'tsx', 'dist' or 'compiled'; 'bare' for the ceiling. */
+  runtime: string;
+  url: string;
+  port: number;
+  pid: number;
+  /** Milliseconds from spawn to the 'listening' line. */
+  listeningMs: number;
+  child: ChildProcess;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+const children = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of children) if (child.exitCode === null && child.pid) process.kill(child.pid, 'SIGKILL');
+});
+
+export const DEFAULT_SERVE_ARGS = ['--timing', 'instant', '--seed', '1', '--config', BENCH_SCENARIO];
+
+/**
+ * What bin/energy-rental-kit.js will run in `root`: 'tsx' (the TypeScript sources) or
+ * 'dist' (the built package). The launcher has decided this two ways over time: first
+ * "dist/ when it exists", later "the sources in a checkout, dist/ only with
+ * ENERGY_RENTAL_KIT_USE_DIST=1"; the label follows whichever this checkout's launcher does.
+ */
+export function binRuntime(root: string): 'tsx' | 'dist' {
+  const hasDist = existsSync(path.join(root, 'dist/mock/cli/main.js'));
+  let launcher = '';
+  try {
+    launcher = readFileSync(path.join(root, 'bin/energy-rental-kit.js'), 'utf8');
+  } catch {
+    return 'tsx';
+  }
+  if (launcher.includes('ENERGY_RENTAL_KIT_USE_DIST')) {
+    const hasSource = existsSync(path.join(root, 'mock/cli/main.ts'));
+    return hasSource && process.env.ENERGY_RENTAL_KIT_USE_DIST !== '1' ? 'tsx' : 'dist';
+  }
+  return hasDist ? 'dist' : 'tsx';
+}
+
+/** The command line that starts a server. */
+export function serverCommand(spec: ServerSpec): { args: string[]; runtime: string; cwd: string } {
+  const root = spec.root ?? REPO_ROOT;
+  const port = String(spec.port ?? 0);
+  const nodeArgs = spec.nodeArgs ?? [];
+  if (spec.kind === 'bare') return { args: [...nodeArgs, path.join(BENCH_DIR, 'bare-server.mjs'), port], runtime: 'bare', cwd: root };
+  if (spec.kind === 'hono') return { args: [...nodeArgs, path.join(BENCH_DIR, 'hono-server.mjs'), port], runtime: 'hono', cwd: REPO_ROOT };
+  const serveArgs = ['serve', '--port', port, '--host', '127.0.0.1', ...(spec.serveArgs ?? DEFAULT_SERVE_ARGS)];
+  if (spec.kind === 'sim') {
+    const runtime = binRuntime(root);
+    return { args: [...nodeArgs, path.join(root, 'bin/energy-rental-kit.js'), ...serveArgs], runtime, cwd: root };
+  }
+  if (!spec.buildDir) throw new Error("A 'sim-built' server needs buildDir (see bench/build.ts).");
+  return { args: [...nodeArgs, path.join(BENCH_DIR, 'serve-built.mjs'), spec.buildDir, ...serveArgs], runtime: 'compiled', cwd: root };
+}
+
+/**
+ * Spawns a server and resolves once it prints the line that it listens. A start that
+ * hangs (seen once on a machine busy with other builds) is killed and tried once more.
+ */
+export async function startServer(spec: ServerSpec, timeoutMs = 45_000): Promise<RunningServer> {
+  try {
+    return await startServerOnce(spec, timeoutMs);
+  } catch (error) {
+    if (!(error instanceof Error) || !error.message.includes('did not listen')) throw error;
+    process.stderr.write(`bench: ${error.message.split('\n', 1)[0]}; trying once more\n`);
+    return startServerOnce(spec, timeoutMs);
+  }
+}
+
+async function startServerOnce(spec: ServerSpec, timeoutMs: number): Promise<RunningServer> {
+  // The port is chosen here, not by the server, so that a server that prints nothing
+  // (the simulator with --quiet) can still be found: it is ready when it accepts a connection.
+  const chosenPort = spec.port || (await freePort());
+  const { args, runtime, cwd } = serverCommand({ ...spec, port: chosenPort });
+  const started = performance.now();
+  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  // Output up to the listening line is kept whole; after it (the simulator logs every
+  // request) only a bounded tail, so a long load run does not pile up in this process.
+  let out = '';
+  let tail = '';
+  let listening = false;
+  const keep = (chunk: string): void => {
+    if (listening) tail = (tail + chunk).slice(-16_384);
+    else out += chunk;
+  };
+  child.stdout!.setEncoding('utf8');
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', keep);
+  child.stdout!.on('data', keep);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      settled = true;
+      if (child.pid) process.kill(child.pid, 'SIGKILL');
+      reject(new Error(`${spec.kind} did not listen within ${timeoutMs} ms:\n${out}`));
+    }, timeoutMs);
+    let settled = false;
+    const ready = (port: number): void => {
+      if (settled) return;
+      settled = true;
+      listening = true;
+      child.stdout!.off('data', onData);
+      clearTimeout(timer);
+      resolve(port);
+    };
+    const onData = (): void => {
+      // bare: 'listening 41234'; simulator: 'energy-rental-kit simulator listening on http://127.0.0.1:41234'
+      const match = /listening (?:on \S*?:)?(\d+)\b/.exec(out);
+      if (match) ready(Number(match[1]));
+    };
+    child.stdout!.on('data', onData);
+    const poll = (): void => {
+      if (settled || child.exitCode !== null) return;
+      const socket = net.connect(chosenPort, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        ready(chosenPort);
+      });
+      socket.once('error', () => setTimeout(poll, 10));
+    };
+    poll();
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (!settled) reject(new Error(`${spec.kind} exited (${code ?? signal}) before it listened:\n${out}`));
+      settled = true;
+    });
+  });
+  const listeningMs = performance.now() - started;
+  return {
+    kind: spec.kind,
+    runtime,
+    url: `http://127.0.0.1:${port}`,
+    port,
+    pid: child.pid!,
+    listeningMs,
+    child,
+    output: () => `${out}${tail}`,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const killed = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(killed);
+      children.delete(child);
+    },
+  };
+}
+
+/** A port that was free a moment ago (for start-up timing, where the port must be known before spawn). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Spawns a server without waiting for it; for start-up timing. */
+export function spawnServer(spec: ServerSpec): { child: ChildProcess; runtime: string; stop(): Promise<void> } {
+  const { args, runtime, cwd } = serverCommand(spec);
+  const child = spawn(process.execPath, args, { cwd, stdio: 'ignore' });
+  children.add(child);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    child,
+    runtime,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const killed = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(killed);
+      }
+      children.delete(child);
+    },
+  };
+}
