@@ -12,7 +12,7 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { threadId } from 'node:worker_threads';
 import type { TargetInfo } from '../contract-tests/contract-target.ts';
-import { MAIN_KEY_ALIAS, operationOf, type RecordedRequest, type RecordedResponse } from './recording.ts';
+import { MAIN_KEY_ALIAS, operationOf, type Interaction, type RecordedRequest, type RecordedResponse } from './recording.ts';
 
 /** A fetch that knows which case (and file) sends the request. */
 export type CaseTransport = (request: Request, caseName: string, file: string) => Promise<Response>;
@@ -20,18 +20,7 @@ export type CaseTransport = (request: Request, caseName: string, file: string) =
 /** One line of a worker's log. */
 export type LogLine =
   | { type: 'target'; target: TargetInfo }
-  | {
-      type: 'interaction';
-      seq: number;
-      case: string;
-      file: string;
-      operation: string;
-      request: RecordedRequest;
-      response?: RecordedResponse;
-      error?: string;
-      at: string;
-      durationMs: number;
-    };
+  | ({ type: 'interaction'; seq: number } & Interaction);
 
 export const LOCAL_ALIAS = /key-local-(\d+)-(issued|foreign)/g;
 
