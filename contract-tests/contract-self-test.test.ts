@@ -12,25 +12,14 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BROKEN_VARIANTS } from './broken-variants.ts';
 import type { ContractReport } from './contract-report.ts';
+import { createSlots } from './test-support.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const vitestCli = path.join(path.dirname(createRequire(import.meta.url).resolve('vitest/package.json')), 'vitest.mjs');
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'contract-self-test-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-// Each run is a vitest process of its own; more than two at once only thrash two cores.
-let running = 0;
-const waiting: Array<() => void> = [];
-async function withSlot<T>(work: () => Promise<T>): Promise<T> {
-  if (running >= 2) await new Promise<void>((resolve) => waiting.push(resolve));
-  running++;
-  try {
-    return await work();
-  } finally {
-    running--;
-    waiting.shift()?.();
-  }
-}
+const withSlot = createSlots(2);
 
 /** Runs the contract suite with extra environment; resolves with its exit code and report. */
 function runSuite(name: string, env: Record<string, string>): Promise<{ code: number; report: ContractReport; output: string }> {

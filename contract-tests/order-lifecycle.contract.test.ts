@@ -67,20 +67,18 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
   };
 
   test('creates an order that echoes outOrderNo and charges what the price says', async ({ api, orderParams, requireSpend, claimOrder, slotsExhausted, noteSpent, skip }) => {
-    const fx = { api, orderParams, requireSpend, claimOrder, slotsExhausted, noteSpent, skip };
-    const { created, params } = await referenceOrder(fx);
+    const { created, params } = await referenceOrder({ api, orderParams, requireSpend, claimOrder, slotsExhausted, noteSpent, skip });
     expect(created.outOrderNo, 'outOrderNo is echoed back').toBe(params.outOrderNo);
     if (created.currency === 'TRX') {
-      const quote = await fx.api.getPrice({ rentalCount: params.rentalCount, period: params.period });
+      const quote = await api.getPrice({ rentalCount: params.rentalCount, period: params.period });
       expect(normalise(created.amount), `amount charged vs price estimate ${quote.trxPrice}`).toBe(normalise(quote.trxPrice));
     }
   });
 
   test('finds the created order in history by orderId and by outOrderNo', async ({ api, orderParams, requireSpend, claimOrder, slotsExhausted, noteSpent, skip }) => {
-    const fx = { api, orderParams, requireSpend, claimOrder, slotsExhausted, noteSpent, skip };
-    const { created, params } = await referenceOrder(fx);
-    const byId = await fx.api.getOrderHistory({ orderId: created.id });
-    const byOut = await fx.api.getOrderHistory({ outOrderNo: params.outOrderNo });
+    const { created, params } = await referenceOrder({ api, orderParams, requireSpend, claimOrder, slotsExhausted, noteSpent, skip });
+    const byId = await api.getOrderHistory({ orderId: created.id });
+    const byOut = await api.getOrderHistory({ outOrderNo: params.outOrderNo });
     for (const [how, order] of [['orderId', byId], ['outOrderNo', byOut]] as const) {
       expect(order.orderId, `found by ${how}`).toBe(created.id);
       expect(order.pledgeAddress, `pledgeAddress found by ${how}`).toBe(params.pledgeAddress);
@@ -92,12 +90,11 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
   });
 
   test('drives an order to a terminal status, only forward, and COMPLETED carries a txId', async ({ api, orderParams, requireSpend, claimOrder, slotsExhausted, noteSpent, skip }) => {
-    const fx = { api, orderParams, requireSpend, claimOrder, slotsExhausted, noteSpent, skip };
-    const { created } = await referenceOrder(fx);
+    const { created } = await referenceOrder({ api, orderParams, requireSpend, claimOrder, slotsExhausted, noteSpent, skip });
     const seen: OrderStatus[] = [];
-    const done = await fx.api.waitForOrder({ orderId: created.id }, { ...WAIT, onStatus: (status) => seen.push(status) });
+    const done = await api.waitForOrder({ orderId: created.id }, { ...WAIT, onStatus: (status) => seen.push(status) });
     // A terminal status must stay put (FAILED may still become REFUNDED).
-    for (let i = 0; i < 3; i++) seen.push((await fx.api.getOrderHistory({ orderId: created.id })).status);
+    for (let i = 0; i < 3; i++) seen.push((await api.getOrderHistory({ orderId: created.id })).status);
     expectForwardOnly(seen);
     if (done.status === 'COMPLETED') {
       expect(done.txId, 'a COMPLETED order carries the delegation txId').toMatch(/^[0-9a-f]{64}$/);
@@ -106,11 +103,10 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
   });
 
   test('freezes the price on an account of its own, and spends it on completion', async ({ api, target, clientFor, orderParams, requireCapability }) => {
-    const fx = { api, target, clientFor, orderParams, requireCapability };
-    fx.requireCapability('accounts');
-    const account = await fx.target.control.createAccount({ trx: '100' });
-    const own = fx.clientFor(account.apiKey);
-    const created = await own.createOrder(await fx.orderParams());
+    requireCapability('accounts');
+    const account = await target.control.createAccount({ trx: '100' });
+    const own = clientFor(account.apiKey);
+    const created = await own.createOrder(await orderParams());
     expect(created.currency).toBe('TRX');
     const open = await own.getAccount();
     const seen: OrderStatus[] = [];
@@ -126,16 +122,16 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
 
   test('refunds a forced failure: FAILED, then REFUNDED with the money back', async ({ api, target, clientFor, orderParams, requireCapability, newOutOrderNo }) => {
     const fx = { api, target, clientFor, orderParams, requireCapability, newOutOrderNo };
-    fx.requireCapability('rules');
-    fx.requireCapability('accounts');
-    const account = await fx.target.control.createAccount({ trx: '100' });
-    const own = fx.clientFor(account.apiKey);
-    const params = await fx.orderParams({ outOrderNo: fx.newOutOrderNo('fail') });
-    await fx.target.control.addRule({ match: { outOrderNo: params.outOrderNo }, outcome: 'FAILED', delayMs: 1000, times: 1 });
+    requireCapability('rules');
+    requireCapability('accounts');
+    const account = await target.control.createAccount({ trx: '100' });
+    const own = clientFor(account.apiKey);
+    const params = await orderParams({ outOrderNo: newOutOrderNo('fail') });
+    await target.control.addRule({ match: { outOrderNo: params.outOrderNo }, outcome: 'FAILED', delayMs: 1000, times: 1 });
     const created = await own.createOrder(params);
     const seen: OrderStatus[] = [];
     await own.waitForOrder({ orderId: created.id }, { ...WAIT, onStatus: (s) => seen.push(s) });
-    const refunded = await pollUntil(own, (ms) => fx.target.sleep(ms), created.id, 'REFUNDED', seen);
+    const refunded = await pollUntil(own, (ms) => target.sleep(ms), created.id, 'REFUNDED', seen);
     expectForwardOnly(seen);
     expect(seen, 'a forced failure is seen as FAILED before REFUNDED').toContain('FAILED');
     expect(refunded.txId, 'no delegation happened').toBe('');
@@ -145,46 +141,45 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
   });
 
   test('activates a new receiving address exactly once, on its first order', async ({ api, target, clientFor, orderParams, requireCapability, config, task }) => {
-    const fx = { api, target, clientFor, orderParams, requireCapability };
-    fx.requireCapability('activation');
+    requireCapability('activation');
     // Fresh in every run, yet the same in a replay of this run (same run id, same case).
     const address = encodeTronAddress(runBytes(config.runId, task.fullName, 'address'));
-    expect((await fx.target.control.address(address)).activated).toBe(false);
+    expect((await target.control.address(address)).activated).toBe(false);
     // The second order is placed before the first has activated anything: only one may.
-    const first = await fx.api.createOrder(await fx.orderParams({ pledgeAddress: address }));
-    const second = await fx.api.createOrder(await fx.orderParams({ pledgeAddress: address }));
-    await Promise.all([first, second].map((o) => fx.api.waitForOrder({ orderId: o.id }, WAIT)));
-    expect(await fx.target.control.address(address)).toMatchObject({ activated: true, activatedByOrderId: first.id });
-    expect((await fx.target.control.timeline(fx.target.apiKey, second.id)).activatedAddress, 'the second order activates nothing').toBe(false);
+    const first = await api.createOrder(await orderParams({ pledgeAddress: address }));
+    const second = await api.createOrder(await orderParams({ pledgeAddress: address }));
+    await Promise.all([first, second].map((o) => api.waitForOrder({ orderId: o.id }, WAIT)));
+    expect(await target.control.address(address)).toMatchObject({ activated: true, activatedByOrderId: first.id });
+    expect((await target.control.timeline(target.apiKey, second.id)).activatedAddress, 'the second order activates nothing').toBe(false);
   });
 
   test('honours a forced delay: the outcome comes exactly that long after creation', async ({ api, target, clientFor, orderParams, requireCapability, newOutOrderNo }) => {
     const fx = { api, target, clientFor, orderParams, requireCapability, newOutOrderNo };
-    fx.requireCapability('rules');
-    const params = await fx.orderParams({ outOrderNo: fx.newOutOrderNo('delay') });
-    await fx.target.control.addRule({ match: { outOrderNo: params.outOrderNo }, outcome: 'COMPLETED', delayMs: 1500, times: 1 });
-    const created = await fx.api.createOrder(params);
-    await fx.api.waitForOrder({ orderId: created.id }, WAIT);
-    const view = await fx.target.control.timeline(fx.target.apiKey, created.id);
+    requireCapability('rules');
+    const params = await orderParams({ outOrderNo: newOutOrderNo('delay') });
+    await target.control.addRule({ match: { outOrderNo: params.outOrderNo }, outcome: 'COMPLETED', delayMs: 1500, times: 1 });
+    const created = await api.createOrder(params);
+    await api.waitForOrder({ orderId: created.id }, WAIT);
+    const view = await target.control.timeline(target.apiKey, created.id);
     const completed = view.timeline.find((step) => step.status === 'COMPLETED');
     expect(completed, `timeline ${JSON.stringify(view.timeline)}`).toBeDefined();
     const took = completed!.at - view.createdAt;
     expect(took, 'not before the forced delay').toBeGreaterThanOrEqual(1500);
-    if (fx.target.has('clock')) expect(took, 'exactly the delay with a manual clock').toBe(1500);
+    if (target.has('clock')) expect(took, 'exactly the delay with a manual clock').toBe(1500);
     else expect(took, 'within a second of the delay with a real clock').toBeLessThan(2500);
   });
 
   test('returns the first order for a duplicate outOrderNo, without a second charge', async ({ api, target, clientFor, orderParams, requireCapability, newOutOrderNo }) => {
     const fx = { api, target, clientFor, orderParams, requireCapability, newOutOrderNo };
-    fx.requireCapability('duplicates');
-    fx.requireCapability('accounts');
-    const account = await fx.target.control.createAccount({ trx: '100' });
-    const own = fx.clientFor(account.apiKey);
-    const params = await fx.orderParams({ outOrderNo: fx.newOutOrderNo('dup') });
+    requireCapability('duplicates');
+    requireCapability('accounts');
+    const account = await target.control.createAccount({ trx: '100' });
+    const own = clientFor(account.apiKey);
+    const params = await orderParams({ outOrderNo: newOutOrderNo('dup') });
     const first = await own.createOrder(params);
     const again = await own.createOrder(params);
     expect(again.id, 'the same order comes back').toBe(first.id);
-    const { trx } = (await fx.target.control.ownAccount(account.apiKey)).ledger;
+    const { trx } = (await target.control.ownAccount(account.apiKey)).ledger;
     expect(normalise(subtract(trx.deposited, trx.available)), 'charged once').toBe(normalise(first.amount));
   });
 });

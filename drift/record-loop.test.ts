@@ -15,25 +15,14 @@ import type { ContractReport } from '../contract-tests/contract-report.ts';
 import { compareRecordings } from './compare.ts';
 import { runRecord } from './record-command.ts';
 import { loadRecording, type Recording } from './recording.ts';
+import { createSlots } from '../contract-tests/test-support.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const FIXTURE = path.join(root, 'fixtures', 'simulator-recording.json');
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'drift-record-loop-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-// Each run is a process of its own; two at a time is what two cores take.
-let running = 0;
-const waiting: Array<() => void> = [];
-async function withSlot<T>(work: () => Promise<T>): Promise<T> {
-  if (running >= 2) await new Promise<void>((resolve) => waiting.push(resolve));
-  running++;
-  try {
-    return await work();
-  } finally {
-    running--;
-    waiting.shift()?.();
-  }
-}
+const withSlot = createSlots(2);
 
 /** Records the in-process simulator (or a variant of it); resolves with the recording. */
 function record(name: string, env: Record<string, string> = {}): Promise<{ code: number; recording: Recording; output: string }> {

@@ -3,6 +3,7 @@ import { encodeTronAddress, isTronAddress } from '../../src/tron-address.ts';
 import { createManualClock } from '../clock/manual-clock.ts';
 import { createEngine, DEMO_SCENARIO, type Scenario } from './engine.ts';
 import { SimulatorError } from './simulator-error.ts';
+import { rejection } from './test-support.ts';
 
 const PLEDGE = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const ORDER_ID = /^OR\d{14}[A-Z0-9]{8}$/;
@@ -15,15 +16,6 @@ function account(apiKey: string, trx = 0, usdt = 0): Scenario {
   return { accounts: [{ apiKey, trx, usdt }], activatedAddresses: [PLEDGE] };
 }
 
-function rejection(run: () => unknown): SimulatorError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof SimulatorError) return error;
-    throw error;
-  }
-  throw new Error('expected a SimulatorError, but nothing was thrown');
-}
 
 describe('payment', () => {
   it('pays in TRX when the available TRX covers the order, freezing it while the order is open', () => {

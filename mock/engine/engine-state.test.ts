@@ -5,7 +5,7 @@ import type { Clock } from './clock.ts';
 import { createEngine, DEMO_SCENARIO, type Scenario } from './engine.ts';
 import { DEFAULT_PRICES } from './pricing.ts';
 import { DEFAULT_SETTINGS } from './settings.ts';
-import { SimulatorError } from './simulator-error.ts';
+import { rejection } from './test-support.ts';
 
 const PLEDGE = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 
@@ -13,15 +13,6 @@ function address(n: number): string {
   return encodeTronAddress(new Uint8Array(20).fill(n));
 }
 
-function rejection(run: () => unknown): SimulatorError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof SimulatorError) return error;
-    throw error;
-  }
-  throw new Error('expected a SimulatorError, but nothing was thrown');
-}
 
 /** A fresh copy each call, so that no test can change another's scenario. */
 const scenario = (): Scenario => ({

@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatFixed, formatUnits, MAX_AMOUNT, parseUnits, roundHalfUp } from './money.ts';
-import { SimulatorError } from './simulator-error.ts';
+import { rejection } from './test-support.ts';
 
-function rejection(run: () => unknown): SimulatorError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof SimulatorError) return error;
-    throw error;
-  }
-  throw new Error('expected a SimulatorError, but nothing was thrown');
-}
 
 describe('parseUnits', () => {
   it('parses decimal strings into smallest units', () => {

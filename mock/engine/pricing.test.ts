@@ -2,21 +2,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatFixed } from './money.ts';
 import { DEFAULT_PRICES, MAX_SUN_PER_UNIT, PERIOD_MS, PERIODS, quote, usdtCost, validatePrices, type PeriodCode } from './pricing.ts';
-import { SimulatorError } from './simulator-error.ts';
+import { rejection } from './test-support.ts';
 
 function prices(period: PeriodCode, sun: number): Record<PeriodCode, number> {
   return { ...DEFAULT_PRICES, [period]: sun };
 }
 
-function rejection(run: () => unknown): SimulatorError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof SimulatorError) return error;
-    throw error;
-  }
-  throw new Error('expected a SimulatorError, but nothing was thrown');
-}
 
 describe('quote', () => {
   it("prices upstream's example, 65000 energy at 65 sun, at '4.23' TRX where binary floats give 4.22", () => {
