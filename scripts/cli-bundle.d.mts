@@ -1,0 +1,14 @@
+// Types of scripts/cli-bundle.mjs (plain JavaScript: bin/energy-rental-kit.js imports it without tsx).
+
+/** Where to bundle from and to; by default this checkout's CLI into node_modules/.cache. */
+export interface BundleOptions {
+  root?: string;
+  /** The entry point, relative to root. */
+  entry?: string;
+  /** Where cli.mjs goes. */
+  directory?: string;
+}
+
+export function staleness(options?: BundleOptions): string | undefined;
+export function freshBundle(options?: BundleOptions): string | undefined;
+export function buildBundle(options?: BundleOptions): Promise<{ bundle: string; ms: number }>;

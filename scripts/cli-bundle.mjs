@@ -1,0 +1,186 @@
+#!/usr/bin/env node
+// A checkout's `serve` runs from one esbuild bundle of the CLI instead of the TypeScript
+// sources through tsx: tsx's loader hooks and transform cache and some 300 module loads
+// made up most of its start (≈ 600 ms against ≈ 170 ms bundled). `npm ci` (prepare) and
+// `npm start` (prestart) build the bundle when it is stale; bin/energy-rental-kit.js
+// uses it only when freshBundle() proves it was built from the files as they are now,
+// and runs the sources through tsx otherwise, so an old bundle never shadows an edit.
+//
+// The proof is a stamp on the bundle's last line (one file, renamed into place, so a
+// bundle and its stamp cannot come from different builds): for every file esbuild read,
+// ours and node_modules', its size, mtime and the SHA-1 of the very content that went
+// into the bundle, plus the files that steer the build. A file whose size and mtime
+// match is unchanged; one whose mtime moved (touch, checkout) is hashed.
+//
+//   node scripts/cli-bundle.mjs           build if stale (prepare, prestart)
+//   node scripts/cli-bundle.mjs --force   build
+//   node scripts/cli-bundle.mjs --check   say whether it is fresh (exit 0) or why not (exit 1)
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const STAMP_PREFIX = '// energy-rental-kit bundle stamp: ';
+const LOADERS = { '.ts': 'ts', '.mts': 'ts', '.cts': 'ts', '.js': 'js', '.mjs': 'js', '.cjs': 'js', '.json': 'json' };
+
+/**
+ * What to bundle and where. The bundle lives inside node_modules: ignored by git,
+ * dropped by `npm ci` (whose prepare rebuilds it), and the bare imports left to run time
+ * (swagger-ui-dist's files, ajv for validators that are not precompiled) resolve from
+ * there to the checkout's node_modules.
+ */
+function settings({ root = ROOT, entry = 'mock/cli/main.ts', directory } = {}) {
+  const dir = directory ?? path.join(root, 'node_modules/.cache/energy-rental-kit');
+  return { root, entry, bundle: path.join(dir, 'cli.mjs') };
+}
+
+// Files that steer the build without esbuild loading them: the compiler options, the
+// dependency tree (`npm install` rewrites the hidden lockfile), this builder and esbuild.
+function steeringFiles(root) {
+  return [
+    path.join(root, 'tsconfig.json'),
+    path.join(root, 'package.json'),
+    path.join(root, 'node_modules/.package-lock.json'),
+    fileURLToPath(import.meta.url),
+    require.resolve('esbuild/package.json'),
+  ];
+}
+
+// node:crypto costs a start ~3 ms to load; it is needed only when an mtime moved.
+const sha1 = (content) => require('node:crypto').createHash('sha1').update(content).digest('hex');
+
+/**
+ * A file's content and [size, mtimeMs, SHA-1], or null when it does not exist. Stat
+ * before reading: an edit in between leaves an mtime that no longer matches, so the
+ * check hashes the file and finds the content it bundled, or not.
+ */
+function readWithFingerprint(file) {
+  const stat = statSync(file, { throwIfNoEntry: false });
+  if (!stat) return { content: undefined, print: null };
+  const content = readFileSync(file);
+  return { content, print: [stat.size, stat.mtimeMs, sha1(content)] };
+}
+
+function unchanged(file, print) {
+  const stat = statSync(file, { throwIfNoEntry: false });
+  if (print === null) return stat === undefined;
+  const [size, mtimeMs, hash] = print;
+  if (stat?.size !== size) return false;
+  return stat.mtimeMs === mtimeMs || sha1(readFileSync(file)) === hash;
+}
+
+/** The last bytes of a file, where the stamp is (reading the whole megabyte cost ~3 ms). */
+function readTail(file, bytes = 256 * 1024) {
+  const fd = openSync(file, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const length = Math.min(size, bytes);
+    const buffer = Buffer.alloc(length);
+    readSync(fd, buffer, 0, length, size - length);
+    return buffer;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Why the bundle cannot be used (not built, or the first file that changed); undefined when it is fresh. */
+export function staleness(options) {
+  const { root, entry, bundle } = settings(options);
+  try {
+    const tail = readTail(bundle);
+    const at = tail.lastIndexOf(`\n${STAMP_PREFIX}`);
+    if (at === -1) return 'no stamp';
+    const stamp = JSON.parse(tail.subarray(at + 1 + Buffer.byteLength(STAMP_PREFIX)).toString('utf8'));
+    if (stamp.entry !== entry) return `built from ${stamp.entry}`;
+    for (const [file, print] of Object.entries(stamp.files)) {
+      if (!unchanged(path.resolve(root, file), print)) return `${file} changed`;
+    }
+    return undefined;
+  } catch (error) {
+    // No bundle, or a stamp of another shape (an older builder's).
+    return error?.code === 'ENOENT' ? 'not built' : `unreadable stamp (${error?.message ?? error})`;
+  }
+}
+
+/** The bundle's path when it is there and was built from the files as they are now; else undefined. */
+export function freshBundle(options) {
+  return staleness(options) === undefined ? settings(options).bundle : undefined;
+}
+
+/** Builds the bundle; resolves with its path and the build's milliseconds. */
+export async function buildBundle(options) {
+  const { root, entry, bundle } = settings(options);
+  const started = performance.now();
+  const { build } = await import('esbuild');
+  const files = {};
+  const result = await build({
+    entryPoints: [path.join(root, entry)],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    write: false,
+    outfile: bundle,
+    // For `node --enable-source-maps`; without it stack traces name the bundle's lines,
+    // which are kept readable (no minifying: it saved only ~5 ms).
+    sourcemap: 'linked',
+    logLevel: 'warning',
+    // Bundled CommonJS (yaml, …) requires Node's built-ins.
+    banner: { js: "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);" },
+    plugins: [
+      {
+        name: 'energy-rental-kit',
+        setup(b) {
+          // The other commands (the contract suite with vitest, drift) run through tsx:
+          // bin/energy-rental-kit.js hands only `serve` to the bundle.
+          b.onResolve({ filter: /\/(contract-tests|drift)\// }, (args) => ({ path: args.path, external: true }));
+          // Every file is read here, so the stamp holds exactly what was bundled.
+          b.onLoad({ filter: /.*/ }, (args) => {
+            const loader = LOADERS[path.extname(args.path)];
+            if (!loader) return undefined;
+            const { content, print } = readWithFingerprint(args.path);
+            files[path.relative(root, args.path)] = print;
+            return { contents: content, loader };
+          });
+        },
+      },
+    ],
+  });
+  for (const file of steeringFiles(root)) files[path.relative(root, file)] = readWithFingerprint(file).print;
+  const stamp = `${STAMP_PREFIX}${JSON.stringify({ entry, files })}\n`;
+  mkdirSync(path.dirname(bundle), { recursive: true });
+  // The bundle last: a start at this moment reads either build whole (a stale map at worst).
+  const outputs = [...result.outputFiles].sort((a, b) => Number(a.path === bundle) - Number(b.path === bundle));
+  for (const output of outputs) {
+    const temporary = `${output.path}.${process.pid}.tmp`;
+    writeFileSync(temporary, output.path === bundle ? `${output.text}${stamp}` : output.text);
+    renameSync(temporary, output.path);
+  }
+  return { bundle, ms: performance.now() - started };
+}
+
+async function main(argv) {
+  const { root, bundle } = settings();
+  if (argv.includes('--check')) {
+    const stale = staleness();
+    console.log(stale ? `stale: ${stale}` : `fresh: ${path.relative(root, bundle)}`);
+    return stale ? 1 : 0;
+  }
+  if (!argv.includes('--force') && !staleness()) return 0;
+  try {
+    const { ms } = await buildBundle();
+    console.log(`energy-rental-kit: bundled the CLI into ${path.relative(root, bundle)} in ${Math.round(ms)} ms`);
+  } catch (error) {
+    // Never fail an install or a start over it: without a fresh bundle `serve` runs the
+    // sources through tsx, only slower to start.
+    rmSync(bundle, { force: true });
+    console.warn(`energy-rental-kit: could not bundle the CLI (${error?.message ?? error}); \`serve\` will run through tsx.`);
+  }
+  return 0;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = await main(process.argv.slice(2));
+}

@@ -1,0 +1,73 @@
+import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildBundle, freshBundle, staleness } from './cli-bundle.mjs';
+
+// A project of two files stands in for the checkout: the rules are the same, the build
+// a tenth of the time.
+let root: string;
+const options = (): { root: string } => ({ root });
+const word = (): string => path.join(root, 'mock/cli/word.ts');
+let imports = 0;
+async function runBundle(bundle: string): Promise<string> {
+  const module = (await import(`${pathToFileURL(bundle).href}?${++imports}`)) as { run(): string };
+  return module.run();
+}
+
+beforeAll(async () => {
+  root = await mkdtemp(path.join(tmpdir(), 'erk-bundle-'));
+  await mkdir(path.join(root, 'mock/cli'), { recursive: true });
+  await writeFile(path.join(root, 'mock/cli/main.ts'), "import { word } from './word.ts';\nexport function run(): string {\n  return word;\n}\n");
+  await writeFile(word(), "export const word: string = 'one';\n");
+  await writeFile(path.join(root, 'package.json'), '{ "type": "module" }\n');
+});
+afterAll(() => rm(root, { recursive: true, force: true }));
+
+describe('the CLI bundle (scripts/cli-bundle.mjs)', () => {
+  it('is not used before it is built', () => {
+    expect(staleness(options())).toBe('not built');
+    expect(freshBundle(options())).toBeUndefined();
+  });
+
+  it('is fresh once built, and runs the sources as they were', async () => {
+    const { bundle } = await buildBundle(options());
+    expect(staleness(options())).toBeUndefined();
+    expect(freshBundle(options())).toBe(bundle);
+    expect(await runBundle(bundle)).toBe('one');
+  });
+
+  it('stays fresh when a file is only touched: its content is hashed', async () => {
+    const later = new Date(Date.now() + 60_000);
+    await utimes(word(), later, later);
+    expect(staleness(options())).toBeUndefined();
+  });
+
+  it('is stale after an edit, even one that keeps the size, until it is built again', async () => {
+    const before = await readFile(word(), 'utf8');
+    await writeFile(word(), before.replace("'one'", "'two'"));
+    expect(staleness(options())).toBe('mock/cli/word.ts changed');
+    expect(freshBundle(options())).toBeUndefined();
+    const { bundle } = await buildBundle(options());
+    expect(await runBundle(bundle)).toBe('two');
+  });
+
+  it('is stale when a file that steers the build appears or changes', async () => {
+    expect(staleness(options())).toBeUndefined();
+    await writeFile(path.join(root, 'tsconfig.json'), '{}\n');
+    expect(staleness(options())).toBe('tsconfig.json changed');
+    await buildBundle(options());
+    await writeFile(path.join(root, 'package.json'), '{ "type": "module", "name": "x" }\n');
+    expect(staleness(options())).toBe('package.json changed');
+  });
+
+  it('is stale when its stamp is damaged', async () => {
+    const { bundle } = await buildBundle(options());
+    const text = await readFile(bundle, 'utf8');
+    await writeFile(bundle, text.slice(0, -10));
+    expect(staleness(options())).toMatch(/^unreadable stamp/);
+    await writeFile(bundle, text.replace(/\/\/ energy-rental-kit bundle stamp: .*\n$/, ''));
+    expect(staleness(options())).toBe('no stamp');
+  });
+});

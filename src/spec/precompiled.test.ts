@@ -1,0 +1,72 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { precompiledValidators } from '../generated/validators.ts';
+import { createValidators, loadSpec } from './loader.ts';
+import { compileAt, createAjv, PRECOMPILED_SETS, precompiledSetName, validatorDocument, validatorPointer } from './validator-setup.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const scenario = parse(readFileSync(path.join(root, 'examples/scenario.yaml'), 'utf8')) as Record<string, unknown>;
+
+/** Property names of the (wrapper) schema at a pointer, following $ref and allOf/anyOf. */
+function propertyNames(wrapper: Record<string, unknown>, pointer: string): string[] {
+  const at = (p: string): unknown => p.split('/').slice(1).reduce<unknown>((node, key) => (node as Record<string, unknown>)?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], wrapper);
+  const names = new Set<string>();
+  const visit = (node: unknown, depth: number): void => {
+    if (depth > 8 || typeof node !== 'object' || node === null) return;
+    const schema = node as Record<string, unknown>;
+    if (typeof schema.$ref === 'string') visit(at(schema.$ref.slice(schema.$ref.indexOf('#') + 1)), depth + 1);
+    for (const name of Object.keys((schema.properties as object | undefined) ?? {})) names.add(name);
+    for (const key of ['allOf', 'anyOf', 'oneOf'] as const) for (const sub of (schema[key] as unknown[] | undefined) ?? []) visit(sub, depth + 1);
+  };
+  visit(at(pointer), 0);
+  return [...names];
+}
+
+/** Inputs that walk the usual branches: empty, wrong shapes, each property wrong or coercible. */
+function inputsFor(names: string[]): unknown[] {
+  const inputs: unknown[] = [{}, null, 'x', [], 42, scenario];
+  for (const value of ['x', '', '1', '65000', '-1', '1e400', 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3', 1, 0.5, true, null, [], {}, ['x']]) {
+    inputs.push(Object.fromEntries(names.map((name) => [name, value])));
+    for (const name of names) inputs.push({ [name]: value });
+  }
+  inputs.push({ ...scenario, unknownField: 1 }, { accounts: [{ apiKey: '', balance: { trx: 'x' } }] });
+  return inputs;
+}
+
+describe('precompiled validators (src/generated/validators.ts)', () => {
+  for (const set of PRECOMPILED_SETS) {
+    const setName = precompiledSetName(set.document, { coerceTypes: set.coerceTypes })!;
+    it(`${setName}: answer, errors and coercions equal a run-time compile of the same pointer`, () => {
+      const spec = loadSpec(set.document);
+      const document = validatorDocument(spec);
+      const ajv = createAjv({ coerceTypes: set.coerceTypes });
+      ajv.addSchema(document.schema);
+      const precompiled = precompiledValidators[setName]!();
+      const pointers = set.pointers(spec);
+      expect(Object.keys(precompiled).sort()).toEqual([...pointers].sort());
+      for (const pointer of pointers) {
+        const compiled = compileAt(ajv, document, pointer);
+        const standalone = precompiled[pointer]!;
+        for (const input of inputsFor(propertyNames(document.schema, pointer))) {
+          const a = structuredClone(input);
+          const b = structuredClone(input);
+          const label = `${pointer} ${JSON.stringify(input)}`;
+          expect(standalone(b), label).toBe(compiled(a));
+          expect(standalone.errors ?? null, label).toEqual(compiled.errors ?? null);
+          expect(b, label).toEqual(a);
+        }
+      }
+    });
+  }
+
+  it('are what createValidators gives for the kit documents, and only without verbose', () => {
+    const validate = createValidators(loadSpec('api'), { coerceTypes: true }).request('getPrice');
+    expect(validate.toString()).toBe(precompiledValidators['api:coerce']!()[validatorPointer.request('getPrice')]!.toString());
+    const verbose = createValidators(loadSpec('api'), { coerceTypes: true, verbose: true }).request('getPrice');
+    expect(verbose({ period: '2h' })).toBe(false);
+    expect(verbose.errors!.find((e) => e.keyword === 'enum')!.parentSchema).toBeDefined();
+  });
+});

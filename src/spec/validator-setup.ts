@@ -1,0 +1,154 @@
+/**
+ * How the kit compiles ajv validators from its documents: the ajv configuration, the one
+ * schema that holds everything a validator may point at, and where in it each validator
+ * points. Shared by loader.ts (which compiles at run time what is not precompiled) and
+ * `npm run generate` (which precompiles, into src/generated/validators.ts, the
+ * validators every simulator start needs), so that both produce the same code.
+ */
+import { createRequire } from 'node:module';
+import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
+import type { FormatsPlugin } from 'ajv-formats';
+import type { ReferenceObject, SchemaObject } from 'openapi3-ts/oas31';
+import { specFormats } from './formats.ts';
+import type { DocumentName, LoadedSpec, OperationInfo } from './spec-document.ts';
+
+/** Options of a validator set. */
+export interface ValidatorOptions {
+  /**
+   * Coerce strings to the schema's types, as query strings and form bodies need.
+   * Never set it for response validation: a number sent as a string must fail there.
+   */
+  coerceTypes?: boolean;
+  /** Keep the failing schema and value on each error, for messages that show both. */
+  verbose?: boolean;
+}
+
+// Keywords that are legal in OpenAPI 3.1 schemas or in the wrapper document but are
+// not JSON Schema validation keywords; ajv's strict mode must know them.
+const OPENAPI_KEYWORDS = ['example', 'discriminator', 'xml', 'externalDocs', 'x-unverified', 'components', 'operations'];
+
+/** The identifier under which precompiled code reaches formats.ts's `specFormats`. */
+export const FORMATS_IDENTIFIER = 'specFormats';
+
+// ajv with its code generator, and ajv-formats, cost a start ~40 ms to load. A start
+// needs only precompiled validators, so they are loaded on the first compile; through
+// require, because compiling is synchronous.
+const require = createRequire(import.meta.url);
+
+/** A configured ajv instance; `source` keeps the generated code, for standalone output. */
+export function createAjv(options: ValidatorOptions, source = false): Ajv2020 {
+  const { Ajv2020: AjvClass, Name } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+  const { default: addFormats } = require('ajv-formats') as { default: FormatsPlugin };
+  const ajv = new AjvClass({
+    allErrors: true,
+    coerceTypes: options.coerceTypes ?? false,
+    verbose: options.verbose ?? false,
+    strict: true,
+    strictRequired: false,
+    // The documents are linted (npm run lint:spec) and compiled in strict mode; checking
+    // them against the meta-schema again at every start cost ~30 ms per validator set.
+    validateSchema: false,
+    allowUnionTypes: true,
+    // Standalone code names every format through this object (ajv-formats would name
+    // its own module, which lacks tron-address).
+    code: { source, formats: new Name(FORMATS_IDENTIFIER) },
+  });
+  addFormats(ajv);
+  ajv.addFormat('tron-address', specFormats['tron-address']);
+  ajv.addVocabulary(OPENAPI_KEYWORDS);
+  return ajv;
+}
+
+/** The schema every validator of a document points into, and its responses by operation. */
+export interface ValidatorDocument {
+  base: string;
+  schema: Record<string, unknown>;
+  /** JSON response schemas by operation and status. */
+  responses: Record<string, Record<string, unknown>>;
+}
+
+/**
+ * One wrapper schema holds the components and every schema of every operation, so the
+ * document's own '#/components/…' references resolve unchanged wherever they sit, and
+ * each validator is compiled from a JSON pointer into it.
+ */
+export function validatorDocument(spec: LoadedSpec): ValidatorDocument {
+  const base = `https://energy-rental-kit.local/${spec.name}.json`;
+  const operations: Record<string, { request: SchemaObject; body?: SchemaObject | ReferenceObject; responses: Record<string, unknown> }> = {};
+  const responsesByOperation: Record<string, Record<string, unknown>> = {};
+  for (const op of spec.operations) {
+    const responses: Record<string, unknown> = {};
+    for (const [status, response] of Object.entries(op.responses)) {
+      const schema = response.content?.['application/json']?.schema;
+      if (schema) responses[status] = schema;
+    }
+    responsesByOperation[op.operationId] = responses;
+    operations[op.operationId] = { request: requestSchemaOf(op), responses, ...(op.jsonBodySchema ? { body: op.jsonBodySchema } : {}) };
+  }
+  return { base, schema: { $id: base, components: spec.document.components ?? {}, operations }, responses: responsesByOperation };
+}
+
+const escape = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** Where each kind of validator points in the wrapper schema. */
+export const validatorPointer = {
+  request: (operationId: string) => `/operations/${escape(operationId)}/request`,
+  jsonBody: (operationId: string) => `/operations/${escape(operationId)}/body`,
+  response: (operationId: string, status: string) => `/operations/${escape(operationId)}/responses/${escape(status)}`,
+  schema: (name: string) => `/components/schemas/${escape(name)}`,
+};
+
+/**
+ * Compiles the validator at `pointer` of an ajv instance that holds the wrapper schema.
+ * It is registered under the pointer (once: callers cache), which is how standalone code
+ * names it.
+ */
+export function compileAt(ajv: Ajv2020, document: ValidatorDocument, pointer: string): ValidateFunction {
+  ajv.addSchema({ $ref: `${document.base}#${pointer}` }, pointer);
+  return ajv.getSchema(pointer)!;
+}
+
+/**
+ * The validator sets that `npm run generate` precompiles: what a simulator compiles at
+ * start or on its control-plane requests. Everything else (response validators, verbose
+ * sets) is compiled at run time on first use.
+ */
+export const PRECOMPILED_SETS: { document: DocumentName; coerceTypes: boolean; pointers(spec: LoadedSpec): string[] }[] = [
+  // Query strings and form bodies of the API and the control plane.
+  { document: 'api', coerceTypes: true, pointers: (spec) => spec.operations.map((op) => validatorPointer.request(op.operationId)) },
+  { document: 'control', coerceTypes: true, pointers: (spec) => spec.operations.map((op) => validatorPointer.request(op.operationId)) },
+  // The control plane's JSON bodies, and the scenario of `serve --config`.
+  {
+    document: 'control',
+    coerceTypes: false,
+    pointers: (spec) => [
+      ...spec.operations.filter((op) => op.jsonBodySchema).map((op) => validatorPointer.jsonBody(op.operationId)),
+      validatorPointer.schema('Scenario'),
+    ],
+  },
+];
+
+/** The name of the precompiled set for these options, if there can be one. */
+export function precompiledSetName(document: DocumentName, options: ValidatorOptions): string | undefined {
+  if (options.verbose) return undefined;
+  return `${document}:${options.coerceTypes ? 'coerce' : 'plain'}`;
+}
+
+/**
+ * The object schema of an operation's parameters. With a form body, the body's schema
+ * is the rule and the query parameters are its alternative carrier, so it is used as is.
+ */
+function requestSchemaOf(op: OperationInfo): SchemaObject {
+  if (op.formBodySchema) return op.formBodySchema as SchemaObject;
+  const properties: Record<string, SchemaObject | ReferenceObject> = {};
+  const required: string[] = [];
+  for (const p of op.parameters) {
+    if (p.in !== 'query' || !p.schema) continue;
+    properties[p.name] = p.schema;
+    if (p.required) required.push(p.name);
+  }
+  const schema: SchemaObject = { type: 'object', properties, required };
+  const oneOf = (op.operation as Record<string, unknown>)['x-required-one-of'];
+  if (Array.isArray(oneOf)) schema.anyOf = oneOf.map((name: string) => ({ required: [name] }));
+  return schema;
+}
