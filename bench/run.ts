@@ -23,7 +23,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -368,6 +368,13 @@ const results: Record<string, unknown> = {
 // A checkout whose `serve` has no --quiet (older ones did not log requests) skips that row.
 const hasQuiet = readFileSync(path.join(root, 'mock/cli/serve.ts'), 'utf8').includes('--quiet');
 const endpoints = ENDPOINTS.filter((e) => wants(e.part) && (e.part !== 'quiet' || hasQuiet));
+// `npm start` first brings the CLI bundle up to date (prestart); so does the harness, so
+// that the simulator rows measure what `npm start` runs (bundle, or tsx when it is stale).
+const bundler = path.join(root, 'scripts/cli-bundle.mjs');
+if (existsSync(bundler)) {
+  const said = execFileSync(process.execPath, [bundler], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  if (said) log(said);
+}
 const needBuilt = wants('compiled') || wants('startup');
 let buildDir: string | undefined;
 if (needBuilt) {

@@ -3,14 +3,16 @@
  *
  * - the bare ceiling: `node bench/bare-server.mjs`
  * - a reference: the smallest Hono app, `node bench/hono-server.mjs`
- * - the simulator as users run it: `node bin/energy-rental-kit.js serve …` (tsx on the
- *   TypeScript sources, or `dist/` when the package is built)
+ * - the simulator as users run it: `node bin/energy-rental-kit.js serve …` (in a checkout
+ *   the esbuild bundle of the sources when it is fresh, else tsx on them; `dist/` when
+ *   the package is installed)
  * - the simulator from compiled JavaScript: `node bench/serve-built.mjs <build-dir> serve …`
  *
  * Every child started here is killed (by its pid) when the harness exits.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,7 +41,7 @@ export interface ServerSpec {
 
 export interface RunningServer {
   kind: ServerKind;
-  /** How the simulator's code was loaded: 'tsx', 'dist' or 'compiled'; 'bare' for the ceiling. */
+  /** How the simulator's code was loaded: 'bundle', 'tsx', 'dist' or 'compiled'; 'bare' for the ceiling. */
   runtime: string;
   url: string;
   port: number;
@@ -59,12 +61,14 @@ process.once('exit', () => {
 export const DEFAULT_SERVE_ARGS = ['--timing', 'instant', '--seed', '1', '--config', BENCH_SCENARIO];
 
 /**
- * What bin/energy-rental-kit.js will run in `root`: 'tsx' (the TypeScript sources) or
- * 'dist' (the built package). The launcher has decided this two ways over time: first
- * "dist/ when it exists", later "the sources in a checkout, dist/ only with
- * ENERGY_RENTAL_KIT_USE_DIST=1"; the label follows whichever this checkout's launcher does.
+ * What bin/energy-rental-kit.js will run in `root`: 'tsx' (the TypeScript sources),
+ * 'bundle' (their esbuild bundle, scripts/cli-bundle.mjs) or 'dist' (the built package).
+ * The launcher has decided this three ways over time: first "dist/ when it exists", then
+ * "the sources in a checkout, dist/ only with ENERGY_RENTAL_KIT_USE_DIST=1", then the
+ * same with `serve` from the bundle when it is fresh; the label follows whichever this
+ * checkout's launcher does.
  */
-export function binRuntime(root: string): 'tsx' | 'dist' {
+export function binRuntime(root: string): 'tsx' | 'bundle' | 'dist' {
   const hasDist = existsSync(path.join(root, 'dist/mock/cli/main.js'));
   let launcher = '';
   try {
@@ -74,9 +78,22 @@ export function binRuntime(root: string): 'tsx' | 'dist' {
   }
   if (launcher.includes('ENERGY_RENTAL_KIT_USE_DIST')) {
     const hasSource = existsSync(path.join(root, 'mock/cli/main.ts'));
-    return hasSource && process.env.ENERGY_RENTAL_KIT_USE_DIST !== '1' ? 'tsx' : 'dist';
+    if (!hasSource || process.env.ENERGY_RENTAL_KIT_USE_DIST === '1') return 'dist';
+    const bundled = launcher.includes('cli-bundle.mjs') && process.env.ENERGY_RENTAL_KIT_USE_TSX !== '1' && bundleIsFresh(root);
+    return bundled ? 'bundle' : 'tsx';
   }
   return hasDist ? 'dist' : 'tsx';
+}
+
+const freshBundles = new Map<string, boolean>();
+/** Whether `root`'s CLI bundle is fresh; asked once per root (a child process, ~50 ms, best kept out of timed starts). */
+function bundleIsFresh(root: string): boolean {
+  let fresh = freshBundles.get(root);
+  if (fresh === undefined) {
+    fresh = spawnSync(process.execPath, [path.join(root, 'scripts/cli-bundle.mjs'), '--check'], { cwd: root, stdio: 'ignore' }).status === 0;
+    freshBundles.set(root, fresh);
+  }
+  return fresh;
 }
 
 /** The command line that starts a server. */
@@ -114,57 +131,47 @@ async function startServerOnce(spec: ServerSpec, timeoutMs: number): Promise<Run
   // (the simulator with --quiet) can still be found: it is ready when it accepts a connection.
   const chosenPort = spec.port || (await freePort());
   const { args, runtime, cwd } = serverCommand({ ...spec, port: chosenPort });
+  // The server's output goes to a file, not a pipe: the simulator logs every request, and
+  // a pipe would make this process (which is also the load generator) read and decode
+  // megabytes of log lines per second, taking CPU from the load it is meant to generate.
+  const logFile = path.join(os.tmpdir(), `energy-rental-bench-${process.pid}-${++logFiles}.log`);
+  const fd = openSync(logFile, 'w');
   const started = performance.now();
-  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
   children.add(child);
-  // Output up to the listening line is kept whole; after it (the simulator logs every
-  // request) only a bounded tail, so a long load run does not pile up in this process.
-  let out = '';
-  let tail = '';
-  let listening = false;
-  const keep = (chunk: string): void => {
-    if (listening) tail = (tail + chunk).slice(-16_384);
-    else out += chunk;
+  const output = (): string => {
+    try {
+      const text = readFileSync(logFile, 'utf8');
+      return text.length > 32_768 ? `${text.slice(0, 16_384)}\n…\n${text.slice(-16_384)}` : text;
+    } catch {
+      return '';
+    }
   };
-  child.stdout!.setEncoding('utf8');
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', keep);
-  child.stdout!.on('data', keep);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const port = await new Promise<number>((resolve, reject) => {
+  await new Promise<void>((resolve, reject) => {
+    let settled = false;
     const timer = setTimeout(() => {
       settled = true;
       if (child.pid) process.kill(child.pid, 'SIGKILL');
-      reject(new Error(`${spec.kind} did not listen within ${timeoutMs} ms:\n${out}`));
+      reject(new Error(`${spec.kind} did not listen within ${timeoutMs} ms:\n${output()}`));
     }, timeoutMs);
-    let settled = false;
-    const ready = (port: number): void => {
-      if (settled) return;
-      settled = true;
-      listening = true;
-      child.stdout!.off('data', onData);
-      clearTimeout(timer);
-      resolve(port);
-    };
-    const onData = (): void => {
-      // bare: 'listening 41234'; simulator: 'energy-rental-kit simulator listening on http://127.0.0.1:41234'
-      const match = /listening (?:on \S*?:)?(\d+)\b/.exec(out);
-      if (match) ready(Number(match[1]));
-    };
-    child.stdout!.on('data', onData);
     const poll = (): void => {
       if (settled || child.exitCode !== null) return;
       const socket = net.connect(chosenPort, '127.0.0.1');
       socket.once('connect', () => {
         socket.destroy();
-        ready(chosenPort);
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve();
       });
       socket.once('error', () => setTimeout(poll, 10));
     };
     poll();
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      if (!settled) reject(new Error(`${spec.kind} exited (${code ?? signal}) before it listened:\n${out}`));
+      if (!settled) reject(new Error(`${spec.kind} exited (${code ?? signal}) before it listened:\n${output()}`));
       settled = true;
     });
   });
@@ -172,22 +179,26 @@ async function startServerOnce(spec: ServerSpec, timeoutMs: number): Promise<Run
   return {
     kind: spec.kind,
     runtime,
-    url: `http://127.0.0.1:${port}`,
-    port,
+    url: `http://127.0.0.1:${chosenPort}`,
+    port: chosenPort,
     pid: child.pid!,
     listeningMs,
     child,
-    output: () => `${out}${tail}`,
+    output,
     async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const killed = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(killed);
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const killed = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(killed);
+      }
       children.delete(child);
+      rmSync(logFile, { force: true });
     },
   };
 }
+
+let logFiles = 0;
 
 /** A port that was free a moment ago (for start-up timing, where the port must be known before spawn). */
 export function freePort(): Promise<number> {
