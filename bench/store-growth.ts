@@ -263,7 +263,7 @@ async function child(root: string, size: number, windowMs: number): Promise<void
     state ^= state << 13;
     state ^= state >>> 17;
     state ^= state << 5;
-    return orders[(state >>> 0) % stored]!;
+    return orders.at((state >>> 0) % stored)!;
   };
   const headers = { 'API-KEY': KEY };
   const request = async (url: string): Promise<void> => {

@@ -90,7 +90,7 @@ describe('payment', () => {
     expect(error.message).toContain('4.23 TRX');
     expect(error.message).toContain('0.80 USDT');
     expect(payer.ledger).toEqual(before);
-    expect(payer.orders).toEqual([]);
+    expect([...payer.orders]).toEqual([]);
     expect(engine.orders(payer)).toEqual([]);
     expect(() => engine.findOrder(payer, { outOrderNo: 'x-1' })).toThrow(SimulatorError);
     expect(events).toEqual([]);
@@ -113,7 +113,7 @@ describe('payment', () => {
     const error = rejection(() => engine.createOrder(payer, { pledgeAddress: PLEDGE, rentalCount: 1_000_000_000, period: '30d' }));
     expect(error.kind).toBe('insufficientBalance');
     expect(payer.ledger).toEqual(before);
-    expect(payer.orders).toEqual([]);
+    expect([...payer.orders]).toEqual([]);
   });
 
   it('draws nothing from the random source for a rejected order, so the next order gets the ids a fresh engine gives', () => {

@@ -240,3 +240,55 @@ describe('settings', () => {
     expect(engine.quote(65_000, '1h')).toMatchObject({ sunPerUnit: 100, costSun: 6_500_000, trxPrice: '6.50' });
   });
 });
+
+describe('two engines in one process', () => {
+  it('keep their orders on pages of their own, and a reset of one leaves the other as it was', () => {
+    type Paged = { page: unknown }; // Order's private page, looked at here only
+    const clock = createManualClock();
+    const [a, b] = [createEngine({ clock, seed: 5, scenario: scenario() }), createEngine({ clock, seed: 5, scenario: scenario() })];
+    const aloneClock = createManualClock();
+    const alone = createEngine({ clock: aloneClock, seed: 5, scenario: scenario() });
+    const payer = (engine: typeof a) => engine.authenticate('demo-key')!;
+    const [payerA, payerB, payerAlone] = [payer(a), payer(b), payer(alone)];
+    const pagesOf = { a: new Set<unknown>(), b: new Set<unknown>() };
+    for (let i = 0; i < 300; i++) {
+      const input = { pledgeAddress: address(1 + (i % 5)), rentalCount: 65_000, period: '1h' as const, outOrderNo: `o-${i}` };
+      pagesOf.a.add((a.createOrder(payerA, input).order as unknown as Paged).page);
+      pagesOf.b.add((b.createOrder(payerB, { ...input, rentalCount: 70_000 }).order as unknown as Paged).page);
+      alone.createOrder(payerAlone, input);
+      clock.advance(10);
+      aloneClock.advance(10);
+    }
+    expect(pagesOf.a.size).toBe(2);
+    for (const page of pagesOf.a) expect(pagesOf.b.has(page)).toBe(false);
+    // Interleaved with b, a gives the very ids and txIds the engine run alone gives.
+    const view = (engine: typeof a) => engine.orders(engine.accounts()[0]!).map((o) => [o.id, o.plannedTxId, o.createdAt, o.amount]);
+    expect(view(a)).toEqual(view(alone));
+    const before = view(b);
+    a.reset();
+    for (let i = 0; i < 10; i++) a.createOrder(payer(a), { pledgeAddress: PLEDGE, rentalCount: 80_000, period: '10min' });
+    expect(view(b)).toEqual(before);
+    expect(b.checkInvariants()).toEqual([]);
+  });
+});
+
+describe('snapshot and restore', () => {
+  it('gives back every order exactly as saved, including times weeks apart and a txId that is not hex', () => {
+    const clock = createManualClock();
+    const engine = createEngine({ clock, seed: 5, scenario: scenario() });
+    const account = engine.authenticate('demo-key')!;
+    for (let i = 0; i < 12; i++) {
+      engine.createOrder(account, { pledgeAddress: address(1 + (i % 8)), rentalCount: 65_000 + 10_000 * i, period: i % 2 ? '1h' : '10min', outOrderNo: `o-${i}` });
+      clock.advance(1_700);
+    }
+    const saved = engine.snapshot();
+    // What older state files or a long downtime can hold: offsets past 32 bits, fractions, a hand-written txId.
+    saved.orders[0]!.processingAt = saved.orders[0]!.createdAt + 40 * 86_400_000 + 0.25;
+    saved.orders[1]!.plannedTxId = 'written-by-hand';
+    saved.orders[2]!.amount = 2 ** 40;
+    saved.orders[2]!.refundAfter = 2 ** 33;
+    const restored = createEngine({ clock: createManualClock(DEFAULT_MANUAL_START), seed: 5, restore: structuredClone(saved) });
+    expect({ ...restored.snapshot(), savedAt: saved.savedAt }).toEqual(saved);
+    expect(restored.findOrder(restored.accounts()[0]!, { outOrderNo: 'o-1' }).plannedTxId).toBe('written-by-hand');
+  });
+});

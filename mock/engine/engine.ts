@@ -9,6 +9,8 @@ import type { Clock } from './clock.ts';
 import { checkLedger, deposit, releaseFrozen, spendFrozen, tryFreeze } from './ledger.ts';
 import { formatFixed, formatUnits, type CurrencyCode } from './money.ts';
 import { Order, type OrderStatusCode } from './order.ts';
+import { createOrderIdMaker } from './order-id.ts';
+import { createOrderPages, TX_ID_BYTES, type OrderPages } from './order-page.ts';
 import { createOutcomeRules, type OutcomeRules, type RuleInput } from './outcome-rules.ts';
 import { PERIOD_MS, quote, SHOWN_DECIMALS, usdtCost, type PeriodCode, type Quote } from './pricing.ts';
 import { createRandomSource, type RandomSource } from './random-source.ts';
@@ -120,8 +122,14 @@ export function createEngine(options: EngineOptions): Engine {
   const seed = options.seed ?? 1;
   const scenario = options.scenario ?? {};
   const listeners = new Set<(event: EngineEvent) => void>();
+  // This engine's own: the stamp of the last second an id was made in.
+  const orderId = createOrderIdMaker();
+  /** Where createOrder draws a txId before the order that keeps it exists; the Order copies it. */
+  const txIdDraw = new Uint8Array(TX_ID_BYTES);
 
   let random: RandomSource;
+  /** Where this engine's orders take their rows; a fresh one per load, so a reset starts on a fresh page. */
+  let pages: OrderPages;
   let settings: Settings;
   let accountsByDigest: Map<string, Account>;
   let accountList: Account[];
@@ -145,6 +153,7 @@ export function createEngine(options: EngineOptions): Engine {
   function load(): void {
     scheduler?.clear();
     random = createRandomSource(seed);
+    pages = createOrderPages();
     settings = applySettings(DEFAULT_SETTINGS, scenario.settings ?? {});
     accountsByDigest = new Map();
     accountList = [];
@@ -169,11 +178,9 @@ export function createEngine(options: EngineOptions): Engine {
   }
 
   function newOrderId(): string {
-    const d = new Date(clock.now());
-    const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
-    const stamp = `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}`;
+    const now = clock.now();
     for (;;) {
-      const id = `OR${stamp}${random.upperAlphanumeric(8)}`;
+      const id = orderId(now, random);
       if (!ordersById.has(id)) return id;
     }
   }
@@ -252,9 +259,7 @@ export function createEngine(options: EngineOptions): Engine {
     const account = order.account;
     ordersById.delete(order.id);
     if (order.outOrderNo !== undefined && account.byOutOrderNo.get(order.outOrderNo) === order) account.byOutOrderNo.delete(order.outOrderNo);
-    // The evicted order is nearly always its account's oldest.
-    if (account.orders[0] === order) account.orders.shift();
-    else account.orders.splice(account.orders.indexOf(order), 1);
+    account.orders.remove(order);
     if (order.status === 'COMPLETED') account.evictedSpent[order.currency] += order.amount;
   }
 
@@ -303,8 +308,14 @@ export function createEngine(options: EngineOptions): Engine {
     for (const o of saved.orders) {
       const account = byId.get(o.accountId);
       if (!account) throw new Error(`State file: order ${o.id} names account ${o.accountId}, which is not in the file.`);
-      const order = new Order(o.id, account, o.pledgeAddress, o.rentalCount, o.period, o.currency, o.amount, o.createdAt, o.outOrderNo, o.plannedTxId, o.outcome, o.forced, o.activates, o.processingAfter, o.outcomeAfter, o.refundAfter);
-      Object.assign(order, { status: o.status, processingAt: o.processingAt, outcomeAt: o.outcomeAt, refundedAt: o.refundedAt, refunds: o.refunds, reserved: o.reserved, failureReason: o.failureReason });
+      const order = new Order(pages, o.id, account, o.pledgeAddress, o.rentalCount, o.period, o.currency, o.amount, o.createdAt, o.outOrderNo, o.plannedTxId, o.outcome, o.forced, o.activates, o.processingAfter, o.outcomeAfter, o.refundAfter);
+      order.status = o.status;
+      order.processingAt = o.processingAt;
+      order.outcomeAt = o.outcomeAt;
+      order.refundedAt = o.refundedAt;
+      order.refunds = o.refunds;
+      order.reserved = o.reserved;
+      order.failureReason = o.failureReason;
       store(order);
       scheduleNext(order);
     }
@@ -364,7 +375,8 @@ export function createEngine(options: EngineOptions): Engine {
         }
       }
       const id = newOrderId();
-      const plannedTxId = random.hex(64);
+      // Drawn as random.hex(64) would, kept as the 32 bytes the Order stores.
+      random.hexInto(txIdDraw, 0, TX_ID_BYTES);
       const rule = rules.take(input);
       // The failure roll is drawn for every order, so rules and rates do not shift later ids.
       const roll = random.float();
@@ -376,6 +388,7 @@ export function createEngine(options: EngineOptions): Engine {
         fixedOutcomeMs: rule?.delayMs,
       });
       const order = new Order(
+        pages,
         id,
         account,
         input.pledgeAddress,
@@ -385,7 +398,7 @@ export function createEngine(options: EngineOptions): Engine {
         amount,
         clock.now(),
         input.outOrderNo,
-        plannedTxId,
+        txIdDraw,
         outcome,
         rule !== undefined,
         activates,
@@ -447,7 +460,7 @@ export function createEngine(options: EngineOptions): Engine {
       const out: Order[] = [];
       const limit = filter.limit ?? Infinity;
       for (let i = account.orders.length - 1; i >= 0 && out.length < limit; i--) {
-        const order = account.orders[i]!;
+        const order = account.orders.at(i)!;
         if (!filter.status || order.status === filter.status) out.push(order);
       }
       return out;

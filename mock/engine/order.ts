@@ -1,11 +1,20 @@
 /**
  * One order. Its timeline is derived from the times of its steps rather than stored
  * as a list, which keeps a stored order small and its history impossible to reorder.
+ *
+ * A million stored orders must fit in 400 bytes each, so the object holds 7 fields
+ * (80 B) where it had 23 (208 B, plus 16 B for each time boxed as a HeapNumber): its
+ * times, planned delays, amount and txId live in a row of an `OrderPage` (typed arrays,
+ * 72 B, see order-page.ts), and its row, status, outcome, period, currency, booleans and
+ * refund count are packed into one small integer. The getters and setters below give
+ * callers the same properties as plain fields did. The page comes from the engine's
+ * allocator (`createOrderPages()`), so nothing here is shared between engines.
  */
 import type { Account } from './accounts.ts';
 import type { CurrencyCode } from './money.ts';
+import { ORDER_NUMBERS, ROWS_PER_PAGE, type OrderNumber, type OrderPage, type OrderPages, type RareParts } from './order-page.ts';
 import type { Outcome } from './outcome-rules.ts';
-import type { PeriodCode } from './pricing.ts';
+import { PERIODS, type PeriodCode } from './pricing.ts';
 
 export const ORDER_STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'REFUNDED'] as const;
 export type OrderStatusCode = (typeof ORDER_STATUSES)[number];
@@ -17,40 +26,192 @@ export interface TimelineStep {
   note?: string;
 }
 
-export class Order {
-  status: OrderStatusCode = 'PENDING';
-  /** Times of each step, Unix ms; meaningful once `status` has reached the step. */
-  processingAt = 0;
-  outcomeAt = 0;
-  refundedAt = 0;
-  /** How many refunds were booked: the invariant is exactly one for a REFUNDED order. */
-  refunds = 0;
-  /** Energy reserved from a limited supply, returned when the rental ends. */
-  reserved = false;
-  failureReason: string | undefined = undefined;
+// The bits of `Order.flags`. It stays below 2^30, a small integer (no heap box), and
+// every field it replaces would have cost 8 B.
+const ROW_MASK = 0xff; // the order's row in its page
+const STATUS_SHIFT = 8;
+const STATUS_MASK = 0b111 << STATUS_SHIFT; // index in ORDER_STATUSES
+const OUTCOME_FAILED = 1 << 11; // else COMPLETED
+const PERIOD_SHIFT = 12;
+const PERIOD_MASK = 0b111 << PERIOD_SHIFT; // index in PERIODS
+const CURRENCY_USDT = 1 << 15; // else TRX
+const FORCED = 1 << 16;
+const ACTIVATES = 1 << 17;
+const RESERVED = 1 << 18;
+const HAS_RARE = 1 << 19; // has rare parts on its page (see RareParts in order-page.ts)
+const REFUND_SHIFT = 20; // the refund count, from this bit up
+const MAX_REFUNDS = 2 ** (30 - REFUND_SHIFT) - 1;
+const CURRENCIES: readonly CurrencyCode[] = ['TRX', 'USDT'];
+const OUTCOMES: readonly Outcome[] = ['COMPLETED', 'FAILED'];
+if (ROWS_PER_PAGE - 1 > ROW_MASK || ORDER_STATUSES.length - 1 > STATUS_MASK >> STATUS_SHIFT || PERIODS.length - 1 > PERIOD_MASK >> PERIOD_SHIFT) {
+  throw new Error('Order: the packed flags are too narrow for the rows, statuses or periods');
+}
 
+function indexIn<T>(list: readonly T[], value: T, what: string): number {
+  const index = list.indexOf(value);
+  if (index === -1) throw new Error(`Order: unknown ${what} '${String(value)}'; expected one of ${list.join(', ')}.`);
+  return index;
+}
+
+export class Order {
+  /** Row in the page, status, outcome, period, currency, booleans and refund count; see the bits above. */
+  private flags: number;
+  private readonly page: OrderPage;
+
+  /**
+   * @example
+   *   const pages = createOrderPages(); // one per engine
+   *   const order = new Order(pages, id, account, address, 65_000, '1h', 'TRX', 4_230_000, clock.now(), undefined, txIdBytes, 'COMPLETED', false, false, 500, 3000, 5000);
+   *   order.status; // 'PENDING'
+   */
   constructor(
+    /** The engine's page allocator, where the order takes its row. */
+    pages: OrderPages,
     readonly id: string,
     readonly account: Account,
     readonly pledgeAddress: string,
     readonly rentalCount: number,
-    readonly period: PeriodCode,
-    readonly currency: CurrencyCode,
+    period: PeriodCode,
+    currency: CurrencyCode,
     /** Charged amount in smallest units (sun or micro-USDT). */
-    readonly amount: number,
-    readonly createdAt: number,
+    amount: number,
+    createdAt: number,
     readonly outOrderNo: string | undefined,
-    /** Drawn at creation so that the same seed gives the same txIds whatever the timing. */
-    readonly plannedTxId: string,
-    public outcome: Outcome,
+    /** Drawn at creation so that the same seed gives the same txIds whatever the timing: 32 bytes, or 64 hex digits. */
+    plannedTxId: Uint8Array | string,
+    outcome: Outcome,
     /** True when a rule decided the outcome; supply shortage then does not override it. */
-    readonly forced: boolean,
-    readonly activates: boolean,
+    forced: boolean,
+    activates: boolean,
     /** Planned delays from creation, ms. */
-    readonly processingAfter: number,
-    readonly outcomeAfter: number,
-    readonly refundAfter: number,
-  ) {}
+    processingAfter: number,
+    outcomeAfter: number,
+    refundAfter: number,
+  ) {
+    const page = pages.pageWithFreeRow();
+    this.page = page;
+    this.flags =
+      page.takeRow() |
+      (indexIn(PERIODS, period, 'period') << PERIOD_SHIFT) |
+      (indexIn(CURRENCIES, currency, 'currency') === 1 ? CURRENCY_USDT : 0) |
+      (indexIn(OUTCOMES, outcome, 'outcome') === 1 ? OUTCOME_FAILED : 0) |
+      (forced ? FORCED : 0) |
+      (activates ? ACTIVATES : 0);
+    // createdAt first: the later step times are kept relative to it.
+    this.setNumber(ORDER_NUMBERS.createdAt, createdAt);
+    this.setNumber(ORDER_NUMBERS.amount, amount);
+    this.setNumber(ORDER_NUMBERS.processingAfter, processingAfter);
+    this.setNumber(ORDER_NUMBERS.outcomeAfter, outcomeAfter);
+    this.setNumber(ORDER_NUMBERS.refundAfter, refundAfter);
+    if (typeof plannedTxId !== 'string') page.setTxIdBytes(this.row, plannedTxId);
+    else if (!page.setTxIdHex(this.row, plannedTxId)) this.rareParts().plannedTxId = plannedTxId;
+  }
+
+  get status(): OrderStatusCode {
+    return ORDER_STATUSES[(this.flags & STATUS_MASK) >> STATUS_SHIFT]!;
+  }
+  set status(status: OrderStatusCode) {
+    this.flags = (this.flags & ~STATUS_MASK) | (indexIn(ORDER_STATUSES, status, 'status') << STATUS_SHIFT);
+  }
+
+  /** What the order comes to; supply shortage may turn COMPLETED into FAILED while processing. */
+  get outcome(): Outcome {
+    return this.flags & OUTCOME_FAILED ? 'FAILED' : 'COMPLETED';
+  }
+  set outcome(outcome: Outcome) {
+    this.flags = indexIn(OUTCOMES, outcome, 'outcome') === 1 ? this.flags | OUTCOME_FAILED : this.flags & ~OUTCOME_FAILED;
+  }
+
+  get period(): PeriodCode {
+    return PERIODS[(this.flags & PERIOD_MASK) >> PERIOD_SHIFT]!;
+  }
+
+  get currency(): CurrencyCode {
+    return this.flags & CURRENCY_USDT ? 'USDT' : 'TRX';
+  }
+
+  /** True when a rule decided the outcome; supply shortage then does not override it. */
+  get forced(): boolean {
+    return (this.flags & FORCED) !== 0;
+  }
+
+  /** True when this order activates its pledge address when processing starts. */
+  get activates(): boolean {
+    return (this.flags & ACTIVATES) !== 0;
+  }
+
+  /** Energy reserved from a limited supply, returned when the rental ends. */
+  get reserved(): boolean {
+    return (this.flags & RESERVED) !== 0;
+  }
+  set reserved(reserved: boolean) {
+    this.flags = reserved ? this.flags | RESERVED : this.flags & ~RESERVED;
+  }
+
+  /** How many refunds were booked: the invariant is exactly one for a REFUNDED order. */
+  get refunds(): number {
+    return this.flags >>> REFUND_SHIFT;
+  }
+  set refunds(count: number) {
+    if (!(Number.isInteger(count) && count >= 0 && count <= MAX_REFUNDS)) throw new Error(`Order ${this.id}: refunds must be a whole number from 0 to ${MAX_REFUNDS} (got ${count}).`);
+    this.flags = (this.flags & ((1 << REFUND_SHIFT) - 1)) | (count << REFUND_SHIFT);
+  }
+
+  get failureReason(): string | undefined {
+    return this.flags & HAS_RARE ? this.page.rareParts(this.row)!.failureReason : undefined;
+  }
+  set failureReason(reason: string | undefined) {
+    if (reason === undefined && !(this.flags & HAS_RARE)) return;
+    this.rareParts().failureReason = reason;
+  }
+
+  /** Charged amount in smallest units (sun or micro-USDT). */
+  get amount(): number {
+    return this.number(ORDER_NUMBERS.amount);
+  }
+
+  /** Times of each step, Unix ms; meaningful once `status` has reached the step. */
+  get createdAt(): number {
+    return this.number(ORDER_NUMBERS.createdAt);
+  }
+  get processingAt(): number {
+    return this.number(ORDER_NUMBERS.processingAt);
+  }
+  set processingAt(at: number) {
+    this.setNumber(ORDER_NUMBERS.processingAt, at);
+  }
+  get outcomeAt(): number {
+    return this.number(ORDER_NUMBERS.outcomeAt);
+  }
+  set outcomeAt(at: number) {
+    this.setNumber(ORDER_NUMBERS.outcomeAt, at);
+  }
+  get refundedAt(): number {
+    return this.number(ORDER_NUMBERS.refundedAt);
+  }
+  set refundedAt(at: number) {
+    this.setNumber(ORDER_NUMBERS.refundedAt, at);
+  }
+
+  /** Planned delays from creation, ms. */
+  get processingAfter(): number {
+    return this.number(ORDER_NUMBERS.processingAfter);
+  }
+  get outcomeAfter(): number {
+    return this.number(ORDER_NUMBERS.outcomeAfter);
+  }
+  get refundAfter(): number {
+    return this.number(ORDER_NUMBERS.refundAfter);
+  }
+
+  /** The txId drawn at creation, 64 hex digits, whatever the status. */
+  get plannedTxId(): string {
+    if (this.flags & HAS_RARE) {
+      const odd = this.page.rareParts(this.row)!.plannedTxId;
+      if (odd !== undefined) return odd;
+    }
+    return this.page.txIdHex(this.row);
+  }
 
   /** The delegation's transaction id, once delegation happened. */
   get txId(): string {
@@ -58,19 +219,39 @@ export class Order {
   }
 
   get isOpen(): boolean {
-    return this.status === 'PENDING' || this.status === 'PROCESSING' || this.status === 'FAILED';
+    const status = (this.flags & STATUS_MASK) >> STATUS_SHIFT;
+    return status === 0 || status === 1 || status === 3; // PENDING, PROCESSING, FAILED
   }
 
   timeline(): TimelineStep[] {
     // Which steps happened follows from the status alone; the times say when.
+    const status = this.status;
     const steps: TimelineStep[] = [{ status: 'PENDING', at: this.createdAt }];
-    if (this.status === 'PENDING') return steps;
+    if (status === 'PENDING') return steps;
     steps.push(this.activates ? { status: 'PROCESSING', at: this.processingAt, note: 'activated the pledge address' } : { status: 'PROCESSING', at: this.processingAt });
-    if (this.status === 'PROCESSING') return steps;
+    if (status === 'PROCESSING') return steps;
     const outcome: TimelineStep = { status: this.outcome, at: this.outcomeAt };
-    if (this.failureReason) outcome.note = this.failureReason;
+    const reason = this.failureReason;
+    if (reason) outcome.note = reason;
     steps.push(outcome);
-    if (this.status === 'REFUNDED') steps.push({ status: 'REFUNDED', at: this.refundedAt });
+    if (status === 'REFUNDED') steps.push({ status: 'REFUNDED', at: this.refundedAt });
     return steps;
+  }
+
+  private get row(): number {
+    return this.flags & ROW_MASK;
+  }
+
+  private number(which: OrderNumber): number {
+    return this.page.get(this.row, which);
+  }
+
+  private setNumber(which: OrderNumber, value: number): void {
+    this.page.set(this.row, which, value);
+  }
+
+  private rareParts(): RareParts {
+    this.flags |= HAS_RARE;
+    return this.page.rarePartsToFill(this.row);
   }
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { faker as baseFaker } from '@faker-js/faker/locale/base';
 import { createRandomSource } from './random-source.ts';
 
 function draws(seed: number) {
@@ -33,6 +34,42 @@ describe('random source', () => {
       const bytes = random.bytes(4);
       expect(bytes).toHaveLength(4);
       for (const b of bytes) expect(b >= 0 && b <= 255).toBe(true);
+    }
+  });
+});
+
+describe('random source draws', () => {
+  // The engine's ids and txIds must stay what faker's own string functions gave for a
+  // seed (recorded fixtures hold them); the source draws them itself, faster.
+  function fakerFor(seed: number) {
+    const faker = new (baseFaker.constructor as new (options: { locale: typeof baseFaker.rawDefinitions }) => typeof baseFaker)({ locale: baseFaker.rawDefinitions });
+    faker.seed(seed);
+    return faker;
+  }
+
+  it('gives the same hex digits and upper-case characters as faker for the same seed', () => {
+    for (const seed of [1, 2, 42, 123_456]) {
+      const faker = fakerFor(seed);
+      const random = createRandomSource(seed);
+      for (let i = 0; i < 50; i++) {
+        expect(random.upperAlphanumeric(8)).toBe(faker.string.alphanumeric({ length: 8, casing: 'upper' }));
+        expect(random.hex(64)).toBe(faker.string.hexadecimal({ length: 64, casing: 'lower', prefix: '' }));
+        expect(random.float()).toBe(faker.number.float({ min: 0, max: 1 - Number.EPSILON }));
+      }
+    }
+  });
+
+  it('writes into arrays the very draws hex and upperAlphanumeric return', () => {
+    const a = createRandomSource(77);
+    const b = createRandomSource(77);
+    for (let i = 0; i < 50; i++) {
+      const bytes = new Uint8Array(34);
+      a.hexInto(bytes, 2, 32);
+      expect(Buffer.from(bytes.subarray(2)).toString('hex')).toBe(b.hex(64));
+      expect([bytes[0], bytes[1]]).toEqual([0, 0]);
+      const codes = [0, 0, 0, 0, 0, 0, 0, 0, 0];
+      a.upperAlphanumericInto(codes, 1, 8);
+      expect(String.fromCharCode(...codes.slice(1))).toBe(b.upperAlphanumeric(8));
     }
   });
 });

@@ -37,7 +37,7 @@ export const DEFAULT_SETTINGS: Settings = {
   errorStatus: 'mapped',
   activationDelayMs: undefined,
   rateLimit: null,
-  // About 40 MB of orders: a week-long CI simulator stays that size.
+  // About 35 MB of orders (≈ 350 B each, bench/README.md): a week-long CI simulator stays that size.
   maxStoredOrders: 100_000,
 };
 

@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import { accountFromDigest } from './accounts.ts';
+import { Order, ORDER_STATUSES } from './order.ts';
+import { createOrderPages, type OrderPages } from './order-page.ts';
+import { PERIODS } from './pricing.ts';
+
+const ACCOUNT = accountFromDigest(1, 'digest', 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3', 0);
+const START = 1_741_801_809_000;
+const TX_BYTES = Uint8Array.from({ length: 32 }, (_, i) => 255 - i);
+const TX_HEX = Buffer.from(TX_BYTES).toString('hex');
+
+function order(
+  overrides: { period?: (typeof PERIODS)[number]; currency?: 'TRX' | 'USDT'; outcome?: 'COMPLETED' | 'FAILED'; forced?: boolean; activates?: boolean; tx?: Uint8Array | string } = {},
+  pages: OrderPages = createOrderPages(),
+): Order {
+  return new Order(
+    pages,
+    'OR20250312175009ZQAS3GWA',
+    ACCOUNT,
+    'TA4Wt1DUCqz6YegbnsmqsWC5uUfbdBqPxm',
+    65_000,
+    overrides.period ?? '1h',
+    overrides.currency ?? 'TRX',
+    4_230_000,
+    START,
+    'my-order-1',
+    overrides.tx ?? TX_BYTES,
+    overrides.outcome ?? 'COMPLETED',
+    overrides.forced ?? false,
+    overrides.activates ?? false,
+    1_435,
+    3_586,
+    5_672,
+  );
+}
+
+describe('order', () => {
+  it('reads back what it was created with', () => {
+    const o = order();
+    expect({ id: o.id, account: o.account, pledgeAddress: o.pledgeAddress, rentalCount: o.rentalCount, period: o.period, currency: o.currency, amount: o.amount }).toEqual({
+      id: 'OR20250312175009ZQAS3GWA',
+      account: ACCOUNT,
+      pledgeAddress: 'TA4Wt1DUCqz6YegbnsmqsWC5uUfbdBqPxm',
+      rentalCount: 65_000,
+      period: '1h',
+      currency: 'TRX',
+      amount: 4_230_000,
+    });
+    expect({ createdAt: o.createdAt, outOrderNo: o.outOrderNo, outcome: o.outcome, forced: o.forced, activates: o.activates }).toEqual({
+      createdAt: START,
+      outOrderNo: 'my-order-1',
+      outcome: 'COMPLETED',
+      forced: false,
+      activates: false,
+    });
+    expect([o.processingAfter, o.outcomeAfter, o.refundAfter]).toEqual([1_435, 3_586, 5_672]);
+    expect([o.status, o.processingAt, o.outcomeAt, o.refundedAt, o.refunds, o.reserved, o.failureReason]).toEqual(['PENDING', 0, 0, 0, 0, false, undefined]);
+    expect(o.plannedTxId).toBe(TX_HEX);
+  });
+
+  it('keeps every period, currency, outcome and flag apart from the others', () => {
+    for (const period of PERIODS) {
+      for (const currency of ['TRX', 'USDT'] as const) {
+        for (const outcome of ['COMPLETED', 'FAILED'] as const) {
+          for (const flag of [false, true]) {
+            const o = order({ period, currency, outcome, forced: flag, activates: !flag });
+            expect([o.period, o.currency, o.outcome, o.forced, o.activates]).toEqual([period, currency, outcome, flag, !flag]);
+          }
+        }
+      }
+    }
+  });
+
+  it('changes status, outcome, reservation and refunds without disturbing the rest', () => {
+    const o = order({ period: '30d', currency: 'USDT', activates: true });
+    for (const status of ORDER_STATUSES) {
+      o.status = status;
+      expect(o.status).toBe(status);
+    }
+    o.outcome = 'FAILED';
+    o.reserved = true;
+    o.refunds++;
+    o.refunds++;
+    expect([o.status, o.outcome, o.reserved, o.refunds, o.period, o.currency, o.activates, o.forced]).toEqual(['REFUNDED', 'FAILED', true, 2, '30d', 'USDT', true, false]);
+    o.reserved = false;
+    o.refunds = 0;
+    o.outcome = 'COMPLETED';
+    expect([o.status, o.outcome, o.reserved, o.refunds, o.period]).toEqual(['REFUNDED', 'COMPLETED', false, 0, '30d']);
+    expect(() => (o.refunds = -1)).toThrow(/refunds/);
+  });
+
+  it('shows its txId only once COMPLETED', () => {
+    const o = order();
+    for (const status of ORDER_STATUSES) {
+      o.status = status;
+      expect(o.txId).toBe(status === 'COMPLETED' ? TX_HEX : '');
+    }
+  });
+
+  it('keeps a failure reason and a txId that is not 64 hex digits, as restored from a hand-made state file', () => {
+    const o = order({ tx: 'not-a-hex-txid' });
+    expect(o.plannedTxId).toBe('not-a-hex-txid');
+    expect(o.failureReason).toBeUndefined();
+    o.failureReason = 'insufficient supply: 0 energy left, 65000 ordered';
+    expect(o.failureReason).toBe('insufficient supply: 0 energy left, 65000 ordered');
+    expect(o.plannedTxId).toBe('not-a-hex-txid');
+    o.failureReason = undefined;
+    expect(o.failureReason).toBeUndefined();
+    expect(order({ tx: TX_HEX }).plannedTxId).toBe(TX_HEX);
+  });
+
+  it('keeps the rare parts of orders sharing a page apart', () => {
+    const pages = createOrderPages();
+    const [plain, odd, failed] = [order({}, pages), order({ tx: 'written-by-hand' }, pages), order({ tx: TX_HEX }, pages)];
+    failed.failureReason = 'insufficient supply';
+    expect([plain.plannedTxId, plain.failureReason]).toEqual([TX_HEX, undefined]);
+    expect([odd.plannedTxId, odd.failureReason]).toEqual(['written-by-hand', undefined]);
+    expect([failed.plannedTxId, failed.failureReason]).toEqual([TX_HEX, 'insufficient supply']);
+  });
+
+  it('builds its timeline from the times of its steps', () => {
+    const o = order({ activates: true });
+    o.status = 'PROCESSING';
+    o.processingAt = START + 1_500;
+    o.status = 'FAILED';
+    o.outcome = 'FAILED';
+    o.outcomeAt = START + 3_600;
+    o.failureReason = 'insufficient supply';
+    o.status = 'REFUNDED';
+    o.refundedAt = START + 5_700;
+    expect(o.timeline()).toEqual([
+      { status: 'PENDING', at: START },
+      { status: 'PROCESSING', at: START + 1_500, note: 'activated the pledge address' },
+      { status: 'FAILED', at: START + 3_600, note: 'insufficient supply' },
+      { status: 'REFUNDED', at: START + 5_700 },
+    ]);
+    expect(o.isOpen).toBe(false);
+  });
+
+  it('rejects a period, currency, outcome or status it does not know', () => {
+    expect(() => order({ period: '2h' as never })).toThrow(/unknown period '2h'/);
+    expect(() => order({ currency: 'BTC' as never })).toThrow(/unknown currency/);
+    expect(() => order({ outcome: 'LOST' as never })).toThrow(/unknown outcome/);
+    expect(() => (order().status = 'DONE' as never)).toThrow(/unknown status/);
+  });
+});
