@@ -1,5 +1,5 @@
 /**
- * Serves a simulator over Node's HTTP: the fast path for reads first, the Hono app for
+ * Serves a simulator over Node's HTTP: the fast path for the API's happy path first, the Hono app for
  * everything else. Used by the CLI and by startSimulator().
  */
 import { createServer, type Server } from 'node:http';
@@ -15,7 +15,7 @@ import type { Simulator } from './simulator.ts';
  *   server.listen(8787, '127.0.0.1');
  */
 export function createSimulatorServer(sim: Simulator): Server {
-  const fast = createNodeFastPath({ engine: sim.engine, journal: sim.journal, faults: sim.faults, apiValidators: sim.apiValidators });
+  const fast = createNodeFastPath(sim);
   const hono = getRequestListener(sim.app.fetch);
   return createServer((req, res) => {
     if (!fast(req, res)) void hono(req, res);

@@ -57,6 +57,8 @@ export interface Simulator {
   faults: FaultInjector;
   /** The request validators compiled from spec/openapi.yaml (shared with the Node fast path). */
   apiValidators: SpecValidators;
+  /** Largest request body accepted, bytes (also the Node fast path's limit). */
+  maxBodyBytes: number;
   /** A fetch that calls the app in-process, for `createClient({ fetch })`. */
   fetch: typeof fetch;
   /** Moves a manual clock forward; throws with a real clock. */
@@ -96,6 +98,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   // Faults draw from a source of their own, so injecting one never shifts the engine's ids.
   const faults = createFaultInjector(() => createRandomSource(engine.seed ^ 0x5eed));
   const apiValidators = createValidators(loadSpec('api'), { coerceTypes: true });
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const app = createApp({
     engine,
     journal,
@@ -112,7 +115,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     },
     ...(options.control ? { controlOptions: options.control } : {}),
     ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}),
-    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    maxBodyBytes,
     ...(options.onUnexpectedError ? { onUnexpectedError: options.onUnexpectedError } : {}),
   });
   return {
@@ -122,6 +125,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     journal,
     faults,
     apiValidators,
+    maxBodyBytes,
     fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
       const response = await app.fetch(new Request(input, init));
       const dropped = response.headers.get(DROPPED_HEADER);

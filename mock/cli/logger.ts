@@ -53,6 +53,17 @@ export function createLogger(options: {
   const out = options.out ?? batched(process.stdout);
   const err = options.err ?? ((line) => process.stderr.write(`${line}\n`));
   const now = options.now ?? (() => new Date());
+  let clockMs = Number.NaN;
+  let clockString = '';
+  // HH:MM:SS.mmm (UTC) of now; under load many requests share a millisecond.
+  const clockText = (): string => {
+    const ms = options.now ? options.now().getTime() : Date.now();
+    if (ms !== clockMs) {
+      clockMs = ms;
+      clockString = new Date(ms).toISOString().slice(11, 23);
+    }
+    return clockString;
+  };
   const write = (level: LogLevel, msg: string, fields: Record<string, unknown> = {}, pretty = msg): void => {
     if (options.quiet && level === 'info') return;
     const sink = level === 'info' ? out : err;
@@ -69,9 +80,20 @@ export function createLogger(options: {
       else for (const line of lines) out(line);
     },
     request(entry) {
-      const time = now().toISOString().slice(11, 23);
-      const extra = [entry.operation, entry.fault && `fault ${entry.fault}`].filter(Boolean).join(' ');
-      write('info', 'request', { ...entry }, `${time} ${entry.method} ${entry.path} ${entry.status} ${entry.durationMs.toFixed(1)}ms${extra ? ` ${extra}` : ''}`);
+      if (options.quiet) return;
+      if (options.format === 'json') {
+        const fields: Record<string, unknown> = { method: entry.method, path: entry.path, status: entry.status, durationMs: entry.durationMs };
+        if (entry.operation) fields.operation = entry.operation;
+        if (entry.fault) fields.fault = entry.fault;
+        write('info', 'request', fields);
+        return;
+      }
+      // Built by concatenation with a clock string cached per millisecond: under load the
+      // line cost ~10% of a read's CPU when it went through a Date, an array and a spread.
+      let line = `${clockText()} ${entry.method} ${entry.path} ${entry.status} ${entry.durationMs.toFixed(1)}ms`;
+      if (entry.operation) line += ` ${entry.operation}`;
+      if (entry.fault) line += ` fault ${entry.fault}`;
+      out(line);
     },
   };
 }

@@ -169,9 +169,7 @@ export async function serve(
     : undefined;
   // Request lines are info: with --quiet nothing listens, so nothing is built per request.
   if (!options.quiet) {
-    simulator.journal.subscribe((entry) =>
-      log.request({ method: entry.method, path: entry.path, status: entry.status, durationMs: entry.durationMs, operation: entry.operation, fault: entry.fault }),
-    );
+    simulator.journal.subscribe((entry) => log.request(entry));
   }
   const server = createSimulatorServer(simulator);
   server.listen(options.port, options.host);

@@ -40,6 +40,18 @@ export function orderRecord(order: Order): Schemas['Order'] {
   };
 }
 
+/** The answer to a created (or, for a repeated outOrderNo, found) order, as the spec's OrderCreated schema. */
+export function orderCreatedData(order: Order): Schemas['OrderCreated'] {
+  const data: Schemas['OrderCreated'] = {
+    id: order.id,
+    // Upstream sends this amount as a JSON number; it is printed from integer units.
+    amount: Number(formatFixed(order.amount, 2)),
+    currency: order.currency,
+  };
+  if (order.outOrderNo !== undefined) data.outOrderNo = order.outOrderNo;
+  return data;
+}
+
 /** The price estimate of the spec's PriceQuote schema. */
 export function priceQuoteData(priced: Quote): Schemas['PriceQuote'] {
   return {
@@ -107,14 +119,7 @@ export function apiRoutes(engine: Engine, validators: SpecValidators, faults: Fa
       period: params.period as PeriodCode,
       outOrderNo: params.outOrderNo,
     });
-    const data: Schemas['OrderCreated'] = {
-      id: order.id,
-      // Upstream sends this amount as a JSON number; it is printed from integer units.
-      amount: Number(formatFixed(order.amount, 2)),
-      currency: order.currency,
-    };
-    if (order.outOrderNo !== undefined) data.outOrderNo = order.outOrderNo;
-    return sendEnvelope(c, engine, SUCCESS_MESSAGES.createOrder, data);
+    return sendEnvelope(c, engine, SUCCESS_MESSAGES.createOrder, orderCreatedData(order));
   });
 
   api.get('/v1/tron/price', op('getPrice'), auth, async (c) => {

@@ -16,7 +16,8 @@ import { controlRoutes, type ControlContext } from './control-routes.ts';
 import { dashboardRoutes } from './dashboard-routes.ts';
 import { docsRoutes } from './docs-routes.ts';
 import { envelopeTime } from './envelope.ts';
-import { JOURNAL_BODY_LIMIT, type Journal } from './journal.ts';
+import { JOURNAL_BODY_LIMIT, type Journal, type JournalDraft } from './journal.ts';
+import { redactBody, redactKeys } from './journal-redaction.ts';
 
 export interface AppOptions {
   engine: Engine;
@@ -55,7 +56,8 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     if (UNJOURNALED.has(path)) return;
     const url = c.req.url;
     const q = url.indexOf('?');
-    const entry: Parameters<Journal['record']>[0] = {
+    const entry: JournalDraft = {
+      id: 0,
       at: engine.clock.now(),
       method: c.req.method,
       path,
@@ -69,12 +71,12 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     if (fault) entry.fault = fault;
     const account = c.get('account');
     if (account) entry.account = account.walletAddress;
-    if (q !== -1) entry.query = Object.fromEntries(new URLSearchParams(url.slice(q + 1)));
+    if (q !== -1) entry.query = undefined; // filled from the raw query when listed
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && c.res.status !== 413) {
       const text = await c.req.text().catch(() => '');
       if (text) entry.body = redactBody(text).slice(0, JOURNAL_BODY_LIMIT);
     }
-    journal.record(entry);
+    journal.record(entry, q !== -1 ? url.slice(q + 1) : undefined);
   });
 
   // `errorStatus: always-200` is applied last, to the finished response, so that every
@@ -149,25 +151,4 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
   }
 
   return app;
-}
-
-// API keys appear only in the response that creates an account; the journal keeps neither.
-function redactKeys(body: unknown): unknown {
-  if (typeof body === 'object' && body !== null && 'apiKey' in body) return { ...body, apiKey: '[redacted]' };
-  return body;
-}
-
-// Parsed, not pattern-matched: JSON escapes can spell "apiKey" in many ways.
-function redactBody(text: string): string {
-  // Only a JSON object can carry an apiKey; parsing (and throwing on) every form body
-  // cost 5% of order creation.
-  if (text.trimStart().charCodeAt(0) !== 123 /* { */) return text;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return text;
-  }
-  const redacted = redactKeys(parsed);
-  return redacted === parsed ? text : JSON.stringify(redacted);
 }

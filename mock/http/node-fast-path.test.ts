@@ -28,6 +28,7 @@ async function pair(prepare?: (sim: Simulator) => Promise<void> | void) {
   const honoSim = createSimulator({ clock: 'manual', timing: 'instant', seed: 3 });
   for (const sim of [fastSim, honoSim]) {
     sim.engine.createOrder(sim.engine.authenticate('demo-key')!, { pledgeAddress: ADDRESS, rentalCount: 65_000, period: '1h', outOrderNo: 'known' });
+    sim.engine.createAccount({ apiKey: 'empty-key' });
     await prepare?.(sim);
   }
   return {
@@ -38,12 +39,12 @@ async function pair(prepare?: (sim: Simulator) => Promise<void> | void) {
   };
 }
 
-async function answer(base: string, path: string, headers: Record<string, string>) {
-  const res = await fetch(base + path, { headers });
+async function answer(base: string, path: string, headers: Record<string, string>, init: { method?: string; body?: string } = {}) {
+  const res = await fetch(base + path, { headers, ...init });
   return { status: res.status, type: res.headers.get('content-type'), body: await res.text() };
 }
 
-const orderId = (sim: Simulator) => sim.engine.authenticate('demo-key')!.orders[0]!.id;
+const orderId = (sim: Simulator) => sim.engine.authenticate('demo-key')!.orders.at(0)!.id;
 
 const CASES: Array<[string, (id: string) => string, Record<string, string>]> = [
   ['a price', () => '/v1/tron/price?rentalCount=65000&period=1h', { 'API-KEY': 'demo-key' }],
@@ -60,7 +61,41 @@ const CASES: Array<[string, (id: string) => string, Record<string, string>]> = [
   ['no order id at all', () => '/v1/tron/history', { 'API-KEY': 'demo-key' }],
 ];
 
+const FORM = { 'API-KEY': 'demo-key', 'content-type': 'application/x-www-form-urlencoded' };
+const ORDER = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;
+
+const ORDER_CASES: Array<[string, string, Record<string, string>, string, ((sim: Simulator) => void)?]> = [
+  ['an order', '/v1/tron/order', FORM, ORDER],
+  ['an order under /api with an outOrderNo', '/api/v1/tron/order', FORM, `${ORDER}&outOrderNo=fresh-1`],
+  ['an order repeating a known outOrderNo', '/v1/tron/order', FORM, `${ORDER}&outOrderNo=known`],
+  ['an order repeating a known outOrderNo when repeats are rejected', '/v1/tron/order', FORM, `${ORDER}&outOrderNo=known`, (sim) => void sim.engine.updateSettings({ duplicateOutOrderNo: 'reject' })],
+  ['an order in the query string', `/v1/tron/order?${ORDER}`, { 'API-KEY': 'demo-key' }, ''],
+  ['an order split between query and body', `/v1/tron/order?period=1h`, FORM, `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`],
+  ['an order naming a parameter twice with different values', `/v1/tron/order?period=1d`, FORM, ORDER],
+  ['a percent-encoded order', '/v1/tron/order', FORM, `${ORDER}&outOrderNo=a%20b`],
+  ['an order with a JSON body', '/v1/tron/order', { 'API-KEY': 'demo-key', 'content-type': 'application/json' }, JSON.stringify({ pledgeAddress: ADDRESS })],
+  ['an order without a key', '/v1/tron/order', { 'content-type': FORM['content-type'] }, ORDER],
+  ['an order with an unknown key', '/v1/tron/order', { ...FORM, 'API-KEY': 'nope' }, ORDER],
+  ['an order to an invalid address', '/v1/tron/order', FORM, 'pledgeAddress=TT3D8Br4YEkJtvS1DNSj77ymip51BemoP4&rentalCount=65000&period=1h'],
+  ['an order below the minimum', '/v1/tron/order', FORM, `pledgeAddress=${ADDRESS}&rentalCount=100&period=1h`],
+  ['an order the account cannot pay', '/v1/tron/order', { ...FORM, 'API-KEY': 'empty-key' }, ORDER],
+  ['an order with Infinity', '/v1/tron/order', FORM, `pledgeAddress=${ADDRESS}&rentalCount=Infinity&period=1h`],
+  ['an order larger than the body limit', '/v1/tron/order', FORM, `${ORDER}&outOrderNo=${'x'.repeat(70_000)}`],
+];
+
 describe('the Node fast path', () => {
+  it.each(ORDER_CASES)('answers %s exactly as Hono does, journals it the same and leaves the same state', async (_name, path, headers, body, prepare) => {
+    const { fast, hono, fastSim, honoSim } = await pair(prepare);
+    const init = { method: 'POST', body };
+    const [a, b] = [await answer(fast, path, headers, init), await answer(hono, path, headers, init)];
+    expect(a).toEqual(b);
+    const strip = (sim: Simulator) => sim.journal.list().map(({ durationMs: _d, id: _i, ...rest }) => rest);
+    expect(strip(fastSim)).toEqual(strip(honoSim));
+    expect(fastSim.engine.snapshot()).toEqual(honoSim.engine.snapshot());
+    expect(fastSim.engine.checkInvariants()).toEqual([]);
+  });
+
+
   it.each(CASES)('answers %s exactly as Hono does, and journals it the same', async (_name, path, headers) => {
     const { fast, hono, fastSim, honoSim } = await pair();
     expect(orderId(fastSim)).toBe(orderId(honoSim));
@@ -82,6 +117,30 @@ describe('the Node fast path', () => {
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) statuses.push((await answer(fast, '/v1/account', { 'API-KEY': 'demo-key' })).status);
     expect(statuses).toEqual([200, 200, 429]);
+  });
+
+  it("forgets a connection's account when the simulator is reset", async () => {
+    const { fast, fastSim } = await pair();
+    const { Agent, get } = await import('node:http');
+    // One keep-alive socket for both requests.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const ports: number[] = [];
+    const balance = () =>
+      new Promise<string>((resolve, reject) => {
+        get(`${fast}/v1/account`, { agent, headers: { 'API-KEY': 'demo-key' } }, (res) => {
+          ports.push(res.socket.localPort!);
+          let text = '';
+          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          res.on('end', () => resolve(JSON.parse(text).data.balance.available.trx));
+        }).on('error', reject);
+      });
+    const before = await balance();
+    fastSim.engine.reset();
+    const after = await balance();
+    agent.destroy();
+    expect(ports[0]).toBe(ports[1]);
+    expect(before).toBe('995.77');
+    expect(after).toBe('1000');
   });
 
   it('honours the account success code switch', async () => {
@@ -109,7 +168,7 @@ describe('createNodeFastPath', () => {
   it('serves a valid read itself, and leaves a rejection to Hono', async () => {
     const { createNodeFastPath } = await import('./node-fast-path.ts');
     const sim = createSimulator({ clock: 'manual' });
-    const fast = createNodeFastPath({ engine: sim.engine, journal: sim.journal, faults: sim.faults, apiValidators: sim.apiValidators });
+    const fast = createNodeFastPath(sim);
     const served = fakeExchange('/v1/tron/price?rentalCount=65000&period=1h', { 'api-key': 'demo-key' });
     expect(fast(served.req, served.res)).toBe(true);
     expect(served.written.status).toBe(200);
@@ -117,5 +176,64 @@ describe('createNodeFastPath', () => {
     const rejected = fakeExchange('/v1/tron/price?rentalCount=1&period=2h', { 'api-key': 'demo-key' });
     expect(fast(rejected.req, rejected.res)).toBe(false);
     expect(rejected.written).toEqual({});
+  });
+});
+
+describe('createNodeFastPath for orders', () => {
+  /** A server of the fast path alone: what it leaves is counted, not answered. */
+  async function fastOnly() {
+    const sim = createSimulator({ clock: 'manual', timing: 'instant', seed: 3 });
+    const replayed: string[] = [];
+    const { createNodeFastPath } = await import('./node-fast-path.ts');
+    const fast = createNodeFastPath({
+      ...sim,
+      app: {
+        fetch: async (request: Request, ...rest: unknown[]) => {
+          replayed.push(await request.clone().text());
+          return (sim.app.fetch as (...args: unknown[]) => Response | Promise<Response>)(request, ...rest);
+        },
+      } as Simulator['app'],
+    });
+    const { createServer } = await import('node:http');
+    const left: string[] = [];
+    const base = await listen(
+      createServer((req, res) => {
+        if (fast(req, res)) return;
+        left.push(`${req.method} ${req.url}`);
+        res.writeHead(599).end();
+      }),
+    );
+    return { sim, base, replayed, left };
+  }
+
+  it('creates an order itself, without the Hono app', async () => {
+    const { sim, base, replayed, left } = await fastOnly();
+    const reply = await answer(base, '/v1/tron/order', FORM, { method: 'POST', body: ORDER });
+    expect(reply.status).toBe(200);
+    expect(JSON.parse(reply.body).data.id).toBe(sim.engine.authenticate('demo-key')!.orders.at(0)!.id);
+    expect({ replayed, left }).toEqual({ replayed: [], left: [] });
+  });
+
+  it('replays a rejected order through the app with the body it read, and charges nothing', async () => {
+    const { sim, base, replayed } = await fastOnly();
+    const body = `pledgeAddress=${ADDRESS}&rentalCount=100&period=1h`;
+    const reply = await answer(base, '/v1/tron/order', FORM, { method: 'POST', body });
+    expect(reply.status).toBe(400);
+    expect(JSON.parse(reply.body).msg).toContain('rentalCount');
+    expect(replayed).toEqual([body]);
+    expect(sim.engine.authenticate('demo-key')!.orders.length).toBe(0);
+  });
+
+  it('leaves to Hono a body of unknown length, of another type or over the limit', async () => {
+    const { base, left } = await fastOnly();
+    await answer(base, '/v1/tron/order', { ...FORM, 'content-type': 'application/json' }, { method: 'POST', body: '{}' });
+    await answer(base, '/v1/tron/order', FORM, { method: 'POST', body: 'x'.repeat(70_000) });
+    await fetch(`${base}/v1/tron/order`, {
+      method: 'POST',
+      headers: FORM,
+      body: new Blob([ORDER]).stream(),
+      duplex: 'half',
+    } as RequestInit);
+    expect(left).toEqual(['POST /v1/tron/order', 'POST /v1/tron/order', 'POST /v1/tron/order']);
   });
 });
