@@ -277,6 +277,9 @@ async function runPairings(endpoints: Endpoint[], servers: Record<string, Runnin
   for (let r = 0; r < repeat; r++) {
     for (const endpoint of endpoints) {
       const sim = servers[endpoint.server]!;
+      // Made again before each history pairing: by then the order loads may have filled the
+      // store (100 000 orders by default) and evicted the one made before.
+      if (endpoint.part === 'history') await prepareHistory(sim);
       const simTarget = endpoint.target(sim);
       const bareTarget = mirror(simTarget, bare);
       for (let attempt = 0; ; attempt++) {
@@ -394,7 +397,6 @@ if (endpoints.length > 0) {
     if (endpoints.some((e) => e.server === 'sim-built')) servers['sim-built'] = await startServer({ kind: 'sim-built', root, buildDir: buildDir! });
     if (endpoints.some((e) => e.server === 'hono')) servers.hono = await startServer({ kind: 'hono' });
     if (endpoints.some((e) => e.server === 'sim-quiet')) servers['sim-quiet'] = await startServer({ kind: 'sim', root, serveArgs: [...DEFAULT_SERVE_ARGS, '--quiet'] });
-    for (const name of ['sim', 'sim-built']) if (servers[name]) await prepareHistory(servers[name]!);
     log(`load: ${Object.values(servers).map((s) => `${s.kind} (${s.runtime}) on ${s.url}`).join(', ')}`);
     const pairings = await runPairings(endpoints, servers);
     loadRows = pairings.rows;

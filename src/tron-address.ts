@@ -1,11 +1,23 @@
 /**
  * TRON addresses: Base58Check of a 21-byte payload whose first byte is 0x41.
- * bs58check does the encoding and the checksum; only the TRON prefix rule is ours.
+ *
+ * bs58 does the Base58; the checksum (the first 4 bytes of SHA-256 twice) is computed
+ * with node:crypto here rather than through bs58check, whose pure-JS SHA-256 made one
+ * address check cost ~4 µs, a tenth of an order's budget in the simulator's fast path.
+ * Only the checksum comparison and the TRON prefix rule are ours.
  */
-import bs58check from 'bs58check';
+import { hash } from 'node:crypto';
+import bs58 from 'bs58';
 
 /** First byte of every TRON main-net address payload. */
 export const TRON_ADDRESS_PREFIX = 0x41;
+
+const PAYLOAD_BYTES = 21;
+const CHECKSUM_BYTES = 4;
+
+function checksum(payload: Uint8Array): Buffer {
+  return hash('sha256', hash('sha256', payload, 'buffer'), 'buffer');
+}
 
 /**
  * Tells whether `value` is a well-formed TRON address (checksum and prefix).
@@ -16,12 +28,11 @@ export const TRON_ADDRESS_PREFIX = 0x41;
  */
 export function isTronAddress(value: string): boolean {
   if (value.length !== 34 || value.charCodeAt(0) !== 84 /* T */) return false;
-  try {
-    const payload = bs58check.decode(value);
-    return payload.length === 21 && payload[0] === TRON_ADDRESS_PREFIX;
-  } catch {
-    return false;
-  }
+  const bytes = bs58.decodeUnsafe(value);
+  if (!bytes || bytes.length !== PAYLOAD_BYTES + CHECKSUM_BYTES || bytes[0] !== TRON_ADDRESS_PREFIX) return false;
+  const sum = checksum(bytes.subarray(0, PAYLOAD_BYTES));
+  for (let i = 0; i < CHECKSUM_BYTES; i++) if (sum[i] !== bytes[PAYLOAD_BYTES + i]) return false;
+  return true;
 }
 
 /**
@@ -34,8 +45,9 @@ export function encodeTronAddress(accountId: Uint8Array): string {
   if (accountId.length !== 20) {
     throw new RangeError(`A TRON account id is 20 bytes; got ${accountId.length}.`);
   }
-  const payload = new Uint8Array(21);
-  payload[0] = TRON_ADDRESS_PREFIX;
-  payload.set(accountId, 1);
-  return bs58check.encode(payload);
+  const bytes = new Uint8Array(PAYLOAD_BYTES + CHECKSUM_BYTES);
+  bytes[0] = TRON_ADDRESS_PREFIX;
+  bytes.set(accountId, 1);
+  bytes.set(checksum(bytes.subarray(0, PAYLOAD_BYTES)).subarray(0, CHECKSUM_BYTES), PAYLOAD_BYTES);
+  return bs58.encode(bytes);
 }

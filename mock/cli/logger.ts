@@ -2,6 +2,8 @@
  * The CLI's logs: pretty lines for people by default, one JSON object per line with
  * `--log json` for machines, and only warnings and errors with `--quiet`.
  */
+import { createBatchedSink } from './batched-sink.ts';
+
 export type LogFormat = 'pretty' | 'json';
 export type LogLevel = 'info' | 'warn' | 'error';
 
@@ -14,26 +16,6 @@ export interface Logger {
   banner(lines: string[], msg: string, fields: Record<string, unknown>): void;
   /** One served request. */
   request(entry: { method: string; path: string; status: number; durationMs: number; operation?: string | undefined; fault?: string | undefined }): void;
-}
-
-/**
- * A line sink that writes once per turn of the event loop: under load, one write of
- * many lines costs a fraction of a write per line (the profile showed per-line writes
- * at ~17% of a busy simulator's CPU).
- */
-function batched(stream: NodeJS.WritableStream): (line: string) => void {
-  let pending: string[] = [];
-  const flush = (): void => {
-    const text = `${pending.join('\n')}\n`;
-    pending = [];
-    stream.write(text);
-  };
-  process.once('exit', () => {
-    if (pending.length > 0) flush();
-  });
-  return (line) => {
-    if (pending.push(line) === 1) setImmediate(flush);
-  };
 }
 
 /**
@@ -50,7 +32,7 @@ export function createLogger(options: {
   err?: (line: string) => void;
   now?: () => Date;
 }): Logger {
-  const out = options.out ?? batched(process.stdout);
+  const out = options.out ?? stdoutSink();
   const err = options.err ?? ((line) => process.stderr.write(`${line}\n`));
   const now = options.now ?? (() => new Date());
   let clockMs = Number.NaN;
@@ -96,4 +78,10 @@ export function createLogger(options: {
       out(line);
     },
   };
+}
+
+function stdoutSink(): (line: string) => void {
+  const sink = createBatchedSink(process.stdout);
+  process.once('exit', sink.flush);
+  return sink;
 }

@@ -57,6 +57,7 @@ const CASES: Array<[string, (id: string) => string, Record<string, string>]> = [
   ['an invalid period', () => '/v1/tron/price?rentalCount=65000&period=2h', { 'API-KEY': 'demo-key' }],
   ['Infinity', () => '/v1/tron/price?rentalCount=Infinity&period=1h', { 'API-KEY': 'demo-key' }],
   ['a repeated parameter', () => '/v1/tron/price?rentalCount=65000&rentalCount=64000&period=1h', { 'API-KEY': 'demo-key' }],
+  ['parameters named like prototype members', () => '/v1/tron/price?rentalCount=65000&period=1h&toString=1&__proto__=x', { 'API-KEY': 'demo-key' }],
   ['an unknown order', () => '/v1/tron/history?orderId=OR20000101000000ZZZZZZZZ', { 'API-KEY': 'demo-key' }],
   ['no order id at all', () => '/v1/tron/history', { 'API-KEY': 'demo-key' }],
 ];

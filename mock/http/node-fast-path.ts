@@ -115,7 +115,7 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
     const started = performance.now();
     const account = knownAccount(req);
     if (!account) return false;
-    const query: Record<string, string> = Object.create(null) as Record<string, string>;
+    const query: Record<string, string> = {};
     const rawQuery = q !== -1 ? url.slice(q + 1) : undefined;
     if (rawQuery !== undefined && !addPlainPairs(rawQuery, query)) return false;
     const params = validParams(validators[route.operation], query);
@@ -151,7 +151,7 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
     const account = knownAccount(req);
     if (!account) return false;
     // One object of query and body, as readParams merges them.
-    const merged: Record<string, string> = Object.create(null) as Record<string, string>;
+    const merged: Record<string, string> = {};
     const rawQuery = q !== -1 ? url.slice(q + 1) : undefined;
     if (rawQuery !== undefined && !addPlainPairs(rawQuery, merged)) return false;
     if (text.length > 0 && !addPlainPairs(text, merged)) return false;

@@ -11,11 +11,12 @@
 const PLAIN = /^[\w.~=&-]*$/;
 
 /**
- * Adds the pairs of `text` to `into`; false when `text` is not plain or names a
- * parameter twice with different values (a rejection, which Hono words).
+ * Adds the pairs of `text` to `into`; false when `text` is not plain, names a parameter
+ * twice with different values (a rejection, which Hono words) or names `__proto__` or
+ * another member of `into`'s prototype.
  *
  * @example
- *   const params = Object.create(null);
+ *   const params: Record<string, string> = {};
  *   addPlainPairs('rentalCount=65000&period=1h', params); // true; params.period === '1h'
  *   addPlainPairs('period=1%20h', params);                 // false: percent-encoded
  */
@@ -29,8 +30,11 @@ export function addPlainPairs(text: string, into: Record<string, string>): boole
       const eq = text.indexOf('=', start);
       const name = eq === -1 || eq > end ? text.slice(start, end) : text.slice(start, eq);
       const value = eq === -1 || eq > end ? '' : text.slice(eq + 1, end);
+      // `into` may be a plain object (V8 reads those faster than prototype-less ones): a
+      // name that would reach its prototype is left to Hono, which takes any name.
+      if (name === '__proto__') return false;
       const seen = into[name];
-      if (seen !== undefined && seen !== value) return false;
+      if (seen !== undefined && (seen !== value || !Object.hasOwn(into, name))) return false;
       into[name] = value;
     }
     start = end + 1;
