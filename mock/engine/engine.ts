@@ -408,11 +408,12 @@ export function createEngine(options: EngineOptions): Engine {
       );
       store(order);
       created++;
-      scheduleNext(order);
-      emit({ type: 'order', order });
-      emit({ type: 'account', account });
       // Steps already due (the instant profile, a zero delay) happen before the caller sees the order.
-      scheduler!.runDue();
+      scheduler!.batch(() => {
+        scheduleNext(order);
+        emit({ type: 'order', order });
+        emit({ type: 'account', account });
+      });
       if (ordersById.size > settings.maxStoredOrders) evict();
       return { order, duplicate: false };
     },

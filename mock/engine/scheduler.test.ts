@@ -265,3 +265,45 @@ describe('scheduler', () => {
     expect(fake.pendingAlarms()).toEqual([]);
   });
 });
+
+describe('scheduler batches', () => {
+  it('runs an item due at once inside the batch without setting an alarm for it', () => {
+    const fake = createFakeClock();
+    const handled: string[] = [];
+    const scheduler = createScheduler<string>(fake.clock, (item) => handled.push(item));
+    scheduler.batch(() => scheduler.schedule(fake.clock.now(), 'now'));
+    expect(handled).toEqual(['now']);
+    expect(fake.stats.setAlarm).toBe(0);
+  });
+
+  it('arms one alarm for what the batch leaves for later, and runs it when due', () => {
+    const fake = createFakeClock();
+    const handled: string[] = [];
+    const scheduler = createScheduler<string>(fake.clock, (item) => handled.push(item));
+    scheduler.batch(() => {
+      scheduler.schedule(1_500, 'later');
+      scheduler.schedule(1_100, 'sooner');
+    });
+    expect(fake.pendingAlarms()).toEqual([1_100]);
+    expect(fake.stats.setAlarm).toBe(1);
+    fake.setNow(1_500);
+    fake.fireDue();
+    fake.fireDue();
+    expect(handled).toEqual(['sooner', 'later']);
+  });
+
+  it('still runs and arms when the batch throws', () => {
+    const fake = createFakeClock();
+    const handled: string[] = [];
+    const scheduler = createScheduler<string>(fake.clock, (item) => handled.push(item));
+    expect(() =>
+      scheduler.batch(() => {
+        scheduler.schedule(1_000, 'now');
+        scheduler.schedule(1_010, 'soon');
+        throw new Error('listener failed');
+      }),
+    ).toThrow('listener failed');
+    expect(handled).toEqual(['now']);
+    expect(fake.pendingAlarms()).toEqual([1_010]);
+  });
+});

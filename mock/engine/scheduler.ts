@@ -16,6 +16,12 @@ export interface Scheduler<T> {
   schedule(at: number, item: T): void;
   /** Handles every item due by the clock's now; called by the alarm and after changes. */
   runDue(): void;
+  /**
+   * Runs `fn` with arming held, then runs what is due and arms the alarm once. An order
+   * made under the instant profile is due at once: scheduling it outside a batch set a
+   * timer that the run right after cleared again, a timer per order.
+   */
+  batch(fn: () => void): void;
   /** How many items wait. */
   readonly size: number;
   /** Every waiting item with its due time, earliest first (for snapshots and views). */
@@ -100,6 +106,16 @@ export function createScheduler<T>(clock: Clock, handle: (item: T) => void): Sch
       } finally {
         running = false;
         arm();
+      }
+    },
+    batch(fn) {
+      if (running) return fn();
+      running = true;
+      try {
+        fn();
+      } finally {
+        running = false;
+        scheduler.runDue();
       }
     },
     get size() {

@@ -215,6 +215,25 @@ describe('createNodeFastPath for orders', () => {
     expect({ replayed, left }).toEqual({ replayed: [], left: [] });
   });
 
+  it('reads a body that arrives in pieces before it answers', async () => {
+    const { sim, base, replayed, left } = await fastOnly();
+    const { request } = await import('node:http');
+    const reply = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(`${base}/v1/tron/order`, { method: 'POST', headers: { ...FORM, 'content-length': String(ORDER.length) } }, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      });
+      req.on('error', reject);
+      req.write(ORDER.slice(0, 20));
+      setTimeout(() => req.end(ORDER.slice(20)), 30);
+    });
+    expect(reply.status).toBe(200);
+    expect(JSON.parse(reply.body).data.id).toBe(sim.engine.authenticate('demo-key')!.orders.at(0)!.id);
+    expect(sim.journal.list().at(-1)!.body).toBe(ORDER);
+    expect({ replayed, left }).toEqual({ replayed: [], left: [] });
+  });
+
   it('replays a rejected order through the app with the body it read, and charges nothing', async () => {
     const { sim, base, replayed } = await fastOnly();
     const body = `pledgeAddress=${ADDRESS}&rentalCount=100&period=1h`;
