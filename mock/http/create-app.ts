@@ -71,12 +71,11 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     if (fault) entry.fault = fault;
     const account = c.get('account');
     if (account) entry.account = account.walletAddress;
-    if (q !== -1) entry.query = undefined; // filled from the raw query when listed
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && c.res.status !== 413) {
       const text = await c.req.text().catch(() => '');
       if (text) entry.body = redactBody(text).slice(0, JOURNAL_BODY_LIMIT);
     }
-    journal.record(entry, q !== -1 ? url.slice(q + 1) : undefined);
+    journal.record(entry, q !== -1 ? { query: url.slice(q + 1) } : undefined);
   });
 
   // `errorStatus: always-200` is applied last, to the finished response, so that every

@@ -214,3 +214,28 @@ describe('journal redaction of bodies', () => {
     expect(JSON.stringify(sim.journal.list())).not.toContain('spaced-key-0001');
   });
 });
+
+describe('createJournal', () => {
+  it('lists a response kept as its JSON text as the object, with the same keys in the same order as one kept as an object', async () => {
+    const { createJournal } = await import('./journal.ts');
+    const journal = createJournal(4);
+    const response = { code: 0, msg: 'Get price successfully', data: { sun: '65' } };
+    const base = { at: 1, method: 'GET', path: '/v1/tron/price', status: 200, durationMs: 0.5, operation: 'getPrice', account: 'T1' };
+    journal.record({ ...base, response, query: { rentalCount: '65000' } });
+    journal.record({ ...base }, { query: 'rentalCount=65000', responseText: JSON.stringify(response) });
+    const [asObject, asText] = journal.list().map(({ id: _id, ...rest }) => rest);
+    expect(asText).toEqual(asObject);
+    expect(JSON.stringify(asText)).toBe(JSON.stringify(asObject));
+  });
+
+  it('numbers the entry it is given and lets listeners hear it even with no room to keep it', async () => {
+    const { createJournal } = await import('./journal.ts');
+    const journal = createJournal(0);
+    const heard: number[] = [];
+    journal.subscribe((entry) => heard.push(entry.id));
+    journal.record({ at: 1, method: 'GET', path: '/', status: 404, durationMs: 0 });
+    journal.record({ at: 2, method: 'GET', path: '/', status: 404, durationMs: 0 });
+    expect(heard).toEqual([1, 2]);
+    expect(journal.list()).toEqual([]);
+  });
+});

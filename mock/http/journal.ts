@@ -1,6 +1,13 @@
 /**
  * The request journal: what the simulator received and what it answered, in a ring
  * buffer with a fixed capacity so a week-long CI simulator stays a fixed size.
+ *
+ * The ring is kept in columns (typed arrays for the numbers, arrays of strings) rather
+ * than as entry objects, and a response given as its JSON text is kept as that one
+ * string: under load the last 1000 entries are all young when the garbage collector
+ * scavenges, and copying their object graphs tripled each scavenge's pause (0.35 ms to
+ * 1.1 ms every ~60 ms at 36k reads/s), which is most of a read's p99. Entries are built
+ * as objects only when listed.
  */
 export interface JournalEntry {
   id: number;
@@ -21,13 +28,20 @@ export interface JournalEntry {
 /** An entry as recorded: the journal numbers it. */
 export type JournalDraft = Omit<JournalEntry, 'id'> & { id?: number };
 
+/** What an entry may carry in raw form, turned into its fields only when listed. */
+export interface JournalRaw {
+  /** The query string (without `?`), parsed into `query` when listed. */
+  query?: string | undefined;
+  /** The response body as the JSON text sent, parsed into `response` when listed. */
+  responseText?: string | undefined;
+}
+
 export interface Journal {
   /**
-   * Keeps an entry, which becomes the journal's (it is numbered in place, not copied).
-   * A query string given as `rawQuery` is parsed into `query` only when the entry is
-   * listed: most entries are never read.
+   * Keeps an entry and numbers it (its `id` is set on the object given, which listeners
+   * then hear). Nothing keeps the object itself; the journal copies its fields.
    */
-  record(entry: JournalDraft, rawQuery?: string): void;
+  record(entry: JournalDraft, raw?: JournalRaw): void;
   /** The newest `limit` entries, oldest first, optionally of one operation. */
   list(filter?: { limit?: number; operation?: string }): JournalEntry[];
   clear(): void;
@@ -43,46 +57,102 @@ export const JOURNAL_BODY_LIMIT = 4096;
  *
  * @example
  *   const journal = createJournal(1000);
+ *   journal.record({ at: Date.now(), method: 'GET', path: '/v1/account', status: 200, durationMs: 0.2 });
+ *   journal.list(); // [{ id: 1, at: …, method: 'GET', path: '/v1/account', status: 200, durationMs: 0.2 }]
  */
 export function createJournal(capacity: number): Journal {
-  const entries: (JournalEntry | undefined)[] = new Array(capacity);
-  const rawQueries: (string | undefined)[] = new Array(capacity);
+  const ids = new Float64Array(capacity);
+  const ats = new Float64Array(capacity);
+  const statuses = new Uint16Array(capacity);
+  const durations = new Float64Array(capacity);
+  const methods = new Array<string>(capacity);
+  const paths = new Array<string>(capacity);
+  const operations = new Array<string | undefined>(capacity);
+  const faults = new Array<string | undefined>(capacity);
+  const accounts = new Array<string | undefined>(capacity);
+  const queries = new Array<Record<string, string> | string | undefined>(capacity);
+  const bodies = new Array<string | undefined>(capacity);
+  // The response object, or its JSON text until the entry is first listed.
+  const responses = new Array<unknown>(capacity);
+  const responseIsText = new Uint8Array(capacity);
+  const hasResponse = new Uint8Array(capacity);
   let next = 0;
   let count = 0;
   let nextId = 1;
   const listeners = new Set<(entry: JournalEntry) => void>();
+
+  function entryAt(slot: number): JournalEntry {
+    // Keys in the order the journal has always listed them.
+    const entry = { id: ids[slot]!, at: ats[slot]!, method: methods[slot]!, path: paths[slot]!, status: statuses[slot]! } as JournalEntry;
+    if (hasResponse[slot]) {
+      if (responseIsText[slot]) {
+        responses[slot] = JSON.parse(responses[slot] as string);
+        responseIsText[slot] = 0;
+      }
+      entry.response = responses[slot];
+    }
+    entry.durationMs = durations[slot]!;
+    if (operations[slot] !== undefined) entry.operation = operations[slot];
+    if (faults[slot] !== undefined) entry.fault = faults[slot];
+    if (accounts[slot] !== undefined) entry.account = accounts[slot];
+    const query = queries[slot];
+    if (typeof query === 'string') {
+      const parsed = Object.fromEntries(new URLSearchParams(query));
+      queries[slot] = parsed;
+      entry.query = parsed;
+    } else if (query !== undefined) {
+      entry.query = query;
+    }
+    if (bodies[slot] !== undefined) entry.body = bodies[slot];
+    return entry;
+  }
+
   return {
-    record(entry, rawQuery) {
-      const full = entry as JournalEntry;
-      full.id = nextId++;
-      // Listeners (request logs, the dashboard) hear every entry, even with nothing kept.
+    record(entry, raw) {
+      const id = nextId++;
+      entry.id = id;
       if (capacity > 0) {
-        entries[next] = full;
-        rawQueries[next] = rawQuery;
+        const slot = next;
+        ids[slot] = id;
+        ats[slot] = entry.at;
+        statuses[slot] = entry.status;
+        durations[slot] = entry.durationMs;
+        methods[slot] = entry.method;
+        paths[slot] = entry.path;
+        operations[slot] = entry.operation;
+        faults[slot] = entry.fault;
+        accounts[slot] = entry.account;
+        queries[slot] = raw?.query ?? entry.query;
+        bodies[slot] = entry.body;
+        const text = raw?.responseText;
+        responses[slot] = text ?? entry.response;
+        responseIsText[slot] = text !== undefined ? 1 : 0;
+        hasResponse[slot] = text !== undefined || entry.response !== undefined ? 1 : 0;
         next = (next + 1) % capacity;
         count = Math.min(count + 1, capacity);
       }
-      for (const listener of listeners) listener(full);
+      // Listeners (request logs, the dashboard) hear every entry, even with nothing kept.
+      for (const listener of listeners) listener(entry as JournalEntry);
     },
     list(filter = {}) {
       const out: JournalEntry[] = [];
       const limit = filter.limit ?? 100;
       for (let i = 1; i <= count && out.length < limit; i++) {
         const slot = (next - i + capacity) % capacity;
-        const entry = entries[slot]!;
-        if (filter.operation && entry.operation !== filter.operation) continue;
-        const raw = rawQueries[slot];
-        if (raw !== undefined) {
-          entry.query = Object.fromEntries(new URLSearchParams(raw));
-          rawQueries[slot] = undefined;
-        }
-        out.push(entry);
+        if (filter.operation && operations[slot] !== filter.operation) continue;
+        out.push(entryAt(slot));
       }
       return out.reverse();
     },
     clear() {
-      entries.fill(undefined);
-      rawQueries.fill(undefined);
+      methods.fill(undefined as unknown as string);
+      paths.fill(undefined as unknown as string);
+      operations.fill(undefined);
+      faults.fill(undefined);
+      accounts.fill(undefined);
+      queries.fill(undefined);
+      bodies.fill(undefined);
+      responses.fill(undefined);
       next = 0;
       count = 0;
     },

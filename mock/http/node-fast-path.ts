@@ -61,6 +61,7 @@ const READS: Record<string, { operation: string; handle: Handler }> = {
   },
 };
 
+const READ_ROUTES = new Map(Object.entries(READS).map(([path, route]) => [path, { ...route, path }]));
 const ORDER_PATH = '/v1/tron/order';
 const FORM = 'application/x-www-form-urlencoded';
 
@@ -104,13 +105,13 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
     const text = JSON.stringify(body);
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     res.end(text);
-    entry.response = body;
     entry.durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-    journal.record(entry, rawQuery);
+    // The text, not the object: the journal keeps one string instead of an object graph.
+    journal.record(entry, { query: rawQuery, responseText: text });
   }
 
   function serveRead(req: IncomingMessage, res: ServerResponse, url: string, q: number, path: string, rawPath: string): boolean {
-    const route = READS[path];
+    const route = READ_ROUTES.get(path);
     if (!route) return false;
     const started = performance.now();
     const account = knownAccount(req);
@@ -122,7 +123,9 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
     if (!params) return false;
     const result = route.handle(engine, account, params);
     if (!result) return false;
-    answer(res, draft(engine, 'GET', rawPath, route.operation, account, rawQuery), rawQuery, started, result.msg, result.data, result.code);
+    // The route's own string when it is the same path: the journal keeps no copy per request.
+    const journalPath = rawPath === path ? route.path : rawPath;
+    answer(res, draft(engine, 'GET', journalPath, route.operation, account), rawQuery, started, result.msg, result.data, result.code);
     return true;
   }
 
@@ -181,7 +184,7 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
       if (error instanceof SimulatorError) return false;
       throw error;
     }
-    const entry = draft(engine, 'POST', rawPath, 'createOrder', account, rawQuery);
+    const entry = draft(engine, 'POST', rawPath === ORDER_PATH ? ORDER_PATH : rawPath, 'createOrder', account);
     if (text.length > 0) entry.body = redactBody(text).slice(0, JOURNAL_BODY_LIMIT);
     answer(res, entry, rawQuery, started, SUCCESS_MESSAGES.createOrder, orderCreatedData(order));
     return true;
@@ -200,12 +203,8 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
   };
 }
 
-function draft(engine: Engine, method: string, path: string, operation: string, account: Account, rawQuery: string | undefined): JournalDraft {
-  // Keys in the order the Hono middleware gives them, so /_sim/journal reads the same;
-  // the journal fills `query` from the raw query when the entry is listed.
-  const entry: JournalDraft = { id: 0, at: engine.clock.now(), method, path, status: 200, response: undefined, durationMs: 0, operation, account: account.walletAddress };
-  if (rawQuery !== undefined) entry.query = undefined;
-  return entry;
+function draft(engine: Engine, method: string, path: string, operation: string, account: Account): JournalDraft {
+  return { at: engine.clock.now(), method, path, status: 200, durationMs: 0, operation, account: account.walletAddress };
 }
 
 /** The parameters coerced and checked by the operation's validator, or undefined. */
