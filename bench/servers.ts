@@ -186,19 +186,24 @@ async function startServerOnce(spec: ServerSpec, timeoutMs: number): Promise<Run
     child,
     output,
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        const killed = setTimeout(() => child.kill('SIGKILL'), 10_000);
-        await exited;
-        clearTimeout(killed);
-      }
-      children.delete(child);
+      await stopChild(child, exited);
       rmSync(logFile, { force: true });
     },
   };
 }
 
 let logFiles = 0;
+
+/** SIGTERM, and SIGKILL if the child has not exited 10 s later. */
+async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) {
+    child.kill('SIGTERM');
+    const killed = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(killed);
+  }
+  children.delete(child);
+}
 
 /** A port that was free a moment ago (for start-up timing, where the port must be known before spawn). */
 export function freePort(): Promise<number> {
@@ -222,14 +227,6 @@ export function spawnServer(spec: ServerSpec): { child: ChildProcess; runtime: s
   return {
     child,
     runtime,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        const killed = setTimeout(() => child.kill('SIGKILL'), 10_000);
-        await exited;
-        clearTimeout(killed);
-      }
-      children.delete(child);
-    },
+    stop: () => stopChild(child, exited),
   };
 }

@@ -5,23 +5,15 @@
  * lifecycle; a corrupt file stops the start with exit code 2 and is left untouched; a
  * clean SIGTERM saves the latest state.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulator } from '../simulator.ts';
+import { exitOf, runCli, startCli } from './test-support.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BIN = join(ROOT, 'bin', 'energy-rental-kit.js');
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const FORMAT = 'energy-rental-kit/state@1';
-
-/** The environment of the test process without any ENERGY_SIM_* variable. */
-function cleanEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('ENERGY_SIM_')));
-}
 
 // Temporary directories and child processes of one test, cleaned up after it.
 const cleanups: (() => Promise<unknown> | void)[] = [];
@@ -35,58 +27,10 @@ async function tempDir(): Promise<string> {
   return dir;
 }
 
-interface Cli {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-}
-
-/** Spawns the real CLI and resolves once it printed its banner, URL first, control plane last. */
-async function startCli(args: string[]): Promise<Cli> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  cleanups.push(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL within 20 s; stdout: ${stdout}; stderr: ${stderr}`)), 20_000);
-    const look = () => {
-      const match = /listening on (http:\/\/\S+)[^]*control plane:/.exec(stdout);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    };
-    child.stdout!.on('data', look);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code} before listening; stdout: ${stdout}; stderr: ${stderr}`));
-    });
-  });
-  return { child, url, output: () => stdout + stderr };
-}
-
-function exitOf(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
-  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-}
-
-/** Runs the CLI to its end. */
-async function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  cleanups.push(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const { code } = await exitOf(child);
-  return { code, stdout, stderr };
-}
+/** Starts `serve` on a free port; resolves once the whole banner (URL first, control plane last) is out. */
+const startServe = (flags: string[]) => startCli(['serve', '--port', '0', ...flags], cleanups, /listening on (http:\/\/\S+)[^]*control plane:/);
+/** Runs `serve` on a free port to its end. */
+const runServe = (flags: string[]) => runCli(['serve', '--port', '0', ...flags], cleanups);
 
 // The bodies are read field by field.
 async function call(url: string, path: string, init: RequestInit = {}): Promise<any> {
@@ -130,7 +74,7 @@ describe('serve --state across a SIGKILL', () => {
       const dir = await tempDir();
       const file = join(dir, 'sim.state.json');
       const flags = ['--state', file, '--save-interval', '100', '--timing', 'realistic'];
-      const first = await startCli(flags);
+      const first = await startServe(flags);
       const { url } = first;
 
       const other = (await call(url, '/_sim/accounts', json('POST', { balance: { trx: '50' } }))).apiKey as string;
@@ -175,7 +119,7 @@ describe('serve --state across a SIGKILL', () => {
       expect(text).not.toContain('demo-key');
       expect(text).not.toContain(other);
 
-      const second = await startCli(flags);
+      const second = await startServe(flags);
       expect(second.output()).toMatch(/restored 4 orders, 2 accounts/);
       const url2 = second.url;
       // Every acknowledged order is there, by orderId and by outOrderNo, for its own key only.
@@ -240,7 +184,7 @@ describe('serve --state with a corrupt file', () => {
     const file = join(dir, 'sim.state.json');
     await writeFile(file, content);
     const before = await stat(file);
-    const { code, stdout, stderr } = await runCli(['--state', file]);
+    const { code, stdout, stderr } = await runServe(['--state', file]);
     expect(code).toBe(2);
     expect(stderr).toMatch(new RegExp(`^energy-rental-kit: --state: '${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}'`));
     expect(stderr).toMatch(/left untouched/);
@@ -293,7 +237,7 @@ describe('serve --state on a clean shutdown', () => {
       const file = join(dir, 'sim.state.json');
       // The periodic save will not come for an hour: only the start and the shutdown save.
       const flags = ['--state', file, '--save-interval', '3600000', '--timing', 'realistic'];
-      const first = await startCli(flags);
+      const first = await startServe(flags);
       const created = await call(first.url, `/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h&outOrderNo=last-words`, keyed('demo-key', { method: 'POST' }));
       expect(created.code).toBe(0);
       const account = await call(first.url, '/_sim/accounts', json('POST', { balance: { usdt: '3' } }));
@@ -307,7 +251,7 @@ describe('serve --state on a clean shutdown', () => {
       expect(saved.orders.map((o) => [o.id, o.outOrderNo])).toEqual([[created.data.id, 'last-words']]);
       expect(saved.accounts).toHaveLength(2);
 
-      const second = await startCli(flags);
+      const second = await startServe(flags);
       expect((await call(second.url, '/v1/tron/history?outOrderNo=last-words', keyed('demo-key'))).data.orderId).toBe(created.data.id);
       expect((await call(second.url, '/_sim/accounts/me', keyed(account.apiKey))).ledger.usdt.deposited).toBe('3');
       second.child.kill('SIGTERM');
@@ -329,12 +273,12 @@ describe('serve --state on a clean shutdown', () => {
       const dir = await tempDir();
       const file = join(dir, 'sim.state.json');
       const flags = ['--state', file, '--clock', 'manual', '--save-interval', '100'];
-      const first = await startCli(flags);
+      const first = await startServe(flags);
       const advanced = (await call(first.url, '/_sim/clock/advance', json('POST', { ms: 3_600_000 }))).now as number;
       first.child.kill('SIGTERM');
       expect(await exitOf(first.child)).toEqual({ code: 0, signal: null });
       expect((JSON.parse(await readFile(file, 'utf8')) as { savedAt: number }).savedAt).toBe(advanced);
-      const second = await startCli(flags);
+      const second = await startServe(flags);
       expect((await call(second.url, '/_sim/clock')).now).toBe(advanced);
     },
     30_000,

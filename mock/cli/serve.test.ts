@@ -2,25 +2,17 @@
  * `energy-rental-kit serve`: its flags and environment, serve() over a real socket, and
  * the real CLI as a child process.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CliError } from './cli-error.ts';
 import { parseServeArgs, serve, type ServeOptions } from './serve.ts';
+import { exitOf, runCli, startCli } from './test-support.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BIN = join(ROOT, 'bin', 'energy-rental-kit.js');
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const demo = { 'API-KEY': 'demo-key' };
-
-/** The environment of the test process without any ENERGY_SIM_* variable. */
-function cleanEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('ENERGY_SIM_')));
-}
 
 function cliError(run: () => unknown): CliError {
   let error: unknown;
@@ -279,57 +271,11 @@ describe('serve()', () => {
   });
 });
 
-/** Spawns the real CLI; resolves with the child once it printed its URL. */
-async function startCli(args: string[]): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  cleanups.push(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL within 20 s; stdout: ${stdout}; stderr: ${stderr}`)), 20_000);
-    const look = () => {
-      const match = /listening on (http:\/\/\S+)/.exec(stdout);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    };
-    child.stdout!.on('data', look);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code} before listening; stderr: ${stderr}`));
-    });
-  });
-  return { child, url, output: () => stdout + stderr };
-}
-
-function exitOf(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
-  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-}
-
-async function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  cleanups.push(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const { code } = await exitOf(child);
-  return { code, stdout, stderr };
-}
-
 describe('the energy-rental-kit command', () => {
   it(
     'serves an order from price to COMPLETED over a socket and exits 0 on SIGTERM',
     async () => {
-      const { child, url, output } = await startCli(['serve', '--port', '0', '--clock', 'manual']);
+      const { child, url, output } = await startCli(['serve', '--port', '0', '--clock', 'manual'], cleanups);
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
       const price = (await (await fetch(`${url}/v1/tron/price?rentalCount=65000&period=1h`, { headers: demo })).json()) as any;
@@ -363,7 +309,7 @@ describe('the energy-rental-kit command', () => {
   it(
     'exits 0 on SIGINT too, with a keep-alive connection open',
     async () => {
-      const { child, url } = await startCli(['serve', '--port', '0']);
+      const { child, url } = await startCli(['serve', '--port', '0'], cleanups);
       const res = await fetch(`${url}/_sim/health`, { headers: { connection: 'keep-alive' } });
       expect(res.status).toBe(200);
       child.kill('SIGINT');
@@ -376,7 +322,7 @@ describe('the energy-rental-kit command', () => {
     'exits 2 with a clear message for an invalid --config scenario',
     async () => {
       const file = await tempFile('bad.yaml', "accounts:\n  - balance: { trx: '5' }\n");
-      const { code, stderr, stdout } = await runCli(['serve', '--port', '0', '--config', file]);
+      const { code, stderr, stdout } = await runCli(['serve', '--port', '0', '--config', file], cleanups);
       expect(code).toBe(2);
       expect(stderr.trim()).toBe(`energy-rental-kit: --config ${file}: Missing required scenario field 'accounts.0.apiKey'.`);
       expect(stdout).toBe('');
@@ -387,7 +333,7 @@ describe('the energy-rental-kit command', () => {
   it(
     'exits 2 naming the option for a bad flag',
     async () => {
-      const { code, stderr } = await runCli(['serve', '--clock', 'bogus']);
+      const { code, stderr } = await runCli(['serve', '--clock', 'bogus'], cleanups);
       expect(code).toBe(2);
       expect(stderr).toContain("--clock must be one of real, manual (got 'bogus')");
     },
@@ -397,7 +343,7 @@ describe('the energy-rental-kit command', () => {
   it(
     'prints the usage of serve with --help and exits 0',
     async () => {
-      const { code, stdout } = await runCli(['serve', '--help']);
+      const { code, stdout } = await runCli(['serve', '--help'], cleanups);
       expect(code).toBe(0);
       expect(stdout).toMatch(/^Usage: energy-rental-kit serve \[options\]/);
       for (const flag of ['--port', '--host', '--config', '--seed', '--clock', '--timing', '--token']) expect(stdout).toContain(flag);

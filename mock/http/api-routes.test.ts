@@ -4,8 +4,9 @@
  */
 import bs58check from 'bs58check';
 import { describe, expect, it } from 'vitest';
-import { createValidators, loadSpec, type ValidateFunction } from '../../src/spec/loader.ts';
+import { createValidators, loadSpec } from '../../src/spec/loader.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
+import { expectValid, get, send, type Reply } from './test-support.ts';
 
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const OTHER_ADDRESS = 'TAcN9gFvXZAxsWQQzWWbydBmscBHnEi5nZ';
@@ -17,20 +18,7 @@ const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 const api = createValidators(loadSpec('api'));
 
-interface Reply {
-  status: number;
-  headers: Headers;
-  // Response bodies are checked field by field and against the spec.
-  body: any;
-}
 
-async function send(sim: Simulator, path: string, init: RequestInit = {}): Promise<Reply> {
-  const res = await sim.app.request(path, init);
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
-}
-
-const get = (sim: Simulator, path: string, apiKey = 'demo-key') => send(sim, path, { headers: { 'API-KEY': apiKey } });
 
 const postOrder = (sim: Simulator, query: string, apiKey = 'demo-key', init: RequestInit = {}) =>
   send(sim, `/v1/tron/order${query ? `?${query}` : ''}`, { method: 'POST', ...init, headers: { 'API-KEY': apiKey, ...init.headers } });
@@ -44,10 +32,6 @@ const controlJson = (sim: Simulator, method: string, path: string, body?: unknow
 
 const ordersOf = async (sim: Simulator, apiKey = 'demo-key') => (await get(sim, '/_sim/orders', apiKey)).body.orders as { orderId: string; status: string }[];
 
-function expectValid(validate: ValidateFunction | undefined, body: unknown): void {
-  expect(validate, 'the spec defines a JSON body for this response').toBeDefined();
-  expect(validate!(body), JSON.stringify(validate!.errors)).toBe(true);
-}
 
 function expectRejection(reply: Reply, status: number, code: number, msg: RegExp): void {
   expect(reply.status).toBe(status);

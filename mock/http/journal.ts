@@ -75,7 +75,6 @@ export function createJournal(capacity: number): Journal {
   // The response object, or its JSON text until the entry is first listed.
   const responses = new Array<unknown>(capacity);
   const responseIsText = new Uint8Array(capacity);
-  const hasResponse = new Uint8Array(capacity);
   let next = 0;
   let count = 0;
   let nextId = 1;
@@ -84,7 +83,7 @@ export function createJournal(capacity: number): Journal {
   function entryAt(slot: number): JournalEntry {
     // Keys in the order the journal has always listed them.
     const entry = { id: ids[slot]!, at: ats[slot]!, method: methods[slot]!, path: paths[slot]!, status: statuses[slot]! } as JournalEntry;
-    if (hasResponse[slot]) {
+    if (responses[slot] !== undefined) {
       if (responseIsText[slot]) {
         responses[slot] = JSON.parse(responses[slot] as string);
         responseIsText[slot] = 0;
@@ -127,7 +126,6 @@ export function createJournal(capacity: number): Journal {
         const text = raw?.responseText;
         responses[slot] = text ?? entry.response;
         responseIsText[slot] = text !== undefined ? 1 : 0;
-        hasResponse[slot] = text !== undefined || entry.response !== undefined ? 1 : 0;
         next = (next + 1) % capacity;
         count = Math.min(count + 1, capacity);
       }

@@ -23,6 +23,7 @@ import type { FaultInjector } from './fault-injector.ts';
 import { JOURNAL_BODY_LIMIT, type Journal, type JournalDraft } from './journal.ts';
 import { redactBody } from './journal-redaction.ts';
 import { addPlainPairs } from './plain-pairs.ts';
+import { passes } from './validate.ts';
 
 export interface FastPathContext {
   engine: Engine;
@@ -116,11 +117,11 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
     const started = performance.now();
     const account = knownAccount(req);
     if (!account) return false;
-    const query: Record<string, string> = {};
+    const params: Params = {};
     const rawQuery = q !== -1 ? url.slice(q + 1) : undefined;
-    if (rawQuery !== undefined && !addPlainPairs(rawQuery, query)) return false;
-    const params = validParams(validators[route.operation], query);
-    if (!params) return false;
+    if (rawQuery !== undefined && !addPlainPairs(rawQuery, params as Record<string, string>)) return false;
+    const validate = validators[route.operation];
+    if (validate && !passes(validate, params)) return false;
     const result = route.handle(engine, account, params);
     if (!result) return false;
     // The route's own string when it is the same path: the journal keeps no copy per request.
@@ -165,12 +166,12 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
     const account = knownAccount(req);
     if (!account) return false;
     // One object of query and body, as readParams merges them.
-    const merged: Record<string, string> = {};
+    const params: Params = {};
+    const pairs = params as Record<string, string>;
     const rawQuery = q !== -1 ? url.slice(q + 1) : undefined;
-    if (rawQuery !== undefined && !addPlainPairs(rawQuery, merged)) return false;
-    if (text.length > 0 && !addPlainPairs(text, merged)) return false;
-    const params = validParams(validators.createOrder, merged);
-    if (!params) return false;
+    if (rawQuery !== undefined && !addPlainPairs(rawQuery, pairs)) return false;
+    if (text.length > 0 && !addPlainPairs(text, pairs)) return false;
+    if (!passes(validators.createOrder!, params)) return false;
     let order: Order;
     try {
       ({ order } = engine.createOrder(account, {
@@ -205,18 +206,6 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
 
 function draft(engine: Engine, method: string, path: string, operation: string, account: Account): JournalDraft {
   return { at: engine.clock.now(), method, path, status: 200, durationMs: 0, operation, account: account.walletAddress };
-}
-
-/** The parameters coerced and checked by the operation's validator, or undefined. */
-function validParams(validate: ReturnType<SpecValidators['request']> | undefined, raw: Record<string, string>): Params | undefined {
-  const params: Params = raw;
-  if (validate && !validate(params)) return undefined;
-  // The validator coerces 'Infinity' to a number that no route accepts; Hono words that.
-  for (const name in params) {
-    const value = params[name];
-    if (typeof value === 'number' && !Number.isFinite(value)) return undefined;
-  }
-  return params;
 }
 
 /**

@@ -2,8 +2,9 @@
  * Behaviour switches of PATCH /_sim/config, seen through the simulated API.
  */
 import { describe, expect, it } from 'vitest';
-import { createValidators, loadSpec, type ValidateFunction } from '../../src/spec/loader.ts';
+import { createValidators, loadSpec } from '../../src/spec/loader.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
+import { expectValid, get, send, type Reply } from './test-support.ts';
 
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const ORDER_QUERY = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;
@@ -11,19 +12,7 @@ const ORDER_QUERY = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;
 const api = createValidators(loadSpec('api'));
 const control = createValidators(loadSpec('control'));
 
-interface Reply {
-  status: number;
-  headers: Headers;
-  body: any;
-}
 
-async function send(sim: Simulator, path: string, init: RequestInit = {}): Promise<Reply> {
-  const res = await sim.app.request(path, init);
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
-}
-
-const get = (sim: Simulator, path: string, apiKey = 'demo-key') => send(sim, path, { headers: { 'API-KEY': apiKey } });
 const postOrder = (sim: Simulator, query = ORDER_QUERY, apiKey = 'demo-key') =>
   send(sim, `/v1/tron/order?${query}`, { method: 'POST', headers: { 'API-KEY': apiKey } });
 
@@ -31,10 +20,6 @@ async function patchConfig(sim: Simulator, patch: unknown): Promise<Reply> {
   return send(sim, '/_sim/config', { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(patch) });
 }
 
-function expectValid(validate: ValidateFunction | undefined, body: unknown): void {
-  expect(validate).toBeDefined();
-  expect(validate!(body), JSON.stringify(validate!.errors)).toBe(true);
-}
 
 describe('PATCH /_sim/config', () => {
   it('changes only the fields sent and answers the settings in force, as control.yaml describes', async () => {

@@ -7,23 +7,12 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulator, type Simulator } from '../simulator.ts';
+import { send, type Reply } from '../http/test-support.ts';
 
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 /** 65000 energy for 1h costs 4.23 TRX at the default 65 sun. */
 const ORDER = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
-
-interface Reply {
-  status: number;
-  // Envelopes are read field by field.
-  body: any;
-}
-
-async function send(sim: Simulator, path: string, init: RequestInit = {}): Promise<Reply> {
-  const res = await sim.app.request(path, init);
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
 
 const order = (sim: Simulator, apiKey: string, extra = '') =>
   send(sim, '/v1/tron/order', { method: 'POST', headers: { 'API-KEY': apiKey, ...FORM }, body: `${ORDER}${extra}` });

@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createSimulator, type Simulator } from '../simulator.ts';
+import { get, send, type Reply } from '../http/test-support.ts';
 
 const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : 20_250_312;
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
@@ -23,20 +24,7 @@ const SCENARIO = {
 const UNKNOWN_ID = 'OR20250312175009ZZZZZZZZ';
 const UNKNOWN_OUT_ORDER_NO = 'never-used-anywhere';
 
-interface Reply {
-  status: number;
-  headers: Headers;
-  // Bodies are compared whole or field by field.
-  body: any;
-}
 
-async function send(sim: Simulator, path: string, init: RequestInit = {}): Promise<Reply> {
-  const res = await sim.app.request(path, init);
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
-}
-
-const get = (sim: Simulator, path: string, apiKey: string) => send(sim, path, { headers: { 'API-KEY': apiKey } });
 const post = (sim: Simulator, path: string, apiKey: string | undefined, body: string, type = 'application/json') =>
   send(sim, path, { method: 'POST', headers: { ...(apiKey ? { 'API-KEY': apiKey } : {}), 'content-type': type }, body });
 

@@ -6,26 +6,14 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulator, DEFAULT_SCENARIO, type Simulator } from '../simulator.ts';
+import { get, send } from '../http/test-support.ts';
 
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const ORDER = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const LIMIT = 64 * 1024;
 
-interface Reply {
-  status: number;
-  headers: Headers;
-  // Envelopes are read field by field.
-  body: any;
-}
 
-async function send(sim: Simulator, path: string, init: RequestInit = {}): Promise<Reply> {
-  const res = await sim.app.request(path, init);
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
-}
-
-const get = (sim: Simulator, path: string, apiKey = 'demo-key') => send(sim, path, { headers: { 'API-KEY': apiKey } });
 const control = (sim: Simulator, method: string, path: string, body?: unknown) =>
   send(sim, path, { method, headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
 const order = (sim: Simulator, outOrderNo?: string, apiKey = 'demo-key') =>

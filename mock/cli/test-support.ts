@@ -1,0 +1,74 @@
+/**
+ * Helpers shared by the tests that run the real CLI (`bin/energy-rental-kit.js`) as a
+ * child process.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = join(ROOT, 'bin', 'energy-rental-kit.js');
+
+/** Where a test registers what must be undone after it (its afterEach runs these). */
+export type Cleanups = (() => Promise<unknown> | void)[];
+
+/** The environment of the test process without any ENERGY_SIM_* variable. */
+export function cleanEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('ENERGY_SIM_')));
+}
+
+export function exitOf(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+}
+
+/** Spawns the CLI with its output captured; a cleanup kills it if it still runs. */
+function spawnCli(args: string[], cleanups: Cleanups): { child: ChildProcess; stdout: () => string; stderr: () => string } {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  cleanups.push(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return { child, stdout: () => stdout, stderr: () => stderr };
+}
+
+/**
+ * Spawns the CLI and resolves once its stdout matches `ready`, whose first group is the
+ * URL (by default the banner's first line).
+ *
+ * @example
+ *   const { child, url } = await startCli(['serve', '--port', '0'], cleanups);
+ */
+export async function startCli(
+  args: string[],
+  cleanups: Cleanups,
+  ready = /listening on (http:\/\/\S+)/,
+): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const { child, stdout, stderr } = spawnCli(args, cleanups);
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL within 20 s; stdout: ${stdout()}; stderr: ${stderr()}`)), 20_000);
+    const look = (): void => {
+      const match = ready.exec(stdout());
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', look);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code} before listening; stdout: ${stdout()}; stderr: ${stderr()}`));
+    });
+  });
+  return { child, url, output: () => stdout() + stderr() };
+}
+
+/** Runs the CLI to its end. */
+export async function runCli(args: string[], cleanups: Cleanups): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const { child, stdout, stderr } = spawnCli(args, cleanups);
+  const { code } = await exitOf(child);
+  return { code, stdout: stdout(), stderr: stderr() };
+}
