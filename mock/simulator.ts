@@ -3,6 +3,7 @@
  * state, so every test can build its own and run in parallel.
  */
 import type { Hono } from 'hono';
+import { createSpecFormats } from '../src/spec/formats.ts';
 import { createValidators, loadSpec, type SpecValidators } from '../src/spec/loader.ts';
 import type { components } from '../src/generated/control.ts';
 import { createManualClock } from './clock/manual-clock.ts';
@@ -77,7 +78,9 @@ const VERSION = '0.1.0';
  *   sim.advance(6000); // the order is COMPLETED
  */
 export function createSimulator(options: SimulatorOptions = {}): Simulator {
-  const controlValidators = createValidators(loadSpec('control'));
+  // Formats of this simulator's own: its TRON address check remembers valid addresses.
+  const formats = createSpecFormats();
+  const controlValidators = createValidators(loadSpec('control'), { formats });
   // The embedded default is a constant (a test validates it); compiling the Scenario
   // validator for it would cost every start ~35 ms.
   const scenarioChecked = options.scenario ? check<ScenarioInput>(controlValidators.schema('Scenario'), options.scenario, 'Scenario field') : DEFAULT_SCENARIO;
@@ -97,7 +100,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const journal = createJournal(options.journalLimit ?? scenarioChecked.journalLimit ?? DEFAULT_JOURNAL_LIMIT);
   // Faults draw from a source of their own, so injecting one never shifts the engine's ids.
   const faults = createFaultInjector(() => createRandomSource(engine.seed ^ 0x5eed));
-  const apiValidators = createValidators(loadSpec('api'), { coerceTypes: true });
+  const apiValidators = createValidators(loadSpec('api'), { coerceTypes: true, formats });
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const app = createApp({
     engine,
@@ -108,7 +111,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       journal,
       faults,
       validators: controlValidators,
-      queryValidators: createValidators(loadSpec('control'), { coerceTypes: true }),
+      queryValidators: createValidators(loadSpec('control'), { coerceTypes: true, formats }),
       version: VERSION,
       scenario: scenarioChecked,
       controlEnabled: options.control?.enabled ?? true,

@@ -50,7 +50,8 @@ export async function generateArtifacts(): Promise<Map<string, string>> {
 /**
  * One module with a factory per precompiled set: ajv's standalone (CommonJS) code of
  * the set inside a function, so a set's validators are built only when it is first used
- * (the control plane's rarely are).
+ * (the control plane's rarely are), around the formats object it is given, so each
+ * simulator can give its own (formats.ts createSpecFormats).
  */
 function validatorsModule(parsedDocuments: Map<DocumentName, OpenAPI3>): string {
   const factories: string[] = [];
@@ -64,7 +65,7 @@ function validatorsModule(parsedDocuments: Map<DocumentName, OpenAPI3>): string 
     const code = standaloneCode.default(ajv, Object.fromEntries(pointers.map((pointer) => [pointer, pointer])))
       .replace(/^"use strict";/, '');
     const setName = precompiledSetName(set.document, { coerceTypes: set.coerceTypes })!;
-    factories.push(`  ${JSON.stringify(setName)}: () => {\n    const exports = {};\n    ${code}\n    return exports;\n  },`);
+    factories.push(`  ${JSON.stringify(setName)}: (${FORMATS_IDENTIFIER}) => {\n    const exports = {};\n    ${code}\n    return exports;\n  },`);
   }
   const sources = documents.map((doc) => doc.source).join(', ');
   return [
@@ -74,14 +75,17 @@ function validatorsModule(parsedDocuments: Map<DocumentName, OpenAPI3>): string 
     '',
     "import { createRequire } from 'node:module';",
     "import type { ValidateFunction } from 'ajv/dist/2020.js';",
-    `import { specFormats${FORMATS_IDENTIFIER === 'specFormats' ? '' : ` as ${FORMATS_IDENTIFIER}`} } from '../spec/formats.ts';`,
+    "import type { SpecFormats } from '../spec/formats.ts';",
     '',
     // The code requires ajv's run-time helpers (CommonJS); an import's default would be
     // module.exports under Node but exports.default under vitest's interop.
     'const require = createRequire(import.meta.url);',
     '',
-    '/** Validator factories by set name (validator-setup.ts precompiledSetName), each validator by its JSON pointer. */',
-    'export const precompiledValidators: Record<string, () => Record<string, ValidateFunction>> = {',
+    '/**',
+    ' * Validator factories by set name (validator-setup.ts precompiledSetName), each validator by',
+    ' * its JSON pointer; a factory takes the formats object its validators call (formats.ts).',
+    ' */',
+    'export const precompiledValidators: Record<string, (formats: SpecFormats) => Record<string, ValidateFunction>> = {',
     ...factories,
     '};',
     '',

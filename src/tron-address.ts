@@ -35,6 +35,38 @@ export function isTronAddress(value: string): boolean {
   return true;
 }
 
+/** How many valid addresses a check made by createTronAddressCheck() remembers by default. */
+export const REMEMBERED_ADDRESSES = 4096;
+
+/**
+ * A TRON address check that remembers the valid addresses it has seen, up to `capacity`
+ * (then it forgets them all and starts again). A client orders energy for the same few
+ * addresses over and over, and the checksum (Base58 decoding and two SHA-256) was ~14% of
+ * the CPU of an order in the simulator's fast path; a Set lookup is a fraction of that.
+ * Invalid addresses are never remembered, so a wrong answer can never be kept. Each call
+ * makes its own memory: a simulator makes one, so simulators share nothing.
+ *
+ * @example
+ *   const check = createTronAddressCheck();
+ *   check('TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3'); // true, checked
+ *   check('TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3'); // true, remembered
+ */
+export function createTronAddressCheck(options: { capacity?: number; check?: (value: string) => boolean } = {}): (value: string) => boolean {
+  const capacity = options.capacity ?? REMEMBERED_ADDRESSES;
+  const check = options.check ?? isTronAddress;
+  if (!Number.isSafeInteger(capacity) || capacity < 1) {
+    throw new RangeError(`createTronAddressCheck: capacity must be a whole number of at least 1; got ${capacity}.`);
+  }
+  const valid = new Set<string>();
+  return (value) => {
+    if (valid.has(value)) return true;
+    if (!check(value)) return false;
+    if (valid.size >= capacity) valid.clear();
+    valid.add(value);
+    return true;
+  };
+}
+
 /**
  * Encodes a 20-byte account id as a TRON address.
  *

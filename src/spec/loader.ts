@@ -13,6 +13,7 @@ import type { OpenAPIObject } from 'openapi3-ts/oas31';
 import apiDocument from '../generated/openapi.json' with { type: 'json' };
 import controlDocument from '../generated/control.json' with { type: 'json' };
 import { precompiledValidators } from '../generated/validators.ts';
+import { specFormats } from './formats.ts';
 import { readSpec, type DocumentName, type LoadedSpec } from './spec-document.ts';
 import { compileAt, createAjv, precompiledSetName, validatorDocument, validatorPointer, type ValidatorOptions } from './validator-setup.ts';
 
@@ -74,7 +75,7 @@ export function createValidators(spec: LoadedSpec, options: ValidatorOptions = {
   const compiled = (pointer: string): ValidateFunction => {
     let fn = cache.get(pointer);
     if (!fn) {
-      if (setName !== undefined) precompiled ??= precompiledValidators[setName]?.() ?? {};
+      if (setName !== undefined) precompiled ??= precompiledValidators[setName]?.(options.formats ?? specFormats) ?? {};
       fn = precompiled?.[pointer];
       if (!fn) {
         if (!ajv) {

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { precompiledValidators } from '../generated/validators.ts';
+import { createSpecFormats, specFormats } from './formats.ts';
 import { createValidators, loadSpec } from './loader.ts';
 import { compileAt, createAjv, PRECOMPILED_SETS, precompiledSetName, validatorDocument, validatorPointer } from './validator-setup.ts';
 
@@ -44,7 +45,7 @@ describe('precompiled validators (src/generated/validators.ts)', () => {
       const document = validatorDocument(spec);
       const ajv = createAjv({ coerceTypes: set.coerceTypes });
       ajv.addSchema(document.schema);
-      const precompiled = precompiledValidators[setName]!();
+      const precompiled = precompiledValidators[setName]!(specFormats);
       const pointers = set.pointers(spec);
       expect(Object.keys(precompiled).sort()).toEqual([...pointers].sort());
       for (const pointer of pointers) {
@@ -64,9 +65,22 @@ describe('precompiled validators (src/generated/validators.ts)', () => {
 
   it('are what createValidators gives for the kit documents, and only without verbose', () => {
     const validate = createValidators(loadSpec('api'), { coerceTypes: true }).request('getPrice');
-    expect(validate.toString()).toBe(precompiledValidators['api:coerce']!()[validatorPointer.request('getPrice')]!.toString());
+    expect(validate.toString()).toBe(precompiledValidators['api:coerce']!(specFormats)[validatorPointer.request('getPrice')]!.toString());
     const verbose = createValidators(loadSpec('api'), { coerceTypes: true, verbose: true }).request('getPrice');
     expect(verbose({ period: '2h' })).toBe(false);
     expect(verbose.errors!.find((e) => e.keyword === 'enum')!.parentSchema).toBeDefined();
+  });
+
+  it('call the formats they are given, so each simulator can bring its own', () => {
+    const order = { pledgeAddress: 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3', rentalCount: '65000', period: '1h' };
+    const seen: string[] = [];
+    const refusing = { ...specFormats, 'tron-address': { type: 'string', validate: (value: string) => (seen.push(value), false) } } as unknown as typeof specFormats;
+    const strict = createValidators(loadSpec('api'), { coerceTypes: true, formats: refusing }).request('createOrder');
+    expect(strict({ ...order })).toBe(false);
+    expect(strict.errors!.map((e) => [e.instancePath, e.keyword])).toEqual([['/pledgeAddress', 'format']]);
+    expect(seen).toEqual([order.pledgeAddress]);
+    // The default and a simulator's own formats both accept it.
+    expect(createValidators(loadSpec('api'), { coerceTypes: true }).request('createOrder')({ ...order })).toBe(true);
+    expect(createValidators(loadSpec('api'), { coerceTypes: true, formats: createSpecFormats() }).request('createOrder')({ ...order })).toBe(true);
   });
 });

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import type { FormatsPlugin } from 'ajv-formats';
 import type { ReferenceObject, SchemaObject } from 'openapi3-ts/oas31';
-import { specFormats } from './formats.ts';
+import { specFormats, type SpecFormats } from './formats.ts';
 import type { DocumentName, LoadedSpec, OperationInfo } from './spec-document.ts';
 
 /** Options of a validator set. */
@@ -21,13 +21,19 @@ export interface ValidatorOptions {
   coerceTypes?: boolean;
   /** Keep the failing schema and value on each error, for messages that show both. */
   verbose?: boolean;
+  /**
+   * The format definitions the validators call (formats.ts's `specFormats` by default).
+   * They do not change the validators' code, only what runs for a format, so precompiled
+   * validators are used with them too.
+   */
+  formats?: SpecFormats;
 }
 
 // Keywords that are legal in OpenAPI 3.1 schemas or in the wrapper document but are
 // not JSON Schema validation keywords; ajv's strict mode must know them.
 const OPENAPI_KEYWORDS = ['example', 'discriminator', 'xml', 'externalDocs', 'x-unverified', 'components', 'operations'];
 
-/** The identifier under which precompiled code reaches formats.ts's `specFormats`. */
+/** The name under which precompiled code reaches its formats object (the parameter of each set's factory). */
 export const FORMATS_IDENTIFIER = 'specFormats';
 
 // ajv with its code generator, and ajv-formats, cost a start ~40 ms to load. A start
@@ -54,7 +60,7 @@ export function createAjv(options: ValidatorOptions, source = false): Ajv2020 {
     code: { source, formats: new Name(FORMATS_IDENTIFIER) },
   });
   addFormats(ajv);
-  ajv.addFormat('tron-address', specFormats['tron-address']);
+  ajv.addFormat('tron-address', (options.formats ?? specFormats)['tron-address']);
   ajv.addVocabulary(OPENAPI_KEYWORDS);
   return ajv;
 }
