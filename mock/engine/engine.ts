@@ -375,7 +375,7 @@ export function createEngine(options: EngineOptions): Engine {
         }
       }
       const id = newOrderId();
-      // Drawn as random.hex(64) would, kept as the 32 bytes the Order stores.
+      // Kept as the 32 bytes the Order stores, drawn a 32-bit word at a time.
       random.hexInto(txIdDraw, 0, TX_ID_BYTES);
       const rule = rules.take(input);
       // The failure roll is drawn for every order, so rules and rates do not shift later ids.

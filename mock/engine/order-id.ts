@@ -13,8 +13,8 @@ export type OrderIdMaker = (now: number, random: RandomSource) => string;
 /**
  * An engine's order-id maker: it keeps the stamp of the last second it saw, so the maker
  * belongs to one engine and nothing is shared between engines. Its ids' last eight
- * characters are drawn from `random` exactly as `random.upperAlphanumeric(8)` would draw
- * them.
+ * characters are what `random.upperAlphanumericInto` writes for eight: one draw, its
+ * base-36 digits.
  *
  * @example
  *   const orderId = createOrderIdMaker();
