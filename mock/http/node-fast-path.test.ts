@@ -106,6 +106,43 @@ describe('the Node fast path', () => {
     expect(strip(fastSim)).toEqual(strip(honoSim));
   });
 
+  it('answers every read as Hono does after each change of state, never an earlier answer', async () => {
+    // A realistic-timing order, so that it moves through its steps as the clock advances.
+    const { fast, hono, fastSim, honoSim } = await pair((sim) => void sim.engine.updateSettings({ timing: 'realistic' }));
+    const key = { 'API-KEY': 'demo-key' };
+    const reads = () => {
+      const account = fastSim.engine.authenticate('demo-key')!;
+      // After the reset the account has no order: the read of an unknown one must match too.
+      const newest = account.orders.at(account.orders.length - 1)?.id ?? 'OR20000101000000ZZZZZZZZ';
+      return ['/v1/tron/price?rentalCount=65000&period=1h', '/v1/account', `/v1/tron/history?orderId=${newest}`, '/v1/tron/history?outOrderNo=later'];
+    };
+    const changes: Array<[string, (sim: Simulator) => void]> = [
+      ['nothing', () => {}],
+      ['the prices', (sim) => void sim.engine.updateSettings({ prices: { '1h': 70 } })],
+      ['a new order', (sim) => void sim.engine.createOrder(sim.engine.authenticate('demo-key')!, { pledgeAddress: ADDRESS, rentalCount: 65_000, period: '1h', outOrderNo: 'later' })],
+      ['its first step', (sim) => sim.advance(1_000)],
+      ['its completion', (sim) => sim.advance(60_000)],
+      ['a deposit', (sim) => void sim.engine.deposit(sim.engine.authenticate('demo-key')!, { trx: 5_000_000 })],
+      ['the account success code', (sim) => void sim.engine.updateSettings({ accountSuccessCode: 1 })],
+      ['a reset', (sim) => sim.engine.reset()],
+    ];
+    const seen = new Set<string>();
+    for (const [change, apply] of changes) {
+      apply(fastSim);
+      apply(honoSim);
+      for (const path of reads()) {
+        // Twice: the second read may come from what the first one left behind.
+        for (let i = 0; i < 2; i++) {
+          const [a, b] = [await answer(fast, path, key), await answer(hono, path, key)];
+          expect(a, `${path} after ${change}`).toEqual(b);
+          seen.add(a.body.replace(/"time":"\d+"/, ''));
+        }
+      }
+    }
+    // The changes did change the answers: a cache that never forgot would fail above.
+    expect(seen.size).toBeGreaterThan(12);
+  });
+
   it('steps aside while a fault is in force, so the fault still applies', async () => {
     const { fast, hono } = await pair((sim) => void sim.faults.add({ operation: 'getPrice', response: 'status', status: 503 }));
     const path = '/v1/tron/price?rentalCount=65000&period=1h';
