@@ -19,7 +19,7 @@ import type { SpecValidators } from '../../src/spec/loader.ts';
 import { SimulatorError, type Account, type Engine, type Order, type PeriodCode } from '../engine/index.ts';
 import { accountData, orderCreatedData, orderRecord, priceQuoteData, SUCCESS_MESSAGES } from './api-routes.ts';
 import type { SimEnv } from './context.ts';
-import { envelopeTime } from './envelope.ts';
+import { envelopeText } from './envelope.ts';
 import type { FaultInjector } from './fault-injector.ts';
 import { JOURNAL_BODY_LIMIT, type Journal, type JournalDraft } from './journal.ts';
 import { redactBody } from './journal-redaction.ts';
@@ -93,7 +93,6 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
     createOrder: ctx.apiValidators.request('createOrder'),
   };
 
-  /** The success envelope, written and journaled as the Hono routes and middleware do. */
   // Per connection, the last key it sent and that key's account: a keep-alive client sends
   // the same key with every request, and hashing it was ~8% of a read. Comparing a key
   // with what the same connection sent before tells nothing about anyone else's key. A
@@ -113,10 +112,9 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
     return account;
   }
 
+  /** The success envelope, written and journaled as the Hono routes and middleware do. */
   function answer(res: ServerResponse, entry: JournalDraft, rawQuery: string | undefined, started: number, msg: string, dataText: string, code = 0): void {
-    // What JSON.stringify({ code, msg, time, data }) writes, with data already serialised
-    // (code is an integer and time a string of digits).
-    const text = `{"code":${code},"msg":${JSON.stringify(msg)},"time":"${envelopeTime(engine)}","data":${dataText}}`;
+    const text = envelopeText(engine, msg, dataText, code);
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     res.end(text);
     entry.durationMs = Math.round((performance.now() - started) * 1000) / 1000;

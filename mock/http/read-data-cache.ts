@@ -42,7 +42,8 @@ export function createReadDataCache(engine: Pick<Engine, 'subscribe'>): ReadData
     accounts = new WeakMap();
     empty = true;
   });
-  function remember<K extends object>(map: WeakMap<K, string>, key: K, make: () => unknown): string {
+  // Map and WeakMap alike: the prices are keyed by a string, orders and accounts by object.
+  function remember<K>(map: { get(key: K): string | undefined; set(key: K, text: string): unknown }, key: K, make: () => unknown): string {
     let text = map.get(key);
     if (text === undefined) {
       text = JSON.stringify(make());
@@ -54,14 +55,8 @@ export function createReadDataCache(engine: Pick<Engine, 'subscribe'>): ReadData
   return {
     price(rentalCount, period, make) {
       const key = `${rentalCount} ${period}`;
-      let text = prices.get(key);
-      if (text === undefined) {
-        if (prices.size >= MAX_PRICES) prices.clear();
-        text = JSON.stringify(make());
-        prices.set(key, text);
-        empty = false;
-      }
-      return text;
+      if (prices.size >= MAX_PRICES && !prices.has(key)) prices.clear();
+      return remember(prices, key, make);
     },
     order: (order, make) => remember(orders, order, make),
     account: (account, make) => remember(accounts, account, make),
