@@ -7,15 +7,14 @@
  *   a simulator started with `serve --timing realistic` (the real clock: orders take the
  *   realistic 3–6 s). The simulator is started before the clock starts.
  *
- * Time is from spawning vitest to its exit (vitest started as `node vitest.mjs`, as the
- * `contract` command does; `npx` would add its own resolution time). The suite must pass:
- * a failing run is reported as invalid. Its report goes to bench/tmp, not to the
+ * Time is from spawning vitest to its exit, started by the `contract` command's own
+ * spawnContractSuite (`node vitest.mjs`; `npx` would add its own resolution time). The
+ * suite must pass: a failing run is reported as invalid. Its report goes to bench/tmp, not to the
  * repository's contract-report.json.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
+import { spawnContractSuite } from '../contract-tests/contract-command.ts';
 import { BENCH_DIR, REPO_ROOT, startServer } from './servers.ts';
 import { median } from './stats.ts';
 
@@ -28,26 +27,16 @@ export interface ContractTiming {
   failure?: string;
 }
 
-function runSuite(root: string, extraEnv: Record<string, string>): Promise<{ ms: number; code: number; output: string }> {
-  const vitest = path.join(path.dirname(createRequire(path.join(root, 'package.json')).resolve('vitest/package.json')), 'vitest.mjs');
+async function runSuite(root: string, extraEnv: Record<string, string>): Promise<{ ms: number; code: number; output: string }> {
   mkdirSync(path.join(BENCH_DIR, 'tmp'), { recursive: true });
   // Only this run's CONTRACT_* settings: none inherited from the shell.
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('CONTRACT_')) env[name] = value;
   Object.assign(env, { CONTRACT_REPORT: path.join(BENCH_DIR, 'tmp', 'contract-report.json') }, extraEnv);
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, [vitest, 'run', '--project', 'contract'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
-    child.once('error', reject);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ ms: performance.now() - started, code: code ?? (signal ? 1 : 0), output });
-    });
-  });
+  let output = '';
+  const started = performance.now();
+  const code = await spawnContractSuite(env, { cwd: root, stdio: 'pipe', onOutput: (chunk) => (output += chunk), timeoutMs: 180_000 });
+  return { ms: performance.now() - started, code, output };
 }
 
 /** The suite in-process (manual clock), `count` times. */

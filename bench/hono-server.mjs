@@ -8,7 +8,7 @@
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 
-const port = Number(process.argv[2] ?? process.env.BARE_PORT ?? 0);
+const port = Number(process.argv[2] ?? 0);
 const body = {
   code: 0,
   msg: 'Get price successfully',

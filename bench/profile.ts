@@ -9,16 +9,17 @@
  * response. Writes bench/profiles/*.cpuprofile (open them in Chrome
  * DevTools or speedscope) and bench/profile-summary.md / .json.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildSimulator } from './build.ts';
+import { checkoutState, describeCheckout } from './checkout.ts';
 import { summariseProfile, type ProfileSummary } from './cpuprofile.ts';
 import { runLoad, type LoadResult, type LoadTarget } from './load.ts';
-import { BENCH_DIR, BENCH_KEY, PLEDGE_ADDRESS, startServer, type RunningServer, type ServerKind } from './servers.ts';
+import { accountTarget, createHistoryOrder, historyTarget, orderTarget, priceTarget } from './requests.ts';
+import { BENCH_DIR, startServer, type RunningServer, type ServerKind } from './servers.ts';
 import { timeOneStart } from './startup.ts';
-import { round } from './stats.ts';
+import { round, roundedJson } from './stats.ts';
 
 interface ProfileCase {
   name: string;
@@ -26,19 +27,13 @@ interface ProfileCase {
   target: (sim: RunningServer, orderId: string) => LoadTarget;
 }
 
-const auth = { 'API-KEY': BENCH_KEY };
-const orderBody = `pledgeAddress=${PLEDGE_ADDRESS}&rentalCount=65000&period=1h`;
-const formHeaders = { ...auth, 'content-type': 'application/x-www-form-urlencoded' };
-const price = (sim: RunningServer): LoadTarget => ({ url: `${sim.url}/v1/tron/price?rentalCount=65000&period=1h`, headers: auth });
-const order = (sim: RunningServer): LoadTarget => ({ url: `${sim.url}/v1/tron/order`, method: 'POST', headers: formHeaders, body: orderBody });
-
 const CASES: ProfileCase[] = [
-  { name: 'price-compiled', kind: 'sim-built', target: price },
-  { name: 'order-compiled', kind: 'sim-built', target: order },
-  { name: 'history-compiled', kind: 'sim-built', target: (sim, id) => ({ url: `${sim.url}/v1/tron/history?orderId=${id}`, headers: auth }) },
-  { name: 'account-compiled', kind: 'sim-built', target: (sim) => ({ url: `${sim.url}/v1/account`, headers: auth }) },
-  { name: 'price-tsx', kind: 'sim', target: price },
-  { name: 'order-tsx', kind: 'sim', target: order },
+  { name: 'price-compiled', kind: 'sim-built', target: priceTarget },
+  { name: 'order-compiled', kind: 'sim-built', target: orderTarget },
+  { name: 'history-compiled', kind: 'sim-built', target: (sim, id) => historyTarget(sim, 'orderId', id) },
+  { name: 'account-compiled', kind: 'sim-built', target: accountTarget },
+  { name: 'price-tsx', kind: 'sim', target: priceTarget },
+  { name: 'order-tsx', kind: 'sim', target: orderTarget },
 ];
 
 /** Start-up cases: profiled from the spawn to the first good response. */
@@ -54,14 +49,17 @@ export interface ProfileCaseResult {
   summary: ProfileSummary;
 }
 
-function describeCheckout(root: string): string {
-  try {
-    const git = (args: string[]): string => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const dirty = git(['status', '--porcelain', '--', 'mock', 'src', 'spec', 'bin']).split('\n').filter(Boolean).length;
-    return `${git(['rev-parse', '--short', 'HEAD'])}${dirty ? ` + ${dirty} uncommitted change(s) to the simulator` : ''}`;
-  } catch {
-    return `${path.basename(root)} (no git)`;
-  }
+/**
+ * Moves the main thread's profile out of a case's directory to `file` and removes the
+ * directory: tsx's loader thread writes a profile of its own next to it.
+ */
+function takeMainThreadProfile(caseDir: string, file: string): string {
+  // CPU.<date>.<time>.<pid>.<tid>.<seq>.cpuprofile; the main thread is tid 0.
+  const mainThread = readdirSync(caseDir).find((f) => f.endsWith('.cpuprofile') && f.split('.')[4] === '0');
+  if (!mainThread) throw new Error(`no main-thread profile in ${caseDir}: ${readdirSync(caseDir).join(', ')}`);
+  renameSync(path.join(caseDir, mainThread), file);
+  rmSync(caseDir, { recursive: true, force: true });
+  return file;
 }
 
 export async function runProfiles(options: { root: string; quick: boolean; only?: string[] }): Promise<ProfileCaseResult[]> {
@@ -83,22 +81,14 @@ export async function runProfiles(options: { root: string; quick: boolean; only?
       buildDir,
       nodeArgs: ['--cpu-prof', '--cpu-prof-dir', caseDir, '--cpu-prof-interval', '250'],
     });
-    let orderId = '';
     try {
-      const res = await fetch(`${sim.url}/v1/tron/order`, { method: 'POST', headers: formHeaders, body: `${orderBody}&outOrderNo=bench-history` });
-      orderId = ((await res.json()) as { data: { id: string } }).data.id;
-      const target = c.target(sim, orderId);
+      const target = c.target(sim, (await createHistoryOrder(sim)).orderId);
       await runLoad(target, { connections: 32, durationS: 1.5, warmupS: 0 });
       const fromMs = performance.now() - spawnedAt;
       const load = await runLoad(target, { connections: 32, durationS, warmupS: 0 });
       const toMs = performance.now() - spawnedAt;
       await sim.stop();
-      // CPU.<date>.<time>.<pid>.<tid>.<seq>.cpuprofile
-      const mainThread = readdirSync(caseDir).find((f) => f.endsWith('.cpuprofile') && f.split('.')[4] === '0');
-      if (!mainThread) throw new Error(`no main-thread profile in ${caseDir}: ${readdirSync(caseDir).join(', ')}`);
-      const profileFile = path.join(dir, `${c.name}.cpuprofile`);
-      renameSync(path.join(caseDir, mainThread), profileFile);
-      rmSync(caseDir, { recursive: true, force: true });
+      const profileFile = takeMainThreadProfile(caseDir, path.join(dir, `${c.name}.cpuprofile`));
       const summary = summariseProfile(profileFile, { fromMs, toMs, root: options.root, buildDir, top: 25 });
       results.push({ name: c.name, runtime: sim.runtime, load: { rps: load.rps, p50Ms: load.p50Ms, p99Ms: load.p99Ms, valid: load.valid }, summary });
       process.stderr.write(`profile ${c.name}: ${Math.round(load.rps)} req/s under the profiler, ${summary.busySamples} busy samples\n`);
@@ -119,11 +109,7 @@ export async function runProfiles(options: { root: string; quick: boolean; only?
       buildDir,
       nodeArgs: ['--cpu-prof', '--cpu-prof-dir', caseDir, '--cpu-prof-interval', '100'],
     });
-    const mainThread = readdirSync(caseDir).find((f) => f.endsWith('.cpuprofile') && f.split('.')[4] === '0');
-    if (!mainThread) throw new Error(`no main-thread profile in ${caseDir}`);
-    const profileFile = path.join(dir, `${c.name}.cpuprofile`);
-    renameSync(path.join(caseDir, mainThread), profileFile);
-    rmSync(caseDir, { recursive: true, force: true });
+    const profileFile = takeMainThreadProfile(caseDir, path.join(dir, `${c.name}.cpuprofile`));
     // The whole profile up to the first good response (the profiler starts a little after the spawn).
     const summary = summariseProfile(profileFile, { fromMs: 0, toMs: ms, root: options.root, buildDir, top: 25 });
     results.push({ name: c.name, runtime: c.kind === 'sim' ? 'tsx' : 'compiled', load: { rps: NaN, p50Ms: ms, p99Ms: NaN, valid: true }, summary });
@@ -133,7 +119,7 @@ export async function runProfiles(options: { root: string; quick: boolean; only?
   const md: string[] = [
     '# CPU profiles under load',
     '',
-    `Generated by \`npm run bench -- --profile\` on ${new Date().toISOString()} (${os.cpus().length} CPUs, Node ${process.version}), checkout ${describeCheckout(options.root)}.`,
+    `Generated by \`npm run bench -- --profile\` on ${new Date().toISOString()} (${os.cpus().length} CPUs, Node ${process.version}), checkout ${describeCheckout(checkoutState(options.root))}.`,
     `Each case: ${durationS} s at 32 connections after a 1.5 s warm-up, sampled every 250 µs; shares are of the main thread's busy (non-idle) samples in the load window.`,
     'Compiled cases map frames back to the TypeScript through source maps; under tsx only the file is known (its line numbers are those of the transformed code).',
     "The sampler counts the main thread's wall-clock time: time the server spends descheduled inside a system call (on 2 shared cores, mostly the response's socket write `writev`, right after it wakes the load generator) is counted to that call, so `writev` reads larger than the CPU it uses (compare the `CPU µs/req` column of `npm run bench`, from /proc). strace shows one writev and one read per request for the simulator and the bare server alike.",
@@ -171,7 +157,7 @@ export async function runProfiles(options: { root: string; quick: boolean; only?
   // A partial run (--only) does not replace the committed summary of the full set.
   const base = options.only ? path.join(dir, `summary-${options.only.join('+')}`) : path.join(BENCH_DIR, 'profile-summary');
   writeFileSync(`${base}.md`, `${md.join('\n')}\n`);
-  writeFileSync(`${base}.json`, `${JSON.stringify(results, (_k, v: unknown) => (typeof v === 'number' && !Number.isInteger(v) ? round(v, 2) : v), 2)}\n`);
+  writeFileSync(`${base}.json`, roundedJson(results, 2));
   process.stdout.write(`${md.join('\n')}\n`);
   process.stderr.write(`wrote ${path.relative(process.cwd(), base)}.md and .json, and bench/profiles/*.cpuprofile\n`);
   return results;

@@ -28,14 +28,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildSimulator } from './build.ts';
+import { checkoutState } from './checkout.ts';
 import { timeContractInProcess, timeContractOverHttp, type ContractTiming } from './contract-timing.ts';
 import { waitForQuiet, watchCpu } from './cpu.ts';
 import { runLoad, type LoadOptions, type LoadResult, type LoadTarget } from './load.ts';
 import { runProfiles } from './profile.ts';
-import { BENCH_DIR, BENCH_KEY, DEFAULT_SERVE_ARGS, PLEDGE_ADDRESS, REPO_ROOT, startServer, type RunningServer } from './servers.ts';
+import { accountTarget, createHistoryOrder, historyTarget, orderTarget, priceTarget, type HistoryOrder } from './requests.ts';
+import { BENCH_DIR, DEFAULT_SERVE_ARGS, REPO_ROOT, startServer, type RunningServer } from './servers.ts';
 import { measureStartups, type StartupResult } from './startup.ts';
 import { measureStoreGrowth, type GrowthResult } from './store-growth.ts';
-import { median, round } from './stats.ts';
+import { median, round, roundedJson } from './stats.ts';
 
 // ---------------------------------------------------------------------------------------
 // Targets of the issue
@@ -57,21 +59,33 @@ type Part = (typeof PARTS)[number];
 // ---------------------------------------------------------------------------------------
 // Options
 
-const { values } = parseArgs({
-  options: {
-    quick: { type: 'boolean', default: false },
-    repeat: { type: 'string' },
-    only: { type: 'string' },
-    root: { type: 'string' },
-    out: { type: 'string' },
-    duration: { type: 'string' },
-    warmup: { type: 'string' },
-    connections: { type: 'string' },
-    profile: { type: 'boolean', default: false },
-    help: { type: 'boolean', short: 'h', default: false },
-  },
-  strict: true,
-});
+/** A bad flag: its rule and the fix on stderr, exit 2, no stack trace. */
+function usageError(message: string): never {
+  process.stderr.write(`bench: ${message} See npm run bench -- --help.\n`);
+  process.exit(2);
+}
+
+let parsed;
+try {
+  parsed = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      repeat: { type: 'string' },
+      only: { type: 'string' },
+      root: { type: 'string' },
+      out: { type: 'string' },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      connections: { type: 'string' },
+      profile: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+} catch (error) {
+  usageError((error as Error).message);
+}
+const { values } = parsed;
 
 if (values.help) {
   const source = readFileSync(new URL(import.meta.url), 'utf8');
@@ -81,11 +95,20 @@ if (values.help) {
 
 const quick = values.quick;
 const root = path.resolve(values.root ?? REPO_ROOT);
-const repeat = Number(values.repeat ?? (quick ? 1 : 3));
+/** A numeric flag: its value, or the fallback when it is absent; a clear error otherwise. */
+function numberFlag(name: string, text: string | undefined, fallback: number, rule: { whole?: boolean; min: number }): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value) || value < rule.min || (rule.whole && !Number.isInteger(value))) {
+    usageError(`--${name} must be ${rule.whole ? 'a whole number' : 'a number'} >= ${rule.min} (got '${text}').`);
+  }
+  return value;
+}
+const repeat = numberFlag('repeat', values.repeat, quick ? 1 : 3, { whole: true, min: 1 });
 const load: LoadOptions = {
-  connections: Number(values.connections ?? 32),
-  durationS: Number(values.duration ?? (quick ? 2 : 4)),
-  warmupS: Number(values.warmup ?? (quick ? 0.5 : 1)),
+  connections: numberFlag('connections', values.connections, 32, { whole: true, min: 1 }),
+  durationS: numberFlag('duration', values.duration, quick ? 2 : 4, { min: 0.1 }),
+  warmupS: numberFlag('warmup', values.warmup, quick ? 0.5 : 1, { min: 0 }),
 };
 const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
 
@@ -96,22 +119,13 @@ if (values.profile) {
 }
 
 for (const name of only ?? []) {
-  if (!PARTS.includes(name as Part)) throw new Error(`--only: unknown part '${name}'; the parts are ${PARTS.join(', ')}.`);
+  if (!PARTS.includes(name as Part)) usageError(`--only: unknown part '${name}'; the parts are ${PARTS.join(', ')}.`);
 }
-if (!Number.isInteger(repeat) || repeat < 1) throw new Error(`--repeat must be a whole number >= 1 (got '${values.repeat}').`);
 const wants = (part: Part): boolean => !only || only.includes(part);
 const outFile = path.resolve(values.out ?? path.join(BENCH_DIR, 'results.json'));
 
 // ---------------------------------------------------------------------------------------
 // Machine and checkout
-
-function git(args: string[]): string | undefined {
-  try {
-    return execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  } catch {
-    return undefined;
-  }
-}
 
 const machine = {
   cpus: os.cpus().length,
@@ -143,10 +157,7 @@ function sourceDigest(): string {
 
 const checkout = {
   root,
-  // A checkout without git (an export for --root) is named by its directory.
-  head: git(['rev-parse', '--short', 'HEAD']) ?? `${path.basename(root)} (no git)`,
-  // Uncommitted changes to the simulator itself: the figures are of the working tree.
-  dirty: (git(['status', '--porcelain', '--', 'mock', 'src', 'spec', 'bin']) ?? '').split('\n').filter(Boolean),
+  ...checkoutState(root),
   sourceDigestAtStart: sourceDigest(),
   sourceDigestAtEnd: '',
 };
@@ -196,13 +207,7 @@ interface LoadRow {
   runs: number;
 }
 
-const auth = { 'API-KEY': BENCH_KEY };
-const orderBody = `pledgeAddress=${PLEDGE_ADDRESS}&rentalCount=65000&period=1h`;
-const formHeaders = { ...auth, 'content-type': 'application/x-www-form-urlencoded' };
-const historyRefs = new Map<string, { orderId: string; outOrderNo: string }>();
-
-const priceTarget = (sim: RunningServer): LoadTarget => ({ url: `${sim.url}/v1/tron/price?rentalCount=65000&period=1h`, headers: auth });
-const orderTarget = (sim: RunningServer): LoadTarget => ({ url: `${sim.url}/v1/tron/order`, method: 'POST', headers: formHeaders, body: orderBody });
+const historyRefs = new Map<string, HistoryOrder>();
 
 const ENDPOINTS: Endpoint[] = [
   { name: 'GET /v1/tron/price', part: 'price', server: 'sim', kind: 'read', target: priceTarget },
@@ -211,16 +216,16 @@ const ENDPOINTS: Endpoint[] = [
     part: 'history',
     server: 'sim',
     kind: 'read',
-    target: (sim) => ({ url: `${sim.url}/v1/tron/history?orderId=${historyRefs.get(sim.url)!.orderId}`, headers: auth }),
+    target: (sim) => historyTarget(sim, 'orderId', historyRefs.get(sim.url)!.orderId),
   },
   {
     name: 'GET /v1/tron/history?outOrderNo',
     part: 'history',
     server: 'sim',
     kind: 'read',
-    target: (sim) => ({ url: `${sim.url}/v1/tron/history?outOrderNo=${historyRefs.get(sim.url)!.outOrderNo}`, headers: auth }),
+    target: (sim) => historyTarget(sim, 'outOrderNo', historyRefs.get(sim.url)!.outOrderNo),
   },
-  { name: 'GET /v1/account', part: 'account', server: 'sim', kind: 'read', target: (sim) => ({ url: `${sim.url}/v1/account`, headers: auth }) },
+  { name: 'GET /v1/account', part: 'account', server: 'sim', kind: 'read', target: accountTarget },
   { name: 'POST /v1/tron/order', part: 'order', server: 'sim', kind: 'order', target: orderTarget },
   { name: 'GET /v1/tron/price [compiled JS]', part: 'compiled', server: 'sim-built', kind: 'read', target: priceTarget },
   { name: 'POST /v1/tron/order [compiled JS]', part: 'compiled', server: 'sim-built', kind: 'order', target: orderTarget },
@@ -238,11 +243,7 @@ function mirror(target: LoadTarget, bare: RunningServer): LoadTarget {
 
 /** Creates the order the history endpoints look up. */
 async function prepareHistory(sim: RunningServer): Promise<void> {
-  const outOrderNo = 'bench-history';
-  const res = await fetch(`${sim.url}/v1/tron/order`, { method: 'POST', headers: formHeaders, body: `${orderBody}&outOrderNo=${outOrderNo}` });
-  const body = (await res.json()) as { code: number; data: { id: string } };
-  if (res.status !== 200 || body.code !== 0) throw new Error(`could not create the history order: HTTP ${res.status} ${JSON.stringify(body)}`);
-  historyRefs.set(sim.url, { orderId: body.data.id, outOrderNo });
+  historyRefs.set(sim.url, await createHistoryOrder(sim));
 }
 
 /** Runs one load and watches the CPU of the server, this process and everything else. */
@@ -375,7 +376,8 @@ const endpoints = ENDPOINTS.filter((e) => wants(e.part) && (e.part !== 'quiet' |
 // that the simulator rows measure what `npm start` runs (bundle, or tsx when it is stale).
 const bundler = path.join(root, 'scripts/cli-bundle.mjs');
 if (existsSync(bundler)) {
-  const said = execFileSync(process.execPath, [bundler], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  // Its warnings (a bundle it could not build: the rows then run tsx) go to stderr as they are.
+  const said = execFileSync(process.execPath, [bundler], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
   if (said) log(said);
 }
 const needBuilt = wants('compiled') || wants('startup');
@@ -384,7 +386,7 @@ if (needBuilt) {
   log('building the simulator to JavaScript (bench/build.ts) for the tsx comparison…');
   const build = buildSimulator(root);
   buildDir = build.buildDir;
-  results.build = { ms: round(build.ms, 0), typeErrors: build.diagnostics ? build.diagnostics.split('\n').length : 0 };
+  results.build = { ms: round(build.ms, 0), typeErrors: build.diagnostics.match(/error TS\d+/g)?.length ?? 0 };
 }
 
 let loadRows: LoadRow[] = [];
@@ -572,6 +574,6 @@ results.finishedAt = new Date().toISOString();
 results.seconds = round((Date.now() - startedAt.getTime()) / 1000, 1);
 results.machine = { ...machine, loadAverageAtEnd: os.loadavg().map((v) => round(v, 2)) };
 results.table = { load: loadTable, other: otherTable, notes };
-writeFileSync(outFile, `${JSON.stringify(results, (_key, value: unknown) => (typeof value === 'number' && !Number.isInteger(value) ? round(value, 3) : value), 2)}\n`);
+writeFileSync(outFile, roundedJson(results, 3));
 log(`\nwrote ${path.relative(process.cwd(), outFile)} (${results.seconds as number} s)`);
 if (loadRows.some((r) => !r.valid) || (contract && (!contract.inProcess.passed || !contract.overHttp.passed))) process.exitCode = 1;

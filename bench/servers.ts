@@ -10,7 +10,7 @@
  *
  * Every child started here is killed (by its pid) when the harness exits.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import net from 'node:net';
@@ -46,8 +46,6 @@ export interface RunningServer {
   url: string;
   port: number;
   pid: number;
-  /** Milliseconds from spawn to the 'listening' line. */
-  listeningMs: number;
   child: ChildProcess;
   output(): string;
   stop(): Promise<void>;
@@ -97,23 +95,24 @@ function bundleIsFresh(root: string): boolean {
 }
 
 /** The command line that starts a server. */
-export function serverCommand(spec: ServerSpec): { args: string[]; runtime: string; cwd: string } {
+export function serverCommand(spec: ServerSpec): { args: string[]; runtime: string; cwd: string; port: number } {
   const root = spec.root ?? REPO_ROOT;
-  const port = String(spec.port ?? 0);
+  const portNumber = spec.port ?? 0;
+  const port = String(portNumber);
   const nodeArgs = spec.nodeArgs ?? [];
-  if (spec.kind === 'bare') return { args: [...nodeArgs, path.join(BENCH_DIR, 'bare-server.mjs'), port], runtime: 'bare', cwd: root };
-  if (spec.kind === 'hono') return { args: [...nodeArgs, path.join(BENCH_DIR, 'hono-server.mjs'), port], runtime: 'hono', cwd: REPO_ROOT };
+  if (spec.kind === 'bare') return { args: [...nodeArgs, path.join(BENCH_DIR, 'bare-server.mjs'), port], runtime: 'bare', cwd: root, port: portNumber };
+  if (spec.kind === 'hono') return { args: [...nodeArgs, path.join(BENCH_DIR, 'hono-server.mjs'), port], runtime: 'hono', cwd: REPO_ROOT, port: portNumber };
   const serveArgs = ['serve', '--port', port, '--host', '127.0.0.1', ...(spec.serveArgs ?? DEFAULT_SERVE_ARGS)];
   if (spec.kind === 'sim') {
     const runtime = binRuntime(root);
-    return { args: [...nodeArgs, path.join(root, 'bin/energy-rental-kit.js'), ...serveArgs], runtime, cwd: root };
+    return { args: [...nodeArgs, path.join(root, 'bin/energy-rental-kit.js'), ...serveArgs], runtime, cwd: root, port: portNumber };
   }
   if (!spec.buildDir) throw new Error("A 'sim-built' server needs buildDir (see bench/build.ts).");
-  return { args: [...nodeArgs, path.join(BENCH_DIR, 'serve-built.mjs'), spec.buildDir, ...serveArgs], runtime: 'compiled', cwd: root };
+  return { args: [...nodeArgs, path.join(BENCH_DIR, 'serve-built.mjs'), spec.buildDir, ...serveArgs], runtime: 'compiled', cwd: root, port: portNumber };
 }
 
 /**
- * Spawns a server and resolves once it prints the line that it listens. A start that
+ * Spawns a server and resolves once it accepts a connection. A start that
  * hangs (seen once on a machine busy with other builds) is killed and tried once more.
  */
 export async function startServer(spec: ServerSpec, timeoutMs = 45_000): Promise<RunningServer> {
@@ -130,16 +129,13 @@ async function startServerOnce(spec: ServerSpec, timeoutMs: number): Promise<Run
   // The port is chosen here, not by the server, so that a server that prints nothing
   // (the simulator with --quiet) can still be found: it is ready when it accepts a connection.
   const chosenPort = spec.port || (await freePort());
-  const { args, runtime, cwd } = serverCommand({ ...spec, port: chosenPort });
   // The server's output goes to a file, not a pipe: the simulator logs every request, and
   // a pipe would make this process (which is also the load generator) read and decode
   // megabytes of log lines per second, taking CPU from the load it is meant to generate.
   const logFile = path.join(os.tmpdir(), `energy-rental-bench-${process.pid}-${++logFiles}.log`);
   const fd = openSync(logFile, 'w');
-  const started = performance.now();
-  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', fd, fd] });
+  const { child, runtime, stop } = spawnCommand(serverCommand({ ...spec, port: chosenPort }), ['ignore', fd, fd]);
   closeSync(fd);
-  children.add(child);
   const output = (): string => {
     try {
       const text = readFileSync(logFile, 'utf8');
@@ -148,7 +144,6 @@ async function startServerOnce(spec: ServerSpec, timeoutMs: number): Promise<Run
       return '';
     }
   };
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
     let settled = false;
     const timer = setTimeout(() => {
@@ -175,18 +170,16 @@ async function startServerOnce(spec: ServerSpec, timeoutMs: number): Promise<Run
       settled = true;
     });
   });
-  const listeningMs = performance.now() - started;
   return {
     kind: spec.kind,
     runtime,
     url: `http://127.0.0.1:${chosenPort}`,
     port: chosenPort,
     pid: child.pid!,
-    listeningMs,
     child,
     output,
     async stop() {
-      await stopChild(child, exited);
+      await stop();
       rmSync(logFile, { force: true });
     },
   };
@@ -218,15 +211,16 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Spawns a server without waiting for it; for start-up timing. */
-export function spawnServer(spec: ServerSpec): { child: ChildProcess; runtime: string; stop(): Promise<void> } {
-  const { args, runtime, cwd } = serverCommand(spec);
-  const child = spawn(process.execPath, args, { cwd, stdio: 'ignore' });
+export type ServerCommand = ReturnType<typeof serverCommand>;
+
+/**
+ * Spawns a server's command without waiting for it (start-up timing builds the command
+ * first: for the simulator that may ask whether the bundle is fresh, a child process of
+ * its own). The child is killed when the harness exits.
+ */
+export function spawnCommand(command: ServerCommand, stdio: StdioOptions = 'ignore'): { child: ChildProcess; runtime: string; stop(): Promise<void> } {
+  const child = spawn(process.execPath, command.args, { cwd: command.cwd, stdio });
   children.add(child);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return {
-    child,
-    runtime,
-    stop: () => stopChild(child, exited),
-  };
+  return { child, runtime: command.runtime, stop: () => stopChild(child, exited) };
 }

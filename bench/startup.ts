@@ -5,7 +5,7 @@
  * away (it warms the file-system cache and tsx's transform cache).
  */
 import http from 'node:http';
-import { BENCH_KEY, freePort, spawnServer, type ServerSpec } from './servers.ts';
+import { BENCH_KEY, freePort, serverCommand, spawnCommand, type ServerSpec } from './servers.ts';
 import { median } from './stats.ts';
 
 /** A server to start, and the API key its first request sends (default: the bench scenario's). */
@@ -36,12 +36,12 @@ function probe(port: number, apiKey: string): Promise<boolean> {
 
 /** Milliseconds from spawn to the first good response, for one start. */
 export async function timeOneStart(spec: StartSpec, timeoutMs = 30_000): Promise<{ ms: number; runtime: string }> {
-  const port = await freePort();
+  const command = serverCommand({ ...spec, port: await freePort() });
   const started = performance.now();
-  const server = spawnServer({ ...spec, port });
+  const server = spawnCommand(command);
   try {
     for (;;) {
-      if (await probe(port, spec.apiKey ?? BENCH_KEY)) return { ms: performance.now() - started, runtime: server.runtime };
+      if (await probe(command.port, spec.apiKey ?? BENCH_KEY)) return { ms: performance.now() - started, runtime: server.runtime };
       if (server.child.exitCode !== null) throw new Error(`${spec.kind} exited with ${server.child.exitCode} before answering.`);
       if (performance.now() - started > timeoutMs) throw new Error(`${spec.kind} did not answer within ${timeoutMs} ms.`);
       await new Promise((resolve) => setTimeout(resolve, 2));

@@ -23,3 +23,8 @@ export function round(value: number, digits = 2): number {
   const f = 10 ** digits;
   return Math.round(value * f) / f;
 }
+
+/** `value` as indented JSON with every fractional number rounded to `digits` decimals, and a final newline. */
+export function roundedJson(value: unknown, digits: number): string {
+  return `${JSON.stringify(value, (_key, v: unknown) => (typeof v === 'number' && !Number.isInteger(v) ? round(v, digits) : v), 2)}\n`;
+}

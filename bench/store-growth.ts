@@ -22,9 +22,12 @@
  * with the store full, divided by the number of orders stored.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BENCH_DIR, PLEDGE_ADDRESS, REPO_ROOT } from './servers.ts';
+import { parse } from 'yaml';
+import { AUTH } from './requests.ts';
+import { BENCH_DIR, BENCH_KEY, BENCH_SCENARIO, PLEDGE_ADDRESS, REPO_ROOT } from './servers.ts';
 import { median } from './stats.ts';
 
 const METRICS = ['httpByOrderId', 'httpByOutOrderNo', 'engineByOrderId', 'engineByOutOrderNo'] as const;
@@ -220,7 +223,6 @@ interface SimLike {
   app: { request(path: string, init?: RequestInit): Response | Promise<Response> };
 }
 
-const KEY = 'bench-key';
 const MB = 1024 * 1024;
 
 async function child(root: string, size: number, windowMs: number): Promise<void> {
@@ -237,12 +239,13 @@ async function child(root: string, size: number, windowMs: number): Promise<void
     clock: 'manual',
     timing: 'instant',
     seed: 1,
-    scenario: { accounts: [{ apiKey: KEY, balance: { trx: '1000000000', usdt: '0' } }], activatedAddresses: [PLEDGE_ADDRESS] },
+    // The load runs' scenario: one rich account, the pledge address already activated.
+    scenario: parse(readFileSync(BENCH_SCENARIO, 'utf8')) as object,
   });
   const engine = sim.engine;
   // A simulator that evicts old orders must keep them all here.
   if ('maxStoredOrders' in engine.settings()) engine.updateSettings({ maxStoredOrders: size * 2 });
-  const account = engine.authenticate(KEY);
+  const account = engine.authenticate(BENCH_KEY);
   if (!account) throw new Error('no bench account');
 
   fullGc();
@@ -265,7 +268,7 @@ async function child(root: string, size: number, windowMs: number): Promise<void
     state ^= state << 5;
     return orders.at((state >>> 0) % stored)!;
   };
-  const headers = { 'API-KEY': KEY };
+  const headers = AUTH;
   const request = async (url: string): Promise<void> => {
     const res = await sim.app.request(url, { headers });
     if (res.status !== 200) throw new Error(`${url}: HTTP ${res.status} ${await res.text()}`);

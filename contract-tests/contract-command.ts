@@ -103,24 +103,45 @@ export function contractEnv(argv: string[], env: NodeJS.ProcessEnv): NodeJS.Proc
   return applyContractFlags(values, env);
 }
 
-/** vitest's CLI: it exports no path to it, so it is found next to its package.json. */
-export const VITEST_CLI = path.join(path.dirname(createRequire(import.meta.url).resolve('vitest/package.json')), 'vitest.mjs');
+/** vitest's CLI in the checkout at `dir`: it exports no path to it, so it is found next to its package.json. */
+export function vitestCliIn(dir: string): string {
+  return path.join(path.dirname(createRequire(path.join(dir, 'package.json')).resolve('vitest/package.json')), 'vitest.mjs');
+}
+
+/** vitest's CLI of this checkout. */
+export const VITEST_CLI = vitestCliIn(root);
+
+/** How spawnContractSuite runs vitest. */
+export interface SuiteSpawnOptions {
+  vitestArgs?: string[];
+  stdio?: 'inherit' | 'pipe';
+  onOutput?: (chunk: string) => void;
+  /** The checkout whose suite runs, with its own vitest (default: this one). */
+  cwd?: string;
+  /** Kills vitest (SIGKILL) after this many ms; the run then ends with code 1. */
+  timeoutMs?: number;
+}
 
 /**
  * Starts vitest on the contract project with the suite's environment and resolves with
  * its exit code.
  */
-export function spawnContractSuite(env: NodeJS.ProcessEnv, options: { vitestArgs?: string[]; stdio?: 'inherit' | 'pipe'; onOutput?: (chunk: string) => void } = {}): Promise<number> {
+export function spawnContractSuite(env: NodeJS.ProcessEnv, options: SuiteSpawnOptions = {}): Promise<number> {
+  const cwd = options.cwd ?? root;
   return new Promise<number>((resolve, reject) => {
-    const child = spawn(process.execPath, [VITEST_CLI, 'run', '--project', 'contract', ...(options.vitestArgs ?? [])], {
-      cwd: root,
+    const child = spawn(process.execPath, [cwd === root ? VITEST_CLI : vitestCliIn(cwd), 'run', '--project', 'contract', ...(options.vitestArgs ?? [])], {
+      cwd,
       env,
       stdio: options.stdio === 'pipe' ? ['ignore', 'pipe', 'pipe'] : 'inherit',
     });
     child.stdout?.on('data', (chunk: Buffer) => options.onOutput?.(chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => options.onOutput?.(chunk.toString()));
+    const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
     child.once('error', reject);
-    child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve(code ?? (signal ? 1 : 0));
+    });
   });
 }
 

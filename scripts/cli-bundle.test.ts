@@ -2,11 +2,11 @@ import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildBundle, freshBundle, staleness } from './cli-bundle.mjs';
 
 // A project of two files stands in for the checkout: the rules are the same, the build
-// a tenth of the time.
+// a tenth of the time. Each test gets a project of its own, so each runs alone too.
 let root: string;
 const options = (): { root: string } => ({ root });
 const word = (): string => path.join(root, 'mock/cli/word.ts');
@@ -16,14 +16,14 @@ async function runBundle(bundle: string): Promise<string> {
   return module.run();
 }
 
-beforeAll(async () => {
+beforeEach(async () => {
   root = await mkdtemp(path.join(tmpdir(), 'erk-bundle-'));
   await mkdir(path.join(root, 'mock/cli'), { recursive: true });
   await writeFile(path.join(root, 'mock/cli/main.ts'), "import { word } from './word.ts';\nexport function run(): string {\n  return word;\n}\n");
   await writeFile(word(), "export const word: string = 'one';\n");
   await writeFile(path.join(root, 'package.json'), '{ "type": "module" }\n');
 });
-afterAll(() => rm(root, { recursive: true, force: true }));
+afterEach(() => rm(root, { recursive: true, force: true }));
 
 describe('the CLI bundle (scripts/cli-bundle.mjs)', () => {
   it('is not used before it is built', () => {
@@ -39,12 +39,14 @@ describe('the CLI bundle (scripts/cli-bundle.mjs)', () => {
   });
 
   it('stays fresh when a file is only touched: its content is hashed', async () => {
+    await buildBundle(options());
     const later = new Date(Date.now() + 60_000);
     await utimes(word(), later, later);
     expect(staleness(options())).toBeUndefined();
   });
 
   it('is stale after an edit, even one that keeps the size, until it is built again', async () => {
+    await buildBundle(options());
     const before = await readFile(word(), 'utf8');
     await writeFile(word(), before.replace("'one'", "'two'"));
     expect(staleness(options())).toBe('mock/cli/word.ts changed');
@@ -54,6 +56,7 @@ describe('the CLI bundle (scripts/cli-bundle.mjs)', () => {
   });
 
   it('is stale when a file that steers the build appears or changes', async () => {
+    await buildBundle(options());
     expect(staleness(options())).toBeUndefined();
     await writeFile(path.join(root, 'tsconfig.json'), '{}\n');
     expect(staleness(options())).toBe('tsconfig.json changed');
