@@ -1,11 +1,28 @@
 /**
  * Serves a simulator over Node's HTTP: the fast path for the API's happy path first, the Hono app for
  * everything else. Used by the CLI and by startSimulator().
+ *
+ * No request can stop the process: every path ends in the error envelope (error-boundary.ts),
+ * requests Node's parser refuses get it too (client-errors.ts), and a body the simulator
+ * does not read is drained, bounded, so its answer is never lost to a reset.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
+import { answerClientErrors, createOwedResponses } from './http/client-errors.ts';
+import { createErrorBoundary } from './http/error-boundary.ts';
 import { createNodeFastPath } from './http/node-fast-path.ts';
+import { routableHost } from './http/request-origin.ts';
 import type { Simulator } from './simulator.ts';
+
+/**
+ * Bytes of an unread request body discarded after its answer (a 413, or an answer that
+ * did not need the body) before the connection is cut. Why drain rather than close: a
+ * socket closed while the client is still sending makes the kernel send a reset, and a
+ * reset can reach the client before it has read the 413, which it then never sees
+ * (issues 13 and 17). Draining keeps the connection orderly; the bound keeps a client from
+ * making the simulator read forever.
+ */
+export const DRAIN_LIMIT_BYTES = 8 * 1024 * 1024;
 
 /**
  * Creates (does not start) the HTTP server of a simulator.
@@ -15,9 +32,38 @@ import type { Simulator } from './simulator.ts';
  *   server.listen(8787, '127.0.0.1');
  */
 export function createSimulatorServer(sim: Simulator): Server {
+  const boundary = createErrorBoundary(sim);
   const fast = createNodeFastPath(sim);
-  const hono = getRequestListener(sim.app.fetch);
-  return createServer((req, res) => {
-    if (!fast(req, res)) void hono(req, res);
+  // The adapter's own clean-up cuts a connection 500 ms after the answer while the body is
+  // still arriving; drainAfterAnswer below replaces it.
+  const hono = getRequestListener(sim.app.fetch, { autoCleanupIncoming: false, errorHandler: (error) => boundary.response(error) });
+  const { track, owed } = createOwedResponses();
+  const server = createServer((req, res) => {
+    track(res);
+    drainAfterAnswer(req, res);
+    try {
+      // Routing comes from the request target alone; a Host that is no plain authority
+      // gives way to the address the request came in on.
+      req.headers.host = routableHost(req);
+      if (!fast(req, res)) hono(req, res).catch((error: unknown) => boundary.fail(req, res, error));
+    } catch (error) {
+      boundary.fail(req, res, error);
+    }
+  });
+  answerClientErrors(server, sim.engine, owed);
+  return server;
+}
+
+/** After the answer, reads and discards what is left of the body, up to DRAIN_LIMIT_BYTES. */
+function drainAfterAnswer(req: IncomingMessage, res: import('node:http').ServerResponse): void {
+  res.once('finish', () => {
+    if (req.complete || req.destroyed) return;
+    let drained = 0;
+    req.on('data', (chunk: Buffer) => {
+      drained += chunk.length;
+      if (drained > DRAIN_LIMIT_BYTES) req.socket.destroy();
+    });
+    req.on('error', () => {});
+    req.resume();
   });
 }

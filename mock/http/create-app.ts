@@ -2,6 +2,7 @@
  * Assembles the Hono app: the simulated API, the control plane, one error handler
  * that turns every failure into the error envelope, the journal and the limits.
  */
+import type { IncomingMessage } from 'node:http';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
@@ -16,6 +17,7 @@ import { controlRoutes, type ControlContext } from './control-routes.ts';
 import { dashboardRoutes } from './dashboard-routes.ts';
 import { docsRoutes } from './docs-routes.ts';
 import { envelopeTime } from './envelope.ts';
+import { CLIENT_CLOSED_NOTE, CLIENT_CLOSED_STATUS, clientClosed, unexpectedError } from './error-boundary.ts';
 import { JOURNAL_BODY_LIMIT, type Journal, type JournalDraft } from './journal.ts';
 import { redactBody, redactKeys } from './journal-redaction.ts';
 
@@ -136,9 +138,14 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
       simError = error;
     } else if (error instanceof HTTPException) {
       simError = new SimulatorError(error.status === 413 ? 'bodyTooLarge' : 'bodyInvalid', error.message || 'The request could not be read.');
+    } else if (clientClosed((c.env as { incoming?: IncomingMessage } | undefined)?.incoming)) {
+      // The client went away while its body was read: nothing was done and nobody reads the
+      // answer; the journal says so (nginx's 499), the error log stays for simulator bugs.
+      c.set('responseBody', { note: CLIENT_CLOSED_NOTE });
+      return c.body(null, CLIENT_CLOSED_STATUS as ContentfulStatusCode);
     } else {
       options.onUnexpectedError?.(error);
-      simError = new SimulatorError('internal', `Unexpected simulator error: ${(error as Error)?.message ?? String(error)}. This is a simulator bug; please report it.`);
+      simError = unexpectedError(error);
     }
     return errorResponse(c, simError);
   });
