@@ -20,6 +20,7 @@ import { envelopeTime } from './envelope.ts';
 import { CLIENT_CLOSED_NOTE, CLIENT_CLOSED_STATUS, clientClosed, unexpectedError } from './error-boundary.ts';
 import { JOURNAL_BODY_LIMIT, type Journal, type JournalDraft } from './journal.ts';
 import { redactBody, redactKeys } from './journal-redaction.ts';
+import { jsonDepth, MAX_JSON_DEPTH } from './request-params.ts';
 
 export interface AppOptions {
   engine: Engine;
@@ -39,6 +40,21 @@ const UNJOURNALED = new Set(['/_sim/journal', '/_sim/health', '/_sim/events', '/
 
 /** Pages that hold no data; the data they fetch is guarded like any control call. */
 const OPEN_PAGES = new Set(['/_sim/health', '/_sim/ui']);
+
+/**
+ * A request body as the journal keeps it. Redacting parses and re-serialises a JSON body,
+ * which overflows the stack on deep nesting: such a body (refused anyway) is not kept,
+ * since keeping it raw could keep a key.
+ */
+function journalBody(text: string): string {
+  const unkept = `[body not kept: it nests deeper than ${MAX_JSON_DEPTH} levels]`;
+  if (jsonDepth(text) > MAX_JSON_DEPTH) return unkept;
+  try {
+    return redactBody(text).slice(0, JOURNAL_BODY_LIMIT);
+  } catch {
+    return '[body not kept: it could not be redacted]';
+  }
+}
 
 /**
  * Creates the app.
@@ -75,7 +91,7 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     if (account) entry.account = account.walletAddress;
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && c.res.status !== 413) {
       const text = await c.req.text().catch(() => '');
-      if (text) entry.body = redactBody(text).slice(0, JOURNAL_BODY_LIMIT);
+      if (text) entry.body = journalBody(text);
     }
     journal.record(entry, q !== -1 ? { query: url.slice(q + 1) } : undefined);
   });
