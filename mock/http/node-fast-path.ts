@@ -20,7 +20,7 @@ import { SimulatorError, type Account, type Engine, type Order, type PeriodCode 
 import { accountData, orderCreatedData, orderRecord, priceQuoteData, SUCCESS_MESSAGES } from './api-routes.ts';
 import type { SimEnv } from './context.ts';
 import { envelopeText } from './envelope.ts';
-import { CLIENT_CLOSED_STATUS, createErrorBoundary, type ErrorBoundary } from './error-boundary.ts';
+import { CLIENT_CLOSED_NOTE, CLIENT_CLOSED_STATUS, createErrorBoundary, type ErrorBoundary } from './error-boundary.ts';
 import type { FaultInjector } from './fault-injector.ts';
 import { JOURNAL_BODY_LIMIT, type Journal, type JournalDraft } from './journal.ts';
 import { redactBody } from './journal-redaction.ts';
@@ -183,7 +183,7 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
     req.on('error', () => {
       if (done) return;
       done = true;
-      journal.record({ at: engine.clock.now(), method: 'POST', path: rawPath, status: CLIENT_CLOSED_STATUS, durationMs: 0, operation: 'createOrder' });
+      journal.record({ at: engine.clock.now(), method: 'POST', path: rawPath, status: CLIENT_CLOSED_STATUS, durationMs: 0, operation: 'createOrder', response: { note: CLIENT_CLOSED_NOTE } });
       res.destroy();
     });
     return true;
