@@ -59,6 +59,9 @@ function drainAfterAnswer(req: IncomingMessage, res: import('node:http').ServerR
   res.once('finish', () => {
     if (req.complete || req.destroyed) return;
     let drained = 0;
+    // As Node's own dump of an unread body does: whatever read part of it (the web stream
+    // Hono reads a body through pauses the request when its queue is full) reads no more.
+    req.removeAllListeners('data');
     req.on('data', (chunk: Buffer) => {
       drained += chunk.length;
       if (drained > DRAIN_LIMIT_BYTES) req.socket.destroy();

@@ -129,7 +129,8 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
 
   function serveRead(req: IncomingMessage, res: ServerResponse, url: string, q: number, path: string, rawPath: string): boolean {
     const route = READ_ROUTES.get(path);
-    if (!route) return false;
+    // A body on a read is Hono's to refuse (413 when over the limit).
+    if (!route || req.headers['content-length'] !== undefined) return false;
     const started = performance.now();
     const account = knownAccount(req);
     if (!account) return false;
