@@ -86,7 +86,9 @@ describe('oversized bodies', () => {
 /** Sends `head`, then `pieces` pieces of `size` bytes `gapMs` apart, then ends; collects the answer. */
 function slowExchange(port: number, head: string, pieces: number, size: number, gapMs: number): Promise<{ error?: string; responses: ReturnType<typeof parseResponses> }> {
   return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
+    // As curl or fetch do: the whole body is written whatever the server says meanwhile
+    // (its end of the connection does not end ours), and the answer is read at the end.
+    const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
     const chunks: Buffer[] = [];
     let error: string | undefined;
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -98,7 +100,7 @@ function slowExchange(port: number, head: string, pieces: number, size: number, 
     let sent = 0;
     const timer = setInterval(() => {
       if (socket.destroyed) return clearInterval(timer);
-      socket.write(Buffer.alloc(size, 'x'));
+      socket.write(Buffer.alloc(size, 'x'), () => {});
       if (++sent === pieces) {
         clearInterval(timer);
         socket.end();
