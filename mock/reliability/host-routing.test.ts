@@ -11,7 +11,7 @@ import { exchange, request, serve } from './raw-http.ts';
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const ORDER = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;
 const FORM = 'Content-Type: application/x-www-form-urlencoded';
-const HOSTS = ['a b', 'x/y?z', 'x#frag', 'user@evil.example', 'x?y', '/', '..', 'evil.example:99999/x', 'LOCALHOST', '[::1]:8787', ''];
+const HOSTS = ['a b', 'x/y?z', 'a127.0.0.1', 'x:65536', 'x#frag', 'user@evil.example', 'x?y', '/', '..', 'evil.example:99999/x', 'LOCALHOST', '[::1]:8787', ''];
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
