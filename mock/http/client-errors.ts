@@ -94,9 +94,10 @@ export function answerClientErrors(server: Server, engine: Engine, owed: OwedRes
       );
       setTimeout(() => socket.destroy(), LINGER_MS).unref();
     };
-    // Answers owed to complete requests ahead of the bad one come first; a request whose own
-    // body the parser refused will never complete, and this answer stands for it.
-    const waiting = [...owed(socket)].filter((res) => res.req.complete && !res.writableFinished);
+    // Answers owed to complete requests ahead of the bad one come first, and so does one
+    // already under way; a request whose own body the parser refused will never complete,
+    // and unless its answer has started, this answer stands for it.
+    const waiting = [...owed(socket)].filter((res) => !res.writableFinished && (res.req.complete || res.headersSent));
     if (waiting.length === 0) return write();
     let left = waiting.length;
     for (const res of waiting) {

@@ -61,6 +61,13 @@ describe("requests Node's parser refuses", () => {
     expect(responses[0]).toMatchObject({ status: 417, json: { code: 41700, msg: expect.stringContaining('Expect: something-else'), data: null } });
   });
 
+  it('answers a target the Hono adapter refuses (a backslash in the path) with the 400 envelope, not a bare 400', async () => {
+    const { port, reported } = await served();
+    const { responses } = await exchange(port, request('GET /_sim\\..\\health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close'));
+    expect(responses[0]).toMatchObject({ status: 400, json: { code: 20003, msg: expect.stringContaining('Backslash'), data: null } });
+    expect(reported).toEqual([]);
+  });
+
   it('still takes Expect: 100-continue', async () => {
     const { port } = await served();
     const { text } = await exchange(port, request('GET /v1/account HTTP/1.1\r\nHost: x\r\nAPI-KEY: demo-key\r\nExpect: 100-continue\r\nConnection: close'));
