@@ -53,8 +53,10 @@ export async function listen(sim: Simulator, options: RequestGuardOptions = {}):
  *   await rawRequest(served.port, 'GET', '/v1/account', { host: 'evil.example', 'api-key': 'demo-key' });
  */
 export function rawRequest(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<RawReply> {
+  // Node's client frames no body of a DELETE unless told its length.
+  const framed = body === undefined || 'content-length' in headers || 'transfer-encoding' in headers ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, headers, agent: false }, (res) => {
+    const req = request({ host: '127.0.0.1', port, method, path, headers: framed, agent: false }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       const done = (): void => {
