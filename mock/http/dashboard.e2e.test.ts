@@ -9,9 +9,9 @@ import { existsSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createAdaptorServer } from '@hono/node-server';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSimulatorServer } from '../node-server.ts';
 import { createSimulator, type Simulator, type SimulatorOptions } from '../simulator.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -59,7 +59,8 @@ interface Running {
 
 async function startServer(options: SimulatorOptions): Promise<Running> {
   const sim = createSimulator(options);
-  const server = createAdaptorServer({ fetch: sim.app.fetch });
+  // The server the CLI runs, so the page's writes pass its Host and cross-site checks.
+  const server = createSimulatorServer(sim);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', resolve);
