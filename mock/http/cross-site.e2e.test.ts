@@ -4,16 +4,14 @@
  * under a DNS-rebound name tries to read, and the simulator's own Swagger UI writes to
  * the control plane, which must keep working.
  */
-import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSimulatorServer } from '../node-server.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
+import { CHROMIUM_MISSING as missing, launchChromium } from './chromium-support.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const missing = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing: run \`npm run ensure:chromium\` (\`npm test\` runs it first).`;
 /** Resolved by Chromium to 127.0.0.1, as a rebinding attacker's DNS would. */
 const REBOUND = 'rebind.test';
 
@@ -55,21 +53,7 @@ beforeAll(async () => {
   });
   evilUrl = await listenOn(evilServer);
   if (!missing) {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        `--host-resolver-rules=MAP ${REBOUND} 127.0.0.1`,
-      ],
-    });
+    browser = await launchChromium([`--host-resolver-rules=MAP ${REBOUND} 127.0.0.1`]);
   }
 }, 60_000);
 
