@@ -87,7 +87,8 @@ export function parseAllowedHosts(raw: string): string[] | 'all' {
 function routedPath(url: string): string {
   let path: string;
   try {
-    path = new URL(url, 'http://guard.invalid').pathname;
+    // Not resolved against a base: '//_sim/reset' would read as host '_sim', path '/reset'.
+    path = new URL(url.startsWith('/') ? `http://guard.invalid${url}` : url).pathname;
   } catch {
     return url;
   }
@@ -161,13 +162,14 @@ export function createRequestGuard(options: RequestGuardOptions = {}): (request:
         const suggestion = name ?? 'NAME';
         return new SimulatorError(
           'hostNotAllowed',
-          `Host '${host}' is not allowed: the simulator answers only localhost, IP addresses and the names given with --allowed-hosts, which keeps DNS-rebinding web pages out. To allow it, start with --allowed-hosts ${suggestion} (or ENERGY_SIM_ALLOWED_HOSTS=${suggestion}), or --allowed-hosts all behind a proxy.`,
+          `Host '${host}' is not allowed: the simulator answers only localhost, IP addresses, its --host and the names given with --allowed-hosts, which keeps DNS-rebinding web pages out. To allow it, start with --allowed-hosts ${suggestion} (or ENERGY_SIM_ALLOWED_HOSTS=${suggestion}), or --allowed-hosts all behind a proxy.`,
         );
       }
     }
     if (!STATE_CHANGING.has(method)) return null;
     const path = routedPath(url);
-    if (!/^\/_sim(\/|$)/i.test(path)) return null;
+    // Repeated slashes too: refusing a path that routes nowhere costs nothing.
+    if (!/^\/+_sim(\/|$)/i.test(path)) return null;
 
     const origin = first(headers.origin);
     if (origin !== undefined && !isOwnOrigin(origin, host)) {
