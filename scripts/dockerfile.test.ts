@@ -117,6 +117,11 @@ describe('examples/docker-compose.yml', () => {
     ]),
   );
 
+  it('leaves the Host check on in the image, so a published port stays closed to DNS rebinding', () => {
+    expect(env().ENERGY_SIM_ALLOWED_HOSTS).toBeUndefined();
+    expect(serviceEnv.ENERGY_SIM_ALLOWED_HOSTS).not.toMatch(/\ball\b/);
+  });
+
   it('lets the app reach the simulator by its service name and the host by the mapped port, and no other name', async () => {
     const port = await freePort();
     const child = await startCmd({ ...process.env, ...env(), ...serviceEnv, ENERGY_SIM_HOST: '127.0.0.1', ENERGY_SIM_PORT: String(port) });
