@@ -13,18 +13,9 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSimulatorServer } from '../node-server.ts';
 import { createSimulator, type Simulator, type SimulatorOptions } from '../simulator.ts';
+import { CHROMIUM_ARGS } from './chromium-test-support.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const OTHER_ADDRESS = 'TAcN9gFvXZAxsWQQzWWbydBmscBHnEi5nZ';
