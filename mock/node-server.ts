@@ -11,6 +11,7 @@ import { getRequestListener } from '@hono/node-server';
 import { answerClientErrors, createOwedResponses } from './http/client-errors.ts';
 import { createErrorBoundary } from './http/error-boundary.ts';
 import { createNodeFastPath } from './http/node-fast-path.ts';
+import { createNodeRequestGuard, type RequestGuardOptions } from './http/request-guard.ts';
 import { routableHost } from './http/request-origin.ts';
 import type { Simulator } from './simulator.ts';
 
@@ -25,23 +26,29 @@ import type { Simulator } from './simulator.ts';
 export const DRAIN_LIMIT_BYTES = 8 * 1024 * 1024;
 
 /**
- * Creates (does not start) the HTTP server of a simulator.
+ * Creates (does not start) the HTTP server of a simulator. `options` say which Host
+ * names it answers besides localhost and IP addresses (see request-guard.ts).
  *
  * @example
- *   const server = createSimulatorServer(createSimulator());
+ *   const server = createSimulatorServer(createSimulator(), { host: '127.0.0.1' });
  *   server.listen(8787, '127.0.0.1');
  */
-export function createSimulatorServer(sim: Simulator): Server {
+export function createSimulatorServer(sim: Simulator, options: RequestGuardOptions = {}): Server {
   const boundary = createErrorBoundary(sim);
   const fast = createNodeFastPath(sim);
   // The adapter's own clean-up cuts a connection 500 ms after the answer while the body is
   // still arriving; drainAfterAnswer below replaces it.
   const hono = getRequestListener(sim.app.fetch, { autoCleanupIncoming: false, errorHandler: (error) => boundary.response(error) });
+  // Only a socket is reachable from a web page, so the Host and cross-site checks live
+  // here, first, where neither the fast path nor the app can skip them.
+  const refused = createNodeRequestGuard(sim.engine, options);
   const { track, owed } = createOwedResponses();
   const server = createServer((req, res) => {
     track(res);
     drainAfterAnswer(req, res);
     try {
+      // The guard reads the Host as sent; routing below never does.
+      if (refused(req, res)) return;
       // Routing comes from the request target alone; a Host that is no plain authority
       // gives way to the address the request came in on.
       req.headers.host = routableHost(req);

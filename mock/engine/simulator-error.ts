@@ -8,6 +8,8 @@ export const ERROR_CODES = {
   apiKeyUnknown: { code: 10002, status: 401 },
   rateLimited: { code: 10003, status: 429 },
   controlUnauthorized: { code: 10004, status: 401 },
+  hostNotAllowed: { code: 10005, status: 403 },
+  crossSiteWrite: { code: 10006, status: 403 },
   parameterMissing: { code: 20001, status: 400 },
   parameterInvalid: { code: 20002, status: 400 },
   bodyInvalid: { code: 20003, status: 400 },

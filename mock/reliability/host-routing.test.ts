@@ -57,10 +57,12 @@ describe('routing by the request target, whatever the Host', () => {
     });
   }
 
-  it('serves a request with no Host header at all (HTTP/1.0)', async () => {
-    const { port } = await served();
+  it('answers a request with no Host header at all (HTTP/1.0) with an envelope', async () => {
+    const { port, reported } = await served();
     const { responses } = await exchange(port, 'GET /v1/account HTTP/1.0\r\nAPI-KEY: demo-key\r\n\r\n');
-    expect(responses[0]).toMatchObject({ status: 200, json: { code: 0 } });
+    // The Host check refuses a missing Host (403, 10005) even when it allows every name.
+    expect(responses[0]).toMatchObject({ status: 403, json: { code: 10005, data: null } });
+    expect(reported).toEqual([]);
   });
 
   it('routes an absolute-form target by its path', async () => {

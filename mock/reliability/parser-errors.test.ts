@@ -25,7 +25,7 @@ const MALFORMED: Array<[string, string, number, number, string]> = [
   ['two Content-Lengths', 'POST /_sim/reset HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab', 400, 20003, 'Content-Length'],
   ['headers over 16 KiB', `GET /v1/account HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`, 431, 43100, 'headers are larger'],
   ['a request line with no target', 'GET  HTTP/1.1\r\nHost: x\r\n\r\n', 400, 20003, 'not valid HTTP/1.1'],
-  ['a bad chunk size', 'POST /_sim/accounts HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n', 400, 20003, 'not valid HTTP/1.1'],
+  ['a bad chunk size', 'POST /_sim/accounts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n', 400, 20003, 'not valid HTTP/1.1'],
 ];
 
 const valid = (path: string) => request(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAPI-KEY: demo-key`);

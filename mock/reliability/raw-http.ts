@@ -5,6 +5,7 @@
  */
 import type { Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
+import type { RequestGuardOptions } from '../http/request-guard.ts';
 import { createSimulatorServer } from '../node-server.ts';
 import type { Simulator } from '../simulator.ts';
 
@@ -25,13 +26,14 @@ export interface Exchange {
 }
 
 /**
- * Serves `sim` with the Node server on a free loopback port.
+ * Serves `sim` with the Node server on a free loopback port. The Host check is off unless
+ * `options` say otherwise: what these tests pin must hold whatever that check allows.
  *
  * @example
  *   const { port, close } = await serve(createSimulator());
  */
-export async function serve(sim: Simulator): Promise<{ server: Server; port: number; close: () => Promise<void> }> {
-  const server = createSimulatorServer(sim);
+export async function serve(sim: Simulator, options: RequestGuardOptions = { allowedHosts: 'all' }): Promise<{ server: Server; port: number; close: () => Promise<void> }> {
+  const server = createSimulatorServer(sim, options);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {

@@ -318,6 +318,8 @@ export interface components {
          *     | 10002 | 401 | `API-KEY` names no account |
          *     | 10003 | 429 | rate limit exceeded |
          *     | 10004 | 401 | control-plane token missing or wrong (control plane only) |
+         *     | 10005 | 403 | `Host` header not an allowed name, or missing (over a socket; see `--allowed-hosts`) |
+         *     | 10006 | 403 | cross-site control-plane write: a foreign `Origin` or `Sec-Fetch-Site` (over a socket) |
          *     | 20001 | 400 | required parameter missing |
          *     | 20002 | 400 | parameter breaks its rule (type, enum, minimum, address) |
          *     | 20003 | 400 | body unreadable, or a parameter given twice with different values |
