@@ -7,7 +7,7 @@ import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLIENT_CLOSED_NOTE, CLIENT_CLOSED_STATUS } from '../http/error-boundary.ts';
 import { createSimulator } from '../simulator.ts';
-import { serve } from './raw-http.ts';
+import { serve } from './raw-http-test-support.ts';
 
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const closers: (() => Promise<void>)[] = [];

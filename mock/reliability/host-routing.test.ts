@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulator } from '../simulator.ts';
-import { exchange, request, serve } from './raw-http.ts';
+import { exchange, request, serve } from './raw-http-test-support.ts';
 
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const ORDER = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;

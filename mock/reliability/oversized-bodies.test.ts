@@ -7,7 +7,7 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulator } from '../simulator.ts';
-import { exchange, parseResponses, serve } from './raw-http.ts';
+import { exchange, parseResponses, serve } from './raw-http-test-support.ts';
 
 const REPEAT = 20;
 const SIZE = 1024 * 1024 + 17;

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulator } from '../simulator.ts';
-import { exchange, request, serve } from './raw-http.ts';
+import { exchange, request, serve } from './raw-http-test-support.ts';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -3,10 +3,9 @@
  * fetch cannot send (a malformed Host, garbage, pipelined requests, half a body) and what
  * it hides (a reset, a connection closed with no answer).
  */
-import type { Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import type { RequestGuardOptions } from '../http/request-guard.ts';
-import { createSimulatorServer } from '../node-server.ts';
+import { listen, type Listening } from '../http/socket-test-support.ts';
 import type { Simulator } from '../simulator.ts';
 
 export interface RawResponse {
@@ -32,19 +31,8 @@ export interface Exchange {
  * @example
  *   const { port, close } = await serve(createSimulator());
  */
-export async function serve(sim: Simulator, options: RequestGuardOptions = { allowedHosts: 'all' }): Promise<{ server: Server; port: number; close: () => Promise<void> }> {
-  const server = createSimulatorServer(sim, options);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    server,
-    port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+export function serve(sim: Simulator, options: RequestGuardOptions = { allowedHosts: 'all' }): Promise<Listening> {
+  return listen(sim, options);
 }
 
 /**
