@@ -45,13 +45,15 @@ export function createSimulatorServer(sim: Simulator, options: RequestGuardOptio
   const { track, owed } = createOwedResponses();
   const server = createServer((req, res) => {
     track(res);
-    drainAfterAnswer(req, res);
+    // Only a request that declares a body can leave one unread.
+    if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) drainAfterAnswer(req, res);
     try {
       // The guard reads the Host as sent; routing below never does.
       if (refused(req, res)) return;
       // Routing comes from the request target alone; a Host that is no plain authority
       // gives way to the address the request came in on.
-      req.headers.host = routableHost(req);
+      const host = routableHost(req);
+      if (host !== req.headers.host) req.headers.host = host;
       if (!fast(req, res)) hono(req, res).catch((error: unknown) => boundary.fail(req, res, error));
     } catch (error) {
       boundary.fail(req, res, error);
