@@ -36,7 +36,7 @@ export function unexpectedError(error: unknown): SimulatorError {
   } catch {
     detail = 'unprintable error';
   }
-  return new SimulatorError('internal', `Unexpected simulator error: ${detail}. This is a simulator bug; please report it.`);
+  return new SimulatorError('internal', `Unexpected simulator error: ${detail.replace(/\.+$/, '')}. This is a simulator bug; please report it.`);
 }
 
 /**
