@@ -331,6 +331,9 @@ export interface components {
          *     | 40401 | 404 | order not found |
          *     | 40400 | 404 | unknown path |
          *     | 40500 | 405 | method not allowed |
+         *     | 40800 | 408 | request not received in time (refused by Node's HTTP parser) |
+         *     | 41700 | 417 | an `Expect` other than `100-continue` |
+         *     | 43100 | 431 | request headers over 16 KiB (refused by Node's HTTP parser) |
          *     | 50000 | 500 | unexpected simulator error |
          */
         ErrorEnvelope: components["schemas"]["Envelope"] & {
