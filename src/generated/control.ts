@@ -374,7 +374,9 @@ export interface paths {
         };
         /**
          * Read the request journal, newest last
-         * @description API keys never appear in it; the account is named by its wallet address.
+         * @description API keys never appear in it; the account is named by its wallet address. The
+         *     control plane's own reads (GET `/_sim/*`) are not journaled, and each entry keeps
+         *     at most 4 KiB of the request body and of the response.
          */
         get: operations["getJournal"];
         put?: never;
@@ -646,8 +648,16 @@ export interface components {
             /** @description The request body as received (truncated at 4 KiB). */
             body?: string;
             status: number;
-            /** @description The response body. */
+            /**
+             * @description The response body. When its JSON text was longer than 4 KiB, the first 4096
+             *     characters of that text, as a string, and `responseTruncated` is true.
+             */
             response?: unknown;
+            /**
+             * @description Present (true) when `response` holds only the start of a longer response.
+             * @constant
+             */
+            responseTruncated?: true;
             durationMs: number;
         };
         /** @description Sun per unit of energy for each period, whole numbers in strings. */
