@@ -91,7 +91,9 @@ export interface paths {
         /**
          * Move the manual clock forward
          * @description Moves the manual clock forward by `ms` and runs every lifecycle step that falls
-         *     due on the way, in time order. Refused with the real clock.
+         *     due on the way, in time order. Refused (409, code 30003) with the real clock, and
+         *     when it would move the clock past 9999-12-31T23:59:59.999Z (253402300799999), the
+         *     latest time an order id's 14-digit yyyyMMddHHmmss stamp can hold.
          */
         post: operations["advanceClock"];
         delete?: never;
