@@ -225,9 +225,10 @@ export interface paths {
         /**
          * Force the outcome, and optionally the delay, of matching orders
          * @description A new order is matched against the rules in the order they were added; the
-         *     first that matches decides its outcome and uses up one of its `times`. An
-         *     empty `match` matches every order, so `{ "match": {}, "outcome": "FAILED",
-         *     "times": 3 }` fails the next three orders.
+         *     first that matches decides its outcome and uses up one of its `times`. A rule
+         *     without `match` matches every order, so `{ "outcome": "FAILED", "times": 3 }`
+         *     fails the next three orders; a `match` names at least one field, with the limits
+         *     of the API's parameters (a TRON address, an outOrderNo of 1 to 64 characters).
          */
         post: operations["addRule"];
         /** Delete every rule */
@@ -542,7 +543,7 @@ export interface components {
             balance?: components["schemas"]["Amounts"];
             /** @description Choose the key instead of getting a generated one. */
             apiKey?: string;
-            referralCount?: number;
+            referralCount?: components["schemas"]["ReferralCount"];
         };
         CreatedAccount: {
             apiKey: string;
@@ -597,10 +598,22 @@ export interface components {
             };
         };
         RuleMatch: {
-            pledgeAddress?: string;
-            outOrderNo?: string;
+            pledgeAddress?: components["schemas"]["TronAddress"];
+            outOrderNo?: components["schemas"]["OutOrderNo"];
         };
+        /**
+         * Format: tron-address
+         * @description A TRON address, exactly as `TronAddress` of the API document (a test keeps the two equal).
+         */
+        TronAddress: string;
+        /** @description An outOrderNo, exactly as `OutOrderNo` of the API document (a test keeps the two equal). */
+        OutOrderNo: string;
+        /** @description An account's number of referrals. */
+        ReferralCount: number;
+        /** @description Energy the pool can have delegated at once (at most 10^15, a million orders of the largest size); null is unlimited. */
+        SupplyEnergy: number | null;
         RuleRequest: {
+            /** @description What an order must have to match; leave it out to match every order. */
             match?: components["schemas"]["RuleMatch"];
             /** @enum {string} */
             outcome: "COMPLETED" | "FAILED";
@@ -687,11 +700,11 @@ export interface components {
             accounts?: {
                 apiKey: string;
                 balance?: components["schemas"]["Amounts"];
-                referralCount?: number;
+                referralCount?: components["schemas"]["ReferralCount"];
             }[];
             rules?: components["schemas"]["RuleRequest"][];
-            activatedAddresses?: string[];
-            supply?: number | null;
+            activatedAddresses?: components["schemas"]["TronAddress"][];
+            supply?: components["schemas"]["SupplyEnergy"];
             /** @description Request journal entries kept (default 1000). */
             journalLimit?: number;
         };
@@ -1436,7 +1449,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    energy: number | null;
+                    energy: components["schemas"]["SupplyEnergy"];
                 };
             };
         };
