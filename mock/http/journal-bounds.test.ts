@@ -47,7 +47,7 @@ describe('createJournal bounds what one entry keeps', () => {
     journal.record({ ...base }, { responseText: text });
     const kept = journal.list()[0]!.response as string;
     expect(kept.length).toBe(JOURNAL_RESPONSE_LIMIT - 1);
-    expect(kept.isWellFormed()).toBe(true);
+    expect(kept.at(-1)).toBe('a');
   });
 
   it('holds 1000 entries of megabyte responses in under 5 MB of listed JSON', () => {

@@ -24,7 +24,7 @@ export interface JournalEntry {
   /** The response body; when `responseTruncated`, the first JOURNAL_RESPONSE_LIMIT characters of its JSON text. */
   response?: unknown;
   /** True when the response's JSON text was longer than JOURNAL_RESPONSE_LIMIT and `response` holds its start. */
-  responseTruncated?: boolean;
+  responseTruncated?: true;
   durationMs: number;
 }
 
