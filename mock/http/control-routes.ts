@@ -92,6 +92,7 @@ export function settingsView(settings: Settings): C['Settings'] {
     activationDelayMs: activationDelay(settings),
     rateLimit: settings.rateLimit,
     maxStoredOrders: settings.maxStoredOrders,
+    maxStoredAddresses: settings.maxStoredAddresses,
   };
 }
 

@@ -400,10 +400,11 @@ export interface paths {
         };
         /**
          * Read everything the live dashboard shows, in one snapshot
-         * @description The data behind `/_sim/ui`: the clock, the settings, every account with its
-         *     ledger, the most recent orders of all accounts (newest first), the activation
+         * @description The data behind `/_sim/ui`: the clock, the settings, the accounts with their
+         *     ledgers, the most recent orders of all accounts (newest first), the activation
          *     registry, the outcome rules, the injected faults and the newest journal entries
-         *     (newest first). Reading it is not journaled.
+         *     (newest first). Each list is capped (see `Dashboard`) and `totals` counts them all.
+         *     Reading it is not journaled.
          */
         get: operations["getDashboard"];
         put?: never;
@@ -755,6 +756,8 @@ export interface components {
             rateLimit: components["schemas"]["RateLimit"];
             /** @description Orders kept before the oldest finished ones are evicted. */
             maxStoredOrders: number;
+            /** @description Activation records kept before the oldest that no stored order names (and the scenario did not seed) are evicted. */
+            maxStoredAddresses: number;
             timing: components["schemas"]["TimingProfile"];
             prices: components["schemas"]["Prices"];
             /** @description Probability that an order with no matching rule fails, drawn from the seeded random source. */
@@ -790,20 +793,41 @@ export interface components {
             rateLimit?: components["schemas"]["RateLimit"];
             /** @description Orders kept before the oldest finished (COMPLETED or REFUNDED) ones are evicted; default 100000. */
             maxStoredOrders?: number;
+            /**
+             * @description Activation records kept (default 100000). Past it the oldest are evicted, except
+             *     those of addresses that stored orders name and those the scenario seeds as
+             *     activated; an evicted address reads as not activated again.
+             */
+            maxStoredAddresses?: number;
         };
         /** @description One snapshot of the simulator for the live dashboard. */
         Dashboard: {
             clock: components["schemas"]["Clock"];
             settings: components["schemas"]["Settings"];
             supply: components["schemas"]["Supply"];
+            /** @description The newest accounts (at most 200), newest first; `totals.accounts` counts them all. */
             accounts: components["schemas"]["AccountView"][];
             /** @description The newest orders of all accounts, newest first (at most `limit`). */
             orders: components["schemas"]["DashboardOrder"][];
+            /** @description The newest records of the activation registry (at most 200), newest first. */
             addresses: components["schemas"]["AddressState"][];
+            /** @description The first rules in the order they are tried (at most 200). */
             rules: components["schemas"]["Rule"][];
+            /** @description The first faults in the order they are tried (at most 200). */
             faults: components["schemas"]["Fault"][];
             /** @description The newest journal entries (at most 30), newest first. */
             journal: components["schemas"]["JournalEntry"][];
+            /** @description How many there are in all of each list, so a view can say "showing 200 of 5000". */
+            totals: {
+                accounts: number;
+                /** @description Orders stored, of all accounts. */
+                orders: number;
+                addresses: number;
+                rules: number;
+                faults: number;
+                /** @description Journal entries kept. */
+                journal: number;
+            };
         };
         /** @description An order with the wallet address of the account that placed it. */
         DashboardOrder: components["schemas"]["OrderView"] & {
