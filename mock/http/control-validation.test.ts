@@ -16,13 +16,15 @@ async function send(sim: Simulator, method: string, path: string, body: unknown)
 describe('control-plane bodies', () => {
   it.each([
     ['PUT', '/_sim/supply', { energy: 1000, extra: 1 }, /'extra' is not allowed/],
-    ['PUT', '/_sim/supply', '{"energy":1e308}', /'energy' must be at most 1000000000000000/],
-    ['POST', '/_sim/accounts', '{"referralCount":1e308}', /'referralCount' must be at most 1000000000/],
+    ['PUT', '/_sim/supply', '{"energy":2000000000000000}', /'energy' must be at most 1000000000000000/],
+    ['PUT', '/_sim/supply', '{"energy":1e308}', /'energy' is 1e308, beyond 9007199254740991/],
+    ['POST', '/_sim/accounts', '{"referralCount":2000000000}', /'referralCount' must be at most 1000000000/],
+    ['POST', '/_sim/accounts', '{"referralCount":1e308}', /'referralCount' is 1e308, beyond/],
     ['POST', '/_sim/rules', { match: { pledgeAddress: 'not-an-address' }, outcome: 'FAILED' }, /'match.pledgeAddress' must be a TRON address/],
     ['POST', '/_sim/rules', { match: { outOrderNo: 'x'.repeat(60_000) }, outcome: 'FAILED' }, /'match.outOrderNo' must have at most 64 characters/],
     ['POST', '/_sim/rules', { match: { outOrderNo: '' }, outcome: 'FAILED' }, /'match.outOrderNo' must have at least 1 character/],
     ['POST', '/_sim/rules', { match: {}, outcome: 'FAILED' }, /'match' must name at least 1 field; leave it out/],
-    ['POST', '/_sim/rules', { outcome: 'FAILED', times: 1e308 }, /'times' must be at most 1000000000/],
+    ['POST', '/_sim/rules', { outcome: 'FAILED', times: 2e9 }, /'times' must be at most 1000000000/],
     ['PUT', `/_sim/addresses/${ADDRESS}`, { activated: true, extra: 1 }, /'extra' is not allowed/],
   ])('refuses %s %s with a body out of limits with 400 naming the field and the rule (case %#)', async (method, path, body, message) => {
     const sim = createSimulator({ clock: 'manual' });
