@@ -69,3 +69,14 @@ describe('the journal and the dashboard after a body that does not parse', () =>
     expect(dashboard).not.toContain(KEY);
   });
 });
+
+describe('the journal and a key in a query string', () => {
+  it('never holds a secret-named query parameter, read or not', async () => {
+    const sim = createSimulator({ clock: 'manual' });
+    await sim.app.request(`/v1/tron/price?rentalCount=65000&period=1h&api_key=${KEY}`, { headers: { 'API-KEY': 'demo-key' } });
+    await sim.app.request(`/v1/account?token=${KEY}`, { headers: { 'API-KEY': 'demo-key' } });
+    const entries = sim.journal.list();
+    expect(JSON.stringify(entries)).not.toContain(KEY);
+    expect(entries[0]!.query).toEqual({ rentalCount: '65000', period: '1h', api_key: '[redacted]' });
+  });
+});

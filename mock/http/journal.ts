@@ -9,6 +9,8 @@
  * 1.1 ms every ~60 ms at 36k reads/s), which is most of a read's p99. Entries are built
  * as objects only when listed.
  */
+import { redactKeys } from './journal-redaction.ts';
+
 export interface JournalEntry {
   id: number;
   at: number;
@@ -128,7 +130,8 @@ export function createJournal(capacity: number): Journal {
     if (accounts[slot] !== undefined) entry.account = accounts[slot];
     const query = queries[slot];
     if (typeof query === 'string') {
-      const parsed = Object.fromEntries(new URLSearchParams(query));
+      // Redacted when first listed, not when recorded: a read's query costs nothing until then.
+      const parsed = redactKeys(Object.fromEntries(new URLSearchParams(query))) as Record<string, string>;
       queries[slot] = parsed;
       entry.query = parsed;
     } else if (query !== undefined) {
@@ -153,7 +156,7 @@ export function createJournal(capacity: number): Journal {
         operations[slot] = entry.operation;
         faults[slot] = entry.fault;
         accounts[slot] = entry.account;
-        queries[slot] = raw?.query ?? entry.query;
+        queries[slot] = raw?.query ?? (entry.query && (redactKeys(entry.query) as Record<string, string>));
         bodies[slot] = entry.body;
         // Kept as JSON text, at most JOURNAL_RESPONSE_LIMIT characters of it: the bound
         // lives here so that both the Hono middleware and the fast path keep to it.
