@@ -15,29 +15,42 @@ function isSecretName(name: string): boolean {
   return /key$|token|secret|passw(or)?d|authori[sz]ation|bearer/.test(name.toLowerCase().replace(/[^a-z0-9]+/g, ''));
 }
 
+/** Returned by `redact` for a value nested deeper than it walks. */
+const TOO_DEEP = Symbol('too deep');
+/** Deeper than this the walk stops (a 64 KiB body can nest 32 000 deep; recursion would overflow). */
+const MAX_DEPTH = 64;
+
+function redact(body: unknown, depth: number): unknown {
+  if (typeof body !== 'object' || body === null) return body;
+  if (depth > MAX_DEPTH) return TOO_DEEP;
+  if (Array.isArray(body)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < body.length; i++) {
+      const redacted = redact(body[i], depth + 1);
+      if (redacted === TOO_DEEP) return TOO_DEEP;
+      if (redacted !== body[i]) (copy ??= [...body])[i] = redacted;
+    }
+    return copy ?? body;
+  }
+  let copy: Record<string, unknown> | undefined;
+  for (const [name, value] of Object.entries(body)) {
+    const redacted = isSecretName(name) ? REDACTED : redact(value, depth + 1);
+    if (redacted === TOO_DEEP) return TOO_DEEP;
+    if (redacted !== value) (copy ??= { ...(body as Record<string, unknown>) })[name] = redacted;
+  }
+  return copy ?? body;
+}
+
 /**
- * A JSON value with every secret-named field replaced, at any depth; the same value when
- * there is none.
+ * A JSON value with every secret-named field replaced, at any depth up to 64 (the
+ * simulator's own responses are far shallower); the same value when there is none.
  *
  * @example
  *   redactKeys({ apiKey: 'sk_1', walletAddress: 'T…' }); // { apiKey: '[redacted]', walletAddress: 'T…' }
  */
 export function redactKeys(body: unknown): unknown {
-  if (typeof body !== 'object' || body === null) return body;
-  if (Array.isArray(body)) {
-    let copy: unknown[] | undefined;
-    body.forEach((item, i) => {
-      const redacted = redactKeys(item);
-      if (redacted !== item) (copy ??= [...body])[i] = redacted;
-    });
-    return copy ?? body;
-  }
-  let copy: Record<string, unknown> | undefined;
-  for (const [name, value] of Object.entries(body)) {
-    const redacted = isSecretName(name) ? REDACTED : redactKeys(value);
-    if (redacted !== value) (copy ??= { ...(body as Record<string, unknown>) })[name] = redacted;
-  }
-  return copy ?? body;
+  const redacted = redact(body, 0);
+  return redacted === TOO_DEEP ? body : redacted;
 }
 
 // A name (quoted or not, with JSON escapes and %-escapes), `:` or `=`, and its value: a
@@ -96,7 +109,9 @@ export function redactBody(text: string): string {
     } catch {
       return redactPairs(text);
     }
-    const redacted = redactKeys(parsed);
+    const redacted = redact(parsed, 0);
+    // Too deep to walk: the text scan finds the pairs at any depth.
+    if (redacted === TOO_DEEP) return redactPairs(text);
     return redacted === parsed ? text : JSON.stringify(redacted);
   }
   return redactPairs(text);
