@@ -1,7 +1,16 @@
 import type { CancelAlarm, ManualClock } from '../engine/clock.ts';
+import { SimulatorError } from '../engine/simulator-error.ts';
 
 /** The upstream example's creation time, 2025-03-12T17:50:09Z: ids look like upstream's. */
 export const DEFAULT_MANUAL_START = 1_741_801_809_000;
+
+/**
+ * The latest time a manual clock can show, 9999-12-31T23:59:59.999Z: order ids hold the
+ * time as a 14-digit yyyyMMddHHmmss stamp, so a fifth year digit would break them (and a
+ * Date stops at +275760, where `toISOString` throws "Invalid time value").
+ */
+export const MAX_CLOCK_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+const MAX_ISO = '9999-12-31T23:59:59.999Z';
 
 interface Alarm {
   at: number;
@@ -18,6 +27,9 @@ interface Alarm {
  *   clock.advance(6000); // logs 'due' with clock.now() at the alarm's time
  */
 export function createManualClock(start: number = DEFAULT_MANUAL_START): ManualClock {
+  if (!Number.isFinite(start) || start < 0 || start > MAX_CLOCK_MS) {
+    throw SimulatorError.invalidParameter(`The manual clock cannot start at ${start}: it takes Unix milliseconds from 0 to ${MAX_CLOCK_MS} (${MAX_ISO}), the latest time an order id can hold.`);
+  }
   let now = start;
   let seq = 0;
   // Alarms are few (one per engine using this clock), so a sorted scan is enough.
@@ -37,6 +49,12 @@ export function createManualClock(start: number = DEFAULT_MANUAL_START): ManualC
         throw new RangeError(`advance(ms) takes a finite number of milliseconds >= 0; got ${ms}.`);
       }
       const target = now + ms;
+      if (target > MAX_CLOCK_MS) {
+        throw new SimulatorError(
+          'conflict',
+          `Advancing by ${ms} ms would move the clock past ${MAX_ISO} (${MAX_CLOCK_MS} ms), the latest time an order id can hold; advance by at most ${MAX_CLOCK_MS - now} ms.`,
+        );
+      }
       try {
         for (;;) {
           let next: Alarm | undefined;

@@ -2,6 +2,10 @@
  * The registry of activated TRON addresses. The first order to an address that is
  * not activated claims its activation at creation and activates it when processing
  * starts, so an address is activated exactly once however many orders race for it.
+ *
+ * It is bounded like the orders: past `capacity()` records the oldest are evicted,
+ * except those of addresses that stored orders name (an order's `activatedAddress` must
+ * keep meaning what the registry says) and those the scenario seeded as activated.
  */
 export interface AddressRecord {
   address: string;
@@ -19,7 +23,23 @@ export interface AddressRegistry {
   /** Completes the claim of `orderId` at `at`. */
   activateClaimed(address: string, orderId: string, at: number): void;
   set(address: string, activated: boolean, at: number): AddressRecord;
+  /** Every record, oldest first. */
   list(): AddressRecord[];
+  /** How many records are kept. */
+  readonly size: number;
+  /** A stored order names `address`: its record is kept while one does. */
+  retain(address: string): void;
+  /** A stored order naming `address` is gone. */
+  release(address: string): void;
+  /** Evicts the oldest evictable records while more than `capacity()` are kept. */
+  trim(): void;
+}
+
+export interface AddressRegistryOptions {
+  /** Most records kept (`maxStoredAddresses`); unbounded when absent. */
+  capacity?: () => number;
+  /** Addresses never evicted: those the scenario seeds as activated. */
+  keep?: readonly string[];
 }
 
 /**
@@ -29,16 +49,48 @@ export interface AddressRegistry {
  *   const registry = createAddressRegistry(['TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3'], 0);
  *   registry.get('TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3').activated; // true
  */
-export function createAddressRegistry(activated: readonly string[], at: number, saved: readonly AddressRecord[] = []): AddressRegistry {
+export function createAddressRegistry(
+  activated: readonly string[],
+  at: number,
+  saved: readonly AddressRecord[] = [],
+  options: AddressRegistryOptions = {},
+): AddressRegistry {
   const records = new Map<string, AddressRecord>();
-  for (const address of activated) records.set(address, { address, activated: true, activatedAt: at });
-  for (const record of saved) records.set(record.address, { ...record });
-  return {
+  const keep = new Set([...activated, ...(options.keep ?? [])]);
+  // How many stored orders name each address; only addresses some order names are here.
+  const named = new Map<string, number>();
+  // The records that may go, oldest first (a Map keeps insertion order): eviction takes
+  // the first, so it costs the same however many records are kept.
+  const evictable = new Map<string, true>();
+
+  const place = (record: AddressRecord): void => {
+    records.set(record.address, record);
+    // A write makes the record the newest of those that may go.
+    evictable.delete(record.address);
+    if (!keep.has(record.address) && !named.has(record.address)) evictable.set(record.address, true);
+  };
+  const trimTo = (limit: number): void => {
+    for (const address of evictable.keys()) {
+      if (records.size <= limit) return;
+      evictable.delete(address);
+      records.delete(address);
+    }
+  };
+  /** Makes room for one more record, so that the newest is never the one evicted. */
+  const makeRoom = (address: string): void => {
+    if (options.capacity && !records.has(address)) trimTo(options.capacity() - 1);
+  };
+
+  for (const address of activated) place({ address, activated: true, activatedAt: at });
+  for (const record of saved) place({ ...record });
+
+  const registry: AddressRegistry = {
     get: (address) => records.get(address) ?? { address, activated: false },
     claim(address, orderId) {
       const record = records.get(address);
       if (record?.activated || record?.claimedByOrderId) return false;
-      records.set(address, { address, activated: false, claimedByOrderId: orderId });
+      makeRoom(address);
+      place({ address, activated: false, claimedByOrderId: orderId });
       return true;
     },
     activateClaimed(address, orderId, at) {
@@ -48,9 +100,34 @@ export function createAddressRegistry(activated: readonly string[], at: number, 
     },
     set(address, isActivated, at) {
       const record: AddressRecord = isActivated ? { address, activated: true, activatedAt: at } : { address, activated: false };
-      records.set(address, record);
+      makeRoom(address);
+      place(record);
       return record;
     },
     list: () => [...records.values()],
+    get size() {
+      return records.size;
+    },
+    retain(address) {
+      named.set(address, (named.get(address) ?? 0) + 1);
+      evictable.delete(address);
+    },
+    release(address) {
+      const count = named.get(address);
+      if (count === undefined) return;
+      if (count > 1) {
+        named.set(address, count - 1);
+        return;
+      }
+      named.delete(address);
+      // Evictable again, as if it were new: the newest use decides its age.
+      if (records.has(address) && !keep.has(address)) evictable.set(address, true);
+      registry.trim();
+    },
+    trim() {
+      if (options.capacity) trimTo(options.capacity());
+    },
   };
+  // Not trimmed here: a restore retains the addresses of its orders first, then trims.
+  return registry;
 }

@@ -158,7 +158,7 @@ export function createEngine(options: EngineOptions): Engine {
     accountsByDigest = new Map();
     accountList = [];
     ordersById = new Map();
-    registry = createAddressRegistry(scenario.activatedAddresses ?? [], clock.now());
+    registry = createAddressRegistry(scenario.activatedAddresses ?? [], clock.now(), [], { capacity: () => settings.maxStoredAddresses });
     rules = createOutcomeRules();
     for (const rule of scenario.rules ?? []) rules.add(rule);
     supplyEnergy = scenario.supply ?? null;
@@ -260,12 +260,14 @@ export function createEngine(options: EngineOptions): Engine {
     ordersById.delete(order.id);
     if (order.outOrderNo !== undefined && account.byOutOrderNo.get(order.outOrderNo) === order) account.byOutOrderNo.delete(order.outOrderNo);
     account.orders.remove(order);
+    registry.release(order.pledgeAddress);
     if (order.status === 'COMPLETED') account.evictedSpent[order.currency] += order.amount;
   }
 
   function store(order: Order): void {
     ordersById.set(order.id, order);
     order.account.orders.push(order);
+    registry.retain(order.pledgeAddress);
     if (order.outOrderNo !== undefined) order.account.byOutOrderNo.set(order.outOrderNo, order);
     chronological.push(order);
   }
@@ -292,7 +294,7 @@ export function createEngine(options: EngineOptions): Engine {
     supplyEnergy = saved.supply.energy;
     delegated = saved.supply.delegated;
     rules.restore(saved.rules);
-    registry = createAddressRegistry([], clock.now(), saved.addresses);
+    registry = createAddressRegistry([], clock.now(), saved.addresses, { capacity: () => settings.maxStoredAddresses, keep: scenario.activatedAddresses ?? [] });
     accountsByDigest = new Map();
     accountList = [];
     const byId = new Map<number, Account>();
@@ -319,6 +321,7 @@ export function createEngine(options: EngineOptions): Engine {
       store(order);
       scheduleNext(order);
     }
+    registry.trim();
     created = saved.created;
     // The random source's inner state is not saved; reseeding by what was created keeps
     // a restored run deterministic, though not identical to an uninterrupted one.
@@ -334,6 +337,7 @@ export function createEngine(options: EngineOptions): Engine {
     updateSettings(patch) {
       settings = applySettings(settings, patch);
       evict();
+      registry.trim();
       emit({ type: 'settings' });
       return settings;
     },

@@ -25,6 +25,8 @@ export interface Settings {
   rateLimit: { requests: number; windowMs: number } | null;
   /** Orders kept before the oldest finished ones are evicted, so memory stays bounded. */
   maxStoredOrders: number;
+  /** Activation records kept before the oldest that no stored order names are evicted. */
+  maxStoredAddresses: number;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -39,6 +41,9 @@ export const DEFAULT_SETTINGS: Settings = {
   rateLimit: null,
   // About 35 MB of orders (≈ 350 B each, bench/README.md): a week-long CI simulator stays that size.
   maxStoredOrders: 100_000,
+  // As many as orders: the addresses stored orders name are kept whatever the bound, and
+  // a record is about 200 B (300 000 of them made a 93 MB state file with their orders).
+  maxStoredAddresses: 100_000,
 };
 
 export type SettingsPatch = Partial<Omit<Settings, 'prices'>> & { prices?: Partial<Record<PeriodCode, number>> };
@@ -71,6 +76,9 @@ export function applySettings(current: Settings, patch: SettingsPatch): Settings
   }
   if (patch.maxStoredOrders !== undefined && !(Number.isSafeInteger(patch.maxStoredOrders) && patch.maxStoredOrders >= 1)) {
     throw SimulatorError.invalidParameter(`maxStoredOrders must be a whole number >= 1 (got ${patch.maxStoredOrders}).`);
+  }
+  if (patch.maxStoredAddresses !== undefined && !(Number.isSafeInteger(patch.maxStoredAddresses) && patch.maxStoredAddresses >= 1)) {
+    throw SimulatorError.invalidParameter(`maxStoredAddresses must be a whole number >= 1 (got ${patch.maxStoredAddresses}).`);
   }
   const limit = patch.rateLimit;
   if (limit && !(Number.isSafeInteger(limit.requests) && limit.requests >= 1 && Number.isSafeInteger(limit.windowMs) && limit.windowMs >= 1)) {

@@ -92,6 +92,7 @@ export function settingsView(settings: Settings): C['Settings'] {
     activationDelayMs: activationDelay(settings),
     rateLimit: settings.rateLimit,
     maxStoredOrders: settings.maxStoredOrders,
+    maxStoredAddresses: settings.maxStoredAddresses,
   };
 }
 
@@ -120,11 +121,8 @@ export function toEngineScenario(input: C['Scenario']): Scenario {
     }));
   }
   if (input.rules) scenario.rules = input.rules;
-  if (input.activatedAddresses) {
-    const bad = input.activatedAddresses.find((a) => !isTronAddress(a));
-    if (bad !== undefined) throw SimulatorError.invalidParameter(`activatedAddresses: '${bad}' is not a TRON address (34 Base58Check characters starting with T).`);
-    scenario.activatedAddresses = input.activatedAddresses;
-  }
+  // Checked against the Scenario schema already (TronAddress items).
+  if (input.activatedAddresses) scenario.activatedAddresses = input.activatedAddresses;
   if (input.supply !== undefined) scenario.supply = input.supply;
   return scenario;
 }

@@ -18,7 +18,7 @@ import { dashboardRoutes } from './dashboard-routes.ts';
 import { docsRoutes } from './docs-routes.ts';
 import { envelopeTime } from './envelope.ts';
 import { CLIENT_CLOSED_NOTE, CLIENT_CLOSED_STATUS, clientClosed, unexpectedError } from './error-boundary.ts';
-import { JOURNAL_BODY_LIMIT, type Journal, type JournalDraft } from './journal.ts';
+import { isJournaled, JOURNAL_BODY_LIMIT, type Journal, type JournalDraft } from './journal.ts';
 import { redactBody, redactKeys } from './journal-redaction.ts';
 import { jsonDepth, MAX_JSON_DEPTH } from './request-params.ts';
 
@@ -34,9 +34,6 @@ export interface AppOptions {
   /** Reports unexpected errors (a 500 is a simulator bug). */
   onUnexpectedError?: (error: unknown) => void;
 }
-
-/** Journal entries for these are noise: reading the journal, health probes. */
-const UNJOURNALED = new Set(['/_sim/journal', '/_sim/health', '/_sim/events', '/_sim/dashboard', '/_sim/ui']);
 
 /** Pages that hold no data; the data they fetch is guarded like any control call. */
 const OPEN_PAGES = new Set(['/_sim/health', '/_sim/ui']);
@@ -71,7 +68,7 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     const started = performance.now();
     await next();
     const path = c.req.path;
-    if (UNJOURNALED.has(path)) return;
+    if (!isJournaled(c.req.method, path)) return;
     const url = c.req.url;
     const q = url.indexOf('?');
     const entry: JournalDraft = {

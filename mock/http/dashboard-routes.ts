@@ -21,6 +21,11 @@ export type ChangeEvent = C['ChangeEvent'];
 export const DASHBOARD_JOURNAL_LIMIT = 30;
 /** Orders in a snapshot unless `limit` says otherwise. */
 export const DASHBOARD_ORDER_LIMIT = 50;
+/**
+ * Accounts, addresses, rules and faults in a snapshot: 300 000 addresses made an 85 MB
+ * snapshot; `totals` says how many there are in all.
+ */
+export const DASHBOARD_LIST_LIMIT = 200;
 /** At most one `change` event per this many milliseconds (about ten a second). */
 export const EVENT_INTERVAL_MS = 100;
 /** A heartbeat comment this often keeps proxies from closing an idle stream. */
@@ -43,18 +48,27 @@ function addressState(record: ReturnType<Engine['address']>): C['AddressState'] 
   return state;
 }
 
+/** The newest `limit` items of a list kept oldest first, newest first. */
+const newest = <T>(items: readonly T[], limit: number): T[] => items.slice(-limit).reverse();
+
 export function dashboardSnapshot(ctx: ControlContext, orderLimit = DASHBOARD_ORDER_LIMIT): C['Dashboard'] {
   const { engine } = ctx;
+  const accounts = engine.accounts();
+  const addresses = engine.addresses();
+  const rules = engine.rules.list();
+  const faults = ctx.faults.list();
   return {
     clock: { mode: engine.clock.mode, now: engine.clock.now(), iso: new Date(engine.clock.now()).toISOString() },
     settings: settingsView(engine.settings()),
     supply: engine.supply(),
-    accounts: engine.accounts().map((account) => accountView(engine, account)),
+    accounts: newest(accounts, DASHBOARD_LIST_LIMIT).map((account) => accountView(engine, account)),
     orders: recentOrders(engine, orderLimit),
-    addresses: engine.addresses().map(addressState),
-    rules: engine.rules.list(),
-    faults: ctx.faults.list(),
+    addresses: newest(addresses, DASHBOARD_LIST_LIMIT).map(addressState),
+    // Rules and faults in the order they are tried, the first ones (those that decide).
+    rules: rules.slice(0, DASHBOARD_LIST_LIMIT),
+    faults: faults.slice(0, DASHBOARD_LIST_LIMIT),
     journal: ctx.journal.list({ limit: DASHBOARD_JOURNAL_LIMIT }).reverse(),
+    totals: { accounts: accounts.length, orders: engine.storedOrders, addresses: addresses.length, rules: rules.length, faults: faults.length, journal: ctx.journal.size },
   };
 }
 

@@ -1,8 +1,10 @@
 /**
  * Interactive API reference: Swagger UI (from swagger-ui-dist, served locally, so it
  * works with no network) for the API at /docs and the control plane at /docs/control.
- * The simulator's own origin is put first among the servers, so "Try it out" talks to
- * this simulator, and the demo key is pre-authorised.
+ * The simulator itself is put first among the servers as the relative URL `/`, which
+ * Swagger UI resolves against the page, so "Try it out" talks to this simulator; the
+ * request's Host is never written into the document (it was reflected before). The demo
+ * key is pre-authorised.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -70,16 +72,16 @@ function page(title: string, specUrl: string, schemes: string[]): string {
 export function docsRoutes(): Hono<SimEnv> {
   const docs = new Hono<SimEnv>();
   const cache = new Map<string, Buffer>();
-  const withLocalServer = (name: DocumentName, origin: string): unknown => {
+  const withLocalServer = (name: DocumentName): unknown => {
     const document = loadSpec(name).document;
     const servers = (document.servers ?? []).filter((s) => !s.url.startsWith('http://127.0.0.1'));
-    return { ...document, servers: [{ url: origin, description: 'This simulator (demo key: demo-key)' }, ...servers] };
+    return { ...document, servers: [{ url: '/', description: 'This simulator (demo key: demo-key)' }, ...servers] };
   };
 
   docs.get('/', (c) => c.html(page('Energy Rental API — energy-rental-kit', '/docs/openapi.json', ['apiKey'])));
   docs.get('/control', (c) => c.html(page('Simulator control plane — energy-rental-kit', '/docs/control.json', ['accountKey'])));
-  docs.get('/openapi.json', (c) => c.json(withLocalServer('api', new URL(c.req.url).origin)));
-  docs.get('/control.json', (c) => c.json(withLocalServer('control', new URL(c.req.url).origin)));
+  docs.get('/openapi.json', (c) => c.json(withLocalServer('api')));
+  docs.get('/control.json', (c) => c.json(withLocalServer('control')));
   docs.get('/assets/:file', (c) => {
     const file = c.req.param('file');
     const type = ASSETS[file];

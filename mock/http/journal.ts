@@ -9,6 +9,8 @@
  * 1.1 ms every ~60 ms at 36k reads/s), which is most of a read's p99. Entries are built
  * as objects only when listed.
  */
+import { redactKeys } from './journal-redaction.ts';
+
 export interface JournalEntry {
   id: number;
   at: number;
@@ -21,7 +23,10 @@ export interface JournalEntry {
   query?: Record<string, string>;
   body?: string;
   status: number;
+  /** The response body; when `responseTruncated`, the first JOURNAL_RESPONSE_LIMIT characters of its JSON text. */
   response?: unknown;
+  /** True when the response's JSON text was longer than JOURNAL_RESPONSE_LIMIT and `response` holds its start. */
+  responseTruncated?: true;
   durationMs: number;
 }
 
@@ -51,6 +56,33 @@ export interface Journal {
 
 /** Bodies are journaled up to this many characters. */
 export const JOURNAL_BODY_LIMIT = 4096;
+/**
+ * Responses are journaled up to this many characters of their JSON text: whole bodies
+ * let 1000 reads of 1000 orders take 700 MB and a journal read answer 464 MB.
+ */
+export const JOURNAL_RESPONSE_LIMIT = 4096;
+
+/**
+ * Whether a request is journaled. The control plane's own reads (GET /_sim/*) are not:
+ * they change nothing, their answers are the largest the simulator sends (every order,
+ * the journal itself), and a test polling them would push its API calls out of the ring.
+ *
+ * @example
+ *   isJournaled('GET', '/_sim/orders');   // false
+ *   isJournaled('POST', '/_sim/rules');   // true
+ *   isJournaled('GET', '/v1/account');    // true
+ */
+export function isJournaled(method: string, path: string): boolean {
+  // Clearing the journal leaves it empty, not holding its own clearing.
+  if (path === '/_sim/journal' || path === '/_sim/events' || path === '/_sim/ui') return false;
+  return !((method === 'GET' || method === 'HEAD') && (path === '/_sim' || path.startsWith('/_sim/')));
+}
+
+/** The start of a text cut to `limit` characters, never splitting a surrogate pair. */
+function cut(text: string, limit: number): string {
+  const end = (text.charCodeAt(limit - 1) & 0xfc00) === 0xd800 ? limit - 1 : limit;
+  return text.slice(0, end);
+}
 
 /**
  * Creates a journal holding at most `capacity` entries.
@@ -74,6 +106,7 @@ export function createJournal(capacity: number): Journal {
   const bodies = new Array<string | undefined>(capacity);
   // The response object, or its JSON text until the entry is first listed.
   const responses = new Array<unknown>(capacity);
+  // 1: the JSON text, parsed when first listed; 2: the cut start of a longer text, listed as it is.
   const responseIsText = new Uint8Array(capacity);
   let next = 0;
   let count = 0;
@@ -84,11 +117,12 @@ export function createJournal(capacity: number): Journal {
     // Keys in the order the journal has always listed them.
     const entry = { id: ids[slot]!, at: ats[slot]!, method: methods[slot]!, path: paths[slot]!, status: statuses[slot]! } as JournalEntry;
     if (responses[slot] !== undefined) {
-      if (responseIsText[slot]) {
+      if (responseIsText[slot] === 1) {
         responses[slot] = JSON.parse(responses[slot] as string);
         responseIsText[slot] = 0;
       }
       entry.response = responses[slot];
+      if (responseIsText[slot] === 2) entry.responseTruncated = true;
     }
     entry.durationMs = durations[slot]!;
     if (operations[slot] !== undefined) entry.operation = operations[slot];
@@ -96,7 +130,8 @@ export function createJournal(capacity: number): Journal {
     if (accounts[slot] !== undefined) entry.account = accounts[slot];
     const query = queries[slot];
     if (typeof query === 'string') {
-      const parsed = Object.fromEntries(new URLSearchParams(query));
+      // Redacted when first listed, not when recorded: a read's query costs nothing until then.
+      const parsed = redactKeys(Object.fromEntries(new URLSearchParams(query))) as Record<string, string>;
       queries[slot] = parsed;
       entry.query = parsed;
     } else if (query !== undefined) {
@@ -121,11 +156,18 @@ export function createJournal(capacity: number): Journal {
         operations[slot] = entry.operation;
         faults[slot] = entry.fault;
         accounts[slot] = entry.account;
-        queries[slot] = raw?.query ?? entry.query;
+        queries[slot] = raw?.query ?? (entry.query && (redactKeys(entry.query) as Record<string, string>));
         bodies[slot] = entry.body;
-        const text = raw?.responseText;
-        responses[slot] = text ?? entry.response;
-        responseIsText[slot] = text !== undefined ? 1 : 0;
+        // Kept as JSON text, at most JOURNAL_RESPONSE_LIMIT characters of it: the bound
+        // lives here so that both the Hono middleware and the fast path keep to it.
+        const text = raw?.responseText ?? (entry.response !== undefined ? JSON.stringify(entry.response) : undefined);
+        if (text !== undefined && text.length > JOURNAL_RESPONSE_LIMIT) {
+          responses[slot] = cut(text, JOURNAL_RESPONSE_LIMIT);
+          responseIsText[slot] = 2;
+        } else {
+          responses[slot] = text;
+          responseIsText[slot] = text !== undefined ? 1 : 0;
+        }
         next = (next + 1) % capacity;
         count = Math.min(count + 1, capacity);
       }

@@ -4,6 +4,7 @@
  */
 import type { Context } from 'hono';
 import { SimulatorError } from '../engine/index.ts';
+import { parseStrictJson } from './strict-json.ts';
 
 const FORM = 'application/x-www-form-urlencoded';
 const JSON_READABLE = new Set(['application/json', 'text/plain', FORM, '']);
@@ -61,7 +62,7 @@ async function readFormBody(c: Context): Promise<URLSearchParams | undefined> {
   return new URLSearchParams(text);
 }
 
-/** Reads a JSON body of the control plane; an empty body reads as `{}`. */
+/** Reads a JSON body of the control plane; an empty body reads as `{}`. Duplicate fields and unsafe numbers are refused (strict-json.ts). */
 export async function readJsonBody(c: Context): Promise<unknown> {
   const text = await c.req.text();
   if (text.trim().length === 0) return {};
@@ -73,11 +74,7 @@ export async function readJsonBody(c: Context): Promise<unknown> {
   if (jsonDepth(text) > MAX_JSON_DEPTH) {
     throw new SimulatorError('bodyInvalid', `The body nests arrays or objects deeper than ${MAX_JSON_DEPTH} levels; send a flatter JSON object.`);
   }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new SimulatorError('bodyInvalid', `The body is not valid JSON (${(error as Error).message}); send a JSON object.`);
-  }
+  return parseStrictJson(text);
 }
 
 /**

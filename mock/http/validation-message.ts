@@ -63,6 +63,8 @@ function describeOne(e: ErrorObject, original: Record<string, unknown>, noun: st
       return `${noun} '${name}' must match ${String(p.pattern)}${got}.`;
     case 'additionalProperties':
       return `${noun} '${joinPath(e.instancePath, String(p.additionalProperty))}' is not allowed here; remove it.`;
+    case 'minProperties':
+      return `${noun} '${name}' must name at least ${String(p.limit)} field${p.limit === 1 ? '' : 's'}; leave it out instead of sending it empty.`;
     case 'maxItems':
       return `${noun} '${name}' must have at most ${String(p.limit)} items.`;
     default:

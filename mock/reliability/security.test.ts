@@ -151,7 +151,8 @@ describe('API keys in responses, the journal and the state snapshot', () => {
     const { createdKey } = await sessionOfEveryEndpoint(sim);
     const keys = ['demo-key', createdKey, CHOSEN_KEY];
     const entries = sim.journal.list({ limit: 100_000 });
-    expect(entries.length).toBeGreaterThan(60);
+    // The control plane's reads (GET /_sim/*) are not journaled (issue 14, item 3).
+    expect(entries.length).toBeGreaterThan(40);
     expectNoKey('the journal', JSON.stringify(entries), keys);
     expectNoKey('GET /_sim/journal', (await exchange(sim, 'journal', '/_sim/journal?limit=10000')).text, keys);
     // The creations are journaled, redacted, request and response alike.

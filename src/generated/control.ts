@@ -91,7 +91,9 @@ export interface paths {
         /**
          * Move the manual clock forward
          * @description Moves the manual clock forward by `ms` and runs every lifecycle step that falls
-         *     due on the way, in time order. Refused with the real clock.
+         *     due on the way, in time order. Refused (409, code 30003) with the real clock, and
+         *     when it would move the clock past 9999-12-31T23:59:59.999Z (253402300799999), the
+         *     latest time an order id's 14-digit yyyyMMddHHmmss stamp can hold.
          */
         post: operations["advanceClock"];
         delete?: never;
@@ -223,9 +225,10 @@ export interface paths {
         /**
          * Force the outcome, and optionally the delay, of matching orders
          * @description A new order is matched against the rules in the order they were added; the
-         *     first that matches decides its outcome and uses up one of its `times`. An
-         *     empty `match` matches every order, so `{ "match": {}, "outcome": "FAILED",
-         *     "times": 3 }` fails the next three orders.
+         *     first that matches decides its outcome and uses up one of its `times`. A rule
+         *     without `match` matches every order, so `{ "outcome": "FAILED", "times": 3 }`
+         *     fails the next three orders; a `match` names at least one field, with the limits
+         *     of the API's parameters (a TRON address, an outOrderNo of 1 to 64 characters).
          */
         post: operations["addRule"];
         /** Delete every rule */
@@ -374,7 +377,9 @@ export interface paths {
         };
         /**
          * Read the request journal, newest last
-         * @description API keys never appear in it; the account is named by its wallet address.
+         * @description API keys never appear in it; the account is named by its wallet address. The
+         *     control plane's own reads (GET `/_sim/*`) are not journaled, and each entry keeps
+         *     at most 4 KiB of the request body and of the response.
          */
         get: operations["getJournal"];
         put?: never;
@@ -395,10 +400,11 @@ export interface paths {
         };
         /**
          * Read everything the live dashboard shows, in one snapshot
-         * @description The data behind `/_sim/ui`: the clock, the settings, every account with its
-         *     ledger, the most recent orders of all accounts (newest first), the activation
+         * @description The data behind `/_sim/ui`: the clock, the settings, the accounts with their
+         *     ledgers, the most recent orders of all accounts (newest first), the activation
          *     registry, the outcome rules, the injected faults and the newest journal entries
-         *     (newest first). Reading it is not journaled.
+         *     (newest first). Each list is capped (see `Dashboard`) and `totals` counts them all.
+         *     Reading it is not journaled.
          */
         get: operations["getDashboard"];
         put?: never;
@@ -538,7 +544,7 @@ export interface components {
             balance?: components["schemas"]["Amounts"];
             /** @description Choose the key instead of getting a generated one. */
             apiKey?: string;
-            referralCount?: number;
+            referralCount?: components["schemas"]["ReferralCount"];
         };
         CreatedAccount: {
             apiKey: string;
@@ -593,10 +599,22 @@ export interface components {
             };
         };
         RuleMatch: {
-            pledgeAddress?: string;
-            outOrderNo?: string;
+            pledgeAddress?: components["schemas"]["TronAddress"];
+            outOrderNo?: components["schemas"]["OutOrderNo"];
         };
+        /**
+         * Format: tron-address
+         * @description A TRON address, exactly as `TronAddress` of the API document (a test keeps the two equal).
+         */
+        TronAddress: string;
+        /** @description An outOrderNo, exactly as `OutOrderNo` of the API document (a test keeps the two equal). */
+        OutOrderNo: string;
+        /** @description An account's number of referrals. */
+        ReferralCount: number;
+        /** @description Energy the pool can have delegated at once (at most 10^15, a million orders of the largest size); null is unlimited. */
+        SupplyEnergy: number | null;
         RuleRequest: {
+            /** @description What an order must have to match; leave it out to match every order. */
             match?: components["schemas"]["RuleMatch"];
             /** @enum {string} */
             outcome: "COMPLETED" | "FAILED";
@@ -646,8 +664,16 @@ export interface components {
             /** @description The request body as received (truncated at 4 KiB). */
             body?: string;
             status: number;
-            /** @description The response body. */
+            /**
+             * @description The response body. When its JSON text was longer than 4 KiB, the first 4096
+             *     characters of that text, as a string, and `responseTruncated` is true.
+             */
             response?: unknown;
+            /**
+             * @description Present (true) when `response` holds only the start of a longer response.
+             * @constant
+             */
+            responseTruncated?: true;
             durationMs: number;
         };
         /** @description Sun per unit of energy for each period, whole numbers in strings. */
@@ -675,11 +701,11 @@ export interface components {
             accounts?: {
                 apiKey: string;
                 balance?: components["schemas"]["Amounts"];
-                referralCount?: number;
+                referralCount?: components["schemas"]["ReferralCount"];
             }[];
             rules?: components["schemas"]["RuleRequest"][];
-            activatedAddresses?: string[];
-            supply?: number | null;
+            activatedAddresses?: components["schemas"]["TronAddress"][];
+            supply?: components["schemas"]["SupplyEnergy"];
             /** @description Request journal entries kept (default 1000). */
             journalLimit?: number;
         };
@@ -730,6 +756,8 @@ export interface components {
             rateLimit: components["schemas"]["RateLimit"];
             /** @description Orders kept before the oldest finished ones are evicted. */
             maxStoredOrders: number;
+            /** @description Activation records kept before the oldest that no stored order names (and the scenario did not seed) are evicted. */
+            maxStoredAddresses: number;
             timing: components["schemas"]["TimingProfile"];
             prices: components["schemas"]["Prices"];
             /** @description Probability that an order with no matching rule fails, drawn from the seeded random source. */
@@ -765,20 +793,41 @@ export interface components {
             rateLimit?: components["schemas"]["RateLimit"];
             /** @description Orders kept before the oldest finished (COMPLETED or REFUNDED) ones are evicted; default 100000. */
             maxStoredOrders?: number;
+            /**
+             * @description Activation records kept (default 100000). Past it the oldest are evicted, except
+             *     those of addresses that stored orders name and those the scenario seeds as
+             *     activated; an evicted address reads as not activated again.
+             */
+            maxStoredAddresses?: number;
         };
         /** @description One snapshot of the simulator for the live dashboard. */
         Dashboard: {
             clock: components["schemas"]["Clock"];
             settings: components["schemas"]["Settings"];
             supply: components["schemas"]["Supply"];
+            /** @description The newest accounts (at most 200), newest first; `totals.accounts` counts them all. */
             accounts: components["schemas"]["AccountView"][];
             /** @description The newest orders of all accounts, newest first (at most `limit`). */
             orders: components["schemas"]["DashboardOrder"][];
+            /** @description The newest records of the activation registry (at most 200), newest first. */
             addresses: components["schemas"]["AddressState"][];
+            /** @description The first rules in the order they are tried (at most 200). */
             rules: components["schemas"]["Rule"][];
+            /** @description The first faults in the order they are tried (at most 200). */
             faults: components["schemas"]["Fault"][];
             /** @description The newest journal entries (at most 30), newest first. */
             journal: components["schemas"]["JournalEntry"][];
+            /** @description How many there are in all of each list, so a view can say "showing 200 of 5000". */
+            totals: {
+                accounts: number;
+                /** @description Orders stored, of all accounts. */
+                orders: number;
+                addresses: number;
+                rules: number;
+                faults: number;
+                /** @description Journal entries kept. */
+                journal: number;
+            };
         };
         /** @description An order with the wallet address of the account that placed it. */
         DashboardOrder: components["schemas"]["OrderView"] & {
@@ -1424,7 +1473,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    energy: number | null;
+                    energy: components["schemas"]["SupplyEnergy"];
                 };
             };
         };
