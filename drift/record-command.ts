@@ -8,7 +8,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CliError } from '../mock/cli/cli-error.ts';
 import { newRunId } from '../contract-tests/contract-config.ts';
-import { applyContractFlags, CONTRACT_OPTIONS, spawnContractSuite } from '../contract-tests/contract-command.ts';
+import { applyContractFlags, CONTRACT_OPTIONS, spawnContractSuite, suiteLayout } from '../contract-tests/contract-command.ts';
 import { assembleRecording } from './assemble-recording.ts';
 import { isApiOperation, type Recording } from './recording.ts';
 
@@ -90,7 +90,7 @@ export async function runRecord(argv: string[], env: NodeJS.ProcessEnv = process
   try {
     // The verbose reporter prints a line per case as it finishes: the run's progress.
     const code = await spawnContractSuite(suiteEnv, {
-      vitestArgs: ['--reporter=verbose', '--reporter=./contract-tests/contract-reporter.ts', ...(options.vitestArgs ?? [])],
+      vitestArgs: ['--reporter=verbose', `--reporter=${suiteLayout().reporter}`, ...(options.vitestArgs ?? [])],
       stdio: options.stdio ?? 'inherit',
     });
     let recording: Recording;
