@@ -18,7 +18,7 @@ export const CONTRACT_HELP = `Usage: energy-rental-kit contract [options]
 
 Runs the contract suite. With no options it runs against a fresh in-process simulator
 (manual clock, no socket). With --base-url it runs against any server: a simulator
-started with 'npm start', or the real service (https://api.eopen.io/api).
+started with 'npx energy-rental-kit serve', or the real service (https://api.eopen.io/api).
 
 Against a URL that is not a simulator, cases that create orders run only with
 --allow-spend, use the cheapest order (64000 energy for 10min), create at most
@@ -32,7 +32,7 @@ Options (each has an environment variable; the flag wins):
   --pledge-address A    Address that receives the energy, default the account's wallet
                         (CONTRACT_PLEDGE_ADDRESS)
   --report FILE         Where to write the report, default contract-report.json (CONTRACT_REPORT)
-  --replay FILE         Run offline against a recording made by 'energy-rental-kit record'
+  --replay FILE         Run offline against a recording made by 'npx energy-rental-kit record'
                         instead of a live target; its spending guard and run id come
                         from the recording (CONTRACT_REPLAY)
   -h, --help            Show this help
@@ -83,7 +83,7 @@ export function contractEnv(argv: string[], env: NodeJS.ProcessEnv): NodeJS.Proc
       allowPositionals: false,
     }));
   } catch (error) {
-    throw new CliError(`${(error as Error).message}. Run 'energy-rental-kit contract --help' for the options.`);
+    throw new CliError(`${(error as Error).message}. Run 'npx energy-rental-kit contract --help' for the options.`);
   }
   if (values.help) return 'help';
   if (values.replay !== undefined) {
