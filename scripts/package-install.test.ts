@@ -225,6 +225,14 @@ describe.each([
     const recipe = /```ts\n(\/\/ vitest\.global-setup\.ts[\s\S]*?)```/.exec(readme)?.[1];
     expect(recipe, 'the README keeps its globalSetup recipe').toBeDefined();
     writeFileSync(path.join(project, 'consumer/vitest.global-setup.ts'), recipe!);
+    // Every other README snippet that imports the kit, as shown (one that imports a checkout's
+    // ./src or ./mock fails here: a package user has neither). Snippets that import the
+    // reader's own code ('../src/buy-energy.js') are left out.
+    const snippets = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)]
+      .map((m) => m[1]!)
+      .filter((code) => /from '(energy-rental-kit|\.\/(src|mock)\/)/.test(code) && !code.includes("from '../") && code !== recipe);
+    expect(snippets.length).toBeGreaterThanOrEqual(3);
+    snippets.forEach((code, i) => writeFileSync(path.join(project, `consumer/readme-${i}.ts`), code));
     writeFileSync(
       path.join(project, 'consumer/entry-points.ts'),
       [
