@@ -122,7 +122,8 @@ export function vitestCliIn(dir: string): string {
  * kit's own vitest runs it and nothing is read from the user's project.
  */
 export function suiteLayout(dir = root): { vitestArgs: string[]; reporter: string } {
-  if (import.meta.url.endsWith('.ts') || dir !== root) {
+  // The path, not the URL: tsx (bin/ in a checkout) adds a query to a module's URL.
+  if (path.extname(fileURLToPath(import.meta.url)) === '.ts' || dir !== root) {
     return { vitestArgs: ['--project', 'contract'], reporter: path.join(dir, 'contract-tests', 'contract-reporter.ts') };
   }
   const here = path.dirname(fileURLToPath(import.meta.url));

@@ -126,6 +126,20 @@ describe('the packed tarball', () => {
   });
 });
 
+describe('the same commands in this checkout', () => {
+  it('run the TypeScript sources through bin/, with the report where the user asked', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'erk-checkout-'));
+    try {
+      const contract = await run(process.execPath, [path.join(ROOT, 'bin/energy-rental-kit.js'), 'contract', '--report', path.join(dir, 'report.json')], ROOT);
+      expect(contract.code, contract.out).toBe(0);
+      expect(contract.out).toMatch(/\d+ passed, 0 failed/);
+      expect(existsSync(path.join(dir, 'report.json'))).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 4 * MINUTE);
+});
+
 describe.each([
   { variant: 'in a project with no vitest of its own', userVitest: false },
   { variant: "beside the user's own vitest 4 and a config the kit must not read", userVitest: true },
