@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { CONTRACT_PROJECT } from './contract-tests/contract-project.ts';
 
 export default defineConfig({
   test: {
@@ -16,13 +17,8 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: 'contract',
+          ...CONTRACT_PROJECT,
           include: ['contract-tests/**/*.contract.test.ts'],
-          testTimeout: 120_000,
-          // Contract files keep their state in fixtures, so sharing one module graph is
-          // safe, and it halves the suite's start-up.
-          pool: 'threads',
-          isolate: false,
         },
       },
     ],

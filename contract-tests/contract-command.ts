@@ -18,7 +18,7 @@ export const CONTRACT_HELP = `Usage: energy-rental-kit contract [options]
 
 Runs the contract suite. With no options it runs against a fresh in-process simulator
 (manual clock, no socket). With --base-url it runs against any server: a simulator
-started with 'npm start', or the real service (https://api.eopen.io/api).
+started with 'npx energy-rental-kit serve', or the real service (https://api.eopen.io/api).
 
 Against a URL that is not a simulator, cases that create orders run only with
 --allow-spend, use the cheapest order (64000 energy for 10min), create at most
@@ -32,7 +32,7 @@ Options (each has an environment variable; the flag wins):
   --pledge-address A    Address that receives the energy, default the account's wallet
                         (CONTRACT_PLEDGE_ADDRESS)
   --report FILE         Where to write the report, default contract-report.json (CONTRACT_REPORT)
-  --replay FILE         Run offline against a recording made by 'energy-rental-kit record'
+  --replay FILE         Run offline against a recording made by 'npx energy-rental-kit record'
                         instead of a live target; its spending guard and run id come
                         from the recording (CONTRACT_REPLAY)
   -h, --help            Show this help
@@ -64,7 +64,8 @@ export function applyContractFlags(values: ContractFlags, env: NodeJS.ProcessEnv
     out.CONTRACT_MAX_ORDERS = values['max-orders'];
   }
   if (values['pledge-address'] !== undefined) out.CONTRACT_PLEDGE_ADDRESS = values['pledge-address'];
-  if (values.report !== undefined) out.CONTRACT_REPORT = path.resolve(values.report);
+  // Resolved here, against the user's working directory, whatever directory vitest runs in.
+  out.CONTRACT_REPORT = path.resolve(values.report ?? out.CONTRACT_REPORT ?? 'contract-report.json');
   if (out.CONTRACT_BASE_URL && !out.CONTRACT_API_KEY) {
     throw new CliError('--base-url needs --api-key (or CONTRACT_API_KEY): the key of the account to test with.');
   }
@@ -82,7 +83,7 @@ export function contractEnv(argv: string[], env: NodeJS.ProcessEnv): NodeJS.Proc
       allowPositionals: false,
     }));
   } catch (error) {
-    throw new CliError(`${(error as Error).message}. Run 'energy-rental-kit contract --help' for the options.`);
+    throw new CliError(`${(error as Error).message}. Run 'npx energy-rental-kit contract --help' for the options.`);
   }
   if (values.help) return 'help';
   if (values.replay !== undefined) {
@@ -103,13 +104,34 @@ export function contractEnv(argv: string[], env: NodeJS.ProcessEnv): NodeJS.Proc
   return applyContractFlags(values, env);
 }
 
-/** vitest's CLI in the checkout at `dir`: it exports no path to it, so it is found next to its package.json. */
+/** vitest's CLI in the checkout or package at `dir`: it exports no path to it, so it is found next to its package.json. */
 export function vitestCliIn(dir: string): string {
-  return path.join(path.dirname(createRequire(path.join(dir, 'package.json')).resolve('vitest/package.json')), 'vitest.mjs');
+  let manifest: string;
+  try {
+    manifest = createRequire(path.join(dir, 'package.json')).resolve('vitest/package.json');
+  } catch {
+    throw new CliError(`The contract suite's runner, vitest, is not installed beside energy-rental-kit in ${dir}. Reinstall the kit (npm install -D energy-rental-kit) and try again.`);
+  }
+  return path.join(path.dirname(manifest), 'vitest.mjs');
 }
 
-/** vitest's CLI of this checkout. */
-export const VITEST_CLI = vitestCliIn(root);
+/**
+ * How this copy of the kit runs its suite. In a checkout: the TypeScript sources, with
+ * the repository's vitest.config.ts and its `contract` project. In an installed package
+ * (this module is built JS): the built suite with the config shipped beside it, so the
+ * kit's own vitest runs it and nothing is read from the user's project.
+ */
+export function suiteLayout(dir = root): { vitestArgs: string[]; reporter: string } {
+  // The path, not the URL: tsx (bin/ in a checkout) adds a query to a module's URL.
+  if (path.extname(fileURLToPath(import.meta.url)) === '.ts' || dir !== root) {
+    return { vitestArgs: ['--project', 'contract'], reporter: path.join(dir, 'contract-tests', 'contract-reporter.ts') };
+  }
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  return {
+    vitestArgs: ['--config', path.join(here, 'contract.vitest.config.js'), '--root', path.dirname(here)],
+    reporter: path.join(here, 'contract-reporter.js'),
+  };
+}
 
 /** How spawnContractSuite runs vitest. */
 export interface SuiteSpawnOptions {
@@ -127,9 +149,13 @@ export interface SuiteSpawnOptions {
  * its exit code.
  */
 export function spawnContractSuite(env: NodeJS.ProcessEnv, options: SuiteSpawnOptions = {}): Promise<number> {
-  const cwd = options.cwd ?? root;
+  const dir = options.cwd ?? root;
+  const layout = suiteLayout(dir);
+  const vitest = vitestCliIn(dir);
+  // An installed kit runs in the user's directory, where its report belongs; a checkout in its own.
+  const cwd = layout.vitestArgs[0] === '--config' ? process.cwd() : dir;
   return new Promise<number>((resolve, reject) => {
-    const child = spawn(process.execPath, [cwd === root ? VITEST_CLI : vitestCliIn(cwd), 'run', '--project', 'contract', ...(options.vitestArgs ?? [])], {
+    const child = spawn(process.execPath, [vitest, 'run', ...layout.vitestArgs, ...(options.vitestArgs ?? [])], {
       cwd,
       env,
       stdio: options.stdio === 'pipe' ? ['ignore', 'pipe', 'pipe'] : 'inherit',

@@ -16,7 +16,7 @@ import { renderMarkdown } from './render-markdown.ts';
 export const DRIFT_HELP = `Usage: energy-rental-kit drift OLD NEW [options]
        energy-rental-kit drift --spec NEW [options]
 
-Compares two recordings made by 'energy-rental-kit record' and reports, per operation
+Compares two recordings made by 'npx energy-rental-kit record' and reports, per operation
 and JSON path: fields added or removed; changes of type or format (number versus
 decimal string, the id format, the time unit, the number of decimals); enum values
 the spec does not list; changes of message text and of codes; responses that changed
@@ -73,7 +73,7 @@ export function parseDriftArgs(argv: string[]): DriftArgs | 'help' {
       allowPositionals: true,
     });
   } catch (error) {
-    throw new CliError(`${(error as Error).message}. Run 'energy-rental-kit drift --help' for the options.`);
+    throw new CliError(`${(error as Error).message}. Run 'npx energy-rental-kit drift --help' for the options.`);
   }
   const { values, positionals } = parsed;
   if (values.help) return 'help';

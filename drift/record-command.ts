@@ -8,7 +8,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CliError } from '../mock/cli/cli-error.ts';
 import { newRunId } from '../contract-tests/contract-config.ts';
-import { applyContractFlags, CONTRACT_OPTIONS, spawnContractSuite } from '../contract-tests/contract-command.ts';
+import { applyContractFlags, CONTRACT_OPTIONS, spawnContractSuite, suiteLayout } from '../contract-tests/contract-command.ts';
 import { assembleRecording } from './assemble-recording.ts';
 import { isApiOperation, type Recording } from './recording.ts';
 
@@ -38,8 +38,8 @@ Options:
 The recording is written even when cases fail (that is what 'drift' is for); the
 exit code is the contract suite's.
 
-Next: 'energy-rental-kit contract --replay FILE' runs the suite offline against it;
-'energy-rental-kit drift OLD FILE' compares it with an earlier recording.
+Next: 'npx energy-rental-kit contract --replay FILE' runs the suite offline against it;
+'npx energy-rental-kit drift OLD FILE' compares it with an earlier recording.
 `;
 
 export interface RecordOptions {
@@ -57,7 +57,7 @@ export function parseRecordArgs(argv: string[], env: NodeJS.ProcessEnv): { env: 
   try {
     ({ values } = parseArgs({ args: argv, options: { ...CONTRACT_OPTIONS, out: { type: 'string' } }, strict: true, allowPositionals: false }));
   } catch (error) {
-    throw new CliError(`${(error as Error).message}. Run 'energy-rental-kit record --help' for the options.`);
+    throw new CliError(`${(error as Error).message}. Run 'npx energy-rental-kit record --help' for the options.`);
   }
   if (values.help) return 'help';
   if (!values.out) throw new CliError("record needs --out FILE: where to write the recording, e.g. --out recordings/upstream.json.");
@@ -90,7 +90,7 @@ export async function runRecord(argv: string[], env: NodeJS.ProcessEnv = process
   try {
     // The verbose reporter prints a line per case as it finishes: the run's progress.
     const code = await spawnContractSuite(suiteEnv, {
-      vitestArgs: ['--reporter=verbose', '--reporter=./contract-tests/contract-reporter.ts', ...(options.vitestArgs ?? [])],
+      vitestArgs: ['--reporter=verbose', `--reporter=${suiteLayout().reporter}`, ...(options.vitestArgs ?? [])],
       stdio: options.stdio ?? 'inherit',
     });
     let recording: Recording;

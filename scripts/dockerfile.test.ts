@@ -25,6 +25,18 @@ function jsonArgs(instruction: 'CMD' | 'HEALTHCHECK'): string[] {
   return JSON.parse(line.slice(line.indexOf('CMD [') + 4)) as string[];
 }
 
+/** The runtime stage's ENTRYPOINT (exec form). */
+function entrypoint(): string[] {
+  const line = runtime.find((l) => l.startsWith('ENTRYPOINT '));
+  if (!line) throw new Error('no ENTRYPOINT in the runtime stage');
+  return JSON.parse(line.slice('ENTRYPOINT '.length)) as string[];
+}
+
+/** What the container runs by default, with the image's /app/ paths in this checkout. */
+function containerCommand(): string[] {
+  return [...entrypoint(), ...jsonArgs('CMD')].map((arg) => arg.replace(/^\/app\//, `${root}/`));
+}
+
 function env(): Record<string, string> {
   const out: Record<string, string> = {};
   for (const line of runtime.filter((l) => l.startsWith('ENV '))) {
@@ -45,7 +57,7 @@ function freePort(): Promise<number> {
 
 /** Runs the image's CMD with `containerEnv`, resolving once it listens. */
 async function startCmd(containerEnv: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const [command, ...args] = jsonArgs('CMD');
+  const [command, ...args] = containerCommand();
   const child = spawn(command === 'node' ? process.execPath : command!, args, { cwd: root, env: containerEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   try {
@@ -68,11 +80,31 @@ async function startCmd(containerEnv: NodeJS.ProcessEnv): Promise<ChildProcess> 
 }
 
 describe('Dockerfile', () => {
-  it('runs on node:20-slim as a non-root user, with a health check on /_sim/health', () => {
-    expect(runtime[0]).toBe('FROM node:20-slim');
+  // Issue 13 moved the image from node:20-slim (end of life April 2026) to the Active LTS line.
+  it('builds and runs on node:26-slim as a non-root user, with a health check on /_sim/health', () => {
+    expect(lines.filter((l) => l.startsWith('FROM ')).map((l) => l.split(/\s+/)[1])).toEqual(['node:26-slim', 'node:26-slim']);
+    expect(runtime[0]).toBe('FROM node:26-slim');
     expect(runtime).toContain('USER node');
     expect(jsonArgs('HEALTHCHECK').join(' ')).toContain('/_sim/health');
     expect(dockerfile).toMatch(/ENERGY_SIM_TOKEN/);
+  });
+
+  it('runs the kit as an installed user does: every shipped path and the production dependencies, vitest among them', () => {
+    const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { files: string[]; dependencies: Record<string, string> };
+    const copied = runtime.filter((l) => l.startsWith('COPY ')).map((l) => l.split(/\s+/).at(-2)!.replace(/^\/app\//, ''));
+    for (const shipped of manifest.files.filter((f) => f !== 'README.md')) expect(copied, shipped).toContain(shipped);
+    expect(runtime).toContain('RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force');
+    // `contract` and `record` spawn the kit's own vitest (--help, contract and record crashed without it).
+    expect(Object.keys(manifest.dependencies)).toContain('vitest');
+    expect(entrypoint()).toEqual(['node', '/app/bin/energy-rental-kit.js']);
+    expect(jsonArgs('CMD')).toEqual(['serve']);
+  });
+
+  it('runs commands in a directory the node user owns, so reports and recordings can be written', () => {
+    const workdirs = runtime.filter((l) => l.startsWith('WORKDIR '));
+    expect(workdirs.at(-1)).toBe('WORKDIR /work');
+    expect(runtime.indexOf('RUN mkdir /work && chown node:node /work')).toBeGreaterThan(-1);
+    expect(runtime.indexOf('RUN mkdir /work && chown node:node /work')).toBeLessThan(runtime.indexOf('USER node'));
   });
 
   it('copies only files that exist', () => {

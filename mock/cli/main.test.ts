@@ -42,6 +42,15 @@ describe('main', () => {
     for (const flag of ['--port', '--state', '--log', '--base-url', '--allow-spend', '--replay', '--out', '--spec', '--timing-threshold']) expect(help).toContain(flag);
   });
 
+  it('tells a package user to run commands with npx, never with npm start or npm run', async () => {
+    const stdout = captureStdout();
+    expect(await main(['--help'], {})).toBe(0);
+    const help = stdout();
+    expect(help).not.toMatch(/npm start|npm run /);
+    expect(help).toContain("Run 'npx energy-rental-kit <command> --help'");
+    expect(help).toContain("started with 'npx energy-rental-kit serve'");
+  });
+
   it('prints the options of serve and answers 0 for serve --help', async () => {
     const stdout = captureStdout();
     expect(await main(['serve', '--help'], {})).toBe(0);

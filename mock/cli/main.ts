@@ -8,12 +8,13 @@ import { parseServeArgs, serve, SERVE_HELP } from './serve.ts';
 export const MAIN_HELP = `Usage: energy-rental-kit <command> [options]
 
 Commands:
-  serve      Run the Energy Rental API simulator (npm start)
-  contract   Run the contract suite against the simulator or a URL (npm run contract)
+  serve      Run the Energy Rental API simulator
+  contract   Run the contract suite against the simulator or a URL
   record     Run the contract suite against a target and save a recording (--out FILE)
   drift      Compare two recordings, or a recording with the spec (OLD NEW, --spec NEW)
 
-Run 'energy-rental-kit <command> --help' for one command's options; every command's
+In a project that has the kit installed, run a command as 'npx energy-rental-kit <command>'.
+Run 'npx energy-rental-kit <command> --help' for one command's options; every command's
 options follow.
 `;
 
@@ -73,7 +74,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       return runDrift(rest);
     }
     default:
-      throw new CliError(`Unknown command '${command}'. Run 'energy-rental-kit --help' for the commands.`);
+      throw new CliError(`Unknown command '${command}'. Run 'npx energy-rental-kit --help' for the commands.`);
   }
 }
 

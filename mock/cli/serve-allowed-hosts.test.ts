@@ -28,9 +28,10 @@ describe('parseServeArgs --allowed-hosts', () => {
   });
 
   it.each([
-    [['--allowed-hosts', 'http://energy-sim'], {}],
-    [[], { ENERGY_SIM_ALLOWED_HOSTS: 'energy-sim:8787' }],
-  ])('refuses %j %j with a CliError naming the flag and the fix', (args, env) => {
+    [['--allowed-hosts', 'http://energy-sim'], {}, '--allowed-hosts'],
+    // Issue 13: a bad variable is named as such, not as the flag.
+    [[], { ENERGY_SIM_ALLOWED_HOSTS: 'energy-sim:8787' }, 'ENERGY_SIM_ALLOWED_HOSTS (the environment variable of --allowed-hosts)'],
+  ])('refuses %j %j with a CliError naming where the value came from and the fix', (args, env, source) => {
     let error: unknown;
     try {
       parseServeArgs(args, env);
@@ -38,7 +39,8 @@ describe('parseServeArgs --allowed-hosts', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(CliError);
-    expect((error as Error).message).toMatch(/^--allowed-hosts: '.*' is not a host name: give names without scheme, port or path/);
+    expect((error as Error).message.startsWith(`${source}: '`)).toBe(true);
+    expect((error as Error).message).toMatch(/: '.*' is not a host name: give names without scheme, port or path/);
   });
 
   it('is in the help', () => {

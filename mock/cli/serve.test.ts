@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CliError } from './cli-error.ts';
-import { parseServeArgs, serve, type ServeOptions } from './serve.ts';
+import { parseServeArgs, serve, SERVE_ENV, type ServeOptions } from './serve.ts';
 import { exitOf, runCli, startCli } from './test-support.ts';
 
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
@@ -74,6 +74,7 @@ describe('parseServeArgs', () => {
       saveIntervalMs: 1000,
       log: 'pretty',
       quiet: false,
+      sources: {},
     });
   });
 
@@ -91,6 +92,7 @@ describe('parseServeArgs', () => {
       saveIntervalMs: 250,
       log: 'json',
       quiet: true,
+      sources: Object.fromEntries(['port', 'host', 'config', 'seed', 'clock', 'timing', 'token', 'state', 'save-interval', 'log'].map((name) => [name, `--${name}`])),
     });
   });
 
@@ -124,6 +126,11 @@ describe('parseServeArgs', () => {
       saveIntervalMs: 500,
       log: 'json',
       quiet: true,
+      sources: Object.fromEntries(
+        Object.entries(SERVE_ENV)
+          .filter(([, variable]) => variable in env)
+          .map(([name, variable]) => [name, `${variable} (the environment variable of --${name})`]),
+      ),
     });
   });
 
@@ -164,6 +171,20 @@ describe('parseServeArgs', () => {
     [{ ENERGY_SIM_SEED: 'x' }, /--seed.*'x'/],
   ])('refuses the environment %j with a CliError naming the option', (env, message) => {
     expect(cliError(() => parseServeArgs([], env)).message).toMatch(message);
+  });
+
+  it.each([
+    [{ ENERGY_SIM_CLOCK: 'bogus' }, "ENERGY_SIM_CLOCK (the environment variable of --clock) must be one of real, manual (got 'bogus')."],
+    [{ ENERGY_SIM_TIMING: 'slow' }, "ENERGY_SIM_TIMING (the environment variable of --timing) must be one of realistic, fast, instant (got 'slow')."],
+    [{ ENERGY_SIM_PORT: '99999' }, "ENERGY_SIM_PORT (the environment variable of --port) must be a whole number from 0 to 65535 (got '99999')."],
+    [{ ENERGY_SIM_LOG: 'xml' }, "ENERGY_SIM_LOG (the environment variable of --log) must be one of pretty, json (got 'xml')."],
+  ])('names the environment variable a bad value came from, not the flag: %j', (env, message) => {
+    expect(cliError(() => parseServeArgs([], env)).message).toBe(message);
+  });
+
+  it('names the flag when the flag set the value, even with the variable set too', () => {
+    expect(cliError(() => parseServeArgs(['--clock', 'bogus'], { ENERGY_SIM_CLOCK: 'real' })).message).toBe("--clock must be one of real, manual (got 'bogus').");
+    expect(parseServeArgs(['--clock', 'manual'], { ENERGY_SIM_CLOCK: 'bogus' })).toMatchObject({ clock: 'manual', sources: { clock: '--clock' } });
   });
 });
 
@@ -210,7 +231,19 @@ describe('serve()', () => {
   it('refuses a --config file that does not exist with a CliError naming it', async () => {
     const missing = join(tmpdir(), 'erk-no-such-dir', 'missing.yaml');
     const error = await rejection(serve({ port: 0, host: '127.0.0.1', config: missing }, () => {}));
-    expect(error.message).toBe(`--config: cannot read '${missing}' (ENOENT).`);
+    // Issue 13 changed this message: it used to end at '(ENOENT).' with no fix.
+    expect(error.message).toBe(
+      `--config: there is no file '${missing}' (ENOENT; looked for ${missing}). Fix: pass the path of a JSON or YAML scenario (such as examples/scenario.yaml in the package), or leave out --config for the default scenario.`,
+    );
+  });
+
+  it('names ENERGY_SIM_CONFIG and how to fix it when the variable names a file that does not exist', async () => {
+    const options = parseServeArgs(['--port', '0'], { ENERGY_SIM_CONFIG: 'no-such-scenario.yaml' });
+    if (options === 'help') throw new Error('unexpected help');
+    const error = await rejection(serve(options, () => {}));
+    expect(error.message).toBe(
+      `ENERGY_SIM_CONFIG (the environment variable of --config): there is no file 'no-such-scenario.yaml' (ENOENT; looked for ${join(process.cwd(), 'no-such-scenario.yaml')}). Fix: set ENERGY_SIM_CONFIG to the path of a JSON or YAML scenario, or unset it for the default scenario.`,
+    );
   });
 
   it('refuses a scenario with an account without apiKey, naming the file and the field', async () => {

@@ -2,6 +2,7 @@
  * `energy-rental-kit serve`: runs the simulator over HTTP.
  */
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { SimulatorError, TIMING_PROFILES, type TimingProfile } from '../engine/index.ts';
@@ -54,7 +55,26 @@ export interface ServeOptions {
   /** Default 'pretty'. */
   log?: LogFormat | undefined;
   quiet?: boolean | undefined;
+  /** Where each value came from ('--clock' or 'ENERGY_SIM_CLOCK (…)'), for messages; default the flag. */
+  sources?: ServeSources | undefined;
 }
+
+/** The environment variable behind each serve flag (the flag wins). */
+export const SERVE_ENV = {
+  port: 'ENERGY_SIM_PORT',
+  host: 'ENERGY_SIM_HOST',
+  'allowed-hosts': 'ENERGY_SIM_ALLOWED_HOSTS',
+  config: 'ENERGY_SIM_CONFIG',
+  seed: 'ENERGY_SIM_SEED',
+  clock: 'ENERGY_SIM_CLOCK',
+  timing: 'ENERGY_SIM_TIMING',
+  token: 'ENERGY_SIM_TOKEN',
+  state: 'ENERGY_SIM_STATE',
+  'save-interval': 'ENERGY_SIM_SAVE_INTERVAL',
+  log: 'ENERGY_SIM_LOG',
+} as const;
+type SourcedOption = keyof typeof SERVE_ENV;
+export type ServeSources = Partial<Record<SourcedOption, string>>;
 
 /** Normalises flags and environment once, naming the option and the fix on any mistake. */
 export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOptions | 'help' {
@@ -81,54 +101,81 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
       allowPositionals: false,
     }));
   } catch (error) {
-    throw new CliError(`${(error as Error).message}. Run 'energy-rental-kit serve --help' for the options.`);
+    throw new CliError(`${(error as Error).message}. Run 'npx energy-rental-kit serve --help' for the options.`);
   }
   if (values.help) return 'help';
-  const integer = (name: string, raw: string | undefined, min: number, max: number): number | undefined => {
+  // Every value is named by where it came from, so a bad ENERGY_SIM_CLOCK is not reported as --clock.
+  const sources: ServeSources = {};
+  const pick = (name: SourcedOption): string | undefined => {
+    const flag = values[name];
+    if (flag !== undefined) {
+      sources[name] = `--${name}`;
+      return flag as string;
+    }
+    const fromEnv = env[SERVE_ENV[name]];
+    if (fromEnv !== undefined) sources[name] = `${SERVE_ENV[name]} (the environment variable of --${name})`;
+    return fromEnv;
+  };
+  const label = (name: SourcedOption): string => sources[name] ?? `--${name}`;
+  const integer = (name: SourcedOption, min: number, max: number): number | undefined => {
+    const raw = pick(name);
     if (raw === undefined || raw === '') return undefined;
     const n = Number(raw);
-    if (!/^\d+$/.test(raw) || n < min || n > max) throw new CliError(`--${name} must be a whole number from ${min} to ${max} (got '${raw}').`);
+    if (!/^\d+$/.test(raw) || n < min || n > max) throw new CliError(`${label(name)} must be a whole number from ${min} to ${max} (got '${raw}').`);
     return n;
   };
-  const oneOf = <T extends string>(name: string, raw: string | undefined, allowed: readonly T[]): T | undefined => {
+  const oneOf = <T extends string>(name: SourcedOption, allowed: readonly T[]): T | undefined => {
+    const raw = pick(name);
     if (raw === undefined || raw === '') return undefined;
-    if (!allowed.includes(raw as T)) throw new CliError(`--${name} must be one of ${allowed.join(', ')} (got '${raw}').`);
+    if (!allowed.includes(raw as T)) throw new CliError(`${label(name)} must be one of ${allowed.join(', ')} (got '${raw}').`);
     return raw as T;
   };
-  const nonEmpty = (name: string, raw: string | undefined): string | undefined => {
-    if (raw === '') throw new CliError(`--${name} must not be empty; omit it to run without one.`);
-    return raw;
+  // An empty flag is a mistake; an empty variable means unset (a CI template left blank).
+  const nonEmpty = (name: 'token' | 'state'): string | undefined => {
+    if (values[name] === '') throw new CliError(`--${name} must not be empty; omit it to run without one.`);
+    return pick(name) || undefined;
   };
-  const hostList = (raw: string | undefined): string[] | 'all' | undefined => {
+  const hostList = (): string[] | 'all' | undefined => {
+    const raw = pick('allowed-hosts');
     if (raw === undefined || raw.trim() === '') return undefined;
     try {
       return parseAllowedHosts(raw);
     } catch (error) {
-      throw new CliError(`--allowed-hosts: ${(error as Error).message}`);
+      throw new CliError(`${label('allowed-hosts')}: ${(error as Error).message}`);
     }
   };
   return {
-    port: integer('port', values.port ?? env.ENERGY_SIM_PORT, 0, 65535) ?? 8787,
-    host: values.host ?? env.ENERGY_SIM_HOST ?? '127.0.0.1',
-    allowedHosts: hostList(values['allowed-hosts'] ?? env.ENERGY_SIM_ALLOWED_HOSTS),
-    config: values.config ?? env.ENERGY_SIM_CONFIG,
-    seed: integer('seed', values.seed ?? env.ENERGY_SIM_SEED, 0, 2 ** 32 - 1),
-    clock: oneOf('clock', values.clock ?? env.ENERGY_SIM_CLOCK, ['real', 'manual'] as const),
-    timing: oneOf('timing', values.timing ?? env.ENERGY_SIM_TIMING, TIMING_PROFILES),
-    token: nonEmpty('token', values.token) ?? (env.ENERGY_SIM_TOKEN || undefined),
-    state: nonEmpty('state', values.state) ?? (env.ENERGY_SIM_STATE || undefined),
-    saveIntervalMs: integer('save-interval', values['save-interval'] ?? env.ENERGY_SIM_SAVE_INTERVAL, 50, 3_600_000) ?? 1000,
-    log: oneOf('log', values.log ?? env.ENERGY_SIM_LOG, ['pretty', 'json'] as const) ?? 'pretty',
+    port: integer('port', 0, 65535) ?? 8787,
+    host: pick('host') ?? '127.0.0.1',
+    allowedHosts: hostList(),
+    config: pick('config'),
+    seed: integer('seed', 0, 2 ** 32 - 1),
+    clock: oneOf('clock', ['real', 'manual'] as const),
+    timing: oneOf('timing', TIMING_PROFILES),
+    token: nonEmpty('token'),
+    state: nonEmpty('state'),
+    saveIntervalMs: integer('save-interval', 50, 3_600_000) ?? 1000,
+    log: oneOf('log', ['pretty', 'json'] as const) ?? 'pretty',
     quiet: values.quiet ?? env.ENERGY_SIM_QUIET === '1',
+    sources,
   };
 }
 
-async function readScenario(file: string): Promise<ScenarioInput> {
+/** How a scenario file that cannot be used is put right, for a flag or for its variable. */
+function configFix(source: string): string {
+  return source.startsWith('--')
+    ? 'pass the path of a JSON or YAML scenario (such as examples/scenario.yaml in the package), or leave out --config for the default scenario'
+    : `set ${SERVE_ENV.config} to the path of a JSON or YAML scenario, or unset it for the default scenario`;
+}
+
+async function readScenario(file: string, source: string): Promise<ScenarioInput> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new CliError(`--config: cannot read '${file}' (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`);
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    const what = code === 'ENOENT' ? `there is no file '${file}'` : `cannot read '${file}'`;
+    throw new CliError(`${source}: ${what} (${code}; looked for ${path.resolve(file)}). Fix: ${configFix(source)}.`);
   }
   let scenario: unknown;
   try {
@@ -136,10 +183,10 @@ async function readScenario(file: string): Promise<ScenarioInput> {
     const { parse: parseYaml } = await import('yaml');
     scenario = parseYaml(text);
   } catch (error) {
-    throw new CliError(`--config: '${file}' is neither JSON nor YAML: ${(error as Error).message}`);
+    throw new CliError(`${source}: '${file}' is neither JSON nor YAML: ${(error as Error).message}`);
   }
   if (scenario === null || scenario === undefined) {
-    throw new CliError(`--config: '${file}' is empty; give it a scenario such as examples/scenario.yaml, or omit --config for the default.`);
+    throw new CliError(`${source}: '${file}' is empty. Fix: ${configFix(source)}.`);
   }
   return scenario as ScenarioInput;
 }
@@ -154,7 +201,8 @@ export async function serve(
     typeof logger === 'function'
       ? createLogger({ format: options.log ?? 'pretty', quiet: options.quiet ?? false, out: logger, err: logger })
       : (logger ?? createLogger({ format: options.log ?? 'pretty', quiet: options.quiet ?? false }));
-  const scenario = options.config ? await readScenario(options.config) : undefined;
+  const source = (name: SourcedOption): string => options.sources?.[name] ?? `--${name}`;
+  const scenario = options.config ? await readScenario(options.config, source('config')) : undefined;
   const restore = options.state ? loadState(options.state) : undefined;
   const loopback = isLoopback(options.host);
   const token = options.token || undefined;
@@ -171,16 +219,16 @@ export async function serve(
       onUnexpectedError: (error) => log.error(`unexpected error: ${(error as Error)?.stack ?? String(error)}`, { error: String(error) }),
     });
   } catch (error) {
-    if (error instanceof SimulatorError) throw new CliError(`${options.config ? `--config ${options.config}: ` : ''}${error.message}`);
+    if (error instanceof SimulatorError) throw new CliError(`${options.config ? `${source('config')} ${options.config}: ` : ''}${error.message}`);
     // loadState checked the file's shape; whatever else fails while restoring it is damage inside.
     if (restore) {
-      throw new CliError(`--state: '${options.state}' could not be restored (${(error as Error).message}). Move it away to start afresh; it is left untouched.`);
+      throw new CliError(`${source('state')}: '${options.state}' could not be restored (${(error as Error).message}). Move it away to start afresh; it is left untouched.`);
     }
     throw error;
   }
   const saver = options.state
     ? startSaver(simulator.engine, options.state, options.saveIntervalMs ?? 1000, (error) =>
-        log.error(`could not save --state ${options.state}: ${error.message}`, { state: options.state }),
+        log.error(`could not save ${source('state')} ${options.state}: ${error.message}`, { state: options.state }),
       )
     : undefined;
   // Request lines are info: with --quiet nothing listens, so nothing is built per request.
