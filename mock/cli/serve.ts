@@ -10,6 +10,7 @@ import { createSimulatorServer } from '../node-server.ts';
 import { createSimulator, type ScenarioInput } from '../simulator.ts';
 import { CliError } from './cli-error.ts';
 import { createLogger, type LogFormat, type Logger } from './logger.ts';
+import { lockStateFile } from './state-lock.ts';
 import { loadState, startSaver } from './state-file.ts';
 
 export const SERVE_HELP = `Usage: energy-rental-kit serve [options]
@@ -139,7 +140,16 @@ export async function serve(
       ? createLogger({ format: options.log ?? 'pretty', quiet: options.quiet ?? false, out: logger, err: logger })
       : (logger ?? createLogger({ format: options.log ?? 'pretty', quiet: options.quiet ?? false }));
   const scenario = options.config ? await readScenario(options.config) : undefined;
-  const restore = options.state ? loadState(options.state) : undefined;
+  // One process per state file: taken before reading it, released on close or exit.
+  const unlock = options.state ? lockStateFile(options.state) : undefined;
+  if (unlock) process.once('exit', unlock);
+  let restore;
+  try {
+    restore = options.state ? loadState(options.state) : undefined;
+  } catch (error) {
+    unlock?.();
+    throw error;
+  }
   const loopback = isLoopback(options.host);
   const token = options.token || undefined;
   let simulator;
@@ -155,10 +165,11 @@ export async function serve(
       onUnexpectedError: (error) => log.error(`unexpected error: ${(error as Error)?.stack ?? String(error)}`, { error: String(error) }),
     });
   } catch (error) {
+    unlock?.();
     if (error instanceof SimulatorError) throw new CliError(`${options.config ? `--config ${options.config}: ` : ''}${error.message}`);
     // loadState checked the file's shape; whatever else fails while restoring it is damage inside.
     if (restore) {
-      throw new CliError(`--state: '${options.state}' could not be restored (${(error as Error).message}). Move it away to start afresh; it is left untouched.`);
+      throw new CliError(`--state: '${options.state}' is refused, its parts do not agree: ${(error as Error).message}. Mend it or move it away to start afresh; it is left untouched.`);
     }
     throw error;
   }
@@ -220,6 +231,7 @@ export async function serve(
       new Promise<void>((resolve) => {
         saver?.stop();
         saver?.saveNow();
+        unlock?.();
         server.close(() => resolve());
         // Keep-alive connections would hold close() open; end them.
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();

@@ -54,12 +54,23 @@ export interface EngineSnapshot {
   seed: number;
   /** Accounts and orders created since the start, to reseed the random source on restore. */
   created: number;
-  settings: Settings;
+  /** JSON drops an undefined activationDelayMs, so a file may lack it. */
+  settings: Omit<Settings, 'activationDelayMs'> & { activationDelayMs?: number | undefined };
   supply: { energy: number | null; delegated: number };
   rules: Rule[];
   addresses: AddressRecord[];
   accounts: AccountSnapshot[];
   orders: OrderSnapshot[];
+}
+
+/** A snapshot taken now and read out later: `head` at once, the orders by `next(count)`. */
+export interface PendingSnapshot {
+  readonly head: Omit<EngineSnapshot, 'orders'>;
+  readonly orderCount: number;
+  /** The next `count` orders (fewer at the end), as they were when the snapshot was taken. */
+  next(count: number): OrderSnapshot[];
+  /** Stops keeping copies of orders that change; call it when the snapshot is written. */
+  close(): void;
 }
 
 /** Tells whether a parsed file looks like a snapshot this version can restore. */
@@ -69,3 +80,14 @@ export function isEngineSnapshot(value: unknown): value is EngineSnapshot {
     typeof v === 'object' && v !== null && v.format === SNAPSHOT_FORMAT && Array.isArray(v.accounts) && Array.isArray(v.orders) && typeof v.savedAt === 'number'
   );
 }
+
+/**
+ * spec/control.yaml's StateFile schema is the one description of the file; these fail to
+ * compile when the engine's snapshot type and the generated one drift apart.
+ */
+type StateFile = import('../../src/generated/control.ts').components['schemas']['StateFile'];
+type Assignable<From, To> = [From] extends [To] ? true : false;
+const snapshotIsStateFile: Assignable<EngineSnapshot, StateFile> = true;
+const stateFileIsSnapshot: Assignable<StateFile, EngineSnapshot> = true;
+void snapshotIsStateFile;
+void stateFileIsSnapshot;
