@@ -6,7 +6,7 @@
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { isEngineSnapshot, SNAPSHOT_FORMAT, type Engine, type EngineSnapshot, type PendingSnapshot } from '../engine/index.ts';
+import { isSnapshotOfThisFormat, SNAPSHOT_FORMAT, type Engine, type EngineSnapshot, type PendingSnapshot } from '../engine/index.ts';
 import { createValidators, loadSpec, type ErrorObject } from '../../src/spec/loader.ts';
 import { CliError } from './cli-error.ts';
 
@@ -30,17 +30,29 @@ export function loadState(file: string): EngineSnapshot | undefined {
   } catch (error) {
     throw new CliError(`--state: '${file}' is not valid JSON (${(error as Error).message}). Move it away to start afresh; it is left untouched.`);
   }
-  if (!isEngineSnapshot(parsed)) {
+  if (!isSnapshotOfThisFormat(parsed)) {
     throw new CliError(`--state: '${file}' is not a simulator state of format ${SNAPSHOT_FORMAT}. Move it away to start afresh; it is left untouched.`);
   }
-  const validate = createValidators(loadSpec('control')).schema('StateFile');
-  if (!validate(parsed)) {
-    const problems = (validate.errors ?? []).slice(0, 10).map((e) => describeSchemaError(e, parsed));
+  const problems = stateFileProblems(parsed);
+  if (problems.length > 0) {
     throw new CliError(
       `--state: '${file}' is refused, it does not match the StateFile schema (spec/control.yaml): ${problems.join('; ')}. Mend it or move it away to start afresh; it is left untouched.`,
     );
   }
-  return parsed;
+  return parsed as unknown as EngineSnapshot;
+}
+
+/**
+ * Where a parsed state file breaks spec/control.yaml's StateFile schema, at most ten
+ * problems as `JSON path: rule (got value)`; empty when its shape is right.
+ *
+ * @example
+ *   stateFileProblems({ ...saved, seed: -1 }); // ['/seed: must be >= 0 (got -1)']
+ */
+export function stateFileProblems(parsed: unknown): string[] {
+  const validate = createValidators(loadSpec('control')).schema('StateFile');
+  if (validate(parsed)) return [];
+  return (validate.errors ?? []).slice(0, 10).map((e) => describeSchemaError(e, parsed));
 }
 
 /** One ajv error as `JSON path: rule (got value)`. */

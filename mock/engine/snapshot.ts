@@ -73,12 +73,12 @@ export interface PendingSnapshot {
   close(): void;
 }
 
-/** Tells whether a parsed file looks like a snapshot this version can restore. */
-export function isEngineSnapshot(value: unknown): value is EngineSnapshot {
-  const v = value as Partial<EngineSnapshot> | null;
-  return (
-    typeof v === 'object' && v !== null && v.format === SNAPSHOT_FORMAT && Array.isArray(v.accounts) && Array.isArray(v.orders) && typeof v.savedAt === 'number'
-  );
+/**
+ * Tells whether a parsed file claims to be a snapshot this version writes. Only a claim:
+ * the CLI then checks it against the StateFile schema, and a restore checks its parts.
+ */
+export function isSnapshotOfThisFormat(value: unknown): value is { format: typeof SNAPSHOT_FORMAT } {
+  return typeof value === 'object' && value !== null && (value as { format?: unknown }).format === SNAPSHOT_FORMAT;
 }
 
 /**
