@@ -141,7 +141,13 @@ export async function serve(
       : (logger ?? createLogger({ format: options.log ?? 'pretty', quiet: options.quiet ?? false }));
   const scenario = options.config ? await readScenario(options.config) : undefined;
   // One process per state file: taken before reading it, released on close or exit.
-  const unlock = options.state ? lockStateFile(options.state) : undefined;
+  const release = options.state ? lockStateFile(options.state) : undefined;
+  const unlock = release
+    ? (): void => {
+        process.off('exit', unlock!);
+        release();
+      }
+    : undefined;
   if (unlock) process.once('exit', unlock);
   let restore;
   try {
@@ -187,6 +193,8 @@ export async function serve(
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', (error: NodeJS.ErrnoException) => {
+      saver?.stop();
+      unlock?.();
       reject(
         error.code === 'EADDRINUSE'
           ? new CliError(`Port ${options.port} on ${options.host} is in use: pass --port (or ENERGY_SIM_PORT) with a free port, or 0 for any.`)

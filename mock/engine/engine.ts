@@ -17,8 +17,8 @@ import { createRandomSource, type RandomSource } from './random-source.ts';
 import { createScheduler, type Scheduler } from './scheduler.ts';
 import { activationDelay, applySettings, DEFAULT_SETTINGS, type Settings, type SettingsPatch } from './settings.ts';
 import { SimulatorError } from './simulator-error.ts';
-import { SNAPSHOT_FORMAT, type EngineSnapshot, type OrderSnapshot, type PendingSnapshot } from './snapshot.ts';
-import { snapshotProblems } from './snapshot-check.ts';
+import { orderSnapshot, SNAPSHOT_FORMAT, type EngineSnapshot, type OrderSnapshot, type PendingSnapshot } from './snapshot.ts';
+import { refuseIfBroken, snapshotProblems } from './snapshot-check.ts';
 import { planDelays } from './timing.ts';
 
 /** An account of the starting scenario. Amounts are in smallest units. */
@@ -612,47 +612,6 @@ export function createEngine(options: EngineOptions): Engine {
   load();
   if (options.restore) restoreFrom(options.restore);
   return engine;
-}
-
-/** Stops a restore on the first problems found, naming up to ten of them. */
-function refuseIfBroken(problems: string[]): void {
-  if (problems.length === 0) return;
-  const more = problems.length > 10 ? `; and ${problems.length - 10} more` : '';
-  throw new RestoreError(`${problems.slice(0, 10).join('; ')}${more}`);
-}
-
-/** A snapshot whose parts contradict each other; its message lists what is wrong, by JSON path. */
-export class RestoreError extends Error {
-  override name = 'RestoreError';
-}
-
-/** An order as the state file keeps it. */
-function orderSnapshot(o: Order): OrderSnapshot {
-  return {
-    id: o.id,
-    accountId: o.account.id,
-    pledgeAddress: o.pledgeAddress,
-    rentalCount: o.rentalCount,
-    period: o.period,
-    currency: o.currency,
-    amount: o.amount,
-    createdAt: o.createdAt,
-    ...(o.outOrderNo !== undefined ? { outOrderNo: o.outOrderNo } : {}),
-    plannedTxId: o.plannedTxId,
-    outcome: o.outcome,
-    forced: o.forced,
-    activates: o.activates,
-    processingAfter: o.processingAfter,
-    outcomeAfter: o.outcomeAfter,
-    refundAfter: o.refundAfter,
-    status: o.status,
-    processingAt: o.processingAt,
-    outcomeAt: o.outcomeAt,
-    refundedAt: o.refundedAt,
-    refunds: o.refunds,
-    reserved: o.reserved,
-    ...(o.failureReason !== undefined ? { failureReason: o.failureReason } : {}),
-  };
 }
 
 function orderProblems(order: Order): string[] {

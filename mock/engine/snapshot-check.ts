@@ -96,3 +96,20 @@ export function snapshotProblems(saved: EngineSnapshot): string[] {
   });
   return problems;
 }
+
+/**
+ * Stops a restore on the problems found, naming up to ten of them.
+ *
+ * @example
+ *   refuseIfBroken(snapshotProblems(saved)); // throws a RestoreError when any
+ */
+export function refuseIfBroken(problems: string[]): void {
+  if (problems.length === 0) return;
+  const more = problems.length > 10 ? `; and ${problems.length - 10} more` : '';
+  throw new RestoreError(`${problems.slice(0, 10).join('; ')}${more}`);
+}
+
+/** A snapshot whose parts contradict each other; its message lists what is wrong, by JSON path. */
+export class RestoreError extends Error {
+  override name = 'RestoreError';
+}

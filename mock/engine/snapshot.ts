@@ -5,7 +5,7 @@
 import type { AddressRecord } from './address-registry.ts';
 import type { Ledger } from './ledger.ts';
 import type { CurrencyCode } from './money.ts';
-import type { OrderStatusCode } from './order.ts';
+import type { Order, OrderStatusCode } from './order.ts';
 import type { Outcome, Rule } from './outcome-rules.ts';
 import type { PeriodCode } from './pricing.ts';
 import type { Settings } from './settings.ts';
@@ -61,6 +61,40 @@ export interface EngineSnapshot {
   addresses: AddressRecord[];
   accounts: AccountSnapshot[];
   orders: OrderSnapshot[];
+}
+
+/**
+ * An order as the state file keeps it.
+ *
+ * @example
+ *   JSON.stringify(orderSnapshot(order)); // one element of a state file's orders
+ */
+export function orderSnapshot(o: Order): OrderSnapshot {
+  return {
+    id: o.id,
+    accountId: o.account.id,
+    pledgeAddress: o.pledgeAddress,
+    rentalCount: o.rentalCount,
+    period: o.period,
+    currency: o.currency,
+    amount: o.amount,
+    createdAt: o.createdAt,
+    ...(o.outOrderNo !== undefined ? { outOrderNo: o.outOrderNo } : {}),
+    plannedTxId: o.plannedTxId,
+    outcome: o.outcome,
+    forced: o.forced,
+    activates: o.activates,
+    processingAfter: o.processingAfter,
+    outcomeAfter: o.outcomeAfter,
+    refundAfter: o.refundAfter,
+    status: o.status,
+    processingAt: o.processingAt,
+    outcomeAt: o.outcomeAt,
+    refundedAt: o.refundedAt,
+    refunds: o.refunds,
+    reserved: o.reserved,
+    ...(o.failureReason !== undefined ? { failureReason: o.failureReason } : {}),
+  };
 }
 
 /** A snapshot taken now and read out later: `head` at once, the orders by `next(count)`. */
