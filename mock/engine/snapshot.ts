@@ -110,6 +110,9 @@ export interface PendingSnapshot {
 /**
  * Tells whether a parsed file claims to be a snapshot this version writes. Only a claim:
  * the CLI then checks it against the StateFile schema, and a restore checks its parts.
+ *
+ * @example
+ *   isSnapshotOfThisFormat(JSON.parse(text)); // false for [] or another format
  */
 export function isSnapshotOfThisFormat(value: unknown): value is { format: typeof SNAPSHOT_FORMAT } {
   return typeof value === 'object' && value !== null && (value as { format?: unknown }).format === SNAPSHOT_FORMAT;

@@ -876,7 +876,7 @@ export interface components {
             }[];
             orders: components["schemas"]["StateOrder"][];
         };
-        /** @description Sun per unit of energy. */
+        /** @description Sun per unit of energy, as the engine's prices allow. */
         StateSunPerUnit: number;
         StateTronAddress: string;
         StateOrderId: string;
