@@ -23,12 +23,14 @@ const OPEN = new Set(['PENDING', 'PROCESSING', 'FAILED']);
 export function snapshotProblems(saved: EngineSnapshot): string[] {
   const problems: string[] = [];
   const accountIndex = new Map<number, number>();
-  const firstAt = new Map<string, string>();
-  const unique = (kind: string, value: string, path: string): void => {
-    const key = `${kind}\u0000${value}`;
-    const first = firstAt.get(key);
-    if (first !== undefined) problems.push(`${path}: duplicate ${kind} ${value}, also at ${first}`);
-    else firstAt.set(key, path);
+  // Per kind of id, where each value was first seen; the path is built only for a duplicate.
+  const firstAt = new Map<string, Map<string, () => string>>();
+  const unique = (kind: string, value: string, path: () => string): void => {
+    let seen = firstAt.get(kind);
+    if (!seen) firstAt.set(kind, (seen = new Map()));
+    const first = seen.get(value);
+    if (first !== undefined) problems.push(`${path()}: duplicate ${kind} ${value}, also at ${first()}`);
+    else seen.set(value, path);
   };
   // Per account and currency, what the orders say the books must hold.
   const expected = saved.accounts.map((a) => ({ TRX: { frozen: 0, spent: a.evictedSpent.TRX }, USDT: { frozen: 0, spent: a.evictedSpent.USDT } }));
@@ -38,8 +40,8 @@ export function snapshotProblems(saved: EngineSnapshot): string[] {
     // New accounts take the next id by count, so ids must run 1, 2, 3…
     if (a.id !== i + 1) problems.push(`${path}/id: accounts are numbered 1, 2, 3… in order, so this one must be ${i + 1} (got ${a.id})`);
     accountIndex.set(a.id, i);
-    unique('key digest', a.keyDigest, `${path}/keyDigest`);
-    unique('wallet address', a.walletAddress, `${path}/walletAddress`);
+    unique('key digest', a.keyDigest, () => `${path}/keyDigest`);
+    unique('wallet address', a.walletAddress, () => `${path}/walletAddress`);
     for (const currency of ['TRX', 'USDT'] as const) {
       const b = a.ledger[currency];
       if (b.available + b.frozen + b.spent !== b.deposited) {
@@ -51,12 +53,12 @@ export function snapshotProblems(saved: EngineSnapshot): string[] {
   let delegated = 0;
   saved.orders.forEach((o, i) => {
     const path = `/orders/${i}`;
-    unique('order id', o.id, `${path}/id`);
+    unique('order id', o.id, () => `${path}/id`);
     const owner = accountIndex.get(o.accountId);
     if (owner === undefined) {
       problems.push(`${path}/accountId: names account ${o.accountId}, which is not in the file`);
     } else {
-      if (o.outOrderNo !== undefined) unique(`outOrderNo of account ${o.accountId}:`, o.outOrderNo, `${path}/outOrderNo`);
+      if (o.outOrderNo !== undefined) unique(`outOrderNo of account ${o.accountId}:`, o.outOrderNo, () => `${path}/outOrderNo`);
       if (OPEN.has(o.status)) expected[owner]![o.currency].frozen += o.amount;
       if (o.status === 'COMPLETED') expected[owner]![o.currency].spent += o.amount;
     }
@@ -86,12 +88,12 @@ export function snapshotProblems(saved: EngineSnapshot): string[] {
   if (saved.supply.delegated !== delegated) problems.push(`/supply/delegated: must equal the rentalCount of the orders holding supply, ${delegated} (got ${saved.supply.delegated})`);
 
   saved.rules.forEach((r, i) => {
-    unique('rule id', r.id, `/rules/${i}/id`);
+    unique('rule id', r.id, () => `/rules/${i}/id`);
     // A rule is dropped once used up, so a stored one has uses left.
     if (r.times !== undefined && r.used >= r.times) problems.push(`/rules/${i}/used: must be below times ${r.times} (got ${r.used})`);
   });
   saved.addresses.forEach((r, i) => {
-    unique('address', r.address, `/addresses/${i}/address`);
+    unique('address', r.address, () => `/addresses/${i}/address`);
     if (r.activated && r.claimedByOrderId !== undefined) problems.push(`/addresses/${i}/claimedByOrderId: an activated address has no pending claim`);
   });
   return problems;
