@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createManualClock } from '../clock/manual-clock.ts';
 import { createEngine, type Engine } from '../engine/index.ts';
-import { addressOf } from './state-test-support.ts';
+import { addressOf } from './test-support.ts';
 import { startSaver, writeStateInChunks } from './state-file.ts';
 
 const cleanups: (() => Promise<unknown>)[] = [];

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { formatUnits, RestoreError, SimulatorError, type EngineSnapshot } from '../engine/index.ts';
 import { createSimulator } from '../simulator.ts';
 import { stateFileProblems } from './state-file.ts';
-import { richSnapshot } from './state-test-support.ts';
+import { richSnapshot } from './test-support.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Path = (string | number)[];

@@ -6,8 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EngineSnapshot } from '../engine/index.ts';
 import { CliError } from './cli-error.ts';
 import { serve } from './serve.ts';
-import { addressOf, richSnapshot } from './state-test-support.ts';
-import { runCli, type Cleanups } from './test-support.ts';
+import { addressOf, richSnapshot, runCli, type Cleanups } from './test-support.ts';
 
 const cleanups: Cleanups = [];
 afterEach(async () => {
