@@ -240,7 +240,8 @@ export async function serve(
         saver?.stop();
         saver?.saveNow();
         unlock?.();
-        server.close(() => resolve());
+        // A cancelled save under way removes its temporary file before the process may exit.
+        server.close(() => void (saver?.settled() ?? Promise.resolve()).then(resolve));
         // Keep-alive connections would hold close() open; end them.
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       }),

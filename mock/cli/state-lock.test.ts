@@ -7,6 +7,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CliError } from './cli-error.ts';
+import { serve } from './serve.ts';
 import { exitOf, runCli, startCli, type Cleanups } from './test-support.ts';
 
 const cleanups: Cleanups = [];
@@ -55,5 +57,12 @@ describe('serve --state takes a lock on its file', () => {
     expect(existsSync(`${file}.lock`)).toBe(true);
     const next = await startServe(file);
     expect(JSON.parse(await readFile(`${file}.lock`, 'utf8')).pid).toBe(next.child.pid);
+  });
+
+  it('refuses a --state file whose directory does not exist, naming it, since no save could succeed', async () => {
+    const file = join(tmpdir(), 'erk-no-such-dir', 'sim.json');
+    const refusal = await serve({ port: 0, host: '127.0.0.1', state: file, quiet: true }, () => undefined).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(CliError);
+    expect((refusal as Error).message).toMatch(/^--state: cannot create the lock '.*sim\.json\.lock' \(ENOENT\); check that the directory of '.*sim\.json' exists/);
   });
 });
