@@ -16,7 +16,7 @@
  *   npm run bench -- --repeat 5        pairings repeated 5 times (default 3)
  *   npm run bench -- --only price,startup
  *                                      only these parts: price, history, account, order,
- *                                      compiled, quiet, hono, startup, growth, contract
+ *                                      compiled, quiet, hono, startup, growth, contract, save
  *   npm run bench -- --profile         CPU profiles under load instead (bench/profile.ts)
  *   npm run bench -- --root DIR        benchmark another checkout's simulator
  *   npm run bench -- --out FILE        write the results elsewhere
@@ -36,6 +36,7 @@ import { runProfiles } from './profile.ts';
 import { accountTarget, createHistoryOrder, historyTarget, orderTarget, priceTarget, type HistoryOrder } from './requests.ts';
 import { BENCH_DIR, DEFAULT_SERVE_ARGS, REPO_ROOT, startServer, type RunningServer } from './servers.ts';
 import { measureStartups, type StartupResult } from './startup.ts';
+import { measureSaveLatency, type SaveLoadResult } from './state-save.ts';
 import { measureStoreGrowth, type GrowthResult } from './store-growth.ts';
 import { median, round, roundedJson } from './stats.ts';
 
@@ -51,9 +52,10 @@ export const TARGETS = {
   bytesPerOrder: 400,
   contractInProcessS: 5,
   contractHttpS: 15,
+  saveOrderP99Ms: 100,
 } as const;
 
-const PARTS = ['price', 'history', 'account', 'order', 'compiled', 'quiet', 'hono', 'startup', 'growth', 'contract'] as const;
+const PARTS = ['price', 'history', 'account', 'order', 'compiled', 'quiet', 'hono', 'startup', 'growth', 'contract', 'save'] as const;
 type Part = (typeof PARTS)[number];
 
 // ---------------------------------------------------------------------------------------
@@ -445,6 +447,13 @@ if (wants('contract')) {
   results.contract = contract;
 }
 
+let saving: SaveLoadResult[] | undefined;
+if (wants('save')) {
+  log('orders while a 10^5-order --state is saved, at --save-interval 1000 and 200…');
+  saving = await measureSaveLatency({ root, intervalsMs: [1000, 200], orders: 1e5, load });
+  results.save = saving;
+}
+
 // ---------------------------------------------------------------------------------------
 // Report
 
@@ -535,6 +544,14 @@ if (contract) {
     value: c.overHttp.passed ? `${fmt(c.overHttp.medianMs / 1000)} s` : 'FAILED',
     target: `<= ${TARGETS.contractHttpS} s`,
     met: c.overHttp.passed && c.overHttp.medianMs <= TARGETS.contractHttpS * 1000,
+  });
+}
+for (const r of saving ?? []) {
+  otherRows.push({
+    name: `POST /v1/tron/order while a ${r.storedOrders.toLocaleString('en')}-order state (${fmt(r.fileBytes / 1e6, 0)} MB) is saved, --save-interval ${r.intervalMs}`,
+    value: `p50 ${fmt(r.p50Ms)} ms, p99 ${fmt(r.p99Ms)} ms, max ${fmt(r.maxMs)} ms, ${fmt(r.rps, 0)} orders/s${r.valid ? '' : ' INVALID'}`,
+    target: `p99 <= ${TARGETS.saveOrderP99Ms} ms`,
+    met: r.valid && r.p99Ms <= TARGETS.saveOrderP99Ms,
   });
 }
 const otherTable: string[][] = [['measure', 'value', 'target', 'met?']];

@@ -214,14 +214,9 @@ describe('serve --state with a corrupt file', () => {
     expect(await expectRefused('[]')).toMatch(/not a simulator state/);
   });
 
-  // BUG: mock/cli/state-file.ts loadState() checks only the top-level shape
-  // (isEngineSnapshot in mock/engine/snapshot.ts: format, accounts[], orders[], savedAt),
-  // and restoreFrom() in mock/engine/engine.ts then throws a plain Error or TypeError on
-  // a file whose inside is damaged: an order naming an account that is not in the file
-  // ("State file: order … names account 99"), an account without its ledger
-  // ("Cannot read properties of undefined (reading 'TRX')"), no settings. Those are not
-  // CliErrors, so the CLI exits 1 with a stack trace instead of 2 with a message naming
-  // --state. Expected: exit 2, "energy-rental-kit: --state: '<file>' …", file untouched.
+  // A file whose inside is damaged (an order of an account not in the file, an account
+  // without its ledger) once threw a plain Error or TypeError and exited 1 with a stack;
+  // the StateFile schema and the restore checks now name it (state-validation.test.ts has more).
   it('exits 2 for a file of the right format whose inside is damaged', { timeout: 30_000 }, async () => {
     const good = snapshot();
     await expectRefused(JSON.stringify({ ...good, orders: good.orders.map((o) => ({ ...o, accountId: 99 })) }));

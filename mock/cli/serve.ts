@@ -12,6 +12,7 @@ import { createSimulatorServer } from '../node-server.ts';
 import { createSimulator, type ScenarioInput } from '../simulator.ts';
 import { CliError } from './cli-error.ts';
 import { createLogger, type LogFormat, type Logger } from './logger.ts';
+import { lockStateFile } from './state-lock.ts';
 import { loadState, startSaver } from './state-file.ts';
 
 export const SERVE_HELP = `Usage: energy-rental-kit serve [options]
@@ -203,7 +204,22 @@ export async function serve(
       : (logger ?? createLogger({ format: options.log ?? 'pretty', quiet: options.quiet ?? false }));
   const source = (name: SourcedOption): string => options.sources?.[name] ?? `--${name}`;
   const scenario = options.config ? await readScenario(options.config, source('config')) : undefined;
-  const restore = options.state ? loadState(options.state) : undefined;
+  // One process per state file: taken before reading it, released on close or exit.
+  const release = options.state ? lockStateFile(options.state) : undefined;
+  const unlock = release
+    ? (): void => {
+        process.off('exit', unlock!);
+        release();
+      }
+    : undefined;
+  if (unlock) process.once('exit', unlock);
+  let restore;
+  try {
+    restore = options.state ? loadState(options.state) : undefined;
+  } catch (error) {
+    unlock?.();
+    throw error;
+  }
   const loopback = isLoopback(options.host);
   const token = options.token || undefined;
   let simulator;
@@ -219,10 +235,11 @@ export async function serve(
       onUnexpectedError: (error) => log.error(`unexpected error: ${(error as Error)?.stack ?? String(error)}`, { error: String(error) }),
     });
   } catch (error) {
+    unlock?.();
     if (error instanceof SimulatorError) throw new CliError(`${options.config ? `${source('config')} ${options.config}: ` : ''}${error.message}`);
     // loadState checked the file's shape; whatever else fails while restoring it is damage inside.
     if (restore) {
-      throw new CliError(`${source('state')}: '${options.state}' could not be restored (${(error as Error).message}). Move it away to start afresh; it is left untouched.`);
+      throw new CliError(`${source('state')}: '${options.state}' is refused, its parts do not agree: ${(error as Error).message}. Mend it or move it away to start afresh; it is left untouched.`);
     }
     throw error;
   }
@@ -240,6 +257,8 @@ export async function serve(
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', (error: NodeJS.ErrnoException) => {
+      saver?.stop();
+      unlock?.();
       reject(
         error.code === 'EADDRINUSE'
           ? new CliError(`Port ${options.port} on ${options.host} is in use: pass --port (or ENERGY_SIM_PORT) with a free port, or 0 for any.`)
@@ -284,7 +303,9 @@ export async function serve(
       new Promise<void>((resolve) => {
         saver?.stop();
         saver?.saveNow();
-        server.close(() => resolve());
+        unlock?.();
+        // A cancelled save under way removes its temporary file before the process may exit.
+        server.close(() => void (saver?.settled() ?? Promise.resolve()).then(resolve));
         // Keep-alive connections would hold close() open; end them.
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       }),

@@ -89,6 +89,14 @@ describe('the activation registry bound', () => {
     expect(restored.address(SEEDED).activated).toBe(true);
   });
 
+  it('restores a state saved before the bound existed with the default bound', () => {
+    const saved = engineWith({ maxStoredAddresses: 50, maxStoredOrders: 10 }).snapshot();
+    delete saved.settings.maxStoredAddresses;
+    const restored = createEngine({ clock: createManualClock(saved.savedAt), seed: 7, restore: saved });
+    expect(restored.settings().maxStoredAddresses).toBe(100_000);
+    expect(restored.snapshot().settings.maxStoredAddresses).toBe(100_000);
+  });
+
   it('refuses a maxStoredAddresses that is not a whole number >= 1', () => {
     const engine = engineWith({ maxStoredAddresses: 10, maxStoredOrders: 10 });
     expect(() => engine.updateSettings({ maxStoredAddresses: 0 })).toThrow(/maxStoredAddresses must be a whole number >= 1/);

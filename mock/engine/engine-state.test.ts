@@ -283,12 +283,26 @@ describe('snapshot and restore', () => {
     }
     const saved = engine.snapshot();
     // What older state files or a long downtime can hold: offsets past 32 bits, fractions, a hand-written txId.
-    saved.orders[0]!.processingAt = saved.orders[0]!.createdAt + 40 * 86_400_000 + 0.25;
-    saved.orders[1]!.plannedTxId = 'written-by-hand';
-    saved.orders[2]!.amount = 2 ** 40;
+    // (A restore checks the timeline runs forward and a COMPLETED order's txId is hex, so the
+    // later steps move along, and the odd txId sits on an order not yet delivered.)
+    const late = saved.orders[0]!;
+    late.processingAt = late.createdAt + 40 * 86_400_000 + 0.25;
+    late.outcomeAt = late.processingAt + 1;
+    late.refundedAt = late.outcomeAt + 1;
+    expect(saved.orders[11]!.status).toMatch(/PENDING|PROCESSING/);
+    saved.orders[11]!.plannedTxId = 'written-by-hand';
+    // A large amount, with the books that go with it: a restore checks they agree.
+    const big = saved.orders[2]!;
+    const extra = 2 ** 40 - (2 ** 40 % 10_000) - big.amount;
+    big.amount += extra;
+    const book = saved.accounts[0]!.ledger[big.currency];
+    book.deposited += extra;
+    if (big.status === 'COMPLETED') book.spent += extra;
+    else if (big.status !== 'REFUNDED') book.frozen += extra;
+    else book.available += extra;
     saved.orders[2]!.refundAfter = 2 ** 33;
     const restored = createEngine({ clock: createManualClock(DEFAULT_MANUAL_START), seed: 5, restore: structuredClone(saved) });
     expect({ ...restored.snapshot(), savedAt: saved.savedAt }).toEqual(saved);
-    expect(restored.findOrder(restored.accounts()[0]!, { outOrderNo: 'o-1' }).plannedTxId).toBe('written-by-hand');
+    expect(restored.findOrder(restored.accounts()[0]!, { outOrderNo: 'o-11' }).plannedTxId).toBe('written-by-hand');
   });
 });

@@ -17,7 +17,8 @@ import { createRandomSource, type RandomSource } from './random-source.ts';
 import { createScheduler, type Scheduler } from './scheduler.ts';
 import { activationDelay, applySettings, DEFAULT_SETTINGS, type Settings, type SettingsPatch } from './settings.ts';
 import { SimulatorError } from './simulator-error.ts';
-import { SNAPSHOT_FORMAT, type EngineSnapshot } from './snapshot.ts';
+import { orderSnapshot, SNAPSHOT_FORMAT, type EngineSnapshot, type OrderSnapshot, type PendingSnapshot } from './snapshot.ts';
+import { refuseIfBroken, snapshotProblems } from './snapshot-check.ts';
 import { planDelays } from './timing.ts';
 
 /** An account of the starting scenario. Amounts are in smallest units. */
@@ -97,6 +98,12 @@ export interface Engine {
   checkInvariants(): string[];
   /** The whole state as JSON-ready data, for persistence. */
   snapshot(): EngineSnapshot;
+  /**
+   * The state of now, with the orders handed out a chunk at a time, so a large state can
+   * be written without holding the event loop; later changes do not show in it. Close it
+   * when done.
+   */
+  snapshotLater(): PendingSnapshot;
   /** How many orders are stored now (eviction keeps it at most `maxStoredOrders` when it can). */
   readonly storedOrders: number;
   /** Grows with every change of state; a saver skips writing when it has not moved. */
@@ -144,6 +151,8 @@ export function createEngine(options: EngineOptions): Engine {
   let oldest: number;
   let created: number;
   let version = 0;
+  /** Snapshots being written; each keeps an order's state before a step changes it. */
+  const beforeChange = new Set<(order: Order) => void>();
 
   const emit = (event: EngineEvent): void => {
     version++;
@@ -187,6 +196,7 @@ export function createEngine(options: EngineOptions): Engine {
 
   /** Moves an order one step along its lifecycle; the scheduler calls it when due. */
   function step(order: Order): void {
+    for (const capture of beforeChange) capture(order);
     const now = clock.now();
     const ledger = order.account.ledger;
     switch (order.status) {
@@ -289,7 +299,9 @@ export function createEngine(options: EngineOptions): Engine {
     }
   }
 
+  /** Restores a snapshot whose shape is valid (spec/control.yaml's StateFile); refuses one whose parts do not agree. */
   function restoreFrom(saved: EngineSnapshot): void {
+    refuseIfBroken(snapshotProblems(saved));
     settings = applySettings(DEFAULT_SETTINGS, saved.settings);
     supplyEnergy = saved.supply.energy;
     delegated = saved.supply.delegated;
@@ -308,8 +320,7 @@ export function createEngine(options: EngineOptions): Engine {
       byId.set(account.id, account);
     }
     for (const o of saved.orders) {
-      const account = byId.get(o.accountId);
-      if (!account) throw new Error(`State file: order ${o.id} names account ${o.accountId}, which is not in the file.`);
+      const account = byId.get(o.accountId)!;
       const order = new Order(pages, o.id, account, o.pledgeAddress, o.rentalCount, o.period, o.currency, o.amount, o.createdAt, o.outOrderNo, o.plannedTxId, o.outcome, o.forced, o.activates, o.processingAfter, o.outcomeAfter, o.refundAfter);
       order.status = o.status;
       order.processingAt = o.processingAt;
@@ -326,6 +337,8 @@ export function createEngine(options: EngineOptions): Engine {
     // The random source's inner state is not saved; reseeding by what was created keeps
     // a restored run deterministic, though not identical to an uninterrupted one.
     random = createRandomSource(seed + created);
+    // What the file says must hold before any step runs on it.
+    refuseIfBroken(engine.checkInvariants());
     // Steps that fell due while the simulator was down happen now, in order.
     scheduler!.runDue();
   }
@@ -545,7 +558,14 @@ export function createEngine(options: EngineOptions): Engine {
     },
 
     snapshot() {
-      return {
+      const later = engine.snapshotLater();
+      const orders = later.next(Infinity);
+      later.close();
+      return { ...later.head, orders };
+    },
+
+    snapshotLater() {
+      const head = {
         format: SNAPSHOT_FORMAT,
         savedAt: clock.now(),
         seed,
@@ -553,6 +573,7 @@ export function createEngine(options: EngineOptions): Engine {
         settings,
         supply: { energy: supplyEnergy, delegated },
         rules: rules.list(),
+        // Records are replaced, never changed in place, so a shallow copy holds still.
         addresses: registry.list(),
         accounts: accountList.map((a) => ({
           id: a.id,
@@ -562,31 +583,25 @@ export function createEngine(options: EngineOptions): Engine {
           ledger: { TRX: { ...a.ledger.TRX }, USDT: { ...a.ledger.USDT } },
           evictedSpent: { ...a.evictedSpent },
         })),
-        orders: chronological.filter((o): o is Order => o !== undefined).map((o) => ({
-          id: o.id,
-          accountId: o.account.id,
-          pledgeAddress: o.pledgeAddress,
-          rentalCount: o.rentalCount,
-          period: o.period,
-          currency: o.currency,
-          amount: o.amount,
-          createdAt: o.createdAt,
-          ...(o.outOrderNo !== undefined ? { outOrderNo: o.outOrderNo } : {}),
-          plannedTxId: o.plannedTxId,
-          outcome: o.outcome,
-          forced: o.forced,
-          activates: o.activates,
-          processingAfter: o.processingAfter,
-          outcomeAfter: o.outcomeAfter,
-          refundAfter: o.refundAfter,
-          status: o.status,
-          processingAt: o.processingAt,
-          outcomeAt: o.outcomeAt,
-          refundedAt: o.refundedAt,
-          refunds: o.refunds,
-          reserved: o.reserved,
-          ...(o.failureReason !== undefined ? { failureReason: o.failureReason } : {}),
-        })),
+      } as const;
+      const refs = chronological.filter((o): o is Order => o !== undefined);
+      // Copy-on-write: an order about to change keeps its state of now for this snapshot.
+      const before = new Map<Order, OrderSnapshot>();
+      const capture = (order: Order): void => {
+        if (!before.has(order)) before.set(order, orderSnapshot(order));
+      };
+      beforeChange.add(capture);
+      let position = 0;
+      return {
+        head,
+        orderCount: refs.length,
+        next(count) {
+          const end = Math.min(refs.length, position + count);
+          const out: OrderSnapshot[] = [];
+          for (; position < end; position++) out.push(before.get(refs[position]!) ?? orderSnapshot(refs[position]!));
+          return out;
+        },
+        close: () => void beforeChange.delete(capture),
       };
     },
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { formatFixed, formatUnits, MAX_AMOUNT, parseUnits, roundHalfUp } from './money.ts';
 import { rejection } from './test-support.ts';
 
@@ -123,5 +124,46 @@ describe('roundHalfUp', () => {
       if (rounded % step !== 0n || diff <= -step / 2n || diff > step / 2n || rounded !== expected) wrong.push(value);
     }
     expect(wrong).toEqual([]);
+  });
+});
+
+describe('the money formatters refuse what is no amount (issue 14 item 12)', () => {
+  const notMoney = fc.oneof(
+    fc.integer({ min: Number.MIN_SAFE_INTEGER, max: -1 }),
+    fc.double({ noInteger: true }),
+    fc.constantFrom(Number.NaN, Infinity, -Infinity, 1e30, 1e308, MAX_AMOUNT + 1, -0.5),
+  );
+
+  it('print every whole amount from 0 to MAX_AMOUNT so that parseUnits reads it back', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: MAX_AMOUNT }), (units) => {
+        expect(parseUnits(formatUnits(units))).toBe(units);
+        expect(parseUnits(formatFixed(units, 6))).toBe(units);
+      }),
+    );
+  });
+
+  it('print an amount with fewer decimals exactly when it is a whole multiple of them', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: Math.floor(MAX_AMOUNT / 10_000) }), (hundredths) => {
+        expect(parseUnits(formatFixed(hundredths * 10_000, 2))).toBe(hundredths * 10_000);
+      }),
+    );
+  });
+
+  it('throw rather than print a negative, fractional, non-finite or too large amount', () => {
+    fc.assert(
+      fc.property(notMoney, fc.integer({ min: 0, max: 6 }), (units, decimals) => {
+        expect(() => formatUnits(units)).toThrow(/Cannot print .* as money/);
+        expect(() => formatFixed(units, decimals)).toThrow(/Cannot print .* as money/);
+      }),
+    );
+  });
+
+  it('throw for the garbage the adversarial pass saw printed', () => {
+    expect(() => formatUnits(-209_360_000)).toThrow(RangeError); // was "-209.-36"
+    expect(() => formatUnits(-1_000_005)).toThrow(RangeError); // was "-1.0000-5"
+    expect(() => formatUnits(1e30)).toThrow(RangeError); // was "1e+24.838656"
+    expect(() => formatFixed(-4_840_000, 2)).toThrow(RangeError); // was "-4.-84"
   });
 });

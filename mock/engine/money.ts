@@ -48,6 +48,7 @@ export function parseUnits(text: string, field = 'amount'): number {
  *   formatUnits(0);         // '0'
  */
 export function formatUnits(units: number): string {
+  assertFormattable(units);
   const whole = Math.floor(units / UNITS_PER_COIN);
   const fraction = String(units % UNITS_PER_COIN).padStart(UNIT_DECIMALS, '0').replace(/0+$/, '');
   return fraction ? `${whole}.${fraction}` : String(whole);
@@ -62,12 +63,24 @@ export function formatUnits(units: number): string {
  *   formatFixed(31_748, 6);  // '0.031748'
  */
 export function formatFixed(units: number, decimals: number): string {
+  assertFormattable(units);
+  if (!Number.isInteger(decimals) || decimals < 0 || decimals > UNIT_DECIMALS) throw new RangeError(`decimals must be a whole number from 0 to ${UNIT_DECIMALS} (got ${decimals}).`);
   const step = 10 ** (UNIT_DECIMALS - decimals);
   if (units % step !== 0) throw new RangeError(`${units} units do not fit in ${decimals} decimals.`);
   const whole = Math.floor(units / UNITS_PER_COIN);
   if (decimals === 0) return String(whole);
   const fraction = String((units % UNITS_PER_COIN) / step).padStart(decimals, '0');
   return `${whole}.${fraction}`;
+}
+
+/**
+ * Money is never negative, fractional or past MAX_AMOUNT; printing such a value would
+ * show garbage like "-209.-36" or "1e+24.838656", so it is refused as the bug it is.
+ */
+function assertFormattable(units: number): void {
+  if (!Number.isSafeInteger(units) || units < 0) {
+    throw new RangeError(`Cannot print ${units} as money: an amount is a whole number of smallest units from 0 to ${MAX_AMOUNT}.`);
+  }
 }
 
 /**

@@ -841,6 +841,125 @@ export interface components {
             /** @description What changed, when one thing did (an order id, a wallet address or a journal entry id). */
             id?: string | number;
         };
+        /** @description An amount in smallest units (sun or micro-USDT), as the state file keeps money. */
+        Units: number;
+        /** @description A time in Unix milliseconds, or a delay in milliseconds, inside the range a date can hold. */
+        UnixMs: number;
+        /** @description One currency of an account in a state file; available + frozen + spent = deposited. */
+        StateCurrencyBook: {
+            deposited: components["schemas"]["Units"];
+            available: components["schemas"]["Units"];
+            frozen: components["schemas"]["Units"];
+            spent: components["schemas"]["Units"];
+        };
+        /**
+         * @description The simulator's state as `serve --state FILE` saves it (format
+         *     energy-rental-kit/state@1). A file is checked against this schema, and then
+         *     against the engine's invariants, before it is used.
+         */
+        StateFile: {
+            /** @constant */
+            format: "energy-rental-kit/state@1";
+            savedAt: components["schemas"]["UnixMs"];
+            seed: number;
+            /** @description Accounts and orders created since the start. */
+            created: number;
+            settings: {
+                timing: components["schemas"]["TimingProfile"];
+                prices: {
+                    "10min": components["schemas"]["StateSunPerUnit"];
+                    "1h": components["schemas"]["StateSunPerUnit"];
+                    "1d": components["schemas"]["StateSunPerUnit"];
+                    "3d": components["schemas"]["StateSunPerUnit"];
+                    "7d": components["schemas"]["StateSunPerUnit"];
+                    "14d": components["schemas"]["StateSunPerUnit"];
+                    "30d": components["schemas"]["StateSunPerUnit"];
+                };
+                failureRate: number;
+                microUsdtPerTrx: number;
+                /** @enum {integer} */
+                accountSuccessCode: 0 | 1;
+                /** @enum {string} */
+                duplicateOutOrderNo: "return-existing" | "reject";
+                /** @enum {string} */
+                errorStatus: "mapped" | "always-200";
+                activationDelayMs?: number;
+                rateLimit: components["schemas"]["RateLimit"];
+                maxStoredOrders: number;
+                /** @description Absent in files saved before the bound existed; they restore with the default. */
+                maxStoredAddresses?: number;
+            };
+            supply: {
+                energy: number | null;
+                delegated: number;
+            };
+            rules: {
+                id: string;
+                match: components["schemas"]["RuleMatch"];
+                /** @enum {string} */
+                outcome: "COMPLETED" | "FAILED";
+                delayMs?: number;
+                times?: number;
+                used: number;
+            }[];
+            addresses: {
+                address: components["schemas"]["StateTronAddress"];
+                activated: boolean;
+                activatedAt?: components["schemas"]["UnixMs"];
+                activatedByOrderId?: components["schemas"]["StateOrderId"];
+                claimedByOrderId?: components["schemas"]["StateOrderId"];
+            }[];
+            accounts: {
+                id: number;
+                /** @description The base64 SHA-256 digest of the API key; the key itself is never saved. */
+                keyDigest: string;
+                walletAddress: components["schemas"]["StateTronAddress"];
+                referralCount: number;
+                ledger: {
+                    TRX: components["schemas"]["StateCurrencyBook"];
+                    USDT: components["schemas"]["StateCurrencyBook"];
+                };
+                /** @description What the evicted COMPLETED orders of the account cost, per currency. */
+                evictedSpent: {
+                    TRX: components["schemas"]["Units"];
+                    USDT: components["schemas"]["Units"];
+                };
+            }[];
+            orders: components["schemas"]["StateOrder"][];
+        };
+        /** @description Sun per unit of energy, as the engine's prices allow. */
+        StateSunPerUnit: number;
+        StateTronAddress: string;
+        StateOrderId: string;
+        /** @description One stored order of a state file; times are Unix ms, delays ms from creation. */
+        StateOrder: {
+            id: components["schemas"]["StateOrderId"];
+            accountId: number;
+            pledgeAddress: components["schemas"]["StateTronAddress"];
+            rentalCount: number;
+            /** @enum {string} */
+            period: "10min" | "1h" | "1d" | "3d" | "7d" | "14d" | "30d";
+            /** @enum {string} */
+            currency: "TRX" | "USDT";
+            amount: components["schemas"]["Units"];
+            createdAt: components["schemas"]["UnixMs"];
+            outOrderNo?: string;
+            plannedTxId: string;
+            /** @enum {string} */
+            outcome: "COMPLETED" | "FAILED";
+            forced: boolean;
+            activates: boolean;
+            processingAfter: components["schemas"]["UnixMs"];
+            outcomeAfter: components["schemas"]["UnixMs"];
+            refundAfter: components["schemas"]["UnixMs"];
+            status: components["schemas"]["OrderStatus"];
+            processingAt: components["schemas"]["UnixMs"];
+            outcomeAt: components["schemas"]["UnixMs"];
+            refundedAt: components["schemas"]["UnixMs"];
+            refunds: number;
+            reserved: boolean;
+            failureReason?: string;
+        };
     };
     responses: {
         /** @description The request breaks a rule; `msg` names the field and the rule. */

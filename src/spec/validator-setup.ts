@@ -123,13 +123,14 @@ export const PRECOMPILED_SETS: { document: DocumentName; coerceTypes: boolean; p
   // Query strings and form bodies of the API and the control plane.
   { document: 'api', coerceTypes: true, pointers: (spec) => spec.operations.map((op) => validatorPointer.request(op.operationId)) },
   { document: 'control', coerceTypes: true, pointers: (spec) => spec.operations.map((op) => validatorPointer.request(op.operationId)) },
-  // The control plane's JSON bodies, and the scenario of `serve --config`.
+  // The control plane's JSON bodies, the scenario of `serve --config` and the file of `serve --state`.
   {
     document: 'control',
     coerceTypes: false,
     pointers: (spec) => [
       ...spec.operations.filter((op) => op.jsonBodySchema).map((op) => validatorPointer.jsonBody(op.operationId)),
       validatorPointer.schema('Scenario'),
+      validatorPointer.schema('StateFile'),
     ],
   },
 ];

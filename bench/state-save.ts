@@ -1,0 +1,61 @@
+/**
+ * Order latency while `serve --state` saves a large state (issue 14 item 4).
+ *
+ * Builds a state file of 10^5 COMPLETED orders in-process (the checkout's own
+ * createSimulator, the bench scenario), starts `serve --state FILE --save-interval MS` on
+ * it and loads POST /v1/tron/order. Every order changes the state, so a save of the whole
+ * store (~50 MB) is under way or due all through the measured window; the p99 and max of
+ * the order latencies are what a save costs the requests it overlaps.
+ */
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parse } from 'yaml';
+import { runLoad, type LoadOptions, type LoadResult } from './load.ts';
+import { orderTarget } from './requests.ts';
+import { BENCH_KEY, BENCH_SCENARIO, DEFAULT_SERVE_ARGS, PLEDGE_ADDRESS, startServer } from './servers.ts';
+
+export interface SaveLoadResult extends LoadResult {
+  intervalMs: number;
+  storedOrders: number;
+  fileBytes: number;
+}
+
+/** Writes a state file of `orders` stored orders made by the checkout at `root`. */
+async function buildStateFile(root: string, file: string, orders: number): Promise<void> {
+  const { createSimulator } = (await import(pathToFileURL(path.join(root, 'mock/simulator.ts')).href)) as typeof import('../mock/simulator.ts');
+  const sim = createSimulator({ clock: 'manual', timing: 'instant', scenario: parse(readFileSync(BENCH_SCENARIO, 'utf8')) });
+  const account = sim.engine.authenticate(BENCH_KEY)!;
+  for (let i = 0; i < orders; i++) sim.engine.createOrder(account, { pledgeAddress: PLEDGE_ADDRESS, rentalCount: 65_000, period: '1h', outOrderNo: `saved-${i}` });
+  writeFileSync(file, JSON.stringify(sim.engine.snapshot()));
+}
+
+/**
+ * Order latency under load while the state is saved, once per save interval.
+ *
+ * @example
+ *   const rows = await measureSaveLatency({ root, intervalsMs: [1000, 200], orders: 1e5, load });
+ */
+export async function measureSaveLatency(options: { root: string; intervalsMs: number[]; orders: number; load: LoadOptions }): Promise<SaveLoadResult[]> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'energy-rental-bench-state-'));
+  const results: SaveLoadResult[] = [];
+  try {
+    for (const intervalMs of options.intervalsMs) {
+      const file = path.join(dir, `state-${intervalMs}.json`);
+      await buildStateFile(options.root, file, options.orders);
+      const fileBytes = statSync(file).size;
+      const sim = await startServer({ kind: 'sim', root: options.root, serveArgs: [...DEFAULT_SERVE_ARGS, '--state', file, '--save-interval', String(intervalMs)] });
+      try {
+        // Long enough for several whole saves at either interval.
+        const result = await runLoad(orderTarget(sim), { ...options.load, durationS: Math.max(options.load.durationS, 8) });
+        results.push({ ...result, intervalMs, storedOrders: options.orders, fileBytes });
+      } finally {
+        await sim.stop();
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return results;
+}

@@ -1,0 +1,106 @@
+/**
+ * One simulator per `--state` file: `FILE.lock`, created exclusively (by link(2)) and holding
+ * the owner's pid and start time. Two processes saving one file would each overwrite the
+ * other's orders. A lock whose process is gone (a crash, SIGKILL) is taken over.
+ * Hand-written: the lock libraries on npm (proper-lockfile) lock by mtime polling, which
+ * a stopped process keeps fresh no better than a pid check does.
+ */
+import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { CliError } from './cli-error.ts';
+
+interface LockOwner {
+  pid: number;
+  startedAt: string;
+}
+
+/**
+ * Takes the lock of a state file; returns the function that releases it.
+ *
+ * @example
+ *   const release = lockStateFile('.state/sim.json'); // throws a CliError when another live process has it
+ *   process.on('exit', release);
+ */
+export function lockStateFile(file: string): () => void {
+  const lock = `${file}.lock`;
+  const me: LockOwner = { pid: process.pid, startedAt: new Date().toISOString() };
+  // Written whole to a file of our own and then linked (link fails when the lock exists), so
+  // no process ever reads a lock that is there but still empty.
+  const mine = `${lock}.${process.pid}.tmp`;
+  try {
+    writeFileSync(mine, JSON.stringify(me));
+  } catch (error) {
+    throw new CliError(`--state: cannot create the lock '${lock}' (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check that the directory of '${file}' exists and is writable.`);
+  }
+  for (let attempt = 0; ; attempt++) {
+    try {
+      linkSync(mine, lock);
+      unlinkSync(mine);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        unlinkSync(mine);
+        throw new CliError(`--state: cannot create the lock '${lock}' (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`);
+      }
+      const stale = readText(lock);
+      const owner = parseOwner(stale);
+      if (owner && isAlive(owner.pid) && owner.pid !== process.pid) {
+        unlinkSync(mine);
+        throw new CliError(
+          `--state: '${file}' is in use by process ${owner.pid} (since ${owner.startedAt}, lock ${lock}); two simulators on one file would lose each other's orders. ` +
+            `Stop that simulator, or give this one another --state file; if process ${owner.pid} is no simulator, delete ${lock}.`,
+        );
+      }
+      // Stale (its process is gone) or unreadable: take it over, once.
+      if (attempt > 0) {
+        unlinkSync(mine);
+        throw new CliError(`--state: could not take over the stale lock '${lock}'; delete it and start again.`);
+      }
+      try {
+        // Only the stale lock read above, not one another process took over meanwhile.
+        if (readText(lock) === stale) unlinkSync(lock);
+      } catch {
+        // Gone already; the next attempt finds out whose it is now.
+      }
+    }
+  }
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    // Only our own lock: never one that another process took over after ours went stale.
+    if (parseOwner(readText(lock))?.pid === me.pid) {
+      try {
+        unlinkSync(lock);
+      } catch {
+        // Already gone.
+      }
+    }
+  };
+}
+
+function readText(lock: string): string | undefined {
+  try {
+    return readFileSync(lock, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function parseOwner(text: string | undefined): LockOwner | undefined {
+  try {
+    const owner = JSON.parse(text ?? '') as Partial<LockOwner>;
+    return Number.isSafeInteger(owner.pid) ? { pid: owner.pid!, startedAt: String(owner.startedAt) } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, under another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

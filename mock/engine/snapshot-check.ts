@@ -1,0 +1,117 @@
+/**
+ * What a state file must hold beyond its shape: the relations between its parts that no
+ * JSON Schema can say (unique ids, references that resolve, books that add up). The shape
+ * itself is spec/control.yaml's StateFile, checked before this runs.
+ */
+import { UNITS_PER_COIN } from './money.ts';
+import { SHOWN_DECIMALS } from './pricing.ts';
+import type { EngineSnapshot } from './snapshot.ts';
+
+/** Order amounts are shown with SHOWN_DECIMALS decimals, so each is a whole multiple of this. */
+const AMOUNT_STEP = UNITS_PER_COIN / 10 ** SHOWN_DECIMALS;
+const OPEN = new Set(['PENDING', 'PROCESSING', 'FAILED']);
+
+/**
+ * Every broken relation of a snapshot whose shape is valid, each as `JSON path: rule`;
+ * empty when it can be restored.
+ *
+ * @example
+ *   snapshotProblems(engine.snapshot()); // []
+ *   snapshotProblems({ ...saved, orders: [saved.orders[0], saved.orders[0]] });
+ *   // ['/orders/1/id: duplicate order id OR…, also /orders/0/id', …]
+ */
+export function snapshotProblems(saved: EngineSnapshot): string[] {
+  const problems: string[] = [];
+  const accountIndex = new Map<number, number>();
+  // Per kind of id, where each value was first seen; the path is built only for a duplicate.
+  const firstAt = new Map<string, Map<string, () => string>>();
+  const unique = (kind: string, value: string, path: () => string): void => {
+    let seen = firstAt.get(kind);
+    if (!seen) firstAt.set(kind, (seen = new Map()));
+    const first = seen.get(value);
+    if (first !== undefined) problems.push(`${path()}: duplicate ${kind} ${value}, also at ${first()}`);
+    else seen.set(value, path);
+  };
+  // Per account and currency, what the orders say the books must hold.
+  const expected = saved.accounts.map((a) => ({ TRX: { frozen: 0, spent: a.evictedSpent.TRX }, USDT: { frozen: 0, spent: a.evictedSpent.USDT } }));
+
+  saved.accounts.forEach((a, i) => {
+    const path = `/accounts/${i}`;
+    // New accounts take the next id by count, so ids must run 1, 2, 3…
+    if (a.id !== i + 1) problems.push(`${path}/id: accounts are numbered 1, 2, 3… in order, so this one must be ${i + 1} (got ${a.id})`);
+    accountIndex.set(a.id, i);
+    unique('key digest', a.keyDigest, () => `${path}/keyDigest`);
+    unique('wallet address', a.walletAddress, () => `${path}/walletAddress`);
+    for (const currency of ['TRX', 'USDT'] as const) {
+      const b = a.ledger[currency];
+      if (b.available + b.frozen + b.spent !== b.deposited) {
+        problems.push(`${path}/ledger/${currency}: available ${b.available} + frozen ${b.frozen} + spent ${b.spent} must equal deposited ${b.deposited}`);
+      }
+    }
+  });
+
+  let delegated = 0;
+  saved.orders.forEach((o, i) => {
+    const path = `/orders/${i}`;
+    unique('order id', o.id, () => `${path}/id`);
+    const owner = accountIndex.get(o.accountId);
+    if (owner === undefined) {
+      problems.push(`${path}/accountId: names account ${o.accountId}, which is not in the file`);
+    } else {
+      if (o.outOrderNo !== undefined) unique(`outOrderNo of account ${o.accountId}:`, o.outOrderNo, () => `${path}/outOrderNo`);
+      if (OPEN.has(o.status)) expected[owner]![o.currency].frozen += o.amount;
+      if (o.status === 'COMPLETED') expected[owner]![o.currency].spent += o.amount;
+    }
+    if (o.amount % AMOUNT_STEP !== 0) problems.push(`${path}/amount: must be a whole multiple of ${AMOUNT_STEP} (an amount with ${SHOWN_DECIMALS} decimals; got ${o.amount})`);
+    const refunds = o.status === 'REFUNDED' ? 1 : 0;
+    if (o.refunds !== refunds) problems.push(`${path}/refunds: must be ${refunds} for status ${o.status} (got ${o.refunds})`);
+    const outcome = o.status === 'COMPLETED' ? 'COMPLETED' : o.status === 'FAILED' || o.status === 'REFUNDED' ? 'FAILED' : undefined;
+    if (outcome !== undefined && o.outcome !== outcome) problems.push(`${path}/outcome: must be ${outcome} for status ${o.status} (got ${o.outcome})`);
+    if (o.reserved) {
+      if (o.outcome !== 'COMPLETED' || (o.status !== 'PROCESSING' && o.status !== 'COMPLETED')) {
+        problems.push(`${path}/reserved: only a PROCESSING or COMPLETED order with outcome COMPLETED holds supply (status ${o.status}, outcome ${o.outcome})`);
+      }
+      delegated += o.rentalCount;
+    }
+  });
+
+  saved.accounts.forEach((a, i) => {
+    for (const currency of ['TRX', 'USDT'] as const) {
+      const b = a.ledger[currency];
+      const want = expected[i]![currency];
+      if (b.frozen !== want.frozen) problems.push(`/accounts/${i}/ledger/${currency}/frozen: must equal what its open orders hold, ${want.frozen} (got ${b.frozen})`);
+      if (b.spent !== want.spent) {
+        problems.push(`/accounts/${i}/ledger/${currency}/spent: must equal what its COMPLETED orders and evictedSpent cost, ${want.spent} (got ${b.spent})`);
+      }
+    }
+  });
+  if (saved.supply.delegated !== delegated) problems.push(`/supply/delegated: must equal the rentalCount of the orders holding supply, ${delegated} (got ${saved.supply.delegated})`);
+
+  saved.rules.forEach((r, i) => {
+    unique('rule id', r.id, () => `/rules/${i}/id`);
+    // A rule is dropped once used up, so a stored one has uses left.
+    if (r.times !== undefined && r.used >= r.times) problems.push(`/rules/${i}/used: must be below times ${r.times} (got ${r.used})`);
+  });
+  saved.addresses.forEach((r, i) => {
+    unique('address', r.address, () => `/addresses/${i}/address`);
+    if (r.activated && r.claimedByOrderId !== undefined) problems.push(`/addresses/${i}/claimedByOrderId: an activated address has no pending claim`);
+  });
+  return problems;
+}
+
+/**
+ * Stops a restore on the problems found, naming up to ten of them.
+ *
+ * @example
+ *   refuseIfBroken(snapshotProblems(saved)); // throws a RestoreError when any
+ */
+export function refuseIfBroken(problems: string[]): void {
+  if (problems.length === 0) return;
+  const more = problems.length > 10 ? `; and ${problems.length - 10} more` : '';
+  throw new RestoreError(`${problems.slice(0, 10).join('; ')}${more}`);
+}
+
+/** A snapshot whose parts contradict each other; its message lists what is wrong, by JSON path. */
+export class RestoreError extends Error {
+  override name = 'RestoreError';
+}
