@@ -20,6 +20,7 @@ COPY --from=build /app/dist ./dist
 COPY bin ./bin
 COPY spec ./spec
 COPY examples/scenario.yaml ./examples/scenario.yaml
+COPY mock/http/dashboard/static ./mock/http/dashboard/static
 USER node
 EXPOSE 8787
 # Off loopback the control plane needs a token: pass ENERGY_SIM_TOKEN at run time.

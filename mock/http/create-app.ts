@@ -53,7 +53,7 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     const started = performance.now();
     await next();
     const path = c.req.path;
-    if (UNJOURNALED.has(path)) return;
+    if (UNJOURNALED.has(path) || path.startsWith('/_sim/ui/')) return;
     const url = c.req.url;
     const q = url.indexOf('?');
     const entry: JournalDraft = {
@@ -99,7 +99,7 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
   app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
   const guard = controlGuard(options.controlOptions ?? {}, options.remoteAddress);
   app.use('/_sim/*', async (c, next) => {
-    if (OPEN_PAGES.has(c.req.path)) return next();
+    if (OPEN_PAGES.has(c.req.path) || c.req.path.startsWith('/_sim/ui/')) return next();
     return guard(c, next);
   });
   app.use(
