@@ -135,8 +135,18 @@ export function renderJournal(list, accounts) {
 export function setupJournal() {
   readFilters();
   const form = $('journal-filters');
-  form.addEventListener('input', () => { writeFilters(); renderList(); });
-  form.addEventListener('change', () => { writeFilters(); renderList(); });
+  // A field's change event fires again on blur; re-rendering then would swap the rows
+  // under the pointer and swallow a click on one of them.
+  let last = JSON.stringify(currentFilters());
+  const changed = () => {
+    const now = JSON.stringify(currentFilters());
+    if (now === last) return;
+    last = now;
+    writeFilters();
+    renderList();
+  };
+  form.addEventListener('input', changed);
+  form.addEventListener('change', changed);
   form.addEventListener('submit', (event) => event.preventDefault());
   window.addEventListener('hashchange', () => { readFilters(); renderList(); });
   const open = (target) => {
