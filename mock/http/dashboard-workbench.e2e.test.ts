@@ -72,6 +72,7 @@ describe('the dashboard as a workbench', () => {
       await resultSays(page, 'fault-result', /Deleted fault-2/);
       expect((await server.call('GET', '/_sim/faults')).faults.map((f: { id: string }) => f.id)).toEqual(['fault-1', 'fault-3', 'fault-4', 'fault-5', 'fault-6']);
       await page.locator('[data-testid="fault-row"]').first().waitFor({ timeout: WAIT_MS });
+      await page.evaluate(() => window.scrollTo(0, 0));
       for (const target of saveScreenshot('dashboard-controls.png')) await page.screenshot({ path: target, fullPage: true });
       await button(page, 'Clear faults').click();
       await resultSays(page, 'sim-result', /Every fault is deleted/);
@@ -95,6 +96,24 @@ describe('the dashboard as a workbench', () => {
       await page.locator(`[data-testid="address-row"][data-address="${OTHER_ADDRESS}"] [data-testid="toggle-address"]`, { hasText: 'Deactivate' }).click();
       await resultSays(page, 'address-result', /is not activated now/);
       expect((await server.call('GET', `/_sim/addresses/${OTHER_ADDRESS}`)).activated).toBe(false);
+
+      // Settings, a deposit by key, the scenario.
+      await page.fill('[data-testid="config-patch"]', '{"failureRate":0.2,"prices":{"1h":"70"}}');
+      await button(page, 'Update settings').click();
+      await resultSays(page, 'config-result', /Settings updated: failureRate, prices/);
+      const config = await server.call('GET', '/_sim/config');
+      expect([config.failureRate, config.prices['1h']]).toEqual([0.2, '70']);
+      await page.fill('[data-testid="config-patch"]', '{"failureRate":7}');
+      await button(page, 'Update settings').click();
+      await page.locator('[data-testid="config-result"].error', { hasText: /failureRate/ }).waitFor({ timeout: WAIT_MS });
+      const before = (await server.call('GET', '/_sim/accounts/me', { apiKey: 'demo-key' })).ledger.trx.available;
+      await page.fill('[data-testid="deposit-key"]', 'demo-key');
+      await page.fill('[data-testid="deposit-trx"]', '50');
+      await button(page, 'Deposit').click();
+      await resultSays(page, 'deposit-result', /^Deposited into User-/);
+      expect(Number((await server.call('GET', '/_sim/accounts/me', { apiKey: 'demo-key' })).ledger.trx.available)).toBe(Number(before) + 50);
+      await button(page, 'Show scenario').click();
+      await page.locator('[data-testid="scenario"]', { hasText: '"accounts"' }).waitFor({ timeout: WAIT_MS });
 
       // Clear the journal; then reset everything.
       await createOrder(server, {});
@@ -182,6 +201,7 @@ describe('the dashboard as a workbench', () => {
       expect(curl).not.toContain('demo-key');
       await page.getByRole('button', { name: 'Copy as curl' }).click();
       expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(curl);
+      await page.evaluate(() => window.scrollTo(0, 0));
       for (const target of saveScreenshot('dashboard-journal.png')) await page.screenshot({ path: target, fullPage: true });
       expect(errors).toEqual([]);
     } finally {
@@ -243,8 +263,76 @@ describe('the dashboard as a workbench', () => {
       expect(await text(page, '[data-testid="detail-violation"]')).toBe('/data/amount must be number');
       expect(errors).toEqual([]);
     } finally {
+      await page.unrouteAll({ behavior: 'ignoreErrors' }); // stubs still fetching when the page closes
       await close();
       await server.close();
     }
+  }, 60_000);
+
+  it('shows HTML in every user-controlled string as text, and runs none of it', async () => {
+    requireBrowser();
+    const server = await startServer({ clock: 'manual' });
+    const evil = '<img src=x onerror=window.__xss=1;alert(1)>';
+    const order = await createOrder(server, { outOrderNo: evil });
+    await fetch(`${server.url}/v1/${encodeURIComponent(evil)}?q=${encodeURIComponent(evil)}`, { method: 'POST', headers: { 'API-KEY': 'demo-key', 'content-type': 'application/json' }, body: JSON.stringify({ note: evil }) });
+    // The fault operation is an enum: the control plane refuses markup there.
+    await expect(server.call('POST', '/_sim/faults', { json: { operation: evil, response: 'drop' } })).rejects.toThrow(/HTTP 400/);
+    const { page, errors, close } = await openDashboard(`${server.url}/_sim/ui`);
+    const dialogs: string[] = [];
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    try {
+      await page.fill('[data-testid="rule-match-value"]', evil);
+      await button(page, 'Add rule').click();
+      await resultSays(page, 'rule-result', /^Added rule-1/);
+      expect((await server.call('GET', '/_sim/rules')).rules[0].match).toEqual({ outOrderNo: evil });
+      await page.locator('[data-testid="rule-match"]', { hasText: evil }).waitFor({ timeout: WAIT_MS });
+      expect(await text(page, `${row(order.id)} [data-testid="order-outorderno"]`)).toBe(evil);
+      await page.locator(row(order.id)).click();
+      expect(await text(page, '[data-testid="order-detail-outorderno"]')).toBe(evil);
+      await page.fill('[data-testid="filter-text"]', 'onerror');
+      const rows = page.locator('[data-testid="journal-row"]');
+      await expect.poll(() => rows.count()).toBeGreaterThanOrEqual(2);
+      for (let i = 0; i < (await rows.count()); i++) {
+        await rows.nth(i).click();
+        await page.locator('[data-testid="journal-detail"]').waitFor({ state: 'visible', timeout: WAIT_MS });
+      }
+      expect(await page.locator('[data-testid="detail-response-body"]').innerText()).toContain(evil);
+      expect(await page.locator('main img').count()).toBe(0);
+      expect(await page.evaluate(() => (window as unknown as { __xss?: unknown }).__xss)).toBeUndefined();
+      expect(dialogs).toEqual([]);
+      expect(errors.filter((e) => !/status of 404/.test(e))).toEqual([]);
+    } finally {
+      await close();
+      await server.close();
+    }
+  }, 60_000);
+
+  it('fits 390 px without scrolling the page sideways, and 1280 px', async () => {
+    requireBrowser();
+    const server = await startServer({ clock: 'manual' });
+    await createOrder(server, { outOrderNo: 'shop-narrow' });
+    await server.call('POST', '/_sim/faults', { json: { operation: 'getPrice', latencyMs: 50, times: 3 } });
+    for (const [width, name] of [[390, 'dashboard-390.png'], [1280, 'dashboard-1280.png']] as const) {
+      const { page, errors, close } = await openDashboard(`${server.url}/_sim/ui`, { width, height: 900 });
+      try {
+        await page.locator('[data-testid="order-row"]').first().click();
+        await page.locator('[data-testid="journal-row"]').first().click();
+        await page.locator('[data-testid="journal-detail"]').waitFor({ state: 'visible', timeout: WAIT_MS });
+        const widths = await page.evaluate(() => ({ body: document.body.scrollWidth, doc: document.documentElement.scrollWidth }));
+        expect(widths.body).toBeLessThanOrEqual(width);
+        expect(widths.doc).toBeLessThanOrEqual(width);
+        for (const label of ['Add rule', 'Inject fault', 'Reset simulator', 'Clear journal']) expect(await button(page, label).isVisible()).toBe(true);
+        await page.waitForTimeout(1700); // let the row highlight fade
+        await page.evaluate(() => window.scrollTo(0, 0)); // the sticky header at the top of the shot
+        for (const target of saveScreenshot(name)) await page.screenshot({ path: target, fullPage: true });
+        expect(errors).toEqual([]);
+      } finally {
+        await close();
+      }
+    }
+    await server.close();
   }, 60_000);
 });

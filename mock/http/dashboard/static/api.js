@@ -20,6 +20,7 @@ export const token = (() => {
 export async function api(path, options = {}) {
   const headers = { Accept: 'application/json' };
   if (token) headers.Authorization = 'Bearer ' + token;
+  if (options.apiKey) headers['API-KEY'] = options.apiKey;
   const method = options.method || 'GET';
   const write = method !== 'GET';
   if (write) headers['Content-Type'] = 'application/json';

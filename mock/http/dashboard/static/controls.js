@@ -92,6 +92,30 @@ export function setupControls(reload) {
   });
   onSubmit('address-form', (form) => setAddress('address-result', String(form.get('address')).trim(), form.get('activated') === 'true'));
 
+  onSubmit('config-form', (form) => run('config-result', async () => {
+    let patch;
+    try { patch = JSON.parse(String(form.get('patch'))); } catch (error) { throw new Error('The settings patch is not JSON: ' + error.message); }
+    await api('config', { method: 'PATCH', body: patch });
+    return 'Settings updated: ' + Object.keys(patch).join(', ') + '.';
+  }));
+
+  onSubmit('deposit-form', (form, el) => {
+    const amounts = {};
+    for (const key of ['trx', 'usdt']) if (String(form.get(key)).trim()) amounts[key] = String(form.get(key)).trim();
+    run('deposit-result', async () => {
+      const account = await api('accounts/me/deposit', { method: 'POST', body: amounts, apiKey: String(form.get('apiKey')).trim() });
+      el.reset();
+      return 'Deposited into ' + account.name + ': ' + account.ledger.trx.available + ' TRX, ' + account.ledger.usdt.available + ' USDT available.';
+    });
+  });
+
+  $('scenario-button').addEventListener('click', () => run('config-result', async () => {
+    const pre = $('scenario');
+    pre.textContent = JSON.stringify(await api('scenario'), null, 2);
+    pre.hidden = false;
+    return 'The starting scenario, every key redacted.';
+  }));
+
   const simAction = (testid, method, path, message) => $(testid).addEventListener('click', () => run('sim-result', async () => {
     await api(path, { method });
     return message;

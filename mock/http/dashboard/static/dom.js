@@ -24,7 +24,11 @@ export function append(el, child) {
   el.append(child instanceof Node ? child : String(child));
 }
 
-export function fill(testid, rows) { $(testid).replaceChildren(...rows); }
+export function fill(testid, rows) {
+  const el = $(testid);
+  el.replaceChildren();
+  append(el, rows);
+}
 
 export function emptyRow(cols, ...children) {
   return h('tr', { class: 'empty' }, h('td', { colspan: cols }, children));
