@@ -121,7 +121,7 @@ describe('the dashboard as a workbench', () => {
       await button(page, 'Clear journal').click();
       await resultSays(page, 'sim-result', /The journal is cleared/);
       expect((await server.call('GET', '/_sim/journal')).entries.some((e: { operation?: string }) => e.operation === 'createOrder')).toBe(false);
-      await server.call('POST', '/_sim/rules', { json: { outcome: 'FAILED' } });
+      await server.call('POST', '/_sim/rules', { json: { match: { outOrderNo: 'gone-after-reset' }, outcome: 'FAILED' } });
       await button(page, 'Reset simulator').click();
       await resultSays(page, 'sim-result', /The simulator is reset/);
       expect((await server.call('GET', '/_sim/rules')).rules).toEqual([]);

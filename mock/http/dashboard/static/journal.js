@@ -1,5 +1,6 @@
 // The journal: filters kept in the address's hash, the list, and one exchange in detail
 // with a "copy as curl" command.
+import { token } from './api.js';
 import { $, emptyRow, facts, fill, h, iso, pretty, short, timeMs } from './dom.js';
 
 const FILTERS = ['op', 'status', 'account', 'q', 'own'];
@@ -87,7 +88,8 @@ export function shellQuote(word) { return "'" + String(word).replace(/'/g, "'\\'
 export function curlFor(e) {
   const parts = ['curl', '-X', e.method, shellQuote(location.origin + fullPath(e))];
   if (e.account || /^\/v1\//.test(e.path)) parts.push('-H', shellQuote('API-KEY: <API_KEY>'));
-  if (/^\/_sim\//.test(e.path)) parts.push('-H', shellQuote('Authorization: Bearer <TOKEN>'));
+  // The page's own token stays out of the command, like the key.
+  if (token && /^\/_sim\//.test(e.path)) parts.push('-H', shellQuote('Authorization: Bearer <TOKEN>'));
   if (e.body) parts.push('-H', shellQuote('content-type: application/json'), '--data-raw', shellQuote(e.body));
   return parts.join(' ');
 }
