@@ -88,16 +88,17 @@ export function renderOrders(orders, accounts, total) {
 export function renderAddresses(addresses, total) {
   $('addresses-count').textContent = counted(addresses.length, total);
   fill('addresses', addresses.length === 0
-    ? [emptyRow(4, 'No address known yet. The first order to an address activates it.')]
+    ? [emptyRow(3, 'No address known yet. The first order to an address activates it.')]
     : addresses.map((a) => h('tr', { testid: 'address-row', data: { address: a.address } },
         h('td', null, copyable(a.address, a.address)),
-        h('td', null, h('span', { class: 'badge ' + (a.activated ? 's-COMPLETED' : 's-PENDING'), testid: 'address-state' }, a.activated ? 'activated' : 'not activated')),
+        h('td', null, stack(
+          h('span', { class: 'badge ' + (a.activated ? 's-COMPLETED' : 's-PENDING'), testid: 'address-state' }, a.activated ? 'activated' : 'not activated'),
+          h('button', { type: 'button', class: 'ghost', testid: 'toggle-address', data: { address: a.address, activated: !a.activated } }, a.activated ? 'Deactivate' : 'Activate'))),
         h('td', null, stack(
           h('span', { class: 'nowrap', title: a.activatedAt ? iso(a.activatedAt) : null }, a.activatedAt ? timeMs(a.activatedAt) : '\u2014'),
           a.activatedByOrderId
             ? h('span', { class: 'small' }, 'by ', h('span', { class: 'mono', testid: 'address-order' }, a.activatedByOrderId))
-            : small(a.activated ? 'seeded or set by hand' : ''))),
-        h('td', null, h('button', { type: 'button', class: 'ghost', testid: 'toggle-address', data: { address: a.address, activated: !a.activated } }, a.activated ? 'Deactivate' : 'Activate')))));
+            : small(a.activated ? 'seeded or set by hand' : ''))))));
 }
 
 function matchText(match) {
