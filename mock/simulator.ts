@@ -60,6 +60,8 @@ export interface Simulator {
   apiValidators: SpecValidators;
   /** Largest request body accepted, bytes (also the Node fast path's limit). */
   maxBodyBytes: number;
+  /** Reports unexpected errors (the option given), also for the Node server around the app. */
+  onUnexpectedError?: ((error: unknown) => void) | undefined;
   /** A fetch that calls the app in-process, for `createClient({ fetch })`. */
   fetch: typeof fetch;
   /** Moves a manual clock forward; throws with a real clock. */
@@ -129,6 +131,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     faults,
     apiValidators,
     maxBodyBytes,
+    onUnexpectedError: options.onUnexpectedError,
     fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
       const response = await app.fetch(new Request(input, init));
       const dropped = response.headers.get(DROPPED_HEADER);

@@ -3,13 +3,15 @@
  * promises, and its CMD and HEALTHCHECK are run here as the container would run them
  * (on loopback instead of 0.0.0.0).
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { rawRequest } from '../mock/http/socket-test-support.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dockerfile = readFileSync(path.join(root, 'Dockerfile'), 'utf8').replace(/\\\n\s*/g, ' ');
@@ -41,6 +43,30 @@ function freePort(): Promise<number> {
   });
 }
 
+/** Runs the image's CMD with `containerEnv`, resolving once it listens. */
+async function startCmd(containerEnv: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  const [command, ...args] = jsonArgs('CMD');
+  const child = spawn(command === 'node' ? process.execPath : command!, args, { cwd: root, env: containerEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the CMD did not start: ${output}`)), 20_000);
+      child.stdout!.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('listening on')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.once('exit', (code) => reject(new Error(`the CMD exited with ${code}: ${output}`)));
+    });
+  } catch (error) {
+    child.kill('SIGTERM');
+    throw error;
+  }
+  return child;
+}
+
 describe('Dockerfile', () => {
   it('runs on node:20-slim as a non-root user, with a health check on /_sim/health', () => {
     expect(runtime[0]).toBe('FROM node:20-slim');
@@ -59,21 +85,8 @@ describe('Dockerfile', () => {
   it('serves the API with its CMD, and its HEALTHCHECK passes', async () => {
     const port = await freePort();
     const containerEnv = { ...process.env, ...env(), ENERGY_SIM_HOST: '127.0.0.1', ENERGY_SIM_PORT: String(port) };
-    const [command, ...args] = jsonArgs('CMD');
-    const child = spawn(command === 'node' ? process.execPath : command!, args, { cwd: root, env: containerEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = await startCmd(containerEnv);
     try {
-      let output = '';
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`the CMD did not start: ${output}`)), 20_000);
-        child.stdout!.on('data', (chunk: Buffer) => {
-          output += chunk.toString();
-          if (output.includes('listening on')) {
-            clearTimeout(timer);
-            resolve();
-          }
-        });
-        child.once('exit', (code) => reject(new Error(`the CMD exited with ${code}: ${output}`)));
-      });
       const price = await fetch(`http://127.0.0.1:${port}/v1/tron/price?rentalCount=65000&period=1h`, { headers: { 'API-KEY': 'demo-key' } });
       expect((await price.json()).data.trxPrice).toBe('4.23');
       const [hcCommand, ...hcArgs] = jsonArgs('HEALTHCHECK');
@@ -87,4 +100,46 @@ describe('Dockerfile', () => {
     expect(env().ENERGY_SIM_HOST).toBe('0.0.0.0');
     expect(env().ENERGY_SIM_TOKEN).toBeUndefined();
   });
+});
+
+describe('examples/docker-compose.yml', () => {
+  const compose = parseYaml(readFileSync(path.join(root, 'examples/docker-compose.yml'), 'utf8')) as {
+    services: Record<string, { environment?: Record<string, string>; ports?: string[] }>;
+  };
+  const service = compose.services['energy-sim']!;
+  /** The service's environment with `${VAR:-default}` at its default and /app/ paths in this checkout. */
+  const serviceEnv = Object.fromEntries(
+    Object.entries(service.environment ?? {}).map(([name, value]) => [
+      name,
+      String(value)
+        .replace(/\$\{\w+:-([^}]*)\}/g, '$1')
+        .replace(/^\/app\//, `${root}/`),
+    ]),
+  );
+
+  it('leaves the Host check on in the image, so a published port stays closed to DNS rebinding', () => {
+    expect(env().ENERGY_SIM_ALLOWED_HOSTS).toBeUndefined();
+    expect(serviceEnv.ENERGY_SIM_ALLOWED_HOSTS).not.toMatch(/\ball\b/);
+  });
+
+  it('lets the app reach the simulator by its service name and the host by the mapped port, and no other name', async () => {
+    const port = await freePort();
+    const child = await startCmd({ ...process.env, ...env(), ...serviceEnv, ENERGY_SIM_HOST: '127.0.0.1', ENERGY_SIM_PORT: String(port) });
+    try {
+      const mapped = service.ports!.map((mapping) => mapping.split(':').slice(0, -2).join(':') || 'localhost');
+      const serviceHost = `energy-sim:${port}`;
+      for (const host of [serviceHost, ...mapped.map((address) => `${address}:${port}`), `localhost:${port}`]) {
+        const price = await rawRequest(port, 'GET', '/v1/tron/price?rentalCount=65000&period=1h', { host, 'api-key': 'demo-key' });
+        expect(price.status, `${host}: ${price.text}`).toBe(200);
+      }
+      // The app's tests drive /_sim with the token, by the service name.
+      const token = { host: serviceHost, authorization: `Bearer ${serviceEnv.ENERGY_SIM_TOKEN}`, 'content-type': 'application/json' };
+      expect((await rawRequest(port, 'POST', '/_sim/accounts', token, '{"balance":{"trx":"5"}}')).status).toBe(201);
+      const rebound = await rawRequest(port, 'GET', '/v1/account', { host: `evil.example:${port}`, 'api-key': 'demo-key' });
+      expect(rebound.status).toBe(403);
+      expect(rebound.body.msg).toMatch(/--allowed-hosts evil\.example/);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  }, 30_000);
 });

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { SimulatorError, TIMING_PROFILES, type TimingProfile } from '../engine/index.ts';
 import { isLoopback } from '../http/control-guard.ts';
+import { parseAllowedHosts } from '../http/request-guard.ts';
 import { createSimulatorServer } from '../node-server.ts';
 import { createSimulator, type ScenarioInput } from '../simulator.ts';
 import { CliError } from './cli-error.ts';
@@ -20,6 +21,9 @@ scenario: a demo account with API key demo-key, 1000 TRX and 100 USDT.
 Options (each has an environment variable; the flag wins):
   --port N            Port to listen on (ENERGY_SIM_PORT, default 8787; 0 picks a free one)
   --host ADDR         Interface to bind (ENERGY_SIM_HOST, default 127.0.0.1)
+  --allowed-hosts A,B Host names answered besides localhost, IP addresses and --host;
+                      '.example.com' adds a domain and its subdomains, 'all' turns the
+                      check off behind a proxy (ENERGY_SIM_ALLOWED_HOSTS)
   --config FILE       JSON or YAML scenario: accounts, balances, prices, delays, rules,
                       activated addresses, supply (ENERGY_SIM_CONFIG)
   --seed N            Seed of ids, addresses, txIds and outcomes (ENERGY_SIM_SEED, default 1)
@@ -37,6 +41,8 @@ Options (each has an environment variable; the flag wins):
 export interface ServeOptions {
   port: number;
   host: string;
+  /** Host names answered besides localhost, IP addresses and `host`; 'all' turns the check off. */
+  allowedHosts?: string[] | 'all' | undefined;
   config?: string | undefined;
   seed?: number | undefined;
   clock?: 'real' | 'manual' | undefined;
@@ -59,6 +65,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
       options: {
         port: { type: 'string' },
         host: { type: 'string' },
+        'allowed-hosts': { type: 'string' },
         config: { type: 'string' },
         seed: { type: 'string' },
         clock: { type: 'string' },
@@ -92,9 +99,18 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
     if (raw === '') throw new CliError(`--${name} must not be empty; omit it to run without one.`);
     return raw;
   };
+  const hostList = (raw: string | undefined): string[] | 'all' | undefined => {
+    if (raw === undefined || raw.trim() === '') return undefined;
+    try {
+      return parseAllowedHosts(raw);
+    } catch (error) {
+      throw new CliError(`--allowed-hosts: ${(error as Error).message}`);
+    }
+  };
   return {
     port: integer('port', values.port ?? env.ENERGY_SIM_PORT, 0, 65535) ?? 8787,
     host: values.host ?? env.ENERGY_SIM_HOST ?? '127.0.0.1',
+    allowedHosts: hostList(values['allowed-hosts'] ?? env.ENERGY_SIM_ALLOWED_HOSTS),
     config: values.config ?? env.ENERGY_SIM_CONFIG,
     seed: integer('seed', values.seed ?? env.ENERGY_SIM_SEED, 0, 2 ** 32 - 1),
     clock: oneOf('clock', values.clock ?? env.ENERGY_SIM_CLOCK, ['real', 'manual'] as const),
@@ -171,7 +187,7 @@ export async function serve(
   if (!options.quiet) {
     simulator.journal.subscribe((entry) => log.request(entry));
   }
-  const server = createSimulatorServer(simulator);
+  const server = createSimulatorServer(simulator, { host: options.host, allowedHosts: options.allowedHosts });
   server.listen(options.port, options.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

@@ -8,6 +8,8 @@ export const ERROR_CODES = {
   apiKeyUnknown: { code: 10002, status: 401 },
   rateLimited: { code: 10003, status: 429 },
   controlUnauthorized: { code: 10004, status: 401 },
+  hostNotAllowed: { code: 10005, status: 403 },
+  crossSiteWrite: { code: 10006, status: 403 },
   parameterMissing: { code: 20001, status: 400 },
   parameterInvalid: { code: 20002, status: 400 },
   bodyInvalid: { code: 20003, status: 400 },
@@ -19,6 +21,10 @@ export const ERROR_CODES = {
   orderNotFound: { code: 40401, status: 404 },
   notFound: { code: 40400, status: 404 },
   methodNotAllowed: { code: 40500, status: 405 },
+  // Answered for Node's HTTP parser, which refuses these before a request exists.
+  requestTimeout: { code: 40800, status: 408 },
+  expectationFailed: { code: 41700, status: 417 },
+  headersTooLarge: { code: 43100, status: 431 },
   internal: { code: 50000, status: 500 },
 } as const;
 

@@ -2,6 +2,7 @@
  * Assembles the Hono app: the simulated API, the control plane, one error handler
  * that turns every failure into the error envelope, the journal and the limits.
  */
+import type { IncomingMessage } from 'node:http';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
@@ -16,8 +17,10 @@ import { controlRoutes, type ControlContext } from './control-routes.ts';
 import { dashboardRoutes } from './dashboard-routes.ts';
 import { docsRoutes } from './docs-routes.ts';
 import { envelopeTime } from './envelope.ts';
+import { CLIENT_CLOSED_NOTE, CLIENT_CLOSED_STATUS, clientClosed, unexpectedError } from './error-boundary.ts';
 import { JOURNAL_BODY_LIMIT, type Journal, type JournalDraft } from './journal.ts';
 import { redactBody, redactKeys } from './journal-redaction.ts';
+import { jsonDepth, MAX_JSON_DEPTH } from './request-params.ts';
 
 export interface AppOptions {
   engine: Engine;
@@ -37,6 +40,21 @@ const UNJOURNALED = new Set(['/_sim/journal', '/_sim/health', '/_sim/events', '/
 
 /** Pages that hold no data; the data they fetch is guarded like any control call. */
 const OPEN_PAGES = new Set(['/_sim/health', '/_sim/ui']);
+
+/**
+ * A request body as the journal keeps it. Redacting parses and re-serialises a JSON body,
+ * which overflows the stack on deep nesting: such a body (refused anyway) is not kept,
+ * since keeping it raw could keep a key.
+ */
+function journalBody(text: string): string {
+  const unkept = `[body not kept: it nests deeper than ${MAX_JSON_DEPTH} levels]`;
+  if (jsonDepth(text) > MAX_JSON_DEPTH) return unkept;
+  try {
+    return redactBody(text).slice(0, JOURNAL_BODY_LIMIT);
+  } catch {
+    return '[body not kept: it could not be redacted]';
+  }
+}
 
 /**
  * Creates the app.
@@ -73,7 +91,7 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     if (account) entry.account = account.walletAddress;
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && c.res.status !== 413) {
       const text = await c.req.text().catch(() => '');
-      if (text) entry.body = redactBody(text).slice(0, JOURNAL_BODY_LIMIT);
+      if (text) entry.body = journalBody(text);
     }
     journal.record(entry, q !== -1 ? { query: url.slice(q + 1) } : undefined);
   });
@@ -91,12 +109,19 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
   const limitBody = bodyLimit({
     maxSize: options.maxBodyBytes,
     onError: () => {
-      throw new SimulatorError('bodyTooLarge', `The request body is larger than ${options.maxBodyBytes} bytes; send a smaller body.`);
+      throw tooLarge();
     },
   });
   // bodyLimit reads request.body, which makes @hono/node-server build a full Request
   // (about 15% of a GET's CPU in the profile); a GET or HEAD carries no body to limit.
-  app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
+  // (a GET's declared oversized body is refused all the same: it is never read, and is
+  // drained by the Node server, but every oversized body gets the one answer, 413).
+  const tooLarge = (): SimulatorError => new SimulatorError('bodyTooLarge', `The request body is larger than ${options.maxBodyBytes} bytes; send a smaller body.`);
+  app.use('*', (c, next) => {
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return limitBody(c, next);
+    if (Number(c.req.header('content-length') ?? 0) > options.maxBodyBytes) throw tooLarge();
+    return next();
+  });
   const guard = controlGuard(options.controlOptions ?? {}, options.remoteAddress);
   app.use('/_sim/*', async (c, next) => {
     if (OPEN_PAGES.has(c.req.path) || c.req.path.startsWith('/_sim/ui/')) return next();
@@ -136,9 +161,14 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
       simError = error;
     } else if (error instanceof HTTPException) {
       simError = new SimulatorError(error.status === 413 ? 'bodyTooLarge' : 'bodyInvalid', error.message || 'The request could not be read.');
+    } else if (clientClosed((c.env as { incoming?: IncomingMessage } | undefined)?.incoming)) {
+      // The client went away while its body was read: nothing was done and nobody reads the
+      // answer; the journal says so (nginx's 499), the error log stays for simulator bugs.
+      c.set('responseBody', { note: CLIENT_CLOSED_NOTE });
+      return c.body(null, CLIENT_CLOSED_STATUS as ContentfulStatusCode);
     } else {
       options.onUnexpectedError?.(error);
-      simError = new SimulatorError('internal', `Unexpected simulator error: ${(error as Error)?.message ?? String(error)}. This is a simulator bug; please report it.`);
+      simError = unexpectedError(error);
     }
     return errorResponse(c, simError);
   });

@@ -20,11 +20,13 @@ import { SimulatorError, type Account, type Engine, type Order, type PeriodCode 
 import { accountData, orderCreatedData, orderRecord, priceQuoteData, SUCCESS_MESSAGES } from './api-routes.ts';
 import type { SimEnv } from './context.ts';
 import { envelopeText } from './envelope.ts';
+import { CLIENT_CLOSED_NOTE, CLIENT_CLOSED_STATUS, createErrorBoundary, type ErrorBoundary } from './error-boundary.ts';
 import type { FaultInjector } from './fault-injector.ts';
 import { JOURNAL_BODY_LIMIT, type Journal, type JournalDraft } from './journal.ts';
 import { redactBody } from './journal-redaction.ts';
 import { addPlainPairs } from './plain-pairs.ts';
 import { createReadDataCache, type ReadDataCache } from './read-data-cache.ts';
+import { routableHost } from './request-origin.ts';
 import { passes } from './validate.ts';
 
 export interface FastPathContext {
@@ -36,6 +38,8 @@ export interface FastPathContext {
   app: Pick<Hono<SimEnv>, 'fetch'>;
   /** Largest request body accepted, bytes (the app's limit). */
   maxBodyBytes: number;
+  /** Reports unexpected errors, as the app's `onError` does. */
+  onUnexpectedError?: ((error: unknown) => void) | undefined;
 }
 
 type Params = Record<string, unknown>;
@@ -86,6 +90,7 @@ const FORM = 'application/x-www-form-urlencoded';
  */
 export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage, res: ServerResponse) => boolean {
   const { engine, journal, faults } = ctx;
+  const boundary = createErrorBoundary(ctx);
   const cache = createReadDataCache(engine);
   const validators: Record<string, ReturnType<SpecValidators['request']> | undefined> = {
     getPrice: ctx.apiValidators.request('getPrice'),
@@ -124,7 +129,8 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
 
   function serveRead(req: IncomingMessage, res: ServerResponse, url: string, q: number, path: string, rawPath: string): boolean {
     const route = READ_ROUTES.get(path);
-    if (!route) return false;
+    // A body on a read is Hono's to refuse (413 when over the limit).
+    if (!route || req.headers['content-length'] !== undefined) return false;
     const started = performance.now();
     const account = knownAccount(req);
     if (!account) return false;
@@ -157,9 +163,14 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
     const finish = (): void => {
       if (done) return;
       done = true;
-      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-      const text = body.toString('utf8');
-      if (!createOrder(req, res, url, q, rawPath, text, started)) void replay(ctx.app, req, res, body);
+      // Runs from the body's events, outside the server's listener: nothing may escape it.
+      try {
+        const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+        const text = body.toString('utf8');
+        if (!createOrder(req, res, url, q, rawPath, text, started)) void replay(ctx.app, req, res, body, boundary);
+      } catch (error) {
+        boundary.fail(req, res, error);
+      }
     };
     // Node's parser delivers exactly Content-Length bytes, so the last one ends the body:
     // answering then, not at 'end', saves the stream another turn through its ticks.
@@ -169,7 +180,13 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
       if (received >= size) finish();
     });
     req.on('end', finish);
-    req.on('error', () => res.destroy());
+    // The client went away mid-body: its doing, journaled as such, not reported as a bug.
+    req.on('error', () => {
+      if (done) return;
+      done = true;
+      journal.record({ at: engine.clock.now(), method: 'POST', path: rawPath, status: CLIENT_CLOSED_STATUS, durationMs: 0, operation: 'createOrder', response: { note: CLIENT_CLOSED_NOTE } });
+      res.destroy();
+    });
     return true;
   }
 
@@ -223,14 +240,14 @@ function draft(engine: Engine, method: string, path: string, operation: string, 
  * Answers a request whose body the fast path has read through the Hono app, with that
  * body: the rejections are rare, and this keeps their wording in one place.
  */
-async function replay(app: FastPathContext['app'], req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> {
+async function replay(app: FastPathContext['app'], req: IncomingMessage, res: ServerResponse, body: Buffer, boundary: ErrorBoundary): Promise<void> {
   try {
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) {
       if (value === undefined) continue;
       for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
     }
-    const request = new Request(`http://${req.headers.host ?? '127.0.0.1'}${req.url ?? '/'}`, { method: req.method!, headers, body: new Uint8Array(body) });
+    const request = new Request(`http://${routableHost(req)}${req.url ?? '/'}`, { method: req.method!, headers, body: new Uint8Array(body) });
     const response = await app.fetch(request, { incoming: req, outgoing: res });
     const answerBody = Buffer.from(await response.arrayBuffer());
     const out: Record<string, string> = {};
@@ -240,8 +257,8 @@ async function replay(app: FastPathContext['app'], req: IncomingMessage, res: Se
     out['content-length'] = String(answerBody.length);
     res.writeHead(response.status, out);
     res.end(answerBody);
-  } catch {
-    // The app answers every error itself; only a broken socket lands here.
-    res.destroy();
+  } catch (error) {
+    // The app answers its own errors; a broken socket or a request that cannot be rebuilt lands here.
+    boundary.fail(req, res, error);
   }
 }

@@ -9,6 +9,14 @@ const FORM = 'application/x-www-form-urlencoded';
 const JSON_READABLE = new Set(['application/json', 'text/plain', FORM, '']);
 
 /**
+ * How deep a control-plane JSON body may nest. The deepest body the control plane takes
+ * (a rule or a fault) nests 3 levels; deeper input is refused before anything recurses
+ * over it (validation messages and the journal's redaction serialise it), which at a few
+ * thousand levels overflows the stack (issue 14, item 6).
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/**
  * Reads the parameters of a request. A parameter may come from the query string or the
  * body; given twice with different values it is rejected, because guessing which one the
  * caller meant would hide a bug in their client.
@@ -62,9 +70,41 @@ export async function readJsonBody(c: Context): Promise<unknown> {
   if (type !== undefined && !JSON_READABLE.has(type)) {
     throw new SimulatorError('contentTypeUnsupported', `Unsupported content type '${type}': the control plane takes application/json.`);
   }
+  if (jsonDepth(text) > MAX_JSON_DEPTH) {
+    throw new SimulatorError('bodyInvalid', `The body nests arrays or objects deeper than ${MAX_JSON_DEPTH} levels; send a flatter JSON object.`);
+  }
   try {
     return JSON.parse(text);
   } catch (error) {
     throw new SimulatorError('bodyInvalid', `The body is not valid JSON (${(error as Error).message}); send a JSON object.`);
   }
+}
+
+/**
+ * The deepest nesting of `[` and `{` in a JSON text, outside strings; one pass and no
+ * recursion, so it is safe on any input (an invalid text is measured as far as it goes).
+ * Hand-written: JSON.parse has no depth option, and a streaming parser to get one would
+ * be a dependency for ten lines.
+ *
+ * @example
+ *   jsonDepth('{"a":[1,{"b":"[["}]}'); // 3
+ */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 92 /* \\ */) i++;
+      else if (ch === 34 /* " */) inString = false;
+    } else if (ch === 34) {
+      inString = true;
+    } else if (ch === 91 /* [ */ || ch === 123 /* { */) {
+      if (++depth > deepest) deepest = depth;
+    } else if (ch === 93 /* ] */ || ch === 125 /* } */) {
+      depth--;
+    }
+  }
+  return deepest;
 }

@@ -37,7 +37,7 @@ function describeOne(e: ErrorObject, original: Record<string, unknown>, noun: st
   const name = path || '(body)';
   const top = path.split('.')[0] ?? '';
   const raw = top in original ? valueAt(original, path) : undefined;
-  const got = raw === undefined ? '' : ` (got ${typeof raw === 'string' ? `'${raw.length > 80 ? `${raw.slice(0, 80)}…` : raw}'` : JSON.stringify(raw)})`;
+  const got = raw === undefined ? '' : ` (got ${preview(raw)})`;
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
     case 'type':
@@ -68,6 +68,19 @@ function describeOne(e: ErrorObject, original: Record<string, unknown>, noun: st
     default:
       return `${noun} '${name}' ${e.message ?? 'is invalid'}${got}.`;
   }
+}
+
+/**
+ * A value as the message quotes it: at most 80 characters, and never a throw. Any value
+ * can reach here (the JSON bodies nest freely), and JSON.stringify overflows the stack on
+ * deep nesting, so objects are named by their shape rather than serialised.
+ */
+function preview(raw: unknown): string {
+  const cut = (text: string): string => (text.length > 80 ? `${text.slice(0, 80)}…` : text);
+  if (typeof raw === 'string') return `'${cut(raw)}'`;
+  if (Array.isArray(raw)) return `an array of ${raw.length} item${raw.length === 1 ? '' : 's'}`;
+  if (typeof raw === 'object' && raw !== null) return 'an object';
+  return cut(String(raw));
 }
 
 function valueAt(value: Record<string, unknown>, path: string): unknown {

@@ -318,6 +318,8 @@ export interface components {
          *     | 10002 | 401 | `API-KEY` names no account |
          *     | 10003 | 429 | rate limit exceeded |
          *     | 10004 | 401 | control-plane token missing or wrong (control plane only) |
+         *     | 10005 | 403 | `Host` header not an allowed name, or missing (over a socket; see `--allowed-hosts`) |
+         *     | 10006 | 403 | cross-site control-plane write: a foreign `Origin` or `Sec-Fetch-Site` (over a socket) |
          *     | 20001 | 400 | required parameter missing |
          *     | 20002 | 400 | parameter breaks its rule (type, enum, minimum, address) |
          *     | 20003 | 400 | body unreadable, or a parameter given twice with different values |
@@ -329,6 +331,9 @@ export interface components {
          *     | 40401 | 404 | order not found |
          *     | 40400 | 404 | unknown path |
          *     | 40500 | 405 | method not allowed |
+         *     | 40800 | 408 | request not received in time (refused by Node's HTTP parser) |
+         *     | 41700 | 417 | an `Expect` other than `100-continue` |
+         *     | 43100 | 431 | request headers over 16 KiB (refused by Node's HTTP parser) |
          *     | 50000 | 500 | unexpected simulator error |
          */
         ErrorEnvelope: components["schemas"]["Envelope"] & {

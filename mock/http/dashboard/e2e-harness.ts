@@ -8,22 +8,13 @@ import { existsSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createAdaptorServer } from '@hono/node-server';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { createSimulatorServer } from '../../node-server.ts';
 import { createSimulator, type Simulator, type SimulatorOptions } from '../../simulator.ts';
+import { CHROMIUM_ARGS } from '../chromium-test-support.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 export const OTHER_ADDRESS = 'TAcN9gFvXZAxsWQQzWWbydBmscBHnEi5nZ';
@@ -37,12 +28,12 @@ const missing = existsSync(CHROMIUM)
 
 /** Registers the browser's launch and close in the calling test file. */
 export function useBrowser(): void {
-beforeAll(async () => {
-  if (!missing) browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-});
+  beforeAll(async () => {
+    if (!missing) browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
 }
 
 export function requireBrowser(): Browser {
@@ -60,7 +51,8 @@ export interface Running {
 
 export async function startServer(options: SimulatorOptions): Promise<Running> {
   const sim = createSimulator(options);
-  const server = createAdaptorServer({ fetch: sim.app.fetch });
+  // The server the CLI runs, so the page's writes pass its Host and cross-site checks.
+  const server = createSimulatorServer(sim);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', resolve);

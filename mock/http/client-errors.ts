@@ -1,0 +1,125 @@
+/**
+ * Requests that Node's own HTTP parser refuses (garbage, two Content-Lengths, headers over
+ * its limit, an `Expect` other than 100-continue) never reach the app; Node would answer
+ * them with a bare status line and cut the connection, dropping the answers still owed to
+ * valid requests pipelined ahead of the bad one. This answers them with the error envelope,
+ * after those answers (issue 14, item 14). What Node does not let us do is in the README's
+ * Limits.
+ */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { SimulatorError, type Engine } from '../engine/index.ts';
+import { errorEnvelopeText } from './error-boundary.ts';
+
+/** The responses a connection may still owe (finished ones included), in the order they will be written. */
+export type OwedResponses = (socket: Socket) => readonly ServerResponse[];
+
+/** Ends a socket that will not close itself after its last answer: a peer that keeps sending gets no more time than this. */
+const LINGER_MS = 2000;
+
+/**
+ * Tracks the responses each connection owes; call `track` for every request.
+ *
+ * A list per socket, pruned of finished responses as it grows, rather than a listener per
+ * response: this runs for every request, and two listeners each cost ~5% of a read's
+ * throughput; the list is only read when a connection sends something Node refuses.
+ *
+ * @example
+ *   const owed = createOwedResponses();
+ *   server.on('request', (req, res) => owed.track(res));
+ */
+export function createOwedResponses(): { track(res: ServerResponse): void; owed: OwedResponses } {
+  const bySocket = new WeakMap<Socket, ServerResponse[]>();
+  return {
+    track(res) {
+      const socket = res.req.socket;
+      let list = bySocket.get(socket);
+      if (list === undefined) bySocket.set(socket, (list = []));
+      else if (list.length >= 8) list = pruned(socket, list);
+      list.push(res);
+    },
+    owed: (socket) => bySocket.get(socket) ?? [],
+  };
+
+  function pruned(socket: Socket, list: ServerResponse[]): ServerResponse[] {
+    const open = list.filter((res) => !res.writableFinished && !res.destroyed);
+    bySocket.set(socket, open);
+    return open;
+  }
+}
+
+/**
+ * The status and wording of a parser error.
+ *
+ * @example
+ *   parserError({ code: 'HPE_HEADER_OVERFLOW' }).status; // 431
+ */
+export function parserError(error: NodeJS.ErrnoException): SimulatorError {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new SimulatorError('headersTooLarge', 'The request headers are larger than the server accepts (16 KiB in all); send fewer or shorter headers.');
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new SimulatorError('requestTimeout', 'The request was not received in time; send it again, whole.');
+    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
+    case 'HPE_INVALID_CONTENT_LENGTH':
+      return new SimulatorError('bodyInvalid', `The request's Content-Length is invalid or given more than once (${error.code}); send one Content-Length, or Transfer-Encoding: chunked.`);
+    default:
+      return new SimulatorError('bodyInvalid', `The request is not valid HTTP/1.1 (${error.code ?? 'parse error'}); check the request line, the headers and the body framing.`);
+  }
+}
+
+/**
+ * Answers the parser's refusals on `server` with the envelope: `clientError` after every
+ * answer the connection owes, and `checkExpectation` (an `Expect` that is not
+ * 100-continue) with 417.
+ *
+ * @example
+ *   const { track, owed } = createOwedResponses();
+ *   answerClientErrors(server, sim.engine, owed);
+ */
+export function answerClientErrors(server: Server, engine: Engine, owed: OwedResponses): void {
+  const answered = new WeakSet<Socket>();
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    // The parser calls again for every later chunk it cannot read; one answer per connection.
+    if (answered.has(socket)) return;
+    answered.add(socket);
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const text = errorEnvelopeText(engine, parserError(error));
+    const write = (): void => {
+      if (!socket.writable) return void socket.destroy();
+      const status = parserError(error).status;
+      socket.end(
+        `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+      );
+      setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    };
+    // Answers owed to complete requests ahead of the bad one come first, and so does one
+    // already under way; a request whose own body the parser refused will never complete,
+    // and unless its answer has started, this answer stands for it.
+    const waiting = owed(socket).filter((res) => !res.writableFinished && !res.destroyed && (res.req.complete || res.headersSent));
+    if (waiting.length === 0) return write();
+    let left = waiting.length;
+    for (const res of waiting) {
+      const done = (): void => {
+        if (--left === 0) write();
+      };
+      res.once('finish', done);
+      res.once('close', () => {
+        if (!res.writableFinished) done();
+      });
+    }
+  });
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const text = errorEnvelopeText(
+      engine,
+      new SimulatorError('expectationFailed', `Expect: ${String(req.headers.expect)} is not supported; send Expect: 100-continue or no Expect header.`),
+    );
+    res.writeHead(417, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), connection: 'close' });
+    res.end(text);
+  });
+}
+
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };

@@ -1,0 +1,220 @@
+/**
+ * What a web page must not do to a simulator listening on a socket: read it through a
+ * DNS-rebound name (the Host check, as Vite's `server.allowedHosts` after CVE-2025-24010
+ * and webpack-dev-server's `allowedHosts` do), or change the control plane with a
+ * cross-site request (a foreign `Origin`, `Sec-Fetch-Site`, or a body that is not JSON:
+ * `text/plain`, forms and multipart are the bodies a browser sends cross-site without
+ * a preflight).
+ *
+ * Only the Node listener calls it (mock/node-server.ts). The in-process `sim.fetch` and
+ * `app.request` are not reachable from a web page, so they are not checked.
+ *
+ * Hand-written: the dev-server checks are middleware of their own servers, not
+ * libraries, and the rules fit in a few lines.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
+import { SimulatorError, type Engine } from '../engine/index.ts';
+import { envelopeTime } from './envelope.ts';
+
+export interface RequestGuardOptions {
+  /**
+   * Host names allowed besides the defaults (`localhost`, `*.localhost`, every IP
+   * address, and `host`): `'energy-sim'`, or `'.example.com'` for a domain and its
+   * subdomains. `'all'` turns the Host check off (behind a proxy, in a container).
+   */
+  allowedHosts?: readonly string[] | 'all' | undefined;
+  /** The address the server listens on (`--host`); always allowed. */
+  host?: string | undefined;
+}
+
+/** The parts of a request the guard reads. */
+export interface GuardedRequest {
+  method: string;
+  /** The request target as sent: `/path?query`, or an absolute URL. */
+  url: string;
+  /** Lower-case names, as Node gives them. */
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const HOST_HEADER = /^(\[[0-9a-f:.]+\]|[^:[\]\s/@?#]+)(?::(\d{1,5}))?$/i;
+
+const first = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+
+/** The host name of a Host header value, lower case and without a trailing dot; undefined when it is not one. */
+function hostName(host: string): string | undefined {
+  const match = HOST_HEADER.exec(host.trim());
+  return match ? match[1]!.toLowerCase().replace(/\.$/, '') : undefined;
+}
+
+/** A name given to --allowed-hosts (or --host), normalised as hostName() normalises a header's. */
+function normaliseName(name: string): string {
+  const lower = name.trim().toLowerCase().replace(/\.$/, '');
+  return isIP(lower) === 6 ? `[${lower}]` : lower;
+}
+
+/**
+ * Reads `--allowed-hosts` / `ENERGY_SIM_ALLOWED_HOSTS`: names separated by commas, or
+ * `all`. Throws an Error whose message names the wrong entry and the fix.
+ *
+ * @example
+ *   parseAllowedHosts('energy-sim,.example.com'); // ['energy-sim', '.example.com']
+ *   parseAllowedHosts('all'); // 'all'
+ */
+export function parseAllowedHosts(raw: string): string[] | 'all' {
+  const names = raw
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  if (names.some((name) => name.toLowerCase() === 'all')) {
+    if (names.length > 1) throw new Error(`'all' turns the Host check off and stands alone (got '${raw}').`);
+    return 'all';
+  }
+  for (const name of names) {
+    const bare = name.startsWith('.') ? name.slice(1) : name;
+    if (isIP(bare.replace(/^\[|\]$/g, '')) !== 0) continue;
+    if (!/^[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?$/i.test(bare)) {
+      throw new Error(
+        `'${name}' is not a host name: give names without scheme, port or path (any port is allowed), such as 'energy-sim' or '.example.com' for a domain and its subdomains, or 'all'.`,
+      );
+    }
+  }
+  return names;
+}
+
+/** The path as the Hono app routes it: dot segments resolved, percent-escapes decoded. */
+function routedPath(url: string): string {
+  let path: string;
+  try {
+    // Not resolved against a base: '//_sim/reset' would read as host '_sim', path '/reset'.
+    path = new URL(url.startsWith('/') ? `http://guard.invalid${url}` : url).pathname;
+  } catch {
+    return url;
+  }
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
+
+/** Whether `origin` is the simulator's own: http or https, and the same host and port as the Host header. */
+function isOwnOrigin(origin: string, host: string): boolean {
+  try {
+    const { protocol, host: originHost } = new URL(origin);
+    if (protocol !== 'http:' && protocol !== 'https:') return false;
+    // Parsed with the Origin's scheme, so a default port matches its absence.
+    return origin === `${protocol}//${originHost}` && new URL(`${protocol}//${host}`).host === originHost;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Creates the guard: it answers the refusal of a request, or null to let it through.
+ *
+ * - Host: a request whose Host header is not an allowed name is refused (403, code
+ *   10005). Allowed: `localhost` and `*.localhost` (browsers resolve them to loopback
+ *   themselves), every IP address (DNS rebinding needs a name), the `host` the server
+ *   listens on, and `allowedHosts`. A request with no Host at all (HTTP/1.0) is
+ *   refused too, even with `'all'`: the app cannot build its URL without one.
+ * - Cross-site writes to the control plane (`/_sim`, POST, PUT, PATCH, DELETE): refused
+ *   (403, code 10006) when `Origin` is present and not this simulator's own, or when
+ *   `Sec-Fetch-Site` says `cross-site` or `same-site`; a body that is not
+ *   `application/json` is refused with 415 (code 20005). A write with no body (`curl -X
+ *   POST .../_sim/reset`) needs no content type.
+ *
+ * @example
+ *   const guard = createRequestGuard({ host: '0.0.0.0', allowedHosts: ['energy-sim'] });
+ *   guard({ method: 'GET', url: '/v1/account', headers: { host: 'evil.example:8787' } }); // SimulatorError 403, code 10005
+ *   guard({ method: 'GET', url: '/v1/account', headers: { host: 'energy-sim:8787' } }); // null
+ */
+export function createRequestGuard(options: RequestGuardOptions = {}): (request: GuardedRequest) => SimulatorError | null {
+  const all = options.allowedHosts === 'all';
+  const exact = new Set(['localhost']);
+  const suffixes = ['.localhost'];
+  if (options.host) exact.add(normaliseName(options.host));
+  for (const name of all ? [] : (options.allowedHosts ?? [])) {
+    const normal = normaliseName(name);
+    if (normal.startsWith('.')) {
+      suffixes.push(normal);
+      exact.add(normal.slice(1));
+    } else {
+      exact.add(normal);
+    }
+  }
+  const allowedName = (name: string): boolean =>
+    exact.has(name) || suffixes.some((suffix) => name.endsWith(suffix)) || isIP(name.replace(/^\[|\]$/g, '')) !== 0;
+
+  return ({ method, url, headers }) => {
+    const host = first(headers.host);
+    if (host === undefined) {
+      // The app builds its URL from the Host, so without one it could only fail bare.
+      return new SimulatorError(
+        'hostNotAllowed',
+        "The request has no Host header: HTTP/1.1 requires one and every browser sends it. Send the name you reach the simulator by, such as 'Host: 127.0.0.1:8787'.",
+      );
+    }
+    if (!all) {
+      const name = hostName(host);
+      if (name === undefined || !allowedName(name)) {
+        const suggestion = name ?? 'NAME';
+        return new SimulatorError(
+          'hostNotAllowed',
+          `Host '${host}' is not allowed: the simulator answers only localhost, IP addresses, its --host and the names given with --allowed-hosts, which keeps DNS-rebinding web pages out. To allow it, start with --allowed-hosts ${suggestion} (or ENERGY_SIM_ALLOWED_HOSTS=${suggestion}), or --allowed-hosts all behind a proxy.`,
+        );
+      }
+    }
+    if (!STATE_CHANGING.has(method)) return null;
+    const path = routedPath(url);
+    // Repeated slashes too: refusing a path that routes nowhere costs nothing.
+    if (!/^\/+_sim(\/|$)/i.test(path)) return null;
+
+    const origin = first(headers.origin);
+    if (origin !== undefined && !isOwnOrigin(origin, host)) {
+      return new SimulatorError(
+        'crossSiteWrite',
+        `Cross-site write refused: ${method} ${path} came from Origin '${origin}', not from this simulator's own pages. The control plane takes writes from its own pages and from tools that send no Origin (curl, scripts, tests).`,
+      );
+    }
+    const site = first(headers['sec-fetch-site']);
+    if (site === 'cross-site' || site === 'same-site') {
+      return new SimulatorError(
+        'crossSiteWrite',
+        `Cross-site write refused: ${method} ${path} came from another site (Sec-Fetch-Site: ${site}). The control plane takes writes from its own pages and from tools such as curl.`,
+      );
+    }
+    const length = first(headers['content-length']);
+    const hasBody = headers['transfer-encoding'] !== undefined || (length !== undefined && Number(length) !== 0);
+    const type = first(headers['content-type']);
+    if (hasBody && (type === undefined || type.split(';', 1)[0]!.trim().toLowerCase() !== 'application/json')) {
+      return new SimulatorError(
+        'contentTypeUnsupported',
+        `The control plane reads JSON bodies only: send 'content-type: application/json' with ${method} ${path} (got ${type === undefined ? 'no content type' : `'${type}'`}).`,
+      );
+    }
+    return null;
+  };
+}
+
+/**
+ * The guard at the top of a Node request listener: answers a refused request with the
+ * error envelope and returns true; returns false for a request to serve.
+ *
+ * @example
+ *   const refuse = createNodeRequestGuard(sim.engine, { host: '127.0.0.1' });
+ *   http.createServer((req, res) => refuse(req, res) || serve(req, res));
+ */
+export function createNodeRequestGuard(engine: Engine, options: RequestGuardOptions = {}): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const guard = createRequestGuard(options);
+  return (req, res) => {
+    const refusal = guard({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers });
+    if (!refusal) return false;
+    const text = JSON.stringify({ code: refusal.code, msg: refusal.message, time: envelopeTime(engine), data: null });
+    res.writeHead(refusal.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    // Node reads and drops the unread body afterwards, so a keep-alive connection stays usable.
+    res.end(text);
+    return true;
+  };
+}
