@@ -5,7 +5,7 @@
  */
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { ADDRESS, createOrder, openDashboard, OTHER_ADDRESS, requireBrowser, row, saveScreenshot, startServer, text, useBrowser, WAIT_MS, waitForStatus } from './dashboard/e2e-harness.ts';
+import { ADDRESS, createOrder, openDashboard, OTHER_ADDRESS, requireBrowser, row, saveScreenshot, startServer, text, useBrowser, WAIT_MS, waitForStatus } from './dashboard/e2e-test-support.ts';
 
 useBrowser();
 
