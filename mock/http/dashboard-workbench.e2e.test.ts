@@ -3,6 +3,8 @@
  * page and checked through the control plane, the journal's filters and detail, the
  * order detail, the proxy-mode hook, hostile strings, and the narrow layout.
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { ADDRESS, createOrder, openDashboard, OTHER_ADDRESS, requireBrowser, row, saveScreenshot, startServer, text, useBrowser, WAIT_MS, waitForStatus } from './dashboard/e2e-test-support.ts';
@@ -209,6 +211,30 @@ describe('the dashboard as a workbench', () => {
       await server.close();
     }
   }, 90_000);
+
+  it('copies a curl command that the shell runs as the same request, quotes and all', async () => {
+    requireBrowser();
+    const server = await startServer({ clock: 'manual' });
+    const { page, errors, close } = await openDashboard(`${server.url}/_sim/ui`);
+    try {
+      const value = `it's "quoted" $(touch /tmp/never) \\ done`;
+      await page.fill('[data-testid="rule-match-value"]', value);
+      await button(page, 'Add rule').click();
+      await resultSays(page, 'rule-result', /^Added rule-1/);
+      await page.fill('[data-testid="filter-operation"]', 'addRule');
+      await page.locator('[data-testid="journal-row"]').first().click();
+      const curl = await text(page, '[data-testid="curl-command"]');
+      expect(curl).toContain("--data-raw '");
+      // Async: the server answering it runs in this process.
+      await promisify(execFile)('sh', ['-c', `${curl} -s -o /dev/null`]);
+      const rules = (await server.call('GET', '/_sim/rules')).rules;
+      expect(rules.map((r: { match: unknown }) => r.match)).toEqual([{ outOrderNo: value }, { outOrderNo: value }]);
+      expect(errors).toEqual([]);
+    } finally {
+      await close();
+      await server.close();
+    }
+  }, 60_000);
 
   it('opens an order with its timeline and advances a manual clock exactly to its next step', async () => {
     requireBrowser();
