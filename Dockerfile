@@ -24,6 +24,7 @@ COPY --from=build /app/dist ./dist
 COPY bin ./bin
 COPY spec ./spec
 COPY examples/scenario.yaml ./examples/scenario.yaml
+COPY mock/http/dashboard/static ./mock/http/dashboard/static
 # Commands run in /work, the one directory the node user may write: contract-report.json
 # and recordings land there (mount your directory on it to keep them); /app stays read-only.
 RUN mkdir /work && chown node:node /work

@@ -121,7 +121,7 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
   });
   const guard = controlGuard(options.controlOptions ?? {}, options.remoteAddress);
   app.use('/_sim/*', async (c, next) => {
-    if (OPEN_PAGES.has(c.req.path)) return next();
+    if (OPEN_PAGES.has(c.req.path) || c.req.path.startsWith('/_sim/ui/')) return next();
     return guard(c, next);
   });
   app.use(

@@ -1,6 +1,10 @@
 /**
  * The live dashboard's routes: the snapshot, the page and the event stream, in process.
  */
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createValidators, loadSpec } from '../../src/spec/loader.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
@@ -149,20 +153,58 @@ describe('GET /_sim/dashboard', () => {
 });
 
 describe('GET /_sim/ui', () => {
-  it('serves the self-contained page as HTML', async () => {
+  it('serves the page as HTML that loads only its own stylesheet and modules', async () => {
     const sim = createSimulator({ clock: 'manual' });
     const res = await sim.app.request('/_sim/ui');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('content-security-policy')).toContain("connect-src 'self'");
+    expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
     const html = await res.text();
     expect(html).toMatch(/^<!doctype html>/i);
     expect(html).toContain('data-testid="orders"');
-    expect(html).toContain("new EventSource(");
-    // Nothing from elsewhere: no CDN, no external script or stylesheet.
-    expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+stylesheet|https?:\/\/(?!www\.w3\.org)/);
+    expect(html).toContain('<script type="module" src="ui/main.js">');
+    // Nothing from elsewhere: no CDN, no external script or stylesheet, no inline script.
+    expect(html).not.toMatch(/https?:\/\/(?!www\.w3\.org)|<script>/);
     expect(sim.journal.size).toBe(0);
   });
+
+  it('serves every static file with its content type, nosniff, and no journal entry', async () => {
+    const sim = createSimulator({ clock: 'manual', control: { token: 't' } });
+    const dir = new URL('./dashboard/static/', import.meta.url);
+    const names = readdirSync(dir).filter((name) => name !== 'index.html');
+    expect(names).toEqual(expect.arrayContaining(['dashboard.css', 'main.js', 'journal.js']));
+    for (const name of names) {
+      const res = await sim.app.request(`/_sim/ui/${name}`);
+      expect(res.status, name).toBe(200);
+      expect(res.headers.get('content-type')).toBe(name.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(await res.text()).toBe(readFileSync(new URL(name, dir), 'utf8'));
+    }
+    expect(sim.journal.size).toBe(0);
+  });
+
+  it('answers 404 for a file the dashboard does not have, and never leaves its folder', async () => {
+    const sim = createSimulator({ clock: 'manual' });
+    for (const name of ['nope.js', 'index.html', '..%2Fassets.ts', '..%2F..%2Fcreate-app.ts', 'dashboard.css%00.js']) {
+      const res = await sim.app.request(`/_sim/ui/${name}`);
+      expect(res.status, name).toBe(404);
+    }
+  });
+
+  it('serves every static file from the built dist/ too', async () => {
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    const built = path.join(root, 'dist', 'mock', 'simulator.js');
+    execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' });
+    const { createSimulator: createBuilt } = (await import(pathToFileURL(built).href)) as typeof import('../simulator.ts');
+    const sim = createBuilt({ clock: 'manual' });
+    for (const name of readdirSync(path.join(root, 'mock/http/dashboard/static'))) {
+      const res = await sim.app.request(name === 'index.html' ? '/_sim/ui' : `/_sim/ui/${name}`);
+      expect(res.status, name).toBe(200);
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    }
+  }, 180_000);
 });
 
 describe('GET /_sim/events', () => {

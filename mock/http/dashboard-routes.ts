@@ -2,13 +2,13 @@
  * The live dashboard: the page at /_sim/ui, the snapshot it reads (/_sim/dashboard)
  * and the server-sent events that tell it when to read again (/_sim/events).
  */
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
 import type { components } from '../../src/generated/control.ts';
 import type { Engine, EngineEvent, Order } from '../engine/index.ts';
 import type { SimEnv } from './context.ts';
 import { accountView, orderView, settingsView, type ControlContext } from './control-routes.ts';
-import { DASHBOARD_PAGE } from './dashboard/page.ts';
+import { dashboardAssets } from './dashboard/assets.ts';
 import { sendJson } from './envelope.ts';
 import type { JournalEntry } from './journal.ts';
 import { readParams } from './request-params.ts';
@@ -169,14 +169,28 @@ export function dashboardRoutes(ctx: ControlContext): Hono<SimEnv> {
     return streamSSE(c, (stream) => pumpChanges(stream, ctx, signal));
   });
 
-  routes.get('/ui', (c) => {
-    c.set('operation', 'getDashboardPage');
+  const assets = dashboardAssets();
+  const sendAsset = (c: Context<SimEnv>, name: string): Response | undefined => {
+    const asset = assets.get(name);
+    if (!asset) return undefined;
     c.header('Cache-Control', 'no-cache');
     c.header('X-Content-Type-Options', 'nosniff');
-    // The page makes calls only to its own origin and loads nothing from elsewhere.
-    c.header('Content-Security-Policy', "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+    // The page and its scripts come from this origin only and call only this origin.
+    c.header('Content-Security-Policy', "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
     c.header('Referrer-Policy', 'no-referrer');
-    return c.html(DASHBOARD_PAGE);
+    c.header('Content-Type', asset.contentType);
+    return c.body(asset.body);
+  };
+
+  routes.get('/ui', (c) => {
+    c.set('operation', 'getDashboardPage');
+    return sendAsset(c, 'index.html')!;
+  });
+
+  // The page's stylesheet and ES modules; index.html is reached only as /_sim/ui.
+  routes.get('/ui/:file{[a-z][a-z0-9-]*\\.(?:css|js)}', (c) => {
+    c.set('operation', 'getDashboardPage');
+    return sendAsset(c, c.req.param('file')) ?? c.notFound();
   });
 
   return routes;

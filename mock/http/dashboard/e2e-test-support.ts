@@ -1,0 +1,130 @@
+/**
+ * What the dashboard's browser tests share: Debian's Chromium through playwright-core,
+ * a simulator on a socket, a page that records script errors, screenshots.
+ *
+ * Needs /usr/bin/chromium (`npm run ensure:chromium`, which `npm test` runs first).
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { createSimulatorServer } from '../../node-server.ts';
+import { createSimulator, type Simulator, type SimulatorOptions } from '../../simulator.ts';
+import { CHROMIUM_ARGS } from '../chromium-test-support.ts';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+export const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
+export const OTHER_ADDRESS = 'TAcN9gFvXZAxsWQQzWWbydBmscBHnEi5nZ';
+export const WAIT_MS = 10_000;
+
+let browser: Browser | undefined;
+// Missing Chromium fails every test with the fix, rather than skipping them quietly.
+const missing = existsSync(CHROMIUM)
+  ? undefined
+  : `${CHROMIUM} is missing: the dashboard's end-to-end test needs Debian's Chromium. Run \`npm run ensure:chromium\` (as root it installs it with apt; \`npm test\` runs it first).`;
+
+/** Registers the browser's launch and close in the calling test file. */
+export function useBrowser(): void {
+  beforeAll(async () => {
+    if (!missing) browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+}
+
+export function requireBrowser(): Browser {
+  if (missing) throw new Error(missing);
+  return browser!;
+}
+
+export interface Running {
+  sim: Simulator;
+  url: string;
+  /** Calls the simulator over HTTP. */
+  call(method: string, path: string, options?: { apiKey?: string; json?: unknown; token?: string }): Promise<any>;
+  close(): Promise<void>;
+}
+
+export async function startServer(options: SimulatorOptions): Promise<Running> {
+  const sim = createSimulator(options);
+  // The server the CLI runs, so the page's writes pass its Host and cross-site checks.
+  const server = createSimulatorServer(sim);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    sim,
+    url,
+    async call(method, path, { apiKey, json, token } = {}) {
+      const headers: Record<string, string> = {};
+      if (apiKey) headers['API-KEY'] = apiKey;
+      if (token) headers.Authorization = `Bearer ${token}`;
+      if (json !== undefined) headers['content-type'] = 'application/json';
+      const res = await fetch(`${url}${path}`, { method, headers, ...(json !== undefined ? { body: JSON.stringify(json) } : {}) });
+      const body = await res.json();
+      if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${JSON.stringify(body)}`);
+      return body;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        // Open event streams would keep close() waiting.
+        (server as import('node:http').Server).closeAllConnections?.();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A fresh page that fails the test on any script error or console error. */
+export async function openDashboard(url: string, viewport = { width: 1440, height: 900 }): Promise<{ page: Page; errors: string[]; close(): Promise<void> }> {
+  const context = await requireBrowser().newContext({ viewport, deviceScaleFactor: 1, colorScheme: 'light', permissions: ['clipboard-read', 'clipboard-write'] });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(`console: ${message.text()}`);
+  });
+  await page.goto(url);
+  await page.locator('body[data-loaded="true"]').waitFor({ timeout: WAIT_MS });
+  await page.locator('[data-testid="connection"]', { hasText: 'live' }).waitFor({ timeout: WAIT_MS });
+  return { page, errors, close: () => context.close() };
+}
+
+export const row = (orderId: string): string => `[data-testid="order-row"][data-order-id="${orderId}"]`;
+export const accountRow = (wallet: string): string => `[data-testid="account-row"][data-wallet="${wallet}"]`;
+
+export async function waitForStatus(page: Page, orderId: string, status: string): Promise<void> {
+  await page.locator(`${row(orderId)} [data-testid="order-status"]`, { hasText: status }).waitFor({ timeout: WAIT_MS });
+}
+
+export async function text(page: Page, selector: string): Promise<string> {
+  return (await page.locator(selector).innerText()).trim();
+}
+
+/** Hundredths as the simulator prints decimals: no trailing zeros. */
+export function decimal(hundredths: number): string {
+  const whole = Math.floor(hundredths / 100);
+  const fraction = String(hundredths % 100).padStart(2, '0').replace(/0+$/, '');
+  return fraction ? `${whole}.${fraction}` : String(whole);
+}
+
+export async function createOrder(server: Running, input: { apiKey?: string; pledgeAddress?: string; outOrderNo?: string; rentalCount?: number; period?: string }): Promise<{ id: string; amount: number }> {
+  const query = new URLSearchParams({ pledgeAddress: input.pledgeAddress ?? ADDRESS, rentalCount: String(input.rentalCount ?? 65000), period: input.period ?? '1h' });
+  if (input.outOrderNo) query.set('outOrderNo', input.outOrderNo);
+  const created = await server.call('POST', `/v1/tron/order?${query}`, { apiKey: input.apiKey ?? 'demo-key' });
+  expect(created.code).toBe(0);
+  return created.data;
+}
+
+export function saveScreenshot(name: string): string[] {
+  const targets = [path.join(ROOT, 'test-artifacts', name)];
+  if (process.env.UPDATE_SCREENSHOTS === '1') targets.push(path.join(ROOT, 'docs', 'screenshots', name));
+  for (const target of targets) mkdirSync(path.dirname(target), { recursive: true });
+  return targets;
+}
+

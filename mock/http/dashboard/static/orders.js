@@ -1,0 +1,53 @@
+// One order in detail: its whole timeline from the snapshot (the same view as
+// /_sim/orders/{id}, which needs the account's API key the page does not have), and
+// with a manual clock a button that advances exactly to the next step.
+import { act, advanceBy } from './controls.js';
+import { $, badge, facts, fill, h, iso, span } from './dom.js';
+
+let openId;
+let snapshot;
+
+export function renderOrderDetail(data) {
+  snapshot = data;
+  const order = openId && data.orders.find((o) => o.orderId === openId);
+  $('order-detail').hidden = !order;
+  if (!order) return;
+  $('order-detail-id').textContent = order.orderId;
+  const start = order.createdAt;
+  const steps = order.timeline.map((step) => h('li', { testid: 'order-detail-step', data: { status: step.status } },
+    badge(step.status), ' ', h('span', { class: 'mono' }, iso(step.at)), ' ', h('span', { class: 'muted' }, '+' + span(step.at - start)), step.note ? [' \u00b7 ', step.note] : null));
+  const next = order.next;
+  fill('order-detail-body', [
+    facts([
+      ['Status', badge(order.status, 'order-detail-status')],
+      ['outOrderNo', order.outOrderNo, 'order-detail-outorderno'],
+      ['Account', order.walletAddress],
+      ['Pledge address', order.pledgeAddress],
+      ['Energy', order.rentalCount.toLocaleString('en') + ' \u00b7 ' + order.period],
+      ['Amount', order.amount + ' ' + order.currency],
+      ['txId', order.txId],
+      ['Next step', next ? next.status + ' at ' + iso(next.at) + ' (in ' + span(next.at - data.clock.now) + ')' : 'none: the order is final', 'order-detail-next'],
+    ]),
+    h('ol', { class: 'steps' }, steps),
+  ]);
+  const button = $('advance-next-button');
+  button.hidden = !(next && data.clock.mode === 'manual');
+}
+
+export function setupOrderDetail(reload) {
+  const open = (target) => {
+    const row = target.closest('[data-testid="order-row"]');
+    if (!row || target.closest('[data-copy]')) return;
+    openId = row.getAttribute('data-order-id');
+    if (snapshot) renderOrderDetail(snapshot);
+    $('order-detail').scrollIntoView({ block: 'nearest' });
+  };
+  $('orders').addEventListener('click', (event) => open(event.target));
+  $('orders').addEventListener('keydown', (event) => { if (event.key === 'Enter') open(event.target); });
+  $('order-detail-close').addEventListener('click', () => { openId = undefined; $('order-detail').hidden = true; });
+  $('advance-next-button').addEventListener('click', () => {
+    const order = snapshot && snapshot.orders.find((o) => o.orderId === openId);
+    if (!order || !order.next) return;
+    act('order-detail-result', () => advanceBy(Math.max(0, order.next.at - snapshot.clock.now)), reload);
+  });
+}
