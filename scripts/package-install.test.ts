@@ -203,6 +203,13 @@ describe.each([
     try {
       const price = await fetch(`${server.url}/v1/tron/price?rentalCount=65000&period=1h`, { headers: { 'API-KEY': 'demo-key' } });
       expect(((await price.json()) as { data: { trxPrice: string } }).data.trxPrice).toBe('4.23');
+      // The dashboard and /docs are files of the package, read from where it is installed.
+      const page = await fetch(`${server.url}/_sim/ui`);
+      expect(page.status).toBe(200);
+      const script = /src="([^"]+\.js)"/.exec(await page.text())?.[1];
+      expect(script, 'the dashboard page names its script').toBeDefined();
+      expect((await fetch(new URL(script!, `${server.url}/_sim/ui`))).status).toBe(200);
+      expect((await fetch(`${server.url}/docs`)).status).toBe(200);
       const contract = await kit(project, 'contract', '--base-url', server.url, '--api-key', 'demo-key');
       expect(contract.code, contract.out).toBe(0);
       expect(contract.out).toMatch(/\d+ passed, 0 failed/);
