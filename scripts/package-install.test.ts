@@ -104,8 +104,11 @@ describe('the packed tarball', () => {
     // The suite is the product: its compiled files are the only *.test.* shipped.
     const suite = readdirSync(path.join(ROOT, 'contract-tests')).filter((f) => f.endsWith('.contract.test.ts'));
     expect(files.filter((f) => f.endsWith('.contract.test.js')).length).toBe(suite.length);
+    // The dashboard's page, styles and scripts are served as they are, with no build step.
+    expect(files).toContain('mock/http/dashboard/static/index.html');
     const unwanted = files.filter(
       (f) =>
+        !f.startsWith('mock/http/dashboard/static/') &&
         /^(bench|fixtures|scripts|src|mock|drift|contract-tests|docs|test-artifacts)\//.test(f) ||
         /(?<!\.contract)\.test\.(js|d\.ts)$/.test(f) ||
         /test-support/.test(f) ||
