@@ -12,6 +12,7 @@ import { createEngine, SimulatorError, type Clock, type Engine, type EngineSnaps
 import type { SimEnv } from './http/context.ts';
 import type { ControlOptions, RemoteAddress } from './http/control-guard.ts';
 import { toEngineScenario } from './http/control-routes.ts';
+import { createApiStages, type ApiStage } from './http/api-stages.ts';
 import { createApp } from './http/create-app.ts';
 import { createFaultInjector, type FaultInjector } from './http/fault-injector.ts';
 import { DROPPED_HEADER } from './http/inject-faults.ts';
@@ -58,6 +59,8 @@ export interface Simulator {
   faults: FaultInjector;
   /** The request validators compiled from spec/openapi.yaml (shared with the Node fast path). */
   apiValidators: SpecValidators;
+  /** The stages every API request passes before its operation (faults, rate limit); the Node fast path answers only while all are idle. */
+  apiStages: readonly ApiStage[];
   /** Largest request body accepted, bytes (also the Node fast path's limit). */
   maxBodyBytes: number;
   /** Reports unexpected errors (the option given), also for the Node server around the app. */
@@ -104,10 +107,12 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const faults = createFaultInjector(() => createRandomSource(engine.seed ^ 0x5eed));
   const apiValidators = createValidators(loadSpec('api'), { coerceTypes: true, formats });
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const apiStages = createApiStages(engine, faults);
   const app = createApp({
     engine,
     journal,
     apiValidators,
+    apiStages,
     control: {
       engine,
       journal,
@@ -130,6 +135,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     journal,
     faults,
     apiValidators,
+    apiStages,
     maxBodyBytes,
     onUnexpectedError: options.onUnexpectedError,
     fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {

@@ -65,7 +65,12 @@ export interface Engine {
   /** The account of an API key, or undefined. */
   authenticate(apiKey: string): Account | undefined;
   quote(rentalCount: number, period: PeriodCode): Quote;
-  /** Creates an order, or returns the existing one for a known outOrderNo (`duplicate: true`). */
+  /**
+   * Creates an order, or returns the existing one for a known outOrderNo (`duplicate: true`).
+   * A rejection (a duplicate refused, a balance that cannot pay) throws a SimulatorError
+   * before anything changes: no money frozen, nothing drawn from the random source, no
+   * event, no new version. The Node fast path relies on it (engine-rejections.test.ts).
+   */
   createOrder(account: Account, input: CreateOrderInput): { order: Order; duplicate: boolean };
   /** Finds an order of this account; `orderId` wins over `outOrderNo` when both are given. */
   findOrder(account: Account, ref: { orderId?: string | undefined; outOrderNo?: string | undefined }): Order;

@@ -10,14 +10,17 @@
  * callers the same properties as plain fields did. The page comes from the engine's
  * allocator (`createOrderPages()`), so nothing here is shared between engines.
  */
+import type { components } from '../../src/generated/openapi.ts';
 import type { Account } from './accounts.ts';
 import type { CurrencyCode } from './money.ts';
 import { ORDER_NUMBERS, ROWS_PER_PAGE, type OrderNumber, type OrderPage, type OrderPages, type RareParts } from './order-page.ts';
 import type { Outcome } from './outcome-rules.ts';
 import { PERIODS, type PeriodCode } from './pricing.ts';
+import { sameType } from './same-type.ts';
 
 export const ORDER_STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'REFUNDED'] as const;
 export type OrderStatusCode = (typeof ORDER_STATUSES)[number];
+sameType<OrderStatusCode, components['schemas']['OrderStatus']>(true);
 export const TERMINAL_STATUSES: ReadonlySet<OrderStatusCode> = new Set(['COMPLETED', 'REFUNDED']);
 
 export interface TimelineStep {

@@ -11,6 +11,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { SpecValidators } from '../../src/spec/loader.ts';
 import { SimulatorError, type Engine } from '../engine/index.ts';
 import { apiRoutes } from './api-routes.ts';
+import type { ApiStage } from './api-stages.ts';
 import type { SimEnv } from './context.ts';
 import { controlGuard, type ControlOptions, type RemoteAddress } from './control-guard.ts';
 import { controlRoutes, type ControlContext } from './control-routes.ts';
@@ -26,6 +27,8 @@ export interface AppOptions {
   engine: Engine;
   journal: Journal;
   apiValidators: SpecValidators;
+  /** The stages before each API operation (createApiStages), shared with the Node fast path. */
+  apiStages: readonly ApiStage[];
   control: ControlContext;
   controlOptions?: ControlOptions;
   remoteAddress?: RemoteAddress;
@@ -136,7 +139,7 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     }),
   );
 
-  const api = apiRoutes(engine, options.apiValidators, options.control.faults);
+  const api = apiRoutes(engine, options.apiValidators, options.apiStages);
   app.route('/', api);
   // The real service lives under /api (https://api.eopen.io/api/v1/...); accept that prefix too.
   app.route('/api', api);

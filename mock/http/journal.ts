@@ -9,26 +9,11 @@
  * 1.1 ms every ~60 ms at 36k reads/s), which is most of a read's p99. Entries are built
  * as objects only when listed.
  */
+import type { components } from '../../src/generated/control.ts';
 import { redactKeys } from './journal-redaction.ts';
 
-export interface JournalEntry {
-  id: number;
-  at: number;
-  method: string;
-  path: string;
-  operation?: string;
-  /** The id of the injected fault that hit the request. */
-  fault?: string;
-  account?: string;
-  query?: Record<string, string>;
-  body?: string;
-  status: number;
-  /** The response body; when `responseTruncated`, the first JOURNAL_RESPONSE_LIMIT characters of its JSON text. */
-  response?: unknown;
-  /** True when the response's JSON text was longer than JOURNAL_RESPONSE_LIMIT and `response` holds its start. */
-  responseTruncated?: true;
-  durationMs: number;
-}
+/** One exchange as the journal lists it (spec/control.yaml's JournalEntry). */
+export type JournalEntry = components['schemas']['JournalEntry'];
 
 /** An entry as recorded: the journal numbers it. */
 export type JournalDraft = Omit<JournalEntry, 'id'> & { id?: number };
