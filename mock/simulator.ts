@@ -5,13 +5,11 @@
 import type { Hono } from 'hono';
 import { createSpecFormats } from '../src/spec/formats.ts';
 import { createValidators, loadSpec, type SpecValidators } from '../src/spec/loader.ts';
-import type { components } from '../src/generated/control.ts';
 import { createManualClock } from './clock/manual-clock.ts';
 import { createRealClock } from './clock/real-clock.ts';
 import { createEngine, SimulatorError, type Clock, type Engine, type EngineSnapshot, type ManualClock, type TimingProfile } from './engine/index.ts';
 import type { SimEnv } from './http/context.ts';
 import type { ControlOptions, RemoteAddress } from './http/control-guard.ts';
-import { toEngineScenario } from './http/control-routes.ts';
 import { createApiStages, type ApiStage } from './http/api-stages.ts';
 import { createApp } from './http/create-app.ts';
 import { createFaultInjector, type FaultInjector } from './http/fault-injector.ts';
@@ -19,13 +17,9 @@ import { DROPPED_HEADER } from './http/inject-faults.ts';
 import { createJournal, type Journal } from './http/journal.ts';
 import { createRandomSource } from './engine/random-source.ts';
 import { check } from './http/validate.ts';
+import { DEFAULT_SCENARIO, toEngineScenario, type ScenarioInput } from './scenario/scenario-input.ts';
 
-export type ScenarioInput = components['schemas']['Scenario'];
-
-/** The embedded default scenario: a demo account with key `demo-key`, 1000 TRX and 100 USDT. */
-export const DEFAULT_SCENARIO: ScenarioInput = {
-  accounts: [{ apiKey: 'demo-key', balance: { trx: '1000', usdt: '100' } }],
-};
+export { DEFAULT_SCENARIO, type ScenarioInput } from './scenario/scenario-input.ts';
 
 export const DEFAULT_SEED = 1;
 export const DEFAULT_JOURNAL_LIMIT = 1000;
