@@ -81,7 +81,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const formats = createSpecFormats();
   const controlValidators = createValidators(loadSpec('control'), { formats });
   // The embedded default is a constant (a test validates it); checking it would build the
-  // control plane's precompiled body validators (~4 ms), which a start does not need.
+  // control plane's precompiled body validators, which a start does not need.
   const scenarioChecked = options.scenario ? check<ScenarioInput>(controlValidators.schema('Scenario'), options.scenario, 'Scenario field') : DEFAULT_SCENARIO;
   const scenario = toEngineScenario(scenarioChecked);
   if (options.timing) scenario.settings = { ...scenario.settings, timing: options.timing };

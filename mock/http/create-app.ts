@@ -113,7 +113,7 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     },
   });
   // bodyLimit reads request.body, which makes @hono/node-server build a full Request
-  // (about 15% of a GET's CPU in the profile); a GET or HEAD carries no body to limit.
+  // (a large share of a GET's CPU, bench/README.md); a GET or HEAD carries no body to limit.
   // (a GET's declared oversized body is refused all the same: it is never read, and is
   // drained by the Node server, but every oversized body gets the one answer, 413).
   const tooLarge = (): SimulatorError => new SimulatorError('bodyTooLarge', `The request body is larger than ${options.maxBodyBytes} bytes; send a smaller body.`);

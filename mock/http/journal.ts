@@ -5,8 +5,8 @@
  * The ring is kept in columns (typed arrays for the numbers, arrays of strings) rather
  * than as entry objects, and a response given as its JSON text is kept as that one
  * string: under load the last 1000 entries are all young when the garbage collector
- * scavenges, and copying their object graphs tripled each scavenge's pause (0.35 ms to
- * 1.1 ms every ~60 ms at 36k reads/s), which is most of a read's p99. Entries are built
+ * scavenges, and copying their object graphs made each scavenge's pause most of a read's
+ * p99 (bench/README.md). Entries are built
  * as objects only when listed.
  */
 import type { components } from '../../src/generated/control.ts';

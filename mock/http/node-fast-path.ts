@@ -3,8 +3,8 @@
  * and POST order, with a known key, plain valid parameters, no fault and no rate limit
  * in force. It uses the same validators, engine and response builders as the Hono routes
  * and writes the same journal entry, but skips building a WHATWG Request and Response,
- * which the CPU profile showed to be most of a request's cost (and, for an order, the
- * stream that carries its body). The JSON of a read's data is kept until the engine
+ * most of a request's cost in the CPU profile (and, for an order, the stream that
+ * carries its body; bench/README.md, "Figures behind the code"). The JSON of a read's data is kept until the engine
  * changes anything (read-data-cache.ts).
  *
  * A read it does not take answers `false` before anything happened, and the caller hands
@@ -74,7 +74,8 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
   }
 
   // Per connection, the last key it sent and that key's account: a keep-alive client sends
-  // the same key with every request, and hashing it was ~8% of a read. Comparing a key
+  // the same key with every request, and hashing it showed in a read's profile
+  // (bench/README.md). Comparing a key
   // with what the same connection sent before tells nothing about anyone else's key. A
   // reset replaces every account, so it starts the cache afresh.
   let accountsEpoch = 0;
