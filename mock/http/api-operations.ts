@@ -113,6 +113,19 @@ export const API_OPERATIONS: { readonly [Id in ApiOperationId]: ApiOperation<Id>
   },
 };
 
+/** The real service lives under /api (https://api.eopen.io/api/v1/...); the simulator answers with and without it. */
+export const API_PREFIX = '/api';
+
+/**
+ * A request path without the /api prefix, as the operation table names it.
+ *
+ * @example
+ *   withoutApiPrefix('/api/v1/account'); // '/v1/account'
+ */
+export function withoutApiPrefix(path: string): string {
+  return path.startsWith(API_PREFIX + '/') ? path.slice(API_PREFIX.length) : path;
+}
+
 /** The operation of a method and path (without the /api prefix), or undefined. */
 export function findApiOperation(method: string, path: string): ApiOperation | undefined {
   for (const op of Object.values(API_OPERATIONS) as ApiOperation[]) {

@@ -63,6 +63,44 @@ export function isJournaled(method: string, path: string): boolean {
   return !((method === 'GET' || method === 'HEAD') && (path === '/_sim' || path.startsWith('/_sim/')));
 }
 
+/** What both transports know of an exchange when they journal it. */
+export interface Exchange {
+  at: number;
+  method: string;
+  path: string;
+  status: number;
+  /** Since the request arrived, ms (performance.now()). */
+  started: number;
+  operation?: string | undefined;
+  fault?: string | undefined;
+  /** The wallet address of the request's account, when its key named one. */
+  account?: string | undefined;
+  /** The request body as received; kept redacted and cut by the caller's `keepBody`. */
+  body?: string | undefined;
+}
+
+/**
+ * The journal entry of an exchange, built the same way by the Hono app and the Node
+ * fast path: the duration rounded to the microsecond, optional fields only when known.
+ *
+ * @example
+ *   journal.record(exchangeEntry({ at: clock.now(), method: 'GET', path: '/v1/account', status: 200, started, operation: 'getAccount' }));
+ */
+export function exchangeEntry(exchange: Exchange): JournalDraft {
+  const entry: JournalDraft = {
+    at: exchange.at,
+    method: exchange.method,
+    path: exchange.path,
+    status: exchange.status,
+    durationMs: Math.round((performance.now() - exchange.started) * 1000) / 1000,
+  };
+  if (exchange.operation) entry.operation = exchange.operation;
+  if (exchange.fault) entry.fault = exchange.fault;
+  if (exchange.account) entry.account = exchange.account;
+  if (exchange.body) entry.body = exchange.body;
+  return entry;
+}
+
 /** The start of a text cut to `limit` characters, never splitting a surrogate pair. */
 function cut(text: string, limit: number): string {
   const end = (text.charCodeAt(limit - 1) & 0xfc00) === 0xd800 ? limit - 1 : limit;

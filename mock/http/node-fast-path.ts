@@ -17,12 +17,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hono } from 'hono';
 import type { SpecValidators } from '../../src/spec/loader.ts';
 import { SimulatorError, type Account, type Engine } from '../engine/index.ts';
-import { findApiOperation, type ApiOperation, type ApiParams } from './api-operations.ts';
+import { findApiOperation, withoutApiPrefix, type ApiOperation, type ApiParams } from './api-operations.ts';
 import { allIdle, type ApiStage } from './api-stages.ts';
 import type { SimEnv } from './context.ts';
 import { envelopeText } from './envelope.ts';
 import { CLIENT_CLOSED_NOTE, CLIENT_CLOSED_STATUS, createErrorBoundary, type ErrorBoundary } from './error-boundary.ts';
-import { JOURNAL_BODY_LIMIT, type Journal, type JournalDraft } from './journal.ts';
+import { exchangeEntry, JOURNAL_BODY_LIMIT, type Exchange, type Journal } from './journal.ts';
 import { redactBody } from './journal-redaction.ts';
 import { addPlainPairs } from './plain-pairs.ts';
 import { createReadDataCache } from './read-data-cache.ts';
@@ -94,13 +94,12 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
   }
 
   /** The success envelope, written and journaled as the Hono routes and middleware do. */
-  function answer(res: ServerResponse, entry: JournalDraft, rawQuery: string | undefined, started: number, msg: string, dataText: string, code = 0): void {
+  function answer(res: ServerResponse, exchange: Omit<Exchange, 'status'>, rawQuery: string | undefined, msg: string, dataText: string, code = 0): void {
     const text = envelopeText(engine, msg, dataText, code);
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     res.end(text);
-    entry.durationMs = Math.round((performance.now() - started) * 1000) / 1000;
     // The text, not the object: the journal keeps one string instead of an object graph.
-    journal.record(entry, { query: rawQuery, responseText: text });
+    journal.record(exchangeEntry({ ...exchange, status: 200 }), { query: rawQuery, responseText: text });
   }
 
   function serveRead(req: IncomingMessage, res: ServerResponse, url: string, q: number, op: ApiOperation, rawPath: string): boolean {
@@ -119,7 +118,7 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
     if (!result) return false;
     // The operation's own string when it is the same path: the journal keeps no copy per request.
     const journalPath = rawPath === op.path ? op.path : rawPath;
-    answer(res, draft(engine, 'GET', journalPath, op.id, account), rawQuery, started, result.msg, result.text(cache), result.code);
+    answer(res, { at: engine.clock.now(), method: 'GET', path: journalPath, started, operation: op.id, account: account.walletAddress }, rawQuery, result.msg, result.text(cache), result.code);
     return true;
   }
 
@@ -179,9 +178,9 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
     // A rejected order changed nothing (Engine.createOrder); the replay through Hono words the rejection.
     const result = run(op, account, params);
     if (!result) return false;
-    const entry = draft(engine, 'POST', rawPath === op.path ? op.path : rawPath, op.id, account);
-    if (text.length > 0) entry.body = redactBody(text).slice(0, JOURNAL_BODY_LIMIT);
-    answer(res, entry, rawQuery, started, result.msg, JSON.stringify(result.data()), result.code);
+    const path = rawPath === op.path ? op.path : rawPath;
+    const body = text.length > 0 ? redactBody(text).slice(0, JOURNAL_BODY_LIMIT) : undefined;
+    answer(res, { at: engine.clock.now(), method: 'POST', path, started, operation: op.id, account: account.walletAddress, body }, rawQuery, result.msg, JSON.stringify(result.data()), result.code);
     return true;
   }
 
@@ -191,16 +190,10 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const rawPath = q === -1 ? url : url.slice(0, q);
-    // The real service lives under /api; the Hono app accepts both prefixes too.
-    const path = rawPath.startsWith('/api/') ? rawPath.slice(4) : rawPath;
-    const op = findApiOperation(method, path);
+    const op = findApiOperation(method, withoutApiPrefix(rawPath));
     if (!op) return false;
     return method === 'GET' ? serveRead(req, res, url, q, op, rawPath) : serveOrder(req, res, url, q, op, rawPath);
   };
-}
-
-function draft(engine: Engine, method: string, path: string, operation: string, account: Account): JournalDraft {
-  return { at: engine.clock.now(), method, path, status: 200, durationMs: 0, operation, account: account.walletAddress };
 }
 
 /**
