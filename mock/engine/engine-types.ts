@@ -6,13 +6,15 @@ import type { Account } from './accounts.ts';
 import type { AddressRecord } from './address-registry.ts';
 import type { Clock } from './clock.ts';
 import type { NextStep } from './lifecycle.ts';
-import type { Order, OrderStatusCode } from './order.ts';
+import type { CreateOrderInput, Order, OrderStatusCode } from './order.ts';
 import type { OutcomeRules, RuleInput } from './outcome-rules.ts';
 import type { PeriodCode, Quote } from './pricing.ts';
 import type { Settings, SettingsPatch } from './settings.ts';
 import type { EngineSnapshot, PendingSnapshot } from './snapshot.ts';
 
 /** An account of the starting scenario. Amounts are in smallest units. */
+export type { CreateOrderInput } from './order.ts';
+
 export interface AccountSeed {
   apiKey: string;
   trx?: number;
@@ -38,12 +40,6 @@ export interface EngineOptions {
   restore?: EngineSnapshot;
 }
 
-export interface CreateOrderInput {
-  pledgeAddress: string;
-  rentalCount: number;
-  period: PeriodCode;
-  outOrderNo?: string | undefined;
-}
 
 /** What changed, for live views. */
 export type EngineEvent =

@@ -236,16 +236,14 @@ export function createEngine(options: EngineOptions): Engine {
         activationDelayMs: activationDelay(settings),
         fixedOutcomeMs: rule?.delayMs,
       });
+      // What the caller asked for is the order's own (a new request field needs no change here).
       const order = new Order(pages, {
+        ...input,
         id,
         account,
-        pledgeAddress: input.pledgeAddress,
-        rentalCount: input.rentalCount,
-        period: input.period,
         currency,
         amount,
         createdAt: clock.now(),
-        outOrderNo: input.outOrderNo,
         plannedTxId: txIdDraw,
         outcome,
         forced: rule !== undefined,

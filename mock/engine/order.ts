@@ -56,19 +56,23 @@ function indexIn<T>(list: readonly T[], value: T, what: string): number {
   return index;
 }
 
-/** What an order is created with; everything else follows from its steps. */
-export interface OrderInit {
-  id: string;
-  account: Account;
+/** What a caller asks for when it creates an order (the API's create order parameters). */
+export interface CreateOrderInput {
   pledgeAddress: string;
   rentalCount: number;
   period: PeriodCode;
+  outOrderNo?: string | undefined;
+}
+
+/** What an order is created with; everything else follows from its steps. */
+export interface OrderInit extends CreateOrderInput {
+  id: string;
+  account: Account;
   currency: CurrencyCode;
   /** Charged amount in smallest units (sun or micro-USDT). */
   amount: number;
   /** Unix ms. */
   createdAt: number;
-  outOrderNo?: string | undefined;
   /** Drawn at creation so that the same seed gives the same txIds whatever the timing: 32 bytes, or 64 hex digits. */
   plannedTxId: Uint8Array | string;
   outcome: Outcome;
