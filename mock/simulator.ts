@@ -5,26 +5,21 @@
 import type { Hono } from 'hono';
 import { createSpecFormats } from '../src/spec/formats.ts';
 import { createValidators, loadSpec, type SpecValidators } from '../src/spec/loader.ts';
-import type { components } from '../src/generated/control.ts';
 import { createManualClock } from './clock/manual-clock.ts';
 import { createRealClock } from './clock/real-clock.ts';
 import { createEngine, SimulatorError, type Clock, type Engine, type EngineSnapshot, type ManualClock, type TimingProfile } from './engine/index.ts';
 import type { SimEnv } from './http/context.ts';
 import type { ControlOptions, RemoteAddress } from './http/control-guard.ts';
-import { toEngineScenario } from './http/control-routes.ts';
+import { createApiStages, type ApiStage } from './http/api-stages.ts';
 import { createApp } from './http/create-app.ts';
 import { createFaultInjector, type FaultInjector } from './http/fault-injector.ts';
 import { DROPPED_HEADER } from './http/inject-faults.ts';
 import { createJournal, type Journal } from './http/journal.ts';
 import { createRandomSource } from './engine/random-source.ts';
 import { check } from './http/validate.ts';
+import { DEFAULT_SCENARIO, toEngineScenario, type ScenarioInput } from './scenario/scenario-input.ts';
 
-export type ScenarioInput = components['schemas']['Scenario'];
-
-/** The embedded default scenario: a demo account with key `demo-key`, 1000 TRX and 100 USDT. */
-export const DEFAULT_SCENARIO: ScenarioInput = {
-  accounts: [{ apiKey: 'demo-key', balance: { trx: '1000', usdt: '100' } }],
-};
+export { DEFAULT_SCENARIO, type ScenarioInput } from './scenario/scenario-input.ts';
 
 export const DEFAULT_SEED = 1;
 export const DEFAULT_JOURNAL_LIMIT = 1000;
@@ -58,6 +53,8 @@ export interface Simulator {
   faults: FaultInjector;
   /** The request validators compiled from spec/openapi.yaml (shared with the Node fast path). */
   apiValidators: SpecValidators;
+  /** The stages every API request passes before its operation (faults, rate limit); the Node fast path answers only while all are idle. */
+  apiStages: readonly ApiStage[];
   /** Largest request body accepted, bytes (also the Node fast path's limit). */
   maxBodyBytes: number;
   /** Reports unexpected errors (the option given), also for the Node server around the app. */
@@ -84,7 +81,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const formats = createSpecFormats();
   const controlValidators = createValidators(loadSpec('control'), { formats });
   // The embedded default is a constant (a test validates it); checking it would build the
-  // control plane's precompiled body validators (~4 ms), which a start does not need.
+  // control plane's precompiled body validators, which a start does not need.
   const scenarioChecked = options.scenario ? check<ScenarioInput>(controlValidators.schema('Scenario'), options.scenario, 'Scenario field') : DEFAULT_SCENARIO;
   const scenario = toEngineScenario(scenarioChecked);
   if (options.timing) scenario.settings = { ...scenario.settings, timing: options.timing };
@@ -104,10 +101,12 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const faults = createFaultInjector(() => createRandomSource(engine.seed ^ 0x5eed));
   const apiValidators = createValidators(loadSpec('api'), { coerceTypes: true, formats });
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const apiStages = createApiStages(engine, faults);
   const app = createApp({
     engine,
     journal,
     apiValidators,
+    apiStages,
     control: {
       engine,
       journal,
@@ -130,6 +129,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     journal,
     faults,
     apiValidators,
+    apiStages,
     maxBodyBytes,
     onUnexpectedError: options.onUnexpectedError,
     fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {

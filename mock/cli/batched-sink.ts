@@ -1,8 +1,7 @@
 /**
  * A line sink that writes many lines at once: under load, one write of many lines costs
- * a fraction of a write per line. Per-line writes were ~17% of a busy simulator's CPU;
- * one write per event-loop turn still cost a third of a price read's throughput when
- * stdout is a file (Node writes files synchronously, and a turn serves only a request or
+ * a fraction of a write per line. Per-line writes, and even one write per event-loop turn,
+ * cost much of a read's throughput when stdout is a file (bench/README.md) (Node writes files synchronously, and a turn serves only a request or
  * two), so lines wait up to `maxDelayMs` for company.
  */
 export interface BatchedSink {

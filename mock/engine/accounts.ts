@@ -63,3 +63,44 @@ export function accountFromDigest(id: number, keyDigest: string, walletAddress: 
     evictedSpent: { TRX: 0, USDT: 0 },
   };
 }
+
+/** An account as the state file keeps it: the key only as its digest. */
+export interface AccountSnapshot {
+  id: number;
+  keyDigest: string;
+  walletAddress: string;
+  referralCount: number;
+  ledger: Ledger;
+  evictedSpent: { TRX: number; USDT: number };
+}
+
+/**
+ * The account as the state file keeps it; its books are copied, so they hold still.
+ *
+ * @example
+ *   accountSnapshot(account).keyDigest; // the SHA-256 of its key, never the key
+ */
+export function accountSnapshot(a: Account): AccountSnapshot {
+  return {
+    id: a.id,
+    keyDigest: a.keyDigest,
+    walletAddress: a.walletAddress,
+    referralCount: a.referralCount,
+    ledger: { TRX: { ...a.ledger.TRX }, USDT: { ...a.ledger.USDT } },
+    evictedSpent: { ...a.evictedSpent },
+  };
+}
+
+/**
+ * An account back from the state file, with its books and no orders yet.
+ *
+ * @example
+ *   const account = accountFromSnapshot(saved.accounts[0]);
+ */
+export function accountFromSnapshot(saved: AccountSnapshot): Account {
+  const account = accountFromDigest(saved.id, saved.keyDigest, saved.walletAddress, saved.referralCount);
+  Object.assign(account.ledger.TRX, saved.ledger.TRX);
+  Object.assign(account.ledger.USDT, saved.ledger.USDT);
+  Object.assign(account.evictedSpent, saved.evictedSpent);
+  return account;
+}

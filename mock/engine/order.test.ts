@@ -13,26 +13,26 @@ function order(
   overrides: { period?: (typeof PERIODS)[number]; currency?: 'TRX' | 'USDT'; outcome?: 'COMPLETED' | 'FAILED'; forced?: boolean; activates?: boolean; tx?: Uint8Array | string } = {},
   pages: OrderPages = createOrderPages(),
 ): Order {
-  return new Order(
-    pages,
-    'OR20250312175009ZQAS3GWA',
-    ACCOUNT,
-    'TA4Wt1DUCqz6YegbnsmqsWC5uUfbdBqPxm',
-    65_000,
-    overrides.period ?? '1h',
-    overrides.currency ?? 'TRX',
-    4_230_000,
-    START,
-    'my-order-1',
-    overrides.tx ?? TX_BYTES,
-    overrides.outcome ?? 'COMPLETED',
-    overrides.forced ?? false,
-    overrides.activates ?? false,
-    1_435,
-    3_586,
-    5_672,
-  );
+  return new Order(pages, {
+    id: 'OR20250312175009ZQAS3GWA',
+    account: ACCOUNT,
+    pledgeAddress: 'TA4Wt1DUCqz6YegbnsmqsWC5uUfbdBqPxm',
+    rentalCount: 65_000,
+    period: overrides.period ?? '1h',
+    currency: overrides.currency ?? 'TRX',
+    amount: 4_230_000,
+    createdAt: START,
+    outOrderNo: 'my-order-1',
+    plannedTxId: overrides.tx ?? TX_BYTES,
+    outcome: overrides.outcome ?? 'COMPLETED',
+    forced: overrides.forced ?? false,
+    activates: overrides.activates ?? false,
+    processingAfter: 1_435,
+    outcomeAfter: 3_586,
+    refundAfter: 5_672,
+  });
 }
+
 
 describe('order', () => {
   it('reads back what it was created with', () => {
@@ -142,5 +142,30 @@ describe('order', () => {
     expect(() => order({ currency: 'BTC' as never })).toThrow(/unknown currency/);
     expect(() => order({ outcome: 'LOST' as never })).toThrow(/unknown outcome/);
     expect(() => (order().status = 'DONE' as never)).toThrow(/unknown status/);
+  });
+});
+
+describe('order snapshot', () => {
+  it('comes back from its snapshot with every stored field, as far along as it was', () => {
+    const pages = createOrderPages();
+    const o = order({ outcome: 'FAILED', forced: true, activates: true, currency: 'USDT', period: '3d' }, pages);
+    o.status = 'REFUNDED';
+    o.processingAt = START + 1_435;
+    o.outcomeAt = START + 3_586;
+    o.refundedAt = START + 5_672;
+    o.refunds = 1;
+    o.failureReason = 'forced by rule r-1';
+    const saved = o.toSnapshot();
+    const back = Order.fromSnapshot(pages, ACCOUNT, structuredClone(saved));
+    expect(back.toSnapshot()).toEqual(saved);
+    expect(back.timeline()).toEqual(o.timeline());
+    expect(saved).toMatchObject({ accountId: ACCOUNT.id, plannedTxId: TX_HEX, outOrderNo: 'my-order-1', reserved: false });
+  });
+
+  it('leaves optional fields out of the snapshot rather than writing undefined', () => {
+    const o = new Order(createOrderPages(), { ...order().toSnapshot(), account: ACCOUNT, outOrderNo: undefined });
+    const saved = o.toSnapshot();
+    expect('outOrderNo' in saved).toBe(false);
+    expect('failureReason' in saved).toBe(false);
   });
 });

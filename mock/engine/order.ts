@@ -10,14 +10,17 @@
  * callers the same properties as plain fields did. The page comes from the engine's
  * allocator (`createOrderPages()`), so nothing here is shared between engines.
  */
+import type { components } from '../../src/generated/openapi.ts';
 import type { Account } from './accounts.ts';
 import type { CurrencyCode } from './money.ts';
 import { ORDER_NUMBERS, ROWS_PER_PAGE, type OrderNumber, type OrderPage, type OrderPages, type RareParts } from './order-page.ts';
 import type { Outcome } from './outcome-rules.ts';
 import { PERIODS, type PeriodCode } from './pricing.ts';
+import { sameType } from './same-type.ts';
 
 export const ORDER_STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'REFUNDED'] as const;
 export type OrderStatusCode = (typeof ORDER_STATUSES)[number];
+sameType<OrderStatusCode, components['schemas']['OrderStatus']>(true);
 export const TERMINAL_STATUSES: ReadonlySet<OrderStatusCode> = new Set(['COMPLETED', 'REFUNDED']);
 
 export interface TimelineStep {
@@ -53,41 +56,84 @@ function indexIn<T>(list: readonly T[], value: T, what: string): number {
   return index;
 }
 
+/** What a caller asks for when it creates an order (the API's create order parameters). */
+export interface CreateOrderInput {
+  pledgeAddress: string;
+  rentalCount: number;
+  period: PeriodCode;
+  outOrderNo?: string | undefined;
+}
+
+/** What an order is created with; everything else follows from its steps. */
+export interface OrderInit extends CreateOrderInput {
+  id: string;
+  account: Account;
+  currency: CurrencyCode;
+  /** Charged amount in smallest units (sun or micro-USDT). */
+  amount: number;
+  /** Unix ms. */
+  createdAt: number;
+  /** Drawn at creation so that the same seed gives the same txIds whatever the timing: 32 bytes, or 64 hex digits. */
+  plannedTxId: Uint8Array | string;
+  outcome: Outcome;
+  /** True when a rule decided the outcome; supply shortage then does not override it. */
+  forced: boolean;
+  /** True when this order activates its pledge address when processing starts. */
+  activates: boolean;
+  /** Planned delays from creation, ms. */
+  processingAfter: number;
+  outcomeAfter: number;
+  refundAfter: number;
+}
+
+/**
+ * An order as the state file keeps it (spec/control.yaml's StateOrder): what it was
+ * created with, its account by id, and how far its steps went. A stored field is added
+ * here, in `toSnapshot` and `fromSnapshot`, and in the spec.
+ */
+export type OrderSnapshot = Omit<OrderInit, 'account' | 'plannedTxId' | 'outOrderNo'> & {
+  accountId: number;
+  plannedTxId: string;
+  outOrderNo?: string;
+  status: OrderStatusCode;
+  processingAt: number;
+  outcomeAt: number;
+  refundedAt: number;
+  refunds: number;
+  reserved: boolean;
+  failureReason?: string;
+};
+
 export class Order {
   /** Row in the page, status, outcome, period, currency, booleans and refund count; see the bits above. */
   private flags: number;
   private readonly page: OrderPage;
 
+  readonly id: string;
+  readonly account: Account;
+  readonly pledgeAddress: string;
+  readonly rentalCount: number;
+  readonly outOrderNo: string | undefined;
+
   /**
    * @example
    *   const pages = createOrderPages(); // one per engine
-   *   const order = new Order(pages, id, account, address, 65_000, '1h', 'TRX', 4_230_000, clock.now(), undefined, txIdBytes, 'COMPLETED', false, false, 500, 3000, 5000);
+   *   const order = new Order(pages, { id, account, pledgeAddress, rentalCount: 65_000, period: '1h', currency: 'TRX',
+   *     amount: 4_230_000, createdAt: clock.now(), plannedTxId: txIdBytes, outcome: 'COMPLETED', forced: false,
+   *     activates: false, processingAfter: 500, outcomeAfter: 3000, refundAfter: 5000 });
    *   order.status; // 'PENDING'
    */
   constructor(
     /** The engine's page allocator, where the order takes its row. */
     pages: OrderPages,
-    readonly id: string,
-    readonly account: Account,
-    readonly pledgeAddress: string,
-    readonly rentalCount: number,
-    period: PeriodCode,
-    currency: CurrencyCode,
-    /** Charged amount in smallest units (sun or micro-USDT). */
-    amount: number,
-    createdAt: number,
-    readonly outOrderNo: string | undefined,
-    /** Drawn at creation so that the same seed gives the same txIds whatever the timing: 32 bytes, or 64 hex digits. */
-    plannedTxId: Uint8Array | string,
-    outcome: Outcome,
-    /** True when a rule decided the outcome; supply shortage then does not override it. */
-    forced: boolean,
-    activates: boolean,
-    /** Planned delays from creation, ms. */
-    processingAfter: number,
-    outcomeAfter: number,
-    refundAfter: number,
+    init: OrderInit,
   ) {
+    const { period, currency, amount, createdAt, plannedTxId, outcome, forced, activates, processingAfter, outcomeAfter, refundAfter } = init;
+    this.id = init.id;
+    this.account = init.account;
+    this.pledgeAddress = init.pledgeAddress;
+    this.rentalCount = init.rentalCount;
+    this.outOrderNo = init.outOrderNo;
     const page = pages.pageWithFreeRow();
     this.page = page;
     this.flags =
@@ -236,6 +282,59 @@ export class Order {
     steps.push(outcome);
     if (status === 'REFUNDED') steps.push({ status: 'REFUNDED', at: this.refundedAt });
     return steps;
+  }
+
+  /**
+   * The order as the state file keeps it.
+   *
+   * @example
+   *   JSON.stringify(order.toSnapshot()); // one element of a state file's orders
+   */
+  toSnapshot(): OrderSnapshot {
+    return {
+      id: this.id,
+      accountId: this.account.id,
+      pledgeAddress: this.pledgeAddress,
+      rentalCount: this.rentalCount,
+      period: this.period,
+      currency: this.currency,
+      amount: this.amount,
+      createdAt: this.createdAt,
+      ...(this.outOrderNo !== undefined ? { outOrderNo: this.outOrderNo } : {}),
+      plannedTxId: this.plannedTxId,
+      outcome: this.outcome,
+      forced: this.forced,
+      activates: this.activates,
+      processingAfter: this.processingAfter,
+      outcomeAfter: this.outcomeAfter,
+      refundAfter: this.refundAfter,
+      status: this.status,
+      processingAt: this.processingAt,
+      outcomeAt: this.outcomeAt,
+      refundedAt: this.refundedAt,
+      refunds: this.refunds,
+      reserved: this.reserved,
+      ...(this.failureReason !== undefined ? { failureReason: this.failureReason } : {}),
+    };
+  }
+
+  /**
+   * An order back from the state file, on its account, as far along as it was saved.
+   *
+   * @example
+   *   const order = Order.fromSnapshot(pages, account, saved.orders[0]);
+   */
+  static fromSnapshot(pages: OrderPages, account: Account, saved: OrderSnapshot): Order {
+    const { accountId: _accountId, status, processingAt, outcomeAt, refundedAt, refunds, reserved, failureReason, ...init } = saved;
+    const order = new Order(pages, { ...init, account });
+    order.status = status;
+    order.processingAt = processingAt;
+    order.outcomeAt = outcomeAt;
+    order.refundedAt = refundedAt;
+    order.refunds = refunds;
+    order.reserved = reserved;
+    order.failureReason = failureReason;
+    return order;
   }
 
   private get row(): number {

@@ -2,23 +2,13 @@
  * Outcome rules force what happens to matching orders, for tests that must provoke a
  * failure or a delay on demand. Rules are tried in the order they were added.
  */
-export type Outcome = 'COMPLETED' | 'FAILED';
+import type { components } from '../../src/generated/control.ts';
 
-export interface RuleInput {
-  match?: { pledgeAddress?: string; outOrderNo?: string };
-  outcome: Outcome;
-  delayMs?: number;
-  times?: number;
-}
-
-export interface Rule {
-  id: string;
-  match: { pledgeAddress?: string; outOrderNo?: string };
-  outcome: Outcome;
-  delayMs?: number;
-  times?: number;
-  used: number;
-}
+/** A rule as POST /_sim/rules takes it (spec/control.yaml's RuleRequest). */
+export type RuleInput = components['schemas']['RuleRequest'];
+/** A rule as the control plane lists it (spec/control.yaml's Rule). */
+export type Rule = components['schemas']['Rule'];
+export type Outcome = Rule['outcome'];
 
 export interface OutcomeRules {
   add(input: RuleInput): Rule;

@@ -2,50 +2,18 @@
  * The engine's state as plain JSON, for `--state FILE`. API keys are kept only as
  * their digests, so a state file holds no secret.
  */
+import type { AccountSnapshot } from './accounts.ts';
 import type { AddressRecord } from './address-registry.ts';
-import type { Ledger } from './ledger.ts';
-import type { CurrencyCode } from './money.ts';
-import type { Order, OrderStatusCode } from './order.ts';
-import type { Outcome, Rule } from './outcome-rules.ts';
-import type { PeriodCode } from './pricing.ts';
+import type { Order, OrderSnapshot } from './order.ts';
+import type { Rule } from './outcome-rules.ts';
 import type { Settings } from './settings.ts';
+
+export type { AccountSnapshot } from './accounts.ts';
+export type { OrderSnapshot } from './order.ts';
 
 export const SNAPSHOT_FORMAT = 'energy-rental-kit/state@1';
 
-export interface AccountSnapshot {
-  id: number;
-  keyDigest: string;
-  walletAddress: string;
-  referralCount: number;
-  ledger: Ledger;
-  evictedSpent: { TRX: number; USDT: number };
-}
 
-export interface OrderSnapshot {
-  id: string;
-  accountId: number;
-  pledgeAddress: string;
-  rentalCount: number;
-  period: PeriodCode;
-  currency: CurrencyCode;
-  amount: number;
-  createdAt: number;
-  outOrderNo?: string;
-  plannedTxId: string;
-  outcome: Outcome;
-  forced: boolean;
-  activates: boolean;
-  processingAfter: number;
-  outcomeAfter: number;
-  refundAfter: number;
-  status: OrderStatusCode;
-  processingAt: number;
-  outcomeAt: number;
-  refundedAt: number;
-  refunds: number;
-  reserved: boolean;
-  failureReason?: string;
-}
 
 export interface EngineSnapshot {
   format: typeof SNAPSHOT_FORMAT;
@@ -63,39 +31,6 @@ export interface EngineSnapshot {
   orders: OrderSnapshot[];
 }
 
-/**
- * An order as the state file keeps it.
- *
- * @example
- *   JSON.stringify(orderSnapshot(order)); // one element of a state file's orders
- */
-export function orderSnapshot(o: Order): OrderSnapshot {
-  return {
-    id: o.id,
-    accountId: o.account.id,
-    pledgeAddress: o.pledgeAddress,
-    rentalCount: o.rentalCount,
-    period: o.period,
-    currency: o.currency,
-    amount: o.amount,
-    createdAt: o.createdAt,
-    ...(o.outOrderNo !== undefined ? { outOrderNo: o.outOrderNo } : {}),
-    plannedTxId: o.plannedTxId,
-    outcome: o.outcome,
-    forced: o.forced,
-    activates: o.activates,
-    processingAfter: o.processingAfter,
-    outcomeAfter: o.outcomeAfter,
-    refundAfter: o.refundAfter,
-    status: o.status,
-    processingAt: o.processingAt,
-    outcomeAt: o.outcomeAt,
-    refundedAt: o.refundedAt,
-    refunds: o.refunds,
-    reserved: o.reserved,
-    ...(o.failureReason !== undefined ? { failureReason: o.failureReason } : {}),
-  };
-}
 
 /** A snapshot taken now and read out later: `head` at once, the orders by `next(count)`. */
 export interface PendingSnapshot {
@@ -128,3 +63,33 @@ const snapshotIsStateFile: Assignable<EngineSnapshot, StateFile> = true;
 const stateFileIsSnapshot: Assignable<StateFile, EngineSnapshot> = true;
 void snapshotIsStateFile;
 void stateFileIsSnapshot;
+
+/**
+ * A snapshot of now whose orders are read out later, a chunk at a time. Copy-on-write:
+ * the engine calls every function in `beforeChange` before it changes an order, and
+ * this snapshot keeps that order's state of now; `close()` stops it.
+ *
+ * @example
+ *   const later = pendingSnapshot(head, orders.list(), beforeChange);
+ *   while (later.next(500).length > 0) {}
+ *   later.close();
+ */
+export function pendingSnapshot(head: PendingSnapshot['head'], orders: readonly Order[], beforeChange: Set<(order: Order) => void>): PendingSnapshot {
+  const before = new Map<Order, OrderSnapshot>();
+  const capture = (order: Order): void => {
+    if (!before.has(order)) before.set(order, order.toSnapshot());
+  };
+  beforeChange.add(capture);
+  let position = 0;
+  return {
+    head,
+    orderCount: orders.length,
+    next(count) {
+      const end = Math.min(orders.length, position + count);
+      const out: OrderSnapshot[] = [];
+      for (; position < end; position++) out.push(before.get(orders[position]!) ?? orders[position]!.toSnapshot());
+      return out;
+    },
+    close: () => void beforeChange.delete(capture),
+  };
+}

@@ -1,90 +1,36 @@
 /**
- * The four operations of the Energy Rental API, translated between HTTP and the engine.
+ * The Hono routes of the API: each operation of the table (api-operations.ts) behind the
+ * stages every API request passes (api-stages.ts), with its parameters read and checked
+ * against the spec.
  */
 import { Hono, type MiddlewareHandler } from 'hono';
 import { every } from 'hono/combine';
-import type { components } from '../../src/generated/openapi.ts';
 import type { SpecValidators } from '../../src/spec/loader.ts';
-import { formatFixed, formatUnits, SimulatorError, type Account, type Engine, type Order, type PeriodCode, type Quote } from '../engine/index.ts';
+import { SimulatorError, type Account, type Engine } from '../engine/index.ts';
+import { API_OPERATIONS, type ApiOperation, type ApiOperationId, type ApiParams } from './api-operations.ts';
+import type { ApiStage } from './api-stages.ts';
 import type { SimEnv } from './context.ts';
 import { sendEnvelope } from './envelope.ts';
-import type { FaultInjector } from './fault-injector.ts';
-import { injectFaults } from './inject-faults.ts';
-import { rateLimit } from './rate-limit.ts';
 import { readParams } from './request-params.ts';
 import { check } from './validate.ts';
 
-type Schemas = components['schemas'];
-
-/** Upstream's messages where it published them; the history message is the kit's own. */
-export const SUCCESS_MESSAGES = {
-  createOrder: 'Order generated successfully, please check order processing status later',
-  getPrice: 'Get price successfully',
-  getOrderHistory: 'Get order successfully',
-  getAccount: 'Get user information successfully',
-} as const;
-
-/** The order record of the history, as the spec's Order schema. */
-export function orderRecord(order: Order): Schemas['Order'] {
-  return {
-    orderId: order.id,
-    amount: formatFixed(order.amount, 2),
-    currency: order.currency,
-    status: order.status,
-    txId: order.txId,
-    pledgeAddress: order.pledgeAddress,
-    createdAt: order.createdAt,
-    rentalCount: String(order.rentalCount),
-    period: order.period,
-    resourceType: 'ENERGY',
-  };
-}
-
-/** The answer to a created (or, for a repeated outOrderNo, found) order, as the spec's OrderCreated schema. */
-export function orderCreatedData(order: Order): Schemas['OrderCreated'] {
-  const data: Schemas['OrderCreated'] = {
-    id: order.id,
-    // Upstream sends this amount as a JSON number; it is printed from integer units.
-    amount: Number(formatFixed(order.amount, 2)),
-    currency: order.currency,
-  };
-  if (order.outOrderNo !== undefined) data.outOrderNo = order.outOrderNo;
-  return data;
-}
-
-/** The price estimate of the spec's PriceQuote schema. */
-export function priceQuoteData(priced: Quote): Schemas['PriceQuote'] {
-  return {
-    sun: String(priced.sunPerUnit),
-    trxPrice: priced.trxPrice,
-    period: priced.period,
-    resourceType: 'ENERGY',
-    rentalCount: priced.rentalCount,
-  };
-}
-
-/** The account record of the spec's Account schema. */
-export function accountData(account: Account): Schemas['Account'] {
-  const { TRX, USDT } = account.ledger;
-  return {
-    name: account.name,
-    walletAddress: account.walletAddress,
-    balance: {
-      available: { trx: formatUnits(TRX.available), usdt: formatFixed(USDT.available, 6) },
-      frozen: { trx: formatUnits(TRX.frozen) },
-    },
-    referralCount: account.referralCount,
-  };
+/**
+ * The account of an API key, or the rejection both transports give.
+ *
+ * @example
+ *   authenticate(engine, c.req.header('api-key')); // Account, or throws apiKeyMissing / apiKeyUnknown
+ */
+export function authenticate(engine: Engine, key: string | undefined): Account {
+  if (!key) throw new SimulatorError('apiKeyMissing', "Missing API key: send the account's key in the 'API-KEY' header.");
+  const account = engine.authenticate(key);
+  if (!account) throw new SimulatorError('apiKeyUnknown', "Unknown API key: the 'API-KEY' header names no account. Check the key, or create an account with POST /_sim/accounts.");
+  return account;
 }
 
 /** Requires a known API-KEY and puts its account on the context. */
 export function requireApiKey(engine: Engine): MiddlewareHandler<SimEnv> {
   return async (c, next) => {
-    const key = c.req.header('api-key');
-    if (!key) throw new SimulatorError('apiKeyMissing', "Missing API key: send the account's key in the 'API-KEY' header.");
-    const account = engine.authenticate(key);
-    if (!account) throw new SimulatorError('apiKeyUnknown', "Unknown API key: the 'API-KEY' header names no account. Check the key, or create an account with POST /_sim/accounts.");
-    c.set('account', account);
+    c.set('account', authenticate(engine, c.req.header('api-key')));
     await next();
   };
 }
@@ -93,49 +39,33 @@ export function requireApiKey(engine: Engine): MiddlewareHandler<SimEnv> {
  * Builds the routes of the simulated API.
  *
  * @example
- *   app.route('/', apiRoutes(engine, createValidators(loadSpec('api'), { coerceTypes: true })));
+ *   app.route('/', apiRoutes(engine, validators, createApiStages(engine, faults)));
  */
-export function apiRoutes(engine: Engine, validators: SpecValidators, faults: FaultInjector): Hono<SimEnv> {
+export function apiRoutes(engine: Engine, validators: SpecValidators, stages: readonly ApiStage[]): Hono<SimEnv> {
   const api = new Hono<SimEnv>();
-  const validateOrder = validators.request('createOrder');
-  const validatePrice = validators.request('getPrice');
-  const validateHistory = validators.request('getOrderHistory');
-  const faulty = injectFaults(faults, engine);
-  const limited = rateLimit(engine);
-  const authenticate = requireApiKey(engine);
-  // Faults come before authentication, as a broken proxy in front of the service would.
-  const op = (operation: string): MiddlewareHandler<SimEnv> =>
-    every(async (c, next) => {
-      c.set('operation', operation);
+  const [before, after] = [stages.filter((s) => !s.afterAuth), stages.filter((s) => s.afterAuth)];
+  const auth = requireApiKey(engine);
+
+  function route<Id extends ApiOperationId>(op: ApiOperation<Id>): void {
+    const validate = op.id === 'getAccount' ? undefined : validators.request(op.id);
+    const named: MiddlewareHandler<SimEnv> = async (c, next) => {
+      c.set('operation', op.id);
       await next();
-    }, faulty);
-  const auth = every(authenticate, limited);
+    };
+    // Faults come before authentication, as a broken proxy in front of the service would.
+    const pipeline = every(named, ...before.map((s) => s.middleware), auth, ...after.map((s) => s.middleware));
+    const handler = async (c: Parameters<MiddlewareHandler<SimEnv>>[0]): Promise<Response> => {
+      const params = validate ? check<ApiParams[Id]>(validate, await readParams(c, op.method === 'POST')) : ({} as ApiParams[Id]);
+      const answer = op.answer(engine, c.get('account'), params);
+      return sendEnvelope(c, engine, answer.msg, answer.data(), answer.code);
+    };
+    if (op.method === 'POST') api.post(op.path, pipeline, handler);
+    else api.get(op.path, pipeline, handler);
+  }
 
-  api.post('/v1/tron/order', op('createOrder'), auth, async (c) => {
-    const params = check<Schemas['OrderRequest']>(validateOrder, await readParams(c, true));
-    const { order } = engine.createOrder(c.get('account'), {
-      pledgeAddress: params.pledgeAddress,
-      rentalCount: params.rentalCount,
-      period: params.period as PeriodCode,
-      outOrderNo: params.outOrderNo,
-    });
-    return sendEnvelope(c, engine, SUCCESS_MESSAGES.createOrder, orderCreatedData(order));
-  });
-
-  api.get('/v1/tron/price', op('getPrice'), auth, async (c) => {
-    const params = check<{ rentalCount: number; period: PeriodCode }>(validatePrice, await readParams(c, false));
-    return sendEnvelope(c, engine, SUCCESS_MESSAGES.getPrice, priceQuoteData(engine.quote(params.rentalCount, params.period)));
-  });
-
-  api.get('/v1/tron/history', op('getOrderHistory'), auth, async (c) => {
-    const params = check<{ orderId?: string; outOrderNo?: string }>(validateHistory, await readParams(c, false));
-    const order = engine.findOrder(c.get('account'), params);
-    return sendEnvelope(c, engine, SUCCESS_MESSAGES.getOrderHistory, orderRecord(order));
-  });
-
-  api.get('/v1/account', op('getAccount'), auth, (c) =>
-    sendEnvelope(c, engine, SUCCESS_MESSAGES.getAccount, accountData(c.get('account')), engine.settings().accountSuccessCode),
-  );
-
+  route(API_OPERATIONS.createOrder);
+  route(API_OPERATIONS.getPrice);
+  route(API_OPERATIONS.getOrderHistory);
+  route(API_OPERATIONS.getAccount);
   return api;
 }

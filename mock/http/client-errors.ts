@@ -21,8 +21,8 @@ const LINGER_MS = 2000;
  * Tracks the responses each connection owes; call `track` for every request.
  *
  * A list per socket, pruned of finished responses as it grows, rather than a listener per
- * response: this runs for every request, and two listeners each cost ~5% of a read's
- * throughput; the list is only read when a connection sends something Node refuses.
+ * response: this runs for every request, and listeners per response cost measurable read
+ * throughput (bench/README.md); the list is only read when a connection sends something Node refuses.
  *
  * @example
  *   const owed = createOwedResponses();

@@ -6,28 +6,16 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import type { components } from '../../src/generated/control.ts';
 import type { SpecValidators } from '../../src/spec/loader.ts';
 import { isTronAddress } from '../../src/tron-address.ts';
-import {
-  formatUnits,
-  parseUnits,
-  SimulatorError,
-  type Account,
-  type Engine,
-  type ManualClock,
-  type Order,
-  type OrderStatusCode,
-  type Scenario,
-  type Settings,
-  type SettingsPatch,
-} from '../engine/index.ts';
-import { activationDelay } from '../engine/settings.ts';
+import { parseUnits, SimulatorError, type Engine, type ManualClock, type OrderStatusCode } from '../engine/index.ts';
+import { toSettingsPatch } from '../scenario/scenario-input.ts';
 import { requireApiKey } from './api-routes.ts';
+import { accountView, orderView, settingsView } from './control-views.ts';
 import type { SimEnv } from './context.ts';
 import { sendJson } from './envelope.ts';
 import type { FaultInjector } from './fault-injector.ts';
 import type { Journal } from './journal.ts';
 import { readJsonBody, readParams } from './request-params.ts';
 import { check } from './validate.ts';
-import { formatFixed } from '../engine/money.ts';
 
 type C = components['schemas'];
 
@@ -42,89 +30,6 @@ export interface ControlContext {
   scenario: C['Scenario'];
   /** False when the control plane is off: health then advertises no capability. */
   controlEnabled: boolean;
-}
-
-export function accountView(engine: Engine, account: Account): C['AccountView'] {
-  const book = (currency: 'TRX' | 'USDT'): C['CurrencyLedger'] => {
-    const b = account.ledger[currency];
-    return { deposited: formatUnits(b.deposited), available: formatUnits(b.available), frozen: formatUnits(b.frozen), spent: formatUnits(b.spent) };
-  };
-  return {
-    name: account.name,
-    walletAddress: account.walletAddress,
-    referralCount: account.referralCount,
-    ledger: { trx: book('TRX'), usdt: book('USDT') },
-    orders: account.orders.length,
-  };
-}
-
-export function orderView(engine: Engine, order: Order): C['OrderView'] {
-  const view: C['OrderView'] = {
-    orderId: order.id,
-    status: order.status,
-    pledgeAddress: order.pledgeAddress,
-    rentalCount: order.rentalCount,
-    period: order.period,
-    amount: formatFixed(order.amount, 2),
-    currency: order.currency,
-    txId: order.txId,
-    createdAt: order.createdAt,
-    activatedAddress: order.activates,
-    timeline: order.timeline(),
-  };
-  if (order.outOrderNo !== undefined) view.outOrderNo = order.outOrderNo;
-  const next = engine.nextStep(order);
-  if (next) view.next = next;
-  return view;
-}
-
-export function settingsView(settings: Settings): C['Settings'] {
-  const prices: Record<string, string> = {};
-  for (const [period, sun] of Object.entries(settings.prices)) prices[period] = String(sun);
-  return {
-    timing: settings.timing,
-    prices,
-    failureRate: settings.failureRate,
-    usdtPerTrx: formatUnits(settings.microUsdtPerTrx),
-    accountSuccessCode: settings.accountSuccessCode,
-    duplicateOutOrderNo: settings.duplicateOutOrderNo,
-    errorStatus: settings.errorStatus,
-    activationDelayMs: activationDelay(settings),
-    rateLimit: settings.rateLimit,
-    maxStoredOrders: settings.maxStoredOrders,
-    maxStoredAddresses: settings.maxStoredAddresses,
-  };
-}
-
-/** Converts the control plane's settings (decimal strings) into the engine's units. */
-export function toSettingsPatch(input: C['SettingsPatch']): SettingsPatch {
-  const { prices, usdtPerTrx, ...rest } = input;
-  const patch: SettingsPatch = { ...rest };
-  if (prices) {
-    patch.prices = {};
-    for (const [period, sun] of Object.entries(prices)) (patch.prices as Record<string, number>)[period] = Number(sun);
-  }
-  if (usdtPerTrx !== undefined) patch.microUsdtPerTrx = parseUnits(usdtPerTrx, 'usdtPerTrx');
-  return patch;
-}
-
-/** Converts a user's scenario (decimal strings) into the engine's scenario. */
-export function toEngineScenario(input: C['Scenario']): Scenario {
-  const scenario: Scenario = {};
-  if (input.settings || input.timing) scenario.settings = { ...toSettingsPatch(input.settings ?? {}), ...(input.timing ? { timing: input.timing } : {}) };
-  if (input.accounts) {
-    scenario.accounts = input.accounts.map((a, i) => ({
-      apiKey: a.apiKey,
-      trx: a.balance?.trx ? parseUnits(a.balance.trx, `accounts[${i}].balance.trx`) : 0,
-      usdt: a.balance?.usdt ? parseUnits(a.balance.usdt, `accounts[${i}].balance.usdt`) : 0,
-      referralCount: a.referralCount ?? 0,
-    }));
-  }
-  if (input.rules) scenario.rules = input.rules;
-  // Checked against the Scenario schema already (TronAddress items).
-  if (input.activatedAddresses) scenario.activatedAddresses = input.activatedAddresses;
-  if (input.supply !== undefined) scenario.supply = input.supply;
-  return scenario;
 }
 
 function amounts(input: C['Amounts'] | undefined): { trx?: number; usdt?: number } {

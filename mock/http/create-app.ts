@@ -10,7 +10,9 @@ import { methodNotAllowed } from 'hono/method-not-allowed';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { SpecValidators } from '../../src/spec/loader.ts';
 import { SimulatorError, type Engine } from '../engine/index.ts';
+import { API_PREFIX } from './api-operations.ts';
 import { apiRoutes } from './api-routes.ts';
+import type { ApiStage } from './api-stages.ts';
 import type { SimEnv } from './context.ts';
 import { controlGuard, type ControlOptions, type RemoteAddress } from './control-guard.ts';
 import { controlRoutes, type ControlContext } from './control-routes.ts';
@@ -18,7 +20,7 @@ import { dashboardRoutes } from './dashboard-routes.ts';
 import { docsRoutes } from './docs-routes.ts';
 import { envelopeTime } from './envelope.ts';
 import { CLIENT_CLOSED_NOTE, CLIENT_CLOSED_STATUS, clientClosed, unexpectedError } from './error-boundary.ts';
-import { isJournaled, JOURNAL_BODY_LIMIT, type Journal, type JournalDraft } from './journal.ts';
+import { exchangeEntry, isJournaled, JOURNAL_BODY_LIMIT, type Journal } from './journal.ts';
 import { redactBody, redactKeys } from './journal-redaction.ts';
 import { jsonDepth, MAX_JSON_DEPTH } from './request-params.ts';
 
@@ -26,6 +28,8 @@ export interface AppOptions {
   engine: Engine;
   journal: Journal;
   apiValidators: SpecValidators;
+  /** The stages before each API operation (createApiStages), shared with the Node fast path. */
+  apiStages: readonly ApiStage[];
   control: ControlContext;
   controlOptions?: ControlOptions;
   remoteAddress?: RemoteAddress;
@@ -71,25 +75,20 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     if (!isJournaled(c.req.method, path)) return;
     const url = c.req.url;
     const q = url.indexOf('?');
-    const entry: JournalDraft = {
-      id: 0,
+    const method = c.req.method;
+    const text = method !== 'GET' && method !== 'HEAD' && c.res.status !== 413 ? await c.req.text().catch(() => '') : '';
+    const entry = exchangeEntry({
       at: engine.clock.now(),
-      method: c.req.method,
+      method,
       path,
       status: c.res.status,
-      response: redactKeys(c.get('responseBody')),
-      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-    };
-    const operation = c.get('operation');
-    if (operation) entry.operation = operation;
-    const fault = c.get('fault');
-    if (fault) entry.fault = fault;
-    const account = c.get('account');
-    if (account) entry.account = account.walletAddress;
-    if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && c.res.status !== 413) {
-      const text = await c.req.text().catch(() => '');
-      if (text) entry.body = journalBody(text);
-    }
+      started,
+      operation: c.get('operation'),
+      fault: c.get('fault'),
+      account: c.get('account')?.walletAddress,
+      body: text ? journalBody(text) : undefined,
+    });
+    entry.response = redactKeys(c.get('responseBody'));
     journal.record(entry, q !== -1 ? { query: url.slice(q + 1) } : undefined);
   });
 
@@ -110,7 +109,7 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     },
   });
   // bodyLimit reads request.body, which makes @hono/node-server build a full Request
-  // (about 15% of a GET's CPU in the profile); a GET or HEAD carries no body to limit.
+  // (a large share of a GET's CPU, bench/README.md); a GET or HEAD carries no body to limit.
   // (a GET's declared oversized body is refused all the same: it is never read, and is
   // drained by the Node server, but every oversized body gets the one answer, 413).
   const tooLarge = (): SimulatorError => new SimulatorError('bodyTooLarge', `The request body is larger than ${options.maxBodyBytes} bytes; send a smaller body.`);
@@ -136,10 +135,9 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     }),
   );
 
-  const api = apiRoutes(engine, options.apiValidators, options.control.faults);
+  const api = apiRoutes(engine, options.apiValidators, options.apiStages);
   app.route('/', api);
-  // The real service lives under /api (https://api.eopen.io/api/v1/...); accept that prefix too.
-  app.route('/api', api);
+  app.route(API_PREFIX, api);
   app.route('/_sim', controlRoutes(options.control));
   app.route('/_sim', dashboardRoutes(options.control));
   app.route('/docs', docsRoutes());

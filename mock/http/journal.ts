@@ -5,30 +5,15 @@
  * The ring is kept in columns (typed arrays for the numbers, arrays of strings) rather
  * than as entry objects, and a response given as its JSON text is kept as that one
  * string: under load the last 1000 entries are all young when the garbage collector
- * scavenges, and copying their object graphs tripled each scavenge's pause (0.35 ms to
- * 1.1 ms every ~60 ms at 36k reads/s), which is most of a read's p99. Entries are built
+ * scavenges, and copying their object graphs made each scavenge's pause most of a read's
+ * p99 (bench/README.md). Entries are built
  * as objects only when listed.
  */
+import type { components } from '../../src/generated/control.ts';
 import { redactKeys } from './journal-redaction.ts';
 
-export interface JournalEntry {
-  id: number;
-  at: number;
-  method: string;
-  path: string;
-  operation?: string;
-  /** The id of the injected fault that hit the request. */
-  fault?: string;
-  account?: string;
-  query?: Record<string, string>;
-  body?: string;
-  status: number;
-  /** The response body; when `responseTruncated`, the first JOURNAL_RESPONSE_LIMIT characters of its JSON text. */
-  response?: unknown;
-  /** True when the response's JSON text was longer than JOURNAL_RESPONSE_LIMIT and `response` holds its start. */
-  responseTruncated?: true;
-  durationMs: number;
-}
+/** One exchange as the journal lists it (spec/control.yaml's JournalEntry). */
+export type JournalEntry = components['schemas']['JournalEntry'];
 
 /** An entry as recorded: the journal numbers it. */
 export type JournalDraft = Omit<JournalEntry, 'id'> & { id?: number };
@@ -76,6 +61,44 @@ export function isJournaled(method: string, path: string): boolean {
   // Clearing the journal leaves it empty, not holding its own clearing.
   if (path === '/_sim/journal' || path === '/_sim/events' || path === '/_sim/ui') return false;
   return !((method === 'GET' || method === 'HEAD') && (path === '/_sim' || path.startsWith('/_sim/')));
+}
+
+/** What both transports know of an exchange when they journal it. */
+export interface Exchange {
+  at: number;
+  method: string;
+  path: string;
+  status: number;
+  /** Since the request arrived, ms (performance.now()). */
+  started: number;
+  operation?: string | undefined;
+  fault?: string | undefined;
+  /** The wallet address of the request's account, when its key named one. */
+  account?: string | undefined;
+  /** The request body as received; kept redacted and cut by the caller's `keepBody`. */
+  body?: string | undefined;
+}
+
+/**
+ * The journal entry of an exchange, built the same way by the Hono app and the Node
+ * fast path: the duration rounded to the microsecond, optional fields only when known.
+ *
+ * @example
+ *   journal.record(exchangeEntry({ at: clock.now(), method: 'GET', path: '/v1/account', status: 200, started, operation: 'getAccount' }));
+ */
+export function exchangeEntry(exchange: Exchange): JournalDraft {
+  const entry: JournalDraft = {
+    at: exchange.at,
+    method: exchange.method,
+    path: exchange.path,
+    status: exchange.status,
+    durationMs: Math.round((performance.now() - exchange.started) * 1000) / 1000,
+  };
+  if (exchange.operation) entry.operation = exchange.operation;
+  if (exchange.fault) entry.fault = exchange.fault;
+  if (exchange.account) entry.account = exchange.account;
+  if (exchange.body) entry.body = exchange.body;
+  return entry;
 }
 
 /** The start of a text cut to `limit` characters, never splitting a surrogate pair. */

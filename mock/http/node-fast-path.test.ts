@@ -215,6 +215,23 @@ describe('createNodeFastPath', () => {
     expect(fast(rejected.req, rejected.res)).toBe(false);
     expect(rejected.written).toEqual({});
   });
+
+  it('declines every request while a stage it does not run is not idle, a stage added later included', async () => {
+    const { createNodeFastPath } = await import('./node-fast-path.ts');
+    const sim = createSimulator({ clock: 'manual' });
+    let auditing = true;
+    const withAudit = createNodeFastPath({ ...sim, apiStages: [...sim.apiStages, { name: 'audit', middleware: (_c, next) => next(), idle: () => !auditing }] });
+    const withUnknown = createNodeFastPath({ ...sim, apiStages: [...sim.apiStages, { name: 'no idle given', middleware: (_c, next) => next() }] });
+    const price = () => fakeExchange('/v1/tron/price?rentalCount=65000&period=1h', { 'api-key': 'demo-key' });
+    const declined = price();
+    expect(withAudit(declined.req, declined.res)).toBe(false);
+    expect(declined.written).toEqual({});
+    auditing = false;
+    expect(withAudit(price().req, price().res)).toBe(true);
+    const unknown = price();
+    expect(withUnknown(unknown.req, unknown.res)).toBe(false);
+    expect(unknown.written).toEqual({});
+  });
 });
 
 describe('createNodeFastPath for orders', () => {

@@ -3,8 +3,8 @@
  * and POST order, with a known key, plain valid parameters, no fault and no rate limit
  * in force. It uses the same validators, engine and response builders as the Hono routes
  * and writes the same journal entry, but skips building a WHATWG Request and Response,
- * which the CPU profile showed to be most of a request's cost (and, for an order, the
- * stream that carries its body). The JSON of a read's data is kept until the engine
+ * most of a request's cost in the CPU profile (and, for an order, the stream that
+ * carries its body; bench/README.md, "Figures behind the code"). The JSON of a read's data is kept until the engine
  * changes anything (read-data-cache.ts).
  *
  * A read it does not take answers `false` before anything happened, and the caller hands
@@ -16,23 +16,24 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hono } from 'hono';
 import type { SpecValidators } from '../../src/spec/loader.ts';
-import { SimulatorError, type Account, type Engine, type Order, type PeriodCode } from '../engine/index.ts';
-import { accountData, orderCreatedData, orderRecord, priceQuoteData, SUCCESS_MESSAGES } from './api-routes.ts';
+import { SimulatorError, type Account, type Engine } from '../engine/index.ts';
+import { findApiOperation, withoutApiPrefix, type ApiOperation, type ApiParams } from './api-operations.ts';
+import { allIdle, type ApiStage } from './api-stages.ts';
 import type { SimEnv } from './context.ts';
 import { envelopeText } from './envelope.ts';
 import { CLIENT_CLOSED_NOTE, CLIENT_CLOSED_STATUS, createErrorBoundary, type ErrorBoundary } from './error-boundary.ts';
-import type { FaultInjector } from './fault-injector.ts';
-import { JOURNAL_BODY_LIMIT, type Journal, type JournalDraft } from './journal.ts';
+import { exchangeEntry, JOURNAL_BODY_LIMIT, type Exchange, type Journal } from './journal.ts';
 import { redactBody } from './journal-redaction.ts';
 import { addPlainPairs } from './plain-pairs.ts';
-import { createReadDataCache, type ReadDataCache } from './read-data-cache.ts';
+import { createReadDataCache } from './read-data-cache.ts';
 import { routableHost } from './request-origin.ts';
 import { passes } from './validate.ts';
 
 export interface FastPathContext {
   engine: Engine;
   journal: Journal;
-  faults: FaultInjector;
+  /** The stages the Hono routes run before each operation; the fast path answers only while all are idle. */
+  apiStages: readonly ApiStage[];
   apiValidators: SpecValidators;
   /** Answers what the fast path leaves after reading a body. */
   app: Pick<Hono<SimEnv>, 'fetch'>;
@@ -43,42 +44,6 @@ export interface FastPathContext {
 }
 
 type Params = Record<string, unknown>;
-/** A read's answer: its message, the JSON text of its data, and its code (0 by default). */
-type Handler = (engine: Engine, account: Account, params: Params, cache: ReadDataCache) => { msg: string; dataText: string; code?: number } | undefined;
-
-const READS: Record<string, { operation: string; handle: Handler }> = {
-  '/v1/tron/price': {
-    operation: 'getPrice',
-    handle: (engine, _account, p, cache) => {
-      const rentalCount = p.rentalCount as number;
-      const period = p.period as PeriodCode;
-      return { msg: SUCCESS_MESSAGES.getPrice, dataText: cache.price(rentalCount, period, () => priceQuoteData(engine.quote(rentalCount, period))) };
-    },
-  },
-  '/v1/tron/history': {
-    operation: 'getOrderHistory',
-    handle: (engine, account, p, cache) => {
-      let order: Order;
-      try {
-        order = engine.findOrder(account, p as { orderId?: string; outOrderNo?: string });
-      } catch {
-        return undefined;
-      }
-      return { msg: SUCCESS_MESSAGES.getOrderHistory, dataText: cache.order(order, () => orderRecord(order)) };
-    },
-  },
-  '/v1/account': {
-    operation: 'getAccount',
-    handle: (engine, account, _p, cache) => ({
-      msg: SUCCESS_MESSAGES.getAccount,
-      dataText: cache.account(account, () => accountData(account)),
-      code: engine.settings().accountSuccessCode,
-    }),
-  },
-};
-
-const READ_ROUTES = new Map(Object.entries(READS).map(([path, route]) => [path, { ...route, path }]));
-const ORDER_PATH = '/v1/tron/order';
 const FORM = 'application/x-www-form-urlencoded';
 
 /**
@@ -89,7 +54,7 @@ const FORM = 'application/x-www-form-urlencoded';
  *   http.createServer((req, res) => fast(req, res) || honoListener(req, res));
  */
 export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const { engine, journal, faults } = ctx;
+  const { engine, journal } = ctx;
   const boundary = createErrorBoundary(ctx);
   const cache = createReadDataCache(engine);
   const validators: Record<string, ReturnType<SpecValidators['request']> | undefined> = {
@@ -98,8 +63,19 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
     createOrder: ctx.apiValidators.request('createOrder'),
   };
 
+  /** The operation's answer on checked parameters, or undefined when the engine rejects it (which changed nothing). */
+  function run(op: ApiOperation, account: Account, params: Params): ReturnType<ApiOperation['answer']> | undefined {
+    try {
+      return (op.answer as (engine: Engine, account: Account, params: ApiParams[keyof ApiParams]) => ReturnType<ApiOperation['answer']>)(engine, account, params as never);
+    } catch (error) {
+      if (error instanceof SimulatorError) return undefined;
+      throw error;
+    }
+  }
+
   // Per connection, the last key it sent and that key's account: a keep-alive client sends
-  // the same key with every request, and hashing it was ~8% of a read. Comparing a key
+  // the same key with every request, and hashing it showed in a read's profile
+  // (bench/README.md). Comparing a key
   // with what the same connection sent before tells nothing about anyone else's key. A
   // reset replaces every account, so it starts the cache afresh.
   let accountsEpoch = 0;
@@ -118,36 +94,35 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
   }
 
   /** The success envelope, written and journaled as the Hono routes and middleware do. */
-  function answer(res: ServerResponse, entry: JournalDraft, rawQuery: string | undefined, started: number, msg: string, dataText: string, code = 0): void {
+  function answer(res: ServerResponse, exchange: Omit<Exchange, 'status'>, rawQuery: string | undefined, msg: string, dataText: string, code = 0): void {
     const text = envelopeText(engine, msg, dataText, code);
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     res.end(text);
-    entry.durationMs = Math.round((performance.now() - started) * 1000) / 1000;
     // The text, not the object: the journal keeps one string instead of an object graph.
-    journal.record(entry, { query: rawQuery, responseText: text });
+    journal.record(exchangeEntry({ ...exchange, status: 200 }), { query: rawQuery, responseText: text });
   }
 
-  function serveRead(req: IncomingMessage, res: ServerResponse, url: string, q: number, path: string, rawPath: string): boolean {
-    const route = READ_ROUTES.get(path);
+  function serveRead(req: IncomingMessage, res: ServerResponse, url: string, q: number, op: ApiOperation, rawPath: string): boolean {
     // A body on a read is Hono's to refuse (413 when over the limit).
-    if (!route || req.headers['content-length'] !== undefined) return false;
+    if (req.headers['content-length'] !== undefined) return false;
     const started = performance.now();
     const account = knownAccount(req);
     if (!account) return false;
     const params: Params = {};
     const rawQuery = q !== -1 ? url.slice(q + 1) : undefined;
     if (rawQuery !== undefined && !addPlainPairs(rawQuery, params as Record<string, string>)) return false;
-    const validate = validators[route.operation];
+    const validate = validators[op.id];
     if (validate && !passes(validate, params)) return false;
-    const result = route.handle(engine, account, params, cache);
+    // A rejection (an unknown order) is Hono's to word; nothing happened yet.
+    const result = run(op, account, params);
     if (!result) return false;
-    // The route's own string when it is the same path: the journal keeps no copy per request.
-    const journalPath = rawPath === path ? route.path : rawPath;
-    answer(res, draft(engine, 'GET', journalPath, route.operation, account), rawQuery, started, result.msg, result.dataText, result.code);
+    // The operation's own string when it is the same path: the journal keeps no copy per request.
+    const journalPath = rawPath === op.path ? op.path : rawPath;
+    answer(res, { at: engine.clock.now(), method: 'GET', path: journalPath, started, operation: op.id, account: account.walletAddress }, rawQuery, result.msg, result.text(cache), result.code);
     return true;
   }
 
-  function serveOrder(req: IncomingMessage, res: ServerResponse, url: string, q: number, rawPath: string): boolean {
+  function serveOrder(req: IncomingMessage, res: ServerResponse, url: string, q: number, op: ApiOperation, rawPath: string): boolean {
     // Taken only when the body's size is declared and within the limit, and it is a form
     // (or nothing): every other body is Hono's to read, limit and reject.
     const length = req.headers['content-length'];
@@ -167,7 +142,7 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
       try {
         const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
         const text = body.toString('utf8');
-        if (!createOrder(req, res, url, q, rawPath, text, started)) void replay(ctx.app, req, res, body, boundary);
+        if (!createOrder(req, res, url, q, op, rawPath, text, started)) void replay(ctx.app, req, res, body, boundary);
       } catch (error) {
         boundary.fail(req, res, error);
       }
@@ -190,7 +165,7 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
     return true;
   }
 
-  function createOrder(req: IncomingMessage, res: ServerResponse, url: string, q: number, rawPath: string, text: string, started: number): boolean {
+  function createOrder(req: IncomingMessage, res: ServerResponse, url: string, q: number, op: ApiOperation, rawPath: string, text: string, started: number): boolean {
     const account = knownAccount(req);
     if (!account) return false;
     // One object of query and body, as readParams merges them.
@@ -199,41 +174,26 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
     const rawQuery = q !== -1 ? url.slice(q + 1) : undefined;
     if (rawQuery !== undefined && !addPlainPairs(rawQuery, pairs)) return false;
     if (text.length > 0 && !addPlainPairs(text, pairs)) return false;
-    if (!passes(validators.createOrder!, params)) return false;
-    let order: Order;
-    try {
-      ({ order } = engine.createOrder(account, {
-        pledgeAddress: params.pledgeAddress as string,
-        rentalCount: params.rentalCount as number,
-        period: params.period as PeriodCode,
-        outOrderNo: params.outOrderNo as string | undefined,
-      }));
-    } catch (error) {
-      // A rejected order changed nothing; the replay through Hono words the rejection.
-      if (error instanceof SimulatorError) return false;
-      throw error;
-    }
-    const entry = draft(engine, 'POST', rawPath === ORDER_PATH ? ORDER_PATH : rawPath, 'createOrder', account);
-    if (text.length > 0) entry.body = redactBody(text).slice(0, JOURNAL_BODY_LIMIT);
-    answer(res, entry, rawQuery, started, SUCCESS_MESSAGES.createOrder, JSON.stringify(orderCreatedData(order)));
+    if (!passes(validators[op.id]!, params)) return false;
+    // A rejected order changed nothing (Engine.createOrder); the replay through Hono words the rejection.
+    const result = run(op, account, params);
+    if (!result) return false;
+    const path = rawPath === op.path ? op.path : rawPath;
+    const body = text.length > 0 ? redactBody(text).slice(0, JOURNAL_BODY_LIMIT) : undefined;
+    answer(res, { at: engine.clock.now(), method: 'POST', path, started, operation: op.id, account: account.walletAddress, body }, rawQuery, result.msg, JSON.stringify(result.data()), result.code);
     return true;
   }
 
   return (req, res) => {
     const method = req.method;
-    if ((method !== 'GET' && method !== 'POST') || faults.active || engine.settings().rateLimit) return false;
+    if ((method !== 'GET' && method !== 'POST') || !allIdle(ctx.apiStages)) return false;
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const rawPath = q === -1 ? url : url.slice(0, q);
-    // The real service lives under /api; the Hono app accepts both prefixes too.
-    const path = rawPath.startsWith('/api/') ? rawPath.slice(4) : rawPath;
-    if (method === 'GET') return serveRead(req, res, url, q, path, rawPath);
-    return path === ORDER_PATH && serveOrder(req, res, url, q, rawPath);
+    const op = findApiOperation(method, withoutApiPrefix(rawPath));
+    if (!op) return false;
+    return method === 'GET' ? serveRead(req, res, url, q, op, rawPath) : serveOrder(req, res, url, q, op, rawPath);
   };
-}
-
-function draft(engine: Engine, method: string, path: string, operation: string, account: Account): JournalDraft {
-  return { at: engine.clock.now(), method, path, status: 200, durationMs: 0, operation, account: account.walletAddress };
 }
 
 /**

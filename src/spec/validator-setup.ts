@@ -36,7 +36,7 @@ const OPENAPI_KEYWORDS = ['example', 'discriminator', 'xml', 'externalDocs', 'x-
 /** The name under which precompiled code reaches its formats object (the parameter of each set's factory). */
 export const FORMATS_IDENTIFIER = 'specFormats';
 
-// ajv with its code generator, and ajv-formats, cost a start ~40 ms to load. A start
+// ajv with its code generator, and ajv-formats, are slow to load (bench/README.md). A start
 // needs only precompiled validators, so they are loaded on the first compile; through
 // require, because compiling is synchronous.
 const require = createRequire(import.meta.url);
@@ -52,7 +52,7 @@ export function createAjv(options: ValidatorOptions, source = false): Ajv2020 {
     strict: true,
     strictRequired: false,
     // The documents are linted (npm run lint:spec) and compiled in strict mode; checking
-    // them against the meta-schema again at every start cost ~30 ms per validator set.
+    // them against the meta-schema again would slow every start.
     validateSchema: false,
     allowUnionTypes: true,
     // Standalone code names every format through this object (ajv-formats would name

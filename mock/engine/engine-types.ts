@@ -1,0 +1,104 @@
+/**
+ * The engine's interface: what it starts from, what it takes and what it tells. The
+ * implementation is createEngine in engine.ts.
+ */
+import type { Account } from './accounts.ts';
+import type { AddressRecord } from './address-registry.ts';
+import type { Clock } from './clock.ts';
+import type { NextStep } from './lifecycle.ts';
+import type { CreateOrderInput, Order, OrderStatusCode } from './order.ts';
+import type { OutcomeRules, RuleInput } from './outcome-rules.ts';
+import type { PeriodCode, Quote } from './pricing.ts';
+import type { Settings, SettingsPatch } from './settings.ts';
+import type { EngineSnapshot, PendingSnapshot } from './snapshot.ts';
+
+/** An account of the starting scenario. Amounts are in smallest units. */
+export type { CreateOrderInput } from './order.ts';
+
+export interface AccountSeed {
+  apiKey: string;
+  trx?: number;
+  usdt?: number;
+  referralCount?: number;
+}
+
+/** Everything a simulator starts from, and goes back to on reset. */
+export interface Scenario {
+  settings?: SettingsPatch;
+  accounts?: AccountSeed[];
+  rules?: RuleInput[];
+  activatedAddresses?: string[];
+  /** Energy the pool can have delegated at once; null or absent is unlimited. */
+  supply?: number | null;
+}
+
+export interface EngineOptions {
+  clock: Clock;
+  seed?: number;
+  scenario?: Scenario;
+  /** State saved by `snapshot()`, restored over the scenario at start (not on reset). */
+  restore?: EngineSnapshot;
+}
+
+
+/** What changed, for live views. */
+export type EngineEvent =
+  | { type: 'order'; order: Order }
+  | { type: 'account'; account: Account }
+  | { type: 'reset' }
+  | { type: 'settings' };
+
+export interface Supply {
+  energy: number | null;
+  delegated: number;
+}
+
+export interface Engine {
+  readonly clock: Clock;
+  readonly seed: number;
+  settings(): Settings;
+  updateSettings(patch: SettingsPatch): Settings;
+  /** The account of an API key, or undefined. */
+  authenticate(apiKey: string): Account | undefined;
+  quote(rentalCount: number, period: PeriodCode): Quote;
+  /**
+   * Creates an order, or returns the existing one for a known outOrderNo (`duplicate: true`).
+   * A rejection (a duplicate refused, a balance that cannot pay) throws a SimulatorError
+   * before anything changes: no money frozen, nothing drawn from the random source, no
+   * event, no new version. The Node fast path relies on it (engine-rejections.test.ts).
+   */
+  createOrder(account: Account, input: CreateOrderInput): { order: Order; duplicate: boolean };
+  /** Finds an order of this account; `orderId` wins over `outOrderNo` when both are given. */
+  findOrder(account: Account, ref: { orderId?: string | undefined; outOrderNo?: string | undefined }): Order;
+  createAccount(input?: { apiKey?: string; trx?: number; usdt?: number; referralCount?: number }): { apiKey: string; account: Account };
+  deposit(account: Account, amounts: { trx?: number; usdt?: number }): Account;
+  accounts(): Account[];
+  orders(account: Account, filter?: { status?: OrderStatusCode; limit?: number }): Order[];
+  /** The next scheduled step of an open order. */
+  nextStep(order: Order): NextStep | undefined;
+  readonly rules: Pick<OutcomeRules, 'add' | 'list' | 'remove' | 'clear'>;
+  supply(): Supply;
+  setSupply(energy: number | null): Supply;
+  address(address: string): AddressRecord;
+  setAddress(address: string, activated: boolean): AddressRecord;
+  addresses(): AddressRecord[];
+  /** Runs every lifecycle step due by the clock's now. */
+  tick(): void;
+  /** Back to the starting scenario, with the random source reseeded. */
+  reset(): void;
+  /** Every broken invariant; empty when the books and lifecycles are right. */
+  checkInvariants(): string[];
+  /** The whole state as JSON-ready data, for persistence. */
+  snapshot(): EngineSnapshot;
+  /**
+   * The state of now, with the orders handed out a chunk at a time, so a large state can
+   * be written without holding the event loop; later changes do not show in it. Close it
+   * when done.
+   */
+  snapshotLater(): PendingSnapshot;
+  /** How many orders are stored now (eviction keeps it at most `maxStoredOrders` when it can). */
+  readonly storedOrders: number;
+  /** Grows with every change of state; a saver skips writing when it has not moved. */
+  readonly version: number;
+  subscribe(listener: (event: EngineEvent) => void): () => void;
+}

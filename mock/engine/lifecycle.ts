@@ -1,0 +1,57 @@
+/**
+ * The order lifecycle as one table: from each open status, the status it moves to and
+ * when. Stepping, scheduling and the "next step" view all read it, so a change of the
+ * lifecycle is made here once (PENDING → PROCESSING → COMPLETED, or FAILED → REFUNDED).
+ */
+import type { Order, OrderStatusCode } from './order.ts';
+import { PERIOD_MS } from './pricing.ts';
+
+interface Transition {
+  /** The status the order moves to. */
+  to(order: Order): OrderStatusCode;
+  /** When, Unix ms: the order's planned delay from its creation. */
+  dueAt(order: Order): number;
+}
+
+const TRANSITIONS: Partial<Record<OrderStatusCode, Transition>> = {
+  PENDING: { to: () => 'PROCESSING', dueAt: (o) => o.createdAt + o.processingAfter },
+  // The outcome was drawn at creation; a limited supply may still turn it FAILED on entering PROCESSING.
+  PROCESSING: { to: (o) => o.outcome, dueAt: (o) => o.createdAt + o.outcomeAfter },
+  FAILED: { to: () => 'REFUNDED', dueAt: (o) => o.createdAt + o.refundAfter },
+};
+
+/** A step an order will take: the status it moves to, and when. */
+export interface NextStep {
+  status: OrderStatusCode;
+  at: number;
+}
+
+/**
+ * The next status change of an order, or undefined when its status is final.
+ *
+ * @example
+ *   nextStep(order); // { status: 'PROCESSING', at: order.createdAt + order.processingAfter } while PENDING
+ */
+export function nextStep(order: Order): NextStep | undefined {
+  const transition = TRANSITIONS[order.status];
+  return transition && { status: transition.to(order), at: transition.dueAt(order) };
+}
+
+/**
+ * When the engine must next look at an order: its next status change, or, for a
+ * completed rental that holds energy of a limited supply, the end of the rental, when
+ * the energy goes back to the pool. Undefined when nothing is left to do.
+ *
+ * @example
+ *   wakeAt(completedReservedOrder); // order.outcomeAt + PERIOD_MS[order.period]
+ */
+export function wakeAt(order: Order): number | undefined {
+  const next = TRANSITIONS[order.status];
+  if (next) return next.dueAt(order);
+  return order.status === 'COMPLETED' && order.reserved ? rentalEndsAt(order) : undefined;
+}
+
+/** The end of a completed rental, Unix ms. */
+export function rentalEndsAt(order: Order): number {
+  return order.outcomeAt + PERIOD_MS[order.period];
+}

@@ -1,0 +1,135 @@
+/**
+ * The four operations of the Energy Rental API, each written once: its method and path,
+ * how its checked parameters map to the engine, the engine call, the response view, its
+ * message and code, and how its data may be cached. Both transports read this table: the
+ * Hono routes (api-routes.ts) and the Node fast path (node-fast-path.ts). A third answer
+ * source (a proxy, a recording) plugs in beside the engine call, keyed by the same ids.
+ */
+import type { components, operations } from '../../src/generated/openapi.ts';
+import type { Account, Engine } from '../engine/index.ts';
+import { accountData, orderCreatedData, orderRecord, priceQuoteData } from './api-views.ts';
+import type { ReadDataCache } from './read-data-cache.ts';
+
+type Schemas = components['schemas'];
+
+/** The checked parameters of each operation, typed from the generated `paths`. */
+export interface ApiParams {
+  createOrder: Schemas['OrderRequest'];
+  getPrice: operations['getPrice']['parameters']['query'];
+  getOrderHistory: NonNullable<operations['getOrderHistory']['parameters']['query']>;
+  getAccount: Record<string, never>;
+}
+
+export type ApiOperationId = keyof ApiParams;
+
+/** What an operation answers with: the envelope's code and message, and its data. */
+export interface ApiAnswer {
+  code: number;
+  msg: string;
+  /** The data, as the operation's response schema. */
+  data(): unknown;
+  /** The JSON text of the data, from the read cache where the operation allows it. */
+  text(cache: ReadDataCache): string;
+}
+
+export interface ApiOperation<Id extends ApiOperationId = ApiOperationId> {
+  readonly id: Id;
+  readonly method: 'GET' | 'POST';
+  /** The path under /v1 (the /api prefix of the real service is accepted too). */
+  readonly path: string;
+  /**
+   * Runs the operation on the engine. Throws a SimulatorError when the engine rejects it,
+   * and a rejection changes nothing (Engine.createOrder states it, a test holds it), so a
+   * transport may hand a rejected request to another to word the error.
+   */
+  answer(engine: Engine, account: Account, params: ApiParams[Id]): ApiAnswer;
+}
+
+/** Upstream's messages where it published them; the history message is the kit's own. */
+export const SUCCESS_MESSAGES = {
+  createOrder: 'Order generated successfully, please check order processing status later',
+  getPrice: 'Get price successfully',
+  getOrderHistory: 'Get order successfully',
+  getAccount: 'Get user information successfully',
+} as const satisfies Record<ApiOperationId, string>;
+
+/** One answer of code 0 whose data is built at most once. */
+function answered(msg: string, data: () => unknown, cached?: (cache: ReadDataCache, make: () => unknown) => string, code = 0): ApiAnswer {
+  return {
+    code,
+    msg,
+    data,
+    text: (cache) => (cached ? cached(cache, data) : JSON.stringify(data())),
+  };
+}
+
+/**
+ * The operation table.
+ *
+ * @example
+ *   const op = API_OPERATIONS.getPrice;
+ *   op.answer(engine, account, { rentalCount: 65000, period: '1h' }).data(); // { sun: '65', trxPrice: '4.23', ... }
+ */
+export const API_OPERATIONS: { readonly [Id in ApiOperationId]: ApiOperation<Id> } = {
+  createOrder: {
+    id: 'createOrder',
+    method: 'POST',
+    path: '/v1/tron/order',
+    answer(engine, account, params) {
+      const { order } = engine.createOrder(account, {
+        pledgeAddress: params.pledgeAddress,
+        rentalCount: params.rentalCount,
+        period: params.period,
+        outOrderNo: params.outOrderNo,
+      });
+      return answered(SUCCESS_MESSAGES.createOrder, () => orderCreatedData(order));
+    },
+  },
+  getPrice: {
+    id: 'getPrice',
+    method: 'GET',
+    path: '/v1/tron/price',
+    answer(engine, _account, { rentalCount, period }) {
+      const quote = engine.quote(rentalCount, period);
+      return answered(SUCCESS_MESSAGES.getPrice, () => priceQuoteData(quote), (cache, make) => cache.price(rentalCount, period, make));
+    },
+  },
+  getOrderHistory: {
+    id: 'getOrderHistory',
+    method: 'GET',
+    path: '/v1/tron/history',
+    answer(engine, account, params) {
+      const order = engine.findOrder(account, params);
+      return answered(SUCCESS_MESSAGES.getOrderHistory, () => orderRecord(order), (cache, make) => cache.order(order, make));
+    },
+  },
+  getAccount: {
+    id: 'getAccount',
+    method: 'GET',
+    path: '/v1/account',
+    answer(engine, account) {
+      return answered(SUCCESS_MESSAGES.getAccount, () => accountData(account), (cache, make) => cache.account(account, make), engine.settings().accountSuccessCode);
+    },
+  },
+};
+
+/** The real service lives under /api (https://api.eopen.io/api/v1/...); the simulator answers with and without it. */
+export const API_PREFIX = '/api';
+
+/**
+ * A request path without the /api prefix, as the operation table names it.
+ *
+ * @example
+ *   withoutApiPrefix('/api/v1/account'); // '/v1/account'
+ */
+export function withoutApiPrefix(path: string): string {
+  return path.startsWith(API_PREFIX + '/') ? path.slice(API_PREFIX.length) : path;
+}
+
+/** The operation of a method and path (without the /api prefix), or undefined. */
+export function findApiOperation(method: string, path: string): ApiOperation | undefined {
+  for (const op of Object.values(API_OPERATIONS) as ApiOperation[]) {
+    if (op.path === path && op.method === method) return op;
+  }
+  return undefined;
+}

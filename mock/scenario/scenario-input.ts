@@ -1,0 +1,57 @@
+/**
+ * The scenario as users write it (a `--config` file, `startSimulator({ scenario })`,
+ * spec/control.yaml's Scenario: decimal strings) and its conversion into the engine's
+ * scenario (smallest units). Settings patches of the control plane convert the same way.
+ */
+import type { components } from '../../src/generated/control.ts';
+import { parseUnits, type Scenario, type SettingsPatch } from '../engine/index.ts';
+
+type C = components['schemas'];
+
+export type ScenarioInput = C['Scenario'];
+
+/** The embedded default scenario: a demo account with key `demo-key`, 1000 TRX and 100 USDT. */
+export const DEFAULT_SCENARIO: ScenarioInput = {
+  accounts: [{ apiKey: 'demo-key', balance: { trx: '1000', usdt: '100' } }],
+};
+
+/**
+ * Converts the control plane's settings (decimal strings) into the engine's units.
+ *
+ * @example
+ *   toSettingsPatch({ usdtPerTrx: '0.19' }); // { microUsdtPerTrx: 190000 }
+ */
+export function toSettingsPatch(input: C['SettingsPatch']): SettingsPatch {
+  const { prices, usdtPerTrx, ...rest } = input;
+  const patch: SettingsPatch = { ...rest };
+  if (prices) {
+    patch.prices = {};
+    for (const [period, sun] of Object.entries(prices)) (patch.prices as Record<string, number>)[period] = Number(sun);
+  }
+  if (usdtPerTrx !== undefined) patch.microUsdtPerTrx = parseUnits(usdtPerTrx, 'usdtPerTrx');
+  return patch;
+}
+
+/**
+ * Converts a user's scenario (decimal strings) into the engine's scenario.
+ *
+ * @example
+ *   toEngineScenario(DEFAULT_SCENARIO).accounts; // [{ apiKey: 'demo-key', trx: 1000000000, usdt: 100000000, referralCount: 0 }]
+ */
+export function toEngineScenario(input: C['Scenario']): Scenario {
+  const scenario: Scenario = {};
+  if (input.settings || input.timing) scenario.settings = { ...toSettingsPatch(input.settings ?? {}), ...(input.timing ? { timing: input.timing } : {}) };
+  if (input.accounts) {
+    scenario.accounts = input.accounts.map((a, i) => ({
+      apiKey: a.apiKey,
+      trx: a.balance?.trx ? parseUnits(a.balance.trx, `accounts[${i}].balance.trx`) : 0,
+      usdt: a.balance?.usdt ? parseUnits(a.balance.usdt, `accounts[${i}].balance.usdt`) : 0,
+      referralCount: a.referralCount ?? 0,
+    }));
+  }
+  if (input.rules) scenario.rules = input.rules;
+  // Checked against the Scenario schema already (TronAddress items).
+  if (input.activatedAddresses) scenario.activatedAddresses = input.activatedAddresses;
+  if (input.supply !== undefined) scenario.supply = input.supply;
+  return scenario;
+}
