@@ -35,7 +35,8 @@ export const DRAIN_LIMIT_BYTES = 8 * 1024 * 1024;
  */
 export function createSimulatorServer(sim: Simulator, options: RequestGuardOptions = {}): Server {
   const boundary = createErrorBoundary(sim);
-  const fast = createNodeFastPath(sim);
+  // The fast path answers from the engine; in proxy mode every API call goes upstream.
+  const fast = sim.mode === 'simulator' ? createNodeFastPath(sim) : () => false;
   // The adapter's own clean-up cuts a connection 500 ms after the answer while the body is
   // still arriving; drainAfterAnswer below replaces it.
   const hono = getRequestListener(sim.app.fetch, { autoCleanupIncoming: false, errorHandler: (error) => boundary.response(error) });

@@ -12,6 +12,9 @@ import type { SimEnv } from './http/context.ts';
 import type { ControlOptions, RemoteAddress } from './http/control-guard.ts';
 import { createApiStages, type ApiStage } from './http/api-stages.ts';
 import { createApp } from './http/create-app.ts';
+import { createLiveValidation } from './http/live-validation.ts';
+import type { ProxyContext } from './http/proxy-routes.ts';
+import { createSpendGuard } from './http/spend-guard.ts';
 import { createFaultInjector, type FaultInjector } from './http/fault-injector.ts';
 import { DROPPED_HEADER } from './http/inject-faults.ts';
 import { createJournal, type Journal } from './http/journal.ts';
@@ -43,7 +46,30 @@ export interface SimulatorOptions {
   /** Largest accepted request body. Default 64 KiB. */
   maxBodyBytes?: number;
   onUnexpectedError?: (error: unknown) => void;
+  /**
+   * Proxy mode (`serve --upstream`): the API is answered by the upstream at `upstream`,
+   * behind the same journal, faults and rate limit; the control plane stays local.
+   */
+  proxy?: ProxyOptions;
 }
+
+/** How the simulator stands in front of the real service. */
+export interface ProxyOptions {
+  /** The upstream's base URL, e.g. https://api.eopen.io. */
+  upstream: string;
+  /** How long to wait for the upstream, ms. Default 10 000. */
+  timeoutMs?: number;
+  /** Forward order creation (it spends real TRX). Default false. */
+  allowSpend?: boolean;
+  /** Orders one run may forward; unlimited when absent. */
+  maxOrders?: number;
+  /** Where spec violations of the upstream's answers are reported, once each. Default: stderr. */
+  onViolation?: (line: string) => void;
+  /** Where calls go instead of the global fetch (tests). */
+  fetch?: typeof fetch;
+}
+
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 10_000;
 
 export interface Simulator {
   app: Hono<SimEnv>;
@@ -57,6 +83,8 @@ export interface Simulator {
   apiStages: readonly ApiStage[];
   /** Largest request body accepted, bytes (also the Node fast path's limit). */
   maxBodyBytes: number;
+  /** What answers the API: the engine ('simulator') or the upstream ('proxy'). */
+  mode: 'simulator' | 'proxy';
   /** Reports unexpected errors (the option given), also for the Node server around the app. */
   onUnexpectedError?: ((error: unknown) => void) | undefined;
   /** A fetch that calls the app in-process, for `createClient({ fetch })`. */
@@ -102,11 +130,13 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const apiValidators = createValidators(loadSpec('api'), { coerceTypes: true, formats });
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const apiStages = createApiStages(engine, faults);
+  const proxy = options.proxy ? createProxyContext(options.proxy) : undefined;
   const app = createApp({
     engine,
     journal,
     apiValidators,
     apiStages,
+    proxy,
     control: {
       engine,
       journal,
@@ -116,6 +146,12 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       version: VERSION,
       scenario: scenarioChecked,
       controlEnabled: options.control?.enabled ?? true,
+      answerSource: proxy
+        ? {
+            mode: 'proxy',
+            proxyStats: () => ({ upstream: proxy.upstream.url, forwarded: proxy.counters.forwarded, violations: proxy.validation.count, refusedOrders: proxy.guard.refused }),
+          }
+        : undefined,
     },
     ...(options.control ? { controlOptions: options.control } : {}),
     ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}),
@@ -131,6 +167,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     apiValidators,
     apiStages,
     maxBodyBytes,
+    mode: proxy ? 'proxy' : 'simulator',
     onUnexpectedError: options.onUnexpectedError,
     fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
       const response = await app.fetch(new Request(input, init));
@@ -142,5 +179,24 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       if (clock.mode !== 'manual') throw new SimulatorError('conflict', 'advance() needs a manual clock: createSimulator({ clock: "manual" }).');
       (clock as ManualClock).advance(ms);
     },
+  };
+}
+
+/** The proxy's parts, from the options as given (checked by the CLI, or by the caller). */
+function createProxyContext(options: ProxyOptions): ProxyContext {
+  let url: URL;
+  try {
+    url = new URL(options.upstream);
+  } catch {
+    throw new SimulatorError('parameterInvalid', `proxy.upstream must be an http(s) URL such as https://api.eopen.io (got '${options.upstream}').`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new SimulatorError('parameterInvalid', `proxy.upstream must be an http(s) URL such as https://api.eopen.io (got '${options.upstream}').`);
+  }
+  return {
+    upstream: { url: options.upstream.replace(/\/+$/, ''), timeoutMs: options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS, fetch: options.fetch },
+    guard: createSpendGuard({ allowSpend: options.allowSpend ?? false, maxOrders: options.maxOrders }),
+    validation: createLiveValidation(options.onViolation ?? ((line) => process.stderr.write(line + '\n'))),
+    counters: { forwarded: 0 },
   };
 }

@@ -384,3 +384,53 @@ describe('the energy-rental-kit command', () => {
     40_000,
   );
 });
+
+describe('serve --upstream', () => {
+  it('reads the proxy flags and their environment variables', () => {
+    expect(parseServeArgs(['--upstream', 'https://api.eopen.io', '--upstream-timeout', '2500', '--allow-spend', '--max-orders', '3'], {})).toMatchObject({
+      upstream: 'https://api.eopen.io',
+      upstreamTimeoutMs: 2500,
+      allowSpend: true,
+      maxOrders: 3,
+    });
+    expect(
+      parseServeArgs([], { ENERGY_SIM_UPSTREAM: 'http://127.0.0.1:9', ENERGY_SIM_ALLOW_SPEND: '1', ENERGY_SIM_MAX_ORDERS: '1', ENERGY_SIM_UPSTREAM_TIMEOUT: '100' }),
+    ).toMatchObject({ upstream: 'http://127.0.0.1:9', allowSpend: true, maxOrders: 1, upstreamTimeoutMs: 100 });
+    expect(parseServeArgs(['--upstream', 'https://api.eopen.io'], {})).toMatchObject({ allowSpend: false, maxOrders: undefined });
+  });
+
+  it.each([
+    [['--upstream', 'api.eopen.io'], /--upstream must be the http\(s\) base URL of the service/],
+    [['--upstream', 'ftp://x'], /--upstream must be the http\(s\) base URL/],
+    [['--allow-spend'], /--allow-spend only apply in front of a service: add --upstream URL/],
+    [['--max-orders', '2'], /--max-orders only apply in front of a service/],
+    [['--upstream', 'http://x', '--upstream-timeout', '0'], /--upstream-timeout must be a whole number from 1 to 600000/],
+  ])('refuses %j with a message naming the flag and the fix', (args, message) => {
+    expect(() => parseServeArgs(args, {})).toThrow(CliError);
+    expect(() => parseServeArgs(args, {})).toThrow(message);
+  });
+
+  it('serves as a proxy in front of another simulator: the API goes upstream, the control plane stays local', async () => {
+    const lines: string[] = [];
+    const upstream = await serve({ port: 0, host: '127.0.0.1', clock: 'manual', timing: 'instant', quiet: true }, () => {});
+    const proxy = await serve({ port: 0, host: '127.0.0.1', upstream: upstream.url, allowSpend: false }, (line) => lines.push(line));
+    try {
+      const price = await fetch(`${proxy.url}/v1/tron/price?rentalCount=65000&period=1h`, { headers: { 'API-KEY': 'demo-key' } });
+      expect(price.status).toBe(200);
+      const order = await fetch(`${proxy.url}/v1/tron/order`, {
+        method: 'POST',
+        headers: { 'API-KEY': 'demo-key', 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'pledgeAddress=TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3&rentalCount=65000&period=1h',
+      });
+      expect(order.status).toBe(403);
+      const upstreamOrders = (await (await fetch(`${upstream.url}/_sim/orders`, { headers: { 'API-KEY': 'demo-key' } })).json()) as { orders: unknown[] };
+      expect(upstreamOrders.orders).toEqual([]);
+      const health = (await (await fetch(`${proxy.url}/_sim/health`)).json()) as { mode: string; proxy: { upstream: string; forwarded: number; refusedOrders: number } };
+      expect(health).toMatchObject({ mode: 'proxy', proxy: { upstream: upstream.url, forwarded: 1, refusedOrders: 1 } });
+      expect(lines.join('\n')).toContain(`upstream: ${upstream.url} (orders refused: no --allow-spend`);
+    } finally {
+      await proxy.close();
+      await upstream.close();
+    }
+  });
+});

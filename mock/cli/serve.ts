@@ -38,6 +38,15 @@ Options (each has an environment variable; the flag wins):
   --log FORMAT        pretty (default) | json: one JSON object per line (ENERGY_SIM_LOG)
   --quiet             Log only warnings and errors (ENERGY_SIM_QUIET=1)
   -h, --help          Show this help
+
+In front of the real service (the control plane, /docs and the dashboard stay local):
+  --upstream URL      Forward every API call to URL, e.g. https://api.eopen.io; each answer
+                      is checked against the spec and passed on unaltered (ENERGY_SIM_UPSTREAM)
+  --upstream-timeout MS  How long to wait for the upstream, default 10000
+                      (ENERGY_SIM_UPSTREAM_TIMEOUT); then 504
+  --allow-spend       Forward order creation, which spends real TRX; refused without it
+                      (ENERGY_SIM_ALLOW_SPEND=1)
+  --max-orders N      Forward at most N orders in this run (ENERGY_SIM_MAX_ORDERS)
 `;
 
 export interface ServeOptions {
@@ -56,6 +65,12 @@ export interface ServeOptions {
   /** Default 'pretty'. */
   log?: LogFormat | undefined;
   quiet?: boolean | undefined;
+  /** Proxy mode: forward the API to this URL. */
+  upstream?: string | undefined;
+  /** Default 10 000. */
+  upstreamTimeoutMs?: number | undefined;
+  allowSpend?: boolean | undefined;
+  maxOrders?: number | undefined;
   /** Where each value came from ('--clock' or 'ENERGY_SIM_CLOCK (…)'), for messages; default the flag. */
   sources?: ServeSources | undefined;
 }
@@ -73,6 +88,9 @@ export const SERVE_ENV = {
   state: 'ENERGY_SIM_STATE',
   'save-interval': 'ENERGY_SIM_SAVE_INTERVAL',
   log: 'ENERGY_SIM_LOG',
+  upstream: 'ENERGY_SIM_UPSTREAM',
+  'upstream-timeout': 'ENERGY_SIM_UPSTREAM_TIMEOUT',
+  'max-orders': 'ENERGY_SIM_MAX_ORDERS',
 } as const;
 type SourcedOption = keyof typeof SERVE_ENV;
 export type ServeSources = Partial<Record<SourcedOption, string>>;
@@ -96,6 +114,10 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
         'save-interval': { type: 'string' },
         log: { type: 'string' },
         quiet: { type: 'boolean' },
+        upstream: { type: 'string' },
+        'upstream-timeout': { type: 'string' },
+        'allow-spend': { type: 'boolean' },
+        'max-orders': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -145,7 +167,35 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
       throw new CliError(`${label('allowed-hosts')}: ${(error as Error).message}`);
     }
   };
+  const upstreamUrl = (): string | undefined => {
+    const raw = pick('upstream');
+    if (raw === undefined || raw === '') return undefined;
+    let url: URL | undefined;
+    try {
+      url = new URL(raw);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      throw new CliError(`${label('upstream')} must be the http(s) base URL of the service, such as https://api.eopen.io (got '${raw}').`);
+    }
+    return raw;
+  };
+  const upstream = upstreamUrl();
+  const allowSpend = values['allow-spend'] ?? env.ENERGY_SIM_ALLOW_SPEND === '1';
+  const upstreamTimeoutMs = integer('upstream-timeout', 1, 600_000);
+  const maxOrders = integer('max-orders', 0, 1_000_000);
+  if (!upstream) {
+    // Flags of the proxy do nothing without it: say so rather than run a simulator that ignores them.
+    const stray = [
+      upstreamTimeoutMs !== undefined && label('upstream-timeout'),
+      values['allow-spend'] && '--allow-spend',
+      maxOrders !== undefined && label('max-orders'),
+    ].filter(Boolean);
+    if (stray.length > 0) throw new CliError(`${stray.join(' and ')} only apply in front of a service: add --upstream URL, or leave them out.`);
+  }
   return {
+    ...(upstream ? { upstream, upstreamTimeoutMs, allowSpend, maxOrders } : {}),
     port: integer('port', 0, 65535) ?? 8787,
     host: pick('host') ?? '127.0.0.1',
     allowedHosts: hostList(),
@@ -232,6 +282,17 @@ export async function serve(
       ...(restore ? { restore } : {}),
       control: { enabled: loopback || token !== undefined, token },
       remoteAddress: (c) => getConnInfo(c).remote.address,
+      ...(options.upstream
+        ? {
+            proxy: {
+              upstream: options.upstream,
+              ...(options.upstreamTimeoutMs !== undefined ? { timeoutMs: options.upstreamTimeoutMs } : {}),
+              allowSpend: options.allowSpend ?? false,
+              ...(options.maxOrders !== undefined ? { maxOrders: options.maxOrders } : {}),
+              onViolation: (line: string) => log.warn(line),
+            },
+          }
+        : {}),
       onUnexpectedError: (error) => log.error(`unexpected error: ${(error as Error)?.stack ?? String(error)}`, { error: String(error) }),
     });
   } catch (error) {
@@ -271,14 +332,18 @@ export async function serve(
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   const url = `http://${host}:${port}`;
   // The demo key is public by design; no other key is ever logged.
-  const demo = simulator.engine.authenticate('demo-key') ? 'demo-key' : '<API_KEY>';
+  const demo = !options.upstream && simulator.engine.authenticate('demo-key') ? 'demo-key' : '<API_KEY>';
   const curl = `curl -s '${url}/v1/tron/price?rentalCount=65000&period=1h' -H 'API-KEY: ${demo}'`;
   const control = !loopback && !token ? 'off' : `${url}/_sim${token ? ' (token required)' : ''}`;
   const state = options.state
     ? `${options.state} (${restore ? `restored ${restore.orders.length} orders, ${restore.accounts.length} accounts` : 'new'}; saved every ${options.saveIntervalMs ?? 1000} ms and on shutdown)`
     : undefined;
+  const proxy = options.upstream
+    ? `${options.upstream} (orders ${options.allowSpend ? (options.maxOrders !== undefined ? `forwarded, at most ${options.maxOrders}` : 'forwarded: they spend real TRX') : 'refused: no --allow-spend'}; answers checked against the spec)`
+    : undefined;
   const lines = [
-    `energy-rental-kit simulator listening on ${url}`,
+    `energy-rental-kit ${proxy ? 'proxy' : 'simulator'} listening on ${url}`,
+    ...(proxy ? [`  upstream: ${proxy}`] : []),
     `  clock ${simulator.clock.mode}, timing ${simulator.engine.settings().timing}, seed ${simulator.engine.seed}`,
     `  API key: ${demo}`,
     `  try: ${curl}`,
@@ -294,6 +359,8 @@ export async function serve(
     apiKey: demo,
     curl,
     controlPlane: control,
+    mode: simulator.mode,
+    ...(proxy ? { upstream: options.upstream } : {}),
     ...(state ? { state } : {}),
   });
 

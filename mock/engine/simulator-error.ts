@@ -10,6 +10,7 @@ export const ERROR_CODES = {
   controlUnauthorized: { code: 10004, status: 401 },
   hostNotAllowed: { code: 10005, status: 403 },
   crossSiteWrite: { code: 10006, status: 403 },
+  spendRefused: { code: 10007, status: 403 },
   parameterMissing: { code: 20001, status: 400 },
   parameterInvalid: { code: 20002, status: 400 },
   bodyInvalid: { code: 20003, status: 400 },
@@ -26,6 +27,8 @@ export const ERROR_CODES = {
   expectationFailed: { code: 41700, status: 417 },
   headersTooLarge: { code: 43100, status: 431 },
   internal: { code: 50000, status: 500 },
+  upstreamUnreachable: { code: 50200, status: 502 },
+  upstreamTimeout: { code: 50400, status: 504 },
 } as const;
 
 export type ErrorKind = keyof typeof ERROR_CODES;

@@ -13,5 +13,9 @@ export interface SimEnv {
     responseBody: unknown;
     /** The injected fault that hit the request, for the journal. */
     fault: string;
+    /** Proxy mode: where the upstream's answer breaks the spec, for the journal. */
+    violations: { path: string; message: string }[];
+    /** Proxy mode: why the request was not forwarded, for the journal. */
+    refused: string;
   };
 }

@@ -89,6 +89,7 @@ describe('GET /_sim/health', () => {
       now: START_MS,
       timing: 'realistic',
       capabilities: expect.arrayContaining(['clock', 'rules', 'accounts', 'activation', 'duplicates']),
+      mode: 'simulator',
     });
   });
 

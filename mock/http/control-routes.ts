@@ -28,6 +28,8 @@ export interface ControlContext {
   version: string;
   /** The starting scenario as the user gave it, for GET /_sim/scenario. */
   scenario: C['Scenario'];
+  /** What answers the API, and in proxy mode what the proxy has done; the engine when absent. */
+  answerSource?: { mode: 'simulator' | 'proxy' | 'replay'; proxyStats?: () => C['ProxyStats'] } | undefined;
   /** False when the control plane is off: health then advertises no capability. */
   controlEnabled: boolean;
 }
@@ -65,12 +67,14 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
 
   control.get('/health', op('getHealth'), (c) => {
     const capabilities: C['Capability'][] = [];
-    if (ctx.controlEnabled) {
+    const mode = ctx.answerSource?.mode ?? 'simulator';
+    // Through a proxy the API is the upstream's: the simulator's capabilities are not its.
+    if (ctx.controlEnabled && mode === 'simulator') {
       if (engine.clock.mode === 'manual') capabilities.push('clock');
       capabilities.push('rules', 'accounts', 'activation');
     }
     // Duplicate handling is API behaviour, not a control-plane call.
-    if (engine.settings().duplicateOutOrderNo === 'return-existing') capabilities.push('duplicates');
+    if (mode === 'simulator' && engine.settings().duplicateOutOrderNo === 'return-existing') capabilities.push('duplicates');
     const health: C['Health'] = {
       ok: true,
       simulator: 'energy-rental-kit',
@@ -79,7 +83,10 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
       now: engine.clock.now(),
       timing: engine.settings().timing,
       capabilities,
+      mode,
     };
+    const proxy = ctx.answerSource?.proxyStats?.();
+    if (proxy) health.proxy = proxy;
     return sendJson(c, health);
   });
 

@@ -12,6 +12,7 @@ import type { SpecValidators } from '../../src/spec/loader.ts';
 import { SimulatorError, type Engine } from '../engine/index.ts';
 import { API_PREFIX } from './api-operations.ts';
 import { apiRoutes } from './api-routes.ts';
+import { proxyRoutes, type ProxyContext } from './proxy-routes.ts';
 import type { ApiStage } from './api-stages.ts';
 import type { SimEnv } from './context.ts';
 import { controlGuard, type ControlOptions, type RemoteAddress } from './control-guard.ts';
@@ -30,6 +31,8 @@ export interface AppOptions {
   apiValidators: SpecValidators;
   /** The stages before each API operation (createApiStages), shared with the Node fast path. */
   apiStages: readonly ApiStage[];
+  /** Proxy mode (`serve --upstream`): the upstream answers the API instead of the engine. */
+  proxy?: ProxyContext | undefined;
   control: ControlContext;
   controlOptions?: ControlOptions;
   remoteAddress?: RemoteAddress;
@@ -89,6 +92,10 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
       body: text ? journalBody(text) : undefined,
     });
     entry.response = redactKeys(c.get('responseBody'));
+    const violations = c.get('violations');
+    if (violations) entry.violations = violations;
+    const refused = c.get('refused');
+    if (refused) entry.refused = refused;
     journal.record(entry, q !== -1 ? { query: url.slice(q + 1) } : undefined);
   });
 
@@ -135,7 +142,7 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     }),
   );
 
-  const api = apiRoutes(engine, options.apiValidators, options.apiStages);
+  const api = options.proxy ? proxyRoutes(options.proxy, options.apiStages) : apiRoutes(engine, options.apiValidators, options.apiStages);
   app.route('/', api);
   app.route(API_PREFIX, api);
   app.route('/_sim', controlRoutes(options.control));

@@ -127,6 +127,8 @@ export function createJournal(capacity: number): Journal {
   const accounts = new Array<string | undefined>(capacity);
   const queries = new Array<Record<string, string> | string | undefined>(capacity);
   const bodies = new Array<string | undefined>(capacity);
+  // What the proxy adds to an entry (violations, a refusal); undefined for the simulator's.
+  const proxyFacts = new Array<Pick<JournalEntry, 'violations' | 'refused'> | undefined>(capacity);
   // The response object, or its JSON text until the entry is first listed.
   const responses = new Array<unknown>(capacity);
   // 1: the JSON text, parsed when first listed; 2: the cut start of a longer text, listed as it is.
@@ -161,6 +163,9 @@ export function createJournal(capacity: number): Journal {
       entry.query = query;
     }
     if (bodies[slot] !== undefined) entry.body = bodies[slot];
+    const facts = proxyFacts[slot];
+    if (facts?.violations) entry.violations = facts.violations;
+    if (facts?.refused) entry.refused = facts.refused;
     return entry;
   }
 
@@ -181,6 +186,7 @@ export function createJournal(capacity: number): Journal {
         accounts[slot] = entry.account;
         queries[slot] = raw?.query ?? (entry.query && (redactKeys(entry.query) as Record<string, string>));
         bodies[slot] = entry.body;
+        proxyFacts[slot] = entry.violations || entry.refused ? { violations: entry.violations, refused: entry.refused } : undefined;
         // Kept as JSON text, at most JOURNAL_RESPONSE_LIMIT characters of it: the bound
         // lives here so that both the Hono middleware and the fast path keep to it.
         const text = raw?.responseText ?? (entry.response !== undefined ? JSON.stringify(entry.response) : undefined);
@@ -215,6 +221,7 @@ export function createJournal(capacity: number): Journal {
       accounts.fill(undefined);
       queries.fill(undefined);
       bodies.fill(undefined);
+      proxyFacts.fill(undefined);
       responses.fill(undefined);
       next = 0;
       count = 0;

@@ -514,6 +514,25 @@ export interface components {
             now: number;
             timing: components["schemas"]["TimingProfile"];
             capabilities: components["schemas"]["Capability"][];
+            /**
+             * @description What answers the API: the simulator's engine, the upstream service behind
+             *     `serve --upstream` (a validating, spend-guarded proxy), or a recording
+             *     (`serve --replay`).
+             * @enum {string}
+             */
+            mode?: "simulator" | "proxy" | "replay";
+            proxy?: components["schemas"]["ProxyStats"];
+        };
+        /** @description In proxy mode, what the proxy has done since it started. */
+        ProxyStats: {
+            /** @description The upstream base URL every API call is forwarded to. */
+            upstream: string;
+            /** @description API calls forwarded to the upstream (answered or not). */
+            forwarded: number;
+            /** @description Spec violations found in the upstream's answers. */
+            violations: number;
+            /** @description Order creations refused by the spending guard (`--allow-spend`, `--max-orders`). */
+            refusedOrders: number;
         };
         /** @enum {string} */
         ClockMode: "real" | "manual";
@@ -674,6 +693,17 @@ export interface components {
              * @constant
              */
             responseTruncated?: true;
+            /**
+             * @description In proxy mode, where the upstream's answer breaks spec/openapi.yaml (on the
+             *     operation's documented facts); the answer itself was passed on unaltered.
+             */
+            violations?: {
+                /** @description JSON path in the response body. */
+                path: string;
+                message: string;
+            }[];
+            /** @description In proxy mode, why the request was not forwarded (the spending guard's message). */
+            refused?: string;
             durationMs: number;
         };
         /** @description Sun per unit of energy for each period, whole numbers in strings. */

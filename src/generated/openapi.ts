@@ -320,6 +320,7 @@ export interface components {
          *     | 10004 | 401 | control-plane token missing or wrong (control plane only) |
          *     | 10005 | 403 | `Host` header not an allowed name, or missing (over a socket; see `--allowed-hosts`) |
          *     | 10006 | 403 | cross-site control-plane write: a foreign `Origin` or `Sec-Fetch-Site` (over a socket) |
+         *     | 10007 | 403 | order creation refused by the proxy's spending guard (`serve --upstream` without `--allow-spend`, or past `--max-orders`) |
          *     | 20001 | 400 | required parameter missing |
          *     | 20002 | 400 | parameter breaks its rule (type, enum, minimum, address) |
          *     | 20003 | 400 | body unreadable, or a parameter given twice with different values |
@@ -335,6 +336,8 @@ export interface components {
          *     | 41700 | 417 | an `Expect` other than `100-continue` |
          *     | 43100 | 431 | request headers over 16 KiB (refused by Node's HTTP parser) |
          *     | 50000 | 500 | unexpected simulator error |
+         *     | 50200 | 502 | the upstream of `serve --upstream` could not be reached or broke the connection |
+         *     | 50400 | 504 | the upstream of `serve --upstream` did not answer within `--upstream-timeout` |
          */
         ErrorEnvelope: components["schemas"]["Envelope"] & {
             code?: number;

@@ -1,0 +1,43 @@
+/**
+ * Live validation of the upstream's answers in proxy mode: each answer is checked against
+ * spec/openapi.yaml on the operation's documented facts only, as the contract suite
+ * checks the real service (src/spec/response-check.ts). A violation is reported once per
+ * distinct (operation, JSON path, rule), with the expected schema and the actual value;
+ * every answer that had violations carries them in its journal entry.
+ */
+import { checkAnswer, compactJson } from '../../src/spec/response-check.ts';
+
+export interface LiveValidation {
+  /** The violations of one answer, as the journal keeps them; reports the new ones. */
+  check(operationId: string, status: number, body: unknown): { path: string; message: string }[];
+  /** Violations found so far, repeats included. */
+  readonly count: number;
+}
+
+/**
+ * Creates the checker of one proxy run.
+ *
+ * @example
+ *   const validation = createLiveValidation((line) => log.warn(line));
+ *   validation.check('getPrice', 200, body); // [] when the answer fits the spec
+ */
+export function createLiveValidation(report: (line: string) => void): LiveValidation {
+  const reported = new Set<string>();
+  let count = 0;
+  return {
+    check(operationId, status, body) {
+      const violations = checkAnswer({ operationId, status, body }, { simulator: false });
+      count += violations.length;
+      for (const v of violations) {
+        const key = `${operationId}\u0000${v.path}\u0000${v.keyword}`;
+        if (reported.has(key)) continue;
+        reported.add(key);
+        report(`spec violation: ${operationId} (HTTP ${status}) at ${v.path}: ${v.message}; expected schema ${compactJson(v.schema)}; actual value ${compactJson(v.actual)}`);
+      }
+      return violations.map((v) => ({ path: v.path, message: v.message }));
+    },
+    get count() {
+      return count;
+    },
+  };
+}

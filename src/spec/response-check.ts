@@ -1,0 +1,89 @@
+/**
+ * Checks an API answer against spec/openapi.yaml with validators compiled through the
+ * shared loader, and describes each violation by JSON path, rule, expected schema and
+ * actual value. The contract suite checks every answer it gets with it, and the proxy of
+ * `serve --upstream` every answer that passes through it.
+ */
+import { createValidators, loadSpec, type ErrorObject, type SpecValidators, type ValidateFunction } from './loader.ts';
+
+export interface SpecViolation {
+  path: string;
+  /** The JSON Schema keyword that failed: required, type, pattern, enum, … */
+  keyword: string;
+  message: string;
+  schema: unknown;
+  actual: unknown;
+}
+
+/** An answer to check: its operation, HTTP status and parsed body. */
+export interface CheckedAnswer {
+  operationId: string;
+  status?: number | undefined;
+  body?: unknown;
+}
+
+let shared: SpecValidators | undefined;
+/** Compiled on first use: a simulator that never checks an answer never pays for it. */
+const validators = (): SpecValidators => (shared ??= createValidators(loadSpec('api'), { verbose: true }));
+
+/**
+ * Checks one answer. Success bodies are checked against the operation's response.
+ * Rejections are checked against the simulator's documented error envelope when the
+ * target is a simulator, and against the bare envelope (code, msg, time) otherwise,
+ * since upstream has published no error shape.
+ *
+ * @example
+ *   checkAnswer({ operationId: 'getPrice', status: 200, body }, { simulator: false }); // [] when it fits
+ */
+export function checkAnswer(answer: CheckedAnswer, target: { simulator: boolean }): SpecViolation[] {
+  if (answer.status === undefined) return [];
+  const body = answer.body;
+  if (typeof body !== 'object' || body === null) {
+    return [{ path: '', keyword: 'type', message: 'the body is not a JSON object', schema: { type: 'object' }, actual: body }];
+  }
+  const code = (body as { code?: unknown }).code;
+  const msg = (body as { msg?: unknown }).msg;
+  const success =
+    answer.status >= 200 &&
+    answer.status < 300 &&
+    (code === 0 || (answer.operationId === 'getAccount' && code === 1 && typeof msg === 'string' && /success/i.test(msg)));
+  const v = validators();
+  let validate: ValidateFunction;
+  if (success) {
+    validate = v.response(answer.operationId, answer.status) ?? v.response(answer.operationId, 200)!;
+  } else if (target.simulator) {
+    validate = v.response(answer.operationId, answer.status) ?? v.schema('ErrorEnvelope');
+  } else {
+    validate = v.schema('Envelope');
+  }
+  if (validate(body)) return [];
+  return (validate.errors ?? []).map(toViolation);
+}
+
+function toViolation(error: ErrorObject): SpecViolation {
+  const extra =
+    error.keyword === 'required'
+      ? `/${String(error.params.missingProperty)}`
+      : error.keyword === 'additionalProperties'
+        ? `/${String(error.params.additionalProperty)}`
+        : '';
+  return {
+    path: `${error.instancePath}${extra}` || '/',
+    keyword: error.keyword,
+    message: error.message ?? error.keyword,
+    schema: error.parentSchema,
+    actual: error.data,
+  };
+}
+
+/**
+ * A schema or value on one line, without descriptions and examples, cut at 300 characters.
+ *
+ * @example
+ *   compactJson({ type: 'string', description: 'long' }); // '{"type":"string"}'
+ */
+export function compactJson(value: unknown): string {
+  const text = JSON.stringify(value, (key, v) => (key === 'description' || key === 'example' ? undefined : v));
+  if (text === undefined) return 'undefined';
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+}
