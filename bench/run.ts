@@ -16,7 +16,8 @@
  *   npm run bench -- --repeat 5        pairings repeated 5 times (default 3)
  *   npm run bench -- --only price,startup
  *                                      only these parts: price, history, account, order,
- *                                      compiled, quiet, hono, startup, growth, contract, save
+ *                                      compiled, quiet, hono, startup, growth, contract, save,
+ *                                      proxy
  *   npm run bench -- --profile         CPU profiles under load instead (bench/profile.ts)
  *   npm run bench -- --root DIR        benchmark another checkout's simulator
  *   npm run bench -- --out FILE        write the results elsewhere
@@ -36,6 +37,7 @@ import { runProfiles } from './profile.ts';
 import { accountTarget, createHistoryOrder, historyTarget, orderTarget, priceTarget, type HistoryOrder } from './requests.ts';
 import { BENCH_DIR, DEFAULT_SERVE_ARGS, REPO_ROOT, startServer, type RunningServer } from './servers.ts';
 import { measureStartups, type StartupResult } from './startup.ts';
+import { measureProxyOverhead, type ProxyOverhead } from './proxy-overhead.ts';
 import { measureSaveLatency, type SaveLoadResult } from './state-save.ts';
 import { measureStoreGrowth, type GrowthResult } from './store-growth.ts';
 import { median, round, roundedJson } from './stats.ts';
@@ -53,9 +55,11 @@ export const TARGETS = {
   contractInProcessS: 5,
   contractHttpS: 15,
   saveOrderP99Ms: 100,
+  proxyRatio: 0.5,
+  proxyP50AddedMs: 1,
 } as const;
 
-const PARTS = ['price', 'history', 'account', 'order', 'compiled', 'quiet', 'hono', 'startup', 'growth', 'contract', 'save'] as const;
+const PARTS = ['price', 'history', 'account', 'order', 'compiled', 'quiet', 'hono', 'startup', 'growth', 'contract', 'save', 'proxy'] as const;
 type Part = (typeof PARTS)[number];
 
 // ---------------------------------------------------------------------------------------
@@ -454,6 +458,13 @@ if (wants('save')) {
   results.save = saving;
 }
 
+let proxyOverhead: ProxyOverhead | undefined;
+if (wants('proxy')) {
+  log('proxy overhead: GET /v1/tron/price direct and through serve --upstream…');
+  proxyOverhead = await measureProxyOverhead({ root, load, repeat });
+  results.proxy = proxyOverhead;
+}
+
 // ---------------------------------------------------------------------------------------
 // Report
 
@@ -552,6 +563,15 @@ for (const r of saving ?? []) {
     value: `p50 ${fmt(r.p50Ms)} ms, p99 ${fmt(r.p99Ms)} ms, max ${fmt(r.maxMs)} ms, ${fmt(r.rps, 0)} orders/s${r.valid ? '' : ' INVALID'}`,
     target: `p99 <= ${TARGETS.saveOrderP99Ms} ms`,
     met: r.valid && r.p99Ms <= TARGETS.saveOrderP99Ms,
+  });
+}
+if (proxyOverhead) {
+  const o = proxyOverhead;
+  otherRows.push({
+    name: `GET /v1/tron/price through serve --upstream, ${load.connections} connections`,
+    value: `${fmt(o.proxied.rps, 0)} req/s = ${fmt(o.ratio)} of direct (${fmt(o.direct.rps, 0)}); p50 +${fmt(o.p50AddedMs)} ms, p99 +${fmt(o.p99AddedMs)} ms${o.valid ? '' : ' INVALID'}`,
+    target: `>= ${TARGETS.proxyRatio} of direct, p50 +<= ${TARGETS.proxyP50AddedMs} ms`,
+    met: o.valid && o.ratio >= TARGETS.proxyRatio && o.p50AddedMs <= TARGETS.proxyP50AddedMs,
   });
 }
 const otherTable: string[][] = [['measure', 'value', 'target', 'met?']];
