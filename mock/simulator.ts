@@ -51,6 +51,19 @@ export interface SimulatorOptions {
    * behind the same journal, faults and rate limit; the control plane stays local.
    */
   proxy?: ProxyOptions;
+  /**
+   * Replay mode (`serve --replay FILE`): the API is answered by `fetch`, which serves a
+   * recording; the control plane stays local. Exclusive with `proxy`.
+   */
+  replay?: ReplayOptions;
+}
+
+/** Where a replay's answers come from. */
+export interface ReplayOptions {
+  /** Answers one API request from the recording (drift/replay-target.ts). */
+  fetch: (request: Request) => Promise<Response>;
+  /** What is replayed, for /_sim/health (the recording's file). */
+  source: string;
 }
 
 /** How the simulator stands in front of the real service. */
@@ -83,8 +96,8 @@ export interface Simulator {
   apiStages: readonly ApiStage[];
   /** Largest request body accepted, bytes (also the Node fast path's limit). */
   maxBodyBytes: number;
-  /** What answers the API: the engine ('simulator') or the upstream ('proxy'). */
-  mode: 'simulator' | 'proxy';
+  /** What answers the API: the engine ('simulator'), the upstream ('proxy') or a recording ('replay'). */
+  mode: 'simulator' | 'proxy' | 'replay';
   /** Reports unexpected errors (the option given), also for the Node server around the app. */
   onUnexpectedError?: ((error: unknown) => void) | undefined;
   /** A fetch that calls the app in-process, for `createClient({ fetch })`. */
@@ -130,7 +143,9 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const apiValidators = createValidators(loadSpec('api'), { coerceTypes: true, formats });
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const apiStages = createApiStages(engine, faults);
-  const proxy = options.proxy ? createProxyContext(options.proxy) : undefined;
+  if (options.proxy && options.replay) throw new SimulatorError('parameterInvalid', 'proxy and replay exclude each other: a simulator answers from the upstream or from a recording, not both.');
+  const proxy = options.proxy ? createProxyContext(options.proxy) : options.replay ? createReplayContext(options.replay) : undefined;
+  const mode = options.proxy ? 'proxy' : options.replay ? 'replay' : 'simulator';
   const app = createApp({
     engine,
     journal,
@@ -148,8 +163,8 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       controlEnabled: options.control?.enabled ?? true,
       answerSource: proxy
         ? {
-            mode: 'proxy',
-            proxyStats: () => ({ upstream: proxy.upstream.url, forwarded: proxy.counters.forwarded, violations: proxy.validation.count, refusedOrders: proxy.guard.refused }),
+            mode,
+            proxyStats: () => ({ upstream: proxy.label ?? proxy.upstream.url, forwarded: proxy.counters.forwarded, violations: proxy.validation?.count ?? 0, refusedOrders: proxy.guard?.refused ?? 0 }),
           }
         : undefined,
     },
@@ -167,7 +182,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     apiValidators,
     apiStages,
     maxBodyBytes,
-    mode: proxy ? 'proxy' : 'simulator',
+    mode,
     onUnexpectedError: options.onUnexpectedError,
     fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
       const response = await app.fetch(new Request(input, init));
@@ -197,6 +212,15 @@ function createProxyContext(options: ProxyOptions): ProxyContext {
     upstream: { url: options.upstream.replace(/\/+$/, ''), timeoutMs: options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS, fetch: options.fetch },
     guard: createSpendGuard({ allowSpend: options.allowSpend ?? false, maxOrders: options.maxOrders }),
     validation: createLiveValidation(options.onViolation ?? ((line) => process.stderr.write(line + '\n'))),
+    counters: { forwarded: 0 },
+  };
+}
+
+/** A replay is the proxy's routes over a recording: no upstream to time out, nothing to spend. */
+function createReplayContext(options: ReplayOptions): ProxyContext {
+  return {
+    label: options.source,
+    upstream: { url: 'http://replay.invalid', timeoutMs: 60_000, fetch: ((input: RequestInfo | URL, init?: RequestInit) => options.fetch(new Request(input, init))) as typeof fetch },
     counters: { forwarded: 0 },
   };
 }

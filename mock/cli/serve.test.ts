@@ -397,6 +397,8 @@ describe('serve --upstream', () => {
       parseServeArgs([], { ENERGY_SIM_UPSTREAM: 'http://127.0.0.1:9', ENERGY_SIM_ALLOW_SPEND: '1', ENERGY_SIM_MAX_ORDERS: '1', ENERGY_SIM_UPSTREAM_TIMEOUT: '100' }),
     ).toMatchObject({ upstream: 'http://127.0.0.1:9', allowSpend: true, maxOrders: 1, upstreamTimeoutMs: 100 });
     expect(parseServeArgs(['--upstream', 'https://api.eopen.io'], {})).toMatchObject({ allowSpend: false, maxOrders: undefined });
+    expect(parseServeArgs(['--upstream', 'https://api.eopen.io', '--record', 'live.json'], {})).toMatchObject({ record: 'live.json' });
+    expect(parseServeArgs([], { ENERGY_SIM_REPLAY: 'live.json' })).toMatchObject({ replay: 'live.json' });
   });
 
   it.each([
@@ -405,6 +407,8 @@ describe('serve --upstream', () => {
     [['--allow-spend'], /--allow-spend only apply in front of a service: add --upstream URL/],
     [['--max-orders', '2'], /--max-orders only apply in front of a service/],
     [['--upstream', 'http://x', '--upstream-timeout', '0'], /--upstream-timeout must be a whole number from 1 to 600000/],
+    [['--record', 'x.json'], /--record records the traffic of a proxy: add --upstream URL/],
+    [['--replay', 'x.json', '--upstream', 'http://x'], /--replay and --upstream exclude each other/],
   ])('refuses %j with a message naming the flag and the fix', (args, message) => {
     expect(() => parseServeArgs(args, {})).toThrow(CliError);
     expect(() => parseServeArgs(args, {})).toThrow(message);

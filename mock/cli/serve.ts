@@ -12,6 +12,10 @@ import { createSimulatorServer } from '../node-server.ts';
 import { createSimulator, type ScenarioInput } from '../simulator.ts';
 import { CliError } from './cli-error.ts';
 import { createLogger, type LogFormat, type Logger } from './logger.ts';
+import { createLiveRecording, LIVE_CASE } from '../../drift/live-recording.ts';
+import { loadRecording } from '../../drift/recording.ts';
+import { createReplay } from '../../drift/replay-target.ts';
+import type { ReplayOptions } from '../simulator.ts';
 import { lockStateFile } from './state-lock.ts';
 import { loadState, startSaver } from './state-file.ts';
 
@@ -47,6 +51,10 @@ In front of the real service (the control plane, /docs and the dashboard stay lo
   --allow-spend       Forward order creation, which spends real TRX; refused without it
                       (ENERGY_SIM_ALLOW_SPEND=1)
   --max-orders N      Forward at most N orders in this run (ENERGY_SIM_MAX_ORDERS)
+  --record FILE       Write the traffic to FILE as a recording (the format of 'record'),
+                      at least every second and on exit (ENERGY_SIM_RECORD)
+  --replay FILE       Answer the API from a recording instead: the recorded answer of the
+                      same request, in recorded order (ENERGY_SIM_REPLAY)
 `;
 
 export interface ServeOptions {
@@ -71,6 +79,10 @@ export interface ServeOptions {
   upstreamTimeoutMs?: number | undefined;
   allowSpend?: boolean | undefined;
   maxOrders?: number | undefined;
+  /** Proxy mode: write the traffic to this recording. */
+  record?: string | undefined;
+  /** Replay mode: answer the API from this recording. */
+  replay?: string | undefined;
   /** Where each value came from ('--clock' or 'ENERGY_SIM_CLOCK (…)'), for messages; default the flag. */
   sources?: ServeSources | undefined;
 }
@@ -91,6 +103,8 @@ export const SERVE_ENV = {
   upstream: 'ENERGY_SIM_UPSTREAM',
   'upstream-timeout': 'ENERGY_SIM_UPSTREAM_TIMEOUT',
   'max-orders': 'ENERGY_SIM_MAX_ORDERS',
+  record: 'ENERGY_SIM_RECORD',
+  replay: 'ENERGY_SIM_REPLAY',
 } as const;
 type SourcedOption = keyof typeof SERVE_ENV;
 export type ServeSources = Partial<Record<SourcedOption, string>>;
@@ -118,6 +132,8 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
         'upstream-timeout': { type: 'string' },
         'allow-spend': { type: 'boolean' },
         'max-orders': { type: 'string' },
+        record: { type: 'string' },
+        replay: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -185,6 +201,10 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
   const allowSpend = values['allow-spend'] ?? env.ENERGY_SIM_ALLOW_SPEND === '1';
   const upstreamTimeoutMs = integer('upstream-timeout', 1, 600_000);
   const maxOrders = integer('max-orders', 0, 1_000_000);
+  const record = pick('record') || undefined;
+  const replay = pick('replay') || undefined;
+  if (replay && upstream) throw new CliError(`${label('replay')} and ${label('upstream')} exclude each other: answer from a recording, or from the service, not both.`);
+  if (record && !upstream) throw new CliError(`${label('record')} records the traffic of a proxy: add --upstream URL (to record the contract suite instead, run 'npx energy-rental-kit record --out FILE').`);
   if (!upstream) {
     // Flags of the proxy do nothing without it: say so rather than run a simulator that ignores them.
     const stray = [
@@ -196,6 +216,8 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
   }
   return {
     ...(upstream ? { upstream, upstreamTimeoutMs, allowSpend, maxOrders } : {}),
+    ...(record ? { record } : {}),
+    ...(replay ? { replay } : {}),
     port: integer('port', 0, 65535) ?? 8787,
     host: pick('host') ?? '127.0.0.1',
     allowedHosts: hostList(),
@@ -270,6 +292,27 @@ export async function serve(
     unlock?.();
     throw error;
   }
+  // A recording is read (or begun) before anything listens: a bad file stops the start.
+  let replay: ReplayOptions | undefined;
+  if (options.replay) {
+    let recording;
+    try {
+      recording = loadRecording(options.replay);
+    } catch (error) {
+      unlock?.();
+      throw new CliError(`${source('replay')}: ${(error as Error).message}`);
+    }
+    const replayed = createReplay(recording, { apiKey: '', onMiss: (message) => log.warn(`replay: ${message}`) });
+    replay = { fetch: (request) => replayed.transport(request, LIVE_CASE, LIVE_CASE), source: options.replay };
+  }
+  const live = options.record && options.upstream
+    ? createLiveRecording(options.record, {
+        upstream: options.upstream,
+        allowSpend: options.allowSpend ?? false,
+        maxOrders: options.maxOrders,
+        onError: (error) => log.error(`could not write ${source('record')} ${options.record}: ${error.message}`, { record: options.record }),
+      })
+    : undefined;
   const loopback = isLoopback(options.host);
   const token = options.token || undefined;
   let simulator;
@@ -290,9 +333,11 @@ export async function serve(
               allowSpend: options.allowSpend ?? false,
               ...(options.maxOrders !== undefined ? { maxOrders: options.maxOrders } : {}),
               onViolation: (line: string) => log.warn(line),
+              ...(live ? { fetch: live.wrap(globalThis.fetch) } : {}),
             },
           }
         : {}),
+      ...(replay ? { replay } : {}),
       onUnexpectedError: (error) => log.error(`unexpected error: ${(error as Error)?.stack ?? String(error)}`, { error: String(error) }),
     });
   } catch (error) {
@@ -319,6 +364,7 @@ export async function serve(
     server.once('listening', resolve);
     server.once('error', (error: NodeJS.ErrnoException) => {
       saver?.stop();
+      live?.close();
       unlock?.();
       reject(
         error.code === 'EADDRINUSE'
@@ -342,8 +388,10 @@ export async function serve(
     ? `${options.upstream} (orders ${options.allowSpend ? (options.maxOrders !== undefined ? `forwarded, at most ${options.maxOrders}` : 'forwarded: they spend real TRX') : 'refused: no --allow-spend'}; answers checked against the spec)`
     : undefined;
   const lines = [
-    `energy-rental-kit ${proxy ? 'proxy' : 'simulator'} listening on ${url}`,
+    `energy-rental-kit ${simulator.mode} listening on ${url}`,
     ...(proxy ? [`  upstream: ${proxy}`] : []),
+    ...(options.record ? [`  recording to: ${options.record} (at least every second, and on exit)`] : []),
+    ...(options.replay ? [`  answers from: ${options.replay} (the recorded answer of the same request, in recorded order)`] : []),
     `  clock ${simulator.clock.mode}, timing ${simulator.engine.settings().timing}, seed ${simulator.engine.seed}`,
     `  API key: ${demo}`,
     `  try: ${curl}`,
@@ -370,6 +418,7 @@ export async function serve(
       new Promise<void>((resolve) => {
         saver?.stop();
         saver?.saveNow();
+        live?.close();
         unlock?.();
         // A cancelled save under way removes its temporary file before the process may exit.
         server.close(() => void (saver?.settled() ?? Promise.resolve()).then(resolve));

@@ -20,8 +20,12 @@ import { forwardToUpstream, type UpstreamOptions } from './upstream-forward.ts';
 
 export interface ProxyContext {
   upstream: UpstreamOptions;
-  guard: SpendGuard;
-  validation: LiveValidation;
+  /** Proxy mode only: a replay spends nothing. */
+  guard?: SpendGuard | undefined;
+  /** Proxy mode only: a replay's answers were checked when they were recorded. */
+  validation?: LiveValidation | undefined;
+  /** What /_sim/health names as the upstream (a replay's recording); the upstream's URL when absent. */
+  label?: string | undefined;
   /** Counts every call handed to the upstream, answered or not. */
   counters: { forwarded: number };
 }
@@ -48,7 +52,7 @@ export function proxyRoutes(proxy: ProxyContext, stages: readonly ApiStage[]): H
 
 async function answer(c: Context<SimEnv>, proxy: ProxyContext): Promise<Response> {
   const operation = c.get('operation');
-  if (operation === API_OPERATIONS.createOrder.id) {
+  if (operation === API_OPERATIONS.createOrder.id && proxy.guard) {
     const refusal = proxy.guard.admit();
     if (refusal) {
       c.set('refused', refusal);
@@ -60,7 +64,7 @@ async function answer(c: Context<SimEnv>, proxy: ProxyContext): Promise<Response
   const answered = await forwardToUpstream(proxy.upstream, c.req.raw, body);
   const parsed = parseJson(answered.body, answered.headers['content-type']);
   c.set('responseBody', parsed ?? new TextDecoder().decode(answered.body));
-  if (operation && parsed !== undefined) {
+  if (operation && parsed !== undefined && proxy.validation) {
     const violations = proxy.validation.check(operation, answered.status, parsed);
     if (violations.length > 0) c.set('violations', violations);
   }
