@@ -47,8 +47,8 @@ export function buildSimulator(root: string = REPO_ROOT): BuildResult {
   const started = performance.now();
   const run = spawnSync(process.execPath, [tsc, '-p', configPath], { encoding: 'utf8' });
   const ms = performance.now() - started;
-  if (!existsSync(path.join(buildDir, 'mock/cli/main.js'))) {
-    throw new Error(`tsc produced no mock/cli/main.js in ${buildDir}:\n${run.stdout}${run.stderr}`);
+  if (!existsSync(path.join(buildDir, 'cli/main.js')) && !existsSync(path.join(buildDir, 'mock/cli/main.js'))) {
+    throw new Error(`tsc produced no cli/main.js (or mock/cli/main.js) in ${buildDir}:\n${run.stdout}${run.stderr}`);
   }
   // Files the code reads next to itself (HTML pages, …) are not tsc's business: copy them.
   for (const top of ['mock', 'src']) copyAssets(path.join(absRoot, top), path.join(buildDir, top));

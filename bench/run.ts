@@ -376,7 +376,9 @@ const results: Record<string, unknown> = {
 };
 
 // A checkout whose `serve` has no --quiet (older ones did not log requests) skips that row.
-const hasQuiet = readFileSync(path.join(root, 'mock/cli/serve.ts'), 'utf8').includes('--quiet');
+// The command line moved from mock/cli/ to cli/ (issue 15); an older checkout keeps it under mock/.
+const serveSource = ['cli/serve.ts', 'mock/cli/serve.ts'].map((f) => path.join(root, f)).find((f) => existsSync(f))!;
+const hasQuiet = readFileSync(serveSource, 'utf8').includes('--quiet');
 const endpoints = ENDPOINTS.filter((e) => wants(e.part) && (e.part !== 'quiet' || hasQuiet));
 // `npm start` first brings the CLI bundle up to date (prestart); so does the harness, so
 // that the simulator rows measure what `npm start` runs (bundle, or tsx when it is stale).

@@ -67,7 +67,8 @@ export const DEFAULT_SERVE_ARGS = ['--timing', 'instant', '--seed', '1', '--conf
  * checkout's launcher does.
  */
 export function binRuntime(root: string): 'tsx' | 'bundle' | 'dist' {
-  const hasDist = existsSync(path.join(root, 'dist/mock/cli/main.js'));
+  // cli/ since issue 15; mock/cli/ in older checkouts.
+  const hasDist = existsSync(path.join(root, 'dist/cli/main.js')) || existsSync(path.join(root, 'dist/mock/cli/main.js'));
   let launcher = '';
   try {
     launcher = readFileSync(path.join(root, 'bin/energy-rental-kit.js'), 'utf8');
@@ -75,7 +76,7 @@ export function binRuntime(root: string): 'tsx' | 'bundle' | 'dist' {
     return 'tsx';
   }
   if (launcher.includes('ENERGY_RENTAL_KIT_USE_DIST')) {
-    const hasSource = existsSync(path.join(root, 'mock/cli/main.ts'));
+    const hasSource = existsSync(path.join(root, 'cli/main.ts')) || existsSync(path.join(root, 'mock/cli/main.ts'));
     if (!hasSource || process.env.ENERGY_RENTAL_KIT_USE_DIST === '1') return 'dist';
     const bundled = launcher.includes('cli-bundle.mjs') && process.env.ENERGY_RENTAL_KIT_USE_TSX !== '1' && bundleIsFresh(root);
     return bundled ? 'bundle' : 'tsx';

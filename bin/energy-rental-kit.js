@@ -7,8 +7,8 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const source = fileURLToPath(new URL('../mock/cli/main.ts', import.meta.url));
-const built = fileURLToPath(new URL('../dist/mock/cli/main.js', import.meta.url));
+const source = fileURLToPath(new URL('../cli/main.ts', import.meta.url));
+const built = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const argv = process.argv.slice(2);
 let cli;
 if (existsSync(source) && process.env.ENERGY_RENTAL_KIT_USE_DIST !== '1') {
@@ -21,7 +21,7 @@ if (existsSync(source) && process.env.ENERGY_RENTAL_KIT_USE_DIST !== '1') {
     cli = await import(pathToFileURL(bundle).href);
   } else {
     const { tsImport } = await import('tsx/esm/api');
-    cli = await tsImport('../mock/cli/main.ts', import.meta.url);
+    cli = await tsImport('../cli/main.ts', import.meta.url);
   }
 } else {
   cli = await import(pathToFileURL(built).href);

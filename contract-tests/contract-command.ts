@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { CliError } from '../mock/cli/cli-error.ts';
+import { CliError } from '../src/cli-error.ts';
 import { loadRecording } from '../drift/recording.ts';
 import { newRunId } from './contract-config.ts';
 

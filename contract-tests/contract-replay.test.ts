@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CliError } from '../mock/cli/cli-error.ts';
+import { CliError } from '../src/cli-error.ts';
 import { recordingOf } from '../drift/test-support.ts';
 import { CONTRACT_HELP, contractEnv } from './contract-command.ts';
 import { readContractConfig } from './contract-config.ts';

@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { CliError } from '../mock/cli/cli-error.ts';
+import { CliError } from '../src/cli-error.ts';
 import type { TargetInfo } from '../contract-tests/contract-target.ts';
 import { compareRecordings, DEFAULT_TIMING_THRESHOLD } from './compare.ts';
 import { compareWithSpec, SPEC_NOTES } from './compare-spec.ts';

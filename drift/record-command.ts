@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { CliError } from '../mock/cli/cli-error.ts';
+import { CliError } from '../src/cli-error.ts';
 import { newRunId } from '../contract-tests/contract-config.ts';
 import { applyContractFlags, CONTRACT_OPTIONS, spawnContractSuite, suiteLayout } from '../contract-tests/contract-command.ts';
 import { assembleRecording } from './assemble-recording.ts';

@@ -31,7 +31,7 @@ const LOADERS = { '.ts': 'ts', '.mts': 'ts', '.cts': 'ts', '.js': 'js', '.mjs': 
  * (swagger-ui-dist's files, ajv for validators that are not precompiled) resolve from
  * there to the checkout's node_modules.
  */
-function settings({ root = ROOT, entry = 'mock/cli/main.ts', directory } = {}) {
+function settings({ root = ROOT, entry = 'cli/main.ts', directory } = {}) {
   const dir = directory ?? path.join(root, 'node_modules/.cache/energy-rental-kit');
   return { root, entry, bundle: path.join(dir, 'cli.mjs') };
 }

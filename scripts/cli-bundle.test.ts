@@ -9,7 +9,7 @@ import { buildBundle, freshBundle, staleness } from './cli-bundle.mjs';
 // a tenth of the time. Each test gets a project of its own, so each runs alone too.
 let root: string;
 const options = (): { root: string } => ({ root });
-const word = (): string => path.join(root, 'mock/cli/word.ts');
+const word = (): string => path.join(root, 'cli/word.ts');
 let imports = 0;
 async function runBundle(bundle: string): Promise<string> {
   const module = (await import(`${pathToFileURL(bundle).href}?${++imports}`)) as { run(): string };
@@ -18,8 +18,8 @@ async function runBundle(bundle: string): Promise<string> {
 
 beforeEach(async () => {
   root = await mkdtemp(path.join(tmpdir(), 'erk-bundle-'));
-  await mkdir(path.join(root, 'mock/cli'), { recursive: true });
-  await writeFile(path.join(root, 'mock/cli/main.ts'), "import { word } from './word.ts';\nexport function run(): string {\n  return word;\n}\n");
+  await mkdir(path.join(root, 'cli'), { recursive: true });
+  await writeFile(path.join(root, 'cli/main.ts'), "import { word } from './word.ts';\nexport function run(): string {\n  return word;\n}\n");
   await writeFile(word(), "export const word: string = 'one';\n");
   await writeFile(path.join(root, 'package.json'), '{ "type": "module" }\n');
 });
@@ -49,7 +49,7 @@ describe('the CLI bundle (scripts/cli-bundle.mjs)', () => {
     await buildBundle(options());
     const before = await readFile(word(), 'utf8');
     await writeFile(word(), before.replace("'one'", "'two'"));
-    expect(staleness(options())).toBe('mock/cli/word.ts changed');
+    expect(staleness(options())).toBe('cli/word.ts changed');
     expect(freshBundle(options())).toBeUndefined();
     const { bundle } = await buildBundle(options());
     expect(await runBundle(bundle)).toBe('two');

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { ADDRESS, createOrder, openDashboard, OTHER_ADDRESS, requireBrowser, row, saveScreenshot, startServer, text, useBrowser, WAIT_MS, waitForStatus } from './dashboard/e2e-test-support.ts';
+import { ADDRESS, createOrder, openDashboard, OTHER_ADDRESS, requireBrowser, row, saveScreenshot, startServer, text, useBrowser, WAIT_MS, waitForStatus } from '../test-support/dashboard-e2e-test-support.ts';
 
 useBrowser();
 

@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { accountRow, ADDRESS, createOrder, decimal, openDashboard, OTHER_ADDRESS, requireBrowser, ROOT, row, saveScreenshot, startServer, text, useBrowser, WAIT_MS, waitForStatus } from './dashboard/e2e-test-support.ts';
+import { accountRow, ADDRESS, createOrder, decimal, openDashboard, OTHER_ADDRESS, requireBrowser, ROOT, row, saveScreenshot, startServer, text, useBrowser, WAIT_MS, waitForStatus } from '../test-support/dashboard-e2e-test-support.ts';
 
 useBrowser();
 

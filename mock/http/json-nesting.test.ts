@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { loadSpec } from '../../src/spec/loader.ts';
 import { createSimulator } from '../simulator.ts';
 import { jsonDepth, MAX_JSON_DEPTH } from './request-params.ts';
-import { send } from './test-support.ts';
+import { send } from '../test-support/http-test-support.ts';
 
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const nested = (depth: number, leaf = ''): string => '['.repeat(depth) + leaf + ']'.repeat(depth);

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createValidators, loadSpec } from '../../src/spec/loader.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
 import { parseAllowedHosts, type RequestGuardOptions } from './request-guard.ts';
-import { listen, socketRequest, rawRequest, type Listening, type RawReply } from './socket-test-support.ts';
+import { listen, socketRequest, rawRequest, type Listening, type RawReply } from '../test-support/socket-test-support.ts';
 
 const errorEnvelope = createValidators(loadSpec('control')).schema('Error');
 const JSON_TYPE = { 'content-type': 'application/json' };

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { createValidators, loadSpec } from '../../src/spec/loader.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
-import { expectValid, get, send, type Reply } from './test-support.ts';
+import { expectValid, get, send, type Reply } from '../test-support/http-test-support.ts';
 
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const ORDER_QUERY = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulator, type Simulator } from '../simulator.ts';
-import { send, type Reply } from '../http/test-support.ts';
+import { send, type Reply } from '../test-support/http-test-support.ts';
 
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 /** 65000 energy for 1h costs 4.23 TRX at the default 65 sun. */

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulator, DEFAULT_SCENARIO, type Simulator } from '../simulator.ts';
-import { get, send } from '../http/test-support.ts';
+import { get, send } from '../test-support/http-test-support.ts';
 
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const ORDER = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;

@@ -17,7 +17,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawRequest, listen, type Listening } from '../http/socket-test-support.ts';
+import { rawRequest, listen, type Listening } from '../test-support/socket-test-support.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
 
 const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : 20_251_124;

@@ -5,7 +5,7 @@
  */
 import { connect } from 'node:net';
 import type { RequestGuardOptions } from '../http/request-guard.ts';
-import { listen, type Listening } from '../http/socket-test-support.ts';
+import { listen, type Listening } from '../test-support/socket-test-support.ts';
 import type { Simulator } from '../simulator.ts';
 
 export interface RawResponse {

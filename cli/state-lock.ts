@@ -6,7 +6,7 @@
  * a stopped process keeps fresh no better than a pid check does.
  */
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import { CliError } from './cli-error.ts';
+import { CliError } from '../src/cli-error.ts';
 
 interface LockOwner {
   pid: number;

@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSimulator } from '../simulator.ts';
+import { createSimulator } from '../mock/simulator.ts';
 import { exitOf, runCli, startCli } from './test-support.ts';
 
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
@@ -255,7 +255,7 @@ describe('serve --state on a clean shutdown', () => {
     30_000,
   );
 
-  // BUG: the saver (mock/cli/state-file.ts startSaver) writes only when engine.version
+  // BUG: the saver (cli/state-file.ts startSaver) writes only when engine.version
   // moved, and advancing a manual clock does not move it unless a lifecycle step falls
   // due, so POST /_sim/clock/advance alone is never saved, not even by the shutdown save
   // of a clean SIGTERM (serve.ts close() → saver.saveNow() skips). After a restart the

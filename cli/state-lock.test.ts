@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CliError } from './cli-error.ts';
+import { CliError } from '../src/cli-error.ts';
 import { serve } from './serve.ts';
 import { exitOf, runCli, startCli, type Cleanups } from './test-support.ts';
 

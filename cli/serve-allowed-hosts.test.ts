@@ -3,8 +3,8 @@
  * answers besides localhost and IP addresses, read, validated and applied.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { rawRequest } from '../http/socket-test-support.ts';
-import { CliError } from './cli-error.ts';
+import { rawRequest } from '../mock/test-support/socket-test-support.ts';
+import { CliError } from '../src/cli-error.ts';
 import { parseServeArgs, serve, SERVE_HELP, type ServeOptions } from './serve.ts';
 import { runCli, type Cleanups } from './test-support.ts';
 

@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CliError } from './cli-error.ts';
+import { CliError } from '../src/cli-error.ts';
 import { parseServeArgs, serve, SERVE_ENV, type ServeOptions } from './serve.ts';
 import { exitOf, runCli, startCli } from './test-support.ts';
 
@@ -284,7 +284,7 @@ describe('serve()', () => {
   });
 
   // BUG (minor): with `--token ''` (or --token= ) off loopback, serve() turns the control
-  // plane on (mock/cli/serve.ts: `enabled: loopback || options.token !== undefined`) but
+  // plane on (cli/serve.ts: `enabled: loopback || options.token !== undefined`) but
   // without any token (control-guard.ts ignores an empty one), while the log line checks
   // `!options.token` and prints "control plane: off". Loopback callers then get the whole
   // control plane with no token, contrary to what the simulator announced.

@@ -5,11 +5,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { encodeTronAddress } from '../../src/tron-address.ts';
-import type { EngineSnapshot } from '../engine/index.ts';
-import { createSimulator } from '../simulator.ts';
+import { encodeTronAddress } from '../src/tron-address.ts';
+import type { EngineSnapshot } from '../mock/engine/index.ts';
+import { createSimulator } from '../mock/simulator.ts';
 
-export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const ROOT = fileURLToPath(new URL('../mock/..', import.meta.url));
 const BIN = join(ROOT, 'bin', 'energy-rental-kit.js');
 
 /** Where a test registers what must be undone after it (its afterEach runs these). */

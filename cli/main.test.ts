@@ -2,7 +2,7 @@
  * The command dispatcher of the CLI, called in-process.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CliError } from './cli-error.ts';
+import { CliError } from '../src/cli-error.ts';
 import { MAIN_HELP, main } from './main.ts';
 import { SERVE_HELP } from './serve.ts';
 

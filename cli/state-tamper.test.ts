@@ -5,8 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatUnits, RestoreError, SimulatorError, type EngineSnapshot } from '../engine/index.ts';
-import { createSimulator } from '../simulator.ts';
+import { formatUnits, RestoreError, SimulatorError, type EngineSnapshot } from '../mock/engine/index.ts';
+import { createSimulator } from '../mock/simulator.ts';
 import { stateFileProblems } from './state-file.ts';
 import { richSnapshot } from './test-support.ts';
 

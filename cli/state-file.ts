@@ -6,9 +6,9 @@
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { isSnapshotOfThisFormat, SNAPSHOT_FORMAT, type Engine, type EngineSnapshot, type PendingSnapshot } from '../engine/index.ts';
-import { createValidators, loadSpec, type ErrorObject } from '../../src/spec/loader.ts';
-import { CliError } from './cli-error.ts';
+import { isSnapshotOfThisFormat, SNAPSHOT_FORMAT, type Engine, type EngineSnapshot, type PendingSnapshot } from '../mock/engine/index.ts';
+import { createValidators, loadSpec, type ErrorObject } from '../src/spec/loader.ts';
+import { CliError } from '../src/cli-error.ts';
 
 /**
  * Reads a state file; undefined when there is none yet.

@@ -1,7 +1,7 @@
 /**
  * The `energy-rental-kit` command line.
  */
-import { CliError } from './cli-error.ts';
+import { CliError } from '../src/cli-error.ts';
 import { createLogger } from './logger.ts';
 import { parseServeArgs, serve, SERVE_HELP } from './serve.ts';
 
@@ -22,9 +22,9 @@ options follow.
 export async function fullHelp(): Promise<string> {
   // Loaded only for --help, so that serve starts without the other commands' modules.
   const [{ CONTRACT_HELP }, { RECORD_HELP }, { DRIFT_HELP }] = await Promise.all([
-    import('../../contract-tests/contract-command.ts'),
-    import('../../drift/record-command.ts'),
-    import('../../drift/drift-command.ts'),
+    import('../contract-tests/contract-command.ts'),
+    import('../drift/record-command.ts'),
+    import('../drift/drift-command.ts'),
   ]);
   const rule = `\n${'─'.repeat(78)}\n\n`;
   return [MAIN_HELP, SERVE_HELP, CONTRACT_HELP, RECORD_HELP, DRIFT_HELP].join(rule);
@@ -62,15 +62,15 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       return 'running';
     }
     case 'contract': {
-      const { runContract } = await import('../../contract-tests/contract-command.ts');
+      const { runContract } = await import('../contract-tests/contract-command.ts');
       return runContract(rest, env);
     }
     case 'record': {
-      const { runRecord } = await import('../../drift/record-command.ts');
+      const { runRecord } = await import('../drift/record-command.ts');
       return runRecord(rest, env);
     }
     case 'drift': {
-      const { runDrift } = await import('../../drift/drift-command.ts');
+      const { runDrift } = await import('../drift/drift-command.ts');
       return runDrift(rest);
     }
     default:

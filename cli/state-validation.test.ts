@@ -3,8 +3,8 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { EngineSnapshot } from '../engine/index.ts';
-import { CliError } from './cli-error.ts';
+import type { EngineSnapshot } from '../mock/engine/index.ts';
+import { CliError } from '../src/cli-error.ts';
 import { serve } from './serve.ts';
 import { addressOf, richSnapshot, runCli, type Cleanups } from './test-support.ts';
 

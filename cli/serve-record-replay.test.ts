@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runDrift } from '../../drift/drift-command.ts';
+import { runDrift } from '../drift/drift-command.ts';
 import { serve } from './serve.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'serve-record-replay-'));

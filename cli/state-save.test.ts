@@ -5,8 +5,8 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createManualClock } from '../clock/manual-clock.ts';
-import { createEngine, type Engine } from '../engine/index.ts';
+import { createManualClock } from '../mock/clock/manual-clock.ts';
+import { createEngine, type Engine } from '../mock/engine/index.ts';
 import { addressOf } from './test-support.ts';
 import { startSaver, writeStateInChunks } from './state-file.ts';
 

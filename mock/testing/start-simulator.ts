@@ -4,11 +4,11 @@
  * helpers. Stop it when done; nothing is shared between two of them.
  */
 import type { AddressInfo } from 'node:net';
-import type { components } from '../generated/control.ts';
-import { createClient, type ClientOptions, type EnergyRentalClient } from '../client/index.ts';
-import { createSimulatorServer } from '../../mock/node-server.ts';
-import { createSimulator, type Simulator, type SimulatorOptions } from '../../mock/simulator.ts';
-import type { Clock } from '../../mock/engine/index.ts';
+import type { components } from '../../src/generated/control.ts';
+import { createClient, type ClientOptions, type EnergyRentalClient } from '../../src/client/index.ts';
+import { createSimulatorServer } from '../node-server.ts';
+import { createSimulator, type Simulator, type SimulatorOptions } from '../simulator.ts';
+import type { Clock } from '../engine/index.ts';
 
 type Control = components['schemas'];
 
