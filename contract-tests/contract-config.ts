@@ -33,6 +33,8 @@ export interface ContractConfig {
   recordDir?: string;
   /** The recording a replay serves. */
   replayPath?: string;
+  /** In-process only: the simulator's clock (default manual) and timing (default realistic). */
+  simulator?: { clock?: 'manual' | 'real'; timing?: 'realistic' | 'fast' | 'instant' };
 }
 
 /** A fresh run id: the time in base 36 and the process id, unique enough per run. */
@@ -87,6 +89,16 @@ export function readContractConfig(env: NodeJS.ProcessEnv = process.env): Contra
   if (env.CONTRACT_VARIANT) config.variant = env.CONTRACT_VARIANT;
   if (env.CONTRACT_RUN_DIR) config.runDir = env.CONTRACT_RUN_DIR;
   if (env.CONTRACT_RECORD) config.recordDir = env.CONTRACT_RECORD;
+  const clock = env.CONTRACT_SIM_CLOCK?.trim() || undefined;
+  const timing = env.CONTRACT_SIM_TIMING?.trim() || undefined;
+  if (clock !== undefined && clock !== 'manual' && clock !== 'real') throw new Error(`CONTRACT_SIM_CLOCK must be manual or real (got '${clock}').`);
+  if (timing !== undefined && timing !== 'realistic' && timing !== 'fast' && timing !== 'instant') {
+    throw new Error(`CONTRACT_SIM_TIMING must be realistic, fast or instant (got '${timing}').`);
+  }
+  if ((clock || timing) && (baseUrl || replayPath)) {
+    throw new Error('CONTRACT_SIM_CLOCK and CONTRACT_SIM_TIMING set up the in-process simulator: start a server with --clock and --timing to test one at CONTRACT_BASE_URL.');
+  }
+  if (clock || timing) config.simulator = { ...(clock ? { clock } : {}), ...(timing ? { timing } : {}) };
   if (replayPath) {
     // A replay sends exactly what the recording run sent: its run id, its spending
     // guard and its receiving address.

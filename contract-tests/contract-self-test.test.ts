@@ -98,3 +98,30 @@ describe('the spending guard against a target that is not a simulator', () => {
     expect(JSON.stringify(report)).not.toContain('demo-key');
   }, 120_000);
 });
+
+describe('the contract suite against the simulator under every timing profile and clock', () => {
+  const inProcess = (['realistic', 'fast', 'instant'] as const).flatMap((timing) => (['manual', 'real'] as const).map((clock) => ({ timing, clock })));
+
+  it.concurrent.for(inProcess)('passes in-process with $timing timing and a $clock clock', { timeout: 180_000 }, async ({ timing, clock }) => {
+    const { code, report, output } = await runSuite(`in-process-${timing}-${clock}`, { CONTRACT_SIM_TIMING: timing, CONTRACT_SIM_CLOCK: clock });
+    expect(code, output.slice(-3000)).toBe(0);
+    expect(report.cases.filter((c) => c.verdict === 'failed')).toEqual([]);
+    expect(report.target).toMatchObject({ simulator: true, timing, clock });
+  });
+
+  it.concurrent.for([
+    { timing: 'fast', clock: 'real' },
+    { timing: 'instant', clock: 'manual' },
+  ] as const)('passes over HTTP against serve --timing $timing --clock $clock', { timeout: 180_000 }, async ({ timing, clock }) => {
+    const { serve } = await import('../cli/serve.ts');
+    const server = await serve({ port: 0, host: '127.0.0.1', timing, clock, quiet: true }, () => {});
+    try {
+      const { code, report, output } = await runSuite(`http-${timing}-${clock}`, { CONTRACT_BASE_URL: server.url, CONTRACT_API_KEY: 'demo-key' });
+      expect(code, output.slice(-3000)).toBe(0);
+      expect(report.cases.filter((c) => c.verdict === 'failed')).toEqual([]);
+      expect(report.target).toMatchObject({ kind: 'url', simulator: true, timing, clock });
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -80,7 +80,7 @@ export async function connectTarget(config: ContractConfig, seed = 7): Promise<C
     if (config.mode === 'in-process') {
       // Looking like the real service means no clock control either: real time, fast timing.
       const opaque = config.variant === 'opaque';
-      const sim = createSimulator({ clock: opaque ? 'real' : 'manual', timing: opaque ? 'fast' : 'realistic', seed });
+      const sim = createSimulator({ clock: opaque ? 'real' : (config.simulator?.clock ?? 'manual'), timing: opaque ? 'fast' : (config.simulator?.timing ?? 'realistic'), seed });
       baseUrl = IN_PROCESS_BASE;
       if (config.variant) {
         const variant = config.variant === 'opaque' ? OPAQUE_VARIANT : (BROKEN_VARIANTS[config.variant] ?? ALTERED_VARIANTS[config.variant]);

@@ -133,7 +133,11 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
     await own.waitForOrder({ orderId: created.id }, { ...WAIT, onStatus: (s) => seen.push(s) });
     const refunded = await pollUntil(own, (ms) => target.sleep(ms), created.id, 'REFUNDED', seen);
     expectForwardOnly(seen);
-    expect(seen, 'a forced failure is seen as FAILED before REFUNDED').toContain('FAILED');
+    expect(seen.at(-1), 'the order ends refunded').toBe('REFUNDED');
+    // A polling client may never see FAILED (fast timing refunds within one poll, and the
+    // real service may refund at once); the control plane's timeline says it happened.
+    const view = await target.control.timeline(account.apiKey, created.id);
+    expect(view.timeline.map((step) => step.status), 'FAILED, then REFUNDED').toEqual(['PENDING', 'PROCESSING', 'FAILED', 'REFUNDED']);
     expect(refunded.txId, 'no delegation happened').toBe('');
     const after = await own.getAccount();
     expect(after.balance.available.trx, 'the refund restores the balance').toBe('100');
