@@ -92,11 +92,17 @@ function median(values: number[]): number {
  */
 export function computeTiming(interactions: Interaction[]): Timing {
   const orders: Timing['orders'] = [];
+  let wholeSeconds = false;
   for (const order of observeOrders(interactions)) {
     const secondsToStatus: Partial<Record<TimedStatus, number>> = {};
     for (const { status, time } of order.seen) {
       if ((TIMED_STATUSES as readonly string[]).includes(status) && secondsToStatus[status as TimedStatus] === undefined) {
-        secondsToStatus[status as TimedStatus] = round3(time - order.createdAt);
+        // An envelope time in whole seconds is the start of the second the answer left in;
+        // `createdAt` has milliseconds. Taken at the coarser resolution at both ends, a
+        // status seen in the same second as the creation is 0 s, never -0.548 s.
+        const whole = Number.isInteger(time);
+        if (whole) wholeSeconds = true;
+        secondsToStatus[status as TimedStatus] = round3(time - (whole ? Math.floor(order.createdAt) : order.createdAt));
       }
     }
     orders.push({ orderId: order.orderId, file: order.file, secondsToStatus });
@@ -106,5 +112,5 @@ export function computeTiming(interactions: Interaction[]): Timing {
     const values = orders.map((o) => o.secondsToStatus[status]).filter((v): v is number => v !== undefined);
     if (values.length > 0) medianSecondsTo[status] = median(values);
   }
-  return { orders, summary: { orders: orders.length, medianSecondsTo } };
+  return { orders, summary: { orders: orders.length, medianSecondsTo }, resolutionSeconds: wholeSeconds || orders.length === 0 ? 1 : 0.001 };
 }

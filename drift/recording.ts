@@ -93,6 +93,13 @@ export const TIMED_STATUSES: readonly TimedStatus[] = ['PROCESSING', 'COMPLETED'
 export interface Timing {
   orders: Array<{ orderId: string; file: string; secondsToStatus: Partial<Record<TimedStatus, number>> }>;
   summary: { orders: number; medianSecondsTo: Partial<Record<TimedStatus, number>> };
+  /**
+   * The resolution of the durations, seconds: 1 when the server's envelope `time` had
+   * whole seconds (both ends are then taken in whole seconds, so no duration can come
+   * out negative), 0.001 when it had milliseconds. Absent in recordings made before it
+   * was stated (they read as 1).
+   */
+  resolutionSeconds?: number;
 }
 
 /** The case label of exchanges made while connecting, before any case runs. */
