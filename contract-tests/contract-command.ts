@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CliError } from '../src/cli-error.ts';
-import { loadRecording } from '../drift/recording.ts';
+import { loadRecording } from '../recording/recording.ts';
 import { newRunId } from './contract-config.ts';
 
 export const CONTRACT_HELP = `Usage: energy-rental-kit contract [options]

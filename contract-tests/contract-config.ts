@@ -2,7 +2,7 @@
  * The contract run's settings, read once from the environment (the `contract` command
  * sets them from its flags).
  */
-import { loadRecording } from '../drift/recording.ts';
+import { loadRecording } from '../recording/recording.ts';
 
 export interface ContractConfig {
   /**

@@ -5,29 +5,16 @@
  */
 import { isAbsolute, relative as relativePath } from 'node:path';
 import type { components } from '../src/generated/control.ts';
+import type { Capability, TargetInfo } from '../recording/recording.ts';
 import { createSimulator } from '../mock/simulator.ts';
-import { createRecorder, type CaseTransport } from '../drift/recorder.ts';
-import { CONNECT_CASE, loadRecording } from '../drift/recording.ts';
-import { createReplay } from '../drift/replay-target.ts';
+import { createRecorder, type CaseTransport } from '../recording/recorder.ts';
+import { CONNECT_CASE, loadRecording } from '../recording/recording.ts';
+import { createReplay } from '../recording/replay-target.ts';
 import { ALTERED_VARIANTS, BROKEN_VARIANTS, OPAQUE_VARIANT } from './broken-variants.ts';
 import type { ContractConfig } from './contract-config.ts';
 
 type ControlSchemas = components['schemas'];
-export type Capability = ControlSchemas['Capability'];
-
-export interface TargetInfo {
-  kind: 'in-process' | 'url' | 'replay';
-  baseUrl: string;
-  simulator: boolean;
-  capabilities: Capability[];
-  clock?: string;
-  timing?: string;
-  variant?: string;
-  /** Replay only: the recording served. */
-  recording?: string;
-  /** Replay only: what was recorded, e.g. 'the in-process simulator' or its URL. */
-  recordedFrom?: string;
-}
+export type { Capability, TargetInfo } from '../recording/recording.ts';
 
 export interface ContractTarget {
   info: TargetInfo;

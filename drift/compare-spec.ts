@@ -11,8 +11,8 @@ import type { OperationId } from '../src/models.ts';
 import { isSubsequence } from './compare.ts';
 import type { Finding, FindingKind } from './finding.ts';
 import { describeDecimals, describeResponse, describeShape, fixedDecimals, inferResponses, stringFormat, timeUnit, type FieldShape } from './infer-schema.ts';
-import { statusPaths } from './order-observations.ts';
-import { isApiOperation, type Interaction, type Recording } from './recording.ts';
+import { statusPaths } from '../recording/order-observations.ts';
+import { isApiOperation, type Interaction, type Recording } from '../recording/recording.ts';
 import { documentedResponse, documentedStatusPaths, schemaAt, valueAt } from './spec-schema.ts';
 
 /** What the document cannot tell, so a spec comparison never reports it. */

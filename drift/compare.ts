@@ -7,7 +7,7 @@
  */
 import type { Finding } from './finding.ts';
 import { decimalRange, describeDecimals, describeResponse, describeShape, fixedDecimals, inferRecording, isAlwaysPresent, type FieldShape, type InferredRecording, type ResponseShape, type StringFormat } from './infer-schema.ts';
-import type { Recording } from './recording.ts';
+import type { Recording } from '../recording/recording.ts';
 import { documentedResponse, schemaAt, type SchemaNode } from './spec-schema.ts';
 
 export interface CompareOptions {

@@ -10,7 +10,7 @@ import type { TargetInfo } from '../contract-tests/contract-target.ts';
 import { compareRecordings, DEFAULT_TIMING_THRESHOLD } from './compare.ts';
 import { compareWithSpec, SPEC_NOTES } from './compare-spec.ts';
 import { buildReport, type DriftReport, type DriftSide } from './finding.ts';
-import { loadRecording, type Recording } from './recording.ts';
+import { loadRecording, type Recording } from '../recording/recording.ts';
 import { renderMarkdown } from './render-markdown.ts';
 
 export const DRIFT_HELP = `Usage: energy-rental-kit drift OLD NEW [options]

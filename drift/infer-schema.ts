@@ -7,8 +7,8 @@
  * the same shapes infer the same schemas.
  */
 import { isTronAddress } from '../src/tron-address.ts';
-import { statusPaths } from './order-observations.ts';
-import type { Interaction, Recording, Timing } from './recording.ts';
+import { statusPaths } from '../recording/order-observations.ts';
+import type { Interaction, Recording, Timing } from '../recording/recording.ts';
 
 export type JsonType = 'null' | 'boolean' | 'integer' | 'number' | 'string' | 'object' | 'array';
 export type StringFormat = 'empty' | 'tron-address' | 'order-id' | 'hex64' | 'uuid' | 'key-alias' | 'integer-string' | 'decimal-string' | 'iso-datetime' | 'text';

@@ -9,8 +9,8 @@ import { parseArgs } from 'node:util';
 import { CliError } from '../src/cli-error.ts';
 import { newRunId } from '../contract-tests/contract-config.ts';
 import { applyContractFlags, CONTRACT_OPTIONS, spawnContractSuite, suiteLayout } from '../contract-tests/contract-command.ts';
-import { assembleRecording } from './assemble-recording.ts';
-import { isApiOperation, type Recording } from './recording.ts';
+import { assembleRecording } from '../recording/assemble-recording.ts';
+import { isApiOperation, type Recording } from '../recording/recording.ts';
 
 export const RECORD_HELP = `Usage: energy-rental-kit record --out FILE [options]
 

@@ -14,7 +14,7 @@ import { spawnContractSuite } from '../contract-tests/contract-command.ts';
 import type { ContractReport } from '../contract-tests/contract-report.ts';
 import { compareRecordings } from './compare.ts';
 import { runRecord } from './record-command.ts';
-import { loadRecording, type Recording } from './recording.ts';
+import { loadRecording, type Recording } from '../recording/recording.ts';
 import { createSlots } from '../contract-tests/test-support.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

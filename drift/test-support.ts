@@ -3,8 +3,8 @@
  * price, an account, an order created and polled to COMPLETED, two rejections) whose
  * values can all be changed while its shapes stay the same.
  */
-import { computeTiming } from './order-observations.ts';
-import { RECORDING_FORMAT, type Interaction, type Recording } from './recording.ts';
+import { computeTiming } from '../recording/order-observations.ts';
+import { RECORDING_FORMAT, type Interaction, type Recording } from '../recording/recording.ts';
 
 export interface BaselineValues {
   orderId: string;

@@ -11,7 +11,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { threadId } from 'node:worker_threads';
-import type { TargetInfo } from '../contract-tests/contract-target.ts';
+import type { TargetInfo } from './recording.ts';
 import { MAIN_KEY_ALIAS, operationOf, type Interaction, type RecordedRequest, type RecordedResponse } from './recording.ts';
 
 /** A fetch that knows which case (and file) sends the request. */

@@ -8,8 +8,26 @@
  * in response bodies alike. No Authorization header is stored either.
  */
 import { readFileSync } from 'node:fs';
-import type { TargetInfo } from '../contract-tests/contract-target.ts';
+import type { components } from '../src/generated/control.ts';
 import { loadSpec } from '../src/spec/loader.ts';
+
+/** What a simulator says it can do at /_sim/health (spec/control.yaml's Capability). */
+export type Capability = components['schemas']['Capability'];
+
+/** The target a contract run (or a proxy) talked to, as a recording keeps it. */
+export interface TargetInfo {
+  kind: 'in-process' | 'url' | 'replay';
+  baseUrl: string;
+  simulator: boolean;
+  capabilities: Capability[];
+  clock?: string;
+  timing?: string;
+  variant?: string;
+  /** Replay only: the recording served. */
+  recording?: string;
+  /** Replay only: what was recorded, e.g. 'the in-process simulator' or its URL. */
+  recordedFrom?: string;
+}
 
 export const RECORDING_FORMAT = 'energy-rental-kit/recording@1';
 

@@ -10,7 +10,7 @@
  * is …", time, data: null }`, and noted, so the harness fails the case loudly even when
  * the case expected a rejection.
  */
-import type { TargetInfo } from '../contract-tests/contract-target.ts';
+import type { TargetInfo } from './recording.ts';
 import { paramsOf, type CaseTransport } from './recorder.ts';
 import { describeRequest, MAIN_KEY_ALIAS, type Interaction, type RecordedRequest, type Recording } from './recording.ts';
 
