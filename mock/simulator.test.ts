@@ -216,3 +216,29 @@ describe('DEFAULT_SCENARIO', () => {
     expect(validate(DEFAULT_SCENARIO), JSON.stringify(validate.errors)).toBe(true);
   });
 });
+
+describe('a client over the simulator fetch', () => {
+  it('waits for an order by moving a manual clock, taking no real time', async () => {
+    const { createClient } = await import('../src/client/index.ts');
+    const sim = createSimulator({ clock: 'manual', timing: 'realistic' });
+    const client = createClient({ baseUrl: 'http://sim', apiKey: 'demo-key', fetch: sim.fetch });
+    const { id } = await client.createOrder({ pledgeAddress: 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3', rentalCount: 65_000, period: '1h' });
+    const started = sim.clock.now();
+    // Before, this waited out its timeout on a clock nothing moved (and this test's 5 s).
+    const done = await client.waitForOrder({ orderId: id }, { timeoutMs: 60_000 });
+    expect(done.status).toBe('COMPLETED');
+    expect(sim.clock.now() - started, 'the wait moved the simulator clock').toBeGreaterThanOrEqual(3_000);
+  });
+
+  it("keeps a caller's own sleep and now over the simulator's clock", async () => {
+    const { createClient } = await import('../src/client/index.ts');
+    const sim = createSimulator({ clock: 'manual', timing: 'realistic' });
+    const slept: number[] = [];
+    let now = 0;
+    const client = createClient({ baseUrl: 'http://sim', apiKey: 'demo-key', fetch: sim.fetch, now: () => now, sleep: async (ms) => void slept.push(ms, (now += ms)) });
+    const { id } = await client.createOrder({ pledgeAddress: 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3', rentalCount: 65_000, period: '1h' });
+    await expect(client.waitForOrder({ orderId: id }, { timeoutMs: 3_000, intervalMs: 1_000 })).rejects.toThrow(/within 3000 ms/);
+    expect(slept.length).toBeGreaterThan(0);
+    expect(sim.clock.now()).toBe(sim.engine.authenticate('demo-key')!.orders.at(0)!.createdAt);
+  });
+});

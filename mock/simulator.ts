@@ -12,6 +12,7 @@ import type { SimEnv } from './http/context.ts';
 import type { ControlOptions, RemoteAddress } from './http/control-guard.ts';
 import { createApiStages, type ApiStage } from './http/api-stages.ts';
 import { createApp } from './http/create-app.ts';
+import { POLLING_CLOCK, type PollingClock } from '../src/client/wait-for-order.ts';
 import { createLiveValidation } from './http/live-validation.ts';
 import type { ProxyContext } from './http/proxy-routes.ts';
 import { createSpendGuard } from './http/spend-guard.ts';
@@ -173,6 +174,19 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     maxBodyBytes,
     ...(options.onUnexpectedError ? { onUnexpectedError: options.onUnexpectedError } : {}),
   });
+  const simulatorFetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const response = await app.fetch(new Request(input, init));
+    const dropped = response.headers.get(DROPPED_HEADER);
+    if (dropped) throw new TypeError('fetch failed', { cause: new Error(`connection dropped by injected fault ${dropped}`) });
+    return response;
+  }) as typeof fetch & { [POLLING_CLOCK]?: PollingClock };
+  // A client over this fetch waits on the simulator's own clock; a manual one it moves.
+  if (clock.mode === 'manual') {
+    simulatorFetch[POLLING_CLOCK] = {
+      now: () => clock.now(),
+      sleep: async (ms: number) => void (clock as ManualClock).advance(ms),
+    };
+  }
   return {
     app,
     engine,
@@ -184,12 +198,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     maxBodyBytes,
     mode,
     onUnexpectedError: options.onUnexpectedError,
-    fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
-      const response = await app.fetch(new Request(input, init));
-      const dropped = response.headers.get(DROPPED_HEADER);
-      if (dropped) throw new TypeError('fetch failed', { cause: new Error(`connection dropped by injected fault ${dropped}`) });
-      return response;
-    }) as typeof fetch,
+    fetch: simulatorFetch,
     advance(ms) {
       if (clock.mode !== 'manual') throw new SimulatorError('conflict', 'advance() needs a manual clock: createSimulator({ clock: "manual" }).');
       (clock as ManualClock).advance(ms);

@@ -13,7 +13,7 @@ import type {
 } from '../models.ts';
 import type { Exchange } from './exchange.ts';
 import { sendRequest, type Transport } from './send-request.ts';
-import { waitForOrder, type OrderRef, type WaitForOrderOptions } from './wait-for-order.ts';
+import { POLLING_CLOCK, waitForOrder, type OrderRef, type PollingClock, type WaitForOrderOptions } from './wait-for-order.ts';
 
 export interface ClientOptions {
   /** e.g. 'https://api.eopen.io/api' or 'http://127.0.0.1:8787'; a trailing slash is tolerated. */
@@ -26,9 +26,9 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** Called once per HTTP exchange, failed ones included. What it throws reaches the caller. */
   onResponse?: (exchange: Exchange) => void;
-  /** Used by `waitForOrder` only. Default: setTimeout. */
+  /** Used by `waitForOrder` only. Default: the clock `fetch` carries (a manual-clock simulator's: waiting moves it), else setTimeout. */
   sleep?: (ms: number) => Promise<void>;
-  /** Used by `waitForOrder` only. Default: Date.now. */
+  /** Used by `waitForOrder` only. Default: the clock `fetch` carries, else Date.now. */
   now?: () => number;
 }
 
@@ -98,9 +98,11 @@ export function createClient(options: ClientOptions): EnergyRentalClient {
     timeoutMs,
     onResponse: options.onResponse,
   };
+  // A simulator's fetch with a manual clock brings that clock: waiting moves it (POLLING_CLOCK).
+  const carried = (options.fetch as { [POLLING_CLOCK]?: PollingClock } | undefined)?.[POLLING_CLOCK];
   const clock = {
-    now: options.now ?? Date.now,
-    sleep: options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
+    now: options.now ?? carried?.now ?? Date.now,
+    sleep: options.sleep ?? carried?.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
   };
   const getOrderHistory = (query: HistoryQuery) => sendRequest(transport, 'getOrderHistory', { query });
 

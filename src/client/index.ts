@@ -10,5 +10,5 @@ export type { ClientOptions, EnergyRentalClient } from './create-client.ts';
 export { EnergyRentalError } from './energy-rental-error.ts';
 export type { EnergyRentalErrorDetails, EnergyRentalErrorKind } from './energy-rental-error.ts';
 export type { Exchange } from './exchange.ts';
-export { TERMINAL_STATUSES } from './wait-for-order.ts';
-export type { OrderRef, WaitForOrderOptions } from './wait-for-order.ts';
+export { POLLING_CLOCK, TERMINAL_STATUSES } from './wait-for-order.ts';
+export type { OrderRef, PollingClock, WaitForOrderOptions } from './wait-for-order.ts';

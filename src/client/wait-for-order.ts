@@ -24,6 +24,18 @@ export interface PollingClock {
 }
 
 /**
+ * Where a `fetch` may carry the clock its answers run on. The fetch of a simulator with a
+ * manual clock carries one whose `sleep` moves that clock, so a client over it waits for
+ * an order by moving the simulator's time, as `startSimulator().client()` does, instead
+ * of waiting out its timeout on a clock that never moves.
+ *
+ * @example
+ *   const client = createClient({ baseUrl: 'http://sim', apiKey: 'demo-key', fetch: createSimulator({ clock: 'manual' }).fetch });
+ *   await client.waitForOrder({ orderId }); // advances the simulator's clock
+ */
+export const POLLING_CLOCK: unique symbol = Symbol.for('energy-rental-kit.polling-clock') as never;
+
+/**
  * Where polling stops. FAILED is followed by REFUNDED in this API, but the spec says
  * to poll until COMPLETED, FAILED or REFUNDED, so the first of the three ends it.
  */
