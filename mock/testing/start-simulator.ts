@@ -27,13 +27,24 @@ export interface TestSimulator {
   simulator: Simulator;
   /** A client for `apiKey` (default demo-key), in-process, whose waitForOrder moves a manual clock. */
   client(apiKey?: string, options?: Partial<ClientOptions>): EnergyRentalClient;
-  /** Moves the manual clock forward, running every step that falls due. */
+  /** Moves the manual clock forward, running every step that falls due: `await sim.advance(10_000)`. */
   advance(ms: number): Promise<Control['Clock']>;
+  /**
+   * Creates an account, in either shape: the balance alone, `createAccount({ trx: '50' })`,
+   * or the control plane's request, `createAccount({ balance: { trx: '50' }, apiKey: 'my-key-01' })`.
+   * Amounts are decimal strings. Resolves with the account and its `apiKey`.
+   */
+  createAccount(request?: Control['CreateAccountRequest']): Promise<Control['CreatedAccount']>;
   createAccount(balance?: Control['Amounts'], options?: Omit<Control['CreateAccountRequest'], 'balance'>): Promise<Control['CreatedAccount']>;
+  /** Adds an outcome rule (POST /_sim/rules); resolves with its id: `await sim.addRule({ outcome: 'FAILED', times: 1 })`. */
   addRule(rule: Control['RuleRequest']): Promise<string>;
+  /** Injects a fault (POST /_sim/faults); resolves with its id: `await sim.injectFault({ operation: 'getPrice', response: 'status', status: 503 })`. */
   injectFault(fault: Control['FaultRequest']): Promise<string>;
+  /** The newest journal entries, oldest first (GET /_sim/journal). */
   journal(filter?: { limit?: number; operation?: string }): Promise<Control['JournalEntry'][]>;
+  /** Back to the starting scenario (POST /_sim/reset). */
   reset(): Promise<void>;
+  /** Stops the server, if it listens. */
   stop(): Promise<void>;
 }
 
@@ -95,7 +106,10 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
       });
     },
     advance: (ms) => control('POST', '/clock/advance', { ms }),
-    createAccount: (balance = {}, rest = {}) => control('POST', '/accounts', { balance, ...rest }),
+    createAccount: (first: Control['Amounts'] | Control['CreateAccountRequest'] = {}, rest: Omit<Control['CreateAccountRequest'], 'balance'> = {}) =>
+      // The control plane's shape has no trx or usdt at its top: anything with balance,
+      // apiKey or referralCount there is a request, the rest a balance.
+      control('POST', '/accounts', isAccountRequest(first) ? { ...first, ...rest } : { balance: first, ...rest }),
     addRule: async (rule) => (await control<{ id: string }>('POST', '/rules', rule)).id,
     injectFault: async (fault) => (await control<{ id: string }>('POST', '/faults', fault)).id,
     journal: async (filter = {}) => {
@@ -105,4 +119,8 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     reset: async () => void (await control('POST', '/reset')),
     stop: close,
   };
+}
+
+function isAccountRequest(value: Control['Amounts'] | Control['CreateAccountRequest']): value is Control['CreateAccountRequest'] {
+  return 'balance' in value || 'apiKey' in value || 'referralCount' in value;
 }
