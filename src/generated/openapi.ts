@@ -411,6 +411,14 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": 30002,
+                 *       "msg": "Duplicate outOrderNo 'shop-2025-0001': order OR20250312175009BJ1QRQH7 already has it. Use a new outOrderNo for a new order.",
+                 *       "time": "1741801809",
+                 *       "data": null
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
@@ -439,6 +447,14 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": 10003,
+                 *       "msg": "Rate limit exceeded: at most 10 requests per 1000 ms for this API key. Retry after 1 s.",
+                 *       "time": "1741801809",
+                 *       "data": null
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
