@@ -125,3 +125,32 @@ describe('the contract suite against the simulator under every timing profile an
     }
   });
 });
+
+describe('the contract suite against a stand-in that chooses differently where upstream is silent', () => {
+  const SPEND = { CONTRACT_ALLOW_SPEND: '1', CONTRACT_MAX_ORDERS: '2' };
+
+  it.concurrent.for(['stand-in', 'stand-in-failing'])('passes against %s: errors as HTTP 200, account code 1, createdAt in seconds, HTML 404, duplicates refused, instant refunds, its own prices', { timeout: 120_000 }, async (variant) => {
+    const { code, report, output } = await runSuite(variant, { CONTRACT_VARIANT: variant, ...SPEND });
+    expect(code, output.slice(-3000)).toBe(0);
+    expect(report.target?.simulator).toBe(false);
+    expect(report.cases.filter((c) => c.verdict === 'failed')).toEqual([]);
+    expect(report.spent.orders, 'the order cases ran').toBeGreaterThan(0);
+  });
+
+  const BREAKS: Record<string, { test: RegExp; error: RegExp }> = {
+    'stand-in+wrong-rounding': { test: /half cent up/, error: /trxPrice for \d+ × 71 sun: expected '[\d.]+' to be '[\d.]+'/ },
+    'stand-in+number-as-string': { test: /getPrice|prices/, error: /\/data\/rentalCount: must be integer/ },
+    'stand-in+type-changed': { test: /history/, error: /\/data\/createdAt: must be integer/ },
+    'stand-in+wrong-echo': { test: /echoes outOrderNo/, error: /outOrderNo is echoed back/ },
+    'stand-in+status-reversed': { test: /terminal status/, error: /status moved from COMPLETED back to PROCESSING/ },
+    'stand-in+txid-missing': { test: /terminal status/, error: /COMPLETED order carries the delegation txId/ },
+  };
+
+  it.concurrent.for(Object.keys(BREAKS))('fails %s, naming the documented fact it breaks', { timeout: 120_000 }, async (variant) => {
+    const { code, report } = await runSuite(variant, { CONTRACT_VARIANT: variant, ...SPEND });
+    expect(code).not.toBe(0);
+    const failed = report.cases.filter((c) => c.verdict === 'failed');
+    const named = failed.find((c) => BREAKS[variant]!.test.test(c.name) && c.errors?.some((e) => BREAKS[variant]!.error.test(e)));
+    expect(named, `no failure names the break; failures: ${JSON.stringify(failed.map((c) => ({ name: c.name, errors: c.errors })), null, 1)}`).toBeDefined();
+  });
+});

@@ -11,6 +11,7 @@ import { createRecorder, type CaseTransport } from '../recording/recorder.ts';
 import { CONNECT_CASE, loadRecording } from '../recording/recording.ts';
 import { createReplay } from '../recording/replay-target.ts';
 import { ALTERED_VARIANTS, BROKEN_VARIANTS, OPAQUE_VARIANT } from './broken-variants.ts';
+import { STAND_IN_VARIANTS } from './stand-in-variants.ts';
 import type { ContractConfig } from './contract-config.ts';
 
 type ControlSchemas = components['schemas'];
@@ -66,13 +67,14 @@ export async function connectTarget(config: ContractConfig, seed = 7): Promise<C
     let targetFetch: (request: Request) => Promise<Response>;
     if (config.mode === 'in-process') {
       // Looking like the real service means no clock control either: real time, fast timing.
-      const opaque = config.variant === 'opaque';
+      // So does the stand-in that chooses differently (stand-in-variants.ts).
+      const opaque = config.variant === 'opaque' || config.variant?.startsWith('stand-in') === true;
       const sim = createSimulator({ clock: opaque ? 'real' : (config.simulator?.clock ?? 'manual'), timing: opaque ? 'fast' : (config.simulator?.timing ?? 'realistic'), seed });
       baseUrl = IN_PROCESS_BASE;
       if (config.variant) {
-        const variant = config.variant === 'opaque' ? OPAQUE_VARIANT : (BROKEN_VARIANTS[config.variant] ?? ALTERED_VARIANTS[config.variant]);
+        const variant = config.variant === 'opaque' ? OPAQUE_VARIANT : (BROKEN_VARIANTS[config.variant] ?? ALTERED_VARIANTS[config.variant] ?? STAND_IN_VARIANTS[config.variant]);
         if (!variant) {
-          throw new Error(`CONTRACT_VARIANT '${config.variant}' is unknown; known: opaque, ${[...Object.keys(BROKEN_VARIANTS), ...Object.keys(ALTERED_VARIANTS)].join(', ')}.`);
+          throw new Error(`CONTRACT_VARIANT '${config.variant}' is unknown; known: opaque, ${[...Object.keys(BROKEN_VARIANTS), ...Object.keys(ALTERED_VARIANTS), ...Object.keys(STAND_IN_VARIANTS)].join(', ')}.`);
         }
         targetFetch = variant.apply(sim);
       } else {

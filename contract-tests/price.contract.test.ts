@@ -27,6 +27,18 @@ describe('getPrice', () => {
     expect(quote.trxPrice, `trxPrice for 64000 × ${quote.sun} sun`).toBe(expectedTrxPrice(64000, quote.sun));
   });
 
+  test('rounds every half cent up, whatever the price table', async ({ api }) => {
+    // Quantities whose cost ends in exactly half a cent at the target's own 1h price:
+    // binary floats round some of those down, so several are asked, not one.
+    const { sun } = await api.getPrice({ rentalCount: 65000, period: '1h' });
+    const halves: number[] = [];
+    for (let n = 64_000; n < 164_000 && halves.length < 12; n++) if ((BigInt(n) * BigInt(sun)) % 10_000n === 5_000n) halves.push(n);
+    for (const n of halves) {
+      const quote = await api.getPrice({ rentalCount: n, period: '1h' });
+      expect(quote.trxPrice, `trxPrice for ${n} × ${quote.sun} sun`).toBe(expectedTrxPrice(n, quote.sun));
+    }
+  });
+
   test('keeps exact arithmetic for a large quantity', async ({ api }) => {
     const quote = await api.getPrice({ rentalCount: 987_654_321, period: '30d' });
     expect(quote.rentalCount).toBe(987_654_321);

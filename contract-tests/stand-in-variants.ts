@@ -1,0 +1,96 @@
+/**
+ * A stand-in for the real service that chooses differently from the simulator wherever
+ * upstream publishes nothing, so the self-test can prove the suite holds a service to
+ * documented facts only:
+ *
+ * - errors come as HTTP 200 with a non-zero code;
+ * - the account answers `code: 1`;
+ * - `createdAt` is in seconds;
+ * - an unknown path gets a plain HTML 404, as a web server gives;
+ * - a duplicate `outOrderNo` is refused;
+ * - REFUNDED follows FAILED at once, and delivery is instant;
+ * - the price table is different (still rounded as documented);
+ * - and, like the real service, it has no control plane.
+ *
+ * The suite must pass against it ('stand-in', and 'stand-in-failing' where every order
+ * fails and is refunded at once), and fail against it with one documented fact broken
+ * ('stand-in+wrong-rounding' and the like: any broken variant layered over it).
+ */
+import type { Simulator } from '../mock/simulator.ts';
+import { BROKEN_VARIANTS } from './broken-variants.ts';
+
+/** Its own prices, sun per unit: every period differs from the simulator's defaults. */
+const STAND_IN_PRICES = { '10min': 47, '1h': 71, '1d': 83, '3d': 89, '7d': 97, '14d': 101, '30d': 103 };
+
+/** The stand-in over a simulator: its settings changed and its answers rewritten. */
+function standIn(sim: Simulator, options: { failEveryOrder: boolean }): Simulator {
+  sim.engine.updateSettings({
+    errorStatus: 'always-200',
+    accountSuccessCode: 1,
+    duplicateOutOrderNo: 'reject',
+    timing: 'instant',
+    failureRate: options.failEveryOrder ? 1 : 0,
+    prices: STAND_IN_PRICES,
+  });
+  const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const request = new Request(input, init);
+    const path = new URL(request.url).pathname;
+    // No control plane, as the real service: the suite sees a target that is no simulator.
+    if (path.startsWith('/_sim')) return html404();
+    const response = await sim.fetch(request);
+    const body = (await response.clone().json()) as { code?: number; data?: Record<string, unknown> | null };
+    if (body.code === 40400) return html404();
+    if (path.endsWith('/v1/tron/history') && body.data && typeof body.data.createdAt === 'number') {
+      body.data.createdAt = Math.floor(body.data.createdAt / 1000);
+      return new Response(JSON.stringify(body), { status: response.status, headers: response.headers });
+    }
+    return response;
+  }) as typeof globalThis.fetch;
+  return { ...sim, fetch };
+}
+
+function html404(): Response {
+  return new Response('<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>', {
+    status: 404,
+    headers: { 'content-type': 'text/html' },
+  });
+}
+
+/**
+ * The broken facts the self-test layers over the stand-in, each documented upstream:
+ * rounding, field types, the echo of outOrderNo, statuses that move forward only, and
+ * (below) the txId on COMPLETED. ('status-skipped' is left out: the stand-in delivers at
+ * once, so no order is PENDING when read and there is nothing to skip.)
+ */
+export const STAND_IN_BREAKS = ['wrong-rounding', 'number-as-string', 'type-changed', 'wrong-echo', 'status-reversed'] as const;
+
+/** A COMPLETED order in the history without its delegation txId. */
+function withoutTxId(sim: Simulator): typeof fetch {
+  return (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const request = new Request(input, init);
+    const response = await sim.fetch(request);
+    if (!new URL(request.url).pathname.endsWith('/v1/tron/history')) return response;
+    const body = (await response.json()) as { data?: Record<string, unknown> | null };
+    if (body.data?.status === 'COMPLETED') body.data.txId = '';
+    return new Response(JSON.stringify(body), { status: response.status, headers: response.headers });
+  }) as typeof fetch;
+}
+
+/**
+ * The stand-in variants by name: 'stand-in', 'stand-in-failing', and 'stand-in+<broken>'
+ * for each of STAND_IN_BREAKS.
+ *
+ * @example
+ *   STAND_IN_VARIANTS['stand-in+wrong-rounding'].apply(sim); // a fetch the suite must fail
+ */
+export const STAND_IN_VARIANTS: Record<string, { breaks: string; apply: (sim: Simulator) => typeof fetch }> = {
+  'stand-in': { breaks: 'nothing documented: only choices upstream leaves open', apply: (sim) => standIn(sim, { failEveryOrder: false }).fetch },
+  'stand-in-failing': { breaks: 'nothing documented: every order fails and is refunded at once', apply: (sim) => standIn(sim, { failEveryOrder: true }).fetch },
+  'stand-in+txid-missing': { breaks: 'the stand-in, and a COMPLETED order without its txId', apply: (sim) => withoutTxId(standIn(sim, { failEveryOrder: false })) },
+  ...Object.fromEntries(
+    STAND_IN_BREAKS.map((name) => [
+      `stand-in+${name}`,
+      { breaks: `the stand-in, and ${BROKEN_VARIANTS[name]!.breaks}`, apply: (sim: Simulator) => BROKEN_VARIANTS[name]!.apply(standIn(sim, { failEveryOrder: false })) },
+    ]),
+  ),
+};
