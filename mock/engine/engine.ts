@@ -235,6 +235,7 @@ export function createEngine(options: EngineOptions): Engine {
         activates,
         activationDelayMs: activationDelay(settings),
         fixedOutcomeMs: rule?.delayMs,
+        delays: settings.delaysMs,
       });
       // What the caller asked for is the order's own (a new request field needs no change here).
       const order = new Order(pages, {

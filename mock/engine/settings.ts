@@ -3,7 +3,15 @@
  */
 import { defaultActivationDelay, TIMING_PROFILES, type TimingProfile } from './timing.ts';
 import { DEFAULT_PRICES, validatePrices, type PeriodCode } from './pricing.ts';
+import type { components } from '../../src/generated/control.ts';
 import { SimulatorError } from './simulator-error.ts';
+
+type Control = components['schemas'];
+/** What each kind of API rejection answers (spec/control.yaml's ErrorCatalogue). */
+export type ErrorCatalogue = Control['ErrorCatalogue'];
+export type ErrorCatalogueKind = keyof ErrorCatalogue;
+/** Explicit lifecycle delays, ms (spec/control.yaml's LifecycleDelays). */
+export type LifecycleDelays = Control['LifecycleDelays'];
 
 export interface Settings {
   timing: TimingProfile;
@@ -27,6 +35,14 @@ export interface Settings {
   maxStoredOrders: number;
   /** Activation records kept before the oldest that no stored order names are evicted. */
   maxStoredAddresses: number;
+  /** Status, code and message of each kind of API rejection, where not the default. */
+  errors: ErrorCatalogue;
+  /** The unit of `createdAt` in the API's history. */
+  createdAtUnit: Control['CreatedAtUnit'];
+  /** Lifecycle delays that replace the timing profile's, per step. */
+  delaysMs: LifecycleDelays;
+  /** What an unknown path answers: the JSON envelope or a plain HTML 404. */
+  unknownPath: Control['UnknownPathAnswer'];
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -44,6 +60,10 @@ export const DEFAULT_SETTINGS: Settings = {
   // As many as orders: the addresses stored orders name are kept whatever the bound, and
   // a record is about 200 B (300 000 of them made a 93 MB state file with their orders).
   maxStoredAddresses: 100_000,
+  errors: {},
+  createdAtUnit: 'ms',
+  delaysMs: {},
+  unknownPath: 'envelope',
 };
 
 export type SettingsPatch = Partial<Omit<Settings, 'prices'>> & { prices?: Partial<Record<PeriodCode, number>> };
@@ -71,6 +91,14 @@ export function applySettings(current: Settings, patch: SettingsPatch): Settings
   oneOf('accountSuccessCode', patch.accountSuccessCode, [0, 1] as const);
   oneOf('duplicateOutOrderNo', patch.duplicateOutOrderNo, ['return-existing', 'reject'] as const);
   oneOf('errorStatus', patch.errorStatus, ['mapped', 'always-200'] as const);
+  oneOf('createdAtUnit', patch.createdAtUnit, ['ms', 's'] as const);
+  oneOf('unknownPath', patch.unknownPath, ['envelope', 'html'] as const);
+  for (const [step, delay] of Object.entries(patch.delaysMs ?? {})) {
+    const [min, max] = typeof delay === 'number' ? [delay, delay] : [delay.min, delay.max];
+    if (!(Number.isSafeInteger(min) && Number.isSafeInteger(max) && min >= 0 && min <= max)) {
+      throw SimulatorError.invalidParameter(`delaysMs.${step} must be whole milliseconds >= 0, or { min, max } with min <= max (got ${JSON.stringify(delay)}).`);
+    }
+  }
   if (patch.activationDelayMs !== undefined && !(Number.isSafeInteger(patch.activationDelayMs) && patch.activationDelayMs >= 0)) {
     throw SimulatorError.invalidParameter(`activationDelayMs must be a whole number of milliseconds >= 0 (got ${patch.activationDelayMs}).`);
   }

@@ -39,6 +39,8 @@ export class SimulatorError extends Error {
   readonly status: number;
   /** Extra response headers, such as Retry-After. */
   readonly headers: Record<string, string> | undefined;
+  /** A finer kind for the error catalogue: a parameter below its minimum is 'belowMinimum'. */
+  reason?: 'belowMinimum';
 
   constructor(kind: ErrorKind, message: string, headers?: Record<string, string>) {
     super(message);

@@ -23,7 +23,10 @@ export interface EngineSnapshot {
   /** Accounts and orders created since the start, to reseed the random source on restore. */
   created: number;
   /** JSON drops an undefined activationDelayMs, so a file may lack it. */
-  settings: Omit<Settings, 'activationDelayMs' | 'maxStoredAddresses'> & { activationDelayMs?: number | undefined; maxStoredAddresses?: number };
+  settings: Omit<Settings, 'activationDelayMs' | 'maxStoredAddresses' | 'errors' | 'createdAtUnit' | 'delaysMs' | 'unknownPath'> & {
+    activationDelayMs?: number | undefined;
+    maxStoredAddresses?: number;
+  } & Partial<Pick<Settings, 'errors' | 'createdAtUnit' | 'delaysMs' | 'unknownPath'>>;
   supply: { energy: number | null; delegated: number };
   rules: Rule[];
   addresses: AddressRecord[];

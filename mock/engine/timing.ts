@@ -30,6 +30,13 @@ const PROFILES: Record<TimingProfile, ProfileDelays> = {
   instant: { total: { min: 0, max: 0 }, pending: { min: 0, max: 0 }, refund: { min: 0, max: 0 }, activation: 0 },
 };
 
+/** Explicit per-step delays, ms: a number, or a range drawn from. */
+export interface ExplicitDelays {
+  processing?: number | Range;
+  outcome?: number | Range;
+  refund?: number | Range;
+}
+
 /** The delays planned for one order, in ms from its creation. */
 export interface OrderPlan {
   processingAfter: number;
@@ -47,9 +54,22 @@ export interface OrderPlan {
 export function planDelays(
   profile: TimingProfile,
   random: RandomSource,
-  options: { activates: boolean; activationDelayMs?: number | undefined; fixedOutcomeMs?: number | undefined },
+  options: {
+    activates: boolean;
+    activationDelayMs?: number | undefined;
+    fixedOutcomeMs?: number | undefined;
+    /** Explicit delays that replace the profile's, per step (settings.delaysMs). */
+    delays?: ExplicitDelays | undefined;
+  },
 ): OrderPlan {
-  const p = PROFILES[profile];
+  const base = PROFILES[profile];
+  const range = (d: number | Range | undefined, fallback: Range): Range => (d === undefined ? fallback : typeof d === 'number' ? { min: d, max: d } : d);
+  const p: ProfileDelays = {
+    ...base,
+    total: range(options.delays?.outcome, base.total),
+    pending: range(options.delays?.processing, base.pending),
+    refund: range(options.delays?.refund, base.refund),
+  };
   // Always three draws, whatever the profile or rule, so that the same seed gives the
   // same ids and txIds under realistic, fast and instant timing alike.
   const draw = (r: Range): number => {

@@ -100,7 +100,8 @@ export const API_OPERATIONS: { readonly [Id in ApiOperationId]: ApiOperation<Id>
     path: '/v1/tron/history',
     answer(engine, account, params) {
       const order = engine.findOrder(account, params);
-      return answered(SUCCESS_MESSAGES.getOrderHistory, () => orderRecord(order), (cache, make) => cache.order(order, make));
+      const unit = engine.settings().createdAtUnit;
+      return answered(SUCCESS_MESSAGES.getOrderHistory, () => orderRecord(order, unit), (cache, make) => cache.order(order, make));
     },
   },
   getAccount: {

@@ -7,8 +7,8 @@ import { formatFixed, formatUnits, type Account, type Order, type Quote } from '
 
 type Schemas = components['schemas'];
 
-/** The order record of the history, as the spec's Order schema. */
-export function orderRecord(order: Order): Schemas['Order'] {
+/** The order record of the history, as the spec's Order schema; `createdAt` in ms, or in s when calibrated so. */
+export function orderRecord(order: Order, createdAtUnit: 'ms' | 's' = 'ms'): Schemas['Order'] {
   return {
     orderId: order.id,
     amount: formatFixed(order.amount, 2),
@@ -16,7 +16,7 @@ export function orderRecord(order: Order): Schemas['Order'] {
     status: order.status,
     txId: order.txId,
     pledgeAddress: order.pledgeAddress,
-    createdAt: order.createdAt,
+    createdAt: createdAtUnit === 's' ? Math.floor(order.createdAt / 1000) : order.createdAt,
     rentalCount: String(order.rentalCount),
     period: order.period,
     resourceType: 'ENERGY',

@@ -2,6 +2,7 @@
  * What the HTTP layer keeps per request on the Hono context.
  */
 import type { Account } from '../engine/index.ts';
+import type { ErrorCatalogueKind } from '../engine/settings.ts';
 
 export interface SimEnv {
   Variables: {
@@ -17,5 +18,7 @@ export interface SimEnv {
     violations: { path: string; message: string }[];
     /** Proxy mode: why the request was not forwarded, for the journal. */
     refused: string;
+    /** The kind of rejection answered, for the error catalogue (settings.errors). */
+    rejection: ErrorCatalogueKind;
   };
 }

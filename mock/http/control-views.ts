@@ -60,5 +60,9 @@ export function settingsView(settings: Settings): C['Settings'] {
     rateLimit: settings.rateLimit,
     maxStoredOrders: settings.maxStoredOrders,
     maxStoredAddresses: settings.maxStoredAddresses,
+    errors: settings.errors,
+    createdAtUnit: settings.createdAtUnit,
+    delaysMs: settings.delaysMs,
+    unknownPath: settings.unknownPath,
   };
 }

@@ -20,6 +20,7 @@ import { controlRoutes, type ControlContext } from './control-routes.ts';
 import { dashboardRoutes } from './dashboard-routes.ts';
 import { docsRoutes } from './docs-routes.ts';
 import { envelopeTime } from './envelope.ts';
+import { applyErrorCatalogue, catalogueKindOf } from './error-catalogue.ts';
 import { CLIENT_CLOSED_NOTE, CLIENT_CLOSED_STATUS, clientClosed, unexpectedError } from './error-boundary.ts';
 import { exchangeEntry, isJournaled, JOURNAL_BODY_LIMIT, type Journal } from './journal.ts';
 import { redactBody, redactKeys } from './journal-redaction.ts';
@@ -99,14 +100,12 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     journal.record(entry, q !== -1 ? { query: url.slice(q + 1) } : undefined);
   });
 
-  // `errorStatus: always-200` is applied last, to the finished response, so that every
-  // other layer (the 405 check above all) sees the real status.
+  // The error catalogue (and `errorStatus: always-200`, its shorthand) is applied last, to
+  // the finished response, so that every other layer (the 405 check above all) sees the
+  // real status.
   app.use('*', async (c, next) => {
     await next();
-    // An injected fault answers with exactly the status it was given.
-    if (c.res.status >= 400 && engine.settings().errorStatus === 'always-200' && !c.req.path.startsWith('/_sim') && !c.get('fault')) {
-      c.res = new Response(c.res.body, { status: 200, headers: c.res.headers });
-    }
+    applyErrorCatalogue(c, engine);
   });
 
   const limitBody = bodyLimit({
@@ -176,6 +175,8 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
   });
 
   function errorResponse(c: Context<SimEnv>, error: SimulatorError): Response {
+    const kind = catalogueKindOf(error);
+    if (kind) c.set('rejection', kind);
     const body = { code: error.code, msg: error.message, time: envelopeTime(engine), data: null };
     c.set('responseBody', body);
     return c.json(body, error.status as ContentfulStatusCode, error.headers);

@@ -23,8 +23,10 @@ export function check<T>(validate: ValidateFunction, input: Record<string, unkno
     }
     return data as T;
   }
-  const { missing, message } = describeErrors(validate.errors ?? [], original, noun);
-  throw new SimulatorError(missing ? 'parameterMissing' : 'parameterInvalid', message);
+  const { missing, message, belowMinimum } = describeErrors(validate.errors ?? [], original, noun);
+  const error = new SimulatorError(missing ? 'parameterMissing' : 'parameterInvalid', message);
+  if (belowMinimum) error.reason = 'belowMinimum';
+  throw error;
 }
 
 /**

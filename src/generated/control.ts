@@ -783,6 +783,10 @@ export interface components {
             windowMs: number;
         } | null;
         Settings: {
+            errors: components["schemas"]["ErrorCatalogue"];
+            createdAtUnit: components["schemas"]["CreatedAtUnit"];
+            delaysMs: components["schemas"]["LifecycleDelays"];
+            unknownPath: components["schemas"]["UnknownPathAnswer"];
             rateLimit: components["schemas"]["RateLimit"];
             /** @description Orders kept before the oldest finished ones are evicted. */
             maxStoredOrders: number;
@@ -829,7 +833,61 @@ export interface components {
              *     activated; an evicted address reads as not activated again.
              */
             maxStoredAddresses?: number;
+            errors?: components["schemas"]["ErrorCatalogue"];
+            createdAtUnit?: components["schemas"]["CreatedAtUnit"];
+            delaysMs?: components["schemas"]["LifecycleDelays"];
+            unknownPath?: components["schemas"]["UnknownPathAnswer"];
         };
+        /**
+         * @description What each kind of rejection of the API answers: HTTP status, `code` and `msg`.
+         *     A kind left out keeps the simulator's default (ErrorEnvelope in openapi.yaml);
+         *     `errorStatus: always-200` is a shorthand for status 200 on every kind not given
+         *     a status here. `msg` is a template: `{message}` stands for the simulator's own
+         *     message, which names the parameter and the rule.
+         */
+        ErrorCatalogue: {
+            apiKeyMissing?: components["schemas"]["ErrorAnswer"];
+            apiKeyUnknown?: components["schemas"]["ErrorAnswer"];
+            parameterMissing?: components["schemas"]["ErrorAnswer"];
+            parameterInvalid?: components["schemas"]["ErrorAnswer"];
+            belowMinimum?: components["schemas"]["ErrorAnswer"];
+            orderNotFound?: components["schemas"]["ErrorAnswer"];
+            insufficientBalance?: components["schemas"]["ErrorAnswer"];
+            duplicateOutOrderNo?: components["schemas"]["ErrorAnswer"];
+            methodNotAllowed?: components["schemas"]["ErrorAnswer"];
+            notFound?: components["schemas"]["ErrorAnswer"];
+        };
+        ErrorAnswer: {
+            status?: number;
+            code?: number;
+            /** @description The message; `{message}` in it stands for the simulator's own. */
+            msg?: string;
+        };
+        /**
+         * @description The unit of an order's `createdAt` in the history (the simulator's default is ms).
+         * @enum {string}
+         */
+        CreatedAtUnit: "ms" | "s";
+        /**
+         * @description Explicit lifecycle delays in milliseconds, each a number or a range drawn from,
+         *     instead of the timing profile's: `processing` from creation to PROCESSING,
+         *     `outcome` from creation to COMPLETED or FAILED, `refund` from FAILED to REFUNDED.
+         *     A step left out keeps the profile's.
+         */
+        LifecycleDelays: {
+            processing?: components["schemas"]["DelayMs"];
+            outcome?: components["schemas"]["DelayMs"];
+            refund?: components["schemas"]["DelayMs"];
+        };
+        DelayMs: number | {
+            min: number;
+            max: number;
+        };
+        /**
+         * @description What an unknown path answers, the JSON envelope (404, code 40400) or a plain HTML 404 as a web server gives.
+         * @enum {string}
+         */
+        UnknownPathAnswer: "envelope" | "html";
         /** @description One snapshot of the simulator for the live dashboard. */
         Dashboard: {
             clock: components["schemas"]["Clock"];
@@ -918,6 +976,10 @@ export interface components {
                 maxStoredOrders: number;
                 /** @description Absent in files saved before the bound existed; they restore with the default. */
                 maxStoredAddresses?: number;
+                errors?: components["schemas"]["ErrorCatalogue"];
+                createdAtUnit?: components["schemas"]["CreatedAtUnit"];
+                delaysMs?: components["schemas"]["LifecycleDelays"];
+                unknownPath?: components["schemas"]["UnknownPathAnswer"];
             };
             supply: {
                 energy: number | null;
