@@ -12,6 +12,7 @@ Commands:
   contract   Run the contract suite against the simulator or a URL
   record     Run the contract suite against a target and save a recording (--out FILE)
   drift      Compare two recordings, or a recording with the spec (OLD NEW, --spec NEW)
+  calibrate  Learn the real service's choices from a recording, as a scenario (RECORDING --out FILE)
 
 In a project that has the kit installed, run a command as 'npx energy-rental-kit <command>'.
 Run 'npx energy-rental-kit <command> --help' for one command's options; every command's
@@ -21,13 +22,14 @@ options follow.
 /** The whole help: the command list, then each command's usage with its flags. */
 export async function fullHelp(): Promise<string> {
   // Loaded only for --help, so that serve starts without the other commands' modules.
-  const [{ CONTRACT_HELP }, { RECORD_HELP }, { DRIFT_HELP }] = await Promise.all([
+  const [{ CONTRACT_HELP }, { RECORD_HELP }, { DRIFT_HELP }, { CALIBRATE_HELP }] = await Promise.all([
     import('../contract-tests/contract-command.ts'),
     import('../drift/record-command.ts'),
     import('../drift/drift-command.ts'),
+    import('../drift/calibrate-command.ts'),
   ]);
   const rule = `\n${'─'.repeat(78)}\n\n`;
-  return [MAIN_HELP, SERVE_HELP, CONTRACT_HELP, RECORD_HELP, DRIFT_HELP].join(rule);
+  return [MAIN_HELP, SERVE_HELP, CONTRACT_HELP, RECORD_HELP, DRIFT_HELP, CALIBRATE_HELP].join(rule);
 }
 
 /** Runs the CLI; resolves with the exit code for commands that end. */
@@ -72,6 +74,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     case 'drift': {
       const { runDrift } = await import('../drift/drift-command.ts');
       return runDrift(rest);
+    }
+    case 'calibrate': {
+      const { runCalibrate } = await import('../drift/calibrate-command.ts');
+      return runCalibrate(rest);
     }
     default:
       throw new CliError(`Unknown command '${command}'. Run 'npx energy-rental-kit --help' for the commands.`);

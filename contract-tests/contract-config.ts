@@ -33,6 +33,12 @@ export interface ContractConfig {
   recordDir?: string;
   /** The recording a replay serves. */
   replayPath?: string;
+  /**
+   * Treat the target as the real service even when it is a simulator: its control plane
+   * is never called, it offers no capability, and the spending guard is on
+   * (`record --as-upstream`), so a calibrated simulator is recorded like with like.
+   */
+  asUpstream?: boolean;
   /** In-process only: the simulator's clock (default manual) and timing (default realistic). */
   simulator?: { clock?: 'manual' | 'real'; timing?: 'realistic' | 'fast' | 'instant' };
 }
@@ -89,6 +95,7 @@ export function readContractConfig(env: NodeJS.ProcessEnv = process.env): Contra
   if (env.CONTRACT_VARIANT) config.variant = env.CONTRACT_VARIANT;
   if (env.CONTRACT_RUN_DIR) config.runDir = env.CONTRACT_RUN_DIR;
   if (env.CONTRACT_RECORD) config.recordDir = env.CONTRACT_RECORD;
+  if (env.CONTRACT_AS_UPSTREAM === '1') config.asUpstream = true;
   const clock = env.CONTRACT_SIM_CLOCK?.trim() || undefined;
   const timing = env.CONTRACT_SIM_TIMING?.trim() || undefined;
   if (clock !== undefined && clock !== 'manual' && clock !== 'real') throw new Error(`CONTRACT_SIM_CLOCK must be manual or real (got '${clock}').`);

@@ -84,6 +84,12 @@ export async function connectTarget(config: ContractConfig, seed = 7): Promise<C
       baseUrl = config.baseUrl!;
       targetFetch = (request) => globalThis.fetch(request);
     }
+    if (config.asUpstream) {
+      // As the real service: its control plane does not exist for this run.
+      const inner = targetFetch;
+      const controlPrefix = `${new URL(baseUrl).pathname.replace(/\/+$/, '')}/_sim`;
+      targetFetch = (request) => (new URL(request.url).pathname.startsWith(controlPrefix) ? Promise.resolve(new Response('Not Found', { status: 404 })) : inner(request));
+    }
     recorder = config.recordDir ? createRecorder({ dir: config.recordDir, mainKey: config.apiKey, baseUrl }) : undefined;
     transport = recorder ? recorder.wrap(targetFetch) : (request) => targetFetch(request);
   }

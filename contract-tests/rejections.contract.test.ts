@@ -28,7 +28,34 @@ async function expectRejection(
   }
 }
 
+/** A raw request the client has no method for: its status and, when JSON, its code. */
+async function raw(target: { fetch: typeof fetch; apiKey: string; info: { baseUrl: string } }, method: string, path: string): Promise<{ status: number; code: unknown }> {
+  const res = await target.fetch(`${target.info.baseUrl}${path}`, { method, headers: { 'API-KEY': target.apiKey } });
+  const text = await res.text();
+  let code: unknown;
+  try {
+    code = (JSON.parse(text) as { code?: unknown }).code;
+  } catch {
+    code = undefined; // an HTML page, as a web server answers
+  }
+  return { status: res.status, code };
+}
+
 describe('rejections', () => {
+  // Upstream documents neither answer; these only require that neither is a success, and
+  // show a recording (and calibration) what the service does.
+  test('does not serve a path the API does not have', async ({ target }) => {
+    const answer = await raw(target, 'GET', '/v1/tron/no-such-operation');
+    expect(answer.status >= 400 || (answer.code !== undefined && answer.code !== 0), `an unknown path is no success (${JSON.stringify(answer)})`).toBe(true);
+    if (target.info.simulator) expect(answer).toEqual({ status: 404, code: 40400 });
+  });
+
+  test('does not serve a method the API does not offer', async ({ target }) => {
+    const answer = await raw(target, 'DELETE', '/v1/account');
+    expect(answer.status >= 400 || (answer.code !== undefined && answer.code !== 0), `a wrong method is no success (${JSON.stringify(answer)})`).toBe(true);
+    if (target.info.simulator) expect(answer).toEqual({ status: 405, code: 40500 });
+  });
+
   test('rejects a call without an API key', async ({ clientFor, target }) => {
     await expectRejection(clientFor(undefined).getPrice({ rentalCount: 65000, period: '1h' }), target.info.simulator, {
       code: 10001,

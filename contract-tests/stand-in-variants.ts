@@ -3,7 +3,7 @@
  * upstream publishes nothing, so the self-test can prove the suite holds a service to
  * documented facts only:
  *
- * - errors come as HTTP 200 with a non-zero code;
+ * - errors come as HTTP 200, with codes and messages of its own;
  * - the account answers `code: 1`;
  * - `createdAt` is in seconds;
  * - an unknown path gets a plain HTML 404, as a web server gives;
@@ -22,10 +22,29 @@ import { BROKEN_VARIANTS } from './broken-variants.ts';
 /** Its own prices, sun per unit: every period differs from the simulator's defaults. */
 const STAND_IN_PRICES = { '10min': 47, '1h': 71, '1d': 83, '3d': 89, '7d': 97, '14d': 101, '30d': 103 };
 
-/** The stand-in over a simulator: its settings changed and its answers rewritten. */
+/** Its own error catalogue: every rejection answered HTTP 200, with codes and wording of its own. */
+const STAND_IN_ERRORS = {
+  apiKeyMissing: { status: 200, code: 1001, msg: 'API-KEY header is required' },
+  apiKeyUnknown: { status: 200, code: 401, msg: 'Invalid API key' },
+  parameterMissing: { status: 200, code: 1003, msg: 'Missing parameter' },
+  parameterInvalid: { status: 200, code: 1003, msg: 'Invalid parameter' },
+  belowMinimum: { status: 200, code: 1002, msg: 'rentalCount must be at least 64000' },
+  orderNotFound: { status: 200, code: 1004, msg: 'Order does not exist' },
+  insufficientBalance: { status: 200, code: 1006, msg: 'Insufficient balance' },
+  duplicateOutOrderNo: { status: 200, code: 1005, msg: 'Duplicate outOrderNo' },
+  methodNotAllowed: { status: 200, code: 1405, msg: 'Method not allowed' },
+};
+
+/**
+ * The stand-in over a simulator: its settings are the calibratable choices, all made
+ * differently from the simulator's defaults (so calibrating from a recording of it must
+ * learn every one), and its control plane is hidden.
+ */
 function standIn(sim: Simulator, options: { failEveryOrder: boolean }): Simulator {
   sim.engine.updateSettings({
-    errorStatus: 'always-200',
+    errors: STAND_IN_ERRORS,
+    unknownPath: 'html',
+    createdAtUnit: 's',
     accountSuccessCode: 1,
     duplicateOutOrderNo: 'reject',
     timing: 'instant',
@@ -34,17 +53,9 @@ function standIn(sim: Simulator, options: { failEveryOrder: boolean }): Simulato
   });
   const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
     const request = new Request(input, init);
-    const path = new URL(request.url).pathname;
     // No control plane, as the real service: the suite sees a target that is no simulator.
-    if (path.startsWith('/_sim')) return html404();
-    const response = await sim.fetch(request);
-    const body = (await response.clone().json()) as { code?: number; data?: Record<string, unknown> | null };
-    if (body.code === 40400) return html404();
-    if (path.endsWith('/v1/tron/history') && body.data && typeof body.data.createdAt === 'number') {
-      body.data.createdAt = Math.floor(body.data.createdAt / 1000);
-      return new Response(JSON.stringify(body), { status: response.status, headers: response.headers });
-    }
-    return response;
+    if (new URL(request.url).pathname.startsWith('/_sim')) return html404();
+    return sim.fetch(request);
   }) as typeof globalThis.fetch;
   return { ...sim, fetch };
 }

@@ -33,6 +33,25 @@ export interface Finding {
   new?: string;
   /** One sentence a reader can act on. */
   message: string;
+  /** The simulator setting `calibrate` learns that would make the simulator match NEW here, when there is one. */
+  calibration?: string;
+}
+
+/**
+ * The setting calibration can fix a finding with, or undefined when it cannot (a field
+ * added or removed, a type or enum change: those are the service's shapes, not choices
+ * the simulator leaves open).
+ *
+ * @example
+ *   calibrationSetting({ kind: 'format-changed', operation: 'getOrderHistory', path: '/data/createdAt', … }); // 'createdAtUnit'
+ */
+export function calibrationSetting(finding: Pick<Finding, 'kind' | 'operation' | 'path' | 'response'>): string | undefined {
+  if (finding.kind === 'format-changed' && finding.path === '/data/createdAt') return 'createdAtUnit';
+  if (finding.kind === 'timing-shift' || finding.kind === 'new-status-path') return 'delaysMs';
+  if (finding.operation === 'getAccount' && finding.kind === 'code-changed' && /HTTP 2/.test(finding.response ?? '')) return 'accountSuccessCode';
+  if (/^[A-Z]+ \//.test(finding.operation) && (finding.kind === 'response-changed' || finding.kind === 'code-changed')) return 'unknownPath and errors.notFound';
+  if (finding.kind === 'code-changed' || finding.kind === 'response-changed' || (finding.kind === 'message-changed' && !/code 0/.test(finding.response ?? ''))) return 'errors (the error catalogue)';
+  return undefined;
 }
 
 /** One side of a comparison, as the report names it. */
@@ -89,7 +108,11 @@ export function sortFindings(findings: Finding[]): Finding[] {
 
 /** Builds a report from findings. */
 export function buildReport(mode: DriftReport['mode'], old: DriftSide, next: DriftSide, findings: Finding[], extra: { timingThresholdSeconds?: number; notes?: string[] } = {}): DriftReport {
-  const sorted = sortFindings(findings);
+  // Between two recordings, say which findings calibration can fix; against the document it cannot.
+  const sorted = sortFindings(findings).map((f) => {
+    const setting = mode === 'recordings' ? calibrationSetting(f) : undefined;
+    return setting ? { ...f, calibration: setting } : f;
+  });
   return {
     format: DRIFT_FORMAT,
     mode,

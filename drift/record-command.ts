@@ -33,6 +33,9 @@ Options:
   --pledge-address A    Address that receives the energy, default the account's wallet
                         (CONTRACT_PLEDGE_ADDRESS)
   --report FILE         Where to write the contract report, default contract-report.json
+  --as-upstream         Record a simulator exactly as the real service is recorded: its
+                        control plane is never called, no capabilities, the spending
+                        guard on (to compare a calibrated simulator like with like)
   -h, --help            Show this help
 
 The recording is written even when cases fail (that is what 'drift' is for); the
@@ -55,13 +58,15 @@ export interface RecordOptions {
 export function parseRecordArgs(argv: string[], env: NodeJS.ProcessEnv): { env: NodeJS.ProcessEnv; out: string } | 'help' {
   let values;
   try {
-    ({ values } = parseArgs({ args: argv, options: { ...CONTRACT_OPTIONS, out: { type: 'string' } }, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({ args: argv, options: { ...CONTRACT_OPTIONS, out: { type: 'string' }, 'as-upstream': { type: 'boolean' } }, strict: true, allowPositionals: false }));
   } catch (error) {
     throw new CliError(`${(error as Error).message}. Run 'npx energy-rental-kit record --help' for the options.`);
   }
   if (values.help) return 'help';
   if (!values.out) throw new CliError("record needs --out FILE: where to write the recording, e.g. --out recordings/upstream.json.");
-  const suiteEnv = applyContractFlags(values, env);
+  const { 'as-upstream': asUpstream, ...suiteFlags } = values;
+  const suiteEnv = applyContractFlags(suiteFlags, env);
+  if (asUpstream) suiteEnv.CONTRACT_AS_UPSTREAM = '1';
   if (suiteEnv.CONTRACT_REPLAY) throw new CliError('CONTRACT_REPLAY is set: record talks to a live target, a replay cannot be recorded. Unset CONTRACT_REPLAY.');
   return { env: suiteEnv, out: path.resolve(values.out) };
 }

@@ -43,7 +43,10 @@ export function renderMarkdown(report: DriftReport): string {
         lines.push(`| ${f.severity === 'breaking' ? '**breaking**' : 'non-breaking'} | ${f.kind} | ${cell(f.response)} | ${f.path ? `\`${cell(f.path)}\`` : f.response ? '(body)' : '—'} | ${cell(f.old)} | ${cell(f.new)} |`);
       }
       lines.push('');
-      for (const f of findings) lines.push(`- ${f.message}`);
+      for (const f of findings) {
+        lines.push(`- ${f.message}`);
+        if (f.calibration) lines.push(`  - calibration can fix this: setting \`${f.calibration}\` ('npx energy-rental-kit calibrate NEW' learns it).`);
+      }
     }
   }
   if (report.timingThresholdSeconds !== undefined) lines.push('', `Timing threshold: ${report.timingThresholdSeconds} s.`);

@@ -1,0 +1,116 @@
+/**
+ * `energy-rental-kit calibrate RECORDING [--out FILE] [--base SCENARIO]`: writes a
+ * scenario whose settings are the real service's choices as the recording shows them,
+ * each with a YAML comment giving its evidence, and prints what was learnt and what was
+ * left at the default.
+ */
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { Document, isMap, isPair, isScalar, parse as parseYaml, type Node, type YAMLMap } from 'yaml';
+import type { components } from '../src/generated/control.ts';
+import { CliError } from '../src/cli-error.ts';
+import { createValidators, loadSpec } from '../src/spec/loader.ts';
+import { loadRecording } from '../recording/recording.ts';
+import { DEFAULT_SCENARIO } from '../mock/scenario/scenario-input.ts';
+import { calibrate, type CalibratedSetting } from './calibrate.ts';
+
+type Scenario = components['schemas']['Scenario'];
+
+export const CALIBRATE_HELP = `Usage: energy-rental-kit calibrate RECORDING [options]
+
+Reads a recording (from 'record', or from 'serve --upstream --record') and writes a
+scenario whose settings are the real service's choices as the recording shows them:
+the status, code and message of each kind of rejection, the answer to an unknown path,
+the account's success code, the unit of createdAt, the price of each period, the
+answer to a duplicate outOrderNo and the lifecycle delays (the recorded medians). Every
+calibrated setting carries a comment with its evidence; what the recording never
+showed keeps the simulator's default. Serve it with 'serve --config FILE'.
+
+Options:
+  --out FILE       Where to write the scenario (YAML), default calibrated-scenario.yaml
+  --base SCENARIO  Accounts (and any other setting) from this scenario; default the
+                   embedded one, so demo-key works as usual. Balances are never taken
+                   from the recording.
+  -h, --help       Show this help
+`;
+
+/** Parses the arguments, naming the flag and the fix on a mistake. */
+export function parseCalibrateArgs(argv: string[]): { recording: string; out: string; base?: string } | 'help' {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: { out: { type: 'string' }, base: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: true });
+  } catch (error) {
+    throw new CliError(`${(error as Error).message}. Run 'npx energy-rental-kit calibrate --help' for the options.`);
+  }
+  if (parsed.values.help) return 'help';
+  if (parsed.positionals.length !== 1) {
+    throw new CliError(`calibrate takes one RECORDING (got ${parsed.positionals.length}): e.g. 'npx energy-rental-kit calibrate recordings/upstream.json --out calibrated.yaml'.`);
+  }
+  return { recording: parsed.positionals[0]!, out: parsed.values.out ?? 'calibrated-scenario.yaml', ...(parsed.values.base ? { base: parsed.values.base } : {}) };
+}
+
+function readBase(file: string): Scenario {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new CliError(`--base: cannot read '${file}' (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}). Pass a JSON or YAML scenario, or leave --base out for the embedded one.`);
+  }
+  const value = parseYaml(text) as unknown;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new CliError(`--base: '${file}' is no scenario (a JSON or YAML object).`);
+  return value as Scenario;
+}
+
+/** Puts each setting's evidence above it in the YAML. */
+function comment(doc: Document, entry: CalibratedSetting): void {
+  if (!entry.evidence) return;
+  const keys = ['settings', ...entry.setting.split('.')];
+  const parent = doc.getIn(keys.slice(0, -1), true) as Node | undefined;
+  if (!parent || !isMap(parent)) return;
+  const pair = (parent as YAMLMap).items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === keys.at(-1));
+  if (!pair || !isScalar(pair.key)) return;
+  const { operation, case: caseName, observed } = entry.evidence;
+  pair.key.commentBefore = ` ${operation}, "${caseName}": ${observed}`;
+}
+
+/**
+ * Calibrates and writes the scenario; resolves with the exit code.
+ *
+ * @example
+ *   await runCalibrate(['recordings/upstream.json', '--out', 'calibrated.yaml']);
+ */
+export async function runCalibrate(argv: string[], options: { write?: (text: string) => void } = {}): Promise<number> {
+  const write = options.write ?? ((text: string) => void process.stdout.write(text));
+  const args = parseCalibrateArgs(argv);
+  if (args === 'help') {
+    write(CALIBRATE_HELP);
+    return 0;
+  }
+  let recording;
+  try {
+    recording = loadRecording(args.recording);
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
+  const { settings, table } = calibrate(recording);
+  const base = args.base ? readBase(args.base) : DEFAULT_SCENARIO;
+  const scenario: Scenario = { ...base, accounts: base.accounts ?? DEFAULT_SCENARIO.accounts, settings: { ...base.settings, ...settings } };
+  const validate = createValidators(loadSpec('control')).schema('Scenario');
+  if (!validate(scenario)) {
+    throw new CliError(`the calibrated scenario breaks the Scenario schema (${JSON.stringify(validate.errors?.[0])}); the recording shows a value the simulator cannot take.`);
+  }
+  const doc = new Document(scenario);
+  doc.commentBefore = ` Calibrated by 'energy-rental-kit calibrate' from ${path.basename(args.recording)} (recorded ${recording.recordedAt}).\n Each calibrated setting names its evidence: operation, case and observed value.`;
+  for (const entry of table) comment(doc, entry);
+  const out = path.resolve(args.out);
+  const temporary = `${out}.${process.pid}.tmp`;
+  writeFileSync(temporary, doc.toString({ lineWidth: 0 }));
+  renameSync(temporary, out);
+
+  const rows = table.map((t) => [t.setting, t.value === undefined ? '(default)' : JSON.stringify(t.value), t.evidence ? `observed: ${t.evidence.operation}, ${t.evidence.observed}` : 'default: the recording never showed it']);
+  const width = (i: number): number => Math.max(...rows.map((r) => r[i]!.length), ['setting', 'value'][i]?.length ?? 0);
+  const line = (r: string[]): string => `${r[0]!.padEnd(width(0))}  ${r[1]!.padEnd(width(1))}  ${r[2]}`;
+  write(`${[line(['setting', 'value', 'source']), ...rows.map(line)].join('\n')}\n\nScenario written to ${args.out}: serve it with 'npx energy-rental-kit serve --config ${args.out}'.\n`);
+  return 0;
+}

@@ -1,0 +1,206 @@
+/**
+ * Calibration: the simulator's choices, learnt from a recording of the real service.
+ * Every setting it can learn is read from what the recording shows, with the evidence
+ * (operation, case, observed value); what the recording never showed stays the default.
+ *
+ * Rejections are classified by what was sent, not by the case that sent it, so a
+ * recording of live traffic (`serve --upstream --record`) calibrates as well as one of
+ * the contract suite.
+ */
+import type { components } from '../src/generated/control.ts';
+import type { Interaction, Recording } from '../recording/recording.ts';
+
+type Control = components['schemas'];
+type Kind = keyof Control['ErrorCatalogue'];
+type Period = keyof Control['Prices'];
+
+/** Where a calibrated value came from. */
+export interface Evidence {
+  operation: string;
+  case: string;
+  observed: string;
+}
+
+/** One setting: its value and how it was learnt (or that it was not). */
+export interface CalibratedSetting {
+  /** The setting's path in a scenario's `settings`, e.g. 'errors.apiKeyMissing' or 'prices.1h'. */
+  setting: string;
+  value: unknown;
+  /** Undefined when the recording never showed it: the default stays. */
+  evidence?: Evidence;
+}
+
+export interface Calibration {
+  /** The `settings` of a scenario (SettingsPatch of spec/control.yaml). */
+  settings: Control['SettingsPatch'];
+  /** Every calibratable setting, observed or left at the default. */
+  table: CalibratedSetting[];
+}
+
+const KINDS: Kind[] = ['apiKeyMissing', 'apiKeyUnknown', 'parameterMissing', 'parameterInvalid', 'belowMinimum', 'orderNotFound', 'insufficientBalance', 'duplicateOutOrderNo', 'methodNotAllowed', 'notFound'];
+const PERIODS: Period[] = ['10min', '1h', '1d', '3d', '7d', '14d', '30d'];
+const API_PATHS: Record<string, string> = { '/v1/tron/order': 'POST', '/v1/tron/price': 'GET', '/v1/tron/history': 'GET', '/v1/account': 'GET' };
+const REQUIRED: Record<string, string[]> = { '/v1/tron/order': ['pledgeAddress', 'rentalCount', 'period'], '/v1/tron/price': ['rentalCount', 'period'] };
+
+type Body = { code?: unknown; msg?: unknown; data?: Record<string, unknown> | null } | undefined;
+
+const apiPath = (path: string): string => (path.startsWith('/api/') ? path.slice(4) : path);
+const bodyOf = (i: Interaction): Body => (typeof i.response?.body === 'object' && i.response.body !== null ? (i.response.body as Body) : undefined);
+const param = (i: Interaction, name: string): string | undefined => {
+  const value = i.request.form?.[name] ?? i.request.query[name];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+/** Whether an answer is a success as the API documents it (code 0, or the account's code 1 with a success message). */
+function isSuccess(i: Interaction): boolean {
+  const body = bodyOf(i);
+  if (!i.response || i.response.status >= 300 || !body) return false;
+  return body.code === 0 || (apiPath(i.request.path) === '/v1/account' && body.code === 1 && typeof body.msg === 'string' && /success/i.test(body.msg));
+}
+
+/**
+ * The kind of rejection a request was, from what it sent; undefined for a success or a
+ * request no kind describes (a 5xx, a fault).
+ *
+ * @example
+ *   rejectionKind(interactionWithoutKey); // 'apiKeyMissing'
+ */
+export function rejectionKind(i: Interaction, foreignAliases: ReadonlySet<string>, duplicates: ReadonlySet<Interaction> = new Set()): Kind | undefined {
+  if (!i.response || isSuccess(i) || i.response.status >= 500 || i.response.status === 429) return undefined;
+  const path = apiPath(i.request.path);
+  const method = API_PATHS[path];
+  if (method === undefined) return path.startsWith('/v1/') || path.startsWith('/api/') ? 'notFound' : undefined;
+  if (i.request.method !== method) return 'methodNotAllowed';
+  if (i.request.apiKeyAlias === undefined) return 'apiKeyMissing';
+  if (foreignAliases.has(i.request.apiKeyAlias)) return 'apiKeyUnknown';
+  const missing = (REQUIRED[path] ?? []).some((name) => param(i, name) === undefined);
+  if (path === '/v1/tron/history' && param(i, 'orderId') === undefined && param(i, 'outOrderNo') === undefined) return 'parameterMissing';
+  if (missing) return 'parameterMissing';
+  const count = Number(param(i, 'rentalCount'));
+  if (path === '/v1/tron/order' && Number.isInteger(count) && count < 64_000) return 'belowMinimum';
+  const code = bodyOf(i)?.code;
+  if (path === '/v1/tron/history') return 'orderNotFound';
+  if (path === '/v1/tron/order') {
+    // The same outOrderNo sent before, and accepted then: a duplicate.
+    return code !== undefined && duplicates.has(i) ? 'duplicateOutOrderNo' : typeof code === 'number' && i.response.status === 402 ? 'insufficientBalance' : 'parameterInvalid';
+  }
+  return 'parameterInvalid';
+}
+
+/** The order creations that repeat an outOrderNo the same key had accepted, and were refused. */
+function refusedDuplicates(interactions: Interaction[]): Set<Interaction> {
+  const duplicates = new Set<Interaction>();
+  const accepted = new Set<string>();
+  for (const i of interactions) {
+    if (apiPath(i.request.path) !== '/v1/tron/order' || i.request.method !== 'POST') continue;
+    const no = param(i, 'outOrderNo');
+    if (no === undefined) continue;
+    const key = `${i.request.apiKeyAlias}\u0000${no}`;
+    if (accepted.has(key) && !isSuccess(i)) duplicates.add(i);
+    if (isSuccess(i)) accepted.add(key);
+  }
+  return duplicates;
+}
+
+const evidence = (i: Interaction, observed: string): Evidence => ({ operation: i.operation, case: i.case, observed });
+
+/**
+ * Learns every calibratable setting a recording shows.
+ *
+ * @example
+ *   const { settings, table } = calibrate(loadRecording('recordings/upstream.json'));
+ */
+export function calibrate(recording: Recording): Calibration {
+  const interactions = recording.interactions.filter((i) => i.response);
+  const duplicates = refusedDuplicates(interactions);
+  const foreign = new Set(recording.apiKeys.filter((k) => k.role === 'foreign').map((k) => k.alias));
+  const settings: Control['SettingsPatch'] = {};
+  const table: CalibratedSetting[] = [];
+
+  // The error catalogue, and what an unknown path answers.
+  const errors: Control['ErrorCatalogue'] = {};
+  for (const kind of KINDS) {
+    const seen = interactions.filter((i) => rejectionKind(i, foreign, duplicates) === kind);
+    const first = seen[0];
+    if (!first) {
+      table.push({ setting: `errors.${kind}`, value: undefined });
+      continue;
+    }
+    const body = bodyOf(first);
+    if (kind === 'notFound' && body === undefined) {
+      settings.unknownPath = 'html';
+      table.push({ setting: 'unknownPath', value: 'html', evidence: evidence(first, `HTTP ${first.response!.status} ${first.response!.headers['content-type'] ?? 'no content type'}, not JSON`) });
+      continue;
+    }
+    const messages = new Set(seen.map((i) => bodyOf(i)?.msg).filter((m): m is string => typeof m === 'string'));
+    const answer: Control['ErrorAnswer'] = { status: first.response!.status };
+    if (typeof body?.code === 'number') answer.code = body.code;
+    // One message for every request of the kind is the service's wording; several name the request, and the simulator's own say more.
+    if (messages.size === 1) answer.msg = [...messages][0]!;
+    errors[kind] = answer;
+    table.push({ setting: `errors.${kind}`, value: answer, evidence: evidence(first, `HTTP ${answer.status}, code ${answer.code ?? 'none'}, msg ${JSON.stringify(body?.msg)}`) });
+  }
+  if (Object.keys(errors).length > 0) settings.errors = errors;
+  if (settings.unknownPath === undefined) table.push({ setting: 'unknownPath', value: undefined });
+
+  // The account's success code.
+  const account = interactions.find((i) => apiPath(i.request.path) === '/v1/account' && isSuccess(i));
+  if (account) {
+    const code = bodyOf(account)!.code as 0 | 1;
+    settings.accountSuccessCode = code;
+    table.push({ setting: 'accountSuccessCode', value: code, evidence: evidence(account, `code ${code}`) });
+  } else table.push({ setting: 'accountSuccessCode', value: undefined });
+
+  // The unit of createdAt: seconds are below 10^11 for any date before 5138.
+  const history = interactions.find((i) => apiPath(i.request.path) === '/v1/tron/history' && isSuccess(i) && typeof bodyOf(i)?.data?.createdAt === 'number');
+  if (history) {
+    const createdAt = bodyOf(history)!.data!.createdAt as number;
+    settings.createdAtUnit = createdAt < 1e11 ? 's' : 'ms';
+    table.push({ setting: 'createdAtUnit', value: settings.createdAtUnit, evidence: evidence(history, `createdAt ${createdAt}`) });
+  } else table.push({ setting: 'createdAtUnit', value: undefined });
+
+  // Prices: the sun per unit each period was quoted at.
+  const prices: Partial<Record<Period, string>> = {};
+  for (const period of PERIODS) {
+    const quote = interactions.find((i) => apiPath(i.request.path) === '/v1/tron/price' && isSuccess(i) && bodyOf(i)?.data?.period === period);
+    const sun = quote && bodyOf(quote)!.data!.sun;
+    if (quote && typeof sun === 'string' && /^\d+$/.test(sun)) {
+      prices[period] = sun;
+      table.push({ setting: `prices.${period}`, value: sun, evidence: evidence(quote, `sun ${sun}`) });
+    } else table.push({ setting: `prices.${period}`, value: undefined });
+  }
+  if (Object.keys(prices).length > 0) settings.prices = prices;
+
+  // A second order with a known outOrderNo: refused, or the first order again.
+  const duplicate = interactions.find((i) => duplicates.has(i));
+  if (duplicate) {
+    settings.duplicateOutOrderNo = 'reject';
+    table.push({ setting: 'duplicateOutOrderNo', value: 'reject', evidence: evidence(duplicate, `HTTP ${duplicate.response!.status}, code ${String(bodyOf(duplicate)?.code)}`) });
+  } else table.push({ setting: 'duplicateOutOrderNo', value: undefined });
+
+  // Lifecycle delays: the recorded medians, in ms (upper bounds, to the polling interval).
+  const medians = recording.timing.summary.medianSecondsTo;
+  const delays: Control['LifecycleDelays'] = {};
+  const ms = (s: number): number => Math.max(0, Math.round(s * 1000));
+  if (medians.PROCESSING !== undefined) delays.processing = ms(medians.PROCESSING);
+  const outcome = medians.COMPLETED ?? medians.FAILED;
+  if (outcome !== undefined) delays.outcome = ms(outcome);
+  if (medians.REFUNDED !== undefined && medians.FAILED !== undefined) delays.refund = ms(medians.REFUNDED - medians.FAILED);
+  // A status the polls never caught did not last: it came with the outcome.
+  if (delays.processing === undefined && delays.outcome !== undefined) delays.processing = delays.outcome;
+  if (delays.outcome !== undefined) {
+    // The recorded times include any activation of a new address, so none is added on top.
+    settings.activationDelayMs = 0;
+    table.push({ setting: 'activationDelayMs', value: 0, evidence: { operation: 'getOrderHistory', case: 'the recorded outcome median', observed: 'includes any activation' } });
+  }
+  for (const step of ['processing', 'outcome', 'refund'] as const) {
+    const value = delays[step];
+    table.push(
+      value === undefined
+        ? { setting: `delaysMs.${step}`, value: undefined }
+        : { setting: `delaysMs.${step}`, value, evidence: { operation: 'getOrderHistory', case: `the median of ${recording.timing.summary.orders} orders`, observed: `${value} ms` } },
+    );
+  }
+  if (Object.keys(delays).length > 0) settings.delaysMs = delays;
+  return { settings, table };
+}
