@@ -173,7 +173,7 @@ describe.each([
   it('prints the help of every command, naming the commands as a user types them', async () => {
     const help = await kit(project, '--help');
     expect(help.code, help.out).toBe(0);
-    for (const command of ['serve', 'contract', 'record', 'drift']) expect(help.out).toContain(`energy-rental-kit ${command}`);
+    for (const command of ['serve', 'contract', 'record', 'drift', 'calibrate']) expect(help.out).toContain(`energy-rental-kit ${command}`);
     const contractHelp = await kit(project, 'contract', '--help');
     expect(contractHelp.code, contractHelp.out).toBe(0);
     expect(contractHelp.out).toContain('--base-url');
@@ -199,6 +199,10 @@ describe.each([
     expect(existsSync(path.join(project, 'drift.json'))).toBe(true);
     const spec = await kit(project, 'drift', '--spec', 'rec.json');
     expect(spec.code, spec.out).toBe(0);
+
+    const calibrated = await kit(project, 'calibrate', 'rec.json', '--out', 'calibrated.yaml');
+    expect(calibrated.code, calibrated.out).toBe(0);
+    expect(readFileSync(path.join(project, 'calibrated.yaml'), 'utf8')).toMatch(/# getPrice, .*sun 65\n\s*1h: "65"/);
   }, 5 * MINUTE);
 
   it('serves the simulator, and runs the suite against it over HTTP', async () => {
