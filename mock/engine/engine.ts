@@ -237,20 +237,25 @@ export function createEngine(options: EngineOptions): Engine {
         fixedOutcomeMs: rule?.delayMs,
         delays: settings.delaysMs,
       });
-      // What the caller asked for is the order's own (a new request field needs no change here).
-      const order = new Order(pages, {
-        ...input,
-        id,
-        account,
-        currency,
-        amount,
-        createdAt: clock.now(),
-        plannedTxId: txIdDraw,
-        outcome,
-        forced: rule !== undefined,
-        activates,
-        ...plan,
-      });
+      // What the caller asked for is handed on as it is: a new request field needs no change here.
+      const order = new Order(
+        pages,
+        {
+          id,
+          account,
+          currency,
+          amount,
+          createdAt: clock.now(),
+          plannedTxId: txIdDraw,
+          outcome,
+          forced: rule !== undefined,
+          activates,
+          processingAfter: plan.processingAfter,
+          outcomeAfter: plan.outcomeAfter,
+          refundAfter: plan.refundAfter,
+        },
+        input,
+      );
       orders.add(order);
       created++;
       // Steps already due (the instant profile, a zero delay) happen before the caller sees the order.

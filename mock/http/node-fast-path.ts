@@ -94,12 +94,12 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
   }
 
   /** The success envelope, written and journaled as the Hono routes and middleware do. */
-  function answer(res: ServerResponse, exchange: Omit<Exchange, 'status'>, rawQuery: string | undefined, msg: string, dataText: string, code = 0): void {
+  function answer(res: ServerResponse, exchange: Exchange, rawQuery: string | undefined, msg: string, dataText: string, code = 0): void {
     const text = envelopeText(engine, msg, dataText, code);
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     res.end(text);
     // The text, not the object: the journal keeps one string instead of an object graph.
-    journal.record(exchangeEntry({ ...exchange, status: 200 }), { query: rawQuery, responseText: text });
+    journal.record(exchangeEntry(exchange), { query: rawQuery, responseText: text });
   }
 
   function serveRead(req: IncomingMessage, res: ServerResponse, url: string, q: number, op: ApiOperation, rawPath: string): boolean {
@@ -118,7 +118,7 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
     if (!result) return false;
     // The operation's own string when it is the same path: the journal keeps no copy per request.
     const journalPath = rawPath === op.path ? op.path : rawPath;
-    answer(res, { at: engine.clock.now(), method: 'GET', path: journalPath, started, operation: op.id, account: account.walletAddress }, rawQuery, result.msg, result.text(cache), result.code);
+    answer(res, { at: engine.clock.now(), method: 'GET', path: journalPath, status: 200, started, operation: op.id, account: account.walletAddress }, rawQuery, result.msg, result.text(cache), result.code);
     return true;
   }
 
@@ -180,7 +180,7 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
     if (!result) return false;
     const path = rawPath === op.path ? op.path : rawPath;
     const body = text.length > 0 ? redactBody(text).slice(0, JOURNAL_BODY_LIMIT) : undefined;
-    answer(res, { at: engine.clock.now(), method: 'POST', path, started, operation: op.id, account: account.walletAddress, body }, rawQuery, result.msg, JSON.stringify(result.data()), result.code);
+    answer(res, { at: engine.clock.now(), method: 'POST', path, status: 200, started, operation: op.id, account: account.walletAddress, body }, rawQuery, result.msg, JSON.stringify(result.data()), result.code);
     return true;
   }
 
