@@ -8,6 +8,7 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import { SimulatorError, TIMING_PROFILES, type TimingProfile } from '../mock/engine/index.ts';
 import { isLoopback } from '../mock/http/control-guard.ts';
 import { parseAllowedHosts } from '../mock/http/request-guard.ts';
+import { createNodeFetch } from '../mock/node-fetch.ts';
 import { createSimulatorServer } from '../mock/node-server.ts';
 import { createSimulator, type ScenarioInput } from '../mock/simulator.ts';
 import { CliError } from '../src/cli-error.ts';
@@ -313,6 +314,8 @@ export async function serve(
         onError: (error) => log.error(`could not write ${source('record')} ${options.record}: ${error.message}`, { record: options.record }),
       })
     : undefined;
+  // Node's own http client in front of the upstream; the global fetch does the same work slower.
+  const upstreamFetch = options.upstream ? createNodeFetch() : undefined;
   const loopback = isLoopback(options.host);
   const token = options.token || undefined;
   let simulator;
@@ -333,7 +336,7 @@ export async function serve(
               allowSpend: options.allowSpend ?? false,
               ...(options.maxOrders !== undefined ? { maxOrders: options.maxOrders } : {}),
               onViolation: (line: string) => log.warn(line),
-              ...(live ? { fetch: live.wrap(globalThis.fetch) } : {}),
+              fetch: live ? live.wrap(upstreamFetch!) : upstreamFetch,
             },
           }
         : {}),
@@ -365,6 +368,7 @@ export async function serve(
     server.once('error', (error: NodeJS.ErrnoException) => {
       saver?.stop();
       live?.close();
+      upstreamFetch?.close();
       unlock?.();
       reject(
         error.code === 'EADDRINUSE'
@@ -419,6 +423,7 @@ export async function serve(
         saver?.stop();
         saver?.saveNow();
         live?.close();
+        upstreamFetch?.close();
         unlock?.();
         // A cancelled save under way removes its temporary file before the process may exit.
         server.close(() => void (saver?.settled() ?? Promise.resolve()).then(resolve));
