@@ -25,6 +25,8 @@ interface ProfileCase {
   name: string;
   kind: ServerKind;
   target: (sim: RunningServer, orderId: string) => LoadTarget;
+  /** Profiles `serve --upstream` in front of a second simulator (not profiled) instead of the simulator itself. */
+  proxy?: boolean;
 }
 
 const CASES: ProfileCase[] = [
@@ -32,6 +34,7 @@ const CASES: ProfileCase[] = [
   { name: 'order-compiled', kind: 'sim-built', target: orderTarget },
   { name: 'history-compiled', kind: 'sim-built', target: (sim, id) => historyTarget(sim, 'orderId', id) },
   { name: 'account-compiled', kind: 'sim-built', target: accountTarget },
+  { name: 'proxy-compiled', kind: 'sim-built', target: priceTarget, proxy: true },
   { name: 'price-tsx', kind: 'sim', target: priceTarget },
   { name: 'order-tsx', kind: 'sim', target: orderTarget },
 ];
@@ -74,15 +77,17 @@ export async function runProfiles(options: { root: string; quick: boolean; only?
     const caseDir = path.join(dir, c.name);
     rmSync(caseDir, { recursive: true, force: true });
     mkdirSync(caseDir, { recursive: true });
+    const upstream = c.proxy ? await startServer({ kind: c.kind, root: options.root, buildDir }) : undefined;
     const spawnedAt = performance.now();
     const sim = await startServer({
       kind: c.kind,
       root: options.root,
       buildDir,
       nodeArgs: ['--cpu-prof', '--cpu-prof-dir', caseDir, '--cpu-prof-interval', '250'],
+      ...(upstream ? { serveArgs: ['--quiet', '--upstream', upstream.url] } : {}),
     });
     try {
-      const target = c.target(sim, (await createHistoryOrder(sim)).orderId);
+      const target = c.target(sim, upstream ? '' : (await createHistoryOrder(sim)).orderId);
       await runLoad(target, { connections: 32, durationS: 1.5, warmupS: 0 });
       const fromMs = performance.now() - spawnedAt;
       const load = await runLoad(target, { connections: 32, durationS, warmupS: 0 });
@@ -94,6 +99,7 @@ export async function runProfiles(options: { root: string; quick: boolean; only?
       process.stderr.write(`profile ${c.name}: ${Math.round(load.rps)} req/s under the profiler, ${summary.busySamples} busy samples\n`);
     } finally {
       await sim.stop();
+      await upstream?.stop();
     }
   }
 

@@ -3,6 +3,7 @@
  *
  * - the bare ceiling: `node bench/bare-server.mjs`
  * - a reference: the smallest Hono app, `node bench/hono-server.mjs`
+ * - the proxy ceiling: `node bench/bare-proxy.mjs <port> <upstream>`, forwarding and nothing else
  * - the simulator as users run it: `node bin/energy-rental-kit.js serve …` (in a checkout
  *   the esbuild bundle of the sources when it is fresh, else tsx on them; `dist/` when
  *   the package is installed)
@@ -23,7 +24,7 @@ export const BENCH_SCENARIO = path.join(BENCH_DIR, 'bench-scenario.yaml');
 export const BENCH_KEY = 'bench-key';
 export const PLEDGE_ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 
-export type ServerKind = 'bare' | 'hono' | 'sim' | 'sim-built';
+export type ServerKind = 'bare' | 'bare-proxy' | 'hono' | 'sim' | 'sim-built';
 
 export interface ServerSpec {
   kind: ServerKind;
@@ -37,6 +38,8 @@ export interface ServerSpec {
   serveArgs?: string[];
   /** Flags for node itself (e.g. --cpu-prof). */
   nodeArgs?: string[];
+  /** For 'bare-proxy': the URL it forwards to. */
+  upstream?: string;
 }
 
 export interface RunningServer {
@@ -102,6 +105,7 @@ export function serverCommand(spec: ServerSpec): { args: string[]; runtime: stri
   const port = String(portNumber);
   const nodeArgs = spec.nodeArgs ?? [];
   if (spec.kind === 'bare') return { args: [...nodeArgs, path.join(BENCH_DIR, 'bare-server.mjs'), port], runtime: 'bare', cwd: root, port: portNumber };
+  if (spec.kind === 'bare-proxy') return { args: [...nodeArgs, path.join(BENCH_DIR, 'bare-proxy.mjs'), port, spec.upstream ?? ''], runtime: 'bare', cwd: root, port: portNumber };
   if (spec.kind === 'hono') return { args: [...nodeArgs, path.join(BENCH_DIR, 'hono-server.mjs'), port], runtime: 'hono', cwd: REPO_ROOT, port: portNumber };
   const serveArgs = ['serve', '--port', port, '--host', '127.0.0.1', ...(spec.serveArgs ?? DEFAULT_SERVE_ARGS)];
   if (spec.kind === 'sim') {
