@@ -8,6 +8,7 @@
 //
 // Prints 'listening <port>' once it listens on 127.0.0.1; SIGTERM or SIGINT stops it.
 import http from 'node:http';
+import { listenUntilStopped } from './listen.mjs';
 
 const port = Number(process.argv[2] ?? 0);
 const upstream = new URL(process.argv[3] ?? 'http://127.0.0.1:8787');
@@ -32,15 +33,4 @@ const server = http.createServer((req, res) => {
   req.pipe(outgoing);
 });
 
-server.listen(port, '127.0.0.1', () => {
-  const address = server.address();
-  process.stdout.write(`listening ${typeof address === 'object' && address ? address.port : port}\n`);
-});
-
-const stop = () => {
-  server.close(() => process.exit(0));
-  server.closeAllConnections();
-  agent.destroy();
-};
-process.once('SIGTERM', stop);
-process.once('SIGINT', stop);
+listenUntilStopped(server, port, () => agent.destroy());

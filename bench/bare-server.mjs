@@ -7,6 +7,7 @@
 //
 // Prints 'listening <port>' once it listens on 127.0.0.1; SIGTERM or SIGINT stops it.
 import http from 'node:http';
+import { listenUntilStopped } from './listen.mjs';
 
 const port = Number(process.argv[2] ?? process.env.BARE_PORT ?? 0);
 const body = Buffer.from(
@@ -26,14 +27,4 @@ const server = http.createServer((req, res) => {
   res.end(body);
 });
 
-server.listen(port, '127.0.0.1', () => {
-  const address = server.address();
-  process.stdout.write(`listening ${typeof address === 'object' && address ? address.port : port}\n`);
-});
-
-const stop = () => {
-  server.close(() => process.exit(0));
-  server.closeAllConnections();
-};
-process.once('SIGTERM', stop);
-process.once('SIGINT', stop);
+listenUntilStopped(server, port);
