@@ -2,13 +2,13 @@
  * A `fetch` over Node's own http and https clients, with kept-alive connections: what
  * `serve --upstream` hands the proxy instead of the global fetch. The proxy's core takes
  * any fetch (the swap point tests and the recorder use); on Node this one does the same
- * work with a fraction of undici's per-request machinery, which was most of the proxy's
- * CPU in its profile (bench/README.md, "Figures behind the code").
+ * work with less per-request machinery than undici's fetch, which showed large in the
+ * proxy's profile (bench/README.md, "Figures behind the code").
  *
- * Written by hand because no maintained package offers a fetch over node:http with
- * kept-alive agents that Node 20 does not already ship as the slower global fetch; it
- * covers what the proxy asks of fetch (a method, headers, a byte body, an abort signal,
- * redirects left to the caller) and nothing more.
+ * Written by hand: it covers only what the proxy asks of fetch (a method, headers, a byte
+ * body, an abort signal, redirects left to the caller). The maintained alternative,
+ * undici's own `request` (undici 7, Node >= 20.18), was measured in its place and served
+ * no more (bench/README.md), so it would be a dependency for nothing.
  */
 import http from 'node:http';
 import https from 'node:https';
