@@ -15,6 +15,7 @@
  * `bench/bare-proxy.mjs` (forwarding over node:http, nothing else) is measured beside it:
  * no proxy in JavaScript on this machine does better, so it is the ceiling to compare with.
  */
+import { watchCpu } from './cpu.ts';
 import { runLoad, type LoadOptions, type LoadResult } from './load.ts';
 import { AUTH, priceTarget } from './requests.ts';
 import { DEFAULT_SERVE_ARGS, startServer, type RunningServer } from './servers.ts';
@@ -24,6 +25,8 @@ export interface LoadSummary {
   rps: number;
   p50Ms: number;
   p99Ms: number;
+  /** CPU time (user + system, /proc) of the server the load was sent to, per request, µs; warm-up included at its own rate. */
+  cpuUsPerReq: number;
 }
 
 export interface ProxyOverheadCase {
@@ -46,8 +49,18 @@ export interface ProxyOverhead {
   cases: ProxyOverheadCase[];
 }
 
-function summary(runs: LoadResult[]): LoadSummary {
-  return { rps: median(runs.map((r) => r.rps)), p50Ms: median(runs.map((r) => r.p50Ms)), p99Ms: median(runs.map((r) => r.p99Ms)) };
+type MeasuredRun = LoadResult & { cpuUsPerReq: number };
+
+function summary(runs: MeasuredRun[]): LoadSummary {
+  return { rps: median(runs.map((r) => r.rps)), p50Ms: median(runs.map((r) => r.p50Ms)), p99Ms: median(runs.map((r) => r.p99Ms)), cpuUsPerReq: median(runs.map((r) => r.cpuUsPerReq)) };
+}
+
+/** One load run, with the CPU the server under load used per request. */
+async function measured(server: RunningServer, load: LoadOptions): Promise<MeasuredRun> {
+  const stop = watchCpu([server.pid]);
+  const result = await runLoad(priceTarget(server), load);
+  const cores = stop().cores[server.pid] ?? NaN;
+  return { ...result, cpuUsPerReq: (cores / result.rps) * 1e6 };
 }
 
 async function injectLatency(upstream: RunningServer, latencyMs: number): Promise<void> {
@@ -76,13 +89,13 @@ export async function measureProxyOverhead(options: { root: string; load: LoadOp
     const bare = await startServer({ kind: 'bare-proxy', upstream: upstream.url });
     try {
       if (latencyMs > 0) await injectLatency(upstream, latencyMs);
-      const direct: LoadResult[] = [];
-      const proxied: LoadResult[] = [];
-      const bareRuns: LoadResult[] = [];
+      const direct: MeasuredRun[] = [];
+      const proxied: MeasuredRun[] = [];
+      const bareRuns: MeasuredRun[] = [];
       for (let i = 0; i < options.repeat; i++) {
-        direct.push(await runLoad(priceTarget(upstream), options.load));
-        proxied.push(await runLoad(priceTarget(proxy), options.load));
-        bareRuns.push(await runLoad(priceTarget(bare), options.load));
+        direct.push(await measured(upstream, options.load));
+        proxied.push(await measured(proxy, options.load));
+        bareRuns.push(await measured(bare, options.load));
       }
       const d = summary(direct);
       const p = summary(proxied);

@@ -574,7 +574,8 @@ for (const o of proxyOverhead?.cases ?? []) {
     name: `GET /v1/tron/price through serve --upstream, ${upstream}, ${load.connections} connections`,
     value:
       `${fmt(o.proxied.rps, 0)} req/s = ${fmt(o.ratio)} of direct (${fmt(o.direct.rps, 0)}); p50 +${fmt(o.p50AddedMs)} ms, p99 +${fmt(o.p99AddedMs)} ms; ` +
-      `bare node:http proxy ${fmt(o.bareProxy.rps, 0)} req/s = ${fmt(o.bareRatio)}, p50 +${fmt(o.bareProxy.p50Ms - o.direct.p50Ms)} ms${o.valid ? '' : ' INVALID'}`,
+      `bare node:http proxy ${fmt(o.bareProxy.rps, 0)} req/s = ${fmt(o.bareRatio)}, p50 +${fmt(o.bareProxy.p50Ms - o.direct.p50Ms)} ms; ` +
+      `CPU µs/req: upstream ${fmt(o.direct.cpuUsPerReq, 1)}, proxy ${fmt(o.proxied.cpuUsPerReq, 1)}, bare proxy ${fmt(o.bareProxy.cpuUsPerReq, 1)}${o.valid ? '' : ' INVALID'}`,
     target: `>= ${TARGETS.proxyRatio} of direct, p50 +<= ${TARGETS.proxyP50AddedMs} ms`,
     met: o.valid && o.ratio >= TARGETS.proxyRatio && o.p50AddedMs <= TARGETS.proxyP50AddedMs,
   });
