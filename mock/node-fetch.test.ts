@@ -107,6 +107,13 @@ describe('createNodeFetch', () => {
     expect((error as { cause?: { code?: string } }).cause?.code).toBe('ECONNREFUSED');
   });
 
+  it('speaks TLS to an https URL (a plain HTTP server cannot answer it)', async () => {
+    const error = await nodeFetch(`${base.replace('http:', 'https:')}/v1/account`).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as { cause?: { code?: string } }).cause?.code).toBe('EPROTO');
+    expect(seen).toHaveLength(0);
+  });
+
   it('refuses a URL that is not http or https', async () => {
     await expect(nodeFetch('file:///etc/passwd')).rejects.toThrow(/only http and https/);
   });
