@@ -17,7 +17,7 @@ import { checkoutState, describeCheckout } from './checkout.ts';
 import { summariseProfile, type ProfileSummary } from './cpuprofile.ts';
 import { runLoad, type LoadResult, type LoadTarget } from './load.ts';
 import { accountTarget, createHistoryOrder, historyTarget, orderTarget, priceTarget } from './requests.ts';
-import { BENCH_DIR, startServer, type RunningServer, type ServerKind } from './servers.ts';
+import { BENCH_DIR, DEFAULT_SERVE_ARGS, startServer, type RunningServer, type ServerKind } from './servers.ts';
 import { timeOneStart } from './startup.ts';
 import { round, roundedJson } from './stats.ts';
 
@@ -77,7 +77,8 @@ export async function runProfiles(options: { root: string; quick: boolean; only?
     const caseDir = path.join(dir, c.name);
     rmSync(caseDir, { recursive: true, force: true });
     mkdirSync(caseDir, { recursive: true });
-    const upstream = c.proxy ? await startServer({ kind: c.kind, root: options.root, buildDir }) : undefined;
+    // The upstream quiet, as in the proxy bench: its request log would take CPU from the proxy under profile.
+    const upstream = c.proxy ? await startServer({ kind: c.kind, root: options.root, buildDir, serveArgs: [...DEFAULT_SERVE_ARGS, '--quiet'] }) : undefined;
     const spawnedAt = performance.now();
     const sim = await startServer({
       kind: c.kind,

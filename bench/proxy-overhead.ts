@@ -9,8 +9,9 @@
  * - one that answers at once (its fast path, ~15 µs of CPU a request): the proxy's own
  *   CPU is then the limit, on cores it shares with the upstream and the load generator;
  * - one that answers after `latencyMs` on average (an injected latency fault, drawn from
- *   half to one and a half times it), as a real service across a network does: the proxy's cost then shows as added latency, not as lost
- *   throughput, which is how an app in front of the real service meets it.
+ *   half to one and a half times it), as a real service across a network does: the
+ *   proxy's cost then shows as added latency, not as lost throughput, which is how an
+ *   app in front of the real service meets it.
  *
  * `bench/bare-proxy.mjs` (forwarding over node:http, nothing else) is measured beside it:
  * no proxy in JavaScript on this machine does better, so it is the ceiling to compare with.

@@ -29,6 +29,10 @@ describe('createNodeFetch', () => {
           res.end();
         } else if (req.url!.startsWith('/slow')) {
           setTimeout(() => res.end('late'), 2_000).unref();
+        } else if (req.url === '/cut') {
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+          res.write('{"code":0');
+          setTimeout(() => res.socket?.destroy(), 20);
         } else if (req.url === '/redirect') {
           res.writeHead(302, { location: '/elsewhere' });
           res.end();
@@ -105,6 +109,12 @@ describe('createNodeFetch', () => {
     const error = await nodeFetch(`http://127.0.0.1:${port}/v1/account`).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TypeError);
     expect((error as { cause?: { code?: string } }).cause?.code).toBe('ECONNREFUSED');
+  });
+
+  it('rejects as the global fetch does when the answer is cut short, never hanging', async () => {
+    const error = await nodeFetch(`${base}/cut`).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as { cause?: { code?: string } }).cause?.code).toBe('ECONNRESET');
   });
 
   it('speaks TLS to an https URL (a plain HTTP server cannot answer it)', async () => {

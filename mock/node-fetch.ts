@@ -90,10 +90,9 @@ export function createNodeFetch(options: { maxSockets?: number } = {}): NodeFetc
   return nodeFetch;
 }
 
+/** The body as bytes: a byte array as it is (what the proxy sends), anything else through a Response, which reads every BodyInit. */
 async function bodyBytes(body: BodyInit | ArrayBuffer | undefined | null): Promise<Uint8Array | undefined> {
   if (body === undefined || body === null) return undefined;
   if (body instanceof Uint8Array) return body;
-  if (body instanceof ArrayBuffer) return new Uint8Array(body);
-  if (typeof body === 'string') return Buffer.from(body);
   return new Uint8Array(await new Response(body).arrayBuffer());
 }
