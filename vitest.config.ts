@@ -10,7 +10,16 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['src/**/*.test.ts', 'mock/**/*.test.ts', 'cli/**/*.test.ts', 'contract-tests/**/*.test.ts', 'scripts/**/*.test.ts', 'examples/**/*.test.ts', 'drift/**/*.test.ts', 'recording/**/*.test.ts'],
+          include: [
+            'src/**/*.test.ts',
+            'mock/**/*.test.ts',
+            'cli/**/*.test.ts',
+            'contract-tests/**/*.test.ts',
+            'scripts/**/*.test.ts',
+            'examples/**/*.test.ts',
+            'drift/**/*.test.ts',
+            'recording/**/*.test.ts',
+          ],
           exclude: ['contract-tests/**/*.contract.test.ts'],
         },
       },

@@ -16,16 +16,23 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
 const server = http.createServer((req, res) => {
   const headers = {};
-  for (const name of ['api-key', 'content-type', 'accept', 'content-length']) if (req.headers[name] !== undefined) headers[name] = req.headers[name];
-  const outgoing = http.request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers, agent }, (incoming) => {
-    const chunks = [];
-    incoming.on('data', (chunk) => chunks.push(chunk));
-    incoming.on('end', () => {
-      const body = Buffer.concat(chunks);
-      res.writeHead(incoming.statusCode ?? 502, { 'content-type': incoming.headers['content-type'] ?? 'application/json', 'content-length': body.length });
-      res.end(body);
-    });
-  });
+  for (const name of ['api-key', 'content-type', 'accept', 'content-length'])
+    if (req.headers[name] !== undefined) headers[name] = req.headers[name];
+  const outgoing = http.request(
+    { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers, agent },
+    (incoming) => {
+      const chunks = [];
+      incoming.on('data', (chunk) => chunks.push(chunk));
+      incoming.on('end', () => {
+        const body = Buffer.concat(chunks);
+        res.writeHead(incoming.statusCode ?? 502, {
+          'content-type': incoming.headers['content-type'] ?? 'application/json',
+          'content-length': body.length,
+        });
+        res.end(body);
+      });
+    },
+  );
   outgoing.on('error', () => {
     res.writeHead(502);
     res.end();

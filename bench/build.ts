@@ -8,7 +8,15 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { BENCH_DIR, REPO_ROOT } from './servers.ts';
@@ -23,7 +31,8 @@ export interface BuildResult {
 /** Compiles `root` into a fresh directory under bench/.build and returns it. */
 export function buildSimulator(root: string = REPO_ROOT): BuildResult {
   const absRoot = path.resolve(root);
-  const tag = absRoot === REPO_ROOT ? 'repo' : `root-${createHash('sha1').update(absRoot).digest('hex').slice(0, 8)}`;
+  const tag =
+    absRoot === REPO_ROOT ? 'repo' : `root-${createHash('sha1').update(absRoot).digest('hex').slice(0, 8)}`;
   const buildDir = path.join(BENCH_DIR, '.build', tag);
   rmSync(buildDir, { recursive: true, force: true });
   mkdirSync(buildDir, { recursive: true });
@@ -47,8 +56,13 @@ export function buildSimulator(root: string = REPO_ROOT): BuildResult {
   const started = performance.now();
   const run = spawnSync(process.execPath, [tsc, '-p', configPath], { encoding: 'utf8' });
   const ms = performance.now() - started;
-  if (!existsSync(path.join(buildDir, 'cli/main.js')) && !existsSync(path.join(buildDir, 'mock/cli/main.js'))) {
-    throw new Error(`tsc produced no cli/main.js (or mock/cli/main.js) in ${buildDir}:\n${run.stdout}${run.stderr}`);
+  if (
+    !existsSync(path.join(buildDir, 'cli/main.js')) &&
+    !existsSync(path.join(buildDir, 'mock/cli/main.js'))
+  ) {
+    throw new Error(
+      `tsc produced no cli/main.js (or mock/cli/main.js) in ${buildDir}:\n${run.stdout}${run.stderr}`,
+    );
   }
   // Files the code reads next to itself (HTML pages, …) are not tsc's business: copy them.
   for (const top of ['mock', 'src']) copyAssets(path.join(absRoot, top), path.join(buildDir, top));
@@ -73,5 +87,7 @@ function copyAssets(from: string, to: string): void {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const rootFlag = process.argv.indexOf('--root');
   const result = buildSimulator(rootFlag > 0 ? process.argv[rootFlag + 1] : REPO_ROOT);
-  console.log(`built into ${result.buildDir} in ${Math.round(result.ms)} ms${result.diagnostics ? `\n${result.diagnostics}` : ''}`);
+  console.log(
+    `built into ${result.buildDir} in ${Math.round(result.ms)} ms${result.diagnostics ? `\n${result.diagnostics}` : ''}`,
+  );
 }

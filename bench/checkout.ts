@@ -14,7 +14,11 @@ export interface CheckoutState {
 
 function git(root: string, args: string[]): string | undefined {
   try {
-    return execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return execFileSync('git', args, {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   } catch {
     return undefined;
   }
@@ -29,7 +33,9 @@ function git(root: string, args: string[]): string | undefined {
 export function checkoutState(root: string): CheckoutState {
   return {
     head: git(root, ['rev-parse', '--short', 'HEAD']) ?? `${path.basename(root)} (no git)`,
-    dirty: (git(root, ['status', '--porcelain', '--', 'mock', 'src', 'spec', 'bin']) ?? '').split('\n').filter(Boolean),
+    dirty: (git(root, ['status', '--porcelain', '--', 'mock', 'src', 'spec', 'bin']) ?? '')
+      .split('\n')
+      .filter(Boolean),
   };
 }
 

@@ -27,15 +27,24 @@ export interface ContractTiming {
   failure?: string;
 }
 
-async function runSuite(root: string, extraEnv: Record<string, string>): Promise<{ ms: number; code: number; output: string }> {
+async function runSuite(
+  root: string,
+  extraEnv: Record<string, string>,
+): Promise<{ ms: number; code: number; output: string }> {
   mkdirSync(path.join(BENCH_DIR, 'tmp'), { recursive: true });
   // Only this run's CONTRACT_* settings: none inherited from the shell.
   const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('CONTRACT_')) env[name] = value;
+  for (const [name, value] of Object.entries(process.env))
+    if (!name.startsWith('CONTRACT_')) env[name] = value;
   Object.assign(env, { CONTRACT_REPORT: path.join(BENCH_DIR, 'tmp', 'contract-report.json') }, extraEnv);
   let output = '';
   const started = performance.now();
-  const code = await spawnContractSuite(env, { cwd: root, stdio: 'pipe', onOutput: (chunk) => (output += chunk), timeoutMs: 180_000 });
+  const code = await spawnContractSuite(env, {
+    cwd: root,
+    stdio: 'pipe',
+    onOutput: (chunk) => (output += chunk),
+    timeoutMs: 180_000,
+  });
   return { ms: performance.now() - started, code, output };
 }
 
@@ -58,7 +67,8 @@ export async function timeContractOverHttp(count: number, root = REPO_ROOT): Pro
     const sim = await startServer({ kind: 'sim', root, serveArgs: ['--timing', 'realistic', '--seed', '1'] });
     try {
       const run = await runSuite(root, { CONTRACT_BASE_URL: sim.url, CONTRACT_API_KEY: 'demo-key' });
-      if (run.code !== 0) return { medianMs: NaN, samplesMs, passed: false, failure: run.output.slice(-3000) };
+      if (run.code !== 0)
+        return { medianMs: NaN, samplesMs, passed: false, failure: run.output.slice(-3000) };
       samplesMs.push(run.ms);
     } finally {
       await sim.stop();

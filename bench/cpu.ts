@@ -10,7 +10,12 @@ const HZ = 100; // USER_HZ: /proc counts in 1/100 s on every Linux Node supports
 
 function systemBusyTicks(): number {
   try {
-    const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const fields = readFileSync('/proc/stat', 'utf8')
+      .split('\n', 1)[0]!
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
     const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields;
     return user + nice + system + irq + softirq + steal;
   } catch {
@@ -58,7 +63,11 @@ export function watchCpu(pids: number[]): () => CpuUsage {
  * less than `limitCores` over two consecutive half-second windows. Gives up after
  * `maxWaitMs` and returns how long it waited and the last load seen.
  */
-export async function waitForQuiet(ownPids: number[], limitCores: number, maxWaitMs: number): Promise<{ waitedMs: number; foreignCores: number }> {
+export async function waitForQuiet(
+  ownPids: number[],
+  limitCores: number,
+  maxWaitMs: number,
+): Promise<{ waitedMs: number; foreignCores: number }> {
   const started = performance.now();
   let quietWindows = 0;
   let last = NaN;

@@ -79,13 +79,21 @@ const sourceMaps = new Map<string, SourceMap | null>();
 function sourceMapFor(file: string): SourceMap | null {
   if (!sourceMaps.has(file)) {
     const mapFile = `${file}.map`;
-    sourceMaps.set(file, existsSync(mapFile) ? new SourceMap(JSON.parse(readFileSync(mapFile, 'utf8')) as SourceMapPayload) : null);
+    sourceMaps.set(
+      file,
+      existsSync(mapFile)
+        ? new SourceMap(JSON.parse(readFileSync(mapFile, 'utf8')) as SourceMapPayload)
+        : null,
+    );
   }
   return sourceMaps.get(file)!;
 }
 
 /** `file:///…/node_modules/hono/dist/x.js` -> `hono/dist/x.js`; a project file -> `mock/…`. */
-function describe(frame: { url: string; line: number; column: number }, options: SummaryOptions): { location: string; area: string } {
+function describe(
+  frame: { url: string; line: number; column: number },
+  options: SummaryOptions,
+): { location: string; area: string } {
   const { url } = frame;
   if (url === '') return { location: '(native or eval)', area: 'V8 builtins / native / eval' };
   if (url.startsWith('node:')) return { location: `${url}:${frame.line + 1}`, area: 'node internals' };
@@ -98,9 +106,12 @@ function describe(frame: { url: string; line: number; column: number }, options:
   let line = frame.line;
   if (options.buildDir && file.startsWith(options.buildDir + path.sep)) {
     const map = sourceMapFor(file);
-    const entry = map?.findEntry(frame.line, frame.column) as { originalSource?: string; originalLine?: number } | undefined;
+    const entry = map?.findEntry(frame.line, frame.column) as
+      { originalSource?: string; originalLine?: number } | undefined;
     if (entry?.originalSource) {
-      file = entry.originalSource.startsWith('file:') ? fileURLToPath(entry.originalSource) : path.resolve(path.dirname(file), entry.originalSource);
+      file = entry.originalSource.startsWith('file:')
+        ? fileURLToPath(entry.originalSource)
+        : path.resolve(path.dirname(file), entry.originalSource);
       line = entry.originalLine ?? line;
     } else {
       file = path.join(options.root, path.relative(options.buildDir, file));
@@ -115,7 +126,11 @@ function describe(frame: { url: string; line: number; column: number }, options:
   }
   const rel = path.relative(options.root, file);
   if (!rel.startsWith('..')) {
-    const area = rel.startsWith('mock/engine') ? 'simulator: mock/engine' : rel.startsWith('mock/http') ? 'simulator: mock/http' : `simulator: ${rel.split(path.sep).slice(0, 2).join('/')}`;
+    const area = rel.startsWith('mock/engine')
+      ? 'simulator: mock/engine'
+      : rel.startsWith('mock/http')
+        ? 'simulator: mock/http'
+        : `simulator: ${rel.split(path.sep).slice(0, 2).join('/')}`;
     return { location: `${rel}:${line + 1}`, area };
   }
   return { location: `${file}:${line + 1}`, area: 'other' };
@@ -135,7 +150,9 @@ export function summariseProfile(file: string, options: SummaryOptions): Profile
   for (const node of profile.nodes) {
     const { functionName, url, lineNumber, columnNumber } = node.callFrame;
     const special = url === '' && /^\(.*\)$/.test(functionName);
-    const where = special ? { location: '', area: functionName } : describe({ url, line: lineNumber, column: columnNumber }, options);
+    const where = special
+      ? { location: '', area: functionName }
+      : describe({ url, line: lineNumber, column: columnNumber }, options);
     const name = functionName || '(anonymous)';
     const key = `${name}@${where.location}`;
     keyOf.set(node.id, key);
@@ -204,7 +221,10 @@ export function summariseProfile(file: string, options: SummaryOptions): Profile
     const node = byId.get(id)!;
     const key = keyOf.get(id)!;
     for (const tick of node.positionTicks ?? []) {
-      const where = describe({ url: node.callFrame.url, line: tick.line - 1, column: 10_000 }, options).location;
+      const where = describe(
+        { url: node.callFrame.url, line: tick.line - 1, column: 10_000 },
+        options,
+      ).location;
       const lines = lineTicks.get(key) ?? new Map<string, number>();
       lines.set(where, (lines.get(where) ?? 0) + tick.ticks);
       lineTicks.set(key, lines);
@@ -214,7 +234,13 @@ export function summariseProfile(file: string, options: SummaryOptions): Profile
   const top = options.top ?? 25;
   const entry = (key: string): FunctionTime => {
     const i = info.get(key)!;
-    return { name: i.name, location: i.location, area: i.area, selfPct: pct(self.get(key) ?? 0), totalPct: pct(total.get(key) ?? 0) };
+    return {
+      name: i.name,
+      location: i.location,
+      area: i.area,
+      selfPct: pct(self.get(key) ?? 0),
+      totalPct: pct(total.get(key) ?? 0),
+    };
   };
   const topSelf = [...self.entries()]
     .sort((a, b) => b[1] - a[1])
@@ -235,7 +261,11 @@ export function summariseProfile(file: string, options: SummaryOptions): Profile
         e.calledFrom = [...from.entries()]
           .sort((a, b) => b[1] - a[1])
           .slice(0, 3)
-          .map(([k, n]) => ({ name: info.get(k)?.name ?? k, location: info.get(k)?.location ?? '', pct: pct(n) }));
+          .map(([k, n]) => ({
+            name: info.get(k)?.name ?? k,
+            location: info.get(k)?.location ?? '',
+            pct: pct(n),
+          }));
       }
       return e;
     });
@@ -257,7 +287,7 @@ export function summariseProfile(file: string, options: SummaryOptions): Profile
 
   return {
     file,
-    windowS: ((Math.min(to, profile.endTime) - Math.max(from, profile.startTime)) / 1e6),
+    windowS: (Math.min(to, profile.endTime) - Math.max(from, profile.startTime)) / 1e6,
     samples,
     busySamples: busy,
     busyPct: samples === 0 ? 0 : (100 * busy) / samples,

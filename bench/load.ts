@@ -42,7 +42,12 @@ export interface LoadResult {
 const SUCCESS_PREFIX = '{"code":0,';
 const verifyBody = (body: string): boolean => body.startsWith(SUCCESS_PREFIX);
 
-function cannon(target: LoadTarget, connections: number, durationS: number, onLatency?: (ms: number, status: number) => void) {
+function cannon(
+  target: LoadTarget,
+  connections: number,
+  durationS: number,
+  onLatency?: (ms: number, status: number) => void,
+) {
   const instance = autocannon({
     url: target.url,
     connections,
@@ -62,7 +67,9 @@ export async function runLoad(target: LoadTarget, options: LoadOptions): Promise
   if (options.warmupS > 0) {
     const warm = await cannon(target, options.connections, options.warmupS);
     if (warm.errors + warm.non2xx + warm.mismatches > 0) {
-      throw new Error(`${target.method ?? 'GET'} ${target.url}: the warm-up saw ${warm.non2xx} non-2xx, ${warm.mismatches} bodies without code 0 and ${warm.errors} errors.`);
+      throw new Error(
+        `${target.method ?? 'GET'} ${target.url}: the warm-up saw ${warm.non2xx} non-2xx, ${warm.mismatches} bodies without code 0 and ${warm.errors} errors.`,
+      );
     }
   }
   let latencies = new Float64Array(1 << 18);
@@ -88,6 +95,7 @@ export async function runLoad(target: LoadTarget, options: LoadOptions): Promise
     mismatches: result.mismatches,
     errors: result.errors,
     timeouts: result.timeouts,
-    valid: result.non2xx === 0 && result.mismatches === 0 && result.errors === 0 && result.timeouts === 0 && n > 0,
+    valid:
+      result.non2xx === 0 && result.mismatches === 0 && result.errors === 0 && result.timeouts === 0 && n > 0,
   };
 }

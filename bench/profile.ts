@@ -17,7 +17,13 @@ import { checkoutState, describeCheckout } from './checkout.ts';
 import { summariseProfile, type ProfileSummary } from './cpuprofile.ts';
 import { runLoad, type LoadResult, type LoadTarget } from './load.ts';
 import { accountTarget, createHistoryOrder, historyTarget, orderTarget, priceTarget } from './requests.ts';
-import { BENCH_DIR, DEFAULT_SERVE_ARGS, startServer, type RunningServer, type ServerKind } from './servers.ts';
+import {
+  BENCH_DIR,
+  DEFAULT_SERVE_ARGS,
+  startServer,
+  type RunningServer,
+  type ServerKind,
+} from './servers.ts';
 import { timeOneStart } from './startup.ts';
 import { round, roundedJson } from './stats.ts';
 
@@ -59,13 +65,18 @@ export interface ProfileCaseResult {
 function takeMainThreadProfile(caseDir: string, file: string): string {
   // CPU.<date>.<time>.<pid>.<tid>.<seq>.cpuprofile; the main thread is tid 0.
   const mainThread = readdirSync(caseDir).find((f) => f.endsWith('.cpuprofile') && f.split('.')[4] === '0');
-  if (!mainThread) throw new Error(`no main-thread profile in ${caseDir}: ${readdirSync(caseDir).join(', ')}`);
+  if (!mainThread)
+    throw new Error(`no main-thread profile in ${caseDir}: ${readdirSync(caseDir).join(', ')}`);
   renameSync(path.join(caseDir, mainThread), file);
   rmSync(caseDir, { recursive: true, force: true });
   return file;
 }
 
-export async function runProfiles(options: { root: string; quick: boolean; only?: string[] }): Promise<ProfileCaseResult[]> {
+export async function runProfiles(options: {
+  root: string;
+  quick: boolean;
+  only?: string[];
+}): Promise<ProfileCaseResult[]> {
   const { buildDir } = buildSimulator(options.root);
   const dir = path.join(BENCH_DIR, 'profiles');
   mkdirSync(dir, { recursive: true });
@@ -78,7 +89,14 @@ export async function runProfiles(options: { root: string; quick: boolean; only?
     rmSync(caseDir, { recursive: true, force: true });
     mkdirSync(caseDir, { recursive: true });
     // The upstream quiet, as in the proxy bench: its request log would take CPU from the proxy under profile.
-    const upstream = c.proxy ? await startServer({ kind: c.kind, root: options.root, buildDir, serveArgs: [...DEFAULT_SERVE_ARGS, '--quiet'] }) : undefined;
+    const upstream = c.proxy
+      ? await startServer({
+          kind: c.kind,
+          root: options.root,
+          buildDir,
+          serveArgs: [...DEFAULT_SERVE_ARGS, '--quiet'],
+        })
+      : undefined;
     const spawnedAt = performance.now();
     const sim = await startServer({
       kind: c.kind,
@@ -96,8 +114,15 @@ export async function runProfiles(options: { root: string; quick: boolean; only?
       await sim.stop();
       const profileFile = takeMainThreadProfile(caseDir, path.join(dir, `${c.name}.cpuprofile`));
       const summary = summariseProfile(profileFile, { fromMs, toMs, root: options.root, buildDir, top: 25 });
-      results.push({ name: c.name, runtime: sim.runtime, load: { rps: load.rps, p50Ms: load.p50Ms, p99Ms: load.p99Ms, valid: load.valid }, summary });
-      process.stderr.write(`profile ${c.name}: ${Math.round(load.rps)} req/s under the profiler, ${summary.busySamples} busy samples\n`);
+      results.push({
+        name: c.name,
+        runtime: sim.runtime,
+        load: { rps: load.rps, p50Ms: load.p50Ms, p99Ms: load.p99Ms, valid: load.valid },
+        summary,
+      });
+      process.stderr.write(
+        `profile ${c.name}: ${Math.round(load.rps)} req/s under the profiler, ${summary.busySamples} busy samples\n`,
+      );
     } finally {
       await sim.stop();
       await upstream?.stop();
@@ -118,9 +143,22 @@ export async function runProfiles(options: { root: string; quick: boolean; only?
     });
     const profileFile = takeMainThreadProfile(caseDir, path.join(dir, `${c.name}.cpuprofile`));
     // The whole profile up to the first good response (the profiler starts a little after the spawn).
-    const summary = summariseProfile(profileFile, { fromMs: 0, toMs: ms, root: options.root, buildDir, top: 25 });
-    results.push({ name: c.name, runtime: c.kind === 'sim' ? 'tsx' : 'compiled', load: { rps: NaN, p50Ms: ms, p99Ms: NaN, valid: true }, summary });
-    process.stderr.write(`profile ${c.name}: first good response after ${Math.round(ms)} ms (under the profiler)\n`);
+    const summary = summariseProfile(profileFile, {
+      fromMs: 0,
+      toMs: ms,
+      root: options.root,
+      buildDir,
+      top: 25,
+    });
+    results.push({
+      name: c.name,
+      runtime: c.kind === 'sim' ? 'tsx' : 'compiled',
+      load: { rps: NaN, p50Ms: ms, p99Ms: NaN, valid: true },
+      summary,
+    });
+    process.stderr.write(
+      `profile ${c.name}: first good response after ${Math.round(ms)} ms (under the profiler)\n`,
+    );
   }
 
   const md: string[] = [
@@ -153,19 +191,39 @@ export async function runProfiles(options: { root: string; quick: boolean; only?
       const detail = f.calledFrom
         ? `from ${f.calledFrom.map((c) => `\`${c.name}\` ${c.location} (${round(c.pct, 1)}%)`).join(', ')}`
         : (f.hotLines ?? []).map((l) => `${l.location} (${round(l.pct, 1)}%)`).join(', ');
-      md.push(`| ${round(f.selfPct, 1)} | ${round(f.totalPct, 1)} | \`${f.name}\` | ${f.location || f.area} | ${detail} |`);
+      md.push(
+        `| ${round(f.selfPct, 1)} | ${round(f.totalPct, 1)} | \`${f.name}\` | ${f.location || f.area} | ${detail} |`,
+      );
     }
-    md.push('', 'Top functions by total (inclusive) time:', '', '| total % | self % | function | location |', '|---|---|---|---|');
-    for (const f of s.topTotal.slice(0, 30)) md.push(`| ${round(f.totalPct, 1)} | ${round(f.selfPct, 1)} | \`${f.name}\` | ${f.location} |`);
-    md.push('', 'Simulator functions (mock/, src/) by total time:', '', '| total % | self % | function | location |', '|---|---|---|---|');
-    for (const f of s.topOurs) md.push(`| ${round(f.totalPct, 1)} | ${round(f.selfPct, 1)} | \`${f.name}\` | ${f.location} |`);
+    md.push(
+      '',
+      'Top functions by total (inclusive) time:',
+      '',
+      '| total % | self % | function | location |',
+      '|---|---|---|---|',
+    );
+    for (const f of s.topTotal.slice(0, 30))
+      md.push(`| ${round(f.totalPct, 1)} | ${round(f.selfPct, 1)} | \`${f.name}\` | ${f.location} |`);
+    md.push(
+      '',
+      'Simulator functions (mock/, src/) by total time:',
+      '',
+      '| total % | self % | function | location |',
+      '|---|---|---|---|',
+    );
+    for (const f of s.topOurs)
+      md.push(`| ${round(f.totalPct, 1)} | ${round(f.selfPct, 1)} | \`${f.name}\` | ${f.location} |`);
     md.push('');
   }
   // A partial run (--only) does not replace the committed summary of the full set.
-  const base = options.only ? path.join(dir, `summary-${options.only.join('+')}`) : path.join(BENCH_DIR, 'profile-summary');
+  const base = options.only
+    ? path.join(dir, `summary-${options.only.join('+')}`)
+    : path.join(BENCH_DIR, 'profile-summary');
   writeFileSync(`${base}.md`, `${md.join('\n')}\n`);
   writeFileSync(`${base}.json`, roundedJson(results, 2));
   process.stdout.write(`${md.join('\n')}\n`);
-  process.stderr.write(`wrote ${path.relative(process.cwd(), base)}.md and .json, and bench/profiles/*.cpuprofile\n`);
+  process.stderr.write(
+    `wrote ${path.relative(process.cwd(), base)}.md and .json, and bench/profiles/*.cpuprofile\n`,
+  );
   return results;
 }

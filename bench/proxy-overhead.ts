@@ -53,7 +53,12 @@ export interface ProxyOverhead {
 type MeasuredRun = LoadResult & { cpuUsPerReq: number };
 
 function summary(runs: MeasuredRun[]): LoadSummary {
-  return { rps: median(runs.map((r) => r.rps)), p50Ms: median(runs.map((r) => r.p50Ms)), p99Ms: median(runs.map((r) => r.p99Ms)), cpuUsPerReq: median(runs.map((r) => r.cpuUsPerReq)) };
+  return {
+    rps: median(runs.map((r) => r.rps)),
+    p50Ms: median(runs.map((r) => r.p50Ms)),
+    p99Ms: median(runs.map((r) => r.p99Ms)),
+    cpuUsPerReq: median(runs.map((r) => r.cpuUsPerReq)),
+  };
 }
 
 /** One load run, with the CPU the server under load used per request. */
@@ -70,9 +75,16 @@ async function injectLatency(upstream: RunningServer, latencyMs: number): Promis
     headers: { ...AUTH, 'content-type': 'application/json' },
     // A range, as a real service's times vary: one fixed delay would send the 32 connections'
     // requests back in lockstep, and the proxy would meet them as waves of 32 at once.
-    body: JSON.stringify({ operation: 'getPrice', latencyMs: latencyMs / 2, latencyMaxMs: (latencyMs * 3) / 2 }),
+    body: JSON.stringify({
+      operation: 'getPrice',
+      latencyMs: latencyMs / 2,
+      latencyMaxMs: (latencyMs * 3) / 2,
+    }),
   });
-  if (!response.ok) throw new Error(`bench: the upstream refused a ${latencyMs} ms latency fault: HTTP ${response.status} ${await response.text()}`);
+  if (!response.ok)
+    throw new Error(
+      `bench: the upstream refused a ${latencyMs} ms latency fault: HTTP ${response.status} ${await response.text()}`,
+    );
 }
 
 /**
@@ -82,11 +94,24 @@ async function injectLatency(upstream: RunningServer, latencyMs: number): Promis
  * @example
  *   const overhead = await measureProxyOverhead({ root, load, repeat: 3, upstreamLatenciesMs: [0, 20] });
  */
-export async function measureProxyOverhead(options: { root: string; load: LoadOptions; repeat: number; upstreamLatenciesMs: number[] }): Promise<ProxyOverhead> {
+export async function measureProxyOverhead(options: {
+  root: string;
+  load: LoadOptions;
+  repeat: number;
+  upstreamLatenciesMs: number[];
+}): Promise<ProxyOverhead> {
   const cases: ProxyOverheadCase[] = [];
   for (const latencyMs of options.upstreamLatenciesMs) {
-    const upstream = await startServer({ kind: 'sim', root: options.root, serveArgs: [...DEFAULT_SERVE_ARGS, '--quiet'] });
-    const proxy = await startServer({ kind: 'sim', root: options.root, serveArgs: ['--quiet', '--upstream', upstream.url] });
+    const upstream = await startServer({
+      kind: 'sim',
+      root: options.root,
+      serveArgs: [...DEFAULT_SERVE_ARGS, '--quiet'],
+    });
+    const proxy = await startServer({
+      kind: 'sim',
+      root: options.root,
+      serveArgs: ['--quiet', '--upstream', upstream.url],
+    });
     const bare = await startServer({ kind: 'bare-proxy', upstream: upstream.url });
     try {
       if (latencyMs > 0) await injectLatency(upstream, latencyMs);

@@ -10,10 +10,25 @@ export const FORM_HEADERS = { ...AUTH, 'content-type': 'application/x-www-form-u
 /** No outOrderNo: every request creates an order. */
 export const ORDER_BODY = `pledgeAddress=${PLEDGE_ADDRESS}&rentalCount=65000&period=1h`;
 
-export const priceTarget = (sim: RunningServer): LoadTarget => ({ url: `${sim.url}/v1/tron/price?rentalCount=65000&period=1h`, headers: AUTH });
-export const orderTarget = (sim: RunningServer): LoadTarget => ({ url: `${sim.url}/v1/tron/order`, method: 'POST', headers: FORM_HEADERS, body: ORDER_BODY });
-export const accountTarget = (sim: RunningServer): LoadTarget => ({ url: `${sim.url}/v1/account`, headers: AUTH });
-export const historyTarget = (sim: RunningServer, by: 'orderId' | 'outOrderNo', value: string): LoadTarget => ({
+export const priceTarget = (sim: RunningServer): LoadTarget => ({
+  url: `${sim.url}/v1/tron/price?rentalCount=65000&period=1h`,
+  headers: AUTH,
+});
+export const orderTarget = (sim: RunningServer): LoadTarget => ({
+  url: `${sim.url}/v1/tron/order`,
+  method: 'POST',
+  headers: FORM_HEADERS,
+  body: ORDER_BODY,
+});
+export const accountTarget = (sim: RunningServer): LoadTarget => ({
+  url: `${sim.url}/v1/account`,
+  headers: AUTH,
+});
+export const historyTarget = (
+  sim: RunningServer,
+  by: 'orderId' | 'outOrderNo',
+  value: string,
+): LoadTarget => ({
   url: `${sim.url}/v1/tron/history?${by}=${value}`,
   headers: AUTH,
 });
@@ -30,9 +45,17 @@ export interface HistoryOrder {
  * @example
  *   const { orderId } = await createHistoryOrder(sim);
  */
-export async function createHistoryOrder(sim: RunningServer, outOrderNo = 'bench-history'): Promise<HistoryOrder> {
-  const res = await fetch(`${sim.url}/v1/tron/order`, { method: 'POST', headers: FORM_HEADERS, body: `${ORDER_BODY}&outOrderNo=${outOrderNo}` });
+export async function createHistoryOrder(
+  sim: RunningServer,
+  outOrderNo = 'bench-history',
+): Promise<HistoryOrder> {
+  const res = await fetch(`${sim.url}/v1/tron/order`, {
+    method: 'POST',
+    headers: FORM_HEADERS,
+    body: `${ORDER_BODY}&outOrderNo=${outOrderNo}`,
+  });
   const body = (await res.json()) as { code: number; data: { id: string } };
-  if (res.status !== 200 || body.code !== 0) throw new Error(`could not create the history order: HTTP ${res.status} ${JSON.stringify(body)}`);
+  if (res.status !== 200 || body.code !== 0)
+    throw new Error(`could not create the history order: HTTP ${res.status} ${JSON.stringify(body)}`);
   return { orderId: body.data.id, outOrderNo };
 }

@@ -34,7 +34,14 @@ import { timeContractInProcess, timeContractOverHttp, type ContractTiming } from
 import { waitForQuiet, watchCpu } from './cpu.ts';
 import { runLoad, type LoadOptions, type LoadResult, type LoadTarget } from './load.ts';
 import { runProfiles } from './profile.ts';
-import { accountTarget, createHistoryOrder, historyTarget, orderTarget, priceTarget, type HistoryOrder } from './requests.ts';
+import {
+  accountTarget,
+  createHistoryOrder,
+  historyTarget,
+  orderTarget,
+  priceTarget,
+  type HistoryOrder,
+} from './requests.ts';
 import { BENCH_DIR, DEFAULT_SERVE_ARGS, REPO_ROOT, startServer, type RunningServer } from './servers.ts';
 import { measureStartups, type StartupResult } from './startup.ts';
 import { measureProxyOverhead, type ProxyOverhead } from './proxy-overhead.ts';
@@ -59,7 +66,20 @@ export const TARGETS = {
   proxyP50AddedMs: 1,
 } as const;
 
-const PARTS = ['price', 'history', 'account', 'order', 'compiled', 'quiet', 'hono', 'startup', 'growth', 'contract', 'save', 'proxy'] as const;
+const PARTS = [
+  'price',
+  'history',
+  'account',
+  'order',
+  'compiled',
+  'quiet',
+  'hono',
+  'startup',
+  'growth',
+  'contract',
+  'save',
+  'proxy',
+] as const;
 type Part = (typeof PARTS)[number];
 
 // ---------------------------------------------------------------------------------------
@@ -95,18 +115,35 @@ const { values } = parsed;
 
 if (values.help) {
   const source = readFileSync(new URL(import.meta.url), 'utf8');
-  process.stdout.write(`${/\/\*\*([\s\S]*?)\*\//.exec(source)![1]!.replace(/^ \* ?/gm, '').trim()}\n`);
+  process.stdout.write(
+    `${/\/\*\*([\s\S]*?)\*\//
+      .exec(source)![1]!
+      .replace(/^ \* ?/gm, '')
+      .trim()}\n`,
+  );
   process.exit(0);
 }
 
 const quick = values.quick;
 const root = path.resolve(values.root ?? REPO_ROOT);
 /** A numeric flag: its value, or the fallback when it is absent; a clear error otherwise. */
-function numberFlag(name: string, text: string | undefined, fallback: number, rule: { whole?: boolean; min: number }): number {
+function numberFlag(
+  name: string,
+  text: string | undefined,
+  fallback: number,
+  rule: { whole?: boolean; min: number },
+): number {
   if (text === undefined) return fallback;
   const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value) || value < rule.min || (rule.whole && !Number.isInteger(value))) {
-    usageError(`--${name} must be ${rule.whole ? 'a whole number' : 'a number'} >= ${rule.min} (got '${text}').`);
+  if (
+    text.trim() === '' ||
+    !Number.isFinite(value) ||
+    value < rule.min ||
+    (rule.whole && !Number.isInteger(value))
+  ) {
+    usageError(
+      `--${name} must be ${rule.whole ? 'a whole number' : 'a number'} >= ${rule.min} (got '${text}').`,
+    );
   }
   return value;
 }
@@ -116,7 +153,10 @@ const load: LoadOptions = {
   durationS: numberFlag('duration', values.duration, quick ? 2 : 4, { min: 0.1 }),
   warmupS: numberFlag('warmup', values.warmup, quick ? 0.5 : 1, { min: 0 }),
 };
-const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
+const only = values.only
+  ?.split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 
 if (values.profile) {
   // With --profile, --only names profile cases (price-compiled, order-tsx, …).
@@ -125,7 +165,8 @@ if (values.profile) {
 }
 
 for (const name of only ?? []) {
-  if (!PARTS.includes(name as Part)) usageError(`--only: unknown part '${name}'; the parts are ${PARTS.join(', ')}.`);
+  if (!PARTS.includes(name as Part))
+    usageError(`--only: unknown part '${name}'; the parts are ${PARTS.join(', ')}.`);
 }
 const wants = (part: Part): boolean => !only || only.includes(part);
 const outFile = path.resolve(values.out ?? path.join(BENCH_DIR, 'results.json'));
@@ -233,12 +274,36 @@ const ENDPOINTS: Endpoint[] = [
   },
   { name: 'GET /v1/account', part: 'account', server: 'sim', kind: 'read', target: accountTarget },
   { name: 'POST /v1/tron/order', part: 'order', server: 'sim', kind: 'order', target: orderTarget },
-  { name: 'GET /v1/tron/price [compiled JS]', part: 'compiled', server: 'sim-built', kind: 'read', target: priceTarget },
-  { name: 'POST /v1/tron/order [compiled JS]', part: 'compiled', server: 'sim-built', kind: 'order', target: orderTarget },
+  {
+    name: 'GET /v1/tron/price [compiled JS]',
+    part: 'compiled',
+    server: 'sim-built',
+    kind: 'read',
+    target: priceTarget,
+  },
+  {
+    name: 'POST /v1/tron/order [compiled JS]',
+    part: 'compiled',
+    server: 'sim-built',
+    kind: 'order',
+    target: orderTarget,
+  },
   // The simulator logs every request to stdout by default; this row shows what that costs.
-  { name: 'GET /v1/tron/price [--quiet]', part: 'quiet', server: 'sim-quiet', kind: 'read', target: priceTarget },
+  {
+    name: 'GET /v1/tron/price [--quiet]',
+    part: 'quiet',
+    server: 'sim-quiet',
+    kind: 'read',
+    target: priceTarget,
+  },
   // The framework's floor: the smallest Hono app answering the same JSON (bench/hono-server.mjs).
-  { name: 'minimal Hono app, same JSON (reference)', part: 'hono', server: 'hono', kind: 'reference', target: priceTarget },
+  {
+    name: 'minimal Hono app, same JSON (reference)',
+    part: 'hono',
+    server: 'hono',
+    kind: 'reference',
+    target: priceTarget,
+  },
 ];
 
 /** The same request sent to the bare server: same method, path, headers and body. */
@@ -253,7 +318,10 @@ async function prepareHistory(sim: RunningServer): Promise<void> {
 }
 
 /** Runs one load and watches the CPU of the server, this process and everything else. */
-async function measured(server: RunningServer, target: LoadTarget): Promise<{ result: LoadResult; foreignCores: number; serverCores: number }> {
+async function measured(
+  server: RunningServer,
+  target: LoadTarget,
+): Promise<{ result: LoadResult; foreignCores: number; serverCores: number }> {
   const stopWatch = watchCpu([server.pid, process.pid]);
   const result = await runLoad(target, load);
   const usage = stopWatch();
@@ -270,15 +338,28 @@ const waits: { before: string; waitedMs: number; foreignCores: number }[] = [];
 
 async function quiet(before: string, servers: Record<string, RunningServer>): Promise<void> {
   if (quietBudgetMs <= 0) return;
-  const waited = await waitForQuiet([process.pid, ...Object.values(servers).map((s) => s.pid)], FOREIGN_LIMIT / 2, Math.min(quietBudgetMs, 20_000));
+  const waited = await waitForQuiet(
+    [process.pid, ...Object.values(servers).map((s) => s.pid)],
+    FOREIGN_LIMIT / 2,
+    Math.min(quietBudgetMs, 20_000),
+  );
   quietBudgetMs -= waited.waitedMs;
   if (waited.waitedMs > 1500) {
-    waits.push({ before, waitedMs: Math.round(waited.waitedMs), foreignCores: round(waited.foreignCores, 2) });
-    log(`  (waited ${round(waited.waitedMs / 1000, 1)} s for other processes to go quiet; now ${round(waited.foreignCores, 2)} cores)`);
+    waits.push({
+      before,
+      waitedMs: Math.round(waited.waitedMs),
+      foreignCores: round(waited.foreignCores, 2),
+    });
+    log(
+      `  (waited ${round(waited.waitedMs / 1000, 1)} s for other processes to go quiet; now ${round(waited.foreignCores, 2)} cores)`,
+    );
   }
 }
 
-async function runPairings(endpoints: Endpoint[], servers: Record<string, RunningServer>): Promise<{ rows: LoadRow[]; ceiling: LoadRow; runs: RunRecord[] }> {
+async function runPairings(
+  endpoints: Endpoint[],
+  servers: Record<string, RunningServer>,
+): Promise<{ rows: LoadRow[]; ceiling: LoadRow; runs: RunRecord[] }> {
   const runs: RunRecord[] = [];
   const bare = servers.bare!;
   for (let r = 0; r < repeat; r++) {
@@ -296,8 +377,19 @@ async function runPairings(endpoints: Endpoint[], servers: Record<string, Runnin
         const pair: RunRecord[] = [];
         for (const who of order) {
           const server = who === 'bare' ? bare : sim;
-          const { result, foreignCores, serverCores } = await measured(server, who === 'bare' ? bareTarget : simTarget);
-          pair.push({ ...result, server: who === 'bare' ? 'bare' : endpoint.server, endpoint: endpoint.name, repeat: r, foreignCores, serverCores, retried: attempt > 0 });
+          const { result, foreignCores, serverCores } = await measured(
+            server,
+            who === 'bare' ? bareTarget : simTarget,
+          );
+          pair.push({
+            ...result,
+            server: who === 'bare' ? 'bare' : endpoint.server,
+            endpoint: endpoint.name,
+            repeat: r,
+            foreignCores,
+            serverCores,
+            retried: attempt > 0,
+          });
         }
         const disturbed = pair.some((p) => p.foreignCores > FOREIGN_LIMIT);
         const again = disturbed && attempt < MAX_RETRIES && retryBudget > 0;
@@ -320,11 +412,16 @@ async function runPairings(endpoints: Endpoint[], servers: Record<string, Runnin
   const rows: LoadRow[] = [];
   for (const endpoint of endpoints) {
     const simRuns = runs.filter((x) => x.endpoint === endpoint.name && x.server !== 'bare');
-    const ratios = simRuns.map((s) => s.rps / runs.find((b) => b.server === 'bare' && b.endpoint === endpoint.name && b.repeat === s.repeat)!.rps);
+    const ratios = simRuns.map(
+      (s) =>
+        s.rps /
+        runs.find((b) => b.server === 'bare' && b.endpoint === endpoint.name && b.repeat === s.repeat)!.rps,
+    );
     const ratio = median(ratios);
     const p99 = median(simRuns.map((x) => x.p99Ms));
     const valid = simRuns.every((x) => x.valid);
-    const wantRatio = endpoint.kind === 'order' ? TARGETS.orderRatio : endpoint.kind === 'read' ? TARGETS.readRatio : 0;
+    const wantRatio =
+      endpoint.kind === 'order' ? TARGETS.orderRatio : endpoint.kind === 'read' ? TARGETS.readRatio : 0;
     const ratioMet = ratio >= wantRatio;
     const p99Met = endpoint.kind !== 'read' || p99 <= TARGETS.readP99Ms;
     rows.push({
@@ -335,7 +432,12 @@ async function runPairings(endpoints: Endpoint[], servers: Record<string, Runnin
       ratio,
       p50Ms: median(simRuns.map((x) => x.p50Ms)),
       p99Ms: p99,
-      target: endpoint.kind === 'order' ? `>= ${TARGETS.orderRatio}x` : endpoint.kind === 'read' ? `>= ${TARGETS.readRatio}x, p99 <= ${TARGETS.readP99Ms} ms` : '',
+      target:
+        endpoint.kind === 'order'
+          ? `>= ${TARGETS.orderRatio}x`
+          : endpoint.kind === 'read'
+            ? `>= ${TARGETS.readRatio}x, p99 <= ${TARGETS.readP99Ms} ms`
+            : '',
       met: valid && ratioMet && p99Met,
       why: !valid ? 'invalid run' : [ratioMet ? '' : 'ratio', p99Met ? '' : 'p99'].filter(Boolean).join(', '),
       valid,
@@ -377,7 +479,9 @@ const results: Record<string, unknown> = {
 
 // A checkout whose `serve` has no --quiet (older ones did not log requests) skips that row.
 // The command line moved from mock/cli/ to cli/ (issue 15); an older checkout keeps it under mock/.
-const serveSource = ['cli/serve.ts', 'mock/cli/serve.ts'].map((f) => path.join(root, f)).find((f) => existsSync(f))!;
+const serveSource = ['cli/serve.ts', 'mock/cli/serve.ts']
+  .map((f) => path.join(root, f))
+  .find((f) => existsSync(f))!;
 const hasQuiet = readFileSync(serveSource, 'utf8').includes('--quiet');
 const endpoints = ENDPOINTS.filter((e) => wants(e.part) && (e.part !== 'quiet' || hasQuiet));
 // `npm start` first brings the CLI bundle up to date (prestart); so does the harness, so
@@ -385,7 +489,11 @@ const endpoints = ENDPOINTS.filter((e) => wants(e.part) && (e.part !== 'quiet' |
 const bundler = path.join(root, 'scripts/cli-bundle.mjs');
 if (existsSync(bundler)) {
   // Its warnings (a bundle it could not build: the rows then run tsx) go to stderr as they are.
-  const said = execFileSync(process.execPath, [bundler], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  const said = execFileSync(process.execPath, [bundler], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).trim();
   if (said) log(said);
 }
 const needBuilt = wants('compiled') || wants('startup');
@@ -394,7 +502,10 @@ if (needBuilt) {
   log('building the simulator to JavaScript (bench/build.ts) for the tsx comparison…');
   const build = buildSimulator(root);
   buildDir = build.buildDir;
-  results.build = { ms: round(build.ms, 0), typeErrors: build.diagnostics.match(/error TS\d+/g)?.length ?? 0 };
+  results.build = {
+    ms: round(build.ms, 0),
+    typeErrors: build.diagnostics.match(/error TS\d+/g)?.length ?? 0,
+  };
 }
 
 let loadRows: LoadRow[] = [];
@@ -404,14 +515,29 @@ if (endpoints.length > 0) {
   try {
     servers.bare = await startServer({ kind: 'bare' });
     if (endpoints.some((e) => e.server === 'sim')) servers.sim = await startServer({ kind: 'sim', root });
-    if (endpoints.some((e) => e.server === 'sim-built')) servers['sim-built'] = await startServer({ kind: 'sim-built', root, buildDir: buildDir! });
+    if (endpoints.some((e) => e.server === 'sim-built'))
+      servers['sim-built'] = await startServer({ kind: 'sim-built', root, buildDir: buildDir! });
     if (endpoints.some((e) => e.server === 'hono')) servers.hono = await startServer({ kind: 'hono' });
-    if (endpoints.some((e) => e.server === 'sim-quiet')) servers['sim-quiet'] = await startServer({ kind: 'sim', root, serveArgs: [...DEFAULT_SERVE_ARGS, '--quiet'] });
-    log(`load: ${Object.values(servers).map((s) => `${s.kind} (${s.runtime}) on ${s.url}`).join(', ')}`);
+    if (endpoints.some((e) => e.server === 'sim-quiet'))
+      servers['sim-quiet'] = await startServer({
+        kind: 'sim',
+        root,
+        serveArgs: [...DEFAULT_SERVE_ARGS, '--quiet'],
+      });
+    log(
+      `load: ${Object.values(servers)
+        .map((s) => `${s.kind} (${s.runtime}) on ${s.url}`)
+        .join(', ')}`,
+    );
     const pairings = await runPairings(endpoints, servers);
     loadRows = pairings.rows;
     ceiling = pairings.ceiling;
-    results.load = { ceiling, rows: loadRows, runs: pairings.runs.map((x) => ({ ...x, rps: round(x.rps, 1) })), quietWaits: waits };
+    results.load = {
+      ceiling,
+      rows: loadRows,
+      runs: pairings.runs.map((x) => ({ ...x, rps: round(x.rps, 1) })),
+      quietWaits: waits,
+    };
     results.simulatorRuntime = servers.sim?.runtime;
   } finally {
     for (const server of Object.values(servers)) await server.stop();
@@ -430,7 +556,13 @@ if (wants('startup')) {
       sim: { kind: 'sim', root },
       'sim-built': { kind: 'sim-built', root, buildDir: buildDir! },
       'sim-default': { kind: 'sim', root, serveArgs: plain, apiKey: 'demo-key' },
-      'sim-built-default': { kind: 'sim-built', root, buildDir: buildDir!, serveArgs: plain, apiKey: 'demo-key' },
+      'sim-built-default': {
+        kind: 'sim-built',
+        root,
+        buildDir: buildDir!,
+        serveArgs: plain,
+        apiKey: 'demo-key',
+      },
     },
     quick ? 3 : 7,
   );
@@ -449,7 +581,10 @@ let contract: { inProcess: ContractTiming; overHttp: ContractTiming } | undefine
 if (wants('contract')) {
   log('contract suite: in-process (manual clock), then over HTTP (realistic timing)…');
   const count = quick ? 1 : repeat;
-  contract = { inProcess: await timeContractInProcess(count, root), overHttp: await timeContractOverHttp(count, root) };
+  contract = {
+    inProcess: await timeContractInProcess(count, root),
+    overHttp: await timeContractOverHttp(count, root),
+  };
   results.contract = contract;
 }
 
@@ -477,9 +612,21 @@ const yes = (met: boolean, why = ''): string => (met ? 'yes' : `NO${why ? ` (${w
 // After the issue's columns: the server's CPU time per request (median, µs; the ceiling's
 // divided by it is what the ratio would be if the server had a core to itself), and the
 // most CPU other processes used during any run of the row (cores).
-const loadTable: string[][] = [['name', 'req/s', 'ratio to ceiling', 'p50 ms', 'p99 ms', 'target', 'met?', 'CPU µs/req', 'other load']];
+const loadTable: string[][] = [
+  ['name', 'req/s', 'ratio to ceiling', 'p50 ms', 'p99 ms', 'target', 'met?', 'CPU µs/req', 'other load'],
+];
 if (ceiling) {
-  loadTable.push([ceiling.name, fmt(ceiling.rps, 0), '1.00', fmt(ceiling.p50Ms), fmt(ceiling.p99Ms), '', '', fmt(ceiling.cpuUsPerReq, 1), fmt(ceiling.maxForeignCores, 1)]);
+  loadTable.push([
+    ceiling.name,
+    fmt(ceiling.rps, 0),
+    '1.00',
+    fmt(ceiling.p50Ms),
+    fmt(ceiling.p99Ms),
+    '',
+    '',
+    fmt(ceiling.cpuUsPerReq, 1),
+    fmt(ceiling.maxForeignCores, 1),
+  ]);
 }
 for (const row of loadRows) {
   loadTable.push([
@@ -506,12 +653,35 @@ if (startup) {
   const bare = startup.bare!.medianMs;
   const sim = startup.sim!;
   const built = startup['sim-built']!;
-  otherRows.push({ name: 'start to first 200: bare node:http', value: `${fmt(bare, 0)} ms`, target: '', met: undefined });
-  otherRows.push({ name: `start to first 200: simulator (${sim.runtime})`, value: `${fmt(sim.medianMs, 0)} ms = ${fmt(sim.medianMs / bare)}x bare`, target: `<= ${TARGETS.startupVsBare}x bare`, met: sim.medianMs <= TARGETS.startupVsBare * bare });
-  otherRows.push({ name: 'start to first 200: simulator (compiled JS)', value: `${fmt(built.medianMs, 0)} ms = ${fmt(built.medianMs / bare)}x bare`, target: `<= ${TARGETS.startupVsBare}x bare`, met: built.medianMs <= TARGETS.startupVsBare * bare });
-  for (const [name, label] of [['sim-default', sim.runtime], ['sim-built-default', 'compiled JS']] as const) {
+  otherRows.push({
+    name: 'start to first 200: bare node:http',
+    value: `${fmt(bare, 0)} ms`,
+    target: '',
+    met: undefined,
+  });
+  otherRows.push({
+    name: `start to first 200: simulator (${sim.runtime})`,
+    value: `${fmt(sim.medianMs, 0)} ms = ${fmt(sim.medianMs / bare)}x bare`,
+    target: `<= ${TARGETS.startupVsBare}x bare`,
+    met: sim.medianMs <= TARGETS.startupVsBare * bare,
+  });
+  otherRows.push({
+    name: 'start to first 200: simulator (compiled JS)',
+    value: `${fmt(built.medianMs, 0)} ms = ${fmt(built.medianMs / bare)}x bare`,
+    target: `<= ${TARGETS.startupVsBare}x bare`,
+    met: built.medianMs <= TARGETS.startupVsBare * bare,
+  });
+  for (const [name, label] of [
+    ['sim-default', sim.runtime],
+    ['sim-built-default', 'compiled JS'],
+  ] as const) {
     const r = startup[name]!;
-    otherRows.push({ name: `start to first 200: simulator (${label}), no --config`, value: `${fmt(r.medianMs, 0)} ms = ${fmt(r.medianMs / bare)}x bare`, target: `<= ${TARGETS.startupVsBare}x bare`, met: r.medianMs <= TARGETS.startupVsBare * bare });
+    otherRows.push({
+      name: `start to first 200: simulator (${label}), no --config`,
+      value: `${fmt(r.medianMs, 0)} ms = ${fmt(r.medianMs / bare)}x bare`,
+      target: `<= ${TARGETS.startupVsBare}x bare`,
+      met: r.medianMs <= TARGETS.startupVsBare * bare,
+    });
   }
 }
 if (growth) {
@@ -569,7 +739,10 @@ for (const r of saving ?? []) {
   });
 }
 for (const o of proxyOverhead?.cases ?? []) {
-  const upstream = o.upstreamLatencyMs === 0 ? 'an upstream that answers at once' : `an upstream that answers in ${o.upstreamLatencyMs / 2}–${(o.upstreamLatencyMs * 3) / 2} ms`;
+  const upstream =
+    o.upstreamLatencyMs === 0
+      ? 'an upstream that answers at once'
+      : `an upstream that answers in ${o.upstreamLatencyMs / 2}–${(o.upstreamLatencyMs * 3) / 2} ms`;
   otherRows.push({
     name: `GET /v1/tron/price through serve --upstream, ${upstream}, ${load.connections} connections`,
     value:
@@ -581,12 +754,17 @@ for (const o of proxyOverhead?.cases ?? []) {
   });
 }
 const otherTable: string[][] = [['measure', 'value', 'target', 'met?']];
-for (const row of otherRows) otherTable.push([row.name, row.value, row.target, row.met === undefined ? '' : yes(row.met)]);
+for (const row of otherRows)
+  otherTable.push([row.name, row.value, row.target, row.met === undefined ? '' : yes(row.met)]);
 
 function markdown(table: string[][]): string {
   const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
   const line = (row: string[]): string => `| ${row.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;
-  return [line(table[0]!), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...table.slice(1).map(line)].join('\n');
+  return [
+    line(table[0]!),
+    `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`,
+    ...table.slice(1).map(line),
+  ].join('\n');
 }
 
 const notes: string[] = [];
@@ -599,9 +777,15 @@ if (loadRows.length) {
     `Load: ${load.connections} connections, ${load.warmupS} s warm-up + ${load.durationS} s measured, median of ${repeat} alternating pairing(s); ` +
       `the simulator runs through ${String(results.simulatorRuntime ?? 'n/a')} (bin/energy-rental-kit.js).`,
   );
-  const disturbed = [...loadRows, ...(ceiling ? [ceiling] : [])].filter((r) => r.maxForeignCores > FOREIGN_LIMIT);
-  if (disturbed.length) notes.push(`Other processes used > ${FOREIGN_LIMIT} cores during some runs of: ${disturbed.map((r) => r.name).join('; ')} (see results.json runs[].foreignCores).`);
-  if (loadRows.some((r) => !r.valid)) notes.push('INVALID: some load runs got responses that were not HTTP 200 with code 0.');
+  const disturbed = [...loadRows, ...(ceiling ? [ceiling] : [])].filter(
+    (r) => r.maxForeignCores > FOREIGN_LIMIT,
+  );
+  if (disturbed.length)
+    notes.push(
+      `Other processes used > ${FOREIGN_LIMIT} cores during some runs of: ${disturbed.map((r) => r.name).join('; ')} (see results.json runs[].foreignCores).`,
+    );
+  if (loadRows.some((r) => !r.valid))
+    notes.push('INVALID: some load runs got responses that were not HTTP 200 with code 0.');
 }
 checkout.sourceDigestAtEnd = sourceDigest();
 if (checkout.sourceDigestAtEnd !== checkout.sourceDigestAtStart) {
@@ -610,7 +794,11 @@ if (checkout.sourceDigestAtEnd !== checkout.sourceDigestAtStart) {
   log(`WARNING: ${warning}`);
 }
 results.checkout = checkout;
-const report = [...(loadRows.length ? [markdown(loadTable), ''] : []), ...(otherRows.length ? [markdown(otherTable), ''] : []), ...notes.map((n) => `- ${n}`)].join('\n');
+const report = [
+  ...(loadRows.length ? [markdown(loadTable), ''] : []),
+  ...(otherRows.length ? [markdown(otherTable), ''] : []),
+  ...notes.map((n) => `- ${n}`),
+].join('\n');
 process.stdout.write(`\n${report}\n`);
 
 results.finishedAt = new Date().toISOString();
@@ -619,4 +807,5 @@ results.machine = { ...machine, loadAverageAtEnd: os.loadavg().map((v) => round(
 results.table = { load: loadTable, other: otherTable, notes };
 writeFileSync(outFile, roundedJson(results, 3));
 log(`\nwrote ${path.relative(process.cwd(), outFile)} (${results.seconds as number} s)`);
-if (loadRows.some((r) => !r.valid) || (contract && (!contract.inProcess.passed || !contract.overHttp.passed))) process.exitCode = 1;
+if (loadRows.some((r) => !r.valid) || (contract && (!contract.inProcess.passed || !contract.overHttp.passed)))
+  process.exitCode = 1;

@@ -13,6 +13,8 @@ if (!buildDir) {
   process.exit(2);
 }
 // cli/ since issue 15; mock/cli/ in builds of older checkouts.
-const main = ['cli/main.js', 'mock/cli/main.js'].map((f) => path.resolve(buildDir, f)).find((f) => existsSync(f)) ?? path.resolve(buildDir, 'cli/main.js');
+const main =
+  ['cli/main.js', 'mock/cli/main.js'].map((f) => path.resolve(buildDir, f)).find((f) => existsSync(f)) ??
+  path.resolve(buildDir, 'cli/main.js');
 const cli = await import(pathToFileURL(main).href);
 await cli.run(argv);

@@ -71,7 +71,8 @@ export const DEFAULT_SERVE_ARGS = ['--timing', 'instant', '--seed', '1', '--conf
  */
 export function binRuntime(root: string): 'tsx' | 'bundle' | 'dist' {
   // cli/ since issue 15; mock/cli/ in older checkouts.
-  const hasDist = existsSync(path.join(root, 'dist/cli/main.js')) || existsSync(path.join(root, 'dist/mock/cli/main.js'));
+  const hasDist =
+    existsSync(path.join(root, 'dist/cli/main.js')) || existsSync(path.join(root, 'dist/mock/cli/main.js'));
   let launcher = '';
   try {
     launcher = readFileSync(path.join(root, 'bin/energy-rental-kit.js'), 'utf8');
@@ -79,9 +80,13 @@ export function binRuntime(root: string): 'tsx' | 'bundle' | 'dist' {
     return 'tsx';
   }
   if (launcher.includes('ENERGY_RENTAL_KIT_USE_DIST')) {
-    const hasSource = existsSync(path.join(root, 'cli/main.ts')) || existsSync(path.join(root, 'mock/cli/main.ts'));
+    const hasSource =
+      existsSync(path.join(root, 'cli/main.ts')) || existsSync(path.join(root, 'mock/cli/main.ts'));
     if (!hasSource || process.env.ENERGY_RENTAL_KIT_USE_DIST === '1') return 'dist';
-    const bundled = launcher.includes('cli-bundle.mjs') && process.env.ENERGY_RENTAL_KIT_USE_TSX !== '1' && bundleIsFresh(root);
+    const bundled =
+      launcher.includes('cli-bundle.mjs') &&
+      process.env.ENERGY_RENTAL_KIT_USE_TSX !== '1' &&
+      bundleIsFresh(root);
     return bundled ? 'bundle' : 'tsx';
   }
   return hasDist ? 'dist' : 'tsx';
@@ -92,28 +97,72 @@ const freshBundles = new Map<string, boolean>();
 function bundleIsFresh(root: string): boolean {
   let fresh = freshBundles.get(root);
   if (fresh === undefined) {
-    fresh = spawnSync(process.execPath, [path.join(root, 'scripts/cli-bundle.mjs'), '--check'], { cwd: root, stdio: 'ignore' }).status === 0;
+    fresh =
+      spawnSync(process.execPath, [path.join(root, 'scripts/cli-bundle.mjs'), '--check'], {
+        cwd: root,
+        stdio: 'ignore',
+      }).status === 0;
     freshBundles.set(root, fresh);
   }
   return fresh;
 }
 
 /** The command line that starts a server. */
-export function serverCommand(spec: ServerSpec): { args: string[]; runtime: string; cwd: string; port: number } {
+export function serverCommand(spec: ServerSpec): {
+  args: string[];
+  runtime: string;
+  cwd: string;
+  port: number;
+} {
   const root = spec.root ?? REPO_ROOT;
   const portNumber = spec.port ?? 0;
   const port = String(portNumber);
   const nodeArgs = spec.nodeArgs ?? [];
-  if (spec.kind === 'bare') return { args: [...nodeArgs, path.join(BENCH_DIR, 'bare-server.mjs'), port], runtime: 'bare', cwd: root, port: portNumber };
-  if (spec.kind === 'bare-proxy') return { args: [...nodeArgs, path.join(BENCH_DIR, 'bare-proxy.mjs'), port, spec.upstream ?? ''], runtime: 'bare', cwd: root, port: portNumber };
-  if (spec.kind === 'hono') return { args: [...nodeArgs, path.join(BENCH_DIR, 'hono-server.mjs'), port], runtime: 'hono', cwd: REPO_ROOT, port: portNumber };
-  const serveArgs = ['serve', '--port', port, '--host', '127.0.0.1', ...(spec.serveArgs ?? DEFAULT_SERVE_ARGS)];
+  if (spec.kind === 'bare')
+    return {
+      args: [...nodeArgs, path.join(BENCH_DIR, 'bare-server.mjs'), port],
+      runtime: 'bare',
+      cwd: root,
+      port: portNumber,
+    };
+  if (spec.kind === 'bare-proxy')
+    return {
+      args: [...nodeArgs, path.join(BENCH_DIR, 'bare-proxy.mjs'), port, spec.upstream ?? ''],
+      runtime: 'bare',
+      cwd: root,
+      port: portNumber,
+    };
+  if (spec.kind === 'hono')
+    return {
+      args: [...nodeArgs, path.join(BENCH_DIR, 'hono-server.mjs'), port],
+      runtime: 'hono',
+      cwd: REPO_ROOT,
+      port: portNumber,
+    };
+  const serveArgs = [
+    'serve',
+    '--port',
+    port,
+    '--host',
+    '127.0.0.1',
+    ...(spec.serveArgs ?? DEFAULT_SERVE_ARGS),
+  ];
   if (spec.kind === 'sim') {
     const runtime = binRuntime(root);
-    return { args: [...nodeArgs, path.join(root, 'bin/energy-rental-kit.js'), ...serveArgs], runtime, cwd: root, port: portNumber };
+    return {
+      args: [...nodeArgs, path.join(root, 'bin/energy-rental-kit.js'), ...serveArgs],
+      runtime,
+      cwd: root,
+      port: portNumber,
+    };
   }
   if (!spec.buildDir) throw new Error("A 'sim-built' server needs buildDir (see bench/build.ts).");
-  return { args: [...nodeArgs, path.join(BENCH_DIR, 'serve-built.mjs'), spec.buildDir, ...serveArgs], runtime: 'compiled', cwd: root, port: portNumber };
+  return {
+    args: [...nodeArgs, path.join(BENCH_DIR, 'serve-built.mjs'), spec.buildDir, ...serveArgs],
+    runtime: 'compiled',
+    cwd: root,
+    port: portNumber,
+  };
 }
 
 /**
@@ -139,7 +188,11 @@ async function startServerOnce(spec: ServerSpec, timeoutMs: number): Promise<Run
   // megabytes of log lines per second, taking CPU from the load it is meant to generate.
   const logFile = path.join(os.tmpdir(), `energy-rental-bench-${process.pid}-${++logFiles}.log`);
   const fd = openSync(logFile, 'w');
-  const { child, runtime, stop } = spawnCommand(serverCommand({ ...spec, port: chosenPort }), ['ignore', fd, fd]);
+  const { child, runtime, stop } = spawnCommand(serverCommand({ ...spec, port: chosenPort }), [
+    'ignore',
+    fd,
+    fd,
+  ]);
   closeSync(fd);
   const output = (): string => {
     try {
@@ -171,7 +224,8 @@ async function startServerOnce(spec: ServerSpec, timeoutMs: number): Promise<Run
     poll();
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      if (!settled) reject(new Error(`${spec.kind} exited (${code ?? signal}) before it listened:\n${output()}`));
+      if (!settled)
+        reject(new Error(`${spec.kind} exited (${code ?? signal}) before it listened:\n${output()}`));
       settled = true;
     });
   });
@@ -223,7 +277,10 @@ export type ServerCommand = ReturnType<typeof serverCommand>;
  * first: for the simulator that may ask whether the bundle is fresh, a child process of
  * its own). The child is killed when the harness exits.
  */
-export function spawnCommand(command: ServerCommand, stdio: StdioOptions = 'ignore'): { child: ChildProcess; runtime: string; stop(): Promise<void> } {
+export function spawnCommand(
+  command: ServerCommand,
+  stdio: StdioOptions = 'ignore',
+): { child: ChildProcess; runtime: string; stop(): Promise<void> } {
   const child = spawn(process.execPath, command.args, { cwd: command.cwd, stdio });
   children.add(child);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -20,7 +20,13 @@ export interface StartupResult {
 function probe(port: number, apiKey: string): Promise<boolean> {
   return new Promise((resolve) => {
     const req = http.get(
-      { host: '127.0.0.1', port, path: '/v1/tron/price?rentalCount=65000&period=1h', headers: { 'API-KEY': apiKey }, agent: false },
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/v1/tron/price?rentalCount=65000&period=1h',
+        headers: { 'API-KEY': apiKey },
+        agent: false,
+      },
       (res) => {
         let body = '';
         res.setEncoding('utf8');
@@ -35,15 +41,21 @@ function probe(port: number, apiKey: string): Promise<boolean> {
 }
 
 /** Milliseconds from spawn to the first good response, for one start. */
-export async function timeOneStart(spec: StartSpec, timeoutMs = 30_000): Promise<{ ms: number; runtime: string }> {
+export async function timeOneStart(
+  spec: StartSpec,
+  timeoutMs = 30_000,
+): Promise<{ ms: number; runtime: string }> {
   const command = serverCommand({ ...spec, port: await freePort() });
   const started = performance.now();
   const server = spawnCommand(command);
   try {
     for (;;) {
-      if (await probe(command.port, spec.apiKey ?? BENCH_KEY)) return { ms: performance.now() - started, runtime: server.runtime };
-      if (server.child.exitCode !== null) throw new Error(`${spec.kind} exited with ${server.child.exitCode} before answering.`);
-      if (performance.now() - started > timeoutMs) throw new Error(`${spec.kind} did not answer within ${timeoutMs} ms.`);
+      if (await probe(command.port, spec.apiKey ?? BENCH_KEY))
+        return { ms: performance.now() - started, runtime: server.runtime };
+      if (server.child.exitCode !== null)
+        throw new Error(`${spec.kind} exited with ${server.child.exitCode} before answering.`);
+      if (performance.now() - started > timeoutMs)
+        throw new Error(`${spec.kind} did not answer within ${timeoutMs} ms.`);
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
   } finally {
@@ -56,7 +68,10 @@ export async function timeOneStart(spec: StartSpec, timeoutMs = 30_000): Promise
  * …, bare, simulator, …) so a slow moment of the machine hits all of them alike. Each
  * kind is started once first and that start is thrown away.
  */
-export async function measureStartups(specs: Record<string, StartSpec>, count: number): Promise<Record<string, StartupResult>> {
+export async function measureStartups(
+  specs: Record<string, StartSpec>,
+  count: number,
+): Promise<Record<string, StartupResult>> {
   const names = Object.keys(specs);
   const out: Record<string, StartupResult> = {};
   for (const name of names) {

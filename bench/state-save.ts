@@ -24,10 +24,22 @@ export interface SaveLoadResult extends LoadResult {
 
 /** Writes a state file of `orders` stored orders made by the checkout at `root`. */
 async function buildStateFile(root: string, file: string, orders: number): Promise<void> {
-  const { createSimulator } = (await import(pathToFileURL(path.join(root, 'mock/simulator.ts')).href)) as typeof import('../mock/simulator.ts');
-  const sim = createSimulator({ clock: 'manual', timing: 'instant', scenario: parse(readFileSync(BENCH_SCENARIO, 'utf8')) });
+  const { createSimulator } = (await import(
+    pathToFileURL(path.join(root, 'mock/simulator.ts')).href
+  )) as typeof import('../mock/simulator.ts');
+  const sim = createSimulator({
+    clock: 'manual',
+    timing: 'instant',
+    scenario: parse(readFileSync(BENCH_SCENARIO, 'utf8')),
+  });
   const account = sim.engine.authenticate(BENCH_KEY)!;
-  for (let i = 0; i < orders; i++) sim.engine.createOrder(account, { pledgeAddress: PLEDGE_ADDRESS, rentalCount: 65_000, period: '1h', outOrderNo: `saved-${i}` });
+  for (let i = 0; i < orders; i++)
+    sim.engine.createOrder(account, {
+      pledgeAddress: PLEDGE_ADDRESS,
+      rentalCount: 65_000,
+      period: '1h',
+      outOrderNo: `saved-${i}`,
+    });
   writeFileSync(file, JSON.stringify(sim.engine.snapshot()));
 }
 
@@ -37,7 +49,12 @@ async function buildStateFile(root: string, file: string, orders: number): Promi
  * @example
  *   const rows = await measureSaveLatency({ root, intervalsMs: [1000, 200], orders: 1e5, load });
  */
-export async function measureSaveLatency(options: { root: string; intervalsMs: number[]; orders: number; load: LoadOptions }): Promise<SaveLoadResult[]> {
+export async function measureSaveLatency(options: {
+  root: string;
+  intervalsMs: number[];
+  orders: number;
+  load: LoadOptions;
+}): Promise<SaveLoadResult[]> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'energy-rental-bench-state-'));
   const results: SaveLoadResult[] = [];
   try {
@@ -45,10 +62,17 @@ export async function measureSaveLatency(options: { root: string; intervalsMs: n
       const file = path.join(dir, `state-${intervalMs}.json`);
       await buildStateFile(options.root, file, options.orders);
       const fileBytes = statSync(file).size;
-      const sim = await startServer({ kind: 'sim', root: options.root, serveArgs: [...DEFAULT_SERVE_ARGS, '--state', file, '--save-interval', String(intervalMs)] });
+      const sim = await startServer({
+        kind: 'sim',
+        root: options.root,
+        serveArgs: [...DEFAULT_SERVE_ARGS, '--state', file, '--save-interval', String(intervalMs)],
+      });
       try {
         // Long enough for several whole saves at either interval.
-        const result = await runLoad(orderTarget(sim), { ...options.load, durationS: Math.max(options.load.durationS, 8) });
+        const result = await runLoad(orderTarget(sim), {
+          ...options.load,
+          durationS: Math.max(options.load.durationS, 8),
+        });
         results.push({ ...result, intervalMs, storedOrders: options.orders, fileBytes });
       } finally {
         await sim.stop();

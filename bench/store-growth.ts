@@ -104,7 +104,9 @@ class GrowthChild {
       resolve?.(message);
     });
     child.once('exit', (code, signal) => {
-      this.failed = new Error(`store-growth child for ${size} orders exited (${code ?? signal}):\n${this.stderr}`);
+      this.failed = new Error(
+        `store-growth child for ${size} orders exited (${code ?? signal}):\n${this.stderr}`,
+      );
       const resolve = this.waiting;
       this.waiting = undefined;
       resolve?.({ type: 'rate', metric: 'httpByOrderId', ops: NaN, ms: NaN });
@@ -128,7 +130,12 @@ class GrowthChild {
 }
 
 /** Runs the measurement in child processes with --expose-gc and returns the figures. */
-export async function measureStoreGrowth(options: { root?: string; sizes: number[]; windowMs: number; rounds: number }): Promise<GrowthResult> {
+export async function measureStoreGrowth(options: {
+  root?: string;
+  sizes: number[];
+  windowMs: number;
+  rounds: number;
+}): Promise<GrowthResult> {
   const started = performance.now();
   const root = options.root ?? REPO_ROOT;
   const sizes = [...options.sizes].sort((a, b) => a - b);
@@ -157,7 +164,9 @@ export async function measureStoreGrowth(options: { root?: string; sizes: number
       const message = await handle.next();
       if (message.type !== 'ready') throw new Error(`unexpected message ${JSON.stringify(message)}`);
       ready.push(message);
-      process.stderr.write(`  store of ${size} orders built (${Math.round(message.createPerSec)} orders/s)\n`);
+      process.stderr.write(
+        `  store of ${size} orders built (${Math.round(message.createPerSec)} orders/s)\n`,
+      );
     }
 
     // Per metric and size: operations and milliseconds summed over the rounds, so pauses
@@ -193,9 +202,21 @@ export async function measureStoreGrowth(options: { root?: string; sizes: number
     }));
     const first = sizes[0]!;
     const last = sizes.at(-1)!;
-    const slowdown = Object.fromEntries(METRICS.map((m) => [m, rate(m, first) / rate(m, last)])) as Record<Metric, number>;
-    const medianRoundSlowdown = Object.fromEntries(METRICS.map((m) => [m, median(ratios.get(m) ?? [])])) as Record<Metric, number>;
-    return { points, memory: ready.at(-1)!.memory, slowdown, medianRoundSlowdown, rounds: options.rounds, seconds: (performance.now() - started) / 1000 };
+    const slowdown = Object.fromEntries(METRICS.map((m) => [m, rate(m, first) / rate(m, last)])) as Record<
+      Metric,
+      number
+    >;
+    const medianRoundSlowdown = Object.fromEntries(
+      METRICS.map((m) => [m, median(ratios.get(m) ?? [])]),
+    ) as Record<Metric, number>;
+    return {
+      points,
+      memory: ready.at(-1)!.memory,
+      slowdown,
+      medianRoundSlowdown,
+      rounds: options.rounds,
+      seconds: (performance.now() - started) / 1000,
+    };
   } finally {
     for (const handle of children) if (handle.child.exitCode === null) handle.child.kill('SIGKILL');
   }
@@ -213,7 +234,10 @@ interface AccountLike {
 }
 interface EngineLike {
   authenticate(key: string): AccountLike | undefined;
-  createOrder(account: AccountLike, input: { pledgeAddress: string; rentalCount: number; period: '1h'; outOrderNo?: string }): unknown;
+  createOrder(
+    account: AccountLike,
+    input: { pledgeAddress: string; rentalCount: number; period: '1h'; outOrderNo?: string },
+  ): unknown;
   findOrder(account: AccountLike, ref: { orderId?: string; outOrderNo?: string }): OrderLike;
   settings(): object;
   updateSettings(patch: object): object;
@@ -227,7 +251,8 @@ const MB = 1024 * 1024;
 
 async function child(root: string, size: number, windowMs: number): Promise<void> {
   const gc = (globalThis as { gc?: () => void }).gc;
-  if (!gc || !process.send) throw new Error('run by measureStoreGrowth: needs --expose-gc and an IPC channel');
+  if (!gc || !process.send)
+    throw new Error('run by measureStoreGrowth: needs --expose-gc and an IPC channel');
   const send = (message: ChildMessage): void => void process.send!(message);
   const fullGc = (): void => {
     for (let i = 0; i < 4; i++) gc();
@@ -252,7 +277,12 @@ async function child(root: string, size: number, windowMs: number): Promise<void
   const before = process.memoryUsage();
   const t0 = performance.now();
   for (let i = 0; i < size; i++) {
-    engine.createOrder(account, { pledgeAddress: PLEDGE_ADDRESS, rentalCount: 65000, period: '1h', outOrderNo: `bench-${i}` });
+    engine.createOrder(account, {
+      pledgeAddress: PLEDGE_ADDRESS,
+      rentalCount: 65000,
+      period: '1h',
+      outOrderNo: `bench-${i}`,
+    });
   }
   const createPerSec = size / ((performance.now() - t0) / 1000);
   fullGc();
@@ -281,7 +311,8 @@ async function child(root: string, size: number, windowMs: number): Promise<void
   };
   const engineOps: Partial<Record<Metric, () => void>> = {
     engineByOrderId: () => void (sink += engine.findOrder(account, { orderId: pick().id }).id.length),
-    engineByOutOrderNo: () => void (sink += engine.findOrder(account, { outOrderNo: pick().outOrderNo! }).id.length),
+    engineByOutOrderNo: () =>
+      void (sink += engine.findOrder(account, { outOrderNo: pick().outOrderNo! }).id.length),
   };
   /** Runs one metric for `ms`; the operations done and the milliseconds taken. */
   const window = async (metric: Metric, ms: number): Promise<{ ops: number; ms: number }> => {

@@ -1,7 +1,7 @@
 /**
- * A line sink that writes many lines at once: under load, one write of many lines costs
- * a fraction of a write per line. Per-line writes, and even one write per event-loop turn,
- * cost much of a read's throughput when stdout is a file (bench/README.md) (Node writes files synchronously, and a turn serves only a request or
+ * A line sink that writes many lines at once: under load, one write of many lines costs a fraction of a write
+ * per line. Per-line writes, and even one write per event-loop turn, cost much of a read's throughput when
+ * stdout is a file (bench/README.md) (Node writes files synchronously, and a turn serves only a request or
  * two), so lines wait up to `maxDelayMs` for company.
  */
 export interface BatchedSink {
@@ -17,7 +17,10 @@ export interface BatchedSink {
  *   const out = createBatchedSink(process.stdout, { maxDelayMs: 20 });
  *   out('GET /v1/account 200'); // written within 20 ms, with whatever else came meanwhile
  */
-export function createBatchedSink(stream: Pick<NodeJS.WritableStream, 'write'>, options: { maxDelayMs?: number; maxChars?: number } = {}): BatchedSink {
+export function createBatchedSink(
+  stream: Pick<NodeJS.WritableStream, 'write'>,
+  options: { maxDelayMs?: number; maxChars?: number } = {},
+): BatchedSink {
   const maxDelayMs = options.maxDelayMs ?? 20;
   const maxChars = options.maxChars ?? 64 * 1024;
   let pending: string[] = [];

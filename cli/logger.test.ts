@@ -13,15 +13,37 @@ function capture(format: 'pretty' | 'json', quiet = false) {
 describe('createLogger', () => {
   it('writes one JSON object per line with --log json', () => {
     const { log, out } = capture('json');
-    log.request({ method: 'GET', path: '/v1/account', status: 200, durationMs: 1.25, operation: 'getAccount' });
+    log.request({
+      method: 'GET',
+      path: '/v1/account',
+      status: 200,
+      durationMs: 1.25,
+      operation: 'getAccount',
+    });
     expect(out.map((l) => JSON.parse(l))).toEqual([
-      { time: '2025-03-12T17:50:09.000Z', level: 'info', msg: 'request', method: 'GET', path: '/v1/account', status: 200, durationMs: 1.25, operation: 'getAccount' },
+      {
+        time: '2025-03-12T17:50:09.000Z',
+        level: 'info',
+        msg: 'request',
+        method: 'GET',
+        path: '/v1/account',
+        status: 200,
+        durationMs: 1.25,
+        operation: 'getAccount',
+      },
     ]);
   });
 
   it('writes a readable line per request by default', () => {
     const { log, out } = capture('pretty');
-    log.request({ method: 'POST', path: '/v1/tron/order', status: 503, durationMs: 2, operation: 'createOrder', fault: 'fault-1' });
+    log.request({
+      method: 'POST',
+      path: '/v1/tron/order',
+      status: 503,
+      durationMs: 2,
+      operation: 'createOrder',
+      fault: 'fault-1',
+    });
     expect(out).toEqual(['17:50:09.000 POST /v1/tron/order 503 2.0ms createOrder fault fault-1']);
   });
 

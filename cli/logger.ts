@@ -15,7 +15,14 @@ export interface Logger {
   /** The start-up banner: its lines for people, one `msg` with fields for machines. */
   banner(lines: string[], msg: string, fields: Record<string, unknown>): void;
   /** One served request. */
-  request(entry: { method: string; path: string; status: number; durationMs: number; operation?: string | undefined; fault?: string | undefined }): void;
+  request(entry: {
+    method: string;
+    path: string;
+    status: number;
+    durationMs: number;
+    operation?: string | undefined;
+    fault?: string | undefined;
+  }): void;
 }
 
 /**
@@ -64,7 +71,12 @@ export function createLogger(options: {
     request(entry) {
       if (options.quiet) return;
       if (options.format === 'json') {
-        const fields: Record<string, unknown> = { method: entry.method, path: entry.path, status: entry.status, durationMs: entry.durationMs };
+        const fields: Record<string, unknown> = {
+          method: entry.method,
+          path: entry.path,
+          status: entry.status,
+          durationMs: entry.durationMs,
+        };
         if (entry.operation) fields.operation = entry.operation;
         if (entry.fault) fields.fault = entry.fault;
         write('info', 'request', fields);

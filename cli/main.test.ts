@@ -32,15 +32,30 @@ describe('main', () => {
     expect(MAIN_HELP).toMatch(/serve/);
   });
 
-  it.each([['--help'], ['-h'], ['help']])('lists every command with its flags and answers 0 for %s', async (flag) => {
-    const stdout = captureStdout();
-    expect(await main([flag], {})).toBe(0);
-    const help = stdout();
-    expect(help.startsWith(MAIN_HELP)).toBe(true);
-    expect(help).toContain(SERVE_HELP);
-    for (const command of ['serve', 'contract', 'record', 'drift']) expect(help).toContain(`Usage: energy-rental-kit ${command}`);
-    for (const flag of ['--port', '--state', '--log', '--base-url', '--allow-spend', '--replay', '--out', '--spec', '--timing-threshold']) expect(help).toContain(flag);
-  });
+  it.each([['--help'], ['-h'], ['help']])(
+    'lists every command with its flags and answers 0 for %s',
+    async (flag) => {
+      const stdout = captureStdout();
+      expect(await main([flag], {})).toBe(0);
+      const help = stdout();
+      expect(help.startsWith(MAIN_HELP)).toBe(true);
+      expect(help).toContain(SERVE_HELP);
+      for (const command of ['serve', 'contract', 'record', 'drift'])
+        expect(help).toContain(`Usage: energy-rental-kit ${command}`);
+      for (const flag of [
+        '--port',
+        '--state',
+        '--log',
+        '--base-url',
+        '--allow-spend',
+        '--replay',
+        '--out',
+        '--spec',
+        '--timing-threshold',
+      ])
+        expect(help).toContain(flag);
+    },
+  );
 
   it('tells a package user to run commands with npx, never with npm start or npm run', async () => {
     const stdout = captureStdout();
@@ -55,7 +70,15 @@ describe('main', () => {
     const stdout = captureStdout();
     expect(await main(['serve', '--help'], {})).toBe(0);
     expect(stdout()).toBe(SERVE_HELP);
-    for (const variable of ['ENERGY_SIM_PORT', 'ENERGY_SIM_HOST', 'ENERGY_SIM_CONFIG', 'ENERGY_SIM_SEED', 'ENERGY_SIM_CLOCK', 'ENERGY_SIM_TIMING', 'ENERGY_SIM_TOKEN']) {
+    for (const variable of [
+      'ENERGY_SIM_PORT',
+      'ENERGY_SIM_HOST',
+      'ENERGY_SIM_CONFIG',
+      'ENERGY_SIM_SEED',
+      'ENERGY_SIM_CLOCK',
+      'ENERGY_SIM_TIMING',
+      'ENERGY_SIM_TOKEN',
+    ]) {
       expect(SERVE_HELP).toContain(variable);
     }
   });

@@ -33,7 +33,10 @@ export async function fullHelp(): Promise<string> {
 }
 
 /** Runs the CLI; resolves with the exit code for commands that end. */
-export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number | 'running'> {
+export async function main(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number | 'running'> {
   const [command, ...rest] = argv;
   if (command === undefined) {
     process.stderr.write(MAIN_HELP);
@@ -80,7 +83,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       return runCalibrate(rest);
     }
     default:
-      throw new CliError(`Unknown command '${command}'. Run 'npx energy-rental-kit --help' for the commands.`);
+      throw new CliError(
+        `Unknown command '${command}'. Run 'npx energy-rental-kit --help' for the commands.`,
+      );
   }
 }
 

@@ -21,16 +21,24 @@ async function started(options: Partial<ServeOptions>): Promise<number> {
 
 describe('parseServeArgs --allowed-hosts', () => {
   it('reads the flag and the environment, the flag winning, and treats empty as unset', () => {
-    expect(parseServeArgs(['--allowed-hosts', 'energy-sim,.example.com'], {})).toMatchObject({ allowedHosts: ['energy-sim', '.example.com'] });
+    expect(parseServeArgs(['--allowed-hosts', 'energy-sim,.example.com'], {})).toMatchObject({
+      allowedHosts: ['energy-sim', '.example.com'],
+    });
     expect(parseServeArgs([], { ENERGY_SIM_ALLOWED_HOSTS: 'all' })).toMatchObject({ allowedHosts: 'all' });
-    expect(parseServeArgs(['--allowed-hosts=other'], { ENERGY_SIM_ALLOWED_HOSTS: 'all' })).toMatchObject({ allowedHosts: ['other'] });
+    expect(parseServeArgs(['--allowed-hosts=other'], { ENERGY_SIM_ALLOWED_HOSTS: 'all' })).toMatchObject({
+      allowedHosts: ['other'],
+    });
     expect(parseServeArgs([], { ENERGY_SIM_ALLOWED_HOSTS: '' })).toMatchObject({ allowedHosts: undefined });
   });
 
   it.each([
     [['--allowed-hosts', 'http://energy-sim'], {}, '--allowed-hosts'],
     // Issue 13: a bad variable is named as such, not as the flag.
-    [[], { ENERGY_SIM_ALLOWED_HOSTS: 'energy-sim:8787' }, 'ENERGY_SIM_ALLOWED_HOSTS (the environment variable of --allowed-hosts)'],
+    [
+      [],
+      { ENERGY_SIM_ALLOWED_HOSTS: 'energy-sim:8787' },
+      'ENERGY_SIM_ALLOWED_HOSTS (the environment variable of --allowed-hosts)',
+    ],
   ])('refuses %j %j with a CliError naming where the value came from and the fix', (args, env, source) => {
     let error: unknown;
     try {
@@ -40,11 +48,15 @@ describe('parseServeArgs --allowed-hosts', () => {
     }
     expect(error).toBeInstanceOf(CliError);
     expect((error as Error).message.startsWith(`${source}: '`)).toBe(true);
-    expect((error as Error).message).toMatch(/: '.*' is not a host name: give names without scheme, port or path/);
+    expect((error as Error).message).toMatch(
+      /: '.*' is not a host name: give names without scheme, port or path/,
+    );
   });
 
   it('is in the help', () => {
-    expect(SERVE_HELP).toMatch(/--allowed-hosts A,B [^]*'\.example\.com'[^]*'all'[^]*\(ENERGY_SIM_ALLOWED_HOSTS\)/);
+    expect(SERVE_HELP).toMatch(
+      /--allowed-hosts A,B [^]*'\.example\.com'[^]*'all'[^]*\(ENERGY_SIM_ALLOWED_HOSTS\)/,
+    );
   });
 });
 
@@ -66,7 +78,10 @@ describe('serve() with --allowed-hosts', () => {
   });
 
   it('exits with status 2 and the message when the CLI is given a wrong name', async () => {
-    const { code, stderr } = await runCli(['serve', '--port', '0', '--allowed-hosts', 'energy-sim:8787'], cleanups);
+    const { code, stderr } = await runCli(
+      ['serve', '--port', '0', '--allowed-hosts', 'energy-sim:8787'],
+      cleanups,
+    );
     expect(code).toBe(2);
     expect(stderr).toMatch(/--allowed-hosts: 'energy-sim:8787' is not a host name.*any port is allowed/);
   }, 40_000);

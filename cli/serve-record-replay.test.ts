@@ -14,7 +14,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const KEY = { 'API-KEY': 'demo-key' };
 const FORM = { ...KEY, 'content-type': 'application/x-www-form-urlencoded' };
-const ORDER = 'pledgeAddress=TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3&rentalCount=65000&period=1h&outOrderNo=live-1';
+const ORDER =
+  'pledgeAddress=TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3&rentalCount=65000&period=1h&outOrderNo=live-1';
 
 /** The traffic an app sends: each answer as text, in order. */
 async function traffic(base: string): Promise<string[]> {
@@ -37,8 +38,14 @@ describe('serve --record, then --replay, then drift', () => {
   let live: string[] = [];
 
   it('records the traffic through the proxy, with no API key in the file', async () => {
-    const upstream = await serve({ port: 0, host: '127.0.0.1', clock: 'manual', timing: 'instant', quiet: true }, () => {});
-    const proxy = await serve({ port: 0, host: '127.0.0.1', upstream: upstream.url, allowSpend: true, record: file, quiet: true }, () => {});
+    const upstream = await serve(
+      { port: 0, host: '127.0.0.1', clock: 'manual', timing: 'instant', quiet: true },
+      () => {},
+    );
+    const proxy = await serve(
+      { port: 0, host: '127.0.0.1', upstream: upstream.url, allowSpend: true, record: file, quiet: true },
+      () => {},
+    );
     try {
       live = await traffic(proxy.url);
     } finally {
@@ -49,23 +56,39 @@ describe('serve --record, then --replay, then drift', () => {
     const text = readFileSync(file, 'utf8');
     expect(text).not.toContain('demo-key');
     expect(text).not.toContain('not-a-key');
-    const recording = JSON.parse(text) as { format: string; interactions: { operation: string; request: { apiKeyAlias?: string } }[] };
+    const recording = JSON.parse(text) as {
+      format: string;
+      interactions: { operation: string; request: { apiKeyAlias?: string } }[];
+    };
     expect(recording.format).toBe('energy-rental-kit/recording@1');
-    expect(recording.interactions.map((i) => i.operation)).toEqual(['getPrice', 'getAccount', 'createOrder', 'getOrderHistory', 'getAccount']);
+    expect(recording.interactions.map((i) => i.operation)).toEqual([
+      'getPrice',
+      'getAccount',
+      'createOrder',
+      'getOrderHistory',
+      'getAccount',
+    ]);
     expect(new Set(recording.interactions.map((i) => i.request.apiKeyAlias)).size).toBe(2);
   }, 60_000);
 
   it('answers the same traffic from the recording alone, and names the closest recorded request for one it never saw', async () => {
     const lines: string[] = [];
-    const replay = await serve({ port: 0, host: '127.0.0.1', replay: file, quiet: false }, (line) => lines.push(line));
+    const replay = await serve({ port: 0, host: '127.0.0.1', replay: file, quiet: false }, (line) =>
+      lines.push(line),
+    );
     try {
       expect(await traffic(replay.url)).toEqual(live);
       const miss = await fetch(`${replay.url}/v1/tron/price?rentalCount=70000&period=1h`, { headers: KEY });
       expect(miss.status).toBe(501);
       const body = (await miss.json()) as { code: number; msg: string };
       expect(body.code).toBe(59900);
-      expect(body.msg).toMatch(/closest recorded request is GET \/v1\/tron\/price.*query rentalCount: "70000" here, "65000" recorded/);
-      const health = (await (await fetch(`${replay.url}/_sim/health`)).json()) as { mode: string; proxy: { upstream: string } };
+      expect(body.msg).toMatch(
+        /closest recorded request is GET \/v1\/tron\/price.*query rentalCount: "70000" here, "65000" recorded/,
+      );
+      const health = (await (await fetch(`${replay.url}/_sim/health`)).json()) as {
+        mode: string;
+        proxy: { upstream: string };
+      };
       expect(health).toMatchObject({ mode: 'replay', proxy: { upstream: file } });
       expect(lines[0]).toMatch(/^energy-rental-kit replay listening on /);
     } finally {
@@ -83,14 +106,28 @@ describe('serve --record, then --replay, then drift', () => {
 describe('a replayed order that moves', () => {
   it('answers the history of one order in its recorded order: PENDING, then COMPLETED', async () => {
     const file = path.join(dir, 'moving.json');
-    const upstream = await serve({ port: 0, host: '127.0.0.1', clock: 'manual', timing: 'realistic', quiet: true }, () => {});
-    const proxy = await serve({ port: 0, host: '127.0.0.1', upstream: upstream.url, allowSpend: true, record: file, quiet: true }, () => {});
+    const upstream = await serve(
+      { port: 0, host: '127.0.0.1', clock: 'manual', timing: 'realistic', quiet: true },
+      () => {},
+    );
+    const proxy = await serve(
+      { port: 0, host: '127.0.0.1', upstream: upstream.url, allowSpend: true, record: file, quiet: true },
+      () => {},
+    );
     const status = async (base: string) =>
-      ((await (await fetch(`${base}/v1/tron/history?outOrderNo=live-1`, { headers: KEY })).json()) as { data: { status: string } }).data.status;
+      (
+        (await (await fetch(`${base}/v1/tron/history?outOrderNo=live-1`, { headers: KEY })).json()) as {
+          data: { status: string };
+        }
+      ).data.status;
     try {
       await fetch(`${proxy.url}/v1/tron/order`, { method: 'POST', headers: FORM, body: ORDER });
       expect(await status(proxy.url)).toBe('PENDING');
-      await fetch(`${upstream.url}/_sim/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"ms":60000}' });
+      await fetch(`${upstream.url}/_sim/clock/advance`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"ms":60000}',
+      });
       expect(await status(proxy.url)).toBe('COMPLETED');
     } finally {
       await proxy.close();
@@ -99,7 +136,11 @@ describe('a replayed order that moves', () => {
     const replay = await serve({ port: 0, host: '127.0.0.1', replay: file, quiet: true }, () => {});
     try {
       await fetch(`${replay.url}/v1/tron/order`, { method: 'POST', headers: FORM, body: ORDER });
-      expect([await status(replay.url), await status(replay.url), await status(replay.url)]).toEqual(['PENDING', 'COMPLETED', 'COMPLETED']);
+      expect([await status(replay.url), await status(replay.url), await status(replay.url)]).toEqual([
+        'PENDING',
+        'COMPLETED',
+        'COMPLETED',
+      ]);
     } finally {
       await replay.close();
     }
@@ -109,14 +150,23 @@ describe('a replayed order that moves', () => {
 describe('serve --record while it runs', () => {
   it('writes the recording while traffic comes, not only on exit', async () => {
     const file = path.join(dir, 'running.json');
-    const upstream = await serve({ port: 0, host: '127.0.0.1', clock: 'manual', timing: 'instant', quiet: true }, () => {});
-    const proxy = await serve({ port: 0, host: '127.0.0.1', upstream: upstream.url, record: file, quiet: true }, () => {});
+    const upstream = await serve(
+      { port: 0, host: '127.0.0.1', clock: 'manual', timing: 'instant', quiet: true },
+      () => {},
+    );
+    const proxy = await serve(
+      { port: 0, host: '127.0.0.1', upstream: upstream.url, record: file, quiet: true },
+      () => {},
+    );
     try {
       await fetch(`${proxy.url}/v1/account`, { headers: KEY });
       // Written within a second or so; the 10 s bound only keeps a stuck run from hanging.
-      for (let waited = 0; !existsSync(file) && waited < 10_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+      for (let waited = 0; !existsSync(file) && waited < 10_000; waited += 100)
+        await new Promise((resolve) => setTimeout(resolve, 100));
       expect(existsSync(file)).toBe(true);
-      expect((JSON.parse(readFileSync(file, 'utf8')) as { interactions: unknown[] }).interactions).toHaveLength(1);
+      expect(
+        (JSON.parse(readFileSync(file, 'utf8')) as { interactions: unknown[] }).interactions,
+      ).toHaveLength(1);
     } finally {
       await proxy.close();
       await upstream.close();
@@ -126,7 +176,9 @@ describe('serve --record while it runs', () => {
 
 describe('serve --replay with a file that is no recording', () => {
   it('refuses to start, naming the flag, the file and how to make one', async () => {
-    await expect(serve({ port: 0, host: '127.0.0.1', replay: path.join(dir, 'missing.json'), quiet: true }, () => {})).rejects.toThrow(
+    await expect(
+      serve({ port: 0, host: '127.0.0.1', replay: path.join(dir, 'missing.json'), quiet: true }, () => {}),
+    ).rejects.toThrow(
       /--replay: cannot read the recording '.*missing\.json'.*Make one with 'energy-rental-kit record --out/,
     );
   });

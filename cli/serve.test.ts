@@ -48,7 +48,9 @@ async function tempFile(name: string, text: string): Promise<string> {
   return file;
 }
 
-async function started(options: Partial<ServeOptions>): Promise<{ url: string; lines: string[]; close: () => Promise<void> }> {
+async function started(
+  options: Partial<ServeOptions>,
+): Promise<{ url: string; lines: string[]; close: () => Promise<void> }> {
   const lines: string[] = [];
   const running = await serve({ port: 0, host: '127.0.0.1', ...options }, (line) => lines.push(line));
   let closed = false;
@@ -79,8 +81,28 @@ describe('parseServeArgs', () => {
   });
 
   it('reads every flag', () => {
-    const args = ['--port', '0', '--host', '0.0.0.0', '--config', 'sim.yaml', '--seed', '42', '--clock', 'manual', '--timing', 'fast', '--token', 's3cret'];
-    expect(parseServeArgs([...args, '--state', 'sim.state.json', '--save-interval', '250', '--log', 'json', '--quiet'], {})).toEqual({
+    const args = [
+      '--port',
+      '0',
+      '--host',
+      '0.0.0.0',
+      '--config',
+      'sim.yaml',
+      '--seed',
+      '42',
+      '--clock',
+      'manual',
+      '--timing',
+      'fast',
+      '--token',
+      's3cret',
+    ];
+    expect(
+      parseServeArgs(
+        [...args, '--state', 'sim.state.json', '--save-interval', '250', '--log', 'json', '--quiet'],
+        {},
+      ),
+    ).toEqual({
       port: 0,
       host: '0.0.0.0',
       config: 'sim.yaml',
@@ -92,7 +114,11 @@ describe('parseServeArgs', () => {
       saveIntervalMs: 250,
       log: 'json',
       quiet: true,
-      sources: Object.fromEntries(['port', 'host', 'config', 'seed', 'clock', 'timing', 'token', 'state', 'save-interval', 'log'].map((name) => [name, `--${name}`])),
+      sources: Object.fromEntries(
+        ['port', 'host', 'config', 'seed', 'clock', 'timing', 'token', 'state', 'save-interval', 'log'].map(
+          (name) => [name, `--${name}`],
+        ),
+      ),
     });
   });
 
@@ -135,13 +161,30 @@ describe('parseServeArgs', () => {
   });
 
   it('lets the flags win over the environment', () => {
-    const env = { ENERGY_SIM_PORT: '9100', ENERGY_SIM_CLOCK: 'manual', ENERGY_SIM_SEED: '5', ENERGY_SIM_TOKEN: 'env-token', ENERGY_SIM_TIMING: 'instant' };
-    const options = parseServeArgs(['--port', '9200', '--clock', 'real', '--seed', '6', '--token', 'flag-token', '--timing', 'fast'], env);
-    expect(options).toMatchObject({ port: 9200, clock: 'real', seed: 6, token: 'flag-token', timing: 'fast' });
+    const env = {
+      ENERGY_SIM_PORT: '9100',
+      ENERGY_SIM_CLOCK: 'manual',
+      ENERGY_SIM_SEED: '5',
+      ENERGY_SIM_TOKEN: 'env-token',
+      ENERGY_SIM_TIMING: 'instant',
+    };
+    const options = parseServeArgs(
+      ['--port', '9200', '--clock', 'real', '--seed', '6', '--token', 'flag-token', '--timing', 'fast'],
+      env,
+    );
+    expect(options).toMatchObject({
+      port: 9200,
+      clock: 'real',
+      seed: 6,
+      token: 'flag-token',
+      timing: 'fast',
+    });
   });
 
   it('treats empty environment variables as unset', () => {
-    expect(parseServeArgs([], { ENERGY_SIM_PORT: '', ENERGY_SIM_TOKEN: '', ENERGY_SIM_CLOCK: '' })).toMatchObject({ port: 8787, token: undefined, clock: undefined });
+    expect(
+      parseServeArgs([], { ENERGY_SIM_PORT: '', ENERGY_SIM_TOKEN: '', ENERGY_SIM_CLOCK: '' }),
+    ).toMatchObject({ port: 8787, token: undefined, clock: undefined });
   });
 
   it.each([['--help'], ['-h'], ['--port', '1', '--help']])('answers help for %j', (...args) => {
@@ -174,17 +217,34 @@ describe('parseServeArgs', () => {
   });
 
   it.each([
-    [{ ENERGY_SIM_CLOCK: 'bogus' }, "ENERGY_SIM_CLOCK (the environment variable of --clock) must be one of real, manual (got 'bogus')."],
-    [{ ENERGY_SIM_TIMING: 'slow' }, "ENERGY_SIM_TIMING (the environment variable of --timing) must be one of realistic, fast, instant (got 'slow')."],
-    [{ ENERGY_SIM_PORT: '99999' }, "ENERGY_SIM_PORT (the environment variable of --port) must be a whole number from 0 to 65535 (got '99999')."],
-    [{ ENERGY_SIM_LOG: 'xml' }, "ENERGY_SIM_LOG (the environment variable of --log) must be one of pretty, json (got 'xml')."],
+    [
+      { ENERGY_SIM_CLOCK: 'bogus' },
+      "ENERGY_SIM_CLOCK (the environment variable of --clock) must be one of real, manual (got 'bogus').",
+    ],
+    [
+      { ENERGY_SIM_TIMING: 'slow' },
+      "ENERGY_SIM_TIMING (the environment variable of --timing) must be one of realistic, fast, instant (got 'slow').",
+    ],
+    [
+      { ENERGY_SIM_PORT: '99999' },
+      "ENERGY_SIM_PORT (the environment variable of --port) must be a whole number from 0 to 65535 (got '99999').",
+    ],
+    [
+      { ENERGY_SIM_LOG: 'xml' },
+      "ENERGY_SIM_LOG (the environment variable of --log) must be one of pretty, json (got 'xml').",
+    ],
   ])('names the environment variable a bad value came from, not the flag: %j', (env, message) => {
     expect(cliError(() => parseServeArgs([], env)).message).toBe(message);
   });
 
   it('names the flag when the flag set the value, even with the variable set too', () => {
-    expect(cliError(() => parseServeArgs(['--clock', 'bogus'], { ENERGY_SIM_CLOCK: 'real' })).message).toBe("--clock must be one of real, manual (got 'bogus').");
-    expect(parseServeArgs(['--clock', 'manual'], { ENERGY_SIM_CLOCK: 'bogus' })).toMatchObject({ clock: 'manual', sources: { clock: '--clock' } });
+    expect(cliError(() => parseServeArgs(['--clock', 'bogus'], { ENERGY_SIM_CLOCK: 'real' })).message).toBe(
+      "--clock must be one of real, manual (got 'bogus').",
+    );
+    expect(parseServeArgs(['--clock', 'manual'], { ENERGY_SIM_CLOCK: 'bogus' })).toMatchObject({
+      clock: 'manual',
+      sources: { clock: '--clock' },
+    });
   });
 });
 
@@ -210,20 +270,39 @@ describe('serve()', () => {
   it('serves the accounts and settings of a YAML --config file, with the flags winning over it', async () => {
     const file = await tempFile(
       'sim.yaml',
-      ['seed: 9', 'clock: real', 'timing: instant', 'settings:', "  prices: { 1h: '70' }", 'accounts:', '  - apiKey: yaml-key-1', "    balance: { trx: '12' }", ''].join('\n'),
+      [
+        'seed: 9',
+        'clock: real',
+        'timing: instant',
+        'settings:',
+        "  prices: { 1h: '70' }",
+        'accounts:',
+        '  - apiKey: yaml-key-1',
+        "    balance: { trx: '12' }",
+        '',
+      ].join('\n'),
     );
     const { url, lines } = await started({ config: file, clock: 'manual', seed: 4 });
     expect(lines.join('\n')).toMatch(/clock manual, timing instant, seed 4/);
     expect(lines.join('\n')).toContain('API key: <API_KEY>');
-    const account = (await (await fetch(`${url}/v1/account`, { headers: { 'API-KEY': 'yaml-key-1' } })).json()) as any;
+    const account = (await (
+      await fetch(`${url}/v1/account`, { headers: { 'API-KEY': 'yaml-key-1' } })
+    ).json()) as any;
     expect(account.data.balance.available.trx).toBe('12');
-    const price = (await (await fetch(`${url}/v1/tron/price?rentalCount=65000&period=1h`, { headers: { 'API-KEY': 'yaml-key-1' } })).json()) as any;
+    const price = (await (
+      await fetch(`${url}/v1/tron/price?rentalCount=65000&period=1h`, {
+        headers: { 'API-KEY': 'yaml-key-1' },
+      })
+    ).json()) as any;
     expect(price.data.sun).toBe('70');
     expect((await fetch(`${url}/v1/account`, { headers: demo })).status).toBe(401);
   });
 
   it('reads a JSON --config file', async () => {
-    const file = await tempFile('sim.json', JSON.stringify({ accounts: [{ apiKey: 'json-key-1', balance: { usdt: '1' } }] }));
+    const file = await tempFile(
+      'sim.json',
+      JSON.stringify({ accounts: [{ apiKey: 'json-key-1', balance: { usdt: '1' } }] }),
+    );
     const { url } = await started({ config: file });
     expect((await fetch(`${url}/v1/account`, { headers: { 'API-KEY': 'json-key-1' } })).status).toBe(200);
   });
@@ -300,104 +379,135 @@ describe('serve()', () => {
     expect(lines.join('\n')).toMatch(/\(token required\)/);
     const port = new URL(url).port;
     expect((await fetch(`http://127.0.0.1:${port}/_sim/rules`)).status).toBe(401);
-    expect((await fetch(`http://127.0.0.1:${port}/_sim/rules`, { headers: { Authorization: 'Bearer t0k' } })).status).toBe(200);
+    expect(
+      (await fetch(`http://127.0.0.1:${port}/_sim/rules`, { headers: { Authorization: 'Bearer t0k' } }))
+        .status,
+    ).toBe(200);
   });
 });
 
 describe('the energy-rental-kit command', () => {
-  it(
-    'serves an order from price to COMPLETED over a socket and exits 0 on SIGTERM',
-    async () => {
-      const { child, url, output } = await startCli(['serve', '--port', '0', '--clock', 'manual'], cleanups);
-      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  it('serves an order from price to COMPLETED over a socket and exits 0 on SIGTERM', async () => {
+    const { child, url, output } = await startCli(['serve', '--port', '0', '--clock', 'manual'], cleanups);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
-      const price = (await (await fetch(`${url}/v1/tron/price?rentalCount=65000&period=1h`, { headers: demo })).json()) as any;
-      expect(price).toMatchObject({ code: 0, data: { sun: '65', trxPrice: '4.23' } });
+    const price = (await (
+      await fetch(`${url}/v1/tron/price?rentalCount=65000&period=1h`, { headers: demo })
+    ).json()) as any;
+    expect(price).toMatchObject({ code: 0, data: { sun: '65', trxPrice: '4.23' } });
 
-      const created = (await (
-        await fetch(`${url}/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h&outOrderNo=cli-1`, { method: 'POST', headers: demo })
-      ).json()) as any;
-      expect(created).toMatchObject({ code: 0, data: { amount: 4.23, currency: 'TRX', outOrderNo: 'cli-1' } });
-      const id: string = created.data.id;
+    const created = (await (
+      await fetch(
+        `${url}/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h&outOrderNo=cli-1`,
+        { method: 'POST', headers: demo },
+      )
+    ).json()) as any;
+    expect(created).toMatchObject({ code: 0, data: { amount: 4.23, currency: 'TRX', outOrderNo: 'cli-1' } });
+    const id: string = created.data.id;
 
-      const pending = (await (await fetch(`${url}/v1/tron/history?orderId=${id}`, { headers: demo })).json()) as any;
-      expect(pending.data.status).toBe('PENDING');
+    const pending = (await (
+      await fetch(`${url}/v1/tron/history?orderId=${id}`, { headers: demo })
+    ).json()) as any;
+    expect(pending.data.status).toBe('PENDING');
 
-      const advanced = await fetch(`${url}/_sim/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"ms":7000}' });
-      expect(advanced.status).toBe(200);
+    const advanced = await fetch(`${url}/_sim/clock/advance`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"ms":7000}',
+    });
+    expect(advanced.status).toBe(200);
 
-      const done = (await (await fetch(`${url}/v1/tron/history?outOrderNo=cli-1`, { headers: demo })).json()) as any;
-      expect(done.data).toMatchObject({ orderId: id, status: 'COMPLETED', txId: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const done = (await (
+      await fetch(`${url}/v1/tron/history?outOrderNo=cli-1`, { headers: demo })
+    ).json()) as any;
+    expect(done.data).toMatchObject({
+      orderId: id,
+      status: 'COMPLETED',
+      txId: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
 
-      const killedAt = Date.now();
-      child.kill('SIGTERM');
-      const exit = await exitOf(child);
-      expect(exit).toEqual({ code: 0, signal: null });
-      expect(Date.now() - killedAt).toBeLessThan(5000);
-      expect(output()).toContain('SIGTERM received, shutting down');
-    },
-    40_000,
-  );
+    const killedAt = Date.now();
+    child.kill('SIGTERM');
+    const exit = await exitOf(child);
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(Date.now() - killedAt).toBeLessThan(5000);
+    expect(output()).toContain('SIGTERM received, shutting down');
+  }, 40_000);
 
-  it(
-    'exits 0 on SIGINT too, with a keep-alive connection open',
-    async () => {
-      const { child, url } = await startCli(['serve', '--port', '0'], cleanups);
-      const res = await fetch(`${url}/_sim/health`, { headers: { connection: 'keep-alive' } });
-      expect(res.status).toBe(200);
-      child.kill('SIGINT');
-      expect(await exitOf(child)).toEqual({ code: 0, signal: null });
-    },
-    40_000,
-  );
+  it('exits 0 on SIGINT too, with a keep-alive connection open', async () => {
+    const { child, url } = await startCli(['serve', '--port', '0'], cleanups);
+    const res = await fetch(`${url}/_sim/health`, { headers: { connection: 'keep-alive' } });
+    expect(res.status).toBe(200);
+    child.kill('SIGINT');
+    expect(await exitOf(child)).toEqual({ code: 0, signal: null });
+  }, 40_000);
 
-  it(
-    'exits 2 with a clear message for an invalid --config scenario',
-    async () => {
-      const file = await tempFile('bad.yaml', "accounts:\n  - balance: { trx: '5' }\n");
-      const { code, stderr, stdout } = await runCli(['serve', '--port', '0', '--config', file], cleanups);
-      expect(code).toBe(2);
-      expect(stderr.trim()).toBe(`energy-rental-kit: --config ${file}: Missing required scenario field 'accounts.0.apiKey'.`);
-      expect(stdout).toBe('');
-    },
-    40_000,
-  );
+  it('exits 2 with a clear message for an invalid --config scenario', async () => {
+    const file = await tempFile('bad.yaml', "accounts:\n  - balance: { trx: '5' }\n");
+    const { code, stderr, stdout } = await runCli(['serve', '--port', '0', '--config', file], cleanups);
+    expect(code).toBe(2);
+    expect(stderr.trim()).toBe(
+      `energy-rental-kit: --config ${file}: Missing required scenario field 'accounts.0.apiKey'.`,
+    );
+    expect(stdout).toBe('');
+  }, 40_000);
 
-  it(
-    'exits 2 naming the option for a bad flag',
-    async () => {
-      const { code, stderr } = await runCli(['serve', '--clock', 'bogus'], cleanups);
-      expect(code).toBe(2);
-      expect(stderr).toContain("--clock must be one of real, manual (got 'bogus')");
-    },
-    40_000,
-  );
+  it('exits 2 naming the option for a bad flag', async () => {
+    const { code, stderr } = await runCli(['serve', '--clock', 'bogus'], cleanups);
+    expect(code).toBe(2);
+    expect(stderr).toContain("--clock must be one of real, manual (got 'bogus')");
+  }, 40_000);
 
-  it(
-    'prints the usage of serve with --help and exits 0',
-    async () => {
-      const { code, stdout } = await runCli(['serve', '--help'], cleanups);
-      expect(code).toBe(0);
-      expect(stdout).toMatch(/^Usage: energy-rental-kit serve \[options\]/);
-      for (const flag of ['--port', '--host', '--config', '--seed', '--clock', '--timing', '--token']) expect(stdout).toContain(flag);
-    },
-    40_000,
-  );
+  it('prints the usage of serve with --help and exits 0', async () => {
+    const { code, stdout } = await runCli(['serve', '--help'], cleanups);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^Usage: energy-rental-kit serve \[options\]/);
+    for (const flag of ['--port', '--host', '--config', '--seed', '--clock', '--timing', '--token'])
+      expect(stdout).toContain(flag);
+  }, 40_000);
 });
 
 describe('serve --upstream', () => {
   it('reads the proxy flags and their environment variables', () => {
-    expect(parseServeArgs(['--upstream', 'https://api.eopen.io', '--upstream-timeout', '2500', '--allow-spend', '--max-orders', '3'], {})).toMatchObject({
+    expect(
+      parseServeArgs(
+        [
+          '--upstream',
+          'https://api.eopen.io',
+          '--upstream-timeout',
+          '2500',
+          '--allow-spend',
+          '--max-orders',
+          '3',
+        ],
+        {},
+      ),
+    ).toMatchObject({
       upstream: 'https://api.eopen.io',
       upstreamTimeoutMs: 2500,
       allowSpend: true,
       maxOrders: 3,
     });
     expect(
-      parseServeArgs([], { ENERGY_SIM_UPSTREAM: 'http://127.0.0.1:9', ENERGY_SIM_ALLOW_SPEND: '1', ENERGY_SIM_MAX_ORDERS: '1', ENERGY_SIM_UPSTREAM_TIMEOUT: '100' }),
-    ).toMatchObject({ upstream: 'http://127.0.0.1:9', allowSpend: true, maxOrders: 1, upstreamTimeoutMs: 100 });
-    expect(parseServeArgs(['--upstream', 'https://api.eopen.io'], {})).toMatchObject({ allowSpend: false, maxOrders: undefined });
-    expect(parseServeArgs(['--upstream', 'https://api.eopen.io', '--record', 'live.json'], {})).toMatchObject({ record: 'live.json' });
+      parseServeArgs([], {
+        ENERGY_SIM_UPSTREAM: 'http://127.0.0.1:9',
+        ENERGY_SIM_ALLOW_SPEND: '1',
+        ENERGY_SIM_MAX_ORDERS: '1',
+        ENERGY_SIM_UPSTREAM_TIMEOUT: '100',
+      }),
+    ).toMatchObject({
+      upstream: 'http://127.0.0.1:9',
+      allowSpend: true,
+      maxOrders: 1,
+      upstreamTimeoutMs: 100,
+    });
+    expect(parseServeArgs(['--upstream', 'https://api.eopen.io'], {})).toMatchObject({
+      allowSpend: false,
+      maxOrders: undefined,
+    });
+    expect(parseServeArgs(['--upstream', 'https://api.eopen.io', '--record', 'live.json'], {})).toMatchObject(
+      { record: 'live.json' },
+    );
     expect(parseServeArgs([], { ENERGY_SIM_REPLAY: 'live.json' })).toMatchObject({ replay: 'live.json' });
   });
 
@@ -406,7 +516,10 @@ describe('serve --upstream', () => {
     [['--upstream', 'ftp://x'], /--upstream must be the http\(s\) base URL/],
     [['--allow-spend'], /--allow-spend only apply in front of a service: add --upstream URL/],
     [['--max-orders', '2'], /--max-orders only apply in front of a service/],
-    [['--upstream', 'http://x', '--upstream-timeout', '0'], /--upstream-timeout must be a whole number from 1 to 600000/],
+    [
+      ['--upstream', 'http://x', '--upstream-timeout', '0'],
+      /--upstream-timeout must be a whole number from 1 to 600000/,
+    ],
     [['--record', 'x.json'], /--record records the traffic of a proxy: add --upstream URL/],
     [['--replay', 'x.json', '--upstream', 'http://x'], /--replay and --upstream exclude each other/],
   ])('refuses %j with a message naming the flag and the fix', (args, message) => {
@@ -416,10 +529,18 @@ describe('serve --upstream', () => {
 
   it('serves as a proxy in front of another simulator: the API goes upstream, the control plane stays local', async () => {
     const lines: string[] = [];
-    const upstream = await serve({ port: 0, host: '127.0.0.1', clock: 'manual', timing: 'instant', quiet: true }, () => {});
-    const proxy = await serve({ port: 0, host: '127.0.0.1', upstream: upstream.url, allowSpend: false }, (line) => lines.push(line));
+    const upstream = await serve(
+      { port: 0, host: '127.0.0.1', clock: 'manual', timing: 'instant', quiet: true },
+      () => {},
+    );
+    const proxy = await serve(
+      { port: 0, host: '127.0.0.1', upstream: upstream.url, allowSpend: false },
+      (line) => lines.push(line),
+    );
     try {
-      const price = await fetch(`${proxy.url}/v1/tron/price?rentalCount=65000&period=1h`, { headers: { 'API-KEY': 'demo-key' } });
+      const price = await fetch(`${proxy.url}/v1/tron/price?rentalCount=65000&period=1h`, {
+        headers: { 'API-KEY': 'demo-key' },
+      });
       expect(price.status).toBe(200);
       const order = await fetch(`${proxy.url}/v1/tron/order`, {
         method: 'POST',
@@ -427,10 +548,18 @@ describe('serve --upstream', () => {
         body: 'pledgeAddress=TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3&rentalCount=65000&period=1h',
       });
       expect(order.status).toBe(403);
-      const upstreamOrders = (await (await fetch(`${upstream.url}/_sim/orders`, { headers: { 'API-KEY': 'demo-key' } })).json()) as { orders: unknown[] };
+      const upstreamOrders = (await (
+        await fetch(`${upstream.url}/_sim/orders`, { headers: { 'API-KEY': 'demo-key' } })
+      ).json()) as { orders: unknown[] };
       expect(upstreamOrders.orders).toEqual([]);
-      const health = (await (await fetch(`${proxy.url}/_sim/health`)).json()) as { mode: string; proxy: { upstream: string; forwarded: number; refusedOrders: number } };
-      expect(health).toMatchObject({ mode: 'proxy', proxy: { upstream: upstream.url, forwarded: 1, refusedOrders: 1 } });
+      const health = (await (await fetch(`${proxy.url}/_sim/health`)).json()) as {
+        mode: string;
+        proxy: { upstream: string; forwarded: number; refusedOrders: number };
+      };
+      expect(health).toMatchObject({
+        mode: 'proxy',
+        proxy: { upstream: upstream.url, forwarded: 1, refusedOrders: 1 },
+      });
       expect(lines.join('\n')).toContain(`upstream: ${upstream.url} (orders refused: no --allow-spend`);
     } finally {
       await proxy.close();

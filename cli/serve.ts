@@ -141,7 +141,9 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
       allowPositionals: false,
     }));
   } catch (error) {
-    throw new CliError(`${(error as Error).message}. Run 'npx energy-rental-kit serve --help' for the options.`);
+    throw new CliError(
+      `${(error as Error).message}. Run 'npx energy-rental-kit serve --help' for the options.`,
+    );
   }
   if (values.help) return 'help';
   // Every value is named by where it came from, so a bad ENERGY_SIM_CLOCK is not reported as --clock.
@@ -161,13 +163,15 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
     const raw = pick(name);
     if (raw === undefined || raw === '') return undefined;
     const n = Number(raw);
-    if (!/^\d+$/.test(raw) || n < min || n > max) throw new CliError(`${label(name)} must be a whole number from ${min} to ${max} (got '${raw}').`);
+    if (!/^\d+$/.test(raw) || n < min || n > max)
+      throw new CliError(`${label(name)} must be a whole number from ${min} to ${max} (got '${raw}').`);
     return n;
   };
   const oneOf = <T extends string>(name: SourcedOption, allowed: readonly T[]): T | undefined => {
     const raw = pick(name);
     if (raw === undefined || raw === '') return undefined;
-    if (!allowed.includes(raw as T)) throw new CliError(`${label(name)} must be one of ${allowed.join(', ')} (got '${raw}').`);
+    if (!allowed.includes(raw as T))
+      throw new CliError(`${label(name)} must be one of ${allowed.join(', ')} (got '${raw}').`);
     return raw as T;
   };
   // An empty flag is a mistake; an empty variable means unset (a CI template left blank).
@@ -194,7 +198,9 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
       url = undefined;
     }
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-      throw new CliError(`${label('upstream')} must be the http(s) base URL of the service, such as https://api.eopen.io (got '${raw}').`);
+      throw new CliError(
+        `${label('upstream')} must be the http(s) base URL of the service, such as https://api.eopen.io (got '${raw}').`,
+      );
     }
     return raw;
   };
@@ -204,8 +210,14 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
   const maxOrders = integer('max-orders', 0, 1_000_000);
   const record = pick('record') || undefined;
   const replay = pick('replay') || undefined;
-  if (replay && upstream) throw new CliError(`${label('replay')} and ${label('upstream')} exclude each other: answer from a recording, or from the service, not both.`);
-  if (record && !upstream) throw new CliError(`${label('record')} records the traffic of a proxy: add --upstream URL (to record the contract suite instead, run 'npx energy-rental-kit record --out FILE').`);
+  if (replay && upstream)
+    throw new CliError(
+      `${label('replay')} and ${label('upstream')} exclude each other: answer from a recording, or from the service, not both.`,
+    );
+  if (record && !upstream)
+    throw new CliError(
+      `${label('record')} records the traffic of a proxy: add --upstream URL (to record the contract suite instead, run 'npx energy-rental-kit record --out FILE').`,
+    );
   if (!upstream) {
     // Flags of the proxy do nothing without it: say so rather than run a simulator that ignores them.
     const stray = [
@@ -213,7 +225,10 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
       values['allow-spend'] && '--allow-spend',
       maxOrders !== undefined && label('max-orders'),
     ].filter(Boolean);
-    if (stray.length > 0) throw new CliError(`${stray.join(' and ')} only apply in front of a service: add --upstream URL, or leave them out.`);
+    if (stray.length > 0)
+      throw new CliError(
+        `${stray.join(' and ')} only apply in front of a service: add --upstream URL, or leave them out.`,
+      );
   }
   return {
     ...(upstream ? { upstream, upstreamTimeoutMs, allowSpend, maxOrders } : {}),
@@ -249,7 +264,9 @@ async function readScenario(file: string, source: string): Promise<ScenarioInput
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     const what = code === 'ENOENT' ? `there is no file '${file}'` : `cannot read '${file}'`;
-    throw new CliError(`${source}: ${what} (${code}; looked for ${path.resolve(file)}). Fix: ${configFix(source)}.`);
+    throw new CliError(
+      `${source}: ${what} (${code}; looked for ${path.resolve(file)}). Fix: ${configFix(source)}.`,
+    );
   }
   let scenario: unknown;
   try {
@@ -273,7 +290,12 @@ export async function serve(
   // A plain function is a line sink for everything, handy in tests.
   const log =
     typeof logger === 'function'
-      ? createLogger({ format: options.log ?? 'pretty', quiet: options.quiet ?? false, out: logger, err: logger })
+      ? createLogger({
+          format: options.log ?? 'pretty',
+          quiet: options.quiet ?? false,
+          out: logger,
+          err: logger,
+        })
       : (logger ?? createLogger({ format: options.log ?? 'pretty', quiet: options.quiet ?? false }));
   const source = (name: SourcedOption): string => options.sources?.[name] ?? `--${name}`;
   const scenario = options.config ? await readScenario(options.config, source('config')) : undefined;
@@ -303,17 +325,27 @@ export async function serve(
       unlock?.();
       throw new CliError(`${source('replay')}: ${(error as Error).message}`);
     }
-    const replayed = createReplay(recording, { apiKey: '', onMiss: (message) => log.warn(`replay: ${message}`) });
-    replay = { fetch: (request) => replayed.transport(request, LIVE_CASE, LIVE_CASE), source: options.replay };
+    const replayed = createReplay(recording, {
+      apiKey: '',
+      onMiss: (message) => log.warn(`replay: ${message}`),
+    });
+    replay = {
+      fetch: (request) => replayed.transport(request, LIVE_CASE, LIVE_CASE),
+      source: options.replay,
+    };
   }
-  const live = options.record && options.upstream
-    ? createLiveRecording(options.record, {
-        upstream: options.upstream,
-        allowSpend: options.allowSpend ?? false,
-        maxOrders: options.maxOrders,
-        onError: (error) => log.error(`could not write ${source('record')} ${options.record}: ${error.message}`, { record: options.record }),
-      })
-    : undefined;
+  const live =
+    options.record && options.upstream
+      ? createLiveRecording(options.record, {
+          upstream: options.upstream,
+          allowSpend: options.allowSpend ?? false,
+          maxOrders: options.maxOrders,
+          onError: (error) =>
+            log.error(`could not write ${source('record')} ${options.record}: ${error.message}`, {
+              record: options.record,
+            }),
+        })
+      : undefined;
   // Node's own http client in front of the upstream; the global fetch does the same work slower.
   const upstreamFetch = options.upstream ? createNodeFetch() : undefined;
   const loopback = isLoopback(options.host);
@@ -341,20 +373,28 @@ export async function serve(
           }
         : {}),
       ...(replay ? { replay } : {}),
-      onUnexpectedError: (error) => log.error(`unexpected error: ${(error as Error)?.stack ?? String(error)}`, { error: String(error) }),
+      onUnexpectedError: (error) =>
+        log.error(`unexpected error: ${(error as Error)?.stack ?? String(error)}`, { error: String(error) }),
     });
   } catch (error) {
     unlock?.();
-    if (error instanceof SimulatorError) throw new CliError(`${options.config ? `${source('config')} ${options.config}: ` : ''}${error.message}`);
+    if (error instanceof SimulatorError)
+      throw new CliError(
+        `${options.config ? `${source('config')} ${options.config}: ` : ''}${error.message}`,
+      );
     // loadState checked the file's shape; whatever else fails while restoring it is damage inside.
     if (restore) {
-      throw new CliError(`${source('state')}: '${options.state}' is refused, its parts do not agree: ${(error as Error).message}. Mend it or move it away to start afresh; it is left untouched.`);
+      throw new CliError(
+        `${source('state')}: '${options.state}' is refused, its parts do not agree: ${(error as Error).message}. Mend it or move it away to start afresh; it is left untouched.`,
+      );
     }
     throw error;
   }
   const saver = options.state
     ? startSaver(simulator.engine, options.state, options.saveIntervalMs ?? 1000, (error) =>
-        log.error(`could not save ${source('state')} ${options.state}: ${error.message}`, { state: options.state }),
+        log.error(`could not save ${source('state')} ${options.state}: ${error.message}`, {
+          state: options.state,
+        }),
       )
     : undefined;
   // Request lines are info: with --quiet nothing listens, so nothing is built per request.
@@ -372,7 +412,9 @@ export async function serve(
       unlock?.();
       reject(
         error.code === 'EADDRINUSE'
-          ? new CliError(`Port ${options.port} on ${options.host} is in use: pass --port (or ENERGY_SIM_PORT) with a free port, or 0 for any.`)
+          ? new CliError(
+              `Port ${options.port} on ${options.host} is in use: pass --port (or ENERGY_SIM_PORT) with a free port, or 0 for any.`,
+            )
           : error,
       );
     });
@@ -395,7 +437,9 @@ export async function serve(
     `energy-rental-kit ${simulator.mode} listening on ${url}`,
     ...(proxy ? [`  upstream: ${proxy}`] : []),
     ...(options.record ? [`  recording to: ${options.record} (at least every second, and on exit)`] : []),
-    ...(options.replay ? [`  answers from: ${options.replay} (the recorded answer of the same request, in recorded order)`] : []),
+    ...(options.replay
+      ? [`  answers from: ${options.replay} (the recorded answer of the same request, in recorded order)`]
+      : []),
     `  clock ${simulator.clock.mode}, timing ${simulator.engine.settings().timing}, seed ${simulator.engine.seed}`,
     `  API key: ${demo}`,
     `  try: ${curl}`,

@@ -6,7 +6,13 @@
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { isSnapshotOfThisFormat, SNAPSHOT_FORMAT, type Engine, type EngineSnapshot, type PendingSnapshot } from '../mock/engine/index.ts';
+import {
+  isSnapshotOfThisFormat,
+  SNAPSHOT_FORMAT,
+  type Engine,
+  type EngineSnapshot,
+  type PendingSnapshot,
+} from '../mock/engine/index.ts';
 import { createValidators, loadSpec, type ErrorObject } from '../src/spec/loader.ts';
 import { CliError } from '../src/cli-error.ts';
 
@@ -22,16 +28,22 @@ export function loadState(file: string): EngineSnapshot | undefined {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new CliError(`--state: cannot read '${file}' (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`);
+    throw new CliError(
+      `--state: cannot read '${file}' (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`,
+    );
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new CliError(`--state: '${file}' is not valid JSON (${(error as Error).message}). Move it away to start afresh; it is left untouched.`);
+    throw new CliError(
+      `--state: '${file}' is not valid JSON (${(error as Error).message}). Move it away to start afresh; it is left untouched.`,
+    );
   }
   if (!isSnapshotOfThisFormat(parsed)) {
-    throw new CliError(`--state: '${file}' is not a simulator state of format ${SNAPSHOT_FORMAT}. Move it away to start afresh; it is left untouched.`);
+    throw new CliError(
+      `--state: '${file}' is not a simulator state of format ${SNAPSHOT_FORMAT}. Move it away to start afresh; it is left untouched.`,
+    );
   }
   const problems = stateFileProblems(parsed);
   if (problems.length > 0) {
@@ -58,11 +70,16 @@ export function stateFileProblems(parsed: unknown): string[] {
 /** One ajv error as `JSON path: rule (got value)`. */
 function describeSchemaError(error: ErrorObject, root: unknown): string {
   const path = error.instancePath || '/';
-  if (error.keyword === 'additionalProperties') return `${path}: unknown field '${(error.params as { additionalProperty: string }).additionalProperty}'`;
+  if (error.keyword === 'additionalProperties')
+    return `${path}: unknown field '${(error.params as { additionalProperty: string }).additionalProperty}'`;
   if (error.keyword === 'required') return `${path}: ${error.message}`;
   let value: unknown = root;
-  for (const segment of error.instancePath.split('/').slice(1)) value = (value as Record<string, unknown>)?.[segment.replace(/~1/g, '/').replace(/~0/g, '~')];
-  const rule = error.keyword === 'enum' ? `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}` : error.message;
+  for (const segment of error.instancePath.split('/').slice(1))
+    value = (value as Record<string, unknown>)?.[segment.replace(/~1/g, '/').replace(/~0/g, '~')];
+  const rule =
+    error.keyword === 'enum'
+      ? `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`
+      : error.message;
   const got = JSON.stringify(value);
   return `${path}: ${rule} (got ${got !== undefined && got.length > 40 ? `${got.slice(0, 40)}…` : got})`;
 }
@@ -81,7 +98,8 @@ export function saveState(file: string, snapshot: EngineSnapshot): void {
 }
 
 let temporaries = 0;
-const temporaryOf = (file: string): string => path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${temporaries++}.tmp`);
+const temporaryOf = (file: string): string =>
+  path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${temporaries++}.tmp`);
 
 /** Orders turned into JSON per step: ~3 ms of the loop each (100k orders take ~50 MB, ~200 ms in all). */
 const ORDERS_PER_CHUNK = 500;
@@ -94,7 +112,11 @@ const ORDERS_PER_CHUNK = 500;
  * @example
  *   await writeStateInChunks('.state/sim.json', engine.snapshotLater());
  */
-export async function writeStateInChunks(file: string, pending: PendingSnapshot, cancelled: () => boolean = () => false): Promise<boolean> {
+export async function writeStateInChunks(
+  file: string,
+  pending: PendingSnapshot,
+  cancelled: () => boolean = () => false,
+): Promise<boolean> {
   const temporary = temporaryOf(file);
   const handle = await open(temporary, 'w');
   let done = false;
@@ -145,7 +167,8 @@ export function startSaver(
   let generation = 0;
   let running: Promise<void> = Promise.resolve();
   // A manual clock's time is state as well (a restart resumes from it); a real clock's is not.
-  const unchanged = (): boolean => engine.version === savedVersion && !(engine.clock.mode === 'manual' && engine.clock.now() !== savedNow);
+  const unchanged = (): boolean =>
+    engine.version === savedVersion && !(engine.clock.mode === 'manual' && engine.clock.now() !== savedNow);
   const saveNow = (): void => {
     if (unchanged()) return;
     const version = engine.version;

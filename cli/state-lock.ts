@@ -29,7 +29,9 @@ export function lockStateFile(file: string): () => void {
   try {
     writeFileSync(mine, JSON.stringify(me));
   } catch (error) {
-    throw new CliError(`--state: cannot create the lock '${lock}' (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check that the directory of '${file}' exists and is writable.`);
+    throw new CliError(
+      `--state: cannot create the lock '${lock}' (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check that the directory of '${file}' exists and is writable.`,
+    );
   }
   for (let attempt = 0; ; attempt++) {
     try {
@@ -39,7 +41,9 @@ export function lockStateFile(file: string): () => void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
         unlinkSync(mine);
-        throw new CliError(`--state: cannot create the lock '${lock}' (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`);
+        throw new CliError(
+          `--state: cannot create the lock '${lock}' (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`,
+        );
       }
       const stale = readText(lock);
       const owner = parseOwner(stale);
@@ -53,7 +57,9 @@ export function lockStateFile(file: string): () => void {
       // Stale (its process is gone) or unreadable: take it over, once.
       if (attempt > 0) {
         unlinkSync(mine);
-        throw new CliError(`--state: could not take over the stale lock '${lock}'; delete it and start again.`);
+        throw new CliError(
+          `--state: could not take over the stale lock '${lock}'; delete it and start again.`,
+        );
       }
       try {
         // Only the stale lock read above, not one another process took over meanwhile.
@@ -89,7 +95,9 @@ function readText(lock: string): string | undefined {
 function parseOwner(text: string | undefined): LockOwner | undefined {
   try {
     const owner = JSON.parse(text ?? '') as Partial<LockOwner>;
-    return Number.isSafeInteger(owner.pid) ? { pid: owner.pid!, startedAt: String(owner.startedAt) } : undefined;
+    return Number.isSafeInteger(owner.pid)
+      ? { pid: owner.pid!, startedAt: String(owner.startedAt) }
+      : undefined;
   } catch {
     return undefined;
   }

@@ -24,10 +24,19 @@ async function fileIn(): Promise<string> {
 /** An engine with `count` open orders whose next steps are all due within a second. */
 function busyEngine(count: number): { engine: Engine; advance(ms: number): void; order(): void } {
   const clock = createManualClock();
-  const engine = createEngine({ clock, seed: 3, scenario: { settings: { timing: 'fast' }, accounts: [{ apiKey: 'demo-key', trx: 9_000_000_000_000 }] } });
+  const engine = createEngine({
+    clock,
+    seed: 3,
+    scenario: { settings: { timing: 'fast' }, accounts: [{ apiKey: 'demo-key', trx: 9_000_000_000_000 }] },
+  });
   const account = engine.authenticate('demo-key')!;
   let n = 0;
-  const order = (): void => void engine.createOrder(account, { pledgeAddress: addressOf(1 + (n++ % 50)), rentalCount: 65_000, period: '10min' });
+  const order = (): void =>
+    void engine.createOrder(account, {
+      pledgeAddress: addressOf(1 + (n++ % 50)),
+      rentalCount: 65_000,
+      period: '10min',
+    });
   for (let i = 0; i < count; i++) order();
   return { engine, advance: (ms) => clock.advance(ms), order };
 }

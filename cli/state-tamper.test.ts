@@ -16,7 +16,9 @@ type Path = (string | number)[];
 /** Every path to a value inside `value`, objects and arrays included. */
 function pathsOf(value: Json, prefix: Path = []): Path[] {
   if (value === null || typeof value !== 'object') return [prefix];
-  const inner = Array.isArray(value) ? value.flatMap((v, i) => pathsOf(v, [...prefix, i])) : Object.entries(value).flatMap(([k, v]) => pathsOf(v, [...prefix, k]));
+  const inner = Array.isArray(value)
+    ? value.flatMap((v, i) => pathsOf(v, [...prefix, i]))
+    : Object.entries(value).flatMap(([k, v]) => pathsOf(v, [...prefix, k]));
   return [prefix, ...inner];
 }
 
@@ -26,7 +28,12 @@ type Change = { path: Path; op: 'set' | 'delete' | 'duplicate' | 'nudge'; value:
 function tamper(base: Json, change: Change): Json {
   const copy = structuredClone(base);
   if (change.path.length === 0) return change.op === 'set' ? change.value : copy;
-  const parent = change.path.slice(0, -1).reduce<Json>((node, key) => (node as Record<string | number, Json>)[key]!, copy) as Record<string | number, Json>;
+  const parent = change.path
+    .slice(0, -1)
+    .reduce<Json>((node, key) => (node as Record<string | number, Json>)[key]!, copy) as Record<
+    string | number,
+    Json
+  >;
   const key = change.path.at(-1)!;
   const current = parent[key];
   if (change.op === 'delete') {
@@ -45,8 +52,34 @@ function tamper(base: Json, change: Change): Json {
 
 const wrongValue: fc.Arbitrary<Json> = fc.oneof(
   fc.integer({ min: -1_000_000, max: 1_000_000 }),
-  fc.constantFrom<Json>(-1, 0, 1, 0.5, 1e308, 2 ** 53, Number.MAX_SAFE_INTEGER, null, '', true, false, [], {}),
-  fc.constantFrom<Json>('EXPLODE', 'COMPLETED', 'FAILED', 'REFUNDED', 'PENDING', 'PROCESSING', 'TRX', 'USDT', '1h', 'rule-1', 'demo-key'),
+  fc.constantFrom<Json>(
+    -1,
+    0,
+    1,
+    0.5,
+    1e308,
+    2 ** 53,
+    Number.MAX_SAFE_INTEGER,
+    null,
+    '',
+    true,
+    false,
+    [],
+    {},
+  ),
+  fc.constantFrom<Json>(
+    'EXPLODE',
+    'COMPLETED',
+    'FAILED',
+    'REFUNDED',
+    'PENDING',
+    'PROCESSING',
+    'TRX',
+    'USDT',
+    '1h',
+    'rule-1',
+    'demo-key',
+  ),
   fc.string({ maxLength: 6 }),
 );
 
@@ -81,7 +114,8 @@ describe('a state file with one field tampered with', () => {
         }
         expect(sim.engine.checkInvariants()).toEqual([]);
         for (const account of sim.engine.accounts()) {
-          for (const book of Object.values(account.ledger)) for (const units of Object.values(book)) expect(formatUnits(units)).toMatch(/^\d+(\.\d+)?$/);
+          for (const book of Object.values(account.ledger))
+            for (const units of Object.values(book)) expect(formatUnits(units)).toMatch(/^\d+(\.\d+)?$/);
         }
         sim.advance(86_400_000);
         expect(sim.engine.checkInvariants()).toEqual([]);

@@ -21,13 +21,21 @@ export function cleanEnv(): NodeJS.ProcessEnv {
 }
 
 export function exitOf(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  if (child.exitCode !== null || child.signalCode !== null)
+    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 }
 
 /** Spawns the CLI with its output captured; a cleanup kills it if it still runs. */
-function spawnCli(args: string[], cleanups: Cleanups): { child: ChildProcess; stdout: () => string; stderr: () => string } {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+function spawnCli(
+  args: string[],
+  cleanups: Cleanups,
+): { child: ChildProcess; stdout: () => string; stderr: () => string } {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    env: cleanEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   cleanups.push(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
@@ -52,7 +60,10 @@ export async function startCli(
 ): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   const { child, stdout, stderr } = spawnCli(args, cleanups);
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL within 20 s; stdout: ${stdout()}; stderr: ${stderr()}`)), 20_000);
+    const timer = setTimeout(
+      () => reject(new Error(`no URL within 20 s; stdout: ${stdout()}; stderr: ${stderr()}`)),
+      20_000,
+    );
     const look = (): void => {
       const match = ready.exec(stdout());
       if (match) {
@@ -70,7 +81,10 @@ export async function startCli(
 }
 
 /** Runs the CLI to its end. */
-export async function runCli(args: string[], cleanups: Cleanups): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runCli(
+  args: string[],
+  cleanups: Cleanups,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const { child, stdout, stderr } = spawnCli(args, cleanups);
   const { code } = await exitOf(child);
   return { code, stdout: stdout(), stderr: stderr() };
@@ -100,12 +114,28 @@ export function richSnapshot(): EngineSnapshot {
   engine.rules.add({ match: { outOrderNo: 'fail-me' }, outcome: 'FAILED' });
   engine.rules.add({ match: { pledgeAddress: addressOf(4) }, outcome: 'COMPLETED', times: 5 });
   const demo = engine.authenticate('demo-key')!;
-  engine.createOrder(demo, { pledgeAddress: addressOf(1), rentalCount: 65_000, period: '1h', outOrderNo: 'done' });
-  engine.createOrder(demo, { pledgeAddress: addressOf(2), rentalCount: 70_000, period: '1d', outOrderNo: 'fail-me' });
+  engine.createOrder(demo, {
+    pledgeAddress: addressOf(1),
+    rentalCount: 65_000,
+    period: '1h',
+    outOrderNo: 'done',
+  });
+  engine.createOrder(demo, {
+    pledgeAddress: addressOf(2),
+    rentalCount: 70_000,
+    period: '1d',
+    outOrderNo: 'fail-me',
+  });
   sim.advance(60_000);
-  engine.createOrder(demo, { pledgeAddress: addressOf(5), rentalCount: 80_000, period: '10min', outOrderNo: 'open' });
+  engine.createOrder(demo, {
+    pledgeAddress: addressOf(5),
+    rentalCount: 80_000,
+    period: '10min',
+    outOrderNo: 'open',
+  });
   const saved = engine.snapshot();
   const statuses = saved.orders.map((o) => `${o.status}${o.reserved ? '+reserved' : ''}`);
-  if (statuses.join() !== 'COMPLETED+reserved,REFUNDED,PENDING') throw new Error(`richSnapshot drifted: ${statuses.join()}`);
+  if (statuses.join() !== 'COMPLETED+reserved,REFUNDED,PENDING')
+    throw new Error(`richSnapshot drifted: ${statuses.join()}`);
   return saved;
 }

@@ -3,9 +3,14 @@ import { isTronAddress } from '../src/tron-address.ts';
 import { contractTest as test } from './contract-test.ts';
 
 describe('getAccount', () => {
-  test('names the account after its wallet address and shows balances as decimal strings', async ({ api }) => {
+  test('names the account after its wallet address and shows balances as decimal strings', async ({
+    api,
+  }) => {
     const account = await api.getAccount();
-    expect(isTronAddress(account.walletAddress), `walletAddress ${account.walletAddress} is a TRON address`).toBe(true);
+    expect(
+      isTronAddress(account.walletAddress),
+      `walletAddress ${account.walletAddress} is a TRON address`,
+    ).toBe(true);
     expect(account.name).toBe(`User-${account.walletAddress.slice(0, 6)}`);
     expect(account.balance.available.trx).toMatch(/^\d+(\.\d{1,6})?$/);
     expect(account.balance.available.usdt, 'USDT shows six decimals').toMatch(/^\d+\.\d{6}$/);
@@ -13,7 +18,11 @@ describe('getAccount', () => {
     expect(Number.isInteger(account.referralCount)).toBe(true);
   });
 
-  test('shows a fresh account exactly the balance it was given', async ({ target, clientFor, requireCapability }) => {
+  test('shows a fresh account exactly the balance it was given', async ({
+    target,
+    clientFor,
+    requireCapability,
+  }) => {
     requireCapability('accounts');
     const created = await target.control.createAccount({ trx: '12.5', usdt: '3.25' });
     const account = await clientFor(created.apiKey).getAccount();

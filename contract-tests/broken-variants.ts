@@ -8,7 +8,11 @@ import type { Simulator } from '../mock/simulator.ts';
 type Body = { code?: number; data?: Record<string, unknown> } & Record<string, unknown>;
 
 /** Rewrites the JSON body of API responses of one path. */
-function rewrite(sim: Simulator, pathSuffix: string, change: (body: Body, request: Request) => void): typeof fetch {
+function rewrite(
+  sim: Simulator,
+  pathSuffix: string,
+  change: (body: Body, request: Request) => void,
+): typeof fetch {
   return (async (input: RequestInfo | URL, init?: RequestInit) => {
     const request = new Request(input, init);
     const response = await sim.fetch(request.clone());
@@ -30,7 +34,8 @@ export const OPAQUE_VARIANT = {
   apply: (sim: Simulator): typeof fetch =>
     (async (input: RequestInfo | URL, init?: RequestInit) => {
       const request = new Request(input, init);
-      if (new URL(request.url).pathname.startsWith('/_sim')) return new Response('Not Found', { status: 404 });
+      if (new URL(request.url).pathname.startsWith('/_sim'))
+        return new Response('Not Found', { status: 404 });
       return sim.fetch(request);
     }) as typeof fetch,
 };
@@ -44,16 +49,28 @@ export const BROKEN_VARIANTS: Record<string, { breaks: string; apply: (sim: Simu
     breaks: 'history sends createdAt as an ISO string instead of a number',
     apply: (sim) =>
       rewrite(sim, '/v1/tron/history', (b) => {
-        if (b.data && typeof b.data.createdAt === 'number') b.data.createdAt = new Date(b.data.createdAt).toISOString();
+        if (b.data && typeof b.data.createdAt === 'number')
+          b.data.createdAt = new Date(b.data.createdAt).toISOString();
       }),
   },
   'number-as-string': {
     breaks: 'price sends rentalCount as a string',
-    apply: (sim) => rewrite(sim, '/v1/tron/price', (b) => void (b.data && (b.data.rentalCount = String(b.data.rentalCount)))),
+    apply: (sim) =>
+      rewrite(
+        sim,
+        '/v1/tron/price',
+        (b) => void (b.data && (b.data.rentalCount = String(b.data.rentalCount))),
+      ),
   },
   'status-skipped': {
-    breaks: 'history reports COMPLETED while the order is still PENDING, skipping PROCESSING and the delegation',
-    apply: (sim) => rewrite(sim, '/v1/tron/history', (b) => void (b.data?.status === 'PENDING' && (b.data.status = 'COMPLETED'))),
+    breaks:
+      'history reports COMPLETED while the order is still PENDING, skipping PROCESSING and the delegation',
+    apply: (sim) =>
+      rewrite(
+        sim,
+        '/v1/tron/history',
+        (b) => void (b.data?.status === 'PENDING' && (b.data.status = 'COMPLETED')),
+      ),
   },
   'status-reversed': {
     breaks: 'history reports a COMPLETED order as PROCESSING on every second read',
@@ -89,7 +106,12 @@ export const BROKEN_VARIANTS: Record<string, { breaks: string; apply: (sim: Simu
   },
   'wrong-echo': {
     breaks: 'order creation echoes a different outOrderNo',
-    apply: (sim) => rewrite(sim, '/v1/tron/order', (b) => void (b.data?.outOrderNo && (b.data.outOrderNo = `${String(b.data.outOrderNo)}-x`))),
+    apply: (sim) =>
+      rewrite(
+        sim,
+        '/v1/tron/order',
+        (b) => void (b.data?.outOrderNo && (b.data.outOrderNo = `${String(b.data.outOrderNo)}-x`)),
+      ),
   },
   'auth-dropped': {
     breaks: 'a request without an API key is served as the demo account',
@@ -113,15 +135,50 @@ export const BROKEN_VARIANTS: Record<string, { breaks: string; apply: (sim: Simu
  * operation and JSON path (drift/record-loop.test.ts).
  */
 export const ALTERATIONS = [
-  { operation: 'getPrice', path: '/data/rentalCount', kind: 'type-changed', does: 'sends rentalCount as a string' },
+  {
+    operation: 'getPrice',
+    path: '/data/rentalCount',
+    kind: 'type-changed',
+    does: 'sends rentalCount as a string',
+  },
   { operation: 'getPrice', path: '/data/resourceType', kind: 'field-removed', does: 'drops resourceType' },
-  { operation: 'getPrice', path: '/msg', kind: 'message-changed', does: "says 'Price estimated' instead of 'Get price successfully'" },
+  {
+    operation: 'getPrice',
+    path: '/msg',
+    kind: 'message-changed',
+    does: "says 'Price estimated' instead of 'Get price successfully'",
+  },
   { operation: 'getAccount', path: '/data/vipLevel', kind: 'field-added', does: 'adds vipLevel' },
-  { operation: 'getAccount', path: '/data/balance/available/usdt', kind: 'format-changed', does: 'shows USDT with two decimals instead of six' },
-  { operation: 'getOrderHistory', path: '/data/createdAt', kind: 'format-changed', does: 'sends createdAt in seconds instead of milliseconds' },
-  { operation: 'getOrderHistory', path: '/data/orderId', kind: 'format-changed', does: "sends orderId as 'ord_' and lower case" },
-  { operation: 'getOrderHistory', path: '/data/resourceType', kind: 'unknown-enum-value', does: "sends resourceType 'BANDWIDTH'" },
-  { operation: 'getOrderHistory', path: '/code', kind: 'code-changed', does: 'answers an unknown order with code 40404 instead of 40401' },
+  {
+    operation: 'getAccount',
+    path: '/data/balance/available/usdt',
+    kind: 'format-changed',
+    does: 'shows USDT with two decimals instead of six',
+  },
+  {
+    operation: 'getOrderHistory',
+    path: '/data/createdAt',
+    kind: 'format-changed',
+    does: 'sends createdAt in seconds instead of milliseconds',
+  },
+  {
+    operation: 'getOrderHistory',
+    path: '/data/orderId',
+    kind: 'format-changed',
+    does: "sends orderId as 'ord_' and lower case",
+  },
+  {
+    operation: 'getOrderHistory',
+    path: '/data/resourceType',
+    kind: 'unknown-enum-value',
+    does: "sends resourceType 'BANDWIDTH'",
+  },
+  {
+    operation: 'getOrderHistory',
+    path: '/code',
+    kind: 'code-changed',
+    does: 'answers an unknown order with code 40404 instead of 40401',
+  },
 ] as const;
 
 /** Rewrites the JSON body of every API response through `change`. */
@@ -155,7 +212,8 @@ export const ALTERED_VARIANTS: Record<string, { breaks: string; apply: (sim: Sim
         }
         if (path === '/v1/tron/history') {
           if (data && typeof data.createdAt === 'number') data.createdAt = Math.floor(data.createdAt / 1000);
-          if (data && typeof data.orderId === 'string') data.orderId = `ord_${data.orderId.slice(2).toLowerCase()}`;
+          if (data && typeof data.orderId === 'string')
+            data.orderId = `ord_${data.orderId.slice(2).toLowerCase()}`;
           if (data) data.resourceType = 'BANDWIDTH';
           if (status === 404 && b.code === 40401) b.code = 40404;
         }

@@ -51,7 +51,11 @@ export const CONTRACT_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-type ContractFlags = { [K in keyof typeof CONTRACT_OPTIONS]?: (typeof CONTRACT_OPTIONS)[K]['type'] extends 'string' ? string : boolean };
+type ContractFlags = {
+  [K in keyof typeof CONTRACT_OPTIONS]?: (typeof CONTRACT_OPTIONS)[K]['type'] extends 'string'
+    ? string
+    : boolean;
+};
 
 /** Applies the suite's flags to an environment, naming the flag and the fix on a mistake. */
 export function applyContractFlags(values: ContractFlags, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
@@ -60,14 +64,17 @@ export function applyContractFlags(values: ContractFlags, env: NodeJS.ProcessEnv
   if (values['api-key'] !== undefined) out.CONTRACT_API_KEY = values['api-key'];
   if (values['allow-spend']) out.CONTRACT_ALLOW_SPEND = '1';
   if (values['max-orders'] !== undefined) {
-    if (!/^\d+$/.test(values['max-orders'])) throw new CliError(`--max-orders must be a whole number (got '${values['max-orders']}').`);
+    if (!/^\d+$/.test(values['max-orders']))
+      throw new CliError(`--max-orders must be a whole number (got '${values['max-orders']}').`);
     out.CONTRACT_MAX_ORDERS = values['max-orders'];
   }
   if (values['pledge-address'] !== undefined) out.CONTRACT_PLEDGE_ADDRESS = values['pledge-address'];
   // Resolved here, against the user's working directory, whatever directory vitest runs in.
   out.CONTRACT_REPORT = path.resolve(values.report ?? out.CONTRACT_REPORT ?? 'contract-report.json');
   if (out.CONTRACT_BASE_URL && !out.CONTRACT_API_KEY) {
-    throw new CliError('--base-url needs --api-key (or CONTRACT_API_KEY): the key of the account to test with.');
+    throw new CliError(
+      '--base-url needs --api-key (or CONTRACT_API_KEY): the key of the account to test with.',
+    );
   }
   return out;
 }
@@ -83,13 +90,19 @@ export function contractEnv(argv: string[], env: NodeJS.ProcessEnv): NodeJS.Proc
       allowPositionals: false,
     }));
   } catch (error) {
-    throw new CliError(`${(error as Error).message}. Run 'npx energy-rental-kit contract --help' for the options.`);
+    throw new CliError(
+      `${(error as Error).message}. Run 'npx energy-rental-kit contract --help' for the options.`,
+    );
   }
   if (values.help) return 'help';
   if (values.replay !== undefined) {
-    const clash = (['base-url', 'allow-spend', 'max-orders', 'pledge-address'] as const).filter((flag) => values[flag] !== undefined);
+    const clash = (['base-url', 'allow-spend', 'max-orders', 'pledge-address'] as const).filter(
+      (flag) => values[flag] !== undefined,
+    );
     if (clash.length > 0) {
-      throw new CliError(`--replay serves a recording offline with the recording's own target and spending guard; drop ${clash.map((f) => `--${f}`).join(', ')}.`);
+      throw new CliError(
+        `--replay serves a recording offline with the recording's own target and spending guard; drop ${clash.map((f) => `--${f}`).join(', ')}.`,
+      );
     }
     const file = path.resolve(values.replay);
     try {
@@ -110,7 +123,9 @@ export function vitestCliIn(dir: string): string {
   try {
     manifest = createRequire(path.join(dir, 'package.json')).resolve('vitest/package.json');
   } catch {
-    throw new CliError(`The contract suite's runner, vitest, is not installed beside energy-rental-kit in ${dir}. Reinstall the kit (npm install -D energy-rental-kit) and try again.`);
+    throw new CliError(
+      `The contract suite's runner, vitest, is not installed beside energy-rental-kit in ${dir}. Reinstall the kit (npm install -D energy-rental-kit) and try again.`,
+    );
   }
   return path.join(path.dirname(manifest), 'vitest.mjs');
 }
@@ -124,7 +139,10 @@ export function vitestCliIn(dir: string): string {
 export function suiteLayout(dir = root): { vitestArgs: string[]; reporter: string } {
   // The path, not the URL: tsx (bin/ in a checkout) adds a query to a module's URL.
   if (path.extname(fileURLToPath(import.meta.url)) === '.ts' || dir !== root) {
-    return { vitestArgs: ['--project', 'contract'], reporter: path.join(dir, 'contract-tests', 'contract-reporter.ts') };
+    return {
+      vitestArgs: ['--project', 'contract'],
+      reporter: path.join(dir, 'contract-tests', 'contract-reporter.ts'),
+    };
   }
   const here = path.dirname(fileURLToPath(import.meta.url));
   return {
@@ -155,14 +173,21 @@ export function spawnContractSuite(env: NodeJS.ProcessEnv, options: SuiteSpawnOp
   // An installed kit runs in the user's directory, where its report belongs; a checkout in its own.
   const cwd = layout.vitestArgs[0] === '--config' ? process.cwd() : dir;
   return new Promise<number>((resolve, reject) => {
-    const child = spawn(process.execPath, [vitest, 'run', ...layout.vitestArgs, ...(options.vitestArgs ?? [])], {
-      cwd,
-      env,
-      stdio: options.stdio === 'pipe' ? ['ignore', 'pipe', 'pipe'] : 'inherit',
-    });
+    const child = spawn(
+      process.execPath,
+      [vitest, 'run', ...layout.vitestArgs, ...(options.vitestArgs ?? [])],
+      {
+        cwd,
+        env,
+        stdio: options.stdio === 'pipe' ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+      },
+    );
     child.stdout?.on('data', (chunk: Buffer) => options.onOutput?.(chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => options.onOutput?.(chunk.toString()));
-    const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
+    const timer =
+      options.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
     child.once('error', reject);
     child.once('exit', (code, signal) => {
       clearTimeout(timer);

@@ -70,17 +70,25 @@ export function readContractConfig(env: NodeJS.ProcessEnv = process.env): Contra
     try {
       new URL(baseUrl);
     } catch {
-      throw new Error(`CONTRACT_BASE_URL must be an absolute URL such as https://api.eopen.io/api (got '${baseUrl}').`);
+      throw new Error(
+        `CONTRACT_BASE_URL must be an absolute URL such as https://api.eopen.io/api (got '${baseUrl}').`,
+      );
     }
     if (!env.CONTRACT_API_KEY) {
-      throw new Error('CONTRACT_API_KEY is required with CONTRACT_BASE_URL: set it to the API key of the account to test with.');
+      throw new Error(
+        'CONTRACT_API_KEY is required with CONTRACT_BASE_URL: set it to the API key of the account to test with.',
+      );
     }
   }
   if (replayPath && baseUrl) {
-    throw new Error('CONTRACT_REPLAY and CONTRACT_BASE_URL exclude each other: a replay serves its recording offline. Unset one of them.');
+    throw new Error(
+      'CONTRACT_REPLAY and CONTRACT_BASE_URL exclude each other: a replay serves its recording offline. Unset one of them.',
+    );
   }
   if (replayPath && env.CONTRACT_RECORD) {
-    throw new Error('CONTRACT_REPLAY and CONTRACT_RECORD exclude each other: record a real target, not a replay.');
+    throw new Error(
+      'CONTRACT_REPLAY and CONTRACT_RECORD exclude each other: record a real target, not a replay.',
+    );
   }
   const config: ContractConfig = {
     mode: replayPath ? 'replay' : baseUrl ? 'url' : 'in-process',
@@ -98,12 +106,15 @@ export function readContractConfig(env: NodeJS.ProcessEnv = process.env): Contra
   if (env.CONTRACT_AS_UPSTREAM === '1') config.asUpstream = true;
   const clock = env.CONTRACT_SIM_CLOCK?.trim() || undefined;
   const timing = env.CONTRACT_SIM_TIMING?.trim() || undefined;
-  if (clock !== undefined && clock !== 'manual' && clock !== 'real') throw new Error(`CONTRACT_SIM_CLOCK must be manual or real (got '${clock}').`);
+  if (clock !== undefined && clock !== 'manual' && clock !== 'real')
+    throw new Error(`CONTRACT_SIM_CLOCK must be manual or real (got '${clock}').`);
   if (timing !== undefined && timing !== 'realistic' && timing !== 'fast' && timing !== 'instant') {
     throw new Error(`CONTRACT_SIM_TIMING must be realistic, fast or instant (got '${timing}').`);
   }
   if ((clock || timing) && (baseUrl || replayPath)) {
-    throw new Error('CONTRACT_SIM_CLOCK and CONTRACT_SIM_TIMING set up the in-process simulator: start a server with --clock and --timing to test one at CONTRACT_BASE_URL.');
+    throw new Error(
+      'CONTRACT_SIM_CLOCK and CONTRACT_SIM_TIMING set up the in-process simulator: start a server with --clock and --timing to test one at CONTRACT_BASE_URL.',
+    );
   }
   if (clock || timing) config.simulator = { ...(clock ? { clock } : {}), ...(timing ? { timing } : {}) };
   if (replayPath) {

@@ -17,7 +17,15 @@ import { runBytes, uniqueOutOrderNo } from './contract-test.ts';
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'contract-replay-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const recordingFile = path.join(scratch, 'recording.json');
-writeFileSync(recordingFile, JSON.stringify(recordingOf([], { runId: 'mrun42', settings: { allowSpend: true, maxOrders: 2, pledgeAddress: 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3' } })));
+writeFileSync(
+  recordingFile,
+  JSON.stringify(
+    recordingOf([], {
+      runId: 'mrun42',
+      settings: { allowSpend: true, maxOrders: 2, pledgeAddress: 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3' },
+    }),
+  ),
+);
 
 describe('values the suite makes up', () => {
   it('derive from the run id, the case and its count, so a replay sends the same ones', () => {
@@ -34,14 +42,33 @@ describe('values the suite makes up', () => {
 });
 
 describe('readContractConfig in replay mode', () => {
-  it("takes the run id, the spending guard and the receiving address from the recording", () => {
-    const config = readContractConfig({ CONTRACT_REPLAY: recordingFile, CONTRACT_RUN_ID: 'ignored', CONTRACT_PLEDGE_ADDRESS: 'Tother' });
-    expect(config).toMatchObject({ mode: 'replay', replayPath: recordingFile, runId: 'mrun42', allowSpend: true, maxOrders: 2, pledgeAddress: 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3' });
+  it('takes the run id, the spending guard and the receiving address from the recording', () => {
+    const config = readContractConfig({
+      CONTRACT_REPLAY: recordingFile,
+      CONTRACT_RUN_ID: 'ignored',
+      CONTRACT_PLEDGE_ADDRESS: 'Tother',
+    });
+    expect(config).toMatchObject({
+      mode: 'replay',
+      replayPath: recordingFile,
+      runId: 'mrun42',
+      allowSpend: true,
+      maxOrders: 2,
+      pledgeAddress: 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3',
+    });
   });
 
   it('refuses a replay together with a URL or a recording run', () => {
-    expect(() => readContractConfig({ CONTRACT_REPLAY: recordingFile, CONTRACT_BASE_URL: 'http://x', CONTRACT_API_KEY: 'k' })).toThrow(/CONTRACT_REPLAY and CONTRACT_BASE_URL exclude each other/);
-    expect(() => readContractConfig({ CONTRACT_REPLAY: recordingFile, CONTRACT_RECORD: scratch })).toThrow(/CONTRACT_REPLAY and CONTRACT_RECORD exclude each other/);
+    expect(() =>
+      readContractConfig({
+        CONTRACT_REPLAY: recordingFile,
+        CONTRACT_BASE_URL: 'http://x',
+        CONTRACT_API_KEY: 'k',
+      }),
+    ).toThrow(/CONTRACT_REPLAY and CONTRACT_BASE_URL exclude each other/);
+    expect(() => readContractConfig({ CONTRACT_REPLAY: recordingFile, CONTRACT_RECORD: scratch })).toThrow(
+      /CONTRACT_REPLAY and CONTRACT_RECORD exclude each other/,
+    );
   });
 
   it('uses CONTRACT_RUN_ID outside a replay', () => {
@@ -58,7 +85,9 @@ describe('contract --replay', () => {
   });
 
   it('refuses flags that the recording decides, and a file that is not a recording', () => {
-    expect(() => contractEnv(['--replay', recordingFile, '--base-url', 'http://x', '--allow-spend'], {})).toThrow(/--replay serves a recording offline.*drop --base-url, --allow-spend/);
+    expect(() =>
+      contractEnv(['--replay', recordingFile, '--base-url', 'http://x', '--allow-spend'], {}),
+    ).toThrow(/--replay serves a recording offline.*drop --base-url, --allow-spend/);
     const missing = (() => {
       try {
         contractEnv(['--replay', path.join(scratch, 'nope.json')], {});
@@ -67,14 +96,37 @@ describe('contract --replay', () => {
       }
     })();
     expect(missing).toBeInstanceOf(CliError);
-    expect((missing as CliError).message).toMatch(/^--replay: cannot read the recording .*nope.json.*energy-rental-kit record --out/);
+    expect((missing as CliError).message).toMatch(
+      /^--replay: cannot read the recording .*nope.json.*energy-rental-kit record --out/,
+    );
   });
 
   it('names the recording in the run summary', () => {
     const report = buildReport(
-      [{ name: 'a', file: 'x', verdict: 'passed', interactions: [], meta: { target: { kind: 'replay', baseUrl: 'http://replay.invalid', simulator: true, capabilities: ['clock'], recording: 'fixtures/r.json', recordedFrom: 'the in-process simulator' }, interactions: [], spent: [] } }],
+      [
+        {
+          name: 'a',
+          file: 'x',
+          verdict: 'passed',
+          interactions: [],
+          meta: {
+            target: {
+              kind: 'replay',
+              baseUrl: 'http://replay.invalid',
+              simulator: true,
+              capabilities: ['clock'],
+              recording: 'fixtures/r.json',
+              recordedFrom: 'the in-process simulator',
+            },
+            interactions: [],
+            spent: [],
+          },
+        },
+      ],
       new Date(0),
     );
-    expect(summarise(report, 'contract-report.json')).toMatch(/Contract run against the recording fixtures\/r.json \(replayed offline; recorded from the in-process simulator\)/);
+    expect(summarise(report, 'contract-report.json')).toMatch(
+      /Contract run against the recording fixtures\/r.json \(replayed offline; recorded from the in-process simulator\)/,
+    );
   });
 });

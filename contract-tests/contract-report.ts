@@ -31,12 +31,17 @@ export function sumDecimals(amounts: string[]): string {
     const [whole, fraction = ''] = amount.split('.');
     total += BigInt(whole!) * 1_000_000n + BigInt(fraction.padEnd(6, '0').slice(0, 6));
   }
-  const fraction = String(total % 1_000_000n).padStart(6, '0').replace(/0+$/, '');
+  const fraction = String(total % 1_000_000n)
+    .padStart(6, '0')
+    .replace(/0+$/, '');
   return `${total / 1_000_000n}${fraction ? `.${fraction}` : ''}`;
 }
 
 /** Builds the report from the cases and the metas the tests recorded. */
-export function buildReport(cases: Array<ContractCase & { meta?: ContractMeta }>, finishedAt: Date): ContractReport {
+export function buildReport(
+  cases: Array<ContractCase & { meta?: ContractMeta }>,
+  finishedAt: Date,
+): ContractReport {
   const spentAmounts: Record<string, string[]> = {};
   let orders = 0;
   let target: TargetInfo | undefined;
@@ -68,21 +73,37 @@ export function buildReport(cases: Array<ContractCase & { meta?: ContractMeta }>
 /** The short human summary printed after a run. */
 export function summarise(report: ContractReport, reportPath: string): string {
   const t = report.target;
-  const place = t?.kind === 'in-process' ? 'the in-process simulator' : t?.kind === 'replay' ? `the recording ${t.recording} (replayed offline; recorded from ${t.recordedFrom})` : t?.baseUrl;
-  const where = t ? `${place}${t.simulator ? '' : ' (not a simulator)'}${t.variant ? ` [broken variant: ${t.variant}]` : ''}` : 'no target';
+  const place =
+    t?.kind === 'in-process'
+      ? 'the in-process simulator'
+      : t?.kind === 'replay'
+        ? `the recording ${t.recording} (replayed offline; recorded from ${t.recordedFrom})`
+        : t?.baseUrl;
+  const where = t
+    ? `${place}${t.simulator ? '' : ' (not a simulator)'}${t.variant ? ` [broken variant: ${t.variant}]` : ''}`
+    : 'no target';
   const lines = [
     '',
     `Contract run against ${where}`,
     `  capabilities: ${t?.capabilities.length ? t.capabilities.join(', ') : 'none'}`,
     `  ${report.summary.passed} passed, ${report.summary.failed} failed, ${report.summary.skipped} skipped`,
   ];
-  for (const c of report.cases.filter((x) => x.verdict === 'failed')) lines.push(`  FAILED ${c.name}: ${(c.errors?.[0] ?? '').split('\n')[0]}`);
+  for (const c of report.cases.filter((x) => x.verdict === 'failed'))
+    lines.push(`  FAILED ${c.name}: ${(c.errors?.[0] ?? '').split('\n')[0]}`);
   const reasons = new Map<string, number>();
-  for (const c of report.cases.filter((x) => x.verdict === 'skipped')) reasons.set(c.reason ?? 'skipped', (reasons.get(c.reason ?? 'skipped') ?? 0) + 1);
+  for (const c of report.cases.filter((x) => x.verdict === 'skipped'))
+    reasons.set(c.reason ?? 'skipped', (reasons.get(c.reason ?? 'skipped') ?? 0) + 1);
   for (const [reason, count] of reasons) lines.push(`  skipped ${count}: ${reason}`);
   const spent = Object.entries(report.spent.byCurrency).map(([currency, amount]) => `${amount} ${currency}`);
-  const free = t?.kind === 'replay' ? ' in a replay, no real money' : t?.simulator ? ' on a simulator, no real money' : '';
-  lines.push(`  spent: ${report.spent.orders} order${report.spent.orders === 1 ? '' : 's'}${spent.length ? ` (${spent.join(', ')})` : ''}${free}`);
+  const free =
+    t?.kind === 'replay'
+      ? ' in a replay, no real money'
+      : t?.simulator
+        ? ' on a simulator, no real money'
+        : '';
+  lines.push(
+    `  spent: ${report.spent.orders} order${report.spent.orders === 1 ? '' : 's'}${spent.length ? ` (${spent.join(', ')})` : ''}${free}`,
+  );
   lines.push(`  report: ${reportPath}`);
   return `${lines.join('\n')}\n`;
 }

@@ -60,7 +60,10 @@ export async function connectTarget(config: ContractConfig, seed = 7): Promise<C
   let replay: ReturnType<typeof createReplay> | undefined;
   let recorder: ReturnType<typeof createRecorder> | undefined;
   if (config.mode === 'replay') {
-    replay = createReplay(loadRecording(config.replayPath!), { apiKey: config.apiKey, onMiss: (message) => console.error(`[replay] ${message}`) });
+    replay = createReplay(loadRecording(config.replayPath!), {
+      apiKey: config.apiKey,
+      onMiss: (message) => console.error(`[replay] ${message}`),
+    });
     baseUrl = replay.info.baseUrl;
     transport = replay.transport;
   } else {
@@ -69,12 +72,23 @@ export async function connectTarget(config: ContractConfig, seed = 7): Promise<C
       // Looking like the real service means no clock control either: real time, fast timing.
       // So does the stand-in that chooses differently (stand-in-variants.ts).
       const opaque = config.variant === 'opaque' || config.variant?.startsWith('stand-in') === true;
-      const sim = createSimulator({ clock: opaque ? 'real' : (config.simulator?.clock ?? 'manual'), timing: opaque ? 'fast' : (config.simulator?.timing ?? 'realistic'), seed });
+      const sim = createSimulator({
+        clock: opaque ? 'real' : (config.simulator?.clock ?? 'manual'),
+        timing: opaque ? 'fast' : (config.simulator?.timing ?? 'realistic'),
+        seed,
+      });
       baseUrl = IN_PROCESS_BASE;
       if (config.variant) {
-        const variant = config.variant === 'opaque' ? OPAQUE_VARIANT : (BROKEN_VARIANTS[config.variant] ?? ALTERED_VARIANTS[config.variant] ?? STAND_IN_VARIANTS[config.variant]);
+        const variant =
+          config.variant === 'opaque'
+            ? OPAQUE_VARIANT
+            : (BROKEN_VARIANTS[config.variant] ??
+              ALTERED_VARIANTS[config.variant] ??
+              STAND_IN_VARIANTS[config.variant]);
         if (!variant) {
-          throw new Error(`CONTRACT_VARIANT '${config.variant}' is unknown; known: opaque, ${[...Object.keys(BROKEN_VARIANTS), ...Object.keys(ALTERED_VARIANTS), ...Object.keys(STAND_IN_VARIANTS)].join(', ')}.`);
+          throw new Error(
+            `CONTRACT_VARIANT '${config.variant}' is unknown; known: opaque, ${[...Object.keys(BROKEN_VARIANTS), ...Object.keys(ALTERED_VARIANTS), ...Object.keys(STAND_IN_VARIANTS)].join(', ')}.`,
+          );
         }
         targetFetch = variant.apply(sim);
       } else {
@@ -88,13 +102,19 @@ export async function connectTarget(config: ContractConfig, seed = 7): Promise<C
       // As the real service: its control plane does not exist for this run.
       const inner = targetFetch;
       const controlPrefix = `${new URL(baseUrl).pathname.replace(/\/+$/, '')}/_sim`;
-      targetFetch = (request) => (new URL(request.url).pathname.startsWith(controlPrefix) ? Promise.resolve(new Response('Not Found', { status: 404 })) : inner(request));
+      targetFetch = (request) =>
+        new URL(request.url).pathname.startsWith(controlPrefix)
+          ? Promise.resolve(new Response('Not Found', { status: 404 }))
+          : inner(request);
     }
-    recorder = config.recordDir ? createRecorder({ dir: config.recordDir, mainKey: config.apiKey, baseUrl }) : undefined;
+    recorder = config.recordDir
+      ? createRecorder({ dir: config.recordDir, mainKey: config.apiKey, baseUrl })
+      : undefined;
     transport = recorder ? recorder.wrap(targetFetch) : (request) => targetFetch(request);
   }
   const fetchFor = (caseName: string, file: string): typeof fetch =>
-    ((input: RequestInfo | URL, init?: RequestInit) => transport(new Request(input, init), caseName, file)) as typeof fetch;
+    ((input: RequestInfo | URL, init?: RequestInit) =>
+      transport(new Request(input, init), caseName, file)) as typeof fetch;
 
   const token = process.env.CONTRACT_SIM_TOKEN;
   const controlHeaders = (apiKey?: string): Record<string, string> => ({
@@ -117,9 +137,15 @@ export async function connectTarget(config: ContractConfig, seed = 7): Promise<C
     if (replay.info.variant) info.variant = replay.info.variant;
     // Named as the user would, relative to the working directory when it is inside it.
     const relative = relativePath(process.cwd(), config.replayPath!);
-    info.recording = relative && !relative.startsWith('..') && !isAbsolute(relative) ? relative : config.replayPath!;
+    info.recording =
+      relative && !relative.startsWith('..') && !isAbsolute(relative) ? relative : config.replayPath!;
     const recorded = loadRecording(config.replayPath!).target;
-    info.recordedFrom = recorded.kind === 'in-process' ? 'the in-process simulator' : recorded.kind === 'replay' ? `a replay of ${recorded.recording}` : recorded.baseUrl;
+    info.recordedFrom =
+      recorded.kind === 'in-process'
+        ? 'the in-process simulator'
+        : recorded.kind === 'replay'
+          ? `a replay of ${recorded.recording}`
+          : recorded.baseUrl;
   }
   recorder?.noteTarget(info);
 
@@ -136,7 +162,8 @@ export async function connectTarget(config: ContractConfig, seed = 7): Promise<C
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
       const text = await response.text();
-      if (!response.ok) throw new Error(`control plane ${method} /_sim${path} failed: HTTP ${response.status} ${text}`);
+      if (!response.ok)
+        throw new Error(`control plane ${method} /_sim${path} failed: HTTP ${response.status} ${text}`);
       return JSON.parse(text) as T;
     };
     return {

@@ -46,7 +46,10 @@ interface Fixtures {
   /** Makes another recording client, e.g. for a fresh account or no key at all. */
   clientFor: (apiKey: string | undefined) => EnergyRentalClient;
   /** The cheapest order, to the configured receiving address. */
-  orderParams: (overrides?: { outOrderNo?: string; pledgeAddress?: string }) => Promise<{ pledgeAddress: string; rentalCount: number; period: '10min'; outOrderNo: string }>;
+  orderParams: (overrides?: {
+    outOrderNo?: string;
+    pledgeAddress?: string;
+  }) => Promise<{ pledgeAddress: string; rentalCount: number; period: '10min'; outOrderNo: string }>;
   /** Skips unless the target offers the capability. */
   requireCapability: (capability: Capability) => void;
   /** Skips unless this run may send requests that could create an order. */
@@ -138,21 +141,28 @@ export const contractTest = base.extend<Fixtures>({
     let address = config.pledgeAddress;
     await use(async (overrides = {}) => {
       address ??= (await api.getAccount()).walletAddress;
-      return { pledgeAddress: overrides.pledgeAddress ?? address, ...CHEAPEST, outOrderNo: overrides.outOrderNo ?? newOutOrderNo('order') };
+      return {
+        pledgeAddress: overrides.pledgeAddress ?? address,
+        ...CHEAPEST,
+        outOrderNo: overrides.outOrderNo ?? newOutOrderNo('order'),
+      };
     });
   },
 
   requireCapability: async ({ target, skip }, use) => {
     await use((capability) => {
       if (!target.has(capability)) {
-        skip(`needs the '${capability}' capability, which ${target.info.simulator ? 'this simulator' : 'a target that is not a simulator'} does not offer`);
+        skip(
+          `needs the '${capability}' capability, which ${target.info.simulator ? 'this simulator' : 'a target that is not a simulator'} does not offer`,
+        );
       }
     });
   },
 
   requireSpend: async ({ target, config, skip }, use) => {
     await use(() => {
-      if (!target.info.simulator && !config.allowSpend) skip('creates an order, which spends real TRX: set CONTRACT_ALLOW_SPEND=1 to run it');
+      if (!target.info.simulator && !config.allowSpend)
+        skip('creates an order, which spends real TRX: set CONTRACT_ALLOW_SPEND=1 to run it');
     });
   },
 
@@ -161,11 +171,15 @@ export const contractTest = base.extend<Fixtures>({
     await use(() => target.info.simulator || claimOrderSlot(runDir, config.maxOrders));
   },
 
-  slotsExhausted: async ({ config }, use) => use(`CONTRACT_MAX_ORDERS=${config.maxOrders} orders were already created in this run`),
+  slotsExhausted: async ({ config }, use) =>
+    use(`CONTRACT_MAX_ORDERS=${config.maxOrders} orders were already created in this run`),
 
   noteSpent: async ({ task, target }, use) => {
     await use((created) => {
-      ensureMeta({ task } as TestContext, target).spent.push({ amount: String(created.amount), currency: created.currency });
+      ensureMeta({ task } as TestContext, target).spent.push({
+        amount: String(created.amount),
+        currency: created.currency,
+      });
     });
   },
 });
@@ -182,7 +196,11 @@ function record(exchange: Exchange, violations: SpecViolation[]): RecordedIntera
     durationMs: Math.round(exchange.durationMs * 1000) / 1000,
   };
   if (exchange.status !== undefined) {
-    interaction.response = { status: exchange.status, headers: exchange.responseHeaders ?? {}, body: exchange.body };
+    interaction.response = {
+      status: exchange.status,
+      headers: exchange.responseHeaders ?? {},
+      body: exchange.body,
+    };
   }
   if (exchange.error) interaction.error = exchange.error.message;
   if (violations.length > 0) interaction.specViolations = violations;
@@ -192,10 +210,18 @@ function record(exchange: Exchange, violations: SpecViolation[]): RecordedIntera
 /** A replay got requests it has no recording of: the suite changed, or the recording is partial. */
 export class ReplayMissError extends Error {
   constructor(readonly misses: string[]) {
-    super(`the replay has no recorded interaction for ${misses.length} request${misses.length === 1 ? '' : 's'} of this case:\n${misses.map((m) => `  ${m}`).join('\n')}`);
+    super(
+      `the replay has no recorded interaction for ${misses.length} request${misses.length === 1 ? '' : 's'} of this case:\n${misses.map((m) => `  ${m}`).join('\n')}`,
+    );
     this.name = 'ReplayMissError';
   }
 }
 
 /** Statuses in the order they may happen; a later read may never show an earlier one. */
-export const STATUS_RANK: Record<string, number> = { PENDING: 0, PROCESSING: 1, COMPLETED: 2, FAILED: 2, REFUNDED: 3 };
+export const STATUS_RANK: Record<string, number> = {
+  PENDING: 0,
+  PROCESSING: 1,
+  COMPLETED: 2,
+  FAILED: 2,
+  REFUNDED: 3,
+};

@@ -7,7 +7,10 @@ import { contractTest as test, runBytes, STATUS_RANK } from './contract-test.ts'
 type Params = { pledgeAddress: string; rentalCount: number; period: '10min'; outOrderNo: string };
 
 /** A decimal without trailing zeros, so "0.80" (history) and 0.8 (creation) compare equal. */
-const normalise = (amount: string | number): string => String(amount).replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+const normalise = (amount: string | number): string =>
+  String(amount)
+    .replace(/(\.\d*?)0+$/, '$1')
+    .replace(/\.$/, '');
 
 const WAIT = { timeoutMs: 60_000, intervalMs: 500 } as const;
 
@@ -33,9 +36,10 @@ async function pollUntil(
 
 function expectForwardOnly(statuses: OrderStatus[]): void {
   for (let i = 1; i < statuses.length; i++) {
-    expect(STATUS_RANK[statuses[i]!], `status moved from ${statuses[i - 1]} back to ${statuses[i]} (seen ${statuses.join(' → ')})`).toBeGreaterThanOrEqual(
-      STATUS_RANK[statuses[i - 1]!]!,
-    );
+    expect(
+      STATUS_RANK[statuses[i]!],
+      `status moved from ${statuses[i - 1]} back to ${statuses[i]} (seen ${statuses.join(' → ')})`,
+    ).toBeGreaterThanOrEqual(STATUS_RANK[statuses[i - 1]!]!);
   }
 }
 
@@ -66,20 +70,57 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
     return ready!;
   };
 
-  test('creates an order that echoes outOrderNo and charges what the price says', async ({ api, orderParams, requireSpend, claimOrder, slotsExhausted, noteSpent, skip }) => {
-    const { created, params } = await referenceOrder({ api, orderParams, requireSpend, claimOrder, slotsExhausted, noteSpent, skip });
+  test('creates an order that echoes outOrderNo and charges what the price says', async ({
+    api,
+    orderParams,
+    requireSpend,
+    claimOrder,
+    slotsExhausted,
+    noteSpent,
+    skip,
+  }) => {
+    const { created, params } = await referenceOrder({
+      api,
+      orderParams,
+      requireSpend,
+      claimOrder,
+      slotsExhausted,
+      noteSpent,
+      skip,
+    });
     expect(created.outOrderNo, 'outOrderNo is echoed back').toBe(params.outOrderNo);
     if (created.currency === 'TRX') {
       const quote = await api.getPrice({ rentalCount: params.rentalCount, period: params.period });
-      expect(normalise(created.amount), `amount charged vs price estimate ${quote.trxPrice}`).toBe(normalise(quote.trxPrice));
+      expect(normalise(created.amount), `amount charged vs price estimate ${quote.trxPrice}`).toBe(
+        normalise(quote.trxPrice),
+      );
     }
   });
 
-  test('finds the created order in history by orderId and by outOrderNo', async ({ api, orderParams, requireSpend, claimOrder, slotsExhausted, noteSpent, skip }) => {
-    const { created, params } = await referenceOrder({ api, orderParams, requireSpend, claimOrder, slotsExhausted, noteSpent, skip });
+  test('finds the created order in history by orderId and by outOrderNo', async ({
+    api,
+    orderParams,
+    requireSpend,
+    claimOrder,
+    slotsExhausted,
+    noteSpent,
+    skip,
+  }) => {
+    const { created, params } = await referenceOrder({
+      api,
+      orderParams,
+      requireSpend,
+      claimOrder,
+      slotsExhausted,
+      noteSpent,
+      skip,
+    });
     const byId = await api.getOrderHistory({ orderId: created.id });
     const byOut = await api.getOrderHistory({ outOrderNo: params.outOrderNo });
-    for (const [how, order] of [['orderId', byId], ['outOrderNo', byOut]] as const) {
+    for (const [how, order] of [
+      ['orderId', byId],
+      ['outOrderNo', byOut],
+    ] as const) {
       expect(order.orderId, `found by ${how}`).toBe(created.id);
       expect(order.pledgeAddress, `pledgeAddress found by ${how}`).toBe(params.pledgeAddress);
       expect(order.rentalCount, `rentalCount found by ${how}`).toBe(String(params.rentalCount));
@@ -89,10 +130,29 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
     }
   });
 
-  test('drives an order to a terminal status, only forward, and COMPLETED carries a txId', async ({ api, orderParams, requireSpend, claimOrder, slotsExhausted, noteSpent, skip }) => {
-    const { created } = await referenceOrder({ api, orderParams, requireSpend, claimOrder, slotsExhausted, noteSpent, skip });
+  test('drives an order to a terminal status, only forward, and COMPLETED carries a txId', async ({
+    api,
+    orderParams,
+    requireSpend,
+    claimOrder,
+    slotsExhausted,
+    noteSpent,
+    skip,
+  }) => {
+    const { created } = await referenceOrder({
+      api,
+      orderParams,
+      requireSpend,
+      claimOrder,
+      slotsExhausted,
+      noteSpent,
+      skip,
+    });
     const seen: OrderStatus[] = [];
-    const done = await api.waitForOrder({ orderId: created.id }, { ...WAIT, onStatus: (status) => seen.push(status) });
+    const done = await api.waitForOrder(
+      { orderId: created.id },
+      { ...WAIT, onStatus: (status) => seen.push(status) },
+    );
     // A terminal status must stay put (FAILED may still become REFUNDED).
     for (let i = 0; i < 3; i++) seen.push((await api.getOrderHistory({ orderId: created.id })).status);
     expectForwardOnly(seen);
@@ -102,7 +162,13 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
     }
   });
 
-  test('freezes the price on an account of its own, and spends it on completion', async ({ api, target, clientFor, orderParams, requireCapability }) => {
+  test('freezes the price on an account of its own, and spends it on completion', async ({
+    api,
+    target,
+    clientFor,
+    orderParams,
+    requireCapability,
+  }) => {
     requireCapability('accounts');
     const account = await target.control.createAccount({ trx: '100' });
     const own = clientFor(account.apiKey);
@@ -115,19 +181,34 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
     expect(done.status).toBe('COMPLETED');
     const after = await own.getAccount();
     const cost = normalise(created.amount);
-    if (seen[0] !== 'COMPLETED') expect(normalise(open.balance.frozen.trx), 'TRX frozen while the order is open').toBe(cost);
+    if (seen[0] !== 'COMPLETED')
+      expect(normalise(open.balance.frozen.trx), 'TRX frozen while the order is open').toBe(cost);
     expect(after.balance.frozen.trx, 'nothing frozen once completed').toBe('0');
-    expect(normalise(after.balance.available.trx), 'the price is spent once').toBe(normalise(subtract('100', cost)));
+    expect(normalise(after.balance.available.trx), 'the price is spent once').toBe(
+      normalise(subtract('100', cost)),
+    );
   });
 
-  test('refunds a forced failure: FAILED, then REFUNDED with the money back', async ({ api, target, clientFor, orderParams, requireCapability, newOutOrderNo }) => {
+  test('refunds a forced failure: FAILED, then REFUNDED with the money back', async ({
+    api,
+    target,
+    clientFor,
+    orderParams,
+    requireCapability,
+    newOutOrderNo,
+  }) => {
     const fx = { api, target, clientFor, orderParams, requireCapability, newOutOrderNo };
     requireCapability('rules');
     requireCapability('accounts');
     const account = await target.control.createAccount({ trx: '100' });
     const own = clientFor(account.apiKey);
     const params = await orderParams({ outOrderNo: newOutOrderNo('fail') });
-    await target.control.addRule({ match: { outOrderNo: params.outOrderNo }, outcome: 'FAILED', delayMs: 1000, times: 1 });
+    await target.control.addRule({
+      match: { outOrderNo: params.outOrderNo },
+      outcome: 'FAILED',
+      delayMs: 1000,
+      times: 1,
+    });
     const created = await own.createOrder(params);
     const seen: OrderStatus[] = [];
     await own.waitForOrder({ orderId: created.id }, { ...WAIT, onStatus: (s) => seen.push(s) });
@@ -137,14 +218,25 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
     // A polling client may never see FAILED (fast timing refunds within one poll, and the
     // real service may refund at once); the control plane's timeline says it happened.
     const view = await target.control.timeline(account.apiKey, created.id);
-    expect(view.timeline.map((step) => step.status), 'FAILED, then REFUNDED').toEqual(['PENDING', 'PROCESSING', 'FAILED', 'REFUNDED']);
+    expect(
+      view.timeline.map((step) => step.status),
+      'FAILED, then REFUNDED',
+    ).toEqual(['PENDING', 'PROCESSING', 'FAILED', 'REFUNDED']);
     expect(refunded.txId, 'no delegation happened').toBe('');
     const after = await own.getAccount();
     expect(after.balance.available.trx, 'the refund restores the balance').toBe('100');
     expect(after.balance.frozen.trx).toBe('0');
   });
 
-  test('activates a new receiving address exactly once, on its first order', async ({ api, target, clientFor, orderParams, requireCapability, config, task }) => {
+  test('activates a new receiving address exactly once, on its first order', async ({
+    api,
+    target,
+    clientFor,
+    orderParams,
+    requireCapability,
+    config,
+    task,
+  }) => {
     requireCapability('activation');
     // Fresh in every run, yet the same in a replay of this run (same run id, same case).
     const address = encodeTronAddress(runBytes(config.runId, task.fullName, 'address'));
@@ -153,15 +245,33 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
     const first = await api.createOrder(await orderParams({ pledgeAddress: address }));
     const second = await api.createOrder(await orderParams({ pledgeAddress: address }));
     await Promise.all([first, second].map((o) => api.waitForOrder({ orderId: o.id }, WAIT)));
-    expect(await target.control.address(address)).toMatchObject({ activated: true, activatedByOrderId: first.id });
-    expect((await target.control.timeline(target.apiKey, second.id)).activatedAddress, 'the second order activates nothing').toBe(false);
+    expect(await target.control.address(address)).toMatchObject({
+      activated: true,
+      activatedByOrderId: first.id,
+    });
+    expect(
+      (await target.control.timeline(target.apiKey, second.id)).activatedAddress,
+      'the second order activates nothing',
+    ).toBe(false);
   });
 
-  test('honours a forced delay: the outcome comes exactly that long after creation', async ({ api, target, clientFor, orderParams, requireCapability, newOutOrderNo }) => {
+  test('honours a forced delay: the outcome comes exactly that long after creation', async ({
+    api,
+    target,
+    clientFor,
+    orderParams,
+    requireCapability,
+    newOutOrderNo,
+  }) => {
     const fx = { api, target, clientFor, orderParams, requireCapability, newOutOrderNo };
     requireCapability('rules');
     const params = await orderParams({ outOrderNo: newOutOrderNo('delay') });
-    await target.control.addRule({ match: { outOrderNo: params.outOrderNo }, outcome: 'COMPLETED', delayMs: 1500, times: 1 });
+    await target.control.addRule({
+      match: { outOrderNo: params.outOrderNo },
+      outcome: 'COMPLETED',
+      delayMs: 1500,
+      times: 1,
+    });
     const created = await api.createOrder(params);
     await api.waitForOrder({ orderId: created.id }, WAIT);
     const view = await target.control.timeline(target.apiKey, created.id);
@@ -173,7 +283,14 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
     else expect(took, 'within a second of the delay with a real clock').toBeLessThan(2500);
   });
 
-  test('returns the first order for a duplicate outOrderNo, without a second charge', async ({ api, target, clientFor, orderParams, requireCapability, newOutOrderNo }) => {
+  test('returns the first order for a duplicate outOrderNo, without a second charge', async ({
+    api,
+    target,
+    clientFor,
+    orderParams,
+    requireCapability,
+    newOutOrderNo,
+  }) => {
     const fx = { api, target, clientFor, orderParams, requireCapability, newOutOrderNo };
     requireCapability('duplicates');
     requireCapability('accounts');

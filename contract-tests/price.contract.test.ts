@@ -20,19 +20,25 @@ describe('getPrice', () => {
     expect(quote.trxPrice, `trxPrice for 65000 × ${quote.sun} sun`).toBe(expectedTrxPrice(65000, quote.sun));
   });
 
-  test.for(PERIODS)('quotes the period %s and echoes it with arithmetic that agrees', async (period, { api }) => {
-    const quote = await api.getPrice({ rentalCount: 64000, period });
-    expect(quote.period).toBe(period);
-    expect(Number(quote.sun)).toBeGreaterThan(0);
-    expect(quote.trxPrice, `trxPrice for 64000 × ${quote.sun} sun`).toBe(expectedTrxPrice(64000, quote.sun));
-  });
+  test.for(PERIODS)(
+    'quotes the period %s and echoes it with arithmetic that agrees',
+    async (period, { api }) => {
+      const quote = await api.getPrice({ rentalCount: 64000, period });
+      expect(quote.period).toBe(period);
+      expect(Number(quote.sun)).toBeGreaterThan(0);
+      expect(quote.trxPrice, `trxPrice for 64000 × ${quote.sun} sun`).toBe(
+        expectedTrxPrice(64000, quote.sun),
+      );
+    },
+  );
 
   test('rounds every half cent up, whatever the price table', async ({ api }) => {
     // Quantities whose cost ends in exactly half a cent at the target's own 1h price:
     // binary floats round some of those down, so several are asked, not one.
     const { sun } = await api.getPrice({ rentalCount: 65000, period: '1h' });
     const halves: number[] = [];
-    for (let n = 64_000; n < 164_000 && halves.length < 12; n++) if ((BigInt(n) * BigInt(sun)) % 10_000n === 5_000n) halves.push(n);
+    for (let n = 64_000; n < 164_000 && halves.length < 12; n++)
+      if ((BigInt(n) * BigInt(sun)) % 10_000n === 5_000n) halves.push(n);
     for (const n of halves) {
       const quote = await api.getPrice({ rentalCount: n, period: '1h' });
       expect(quote.trxPrice, `trxPrice for ${n} × ${quote.sun} sun`).toBe(expectedTrxPrice(n, quote.sun));

@@ -23,14 +23,24 @@ async function expectRejection(
   expect(rejection.code).not.toBe(0);
   expect(rejection.msg, 'the rejection carries a message').toMatch(/\S/);
   if (simulator) {
-    expect({ code: rejection.code, status: rejection.status }).toEqual({ code: documented.code, status: documented.status });
+    expect({ code: rejection.code, status: rejection.status }).toEqual({
+      code: documented.code,
+      status: documented.status,
+    });
     expect(rejection.msg).toMatch(documented.mentions);
   }
 }
 
 /** A raw request the client has no method for: its status and, when JSON, its code. */
-async function raw(target: { fetch: typeof fetch; apiKey: string; info: { baseUrl: string } }, method: string, path: string): Promise<{ status: number; code: unknown }> {
-  const res = await target.fetch(`${target.info.baseUrl}${path}`, { method, headers: { 'API-KEY': target.apiKey } });
+async function raw(
+  target: { fetch: typeof fetch; apiKey: string; info: { baseUrl: string } },
+  method: string,
+  path: string,
+): Promise<{ status: number; code: unknown }> {
+  const res = await target.fetch(`${target.info.baseUrl}${path}`, {
+    method,
+    headers: { 'API-KEY': target.apiKey },
+  });
   const text = await res.text();
   let code: unknown;
   try {
@@ -46,22 +56,32 @@ describe('rejections', () => {
   // show a recording (and calibration) what the service does.
   test('does not serve a path the API does not have', async ({ target }) => {
     const answer = await raw(target, 'GET', '/v1/tron/no-such-operation');
-    expect(answer.status >= 400 || (answer.code !== undefined && answer.code !== 0), `an unknown path is no success (${JSON.stringify(answer)})`).toBe(true);
+    expect(
+      answer.status >= 400 || (answer.code !== undefined && answer.code !== 0),
+      `an unknown path is no success (${JSON.stringify(answer)})`,
+    ).toBe(true);
     if (target.info.simulator) expect(answer).toEqual({ status: 404, code: 40400 });
   });
 
   test('does not serve a method the API does not offer', async ({ target }) => {
     const answer = await raw(target, 'DELETE', '/v1/account');
-    expect(answer.status >= 400 || (answer.code !== undefined && answer.code !== 0), `a wrong method is no success (${JSON.stringify(answer)})`).toBe(true);
+    expect(
+      answer.status >= 400 || (answer.code !== undefined && answer.code !== 0),
+      `a wrong method is no success (${JSON.stringify(answer)})`,
+    ).toBe(true);
     if (target.info.simulator) expect(answer).toEqual({ status: 405, code: 40500 });
   });
 
   test('rejects a call without an API key', async ({ clientFor, target }) => {
-    await expectRejection(clientFor(undefined).getPrice({ rentalCount: 65000, period: '1h' }), target.info.simulator, {
-      code: 10001,
-      status: 401,
-      mentions: /API-KEY/,
-    });
+    await expectRejection(
+      clientFor(undefined).getPrice({ rentalCount: 65000, period: '1h' }),
+      target.info.simulator,
+      {
+        code: 10001,
+        status: 401,
+        mentions: /API-KEY/,
+      },
+    );
   });
 
   test('rejects a call with an unknown API key', async ({ clientFor, target }) => {
@@ -73,11 +93,15 @@ describe('rejections', () => {
   });
 
   test('rejects a period outside the seven allowed values', async ({ api, target }) => {
-    await expectRejection(api.getPrice({ rentalCount: 65000, period: '2h' as Period }), target.info.simulator, {
-      code: 20002,
-      status: 400,
-      mentions: /'period'.*10min, 1h, 1d, 3d, 7d, 14d, 30d/,
-    });
+    await expectRejection(
+      api.getPrice({ rentalCount: 65000, period: '2h' as Period }),
+      target.info.simulator,
+      {
+        code: 20002,
+        status: 400,
+        mentions: /'period'.*10min, 1h, 1d, 3d, 7d, 14d, 30d/,
+      },
+    );
   });
 
   test('rejects an order below the 64000 minimum', async ({ api, target, orderParams, requireSpend }) => {
@@ -93,10 +117,14 @@ describe('rejections', () => {
   });
 
   test('rejects a lookup of an unknown order', async ({ api, target }) => {
-    await expectRejection(api.getOrderHistory({ orderId: 'OR20000101000000ZZZZZZZZ' }), target.info.simulator, {
-      code: 40401,
-      status: 404,
-      mentions: /OR20000101000000ZZZZZZZZ/,
-    });
+    await expectRejection(
+      api.getOrderHistory({ orderId: 'OR20000101000000ZZZZZZZZ' }),
+      target.info.simulator,
+      {
+        code: 40401,
+        status: 404,
+        mentions: /OR20000101000000ZZZZZZZZ/,
+      },
+    );
   });
 });

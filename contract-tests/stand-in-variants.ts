@@ -61,10 +61,13 @@ function standIn(sim: Simulator, options: { failEveryOrder: boolean }): Simulato
 }
 
 function html404(): Response {
-  return new Response('<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>', {
-    status: 404,
-    headers: { 'content-type': 'text/html' },
-  });
+  return new Response(
+    '<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>',
+    {
+      status: 404,
+      headers: { 'content-type': 'text/html' },
+    },
+  );
 }
 
 /**
@@ -73,7 +76,13 @@ function html404(): Response {
  * (below) the txId on COMPLETED. ('status-skipped' is left out: the stand-in delivers at
  * once, so no order is PENDING when read and there is nothing to skip.)
  */
-export const STAND_IN_BREAKS = ['wrong-rounding', 'number-as-string', 'type-changed', 'wrong-echo', 'status-reversed'] as const;
+export const STAND_IN_BREAKS = [
+  'wrong-rounding',
+  'number-as-string',
+  'type-changed',
+  'wrong-echo',
+  'status-reversed',
+] as const;
 
 /** A COMPLETED order in the history without its delegation txId. */
 function withoutTxId(sim: Simulator): typeof fetch {
@@ -94,14 +103,27 @@ function withoutTxId(sim: Simulator): typeof fetch {
  * @example
  *   STAND_IN_VARIANTS['stand-in+wrong-rounding'].apply(sim); // a fetch the suite must fail
  */
-export const STAND_IN_VARIANTS: Record<string, { breaks: string; apply: (sim: Simulator) => typeof fetch }> = {
-  'stand-in': { breaks: 'nothing documented: only choices upstream leaves open', apply: (sim) => standIn(sim, { failEveryOrder: false }).fetch },
-  'stand-in-failing': { breaks: 'nothing documented: every order fails and is refunded at once', apply: (sim) => standIn(sim, { failEveryOrder: true }).fetch },
-  'stand-in+txid-missing': { breaks: 'the stand-in, and a COMPLETED order without its txId', apply: (sim) => withoutTxId(standIn(sim, { failEveryOrder: false })) },
-  ...Object.fromEntries(
-    STAND_IN_BREAKS.map((name) => [
-      `stand-in+${name}`,
-      { breaks: `the stand-in, and ${BROKEN_VARIANTS[name]!.breaks}`, apply: (sim: Simulator) => BROKEN_VARIANTS[name]!.apply(standIn(sim, { failEveryOrder: false })) },
-    ]),
-  ),
-};
+export const STAND_IN_VARIANTS: Record<string, { breaks: string; apply: (sim: Simulator) => typeof fetch }> =
+  {
+    'stand-in': {
+      breaks: 'nothing documented: only choices upstream leaves open',
+      apply: (sim) => standIn(sim, { failEveryOrder: false }).fetch,
+    },
+    'stand-in-failing': {
+      breaks: 'nothing documented: every order fails and is refunded at once',
+      apply: (sim) => standIn(sim, { failEveryOrder: true }).fetch,
+    },
+    'stand-in+txid-missing': {
+      breaks: 'the stand-in, and a COMPLETED order without its txId',
+      apply: (sim) => withoutTxId(standIn(sim, { failEveryOrder: false })),
+    },
+    ...Object.fromEntries(
+      STAND_IN_BREAKS.map((name) => [
+        `stand-in+${name}`,
+        {
+          breaks: `the stand-in, and ${BROKEN_VARIANTS[name]!.breaks}`,
+          apply: (sim: Simulator) => BROKEN_VARIANTS[name]!.apply(standIn(sim, { failEveryOrder: false })),
+        },
+      ]),
+    ),
+  };

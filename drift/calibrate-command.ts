@@ -36,18 +36,33 @@ Options:
 `;
 
 /** Parses the arguments, naming the flag and the fix on a mistake. */
-export function parseCalibrateArgs(argv: string[]): { recording: string; out: string; base?: string } | 'help' {
+export function parseCalibrateArgs(
+  argv: string[],
+): { recording: string; out: string; base?: string } | 'help' {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: { out: { type: 'string' }, base: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: true });
+    parsed = parseArgs({
+      args: argv,
+      options: { out: { type: 'string' }, base: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: true,
+    });
   } catch (error) {
-    throw new CliError(`${(error as Error).message}. Run 'npx energy-rental-kit calibrate --help' for the options.`);
+    throw new CliError(
+      `${(error as Error).message}. Run 'npx energy-rental-kit calibrate --help' for the options.`,
+    );
   }
   if (parsed.values.help) return 'help';
   if (parsed.positionals.length !== 1) {
-    throw new CliError(`calibrate takes one RECORDING (got ${parsed.positionals.length}): e.g. 'npx energy-rental-kit calibrate recordings/upstream.json --out calibrated.yaml'.`);
+    throw new CliError(
+      `calibrate takes one RECORDING (got ${parsed.positionals.length}): e.g. 'npx energy-rental-kit calibrate recordings/upstream.json --out calibrated.yaml'.`,
+    );
   }
-  return { recording: parsed.positionals[0]!, out: parsed.values.out ?? 'calibrated-scenario.yaml', ...(parsed.values.base ? { base: parsed.values.base } : {}) };
+  return {
+    recording: parsed.positionals[0]!,
+    out: parsed.values.out ?? 'calibrated-scenario.yaml',
+    ...(parsed.values.base ? { base: parsed.values.base } : {}),
+  };
 }
 
 function readBase(file: string): Scenario {
@@ -55,10 +70,13 @@ function readBase(file: string): Scenario {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new CliError(`--base: cannot read '${file}' (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}). Pass a JSON or YAML scenario, or leave --base out for the embedded one.`);
+    throw new CliError(
+      `--base: cannot read '${file}' (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}). Pass a JSON or YAML scenario, or leave --base out for the embedded one.`,
+    );
   }
   const value = parseYaml(text) as unknown;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new CliError(`--base: '${file}' is no scenario (a JSON or YAML object).`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new CliError(`--base: '${file}' is no scenario (a JSON or YAML object).`);
   return value as Scenario;
 }
 
@@ -68,7 +86,9 @@ function comment(doc: Document, entry: CalibratedSetting): void {
   const keys = ['settings', ...entry.setting.split('.')];
   const parent = doc.getIn(keys.slice(0, -1), true) as Node | undefined;
   if (!parent || !isMap(parent)) return;
-  const pair = (parent as YAMLMap).items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === keys.at(-1));
+  const pair = (parent as YAMLMap).items.find(
+    (p) => isPair(p) && isScalar(p.key) && String(p.key.value) === keys.at(-1),
+  );
   if (!pair || !isScalar(pair.key)) return;
   const { operation, case: caseName, observed } = entry.evidence;
   pair.key.commentBefore = ` ${operation}, "${caseName}": ${observed}`;
@@ -80,7 +100,10 @@ function comment(doc: Document, entry: CalibratedSetting): void {
  * @example
  *   await runCalibrate(['recordings/upstream.json', '--out', 'calibrated.yaml']);
  */
-export async function runCalibrate(argv: string[], options: { write?: (text: string) => void } = {}): Promise<number> {
+export async function runCalibrate(
+  argv: string[],
+  options: { write?: (text: string) => void } = {},
+): Promise<number> {
   const write = options.write ?? ((text: string) => void process.stdout.write(text));
   const args = parseCalibrateArgs(argv);
   if (args === 'help') {
@@ -95,10 +118,16 @@ export async function runCalibrate(argv: string[], options: { write?: (text: str
   }
   const { settings, table } = calibrate(recording);
   const base = args.base ? readBase(args.base) : DEFAULT_SCENARIO;
-  const scenario: Scenario = { ...base, accounts: base.accounts ?? DEFAULT_SCENARIO.accounts, settings: { ...base.settings, ...settings } };
+  const scenario: Scenario = {
+    ...base,
+    accounts: base.accounts ?? DEFAULT_SCENARIO.accounts,
+    settings: { ...base.settings, ...settings },
+  };
   const validate = createValidators(loadSpec('control')).schema('Scenario');
   if (!validate(scenario)) {
-    throw new CliError(`the calibrated scenario breaks the Scenario schema (${JSON.stringify(validate.errors?.[0])}); the recording shows a value the simulator cannot take.`);
+    throw new CliError(
+      `the calibrated scenario breaks the Scenario schema (${JSON.stringify(validate.errors?.[0])}); the recording shows a value the simulator cannot take.`,
+    );
   }
   const doc = new Document(scenario);
   doc.commentBefore = ` Calibrated by 'energy-rental-kit calibrate' from ${path.basename(args.recording)} (recorded ${recording.recordedAt}).\n Each calibrated setting names its evidence: operation, case and observed value.`;
@@ -108,9 +137,18 @@ export async function runCalibrate(argv: string[], options: { write?: (text: str
   writeFileSync(temporary, doc.toString({ lineWidth: 0 }));
   renameSync(temporary, out);
 
-  const rows = table.map((t) => [t.setting, t.value === undefined ? '(default)' : JSON.stringify(t.value), t.evidence ? `observed: ${t.evidence.operation}, ${t.evidence.observed}` : 'default: the recording never showed it']);
-  const width = (i: number): number => Math.max(...rows.map((r) => r[i]!.length), ['setting', 'value'][i]?.length ?? 0);
+  const rows = table.map((t) => [
+    t.setting,
+    t.value === undefined ? '(default)' : JSON.stringify(t.value),
+    t.evidence
+      ? `observed: ${t.evidence.operation}, ${t.evidence.observed}`
+      : 'default: the recording never showed it',
+  ]);
+  const width = (i: number): number =>
+    Math.max(...rows.map((r) => r[i]!.length), ['setting', 'value'][i]?.length ?? 0);
   const line = (r: string[]): string => `${r[0]!.padEnd(width(0))}  ${r[1]!.padEnd(width(1))}  ${r[2]}`;
-  write(`${[line(['setting', 'value', 'source']), ...rows.map(line)].join('\n')}\n\nScenario written to ${args.out}: serve it with 'npx energy-rental-kit serve --config ${args.out}'.\n`);
+  write(
+    `${[line(['setting', 'value', 'source']), ...rows.map(line)].join('\n')}\n\nScenario written to ${args.out}: serve it with 'npx energy-rental-kit serve --config ${args.out}'.\n`,
+  );
   return 0;
 }

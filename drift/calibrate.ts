@@ -37,15 +37,35 @@ export interface Calibration {
   table: CalibratedSetting[];
 }
 
-const KINDS: Kind[] = ['apiKeyMissing', 'apiKeyUnknown', 'parameterMissing', 'parameterInvalid', 'belowMinimum', 'orderNotFound', 'insufficientBalance', 'duplicateOutOrderNo', 'methodNotAllowed', 'notFound'];
+const KINDS: Kind[] = [
+  'apiKeyMissing',
+  'apiKeyUnknown',
+  'parameterMissing',
+  'parameterInvalid',
+  'belowMinimum',
+  'orderNotFound',
+  'insufficientBalance',
+  'duplicateOutOrderNo',
+  'methodNotAllowed',
+  'notFound',
+];
 const PERIODS: Period[] = ['10min', '1h', '1d', '3d', '7d', '14d', '30d'];
-const API_PATHS: Record<string, string> = { '/v1/tron/order': 'POST', '/v1/tron/price': 'GET', '/v1/tron/history': 'GET', '/v1/account': 'GET' };
-const REQUIRED: Record<string, string[]> = { '/v1/tron/order': ['pledgeAddress', 'rentalCount', 'period'], '/v1/tron/price': ['rentalCount', 'period'] };
+const API_PATHS: Record<string, string> = {
+  '/v1/tron/order': 'POST',
+  '/v1/tron/price': 'GET',
+  '/v1/tron/history': 'GET',
+  '/v1/account': 'GET',
+};
+const REQUIRED: Record<string, string[]> = {
+  '/v1/tron/order': ['pledgeAddress', 'rentalCount', 'period'],
+  '/v1/tron/price': ['rentalCount', 'period'],
+};
 
 type Body = { code?: unknown; msg?: unknown; data?: Record<string, unknown> | null } | undefined;
 
 const apiPath = (path: string): string => (path.startsWith('/api/') ? path.slice(4) : path);
-const bodyOf = (i: Interaction): Body => (typeof i.response?.body === 'object' && i.response.body !== null ? (i.response.body as Body) : undefined);
+const bodyOf = (i: Interaction): Body =>
+  typeof i.response?.body === 'object' && i.response.body !== null ? (i.response.body as Body) : undefined;
 const param = (i: Interaction, name: string): string | undefined => {
   const value = i.request.form?.[name] ?? i.request.query[name];
   return Array.isArray(value) ? value[0] : value;
@@ -55,7 +75,13 @@ const param = (i: Interaction, name: string): string | undefined => {
 function isSuccess(i: Interaction): boolean {
   const body = bodyOf(i);
   if (!i.response || i.response.status >= 300 || !body) return false;
-  return body.code === 0 || (apiPath(i.request.path) === '/v1/account' && body.code === 1 && typeof body.msg === 'string' && /success/i.test(body.msg));
+  return (
+    body.code === 0 ||
+    (apiPath(i.request.path) === '/v1/account' &&
+      body.code === 1 &&
+      typeof body.msg === 'string' &&
+      /success/i.test(body.msg))
+  );
 }
 
 /**
@@ -65,16 +91,26 @@ function isSuccess(i: Interaction): boolean {
  * @example
  *   rejectionKind(interactionWithoutKey); // 'apiKeyMissing'
  */
-export function rejectionKind(i: Interaction, foreignAliases: ReadonlySet<string>, duplicates: ReadonlySet<Interaction> = new Set()): Kind | undefined {
+export function rejectionKind(
+  i: Interaction,
+  foreignAliases: ReadonlySet<string>,
+  duplicates: ReadonlySet<Interaction> = new Set(),
+): Kind | undefined {
   if (!i.response || isSuccess(i) || i.response.status >= 500 || i.response.status === 429) return undefined;
   const path = apiPath(i.request.path);
   const method = API_PATHS[path];
-  if (method === undefined) return path.startsWith('/v1/') || path.startsWith('/api/') ? 'notFound' : undefined;
+  if (method === undefined)
+    return path.startsWith('/v1/') || path.startsWith('/api/') ? 'notFound' : undefined;
   if (i.request.method !== method) return 'methodNotAllowed';
   if (i.request.apiKeyAlias === undefined) return 'apiKeyMissing';
   if (foreignAliases.has(i.request.apiKeyAlias)) return 'apiKeyUnknown';
   const missing = (REQUIRED[path] ?? []).some((name) => param(i, name) === undefined);
-  if (path === '/v1/tron/history' && param(i, 'orderId') === undefined && param(i, 'outOrderNo') === undefined) return 'parameterMissing';
+  if (
+    path === '/v1/tron/history' &&
+    param(i, 'orderId') === undefined &&
+    param(i, 'outOrderNo') === undefined
+  )
+    return 'parameterMissing';
   if (missing) return 'parameterMissing';
   const count = Number(param(i, 'rentalCount'));
   if (path === '/v1/tron/order' && Number.isInteger(count) && count < 64_000) return 'belowMinimum';
@@ -82,7 +118,11 @@ export function rejectionKind(i: Interaction, foreignAliases: ReadonlySet<string
   if (path === '/v1/tron/history') return 'orderNotFound';
   if (path === '/v1/tron/order') {
     // The same outOrderNo sent before, and accepted then: a duplicate.
-    return code !== undefined && duplicates.has(i) ? 'duplicateOutOrderNo' : typeof code === 'number' && i.response.status === 402 ? 'insufficientBalance' : 'parameterInvalid';
+    return code !== undefined && duplicates.has(i)
+      ? 'duplicateOutOrderNo'
+      : typeof code === 'number' && i.response.status === 402
+        ? 'insufficientBalance'
+        : 'parameterInvalid';
   }
   return 'parameterInvalid';
 }
@@ -102,7 +142,11 @@ function refusedDuplicates(interactions: Interaction[]): Set<Interaction> {
   return duplicates;
 }
 
-const evidence = (i: Interaction, observed: string): Evidence => ({ operation: i.operation, case: i.case, observed });
+const evidence = (i: Interaction, observed: string): Evidence => ({
+  operation: i.operation,
+  case: i.case,
+  observed,
+});
 
 /**
  * Learns every calibratable setting a recording shows.
@@ -129,16 +173,33 @@ export function calibrate(recording: Recording): Calibration {
     const body = bodyOf(first);
     if (kind === 'notFound' && body === undefined) {
       settings.unknownPath = 'html';
-      table.push({ setting: 'unknownPath', value: 'html', evidence: evidence(first, `HTTP ${first.response!.status} ${first.response!.headers['content-type'] ?? 'no content type'}, not JSON`) });
+      table.push({
+        setting: 'unknownPath',
+        value: 'html',
+        evidence: evidence(
+          first,
+          `HTTP ${first.response!.status} ${first.response!.headers['content-type'] ?? 'no content type'}, not JSON`,
+        ),
+      });
       continue;
     }
-    const messages = new Set(seen.map((i) => bodyOf(i)?.msg).filter((m): m is string => typeof m === 'string'));
+    const messages = new Set(
+      seen.map((i) => bodyOf(i)?.msg).filter((m): m is string => typeof m === 'string'),
+    );
     const answer: Control['ErrorAnswer'] = { status: first.response!.status };
     if (typeof body?.code === 'number') answer.code = body.code;
-    // One message for every request of the kind is the service's wording; several name the request, and the simulator's own say more.
+    // One message for every request of the kind is the service's wording; several name the request, and the
+    // simulator's own say more.
     if (messages.size === 1) answer.msg = [...messages][0]!;
     errors[kind] = answer;
-    table.push({ setting: `errors.${kind}`, value: answer, evidence: evidence(first, `HTTP ${answer.status}, code ${answer.code ?? 'none'}, msg ${JSON.stringify(body?.msg)}`) });
+    table.push({
+      setting: `errors.${kind}`,
+      value: answer,
+      evidence: evidence(
+        first,
+        `HTTP ${answer.status}, code ${answer.code ?? 'none'}, msg ${JSON.stringify(body?.msg)}`,
+      ),
+    });
   }
   if (Object.keys(errors).length > 0) settings.errors = errors;
   if (settings.unknownPath === undefined) table.push({ setting: 'unknownPath', value: undefined });
@@ -152,17 +213,29 @@ export function calibrate(recording: Recording): Calibration {
   } else table.push({ setting: 'accountSuccessCode', value: undefined });
 
   // The unit of createdAt: seconds are below 10^11 for any date before 5138.
-  const history = interactions.find((i) => apiPath(i.request.path) === '/v1/tron/history' && isSuccess(i) && typeof bodyOf(i)?.data?.createdAt === 'number');
+  const history = interactions.find(
+    (i) =>
+      apiPath(i.request.path) === '/v1/tron/history' &&
+      isSuccess(i) &&
+      typeof bodyOf(i)?.data?.createdAt === 'number',
+  );
   if (history) {
     const createdAt = bodyOf(history)!.data!.createdAt as number;
     settings.createdAtUnit = createdAt < 1e11 ? 's' : 'ms';
-    table.push({ setting: 'createdAtUnit', value: settings.createdAtUnit, evidence: evidence(history, `createdAt ${createdAt}`) });
+    table.push({
+      setting: 'createdAtUnit',
+      value: settings.createdAtUnit,
+      evidence: evidence(history, `createdAt ${createdAt}`),
+    });
   } else table.push({ setting: 'createdAtUnit', value: undefined });
 
   // Prices: the sun per unit each period was quoted at.
   const prices: Partial<Record<Period, string>> = {};
   for (const period of PERIODS) {
-    const quote = interactions.find((i) => apiPath(i.request.path) === '/v1/tron/price' && isSuccess(i) && bodyOf(i)?.data?.period === period);
+    const quote = interactions.find(
+      (i) =>
+        apiPath(i.request.path) === '/v1/tron/price' && isSuccess(i) && bodyOf(i)?.data?.period === period,
+    );
     const sun = quote && bodyOf(quote)!.data!.sun;
     if (quote && typeof sun === 'string' && /^\d+$/.test(sun)) {
       prices[period] = sun;
@@ -175,7 +248,14 @@ export function calibrate(recording: Recording): Calibration {
   const duplicate = interactions.find((i) => duplicates.has(i));
   if (duplicate) {
     settings.duplicateOutOrderNo = 'reject';
-    table.push({ setting: 'duplicateOutOrderNo', value: 'reject', evidence: evidence(duplicate, `HTTP ${duplicate.response!.status}, code ${String(bodyOf(duplicate)?.code)}`) });
+    table.push({
+      setting: 'duplicateOutOrderNo',
+      value: 'reject',
+      evidence: evidence(
+        duplicate,
+        `HTTP ${duplicate.response!.status}, code ${String(bodyOf(duplicate)?.code)}`,
+      ),
+    });
   } else table.push({ setting: 'duplicateOutOrderNo', value: undefined });
 
   // Lifecycle delays: the recorded medians, in ms (upper bounds, to the polling interval).
@@ -185,20 +265,37 @@ export function calibrate(recording: Recording): Calibration {
   if (medians.PROCESSING !== undefined) delays.processing = ms(medians.PROCESSING);
   const outcome = medians.COMPLETED ?? medians.FAILED;
   if (outcome !== undefined) delays.outcome = ms(outcome);
-  if (medians.REFUNDED !== undefined && medians.FAILED !== undefined) delays.refund = ms(medians.REFUNDED - medians.FAILED);
+  if (medians.REFUNDED !== undefined && medians.FAILED !== undefined)
+    delays.refund = ms(medians.REFUNDED - medians.FAILED);
   // A status the polls never caught did not last: it came with the outcome.
   if (delays.processing === undefined && delays.outcome !== undefined) delays.processing = delays.outcome;
   if (delays.outcome !== undefined) {
     // The recorded times include any activation of a new address, so none is added on top.
     settings.activationDelayMs = 0;
-    table.push({ setting: 'activationDelayMs', value: 0, evidence: { operation: 'getOrderHistory', case: 'the recorded outcome median', observed: 'includes any activation' } });
+    table.push({
+      setting: 'activationDelayMs',
+      value: 0,
+      evidence: {
+        operation: 'getOrderHistory',
+        case: 'the recorded outcome median',
+        observed: 'includes any activation',
+      },
+    });
   }
   for (const step of ['processing', 'outcome', 'refund'] as const) {
     const value = delays[step];
     table.push(
       value === undefined
         ? { setting: `delaysMs.${step}`, value: undefined }
-        : { setting: `delaysMs.${step}`, value, evidence: { operation: 'getOrderHistory', case: `the median of ${recording.timing.summary.orders} orders`, observed: `${value} ms` } },
+        : {
+            setting: `delaysMs.${step}`,
+            value,
+            evidence: {
+              operation: 'getOrderHistory',
+              case: `the median of ${recording.timing.summary.orders} orders`,
+              observed: `${value} ms`,
+            },
+          },
     );
   }
   if (Object.keys(delays).length > 0) settings.delaysMs = delays;

@@ -32,44 +32,116 @@ describe('compareWithSpec', () => {
     );
     expect(findings).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ kind: 'field-removed', operation: 'getPrice', path: '/data/trxPrice', severity: 'breaking' }),
-        expect.objectContaining({ kind: 'type-changed', operation: 'getPrice', path: '/data/rentalCount', old: 'integer', new: '"64000"' }),
+        expect.objectContaining({
+          kind: 'field-removed',
+          operation: 'getPrice',
+          path: '/data/trxPrice',
+          severity: 'breaking',
+        }),
+        expect.objectContaining({
+          kind: 'type-changed',
+          operation: 'getPrice',
+          path: '/data/rentalCount',
+          old: 'integer',
+          new: '"64000"',
+        }),
         expect.objectContaining({ kind: 'format-changed', operation: 'createOrder', path: '/data/id' }),
-        expect.objectContaining({ kind: 'unknown-enum-value', operation: 'getOrderHistory', path: '/data/period', new: '"2h"' }),
+        expect.objectContaining({
+          kind: 'unknown-enum-value',
+          operation: 'getOrderHistory',
+          path: '/data/period',
+          new: '"2h"',
+        }),
       ]),
     );
     expect(findings.find((f) => f.path === '/data/period')!.message).toMatch(/Seen 5 times/);
   });
 
   it('reports a field the document does not declare, once, at its top', () => {
-    const findings = compareWithSpec(baseline(VALUES_A, (i) => void (dataOf(i, 'getAccount').vip = { level: 3, since: 1 })));
-    expect(findings).toEqual([expect.objectContaining({ kind: 'field-added', severity: 'non-breaking', operation: 'getAccount', path: '/data/vip', old: 'not in the document' })]);
+    const findings = compareWithSpec(
+      baseline(VALUES_A, (i) => void (dataOf(i, 'getAccount').vip = { level: 3, since: 1 })),
+    );
+    expect(findings).toEqual([
+      expect.objectContaining({
+        kind: 'field-added',
+        severity: 'non-breaking',
+        operation: 'getAccount',
+        path: '/data/vip',
+        old: 'not in the document',
+      }),
+    ]);
   });
 
   it('reports a time unit other than the example, noting that the field is unverified', () => {
-    const findings = compareWithSpec(baseline(VALUES_A, (i) => bodiesOf(i, 'getOrderHistory').forEach((b) => ((b.data as { createdAt: number }).createdAt = 1_741_801_809))));
-    expect(findings).toEqual([expect.objectContaining({ kind: 'format-changed', operation: 'getOrderHistory', path: '/data/createdAt', old: 'time in milliseconds', new: 'time in seconds' })]);
+    const findings = compareWithSpec(
+      baseline(VALUES_A, (i) =>
+        bodiesOf(i, 'getOrderHistory').forEach(
+          (b) => ((b.data as { createdAt: number }).createdAt = 1_741_801_809),
+        ),
+      ),
+    );
+    expect(findings).toEqual([
+      expect.objectContaining({
+        kind: 'format-changed',
+        operation: 'getOrderHistory',
+        path: '/data/createdAt',
+        old: 'time in milliseconds',
+        new: 'time in seconds',
+      }),
+    ]);
     expect(findings[0]!.message).toMatch(/x-unverified/);
   });
 
   it('reports fixed decimals other than the example', () => {
-    const findings = compareWithSpec(baseline(VALUES_A, (i) => void ((dataOf(i, 'getAccount').balance as { available: { usdt: string } }).available.usdt = '100.00')));
-    expect(findings).toEqual([expect.objectContaining({ kind: 'format-changed', operation: 'getAccount', path: '/data/balance/available/usdt', old: '6 decimals in the example', new: 'always 2 decimals' })]);
+    const findings = compareWithSpec(
+      baseline(
+        VALUES_A,
+        (i) =>
+          void ((dataOf(i, 'getAccount').balance as { available: { usdt: string } }).available.usdt =
+            '100.00'),
+      ),
+    );
+    expect(findings).toEqual([
+      expect.objectContaining({
+        kind: 'format-changed',
+        operation: 'getAccount',
+        path: '/data/balance/available/usdt',
+        old: '6 decimals in the example',
+        new: 'always 2 decimals',
+      }),
+    ]);
   });
 
   it('reports a status path the documented lifecycle does not allow', () => {
     const findings = compareWithSpec(
       baseline(VALUES_A, (i) => {
         const statuses = ['PENDING', 'COMPLETED', 'PROCESSING', 'COMPLETED', 'COMPLETED'];
-        bodiesOf(i, 'getOrderHistory').forEach((b, n) => ((b.data as { status: string }).status = statuses[n]!));
+        bodiesOf(i, 'getOrderHistory').forEach(
+          (b, n) => ((b.data as { status: string }).status = statuses[n]!),
+        );
       }),
     );
-    expect(findings).toEqual([expect.objectContaining({ kind: 'new-status-path', severity: 'breaking', new: 'PENDING → COMPLETED → PROCESSING → COMPLETED' })]);
+    expect(findings).toEqual([
+      expect.objectContaining({
+        kind: 'new-status-path',
+        severity: 'breaking',
+        new: 'PENDING → COMPLETED → PROCESSING → COMPLETED',
+      }),
+    ]);
   });
 
   it('checks a rejection of a service that is not a simulator against the bare envelope only', () => {
     // The baseline is of a URL that is not a simulator: its 404 and 401 only need code, msg and time.
-    const findings = compareWithSpec(baseline(VALUES_A, (i) => void (bodiesOf(i, 'getOrderHistory', 404)[0]!.msg = 42)));
-    expect(findings).toEqual([expect.objectContaining({ kind: 'type-changed', operation: 'getOrderHistory', response: 'HTTP 4xx, code 40401', path: '/msg' })]);
+    const findings = compareWithSpec(
+      baseline(VALUES_A, (i) => void (bodiesOf(i, 'getOrderHistory', 404)[0]!.msg = 42)),
+    );
+    expect(findings).toEqual([
+      expect.objectContaining({
+        kind: 'type-changed',
+        operation: 'getOrderHistory',
+        response: 'HTTP 4xx, code 40401',
+        path: '/msg',
+      }),
+    ]);
   });
 });

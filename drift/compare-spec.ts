@@ -10,7 +10,16 @@ import type { Exchange } from '../src/client/index.ts';
 import type { OperationId } from '../src/models.ts';
 import { isSubsequence } from './compare.ts';
 import type { Finding, FindingKind } from './finding.ts';
-import { describeDecimals, describeResponse, describeShape, fixedDecimals, inferResponses, stringFormat, timeUnit, type FieldShape } from './infer-schema.ts';
+import {
+  describeDecimals,
+  describeResponse,
+  describeShape,
+  fixedDecimals,
+  inferResponses,
+  stringFormat,
+  timeUnit,
+  type FieldShape,
+} from './infer-schema.ts';
 import { statusPaths } from '../recording/order-observations.ts';
 import { isApiOperation, type Interaction, type Recording } from '../recording/recording.ts';
 import { documentedResponse, documentedStatusPaths, schemaAt, valueAt } from './spec-schema.ts';
@@ -32,7 +41,12 @@ const KIND_OF_KEYWORD: Record<string, FindingKind> = {
 function isSuccess(interaction: Interaction): boolean {
   const body = interaction.response?.body as { code?: unknown; msg?: unknown } | undefined;
   const status = interaction.response?.status ?? 0;
-  return status >= 200 && status < 300 && (body?.code === 0 || (interaction.operation === 'getAccount' && body?.code === 1 && /success/i.test(String(body.msg))));
+  return (
+    status >= 200 &&
+    status < 300 &&
+    (body?.code === 0 ||
+      (interaction.operation === 'getAccount' && body?.code === 1 && /success/i.test(String(body.msg))))
+  );
 }
 
 /**
@@ -40,7 +54,8 @@ function isSuccess(interaction: Interaction): boolean {
  * (Validation of a service that is not a simulator asks only for the bare envelope, as
  * the contract suite does; which fields exist is still read from the fullest description.)
  */
-const fallbackFor = (interaction: Interaction): 'ErrorEnvelope' | undefined => (isSuccess(interaction) ? undefined : 'ErrorEnvelope');
+const fallbackFor = (interaction: Interaction): 'ErrorEnvelope' | undefined =>
+  isSuccess(interaction) ? undefined : 'ErrorEnvelope';
 
 /**
  * Reports where a recording departs from spec/openapi.yaml.
@@ -61,13 +76,25 @@ export function compareWithSpec(recording: Recording): Finding[] {
   for (const interaction of api) {
     const response = interaction.response!;
     const body = response.body !== undefined ? response.body : response.text;
-    const code = typeof (body as { code?: unknown } | undefined)?.code === 'number' ? (body as { code: number }).code : null;
+    const code =
+      typeof (body as { code?: unknown } | undefined)?.code === 'number'
+        ? (body as { code: number }).code
+        : null;
     const label = describeResponse({ statusClass: `${Math.floor(response.status / 100)}xx`, code });
-    const exchange = { operationId: interaction.operation as OperationId, method: interaction.request.method, url: interaction.request.path, requestHeaders: {}, status: response.status, body, durationMs: 0 } satisfies Exchange;
+    const exchange = {
+      operationId: interaction.operation as OperationId,
+      method: interaction.request.method,
+      url: interaction.request.path,
+      requestHeaders: {},
+      status: response.status,
+      body,
+      durationMs: 0,
+    } satisfies Exchange;
     for (const violation of checkExchange(exchange, { simulator })) {
       const kind = KIND_OF_KEYWORD[violation.keyword] ?? 'spec-violation';
       const path = violation.path === '/' ? '' : violation.path;
-      const schema = violation.schema as { type?: unknown; pattern?: unknown; format?: unknown; enum?: unknown } | undefined;
+      const schema = violation.schema as
+        { type?: unknown; pattern?: unknown; format?: unknown; enum?: unknown } | undefined;
       const expected =
         kind === 'field-removed'
           ? 'required'
@@ -101,7 +128,11 @@ export function compareWithSpec(recording: Recording): Finding[] {
   }
   for (const [key, interactions] of byResponse) {
     const [operation, statusText, fallback] = key.split('\n') as [string, string, string];
-    const documented = documentedResponse(operation, Number(statusText), (fallback || undefined) as 'ErrorEnvelope' | undefined);
+    const documented = documentedResponse(
+      operation,
+      Number(statusText),
+      (fallback || undefined) as 'ErrorEnvelope' | undefined,
+    );
     if (!documented) continue;
     for (const shape of inferResponses(interactions).values()) {
       const label = describeResponse(shape);
@@ -111,11 +142,23 @@ export function compareWithSpec(recording: Recording): Finding[] {
         const parent = schemaAt(documented.schema, field.path.slice(0, field.path.lastIndexOf('/')));
         if (!node) {
           // Only the topmost undeclared field: its children are undeclared with it.
-          if (parent) add(`${operation}\n${label}\n${field.path}\nfield-added`, { severity: 'non-breaking', kind: 'field-added', operation, response: label, path: field.path, old: 'not in the document', new: describeShape(field), message: `${operation} ${field.path} is not in spec/openapi.yaml (${describeShape(field)}, e.g. ${JSON.stringify(field.example)}).` });
+          if (parent)
+            add(`${operation}\n${label}\n${field.path}\nfield-added`, {
+              severity: 'non-breaking',
+              kind: 'field-added',
+              operation,
+              response: label,
+              path: field.path,
+              old: 'not in the document',
+              new: describeShape(field),
+              message: `${operation} ${field.path} is not in spec/openapi.yaml (${describeShape(field)}, e.g. ${JSON.stringify(field.example)}).`,
+            });
           continue;
         }
-        const example = documented.example === undefined ? undefined : valueAt(documented.example, field.path);
-        for (const finding of againstExample(operation, label, field, example, node.unverified)) add(`${operation}\n${label}\n${field.path}\n${finding.old}`, finding);
+        const example =
+          documented.example === undefined ? undefined : valueAt(documented.example, field.path);
+        for (const finding of againstExample(operation, label, field, example, node.unverified))
+          add(`${operation}\n${label}\n${field.path}\n${finding.old}`, finding);
       }
     }
   }
@@ -134,19 +177,43 @@ export function compareWithSpec(recording: Recording): Finding[] {
       message: `${count} order${count === 1 ? '' : 's'} went ${path}, which the document's lifecycle (${documentedPaths.map((p) => p.join(' → ')).join(', or ')}) does not allow.`,
     });
   }
-  return [...findings.values()].map(({ count, ...finding }) => (count > 1 ? { ...finding, message: `${finding.message} Seen ${count} times.` } : finding));
+  return [...findings.values()].map(({ count, ...finding }) =>
+    count > 1 ? { ...finding, message: `${finding.message} Seen ${count} times.` } : finding,
+  );
 }
 
 /** Time unit and fixed decimals of a field against the document's example value. */
-function againstExample(operation: string, response: string, field: FieldShape, example: unknown, unverified: boolean): Finding[] {
+function againstExample(
+  operation: string,
+  response: string,
+  field: FieldShape,
+  example: unknown,
+  unverified: boolean,
+): Finding[] {
   const findings: Finding[] = [];
-  const note = unverified ? ' The document marks this field x-unverified: the service is the authority, update the spec.' : '';
-  const exampleNumber = typeof example === 'number' ? example : typeof example === 'string' && /^\d+$/.test(example) ? Number(example) : undefined;
+  const note = unverified
+    ? ' The document marks this field x-unverified: the service is the authority, update the spec.'
+    : '';
+  const exampleNumber =
+    typeof example === 'number'
+      ? example
+      : typeof example === 'string' && /^\d+$/.test(example)
+        ? Number(example)
+        : undefined;
   if (field.timeUnits.size > 0 && exampleNumber !== undefined) {
     const expected = timeUnit(exampleNumber);
     const seen = [...field.timeUnits].filter((u) => u !== expected);
     if (seen.length > 0) {
-      findings.push({ severity: 'breaking', kind: 'format-changed', operation, response, path: field.path, old: `time in ${expected}`, new: `time in ${[...field.timeUnits].join(', ')}`, message: `${operation} ${field.path}: time in ${seen.join(', ')} where the document's example is in ${expected} (${JSON.stringify(example)} vs ${JSON.stringify(field.example)}).${note}` });
+      findings.push({
+        severity: 'breaking',
+        kind: 'format-changed',
+        operation,
+        response,
+        path: field.path,
+        old: `time in ${expected}`,
+        new: `time in ${[...field.timeUnits].join(', ')}`,
+        message: `${operation} ${field.path}: time in ${seen.join(', ')} where the document's example is in ${expected} (${JSON.stringify(example)} vs ${JSON.stringify(field.example)}).${note}`,
+      });
     }
   }
   // Only a recording proven to keep N decimals (a trailing zero kept) contradicts the example's.
@@ -154,7 +221,16 @@ function againstExample(operation: string, response: string, field: FieldShape, 
   if (typeof example === 'string' && stringFormat(example) === 'decimal-string' && fixed !== undefined) {
     const places = example.length - example.indexOf('.') - 1;
     if (fixed !== places) {
-      findings.push({ severity: 'breaking', kind: 'format-changed', operation, response, path: field.path, old: `${describeDecimals({ min: places, max: places })} in the example`, new: `always ${describeDecimals({ min: fixed, max: fixed })}`, message: `${operation} ${field.path}: always ${describeDecimals({ min: fixed, max: fixed })} where the document's example shows ${places} (${JSON.stringify(example)} vs ${JSON.stringify(field.example)}).${note}` });
+      findings.push({
+        severity: 'breaking',
+        kind: 'format-changed',
+        operation,
+        response,
+        path: field.path,
+        old: `${describeDecimals({ min: places, max: places })} in the example`,
+        new: `always ${describeDecimals({ min: fixed, max: fixed })}`,
+        message: `${operation} ${field.path}: always ${describeDecimals({ min: fixed, max: fixed })} where the document's example shows ${places} (${JSON.stringify(example)} vs ${JSON.stringify(field.example)}).${note}`,
+      });
     }
   }
   return findings;

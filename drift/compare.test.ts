@@ -24,83 +24,221 @@ describe('compareRecordings: no drift', () => {
 });
 
 describe('compareRecordings: each kind of drift', () => {
-  const drift = (change: Parameters<typeof baseline>[1]) => compareRecordings(baseline(), baseline(VALUES_B, change));
+  const drift = (change: Parameters<typeof baseline>[1]) =>
+    compareRecordings(baseline(), baseline(VALUES_B, change));
 
   it('reports a field added, non-breaking', () => {
     const findings = drift((i) => void (dataOf(i, 'getAccount').vipLevel = 3));
-    expect(findings).toEqual([expect.objectContaining({ kind: 'field-added', severity: 'non-breaking', operation: 'getAccount', path: '/data/vipLevel', response: 'HTTP 2xx, code 0' })]);
+    expect(findings).toEqual([
+      expect.objectContaining({
+        kind: 'field-added',
+        severity: 'non-breaking',
+        operation: 'getAccount',
+        path: '/data/vipLevel',
+        response: 'HTTP 2xx, code 0',
+      }),
+    ]);
   });
 
   it('reports a field removed, breaking', () => {
     const findings = drift((i) => void delete dataOf(i, 'getPrice').sun);
-    expect(findings).toEqual([expect.objectContaining({ kind: 'field-removed', severity: 'breaking', operation: 'getPrice', path: '/data/sun' })]);
+    expect(findings).toEqual([
+      expect.objectContaining({
+        kind: 'field-removed',
+        severity: 'breaking',
+        operation: 'getPrice',
+        path: '/data/sun',
+      }),
+    ]);
   });
 
   it('reports a number sent as a decimal string', () => {
     const findings = drift((i) => void (dataOf(i, 'createOrder').amount = '4.11'));
-    expect(findings).toEqual([expect.objectContaining({ kind: 'type-changed', severity: 'breaking', operation: 'createOrder', path: '/data/amount', old: 'number', new: 'string (decimal-string, 2 decimals)' })]);
+    expect(findings).toEqual([
+      expect.objectContaining({
+        kind: 'type-changed',
+        severity: 'breaking',
+        operation: 'createOrder',
+        path: '/data/amount',
+        old: 'number',
+        new: 'string (decimal-string, 2 decimals)',
+      }),
+    ]);
     expect(findings[0]!.message).toMatch(/a number became a decimal string/);
   });
 
   it('reports a decimal string sent as a number', () => {
-    const findings = drift((i) => bodiesOf(i, 'getOrderHistory').forEach((b) => ((b.data as Record<string, unknown>).amount = 4.11)));
-    expect(findings).toEqual([expect.objectContaining({ kind: 'type-changed', operation: 'getOrderHistory', path: '/data/amount' })]);
+    const findings = drift((i) =>
+      bodiesOf(i, 'getOrderHistory').forEach((b) => ((b.data as Record<string, unknown>).amount = 4.11)),
+    );
+    expect(findings).toEqual([
+      expect.objectContaining({ kind: 'type-changed', operation: 'getOrderHistory', path: '/data/amount' }),
+    ]);
     expect(findings[0]!.message).toMatch(/a numeric string became a number/);
   });
 
   it('reports a change of the id format', () => {
-    const findings = drift((i) => void (dataOf(i, 'createOrder').id = '0f8fad5b-d9cb-469f-a165-70867728950e'));
-    expect(findings).toEqual([expect.objectContaining({ kind: 'format-changed', severity: 'breaking', operation: 'createOrder', path: '/data/id', old: 'order-id', new: 'uuid' })]);
+    const findings = drift(
+      (i) => void (dataOf(i, 'createOrder').id = '0f8fad5b-d9cb-469f-a165-70867728950e'),
+    );
+    expect(findings).toEqual([
+      expect.objectContaining({
+        kind: 'format-changed',
+        severity: 'breaking',
+        operation: 'createOrder',
+        path: '/data/id',
+        old: 'order-id',
+        new: 'uuid',
+      }),
+    ]);
     expect(findings[0]!.message).toMatch(/the id format changed/);
   });
 
   it('reports a change of the time unit, milliseconds to seconds', () => {
-    const findings = drift((i) => bodiesOf(i, 'getOrderHistory').forEach((b) => ((b.data as { createdAt: number }).createdAt = Math.floor((b.data as { createdAt: number }).createdAt / 1000))));
-    expect(findings).toContainEqual(expect.objectContaining({ kind: 'format-changed', severity: 'breaking', operation: 'getOrderHistory', path: '/data/createdAt', old: 'time in milliseconds', new: 'time in seconds' }));
+    const findings = drift((i) =>
+      bodiesOf(i, 'getOrderHistory').forEach(
+        (b) =>
+          ((b.data as { createdAt: number }).createdAt = Math.floor(
+            (b.data as { createdAt: number }).createdAt / 1000,
+          )),
+      ),
+    );
+    expect(findings).toContainEqual(
+      expect.objectContaining({
+        kind: 'format-changed',
+        severity: 'breaking',
+        operation: 'getOrderHistory',
+        path: '/data/createdAt',
+        old: 'time in milliseconds',
+        new: 'time in seconds',
+      }),
+    );
   });
 
   it('reports a change of the number of decimals where they are a format', () => {
-    const findings = drift((i) => void ((dataOf(i, 'getAccount').balance as { available: { usdt: string } }).available.usdt = '55.10'));
-    expect(findings).toEqual([expect.objectContaining({ kind: 'format-changed', severity: 'breaking', operation: 'getAccount', path: '/data/balance/available/usdt', old: 'always 6 decimals', new: 'always 2 decimals' })]);
+    const findings = drift(
+      (i) =>
+        void ((dataOf(i, 'getAccount').balance as { available: { usdt: string } }).available.usdt = '55.10'),
+    );
+    expect(findings).toEqual([
+      expect.objectContaining({
+        kind: 'format-changed',
+        severity: 'breaking',
+        operation: 'getAccount',
+        path: '/data/balance/available/usdt',
+        old: 'always 6 decimals',
+        new: 'always 2 decimals',
+      }),
+    ]);
   });
 
   it('leaves decimals that only follow the value (trailing zeros dropped)', () => {
     // '1000' then '996.16', '12.5': whole and fractional balances are one shape.
-    const findings = drift((i) => void ((dataOf(i, 'getAccount').balance as { frozen: { trx: string } }).frozen.trx = '12.5'));
+    const findings = drift(
+      (i) => void ((dataOf(i, 'getAccount').balance as { frozen: { trx: string } }).frozen.trx = '12.5'),
+    );
     expect(findings).toEqual([]);
   });
 
   it('reports an enum value the spec does not list', () => {
-    const findings = drift((i) => bodiesOf(i, 'getOrderHistory').forEach((b) => ((b.data as { currency: string }).currency = 'USDC')));
-    expect(findings).toEqual([expect.objectContaining({ kind: 'unknown-enum-value', severity: 'breaking', operation: 'getOrderHistory', path: '/data/currency', old: 'TRX, USDT', new: 'USDC' })]);
+    const findings = drift((i) =>
+      bodiesOf(i, 'getOrderHistory').forEach((b) => ((b.data as { currency: string }).currency = 'USDC')),
+    );
+    expect(findings).toEqual([
+      expect.objectContaining({
+        kind: 'unknown-enum-value',
+        severity: 'breaking',
+        operation: 'getOrderHistory',
+        path: '/data/currency',
+        old: 'TRX, USDT',
+        new: 'USDC',
+      }),
+    ]);
   });
 
   it('reports a changed message text, non-breaking, but not changed values inside one', () => {
     const findings = drift((i) => void (bodiesOf(i, 'getPrice')[0]!.msg = 'Price estimated'));
-    expect(findings).toEqual([expect.objectContaining({ kind: 'message-changed', severity: 'non-breaking', operation: 'getPrice', path: '/msg', old: 'Get price successfully', new: 'Price estimated' })]);
+    expect(findings).toEqual([
+      expect.objectContaining({
+        kind: 'message-changed',
+        severity: 'non-breaking',
+        operation: 'getPrice',
+        path: '/msg',
+        old: 'Get price successfully',
+        new: 'Price estimated',
+      }),
+    ]);
   });
 
   it('reports a changed error code', () => {
     const findings = drift((i) => void (bodiesOf(i, 'getOrderHistory', 404)[0]!.code = 40400));
-    expect(findings).toContainEqual(expect.objectContaining({ kind: 'code-changed', severity: 'breaking', operation: 'getOrderHistory', response: 'HTTP 404', path: '/code', old: '40401', new: '40400' }));
+    expect(findings).toContainEqual(
+      expect.objectContaining({
+        kind: 'code-changed',
+        severity: 'breaking',
+        operation: 'getOrderHistory',
+        response: 'HTTP 404',
+        path: '/code',
+        old: '40401',
+        new: '40400',
+      }),
+    );
   });
 
   it('reports a status path never seen before', () => {
     const findings = drift((i) => {
       const statuses = ['PENDING', 'FAILED', 'COMPLETED', 'COMPLETED'];
-      bodiesOf(i, 'getOrderHistory').forEach((b, n) => ((b.data as { status: string }).status = statuses[n] ?? 'COMPLETED'));
+      bodiesOf(i, 'getOrderHistory').forEach(
+        (b, n) => ((b.data as { status: string }).status = statuses[n] ?? 'COMPLETED'),
+      );
     });
-    expect(breakingOf(findings)).toEqual([expect.objectContaining({ kind: 'new-status-path', operation: 'getOrderHistory', path: '/data/status', new: 'PENDING → FAILED → COMPLETED' })]);
+    expect(breakingOf(findings)).toEqual([
+      expect.objectContaining({
+        kind: 'new-status-path',
+        operation: 'getOrderHistory',
+        path: '/data/status',
+        new: 'PENDING → FAILED → COMPLETED',
+      }),
+    ]);
   });
 
   it('calls a known path with a status left out non-breaking (polling can miss one)', () => {
-    const findings = drift((i) => bodiesOf(i, 'getOrderHistory').forEach((b) => ((b.data as { status: string }).status = (b.data as { status: string }).status === 'PROCESSING' ? 'PENDING' : (b.data as { status: string }).status)));
-    expect(findings).toEqual([expect.objectContaining({ kind: 'new-status-path', severity: 'non-breaking', new: 'PENDING → COMPLETED' })]);
+    const findings = drift((i) =>
+      bodiesOf(i, 'getOrderHistory').forEach(
+        (b) =>
+          ((b.data as { status: string }).status =
+            (b.data as { status: string }).status === 'PROCESSING'
+              ? 'PENDING'
+              : (b.data as { status: string }).status),
+      ),
+    );
+    expect(findings).toEqual([
+      expect.objectContaining({
+        kind: 'new-status-path',
+        severity: 'non-breaking',
+        new: 'PENDING → COMPLETED',
+      }),
+    ]);
   });
 
   it('reports a timing shift beyond the threshold, non-breaking, and none within it', () => {
-    const slow = baseline({ ...VALUES_A, polls: [['PENDING', 0], ['PROCESSING', 2], ['COMPLETED', 15]] });
-    expect(compareRecordings(baseline(), slow)).toEqual([expect.objectContaining({ kind: 'timing-shift', severity: 'non-breaking', operation: 'getOrderHistory', old: '5 s', new: '15 s' })]);
+    const slow = baseline({
+      ...VALUES_A,
+      polls: [
+        ['PENDING', 0],
+        ['PROCESSING', 2],
+        ['COMPLETED', 15],
+      ],
+    });
+    expect(compareRecordings(baseline(), slow)).toEqual([
+      expect.objectContaining({
+        kind: 'timing-shift',
+        severity: 'non-breaking',
+        operation: 'getOrderHistory',
+        old: '5 s',
+        new: '15 s',
+      }),
+    ]);
     expect(compareRecordings(baseline(), slow, { timingThresholdSeconds: 10 })).toEqual([]);
   });
 
@@ -109,16 +247,47 @@ describe('compareRecordings: each kind of drift', () => {
       const rejected = i.find((x) => x.response?.status === 401)!;
       rejected.response = exchange('getAccount', bodiesOf(i, 'getAccount')[0]).response!;
     });
-    expect(findings).toContainEqual(expect.objectContaining({ kind: 'response-changed', severity: 'breaking', operation: 'getAccount', old: 'HTTP 401 (code 10002)', new: 'HTTP 200 (code 0)' }));
+    expect(findings).toContainEqual(
+      expect.objectContaining({
+        kind: 'response-changed',
+        severity: 'breaking',
+        operation: 'getAccount',
+        old: 'HTTP 401 (code 10002)',
+        new: 'HTTP 200 (code 0)',
+      }),
+    );
   });
 
   it('calls an operation that NEW never called unobserved, non-breaking', () => {
-    const findings = drift((i) => void i.splice(i.findIndex((x) => x.operation === 'getPrice'), 1));
-    expect(findings).toEqual([expect.objectContaining({ kind: 'operation-unobserved', severity: 'non-breaking', operation: 'getPrice' })]);
+    const findings = drift(
+      (i) =>
+        void i.splice(
+          i.findIndex((x) => x.operation === 'getPrice'),
+          1,
+        ),
+    );
+    expect(findings).toEqual([
+      expect.objectContaining({
+        kind: 'operation-unobserved',
+        severity: 'non-breaking',
+        operation: 'getPrice',
+      }),
+    ]);
   });
 
   it('reports a type change once, not the formats of the new type on top', () => {
-    const findings = drift((i) => bodiesOf(i, 'getOrderHistory').forEach((b) => ((b.data as Record<string, unknown>).createdAt = new Date(VALUES_B.createdAtMs).toISOString())));
-    expect(findings).toEqual([expect.objectContaining({ kind: 'type-changed', path: '/data/createdAt', old: 'integer', new: 'string (iso-datetime)' })]);
+    const findings = drift((i) =>
+      bodiesOf(i, 'getOrderHistory').forEach(
+        (b) => ((b.data as Record<string, unknown>).createdAt = new Date(VALUES_B.createdAtMs).toISOString()),
+      ),
+    );
+    expect(findings).toEqual([
+      expect.objectContaining({
+        kind: 'type-changed',
+        path: '/data/createdAt',
+        old: 'integer',
+        new: 'string (iso-datetime)',
+      }),
+    ]);
   });
 });

@@ -6,7 +6,19 @@
  * never seen before, and timing shifts.
  */
 import type { Finding } from './finding.ts';
-import { decimalRange, describeDecimals, describeResponse, describeShape, fixedDecimals, inferRecording, isAlwaysPresent, type FieldShape, type InferredRecording, type ResponseShape, type StringFormat } from './infer-schema.ts';
+import {
+  decimalRange,
+  describeDecimals,
+  describeResponse,
+  describeShape,
+  fixedDecimals,
+  inferRecording,
+  isAlwaysPresent,
+  type FieldShape,
+  type InferredRecording,
+  type ResponseShape,
+  type StringFormat,
+} from './infer-schema.ts';
 import type { Recording } from '../recording/recording.ts';
 import { documentedResponse, schemaAt, type SchemaNode } from './spec-schema.ts';
 
@@ -23,23 +35,35 @@ const lastSegment = (path: string): string => path.slice(path.lastIndexOf('/') +
 /** Whether `fields` has the container a path hangs from (an object, or an array for '*'). */
 function hasContainer(fields: Map<string, FieldShape>, path: string): boolean {
   const parent = fields.get(parentOf(path));
-  return lastSegment(path) === '*' ? parent?.types.has('array') === true : parent?.types.has('object') === true;
+  return lastSegment(path) === '*'
+    ? parent?.types.has('array') === true
+    : parent?.types.has('object') === true;
 }
 
 const isNumeric = (f: FieldShape): boolean => f.types.has('integer') || f.types.has('number');
-const isNumericString = (f: FieldShape): boolean => f.formats.has('integer-string') || f.formats.has('decimal-string');
+const isNumericString = (f: FieldShape): boolean =>
+  f.formats.has('integer-string') || f.formats.has('decimal-string');
 
 /** Integer and decimal strings are one family: whether '1000' or '996.16' comes up is the value's doing. */
-const family = (format: StringFormat): string => (format === 'integer-string' || format === 'decimal-string' ? 'numeric-string' : format);
+const family = (format: StringFormat): string =>
+  format === 'integer-string' || format === 'decimal-string' ? 'numeric-string' : format;
 
 /**
  * Type, format, time unit and decimals of one path present on both sides. `documented`
  * is the spec's schema of the path, when it has one: an integer-only pattern makes a
  * decimal string where integers were a format change.
  */
-export function compareField(operation: string, response: string, old: FieldShape, next: FieldShape, documented?: SchemaNode): Finding[] {
+export function compareField(
+  operation: string,
+  response: string,
+  old: FieldShape,
+  next: FieldShape,
+  documented?: SchemaNode,
+): Finding[] {
   const at = { operation, response, path: old.path };
-  const newTypes = [...next.types].filter((t) => !old.types.has(t) && !(t === 'integer' && old.types.has('number')));
+  const newTypes = [...next.types].filter(
+    (t) => !old.types.has(t) && !(t === 'integer' && old.types.has('number')),
+  );
   if (newTypes.length > 0) {
     const numberVsString =
       isNumeric(old) && !old.types.has('string') && next.types.has('string') && isNumericString(next)
@@ -47,14 +71,24 @@ export function compareField(operation: string, response: string, old: FieldShap
         : old.types.has('string') && isNumericString(old) && isNumeric(next)
           ? 'a numeric string became a number'
           : 'the type changed';
-    return [{ severity: 'breaking', kind: 'type-changed', ...at, old: describeShape(old), new: describeShape(next), message: `${operation} ${old.path}: ${numberVsString} (${describeShape(old)} → ${describeShape(next)}).` }];
+    return [
+      {
+        severity: 'breaking',
+        kind: 'type-changed',
+        ...at,
+        old: describeShape(old),
+        new: describeShape(next),
+        message: `${operation} ${old.path}: ${numberVsString} (${describeShape(old)} → ${describeShape(next)}).`,
+      },
+    ];
   }
   const findings: Finding[] = [];
   if (old.types.has('string') && next.types.has('string')) {
     const oldFamilies = new Set([...old.formats].map(family));
     const newFormats = [...next.formats].filter((f) => !oldFamilies.has(family(f)));
     const integersOnly = documented?.pattern !== undefined && !new RegExp(documented.pattern).test('1.5');
-    if (integersOnly && next.formats.has('decimal-string') && !old.formats.has('decimal-string')) newFormats.push('decimal-string');
+    if (integersOnly && next.formats.has('decimal-string') && !old.formats.has('decimal-string'))
+      newFormats.push('decimal-string');
     if (newFormats.length > 0) {
       const idish = [...old.formats].some((f) => ['order-id', 'uuid', 'hex64', 'tron-address'].includes(f));
       findings.push({
@@ -67,7 +101,14 @@ export function compareField(operation: string, response: string, old: FieldShap
       });
     }
     const decimals = compareDecimals(old, next);
-    if (decimals) findings.push({ severity: 'breaking', kind: 'format-changed', ...at, ...decimals, message: `${operation} ${old.path}: the number of decimals changed, ${decimals.old} → ${decimals.new} (e.g. ${JSON.stringify(next.example)}).` });
+    if (decimals)
+      findings.push({
+        severity: 'breaking',
+        kind: 'format-changed',
+        ...at,
+        ...decimals,
+        message: `${operation} ${old.path}: the number of decimals changed, ${decimals.old} → ${decimals.new} (e.g. ${JSON.stringify(next.example)}).`,
+      });
   }
   const newUnits = [...next.timeUnits].filter((u) => !old.timeUnits.has(u));
   if (newUnits.length > 0 && old.timeUnits.size > 0) {
@@ -94,15 +135,25 @@ function compareDecimals(old: FieldShape, next: FieldShape): { old: string; new:
   if (!o || !n) return undefined;
   const oldFixed = fixedDecimals(old);
   const newFixed = fixedDecimals(next);
-  const show = (d: { min: number; max: number }, fixed: number | undefined): string => (fixed !== undefined ? `always ${describeDecimals(d)}` : describeDecimals(d));
-  if (oldFixed !== undefined ? n.min !== oldFixed || n.max !== oldFixed : newFixed !== undefined && o.max > newFixed) {
+  const show = (d: { min: number; max: number }, fixed: number | undefined): string =>
+    fixed !== undefined ? `always ${describeDecimals(d)}` : describeDecimals(d);
+  if (
+    oldFixed !== undefined
+      ? n.min !== oldFixed || n.max !== oldFixed
+      : newFixed !== undefined && o.max > newFixed
+  ) {
     return { old: show(o, oldFixed), new: show(n, newFixed) };
   }
   return undefined;
 }
 
 /** Enum values in NEW that the document does not list for that field (and OLD never showed). */
-function unknownEnumValues(shape: ResponseShape, old: FieldShape | undefined, next: FieldShape, all: boolean): Finding | undefined {
+function unknownEnumValues(
+  shape: ResponseShape,
+  old: FieldShape | undefined,
+  next: FieldShape,
+  all: boolean,
+): Finding | undefined {
   const status = [...shape.statuses][0];
   if (status === undefined) return undefined;
   const documented = documentedResponse(shape.operation, status);
@@ -145,13 +196,23 @@ const transient = (status: number): boolean => status === 429 || status >= 500;
  * @example
  *   compareInferred(inferRecording(oldRecording), inferRecording(newRecording)); // [] when the shapes agree
  */
-export function compareInferred(old: InferredRecording, next: InferredRecording, options: CompareOptions = {}): Finding[] {
+export function compareInferred(
+  old: InferredRecording,
+  next: InferredRecording,
+  options: CompareOptions = {},
+): Finding[] {
   const threshold = options.timingThresholdSeconds ?? DEFAULT_TIMING_THRESHOLD;
   const findings: Finding[] = [];
 
   for (const operation of old.operations) {
     if (!next.operations.has(operation)) {
-      findings.push({ severity: 'non-breaking', kind: 'operation-unobserved', operation, path: '', message: `${operation} was recorded in OLD but never called in NEW, so it could not be compared.` });
+      findings.push({
+        severity: 'non-breaking',
+        kind: 'operation-unobserved',
+        operation,
+        path: '',
+        message: `${operation} was recorded in OLD but never called in NEW, so it could not be compared.`,
+      });
     }
   }
 
@@ -165,22 +226,50 @@ export function compareInferred(old: InferredRecording, next: InferredRecording,
     const response = describeResponse(shape);
     for (const [path, field] of before.fields) {
       const now = shape.fields.get(path);
-      if (now) findings.push(...compareField(shape.operation, response, field, now, documentedNode(shape, path)));
+      if (now)
+        findings.push(...compareField(shape.operation, response, field, now, documentedNode(shape, path)));
       // A field OLD showed only sometimes (e.g. activatedAt once activated) may just not have come up.
       else if (path !== '' && hasContainer(shape.fields, path) && isAlwaysPresent(before.fields, field)) {
-        findings.push({ severity: 'breaking', kind: 'field-removed', operation: shape.operation, response, path, old: describeShape(field), new: 'absent', message: `${shape.operation} ${path} is gone: OLD always had it in ${response} responses (${describeShape(field)}), NEW never has.` });
+        findings.push({
+          severity: 'breaking',
+          kind: 'field-removed',
+          operation: shape.operation,
+          response,
+          path,
+          old: describeShape(field),
+          new: 'absent',
+          message: `${shape.operation} ${path} is gone: OLD always had it in ${response} responses (${describeShape(field)}), NEW never has.`,
+        });
       }
     }
     for (const [path, field] of shape.fields) {
       if (path !== '' && !before.fields.has(path) && hasContainer(before.fields, path)) {
-        findings.push({ severity: 'non-breaking', kind: 'field-added', operation: shape.operation, response, path, old: 'absent', new: describeShape(field), message: `${shape.operation} ${path} is new in ${response} responses (${describeShape(field)}, e.g. ${JSON.stringify(field.example)}).` });
+        findings.push({
+          severity: 'non-breaking',
+          kind: 'field-added',
+          operation: shape.operation,
+          response,
+          path,
+          old: 'absent',
+          new: describeShape(field),
+          message: `${shape.operation} ${path} is new in ${response} responses (${describeShape(field)}, e.g. ${JSON.stringify(field.example)}).`,
+        });
       }
     }
     if (before.messages.size > 0) {
       const oldMessages = [...before.messages.values()];
       for (const [template, msg] of shape.messages) {
         if (before.messages.has(template)) continue;
-        findings.push({ severity: 'non-breaking', kind: 'message-changed', operation: shape.operation, response, path: '/msg', old: oldMessages.join(' | '), new: msg, message: `${shape.operation} (${response}) says ${JSON.stringify(msg)} where OLD said ${oldMessages.map((m) => JSON.stringify(m)).join(' or ')}.` });
+        findings.push({
+          severity: 'non-breaking',
+          kind: 'message-changed',
+          operation: shape.operation,
+          response,
+          path: '/msg',
+          old: oldMessages.join(' | '),
+          new: msg,
+          message: `${shape.operation} (${response}) says ${JSON.stringify(msg)} where OLD said ${oldMessages.map((m) => JSON.stringify(m)).join(' or ')}.`,
+        });
       }
     }
   }
@@ -193,13 +282,26 @@ export function compareInferred(old: InferredRecording, next: InferredRecording,
       if (!oldCodes) continue;
       const added = [...codes].filter((c) => !oldCodes.has(c));
       if (added.length === 0) continue;
-      const show = (set: Iterable<number | null>): string => [...set].map((c) => (c === null ? 'none' : String(c))).join(', ');
-      findings.push({ severity: 'breaking', kind: 'code-changed', operation, response: `HTTP ${status}`, path: '/code', old: show(oldCodes), new: show(codes), message: `${operation} HTTP ${status}: code ${show(added)} is new; OLD answered this status with code ${show(oldCodes)}.` });
+      const show = (set: Iterable<number | null>): string =>
+        [...set].map((c) => (c === null ? 'none' : String(c))).join(', ');
+      findings.push({
+        severity: 'breaking',
+        kind: 'code-changed',
+        operation,
+        response: `HTTP ${status}`,
+        path: '/code',
+        old: show(oldCodes),
+        new: show(codes),
+        message: `${operation} HTTP ${status}: code ${show(added)} is new; OLD answered this status with code ${show(oldCodes)}.`,
+      });
     }
   }
 
   // The same case answering with an HTTP status it never had (e.g. 401 became 200).
-  const changes = new Map<string, { operation: string; old: string; next: string; status: number; cases: string[] }>();
+  const changes = new Map<
+    string,
+    { operation: string; old: string; next: string; status: number; cases: string[] }
+  >();
   for (const [caseKey, pairs] of next.caseResponses) {
     const before = old.caseResponses.get(caseKey);
     if (!before) continue;

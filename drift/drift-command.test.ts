@@ -24,8 +24,14 @@ const file = (name: string, content: unknown): string => {
 };
 const OLD = file('old.json', baseline());
 const SAME_SHAPES = file('same-shapes.json', baseline(VALUES_B));
-const ADDED = file('added.json', baseline(VALUES_B, (i) => void (dataOf(i, 'getAccount').vipLevel = 1)));
-const REMOVED = file('removed.json', baseline(VALUES_B, (i) => void delete dataOf(i, 'getPrice').sun));
+const ADDED = file(
+  'added.json',
+  baseline(VALUES_B, (i) => void (dataOf(i, 'getAccount').vipLevel = 1)),
+);
+const REMOVED = file(
+  'removed.json',
+  baseline(VALUES_B, (i) => void delete dataOf(i, 'getPrice').sun),
+);
 
 async function drift(argv: string[]): Promise<{ code: number; out: string }> {
   let out = '';
@@ -44,27 +50,63 @@ describe('drift', () => {
   it('exits 0 on non-breaking drift and 1 on breaking drift, naming operation and path', async () => {
     const added = await drift([OLD, ADDED]);
     expect(added.code).toBe(0);
-    expect(added.out).toMatch(/non-breaking drift only[\s\S]*## getAccount[\s\S]*\| non-breaking \| field-added \| HTTP 2xx, code 0 \| `\/data\/vipLevel` \|/);
+    expect(added.out).toMatch(
+      /non-breaking drift only[\s\S]*## getAccount[\s\S]*\| non-breaking \| field-added \| HTTP 2xx, code 0 \| `\/data\/vipLevel` \|/,
+    );
     const removed = await drift([OLD, REMOVED]);
     expect(removed.code).toBe(1);
-    expect(removed.out).toMatch(/breaking drift\.\*\* 1 breaking, 0 non-breaking[\s\S]*## getPrice[\s\S]*\| \*\*breaking\*\* \| field-removed \| HTTP 2xx, code 0 \| `\/data\/sun` \|/);
+    expect(removed.out).toMatch(
+      /breaking drift\.\*\* 1 breaking, 0 non-breaking[\s\S]*## getPrice[\s\S]*\| \*\*breaking\*\* \| field-removed \| HTTP 2xx, code 0 \| `\/data\/sun` \|/,
+    );
   });
 
   it('prints JSON with --format json, and writes --json and --markdown files too', async () => {
     const jsonFile = path.join(scratch, 'out', 'drift.json');
     const markdownFile = path.join(scratch, 'out', 'drift.md');
-    const { code, out } = await drift([OLD, REMOVED, '--format', 'json', '--json', jsonFile, '--markdown', markdownFile]);
+    const { code, out } = await drift([
+      OLD,
+      REMOVED,
+      '--format',
+      'json',
+      '--json',
+      jsonFile,
+      '--markdown',
+      markdownFile,
+    ]);
     expect(code).toBe(1);
     const report = JSON.parse(out) as DriftReport;
-    expect(report).toMatchObject({ format: 'energy-rental-kit/drift@1', mode: 'recordings', summary: { breaking: 1, nonBreaking: 0 }, timingThresholdSeconds: 2 });
-    expect(report.findings).toEqual([expect.objectContaining({ kind: 'field-removed', operation: 'getPrice', path: '/data/sun', severity: 'breaking' })]);
+    expect(report).toMatchObject({
+      format: 'energy-rental-kit/drift@1',
+      mode: 'recordings',
+      summary: { breaking: 1, nonBreaking: 0 },
+      timingThresholdSeconds: 2,
+    });
+    expect(report.findings).toEqual([
+      expect.objectContaining({
+        kind: 'field-removed',
+        operation: 'getPrice',
+        path: '/data/sun',
+        severity: 'breaking',
+      }),
+    ]);
     expect(report.old).toMatchObject({ source: OLD, runId: 'test-run', interactions: expect.any(Number) });
     expect(JSON.parse(readFileSync(jsonFile, 'utf8'))).toEqual(report);
     expect(readFileSync(markdownFile, 'utf8')).toMatch(/field-removed/);
   });
 
   it('takes --timing-threshold in seconds', async () => {
-    const slow = file('slow.json', baseline({ ...VALUES_B, createdAtMs: 1_741_801_809_000, polls: [['PENDING', 0], ['PROCESSING', 2], ['COMPLETED', 9]] }));
+    const slow = file(
+      'slow.json',
+      baseline({
+        ...VALUES_B,
+        createdAtMs: 1_741_801_809_000,
+        polls: [
+          ['PENDING', 0],
+          ['PROCESSING', 2],
+          ['COMPLETED', 9],
+        ],
+      }),
+    );
     expect((await drift([OLD, slow])).out).toMatch(/timing-shift/);
     expect((await drift([OLD, slow, '--timing-threshold', '5'])).out).toContain('no drift');
   });
@@ -72,10 +114,14 @@ describe('drift', () => {
   it('compares one recording with the spec under --spec', async () => {
     const ok = await drift(['--spec', OLD]);
     expect(ok.code).toBe(0);
-    expect(ok.out).toMatch(/^# Upstream drift from spec\/openapi.yaml[\s\S]*no drift[\s\S]*publishes no error codes/);
+    expect(ok.out).toMatch(
+      /^# Upstream drift from spec\/openapi.yaml[\s\S]*no drift[\s\S]*publishes no error codes/,
+    );
     const bad = await drift(['--spec', REMOVED, '--format', 'json']);
     expect(bad.code).toBe(1);
-    expect((JSON.parse(bad.out) as DriftReport).findings).toEqual([expect.objectContaining({ kind: 'field-removed', operation: 'getPrice', path: '/data/sun' })]);
+    expect((JSON.parse(bad.out) as DriftReport).findings).toEqual([
+      expect.objectContaining({ kind: 'field-removed', operation: 'getPrice', path: '/data/sun' }),
+    ]);
   });
 
   it.each([
@@ -94,9 +140,15 @@ describe('drift', () => {
   it('names the file and the fix when a recording cannot be read', async () => {
     const missing = await drift([path.join(scratch, 'nope.json'), OLD]).catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(CliError);
-    expect((missing as CliError).message).toMatch(/^OLD: cannot read the recording '.*nope.json': ENOENT.*energy-rental-kit record --out/);
-    const notOne = await drift([OLD, file('report.json', { tool: 'energy-rental-kit contract' })]).catch((e: unknown) => e);
-    expect((notOne as CliError).message).toMatch(/^NEW: .*report.json is not an energy-rental-kit recording: 'format' is undefined, expected 'energy-rental-kit\/recording@1'/);
+    expect((missing as CliError).message).toMatch(
+      /^OLD: cannot read the recording '.*nope.json': ENOENT.*energy-rental-kit record --out/,
+    );
+    const notOne = await drift([OLD, file('report.json', { tool: 'energy-rental-kit contract' })]).catch(
+      (e: unknown) => e,
+    );
+    expect((notOne as CliError).message).toMatch(
+      /^NEW: .*report.json is not an energy-rental-kit recording: 'format' is undefined, expected 'energy-rental-kit\/recording@1'/,
+    );
     const notJson = await drift([OLD, file('garbage.json', '{')]).catch((e: unknown) => e);
     expect((notJson as CliError).message).toMatch(/^NEW: '.*garbage.json' is not JSON/);
   });
@@ -122,7 +174,9 @@ describe('the command line', () => {
     expect(await main(['drift', '--help'], {})).toBe(0);
     expect(await main(['record', '--help'], {})).toBe(0);
     expect(stdout()).toBe(DRIFT_HELP + RECORD_HELP);
-    expect(DRIFT_HELP).toMatch(/--spec[\s\S]*--format FORMAT[\s\S]*--markdown FILE[\s\S]*--json FILE[\s\S]*--timing-threshold S[\s\S]*Exit code 1 on breaking drift, 0 otherwise, 2 on a usage error/);
+    expect(DRIFT_HELP).toMatch(
+      /--spec[\s\S]*--format FORMAT[\s\S]*--markdown FILE[\s\S]*--json FILE[\s\S]*--timing-threshold S[\s\S]*Exit code 1 on breaking drift, 0 otherwise, 2 on a usage error/,
+    );
   });
 
   it('exits with the drift verdict through main', async () => {
@@ -134,13 +188,40 @@ describe('the command line', () => {
   it('rejects record without --out, naming the flag', () => {
     expect(() => parseRecordArgs([], {})).toThrow(CliError);
     expect(() => parseRecordArgs([], {})).toThrow(/record needs --out FILE/);
-    expect(() => parseRecordArgs(['--out', 'x.json', '--base-url', 'http://127.0.0.1:8787'], {})).toThrow(/--base-url needs --api-key/);
-    expect(() => parseRecordArgs(['--out', 'x.json', '--max-orders', 'two'], {})).toThrow(/--max-orders must be a whole number/);
-    expect(() => parseRecordArgs(['--out', 'x.json'], { CONTRACT_REPLAY: 'r.json' })).toThrow(/a replay cannot be recorded/);
+    expect(() => parseRecordArgs(['--out', 'x.json', '--base-url', 'http://127.0.0.1:8787'], {})).toThrow(
+      /--base-url needs --api-key/,
+    );
+    expect(() => parseRecordArgs(['--out', 'x.json', '--max-orders', 'two'], {})).toThrow(
+      /--max-orders must be a whole number/,
+    );
+    expect(() => parseRecordArgs(['--out', 'x.json'], { CONTRACT_REPLAY: 'r.json' })).toThrow(
+      /a replay cannot be recorded/,
+    );
   });
 
   it('turns record flags into the suite environment, with the spending guard flags of contract', () => {
-    const parsed = parseRecordArgs(['--out', 'rec/x.json', '--base-url', 'https://api.eopen.io/api', '--api-key', 'k', '--allow-spend', '--max-orders', '2'], {});
-    expect(parsed).toMatchObject({ out: path.resolve('rec/x.json'), env: { CONTRACT_BASE_URL: 'https://api.eopen.io/api', CONTRACT_API_KEY: 'k', CONTRACT_ALLOW_SPEND: '1', CONTRACT_MAX_ORDERS: '2' } });
+    const parsed = parseRecordArgs(
+      [
+        '--out',
+        'rec/x.json',
+        '--base-url',
+        'https://api.eopen.io/api',
+        '--api-key',
+        'k',
+        '--allow-spend',
+        '--max-orders',
+        '2',
+      ],
+      {},
+    );
+    expect(parsed).toMatchObject({
+      out: path.resolve('rec/x.json'),
+      env: {
+        CONTRACT_BASE_URL: 'https://api.eopen.io/api',
+        CONTRACT_API_KEY: 'k',
+        CONTRACT_ALLOW_SPEND: '1',
+        CONTRACT_MAX_ORDERS: '2',
+      },
+    });
   });
 });

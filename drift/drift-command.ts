@@ -73,21 +73,31 @@ export function parseDriftArgs(argv: string[]): DriftArgs | 'help' {
       allowPositionals: true,
     });
   } catch (error) {
-    throw new CliError(`${(error as Error).message}. Run 'npx energy-rental-kit drift --help' for the options.`);
+    throw new CliError(
+      `${(error as Error).message}. Run 'npx energy-rental-kit drift --help' for the options.`,
+    );
   }
   const { values, positionals } = parsed;
   if (values.help) return 'help';
   const mode = values.spec ? 'spec' : 'recordings';
   if (mode === 'spec' && positionals.length !== 1) {
-    throw new CliError(`drift --spec takes one recording (got ${positionals.length}): energy-rental-kit drift --spec NEW.json`);
+    throw new CliError(
+      `drift --spec takes one recording (got ${positionals.length}): energy-rental-kit drift --spec NEW.json`,
+    );
   }
   if (mode === 'recordings' && positionals.length !== 2) {
-    throw new CliError(`drift takes two recordings, OLD and NEW (got ${positionals.length}): energy-rental-kit drift OLD.json NEW.json, or --spec NEW.json to compare with the document.`);
+    throw new CliError(
+      `drift takes two recordings, OLD and NEW (got ${positionals.length}): energy-rental-kit drift OLD.json NEW.json, or --spec NEW.json to compare with the document.`,
+    );
   }
   const format = values.format ?? 'markdown';
-  if (format !== 'markdown' && format !== 'json') throw new CliError(`--format must be markdown or json (got '${format}').`);
+  if (format !== 'markdown' && format !== 'json')
+    throw new CliError(`--format must be markdown or json (got '${format}').`);
   const thresholdText = values['timing-threshold'] ?? String(DEFAULT_TIMING_THRESHOLD);
-  if (!/^\d+(\.\d+)?$/.test(thresholdText)) throw new CliError(`--timing-threshold must be a non-negative number of seconds, e.g. 2 or 0.5 (got '${thresholdText}').`);
+  if (!/^\d+(\.\d+)?$/.test(thresholdText))
+    throw new CliError(
+      `--timing-threshold must be a non-negative number of seconds, e.g. 2 or 0.5 (got '${thresholdText}').`,
+    );
   const args: DriftArgs = { mode, files: positionals, format, timingThreshold: Number(thresholdText) };
   if (values.markdown !== undefined) args.markdownFile = values.markdown;
   if (values.json !== undefined) args.jsonFile = values.json;
@@ -95,12 +105,23 @@ export function parseDriftArgs(argv: string[]): DriftArgs | 'help' {
 }
 
 function describeTarget(target: TargetInfo): string {
-  const place = target.kind === 'in-process' ? 'the in-process simulator' : target.kind === 'replay' ? `a replay of ${target.recording}` : target.baseUrl;
+  const place =
+    target.kind === 'in-process'
+      ? 'the in-process simulator'
+      : target.kind === 'replay'
+        ? `a replay of ${target.recording}`
+        : target.baseUrl;
   return `${place}${target.simulator ? '' : ' (not a simulator)'}${target.variant ? ` [variant: ${target.variant}]` : ''}`;
 }
 
 function sideOf(file: string, recording: Recording): DriftSide {
-  return { source: file, recordedAt: recording.recordedAt, runId: recording.runId, target: describeTarget(recording.target), interactions: recording.interactions.length };
+  return {
+    source: file,
+    recordedAt: recording.recordedAt,
+    runId: recording.runId,
+    target: describeTarget(recording.target),
+    interactions: recording.interactions.length,
+  };
 }
 
 function load(file: string, role: string): Recording {
@@ -121,15 +142,27 @@ export function driftReport(args: Pick<DriftArgs, 'mode' | 'files' | 'timingThre
   if (args.mode === 'spec') {
     const file = args.files[0]!;
     const recording = load(file, 'NEW');
-    return buildReport('spec', { source: 'spec/openapi.yaml' }, sideOf(file, recording), compareWithSpec(recording), { notes: SPEC_NOTES });
+    return buildReport(
+      'spec',
+      { source: 'spec/openapi.yaml' },
+      sideOf(file, recording),
+      compareWithSpec(recording),
+      { notes: SPEC_NOTES },
+    );
   }
   const [oldFile, newFile] = args.files as [string, string];
   const old = load(oldFile, 'OLD');
   const next = load(newFile, 'NEW');
   const findings = compareRecordings(old, next, { timingThresholdSeconds: args.timingThreshold });
   const notes: string[] = [];
-  if (old.target.simulator !== next.target.simulator) notes.push('One recording is of a simulator and the other is not: control-plane operations and cases that need capabilities differ by design.');
-  return buildReport('recordings', sideOf(oldFile, old), sideOf(newFile, next), findings, { timingThresholdSeconds: args.timingThreshold, notes });
+  if (old.target.simulator !== next.target.simulator)
+    notes.push(
+      'One recording is of a simulator and the other is not: control-plane operations and cases that need capabilities differ by design.',
+    );
+  return buildReport('recordings', sideOf(oldFile, old), sideOf(newFile, next), findings, {
+    timingThresholdSeconds: args.timingThreshold,
+    notes,
+  });
 }
 
 /**
@@ -148,7 +181,10 @@ export async function runDrift(argv: string[], options: DriftOptions = {}): Prom
   const report = driftReport(args);
   const markdown = renderMarkdown(report);
   const json = `${JSON.stringify(report, null, 2)}\n`;
-  for (const [file, text] of [[args.markdownFile, markdown], [args.jsonFile, json]] as const) {
+  for (const [file, text] of [
+    [args.markdownFile, markdown],
+    [args.jsonFile, json],
+  ] as const) {
     if (file === undefined) continue;
     mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     writeFileSync(file, text);

@@ -45,12 +45,28 @@ export interface Finding {
  * @example
  *   calibrationSetting({ kind: 'format-changed', operation: 'getOrderHistory', path: '/data/createdAt', … }); // 'createdAtUnit'
  */
-export function calibrationSetting(finding: Pick<Finding, 'kind' | 'operation' | 'path' | 'response'>): string | undefined {
+export function calibrationSetting(
+  finding: Pick<Finding, 'kind' | 'operation' | 'path' | 'response'>,
+): string | undefined {
   if (finding.kind === 'format-changed' && finding.path === '/data/createdAt') return 'createdAtUnit';
   if (finding.kind === 'timing-shift' || finding.kind === 'new-status-path') return 'delaysMs';
-  if (finding.operation === 'getAccount' && finding.kind === 'code-changed' && /HTTP 2/.test(finding.response ?? '')) return 'accountSuccessCode';
-  if (/^[A-Z]+ \//.test(finding.operation) && (finding.kind === 'response-changed' || finding.kind === 'code-changed')) return 'unknownPath and errors.notFound';
-  if (finding.kind === 'code-changed' || finding.kind === 'response-changed' || (finding.kind === 'message-changed' && !/code 0/.test(finding.response ?? ''))) return 'errors (the error catalogue)';
+  if (
+    finding.operation === 'getAccount' &&
+    finding.kind === 'code-changed' &&
+    /HTTP 2/.test(finding.response ?? '')
+  )
+    return 'accountSuccessCode';
+  if (
+    /^[A-Z]+ \//.test(finding.operation) &&
+    (finding.kind === 'response-changed' || finding.kind === 'code-changed')
+  )
+    return 'unknownPath and errors.notFound';
+  if (
+    finding.kind === 'code-changed' ||
+    finding.kind === 'response-changed' ||
+    (finding.kind === 'message-changed' && !/code 0/.test(finding.response ?? ''))
+  )
+    return 'errors (the error catalogue)';
   return undefined;
 }
 
@@ -107,7 +123,13 @@ export function sortFindings(findings: Finding[]): Finding[] {
 }
 
 /** Builds a report from findings. */
-export function buildReport(mode: DriftReport['mode'], old: DriftSide, next: DriftSide, findings: Finding[], extra: { timingThresholdSeconds?: number; notes?: string[] } = {}): DriftReport {
+export function buildReport(
+  mode: DriftReport['mode'],
+  old: DriftSide,
+  next: DriftSide,
+  findings: Finding[],
+  extra: { timingThresholdSeconds?: number; notes?: string[] } = {},
+): DriftReport {
   // Between two recordings, say which findings calibration can fix; against the document it cannot.
   const sorted = sortFindings(findings).map((f) => {
     const setting = mode === 'recordings' ? calibrationSetting(f) : undefined;
@@ -118,9 +140,14 @@ export function buildReport(mode: DriftReport['mode'], old: DriftSide, next: Dri
     mode,
     old,
     new: next,
-    ...(extra.timingThresholdSeconds === undefined ? {} : { timingThresholdSeconds: extra.timingThresholdSeconds }),
+    ...(extra.timingThresholdSeconds === undefined
+      ? {}
+      : { timingThresholdSeconds: extra.timingThresholdSeconds }),
     notes: extra.notes ?? [],
-    summary: { breaking: sorted.filter((f) => f.severity === 'breaking').length, nonBreaking: sorted.filter((f) => f.severity === 'non-breaking').length },
+    summary: {
+      breaking: sorted.filter((f) => f.severity === 'breaking').length,
+      nonBreaking: sorted.filter((f) => f.severity === 'non-breaking').length,
+    },
     findings: sorted,
   };
 }

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { decimalRange, describeShape, fixedDecimals, inferRecording, inferResponses, messageTemplate, stringFormat, timeUnit } from './infer-schema.ts';
+import {
+  decimalRange,
+  describeShape,
+  fixedDecimals,
+  inferRecording,
+  inferResponses,
+  messageTemplate,
+  stringFormat,
+  timeUnit,
+} from './infer-schema.ts';
 import { baseline, exchange, VALUES_A } from './test-support.ts';
 
 describe('stringFormat', () => {
@@ -30,10 +39,14 @@ describe('timeUnit', () => {
 
 describe('messageTemplate', () => {
   it('replaces quoted values, ids, addresses and numbers, and keeps the words', () => {
-    expect(messageTemplate("Order not found: no order of this account has orderId 'OR20000101000000ZZZZZZZZ'.")).toBe("Order not found: no order of this account has orderId '…'.");
-    expect(messageTemplate('Insufficient balance: the order costs 4.23 TRX (or 0.80 USDT) but 1.5 TRX are available.')).toBe(
-      'Insufficient balance: the order costs # TRX (or # USDT) but # TRX are available.',
-    );
+    expect(
+      messageTemplate("Order not found: no order of this account has orderId 'OR20000101000000ZZZZZZZZ'."),
+    ).toBe("Order not found: no order of this account has orderId '…'.");
+    expect(
+      messageTemplate(
+        'Insufficient balance: the order costs 4.23 TRX (or 0.80 USDT) but 1.5 TRX are available.',
+      ),
+    ).toBe('Insufficient balance: the order costs # TRX (or # USDT) but # TRX are available.');
     expect(messageTemplate('rentalCount must be at least 64000.')).toBe('rentalCount must be at least #.');
     expect(messageTemplate('one of 10min, 1h, 1d')).toBe('one of 10min, 1h, 1d');
   });
@@ -73,7 +86,9 @@ describe('inferResponses', () => {
   });
 
   it('lists array items under /*', () => {
-    const fields = inferResponses([exchange('x', { timeline: [{ status: 'PENDING', at: 1_741_801_809_000 }] })]).get('x 2xx code none')!.fields;
+    const fields = inferResponses([
+      exchange('x', { timeline: [{ status: 'PENDING', at: 1_741_801_809_000 }] }),
+    ]).get('x 2xx code none')!.fields;
     expect(describeShape(fields.get('/timeline')!)).toBe('array');
     expect([...fields.get('/timeline/*/at')!.timeUnits]).toEqual(['milliseconds']);
   });

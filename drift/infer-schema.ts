@@ -11,7 +11,17 @@ import { statusPaths } from '../recording/order-observations.ts';
 import type { Interaction, Recording, Timing } from '../recording/recording.ts';
 
 export type JsonType = 'null' | 'boolean' | 'integer' | 'number' | 'string' | 'object' | 'array';
-export type StringFormat = 'empty' | 'tron-address' | 'order-id' | 'hex64' | 'uuid' | 'key-alias' | 'integer-string' | 'decimal-string' | 'iso-datetime' | 'text';
+export type StringFormat =
+  | 'empty'
+  | 'tron-address'
+  | 'order-id'
+  | 'hex64'
+  | 'uuid'
+  | 'key-alias'
+  | 'integer-string'
+  | 'decimal-string'
+  | 'iso-datetime'
+  | 'text';
 export type TimeUnit = 'seconds' | 'milliseconds' | 'microseconds';
 
 export interface FieldShape {
@@ -58,10 +68,12 @@ export interface InferredRecording {
   timing: Timing['summary'];
 }
 
-export const responseKey = (operation: string, statusClass: string, code: number | null): string => `${operation} ${statusClass} code ${code ?? 'none'}`;
+export const responseKey = (operation: string, statusClass: string, code: number | null): string =>
+  `${operation} ${statusClass} code ${code ?? 'none'}`;
 
 /** 'HTTP 2xx, code 0', for reports. */
-export const describeResponse = (shape: Pick<ResponseShape, 'statusClass' | 'code'>): string => `HTTP ${shape.statusClass}${shape.code === null ? '' : `, code ${shape.code}`}`;
+export const describeResponse = (shape: Pick<ResponseShape, 'statusClass' | 'code'>): string =>
+  `HTTP ${shape.statusClass}${shape.code === null ? '' : `, code ${shape.code}`}`;
 
 const TIME_FIELD = /^(time|timestamp|date|at)$|[a-z](At|Time|Date)$/;
 const ORDER_ID = /^OR\d{14}[A-Z0-9]{8}$/;
@@ -114,7 +126,8 @@ export function messageTemplate(msg: string): string {
 }
 
 /** The JSON path of a child, JSON Pointer style ('/data/status'); array items are '*'. */
-export const childPath = (parent: string, key: string): string => `${parent}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+export const childPath = (parent: string, key: string): string =>
+  `${parent}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
 
 function jsonType(value: unknown): JsonType {
   if (value === null) return 'null';
@@ -126,7 +139,18 @@ function jsonType(value: unknown): JsonType {
 function noteValue(fields: Map<string, FieldShape>, path: string, value: unknown): void {
   let field = fields.get(path);
   if (!field) {
-    field = { path, types: new Set(), formats: new Set(), timeUnits: new Set(), values: new Set(), example: value, count: 0, objects: 0, items: 0, zeroPadded: false };
+    field = {
+      path,
+      types: new Set(),
+      formats: new Set(),
+      timeUnits: new Set(),
+      values: new Set(),
+      example: value,
+      count: 0,
+      objects: 0,
+      items: 0,
+      zeroPadded: false,
+    };
     fields.set(path, field);
   }
   field.count++;
@@ -139,7 +163,9 @@ function noteValue(fields: Map<string, FieldShape>, path: string, value: unknown
     field.formats.add(format);
     if (format === 'decimal-string') {
       const places = value.length - value.indexOf('.') - 1;
-      field.decimals = field.decimals ? { min: Math.min(field.decimals.min, places), max: Math.max(field.decimals.max, places) } : { min: places, max: places };
+      field.decimals = field.decimals
+        ? { min: Math.min(field.decimals.min, places), max: Math.max(field.decimals.max, places) }
+        : { min: places, max: places };
       if (value.endsWith('0')) field.zeroPadded = true;
     }
     if (isTime && format === 'integer-string') field.timeUnits.add(timeUnit(Number(value)));
@@ -162,13 +188,22 @@ export function inferResponses(interactions: Interaction[]): Map<string, Respons
     const response = interaction.response;
     if (!response) continue;
     const body = response.body !== undefined ? response.body : response.text;
-    const envelope = typeof body === 'object' && body !== null ? (body as { code?: unknown; msg?: unknown }) : undefined;
+    const envelope =
+      typeof body === 'object' && body !== null ? (body as { code?: unknown; msg?: unknown }) : undefined;
     const code = typeof envelope?.code === 'number' ? envelope.code : null;
     const statusClass = `${Math.floor(response.status / 100)}xx`;
     const key = responseKey(interaction.operation, statusClass, code);
     let shape = responses.get(key);
     if (!shape) {
-      shape = { operation: interaction.operation, statusClass, code, statuses: new Set(), samples: 0, fields: new Map(), messages: new Map() };
+      shape = {
+        operation: interaction.operation,
+        statusClass,
+        code,
+        statuses: new Set(),
+        samples: 0,
+        fields: new Map(),
+        messages: new Map(),
+      };
       responses.set(key, shape);
     }
     shape.samples++;
@@ -232,7 +267,11 @@ export function describeShape(field: FieldShape): string {
     .sort()
     .map((type) => {
       if (type !== 'string') return type;
-      const formats = [...field.formats].sort().map((f) => (f === 'decimal-string' && field.decimals ? `${f}, ${describeDecimals(field.decimals)}` : f));
+      const formats = [...field.formats]
+        .sort()
+        .map((f) =>
+          f === 'decimal-string' && field.decimals ? `${f}, ${describeDecimals(field.decimals)}` : f,
+        );
       return `string (${formats.join(', ')})`;
     })
     .join(' or ');

@@ -8,7 +8,12 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CliError } from '../src/cli-error.ts';
 import { newRunId } from '../contract-tests/contract-config.ts';
-import { applyContractFlags, CONTRACT_OPTIONS, spawnContractSuite, suiteLayout } from '../contract-tests/contract-command.ts';
+import {
+  applyContractFlags,
+  CONTRACT_OPTIONS,
+  spawnContractSuite,
+  suiteLayout,
+} from '../contract-tests/contract-command.ts';
 import { assembleRecording } from '../recording/assemble-recording.ts';
 import { isApiOperation, type Recording } from '../recording/recording.ts';
 
@@ -55,19 +60,35 @@ export interface RecordOptions {
 }
 
 /** Parses the flags into the suite's environment and the output file. */
-export function parseRecordArgs(argv: string[], env: NodeJS.ProcessEnv): { env: NodeJS.ProcessEnv; out: string } | 'help' {
+export function parseRecordArgs(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+): { env: NodeJS.ProcessEnv; out: string } | 'help' {
   let values;
   try {
-    ({ values } = parseArgs({ args: argv, options: { ...CONTRACT_OPTIONS, out: { type: 'string' }, 'as-upstream': { type: 'boolean' } }, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: { ...CONTRACT_OPTIONS, out: { type: 'string' }, 'as-upstream': { type: 'boolean' } },
+      strict: true,
+      allowPositionals: false,
+    }));
   } catch (error) {
-    throw new CliError(`${(error as Error).message}. Run 'npx energy-rental-kit record --help' for the options.`);
+    throw new CliError(
+      `${(error as Error).message}. Run 'npx energy-rental-kit record --help' for the options.`,
+    );
   }
   if (values.help) return 'help';
-  if (!values.out) throw new CliError("record needs --out FILE: where to write the recording, e.g. --out recordings/upstream.json.");
+  if (!values.out)
+    throw new CliError(
+      'record needs --out FILE: where to write the recording, e.g. --out recordings/upstream.json.',
+    );
   const { 'as-upstream': asUpstream, ...suiteFlags } = values;
   const suiteEnv = applyContractFlags(suiteFlags, env);
   if (asUpstream) suiteEnv.CONTRACT_AS_UPSTREAM = '1';
-  if (suiteEnv.CONTRACT_REPLAY) throw new CliError('CONTRACT_REPLAY is set: record talks to a live target, a replay cannot be recorded. Unset CONTRACT_REPLAY.');
+  if (suiteEnv.CONTRACT_REPLAY)
+    throw new CliError(
+      'CONTRACT_REPLAY is set: record talks to a live target, a replay cannot be recorded. Unset CONTRACT_REPLAY.',
+    );
   return { env: suiteEnv, out: path.resolve(values.out) };
 }
 
@@ -78,7 +99,11 @@ export function parseRecordArgs(argv: string[], env: NodeJS.ProcessEnv): { env: 
  * @example
  *   await runRecord(['--out', 'fixtures/simulator-recording.json']);
  */
-export async function runRecord(argv: string[], env: NodeJS.ProcessEnv = process.env, options: RecordOptions = {}): Promise<number> {
+export async function runRecord(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  options: RecordOptions = {},
+): Promise<number> {
   const write = options.write ?? ((text: string) => void process.stdout.write(text));
   const parsed = parseRecordArgs(argv, env);
   if (parsed === 'help') {
@@ -95,7 +120,11 @@ export async function runRecord(argv: string[], env: NodeJS.ProcessEnv = process
   try {
     // The verbose reporter prints a line per case as it finishes: the run's progress.
     const code = await spawnContractSuite(suiteEnv, {
-      vitestArgs: ['--reporter=verbose', `--reporter=${suiteLayout().reporter}`, ...(options.vitestArgs ?? [])],
+      vitestArgs: [
+        '--reporter=verbose',
+        `--reporter=${suiteLayout().reporter}`,
+        ...(options.vitestArgs ?? []),
+      ],
       stdio: options.stdio ?? 'inherit',
     });
     let recording: Recording;
@@ -116,7 +145,9 @@ export async function runRecord(argv: string[], env: NodeJS.ProcessEnv = process
     writeFileSync(out, `${JSON.stringify(recording, null, 2)}\n`);
     write(`${describeRecording(recording, displayPath(out))}\n`);
     if (code !== 0) {
-      write(`The contract suite failed against this target (exit ${code}); the recording holds everything up to each failure, and 'drift' can compare it.\n`);
+      write(
+        `The contract suite failed against this target (exit ${code}); the recording holds everything up to each failure, and 'drift' can compare it.\n`,
+      );
     }
     return code;
   } finally {
@@ -128,7 +159,9 @@ export async function runRecord(argv: string[], env: NodeJS.ProcessEnv = process
 export function describeRecording(recording: Recording, file: string): string {
   const cases = new Set(recording.interactions.map((i) => i.case)).size;
   const api = recording.interactions.filter((i) => isApiOperation(i.operation)).length;
-  const medians = Object.entries(recording.timing.summary.medianSecondsTo).map(([status, s]) => `${status} ${s} s`);
+  const medians = Object.entries(recording.timing.summary.medianSecondsTo).map(
+    ([status, s]) => `${status} ${s} s`,
+  );
   return [
     `Recording written to ${file}`,
     `  ${recording.interactions.length} interactions from ${cases} cases (${api} API, ${recording.interactions.length - api} control plane)`,

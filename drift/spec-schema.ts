@@ -31,7 +31,8 @@ export function operationInfo(operationId: string): { info: OperationInfo; spec:
 
 function resolveRef(document: LoadedSpec['document'], ref: string): unknown {
   let node: unknown = document;
-  for (const raw of ref.slice(2).split('/')) node = (node as Record<string, unknown>)[raw.replace(/~1/g, '/').replace(/~0/g, '~')];
+  for (const raw of ref.slice(2).split('/'))
+    node = (node as Record<string, unknown>)[raw.replace(/~1/g, '/').replace(/~0/g, '~')];
   return node;
 }
 
@@ -64,7 +65,9 @@ export function flatten(document: LoadedSpec['document'], raw: unknown, depth = 
   if (schema.properties) {
     const properties: Record<string, SchemaNode> = { ...node.properties };
     for (const [name, value] of Object.entries(schema.properties)) {
-      properties[name] = properties[name] ? mergeInto(properties[name], flatten(document, value, depth + 1)) : flatten(document, value, depth + 1);
+      properties[name] = properties[name]
+        ? mergeInto(properties[name], flatten(document, value, depth + 1))
+        : flatten(document, value, depth + 1);
     }
     node.properties = properties;
   }
@@ -80,7 +83,10 @@ function mergeInto(a: SchemaNode, b: SchemaNode): SchemaNode {
   };
 }
 
-function responseOf(info: OperationInfo, status: number): { schema?: unknown; example?: unknown } | undefined {
+function responseOf(
+  info: OperationInfo,
+  status: number,
+): { schema?: unknown; example?: unknown } | undefined {
   const key = String(status);
   const found = [key, `${key[0]}XX`, 'default'].find((k) => k in info.responses);
   const content = found === undefined ? undefined : info.responses[found]!.content?.['application/json'];
@@ -91,7 +97,11 @@ function responseOf(info: OperationInfo, status: number): { schema?: unknown; ex
  * The schema the document gives a response of an operation: the status's own, else
  * (for a rejection) the named fallback, as the contract suite's spec check picks it.
  */
-export function documentedResponse(operationId: string, status: number, fallback?: 'ErrorEnvelope' | 'Envelope'): { schema: SchemaNode; example?: unknown } | undefined {
+export function documentedResponse(
+  operationId: string,
+  status: number,
+  fallback?: 'ErrorEnvelope' | 'Envelope',
+): { schema: SchemaNode; example?: unknown } | undefined {
   const key = `${operationId}\n${status}\n${fallback ?? ''}`;
   if (!responses.has(key)) responses.set(key, findResponse(operationId, status, fallback));
   return responses.get(key);
@@ -99,7 +109,11 @@ export function documentedResponse(operationId: string, status: number, fallback
 
 const responses = new Map<string, { schema: SchemaNode; example?: unknown } | undefined>();
 
-function findResponse(operationId: string, status: number, fallback?: 'ErrorEnvelope' | 'Envelope'): { schema: SchemaNode; example?: unknown } | undefined {
+function findResponse(
+  operationId: string,
+  status: number,
+  fallback?: 'ErrorEnvelope' | 'Envelope',
+): { schema: SchemaNode; example?: unknown } | undefined {
   const found = operationInfo(operationId);
   if (!found) return undefined;
   const own = fallback === 'Envelope' ? undefined : responseOf(found.info, status);
@@ -123,13 +137,23 @@ export function valueAt(value: unknown, path: string): unknown {
   let node = value;
   for (const segment of splitPath(path)) {
     if (typeof node !== 'object' || node === null) return undefined;
-    node = segment === '*' ? (Array.isArray(node) ? node[0] : undefined) : (node as Record<string, unknown>)[segment];
+    node =
+      segment === '*'
+        ? Array.isArray(node)
+          ? node[0]
+          : undefined
+        : (node as Record<string, unknown>)[segment];
   }
   return node;
 }
 
 export function splitPath(path: string): string[] {
-  return path === '' || path === '/' ? [] : path.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return path === '' || path === '/'
+    ? []
+    : path
+        .slice(1)
+        .split('/')
+        .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 /**
@@ -137,7 +161,16 @@ export function splitPath(path: string): string[] {
  * ("PENDING → PROCESSING → COMPLETED, or PENDING → PROCESSING → FAILED → REFUNDED").
  */
 export function documentedStatusPaths(): string[][] {
-  const description = String((spec('api').schemas.OrderStatus as { description?: string } | undefined)?.description ?? '');
-  const paths = [...description.replace(/\s+/g, ' ').matchAll(/[A-Z]+(?: → [A-Z]+)+/g)].map((m) => m[0].split(' → '));
-  return paths.length > 0 ? paths : [['PENDING', 'PROCESSING', 'COMPLETED'], ['PENDING', 'PROCESSING', 'FAILED', 'REFUNDED']];
+  const description = String(
+    (spec('api').schemas.OrderStatus as { description?: string } | undefined)?.description ?? '',
+  );
+  const paths = [...description.replace(/\s+/g, ' ').matchAll(/[A-Z]+(?: → [A-Z]+)+/g)].map((m) =>
+    m[0].split(' → '),
+  );
+  return paths.length > 0
+    ? paths
+    : [
+        ['PENDING', 'PROCESSING', 'COMPLETED'],
+        ['PENDING', 'PROCESSING', 'FAILED', 'REFUNDED'],
+      ];
 }

@@ -62,12 +62,28 @@ const CASE = 'contract-tests/x.contract.test.ts > drift > baseline';
 const FILE = 'contract-tests/x.contract.test.ts';
 
 /** One recorded exchange of an operation. */
-export function exchange(operation: string, body: unknown, options: { status?: number; case?: string; method?: string; path?: string; query?: Record<string, string>; apiKeyAlias?: string } = {}): Interaction {
+export function exchange(
+  operation: string,
+  body: unknown,
+  options: {
+    status?: number;
+    case?: string;
+    method?: string;
+    path?: string;
+    query?: Record<string, string>;
+    apiKeyAlias?: string;
+  } = {},
+): Interaction {
   return {
     case: options.case ?? CASE,
     file: FILE,
     operation,
-    request: { method: options.method ?? 'GET', path: options.path ?? `/${operation}`, query: options.query ?? {}, apiKeyAlias: options.apiKeyAlias ?? 'key-1' },
+    request: {
+      method: options.method ?? 'GET',
+      path: options.path ?? `/${operation}`,
+      query: options.query ?? {},
+      apiKeyAlias: options.apiKeyAlias ?? 'key-1',
+    },
     response: { status: options.status ?? 200, headers: { 'content-type': 'application/json' }, body },
     at: '2025-03-12T17:50:09.000Z',
     durationMs: 1,
@@ -79,14 +95,29 @@ const time = (ms: number): string => String(Math.floor(ms / 1000));
 /** The baseline's interactions for a set of values. */
 export function baselineInteractions(v: BaselineValues): Interaction[] {
   const t0 = v.createdAtMs;
-  const price = { code: 0, msg: 'Get price successfully', time: time(t0), data: { sun: '60', trxPrice: '3.84', period: '10min', resourceType: 'ENERGY', rentalCount: 64000 } };
+  const price = {
+    code: 0,
+    msg: 'Get price successfully',
+    time: time(t0),
+    data: { sun: '60', trxPrice: '3.84', period: '10min', resourceType: 'ENERGY', rentalCount: 64000 },
+  };
   const account = {
     code: 0,
     msg: 'Get user information successfully',
     time: time(t0),
-    data: { name: `User-${v.wallet.slice(0, 6)}`, walletAddress: v.wallet, balance: { available: { trx: v.trx, usdt: v.usdt }, frozen: { trx: '0' } }, referralCount: 0 },
+    data: {
+      name: `User-${v.wallet.slice(0, 6)}`,
+      walletAddress: v.wallet,
+      balance: { available: { trx: v.trx, usdt: v.usdt }, frozen: { trx: '0' } },
+      referralCount: 0,
+    },
   };
-  const created = { code: 0, msg: 'Order generated successfully, please check order processing status later', time: time(t0), data: { id: v.orderId, amount: v.amount, currency: 'TRX', outOrderNo: v.outOrderNo } };
+  const created = {
+    code: 0,
+    msg: 'Order generated successfully, please check order processing status later',
+    time: time(t0),
+    data: { id: v.orderId, amount: v.amount, currency: 'TRX', outOrderNo: v.outOrderNo },
+  };
   const polls = v.polls.map(([status, seconds]) =>
     exchange(
       'getOrderHistory',
@@ -115,8 +146,26 @@ export function baselineInteractions(v: BaselineValues): Interaction[] {
     exchange('getAccount', account, { path: '/v1/account' }),
     exchange('createOrder', created, { method: 'POST', path: '/v1/tron/order' }),
     ...polls,
-    exchange('getOrderHistory', { code: 40401, msg: `Order not found: no order of this account has orderId '${v.orderId.replace(/.{8}$/, 'ZZZZZZZZ')}'.`, time: time(t0), data: null }, { status: 404, path: '/v1/tron/history', case: `${CASE} unknown order` }),
-    exchange('getAccount', { code: 10002, msg: "Unknown API key: the 'API-KEY' header names no account. Check the key, or create an account with POST /_sim/accounts.", time: time(t0), data: null }, { status: 401, path: '/v1/account', case: `${CASE} unknown key`, apiKeyAlias: 'key-2' }),
+    exchange(
+      'getOrderHistory',
+      {
+        code: 40401,
+        msg: `Order not found: no order of this account has orderId '${v.orderId.replace(/.{8}$/, 'ZZZZZZZZ')}'.`,
+        time: time(t0),
+        data: null,
+      },
+      { status: 404, path: '/v1/tron/history', case: `${CASE} unknown order` },
+    ),
+    exchange(
+      'getAccount',
+      {
+        code: 10002,
+        msg: "Unknown API key: the 'API-KEY' header names no account. Check the key, or create an account with POST /_sim/accounts.",
+        time: time(t0),
+        data: null,
+      },
+      { status: 401, path: '/v1/account', case: `${CASE} unknown key`, apiKeyAlias: 'key-2' },
+    ),
   ];
 }
 
@@ -139,20 +188,33 @@ export function recordingOf(interactions: Interaction[], overrides: Partial<Reco
 }
 
 /** The baseline recording for a set of values, after `change` edited its interactions. */
-export function baseline(values: BaselineValues = VALUES_A, change: (interactions: Interaction[]) => void = () => {}): Recording {
+export function baseline(
+  values: BaselineValues = VALUES_A,
+  change: (interactions: Interaction[]) => void = () => {},
+): Recording {
   const interactions = structuredClone(baselineInteractions(values));
   change(interactions);
   return recordingOf(interactions);
 }
 
 /** The `data` of the first response of an operation (and status), for editing. */
-export function dataOf(interactions: Interaction[], operation: string, status = 200): Record<string, unknown> {
+export function dataOf(
+  interactions: Interaction[],
+  operation: string,
+  status = 200,
+): Record<string, unknown> {
   const found = interactions.find((i) => i.operation === operation && i.response?.status === status);
   if (!found) throw new Error(`no ${operation} ${status} in the baseline`);
   return (found.response!.body as { data: Record<string, unknown> }).data;
 }
 
 /** Every response body of an operation, for editing. */
-export function bodiesOf(interactions: Interaction[], operation: string, status = 200): Array<Record<string, unknown>> {
-  return interactions.filter((i) => i.operation === operation && i.response?.status === status).map((i) => i.response!.body as Record<string, unknown>);
+export function bodiesOf(
+  interactions: Interaction[],
+  operation: string,
+  status = 200,
+): Array<Record<string, unknown>> {
+  return interactions
+    .filter((i) => i.operation === operation && i.response?.status === status)
+    .map((i) => i.response!.body as Record<string, unknown>);
 }

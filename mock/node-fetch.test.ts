@@ -23,7 +23,12 @@ describe('createNodeFetch', () => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        seen.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+        seen.push({
+          method: req.method!,
+          url: req.url!,
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        });
         if (req.url === '/empty') {
           res.writeHead(204);
           res.end();
@@ -54,9 +59,19 @@ describe('createNodeFetch', () => {
   });
 
   it('sends the method, path, query, headers and body as given', async () => {
-    await nodeFetch(`${base}/v1/tron/order?x=1`, { method: 'POST', headers: { 'API-KEY': 'k', 'content-type': 'application/x-www-form-urlencoded' }, body: new TextEncoder().encode('a=1&b=2') });
-    expect(seen).toEqual([expect.objectContaining({ method: 'POST', url: '/v1/tron/order?x=1', body: 'a=1&b=2' })]);
-    expect(seen[0]!.headers).toMatchObject({ 'api-key': 'k', 'content-type': 'application/x-www-form-urlencoded', 'content-length': '7' });
+    await nodeFetch(`${base}/v1/tron/order?x=1`, {
+      method: 'POST',
+      headers: { 'API-KEY': 'k', 'content-type': 'application/x-www-form-urlencoded' },
+      body: new TextEncoder().encode('a=1&b=2'),
+    });
+    expect(seen).toEqual([
+      expect.objectContaining({ method: 'POST', url: '/v1/tron/order?x=1', body: 'a=1&b=2' }),
+    ]);
+    expect(seen[0]!.headers).toMatchObject({
+      'api-key': 'k',
+      'content-type': 'application/x-www-form-urlencoded',
+      'content-length': '7',
+    });
   });
 
   it('answers with the status, headers and bytes the server sent', async () => {
@@ -68,7 +83,9 @@ describe('createNodeFetch', () => {
   });
 
   it('takes a Request as the global fetch does', async () => {
-    const response = await nodeFetch(new Request(`${base}/from-request`, { method: 'PUT', headers: { 'API-KEY': 'r' }, body: 'x=y' }));
+    const response = await nodeFetch(
+      new Request(`${base}/from-request`, { method: 'PUT', headers: { 'API-KEY': 'r' }, body: 'x=y' }),
+    );
     expect(response.status).toBe(418);
     expect(seen[0]).toMatchObject({ method: 'PUT', url: '/from-request', body: 'x=y' });
     expect(seen[0]!.headers['api-key']).toBe('r');
@@ -97,7 +114,9 @@ describe('createNodeFetch', () => {
   it('rejects at once on a signal already aborted, sending nothing', async () => {
     const controller = new AbortController();
     controller.abort(new DOMException('gone', 'AbortError'));
-    await expect(nodeFetch(`${base}/anything`, { signal: controller.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(nodeFetch(`${base}/anything`, { signal: controller.signal })).rejects.toMatchObject({
+      name: 'AbortError',
+    });
     expect(seen).toHaveLength(0);
   });
 
@@ -148,7 +167,10 @@ describe('createNodeFetch', () => {
       const proxy = createSimulator({ proxy: { upstream: `${base}/slow`, fetch: nodeFetch, timeoutMs: 50 } });
       const res = await proxy.app.request('/v1/account', { headers: { 'API-KEY': 'k' } });
       expect(res.status).toBe(504);
-      expect(await res.json()).toMatchObject({ code: 50400, msg: expect.stringContaining('did not answer within 50 ms (--upstream-timeout)') });
+      expect(await res.json()).toMatchObject({
+        code: 50400,
+        msg: expect.stringContaining('did not answer within 50 ms (--upstream-timeout)'),
+      });
     });
 
     it('answers 502 with the cause when nothing listens', async () => {
@@ -159,7 +181,10 @@ describe('createNodeFetch', () => {
       const proxy = createSimulator({ proxy: { upstream: `http://127.0.0.1:${port}`, fetch: nodeFetch } });
       const res = await proxy.app.request('/v1/account', { headers: { 'API-KEY': 'k' } });
       expect(res.status).toBe(502);
-      expect(await res.json()).toMatchObject({ code: 50200, msg: expect.stringContaining('could not be reached (ECONNREFUSED)') });
+      expect(await res.json()).toMatchObject({
+        code: 50200,
+        msg: expect.stringContaining('could not be reached (ECONNREFUSED)'),
+      });
     });
   });
 });

@@ -31,43 +31,62 @@ export interface NodeFetch {
  */
 export function createNodeFetch(options: { maxSockets?: number } = {}): NodeFetch {
   const maxSockets = options.maxSockets ?? 256;
-  const agents = { 'http:': new http.Agent({ keepAlive: true, maxSockets }), 'https:': new https.Agent({ keepAlive: true, maxSockets }) };
+  const agents = {
+    'http:': new http.Agent({ keepAlive: true, maxSockets }),
+    'https:': new https.Agent({ keepAlive: true, maxSockets }),
+  };
 
   const nodeFetch = (async (input: RequestInfo | URL, init: RequestInit = {}) => {
     const request = input instanceof Request ? input : undefined;
     const url = new URL(request ? request.url : String(input));
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`fetch: only http and https URLs are supported (got ${url.protocol}).`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new TypeError(`fetch: only http and https URLs are supported (got ${url.protocol}).`);
     const method = (init.method ?? request?.method ?? 'GET').toUpperCase();
     const headers: Record<string, string> = {};
     new Headers(init.headers ?? request?.headers).forEach((value, name) => {
       headers[name] = value;
     });
-    const body = await bodyBytes(init.body ?? (request && request.body ? await request.arrayBuffer() : undefined));
+    const body = await bodyBytes(
+      init.body ?? (request && request.body ? await request.arrayBuffer() : undefined),
+    );
     if (body) headers['content-length'] = String(body.byteLength);
     const signal = init.signal ?? request?.signal ?? undefined;
     signal?.throwIfAborted();
 
     return new Promise<Response>((resolve, reject) => {
       const client = url.protocol === 'https:' ? https : http;
-      const outgoing = client.request(url, { method, headers, agent: agents[url.protocol as 'http:' | 'https:'] }, (incoming) => {
-        const chunks: Buffer[] = [];
-        incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-        incoming.on('error', fail);
-        incoming.on('end', () => {
-          signal?.removeEventListener('abort', abort);
-          const status = incoming.statusCode ?? 502;
-          const answerHeaders = new Headers();
-          const raw = incoming.rawHeaders;
-          for (let i = 0; i + 1 < raw.length; i += 2) answerHeaders.append(raw[i]!, raw[i + 1]!);
-          const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-          try {
-            resolve(new Response(NULL_BODY_STATUS.has(status) ? null : new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength), { status, statusText: incoming.statusMessage ?? '', headers: answerHeaders }));
-          } catch (error) {
-            // A status a Response cannot carry (below 200 or above 599).
-            reject(new TypeError(`fetch: the answer's status ${status} cannot be represented`, { cause: error }));
-          }
-        });
-      });
+      const outgoing = client.request(
+        url,
+        { method, headers, agent: agents[url.protocol as 'http:' | 'https:'] },
+        (incoming) => {
+          const chunks: Buffer[] = [];
+          incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+          incoming.on('error', fail);
+          incoming.on('end', () => {
+            signal?.removeEventListener('abort', abort);
+            const status = incoming.statusCode ?? 502;
+            const answerHeaders = new Headers();
+            const raw = incoming.rawHeaders;
+            for (let i = 0; i + 1 < raw.length; i += 2) answerHeaders.append(raw[i]!, raw[i + 1]!);
+            const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+            try {
+              resolve(
+                new Response(
+                  NULL_BODY_STATUS.has(status)
+                    ? null
+                    : new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength),
+                  { status, statusText: incoming.statusMessage ?? '', headers: answerHeaders },
+                ),
+              );
+            } catch (error) {
+              // A status a Response cannot carry (below 200 or above 599).
+              reject(
+                new TypeError(`fetch: the answer's status ${status} cannot be represented`, { cause: error }),
+              );
+            }
+          });
+        },
+      );
       function fail(error: unknown): void {
         signal?.removeEventListener('abort', abort);
         reject(new TypeError('fetch failed', { cause: error }));

@@ -39,7 +39,10 @@ export function createSimulatorServer(sim: Simulator, options: RequestGuardOptio
   const fast = sim.mode === 'simulator' ? createNodeFastPath(sim) : () => false;
   // The adapter's own clean-up cuts a connection 500 ms after the answer while the body is
   // still arriving; drainAfterAnswer below replaces it.
-  const hono = getRequestListener(sim.app.fetch, { autoCleanupIncoming: false, errorHandler: (error) => boundary.response(error) });
+  const hono = getRequestListener(sim.app.fetch, {
+    autoCleanupIncoming: false,
+    errorHandler: (error) => boundary.response(error),
+  });
   // Only a socket is reachable from a web page, so the Host and cross-site checks live
   // here, first, where neither the fast path nor the app can skip them.
   const refused = createNodeRequestGuard(sim.engine, options);
@@ -47,7 +50,8 @@ export function createSimulatorServer(sim: Simulator, options: RequestGuardOptio
   const server = createServer((req, res) => {
     track(res);
     // Only a request that declares a body can leave one unread.
-    if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) drainAfterAnswer(req, res);
+    if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined)
+      drainAfterAnswer(req, res);
     try {
       // The guard reads the Host as sent; routing below never does.
       if (refused(req, res)) return;

@@ -23,7 +23,9 @@ async function script(sim: Simulator): Promise<string[]> {
   const out: string[] = [];
   out.push((await json(sim, '/v1/account', { headers: demo })).data.walletAddress);
   for (let i = 0; i < 2; i++) {
-    out.push((await json(sim, '/_sim/accounts', { method: 'POST', body: '{"balance":{"trx":"10"}}' })).walletAddress);
+    out.push(
+      (await json(sim, '/_sim/accounts', { method: 'POST', body: '{"balance":{"trx":"10"}}' })).walletAddress,
+    );
   }
   const ids: string[] = [];
   for (const [address, count] of [
@@ -32,7 +34,14 @@ async function script(sim: Simulator): Promise<string[]> {
     [ADDRESS, 80000],
   ] as const) {
     sim.advance(1500);
-    ids.push((await json(sim, `/v1/tron/order?pledgeAddress=${address}&rentalCount=${count}&period=1h`, { method: 'POST', headers: demo })).data.id);
+    ids.push(
+      (
+        await json(sim, `/v1/tron/order?pledgeAddress=${address}&rentalCount=${count}&period=1h`, {
+          method: 'POST',
+          headers: demo,
+        })
+      ).data.id,
+    );
   }
   sim.advance(10_000);
   for (const id of ids) {
@@ -69,16 +78,40 @@ describe('determinism', () => {
   });
 
   it("takes the scenario's seed when no seed option is given, and lets the option win", async () => {
-    const fromScenario = await script(createSimulator({ clock: 'manual', scenario: { seed: 7, accounts: [{ apiKey: 'demo-key', balance: { trx: '100' } }] } }));
-    const fromOption = await script(createSimulator({ clock: 'manual', seed: 7, scenario: { seed: 99, accounts: [{ apiKey: 'demo-key', balance: { trx: '100' } }] } }));
-    const fromOtherSeed = await script(createSimulator({ clock: 'manual', scenario: { seed: 99, accounts: [{ apiKey: 'demo-key', balance: { trx: '100' } }] } }));
+    const fromScenario = await script(
+      createSimulator({
+        clock: 'manual',
+        scenario: { seed: 7, accounts: [{ apiKey: 'demo-key', balance: { trx: '100' } }] },
+      }),
+    );
+    const fromOption = await script(
+      createSimulator({
+        clock: 'manual',
+        seed: 7,
+        scenario: { seed: 99, accounts: [{ apiKey: 'demo-key', balance: { trx: '100' } }] },
+      }),
+    );
+    const fromOtherSeed = await script(
+      createSimulator({
+        clock: 'manual',
+        scenario: { seed: 99, accounts: [{ apiKey: 'demo-key', balance: { trx: '100' } }] },
+      }),
+    );
     expect(fromOption).toEqual(fromScenario);
     expect(fromOtherSeed).not.toEqual(fromScenario);
   });
 
   it('never derives generated API keys from the seed', async () => {
     const keys = await Promise.all(
-      [1, 2].map(async () => (await json(createSimulator({ clock: 'manual', seed: 7 }), '/_sim/accounts', { method: 'POST', body: '{}' })).apiKey as string),
+      [1, 2].map(
+        async () =>
+          (
+            await json(createSimulator({ clock: 'manual', seed: 7 }), '/_sim/accounts', {
+              method: 'POST',
+              body: '{}',
+            })
+          ).apiKey as string,
+      ),
     );
     expect(keys[0]).not.toBe(keys[1]);
   });
@@ -88,7 +121,10 @@ describe('independence', () => {
   it('keeps the state of two simulators apart', async () => {
     const one = createSimulator({ clock: 'manual' });
     const two = createSimulator({ clock: 'manual' });
-    await one.app.request(`/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`, { method: 'POST', headers: demo });
+    await one.app.request(`/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`, {
+      method: 'POST',
+      headers: demo,
+    });
     one.advance(5000);
     expect((await json(one, '/_sim/orders', { headers: demo })).orders).toHaveLength(1);
     expect((await json(two, '/_sim/orders', { headers: demo })).orders).toEqual([]);
@@ -99,7 +135,9 @@ describe('independence', () => {
 describe('the in-process fetch', () => {
   it('calls the app with a full URL, as a client would', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const res = await sim.fetch('http://simulator.local/v1/tron/price?rentalCount=65000&period=1h', { headers: demo });
+    const res = await sim.fetch('http://simulator.local/v1/tron/price?rentalCount=65000&period=1h', {
+      headers: demo,
+    });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { data: { trxPrice: string } }).data.trxPrice).toBe('4.23');
   });
@@ -118,10 +156,15 @@ describe('the in-process fetch', () => {
 describe('advance()', () => {
   it('moves a manual clock and runs the lifecycle steps that fall due', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const { data } = await json(sim, `/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`, { method: 'POST', headers: demo });
+    const { data } = await json(sim, `/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`, {
+      method: 'POST',
+      headers: demo,
+    });
     sim.advance(7000);
     expect(sim.clock.now()).toBe(START_MS + 7000);
-    expect((await json(sim, `/v1/tron/history?orderId=${data.id}`, { headers: demo })).data.status).toBe('COMPLETED');
+    expect((await json(sim, `/v1/tron/history?orderId=${data.id}`, { headers: demo })).data.status).toBe(
+      'COMPLETED',
+    );
   });
 
   it('throws a SimulatorError with a real clock', () => {
@@ -140,10 +183,15 @@ describe('advance()', () => {
     const clock = createManualClock(Date.UTC(2030, 0, 1));
     const sim = createSimulator({ clock });
     expect(sim.clock).toBe(clock);
-    const { data } = await json(sim, `/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`, { method: 'POST', headers: demo });
+    const { data } = await json(sim, `/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`, {
+      method: 'POST',
+      headers: demo,
+    });
     expect(data.id.slice(2, 16)).toBe('20300101000000');
     sim.advance(7000);
-    expect((await json(sim, `/v1/tron/history?orderId=${data.id}`, { headers: demo })).data.status).toBe('COMPLETED');
+    expect((await json(sim, `/v1/tron/history?orderId=${data.id}`, { headers: demo })).data.status).toBe(
+      'COMPLETED',
+    );
   });
 });
 
@@ -155,7 +203,11 @@ describe('options', () => {
   });
 
   it("lets the timing option win over the scenario's", async () => {
-    const sim = createSimulator({ clock: 'manual', timing: 'instant', scenario: { timing: 'realistic', accounts: [{ apiKey: 'demo-key', balance: { trx: '10' } }] } });
+    const sim = createSimulator({
+      clock: 'manual',
+      timing: 'instant',
+      scenario: { timing: 'realistic', accounts: [{ apiKey: 'demo-key', balance: { trx: '10' } }] },
+    });
     expect((await json(sim, '/_sim/config')).timing).toBe('instant');
   });
 
@@ -170,9 +222,18 @@ describe('options', () => {
       },
     });
     const account = await json(sim, '/v1/account', { headers: { 'API-KEY': 'scenario-key-1' } });
-    expect(account).toMatchObject({ code: 1, data: { referralCount: 4, balance: { available: { trx: '20', usdt: '2.500000' } } } });
+    expect(account).toMatchObject({
+      code: 1,
+      data: { referralCount: 4, balance: { available: { trx: '20', usdt: '2.500000' } } },
+    });
     expect((await sim.app.request('/v1/account', { headers: demo })).status).toBe(401);
-    expect((await json(sim, '/v1/tron/price?rentalCount=65000&period=1h', { headers: { 'API-KEY': 'scenario-key-1' } })).data.trxPrice).toBe('6.50');
+    expect(
+      (
+        await json(sim, '/v1/tron/price?rentalCount=65000&period=1h', {
+          headers: { 'API-KEY': 'scenario-key-1' },
+        })
+      ).data.trxPrice,
+    ).toBe('6.50');
     expect((await json(sim, '/_sim/rules')).rules).toHaveLength(1);
     expect((await json(sim, `/_sim/addresses/${ADDRESS}`)).activated).toBe(true);
   });
@@ -203,7 +264,11 @@ describe('options', () => {
     };
     const res = await sim.app.request('/v1/tron/price?rentalCount=65000&period=1h', { headers: demo });
     expect(res.status).toBe(500);
-    expect(await res.json()).toMatchObject({ code: 50000, msg: expect.stringMatching(/sabotaged.*simulator bug/), data: null });
+    expect(await res.json()).toMatchObject({
+      code: 50000,
+      msg: expect.stringMatching(/sabotaged.*simulator bug/),
+      data: null,
+    });
     expect(seen).toHaveLength(1);
   });
 });
@@ -222,7 +287,11 @@ describe('a client over the simulator fetch', () => {
     const { createClient } = await import('../src/client/index.ts');
     const sim = createSimulator({ clock: 'manual', timing: 'realistic' });
     const client = createClient({ baseUrl: 'http://sim', apiKey: 'demo-key', fetch: sim.fetch });
-    const { id } = await client.createOrder({ pledgeAddress: 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3', rentalCount: 65_000, period: '1h' });
+    const { id } = await client.createOrder({
+      pledgeAddress: 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3',
+      rentalCount: 65_000,
+      period: '1h',
+    });
     const started = sim.clock.now();
     // Before, this waited out its timeout on a clock nothing moved (and this test's 5 s).
     const done = await client.waitForOrder({ orderId: id }, { timeoutMs: 60_000 });
@@ -235,9 +304,21 @@ describe('a client over the simulator fetch', () => {
     const sim = createSimulator({ clock: 'manual', timing: 'realistic' });
     const slept: number[] = [];
     let now = 0;
-    const client = createClient({ baseUrl: 'http://sim', apiKey: 'demo-key', fetch: sim.fetch, now: () => now, sleep: async (ms) => void slept.push(ms, (now += ms)) });
-    const { id } = await client.createOrder({ pledgeAddress: 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3', rentalCount: 65_000, period: '1h' });
-    await expect(client.waitForOrder({ orderId: id }, { timeoutMs: 3_000, intervalMs: 1_000 })).rejects.toThrow(/within 3000 ms/);
+    const client = createClient({
+      baseUrl: 'http://sim',
+      apiKey: 'demo-key',
+      fetch: sim.fetch,
+      now: () => now,
+      sleep: async (ms) => void slept.push(ms, (now += ms)),
+    });
+    const { id } = await client.createOrder({
+      pledgeAddress: 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3',
+      rentalCount: 65_000,
+      period: '1h',
+    });
+    await expect(
+      client.waitForOrder({ orderId: id }, { timeoutMs: 3_000, intervalMs: 1_000 }),
+    ).rejects.toThrow(/within 3000 ms/);
     expect(slept.length).toBeGreaterThan(0);
     expect(sim.clock.now()).toBe(sim.engine.authenticate('demo-key')!.orders.at(0)!.createdAt);
   });

@@ -7,7 +7,15 @@ import { createSpecFormats } from '../src/spec/formats.ts';
 import { createValidators, loadSpec, type SpecValidators } from '../src/spec/loader.ts';
 import { createManualClock } from './clock/manual-clock.ts';
 import { createRealClock } from './clock/real-clock.ts';
-import { createEngine, SimulatorError, type Clock, type Engine, type EngineSnapshot, type ManualClock, type TimingProfile } from './engine/index.ts';
+import {
+  createEngine,
+  SimulatorError,
+  type Clock,
+  type Engine,
+  type EngineSnapshot,
+  type ManualClock,
+  type TimingProfile,
+} from './engine/index.ts';
 import type { SimEnv } from './http/context.ts';
 import type { ControlOptions, RemoteAddress } from './http/control-guard.ts';
 import { createApiStages, type ApiStage } from './http/api-stages.ts';
@@ -124,13 +132,20 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const controlValidators = createValidators(loadSpec('control'), { formats });
   // The embedded default is a constant (a test validates it); checking it would build the
   // control plane's precompiled body validators, which a start does not need.
-  const scenarioChecked = options.scenario ? check<ScenarioInput>(controlValidators.schema('Scenario'), options.scenario, 'Scenario field') : DEFAULT_SCENARIO;
+  const scenarioChecked = options.scenario
+    ? check<ScenarioInput>(controlValidators.schema('Scenario'), options.scenario, 'Scenario field')
+    : DEFAULT_SCENARIO;
   const scenario = toEngineScenario(scenarioChecked);
   if (options.timing) scenario.settings = { ...scenario.settings, timing: options.timing };
 
   const clockOption = options.clock ?? scenarioChecked.clock ?? 'real';
   // A restored manual clock resumes where the saved one stood.
-  const clock = clockOption === 'manual' ? createManualClock(options.restore?.savedAt) : clockOption === 'real' ? createRealClock() : clockOption;
+  const clock =
+    clockOption === 'manual'
+      ? createManualClock(options.restore?.savedAt)
+      : clockOption === 'real'
+        ? createRealClock()
+        : clockOption;
   const engine = createEngine({
     clock,
     seed: options.seed ?? scenarioChecked.seed ?? DEFAULT_SEED,
@@ -138,14 +153,24 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     ...(options.restore ? { restore: options.restore } : {}),
   });
   if (options.restore && options.timing) engine.updateSettings({ timing: options.timing });
-  const journal = createJournal(options.journalLimit ?? scenarioChecked.journalLimit ?? DEFAULT_JOURNAL_LIMIT);
+  const journal = createJournal(
+    options.journalLimit ?? scenarioChecked.journalLimit ?? DEFAULT_JOURNAL_LIMIT,
+  );
   // Faults draw from a source of their own, so injecting one never shifts the engine's ids.
   const faults = createFaultInjector(() => createRandomSource(engine.seed ^ 0x5eed));
   const apiValidators = createValidators(loadSpec('api'), { coerceTypes: true, formats });
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const apiStages = createApiStages(engine, faults);
-  if (options.proxy && options.replay) throw new SimulatorError('parameterInvalid', 'proxy and replay exclude each other: a simulator answers from the upstream or from a recording, not both.');
-  const proxy = options.proxy ? createProxyContext(options.proxy) : options.replay ? createReplayContext(options.replay) : undefined;
+  if (options.proxy && options.replay)
+    throw new SimulatorError(
+      'parameterInvalid',
+      'proxy and replay exclude each other: a simulator answers from the upstream or from a recording, not both.',
+    );
+  const proxy = options.proxy
+    ? createProxyContext(options.proxy)
+    : options.replay
+      ? createReplayContext(options.replay)
+      : undefined;
   const mode = options.proxy ? 'proxy' : options.replay ? 'replay' : 'simulator';
   const app = createApp({
     engine,
@@ -165,7 +190,12 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       answerSource: proxy
         ? {
             mode,
-            proxyStats: () => ({ upstream: proxy.label ?? proxy.upstream.url, forwarded: proxy.counters.forwarded, violations: proxy.validation?.count ?? 0, refusedOrders: proxy.guard?.refused ?? 0 }),
+            proxyStats: () => ({
+              upstream: proxy.label ?? proxy.upstream.url,
+              forwarded: proxy.counters.forwarded,
+              violations: proxy.validation?.count ?? 0,
+              refusedOrders: proxy.guard?.refused ?? 0,
+            }),
           }
         : undefined,
     },
@@ -177,7 +207,10 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const simulatorFetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
     const response = await app.fetch(new Request(input, init));
     const dropped = response.headers.get(DROPPED_HEADER);
-    if (dropped) throw new TypeError('fetch failed', { cause: new Error(`connection dropped by injected fault ${dropped}`) });
+    if (dropped)
+      throw new TypeError('fetch failed', {
+        cause: new Error(`connection dropped by injected fault ${dropped}`),
+      });
     return response;
   }) as typeof fetch & { [POLLING_CLOCK]?: PollingClock };
   // A client over this fetch waits on the simulator's own clock; a manual one it moves.
@@ -200,7 +233,11 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     onUnexpectedError: options.onUnexpectedError,
     fetch: simulatorFetch,
     advance(ms) {
-      if (clock.mode !== 'manual') throw new SimulatorError('conflict', 'advance() needs a manual clock: createSimulator({ clock: "manual" }).');
+      if (clock.mode !== 'manual')
+        throw new SimulatorError(
+          'conflict',
+          'advance() needs a manual clock: createSimulator({ clock: "manual" }).',
+        );
       (clock as ManualClock).advance(ms);
     },
   };
@@ -212,13 +249,23 @@ function createProxyContext(options: ProxyOptions): ProxyContext {
   try {
     url = new URL(options.upstream);
   } catch {
-    throw new SimulatorError('parameterInvalid', `proxy.upstream must be an http(s) URL such as https://api.eopen.io (got '${options.upstream}').`);
+    throw new SimulatorError(
+      'parameterInvalid',
+      `proxy.upstream must be an http(s) URL such as https://api.eopen.io (got '${options.upstream}').`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new SimulatorError('parameterInvalid', `proxy.upstream must be an http(s) URL such as https://api.eopen.io (got '${options.upstream}').`);
+    throw new SimulatorError(
+      'parameterInvalid',
+      `proxy.upstream must be an http(s) URL such as https://api.eopen.io (got '${options.upstream}').`,
+    );
   }
   return {
-    upstream: { url: options.upstream.replace(/\/+$/, ''), timeoutMs: options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS, fetch: options.fetch },
+    upstream: {
+      url: options.upstream.replace(/\/+$/, ''),
+      timeoutMs: options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+      fetch: options.fetch,
+    },
     guard: createSpendGuard({ allowSpend: options.allowSpend ?? false, maxOrders: options.maxOrders }),
     validation: createLiveValidation(options.onViolation ?? ((line) => process.stderr.write(line + '\n'))),
     counters: { forwarded: 0 },
@@ -229,7 +276,12 @@ function createProxyContext(options: ProxyOptions): ProxyContext {
 function createReplayContext(options: ReplayOptions): ProxyContext {
   return {
     label: options.source,
-    upstream: { url: 'http://replay.invalid', timeoutMs: 60_000, fetch: ((input: RequestInfo | URL, init?: RequestInit) => options.fetch(new Request(input, init))) as typeof fetch },
+    upstream: {
+      url: 'http://replay.invalid',
+      timeoutMs: 60_000,
+      fetch: ((input: RequestInfo | URL, init?: RequestInit) =>
+        options.fetch(new Request(input, init))) as typeof fetch,
+    },
     counters: { forwarded: 0 },
   };
 }

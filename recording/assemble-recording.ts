@@ -8,7 +8,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { LOCAL_ALIAS, type LogLine } from './recorder.ts';
 import { computeTiming } from './order-observations.ts';
-import { CONNECT_CASE, MAIN_KEY_ALIAS, RECORDING_FORMAT, type Interaction, type RecordedApiKey, type Recording, type RecordingSettings } from './recording.ts';
+import {
+  CONNECT_CASE,
+  MAIN_KEY_ALIAS,
+  RECORDING_FORMAT,
+  type Interaction,
+  type RecordedApiKey,
+  type Recording,
+  type RecordingSettings,
+} from './recording.ts';
 
 type InteractionLine = Extract<LogLine, { type: 'interaction' }>;
 
@@ -25,9 +33,14 @@ interface Log {
  * @example
  *   const recording = assembleRecording(dir, { runId, settings: { allowSpend: false, maxOrders: 1 } });
  */
-export function assembleRecording(dir: string, meta: { runId: string; settings: RecordingSettings; recordedAt?: Date }): Recording {
+export function assembleRecording(
+  dir: string,
+  meta: { runId: string; settings: RecordingSettings; recordedAt?: Date },
+): Recording {
   const logs: Log[] = [];
-  for (const name of readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort()) {
     const log: Log = { name, file: '', lines: [] };
     for (const text of readFileSync(path.join(dir, name), 'utf8').split('\n')) {
       if (text.trim() === '') continue;
@@ -40,7 +53,10 @@ export function assembleRecording(dir: string, meta: { runId: string; settings: 
     logs.push(log);
   }
   const target = logs.find((l) => l.target)?.target;
-  if (!target) throw new Error(`no contract file connected to the target: no log in ${dir} names it. Is the contract project empty?`);
+  if (!target)
+    throw new Error(
+      `no contract file connected to the target: no log in ${dir} names it. Is the contract project empty?`,
+    );
   logs.sort((a, b) => a.file.localeCompare(b.file) || a.name.localeCompare(b.name));
 
   const apiKeys: RecordedApiKey[] = [{ alias: MAIN_KEY_ALIAS, role: 'main' }];
@@ -60,7 +76,8 @@ export function assembleRecording(dir: string, meta: { runId: string; settings: 
         });
       }
       if (Array.isArray(value)) return value.map(rename);
-      if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rename(v)]));
+      if (typeof value === 'object' && value !== null)
+        return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rename(v)]));
       return value;
     };
     for (const line of log.lines) {

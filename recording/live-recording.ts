@@ -35,11 +35,21 @@ export interface LiveRecording {
  */
 export function createLiveRecording(
   file: string,
-  options: { upstream: string; allowSpend: boolean; maxOrders?: number | undefined; intervalMs?: number; onError?: (error: Error) => void },
+  options: {
+    upstream: string;
+    allowSpend: boolean;
+    maxOrders?: number | undefined;
+    intervalMs?: number;
+    onError?: (error: Error) => void;
+  },
 ): LiveRecording {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'energy-rental-kit-live-'));
   // No request carries this key, so every key the app sends is recorded as a foreign alias.
-  const recorder = createRecorder({ dir, mainKey: '\u0000no main key in live traffic', baseUrl: options.upstream });
+  const recorder = createRecorder({
+    dir,
+    mainKey: '\u0000no main key in live traffic',
+    baseUrl: options.upstream,
+  });
   recorder.noteTarget({ kind: 'url', baseUrl: options.upstream, simulator: false, capabilities: [] });
   const runId = `live-${Date.now().toString(36)}`;
   const startedAt = new Date();

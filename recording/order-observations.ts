@@ -17,7 +17,12 @@ export interface OrderObservation {
 
 /** Unix seconds from a number or numeric string in seconds, milliseconds or microseconds. */
 export function toUnixSeconds(value: unknown): number | undefined {
-  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\d+(\.\d+)?$/.test(value) ? Number(value) : NaN;
+  const n =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^\d+(\.\d+)?$/.test(value)
+        ? Number(value)
+        : NaN;
   if (!Number.isFinite(n)) return undefined;
   if (n >= 1e14) return n / 1e6;
   if (n >= 1e11) return n / 1e3;
@@ -34,14 +39,27 @@ export function observeOrders(interactions: Interaction[]): OrderObservation[] {
   const orders = new Map<string, OrderObservation & { order: number[] }>();
   interactions.forEach((interaction, index) => {
     if (interaction.operation !== 'getOrderHistory') return;
-    const body = interaction.response?.body as { code?: unknown; time?: unknown; data?: Record<string, unknown> } | undefined;
+    const body = interaction.response?.body as
+      { code?: unknown; time?: unknown; data?: Record<string, unknown> } | undefined;
     const data = body?.data;
-    if (!interaction.response || interaction.response.status >= 300 || typeof data !== 'object' || data === null) return;
+    if (
+      !interaction.response ||
+      interaction.response.status >= 300 ||
+      typeof data !== 'object' ||
+      data === null
+    )
+      return;
     const orderId = data.orderId;
     const status = data.status;
     const time = toUnixSeconds(body?.time);
     const createdAt = toUnixSeconds(data.createdAt);
-    if (typeof orderId !== 'string' || typeof status !== 'string' || time === undefined || createdAt === undefined) return;
+    if (
+      typeof orderId !== 'string' ||
+      typeof status !== 'string' ||
+      time === undefined ||
+      createdAt === undefined
+    )
+      return;
     const key = `${interaction.file}\n${orderId}`;
     let order = orders.get(key);
     if (!order) {
@@ -96,13 +114,18 @@ export function computeTiming(interactions: Interaction[]): Timing {
   for (const order of observeOrders(interactions)) {
     const secondsToStatus: Partial<Record<TimedStatus, number>> = {};
     for (const { status, time } of order.seen) {
-      if ((TIMED_STATUSES as readonly string[]).includes(status) && secondsToStatus[status as TimedStatus] === undefined) {
+      if (
+        (TIMED_STATUSES as readonly string[]).includes(status) &&
+        secondsToStatus[status as TimedStatus] === undefined
+      ) {
         // An envelope time in whole seconds is the start of the second the answer left in;
         // `createdAt` has milliseconds. Taken at the coarser resolution at both ends, a
         // status seen in the same second as the creation is 0 s, never -0.548 s.
         const whole = Number.isInteger(time);
         if (whole) wholeSeconds = true;
-        secondsToStatus[status as TimedStatus] = round3(time - (whole ? Math.floor(order.createdAt) : order.createdAt));
+        secondsToStatus[status as TimedStatus] = round3(
+          time - (whole ? Math.floor(order.createdAt) : order.createdAt),
+        );
       }
     }
     orders.push({ orderId: order.orderId, file: order.file, secondsToStatus });
@@ -112,5 +135,9 @@ export function computeTiming(interactions: Interaction[]): Timing {
     const values = orders.map((o) => o.secondsToStatus[status]).filter((v): v is number => v !== undefined);
     if (values.length > 0) medianSecondsTo[status] = median(values);
   }
-  return { orders, summary: { orders: orders.length, medianSecondsTo }, resolutionSeconds: wholeSeconds || orders.length === 0 ? 1 : 0.001 };
+  return {
+    orders,
+    summary: { orders: orders.length, medianSecondsTo },
+    resolutionSeconds: wholeSeconds || orders.length === 0 ? 1 : 0.001,
+  };
 }

@@ -28,10 +28,17 @@ async function session(dir: string, file: string) {
     return sim.fetch(new Request(url, request));
   });
   const caseName = `${file} > a case`;
-  const send = (url: string, init: RequestInit = {}, name = caseName) => transport(new Request(`http://sim.test/api${url}`, init), name, name === CONNECT_CASE ? '' : file);
+  const send = (url: string, init: RequestInit = {}, name = caseName) =>
+    transport(new Request(`http://sim.test/api${url}`, init), name, name === CONNECT_CASE ? '' : file);
   await send('/_sim/health', {}, CONNECT_CASE);
   recorder.noteTarget(TARGET);
-  const created = (await (await send('/_sim/accounts', { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer secret-token' }, body: JSON.stringify({ balance: { trx: '100' } }) })).json()) as { apiKey: string };
+  const created = (await (
+    await send('/_sim/accounts', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer secret-token' },
+      body: JSON.stringify({ balance: { trx: '100' } }),
+    })
+  ).json()) as { apiKey: string };
   await send('/v1/account', { headers: { 'API-KEY': created.apiKey } });
   await send('/v1/account', { headers: { 'API-KEY': 'erk-contract-no-such-key' } });
   const order = (await (
@@ -52,8 +59,13 @@ describe('createRecorder and assembleRecording', () => {
   it('records every exchange with keys replaced by aliases, never the keys themselves', async () => {
     const dir = path.join(scratch, 'one');
     const issued = await session(dir, 'contract-tests/a.contract.test.ts');
-    const raw = readdirSync(dir).map((f) => readFileSync(path.join(dir, f), 'utf8')).join('');
-    const recording = assembleRecording(dir, { runId: 'run-1', settings: { allowSpend: false, maxOrders: 1 } });
+    const raw = readdirSync(dir)
+      .map((f) => readFileSync(path.join(dir, f), 'utf8'))
+      .join('');
+    const recording = assembleRecording(dir, {
+      runId: 'run-1',
+      settings: { allowSpend: false, maxOrders: 1 },
+    });
     const text = JSON.stringify(recording);
     for (const secret of ['demo-key', issued, 'erk-contract-no-such-key', 'secret-token']) {
       expect(raw, `the worker log holds ${secret}`).not.toContain(secret);
@@ -65,14 +77,34 @@ describe('createRecorder and assembleRecording', () => {
       { alias: 'key-3', role: 'foreign' },
     ]);
     const [health, create, own, foreign, order] = recording.interactions;
-    expect(health).toMatchObject({ case: CONNECT_CASE, file: 'contract-tests/a.contract.test.ts', operation: 'getHealth' });
-    expect(create).toMatchObject({ operation: 'createAccount', request: { method: 'POST', path: '/_sim/accounts', json: { balance: { trx: '100' } } }, response: { body: { apiKey: 'key-2' } } });
+    expect(health).toMatchObject({
+      case: CONNECT_CASE,
+      file: 'contract-tests/a.contract.test.ts',
+      operation: 'getHealth',
+    });
+    expect(create).toMatchObject({
+      operation: 'createAccount',
+      request: { method: 'POST', path: '/_sim/accounts', json: { balance: { trx: '100' } } },
+      response: { body: { apiKey: 'key-2' } },
+    });
     expect(create!.request.apiKeyAlias).toBeUndefined();
-    expect(own).toMatchObject({ operation: 'getAccount', request: { path: '/v1/account', apiKeyAlias: 'key-2' }, response: { status: 200 } });
+    expect(own).toMatchObject({
+      operation: 'getAccount',
+      request: { path: '/v1/account', apiKeyAlias: 'key-2' },
+      response: { status: 200 },
+    });
     expect(foreign).toMatchObject({ request: { apiKeyAlias: 'key-3' }, response: { status: 401 } });
     expect(order).toMatchObject({
       operation: 'createOrder',
-      request: { form: { outOrderNo: 'erk-1', period: '10min', pledgeAddress: 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3', rentalCount: '64000' }, apiKeyAlias: 'key-1' },
+      request: {
+        form: {
+          outOrderNo: 'erk-1',
+          period: '10min',
+          pledgeAddress: 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3',
+          rentalCount: '64000',
+        },
+        apiKeyAlias: 'key-1',
+      },
       response: { headers: { 'content-type': expect.stringContaining('application/json') } },
     });
     expect(recording.target).toEqual(TARGET);
@@ -81,7 +113,10 @@ describe('createRecorder and assembleRecording', () => {
   it('times each status from createdAt to the envelope time of the first response that showed it', async () => {
     const dir = path.join(scratch, 'timing');
     await session(dir, 'contract-tests/a.contract.test.ts');
-    const { timing } = assembleRecording(dir, { runId: 'run-1', settings: { allowSpend: false, maxOrders: 1 } });
+    const { timing } = assembleRecording(dir, {
+      runId: 'run-1',
+      settings: { allowSpend: false, maxOrders: 1 },
+    });
     expect(timing.orders).toHaveLength(1);
     const { PROCESSING, COMPLETED } = timing.orders[0]!.secondsToStatus;
     // Realistic timing: processing within a second or two, delivery 3 to 6 s (+1 s activation).
@@ -96,9 +131,17 @@ describe('createRecorder and assembleRecording', () => {
     // Each file's simulator is seeded alike, so both issue the same key string: two accounts all the same.
     await session(dir, 'contract-tests/b.contract.test.ts');
     await session(dir, 'contract-tests/a.contract.test.ts');
-    const recording = assembleRecording(dir, { runId: 'run-2', settings: { allowSpend: false, maxOrders: 1 } });
-    expect([...new Set(recording.interactions.map((i) => i.file))]).toEqual(['contract-tests/a.contract.test.ts', 'contract-tests/b.contract.test.ts']);
-    const created = recording.interactions.filter((i) => i.operation === 'createAccount').map((i) => (i.response!.body as { apiKey: string }).apiKey);
+    const recording = assembleRecording(dir, {
+      runId: 'run-2',
+      settings: { allowSpend: false, maxOrders: 1 },
+    });
+    expect([...new Set(recording.interactions.map((i) => i.file))]).toEqual([
+      'contract-tests/a.contract.test.ts',
+      'contract-tests/b.contract.test.ts',
+    ]);
+    const created = recording.interactions
+      .filter((i) => i.operation === 'createAccount')
+      .map((i) => (i.response!.body as { apiKey: string }).apiKey);
     expect(created).toEqual(['key-2', 'key-4']);
     expect(recording.apiKeys.map((k) => k.alias)).toEqual(['key-1', 'key-2', 'key-3', 'key-4', 'key-5']);
   });

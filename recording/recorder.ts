@@ -12,15 +12,20 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { threadId } from 'node:worker_threads';
 import type { TargetInfo } from './recording.ts';
-import { MAIN_KEY_ALIAS, operationOf, type Interaction, type RecordedRequest, type RecordedResponse } from './recording.ts';
+import {
+  MAIN_KEY_ALIAS,
+  operationOf,
+  type Interaction,
+  type RecordedRequest,
+  type RecordedResponse,
+} from './recording.ts';
 
 /** A fetch that knows which case (and file) sends the request. */
 export type CaseTransport = (request: Request, caseName: string, file: string) => Promise<Response>;
 
 /** One line of a worker's log. */
 export type LogLine =
-  | { type: 'target'; target: TargetInfo }
-  | ({ type: 'interaction'; seq: number } & Interaction);
+  { type: 'target'; target: TargetInfo } | ({ type: 'interaction'; seq: number } & Interaction);
 
 export const LOCAL_ALIAS = /key-local-(\d+)-(issued|foreign)/g;
 
@@ -62,7 +67,8 @@ export function createRecorder(options: { dir: string; mainKey: string; baseUrl:
   /** Replaces every known key inside strings; keys shorter than 4 characters are left (they would clobber text). */
   const scrubText = (text: string): string => {
     let out = text;
-    for (const [key, alias] of aliases) if (key.length >= 4 && out.includes(key)) out = out.split(key).join(alias);
+    for (const [key, alias] of aliases)
+      if (key.length >= 4 && out.includes(key)) out = out.split(key).join(alias);
     return out;
   };
   const scrub = (value: unknown, issuing: boolean): unknown => {
@@ -83,13 +89,19 @@ export function createRecorder(options: { dir: string; mainKey: string; baseUrl:
   const describeRequest = async (request: Request): Promise<RecordedRequest> => {
     const url = new URL(request.url);
     let pathname = url.pathname;
-    if (basePath && (pathname === basePath || pathname.startsWith(`${basePath}/`))) pathname = pathname.slice(basePath.length) || '/';
+    if (basePath && (pathname === basePath || pathname.startsWith(`${basePath}/`)))
+      pathname = pathname.slice(basePath.length) || '/';
     const key = request.headers.get('api-key');
-    const out: RecordedRequest = { method: request.method.toUpperCase(), path: pathname, query: scrub(paramsOf(url.searchParams), false) as RecordedRequest['query'] };
+    const out: RecordedRequest = {
+      method: request.method.toUpperCase(),
+      path: pathname,
+      query: scrub(paramsOf(url.searchParams), false) as RecordedRequest['query'],
+    };
     const text = request.body === null ? '' : await request.clone().text();
     if (text !== '') {
       const type = request.headers.get('content-type') ?? '';
-      if (type.includes('application/x-www-form-urlencoded')) out.form = scrub(paramsOf(new URLSearchParams(text)), false) as RecordedRequest['form'];
+      if (type.includes('application/x-www-form-urlencoded'))
+        out.form = scrub(paramsOf(new URLSearchParams(text)), false) as RecordedRequest['form'];
       else {
         try {
           out.json = scrub(JSON.parse(text), false);
@@ -110,12 +122,24 @@ export function createRecorder(options: { dir: string; mainKey: string; baseUrl:
       const operation = operationOf(recorded.method, recorded.path);
       const at = new Date().toISOString();
       const started = performance.now();
-      const line = { type: 'interaction' as const, seq: ++seq, case: caseName, file: testFile, operation, request: recorded, at };
+      const line = {
+        type: 'interaction' as const,
+        seq: ++seq,
+        case: caseName,
+        file: testFile,
+        operation,
+        request: recorded,
+        at,
+      };
       let response: Response;
       try {
         response = await fetch(request);
       } catch (error) {
-        write({ ...line, error: scrubText((error as Error).message ?? String(error)), durationMs: elapsed(started) });
+        write({
+          ...line,
+          error: scrubText((error as Error).message ?? String(error)),
+          durationMs: elapsed(started),
+        });
         throw error;
       }
       const text = await response.clone().text();

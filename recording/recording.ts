@@ -150,13 +150,17 @@ export function loadRecording(file: string): Recording {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new RecordingError(`cannot read the recording '${file}': ${(error as Error).message}. Make one with 'energy-rental-kit record --out ${file}'.`);
+    throw new RecordingError(
+      `cannot read the recording '${file}': ${(error as Error).message}. Make one with 'energy-rental-kit record --out ${file}'.`,
+    );
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new RecordingError(`'${file}' is not JSON (${(error as Error).message}); a recording is the JSON file 'energy-rental-kit record --out FILE' writes.`);
+    throw new RecordingError(
+      `'${file}' is not JSON (${(error as Error).message}); a recording is the JSON file 'energy-rental-kit record --out FILE' writes.`,
+    );
   }
   const recording = parseRecording(value, file);
   cache.set(file, recording);
@@ -166,17 +170,25 @@ export function loadRecording(file: string): Recording {
 /** Checks the shape of a parsed recording, naming the first thing that is off. */
 export function parseRecording(value: unknown, name = 'the recording'): Recording {
   const fail = (what: string): never => {
-    throw new RecordingError(`${name} is not an energy-rental-kit recording: ${what}. Make one with 'energy-rental-kit record --out FILE'.`);
+    throw new RecordingError(
+      `${name} is not an energy-rental-kit recording: ${what}. Make one with 'energy-rental-kit record --out FILE'.`,
+    );
   };
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail('it is not a JSON object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return fail('it is not a JSON object');
   const r = value as Partial<Recording>;
-  if (r.format !== RECORDING_FORMAT) return fail(`'format' is ${JSON.stringify(r.format)}, expected '${RECORDING_FORMAT}'`);
+  if (r.format !== RECORDING_FORMAT)
+    return fail(`'format' is ${JSON.stringify(r.format)}, expected '${RECORDING_FORMAT}'`);
   if (typeof r.runId !== 'string' || r.runId === '') fail("'runId' is missing");
   if (typeof r.target !== 'object' || r.target === null) fail("'target' is missing");
   if (!Array.isArray(r.interactions)) fail("'interactions' is not an array");
   if (typeof r.timing !== 'object' || r.timing === null) fail("'timing' is missing");
   r.interactions!.forEach((i, n) => {
-    if (typeof i?.operation !== 'string' || typeof i.request?.method !== 'string' || typeof i.request.path !== 'string') {
+    if (
+      typeof i?.operation !== 'string' ||
+      typeof i.request?.method !== 'string' ||
+      typeof i.request.path !== 'string'
+    ) {
       fail(`interaction ${n} lacks operation, request.method or request.path`);
     }
   });
@@ -207,7 +219,9 @@ export function operationOf(method: string, path: string): string {
   routes ??= (['api', 'control'] as const).flatMap((name) =>
     loadSpec(name).operations.map((op) => ({
       method: op.method,
-      pattern: new RegExp(`^(?:/api)?${op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
+      pattern: new RegExp(
+        `^(?:/api)?${op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`,
+      ),
       operationId: op.operationId,
     })),
   );
@@ -226,7 +240,10 @@ export function describeRequest(request: RecordedRequest): string {
     Object.entries(request.query).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, x]) : [[k, v]])),
   ).toString();
   const parts = [`${request.method} ${request.path}${query ? `?${query}` : ''}`];
-  if (request.form) parts.push(`form ${new URLSearchParams(Object.entries(request.form).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, x]) : [[k, v]]))).toString()}`);
+  if (request.form)
+    parts.push(
+      `form ${new URLSearchParams(Object.entries(request.form).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, x]) : [[k, v]]))).toString()}`,
+    );
   if (request.json !== undefined) parts.push(`json ${JSON.stringify(request.json)}`);
   if (request.text !== undefined) parts.push(`body ${JSON.stringify(request.text.slice(0, 80))}`);
   parts.push(request.apiKeyAlias ? `API key ${request.apiKeyAlias}` : 'no API key');

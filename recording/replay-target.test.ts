@@ -11,7 +11,12 @@ const BASE = 'http://replay.invalid';
 const CASE_A = 'x.contract.test.ts > a';
 const CASE_B = 'x.contract.test.ts > b';
 
-function interaction(caseName: string, request: Partial<Interaction['request']>, body: unknown, status = 200): Interaction {
+function interaction(
+  caseName: string,
+  request: Partial<Interaction['request']>,
+  body: unknown,
+  status = 200,
+): Interaction {
   return {
     case: caseName,
     file: 'x.contract.test.ts',
@@ -23,7 +28,8 @@ function interaction(caseName: string, request: Partial<Interaction['request']>,
   };
 }
 
-const history = (orderId: string, status: string, caseName = CASE_A) => interaction(caseName, { query: { orderId }, apiKeyAlias: 'key-1' }, { code: 0, data: { orderId, status } });
+const history = (orderId: string, status: string, caseName = CASE_A) =>
+  interaction(caseName, { query: { orderId }, apiKeyAlias: 'key-1' }, { code: 0, data: { orderId, status } });
 
 const recording = recordingOf(
   [
@@ -31,14 +37,47 @@ const recording = recordingOf(
     history('OR2', 'PENDING'),
     history('OR1', 'PROCESSING'),
     history('OR1', 'COMPLETED'),
-    interaction(CASE_A, { method: 'POST', path: '/v1/tron/order', form: { outOrderNo: 'erk-1', period: '10min' }, apiKeyAlias: 'key-1' }, { code: 0, data: { id: 'OR1' } }),
-    interaction(CASE_A, { method: 'POST', path: '/_sim/accounts', json: { balance: { trx: '100' } } }, { apiKey: 'key-2' }),
-    interaction(CASE_B, { method: 'POST', path: '/_sim/accounts', json: { balance: { trx: '100' } } }, { apiKey: 'key-3' }),
-    interaction(CASE_A, { path: '/v1/account', apiKeyAlias: 'key-2' }, { code: 0, data: { who: 'account of key-2' } }),
-    interaction(CASE_A, { path: '/v1/account', apiKeyAlias: 'key-4' }, { code: 10002, msg: 'Unknown API key', data: null }, 401),
+    interaction(
+      CASE_A,
+      {
+        method: 'POST',
+        path: '/v1/tron/order',
+        form: { outOrderNo: 'erk-1', period: '10min' },
+        apiKeyAlias: 'key-1',
+      },
+      { code: 0, data: { id: 'OR1' } },
+    ),
+    interaction(
+      CASE_A,
+      { method: 'POST', path: '/_sim/accounts', json: { balance: { trx: '100' } } },
+      { apiKey: 'key-2' },
+    ),
+    interaction(
+      CASE_B,
+      { method: 'POST', path: '/_sim/accounts', json: { balance: { trx: '100' } } },
+      { apiKey: 'key-3' },
+    ),
+    interaction(
+      CASE_A,
+      { path: '/v1/account', apiKeyAlias: 'key-2' },
+      { code: 0, data: { who: 'account of key-2' } },
+    ),
+    interaction(
+      CASE_A,
+      { path: '/v1/account', apiKeyAlias: 'key-4' },
+      { code: 10002, msg: 'Unknown API key', data: null },
+      401,
+    ),
   ],
   {
-    target: { kind: 'in-process', baseUrl: 'http://simulator.in-process', simulator: true, capabilities: ['clock', 'rules'], clock: 'manual', timing: 'realistic' },
+    target: {
+      kind: 'in-process',
+      baseUrl: 'http://simulator.in-process',
+      simulator: true,
+      capabilities: ['clock', 'rules'],
+      clock: 'manual',
+      timing: 'realistic',
+    },
     apiKeys: [
       { alias: 'key-1', role: 'main' },
       { alias: 'key-2', role: 'issued' },
@@ -48,21 +87,34 @@ const recording = recordingOf(
   },
 );
 
-const get = (path: string, key?: string) => new Request(`${BASE}${path}`, key ? { headers: { 'API-KEY': key } } : {});
-const json = async (response: Response) => (await response.json()) as { code: number; msg?: string; data: Record<string, unknown> | null; apiKey?: string };
+const get = (path: string, key?: string) =>
+  new Request(`${BASE}${path}`, key ? { headers: { 'API-KEY': key } } : {});
+const json = async (response: Response) =>
+  (await response.json()) as {
+    code: number;
+    msg?: string;
+    data: Record<string, unknown> | null;
+    apiKey?: string;
+  };
 
 describe('createReplay', () => {
   it('serves identical requests in recorded order, repeating the last one', async () => {
     const { transport } = createReplay(recording, { apiKey: 'demo-key' });
     const statuses = [];
-    for (let i = 0; i < 5; i++) statuses.push((await json(await transport(get('/v1/tron/history?orderId=OR1', 'demo-key'), CASE_A, ''))).data!.status);
+    for (let i = 0; i < 5; i++)
+      statuses.push(
+        (await json(await transport(get('/v1/tron/history?orderId=OR1', 'demo-key'), CASE_A, ''))).data!
+          .status,
+      );
     expect(statuses).toEqual(['PENDING', 'PROCESSING', 'COMPLETED', 'COMPLETED', 'COMPLETED']);
   });
 
   it('matches by content, not by sequence', async () => {
     const { transport } = createReplay(recording, { apiKey: 'demo-key' });
     // OR2 was recorded second; asked first, it still gets its own answer.
-    expect((await json(await transport(get('/v1/tron/history?orderId=OR2', 'demo-key'), CASE_A, ''))).data).toEqual({ orderId: 'OR2', status: 'PENDING' });
+    expect(
+      (await json(await transport(get('/v1/tron/history?orderId=OR2', 'demo-key'), CASE_A, ''))).data,
+    ).toEqual({ orderId: 'OR2', status: 'PENDING' });
     const form = new Request(`${BASE}/v1/tron/order`, {
       method: 'POST',
       headers: { 'API-KEY': 'demo-key', 'content-type': 'application/x-www-form-urlencoded' },
@@ -73,15 +125,24 @@ describe('createReplay', () => {
 
   it("prefers the case's own recording of an identical request, so concurrent cases keep their accounts apart", async () => {
     const { transport } = createReplay(recording, { apiKey: 'demo-key' });
-    const create = () => new Request(`${BASE}/_sim/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"balance":{"trx":"100"}}' });
+    const create = () =>
+      new Request(`${BASE}/_sim/accounts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"balance":{"trx":"100"}}',
+      });
     expect((await json(await transport(create(), CASE_B, ''))).apiKey).toBe('key-3');
     expect((await json(await transport(create(), CASE_A, ''))).apiKey).toBe('key-2');
   });
 
   it('uses aliases as keys, maps the run key to key-1 and any other key to the foreign alias', async () => {
     const { transport } = createReplay(recording, { apiKey: 'my-real-key' });
-    expect((await json(await transport(get('/v1/account', 'key-2'), CASE_A, ''))).data).toEqual({ who: 'account of key-2' });
-    expect((await transport(get('/v1/tron/history?orderId=OR2', 'my-real-key'), CASE_A, '')).status).toBe(200);
+    expect((await json(await transport(get('/v1/account', 'key-2'), CASE_A, ''))).data).toEqual({
+      who: 'account of key-2',
+    });
+    expect((await transport(get('/v1/tron/history?orderId=OR2', 'my-real-key'), CASE_A, '')).status).toBe(
+      200,
+    );
     const unknown = await transport(get('/v1/account', 'erk-contract-no-such-key'), CASE_A, '');
     expect(unknown.status).toBe(401);
   });
@@ -89,7 +150,11 @@ describe('createReplay', () => {
   it("serves health from the recording's target, so the suite sees its capabilities", async () => {
     const replay = createReplay(recording, { apiKey: 'demo-key' });
     const health = await json(await replay.transport(get('/_sim/health'), '(connect)', ''));
-    expect(health).toMatchObject({ simulator: 'energy-rental-kit', capabilities: ['clock', 'rules'], clock: 'manual' });
+    expect(health).toMatchObject({
+      simulator: 'energy-rental-kit',
+      capabilities: ['clock', 'rules'],
+      clock: 'manual',
+    });
     expect(replay.info).toMatchObject({ kind: 'replay', simulator: true, capabilities: ['clock', 'rules'] });
     const opaque = createReplay(recordingOf([]), { apiKey: 'demo-key' });
     expect((await opaque.transport(get('/_sim/health'), '(connect)', '')).status).toBe(404);
@@ -102,7 +167,9 @@ describe('createReplay', () => {
     expect(response.status).toBe(REPLAY_MISS_STATUS);
     const body = await json(response);
     expect(body).toMatchObject({ code: REPLAY_MISS_CODE, data: null, time: expect.stringMatching(/^\d+$/) });
-    expect(body.msg).toMatch(/^No recorded interaction matches GET \/v1\/tron\/history\?orderId=OR9, API key key-1; the closest recorded request is GET \/v1\/tron\/history\?orderId=OR\d, API key key-1 .*differs in query orderId: "OR9" here, "OR\d" recorded/);
+    expect(body.msg).toMatch(
+      /^No recorded interaction matches GET \/v1\/tron\/history\?orderId=OR9, API key key-1; the closest recorded request is GET \/v1\/tron\/history\?orderId=OR\d, API key key-1 .*differs in query orderId: "OR9" here, "OR\d" recorded/,
+    );
     expect(onMiss).toHaveBeenCalledWith(body.msg);
     expect(replay.takeMisses(CASE_A)).toEqual([body.msg]);
     expect(replay.takeMisses(CASE_A)).toEqual([]);
@@ -110,8 +177,14 @@ describe('createReplay', () => {
 
   it('names a different method or body in the closest request', async () => {
     const replay = createReplay(recording, { apiKey: 'demo-key' });
-    const post = new Request(`${BASE}/v1/tron/order`, { method: 'POST', headers: { 'API-KEY': 'demo-key', 'content-type': 'application/x-www-form-urlencoded' }, body: 'period=1h&outOrderNo=erk-1' });
+    const post = new Request(`${BASE}/v1/tron/order`, {
+      method: 'POST',
+      headers: { 'API-KEY': 'demo-key', 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'period=1h&outOrderNo=erk-1',
+    });
     const body = await json(await replay.transport(post, CASE_A, ''));
-    expect(body.msg).toMatch(/closest recorded request is POST \/v1\/tron\/order, form outOrderNo=erk-1&period=10min, API key key-1 .*form period: "1h" here, "10min" recorded/);
+    expect(body.msg).toMatch(
+      /closest recorded request is POST \/v1\/tron\/order, form outOrderNo=erk-1&period=10min, API key key-1 .*form period: "1h" here, "10min" recorded/,
+    );
   });
 });

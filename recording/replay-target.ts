@@ -12,7 +12,13 @@
  */
 import type { TargetInfo } from './recording.ts';
 import { paramsOf, type CaseTransport } from './recorder.ts';
-import { describeRequest, MAIN_KEY_ALIAS, type Interaction, type RecordedRequest, type Recording } from './recording.ts';
+import {
+  describeRequest,
+  MAIN_KEY_ALIAS,
+  type Interaction,
+  type RecordedRequest,
+  type Recording,
+} from './recording.ts';
 
 export const REPLAY_MISS_CODE = 59900;
 export const REPLAY_MISS_STATUS = 501;
@@ -33,7 +39,9 @@ interface Cursor {
 /** JSON with object keys sorted, so equal content gives equal text. */
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_, v: unknown) =>
-    typeof v === 'object' && v !== null && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+    typeof v === 'object' && v !== null && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
   );
 }
 
@@ -44,18 +52,34 @@ function canonical(value: unknown): string {
  *   const replay = createReplay(loadRecording('fixtures/simulator-recording.json'), { apiKey: 'demo-key' });
  *   const response = await replay.transport(new Request('http://replay.invalid/v1/account', { headers: { 'API-KEY': 'demo-key' } }), caseName, file);
  */
-export function createReplay(recording: Recording, options: { apiKey: string; onMiss?: (message: string) => void }): Replay {
+export function createReplay(
+  recording: Recording,
+  options: { apiKey: string; onMiss?: (message: string) => void },
+): Replay {
   const roles = new Map(recording.apiKeys.map((k) => [k.alias, k.role]));
   const hasForeign = recording.apiKeys.some((k) => k.role === 'foreign');
   // Foreign keys (made up by the suite, never issued) all stand for "a key the target does not know".
-  const keyClass = (alias: string | undefined): string | undefined => (alias !== undefined && roles.get(alias) === 'foreign' ? 'foreign' : alias);
-  const signature = (r: RecordedRequest): string => canonical([r.method, r.path, r.query, r.form ?? null, r.json ?? null, r.text ?? null, keyClass(r.apiKeyAlias) ?? null]);
+  const keyClass = (alias: string | undefined): string | undefined =>
+    alias !== undefined && roles.get(alias) === 'foreign' ? 'foreign' : alias;
+  const signature = (r: RecordedRequest): string =>
+    canonical([
+      r.method,
+      r.path,
+      r.query,
+      r.form ?? null,
+      r.json ?? null,
+      r.text ?? null,
+      keyClass(r.apiKeyAlias) ?? null,
+    ]);
 
   const byCase = new Map<string, Cursor>();
   const bySignature = new Map<string, Cursor>();
   for (const interaction of recording.interactions) {
     const sig = signature(interaction.request);
-    for (const [map, key] of [[byCase, `${interaction.case}\n${sig}`], [bySignature, sig]] as const) {
+    for (const [map, key] of [
+      [byCase, `${interaction.case}\n${sig}`],
+      [bySignature, sig],
+    ] as const) {
       let cursor = map.get(key);
       if (!cursor) map.set(key, (cursor = { items: [], next: 0 }));
       cursor.items.push(interaction);
@@ -109,7 +133,10 @@ export function createReplay(recording: Recording, options: { apiKey: string; on
         const msg = missMessage(wanted, recording.interactions, caseName);
         misses.set(caseName, [...(misses.get(caseName) ?? []), msg]);
         options.onMiss?.(msg);
-        return Response.json({ code: REPLAY_MISS_CODE, msg, time: String(Math.floor(Date.now() / 1000)), data: null }, { status: REPLAY_MISS_STATUS });
+        return Response.json(
+          { code: REPLAY_MISS_CODE, msg, time: String(Math.floor(Date.now() / 1000)), data: null },
+          { status: REPLAY_MISS_STATUS },
+        );
       }
       const interaction = cursor.items[Math.min(cursor.next, cursor.items.length - 1)]!;
       cursor.next++;
@@ -120,10 +147,15 @@ export function createReplay(recording: Recording, options: { apiKey: string; on
 
 async function describeIncoming(request: Request, alias: string | undefined): Promise<RecordedRequest> {
   const url = new URL(request.url);
-  const out: RecordedRequest = { method: request.method.toUpperCase(), path: url.pathname, query: paramsOf(url.searchParams) };
+  const out: RecordedRequest = {
+    method: request.method.toUpperCase(),
+    path: url.pathname,
+    query: paramsOf(url.searchParams),
+  };
   const text = request.body === null ? '' : await request.text();
   if (text !== '') {
-    if ((request.headers.get('content-type') ?? '').includes('application/x-www-form-urlencoded')) out.form = paramsOf(new URLSearchParams(text));
+    if ((request.headers.get('content-type') ?? '').includes('application/x-www-form-urlencoded'))
+      out.form = paramsOf(new URLSearchParams(text));
     else {
       try {
         out.json = JSON.parse(text);
@@ -152,7 +184,11 @@ function differences(a: RecordedRequest, b: RecordedRequest): string[] {
   const out: string[] = [];
   if (a.method !== b.method) out.push(`method ${a.method} here, ${b.method} recorded`);
   if (a.path !== b.path) out.push(`path ${a.path} here, ${b.path} recorded`);
-  const compare = (where: string, x: Record<string, unknown> | undefined, y: Record<string, unknown> | undefined): void => {
+  const compare = (
+    where: string,
+    x: Record<string, unknown> | undefined,
+    y: Record<string, unknown> | undefined,
+  ): void => {
     const xs = x ?? {};
     const ys = y ?? {};
     for (const key of [...new Set([...Object.keys(xs), ...Object.keys(ys)])].sort()) {
@@ -164,10 +200,15 @@ function differences(a: RecordedRequest, b: RecordedRequest): string[] {
   compare('query', a.query, b.query);
   compare('form', a.form, b.form);
   const objectOrWrap = (v: unknown): Record<string, unknown> | undefined =>
-    v === undefined ? undefined : typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : { '(body)': v };
+    v === undefined
+      ? undefined
+      : typeof v === 'object' && v !== null && !Array.isArray(v)
+        ? (v as Record<string, unknown>)
+        : { '(body)': v };
   compare('json', objectOrWrap(a.json), objectOrWrap(b.json));
   if ((a.text ?? '') !== (b.text ?? '')) out.push('the text body differs');
-  if (a.apiKeyAlias !== b.apiKeyAlias) out.push(`API key ${a.apiKeyAlias ?? 'none'} here, ${b.apiKeyAlias ?? 'none'} recorded`);
+  if (a.apiKeyAlias !== b.apiKeyAlias)
+    out.push(`API key ${a.apiKeyAlias ?? 'none'} here, ${b.apiKeyAlias ?? 'none'} recorded`);
   return out;
 }
 
@@ -176,7 +217,11 @@ function missMessage(wanted: RecordedRequest, interactions: Interaction[], caseN
   for (const interaction of interactions) {
     const diffs = differences(wanted, interaction.request);
     const r = interaction.request;
-    const score = (r.method !== wanted.method ? 100 : 0) + (r.path !== wanted.path ? 50 : 0) + diffs.length * 2 + (interaction.case === caseName ? 0 : 1);
+    const score =
+      (r.method !== wanted.method ? 100 : 0) +
+      (r.path !== wanted.path ? 50 : 0) +
+      diffs.length * 2 +
+      (interaction.case === caseName ? 0 : 1);
     if (!best || score < best.score) best = { interaction, score, diffs };
   }
   const head = `No recorded interaction matches ${describeRequest(wanted)}`;

@@ -15,7 +15,18 @@
 //   node scripts/cli-bundle.mjs           build if stale (prepare, prestart)
 //   node scripts/cli-bundle.mjs --force   build
 //   node scripts/cli-bundle.mjs --check   say whether it is fresh (exit 0) or why not (exit 1)
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,7 +34,15 @@ import { fileURLToPath } from 'node:url';
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const STAMP_PREFIX = '// energy-rental-kit bundle stamp: ';
-const LOADERS = { '.ts': 'ts', '.mts': 'ts', '.cts': 'ts', '.js': 'js', '.mjs': 'js', '.cjs': 'js', '.json': 'json' };
+const LOADERS = {
+  '.ts': 'ts',
+  '.mts': 'ts',
+  '.cts': 'ts',
+  '.js': 'js',
+  '.mjs': 'js',
+  '.cjs': 'js',
+  '.json': 'json',
+};
 
 /**
  * What to bundle and where. The bundle lives inside node_modules: ignored by git,
@@ -128,14 +147,19 @@ export async function buildBundle(options) {
     sourcemap: 'linked',
     logLevel: 'warning',
     // Bundled CommonJS (yaml, …) requires Node's built-ins.
-    banner: { js: "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);",
+    },
     plugins: [
       {
         name: 'energy-rental-kit',
         setup(b) {
           // The other commands (the contract suite with vitest, drift) run through tsx:
           // bin/energy-rental-kit.js hands only `serve` to the bundle.
-          b.onResolve({ filter: /\/(contract-tests|drift)\// }, (args) => ({ path: args.path, external: true }));
+          b.onResolve({ filter: /\/(contract-tests|drift)\// }, (args) => ({
+            path: args.path,
+            external: true,
+          }));
           // Every file is read here, so the stamp holds exactly what was bundled.
           b.onLoad({ filter: /.*/ }, (args) => {
             const loader = LOADERS[path.extname(args.path)];
@@ -152,7 +176,9 @@ export async function buildBundle(options) {
   const stamp = `${STAMP_PREFIX}${JSON.stringify({ entry, files })}\n`;
   mkdirSync(path.dirname(bundle), { recursive: true });
   // The bundle last: a start at this moment reads either build whole (a stale map at worst).
-  const outputs = [...result.outputFiles].sort((a, b) => Number(a.path === bundle) - Number(b.path === bundle));
+  const outputs = [...result.outputFiles].sort(
+    (a, b) => Number(a.path === bundle) - Number(b.path === bundle),
+  );
   for (const output of outputs) {
     const temporary = `${output.path}.${process.pid}.tmp`;
     writeFileSync(temporary, output.path === bundle ? `${output.text}${stamp}` : output.text);
@@ -171,12 +197,16 @@ async function main(argv) {
   if (!argv.includes('--force') && !staleness()) return 0;
   try {
     const { ms } = await buildBundle();
-    console.log(`energy-rental-kit: bundled the CLI into ${path.relative(root, bundle)} in ${Math.round(ms)} ms`);
+    console.log(
+      `energy-rental-kit: bundled the CLI into ${path.relative(root, bundle)} in ${Math.round(ms)} ms`,
+    );
   } catch (error) {
     // Never fail an install or a start over it: without a fresh bundle `serve` runs the
     // sources through tsx, only slower to start.
     rmSync(bundle, { force: true });
-    console.warn(`energy-rental-kit: could not bundle the CLI (${error?.message ?? error}); \`serve\` will run through tsx.`);
+    console.warn(
+      `energy-rental-kit: could not bundle the CLI (${error?.message ?? error}); \`serve\` will run through tsx.`,
+    );
   }
   return 0;
 }

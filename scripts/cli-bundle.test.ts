@@ -19,7 +19,10 @@ async function runBundle(bundle: string): Promise<string> {
 beforeEach(async () => {
   root = await mkdtemp(path.join(tmpdir(), 'erk-bundle-'));
   await mkdir(path.join(root, 'cli'), { recursive: true });
-  await writeFile(path.join(root, 'cli/main.ts'), "import { word } from './word.ts';\nexport function run(): string {\n  return word;\n}\n");
+  await writeFile(
+    path.join(root, 'cli/main.ts'),
+    "import { word } from './word.ts';\nexport function run(): string {\n  return word;\n}\n",
+  );
   await writeFile(word(), "export const word: string = 'one';\n");
   await writeFile(path.join(root, 'package.json'), '{ "type": "module" }\n');
 });

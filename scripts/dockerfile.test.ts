@@ -15,7 +15,10 @@ import { rawRequest } from '../mock/test-support/socket-test-support.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dockerfile = readFileSync(path.join(root, 'Dockerfile'), 'utf8').replace(/\\\n\s*/g, ' ');
-const lines = dockerfile.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+const lines = dockerfile
+  .split('\n')
+  .map((l) => l.trim())
+  .filter((l) => l && !l.startsWith('#'));
 const runtime = lines.slice(lines.findLastIndex((l) => l.startsWith('FROM ')));
 
 /** The exec-form arguments of the runtime stage's CMD, or of its HEALTHCHECK's CMD. */
@@ -58,7 +61,11 @@ function freePort(): Promise<number> {
 /** Runs the image's CMD with `containerEnv`, resolving once it listens. */
 async function startCmd(containerEnv: NodeJS.ProcessEnv): Promise<ChildProcess> {
   const [command, ...args] = containerCommand();
-  const child = spawn(command === 'node' ? process.execPath : command!, args, { cwd: root, env: containerEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command === 'node' ? process.execPath : command!, args, {
+    cwd: root,
+    env: containerEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   try {
     await new Promise<void>((resolve, reject) => {
@@ -82,7 +89,10 @@ async function startCmd(containerEnv: NodeJS.ProcessEnv): Promise<ChildProcess> 
 describe('Dockerfile', () => {
   // Issue 13 moved the image from node:20-slim (end of life April 2026) to the Active LTS line.
   it('builds and runs on node:26-slim as a non-root user, with a health check on /_sim/health', () => {
-    expect(lines.filter((l) => l.startsWith('FROM ')).map((l) => l.split(/\s+/)[1])).toEqual(['node:26-slim', 'node:26-slim']);
+    expect(lines.filter((l) => l.startsWith('FROM ')).map((l) => l.split(/\s+/)[1])).toEqual([
+      'node:26-slim',
+      'node:26-slim',
+    ]);
     expect(runtime[0]).toBe('FROM node:26-slim');
     expect(runtime).toContain('USER node');
     expect(jsonArgs('HEALTHCHECK').join(' ')).toContain('/_sim/health');
@@ -90,9 +100,20 @@ describe('Dockerfile', () => {
   });
 
   it('runs the kit as an installed user does: every shipped path and the production dependencies, vitest among them', () => {
-    const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { files: string[]; dependencies: Record<string, string> };
-    const copied = runtime.filter((l) => l.startsWith('COPY ')).map((l) => l.split(/\s+/).at(-2)!.replace(/^\/app\//, ''));
-    for (const shipped of manifest.files.filter((f) => f !== 'README.md')) expect(copied, shipped).toContain(shipped);
+    const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+      files: string[];
+      dependencies: Record<string, string>;
+    };
+    const copied = runtime
+      .filter((l) => l.startsWith('COPY '))
+      .map((l) =>
+        l
+          .split(/\s+/)
+          .at(-2)!
+          .replace(/^\/app\//, ''),
+      );
+    for (const shipped of manifest.files.filter((f) => f !== 'README.md'))
+      expect(copied, shipped).toContain(shipped);
     expect(runtime).toContain('RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force');
     // `contract` and `record` spawn the kit's own vitest (--help, contract and record crashed without it).
     expect(Object.keys(manifest.dependencies)).toContain('vitest');
@@ -104,25 +125,39 @@ describe('Dockerfile', () => {
     const workdirs = runtime.filter((l) => l.startsWith('WORKDIR '));
     expect(workdirs.at(-1)).toBe('WORKDIR /work');
     expect(runtime.indexOf('RUN mkdir /work && chown node:node /work')).toBeGreaterThan(-1);
-    expect(runtime.indexOf('RUN mkdir /work && chown node:node /work')).toBeLessThan(runtime.indexOf('USER node'));
+    expect(runtime.indexOf('RUN mkdir /work && chown node:node /work')).toBeLessThan(
+      runtime.indexOf('USER node'),
+    );
   });
 
   it('copies only files that exist', () => {
     for (const line of lines.filter((l) => l.startsWith('COPY ') && !l.includes('--from'))) {
       const sources = line.split(/\s+/).slice(1, -1);
-      for (const source of sources) if (source !== '.') expect(existsSync(path.join(root, source)), `${line}: ${source}`).toBe(true);
+      for (const source of sources)
+        if (source !== '.') expect(existsSync(path.join(root, source)), `${line}: ${source}`).toBe(true);
     }
   });
 
   it('serves the API with its CMD, and its HEALTHCHECK passes', async () => {
     const port = await freePort();
-    const containerEnv = { ...process.env, ...env(), ENERGY_SIM_HOST: '127.0.0.1', ENERGY_SIM_PORT: String(port) };
+    const containerEnv = {
+      ...process.env,
+      ...env(),
+      ENERGY_SIM_HOST: '127.0.0.1',
+      ENERGY_SIM_PORT: String(port),
+    };
     const child = await startCmd(containerEnv);
     try {
-      const price = await fetch(`http://127.0.0.1:${port}/v1/tron/price?rentalCount=65000&period=1h`, { headers: { 'API-KEY': 'demo-key' } });
+      const price = await fetch(`http://127.0.0.1:${port}/v1/tron/price?rentalCount=65000&period=1h`, {
+        headers: { 'API-KEY': 'demo-key' },
+      });
       expect((await price.json()).data.trxPrice).toBe('4.23');
       const [hcCommand, ...hcArgs] = jsonArgs('HEALTHCHECK');
-      await expect(promisify(execFile)(hcCommand === 'node' ? process.execPath : hcCommand!, hcArgs, { env: containerEnv })).resolves.toBeDefined();
+      await expect(
+        promisify(execFile)(hcCommand === 'node' ? process.execPath : hcCommand!, hcArgs, {
+          env: containerEnv,
+        }),
+      ).resolves.toBeDefined();
     } finally {
       child.kill('SIGTERM');
     }
@@ -156,18 +191,42 @@ describe('examples/docker-compose.yml', () => {
 
   it('lets the app reach the simulator by its service name and the host by the mapped port, and no other name', async () => {
     const port = await freePort();
-    const child = await startCmd({ ...process.env, ...env(), ...serviceEnv, ENERGY_SIM_HOST: '127.0.0.1', ENERGY_SIM_PORT: String(port) });
+    const child = await startCmd({
+      ...process.env,
+      ...env(),
+      ...serviceEnv,
+      ENERGY_SIM_HOST: '127.0.0.1',
+      ENERGY_SIM_PORT: String(port),
+    });
     try {
-      const mapped = service.ports!.map((mapping) => mapping.split(':').slice(0, -2).join(':') || 'localhost');
+      const mapped = service.ports!.map(
+        (mapping) => mapping.split(':').slice(0, -2).join(':') || 'localhost',
+      );
       const serviceHost = `energy-sim:${port}`;
-      for (const host of [serviceHost, ...mapped.map((address) => `${address}:${port}`), `localhost:${port}`]) {
-        const price = await rawRequest(port, 'GET', '/v1/tron/price?rentalCount=65000&period=1h', { host, 'api-key': 'demo-key' });
+      for (const host of [
+        serviceHost,
+        ...mapped.map((address) => `${address}:${port}`),
+        `localhost:${port}`,
+      ]) {
+        const price = await rawRequest(port, 'GET', '/v1/tron/price?rentalCount=65000&period=1h', {
+          host,
+          'api-key': 'demo-key',
+        });
         expect(price.status, `${host}: ${price.text}`).toBe(200);
       }
       // The app's tests drive /_sim with the token, by the service name.
-      const token = { host: serviceHost, authorization: `Bearer ${serviceEnv.ENERGY_SIM_TOKEN}`, 'content-type': 'application/json' };
-      expect((await rawRequest(port, 'POST', '/_sim/accounts', token, '{"balance":{"trx":"5"}}')).status).toBe(201);
-      const rebound = await rawRequest(port, 'GET', '/v1/account', { host: `evil.example:${port}`, 'api-key': 'demo-key' });
+      const token = {
+        host: serviceHost,
+        authorization: `Bearer ${serviceEnv.ENERGY_SIM_TOKEN}`,
+        'content-type': 'application/json',
+      };
+      expect(
+        (await rawRequest(port, 'POST', '/_sim/accounts', token, '{"balance":{"trx":"5"}}')).status,
+      ).toBe(201);
+      const rebound = await rawRequest(port, 'GET', '/v1/account', {
+        host: `evil.example:${port}`,
+        'api-key': 'demo-key',
+      });
       expect(rebound.status).toBe(403);
       expect(rebound.body.msg).toMatch(/--allowed-hosts evil\.example/);
     } finally {

@@ -21,7 +21,8 @@ function run(command, args) {
     env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
   });
   if (result.error) return `${command} could not start: ${result.error.message}`;
-  if (result.status !== 0) return `${command} ${args[0]} exited with ${result.status ?? `signal ${result.signal}`}`;
+  if (result.status !== 0)
+    return `${command} ${args[0]} exited with ${result.status ?? `signal ${result.signal}`}`;
   return undefined;
 }
 
@@ -46,8 +47,7 @@ if (typeof process.getuid !== 'function' || process.getuid() !== 0) {
 
 console.log(`ensure-chromium: ${CHROMIUM} is missing; installing Debian's chromium with apt-get.`);
 const problem =
-  run('apt-get', ['update']) ??
-  run('apt-get', ['install', '-y', '--no-install-recommends', 'chromium']);
+  run('apt-get', ['update']) ?? run('apt-get', ['install', '-y', '--no-install-recommends', 'chromium']);
 if (problem) fail(`installing chromium failed: ${problem}. ${manual}`);
 if (!existsSync(CHROMIUM)) fail(`apt-get installed chromium but ${CHROMIUM} is still missing. ${manual}`);
 console.log(`ensure-chromium: installed ${version() ?? CHROMIUM}`);

@@ -29,17 +29,30 @@ describe('generated models', () => {
     const scratch = await mkdtemp(path.join(root, 'node_modules/.spec-removal-'));
     try {
       await cp(path.join(root, 'src'), path.join(scratch, 'src'), { recursive: true });
-      await writeFile(path.join(scratch, 'src/generated/openapi.ts'), astToString(await openapiTS(spec, { silent: true })));
+      await writeFile(
+        path.join(scratch, 'src/generated/openapi.ts'),
+        astToString(await openapiTS(spec, { silent: true })),
+      );
       await writeFile(
         path.join(scratch, 'tsconfig.json'),
-        JSON.stringify({ extends: path.join(root, 'tsconfig.json'), include: ['src'], exclude: ['src/**/*.test.ts'] }),
+        JSON.stringify({
+          extends: path.join(root, 'tsconfig.json'),
+          include: ['src'],
+          exclude: ['src/**/*.test.ts'],
+        }),
       );
-      const result = await run(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', scratch]).then(
+      const result = await run(process.execPath, [
+        path.join(root, 'node_modules/typescript/bin/tsc'),
+        '-p',
+        scratch,
+      ]).then(
         () => ({ failed: false, output: '' }),
         (error: { stdout: string }) => ({ failed: true, output: error.stdout }),
       );
       expect(result.failed).toBe(true);
-      expect(result.output).toMatch(/src\/client\/wait-for-order\.ts.*Property 'status' does not exist on type/);
+      expect(result.output).toMatch(
+        /src\/client\/wait-for-order\.ts.*Property 'status' does not exist on type/,
+      );
     } finally {
       await rm(scratch, { recursive: true, force: true });
     }

@@ -18,13 +18,30 @@ import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { parse } from 'yaml';
 // Not loader.ts: it imports the generated files, which must never stop their own generation.
 import { readSpec, type DocumentName } from '../src/spec/spec-document.ts';
-import { compileAt, createAjv, FORMATS_IDENTIFIER, PRECOMPILED_SETS, precompiledSetName, validatorDocument } from '../src/spec/validator-setup.ts';
+import {
+  compileAt,
+  createAjv,
+  FORMATS_IDENTIFIER,
+  PRECOMPILED_SETS,
+  precompiledSetName,
+  validatorDocument,
+} from '../src/spec/validator-setup.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const documents = [
-  { name: 'api', source: 'spec/openapi.yaml', models: 'src/generated/openapi.ts', json: 'src/generated/openapi.json' },
-  { name: 'control', source: 'spec/control.yaml', models: 'src/generated/control.ts', json: 'src/generated/control.json' },
+  {
+    name: 'api',
+    source: 'spec/openapi.yaml',
+    models: 'src/generated/openapi.ts',
+    json: 'src/generated/openapi.json',
+  },
+  {
+    name: 'control',
+    source: 'spec/control.yaml',
+    models: 'src/generated/control.ts',
+    json: 'src/generated/control.json',
+  },
 ] as const;
 
 const VALIDATORS_FILE = 'src/generated/validators.ts';
@@ -62,10 +79,13 @@ function validatorsModule(parsedDocuments: Map<DocumentName, OpenAPI3>): string 
     ajv.addSchema(document.schema);
     const pointers = set.pointers(spec);
     for (const pointer of pointers) compileAt(ajv, document, pointer);
-    const code = standaloneCode.default(ajv, Object.fromEntries(pointers.map((pointer) => [pointer, pointer])))
+    const code = standaloneCode
+      .default(ajv, Object.fromEntries(pointers.map((pointer) => [pointer, pointer])))
       .replace(/^"use strict";/, '');
     const setName = precompiledSetName(set.document, { coerceTypes: set.coerceTypes })!;
-    factories.push(`  ${JSON.stringify(setName)}: (${FORMATS_IDENTIFIER}) => {\n    const exports = {};\n    ${code}\n    return exports;\n  },`);
+    factories.push(
+      `  ${JSON.stringify(setName)}: (${FORMATS_IDENTIFIER}) => {\n    const exports = {};\n    ${code}\n    return exports;\n  },`,
+    );
   }
   const sources = documents.map((doc) => doc.source).join(', ');
   return [
@@ -106,7 +126,9 @@ async function main(): Promise<void> {
   if (process.argv.includes('--check')) {
     const stale = await findStaleArtifacts();
     if (stale.length > 0) {
-      console.error(`Stale generated files: ${stale.join(', ')}. Run \`npm run generate\` and commit the result.`);
+      console.error(
+        `Stale generated files: ${stale.join(', ')}. Run \`npm run generate\` and commit the result.`,
+      );
       process.exit(1);
     }
     console.log('Generated files are up to date.');

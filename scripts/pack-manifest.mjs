@@ -50,7 +50,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   if (command === 'strip') stripManifest();
   else if (command === 'restore') restoreManifest();
   else {
-    console.error(`pack-manifest: unknown command '${command ?? ''}'; use strip (prepack) or restore (postpack).`);
+    console.error(
+      `pack-manifest: unknown command '${command ?? ''}'; use strip (prepack) or restore (postpack).`,
+    );
     process.exitCode = 1;
   }
 }

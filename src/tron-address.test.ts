@@ -1,7 +1,12 @@
 import bs58check from 'bs58check';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createTronAddressCheck, encodeTronAddress, isTronAddress, TRON_ADDRESS_PREFIX } from './tron-address.ts';
+import {
+  createTronAddressCheck,
+  encodeTronAddress,
+  isTronAddress,
+  TRON_ADDRESS_PREFIX,
+} from './tron-address.ts';
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
@@ -42,9 +47,16 @@ describe('isTronAddress', () => {
 
   it('agrees with bs58check on arbitrary 34-character strings that start with T', () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 33, maxLength: 33, unit: fc.constantFrom(...BASE58, '0', 'O', 'I', 'l', '+') }), (rest) => {
-        expect(isTronAddress(`T${rest}`)).toBe(referenceIsTronAddress(`T${rest}`));
-      }),
+      fc.property(
+        fc.string({
+          minLength: 33,
+          maxLength: 33,
+          unit: fc.constantFrom(...BASE58, '0', 'O', 'I', 'l', '+'),
+        }),
+        (rest) => {
+          expect(isTronAddress(`T${rest}`)).toBe(referenceIsTronAddress(`T${rest}`));
+        },
+      ),
       { numRuns: 3000 },
     );
   });
@@ -63,7 +75,8 @@ describe('createTronAddressCheck', () => {
       fc.property(accountIds, fc.nat(33), fc.nat(57), (id, position, digit) => {
         const address = encodeTronAddress(id);
         const changed = address.slice(0, position) + BASE58[digit] + address.slice(position + 1);
-        for (const value of [address, changed, address, changed]) expect(check(value)).toBe(isTronAddress(value));
+        for (const value of [address, changed, address, changed])
+          expect(check(value)).toBe(isTronAddress(value));
       }),
       { numRuns: 500 },
     );
@@ -104,7 +117,9 @@ describe('createTronAddressCheck', () => {
 
   it('refuses a capacity that is not a whole number of at least 1, naming the option', () => {
     for (const capacity of [0, -1, 1.5, Number.NaN]) {
-      expect(() => createTronAddressCheck({ capacity })).toThrow(/capacity must be a whole number of at least 1; got/);
+      expect(() => createTronAddressCheck({ capacity })).toThrow(
+        /capacity must be a whole number of at least 1; got/,
+      );
     }
   });
 });

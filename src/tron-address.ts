@@ -30,7 +30,8 @@ function checksum(payload: Uint8Array): Buffer {
 export function isTronAddress(value: string): boolean {
   if (value.length !== 34 || value.charCodeAt(0) !== 84 /* T */) return false;
   const bytes = bs58.decodeUnsafe(value);
-  if (!bytes || bytes.length !== PAYLOAD_BYTES + CHECKSUM_BYTES || bytes[0] !== TRON_ADDRESS_PREFIX) return false;
+  if (!bytes || bytes.length !== PAYLOAD_BYTES + CHECKSUM_BYTES || bytes[0] !== TRON_ADDRESS_PREFIX)
+    return false;
   const sum = checksum(bytes.subarray(0, PAYLOAD_BYTES));
   for (let i = 0; i < CHECKSUM_BYTES; i++) if (sum[i] !== bytes[PAYLOAD_BYTES + i]) return false;
   return true;
@@ -52,11 +53,15 @@ export const REMEMBERED_ADDRESSES = 4096;
  *   check('TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3'); // true, checked
  *   check('TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3'); // true, remembered
  */
-export function createTronAddressCheck(options: { capacity?: number; check?: (value: string) => boolean } = {}): (value: string) => boolean {
+export function createTronAddressCheck(
+  options: { capacity?: number; check?: (value: string) => boolean } = {},
+): (value: string) => boolean {
   const capacity = options.capacity ?? REMEMBERED_ADDRESSES;
   const check = options.check ?? isTronAddress;
   if (!Number.isSafeInteger(capacity) || capacity < 1) {
-    throw new RangeError(`createTronAddressCheck: capacity must be a whole number of at least 1; got ${capacity}.`);
+    throw new RangeError(
+      `createTronAddressCheck: capacity must be a whole number of at least 1; got ${capacity}.`,
+    );
   }
   const valid = new Set<string>();
   return (value) => {

@@ -30,7 +30,12 @@ function kitCommands(): string[][] {
         const at = line.indexOf('npx energy-rental-kit ');
         if (at === -1) continue;
         const command = line.slice(at + 'npx energy-rental-kit '.length).split(/\s+(\|\||&&|;)\s+/)[0]!;
-        out.push(command.trim().split(/\s+/).map((word) => word.replace(/^"(.*)"$/, '$1')));
+        out.push(
+          command
+            .trim()
+            .split(/\s+/)
+            .map((word) => word.replace(/^"(.*)"$/, '$1')),
+        );
       }
     }
   }
@@ -58,15 +63,20 @@ describe('examples/ci/upstream-check.yml', () => {
     expect(text).toMatch(/\$\{\{ secrets\.[A-Z_]+ \}\}/);
     const drift = commands[1]!;
     expect(drift).toEqual(expect.arrayContaining(['--markdown', '--json']));
-    const upload = Object.values(workflow.jobs).flatMap((j) => j.steps).find((s) => s.uses?.startsWith('actions/upload-artifact@'));
+    const upload = Object.values(workflow.jobs)
+      .flatMap((j) => j.steps)
+      .find((s) => s.uses?.startsWith('actions/upload-artifact@'));
     expect(upload, 'an upload-artifact step').toBeDefined();
   });
 
-  it.each(kitCommands().map((argv) => [argv.join(' '), argv] as const))('runs %s with a command and flags the kit takes', (_line, argv) => {
-    const [command, ...args] = argv;
-    expect(Object.keys(PARSERS), `energy-rental-kit has no command '${command}'`).toContain(command);
-    // Shell variables stand for values the parsers only see as text.
-    const values = args.map((a) => (a.startsWith('$') ? 'value-from-the-environment' : a));
-    expect(() => PARSERS[command!]!(values)).not.toThrow();
-  });
+  it.each(kitCommands().map((argv) => [argv.join(' '), argv] as const))(
+    'runs %s with a command and flags the kit takes',
+    (_line, argv) => {
+      const [command, ...args] = argv;
+      expect(Object.keys(PARSERS), `energy-rental-kit has no command '${command}'`).toContain(command);
+      // Shell variables stand for values the parsers only see as text.
+      const values = args.map((a) => (a.startsWith('$') ? 'value-from-the-environment' : a));
+      expect(() => PARSERS[command!]!(values)).not.toThrow();
+    },
+  );
 });

@@ -24,9 +24,14 @@ export async function buyEnergy(
     period: request.period,
     outOrderNo: request.reference,
   });
-  const order = await client.waitForOrder({ orderId: created.id }, { timeoutMs: 60_000, intervalMs: 1_000, ...(onStatus ? { onStatus } : {}) });
+  const order = await client.waitForOrder(
+    { orderId: created.id },
+    { timeoutMs: 60_000, intervalMs: 1_000, ...(onStatus ? { onStatus } : {}) },
+  );
   if (order.status !== 'COMPLETED') {
-    throw new Error(`Energy order ${order.orderId} for ${request.address} ended ${order.status}; the payment is refunded.`);
+    throw new Error(
+      `Energy order ${order.orderId} for ${request.address} ended ${order.status}; the payment is refunded.`,
+    );
   }
   return { orderId: order.orderId, txId: order.txId, paid: order.amount, currency: order.currency };
 }

@@ -23,7 +23,12 @@ describe('manual clock', () => {
   it('fires alarms in time order with now() equal to each alarm time inside the callback', () => {
     const clock = createManualClock(1_000);
     const seen: Array<[string, number]> = [];
-    for (const [name, at] of [['c', 1_300], ['a', 1_100], ['b', 1_200], ['a2', 1_100]] as const) {
+    for (const [name, at] of [
+      ['c', 1_300],
+      ['a', 1_100],
+      ['b', 1_200],
+      ['a2', 1_100],
+    ] as const) {
       clock.setAlarm(at, () => seen.push([name, clock.now()]));
     }
     clock.advance(250);

@@ -28,7 +28,9 @@ interface Alarm {
  */
 export function createManualClock(start: number = DEFAULT_MANUAL_START): ManualClock {
   if (!Number.isFinite(start) || start < 0 || start > MAX_CLOCK_MS) {
-    throw SimulatorError.invalidParameter(`The manual clock cannot start at ${start}: it takes Unix milliseconds from 0 to ${MAX_CLOCK_MS} (${MAX_ISO}), the latest time an order id can hold.`);
+    throw SimulatorError.invalidParameter(
+      `The manual clock cannot start at ${start}: it takes Unix milliseconds from 0 to ${MAX_CLOCK_MS} (${MAX_ISO}), the latest time an order id can hold.`,
+    );
   }
   let now = start;
   let seq = 0;
@@ -58,7 +60,9 @@ export function createManualClock(start: number = DEFAULT_MANUAL_START): ManualC
       try {
         for (;;) {
           let next: Alarm | undefined;
-          for (const a of alarms) if (a.at <= target && (!next || a.at < next.at || (a.at === next.at && a.seq < next.seq))) next = a;
+          for (const a of alarms)
+            if (a.at <= target && (!next || a.at < next.at || (a.at === next.at && a.seq < next.seq)))
+              next = a;
           if (!next) break;
           alarms = alarms.filter((a) => a !== next);
           if (next.at > now) now = next.at;

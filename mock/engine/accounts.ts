@@ -45,12 +45,22 @@ export function generateApiKey(): string {
  * @example
  *   createAccountRecord(1, 'demo-key', random).name; // 'User-T…'
  */
-export function createAccountRecord(id: number, apiKey: string, random: RandomSource, referralCount = 0): Account {
+export function createAccountRecord(
+  id: number,
+  apiKey: string,
+  random: RandomSource,
+  referralCount = 0,
+): Account {
   return accountFromDigest(id, digestKey(apiKey), encodeTronAddress(random.bytes(20)), referralCount);
 }
 
 /** An account from stored parts (a restored snapshot keeps only the key's digest). */
-export function accountFromDigest(id: number, keyDigest: string, walletAddress: string, referralCount: number): Account {
+export function accountFromDigest(
+  id: number,
+  keyDigest: string,
+  walletAddress: string,
+  referralCount: number,
+): Account {
   return {
     id,
     name: `User-${walletAddress.slice(0, 6)}`,

@@ -18,12 +18,20 @@ function address(n: number): string {
   return encodeTronAddress(id);
 }
 
-function engineWith(settings: { maxStoredAddresses: number; maxStoredOrders: number; timing?: 'instant' | 'realistic' }): Engine {
+function engineWith(settings: {
+  maxStoredAddresses: number;
+  maxStoredOrders: number;
+  timing?: 'instant' | 'realistic';
+}): Engine {
   return createEngine({
     clock: createManualClock(),
     seed: 7,
     scenario: {
-      settings: { timing: settings.timing ?? 'instant', maxStoredAddresses: settings.maxStoredAddresses, maxStoredOrders: settings.maxStoredOrders },
+      settings: {
+        timing: settings.timing ?? 'instant',
+        maxStoredAddresses: settings.maxStoredAddresses,
+        maxStoredOrders: settings.maxStoredOrders,
+      },
       accounts: [{ apiKey: 'bounds-key', trx: 1_000_000_000_000 }],
       activatedAddresses: [SEEDED],
     },
@@ -31,7 +39,11 @@ function engineWith(settings: { maxStoredAddresses: number; maxStoredOrders: num
 }
 
 function order(engine: Engine, n: number) {
-  return engine.createOrder(engine.authenticate('bounds-key')!, { pledgeAddress: address(n), rentalCount: 64_000, period: '10min' }).order;
+  return engine.createOrder(engine.authenticate('bounds-key')!, {
+    pledgeAddress: address(n),
+    rentalCount: 64_000,
+    period: '10min',
+  }).order;
 }
 
 describe('the activation registry bound', () => {
@@ -52,7 +64,8 @@ describe('the activation registry bound', () => {
     expect(engine.addresses().length).toBe(41);
     engine.clock.now();
     (engine.clock as ReturnType<typeof createManualClock>).advance(10_000);
-    for (const [n, o] of orders.entries()) expect(engine.address(address(n))).toMatchObject({ activated: true, activatedByOrderId: o.id });
+    for (const [n, o] of orders.entries())
+      expect(engine.address(address(n))).toMatchObject({ activated: true, activatedByOrderId: o.id });
   });
 
   it('never evicts the addresses the scenario seeds as activated', () => {
@@ -83,7 +96,12 @@ describe('the activation registry bound', () => {
     for (let n = 0; n < 200; n++) order(big, n);
     const saved = big.snapshot();
     saved.settings.maxStoredAddresses = 20;
-    const restored = createEngine({ clock: createManualClock(saved.savedAt), seed: 7, scenario: { activatedAddresses: [SEEDED] }, restore: saved });
+    const restored = createEngine({
+      clock: createManualClock(saved.savedAt),
+      seed: 7,
+      scenario: { activatedAddresses: [SEEDED] },
+      restore: saved,
+    });
     expect(restored.addresses().length).toBeLessThanOrEqual(20);
     for (const o of saved.orders) expect(restored.address(o.pledgeAddress).activated).toBe(true);
     expect(restored.address(SEEDED).activated).toBe(true);
@@ -99,7 +117,9 @@ describe('the activation registry bound', () => {
 
   it('refuses a maxStoredAddresses that is not a whole number >= 1', () => {
     const engine = engineWith({ maxStoredAddresses: 10, maxStoredOrders: 10 });
-    expect(() => engine.updateSettings({ maxStoredAddresses: 0 })).toThrow(/maxStoredAddresses must be a whole number >= 1/);
+    expect(() => engine.updateSettings({ maxStoredAddresses: 0 })).toThrow(
+      /maxStoredAddresses must be a whole number >= 1/,
+    );
   });
 
   it('evicts the records in the order they stopped being named by a stored order', () => {

@@ -12,7 +12,12 @@ describe('address registry', () => {
     registry.activateClaimed(A, 'order-2', 50);
     expect(registry.get(A)).toEqual({ address: A, activated: false, claimedByOrderId: 'order-1' });
     registry.activateClaimed(A, 'order-1', 100);
-    expect(registry.get(A)).toEqual({ address: A, activated: true, activatedAt: 100, activatedByOrderId: 'order-1' });
+    expect(registry.get(A)).toEqual({
+      address: A,
+      activated: true,
+      activatedAt: 100,
+      activatedByOrderId: 'order-1',
+    });
     expect(registry.claim(A, 'order-3')).toBe(false);
     registry.activateClaimed(A, 'order-1', 200);
     expect(registry.get(A).activatedAt).toBe(100);

@@ -99,7 +99,9 @@ export function createAddressRegistry(
       records.set(address, { address, activated: true, activatedAt: at, activatedByOrderId: orderId });
     },
     set(address, isActivated, at) {
-      const record: AddressRecord = isActivated ? { address, activated: true, activatedAt: at } : { address, activated: false };
+      const record: AddressRecord = isActivated
+        ? { address, activated: true, activatedAt: at }
+        : { address, activated: false };
       makeRoom(address);
       place(record);
       return record;

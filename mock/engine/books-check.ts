@@ -30,10 +30,14 @@ export function booksProblems(accounts: readonly Account[]): string[] {
     for (const currency of ['TRX', 'USDT'] as const) {
       const book = account.ledger[currency];
       if (book.frozen !== expected[currency].frozen) {
-        problems.push(`${owner} ${currency}: frozen ${book.frozen} but open orders hold ${expected[currency].frozen}`);
+        problems.push(
+          `${owner} ${currency}: frozen ${book.frozen} but open orders hold ${expected[currency].frozen}`,
+        );
       }
       if (book.spent !== expected[currency].spent) {
-        problems.push(`${owner} ${currency}: spent ${book.spent} but completed orders cost ${expected[currency].spent}`);
+        problems.push(
+          `${owner} ${currency}: spent ${book.spent} but completed orders cost ${expected[currency].spent}`,
+        );
       }
     }
   }
@@ -46,10 +50,20 @@ function orderProblems(order: Order): string[] {
   for (let i = 1; i < times.length; i++) {
     if (times[i]! < times[i - 1]!) problems.push(`${order.id}: timeline goes back in time`);
   }
-  const expectedSteps: Record<OrderStatusCode, number> = { PENDING: 1, PROCESSING: 2, COMPLETED: 3, FAILED: 3, REFUNDED: 4 };
-  if (order.timeline().length !== expectedSteps[order.status]) problems.push(`${order.id}: status ${order.status} does not match its timeline`);
-  if (order.status === 'COMPLETED' && !/^[0-9a-f]{64}$/.test(order.txId)) problems.push(`${order.id}: COMPLETED without a txId`);
-  if (order.status === 'REFUNDED' && order.refunds !== 1) problems.push(`${order.id}: REFUNDED with ${order.refunds} refunds`);
-  if (order.status !== 'REFUNDED' && order.refunds !== 0) problems.push(`${order.id}: ${order.refunds} refunds while ${order.status}`);
+  const expectedSteps: Record<OrderStatusCode, number> = {
+    PENDING: 1,
+    PROCESSING: 2,
+    COMPLETED: 3,
+    FAILED: 3,
+    REFUNDED: 4,
+  };
+  if (order.timeline().length !== expectedSteps[order.status])
+    problems.push(`${order.id}: status ${order.status} does not match its timeline`);
+  if (order.status === 'COMPLETED' && !/^[0-9a-f]{64}$/.test(order.txId))
+    problems.push(`${order.id}: COMPLETED without a txId`);
+  if (order.status === 'REFUNDED' && order.refunds !== 1)
+    problems.push(`${order.id}: REFUNDED with ${order.refunds} refunds`);
+  if (order.status !== 'REFUNDED' && order.refunds !== 0)
+    problems.push(`${order.id}: ${order.refunds} refunds while ${order.status}`);
   return problems;
 }

@@ -75,12 +75,29 @@ describe('accounts', () => {
 
 describe('determinism across settings', () => {
   it('gives the same ids and txIds under every timing profile, failure rate and rule', () => {
-    const run = (timing: 'realistic' | 'fast' | 'instant', extra: { failureRate?: number; rule?: boolean } = {}) => {
+    const run = (
+      timing: 'realistic' | 'fast' | 'instant',
+      extra: { failureRate?: number; rule?: boolean } = {},
+    ) => {
       const clock = createManualClock();
-      const engine = createEngine({ clock, seed: 11, scenario: { accounts: [{ apiKey: 'k', trx: 10_000_000_000 }], settings: { timing, failureRate: extra.failureRate ?? 0 } } });
+      const engine = createEngine({
+        clock,
+        seed: 11,
+        scenario: {
+          accounts: [{ apiKey: 'k', trx: 10_000_000_000 }],
+          settings: { timing, failureRate: extra.failureRate ?? 0 },
+        },
+      });
       if (extra.rule) engine.rules.add({ match: {}, outcome: 'FAILED', delayMs: 10, times: 1 });
       const account = engine.authenticate('k')!;
-      const orders = [1, 2, 3].map(() => engine.createOrder(account, { pledgeAddress: 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3', rentalCount: 65_000, period: '1h' }).order);
+      const orders = [1, 2, 3].map(
+        () =>
+          engine.createOrder(account, {
+            pledgeAddress: 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3',
+            rentalCount: 65_000,
+            period: '1h',
+          }).order,
+      );
       return orders.map((o) => `${o.id}:${o.plannedTxId}`);
     };
     const expected = run('realistic');

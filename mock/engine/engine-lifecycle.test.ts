@@ -23,14 +23,24 @@ function scenarioWith(timing: TimingProfile, extra: Scenario = {}): Scenario {
   };
 }
 
-const RANK: Record<OrderStatusCode, number> = { PENDING: 0, PROCESSING: 1, COMPLETED: 2, FAILED: 2, REFUNDED: 3 };
+const RANK: Record<OrderStatusCode, number> = {
+  PENDING: 0,
+  PROCESSING: 1,
+  COMPLETED: 2,
+  FAILED: 2,
+  REFUNDED: 3,
+};
 
 describe('order lifecycle', () => {
   it('moves a realistic order PENDING → PROCESSING → COMPLETED, with a txId only once COMPLETED', () => {
     const clock = createManualClock();
     const engine = createEngine({ clock, seed: 11, scenario: scenarioWith('realistic') });
     const account = engine.authenticate(KEY)!;
-    const { order } = engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' });
+    const { order } = engine.createOrder(account, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+    });
     expect(order.status).toBe('PENDING');
     expect(order.txId).toBe('');
     expect(order.createdAt).toBe(clock.now());
@@ -55,10 +65,21 @@ describe('order lifecycle', () => {
 
   it('tells the next scheduled step of an open order', () => {
     const clock = createManualClock();
-    const engine = createEngine({ clock, seed: 12, scenario: scenarioWith('realistic', { rules: [{ outcome: 'FAILED' }] }) });
+    const engine = createEngine({
+      clock,
+      seed: 12,
+      scenario: scenarioWith('realistic', { rules: [{ outcome: 'FAILED' }] }),
+    });
     const account = engine.authenticate(KEY)!;
-    const { order } = engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' });
-    expect(engine.nextStep(order)).toEqual({ status: 'PROCESSING', at: order.createdAt + order.processingAfter });
+    const { order } = engine.createOrder(account, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+    });
+    expect(engine.nextStep(order)).toEqual({
+      status: 'PROCESSING',
+      at: order.createdAt + order.processingAfter,
+    });
     clock.advance(order.processingAfter);
     expect(engine.nextStep(order)).toEqual({ status: 'FAILED', at: order.createdAt + order.outcomeAfter });
     clock.advance(order.outcomeAfter - order.processingAfter);
@@ -74,15 +95,21 @@ describe('order lifecycle', () => {
       const clock = createManualClock();
       const engine = createEngine({ clock, seed, scenario: scenarioWith('realistic') });
       const account = engine.authenticate(KEY)!;
-      const { order } = engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' });
+      const { order } = engine.createOrder(account, {
+        pledgeAddress: PLEDGE,
+        rentalCount: 65_000,
+        period: '1h',
+      });
       clock.advance(2_999);
       if (order.status === 'COMPLETED') throw new Error(`seed ${seed}: delivered before 3000 ms`);
       clock.advance(3_001);
       // (A cast, because TypeScript does not know that advance() changes the status.)
-      if ((order.status as OrderStatusCode) !== 'COMPLETED') throw new Error(`seed ${seed}: not delivered after 6000 ms (${order.status})`);
+      if ((order.status as OrderStatusCode) !== 'COMPLETED')
+        throw new Error(`seed ${seed}: not delivered after 6000 ms (${order.status})`);
       const delay = order.outcomeAt - order.createdAt;
       const processing = order.processingAt - order.createdAt;
-      if (processing < 500 || processing > 1_500) throw new Error(`seed ${seed}: PROCESSING after ${processing} ms`);
+      if (processing < 500 || processing > 1_500)
+        throw new Error(`seed ${seed}: PROCESSING after ${processing} ms`);
       delays.push(delay);
     }
     expect(Math.min(...delays)).toBeGreaterThanOrEqual(3_000);
@@ -97,13 +124,23 @@ describe('order lifecycle', () => {
       const clock = createManualClock();
       const engine = createEngine({ clock, seed, scenario: scenarioWith('fast') });
       const account = engine.authenticate(KEY)!;
-      const known = engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' }).order;
-      const fresh = engine.createOrder(account, { pledgeAddress: address(seed), rentalCount: 65_000, period: '1h' }).order;
+      const known = engine.createOrder(account, {
+        pledgeAddress: PLEDGE,
+        rentalCount: 65_000,
+        period: '1h',
+      }).order;
+      const fresh = engine.createOrder(account, {
+        pledgeAddress: address(seed),
+        rentalCount: 65_000,
+        period: '1h',
+      }).order;
       expect(fresh.activates).toBe(true);
       clock.advance(99);
       for (const order of [known, fresh]) {
-        if (order.status !== 'COMPLETED') throw new Error(`seed ${seed}: ${order.id} is ${order.status} after 99 ms`);
-        if (order.outcomeAt - order.createdAt <= 0) throw new Error(`seed ${seed}: fast delivery took no time`);
+        if (order.status !== 'COMPLETED')
+          throw new Error(`seed ${seed}: ${order.id} is ${order.status} after 99 ms`);
+        if (order.outcomeAt - order.createdAt <= 0)
+          throw new Error(`seed ${seed}: fast delivery took no time`);
       }
     }
   });
@@ -112,7 +149,11 @@ describe('order lifecycle', () => {
     const clock = createManualClock();
     const engine = createEngine({ clock, seed: 5, scenario: scenarioWith('instant') });
     const account = engine.authenticate(KEY)!;
-    const { order } = engine.createOrder(account, { pledgeAddress: address(9), rentalCount: 65_000, period: '1h' });
+    const { order } = engine.createOrder(account, {
+      pledgeAddress: address(9),
+      rentalCount: 65_000,
+      period: '1h',
+    });
     expect(order.status).toBe('COMPLETED');
     expect(order.txId).toMatch(TX_ID);
     expect(order.timeline()).toEqual([
@@ -126,19 +167,40 @@ describe('order lifecycle', () => {
 
   it('refunds an instant failed order before createOrder returns', () => {
     const clock = createManualClock();
-    const engine = createEngine({ clock, seed: 5, scenario: scenarioWith('instant', { rules: [{ outcome: 'FAILED' }] }) });
+    const engine = createEngine({
+      clock,
+      seed: 5,
+      scenario: scenarioWith('instant', { rules: [{ outcome: 'FAILED' }] }),
+    });
     const account = engine.authenticate(KEY)!;
-    const { order } = engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' });
+    const { order } = engine.createOrder(account, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+    });
     expect(order.status).toBe('REFUNDED');
-    expect(account.ledger.TRX).toEqual({ deposited: 1_000_000_000, available: 1_000_000_000, frozen: 0, spent: 0 });
+    expect(account.ledger.TRX).toEqual({
+      deposited: 1_000_000_000,
+      available: 1_000_000_000,
+      frozen: 0,
+      spent: 0,
+    });
   });
 
   it('refunds the frozen TRX when an order fails: FAILED → REFUNDED with the balance restored exactly', () => {
     const clock = createManualClock();
-    const engine = createEngine({ clock, seed: 21, scenario: scenarioWith('realistic', { rules: [{ outcome: 'FAILED' }] }) });
+    const engine = createEngine({
+      clock,
+      seed: 21,
+      scenario: scenarioWith('realistic', { rules: [{ outcome: 'FAILED' }] }),
+    });
     const account = engine.authenticate(KEY)!;
     const before = structuredClone(account.ledger);
-    const { order } = engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' });
+    const { order } = engine.createOrder(account, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+    });
     expect(account.ledger.TRX.frozen).toBe(4_230_000);
     expect(account.ledger.TRX.available).toBe(before.TRX.available - 4_230_000);
 
@@ -166,7 +228,11 @@ describe('order lifecycle', () => {
 
   it('moves statuses only forward, with non-decreasing timeline timestamps', () => {
     const clock = createManualClock();
-    const engine = createEngine({ clock, seed: 31, scenario: scenarioWith('realistic', { settings: { failureRate: 0.5 } }) });
+    const engine = createEngine({
+      clock,
+      seed: 31,
+      scenario: scenarioWith('realistic', { settings: { failureRate: 0.5 } }),
+    });
     const account = engine.authenticate(KEY)!;
     const seen = new Map<string, OrderStatusCode[]>();
     engine.subscribe((event) => {
@@ -177,7 +243,10 @@ describe('order lifecycle', () => {
     });
     const orders: Order[] = [];
     for (let i = 0; i < 40; i++) {
-      orders.push(engine.createOrder(account, { pledgeAddress: address(i % 7), rentalCount: 64_000 + i, period: '1h' }).order);
+      orders.push(
+        engine.createOrder(account, { pledgeAddress: address(i % 7), rentalCount: 64_000 + i, period: '1h' })
+          .order,
+      );
       clock.advance(317);
     }
     clock.advance(20_000);
@@ -219,7 +288,8 @@ describe('order lifecycle', () => {
     engine.subscribe(() => {
       events++;
       const problems = engine.checkInvariants();
-      if (problems.length > 0 && broken.length === 0) broken.push(`after event ${events}: ${problems.join('; ')}`);
+      if (problems.length > 0 && broken.length === 0)
+        broken.push(`after event ${events}: ${problems.join('; ')}`);
     });
     const periods = ['10min', '1h', '1d'] as const;
     let created = 0;
@@ -227,8 +297,14 @@ describe('order lifecycle', () => {
     for (let i = 0; i < 400; i++) {
       const account = accounts[rand(accounts.length)]!;
       const action = rand(10);
-      if (action === 0) engine.rules.add({ match: { pledgeAddress: address(rand(12)) }, outcome: rand(2) === 0 ? 'FAILED' : 'COMPLETED', times: 1 + rand(3) });
-      else if (action === 1) engine.rules.add({ match: {}, outcome: 'FAILED', delayMs: rand(8_000), times: 1 });
+      if (action === 0)
+        engine.rules.add({
+          match: { pledgeAddress: address(rand(12)) },
+          outcome: rand(2) === 0 ? 'FAILED' : 'COMPLETED',
+          times: 1 + rand(3),
+        });
+      else if (action === 1)
+        engine.rules.add({ match: {}, outcome: 'FAILED', delayMs: rand(8_000), times: 1 });
       else if (action === 2) engine.deposit(account, { trx: rand(10_000_000), usdt: rand(2_000_000) });
       else if (action === 3) engine.setSupply(rand(4) === 0 ? null : 1_000_000 + rand(3_000_000));
       try {
@@ -272,7 +348,11 @@ describe('order lifecycle', () => {
     const clock = createManualClock(0);
     const engine = createEngine({ clock, seed: 1, scenario: scenarioWith('instant') });
     const account = engine.authenticate(KEY)!;
-    const { order } = engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' });
+    const { order } = engine.createOrder(account, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+    });
     expect(order.status).toBe('COMPLETED');
     expect(order.timeline().map((s) => s.status)).toEqual(['PENDING', 'PROCESSING', 'COMPLETED']);
     expect(engine.checkInvariants()).toEqual([]);
@@ -285,8 +365,14 @@ describe('events', () => {
     const engine = createEngine({ clock, seed: 3, scenario: scenarioWith('realistic') });
     const account = engine.authenticate(KEY)!;
     const log: string[] = [];
-    engine.subscribe((event) => log.push(event.type === 'order' ? `order ${event.order.status}` : event.type));
-    const { order } = engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' });
+    engine.subscribe((event) =>
+      log.push(event.type === 'order' ? `order ${event.order.status}` : event.type),
+    );
+    const { order } = engine.createOrder(account, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+    });
     expect(log).toEqual(['order PENDING', 'account']);
     clock.advance(order.processingAfter);
     expect(log).toEqual(['order PENDING', 'account', 'order PROCESSING']);
@@ -296,7 +382,11 @@ describe('events', () => {
 
   it('sends the refund as an account event and an order event', () => {
     const clock = createManualClock();
-    const engine = createEngine({ clock, seed: 3, scenario: scenarioWith('fast', { rules: [{ outcome: 'FAILED' }] }) });
+    const engine = createEngine({
+      clock,
+      seed: 3,
+      scenario: scenarioWith('fast', { rules: [{ outcome: 'FAILED' }] }),
+    });
     const account = engine.authenticate(KEY)!;
     const events: EngineEvent[] = [];
     const log: string[] = [];
@@ -306,7 +396,14 @@ describe('events', () => {
     });
     engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' });
     clock.advance(1_000);
-    expect(log).toEqual(['order PENDING', 'account', 'order PROCESSING', 'order FAILED', 'account', 'order REFUNDED']);
+    expect(log).toEqual([
+      'order PENDING',
+      'account',
+      'order PROCESSING',
+      'order FAILED',
+      'account',
+      'order REFUNDED',
+    ]);
     const accountEvent = events.find((e) => e.type === 'account');
     expect(accountEvent?.type === 'account' && accountEvent.account).toBe(account);
   });
@@ -319,7 +416,11 @@ describe('events', () => {
     const second: string[] = [];
     const unsubscribe = engine.subscribe((e) => first.push(e.type === 'order' ? e.order.status : e.type));
     engine.subscribe((e) => second.push(e.type === 'order' ? e.order.status : e.type));
-    const { order } = engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' });
+    const { order } = engine.createOrder(account, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+    });
     unsubscribe();
     clock.advance(10_000);
     engine.updateSettings({ failureRate: 0.1 });

@@ -16,7 +16,6 @@ function account(apiKey: string, trx = 0, usdt = 0): Scenario {
   return { accounts: [{ apiKey, trx, usdt }], activatedAddresses: [PLEDGE] };
 }
 
-
 describe('payment', () => {
   it('pays in TRX when the available TRX covers the order, freezing it while the order is open', () => {
     const clock = createManualClock();
@@ -43,10 +42,20 @@ describe('payment', () => {
     expect(order.currency).toBe('USDT');
     expect(order.amount).toBe(800_000);
     expect(payer.ledger.TRX).toEqual({ deposited: 4_229_999, available: 4_229_999, frozen: 0, spent: 0 });
-    expect(payer.ledger.USDT).toEqual({ deposited: 1_000_000, available: 200_000, frozen: 800_000, spent: 0 });
+    expect(payer.ledger.USDT).toEqual({
+      deposited: 1_000_000,
+      available: 200_000,
+      frozen: 800_000,
+      spent: 0,
+    });
     clock.advance(10_000);
     expect(order.status).toBe('COMPLETED');
-    expect(payer.ledger.USDT).toEqual({ deposited: 1_000_000, available: 200_000, frozen: 0, spent: 800_000 });
+    expect(payer.ledger.USDT).toEqual({
+      deposited: 1_000_000,
+      available: 200_000,
+      frozen: 0,
+      spent: 800_000,
+    });
     expect(engine.checkInvariants()).toEqual([]);
   });
 
@@ -59,14 +68,22 @@ describe('payment', () => {
     });
     const payer = engine.authenticate('k')!;
     // 4.23 TRX × 0.25 = 1.0575 USDT → 1.06
-    expect(engine.createOrder(payer, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' }).order.amount).toBe(1_060_000);
+    expect(
+      engine.createOrder(payer, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' }).order.amount,
+    ).toBe(1_060_000);
     // 4.16 TRX × 0.25 = 1.04 USDT exactly
-    expect(engine.createOrder(payer, { pledgeAddress: PLEDGE, rentalCount: 64_000, period: '1h' }).order.amount).toBe(1_040_000);
+    expect(
+      engine.createOrder(payer, { pledgeAddress: PLEDGE, rentalCount: 64_000, period: '1h' }).order.amount,
+    ).toBe(1_040_000);
   });
 
   it('refunds a USDT order in USDT', () => {
     const clock = createManualClock();
-    const engine = createEngine({ clock, seed: 1, scenario: { ...account('k', 0, 800_000), rules: [{ outcome: 'FAILED' }] } });
+    const engine = createEngine({
+      clock,
+      seed: 1,
+      scenario: { ...account('k', 0, 800_000), rules: [{ outcome: 'FAILED' }] },
+    });
     const payer = engine.authenticate('k')!;
     const { order } = engine.createOrder(payer, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' });
     expect(payer.ledger.USDT.available).toBe(0);
@@ -77,13 +94,23 @@ describe('payment', () => {
 
   it('rejects an order neither balance covers with insufficientBalance, creating nothing and charging nothing', () => {
     const clock = createManualClock();
-    const scenario: Scenario = { ...account('k', 4_229_999, 799_999), rules: [{ outcome: 'FAILED', times: 1 }] };
+    const scenario: Scenario = {
+      ...account('k', 4_229_999, 799_999),
+      rules: [{ outcome: 'FAILED', times: 1 }],
+    };
     const engine = createEngine({ clock, seed: 8, scenario });
     const payer = engine.authenticate('k')!;
     const before = structuredClone(payer.ledger);
     const events: string[] = [];
     engine.subscribe((e) => events.push(e.type));
-    const error = rejection(() => engine.createOrder(payer, { pledgeAddress: address(1), rentalCount: 65_000, period: '1h', outOrderNo: 'x-1' }));
+    const error = rejection(() =>
+      engine.createOrder(payer, {
+        pledgeAddress: address(1),
+        rentalCount: 65_000,
+        period: '1h',
+        outOrderNo: 'x-1',
+      }),
+    );
     expect(error.kind).toBe('insufficientBalance');
     expect(error.code).toBe(30001);
     expect(error.status).toBe(402);
@@ -101,16 +128,22 @@ describe('payment', () => {
   });
 
   it('rejects as insufficientBalance an order whose USDT price is beyond any balance', () => {
-    // 10^15 sun at the largest rate: the USDT amount is no safe integer, and must not surface as a RangeError.
+    // 10^15 sun at the largest rate: the USDT amount is no safe integer, and must not surface as a
+    // RangeError.
     const clock = createManualClock();
     const engine = createEngine({
       clock,
       seed: 1,
-      scenario: { ...account('k', 0, 1_000_000), settings: { prices: { '30d': 1_000_000 }, microUsdtPerTrx: Number.MAX_SAFE_INTEGER } },
+      scenario: {
+        ...account('k', 0, 1_000_000),
+        settings: { prices: { '30d': 1_000_000 }, microUsdtPerTrx: Number.MAX_SAFE_INTEGER },
+      },
     });
     const payer = engine.authenticate('k')!;
     const before = structuredClone(payer.ledger);
-    const error = rejection(() => engine.createOrder(payer, { pledgeAddress: PLEDGE, rentalCount: 1_000_000_000, period: '30d' }));
+    const error = rejection(() =>
+      engine.createOrder(payer, { pledgeAddress: PLEDGE, rentalCount: 1_000_000_000, period: '30d' }),
+    );
     expect(error.kind).toBe('insufficientBalance');
     expect(payer.ledger).toEqual(before);
     expect([...payer.orders]).toEqual([]);
@@ -136,11 +169,21 @@ describe('outOrderNo', () => {
     const clock = createManualClock();
     const engine = createEngine({ clock, seed: 2, scenario: account('k', 100_000_000) });
     const payer = engine.authenticate('k')!;
-    const first = engine.createOrder(payer, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h', outOrderNo: 'shop-1' });
+    const first = engine.createOrder(payer, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+      outOrderNo: 'shop-1',
+    });
     expect(first.duplicate).toBe(false);
     const ledger = structuredClone(payer.ledger);
     clock.advance(1_000);
-    const again = engine.createOrder(payer, { pledgeAddress: address(3), rentalCount: 200_000, period: '1d', outOrderNo: 'shop-1' });
+    const again = engine.createOrder(payer, {
+      pledgeAddress: address(3),
+      rentalCount: 200_000,
+      period: '1d',
+      outOrderNo: 'shop-1',
+    });
     expect(again.duplicate).toBe(true);
     expect(again.order).toBe(first.order);
     expect(again.order.rentalCount).toBe(65_000);
@@ -152,8 +195,20 @@ describe('outOrderNo', () => {
     const clock = createManualClock();
     const engine = createEngine({ clock, seed: 2, scenario: account('k', 4_230_000) });
     const payer = engine.authenticate('k')!;
-    const first = engine.createOrder(payer, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h', outOrderNo: 'shop-1' }).order;
-    expect(engine.createOrder(payer, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h', outOrderNo: 'shop-1' })).toEqual({
+    const first = engine.createOrder(payer, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+      outOrderNo: 'shop-1',
+    }).order;
+    expect(
+      engine.createOrder(payer, {
+        pledgeAddress: PLEDGE,
+        rentalCount: 65_000,
+        period: '1h',
+        outOrderNo: 'shop-1',
+      }),
+    ).toEqual({
       order: first,
       duplicate: true,
     });
@@ -167,9 +222,21 @@ describe('outOrderNo', () => {
       scenario: { ...account('k', 100_000_000), settings: { duplicateOutOrderNo: 'reject' } },
     });
     const payer = engine.authenticate('k')!;
-    const first = engine.createOrder(payer, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h', outOrderNo: 'shop-1' }).order;
+    const first = engine.createOrder(payer, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+      outOrderNo: 'shop-1',
+    }).order;
     const ledger = structuredClone(payer.ledger);
-    const error = rejection(() => engine.createOrder(payer, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h', outOrderNo: 'shop-1' }));
+    const error = rejection(() =>
+      engine.createOrder(payer, {
+        pledgeAddress: PLEDGE,
+        rentalCount: 65_000,
+        period: '1h',
+        outOrderNo: 'shop-1',
+      }),
+    );
     expect(error.kind).toBe('duplicateOutOrderNo');
     expect(error.status).toBe(409);
     expect(error.message).toContain(first.id);
@@ -182,12 +249,27 @@ describe('outOrderNo', () => {
     const engine = createEngine({
       clock,
       seed: 2,
-      scenario: { accounts: [{ apiKey: 'a', trx: 100_000_000 }, { apiKey: 'b', trx: 100_000_000 }] },
+      scenario: {
+        accounts: [
+          { apiKey: 'a', trx: 100_000_000 },
+          { apiKey: 'b', trx: 100_000_000 },
+        ],
+      },
     });
     const a = engine.authenticate('a')!;
     const b = engine.authenticate('b')!;
-    const first = engine.createOrder(a, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h', outOrderNo: 'same' });
-    const second = engine.createOrder(b, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h', outOrderNo: 'same' });
+    const first = engine.createOrder(a, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+      outOrderNo: 'same',
+    });
+    const second = engine.createOrder(b, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+      outOrderNo: 'same',
+    });
     expect(second.duplicate).toBe(false);
     expect(second.order).not.toBe(first.order);
     expect(second.order.id).not.toBe(first.order.id);
@@ -216,13 +298,33 @@ describe('findOrder', () => {
     const engine = createEngine({
       clock,
       seed: 4,
-      scenario: { accounts: [{ apiKey: 'me', trx: 100_000_000 }, { apiKey: 'other', trx: 100_000_000 }] },
+      scenario: {
+        accounts: [
+          { apiKey: 'me', trx: 100_000_000 },
+          { apiKey: 'other', trx: 100_000_000 },
+        ],
+      },
     });
     const me = engine.authenticate('me')!;
     const other = engine.authenticate('other')!;
-    const mine1 = engine.createOrder(me, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h', outOrderNo: 'm-1' }).order;
-    const mine2 = engine.createOrder(me, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h', outOrderNo: 'm-2' }).order;
-    const theirs = engine.createOrder(other, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h', outOrderNo: 't-1' }).order;
+    const mine1 = engine.createOrder(me, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+      outOrderNo: 'm-1',
+    }).order;
+    const mine2 = engine.createOrder(me, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+      outOrderNo: 'm-2',
+    }).order;
+    const theirs = engine.createOrder(other, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+      outOrderNo: 't-1',
+    }).order;
     return { engine, me, other, mine1, mine2, theirs };
   }
 
@@ -243,7 +345,9 @@ describe('findOrder', () => {
     expect(engine.findOrder(me, { orderId: mine1.id, outOrderNo: 'm-2' })).toBe(mine1);
     expect(engine.findOrder(me, { orderId: mine2.id, outOrderNo: 'm-1' })).toBe(mine2);
     // An unknown orderId is not rescued by a valid outOrderNo.
-    expect(rejection(() => engine.findOrder(me, { orderId: 'OR20250312175009ZZZZZZZZ', outOrderNo: 'm-1' })).kind).toBe('orderNotFound');
+    expect(
+      rejection(() => engine.findOrder(me, { orderId: 'OR20250312175009ZZZZZZZZ', outOrderNo: 'm-1' })).kind,
+    ).toBe('orderNotFound');
   });
 
   it("reports another account's order as orderNotFound, by orderId and by outOrderNo", () => {
@@ -266,10 +370,23 @@ describe('findOrder', () => {
 describe('orders list', () => {
   it('lists an account’s orders newest first, filtered by status and limited', () => {
     const clock = createManualClock();
-    const engine = createEngine({ clock, seed: 4, scenario: { ...account('k', 100_000_000), settings: { timing: 'instant' }, rules: [{ match: { outOrderNo: 'bad' }, outcome: 'FAILED' }] } });
+    const engine = createEngine({
+      clock,
+      seed: 4,
+      scenario: {
+        ...account('k', 100_000_000),
+        settings: { timing: 'instant' },
+        rules: [{ match: { outOrderNo: 'bad' }, outcome: 'FAILED' }],
+      },
+    });
     const payer = engine.authenticate('k')!;
     const o1 = engine.createOrder(payer, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' }).order;
-    const o2 = engine.createOrder(payer, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h', outOrderNo: 'bad' }).order;
+    const o2 = engine.createOrder(payer, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+      outOrderNo: 'bad',
+    }).order;
     const o3 = engine.createOrder(payer, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' }).order;
     expect(engine.orders(payer)).toEqual([o3, o2, o1]);
     expect(engine.orders(payer, { limit: 2 })).toEqual([o3, o2]);
@@ -284,15 +401,26 @@ describe('ids and determinism', () => {
     const clock = createManualClock();
     const engine = createEngine({ clock, seed: 6, scenario: account('k', 1_000_000_000) });
     const payer = engine.authenticate('k')!;
-    const first = engine.createOrder(payer, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' }).order;
+    const first = engine.createOrder(payer, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+    }).order;
     expect(first.id).toMatch(ORDER_ID);
     expect(first.id.slice(2, 16)).toBe('20250312175009');
     clock.advance(61_500);
-    const second = engine.createOrder(payer, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' }).order;
+    const second = engine.createOrder(payer, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+    }).order;
     expect(second.id).toMatch(ORDER_ID);
     expect(second.id.slice(2, 16)).toBe('20250312175110');
     const ids = new Set<string>();
-    for (let i = 0; i < 100; i++) ids.add(engine.createOrder(payer, { pledgeAddress: PLEDGE, rentalCount: 64_000, period: '1h' }).order.id);
+    for (let i = 0; i < 100; i++)
+      ids.add(
+        engine.createOrder(payer, { pledgeAddress: PLEDGE, rentalCount: 64_000, period: '1h' }).order.id,
+      );
     expect(ids.size).toBe(100);
     for (const id of ids) expect(id).toMatch(ORDER_ID);
   });
@@ -300,7 +428,11 @@ describe('ids and determinism', () => {
   it('stamps order ids in UTC whatever the start of the clock', () => {
     const clock = createManualClock(Date.UTC(2030, 0, 2, 3, 4, 5, 999));
     const engine = createEngine({ clock, seed: 6, scenario: account('k', 100_000_000) });
-    const { order } = engine.createOrder(engine.authenticate('k')!, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' });
+    const { order } = engine.createOrder(engine.authenticate('k')!, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+    });
     expect(order.id.slice(0, 16)).toBe('OR20300102030405');
   });
 
@@ -312,14 +444,23 @@ describe('ids and determinism', () => {
       seed,
       scenario: {
         settings: { failureRate: 0.5 },
-        accounts: [{ apiKey: 'a', trx: 1_000_000_000 }, { apiKey: 'b', usdt: 100_000_000 }],
+        accounts: [
+          { apiKey: 'a', trx: 1_000_000_000 },
+          { apiKey: 'b', usdt: 100_000_000 },
+        ],
       },
     });
     const extra = engine.createAccount({ apiKey: 'c', trx: 50_000_000 });
     const accounts = [engine.authenticate('a')!, engine.authenticate('b')!, extra.account];
     const orders = [];
     for (let i = 0; i < 30; i++) {
-      orders.push(engine.createOrder(accounts[i % 3]!, { pledgeAddress: address(i % 5), rentalCount: 65_000 + i, period: '1h' }).order);
+      orders.push(
+        engine.createOrder(accounts[i % 3]!, {
+          pledgeAddress: address(i % 5),
+          rentalCount: 65_000 + i,
+          period: '1h',
+        }).order,
+      );
       clock.advance(700);
     }
     clock.advance(20_000);

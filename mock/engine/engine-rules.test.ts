@@ -12,32 +12,72 @@ function address(n: number): string {
 }
 
 function funded(extra: Scenario = {}): Scenario {
-  return { accounts: [{ apiKey: KEY, trx: 10_000_000_000 }], activatedAddresses: [PLEDGE, address(1), address(2)], ...extra };
+  return {
+    accounts: [{ apiKey: KEY, trx: 10_000_000_000 }],
+    activatedAddresses: [PLEDGE, address(1), address(2)],
+    ...extra,
+  };
 }
 
 describe('outcome rules', () => {
   it('forces the outcome of orders to a matching pledgeAddress only', () => {
     const clock = createManualClock();
-    const engine = createEngine({ clock, seed: 1, scenario: funded({ rules: [{ match: { pledgeAddress: address(1) }, outcome: 'FAILED' }] }) });
+    const engine = createEngine({
+      clock,
+      seed: 1,
+      scenario: funded({ rules: [{ match: { pledgeAddress: address(1) }, outcome: 'FAILED' }] }),
+    });
     const account = engine.authenticate(KEY)!;
-    const hit = engine.createOrder(account, { pledgeAddress: address(1), rentalCount: 65_000, period: '1h' }).order;
-    const miss = engine.createOrder(account, { pledgeAddress: address(2), rentalCount: 65_000, period: '1h' }).order;
-    const hitAgain = engine.createOrder(account, { pledgeAddress: address(1), rentalCount: 65_000, period: '1h' }).order;
+    const hit = engine.createOrder(account, {
+      pledgeAddress: address(1),
+      rentalCount: 65_000,
+      period: '1h',
+    }).order;
+    const miss = engine.createOrder(account, {
+      pledgeAddress: address(2),
+      rentalCount: 65_000,
+      period: '1h',
+    }).order;
+    const hitAgain = engine.createOrder(account, {
+      pledgeAddress: address(1),
+      rentalCount: 65_000,
+      period: '1h',
+    }).order;
     clock.advance(20_000);
     expect([hit.status, miss.status, hitAgain.status]).toEqual(['REFUNDED', 'COMPLETED', 'REFUNDED']);
     expect(hit.forced).toBe(true);
     expect(miss.forced).toBe(false);
     // A rule without `times` stays.
-    expect(engine.rules.list()).toEqual([{ id: 'rule-1', match: { pledgeAddress: address(1) }, outcome: 'FAILED', used: 2 }]);
+    expect(engine.rules.list()).toEqual([
+      { id: 'rule-1', match: { pledgeAddress: address(1) }, outcome: 'FAILED', used: 2 },
+    ]);
   });
 
   it('forces the outcome of the order with a matching outOrderNo only', () => {
     const clock = createManualClock();
-    const engine = createEngine({ clock, seed: 1, scenario: funded({ rules: [{ match: { outOrderNo: 'doomed' }, outcome: 'FAILED' }] }) });
+    const engine = createEngine({
+      clock,
+      seed: 1,
+      scenario: funded({ rules: [{ match: { outOrderNo: 'doomed' }, outcome: 'FAILED' }] }),
+    });
     const account = engine.authenticate(KEY)!;
-    const plain = engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' }).order;
-    const other = engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h', outOrderNo: 'fine' }).order;
-    const doomed = engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h', outOrderNo: 'doomed' }).order;
+    const plain = engine.createOrder(account, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+    }).order;
+    const other = engine.createOrder(account, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+      outOrderNo: 'fine',
+    }).order;
+    const doomed = engine.createOrder(account, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+      outOrderNo: 'doomed',
+    }).order;
     clock.advance(20_000);
     expect([plain.status, other.status, doomed.status]).toEqual(['COMPLETED', 'COMPLETED', 'REFUNDED']);
   });
@@ -48,15 +88,33 @@ describe('outcome rules', () => {
       clock,
       seed: 1,
       scenario: {
-        accounts: [{ apiKey: 'a', trx: 1_000_000_000 }, { apiKey: 'b', trx: 1_000_000_000 }],
+        accounts: [
+          { apiKey: 'a', trx: 1_000_000_000 },
+          { apiKey: 'b', trx: 1_000_000_000 },
+        ],
         rules: [{ match: { pledgeAddress: address(1), outOrderNo: 'x' }, outcome: 'FAILED' }],
       },
     });
     const a = engine.authenticate('a')!;
     const b = engine.authenticate('b')!;
-    const onlyAddress = engine.createOrder(a, { pledgeAddress: address(1), rentalCount: 65_000, period: '1h', outOrderNo: 'y' }).order;
-    const onlyNo = engine.createOrder(a, { pledgeAddress: address(2), rentalCount: 65_000, period: '1h', outOrderNo: 'x' }).order;
-    const both = engine.createOrder(b, { pledgeAddress: address(1), rentalCount: 65_000, period: '1h', outOrderNo: 'x' }).order;
+    const onlyAddress = engine.createOrder(a, {
+      pledgeAddress: address(1),
+      rentalCount: 65_000,
+      period: '1h',
+      outOrderNo: 'y',
+    }).order;
+    const onlyNo = engine.createOrder(a, {
+      pledgeAddress: address(2),
+      rentalCount: 65_000,
+      period: '1h',
+      outOrderNo: 'x',
+    }).order;
+    const both = engine.createOrder(b, {
+      pledgeAddress: address(1),
+      rentalCount: 65_000,
+      period: '1h',
+      outOrderNo: 'x',
+    }).order;
     expect([onlyAddress.outcome, onlyNo.outcome, both.outcome]).toEqual(['COMPLETED', 'COMPLETED', 'FAILED']);
   });
 
@@ -68,7 +126,10 @@ describe('outcome rules', () => {
     expect(rule).toEqual({ id: 'rule-1', match: {}, outcome: 'FAILED', times: 3, used: 0 });
     const outcomes: string[] = [];
     for (let i = 0; i < 5; i++) {
-      outcomes.push(engine.createOrder(account, { pledgeAddress: address(i), rentalCount: 65_000, period: '1h' }).order.outcome);
+      outcomes.push(
+        engine.createOrder(account, { pledgeAddress: address(i), rentalCount: 65_000, period: '1h' }).order
+          .outcome,
+      );
       if (i === 1) expect(engine.rules.list()).toEqual([{ ...rule, used: 2 }]);
     }
     expect(outcomes).toEqual(['FAILED', 'FAILED', 'FAILED', 'COMPLETED', 'COMPLETED']);
@@ -77,10 +138,22 @@ describe('outcome rules', () => {
 
   it('forces COMPLETED over a failure rate of 1', () => {
     const clock = createManualClock();
-    const engine = createEngine({ clock, seed: 1, scenario: funded({ settings: { failureRate: 1 }, rules: [{ outcome: 'COMPLETED', times: 1 }] }) });
+    const engine = createEngine({
+      clock,
+      seed: 1,
+      scenario: funded({ settings: { failureRate: 1 }, rules: [{ outcome: 'COMPLETED', times: 1 }] }),
+    });
     const account = engine.authenticate(KEY)!;
-    const forced = engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' }).order;
-    const free = engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' }).order;
+    const forced = engine.createOrder(account, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+    }).order;
+    const free = engine.createOrder(account, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+    }).order;
     expect([forced.outcome, free.outcome]).toEqual(['COMPLETED', 'FAILED']);
   });
 
@@ -90,10 +163,14 @@ describe('outcome rules', () => {
       const engine = createEngine({
         clock,
         seed: 1,
-        scenario: funded({ settings: { timing }, rules: [{ outcome: 'COMPLETED', delayMs: 12_345 }, ] }),
+        scenario: funded({ settings: { timing }, rules: [{ outcome: 'COMPLETED', delayMs: 12_345 }] }),
       });
       const account = engine.authenticate(KEY)!;
-      const { order } = engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' });
+      const { order } = engine.createOrder(account, {
+        pledgeAddress: PLEDGE,
+        rentalCount: 65_000,
+        period: '1h',
+      });
       clock.advance(12_344);
       expect(order.status).toBe('PROCESSING');
       clock.advance(1);
@@ -105,9 +182,17 @@ describe('outcome rules', () => {
 
   it('fixes the time to a forced failure with delayMs and refunds after it', () => {
     const clock = createManualClock();
-    const engine = createEngine({ clock, seed: 1, scenario: funded({ rules: [{ outcome: 'FAILED', delayMs: 100 }] }) });
+    const engine = createEngine({
+      clock,
+      seed: 1,
+      scenario: funded({ rules: [{ outcome: 'FAILED', delayMs: 100 }] }),
+    });
     const account = engine.authenticate(KEY)!;
-    const { order } = engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' });
+    const { order } = engine.createOrder(account, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+    });
     clock.advance(100);
     expect(order.status).toBe('FAILED');
     expect(order.outcomeAt - order.createdAt).toBe(100);
@@ -118,8 +203,16 @@ describe('outcome rules', () => {
 
   it('delivers an order with delayMs 0 before createOrder returns', () => {
     const clock = createManualClock();
-    const engine = createEngine({ clock, seed: 1, scenario: funded({ rules: [{ outcome: 'COMPLETED', delayMs: 0 }] }) });
-    const { order } = engine.createOrder(engine.authenticate(KEY)!, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' });
+    const engine = createEngine({
+      clock,
+      seed: 1,
+      scenario: funded({ rules: [{ outcome: 'COMPLETED', delayMs: 0 }] }),
+    });
+    const { order } = engine.createOrder(engine.authenticate(KEY)!, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+    });
     expect(order.status).toBe('COMPLETED');
   });
 
@@ -129,10 +222,18 @@ describe('outcome rules', () => {
     const account = engine.authenticate(KEY)!;
     const first = engine.rules.add({ match: { pledgeAddress: address(1) }, outcome: 'FAILED', times: 1 });
     const second = engine.rules.add({ match: {}, outcome: 'COMPLETED', delayMs: 777, times: 2 });
-    const a = engine.createOrder(account, { pledgeAddress: address(1), rentalCount: 65_000, period: '1h' }).order;
+    const a = engine.createOrder(account, {
+      pledgeAddress: address(1),
+      rentalCount: 65_000,
+      period: '1h',
+    }).order;
     expect(a.outcome).toBe('FAILED');
     expect(engine.rules.list()).toEqual([{ ...second, used: 0 }]);
-    const b = engine.createOrder(account, { pledgeAddress: address(1), rentalCount: 65_000, period: '1h' }).order;
+    const b = engine.createOrder(account, {
+      pledgeAddress: address(1),
+      rentalCount: 65_000,
+      period: '1h',
+    }).order;
     expect(b.outcome).toBe('COMPLETED');
     expect(b.outcomeAfter).toBe(777);
     expect(first.id).toBe('rule-1');
@@ -145,8 +246,16 @@ describe('outcome rules', () => {
     const account = engine.authenticate(KEY)!;
     engine.rules.add({ match: {}, outcome: 'COMPLETED', times: 1 });
     engine.rules.add({ match: { pledgeAddress: address(1) }, outcome: 'FAILED' });
-    const a = engine.createOrder(account, { pledgeAddress: address(1), rentalCount: 65_000, period: '1h' }).order;
-    const b = engine.createOrder(account, { pledgeAddress: address(1), rentalCount: 65_000, period: '1h' }).order;
+    const a = engine.createOrder(account, {
+      pledgeAddress: address(1),
+      rentalCount: 65_000,
+      period: '1h',
+    }).order;
+    const b = engine.createOrder(account, {
+      pledgeAddress: address(1),
+      rentalCount: 65_000,
+      period: '1h',
+    }).order;
     expect([a.outcome, b.outcome]).toEqual(['COMPLETED', 'FAILED']);
   });
 
@@ -160,17 +269,29 @@ describe('outcome rules', () => {
     expect(engine.rules.remove(doomed.id)).toBe(false);
     expect(engine.rules.remove('rule-99')).toBe(false);
     expect(engine.rules.list().map((r) => r.id)).toEqual([kept.id]);
-    expect(engine.createOrder(account, { pledgeAddress: address(1), rentalCount: 65_000, period: '1h' }).order.outcome).toBe('COMPLETED');
-    expect(engine.createOrder(account, { pledgeAddress: address(2), rentalCount: 65_000, period: '1h' }).order.outcome).toBe('FAILED');
+    expect(
+      engine.createOrder(account, { pledgeAddress: address(1), rentalCount: 65_000, period: '1h' }).order
+        .outcome,
+    ).toBe('COMPLETED');
+    expect(
+      engine.createOrder(account, { pledgeAddress: address(2), rentalCount: 65_000, period: '1h' }).order
+        .outcome,
+    ).toBe('FAILED');
   });
 
   it('drops every rule on clear(), and keeps numbering new rules after it', () => {
     const clock = createManualClock();
-    const engine = createEngine({ clock, seed: 1, scenario: funded({ rules: [{ outcome: 'FAILED' }, { outcome: 'FAILED' }] }) });
+    const engine = createEngine({
+      clock,
+      seed: 1,
+      scenario: funded({ rules: [{ outcome: 'FAILED' }, { outcome: 'FAILED' }] }),
+    });
     const account = engine.authenticate(KEY)!;
     engine.rules.clear();
     expect(engine.rules.list()).toEqual([]);
-    expect(engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' }).order.outcome).toBe('COMPLETED');
+    expect(
+      engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' }).order.outcome,
+    ).toBe('COMPLETED');
     expect(engine.rules.add({ outcome: 'FAILED' }).id).toBe('rule-3');
   });
 
@@ -184,8 +305,14 @@ describe('outcome rules', () => {
     const [listed] = engine.rules.list();
     listed!.match.pledgeAddress = address(2);
     listed!.outcome = 'COMPLETED';
-    expect(engine.createOrder(account, { pledgeAddress: address(1), rentalCount: 65_000, period: '1h' }).order.outcome).toBe('FAILED');
-    expect(engine.createOrder(account, { pledgeAddress: address(2), rentalCount: 65_000, period: '1h' }).order.outcome).toBe('COMPLETED');
+    expect(
+      engine.createOrder(account, { pledgeAddress: address(1), rentalCount: 65_000, period: '1h' }).order
+        .outcome,
+    ).toBe('FAILED');
+    expect(
+      engine.createOrder(account, { pledgeAddress: address(2), rentalCount: 65_000, period: '1h' }).order
+        .outcome,
+    ).toBe('COMPLETED');
   });
 });
 
@@ -196,15 +323,28 @@ describe('address activation', () => {
     const account = engine.authenticate(KEY)!;
     const target = address(50);
     expect(engine.address(target)).toEqual({ address: target, activated: false });
-    const first = engine.createOrder(account, { pledgeAddress: target, rentalCount: 65_000, period: '1h' }).order;
+    const first = engine.createOrder(account, {
+      pledgeAddress: target,
+      rentalCount: 65_000,
+      period: '1h',
+    }).order;
     expect(first.activates).toBe(true);
     expect(engine.address(target)).toMatchObject({ activated: false, claimedByOrderId: first.id });
     clock.advance(first.processingAfter - 1);
     expect(engine.address(target).activated).toBe(false);
     clock.advance(1);
     expect(first.status).toBe('PROCESSING');
-    expect(engine.address(target)).toEqual({ address: target, activated: true, activatedAt: first.processingAt, activatedByOrderId: first.id });
-    expect(first.timeline()[1]).toEqual({ status: 'PROCESSING', at: first.processingAt, note: 'activated the pledge address' });
+    expect(engine.address(target)).toEqual({
+      address: target,
+      activated: true,
+      activatedAt: first.processingAt,
+      activatedByOrderId: first.id,
+    });
+    expect(first.timeline()[1]).toEqual({
+      status: 'PROCESSING',
+      at: first.processingAt,
+      note: 'activated the pledge address',
+    });
     clock.advance(20_000);
     expect(engine.address(target).activatedByOrderId).toBe(first.id);
     expect(engine.addresses().filter((r) => r.address === target)).toHaveLength(1);
@@ -212,12 +352,24 @@ describe('address activation', () => {
 
   it('does not re-activate for a second concurrent order to the same address, nor delay it', () => {
     const clock = createManualClock();
-    const engine = createEngine({ clock, seed: 3, scenario: funded({ settings: { activationDelayMs: 50_000 } }) });
+    const engine = createEngine({
+      clock,
+      seed: 3,
+      scenario: funded({ settings: { activationDelayMs: 50_000 } }),
+    });
     const account = engine.authenticate(KEY)!;
     const target = address(51);
-    const first = engine.createOrder(account, { pledgeAddress: target, rentalCount: 65_000, period: '1h' }).order;
+    const first = engine.createOrder(account, {
+      pledgeAddress: target,
+      rentalCount: 65_000,
+      period: '1h',
+    }).order;
     clock.advance(100);
-    const second = engine.createOrder(account, { pledgeAddress: target, rentalCount: 65_000, period: '1h' }).order;
+    const second = engine.createOrder(account, {
+      pledgeAddress: target,
+      rentalCount: 65_000,
+      period: '1h',
+    }).order;
     expect(first.activates).toBe(true);
     expect(second.activates).toBe(false);
     expect(first.outcomeAfter).toBeGreaterThanOrEqual(53_000);
@@ -238,9 +390,17 @@ describe('address activation', () => {
     const engine = createEngine({ clock, seed: 3, scenario: funded() });
     const account = engine.authenticate(KEY)!;
     const target = address(52);
-    const first = engine.createOrder(account, { pledgeAddress: target, rentalCount: 65_000, period: '1h' }).order;
+    const first = engine.createOrder(account, {
+      pledgeAddress: target,
+      rentalCount: 65_000,
+      period: '1h',
+    }).order;
     clock.advance(20_000);
-    const later = engine.createOrder(account, { pledgeAddress: target, rentalCount: 65_000, period: '1h' }).order;
+    const later = engine.createOrder(account, {
+      pledgeAddress: target,
+      rentalCount: 65_000,
+      period: '1h',
+    }).order;
     expect(later.activates).toBe(false);
     clock.advance(20_000);
     expect(engine.address(target).activatedByOrderId).toBe(first.id);
@@ -256,7 +416,11 @@ describe('address activation', () => {
         seed: 44,
         scenario: funded({ settings, activatedAddresses: activated ? [target] : [] }),
       });
-      const { order } = engine.createOrder(engine.authenticate(KEY)!, { pledgeAddress: target, rentalCount: 65_000, period: '1h' });
+      const { order } = engine.createOrder(engine.authenticate(KEY)!, {
+        pledgeAddress: target,
+        rentalCount: 65_000,
+        period: '1h',
+      });
       clock.advance(60_000);
       expect(order.status).toBe('COMPLETED');
       return order.outcomeAt - order.createdAt;
@@ -272,8 +436,17 @@ describe('address activation', () => {
     const clock = createManualClock();
     const engine = createEngine({ clock, seed: 3, scenario: funded() });
     expect(engine.address(PLEDGE)).toEqual({ address: PLEDGE, activated: true, activatedAt: clock.now() });
-    expect(engine.addresses().map((r) => r.address).sort()).toEqual([PLEDGE, address(1), address(2)].sort());
-    const { order } = engine.createOrder(engine.authenticate(KEY)!, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' });
+    expect(
+      engine
+        .addresses()
+        .map((r) => r.address)
+        .sort(),
+    ).toEqual([PLEDGE, address(1), address(2)].sort());
+    const { order } = engine.createOrder(engine.authenticate(KEY)!, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+    });
     expect(order.activates).toBe(false);
     clock.advance(20_000);
     expect(engine.address(PLEDGE).activatedByOrderId).toBeUndefined();
@@ -285,11 +458,22 @@ describe('address activation', () => {
     const account = engine.authenticate(KEY)!;
     const target = address(54);
     clock.advance(5_000);
-    expect(engine.setAddress(target, true)).toEqual({ address: target, activated: true, activatedAt: clock.now() });
-    expect(engine.createOrder(account, { pledgeAddress: target, rentalCount: 65_000, period: '1h' }).order.activates).toBe(false);
+    expect(engine.setAddress(target, true)).toEqual({
+      address: target,
+      activated: true,
+      activatedAt: clock.now(),
+    });
+    expect(
+      engine.createOrder(account, { pledgeAddress: target, rentalCount: 65_000, period: '1h' }).order
+        .activates,
+    ).toBe(false);
     expect(engine.setAddress(PLEDGE, false)).toEqual({ address: PLEDGE, activated: false });
     expect(engine.address(PLEDGE).activated).toBe(false);
-    const reactivating = engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' }).order;
+    const reactivating = engine.createOrder(account, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+    }).order;
     expect(reactivating.activates).toBe(true);
     clock.advance(20_000);
     expect(engine.address(PLEDGE)).toMatchObject({ activated: true, activatedByOrderId: reactivating.id });
@@ -302,18 +486,30 @@ describe('supply', () => {
     const engine = createEngine({ clock, seed: 5, scenario: funded() });
     const account = engine.authenticate(KEY)!;
     expect(engine.setSupply(100_000)).toEqual({ energy: 100_000, delegated: 0 });
-    const fits = engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' }).order;
+    const fits = engine.createOrder(account, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+    }).order;
     // Supply is taken when processing starts, so let the first order get there first.
     clock.advance(fits.processingAfter);
     expect(engine.supply()).toEqual({ energy: 100_000, delegated: 65_000 });
-    const tooMuch = engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' }).order;
+    const tooMuch = engine.createOrder(account, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+    }).order;
     const before = structuredClone(account.ledger);
     clock.advance(20_000);
     expect(fits.status).toBe('COMPLETED');
     expect(fits.failureReason).toBeUndefined();
     expect(tooMuch.status).toBe('REFUNDED');
     expect(tooMuch.failureReason).toBe('insufficient supply: 35000 energy left, 65000 ordered');
-    expect(tooMuch.timeline()[2]).toEqual({ status: 'FAILED', at: tooMuch.outcomeAt, note: tooMuch.failureReason });
+    expect(tooMuch.timeline()[2]).toEqual({
+      status: 'FAILED',
+      at: tooMuch.outcomeAt,
+      note: tooMuch.failureReason,
+    });
     expect(engine.supply()).toEqual({ energy: 100_000, delegated: 65_000 });
     expect(account.ledger.TRX.frozen).toBe(0);
     expect(account.ledger.TRX.available).toBe(before.TRX.available + 4_230_000);
@@ -337,7 +533,11 @@ describe('supply', () => {
     const clock = createManualClock();
     const engine = createEngine({ clock, seed: 5, scenario: funded({ supply: 65_000 }) });
     const account = engine.authenticate(KEY)!;
-    const rented = engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '10min' }).order;
+    const rented = engine.createOrder(account, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '10min',
+    }).order;
     clock.advance(10_000);
     expect(rented.status).toBe('COMPLETED');
     expect(engine.supply().delegated).toBe(65_000);
@@ -346,12 +546,20 @@ describe('supply', () => {
     expect(engine.supply().delegated).toBe(65_000);
     // An order processed a millisecond before the end finds no supply.
     engine.updateSettings({ timing: 'instant' });
-    const refused = engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 64_000, period: '1h' }).order;
+    const refused = engine.createOrder(account, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 64_000,
+      period: '1h',
+    }).order;
     expect(refused.status).toBe('REFUNDED');
     clock.advance(1);
     expect(engine.supply().delegated).toBe(0);
     expect(rented.status).toBe('COMPLETED');
-    const accepted = engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' }).order;
+    const accepted = engine.createOrder(account, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+    }).order;
     expect(accepted.status).toBe('COMPLETED');
     expect(engine.supply().delegated).toBe(65_000);
   });
@@ -359,8 +567,16 @@ describe('supply', () => {
   it('holds energy for the whole length of each period', () => {
     for (const period of ['1h', '1d', '30d'] as const) {
       const clock = createManualClock();
-      const engine = createEngine({ clock, seed: 5, scenario: funded({ supply: 1_000_000, settings: { timing: 'instant' } }) });
-      const order = engine.createOrder(engine.authenticate(KEY)!, { pledgeAddress: PLEDGE, rentalCount: 70_000, period }).order;
+      const engine = createEngine({
+        clock,
+        seed: 5,
+        scenario: funded({ supply: 1_000_000, settings: { timing: 'instant' } }),
+      });
+      const order = engine.createOrder(engine.authenticate(KEY)!, {
+        pledgeAddress: PLEDGE,
+        rentalCount: 70_000,
+        period,
+      }).order;
       expect(engine.supply().delegated).toBe(70_000);
       clock.advance(PERIOD_MS[period] - 1);
       expect(engine.supply().delegated).toBe(70_000);
@@ -375,7 +591,11 @@ describe('supply', () => {
     const engine = createEngine({ clock, seed: 5, scenario: funded({ supply: 10 }) });
     const account = engine.authenticate(KEY)!;
     expect(engine.setSupply(null)).toEqual({ energy: null, delegated: 0 });
-    const orders = Array.from({ length: 10 }, () => engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 10_000_000, period: '1h' }).order);
+    const orders = Array.from(
+      { length: 10 },
+      () =>
+        engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 10_000_000, period: '1h' }).order,
+    );
     clock.advance(20_000);
     expect(orders.every((o) => o.status === 'COMPLETED')).toBe(true);
     expect(engine.supply()).toEqual({ energy: null, delegated: 0 });
@@ -383,10 +603,23 @@ describe('supply', () => {
 
   it('lets a rule-forced COMPLETED order through whatever the supply', () => {
     const clock = createManualClock();
-    const engine = createEngine({ clock, seed: 5, scenario: funded({ supply: 0, rules: [{ match: { outOrderNo: 'vip' }, outcome: 'COMPLETED' }] }) });
+    const engine = createEngine({
+      clock,
+      seed: 5,
+      scenario: funded({ supply: 0, rules: [{ match: { outOrderNo: 'vip' }, outcome: 'COMPLETED' }] }),
+    });
     const account = engine.authenticate(KEY)!;
-    const vip = engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h', outOrderNo: 'vip' }).order;
-    const plain = engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' }).order;
+    const vip = engine.createOrder(account, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+      outOrderNo: 'vip',
+    }).order;
+    const plain = engine.createOrder(account, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+    }).order;
     clock.advance(20_000);
     expect(vip.status).toBe('COMPLETED');
     expect(vip.failureReason).toBeUndefined();
@@ -397,10 +630,22 @@ describe('supply', () => {
 
   it('reserves nothing for an order that fails anyway', () => {
     const clock = createManualClock();
-    const engine = createEngine({ clock, seed: 5, scenario: funded({ supply: 65_000, rules: [{ outcome: 'FAILED', times: 1 }] }) });
+    const engine = createEngine({
+      clock,
+      seed: 5,
+      scenario: funded({ supply: 65_000, rules: [{ outcome: 'FAILED', times: 1 }] }),
+    });
     const account = engine.authenticate(KEY)!;
-    const failed = engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' }).order;
-    const next = engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' }).order;
+    const failed = engine.createOrder(account, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+    }).order;
+    const next = engine.createOrder(account, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+    }).order;
     clock.advance(20_000);
     expect(failed.status).toBe('REFUNDED');
     expect(failed.failureReason).toBeUndefined();

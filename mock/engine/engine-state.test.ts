@@ -13,7 +13,6 @@ function address(n: number): string {
   return encodeTronAddress(new Uint8Array(20).fill(n));
 }
 
-
 /** A fresh copy each call, so that no test can change another's scenario. */
 const scenario = (): Scenario => ({
   settings: { failureRate: 0.2 },
@@ -21,7 +20,10 @@ const scenario = (): Scenario => ({
     { apiKey: 'demo-key', trx: 1_000_000_000, usdt: 100_000_000, referralCount: 2 },
     { apiKey: 'second', usdt: 5_000_000 },
   ],
-  rules: [{ match: { pledgeAddress: address(7) }, outcome: 'FAILED', times: 2 }, { match: { outOrderNo: 'slow' }, outcome: 'COMPLETED', delayMs: 9_000 }],
+  rules: [
+    { match: { pledgeAddress: address(7) }, outcome: 'FAILED', times: 2 },
+    { match: { outOrderNo: 'slow' }, outcome: 'COMPLETED', delayMs: 9_000 },
+  ],
   activatedAddresses: [PLEDGE],
   supply: 500_000,
 });
@@ -33,7 +35,12 @@ describe('reset', () => {
     const demo = engine.authenticate('demo-key')!;
     const initialWallet = demo.walletAddress;
     const initialRules = engine.rules.list();
-    const order = engine.createOrder(demo, { pledgeAddress: address(7), rentalCount: 65_000, period: '1h', outOrderNo: 'o-1' }).order;
+    const order = engine.createOrder(demo, {
+      pledgeAddress: address(7),
+      rentalCount: 65_000,
+      period: '1h',
+      outOrderNo: 'o-1',
+    }).order;
     engine.createOrder(demo, { pledgeAddress: address(8), rentalCount: 65_000, period: '1h' });
     engine.deposit(demo, { trx: 5_000_000 });
     engine.rules.clear();
@@ -51,8 +58,18 @@ describe('reset', () => {
     expect(fresh).not.toBe(demo);
     expect(fresh.walletAddress).toBe(initialWallet);
     expect(fresh.referralCount).toBe(2);
-    expect(fresh.ledger.TRX).toEqual({ deposited: 1_000_000_000, available: 1_000_000_000, frozen: 0, spent: 0 });
-    expect(fresh.ledger.USDT).toEqual({ deposited: 100_000_000, available: 100_000_000, frozen: 0, spent: 0 });
+    expect(fresh.ledger.TRX).toEqual({
+      deposited: 1_000_000_000,
+      available: 1_000_000_000,
+      frozen: 0,
+      spent: 0,
+    });
+    expect(fresh.ledger.USDT).toEqual({
+      deposited: 100_000_000,
+      available: 100_000_000,
+      frozen: 0,
+      spent: 0,
+    });
     expect(engine.orders(fresh)).toEqual([]);
     expect(rejection(() => engine.findOrder(fresh, { orderId: order.id })).kind).toBe('orderNotFound');
     expect(rejection(() => engine.findOrder(fresh, { outOrderNo: 'o-1' })).kind).toBe('orderNotFound');
@@ -79,7 +96,11 @@ describe('reset', () => {
     expect(engine.rules.list().map((r) => r.id)).toEqual(['rule-2']);
     engine.reset();
     const again = engine.authenticate('demo-key')!;
-    const outcomes = [1, 2, 3].map(() => engine.createOrder(again, { pledgeAddress: address(7), rentalCount: 65_000, period: '1h' }).order.outcome);
+    const outcomes = [1, 2, 3].map(
+      () =>
+        engine.createOrder(again, { pledgeAddress: address(7), rentalCount: 65_000, period: '1h' }).order
+          .outcome,
+    );
     expect(outcomes.slice(0, 2)).toEqual(['FAILED', 'FAILED']);
     expect(engine.rules.list().map((r) => r.id)).toEqual(['rule-2']);
   });
@@ -88,13 +109,22 @@ describe('reset', () => {
     const run = (engine: ReturnType<typeof createEngine>, clock: { advance(ms: number): number }) => {
       const demo = engine.authenticate('demo-key')!;
       const orders = [0, 1, 2, 3, 4].map((i) => {
-        const order = engine.createOrder(demo, { pledgeAddress: address(i), rentalCount: 65_000, period: '1h' }).order;
+        const order = engine.createOrder(demo, {
+          pledgeAddress: address(i),
+          rentalCount: 65_000,
+          period: '1h',
+        }).order;
         clock.advance(1_234);
         return order;
       });
       clock.advance(30_000);
       const created = engine.createAccount({ apiKey: 'late' }).account;
-      return { ids: orders.map((o) => o.id), txIds: orders.map((o) => o.txId), statuses: orders.map((o) => o.status), wallet: created.walletAddress };
+      return {
+        ids: orders.map((o) => o.id),
+        txIds: orders.map((o) => o.txId),
+        statuses: orders.map((o) => o.status),
+        wallet: created.walletAddress,
+      };
     };
     const usedClock = createManualClock();
     const used = createEngine({ clock: usedClock, seed: 42, scenario: scenario() });
@@ -155,7 +185,11 @@ describe('settings', () => {
     const clock = createManualClock();
     const plain = createEngine({ clock, seed: 1 });
     expect(plain.settings()).toEqual(DEFAULT_SETTINGS);
-    const custom = createEngine({ clock: createManualClock(), seed: 1, scenario: { settings: { failureRate: 0.4, prices: { '1h': 70 } } } });
+    const custom = createEngine({
+      clock: createManualClock(),
+      seed: 1,
+      scenario: { settings: { failureRate: 0.4, prices: { '1h': 70 } } },
+    });
     expect(custom.settings().failureRate).toBe(0.4);
     expect(custom.settings().prices).toEqual({ ...DEFAULT_PRICES, '1h': 70 });
     expect(custom.quote(65_000, '1h').trxPrice).toBe('4.55');
@@ -204,7 +238,11 @@ describe('settings', () => {
     const engine = createEngine({ clock: createManualClock(), seed: 1 });
     const events: string[] = [];
     engine.subscribe((e) => events.push(e.type));
-    const next = engine.updateSettings({ prices: { '1d': 81 }, duplicateOutOrderNo: 'reject', activationDelayMs: 5 });
+    const next = engine.updateSettings({
+      prices: { '1d': 81 },
+      duplicateOutOrderNo: 'reject',
+      activationDelayMs: 5,
+    });
     expect(next.prices).toEqual({ ...DEFAULT_PRICES, '1d': 81 });
     expect(next.duplicateOutOrderNo).toBe('reject');
     expect(next.activationDelayMs).toBe(5);
@@ -219,11 +257,21 @@ describe('settings', () => {
 
   it('fails every order without a rule at failureRate 1 and none at 0', () => {
     const clock = createManualClock();
-    const engine = createEngine({ clock, seed: 1, scenario: { ...DEMO_SCENARIO, settings: { failureRate: 1 } } });
+    const engine = createEngine({
+      clock,
+      seed: 1,
+      scenario: { ...DEMO_SCENARIO, settings: { failureRate: 1 } },
+    });
     const demo = engine.authenticate('demo-key')!;
-    const failing = Array.from({ length: 10 }, () => engine.createOrder(demo, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' }).order);
+    const failing = Array.from(
+      { length: 10 },
+      () => engine.createOrder(demo, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' }).order,
+    );
     engine.updateSettings({ failureRate: 0 });
-    const passing = Array.from({ length: 10 }, () => engine.createOrder(demo, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' }).order);
+    const passing = Array.from(
+      { length: 10 },
+      () => engine.createOrder(demo, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' }).order,
+    );
     expect(failing.every((o) => o.outcome === 'FAILED')).toBe(true);
     expect(passing.every((o) => o.outcome === 'COMPLETED')).toBe(true);
   });
@@ -232,12 +280,24 @@ describe('settings', () => {
     const clock = createManualClock();
     const engine = createEngine({ clock, seed: 1, scenario: DEMO_SCENARIO });
     const demo = engine.authenticate('demo-key')!;
-    const before = engine.createOrder(demo, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' }).order;
+    const before = engine.createOrder(demo, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+    }).order;
     engine.updateSettings({ prices: { '1h': 100 } });
-    const after = engine.createOrder(demo, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' }).order;
+    const after = engine.createOrder(demo, {
+      pledgeAddress: PLEDGE,
+      rentalCount: 65_000,
+      period: '1h',
+    }).order;
     expect(before.amount).toBe(4_230_000);
     expect(after.amount).toBe(6_500_000);
-    expect(engine.quote(65_000, '1h')).toMatchObject({ sunPerUnit: 100, costSun: 6_500_000, trxPrice: '6.50' });
+    expect(engine.quote(65_000, '1h')).toMatchObject({
+      sunPerUnit: 100,
+      costSun: 6_500_000,
+      trxPrice: '6.50',
+    });
   });
 });
 
@@ -245,16 +305,26 @@ describe('two engines in one process', () => {
   it('keep their orders on pages of their own, and a reset of one leaves the other as it was', () => {
     type Paged = { page: unknown }; // Order's private page, looked at here only
     const clock = createManualClock();
-    const [a, b] = [createEngine({ clock, seed: 5, scenario: scenario() }), createEngine({ clock, seed: 5, scenario: scenario() })];
+    const [a, b] = [
+      createEngine({ clock, seed: 5, scenario: scenario() }),
+      createEngine({ clock, seed: 5, scenario: scenario() }),
+    ];
     const aloneClock = createManualClock();
     const alone = createEngine({ clock: aloneClock, seed: 5, scenario: scenario() });
     const payer = (engine: typeof a) => engine.authenticate('demo-key')!;
     const [payerA, payerB, payerAlone] = [payer(a), payer(b), payer(alone)];
     const pagesOf = { a: new Set<unknown>(), b: new Set<unknown>() };
     for (let i = 0; i < 300; i++) {
-      const input = { pledgeAddress: address(1 + (i % 5)), rentalCount: 65_000, period: '1h' as const, outOrderNo: `o-${i}` };
+      const input = {
+        pledgeAddress: address(1 + (i % 5)),
+        rentalCount: 65_000,
+        period: '1h' as const,
+        outOrderNo: `o-${i}`,
+      };
       pagesOf.a.add((a.createOrder(payerA, input).order as unknown as Paged).page);
-      pagesOf.b.add((b.createOrder(payerB, { ...input, rentalCount: 70_000 }).order as unknown as Paged).page);
+      pagesOf.b.add(
+        (b.createOrder(payerB, { ...input, rentalCount: 70_000 }).order as unknown as Paged).page,
+      );
       alone.createOrder(payerAlone, input);
       clock.advance(10);
       aloneClock.advance(10);
@@ -262,11 +332,13 @@ describe('two engines in one process', () => {
     expect(pagesOf.a.size).toBe(2);
     for (const page of pagesOf.a) expect(pagesOf.b.has(page)).toBe(false);
     // Interleaved with b, a gives the very ids and txIds the engine run alone gives.
-    const view = (engine: typeof a) => engine.orders(engine.accounts()[0]!).map((o) => [o.id, o.plannedTxId, o.createdAt, o.amount]);
+    const view = (engine: typeof a) =>
+      engine.orders(engine.accounts()[0]!).map((o) => [o.id, o.plannedTxId, o.createdAt, o.amount]);
     expect(view(a)).toEqual(view(alone));
     const before = view(b);
     a.reset();
-    for (let i = 0; i < 10; i++) a.createOrder(payer(a), { pledgeAddress: PLEDGE, rentalCount: 80_000, period: '10min' });
+    for (let i = 0; i < 10; i++)
+      a.createOrder(payer(a), { pledgeAddress: PLEDGE, rentalCount: 80_000, period: '10min' });
     expect(view(b)).toEqual(before);
     expect(b.checkInvariants()).toEqual([]);
   });
@@ -278,13 +350,18 @@ describe('snapshot and restore', () => {
     const engine = createEngine({ clock, seed: 5, scenario: scenario() });
     const account = engine.authenticate('demo-key')!;
     for (let i = 0; i < 12; i++) {
-      engine.createOrder(account, { pledgeAddress: address(1 + (i % 8)), rentalCount: 65_000 + 10_000 * i, period: i % 2 ? '1h' : '10min', outOrderNo: `o-${i}` });
+      engine.createOrder(account, {
+        pledgeAddress: address(1 + (i % 8)),
+        rentalCount: 65_000 + 10_000 * i,
+        period: i % 2 ? '1h' : '10min',
+        outOrderNo: `o-${i}`,
+      });
       clock.advance(1_700);
     }
     const saved = engine.snapshot();
-    // What older state files or a long downtime can hold: offsets past 32 bits, fractions, a hand-written txId.
-    // (A restore checks the timeline runs forward and a COMPLETED order's txId is hex, so the
-    // later steps move along, and the odd txId sits on an order not yet delivered.)
+    // What older state files or a long downtime can hold: offsets past 32 bits, fractions, a hand-written
+    // txId. (A restore checks the timeline runs forward and a COMPLETED order's txId is hex, so the later
+    // steps move along, and the odd txId sits on an order not yet delivered.)
     const late = saved.orders[0]!;
     late.processingAt = late.createdAt + 40 * 86_400_000 + 0.25;
     late.outcomeAt = late.processingAt + 1;
@@ -301,8 +378,14 @@ describe('snapshot and restore', () => {
     else if (big.status !== 'REFUNDED') book.frozen += extra;
     else book.available += extra;
     saved.orders[2]!.refundAfter = 2 ** 33;
-    const restored = createEngine({ clock: createManualClock(DEFAULT_MANUAL_START), seed: 5, restore: structuredClone(saved) });
+    const restored = createEngine({
+      clock: createManualClock(DEFAULT_MANUAL_START),
+      seed: 5,
+      restore: structuredClone(saved),
+    });
     expect({ ...restored.snapshot(), savedAt: saved.savedAt }).toEqual(saved);
-    expect(restored.findOrder(restored.accounts()[0]!, { outOrderNo: 'o-11' }).plannedTxId).toBe('written-by-hand');
+    expect(restored.findOrder(restored.accounts()[0]!, { outOrderNo: 'o-11' }).plannedTxId).toBe(
+      'written-by-hand',
+    );
   });
 });

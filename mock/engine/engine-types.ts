@@ -40,7 +40,6 @@ export interface EngineOptions {
   restore?: EngineSnapshot;
 }
 
-
 /** What changed, for live views. */
 export type EngineEvent =
   | { type: 'order'; order: Order }
@@ -70,7 +69,10 @@ export interface Engine {
   createOrder(account: Account, input: CreateOrderInput): { order: Order; duplicate: boolean };
   /** Finds an order of this account; `orderId` wins over `outOrderNo` when both are given. */
   findOrder(account: Account, ref: { orderId?: string | undefined; outOrderNo?: string | undefined }): Order;
-  createAccount(input?: { apiKey?: string; trx?: number; usdt?: number; referralCount?: number }): { apiKey: string; account: Account };
+  createAccount(input?: { apiKey?: string; trx?: number; usdt?: number; referralCount?: number }): {
+    apiKey: string;
+    account: Account;
+  };
   deposit(account: Account, amounts: { trx?: number; usdt?: number }): Account;
   accounts(): Account[];
   orders(account: Account, filter?: { status?: OrderStatusCode; limit?: number }): Order[];

@@ -3,7 +3,14 @@
  * outcome rules, supply and the order lifecycle, all driven by an injected clock and
  * a seeded random source. It knows nothing of HTTP.
  */
-import { accountFromSnapshot, accountSnapshot, createAccountRecord, digestKey, generateApiKey, type Account } from './accounts.ts';
+import {
+  accountFromSnapshot,
+  accountSnapshot,
+  createAccountRecord,
+  digestKey,
+  generateApiKey,
+  type Account,
+} from './accounts.ts';
 import { createAddressRegistry, type AddressRegistry } from './address-registry.ts';
 import { booksProblems } from './books-check.ts';
 import { deposit, releaseFrozen, spendFrozen } from './ledger.ts';
@@ -24,7 +31,15 @@ import { refuseIfBroken, snapshotProblems } from './snapshot-check.ts';
 import { planDelays } from './timing.ts';
 import type { Engine, EngineEvent, EngineOptions, Scenario } from './engine-types.ts';
 
-export type { AccountSeed, CreateOrderInput, Engine, EngineEvent, EngineOptions, Scenario, Supply } from './engine-types.ts';
+export type {
+  AccountSeed,
+  CreateOrderInput,
+  Engine,
+  EngineEvent,
+  EngineOptions,
+  Scenario,
+  Supply,
+} from './engine-types.ts';
 
 /** The demo account of the default scenario. */
 export const DEMO_SCENARIO: Scenario = {
@@ -78,7 +93,9 @@ export function createEngine(options: EngineOptions): Engine {
     settings = applySettings(DEFAULT_SETTINGS, scenario.settings ?? {});
     accountsByDigest = new Map();
     accountList = [];
-    registry = createAddressRegistry(scenario.activatedAddresses ?? [], clock.now(), [], { capacity: () => settings.maxStoredAddresses });
+    registry = createAddressRegistry(scenario.activatedAddresses ?? [], clock.now(), [], {
+      capacity: () => settings.maxStoredAddresses,
+    });
     orders = createOrderStore(registry);
     rules = createOutcomeRules();
     for (const rule of scenario.rules ?? []) rules.add(rule);
@@ -167,7 +184,10 @@ export function createEngine(options: EngineOptions): Engine {
     supplyEnergy = saved.supply.energy;
     delegated = saved.supply.delegated;
     rules.restore(saved.rules);
-    registry = createAddressRegistry([], clock.now(), saved.addresses, { capacity: () => settings.maxStoredAddresses, keep: scenario.activatedAddresses ?? [] });
+    registry = createAddressRegistry([], clock.now(), saved.addresses, {
+      capacity: () => settings.maxStoredAddresses,
+      keep: scenario.activatedAddresses ?? [],
+    });
     orders = createOrderStore(registry);
     accountsByDigest = new Map();
     accountList = [];
@@ -269,10 +289,12 @@ export function createEngine(options: EngineOptions): Engine {
     },
 
     findOrder(account, ref) {
-      const order = ref.orderId !== undefined ? orders.get(ref.orderId) : account.byOutOrderNo.get(ref.outOrderNo ?? '');
+      const order =
+        ref.orderId !== undefined ? orders.get(ref.orderId) : account.byOutOrderNo.get(ref.outOrderNo ?? '');
       // Another account's order is reported exactly like a missing one, so ids cannot be probed.
       if (!order || order.account !== account) {
-        const which = ref.orderId !== undefined ? `orderId '${ref.orderId}'` : `outOrderNo '${ref.outOrderNo}'`;
+        const which =
+          ref.orderId !== undefined ? `orderId '${ref.orderId}'` : `outOrderNo '${ref.outOrderNo}'`;
         throw new SimulatorError('orderNotFound', `Order not found: no order of this account has ${which}.`);
       }
       return order;
@@ -281,7 +303,10 @@ export function createEngine(options: EngineOptions): Engine {
     createAccount(input = {}) {
       const apiKey = input.apiKey ?? generateApiKey();
       if (accountsByDigest.has(digestKey(apiKey))) {
-        throw new SimulatorError('conflict', 'An account with that apiKey exists already; choose another key or omit it to get a generated one.');
+        throw new SimulatorError(
+          'conflict',
+          'An account with that apiKey exists already; choose another key or omit it to get a generated one.',
+        );
       }
       const account = createAccountRecord(accountList.length + 1, apiKey, random, input.referralCount ?? 0);
       created++;

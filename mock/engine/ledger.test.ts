@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { checkLedger, createLedger, deposit, releaseFrozen, spendFrozen, tryFreeze, type Ledger } from './ledger.ts';
+import {
+  checkLedger,
+  createLedger,
+  deposit,
+  releaseFrozen,
+  spendFrozen,
+  tryFreeze,
+  type Ledger,
+} from './ledger.ts';
 import { MAX_AMOUNT } from './money.ts';
 import { SimulatorError } from './simulator-error.ts';
 
@@ -26,7 +34,12 @@ describe('ledger', () => {
     expect(ledger.TRX).toEqual({ deposited: 10_000_000, available: 5_770_000, frozen: 4_230_000, spent: 0 });
     expect(tryFreeze(ledger, 'TRX', 1_000_000)).toBe(true);
     spendFrozen(ledger, 'TRX', 4_230_000);
-    expect(ledger.TRX).toEqual({ deposited: 10_000_000, available: 4_770_000, frozen: 1_000_000, spent: 4_230_000 });
+    expect(ledger.TRX).toEqual({
+      deposited: 10_000_000,
+      available: 4_770_000,
+      frozen: 1_000_000,
+      spent: 4_230_000,
+    });
     releaseFrozen(ledger, 'TRX', 1_000_000);
     expect(ledger.TRX).toEqual({ deposited: 10_000_000, available: 5_770_000, frozen: 0, spent: 4_230_000 });
     expect(ledger.USDT).toEqual({ deposited: 0, available: 0, frozen: 0, spent: 0 });

@@ -32,7 +32,9 @@ export function createLedger(): Ledger {
 export function deposit(ledger: Ledger, currency: CurrencyCode, units: number): void {
   const book = ledger[currency];
   if (!Number.isSafeInteger(units) || units < 0) {
-    throw SimulatorError.invalidParameter(`A deposit is a whole, non-negative number of smallest units (got ${units} ${currency}).`);
+    throw SimulatorError.invalidParameter(
+      `A deposit is a whole, non-negative number of smallest units (got ${units} ${currency}).`,
+    );
   }
   if (book.deposited + units > MAX_AMOUNT) {
     throw SimulatorError.invalidParameter(
@@ -72,10 +74,13 @@ export function checkLedger(ledger: Ledger, owner: string): string[] {
   for (const currency of ['TRX', 'USDT'] as const) {
     const b = ledger[currency];
     if (b.available + b.frozen + b.spent !== b.deposited) {
-      problems.push(`${owner} ${currency}: available ${b.available} + frozen ${b.frozen} + spent ${b.spent} != deposited ${b.deposited}`);
+      problems.push(
+        `${owner} ${currency}: available ${b.available} + frozen ${b.frozen} + spent ${b.spent} != deposited ${b.deposited}`,
+      );
     }
     for (const key of ['available', 'frozen', 'spent', 'deposited'] as const) {
-      if (b[key] < 0 || !Number.isSafeInteger(b[key])) problems.push(`${owner} ${currency} ${key} is ${b[key]}`);
+      if (b[key] < 0 || !Number.isSafeInteger(b[key]))
+        problems.push(`${owner} ${currency} ${key} is ${b[key]}`);
     }
   }
   return problems;

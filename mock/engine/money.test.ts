@@ -3,7 +3,6 @@ import fc from 'fast-check';
 import { formatFixed, formatUnits, MAX_AMOUNT, parseUnits, roundHalfUp } from './money.ts';
 import { rejection } from './test-support.ts';
 
-
 describe('parseUnits', () => {
   it('parses decimal strings into smallest units', () => {
     expect(parseUnits('4.23')).toBe(4_230_000);
@@ -56,7 +55,20 @@ describe('formatUnits', () => {
   });
 
   it('round-trips with parseUnits for every kind of fraction', () => {
-    const samples = [0, 1, 9, 10, 99_999, 100_000, 999_999, 1_000_000, 1_000_001, 4_225_000, 123_456_789, MAX_AMOUNT];
+    const samples = [
+      0,
+      1,
+      9,
+      10,
+      99_999,
+      100_000,
+      999_999,
+      1_000_000,
+      1_000_001,
+      4_225_000,
+      123_456_789,
+      MAX_AMOUNT,
+    ];
     for (const units of samples) expect(parseUnits(formatUnits(units))).toBe(units);
     for (const text of ['0', '0.5', '4.23', '0.031748', '12345.000001', '9007199254.740991']) {
       expect(formatUnits(parseUnits(text))).toBe(text);
@@ -121,7 +133,8 @@ describe('roundHalfUp', () => {
       const diff = rounded - value;
       const remainder = value % step;
       const expected = remainder >= step / 2n ? value - remainder + step : value - remainder;
-      if (rounded % step !== 0n || diff <= -step / 2n || diff > step / 2n || rounded !== expected) wrong.push(value);
+      if (rounded % step !== 0n || diff <= -step / 2n || diff > step / 2n || rounded !== expected)
+        wrong.push(value);
     }
     expect(wrong).toEqual([]);
   });

@@ -26,16 +26,22 @@ const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 export function parseUnits(text: string, field = 'amount'): number {
   const match = DECIMAL.exec(text);
   if (!match) {
-    throw SimulatorError.invalidParameter(`'${field}' must be a non-negative decimal string such as "100" or "0.5" (got '${text}').`);
+    throw SimulatorError.invalidParameter(
+      `'${field}' must be a non-negative decimal string such as "100" or "0.5" (got '${text}').`,
+    );
   }
   const whole = match[1]!;
   const fraction = match[2] ?? '';
   if (fraction.length > UNIT_DECIMALS) {
-    throw SimulatorError.invalidParameter(`'${field}' has at most ${UNIT_DECIMALS} decimals (got '${text}').`);
+    throw SimulatorError.invalidParameter(
+      `'${field}' has at most ${UNIT_DECIMALS} decimals (got '${text}').`,
+    );
   }
   const units = BigInt(whole) * BigInt(UNITS_PER_COIN) + BigInt(fraction.padEnd(UNIT_DECIMALS, '0') || '0');
   if (units > BigInt(MAX_AMOUNT)) {
-    throw SimulatorError.invalidParameter(`'${field}' is too large: at most ${formatUnits(MAX_AMOUNT)} (got '${text}').`);
+    throw SimulatorError.invalidParameter(
+      `'${field}' is too large: at most ${formatUnits(MAX_AMOUNT)} (got '${text}').`,
+    );
   }
   return Number(units);
 }
@@ -50,7 +56,9 @@ export function parseUnits(text: string, field = 'amount'): number {
 export function formatUnits(units: number): string {
   assertFormattable(units);
   const whole = Math.floor(units / UNITS_PER_COIN);
-  const fraction = String(units % UNITS_PER_COIN).padStart(UNIT_DECIMALS, '0').replace(/0+$/, '');
+  const fraction = String(units % UNITS_PER_COIN)
+    .padStart(UNIT_DECIMALS, '0')
+    .replace(/0+$/, '');
   return fraction ? `${whole}.${fraction}` : String(whole);
 }
 
@@ -64,7 +72,8 @@ export function formatUnits(units: number): string {
  */
 export function formatFixed(units: number, decimals: number): string {
   assertFormattable(units);
-  if (!Number.isInteger(decimals) || decimals < 0 || decimals > UNIT_DECIMALS) throw new RangeError(`decimals must be a whole number from 0 to ${UNIT_DECIMALS} (got ${decimals}).`);
+  if (!Number.isInteger(decimals) || decimals < 0 || decimals > UNIT_DECIMALS)
+    throw new RangeError(`decimals must be a whole number from 0 to ${UNIT_DECIMALS} (got ${decimals}).`);
   const step = 10 ** (UNIT_DECIMALS - decimals);
   if (units % step !== 0) throw new RangeError(`${units} units do not fit in ${decimals} decimals.`);
   const whole = Math.floor(units / UNITS_PER_COIN);
@@ -79,7 +88,9 @@ export function formatFixed(units: number, decimals: number): string {
  */
 function assertFormattable(units: number): void {
   if (!Number.isSafeInteger(units) || units < 0) {
-    throw new RangeError(`Cannot print ${units} as money: an amount is a whole number of smallest units from 0 to ${MAX_AMOUNT}.`);
+    throw new RangeError(
+      `Cannot print ${units} as money: an amount is a whole number of smallest units from 0 to ${MAX_AMOUNT}.`,
+    );
   }
 }
 

@@ -38,7 +38,9 @@ export function createOrderIdMaker(): OrderIdMaker {
     const d = new Date(second * 1000);
     const pad = (n: number): string => String(n).padStart(2, '0');
     const stamp = `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}`;
-    codes = [...`${PREFIX}${stamp}`].map((c) => c.charCodeAt(0)).concat(new Array<number>(RANDOM_LENGTH).fill(0));
+    codes = [...`${PREFIX}${stamp}`]
+      .map((c) => c.charCodeAt(0))
+      .concat(new Array<number>(RANDOM_LENGTH).fill(0));
   }
 
   return (now, random) => {

@@ -17,25 +17,29 @@ describe('OrderList', () => {
 
   it('removes any order, oldest or not, and behaves as an array would', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 3000 }), fc.array(fc.nat(), { maxLength: 3000 }), (count, picks) => {
-        const orders = fakeOrders(count);
-        const list = new OrderList();
-        const mirror: Order[] = [];
-        for (const order of orders) {
-          list.push(order);
-          mirror.push(order);
-        }
-        for (const pick of picks) {
-          if (mirror.length === 0) break;
-          // Mostly the oldest, as eviction does; sometimes one further in.
-          const index = pick % 5 === 0 ? pick % mirror.length : 0;
-          list.remove(mirror[index]!);
-          mirror.splice(index, 1);
-        }
-        expect(list.length).toBe(mirror.length);
-        expect([...list]).toEqual(mirror);
-        expect(list.at(0)).toBe(mirror[0]);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 3000 }),
+        fc.array(fc.nat(), { maxLength: 3000 }),
+        (count, picks) => {
+          const orders = fakeOrders(count);
+          const list = new OrderList();
+          const mirror: Order[] = [];
+          for (const order of orders) {
+            list.push(order);
+            mirror.push(order);
+          }
+          for (const pick of picks) {
+            if (mirror.length === 0) break;
+            // Mostly the oldest, as eviction does; sometimes one further in.
+            const index = pick % 5 === 0 ? pick % mirror.length : 0;
+            list.remove(mirror[index]!);
+            mirror.splice(index, 1);
+          }
+          expect(list.length).toBe(mirror.length);
+          expect([...list]).toEqual(mirror);
+          expect(list.at(0)).toBe(mirror[0]);
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -9,9 +9,19 @@ describe('order page', () => {
     const page = new OrderPage(4);
     const row = page.takeRow();
     page.set(row, ORDER_NUMBERS.createdAt, START);
-    const values = { amount: 4_230_000, processingAfter: 1_435, outcomeAfter: 3_586, refundAfter: 5_672, processingAt: START + 1_435, outcomeAt: START + 3_586, refundedAt: START + 5_672 };
-    for (const [name, value] of Object.entries(values)) page.set(row, ORDER_NUMBERS[name as keyof typeof values], value);
-    for (const [name, value] of Object.entries(values)) expect(page.get(row, ORDER_NUMBERS[name as keyof typeof values])).toBe(value);
+    const values = {
+      amount: 4_230_000,
+      processingAfter: 1_435,
+      outcomeAfter: 3_586,
+      refundAfter: 5_672,
+      processingAt: START + 1_435,
+      outcomeAt: START + 3_586,
+      refundedAt: START + 5_672,
+    };
+    for (const [name, value] of Object.entries(values))
+      page.set(row, ORDER_NUMBERS[name as keyof typeof values], value);
+    for (const [name, value] of Object.entries(values))
+      expect(page.get(row, ORDER_NUMBERS[name as keyof typeof values])).toBe(value);
     expect(page.get(row, ORDER_NUMBERS.createdAt)).toBe(START);
   });
 
@@ -19,7 +29,8 @@ describe('order page', () => {
     const page = new OrderPage(2);
     const row = page.takeRow();
     page.set(row, ORDER_NUMBERS.createdAt, START);
-    for (const which of Object.values(ORDER_NUMBERS)) if (which !== ORDER_NUMBERS.createdAt) expect(page.get(row, which)).toBe(0);
+    for (const which of Object.values(ORDER_NUMBERS))
+      if (which !== ORDER_NUMBERS.createdAt) expect(page.get(row, which)).toBe(0);
     page.set(row, ORDER_NUMBERS.outcomeAt, START);
     expect(page.get(row, ORDER_NUMBERS.outcomeAt)).toBe(START);
     page.set(row, ORDER_NUMBERS.outcomeAt, 0);
@@ -74,7 +85,8 @@ describe('order page', () => {
     const page = new OrderPage(1);
     const row = page.takeRow();
     page.setTxIdHex(row, HEX);
-    for (const bad of ['', HEX.toUpperCase(), HEX.slice(1), `${HEX}0`, `x${HEX.slice(1)}`]) expect(page.setTxIdHex(row, bad)).toBe(false);
+    for (const bad of ['', HEX.toUpperCase(), HEX.slice(1), `${HEX}0`, `x${HEX.slice(1)}`])
+      expect(page.setTxIdHex(row, bad)).toBe(false);
     expect(page.txIdHex(row)).toBe(HEX);
     expect(() => page.setTxIdBytes(row, new Uint8Array(31))).toThrow(/32 bytes/);
   });
@@ -101,7 +113,10 @@ describe('order page', () => {
     const [a, b] = [createOrderPages(), createOrderPages()];
     const pagesOf = { a: new Set<OrderPage>(), b: new Set<OrderPage>() };
     for (let i = 0; i < ROWS_PER_PAGE * 2 + 3; i++) {
-      for (const [name, pages] of [['a', a], ['b', b]] as const) {
+      for (const [name, pages] of [
+        ['a', a],
+        ['b', b],
+      ] as const) {
         const page = pages.pageWithFreeRow();
         page.takeRow();
         pagesOf[name].add(page);

@@ -155,7 +155,8 @@ export class OrderPage {
 
   /** Stores a txId given as its 32 bytes. */
   setTxIdBytes(row: number, bytes: Uint8Array): void {
-    if (bytes.length !== TX_ID_BYTES) throw new Error(`OrderPage: a txId is ${TX_ID_BYTES} bytes (got ${bytes.length})`);
+    if (bytes.length !== TX_ID_BYTES)
+      throw new Error(`OrderPage: a txId is ${TX_ID_BYTES} bytes (got ${bytes.length})`);
     this.txIds.set(bytes, row * TX_ID_BYTES);
   }
 
@@ -163,7 +164,8 @@ export class OrderPage {
   setTxIdHex(row: number, hex: string): boolean {
     if (!TX_ID_HEX.test(hex)) return false;
     const start = row * TX_ID_BYTES;
-    for (let i = 0; i < TX_ID_BYTES; i++) this.txIds[start + i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+    for (let i = 0; i < TX_ID_BYTES; i++)
+      this.txIds[start + i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
     return true;
   }
 

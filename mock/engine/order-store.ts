@@ -35,7 +35,8 @@ export function createOrderStore(registry: AddressRegistry): OrderStore {
   function remove(order: Order): void {
     const account = order.account;
     byId.delete(order.id);
-    if (order.outOrderNo !== undefined && account.byOutOrderNo.get(order.outOrderNo) === order) account.byOutOrderNo.delete(order.outOrderNo);
+    if (order.outOrderNo !== undefined && account.byOutOrderNo.get(order.outOrderNo) === order)
+      account.byOutOrderNo.delete(order.outOrderNo);
     account.orders.remove(order);
     registry.release(order.pledgeAddress);
     if (order.status === 'COMPLETED') account.evictedSpent[order.currency] += order.amount;
@@ -58,7 +59,8 @@ export function createOrderStore(registry: AddressRegistry): OrderStore {
       for (let i = oldest; byId.size > cap && i < chronological.length; i++) {
         const order = chronological[i];
         // Open orders, and completed rentals still holding supply, stay until they are done.
-        if (!order || order.reserved || (order.status !== 'COMPLETED' && order.status !== 'REFUNDED')) continue;
+        if (!order || order.reserved || (order.status !== 'COMPLETED' && order.status !== 'REFUNDED'))
+          continue;
         remove(order);
         chronological[i] = undefined;
       }

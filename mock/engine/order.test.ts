@@ -10,7 +10,14 @@ const TX_BYTES = Uint8Array.from({ length: 32 }, (_, i) => 255 - i);
 const TX_HEX = Buffer.from(TX_BYTES).toString('hex');
 
 function order(
-  overrides: { period?: (typeof PERIODS)[number]; currency?: 'TRX' | 'USDT'; outcome?: 'COMPLETED' | 'FAILED'; forced?: boolean; activates?: boolean; tx?: Uint8Array | string } = {},
+  overrides: {
+    period?: (typeof PERIODS)[number];
+    currency?: 'TRX' | 'USDT';
+    outcome?: 'COMPLETED' | 'FAILED';
+    forced?: boolean;
+    activates?: boolean;
+    tx?: Uint8Array | string;
+  } = {},
   pages: OrderPages = createOrderPages(),
 ): Order {
   return new Order(pages, {
@@ -33,11 +40,18 @@ function order(
   });
 }
 
-
 describe('order', () => {
   it('reads back what it was created with', () => {
     const o = order();
-    expect({ id: o.id, account: o.account, pledgeAddress: o.pledgeAddress, rentalCount: o.rentalCount, period: o.period, currency: o.currency, amount: o.amount }).toEqual({
+    expect({
+      id: o.id,
+      account: o.account,
+      pledgeAddress: o.pledgeAddress,
+      rentalCount: o.rentalCount,
+      period: o.period,
+      currency: o.currency,
+      amount: o.amount,
+    }).toEqual({
       id: 'OR20250312175009ZQAS3GWA',
       account: ACCOUNT,
       pledgeAddress: 'TA4Wt1DUCqz6YegbnsmqsWC5uUfbdBqPxm',
@@ -46,7 +60,13 @@ describe('order', () => {
       currency: 'TRX',
       amount: 4_230_000,
     });
-    expect({ createdAt: o.createdAt, outOrderNo: o.outOrderNo, outcome: o.outcome, forced: o.forced, activates: o.activates }).toEqual({
+    expect({
+      createdAt: o.createdAt,
+      outOrderNo: o.outOrderNo,
+      outcome: o.outcome,
+      forced: o.forced,
+      activates: o.activates,
+    }).toEqual({
       createdAt: START,
       outOrderNo: 'my-order-1',
       outcome: 'COMPLETED',
@@ -54,7 +74,15 @@ describe('order', () => {
       activates: false,
     });
     expect([o.processingAfter, o.outcomeAfter, o.refundAfter]).toEqual([1_435, 3_586, 5_672]);
-    expect([o.status, o.processingAt, o.outcomeAt, o.refundedAt, o.refunds, o.reserved, o.failureReason]).toEqual(['PENDING', 0, 0, 0, 0, false, undefined]);
+    expect([
+      o.status,
+      o.processingAt,
+      o.outcomeAt,
+      o.refundedAt,
+      o.refunds,
+      o.reserved,
+      o.failureReason,
+    ]).toEqual(['PENDING', 0, 0, 0, 0, false, undefined]);
     expect(o.plannedTxId).toBe(TX_HEX);
   });
 
@@ -64,7 +92,13 @@ describe('order', () => {
         for (const outcome of ['COMPLETED', 'FAILED'] as const) {
           for (const flag of [false, true]) {
             const o = order({ period, currency, outcome, forced: flag, activates: !flag });
-            expect([o.period, o.currency, o.outcome, o.forced, o.activates]).toEqual([period, currency, outcome, flag, !flag]);
+            expect([o.period, o.currency, o.outcome, o.forced, o.activates]).toEqual([
+              period,
+              currency,
+              outcome,
+              flag,
+              !flag,
+            ]);
           }
         }
       }
@@ -81,11 +115,19 @@ describe('order', () => {
     o.reserved = true;
     o.refunds++;
     o.refunds++;
-    expect([o.status, o.outcome, o.reserved, o.refunds, o.period, o.currency, o.activates, o.forced]).toEqual(['REFUNDED', 'FAILED', true, 2, '30d', 'USDT', true, false]);
+    expect([o.status, o.outcome, o.reserved, o.refunds, o.period, o.currency, o.activates, o.forced]).toEqual(
+      ['REFUNDED', 'FAILED', true, 2, '30d', 'USDT', true, false],
+    );
     o.reserved = false;
     o.refunds = 0;
     o.outcome = 'COMPLETED';
-    expect([o.status, o.outcome, o.reserved, o.refunds, o.period]).toEqual(['REFUNDED', 'COMPLETED', false, 0, '30d']);
+    expect([o.status, o.outcome, o.reserved, o.refunds, o.period]).toEqual([
+      'REFUNDED',
+      'COMPLETED',
+      false,
+      0,
+      '30d',
+    ]);
     expect(() => (o.refunds = -1)).toThrow(/refunds/);
   });
 
@@ -111,7 +153,11 @@ describe('order', () => {
 
   it('keeps the rare parts of orders sharing a page apart', () => {
     const pages = createOrderPages();
-    const [plain, odd, failed] = [order({}, pages), order({ tx: 'written-by-hand' }, pages), order({ tx: TX_HEX }, pages)];
+    const [plain, odd, failed] = [
+      order({}, pages),
+      order({ tx: 'written-by-hand' }, pages),
+      order({ tx: TX_HEX }, pages),
+    ];
     failed.failureReason = 'insufficient supply';
     expect([plain.plannedTxId, plain.failureReason]).toEqual([TX_HEX, undefined]);
     expect([odd.plannedTxId, odd.failureReason]).toEqual(['written-by-hand', undefined]);
@@ -148,7 +194,10 @@ describe('order', () => {
 describe('order snapshot', () => {
   it('comes back from its snapshot with every stored field, as far along as it was', () => {
     const pages = createOrderPages();
-    const o = order({ outcome: 'FAILED', forced: true, activates: true, currency: 'USDT', period: '3d' }, pages);
+    const o = order(
+      { outcome: 'FAILED', forced: true, activates: true, currency: 'USDT', period: '3d' },
+      pages,
+    );
     o.status = 'REFUNDED';
     o.processingAt = START + 1_435;
     o.outcomeAt = START + 3_586;
@@ -159,11 +208,20 @@ describe('order snapshot', () => {
     const back = Order.fromSnapshot(pages, ACCOUNT, structuredClone(saved));
     expect(back.toSnapshot()).toEqual(saved);
     expect(back.timeline()).toEqual(o.timeline());
-    expect(saved).toMatchObject({ accountId: ACCOUNT.id, plannedTxId: TX_HEX, outOrderNo: 'my-order-1', reserved: false });
+    expect(saved).toMatchObject({
+      accountId: ACCOUNT.id,
+      plannedTxId: TX_HEX,
+      outOrderNo: 'my-order-1',
+      reserved: false,
+    });
   });
 
   it('leaves optional fields out of the snapshot rather than writing undefined', () => {
-    const o = new Order(createOrderPages(), { ...order().toSnapshot(), account: ACCOUNT, outOrderNo: undefined });
+    const o = new Order(createOrderPages(), {
+      ...order().toSnapshot(),
+      account: ACCOUNT,
+      outOrderNo: undefined,
+    });
     const saved = o.toSnapshot();
     expect('outOrderNo' in saved).toBe(false);
     expect('failureReason' in saved).toBe(false);

@@ -13,7 +13,14 @@
 import type { components } from '../../src/generated/openapi.ts';
 import type { Account } from './accounts.ts';
 import type { CurrencyCode } from './money.ts';
-import { ORDER_NUMBERS, ROWS_PER_PAGE, type OrderNumber, type OrderPage, type OrderPages, type RareParts } from './order-page.ts';
+import {
+  ORDER_NUMBERS,
+  ROWS_PER_PAGE,
+  type OrderNumber,
+  type OrderPage,
+  type OrderPages,
+  type RareParts,
+} from './order-page.ts';
 import type { Outcome } from './outcome-rules.ts';
 import { PERIODS, type PeriodCode } from './pricing.ts';
 import { sameType } from './same-type.ts';
@@ -46,13 +53,18 @@ const REFUND_SHIFT = 20; // the refund count, from this bit up
 const MAX_REFUNDS = 2 ** (30 - REFUND_SHIFT) - 1;
 const CURRENCIES: readonly CurrencyCode[] = ['TRX', 'USDT'];
 const OUTCOMES: readonly Outcome[] = ['COMPLETED', 'FAILED'];
-if (ROWS_PER_PAGE - 1 > ROW_MASK || ORDER_STATUSES.length - 1 > STATUS_MASK >> STATUS_SHIFT || PERIODS.length - 1 > PERIOD_MASK >> PERIOD_SHIFT) {
+if (
+  ROWS_PER_PAGE - 1 > ROW_MASK ||
+  ORDER_STATUSES.length - 1 > STATUS_MASK >> STATUS_SHIFT ||
+  PERIODS.length - 1 > PERIOD_MASK >> PERIOD_SHIFT
+) {
   throw new Error('Order: the packed flags are too narrow for the rows, statuses or periods');
 }
 
 function indexIn<T>(list: readonly T[], value: T, what: string): number {
   const index = list.indexOf(value);
-  if (index === -1) throw new Error(`Order: unknown ${what} '${String(value)}'; expected one of ${list.join(', ')}.`);
+  if (index === -1)
+    throw new Error(`Order: unknown ${what} '${String(value)}'; expected one of ${list.join(', ')}.`);
   return index;
 }
 
@@ -135,7 +147,18 @@ export class Order {
     made: OrderMade,
     request: CreateOrderInput = made as OrderInit,
   ) {
-    const { currency, amount, createdAt, plannedTxId, outcome, forced, activates, processingAfter, outcomeAfter, refundAfter } = made;
+    const {
+      currency,
+      amount,
+      createdAt,
+      plannedTxId,
+      outcome,
+      forced,
+      activates,
+      processingAfter,
+      outcomeAfter,
+      refundAfter,
+    } = made;
     const { period } = request;
     this.id = made.id;
     this.account = made.account;
@@ -173,7 +196,10 @@ export class Order {
     return this.flags & OUTCOME_FAILED ? 'FAILED' : 'COMPLETED';
   }
   set outcome(outcome: Outcome) {
-    this.flags = indexIn(OUTCOMES, outcome, 'outcome') === 1 ? this.flags | OUTCOME_FAILED : this.flags & ~OUTCOME_FAILED;
+    this.flags =
+      indexIn(OUTCOMES, outcome, 'outcome') === 1
+        ? this.flags | OUTCOME_FAILED
+        : this.flags & ~OUTCOME_FAILED;
   }
 
   get period(): PeriodCode {
@@ -207,7 +233,10 @@ export class Order {
     return this.flags >>> REFUND_SHIFT;
   }
   set refunds(count: number) {
-    if (!(Number.isInteger(count) && count >= 0 && count <= MAX_REFUNDS)) throw new Error(`Order ${this.id}: refunds must be a whole number from 0 to ${MAX_REFUNDS} (got ${count}).`);
+    if (!(Number.isInteger(count) && count >= 0 && count <= MAX_REFUNDS))
+      throw new Error(
+        `Order ${this.id}: refunds must be a whole number from 0 to ${MAX_REFUNDS} (got ${count}).`,
+      );
     this.flags = (this.flags & ((1 << REFUND_SHIFT) - 1)) | (count << REFUND_SHIFT);
   }
 
@@ -282,7 +311,11 @@ export class Order {
     const status = this.status;
     const steps: TimelineStep[] = [{ status: 'PENDING', at: this.createdAt }];
     if (status === 'PENDING') return steps;
-    steps.push(this.activates ? { status: 'PROCESSING', at: this.processingAt, note: 'activated the pledge address' } : { status: 'PROCESSING', at: this.processingAt });
+    steps.push(
+      this.activates
+        ? { status: 'PROCESSING', at: this.processingAt, note: 'activated the pledge address' }
+        : { status: 'PROCESSING', at: this.processingAt },
+    );
     if (status === 'PROCESSING') return steps;
     const outcome: TimelineStep = { status: this.outcome, at: this.outcomeAt };
     const reason = this.failureReason;
@@ -333,7 +366,17 @@ export class Order {
    *   const order = Order.fromSnapshot(pages, account, saved.orders[0]);
    */
   static fromSnapshot(pages: OrderPages, account: Account, saved: OrderSnapshot): Order {
-    const { accountId: _accountId, status, processingAt, outcomeAt, refundedAt, refunds, reserved, failureReason, ...init } = saved;
+    const {
+      accountId: _accountId,
+      status,
+      processingAt,
+      outcomeAt,
+      refundedAt,
+      refunds,
+      reserved,
+      failureReason,
+      ...init
+    } = saved;
     const order = new Order(pages, { ...init, account });
     order.status = status;
     order.processingAt = processingAt;

@@ -33,7 +33,12 @@ export function createOutcomeRules(): OutcomeRules {
   let nextId = 1;
   return {
     add(input) {
-      const rule: Rule = { id: `rule-${nextId++}`, match: { ...input.match }, outcome: input.outcome, used: 0 };
+      const rule: Rule = {
+        id: `rule-${nextId++}`,
+        match: { ...input.match },
+        outcome: input.outcome,
+        used: 0,
+      };
       if (input.delayMs !== undefined) rule.delayMs = input.delayMs;
       if (input.times !== undefined) rule.times = input.times;
       rules.push(rule);
@@ -50,7 +55,10 @@ export function createOutcomeRules(): OutcomeRules {
     },
     restore(saved) {
       rules = saved.map((r) => ({ ...r, match: { ...r.match } }));
-      nextId = Math.max(nextId, ...saved.map((r) => Number(r.id.replace(/^rule-/, '')) + 1).filter(Number.isFinite));
+      nextId = Math.max(
+        nextId,
+        ...saved.map((r) => Number(r.id.replace(/^rule-/, '')) + 1).filter(Number.isFinite),
+      );
     },
     take(order) {
       if (rules.length === 0) return undefined;

@@ -15,7 +15,11 @@ import { SimulatorError } from './simulator-error.ts';
  * @example
  *   freezePayment(account.ledger, quote(prices, 65_000, '1h'), 190_000); // { currency: 'TRX', amount: 4_230_000 }
  */
-export function freezePayment(ledger: Ledger, priced: Quote, microUsdtPerTrx: number): { currency: CurrencyCode; amount: number } {
+export function freezePayment(
+  ledger: Ledger,
+  priced: Quote,
+  microUsdtPerTrx: number,
+): { currency: CurrencyCode; amount: number } {
   if (tryFreeze(ledger, 'TRX', priced.costSun)) return { currency: 'TRX', amount: priced.costSun };
   const amount = usdtCost(priced.costSun, microUsdtPerTrx);
   if (!Number.isSafeInteger(amount)) {

@@ -1,18 +1,32 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatFixed } from './money.ts';
-import { DEFAULT_PRICES, MAX_SUN_PER_UNIT, PERIOD_MS, PERIODS, quote, usdtCost, validatePrices, type PeriodCode } from './pricing.ts';
+import {
+  DEFAULT_PRICES,
+  MAX_SUN_PER_UNIT,
+  PERIOD_MS,
+  PERIODS,
+  quote,
+  usdtCost,
+  validatePrices,
+  type PeriodCode,
+} from './pricing.ts';
 import { rejection } from './test-support.ts';
 
 function prices(period: PeriodCode, sun: number): Record<PeriodCode, number> {
   return { ...DEFAULT_PRICES, [period]: sun };
 }
 
-
 describe('quote', () => {
   it("prices upstream's example, 65000 energy at 65 sun, at '4.23' TRX where binary floats give 4.22", () => {
     const q = quote(DEFAULT_PRICES, 65_000, '1h');
-    expect(q).toEqual({ period: '1h', rentalCount: 65_000, sunPerUnit: 65, costSun: 4_230_000, trxPrice: '4.23' });
+    expect(q).toEqual({
+      period: '1h',
+      rentalCount: 65_000,
+      sunPerUnit: 65,
+      costSun: 4_230_000,
+      trxPrice: '4.23',
+    });
     // The trap the integer arithmetic avoids.
     expect(((65_000 * 65) / 1_000_000).toFixed(2)).toBe('4.22');
   });
@@ -80,13 +94,17 @@ describe('usdtCost', () => {
 
   it('always returns whole cents of USDT within half a cent of the exact conversion', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 1_000_000_000_000 }), fc.integer({ min: 1, max: 10_000_000 }), (costSun, rate) => {
-        const micro = usdtCost(costSun, rate);
-        expect(micro % 10_000).toBe(0);
-        const exactTimes1e6 = BigInt(costSun) * BigInt(rate); // micro-USDT × 10^6
-        const diff = BigInt(micro) * 1_000_000n - exactTimes1e6;
-        expect(diff > -5_000_000_000n && diff <= 5_000_000_000n).toBe(true);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 1_000_000_000_000 }),
+        fc.integer({ min: 1, max: 10_000_000 }),
+        (costSun, rate) => {
+          const micro = usdtCost(costSun, rate);
+          expect(micro % 10_000).toBe(0);
+          const exactTimes1e6 = BigInt(costSun) * BigInt(rate); // micro-USDT × 10^6
+          const diff = BigInt(micro) * 1_000_000n - exactTimes1e6;
+          expect(diff > -5_000_000_000n && diff <= 5_000_000_000n).toBe(true);
+        },
+      ),
       { numRuns: 1_000, seed: 7 },
     );
   });
@@ -105,14 +123,19 @@ describe('validatePrices', () => {
     expect(error.message).toContain("'2h'");
   });
 
-  it.each([0, -1, 0.5, 65.5, 1_000_001, Number.NaN, Number.POSITIVE_INFINITY])('rejects %s sun per unit, naming the period', (sun) => {
-    const error = rejection(() => validatePrices({ '1d': sun }));
-    expect(error.kind).toBe('parameterInvalid');
-    expect(error.message).toContain('prices.1d');
-  });
+  it.each([0, -1, 0.5, 65.5, 1_000_001, Number.NaN, Number.POSITIVE_INFINITY])(
+    'rejects %s sun per unit, naming the period',
+    (sun) => {
+      const error = rejection(() => validatePrices({ '1d': sun }));
+      expect(error.kind).toBe('parameterInvalid');
+      expect(error.message).toContain('prices.1d');
+    },
+  );
 
   it('rejects a price that is not a number at all', () => {
-    expect(rejection(() => validatePrices({ '1h': '65' as unknown as number })).kind).toBe('parameterInvalid');
+    expect(rejection(() => validatePrices({ '1h': '65' as unknown as number })).kind).toBe(
+      'parameterInvalid',
+    );
     expect(rejection(() => validatePrices({ '1h': undefined })).kind).toBe('parameterInvalid');
   });
 });

@@ -79,10 +79,14 @@ export function usdtCost(costSun: number, microUsdtPerTrx: number): number {
 export function validatePrices(prices: Partial<Record<string, number>>): void {
   for (const [period, sun] of Object.entries(prices)) {
     if (!(PERIODS as readonly string[]).includes(period)) {
-      throw SimulatorError.invalidParameter(`prices: unknown period '${period}'; use one of ${PERIODS.join(', ')}.`);
+      throw SimulatorError.invalidParameter(
+        `prices: unknown period '${period}'; use one of ${PERIODS.join(', ')}.`,
+      );
     }
     if (!Number.isInteger(sun) || sun! < 1 || sun! > MAX_SUN_PER_UNIT) {
-      throw SimulatorError.invalidParameter(`prices.${period} must be a whole number of sun from 1 to ${MAX_SUN_PER_UNIT} (got ${sun}).`);
+      throw SimulatorError.invalidParameter(
+        `prices.${period} must be a whole number of sun from 1 to ${MAX_SUN_PER_UNIT} (got ${sun}).`,
+      );
     }
   }
 }

@@ -4,7 +4,14 @@ import { createRandomSource, type RandomSource } from './random-source.ts';
 
 function draws(seed: number) {
   const random = createRandomSource(seed);
-  return [random.hex(64), random.upperAlphanumeric(8), random.alphanumeric(12), random.int(1, 1_000_000), random.float(), [...random.bytes(20)]];
+  return [
+    random.hex(64),
+    random.upperAlphanumeric(8),
+    random.alphanumeric(12),
+    random.int(1, 1_000_000),
+    random.float(),
+    [...random.bytes(20)],
+  ];
 }
 
 describe('random source', () => {
@@ -42,7 +49,9 @@ describe('random source draws', () => {
   // hex and upperAlphanumeric must stay what faker's own string functions gave for a
   // seed; the source draws them itself, faster.
   function fakerFor(seed: number) {
-    const faker = new (baseFaker.constructor as new (options: { locale: typeof baseFaker.rawDefinitions }) => typeof baseFaker)({ locale: baseFaker.rawDefinitions });
+    const faker = new (
+      baseFaker.constructor as new (options: { locale: typeof baseFaker.rawDefinitions }) => typeof baseFaker
+    )({ locale: baseFaker.rawDefinitions });
     faker.seed(seed);
     return faker;
   }
@@ -73,7 +82,11 @@ describe('random source draws written into arrays', () => {
   }
   /** The `length` base-36 digits of `random.int(0, 36 ** length - 1)`, upper-cased. */
   function base36Draw(random: RandomSource, length: number): string {
-    return random.int(0, 36 ** length - 1).toString(36).toUpperCase().padStart(length, '0');
+    return random
+      .int(0, 36 ** length - 1)
+      .toString(36)
+      .toUpperCase()
+      .padStart(length, '0');
   }
 
   it('gives the same bytes and characters for the same seed and different ones for another seed', () => {

@@ -9,7 +9,9 @@
 import { faker as baseFaker } from '@faker-js/faker/locale/base';
 
 type FakerInstance = typeof baseFaker;
-const FakerClass = baseFaker.constructor as new (options: { locale: FakerInstance['rawDefinitions'] }) => FakerInstance;
+const FakerClass = baseFaker.constructor as new (options: {
+  locale: FakerInstance['rawDefinitions'];
+}) => FakerInstance;
 
 /**
  * The characters faker's `string.hexadecimal` picks from, in its order: a draw picks one
@@ -98,7 +100,7 @@ export function createRandomSource(seed: number): RandomSource {
       // faker's int(max) is floor(53-bit fraction * (max + 1)); with max + 1 = 2^32 that is
       // exactly the fraction's top 32 bits, so every word, and every byte of it, is uniform.
       const end = offset + byteLength;
-      for (let at = offset; at < end; ) {
+      for (let at = offset; at < end;) {
         const word = faker.number.int(WORD_MAX);
         for (let shift = 24; shift >= 0 && at < end; shift -= 8) into[at++] = (word >>> shift) & 0xff;
       }

@@ -73,7 +73,9 @@ describe('scheduler', () => {
     };
     const items = Array.from({ length: 2_000 }, (_, n) => ({ at: rand(300), n }));
     for (const item of items) scheduler.schedule(item.at, item);
-    expect(scheduler.pending().map((p) => p.item)).toEqual([...items].sort((a, b) => a.at - b.at || a.n - b.n));
+    expect(scheduler.pending().map((p) => p.item)).toEqual(
+      [...items].sort((a, b) => a.at - b.at || a.n - b.n),
+    );
     fake.setNow(299);
     scheduler.runDue();
     expect(handled).toEqual([...items].sort((a, b) => a.at - b.at || a.n - b.n));

@@ -66,7 +66,9 @@ export const DEFAULT_SETTINGS: Settings = {
   unknownPath: 'envelope',
 };
 
-export type SettingsPatch = Partial<Omit<Settings, 'prices'>> & { prices?: Partial<Record<PeriodCode, number>> };
+export type SettingsPatch = Partial<Omit<Settings, 'prices'>> & {
+  prices?: Partial<Record<PeriodCode, number>>;
+};
 
 /**
  * Applies a patch to settings, checking every value it changes.
@@ -77,14 +79,23 @@ export type SettingsPatch = Partial<Omit<Settings, 'prices'>> & { prices?: Parti
 export function applySettings(current: Settings, patch: SettingsPatch): Settings {
   if (patch.prices) validatePrices(patch.prices);
   if (patch.failureRate !== undefined && !(patch.failureRate >= 0 && patch.failureRate <= 1)) {
-    throw SimulatorError.invalidParameter(`failureRate must be a number from 0 to 1 (got ${patch.failureRate}).`);
+    throw SimulatorError.invalidParameter(
+      `failureRate must be a number from 0 to 1 (got ${patch.failureRate}).`,
+    );
   }
-  if (patch.microUsdtPerTrx !== undefined && !(Number.isSafeInteger(patch.microUsdtPerTrx) && patch.microUsdtPerTrx > 0)) {
-    throw SimulatorError.invalidParameter(`usdtPerTrx must be a positive decimal with at most 6 decimals (got ${patch.microUsdtPerTrx} micro-USDT).`);
+  if (
+    patch.microUsdtPerTrx !== undefined &&
+    !(Number.isSafeInteger(patch.microUsdtPerTrx) && patch.microUsdtPerTrx > 0)
+  ) {
+    throw SimulatorError.invalidParameter(
+      `usdtPerTrx must be a positive decimal with at most 6 decimals (got ${patch.microUsdtPerTrx} micro-USDT).`,
+    );
   }
   const oneOf = <T>(name: string, value: T | undefined, allowed: readonly T[]): void => {
     if (value !== undefined && !allowed.includes(value)) {
-      throw SimulatorError.invalidParameter(`${name} must be one of ${allowed.join(', ')} (got ${String(value)}).`);
+      throw SimulatorError.invalidParameter(
+        `${name} must be one of ${allowed.join(', ')} (got ${String(value)}).`,
+      );
     }
   };
   oneOf('timing', patch.timing, TIMING_PROFILES);
@@ -96,25 +107,53 @@ export function applySettings(current: Settings, patch: SettingsPatch): Settings
   for (const [step, delay] of Object.entries(patch.delaysMs ?? {})) {
     const [min, max] = typeof delay === 'number' ? [delay, delay] : [delay.min, delay.max];
     if (!(Number.isSafeInteger(min) && Number.isSafeInteger(max) && min >= 0 && min <= max)) {
-      throw SimulatorError.invalidParameter(`delaysMs.${step} must be whole milliseconds >= 0, or { min, max } with min <= max (got ${JSON.stringify(delay)}).`);
+      throw SimulatorError.invalidParameter(
+        `delaysMs.${step} must be whole milliseconds >= 0, or { min, max } with min <= max (got ${JSON.stringify(delay)}).`,
+      );
     }
   }
-  if (patch.activationDelayMs !== undefined && !(Number.isSafeInteger(patch.activationDelayMs) && patch.activationDelayMs >= 0)) {
-    throw SimulatorError.invalidParameter(`activationDelayMs must be a whole number of milliseconds >= 0 (got ${patch.activationDelayMs}).`);
+  if (
+    patch.activationDelayMs !== undefined &&
+    !(Number.isSafeInteger(patch.activationDelayMs) && patch.activationDelayMs >= 0)
+  ) {
+    throw SimulatorError.invalidParameter(
+      `activationDelayMs must be a whole number of milliseconds >= 0 (got ${patch.activationDelayMs}).`,
+    );
   }
-  if (patch.maxStoredOrders !== undefined && !(Number.isSafeInteger(patch.maxStoredOrders) && patch.maxStoredOrders >= 1)) {
-    throw SimulatorError.invalidParameter(`maxStoredOrders must be a whole number >= 1 (got ${patch.maxStoredOrders}).`);
+  if (
+    patch.maxStoredOrders !== undefined &&
+    !(Number.isSafeInteger(patch.maxStoredOrders) && patch.maxStoredOrders >= 1)
+  ) {
+    throw SimulatorError.invalidParameter(
+      `maxStoredOrders must be a whole number >= 1 (got ${patch.maxStoredOrders}).`,
+    );
   }
-  if (patch.maxStoredAddresses !== undefined && !(Number.isSafeInteger(patch.maxStoredAddresses) && patch.maxStoredAddresses >= 1)) {
-    throw SimulatorError.invalidParameter(`maxStoredAddresses must be a whole number >= 1 (got ${patch.maxStoredAddresses}).`);
+  if (
+    patch.maxStoredAddresses !== undefined &&
+    !(Number.isSafeInteger(patch.maxStoredAddresses) && patch.maxStoredAddresses >= 1)
+  ) {
+    throw SimulatorError.invalidParameter(
+      `maxStoredAddresses must be a whole number >= 1 (got ${patch.maxStoredAddresses}).`,
+    );
   }
   const limit = patch.rateLimit;
-  if (limit && !(Number.isSafeInteger(limit.requests) && limit.requests >= 1 && Number.isSafeInteger(limit.windowMs) && limit.windowMs >= 1)) {
-    throw SimulatorError.invalidParameter(`rateLimit needs whole numbers requests >= 1 and windowMs >= 1 (got ${JSON.stringify(limit)}).`);
+  if (
+    limit &&
+    !(
+      Number.isSafeInteger(limit.requests) &&
+      limit.requests >= 1 &&
+      Number.isSafeInteger(limit.windowMs) &&
+      limit.windowMs >= 1
+    )
+  ) {
+    throw SimulatorError.invalidParameter(
+      `rateLimit needs whole numbers requests >= 1 and windowMs >= 1 (got ${JSON.stringify(limit)}).`,
+    );
   }
   const { prices, ...rest } = patch;
   const next: Settings = { ...current, prices: { ...current.prices, ...prices } };
-  for (const [key, value] of Object.entries(rest)) if (value !== undefined) (next as unknown as Record<string, unknown>)[key] = value;
+  for (const [key, value] of Object.entries(rest))
+    if (value !== undefined) (next as unknown as Record<string, unknown>)[key] = value;
   return next;
 }
 

@@ -33,19 +33,27 @@ export function snapshotProblems(saved: EngineSnapshot): string[] {
     else seen.set(value, path);
   };
   // Per account and currency, what the orders say the books must hold.
-  const expected = saved.accounts.map((a) => ({ TRX: { frozen: 0, spent: a.evictedSpent.TRX }, USDT: { frozen: 0, spent: a.evictedSpent.USDT } }));
+  const expected = saved.accounts.map((a) => ({
+    TRX: { frozen: 0, spent: a.evictedSpent.TRX },
+    USDT: { frozen: 0, spent: a.evictedSpent.USDT },
+  }));
 
   saved.accounts.forEach((a, i) => {
     const path = `/accounts/${i}`;
     // New accounts take the next id by count, so ids must run 1, 2, 3…
-    if (a.id !== i + 1) problems.push(`${path}/id: accounts are numbered 1, 2, 3… in order, so this one must be ${i + 1} (got ${a.id})`);
+    if (a.id !== i + 1)
+      problems.push(
+        `${path}/id: accounts are numbered 1, 2, 3… in order, so this one must be ${i + 1} (got ${a.id})`,
+      );
     accountIndex.set(a.id, i);
     unique('key digest', a.keyDigest, () => `${path}/keyDigest`);
     unique('wallet address', a.walletAddress, () => `${path}/walletAddress`);
     for (const currency of ['TRX', 'USDT'] as const) {
       const b = a.ledger[currency];
       if (b.available + b.frozen + b.spent !== b.deposited) {
-        problems.push(`${path}/ledger/${currency}: available ${b.available} + frozen ${b.frozen} + spent ${b.spent} must equal deposited ${b.deposited}`);
+        problems.push(
+          `${path}/ledger/${currency}: available ${b.available} + frozen ${b.frozen} + spent ${b.spent} must equal deposited ${b.deposited}`,
+        );
       }
     }
   });
@@ -58,18 +66,31 @@ export function snapshotProblems(saved: EngineSnapshot): string[] {
     if (owner === undefined) {
       problems.push(`${path}/accountId: names account ${o.accountId}, which is not in the file`);
     } else {
-      if (o.outOrderNo !== undefined) unique(`outOrderNo of account ${o.accountId}:`, o.outOrderNo, () => `${path}/outOrderNo`);
+      if (o.outOrderNo !== undefined)
+        unique(`outOrderNo of account ${o.accountId}:`, o.outOrderNo, () => `${path}/outOrderNo`);
       if (OPEN.has(o.status)) expected[owner]![o.currency].frozen += o.amount;
       if (o.status === 'COMPLETED') expected[owner]![o.currency].spent += o.amount;
     }
-    if (o.amount % AMOUNT_STEP !== 0) problems.push(`${path}/amount: must be a whole multiple of ${AMOUNT_STEP} (an amount with ${SHOWN_DECIMALS} decimals; got ${o.amount})`);
+    if (o.amount % AMOUNT_STEP !== 0)
+      problems.push(
+        `${path}/amount: must be a whole multiple of ${AMOUNT_STEP} (an amount with ${SHOWN_DECIMALS} decimals; got ${o.amount})`,
+      );
     const refunds = o.status === 'REFUNDED' ? 1 : 0;
-    if (o.refunds !== refunds) problems.push(`${path}/refunds: must be ${refunds} for status ${o.status} (got ${o.refunds})`);
-    const outcome = o.status === 'COMPLETED' ? 'COMPLETED' : o.status === 'FAILED' || o.status === 'REFUNDED' ? 'FAILED' : undefined;
-    if (outcome !== undefined && o.outcome !== outcome) problems.push(`${path}/outcome: must be ${outcome} for status ${o.status} (got ${o.outcome})`);
+    if (o.refunds !== refunds)
+      problems.push(`${path}/refunds: must be ${refunds} for status ${o.status} (got ${o.refunds})`);
+    const outcome =
+      o.status === 'COMPLETED'
+        ? 'COMPLETED'
+        : o.status === 'FAILED' || o.status === 'REFUNDED'
+          ? 'FAILED'
+          : undefined;
+    if (outcome !== undefined && o.outcome !== outcome)
+      problems.push(`${path}/outcome: must be ${outcome} for status ${o.status} (got ${o.outcome})`);
     if (o.reserved) {
       if (o.outcome !== 'COMPLETED' || (o.status !== 'PROCESSING' && o.status !== 'COMPLETED')) {
-        problems.push(`${path}/reserved: only a PROCESSING or COMPLETED order with outcome COMPLETED holds supply (status ${o.status}, outcome ${o.outcome})`);
+        problems.push(
+          `${path}/reserved: only a PROCESSING or COMPLETED order with outcome COMPLETED holds supply (status ${o.status}, outcome ${o.outcome})`,
+        );
       }
       delegated += o.rentalCount;
     }
@@ -79,22 +100,32 @@ export function snapshotProblems(saved: EngineSnapshot): string[] {
     for (const currency of ['TRX', 'USDT'] as const) {
       const b = a.ledger[currency];
       const want = expected[i]![currency];
-      if (b.frozen !== want.frozen) problems.push(`/accounts/${i}/ledger/${currency}/frozen: must equal what its open orders hold, ${want.frozen} (got ${b.frozen})`);
+      if (b.frozen !== want.frozen)
+        problems.push(
+          `/accounts/${i}/ledger/${currency}/frozen: must equal what its open orders hold, ${want.frozen} (got ${b.frozen})`,
+        );
       if (b.spent !== want.spent) {
-        problems.push(`/accounts/${i}/ledger/${currency}/spent: must equal what its COMPLETED orders and evictedSpent cost, ${want.spent} (got ${b.spent})`);
+        problems.push(
+          `/accounts/${i}/ledger/${currency}/spent: must equal what its COMPLETED orders and evictedSpent cost, ${want.spent} (got ${b.spent})`,
+        );
       }
     }
   });
-  if (saved.supply.delegated !== delegated) problems.push(`/supply/delegated: must equal the rentalCount of the orders holding supply, ${delegated} (got ${saved.supply.delegated})`);
+  if (saved.supply.delegated !== delegated)
+    problems.push(
+      `/supply/delegated: must equal the rentalCount of the orders holding supply, ${delegated} (got ${saved.supply.delegated})`,
+    );
 
   saved.rules.forEach((r, i) => {
     unique('rule id', r.id, () => `/rules/${i}/id`);
     // A rule is dropped once used up, so a stored one has uses left.
-    if (r.times !== undefined && r.used >= r.times) problems.push(`/rules/${i}/used: must be below times ${r.times} (got ${r.used})`);
+    if (r.times !== undefined && r.used >= r.times)
+      problems.push(`/rules/${i}/used: must be below times ${r.times} (got ${r.used})`);
   });
   saved.addresses.forEach((r, i) => {
     unique('address', r.address, () => `/addresses/${i}/address`);
-    if (r.activated && r.claimedByOrderId !== undefined) problems.push(`/addresses/${i}/claimedByOrderId: an activated address has no pending claim`);
+    if (r.activated && r.claimedByOrderId !== undefined)
+      problems.push(`/addresses/${i}/claimedByOrderId: an activated address has no pending claim`);
   });
   return problems;
 }

@@ -13,8 +13,6 @@ export type { OrderSnapshot } from './order.ts';
 
 export const SNAPSHOT_FORMAT = 'energy-rental-kit/state@1';
 
-
-
 export interface EngineSnapshot {
   format: typeof SNAPSHOT_FORMAT;
   /** The clock's time when saved, Unix ms. */
@@ -23,7 +21,10 @@ export interface EngineSnapshot {
   /** Accounts and orders created since the start, to reseed the random source on restore. */
   created: number;
   /** JSON drops an undefined activationDelayMs, so a file may lack it. */
-  settings: Omit<Settings, 'activationDelayMs' | 'maxStoredAddresses' | 'errors' | 'createdAtUnit' | 'delaysMs' | 'unknownPath'> & {
+  settings: Omit<
+    Settings,
+    'activationDelayMs' | 'maxStoredAddresses' | 'errors' | 'createdAtUnit' | 'delaysMs' | 'unknownPath'
+  > & {
     activationDelayMs?: number | undefined;
     maxStoredAddresses?: number;
   } & Partial<Pick<Settings, 'errors' | 'createdAtUnit' | 'delaysMs' | 'unknownPath'>>;
@@ -33,7 +34,6 @@ export interface EngineSnapshot {
   accounts: AccountSnapshot[];
   orders: OrderSnapshot[];
 }
-
 
 /** A snapshot taken now and read out later: `head` at once, the orders by `next(count)`. */
 export interface PendingSnapshot {
@@ -53,7 +53,9 @@ export interface PendingSnapshot {
  *   isSnapshotOfThisFormat(JSON.parse(text)); // false for [] or another format
  */
 export function isSnapshotOfThisFormat(value: unknown): value is { format: typeof SNAPSHOT_FORMAT } {
-  return typeof value === 'object' && value !== null && (value as { format?: unknown }).format === SNAPSHOT_FORMAT;
+  return (
+    typeof value === 'object' && value !== null && (value as { format?: unknown }).format === SNAPSHOT_FORMAT
+  );
 }
 
 /**
@@ -77,7 +79,11 @@ void stateFileIsSnapshot;
  *   while (later.next(500).length > 0) {}
  *   later.close();
  */
-export function pendingSnapshot(head: PendingSnapshot['head'], orders: readonly Order[], beforeChange: Set<(order: Order) => void>): PendingSnapshot {
+export function pendingSnapshot(
+  head: PendingSnapshot['head'],
+  orders: readonly Order[],
+  beforeChange: Set<(order: Order) => void>,
+): PendingSnapshot {
   const before = new Map<Order, OrderSnapshot>();
   const capture = (order: Order): void => {
     if (!before.has(order)) before.set(order, order.toSnapshot());
@@ -90,7 +96,8 @@ export function pendingSnapshot(head: PendingSnapshot['head'], orders: readonly 
     next(count) {
       const end = Math.min(orders.length, position + count);
       const out: OrderSnapshot[] = [];
-      for (; position < end; position++) out.push(before.get(orders[position]!) ?? orders[position]!.toSnapshot());
+      for (; position < end; position++)
+        out.push(before.get(orders[position]!) ?? orders[position]!.toSnapshot());
       return out;
     },
     close: () => void beforeChange.delete(capture),

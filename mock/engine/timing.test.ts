@@ -28,7 +28,11 @@ describe('timing profiles', () => {
   });
 
   it('plans no delay at all for instant orders', () => {
-    expect(planDelays('instant', createRandomSource(3), { activates: true })).toEqual({ processingAfter: 0, outcomeAfter: 0, refundAfter: 0 });
+    expect(planDelays('instant', createRandomSource(3), { activates: true })).toEqual({
+      processingAfter: 0,
+      outcomeAfter: 0,
+      refundAfter: 0,
+    });
   });
 
   it('draws the same amount of randomness under every profile and rule, so later ids do not depend on timing', () => {
@@ -56,7 +60,14 @@ describe('timing profiles', () => {
 
   it('spreads a fixed outcome delay: processing at half of it, the outcome exactly at it', () => {
     const random = createRandomSource(4);
-    expect(planDelays('realistic', random, { activates: true, fixedOutcomeMs: 1_001 })).toMatchObject({ processingAfter: 500, outcomeAfter: 1_001 });
-    expect(planDelays('instant', random, { activates: false, fixedOutcomeMs: 0 })).toEqual({ processingAfter: 0, outcomeAfter: 0, refundAfter: 0 });
+    expect(planDelays('realistic', random, { activates: true, fixedOutcomeMs: 1_001 })).toMatchObject({
+      processingAfter: 500,
+      outcomeAfter: 1_001,
+    });
+    expect(planDelays('instant', random, { activates: false, fixedOutcomeMs: 0 })).toEqual({
+      processingAfter: 0,
+      outcomeAfter: 0,
+      refundAfter: 0,
+    });
   });
 });

@@ -25,9 +25,24 @@ interface ProfileDelays {
 }
 
 const PROFILES: Record<TimingProfile, ProfileDelays> = {
-  realistic: { total: { min: 3000, max: 6000 }, pending: { min: 500, max: 1500 }, refund: { min: 1000, max: 3000 }, activation: 1000 },
-  fast: { total: { min: 20, max: 60 }, pending: { min: 5, max: 15 }, refund: { min: 10, max: 30 }, activation: 10 },
-  instant: { total: { min: 0, max: 0 }, pending: { min: 0, max: 0 }, refund: { min: 0, max: 0 }, activation: 0 },
+  realistic: {
+    total: { min: 3000, max: 6000 },
+    pending: { min: 500, max: 1500 },
+    refund: { min: 1000, max: 3000 },
+    activation: 1000,
+  },
+  fast: {
+    total: { min: 20, max: 60 },
+    pending: { min: 5, max: 15 },
+    refund: { min: 10, max: 30 },
+    activation: 10,
+  },
+  instant: {
+    total: { min: 0, max: 0 },
+    pending: { min: 0, max: 0 },
+    refund: { min: 0, max: 0 },
+    activation: 0,
+  },
 };
 
 /** Explicit per-step delays, ms: a number, or a range drawn from. */
@@ -63,7 +78,8 @@ export function planDelays(
   },
 ): OrderPlan {
   const base = PROFILES[profile];
-  const range = (d: number | Range | undefined, fallback: Range): Range => (d === undefined ? fallback : typeof d === 'number' ? { min: d, max: d } : d);
+  const range = (d: number | Range | undefined, fallback: Range): Range =>
+    d === undefined ? fallback : typeof d === 'number' ? { min: d, max: d } : d;
   const p: ProfileDelays = {
     ...base,
     total: range(options.delays?.outcome, base.total),

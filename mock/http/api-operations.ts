@@ -54,7 +54,12 @@ export const SUCCESS_MESSAGES = {
 } as const satisfies Record<ApiOperationId, string>;
 
 /** One answer of code 0 whose data is built at most once. */
-function answered(msg: string, data: () => unknown, cached?: (cache: ReadDataCache, make: () => unknown) => string, code = 0): ApiAnswer {
+function answered(
+  msg: string,
+  data: () => unknown,
+  cached?: (cache: ReadDataCache, make: () => unknown) => string,
+  code = 0,
+): ApiAnswer {
   return {
     code,
     msg,
@@ -91,7 +96,11 @@ export const API_OPERATIONS: { readonly [Id in ApiOperationId]: ApiOperation<Id>
     path: '/v1/tron/price',
     answer(engine, _account, { rentalCount, period }) {
       const quote = engine.quote(rentalCount, period);
-      return answered(SUCCESS_MESSAGES.getPrice, () => priceQuoteData(quote), (cache, make) => cache.price(rentalCount, period, make));
+      return answered(
+        SUCCESS_MESSAGES.getPrice,
+        () => priceQuoteData(quote),
+        (cache, make) => cache.price(rentalCount, period, make),
+      );
     },
   },
   getOrderHistory: {
@@ -101,7 +110,11 @@ export const API_OPERATIONS: { readonly [Id in ApiOperationId]: ApiOperation<Id>
     answer(engine, account, params) {
       const order = engine.findOrder(account, params);
       const unit = engine.settings().createdAtUnit;
-      return answered(SUCCESS_MESSAGES.getOrderHistory, () => orderRecord(order, unit), (cache, make) => cache.order(order, make));
+      return answered(
+        SUCCESS_MESSAGES.getOrderHistory,
+        () => orderRecord(order, unit),
+        (cache, make) => cache.order(order, make),
+      );
     },
   },
   getAccount: {
@@ -109,7 +122,12 @@ export const API_OPERATIONS: { readonly [Id in ApiOperationId]: ApiOperation<Id>
     method: 'GET',
     path: '/v1/account',
     answer(engine, account) {
-      return answered(SUCCESS_MESSAGES.getAccount, () => accountData(account), (cache, make) => cache.account(account, make), engine.settings().accountSuccessCode);
+      return answered(
+        SUCCESS_MESSAGES.getAccount,
+        () => accountData(account),
+        (cache, make) => cache.account(account, make),
+        engine.settings().accountSuccessCode,
+      );
     },
   },
 };

@@ -1,5 +1,6 @@
 /**
- * The API's rejections over HTTP: keys, parameters, balance and duplicates, and the lifecycle with realistic timing.
+ * The API's rejections over HTTP: keys, parameters, balance and duplicates, and the lifecycle with realistic
+ * timing.
  */
 import bs58check from 'bs58check';
 import { describe, expect, it } from 'vitest';
@@ -14,10 +15,12 @@ const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 const api = createValidators(loadSpec('api'));
 
-
-
 const postOrder = (sim: Simulator, query: string, apiKey = 'demo-key', init: RequestInit = {}) =>
-  send(sim, `/v1/tron/order${query ? `?${query}` : ''}`, { method: 'POST', ...init, headers: { 'API-KEY': apiKey, ...init.headers } });
+  send(sim, `/v1/tron/order${query ? `?${query}` : ''}`, {
+    method: 'POST',
+    ...init,
+    headers: { 'API-KEY': apiKey, ...init.headers },
+  });
 
 const controlJson = (sim: Simulator, method: string, path: string, body?: unknown, apiKey?: string) =>
   send(sim, path, {
@@ -26,12 +29,17 @@ const controlJson = (sim: Simulator, method: string, path: string, body?: unknow
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
 
-const ordersOf = async (sim: Simulator, apiKey = 'demo-key') => (await get(sim, '/_sim/orders', apiKey)).body.orders as { orderId: string; status: string }[];
-
+const ordersOf = async (sim: Simulator, apiKey = 'demo-key') =>
+  (await get(sim, '/_sim/orders', apiKey)).body.orders as { orderId: string; status: string }[];
 
 function expectRejection(reply: Reply, status: number, code: number, msg: RegExp): void {
   expect(reply.status).toBe(status);
-  expect(reply.body).toEqual({ code, msg: expect.stringMatching(msg), time: expect.stringMatching(/^\d+$/), data: null });
+  expect(reply.body).toEqual({
+    code,
+    msg: expect.stringMatching(msg),
+    time: expect.stringMatching(/^\d+$/),
+    data: null,
+  });
   expectValid(api.schema('ErrorEnvelope'), reply.body);
 }
 
@@ -43,7 +51,10 @@ function base58check(version: number): string {
   return bs58check.encode(payload);
 }
 
-async function createAccount(sim: Simulator, request: Record<string, unknown>): Promise<{ apiKey: string; walletAddress: string }> {
+async function createAccount(
+  sim: Simulator,
+  request: Record<string, unknown>,
+): Promise<{ apiKey: string; walletAddress: string }> {
   const reply = await controlJson(sim, 'POST', '/_sim/accounts', request);
   expect(reply.status).toBe(201);
   return reply.body;
@@ -57,19 +68,25 @@ describe('API keys', () => {
     ['GET', '/v1/account'],
   ] as const;
 
-  it.each(operations)('%s %s without an API-KEY header is rejected with 401 and code 10001', async (method, path) => {
-    const sim = createSimulator({ clock: 'manual' });
-    const reply = await send(sim, path, { method });
-    expectRejection(reply, 401, 10001, /API-KEY/);
-    expect(await ordersOf(sim)).toEqual([]);
-  });
+  it.each(operations)(
+    '%s %s without an API-KEY header is rejected with 401 and code 10001',
+    async (method, path) => {
+      const sim = createSimulator({ clock: 'manual' });
+      const reply = await send(sim, path, { method });
+      expectRejection(reply, 401, 10001, /API-KEY/);
+      expect(await ordersOf(sim)).toEqual([]);
+    },
+  );
 
-  it.each(operations)('%s %s with an unknown key is rejected with 401 and code 10002', async (method, path) => {
-    const sim = createSimulator({ clock: 'manual' });
-    const reply = await send(sim, path, { method, headers: { 'API-KEY': 'no-such-key' } });
-    expectRejection(reply, 401, 10002, /Unknown API key/);
-    expect(await ordersOf(sim)).toEqual([]);
-  });
+  it.each(operations)(
+    '%s %s with an unknown key is rejected with 401 and code 10002',
+    async (method, path) => {
+      const sim = createSimulator({ clock: 'manual' });
+      const reply = await send(sim, path, { method, headers: { 'API-KEY': 'no-such-key' } });
+      expectRejection(reply, 401, 10002, /Unknown API key/);
+      expect(await ordersOf(sim)).toEqual([]);
+    },
+  );
 
   it('treats an empty API-KEY header as missing', async () => {
     const sim = createSimulator({ clock: 'manual' });
@@ -124,12 +141,42 @@ describe('createOrder parameter validation', () => {
     ['a missing rentalCount', `pledgeAddress=${ADDRESS}&period=1h`, 20001, /'rentalCount'/],
     ['a missing period', `pledgeAddress=${ADDRESS}&rentalCount=65000`, 20001, /'period'/],
     ['a missing pledgeAddress', 'rentalCount=65000&period=1h', 20001, /'pledgeAddress'/],
-    ['rentalCount abc', `pledgeAddress=${ADDRESS}&rentalCount=abc&period=1h`, 20002, /'rentalCount' must be an integer \(got 'abc'\)/],
-    ['rentalCount 100, below the minimum', `pledgeAddress=${ADDRESS}&rentalCount=100&period=1h`, 20002, /'rentalCount' must be at least 64000/],
-    ['rentalCount 63999', `pledgeAddress=${ADDRESS}&rentalCount=63999&period=1h`, 20002, /'rentalCount' must be at least 64000/],
-    ['rentalCount 1.5', `pledgeAddress=${ADDRESS}&rentalCount=1.5&period=1h`, 20002, /'rentalCount' must be an integer/],
-    ['rentalCount above 10^9', `pledgeAddress=${ADDRESS}&rentalCount=1000000001&period=1h`, 20002, /'rentalCount' must be at most 1000000000/],
-    ['period 2h', `pledgeAddress=${ADDRESS}&rentalCount=65000&period=2h`, 20002, /'period' must be one of 10min, 1h, 1d, 3d, 7d, 14d, 30d \(got '2h'\)/],
+    [
+      'rentalCount abc',
+      `pledgeAddress=${ADDRESS}&rentalCount=abc&period=1h`,
+      20002,
+      /'rentalCount' must be an integer \(got 'abc'\)/,
+    ],
+    [
+      'rentalCount 100, below the minimum',
+      `pledgeAddress=${ADDRESS}&rentalCount=100&period=1h`,
+      20002,
+      /'rentalCount' must be at least 64000/,
+    ],
+    [
+      'rentalCount 63999',
+      `pledgeAddress=${ADDRESS}&rentalCount=63999&period=1h`,
+      20002,
+      /'rentalCount' must be at least 64000/,
+    ],
+    [
+      'rentalCount 1.5',
+      `pledgeAddress=${ADDRESS}&rentalCount=1.5&period=1h`,
+      20002,
+      /'rentalCount' must be an integer/,
+    ],
+    [
+      'rentalCount above 10^9',
+      `pledgeAddress=${ADDRESS}&rentalCount=1000000001&period=1h`,
+      20002,
+      /'rentalCount' must be at most 1000000000/,
+    ],
+    [
+      'period 2h',
+      `pledgeAddress=${ADDRESS}&rentalCount=65000&period=2h`,
+      20002,
+      /'period' must be one of 10min, 1h, 1d, 3d, 7d, 14d, 30d \(got '2h'\)/,
+    ],
     [
       'an address with a bad checksum',
       'pledgeAddress=TT3D8Br4YEkJtvS1DNSj77ymip51BemoP4&rentalCount=65000&period=1h',
@@ -143,7 +190,12 @@ describe('createOrder parameter validation', () => {
       /'pledgeAddress' must be a TRON address.*0x41 prefix/,
     ],
     ['a too short address', 'pledgeAddress=TT3D8Br4&rentalCount=65000&period=1h', 20002, /'pledgeAddress'/],
-    ['an outOrderNo of 65 characters', `${ORDER_QUERY}&outOrderNo=${'x'.repeat(65)}`, 20002, /'outOrderNo' must have at most 64 characters/],
+    [
+      'an outOrderNo of 65 characters',
+      `${ORDER_QUERY}&outOrderNo=${'x'.repeat(65)}`,
+      20002,
+      /'outOrderNo' must have at most 64 characters/,
+    ],
   ];
 
   it('builds the wrong-prefix address as a T address that passes the pattern, so only the prefix rule can catch it', () => {
@@ -152,13 +204,16 @@ describe('createOrder parameter validation', () => {
     expect(bs58check.decode(address)[0]).toBe(0x42);
   });
 
-  it.each(cases)('rejects %s with 400, its code, the parameter and the rule, and creates nothing', async (_name, query, code, msg) => {
-    const sim = createSimulator({ clock: 'manual' });
-    const reply = await postOrder(sim, query);
-    expectRejection(reply, 400, code, msg);
-    expect(await ordersOf(sim)).toEqual([]);
-    expect((await get(sim, '/v1/account')).body.data.balance.available.trx).toBe('1000');
-  });
+  it.each(cases)(
+    'rejects %s with 400, its code, the parameter and the rule, and creates nothing',
+    async (_name, query, code, msg) => {
+      const sim = createSimulator({ clock: 'manual' });
+      const reply = await postOrder(sim, query);
+      expectRejection(reply, 400, code, msg);
+      expect(await ordersOf(sim)).toEqual([]);
+      expect((await get(sim, '/v1/account')).body.data.balance.available.trx).toBe('1000');
+    },
+  );
 
   it('names every missing parameter at once', async () => {
     const sim = createSimulator({ clock: 'manual' });
@@ -168,7 +223,10 @@ describe('createOrder parameter validation', () => {
 
   it('validates a form body exactly like the query string', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const reply = await postOrder(sim, '', 'demo-key', { headers: FORM, body: `pledgeAddress=${ADDRESS}&rentalCount=100&period=1h` });
+    const reply = await postOrder(sim, '', 'demo-key', {
+      headers: FORM,
+      body: `pledgeAddress=${ADDRESS}&rentalCount=100&period=1h`,
+    });
     expectRejection(reply, 400, 20002, /'rentalCount' must be at least 64000 \(got '100'\)/);
   });
 });
@@ -183,7 +241,10 @@ describe('parameters given twice', () => {
 
   it('accepts a parameter in the query string and the form body with the same value', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const reply = await postOrder(sim, ORDER_QUERY, 'demo-key', { headers: FORM, body: 'rentalCount=65000&period=1h' });
+    const reply = await postOrder(sim, ORDER_QUERY, 'demo-key', {
+      headers: FORM,
+      body: 'rentalCount=65000&period=1h',
+    });
     expect(reply.status).toBe(200);
     expect(reply.body.data.amount).toBe(4.23);
   });
@@ -205,7 +266,10 @@ describe('insufficient balance', () => {
     expect(await ordersOf(sim, poor.apiKey)).toEqual([]);
     const after = await get(sim, '/v1/account', poor.apiKey);
     expect(after.body).toEqual(before.body);
-    expect(after.body.data.balance).toEqual({ available: { trx: '1.5', usdt: '0.000000' }, frozen: { trx: '0' } });
+    expect(after.body.data.balance).toEqual({
+      available: { trx: '1.5', usdt: '0.000000' },
+      frozen: { trx: '0' },
+    });
   });
 
   it('pays in USDT at the default rate when the TRX balance is short', async () => {
@@ -230,7 +294,10 @@ describe('duplicate outOrderNo', () => {
     expect(second.status).toBe(200);
     expect(second.body.data).toEqual(first.body.data);
     expect(await ordersOf(sim)).toHaveLength(1);
-    expect((await get(sim, '/v1/account')).body.data.balance).toEqual({ available: { trx: '995.77', usdt: '100.000000' }, frozen: { trx: '4.23' } });
+    expect((await get(sim, '/v1/account')).body.data.balance).toEqual({
+      available: { trx: '995.77', usdt: '100.000000' },
+      frozen: { trx: '4.23' },
+    });
   });
 
   it("is rejected with 409 and code 30002 under duplicateOutOrderNo 'reject', naming the first order", async () => {
@@ -247,7 +314,14 @@ describe('duplicate outOrderNo', () => {
 
 describe('order lifecycle over HTTP with realistic timing', () => {
   it('is at most PROCESSING two seconds after creation and COMPLETED after seven', async () => {
-    const sim = createSimulator({ clock: 'manual', timing: 'realistic', scenario: { accounts: [{ apiKey: 'demo-key', balance: { trx: '1000' } }], activatedAddresses: [ADDRESS] } });
+    const sim = createSimulator({
+      clock: 'manual',
+      timing: 'realistic',
+      scenario: {
+        accounts: [{ apiKey: 'demo-key', balance: { trx: '1000' } }],
+        activatedAddresses: [ADDRESS],
+      },
+    });
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await postOrder(sim, ORDER_QUERY)).body.data.id);
     sim.advance(2000);
@@ -266,11 +340,19 @@ describe('order lifecycle over HTTP with realistic timing', () => {
   });
 
   it('is never COMPLETED before three seconds', async () => {
-    const sim = createSimulator({ clock: 'manual', timing: 'realistic', scenario: { accounts: [{ apiKey: 'demo-key', balance: { trx: '1000' } }], activatedAddresses: [ADDRESS] } });
+    const sim = createSimulator({
+      clock: 'manual',
+      timing: 'realistic',
+      scenario: {
+        accounts: [{ apiKey: 'demo-key', balance: { trx: '1000' } }],
+        activatedAddresses: [ADDRESS],
+      },
+    });
     const ids: string[] = [];
     for (let i = 0; i < 10; i++) ids.push((await postOrder(sim, ORDER_QUERY)).body.data.id);
     sim.advance(2999);
-    for (const id of ids) expect((await get(sim, `/v1/tron/history?orderId=${id}`)).body.data.status).not.toBe('COMPLETED');
+    for (const id of ids)
+      expect((await get(sim, `/v1/tron/history?orderId=${id}`)).body.data.status).not.toBe('COMPLETED');
   });
 
   it('completes an order at once with the instant profile', async () => {

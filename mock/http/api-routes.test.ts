@@ -17,10 +17,12 @@ const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 const api = createValidators(loadSpec('api'));
 
-
-
 const postOrder = (sim: Simulator, query: string, apiKey = 'demo-key', init: RequestInit = {}) =>
-  send(sim, `/v1/tron/order${query ? `?${query}` : ''}`, { method: 'POST', ...init, headers: { 'API-KEY': apiKey, ...init.headers } });
+  send(sim, `/v1/tron/order${query ? `?${query}` : ''}`, {
+    method: 'POST',
+    ...init,
+    headers: { 'API-KEY': apiKey, ...init.headers },
+  });
 
 const controlJson = (sim: Simulator, method: string, path: string, body?: unknown, apiKey?: string) =>
   send(sim, path, {
@@ -29,16 +31,24 @@ const controlJson = (sim: Simulator, method: string, path: string, body?: unknow
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
 
-const ordersOf = async (sim: Simulator, apiKey = 'demo-key') => (await get(sim, '/_sim/orders', apiKey)).body.orders as { orderId: string; status: string }[];
-
+const ordersOf = async (sim: Simulator, apiKey = 'demo-key') =>
+  (await get(sim, '/_sim/orders', apiKey)).body.orders as { orderId: string; status: string }[];
 
 function expectRejection(reply: Reply, status: number, code: number, msg: RegExp): void {
   expect(reply.status).toBe(status);
-  expect(reply.body).toEqual({ code, msg: expect.stringMatching(msg), time: expect.stringMatching(/^\d+$/), data: null });
+  expect(reply.body).toEqual({
+    code,
+    msg: expect.stringMatching(msg),
+    time: expect.stringMatching(/^\d+$/),
+    data: null,
+  });
   expectValid(api.schema('ErrorEnvelope'), reply.body);
 }
 
-async function createAccount(sim: Simulator, request: Record<string, unknown>): Promise<{ apiKey: string; walletAddress: string }> {
+async function createAccount(
+  sim: Simulator,
+  request: Record<string, unknown>,
+): Promise<{ apiKey: string; walletAddress: string }> {
   const reply = await controlJson(sim, 'POST', '/_sim/accounts', request);
   expect(reply.status).toBe(201);
   return reply.body;
@@ -63,7 +73,13 @@ describe('getPrice', () => {
   it('prices every period from its own sun rate', async () => {
     const sim = createSimulator({ clock: 'manual' });
     const reply = await get(sim, '/v1/tron/price?rentalCount=100000&period=30d');
-    expect(reply.body.data).toEqual({ sun: '100', trxPrice: '10.00', period: '30d', resourceType: 'ENERGY', rentalCount: 100000 });
+    expect(reply.body.data).toEqual({
+      sun: '100',
+      trxPrice: '10.00',
+      period: '30d',
+      resourceType: 'ENERGY',
+      rentalCount: 100000,
+    });
     expectValid(api.response('getPrice', 200), reply.body);
   });
 
@@ -113,9 +129,17 @@ describe('createOrder', () => {
 
   it('accepts its parameters as a form body', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const reply = await postOrder(sim, '', 'demo-key', { headers: FORM, body: `${ORDER_QUERY}&outOrderNo=shop-2` });
+    const reply = await postOrder(sim, '', 'demo-key', {
+      headers: FORM,
+      body: `${ORDER_QUERY}&outOrderNo=shop-2`,
+    });
     expect(reply.status).toBe(200);
-    expect(reply.body.data).toEqual({ id: expect.stringMatching(ORDER_ID), amount: 4.23, currency: 'TRX', outOrderNo: 'shop-2' });
+    expect(reply.body.data).toEqual({
+      id: expect.stringMatching(ORDER_ID),
+      amount: 4.23,
+      currency: 'TRX',
+      outOrderNo: 'shop-2',
+    });
     expectValid(api.response('createOrder', 200), reply.body);
     const history = await get(sim, `/v1/tron/history?orderId=${reply.body.data.id}`);
     expect(history.body.data).toMatchObject({ pledgeAddress: ADDRESS, rentalCount: '65000', period: '1h' });
@@ -133,7 +157,10 @@ describe('createOrder', () => {
 
   it('accepts parameters split between the query string and the form body', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const reply = await postOrder(sim, `pledgeAddress=${ADDRESS}`, 'demo-key', { headers: FORM, body: 'rentalCount=65000&period=1h' });
+    const reply = await postOrder(sim, `pledgeAddress=${ADDRESS}`, 'demo-key', {
+      headers: FORM,
+      body: 'rentalCount=65000&period=1h',
+    });
     expect(reply.status).toBe(200);
     expect(reply.body.data.amount).toBe(4.23);
   });
@@ -148,7 +175,10 @@ describe('createOrder', () => {
     const sim = createSimulator({ clock: 'manual' });
     await postOrder(sim, `pledgeAddress=${ADDRESS}&rentalCount=100000&period=30d`);
     const account = await get(sim, '/v1/account');
-    expect(account.body.data.balance).toEqual({ available: { trx: '990', usdt: '100.000000' }, frozen: { trx: '10' } });
+    expect(account.body.data.balance).toEqual({
+      available: { trx: '990', usdt: '100.000000' },
+      frozen: { trx: '10' },
+    });
   });
 
   it('gives each order of one second a different id', async () => {
@@ -211,7 +241,9 @@ describe('getOrderHistory', () => {
   it('looks the order up by orderId when orderId and outOrderNo name different orders', async () => {
     const sim = createSimulator({ clock: 'manual' });
     const first = (await postOrder(sim, `${ORDER_QUERY}&outOrderNo=first`)).body.data.id;
-    const second = (await postOrder(sim, `pledgeAddress=${OTHER_ADDRESS}&rentalCount=70000&period=1d&outOrderNo=second`)).body.data.id;
+    const second = (
+      await postOrder(sim, `pledgeAddress=${OTHER_ADDRESS}&rentalCount=70000&period=1d&outOrderNo=second`)
+    ).body.data.id;
     expect(first).not.toBe(second);
     const reply = await get(sim, `/v1/tron/history?orderId=${first}&outOrderNo=second`);
     expect(reply.status).toBe(200);
@@ -267,11 +299,17 @@ describe('getAccount', () => {
     const sim = createSimulator({ clock: 'manual' });
     await postOrder(sim, ORDER_QUERY);
     const open = await get(sim, '/v1/account');
-    expect(open.body.data.balance).toEqual({ available: { trx: '995.77', usdt: '100.000000' }, frozen: { trx: '4.23' } });
+    expect(open.body.data.balance).toEqual({
+      available: { trx: '995.77', usdt: '100.000000' },
+      frozen: { trx: '4.23' },
+    });
     expectValid(api.response('getAccount', 200), open.body);
     sim.advance(7000);
     const done = await get(sim, '/v1/account');
-    expect(done.body.data.balance).toEqual({ available: { trx: '995.77', usdt: '100.000000' }, frozen: { trx: '0' } });
+    expect(done.body.data.balance).toEqual({
+      available: { trx: '995.77', usdt: '100.000000' },
+      frozen: { trx: '0' },
+    });
   });
 
   it('reports the referral count the account was created with', async () => {

@@ -21,9 +21,17 @@ import { check } from './validate.ts';
  *   authenticate(engine, c.req.header('api-key')); // Account, or throws apiKeyMissing / apiKeyUnknown
  */
 export function authenticate(engine: Engine, key: string | undefined): Account {
-  if (!key) throw new SimulatorError('apiKeyMissing', "Missing API key: send the account's key in the 'API-KEY' header.");
+  if (!key)
+    throw new SimulatorError(
+      'apiKeyMissing',
+      "Missing API key: send the account's key in the 'API-KEY' header.",
+    );
   const account = engine.authenticate(key);
-  if (!account) throw new SimulatorError('apiKeyUnknown', "Unknown API key: the 'API-KEY' header names no account. Check the key, or create an account with POST /_sim/accounts.");
+  if (!account)
+    throw new SimulatorError(
+      'apiKeyUnknown',
+      "Unknown API key: the 'API-KEY' header names no account. Check the key, or create an account with POST /_sim/accounts.",
+    );
   return account;
 }
 
@@ -41,7 +49,11 @@ export function requireApiKey(engine: Engine): MiddlewareHandler<SimEnv> {
  * @example
  *   app.route('/', apiRoutes(engine, validators, createApiStages(engine, faults)));
  */
-export function apiRoutes(engine: Engine, validators: SpecValidators, stages: readonly ApiStage[]): Hono<SimEnv> {
+export function apiRoutes(
+  engine: Engine,
+  validators: SpecValidators,
+  stages: readonly ApiStage[],
+): Hono<SimEnv> {
   const api = new Hono<SimEnv>();
   const [before, after] = [stages.filter((s) => !s.afterAuth), stages.filter((s) => s.afterAuth)];
   const auth = requireApiKey(engine);
@@ -53,9 +65,16 @@ export function apiRoutes(engine: Engine, validators: SpecValidators, stages: re
       await next();
     };
     // Faults come before authentication, as a broken proxy in front of the service would.
-    const pipeline = every(named, ...before.map((s) => s.middleware), auth, ...after.map((s) => s.middleware));
+    const pipeline = every(
+      named,
+      ...before.map((s) => s.middleware),
+      auth,
+      ...after.map((s) => s.middleware),
+    );
     const handler = async (c: Parameters<MiddlewareHandler<SimEnv>>[0]): Promise<Response> => {
-      const params = validate ? check<ApiParams[Id]>(validate, await readParams(c, op.method === 'POST')) : ({} as ApiParams[Id]);
+      const params = validate
+        ? check<ApiParams[Id]>(validate, await readParams(c, op.method === 'POST'))
+        : ({} as ApiParams[Id]);
       const answer = op.answer(engine, c.get('account'), params);
       return sendEnvelope(c, engine, answer.msg, answer.data(), answer.code);
     };

@@ -31,7 +31,12 @@ export interface ApiStage {
 export function createApiStages(engine: Engine, faults: FaultInjector): ApiStage[] {
   return [
     { name: 'faults', middleware: injectFaults(faults, engine), idle: () => !faults.active },
-    { name: 'rate-limit', middleware: rateLimit(engine), afterAuth: true, idle: () => !engine.settings().rateLimit },
+    {
+      name: 'rate-limit',
+      middleware: rateLimit(engine),
+      afterAuth: true,
+      idle: () => !engine.settings().rateLimit,
+    },
   ];
 }
 

@@ -57,14 +57,26 @@ export function createOwedResponses(): { track(res: ServerResponse): void; owed:
 export function parserError(error: NodeJS.ErrnoException): SimulatorError {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
-      return new SimulatorError('headersTooLarge', 'The request headers are larger than the server accepts (16 KiB in all); send fewer or shorter headers.');
+      return new SimulatorError(
+        'headersTooLarge',
+        'The request headers are larger than the server accepts (16 KiB in all); send fewer or shorter headers.',
+      );
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return new SimulatorError('requestTimeout', 'The request was not received in time; send it again, whole.');
+      return new SimulatorError(
+        'requestTimeout',
+        'The request was not received in time; send it again, whole.',
+      );
     case 'HPE_UNEXPECTED_CONTENT_LENGTH':
     case 'HPE_INVALID_CONTENT_LENGTH':
-      return new SimulatorError('bodyInvalid', `The request's Content-Length is invalid or given more than once (${error.code}); send one Content-Length, or Transfer-Encoding: chunked.`);
+      return new SimulatorError(
+        'bodyInvalid',
+        `The request's Content-Length is invalid or given more than once (${error.code}); send one Content-Length, or Transfer-Encoding: chunked.`,
+      );
     default:
-      return new SimulatorError('bodyInvalid', `The request is not valid HTTP/1.1 (${error.code ?? 'parse error'}); check the request line, the headers and the body framing.`);
+      return new SimulatorError(
+        'bodyInvalid',
+        `The request is not valid HTTP/1.1 (${error.code ?? 'parse error'}); check the request line, the headers and the body framing.`,
+      );
   }
 }
 
@@ -99,7 +111,9 @@ export function answerClientErrors(server: Server, engine: Engine, owed: OwedRes
     // Answers owed to complete requests ahead of the bad one come first, and so does one
     // already under way; a request whose own body the parser refused will never complete,
     // and unless its answer has started, this answer stands for it.
-    const waiting = owed(socket).filter((res) => !res.writableFinished && !res.destroyed && (res.req.complete || res.headersSent));
+    const waiting = owed(socket).filter(
+      (res) => !res.writableFinished && !res.destroyed && (res.req.complete || res.headersSent),
+    );
     if (waiting.length === 0) return write();
     let left = waiting.length;
     for (const res of waiting) {
@@ -115,11 +129,22 @@ export function answerClientErrors(server: Server, engine: Engine, owed: OwedRes
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     const text = errorEnvelopeText(
       engine,
-      new SimulatorError('expectationFailed', `Expect: ${String(req.headers.expect)} is not supported; send Expect: 100-continue or no Expect header.`),
+      new SimulatorError(
+        'expectationFailed',
+        `Expect: ${String(req.headers.expect)} is not supported; send Expect: 100-continue or no Expect header.`,
+      ),
     );
-    res.writeHead(417, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), connection: 'close' });
+    res.writeHead(417, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(text),
+      connection: 'close',
+    });
     res.end(text);
   });
 }
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};

@@ -27,12 +27,15 @@ describe('the control plane with a token', () => {
     expectUnauthorized(await call(sim, '/_sim/rules'), /Authorization: Bearer/);
   });
 
-  it.each(['Bearer wrong', 'Bearer t0k0', 'Bearer ', 'Basic t0k', 't0k'])('refuses the header %j with 401', async (authorization) => {
-    const sim = createSimulator({ clock: 'manual', control: { token: 't0k' } });
-    const reply = await call(sim, '/_sim/rules', { Authorization: authorization });
-    expect(reply.status).toBe(401);
-    expect(reply.body.code).toBe(10004);
-  });
+  it.each(['Bearer wrong', 'Bearer t0k0', 'Bearer ', 'Basic t0k', 't0k'])(
+    'refuses the header %j with 401',
+    async (authorization) => {
+      const sim = createSimulator({ clock: 'manual', control: { token: 't0k' } });
+      const reply = await call(sim, '/_sim/rules', { Authorization: authorization });
+      expect(reply.status).toBe(401);
+      expect(reply.body.code).toBe(10004);
+    },
+  );
 
   it('accepts the right bearer token', async () => {
     const sim = createSimulator({ clock: 'manual', control: { token: 't0k' } });
@@ -42,20 +45,32 @@ describe('the control plane with a token', () => {
   });
 
   it('accepts the right token from a caller off loopback', async () => {
-    const sim = createSimulator({ clock: 'manual', control: { token: 't0k' }, remoteAddress: () => '10.0.0.5' });
+    const sim = createSimulator({
+      clock: 'manual',
+      control: { token: 't0k' },
+      remoteAddress: () => '10.0.0.5',
+    });
     expect((await call(sim, '/_sim/clock', { Authorization: 'Bearer t0k' })).status).toBe(200);
     expectUnauthorized(await call(sim, '/_sim/clock'), /token/);
   });
 
   it('asks loopback callers for the token too', async () => {
-    const sim = createSimulator({ clock: 'manual', control: { token: 't0k' }, remoteAddress: () => '127.0.0.1' });
+    const sim = createSimulator({
+      clock: 'manual',
+      control: { token: 't0k' },
+      remoteAddress: () => '127.0.0.1',
+    });
     expectUnauthorized(await call(sim, '/_sim/clock'), /token/);
   });
 
   it('guards state-changing calls, which change nothing when refused', async () => {
     const sim = createSimulator({ clock: 'manual', control: { token: 't0k' } });
     expect((await call(sim, '/_sim/reset', {}, 'POST')).status).toBe(401);
-    const advance = await sim.app.request('/_sim/clock/advance', { method: 'POST', headers: { Authorization: 'Bearer nope' }, body: '{"ms":5000}' });
+    const advance = await sim.app.request('/_sim/clock/advance', {
+      method: 'POST',
+      headers: { Authorization: 'Bearer nope' },
+      body: '{"ms":5000}',
+    });
     expect(advance.status).toBe(401);
     expect(sim.clock.now()).toBe(1_741_801_809_000);
   });
@@ -64,11 +79,17 @@ describe('the control plane with a token', () => {
     const sim = createSimulator({ clock: 'manual', control: { token: 't0k' } });
     expect((await call(sim, '/_sim/accounts/me', { 'API-KEY': 'demo-key' })).status).toBe(401);
     expect((await call(sim, '/_sim/accounts/me', { Authorization: 'Bearer t0k' })).body.code).toBe(10001);
-    expect((await call(sim, '/_sim/accounts/me', { Authorization: 'Bearer t0k', 'API-KEY': 'demo-key' })).status).toBe(200);
+    expect(
+      (await call(sim, '/_sim/accounts/me', { Authorization: 'Bearer t0k', 'API-KEY': 'demo-key' })).status,
+    ).toBe(200);
   });
 
   it('leaves the simulated API and the health check open', async () => {
-    const sim = createSimulator({ clock: 'manual', control: { token: 't0k' }, remoteAddress: () => '10.0.0.5' });
+    const sim = createSimulator({
+      clock: 'manual',
+      control: { token: 't0k' },
+      remoteAddress: () => '10.0.0.5',
+    });
     expect((await call(sim, '/v1/account', { 'API-KEY': 'demo-key' })).status).toBe(200);
     expect((await call(sim, '/_sim/health')).status).toBe(200);
   });
@@ -88,15 +109,21 @@ describe('the control plane without a token', () => {
     expectUnauthorized(await call(sim, '/_sim/rules'), /off loopback/);
   });
 
-  it.each(['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1', 'localhost'])('serves the loopback caller %s', async (address) => {
-    const sim = createSimulator({ clock: 'manual', remoteAddress: () => address });
-    expect((await call(sim, '/_sim/rules')).status).toBe(200);
-  });
+  it.each(['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1', 'localhost'])(
+    'serves the loopback caller %s',
+    async (address) => {
+      const sim = createSimulator({ clock: 'manual', remoteAddress: () => address });
+      expect((await call(sim, '/_sim/rules')).status).toBe(200);
+    },
+  );
 
-  it.each(['10.0.0.5', '::ffff:10.0.0.5', '192.168.1.127', '::2'])('refuses the caller %s', async (address) => {
-    const sim = createSimulator({ clock: 'manual', remoteAddress: () => address });
-    expect((await call(sim, '/_sim/rules')).status).toBe(401);
-  });
+  it.each(['10.0.0.5', '::ffff:10.0.0.5', '192.168.1.127', '::2'])(
+    'refuses the caller %s',
+    async (address) => {
+      const sim = createSimulator({ clock: 'manual', remoteAddress: () => address });
+      expect((await call(sim, '/_sim/rules')).status).toBe(401);
+    },
+  );
 
   it('serves in-process requests, which have no remote address', async () => {
     const sim = createSimulator({ clock: 'manual', remoteAddress: () => undefined });
@@ -105,7 +132,9 @@ describe('the control plane without a token', () => {
 
   it('still serves the simulated API and health to callers off loopback', async () => {
     const sim = createSimulator({ clock: 'manual', remoteAddress: () => '10.0.0.5' });
-    expect((await call(sim, '/v1/tron/price?rentalCount=65000&period=1h', { 'API-KEY': 'demo-key' })).status).toBe(200);
+    expect(
+      (await call(sim, '/v1/tron/price?rentalCount=65000&period=1h', { 'API-KEY': 'demo-key' })).status,
+    ).toBe(200);
     expect((await call(sim, '/_sim/health')).status).toBe(200);
   });
 });
@@ -115,7 +144,11 @@ describe('the control plane turned off', () => {
     const sim = createSimulator({ clock: 'manual', control: { enabled: false } });
     const rules = await call(sim, '/_sim/rules');
     expect(rules.status).toBe(404);
-    expect(rules.body).toMatchObject({ code: 40400, msg: expect.stringMatching(/control plane is off/), data: null });
+    expect(rules.body).toMatchObject({
+      code: 40400,
+      msg: expect.stringMatching(/control plane is off/),
+      data: null,
+    });
     expect((await call(sim, '/_sim/reset', {}, 'POST')).status).toBe(404);
     const health = await call(sim, '/_sim/health');
     expect(health.status).toBe(200);
@@ -140,6 +173,7 @@ describe('the control plane turned off', () => {
   it('advertises no control-plane capability when the control plane is off', async () => {
     const sim = createSimulator({ clock: 'manual', control: { enabled: false } });
     const { capabilities } = (await call(sim, '/_sim/health')).body;
-    for (const capability of ['clock', 'rules', 'accounts', 'activation']) expect(capabilities).not.toContain(capability);
+    for (const capability of ['clock', 'rules', 'accounts', 'activation'])
+      expect(capabilities).not.toContain(capability);
   });
 });

@@ -31,7 +31,10 @@ const digest = (value: string): Buffer => createHash('sha256').update(value).dig
  * @example
  *   app.use('/_sim/*', controlGuard({ token: process.env.ENERGY_SIM_TOKEN }, remoteAddress));
  */
-export function controlGuard(options: ControlOptions, remoteAddress?: RemoteAddress): MiddlewareHandler<SimEnv> {
+export function controlGuard(
+  options: ControlOptions,
+  remoteAddress?: RemoteAddress,
+): MiddlewareHandler<SimEnv> {
   const enabled = options.enabled ?? true;
   const expected = options.token ? digest(options.token) : undefined;
   return async (c, next) => {
@@ -51,16 +54,22 @@ export function controlGuard(options: ControlOptions, remoteAddress?: RemoteAddr
           : undefined;
     if (expected) {
       if (given === undefined) {
-        throw new SimulatorError('controlUnauthorized', "The control plane needs its token: send 'Authorization: Bearer <token>'.");
+        throw new SimulatorError(
+          'controlUnauthorized',
+          "The control plane needs its token: send 'Authorization: Bearer <token>'.",
+        );
       }
       // Comparing digests of equal length in constant time leaks neither content nor length.
       if (!timingSafeEqual(digest(given), expected)) {
-        throw new SimulatorError('controlUnauthorized', "Wrong control-plane token: send the token the simulator was started with as 'Authorization: Bearer <token>'.");
+        throw new SimulatorError(
+          'controlUnauthorized',
+          "Wrong control-plane token: send the token the simulator was started with as 'Authorization: Bearer <token>'.",
+        );
       }
     } else if (!isLoopback(remoteAddress?.(c))) {
       throw new SimulatorError(
         'controlUnauthorized',
-        'The control plane refuses callers off loopback without a token: start the simulator with --token (or ENERGY_SIM_TOKEN) and send it as \'Authorization: Bearer <token>\'.',
+        "The control plane refuses callers off loopback without a token: start the simulator with --token (or ENERGY_SIM_TOKEN) and send it as 'Authorization: Bearer <token>'.",
       );
     }
     await next();

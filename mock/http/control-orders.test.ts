@@ -19,23 +19,41 @@ interface Reply {
   text: string;
 }
 
-async function send(sim: Simulator, method: string, path: string, options: { body?: unknown; apiKey?: string } = {}): Promise<Reply> {
+async function send(
+  sim: Simulator,
+  method: string,
+  path: string,
+  options: { body?: unknown; apiKey?: string } = {},
+): Promise<Reply> {
   const headers: Record<string, string> = {};
   if (options.apiKey) headers['API-KEY'] = options.apiKey;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   const res = await sim.app.request(path, {
     method,
     headers,
-    ...(options.body === undefined ? {} : { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }),
+    ...(options.body === undefined
+      ? {}
+      : { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }),
   });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined, text };
 }
 
-const get = (sim: Simulator, path: string, apiKey?: string) => send(sim, 'GET', path, apiKey ? { apiKey } : {});
+const get = (sim: Simulator, path: string, apiKey?: string) =>
+  send(sim, 'GET', path, apiKey ? { apiKey } : {});
 
-async function order(sim: Simulator, pledgeAddress = ADDRESS, extra = '', apiKey = 'demo-key'): Promise<string> {
-  const reply = await send(sim, 'POST', `/v1/tron/order?pledgeAddress=${pledgeAddress}&rentalCount=65000&period=1h${extra}`, { apiKey });
+async function order(
+  sim: Simulator,
+  pledgeAddress = ADDRESS,
+  extra = '',
+  apiKey = 'demo-key',
+): Promise<string> {
+  const reply = await send(
+    sim,
+    'POST',
+    `/v1/tron/order?pledgeAddress=${pledgeAddress}&rentalCount=65000&period=1h${extra}`,
+    { apiKey },
+  );
   expect(reply.status).toBe(200);
   return reply.body.data.id;
 }
@@ -85,7 +103,15 @@ describe('GET /_sim/orders', () => {
     expect(reply.status).toBe(200);
     expectItems(reply, 'orders', 'OrderView');
     expect(reply.body.orders.map((o: { orderId: string }) => o.orderId)).toEqual([second, first]);
-    expect(reply.body.orders[1]).toMatchObject({ orderId: first, outOrderNo: 'a', pledgeAddress: ADDRESS, rentalCount: 65000, amount: '4.23', currency: 'TRX', txId: '' });
+    expect(reply.body.orders[1]).toMatchObject({
+      orderId: first,
+      outOrderNo: 'a',
+      pledgeAddress: ADDRESS,
+      rentalCount: 65000,
+      amount: '4.23',
+      currency: 'TRX',
+      txId: '',
+    });
   });
 
   it('filters by status and limits the count', async () => {
@@ -94,7 +120,10 @@ describe('GET /_sim/orders', () => {
     sim.advance(7000);
     const open1 = await order(sim);
     const open2 = await order(sim);
-    const ids = async (query: string) => (await get(sim, `/_sim/orders${query}`, 'demo-key')).body.orders.map((o: { orderId: string }) => o.orderId);
+    const ids = async (query: string) =>
+      (await get(sim, `/_sim/orders${query}`, 'demo-key')).body.orders.map(
+        (o: { orderId: string }) => o.orderId,
+      );
     expect(await ids('?status=COMPLETED')).toEqual([done]);
     expect(await ids('?status=PENDING')).toEqual([open2, open1]);
     expect(await ids('?status=REFUNDED')).toEqual([]);
@@ -124,11 +153,22 @@ describe('GET /_sim/orders', () => {
 
 describe('GET /_sim/orders/{orderId}', () => {
   it('shows the timeline PENDING, PROCESSING, COMPLETED with the time of each step', async () => {
-    const sim = createSimulator({ clock: 'manual', scenario: { accounts: [{ apiKey: 'demo-key', balance: { trx: '100' } }], activatedAddresses: [ADDRESS] } });
+    const sim = createSimulator({
+      clock: 'manual',
+      scenario: {
+        accounts: [{ apiKey: 'demo-key', balance: { trx: '100' } }],
+        activatedAddresses: [ADDRESS],
+      },
+    });
     const id = await order(sim);
     const open = await get(sim, `/_sim/orders/${id}`, 'demo-key');
     expectResponse('getOrderTimeline', open);
-    expect(open.body).toMatchObject({ orderId: id, status: 'PENDING', activatedAddress: false, timeline: [{ status: 'PENDING', at: START_MS }] });
+    expect(open.body).toMatchObject({
+      orderId: id,
+      status: 'PENDING',
+      activatedAddress: false,
+      timeline: [{ status: 'PENDING', at: START_MS }],
+    });
     expect(open.body.next).toEqual({ status: 'PROCESSING', at: expect.any(Number) });
     expect(open.body.next.at).toBeGreaterThan(START_MS);
 
@@ -153,7 +193,10 @@ describe('GET /_sim/orders/{orderId}', () => {
     sim.advance(7000);
     const reply = await get(sim, `/_sim/orders/${id}`, 'demo-key');
     expect(reply.body.activatedAddress).toBe(true);
-    expect(reply.body.timeline[1]).toMatchObject({ status: 'PROCESSING', note: expect.stringMatching(/activated/) });
+    expect(reply.body.timeline[1]).toMatchObject({
+      status: 'PROCESSING',
+      note: expect.stringMatching(/activated/),
+    });
   });
 
   it("answers 404 with code 40401 for an unknown id and for another account's order", async () => {
@@ -170,18 +213,31 @@ describe('GET /_sim/orders/{orderId}', () => {
 describe('/_sim/rules', () => {
   it('adds a rule with 201 and lists it, unused', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const added = await send(sim, 'POST', '/_sim/rules', { body: { match: { pledgeAddress: ADDRESS }, outcome: 'FAILED', delayMs: 2000, times: 1 } });
+    const added = await send(sim, 'POST', '/_sim/rules', {
+      body: { match: { pledgeAddress: ADDRESS }, outcome: 'FAILED', delayMs: 2000, times: 1 },
+    });
     expect(added.status).toBe(201);
     expect(added.body).toEqual({ id: expect.any(String) });
     const list = await get(sim, '/_sim/rules');
     expect(list.status).toBe(200);
     expectItems(list, 'rules', 'Rule');
-    expect(list.body.rules).toEqual([{ id: added.body.id, match: { pledgeAddress: ADDRESS }, outcome: 'FAILED', delayMs: 2000, times: 1, used: 0 }]);
+    expect(list.body.rules).toEqual([
+      {
+        id: added.body.id,
+        match: { pledgeAddress: ADDRESS },
+        outcome: 'FAILED',
+        delayMs: 2000,
+        times: 1,
+        used: 0,
+      },
+    ]);
   });
 
   it('fails a matching order, then refunds it, and leaves other addresses alone', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    await send(sim, 'POST', '/_sim/rules', { body: { match: { pledgeAddress: ADDRESS }, outcome: 'FAILED', delayMs: 2000 } });
+    await send(sim, 'POST', '/_sim/rules', {
+      body: { match: { pledgeAddress: ADDRESS }, outcome: 'FAILED', delayMs: 2000 },
+    });
     const failing = await order(sim, ADDRESS);
     const fine = await order(sim, OTHER_ADDRESS);
     expect(await trxOf(sim)).toEqual({ available: '991.54', frozen: '8.46' });
@@ -194,7 +250,9 @@ describe('/_sim/rules', () => {
     expect(await statusOf(sim, fine)).toBe('COMPLETED');
     expect(await statusOf(sim, failing)).toBe('REFUNDED');
     expect(await trxOf(sim)).toEqual({ available: '995.77', frozen: '0' });
-    const timeline = (await get(sim, `/_sim/orders/${failing}`, 'demo-key')).body.timeline.map((s: { status: string }) => s.status);
+    const timeline = (await get(sim, `/_sim/orders/${failing}`, 'demo-key')).body.timeline.map(
+      (s: { status: string }) => s.status,
+    );
     expect(timeline).toEqual(['PENDING', 'PROCESSING', 'FAILED', 'REFUNDED']);
   });
 
@@ -205,7 +263,11 @@ describe('/_sim/rules', () => {
     expect((await get(sim, '/_sim/rules')).body.rules).toEqual([]);
     ids.push(await order(sim));
     sim.advance(10_000);
-    expect([await statusOf(sim, ids[0]!), await statusOf(sim, ids[1]!), await statusOf(sim, ids[2]!)]).toEqual(['REFUNDED', 'REFUNDED', 'COMPLETED']);
+    expect([
+      await statusOf(sim, ids[0]!),
+      await statusOf(sim, ids[1]!),
+      await statusOf(sim, ids[2]!),
+    ]).toEqual(['REFUNDED', 'REFUNDED', 'COMPLETED']);
   });
 
   it('counts its uses while it has some left', async () => {
@@ -284,7 +346,10 @@ describe('/_sim/supply', () => {
   });
 
   it('fails and refunds an order beyond the supply, and takes energy back when a rental ends', async () => {
-    const sim = createSimulator({ clock: 'manual', scenario: { accounts: [{ apiKey: 'demo-key', balance: { trx: '100' } }], supply: 100_000 } });
+    const sim = createSimulator({
+      clock: 'manual',
+      scenario: { accounts: [{ apiKey: 'demo-key', balance: { trx: '100' } }], supply: 100_000 },
+    });
     const fits = await order(sim);
     sim.advance(7000);
     expect(await statusOf(sim, fits)).toBe('COMPLETED');
@@ -294,7 +359,12 @@ describe('/_sim/supply', () => {
     sim.advance(10_000);
     const refunded = await get(sim, `/_sim/orders/${beyond}`, 'demo-key');
     expect(refunded.body.status).toBe('REFUNDED');
-    expect(refunded.body.timeline.map((s: { status: string }) => s.status)).toEqual(['PENDING', 'PROCESSING', 'FAILED', 'REFUNDED']);
+    expect(refunded.body.timeline.map((s: { status: string }) => s.status)).toEqual([
+      'PENDING',
+      'PROCESSING',
+      'FAILED',
+      'REFUNDED',
+    ]);
     expect(refunded.body.timeline[2].note).toMatch(/insufficient supply/);
     expect(await trxOf(sim)).toEqual({ available: '95.77', frozen: '0' });
 
@@ -338,7 +408,12 @@ describe('/_sim/addresses', () => {
     const reply = await get(sim, `/_sim/addresses/${ADDRESS}`);
     expectResponse('getAddress', reply);
     const processingAt = (await get(sim, `/_sim/orders/${first}`, 'demo-key')).body.timeline[1].at;
-    expect(reply.body).toEqual({ address: ADDRESS, activated: true, activatedAt: processingAt, activatedByOrderId: first });
+    expect(reply.body).toEqual({
+      address: ADDRESS,
+      activated: true,
+      activatedAt: processingAt,
+      activatedByOrderId: first,
+    });
     expect((await get(sim, `/_sim/orders/${second}`, 'demo-key')).body.activatedAddress).toBe(false);
     const list = await get(sim, '/_sim/addresses');
     expectItems(list, 'addresses', 'AddressState');
@@ -346,7 +421,10 @@ describe('/_sim/addresses', () => {
   });
 
   it('lists the activated addresses of the scenario', async () => {
-    const sim = createSimulator({ clock: 'manual', scenario: { activatedAddresses: [ADDRESS, OTHER_ADDRESS] } });
+    const sim = createSimulator({
+      clock: 'manual',
+      scenario: { activatedAddresses: [ADDRESS, OTHER_ADDRESS] },
+    });
     const list = await get(sim, '/_sim/addresses');
     expect(list.status).toBe(200);
     expectItems(list, 'addresses', 'AddressState');
@@ -356,15 +434,18 @@ describe('/_sim/addresses', () => {
     ]);
   });
 
-  it.each(['abc', 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP4'])('refuses the address %s with 400 on GET and PUT', async (address) => {
-    const sim = createSimulator({ clock: 'manual' });
-    const read = await get(sim, `/_sim/addresses/${address}`);
-    expectError(read, 400, 20002, /'address'.*TRON address/);
-    expectResponse('getAddress', read);
-    const write = await send(sim, 'PUT', `/_sim/addresses/${address}`, { body: { activated: true } });
-    expectError(write, 400, 20002, /'address'/);
-    expectResponse('setAddress', write);
-  });
+  it.each(['abc', 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP4'])(
+    'refuses the address %s with 400 on GET and PUT',
+    async (address) => {
+      const sim = createSimulator({ clock: 'manual' });
+      const read = await get(sim, `/_sim/addresses/${address}`);
+      expectError(read, 400, 20002, /'address'.*TRON address/);
+      expectResponse('getAddress', read);
+      const write = await send(sim, 'PUT', `/_sim/addresses/${address}`, { body: { activated: true } });
+      expectError(write, 400, 20002, /'address'/);
+      expectResponse('setAddress', write);
+    },
+  );
 
   // BUG: PUT /_sim/addresses/{address} with a valid address always answers 500 (code 50000),
   // for the reason given at PUT /_sim/supply: its inline body schema cannot be compiled

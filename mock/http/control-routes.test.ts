@@ -19,23 +19,41 @@ interface Reply {
   text: string;
 }
 
-async function send(sim: Simulator, method: string, path: string, options: { body?: unknown; apiKey?: string } = {}): Promise<Reply> {
+async function send(
+  sim: Simulator,
+  method: string,
+  path: string,
+  options: { body?: unknown; apiKey?: string } = {},
+): Promise<Reply> {
   const headers: Record<string, string> = {};
   if (options.apiKey) headers['API-KEY'] = options.apiKey;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   const res = await sim.app.request(path, {
     method,
     headers,
-    ...(options.body === undefined ? {} : { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }),
+    ...(options.body === undefined
+      ? {}
+      : { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }),
   });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined, text };
 }
 
-const get = (sim: Simulator, path: string, apiKey?: string) => send(sim, 'GET', path, apiKey ? { apiKey } : {});
+const get = (sim: Simulator, path: string, apiKey?: string) =>
+  send(sim, 'GET', path, apiKey ? { apiKey } : {});
 
-async function order(sim: Simulator, pledgeAddress = ADDRESS, extra = '', apiKey = 'demo-key'): Promise<string> {
-  const reply = await send(sim, 'POST', `/v1/tron/order?pledgeAddress=${pledgeAddress}&rentalCount=65000&period=1h${extra}`, { apiKey });
+async function order(
+  sim: Simulator,
+  pledgeAddress = ADDRESS,
+  extra = '',
+  apiKey = 'demo-key',
+): Promise<string> {
+  const reply = await send(
+    sim,
+    'POST',
+    `/v1/tron/order?pledgeAddress=${pledgeAddress}&rentalCount=65000&period=1h${extra}`,
+    { apiKey },
+  );
   expect(reply.status).toBe(200);
   return reply.body.data.id;
 }
@@ -156,14 +174,23 @@ describe('GET /_sim/scenario', () => {
     const reply = await get(sim, '/_sim/scenario');
     expect(reply.status).toBe(200);
     expectResponse('getScenario', reply);
-    expect(reply.body).toEqual({ accounts: [{ apiKey: '[redacted]', balance: { trx: '1000', usdt: '100' } }] });
+    expect(reply.body).toEqual({
+      accounts: [{ apiKey: '[redacted]', balance: { trx: '1000', usdt: '100' } }],
+    });
   });
 
   it('redacts the API keys of a scenario of its own', async () => {
-    const sim = createSimulator({ clock: 'manual', scenario: { seed: 5, accounts: [{ apiKey: 'secret-key-1', balance: { trx: '7' } }], supply: 1000000 } });
+    const sim = createSimulator({
+      clock: 'manual',
+      scenario: { seed: 5, accounts: [{ apiKey: 'secret-key-1', balance: { trx: '7' } }], supply: 1000000 },
+    });
     const reply = await get(sim, '/_sim/scenario');
     expectResponse('getScenario', reply);
-    expect(reply.body).toEqual({ seed: 5, accounts: [{ apiKey: '[redacted]', balance: { trx: '7' } }], supply: 1000000 });
+    expect(reply.body).toEqual({
+      seed: 5,
+      accounts: [{ apiKey: '[redacted]', balance: { trx: '7' } }],
+      supply: 1000000,
+    });
     expect(reply.text).not.toContain('secret-key-1');
   });
 });
@@ -224,7 +251,11 @@ describe('POST /_sim/accounts', () => {
     expect(name).toBe(`User-${walletAddress.slice(0, 6)}`);
     const account = await get(sim, '/v1/account', apiKey);
     expect(account.status).toBe(200);
-    expect(account.body.data).toMatchObject({ name, walletAddress, balance: { available: { trx: '100', usdt: '5.000000' }, frozen: { trx: '0' } } });
+    expect(account.body.data).toMatchObject({
+      name,
+      walletAddress,
+      balance: { available: { trx: '100', usdt: '5.000000' }, frozen: { trx: '0' } },
+    });
     expect(api.response('getAccount', 200)!(account.body)).toBe(true);
   });
 
@@ -232,12 +263,17 @@ describe('POST /_sim/accounts', () => {
     const sim = createSimulator({ clock: 'manual' });
     const reply = await send(sim, 'POST', '/_sim/accounts');
     expect(reply.status).toBe(201);
-    expect((await get(sim, '/v1/account', reply.body.apiKey)).body.data.balance.available).toEqual({ trx: '0', usdt: '0.000000' });
+    expect((await get(sim, '/v1/account', reply.body.apiKey)).body.data.balance.available).toEqual({
+      trx: '0',
+      usdt: '0.000000',
+    });
   });
 
   it('uses an apiKey of the caller’s choosing', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const reply = await send(sim, 'POST', '/_sim/accounts', { body: { apiKey: 'my-own-key.1', balance: { trx: '9' } } });
+    const reply = await send(sim, 'POST', '/_sim/accounts', {
+      body: { apiKey: 'my-own-key.1', balance: { trx: '9' } },
+    });
     expect(reply.status).toBe(201);
     expect(reply.body.apiKey).toBe('my-own-key.1');
     expect((await get(sim, '/v1/account', 'my-own-key.1')).body.data.balance.available.trx).toBe('9');
@@ -271,7 +307,9 @@ describe('POST /_sim/accounts', () => {
 describe('GET /_sim/accounts', () => {
   it('lists every account with its ledger and never an API key', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const created = (await send(sim, 'POST', '/_sim/accounts', { body: { apiKey: 'custom-key-42', balance: { usdt: '3' } } })).body;
+    const created = (
+      await send(sim, 'POST', '/_sim/accounts', { body: { apiKey: 'custom-key-42', balance: { usdt: '3' } } })
+    ).body;
     const generated = (await send(sim, 'POST', '/_sim/accounts', { body: {} })).body;
     await order(sim);
     const reply = await get(sim, '/_sim/accounts');
@@ -282,8 +320,12 @@ describe('GET /_sim/accounts', () => {
       created.walletAddress,
       generated.walletAddress,
     ]);
-    expect(reply.body.accounts[0]).toMatchObject({ orders: 1, ledger: { trx: { deposited: '1000', available: '995.77', frozen: '4.23', spent: '0' } } });
-    for (const secret of ['demo-key', 'custom-key-42', generated.apiKey, 'apiKey']) expect(reply.text).not.toContain(secret);
+    expect(reply.body.accounts[0]).toMatchObject({
+      orders: 1,
+      ledger: { trx: { deposited: '1000', available: '995.77', frozen: '4.23', spent: '0' } },
+    });
+    for (const secret of ['demo-key', 'custom-key-42', generated.apiKey, 'apiKey'])
+      expect(reply.text).not.toContain(secret);
   });
 });
 
@@ -317,17 +359,31 @@ describe('GET /_sim/accounts/me', () => {
 describe('POST /_sim/accounts/me/deposit', () => {
   it('adds TRX and USDT to the account of the key', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const reply = await send(sim, 'POST', '/_sim/accounts/me/deposit', { apiKey: 'demo-key', body: { trx: '50', usdt: '0.5' } });
+    const reply = await send(sim, 'POST', '/_sim/accounts/me/deposit', {
+      apiKey: 'demo-key',
+      body: { trx: '50', usdt: '0.5' },
+    });
     expect(reply.status).toBe(200);
     expectResponse('deposit', reply);
     expect(reply.body.ledger.trx).toMatchObject({ deposited: '1050', available: '1050' });
     expect(reply.body.ledger.usdt).toMatchObject({ deposited: '100.5', available: '100.5' });
-    expect((await get(sim, '/v1/account', 'demo-key')).body.data.balance.available).toEqual({ trx: '1050', usdt: '100.500000' });
+    expect((await get(sim, '/v1/account', 'demo-key')).body.data.balance.available).toEqual({
+      trx: '1050',
+      usdt: '100.500000',
+    });
   });
 
   it('lets a poor account pay an order after a deposit', async () => {
-    const sim = createSimulator({ clock: 'manual', scenario: { accounts: [{ apiKey: 'poor-key-1', balance: { trx: '1' } }] } });
-    const refused = await send(sim, 'POST', `/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`, { apiKey: 'poor-key-1' });
+    const sim = createSimulator({
+      clock: 'manual',
+      scenario: { accounts: [{ apiKey: 'poor-key-1', balance: { trx: '1' } }] },
+    });
+    const refused = await send(
+      sim,
+      'POST',
+      `/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`,
+      { apiKey: 'poor-key-1' },
+    );
     expect(refused.status).toBe(402);
     await send(sim, 'POST', '/_sim/accounts/me/deposit', { apiKey: 'poor-key-1', body: { trx: '3.23' } });
     await order(sim, ADDRESS, '', 'poor-key-1');
@@ -351,9 +407,15 @@ describe('POST /_sim/accounts/me/deposit', () => {
 
   it('refuses a deposit that would pass the largest balance and books neither currency', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const reply = await send(sim, 'POST', '/_sim/accounts/me/deposit', { apiKey: 'demo-key', body: { usdt: '1', trx: '9007199254' } });
+    const reply = await send(sim, 'POST', '/_sim/accounts/me/deposit', {
+      apiKey: 'demo-key',
+      body: { usdt: '1', trx: '9007199254' },
+    });
     expectError(reply, 400, 20002, /TRX/);
-    expect((await get(sim, '/v1/account', 'demo-key')).body.data.balance.available).toEqual({ trx: '1000', usdt: '100.000000' });
+    expect((await get(sim, '/v1/account', 'demo-key')).body.data.balance.available).toEqual({
+      trx: '1000',
+      usdt: '100.000000',
+    });
   });
 
   it('needs an API key', async () => {

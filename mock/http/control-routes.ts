@@ -6,7 +6,13 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import type { components } from '../../src/generated/control.ts';
 import type { SpecValidators } from '../../src/spec/loader.ts';
 import { isTronAddress } from '../../src/tron-address.ts';
-import { parseUnits, SimulatorError, type Engine, type ManualClock, type OrderStatusCode } from '../engine/index.ts';
+import {
+  parseUnits,
+  SimulatorError,
+  type Engine,
+  type ManualClock,
+  type OrderStatusCode,
+} from '../engine/index.ts';
 import { toSettingsPatch } from '../scenario/scenario-input.ts';
 import { requireApiKey } from './api-routes.ts';
 import { accountView, orderView, settingsView } from './control-views.ts';
@@ -43,7 +49,9 @@ function amounts(input: C['Amounts'] | undefined): { trx?: number; usdt?: number
 
 function requireTronAddress(address: string): string {
   if (!isTronAddress(address)) {
-    throw SimulatorError.invalidParameter(`Path parameter 'address' must be a TRON address: 34 Base58Check characters starting with T (got '${address}').`);
+    throw SimulatorError.invalidParameter(
+      `Path parameter 'address' must be a TRON address: 34 Base58Check characters starting with T (got '${address}').`,
+    );
   }
   return address;
 }
@@ -58,10 +66,12 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   const { engine, journal, validators, queryValidators } = ctx;
   const control = new Hono<SimEnv>();
   const auth = requireApiKey(engine);
-  const op = (operation: string): MiddlewareHandler<SimEnv> => async (c, next) => {
-    c.set('operation', operation);
-    await next();
-  };
+  const op =
+    (operation: string): MiddlewareHandler<SimEnv> =>
+    async (c, next) => {
+      c.set('operation', operation);
+      await next();
+    };
   const body = async <T>(c: Parameters<MiddlewareHandler<SimEnv>>[0], operationId: string): Promise<T> =>
     check<T>(validators.jsonBody(operationId), await readJsonBody(c), 'Field');
 
@@ -74,7 +84,8 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
       capabilities.push('rules', 'accounts', 'activation');
     }
     // Duplicate handling is API behaviour, not a control-plane call.
-    if (mode === 'simulator' && engine.settings().duplicateOutOrderNo === 'return-existing') capabilities.push('duplicates');
+    if (mode === 'simulator' && engine.settings().duplicateOutOrderNo === 'return-existing')
+      capabilities.push('duplicates');
     const health: C['Health'] = {
       ok: true,
       simulator: 'energy-rental-kit',
@@ -98,16 +109,26 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   });
 
   control.get('/scenario', op('getScenario'), (c) => {
-    const redacted = { ...ctx.scenario, accounts: ctx.scenario.accounts?.map((a) => ({ ...a, apiKey: '[redacted]' })) };
+    const redacted = {
+      ...ctx.scenario,
+      accounts: ctx.scenario.accounts?.map((a) => ({ ...a, apiKey: '[redacted]' })),
+    };
     return sendJson(c, redacted);
   });
 
-  const clockView = (): C['Clock'] => ({ mode: engine.clock.mode, now: engine.clock.now(), iso: new Date(engine.clock.now()).toISOString() });
+  const clockView = (): C['Clock'] => ({
+    mode: engine.clock.mode,
+    now: engine.clock.now(),
+    iso: new Date(engine.clock.now()).toISOString(),
+  });
   control.get('/clock', op('getClock'), (c) => sendJson(c, clockView()));
   control.post('/clock/advance', op('advanceClock'), async (c) => {
     const { ms } = await body<C['AdvanceRequest']>(c, 'advanceClock');
     if (engine.clock.mode !== 'manual') {
-      throw new SimulatorError('conflict', 'The clock is real and cannot be advanced; start the simulator with --clock manual.');
+      throw new SimulatorError(
+        'conflict',
+        'The clock is real and cannot be advanced; start the simulator with --clock manual.',
+      );
     }
     (engine.clock as ManualClock).advance(ms);
     return sendJson(c, clockView());
@@ -119,7 +140,9 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
     return sendJson(c, settingsView(engine.updateSettings(toSettingsPatch(patch))));
   });
 
-  control.get('/accounts', op('listAccounts'), (c) => sendJson(c, { accounts: engine.accounts().map((a) => accountView(engine, a)) }));
+  control.get('/accounts', op('listAccounts'), (c) =>
+    sendJson(c, { accounts: engine.accounts().map((a) => accountView(engine, a)) }),
+  );
   control.post('/accounts', op('createAccount'), async (c) => {
     const input = await body<C['CreateAccountRequest']>(c, 'createAccount');
     const { apiKey, account } = engine.createAccount({
@@ -131,17 +154,28 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
     const created: C['CreatedAccount'] = { apiKey, name: account.name, walletAddress: account.walletAddress };
     return sendJson(c, created, 201);
   });
-  control.get('/accounts/me', op('getOwnAccount'), auth, (c) => sendJson(c, accountView(engine, c.get('account'))));
+  control.get('/accounts/me', op('getOwnAccount'), auth, (c) =>
+    sendJson(c, accountView(engine, c.get('account'))),
+  );
   control.post('/accounts/me/deposit', op('deposit'), auth, async (c) => {
     const input = await body<C['Amounts']>(c, 'deposit');
     const parsed = amounts(input);
-    if (!parsed.trx && !parsed.usdt) throw SimulatorError.invalidParameter("Deposit nothing? Send 'trx' and/or 'usdt' as positive decimal strings, e.g. { \"trx\": \"50\" }.");
+    if (!parsed.trx && !parsed.usdt)
+      throw SimulatorError.invalidParameter(
+        'Deposit nothing? Send \'trx\' and/or \'usdt\' as positive decimal strings, e.g. { "trx": "50" }.',
+      );
     return sendJson(c, accountView(engine, engine.deposit(c.get('account'), parsed)));
   });
 
   control.get('/orders', op('listOrders'), auth, async (c) => {
-    const query = check<{ status?: OrderStatusCode; limit?: number }>(queryValidators.request('listOrders'), await readParams(c, false));
-    const orders = engine.orders(c.get('account'), { limit: query.limit ?? 100, ...(query.status ? { status: query.status } : {}) });
+    const query = check<{ status?: OrderStatusCode; limit?: number }>(
+      queryValidators.request('listOrders'),
+      await readParams(c, false),
+    );
+    const orders = engine.orders(c.get('account'), {
+      limit: query.limit ?? 100,
+      ...(query.status ? { status: query.status } : {}),
+    });
     return sendJson(c, { orders: orders.map((o) => orderView(engine, o)) });
   });
   control.get('/orders/:orderId', op('getOrderTimeline'), auth, (c) => {
@@ -161,7 +195,8 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   });
   control.delete('/rules/:id', op('deleteRule'), (c) => {
     const id = c.req.param('id');
-    if (!engine.rules.remove(id)) throw SimulatorError.notFound(`No rule '${id}'; GET /_sim/rules lists the rules in force.`);
+    if (!engine.rules.remove(id))
+      throw SimulatorError.notFound(`No rule '${id}'; GET /_sim/rules lists the rules in force.`);
     return sendJson(c, { ok: true });
   });
 
@@ -169,13 +204,19 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   control.post('/faults', op('injectFault'), async (c) => {
     const input = await body<C['FaultRequest']>(c, 'injectFault');
     if (input.response === undefined && !input.latencyMs && !input.latencyMaxMs) {
-      throw SimulatorError.invalidParameter("A fault needs a 'response' (status, malformed, truncated, drop) or a 'latencyMs' above 0.");
+      throw SimulatorError.invalidParameter(
+        "A fault needs a 'response' (status, malformed, truncated, drop) or a 'latencyMs' above 0.",
+      );
     }
     if (input.latencyMaxMs !== undefined && input.latencyMaxMs < (input.latencyMs ?? 0)) {
-      throw SimulatorError.invalidParameter(`Field 'latencyMaxMs' must be at least 'latencyMs' (${input.latencyMs ?? 0}).`);
+      throw SimulatorError.invalidParameter(
+        `Field 'latencyMaxMs' must be at least 'latencyMs' (${input.latencyMs ?? 0}).`,
+      );
     }
     if (input.response !== 'status' && (input.status !== undefined || input.withBody !== undefined)) {
-      throw SimulatorError.invalidParameter("Fields 'status' and 'withBody' go with \"response\": \"status\".");
+      throw SimulatorError.invalidParameter(
+        'Fields \'status\' and \'withBody\' go with "response": "status".',
+      );
     }
     return sendJson(c, { id: ctx.faults.add(input).id }, 201);
   });
@@ -185,7 +226,8 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   });
   control.delete('/faults/:id', op('deleteFault'), (c) => {
     const id = c.req.param('id');
-    if (!ctx.faults.remove(id)) throw SimulatorError.notFound(`No fault '${id}'; GET /_sim/faults lists the faults in force.`);
+    if (!ctx.faults.remove(id))
+      throw SimulatorError.notFound(`No fault '${id}'; GET /_sim/faults lists the faults in force.`);
     return sendJson(c, { ok: true });
   });
 
@@ -199,8 +241,12 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
     const { claimedByOrderId: _claimed, ...record } = engine.address(address);
     return record;
   };
-  control.get('/addresses', op('listAddresses'), (c) => sendJson(c, { addresses: engine.addresses().map((a) => addressView(a.address)) }));
-  control.get('/addresses/:address', op('getAddress'), (c) => sendJson(c, addressView(requireTronAddress(c.req.param('address')))));
+  control.get('/addresses', op('listAddresses'), (c) =>
+    sendJson(c, { addresses: engine.addresses().map((a) => addressView(a.address)) }),
+  );
+  control.get('/addresses/:address', op('getAddress'), (c) =>
+    sendJson(c, addressView(requireTronAddress(c.req.param('address')))),
+  );
   control.put('/addresses/:address', op('setAddress'), async (c) => {
     const address = requireTronAddress(c.req.param('address'));
     const { activated } = await body<{ activated: boolean }>(c, 'setAddress');
@@ -209,8 +255,16 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   });
 
   control.get('/journal', op('getJournal'), async (c) => {
-    const query = check<{ limit?: number; operation?: string }>(queryValidators.request('getJournal'), await readParams(c, false));
-    return sendJson(c, { entries: journal.list({ limit: query.limit ?? 100, ...(query.operation ? { operation: query.operation } : {}) }) });
+    const query = check<{ limit?: number; operation?: string }>(
+      queryValidators.request('getJournal'),
+      await readParams(c, false),
+    );
+    return sendJson(c, {
+      entries: journal.list({
+        limit: query.limit ?? 100,
+        ...(query.operation ? { operation: query.operation } : {}),
+      }),
+    });
   });
   control.delete('/journal', op('clearJournal'), (c) => {
     journal.clear();

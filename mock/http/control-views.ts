@@ -3,7 +3,14 @@
  * shared by the control routes and the dashboard.
  */
 import type { components } from '../../src/generated/control.ts';
-import { formatFixed, formatUnits, type Account, type Engine, type Order, type Settings } from '../engine/index.ts';
+import {
+  formatFixed,
+  formatUnits,
+  type Account,
+  type Engine,
+  type Order,
+  type Settings,
+} from '../engine/index.ts';
 import { activationDelay } from '../engine/settings.ts';
 
 type C = components['schemas'];
@@ -12,7 +19,12 @@ type C = components['schemas'];
 export function accountView(engine: Engine, account: Account): C['AccountView'] {
   const book = (currency: 'TRX' | 'USDT'): C['CurrencyLedger'] => {
     const b = account.ledger[currency];
-    return { deposited: formatUnits(b.deposited), available: formatUnits(b.available), frozen: formatUnits(b.frozen), spent: formatUnits(b.spent) };
+    return {
+      deposited: formatUnits(b.deposited),
+      available: formatUnits(b.available),
+      frozen: formatUnits(b.frozen),
+      spent: formatUnits(b.spent),
+    };
   };
   return {
     name: account.name,

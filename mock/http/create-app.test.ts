@@ -26,7 +26,11 @@ function http(sim: Simulator) {
 /** A simulator that records every unexpected error it reports. */
 function watchedSimulator(options: SimulatorOptions = {}) {
   const unexpected: unknown[] = [];
-  const sim = createSimulator({ clock: 'manual', onUnexpectedError: (error) => unexpected.push(error), ...options });
+  const sim = createSimulator({
+    clock: 'manual',
+    onUnexpectedError: (error) => unexpected.push(error),
+    ...options,
+  });
   return { sim, unexpected };
 }
 
@@ -44,14 +48,25 @@ async function ordersOf(sim: Simulator): Promise<unknown[]> {
 }
 
 /** Sends `body` with chunked transfer encoding (no Content-Length) to a listening server. */
-async function postChunked(sim: Simulator, path: string, contentType: string, body: string): Promise<{ status: number; body: unknown }> {
+async function postChunked(
+  sim: Simulator,
+  path: string,
+  contentType: string,
+  body: string,
+): Promise<{ status: number; body: unknown }> {
   const server = createAdaptorServer({ fetch: sim.app.fetch }) as Server;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const { port } = server.address() as AddressInfo;
     return await new Promise((resolve, reject) => {
       const req = httpRequest(
-        { host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': contentType, 'API-KEY': 'demo-key', 'transfer-encoding': 'chunked' } },
+        {
+          host: '127.0.0.1',
+          port,
+          path,
+          method: 'POST',
+          headers: { 'content-type': contentType, 'API-KEY': 'demo-key', 'transfer-encoding': 'chunked' },
+        },
         (res) => {
           let text = '';
           res.setEncoding('utf8');
@@ -73,14 +88,17 @@ async function postChunked(sim: Simulator, path: string, contentType: string, bo
 }
 
 describe('unknown paths', () => {
-  it.each(['/nope', '/v1/tron/prices', '/v2/tron/price', '/_sim/nope'])('answer %s with 404 and code 40400, pointing to the real paths', async (path) => {
-    const sim = createSimulator({ clock: 'manual' });
-    const res = await sim.app.request(path, { headers: { 'API-KEY': 'demo-key' } });
-    expect(res.status).toBe(404);
-    const body = (await res.json()) as { msg: string };
-    expectErrorEnvelope(body, 40400);
-    expect(body.msg).toContain('/v1/tron/order');
-  });
+  it.each(['/nope', '/v1/tron/prices', '/v2/tron/price', '/_sim/nope'])(
+    'answer %s with 404 and code 40400, pointing to the real paths',
+    async (path) => {
+      const sim = createSimulator({ clock: 'manual' });
+      const res = await sim.app.request(path, { headers: { 'API-KEY': 'demo-key' } });
+      expect(res.status).toBe(404);
+      const body = (await res.json()) as { msg: string };
+      expectErrorEnvelope(body, 40400);
+      expect(body.msg).toContain('/v1/tron/order');
+    },
+  );
 });
 
 describe('methods not allowed', () => {
@@ -126,7 +144,11 @@ describe('methods not allowed', () => {
 describe('request bodies', () => {
   it('accept a form body sent over a real socket', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const res = await http(sim).post('/v1/tron/order').set('API-KEY', 'demo-key').type('form').send(`${ORDER_QUERY}&outOrderNo=wire-1`);
+    const res = await http(sim)
+      .post('/v1/tron/order')
+      .set('API-KEY', 'demo-key')
+      .type('form')
+      .send(`${ORDER_QUERY}&outOrderNo=wire-1`);
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ amount: 4.23, currency: 'TRX', outOrderNo: 'wire-1' });
     const validate = api.response('createOrder', 200)!;
@@ -148,7 +170,11 @@ describe('request bodies', () => {
 
   it('refuse a text/plain body to /v1/tron/order with 415', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const res = await http(sim).post('/v1/tron/order').set('API-KEY', 'demo-key').set('content-type', 'text/plain').send(ORDER_QUERY);
+    const res = await http(sim)
+      .post('/v1/tron/order')
+      .set('API-KEY', 'demo-key')
+      .set('content-type', 'text/plain')
+      .send(ORDER_QUERY);
     expect(res.status).toBe(415);
     expectErrorEnvelope(res.body, 20005);
   });
@@ -170,7 +196,11 @@ describe('request bodies', () => {
     const sim = createSimulator({ clock: 'manual' });
     const body = `outOrderNo=${'x'.repeat(LIMIT - 'outOrderNo='.length)}`;
     expect(body.length).toBe(LIMIT);
-    const res = await http(sim).post(`/v1/tron/order?${ORDER_QUERY}`).set('API-KEY', 'demo-key').type('form').send(body);
+    const res = await http(sim)
+      .post(`/v1/tron/order?${ORDER_QUERY}`)
+      .set('API-KEY', 'demo-key')
+      .type('form')
+      .send(body);
     expect(res.status).toBe(400);
     expectErrorEnvelope(res.body, 20002);
     expect(res.body.msg).toContain("'outOrderNo'");
@@ -188,7 +218,12 @@ describe('request bodies', () => {
 
   it('refuse a chunked body without Content-Length once it passes 64 KiB', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const reply = await postChunked(sim, `/v1/tron/order?${ORDER_QUERY}`, FORM, `outOrderNo=${'x'.repeat(LIMIT + 1000)}`);
+    const reply = await postChunked(
+      sim,
+      `/v1/tron/order?${ORDER_QUERY}`,
+      FORM,
+      `outOrderNo=${'x'.repeat(LIMIT + 1000)}`,
+    );
     expect(reply.status).toBe(413);
     expectErrorEnvelope(reply.body, 20004);
     expect(await ordersOf(sim)).toEqual([]);
@@ -222,14 +257,21 @@ describe('request bodies', () => {
 
   it('refuse a control-plane body of another type with 415', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const res = await http(sim).post('/_sim/clock/advance').set('content-type', 'application/xml').send('{"ms":1000}');
+    const res = await http(sim)
+      .post('/_sim/clock/advance')
+      .set('content-type', 'application/xml')
+      .send('{"ms":1000}');
     expect(res.status).toBe(415);
     expectErrorEnvelope(res.body, 20005);
   });
 
   it('honour a smaller maxBodyBytes', async () => {
     const sim = createSimulator({ clock: 'manual', maxBodyBytes: 100 });
-    const res = await http(sim).post('/v1/tron/order').set('API-KEY', 'demo-key').type('form').send(`${ORDER_QUERY}&outOrderNo=${'y'.repeat(64)}`);
+    const res = await http(sim)
+      .post('/v1/tron/order')
+      .set('API-KEY', 'demo-key')
+      .type('form')
+      .send(`${ORDER_QUERY}&outOrderNo=${'y'.repeat(64)}`);
     expect(res.status).toBe(413);
     expect(res.body.msg).toContain('100 bytes');
   });
@@ -242,35 +284,78 @@ describe('the error envelope', () => {
     ['a missing key', (s) => http(s).get('/v1/account'), 401, 10001],
     ['an unknown key', (s) => http(s).get('/v1/account').set('API-KEY', 'nope'), 401, 10002],
     ['a missing parameter', (s) => http(s).get('/v1/tron/history').set('API-KEY', 'demo-key'), 400, 20001],
-    ['an invalid parameter', (s) => http(s).get('/v1/tron/price?rentalCount=abc&period=1h').set('API-KEY', 'demo-key'), 400, 20002],
+    [
+      'an invalid parameter',
+      (s) => http(s).get('/v1/tron/price?rentalCount=abc&period=1h').set('API-KEY', 'demo-key'),
+      400,
+      20002,
+    ],
     [
       'a parameter given twice',
-      (s) => http(s).post(`/v1/tron/order?${ORDER_QUERY}`).set('API-KEY', 'demo-key').type('form').send('period=1d'),
+      (s) =>
+        http(s)
+          .post(`/v1/tron/order?${ORDER_QUERY}`)
+          .set('API-KEY', 'demo-key')
+          .type('form')
+          .send('period=1d'),
       400,
       20003,
     ],
-    ['a body too large', (s) => http(s).post('/v1/tron/order').set('API-KEY', 'demo-key').type('form').send(`a=${'b'.repeat(LIMIT)}`), 413, 20004],
-    ['an unsupported content type', (s) => http(s).post('/v1/tron/order').set('API-KEY', 'demo-key').type('json').send('{}'), 415, 20005],
-    ['insufficient balance', (s) => http(s).post(`/v1/tron/order?${ORDER_QUERY}`).set('API-KEY', 'poor-key-1'), 402, 30001],
-    ['an unknown order', (s) => http(s).get('/v1/tron/history?orderId=OR20250312175009AAAAAAAA').set('API-KEY', 'demo-key'), 404, 40401],
+    [
+      'a body too large',
+      (s) =>
+        http(s)
+          .post('/v1/tron/order')
+          .set('API-KEY', 'demo-key')
+          .type('form')
+          .send(`a=${'b'.repeat(LIMIT)}`),
+      413,
+      20004,
+    ],
+    [
+      'an unsupported content type',
+      (s) => http(s).post('/v1/tron/order').set('API-KEY', 'demo-key').type('json').send('{}'),
+      415,
+      20005,
+    ],
+    [
+      'insufficient balance',
+      (s) => http(s).post(`/v1/tron/order?${ORDER_QUERY}`).set('API-KEY', 'poor-key-1'),
+      402,
+      30001,
+    ],
+    [
+      'an unknown order',
+      (s) => http(s).get('/v1/tron/history?orderId=OR20250312175009AAAAAAAA').set('API-KEY', 'demo-key'),
+      404,
+      40401,
+    ],
     ['malformed control JSON', (s) => http(s).post('/_sim/rules').type('json').send('{'), 400, 20003],
     ['an invalid control field', (s) => http(s).patch('/_sim/config').send({ failureRate: 2 }), 400, 20002],
     ['an unknown rule', (s) => http(s).delete('/_sim/rules/rule-99'), 404, 40400],
     ['a duplicate apiKey', (s) => http(s).post('/_sim/accounts').send({ apiKey: 'demo-key' }), 409, 30003],
   ];
 
-  it.each(cases)('is {code, msg, time, data: null} with a JSON content type for %s', async (_name, request, status, code) => {
-    const sim = createSimulator({
-      clock: 'manual',
-      scenario: { accounts: [{ apiKey: 'demo-key', balance: { trx: '1000' } }, { apiKey: 'poor-key-1', balance: { trx: '1' } }] },
-    });
-    const res = await request(sim);
-    expect(res.status).toBe(status);
-    expect(res.headers['content-type']).toMatch(/^application\/json/);
-    expectErrorEnvelope(res.body, code);
-    const validate = control.schema('Error');
-    expect(validate(res.body)).toBe(true);
-  });
+  it.each(cases)(
+    'is {code, msg, time, data: null} with a JSON content type for %s',
+    async (_name, request, status, code) => {
+      const sim = createSimulator({
+        clock: 'manual',
+        scenario: {
+          accounts: [
+            { apiKey: 'demo-key', balance: { trx: '1000' } },
+            { apiKey: 'poor-key-1', balance: { trx: '1' } },
+          ],
+        },
+      });
+      const res = await request(sim);
+      expect(res.status).toBe(status);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expectErrorEnvelope(res.body, code);
+      const validate = control.schema('Error');
+      expect(validate(res.body)).toBe(true);
+    },
+  );
 
   it('carries the time of the simulator clock', async () => {
     const sim = createSimulator({ clock: 'manual' });
@@ -307,9 +392,24 @@ describe('unexpected inputs', () => {
     ['PATCH', '/_sim/config', { 'content-type': 'application/json' }, '{"usdtPerTrx":"0"}'],
     ['POST', '/_sim/clock/advance', { 'content-type': 'application/json' }, '{"ms":1e300}'],
     ['POST', '/_sim/clock/advance', { 'content-type': 'application/json' }, '{"ms":-1}'],
-    ['POST', '/_sim/rules', { 'content-type': 'application/json' }, '{"outcome":"FAILED","match":{"pledgeAddress":5}}'],
-    ['POST', '/_sim/accounts', { 'content-type': 'application/json' }, '{"balance":{"trx":"99999999999999999999999"}}'],
-    ['POST', '/_sim/accounts/me/deposit', { 'content-type': 'application/json', 'API-KEY': 'demo-key' }, '{"trx":"9007199254"}'],
+    [
+      'POST',
+      '/_sim/rules',
+      { 'content-type': 'application/json' },
+      '{"outcome":"FAILED","match":{"pledgeAddress":5}}',
+    ],
+    [
+      'POST',
+      '/_sim/accounts',
+      { 'content-type': 'application/json' },
+      '{"balance":{"trx":"99999999999999999999999"}}',
+    ],
+    [
+      'POST',
+      '/_sim/accounts/me/deposit',
+      { 'content-type': 'application/json', 'API-KEY': 'demo-key' },
+      '{"trx":"9007199254"}',
+    ],
     ['DELETE', '/_sim/orders'],
     ['OPTIONS', '/v1/tron/price'],
   ];
@@ -318,7 +418,11 @@ describe('unexpected inputs', () => {
     const { sim, unexpected } = watchedSimulator();
     const statuses: string[] = [];
     for (const [method, path, headers, body] of odd) {
-      const res = await sim.app.request(path, { method, headers: { 'API-KEY': 'demo-key', ...headers }, ...(body === undefined ? {} : { body }) });
+      const res = await sim.app.request(path, {
+        method,
+        headers: { 'API-KEY': 'demo-key', ...headers },
+        ...(body === undefined ? {} : { body }),
+      });
       statuses.push(`${method} ${path} ${res.status}`);
       expect(res.status, `${method} ${path}`).toBeLessThan(500);
       const json = (await res.json()) as { code?: number };
@@ -347,13 +451,21 @@ describe('unexpected inputs', () => {
   // micro-USDT is then an unsafe integer, and formatFixed() in the insufficient-balance
   // message of mock/engine/engine.ts throws a RangeError: 500, code 50000.
   it('answer an unpayable order under a huge usdtPerTrx with 402, not 500', async () => {
-    const { sim, unexpected } = watchedSimulator({ scenario: { accounts: [{ apiKey: 'usdt-only-1', balance: { usdt: '100' } }] } });
-    const patch = await sim.app.request('/_sim/config', { method: 'PATCH', body: JSON.stringify({ usdtPerTrx: '9007199254' }) });
-    expect(patch.status).toBe(200);
-    const res = await sim.app.request(`/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=1000000000&period=30d`, {
-      method: 'POST',
-      headers: { 'API-KEY': 'usdt-only-1' },
+    const { sim, unexpected } = watchedSimulator({
+      scenario: { accounts: [{ apiKey: 'usdt-only-1', balance: { usdt: '100' } }] },
     });
+    const patch = await sim.app.request('/_sim/config', {
+      method: 'PATCH',
+      body: JSON.stringify({ usdtPerTrx: '9007199254' }),
+    });
+    expect(patch.status).toBe(200);
+    const res = await sim.app.request(
+      `/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=1000000000&period=30d`,
+      {
+        method: 'POST',
+        headers: { 'API-KEY': 'usdt-only-1' },
+      },
+    );
     expect(res.status).toBe(402);
     expect(unexpected).toEqual([]);
   });
@@ -363,11 +475,18 @@ describe('unexpected inputs', () => {
   // 'constructor', 'hasOwnProperty') looks "already given" and the request is refused
   // with 20003 "given more than once", although it was sent once and is not even a
   // parameter of the operation (an unknown one such as 'foo' is ignored).
-  it.each(['toString', 'constructor', 'hasOwnProperty'])('ignore an unknown parameter named %s, as any other unknown parameter', async (name) => {
-    const sim = createSimulator({ clock: 'manual' });
-    const control = await sim.app.request('/v1/tron/price?rentalCount=65000&period=1h&foo=1', { headers: { 'API-KEY': 'demo-key' } });
-    expect(control.status).toBe(200);
-    const res = await sim.app.request(`/v1/tron/price?rentalCount=65000&period=1h&${name}=1`, { headers: { 'API-KEY': 'demo-key' } });
-    expect(res.status).toBe(200);
-  });
+  it.each(['toString', 'constructor', 'hasOwnProperty'])(
+    'ignore an unknown parameter named %s, as any other unknown parameter',
+    async (name) => {
+      const sim = createSimulator({ clock: 'manual' });
+      const control = await sim.app.request('/v1/tron/price?rentalCount=65000&period=1h&foo=1', {
+        headers: { 'API-KEY': 'demo-key' },
+      });
+      expect(control.status).toBe(200);
+      const res = await sim.app.request(`/v1/tron/price?rentalCount=65000&period=1h&${name}=1`, {
+        headers: { 'API-KEY': 'demo-key' },
+      });
+      expect(res.status).toBe(200);
+    },
+  );
 });

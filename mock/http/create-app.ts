@@ -80,7 +80,8 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     const url = c.req.url;
     const q = url.indexOf('?');
     const method = c.req.method;
-    const text = method !== 'GET' && method !== 'HEAD' && c.res.status !== 413 ? await c.req.text().catch(() => '') : '';
+    const text =
+      method !== 'GET' && method !== 'HEAD' && c.res.status !== 413 ? await c.req.text().catch(() => '') : '';
     const entry = exchangeEntry({
       at: engine.clock.now(),
       method,
@@ -118,7 +119,11 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
   // (a large share of a GET's CPU, bench/README.md); a GET or HEAD carries no body to limit.
   // (a GET's declared oversized body is refused all the same: it is never read, and is
   // drained by the Node server, but every oversized body gets the one answer, 413).
-  const tooLarge = (): SimulatorError => new SimulatorError('bodyTooLarge', `The request body is larger than ${options.maxBodyBytes} bytes; send a smaller body.`);
+  const tooLarge = (): SimulatorError =>
+    new SimulatorError(
+      'bodyTooLarge',
+      `The request body is larger than ${options.maxBodyBytes} bytes; send a smaller body.`,
+    );
   app.use('*', (c, next) => {
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return limitBody(c, next);
     if (Number(c.req.header('content-length') ?? 0) > options.maxBodyBytes) throw tooLarge();
@@ -134,14 +139,20 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     methodNotAllowed({
       app,
       onMethodNotAllowed: (c, allowed) => {
-        throw new SimulatorError('methodNotAllowed', `Method ${c.req.method} is not allowed on ${c.req.path}; use ${allowed.join(' or ')}.`, {
-          Allow: allowed.join(', '),
-        });
+        throw new SimulatorError(
+          'methodNotAllowed',
+          `Method ${c.req.method} is not allowed on ${c.req.path}; use ${allowed.join(' or ')}.`,
+          {
+            Allow: allowed.join(', '),
+          },
+        );
       },
     }),
   );
 
-  const api = options.proxy ? proxyRoutes(options.proxy, options.apiStages) : apiRoutes(engine, options.apiValidators, options.apiStages);
+  const api = options.proxy
+    ? proxyRoutes(options.proxy, options.apiStages)
+    : apiRoutes(engine, options.apiValidators, options.apiStages);
   app.route('/', api);
   app.route(API_PREFIX, api);
   app.route('/_sim', controlRoutes(options.control));
@@ -152,7 +163,10 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
   app.notFound((c) =>
     errorResponse(
       c,
-      new SimulatorError('notFound', 'No such path. The API is under /v1 (/v1/tron/order, /v1/tron/price, /v1/tron/history, /v1/account); the control plane is under /_sim.'),
+      new SimulatorError(
+        'notFound',
+        'No such path. The API is under /v1 (/v1/tron/order, /v1/tron/price, /v1/tron/history, /v1/account); the control plane is under /_sim.',
+      ),
     ),
   );
 
@@ -161,7 +175,10 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     if (error instanceof SimulatorError) {
       simError = error;
     } else if (error instanceof HTTPException) {
-      simError = new SimulatorError(error.status === 413 ? 'bodyTooLarge' : 'bodyInvalid', error.message || 'The request could not be read.');
+      simError = new SimulatorError(
+        error.status === 413 ? 'bodyTooLarge' : 'bodyInvalid',
+        error.message || 'The request could not be read.',
+      );
     } else if (clientClosed((c.env as { incoming?: IncomingMessage } | undefined)?.incoming)) {
       // The client went away while its body was read: nothing was done and nobody reads the
       // answer; the journal says so (nginx's 499), the error log stays for simulator bugs.

@@ -65,17 +65,25 @@ afterAll(async () => {
   }
 });
 
-const stateOf = (s: Simulator): string => JSON.stringify({ version: s.engine.version, snapshot: s.engine.snapshot(), faults: s.faults.list() });
+const stateOf = (s: Simulator): string =>
+  JSON.stringify({ version: s.engine.version, snapshot: s.engine.snapshot(), faults: s.faults.list() });
 
 describe('a web page and the simulator', () => {
   it('cannot change anything from another origin: its fetches and form posts are refused, its preflight not granted', async () => {
     if (missing) throw new Error(missing);
-    await sim.app.request('/_sim/accounts', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"balance":{"trx":"9"}}' });
+    await sim.app.request('/_sim/accounts', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"balance":{"trx":"9"}}',
+    });
     const before = stateOf(sim);
     const page = await browser!.newPage();
     await page.goto(evilUrl);
-    const fromEvil = (): string[] => seen.filter((req) => req.headers.origin === evilUrl).map((req) => `${req.method} ${req.url}`);
-    await expect.poll(() => fromEvil().sort(), { timeout: 10_000 }).toEqual(['OPTIONS /_sim/supply', 'POST /_sim/accounts', 'POST /_sim/reset', 'POST /_sim/rules']);
+    const fromEvil = (): string[] =>
+      seen.filter((req) => req.headers.origin === evilUrl).map((req) => `${req.method} ${req.url}`);
+    await expect
+      .poll(() => fromEvil().sort(), { timeout: 10_000 })
+      .toEqual(['OPTIONS /_sim/supply', 'POST /_sim/accounts', 'POST /_sim/reset', 'POST /_sim/rules']);
     expect(stateOf(sim)).toBe(before);
     expect(sim.engine.accounts()).toHaveLength(2);
     await page.close();
@@ -87,7 +95,10 @@ describe('a web page and the simulator', () => {
     const port = new URL(simUrl).port;
     const response = await page.goto(`http://${REBOUND}:${port}/_sim/accounts`);
     expect(response!.status()).toBe(403);
-    expect(JSON.parse(await response!.text())).toMatchObject({ code: 10005, msg: expect.stringContaining(`--allowed-hosts ${REBOUND}`) });
+    expect(JSON.parse(await response!.text())).toMatchObject({
+      code: 10005,
+      msg: expect.stringContaining(`--allowed-hosts ${REBOUND}`),
+    });
     expect(seen.some((req) => req.headers.host === `${REBOUND}:${port}`)).toBe(true);
     await page.close();
   }, 60_000);
@@ -101,7 +112,9 @@ describe('a web page and the simulator', () => {
     await operation.locator('.opblock-summary').click();
     await operation.locator('textarea.body-param__text').fill('{"balance":{"trx":"3"}}');
     await operation.locator('button.execute').click();
-    await expect.poll(async () => operation.locator('.live-responses-table').textContent(), { timeout: 10_000 }).toContain('"apiKey"');
+    await expect
+      .poll(async () => operation.locator('.live-responses-table').textContent(), { timeout: 10_000 })
+      .toContain('"apiKey"');
     expect(sim.engine.accounts()).toHaveLength(accounts + 1);
     const write = seen.findLast((req) => req.method === 'POST' && req.url === '/_sim/accounts');
     expect(write?.headers.origin, 'a same-origin write carries its Origin, which passes').toBe(simUrl);

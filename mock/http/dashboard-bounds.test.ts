@@ -29,7 +29,14 @@ describe('GET /_sim/dashboard with more than it shows', () => {
     expect(body.accounts[0].walletAddress).toBe(sim.engine.accounts().at(-1)!.walletAddress);
     expect(body.addresses).toHaveLength(DASHBOARD_LIST_LIMIT);
     expect(body.addresses[0].address).toBe(address(999));
-    expect(body.totals).toEqual({ accounts: 301, orders: 0, addresses: 1000, rules: 0, faults: 0, journal: 0 });
+    expect(body.totals).toEqual({
+      accounts: 301,
+      orders: 0,
+      addresses: 1000,
+      rules: 0,
+      faults: 0,
+      journal: 0,
+    });
   });
 
   it('stays small after 300 000 distinct addresses, as the registry is bounded too', async () => {

@@ -15,15 +15,29 @@ const OTHER_ADDRESS = 'TAcN9gFvXZAxsWQQzWWbydBmscBHnEi5nZ';
 
 const control = createValidators(loadSpec('control'));
 
-async function createOrder(sim: Simulator, options: { pledgeAddress?: string; apiKey?: string; outOrderNo?: string } = {}): Promise<string> {
-  const query = new URLSearchParams({ pledgeAddress: options.pledgeAddress ?? ADDRESS, rentalCount: '65000', period: '1h' });
+async function createOrder(
+  sim: Simulator,
+  options: { pledgeAddress?: string; apiKey?: string; outOrderNo?: string } = {},
+): Promise<string> {
+  const query = new URLSearchParams({
+    pledgeAddress: options.pledgeAddress ?? ADDRESS,
+    rentalCount: '65000',
+    period: '1h',
+  });
   if (options.outOrderNo) query.set('outOrderNo', options.outOrderNo);
-  const res = await sim.app.request(`/v1/tron/order?${query}`, { method: 'POST', headers: { 'API-KEY': options.apiKey ?? 'demo-key' } });
+  const res = await sim.app.request(`/v1/tron/order?${query}`, {
+    method: 'POST',
+    headers: { 'API-KEY': options.apiKey ?? 'demo-key' },
+  });
   expect(res.status).toBe(200);
   return ((await res.json()) as { data: { id: string } }).data.id;
 }
 
-async function dashboard(sim: Simulator, query = '', headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+async function dashboard(
+  sim: Simulator,
+  query = '',
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any }> {
   const res = await sim.app.request(`/_sim/dashboard${query}`, { headers });
   return { status: res.status, body: await res.json() };
 }
@@ -49,14 +63,20 @@ async function readEvents(
     while (!until(events, raw)) {
       const left = deadline - Date.now();
       if (left <= 0) break;
-      const chunk = await Promise.race([reader.read(), new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), left))]);
+      const chunk = await Promise.race([
+        reader.read(),
+        new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), left)),
+      ]);
       if (chunk === 'timeout' || chunk.done) break;
       raw += decoder.decode(chunk.value, { stream: true });
       events.length = 0;
       for (const block of raw.split('\n\n').slice(0, -1)) {
         const lines = block.split('\n');
         const event = lines.find((l) => l.startsWith('event: '))?.slice(7);
-        const data = lines.filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+        const data = lines
+          .filter((l) => l.startsWith('data: '))
+          .map((l) => l.slice(6))
+          .join('\n');
         if (event) events.push({ event, data });
       }
     }
@@ -73,7 +93,11 @@ describe('GET /_sim/dashboard', () => {
     const sim = createSimulator({ clock: 'manual', timing: 'fast' });
     const first = await createOrder(sim);
     sim.advance(1000);
-    await sim.app.request('/_sim/rules', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ match: { outOrderNo: 'x' }, outcome: 'FAILED', times: 2 }) });
+    await sim.app.request('/_sim/rules', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ match: { outOrderNo: 'x' }, outcome: 'FAILED', times: 2 }),
+    });
     const second = await createOrder(sim, { pledgeAddress: OTHER_ADDRESS, outOrderNo: 'x' });
 
     const { status, body } = await dashboard(sim);
@@ -83,23 +107,54 @@ describe('GET /_sim/dashboard', () => {
     expect(body.settings.timing).toBe('fast');
     expect(body.supply).toEqual({ energy: null, delegated: 0 });
     const demo = sim.engine.accounts()[0]!;
-    expect(body.accounts).toEqual([expect.objectContaining({ walletAddress: demo.walletAddress, orders: 2 })]);
-    expect(body.accounts[0].ledger.trx).toEqual({ deposited: '1000', available: '991.54', frozen: '4.23', spent: '4.23' });
+    expect(body.accounts).toEqual([
+      expect.objectContaining({ walletAddress: demo.walletAddress, orders: 2 }),
+    ]);
+    expect(body.accounts[0].ledger.trx).toEqual({
+      deposited: '1000',
+      available: '991.54',
+      frozen: '4.23',
+      spent: '4.23',
+    });
     expect(body.orders.map((o: { orderId: string }) => o.orderId)).toEqual([second, first]);
-    expect(body.orders[0]).toMatchObject({ status: 'PENDING', walletAddress: demo.walletAddress, outOrderNo: 'x', next: { status: 'PROCESSING' } });
-    expect(body.orders[1]).toMatchObject({ status: 'COMPLETED', amount: '4.23', timeline: [{ status: 'PENDING' }, { status: 'PROCESSING' }, { status: 'COMPLETED' }] });
+    expect(body.orders[0]).toMatchObject({
+      status: 'PENDING',
+      walletAddress: demo.walletAddress,
+      outOrderNo: 'x',
+      next: { status: 'PROCESSING' },
+    });
+    expect(body.orders[1]).toMatchObject({
+      status: 'COMPLETED',
+      amount: '4.23',
+      timeline: [{ status: 'PENDING' }, { status: 'PROCESSING' }, { status: 'COMPLETED' }],
+    });
     expect(body.orders[1].txId).toMatch(/^[0-9a-f]{64}$/);
-    expect(body.addresses.map((a: { address: string }) => a.address).sort()).toEqual([ADDRESS, OTHER_ADDRESS].sort());
-    expect(body.addresses.find((a: { address: string }) => a.address === OTHER_ADDRESS)).toEqual({ address: OTHER_ADDRESS, activated: false });
-    expect(body.rules).toEqual([{ id: 'rule-1', match: { outOrderNo: 'x' }, outcome: 'FAILED', times: 2, used: 1 }]);
+    expect(body.addresses.map((a: { address: string }) => a.address).sort()).toEqual(
+      [ADDRESS, OTHER_ADDRESS].sort(),
+    );
+    expect(body.addresses.find((a: { address: string }) => a.address === OTHER_ADDRESS)).toEqual({
+      address: OTHER_ADDRESS,
+      activated: false,
+    });
+    expect(body.rules).toEqual([
+      { id: 'rule-1', match: { outOrderNo: 'x' }, outcome: 'FAILED', times: 2, used: 1 },
+    ]);
     expect(body.faults).toEqual([]);
     // Newest first; the dashboard's own reads are not journaled.
-    expect(body.journal.map((e: { operation: string }) => e.operation)).toEqual(['createOrder', 'addRule', 'createOrder']);
+    expect(body.journal.map((e: { operation: string }) => e.operation)).toEqual([
+      'createOrder',
+      'addRule',
+      'createOrder',
+    ]);
   });
 
   it('lists the faults in force as GET /_sim/faults does', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    await sim.app.request('/_sim/faults', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ operation: 'getPrice', latencyMs: 5, times: 3 }) });
+    await sim.app.request('/_sim/faults', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ operation: 'getPrice', latencyMs: 5, times: 3 }),
+    });
     const { body } = await dashboard(sim);
     const listed = (await (await sim.app.request('/_sim/faults')).json()) as { faults: unknown[] };
     expect(body.faults).toEqual(listed.faults);
@@ -112,7 +167,11 @@ describe('GET /_sim/dashboard', () => {
   // once Fault is fixed.
   it('validates a snapshot with a fault in force against control.yaml', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    await sim.app.request('/_sim/faults', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ operation: 'getPrice', latencyMs: 5 }) });
+    await sim.app.request('/_sim/faults', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ operation: 'getPrice', latencyMs: 5 }),
+    });
     expectDashboard((await dashboard(sim)).body);
   });
 
@@ -133,7 +192,10 @@ describe('GET /_sim/dashboard', () => {
 
   it('keeps the 30 newest journal entries', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    for (let i = 0; i < 35; i++) await sim.app.request('/v1/tron/price?rentalCount=65000&period=1h', { headers: { 'API-KEY': 'demo-key' } });
+    for (let i = 0; i < 35; i++)
+      await sim.app.request('/v1/tron/price?rentalCount=65000&period=1h', {
+        headers: { 'API-KEY': 'demo-key' },
+      });
     const { body } = await dashboard(sim);
     expectDashboard(body);
     expect(body.journal).toHaveLength(30);
@@ -178,7 +240,9 @@ describe('GET /_sim/ui', () => {
     for (const name of names) {
       const res = await sim.app.request(`/_sim/ui/${name}`);
       expect(res.status, name).toBe(200);
-      expect(res.headers.get('content-type')).toBe(name.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8');
+      expect(res.headers.get('content-type')).toBe(
+        name.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8',
+      );
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       expect(await res.text()).toBe(readFileSync(new URL(name, dir), 'utf8'));
     }
@@ -187,7 +251,13 @@ describe('GET /_sim/ui', () => {
 
   it('answers 404 for a file the dashboard does not have, and never leaves its folder', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    for (const name of ['nope.js', 'index.html', '..%2Fassets.ts', '..%2F..%2Fcreate-app.ts', 'dashboard.css%00.js']) {
+    for (const name of [
+      'nope.js',
+      'index.html',
+      '..%2Fassets.ts',
+      '..%2F..%2Fcreate-app.ts',
+      'dashboard.css%00.js',
+    ]) {
       const res = await sim.app.request(`/_sim/ui/${name}`);
       expect(res.status, name).toBe(404);
     }
@@ -197,7 +267,9 @@ describe('GET /_sim/ui', () => {
     const root = fileURLToPath(new URL('../../', import.meta.url));
     const built = path.join(root, 'dist', 'mock', 'simulator.js');
     execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' });
-    const { createSimulator: createBuilt } = (await import(pathToFileURL(built).href)) as typeof import('../simulator.ts');
+    const { createSimulator: createBuilt } = (await import(
+      pathToFileURL(built).href
+    )) as typeof import('../simulator.ts');
     const sim = createBuilt({ clock: 'manual' });
     for (const name of readdirSync(path.join(root, 'mock/http/dashboard/static'))) {
       const res = await sim.app.request(name === 'index.html' ? '/_sim/ui' : `/_sim/ui/${name}`);
@@ -243,7 +315,11 @@ describe('GET /_sim/events', () => {
   it('keeps the reset when it falls in a window with other changes', async () => {
     const sim = createSimulator({ clock: 'manual' });
     const res = await sim.app.request('/_sim/events');
-    const reading = readEvents(res, (events) => events.some((e) => JSON.parse(e.data).type === 'reset'), 2000);
+    const reading = readEvents(
+      res,
+      (events) => events.some((e) => JSON.parse(e.data).type === 'reset'),
+      2000,
+    );
     await createOrder(sim);
     await sim.app.request('/_sim/reset', { method: 'POST' });
     const { events } = await reading;

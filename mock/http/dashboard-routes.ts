@@ -40,7 +40,9 @@ function recentOrders(engine: Engine, limit: number): C['DashboardOrder'][] {
     engine.orders(account, { limit }).forEach((order, rank) => candidates.push({ order, rank }));
   }
   candidates.sort((a, b) => b.order.createdAt - a.order.createdAt || a.rank - b.rank);
-  return candidates.slice(0, limit).map(({ order }) => ({ ...orderView(engine, order), walletAddress: order.account.walletAddress }));
+  return candidates
+    .slice(0, limit)
+    .map(({ order }) => ({ ...orderView(engine, order), walletAddress: order.account.walletAddress }));
 }
 
 /** The registry entry as the control plane shows it: the pending claim is internal. */
@@ -59,7 +61,11 @@ export function dashboardSnapshot(ctx: ControlContext, orderLimit = DASHBOARD_OR
   const rules = engine.rules.list();
   const faults = ctx.faults.list();
   return {
-    clock: { mode: engine.clock.mode, now: engine.clock.now(), iso: new Date(engine.clock.now()).toISOString() },
+    clock: {
+      mode: engine.clock.mode,
+      now: engine.clock.now(),
+      iso: new Date(engine.clock.now()).toISOString(),
+    },
     settings: settingsView(engine.settings()),
     supply: engine.supply(),
     accounts: newest(accounts, DASHBOARD_LIST_LIMIT).map((account) => accountView(engine, account)),
@@ -69,7 +75,14 @@ export function dashboardSnapshot(ctx: ControlContext, orderLimit = DASHBOARD_OR
     rules: rules.slice(0, DASHBOARD_LIST_LIMIT),
     faults: faults.slice(0, DASHBOARD_LIST_LIMIT),
     journal: ctx.journal.list({ limit: DASHBOARD_JOURNAL_LIMIT }).reverse(),
-    totals: { accounts: accounts.length, orders: engine.storedOrders, addresses: addresses.length, rules: rules.length, faults: faults.length, journal: ctx.journal.size },
+    totals: {
+      accounts: accounts.length,
+      orders: engine.storedOrders,
+      addresses: addresses.length,
+      rules: rules.length,
+      faults: faults.length,
+      journal: ctx.journal.size,
+    },
   };
 }
 
@@ -87,7 +100,13 @@ function engineChange(event: EngineEvent): ChangeEvent {
 const journalChange = (entry: JournalEntry): ChangeEvent => ({ type: 'journal', id: entry.id });
 
 // Within one throttle window one event goes out: the most significant change wins.
-const WEIGHT: Record<ChangeEvent['type'], number> = { journal: 0, account: 1, order: 2, settings: 3, reset: 4 };
+const WEIGHT: Record<ChangeEvent['type'], number> = {
+  journal: 0,
+  account: 1,
+  order: 2,
+  settings: 3,
+  reset: 4,
+};
 
 /**
  * Sends `change` events while the client listens. Changes between two sends collapse
@@ -116,7 +135,10 @@ async function pumpChanges(stream: SSEStreamingApi, ctx: ControlContext, signal:
   };
   const closed = (): boolean => signal.aborted || stream.aborted || stream.closed;
 
-  const unsubscribe = [ctx.engine.subscribe((event) => offer(engineChange(event))), ctx.journal.subscribe((entry) => offer(journalChange(entry)))];
+  const unsubscribe = [
+    ctx.engine.subscribe((event) => offer(engineChange(event))),
+    ctx.journal.subscribe((entry) => offer(journalChange(entry))),
+  ];
   const stop = (): void => {
     for (const off of unsubscribe.splice(0)) off();
     pending = undefined;
@@ -160,7 +182,10 @@ export function dashboardRoutes(ctx: ControlContext): Hono<SimEnv> {
 
   routes.get('/dashboard', async (c) => {
     c.set('operation', 'getDashboard');
-    const query = check<{ limit?: number }>(ctx.queryValidators.request('getDashboard'), await readParams(c, false));
+    const query = check<{ limit?: number }>(
+      ctx.queryValidators.request('getDashboard'),
+      await readParams(c, false),
+    );
     return sendJson(c, dashboardSnapshot(ctx, query.limit ?? DASHBOARD_ORDER_LIMIT));
   });
 
@@ -177,7 +202,10 @@ export function dashboardRoutes(ctx: ControlContext): Hono<SimEnv> {
     c.header('Cache-Control', 'no-cache');
     c.header('X-Content-Type-Options', 'nosniff');
     // The page and its scripts come from this origin only and call only this origin.
-    c.header('Content-Security-Policy', "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+    c.header(
+      'Content-Security-Policy',
+      "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    );
     c.header('Referrer-Policy', 'no-referrer');
     c.header('Content-Type', asset.contentType);
     return c.body(asset.body);

@@ -7,7 +7,20 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { ADDRESS, createOrder, openDashboard, OTHER_ADDRESS, requireBrowser, row, saveScreenshot, startServer, text, useBrowser, WAIT_MS, waitForStatus } from '../test-support/dashboard-e2e-test-support.ts';
+import {
+  ADDRESS,
+  createOrder,
+  openDashboard,
+  OTHER_ADDRESS,
+  requireBrowser,
+  row,
+  saveScreenshot,
+  startServer,
+  text,
+  useBrowser,
+  WAIT_MS,
+  waitForStatus,
+} from '../test-support/dashboard-e2e-test-support.ts';
 
 useBrowser();
 
@@ -30,7 +43,16 @@ describe('the dashboard as a workbench', () => {
       await page.fill('[data-testid="rule-times"]', '3');
       await button(page, 'Add rule').click();
       await resultSays(page, 'rule-result', /^Added rule-1: matching orders will complete/);
-      expect((await server.call('GET', '/_sim/rules')).rules).toEqual([{ id: 'rule-1', match: { outOrderNo: 'shop-ok' }, outcome: 'COMPLETED', delayMs: 2500, times: 3, used: 0 }]);
+      expect((await server.call('GET', '/_sim/rules')).rules).toEqual([
+        {
+          id: 'rule-1',
+          match: { outOrderNo: 'shop-ok' },
+          outcome: 'COMPLETED',
+          delayMs: 2500,
+          times: 3,
+          used: 0,
+        },
+      ]);
 
       // Delete that one; then two more, cleared at once.
       await page.getByRole('button', { name: 'Delete rule-1' }).click();
@@ -47,17 +69,56 @@ describe('the dashboard as a workbench', () => {
       expect((await server.call('GET', '/_sim/rules')).rules).toEqual([]);
 
       // A fault of every kind, each with its operation, times and probability.
-      const kinds: { fill: Record<string, string>; select: Record<string, string>; uncheck?: boolean; want: Record<string, unknown> }[] = [
-        { select: { 'fault-operation': 'getPrice', 'fault-response': '' }, fill: { 'fault-latency': '100', 'fault-latency-max': '300' }, want: { operation: 'getPrice', latencyMs: 100, latencyMaxMs: 300 } },
-        { select: { 'fault-operation': 'createOrder', 'fault-response': 'status', 'fault-status': '429' }, fill: { 'fault-retry-after': '2', 'fault-times': '2', 'fault-probability': '0.5' }, uncheck: true, want: { operation: 'createOrder', response: 'status', status: 429, retryAfter: 2, withBody: false, times: 2, probability: 0.5 } },
-        { select: { 'fault-operation': 'getAccount', 'fault-response': 'status', 'fault-status': '502' }, fill: {}, want: { operation: 'getAccount', response: 'status', status: 502 } },
-        { select: { 'fault-operation': 'getOrderHistory', 'fault-response': 'malformed' }, fill: { 'fault-times': '1' }, want: { operation: 'getOrderHistory', response: 'malformed', times: 1 } },
-        { select: { 'fault-operation': '*', 'fault-response': 'truncated' }, fill: { 'fault-probability': '0.25' }, want: { operation: '*', response: 'truncated', probability: 0.25 } },
-        { select: { 'fault-operation': 'getPrice', 'fault-response': 'drop' }, fill: {}, want: { operation: 'getPrice', response: 'drop' } },
+      const kinds: {
+        fill: Record<string, string>;
+        select: Record<string, string>;
+        uncheck?: boolean;
+        want: Record<string, unknown>;
+      }[] = [
+        {
+          select: { 'fault-operation': 'getPrice', 'fault-response': '' },
+          fill: { 'fault-latency': '100', 'fault-latency-max': '300' },
+          want: { operation: 'getPrice', latencyMs: 100, latencyMaxMs: 300 },
+        },
+        {
+          select: { 'fault-operation': 'createOrder', 'fault-response': 'status', 'fault-status': '429' },
+          fill: { 'fault-retry-after': '2', 'fault-times': '2', 'fault-probability': '0.5' },
+          uncheck: true,
+          want: {
+            operation: 'createOrder',
+            response: 'status',
+            status: 429,
+            retryAfter: 2,
+            withBody: false,
+            times: 2,
+            probability: 0.5,
+          },
+        },
+        {
+          select: { 'fault-operation': 'getAccount', 'fault-response': 'status', 'fault-status': '502' },
+          fill: {},
+          want: { operation: 'getAccount', response: 'status', status: 502 },
+        },
+        {
+          select: { 'fault-operation': 'getOrderHistory', 'fault-response': 'malformed' },
+          fill: { 'fault-times': '1' },
+          want: { operation: 'getOrderHistory', response: 'malformed', times: 1 },
+        },
+        {
+          select: { 'fault-operation': '*', 'fault-response': 'truncated' },
+          fill: { 'fault-probability': '0.25' },
+          want: { operation: '*', response: 'truncated', probability: 0.25 },
+        },
+        {
+          select: { 'fault-operation': 'getPrice', 'fault-response': 'drop' },
+          fill: {},
+          want: { operation: 'getPrice', response: 'drop' },
+        },
       ];
       for (const [i, kind] of kinds.entries()) {
         await page.locator('#fault-form').evaluate((form: HTMLFormElement) => form.reset());
-        for (const [id, value] of Object.entries(kind.select)) await page.selectOption(`[data-testid="${id}"]`, value);
+        for (const [id, value] of Object.entries(kind.select))
+          await page.selectOption(`[data-testid="${id}"]`, value);
         for (const [id, value] of Object.entries(kind.fill)) await page.fill(`[data-testid="${id}"]`, value);
         if (kind.uncheck) await page.uncheck('[data-testid="fault-with-body"]');
         await button(page, 'Inject fault').click();
@@ -69,13 +130,22 @@ describe('the dashboard as a workbench', () => {
       await page.locator('#fault-form').evaluate((form: HTMLFormElement) => form.reset());
       await page.fill('[data-testid="fault-latency"]', '99999999');
       await button(page, 'Inject fault').click();
-      await page.locator('[data-testid="fault-result"].error', { hasText: /latencyMs/ }).waitFor({ timeout: WAIT_MS });
+      await page
+        .locator('[data-testid="fault-result"].error', { hasText: /latencyMs/ })
+        .waitFor({ timeout: WAIT_MS });
       await page.getByRole('button', { name: 'Delete fault-2' }).click();
       await resultSays(page, 'fault-result', /Deleted fault-2/);
-      expect((await server.call('GET', '/_sim/faults')).faults.map((f: { id: string }) => f.id)).toEqual(['fault-1', 'fault-3', 'fault-4', 'fault-5', 'fault-6']);
+      expect((await server.call('GET', '/_sim/faults')).faults.map((f: { id: string }) => f.id)).toEqual([
+        'fault-1',
+        'fault-3',
+        'fault-4',
+        'fault-5',
+        'fault-6',
+      ]);
       await page.locator('[data-testid="fault-row"]').first().waitFor({ timeout: WAIT_MS });
       await page.evaluate(() => window.scrollTo(0, 0));
-      for (const target of saveScreenshot('dashboard-controls.png')) await page.screenshot({ path: target, fullPage: true });
+      for (const target of saveScreenshot('dashboard-controls.png'))
+        await page.screenshot({ path: target, fullPage: true });
       await button(page, 'Clear faults').click();
       await resultSays(page, 'sim-result', /Every fault is deleted/);
       expect((await server.call('GET', '/_sim/faults')).faults).toEqual([]);
@@ -95,7 +165,12 @@ describe('the dashboard as a workbench', () => {
       await button(page, 'Set address').click();
       await resultSays(page, 'address-result', /is activated now/);
       expect((await server.call('GET', `/_sim/addresses/${OTHER_ADDRESS}`)).activated).toBe(true);
-      await page.locator(`[data-testid="address-row"][data-address="${OTHER_ADDRESS}"] [data-testid="toggle-address"]`, { hasText: 'Deactivate' }).click();
+      await page
+        .locator(
+          `[data-testid="address-row"][data-address="${OTHER_ADDRESS}"] [data-testid="toggle-address"]`,
+          { hasText: 'Deactivate' },
+        )
+        .click();
       await resultSays(page, 'address-result', /is not activated now/);
       expect((await server.call('GET', `/_sim/addresses/${OTHER_ADDRESS}`)).activated).toBe(false);
 
@@ -107,23 +182,38 @@ describe('the dashboard as a workbench', () => {
       expect([config.failureRate, config.prices['1h']]).toEqual([0.2, '70']);
       await page.fill('[data-testid="config-patch"]', '{"failureRate":7}');
       await button(page, 'Update settings').click();
-      await page.locator('[data-testid="config-result"].error', { hasText: /failureRate/ }).waitFor({ timeout: WAIT_MS });
-      const before = (await server.call('GET', '/_sim/accounts/me', { apiKey: 'demo-key' })).ledger.trx.available;
+      await page
+        .locator('[data-testid="config-result"].error', { hasText: /failureRate/ })
+        .waitFor({ timeout: WAIT_MS });
+      const before = (await server.call('GET', '/_sim/accounts/me', { apiKey: 'demo-key' })).ledger.trx
+        .available;
       await page.fill('[data-testid="deposit-key"]', 'demo-key');
       await page.fill('[data-testid="deposit-trx"]', '50');
       await button(page, 'Deposit').click();
       await resultSays(page, 'deposit-result', /^Deposited into User-/);
-      expect(Number((await server.call('GET', '/_sim/accounts/me', { apiKey: 'demo-key' })).ledger.trx.available)).toBe(Number(before) + 50);
+      expect(
+        Number((await server.call('GET', '/_sim/accounts/me', { apiKey: 'demo-key' })).ledger.trx.available),
+      ).toBe(Number(before) + 50);
       await button(page, 'Show scenario').click();
       await page.locator('[data-testid="scenario"]', { hasText: '"accounts"' }).waitFor({ timeout: WAIT_MS });
 
       // Clear the journal; then reset everything.
       await createOrder(server, {});
-      expect((await server.call('GET', '/_sim/journal')).entries.some((e: { operation?: string }) => e.operation === 'createOrder')).toBe(true);
+      expect(
+        (await server.call('GET', '/_sim/journal')).entries.some(
+          (e: { operation?: string }) => e.operation === 'createOrder',
+        ),
+      ).toBe(true);
       await button(page, 'Clear journal').click();
       await resultSays(page, 'sim-result', /The journal is cleared/);
-      expect((await server.call('GET', '/_sim/journal')).entries.some((e: { operation?: string }) => e.operation === 'createOrder')).toBe(false);
-      await server.call('POST', '/_sim/rules', { json: { match: { outOrderNo: 'gone-after-reset' }, outcome: 'FAILED' } });
+      expect(
+        (await server.call('GET', '/_sim/journal')).entries.some(
+          (e: { operation?: string }) => e.operation === 'createOrder',
+        ),
+      ).toBe(false);
+      await server.call('POST', '/_sim/rules', {
+        json: { match: { outOrderNo: 'gone-after-reset' }, outcome: 'FAILED' },
+      });
       await button(page, 'Reset simulator').click();
       await resultSays(page, 'sim-result', /The simulator is reset/);
       expect((await server.call('GET', '/_sim/rules')).rules).toEqual([]);
@@ -140,15 +230,24 @@ describe('the dashboard as a workbench', () => {
     const server = await startServer({ clock: 'manual' });
     const other = await server.call('POST', '/_sim/accounts', { json: { balance: { trx: '50' } } });
     const mine = await createOrder(server, { outOrderNo: 'shop-4242' });
-    await createOrder(server, { outOrderNo: 'shop-0007', apiKey: other.apiKey, pledgeAddress: OTHER_ADDRESS });
-    await fetch(`${server.url}/v1/tron/price?rentalCount=65000&period=1h`, { headers: { 'API-KEY': 'wrong-key-000' } });
+    await createOrder(server, {
+      outOrderNo: 'shop-0007',
+      apiKey: other.apiKey,
+      pledgeAddress: OTHER_ADDRESS,
+    });
+    await fetch(`${server.url}/v1/tron/price?rentalCount=65000&period=1h`, {
+      headers: { 'API-KEY': 'wrong-key-000' },
+    });
     await fetch(`${server.url}/docs`);
     const { page, errors, close } = await openDashboard(`${server.url}/_sim/ui`);
     try {
       const rows = page.locator('[data-testid="journal-row"]');
       // The docs page is the page's own kind of traffic: hidden until asked for.
       await rows.first().waitFor({ timeout: WAIT_MS });
-      const paths = async (): Promise<string[]> => rows.evaluateAll((els) => els.map((el) => el.querySelector('td:nth-child(2) .mono')!.getAttribute('title')!));
+      const paths = async (): Promise<string[]> =>
+        rows.evaluateAll((els) =>
+          els.map((el) => el.querySelector('td:nth-child(2) .mono')!.getAttribute('title')!),
+        );
       expect((await paths()).some((p) => p.startsWith('/docs'))).toBe(false);
       await page.check('[data-testid="filter-own"]');
       await expect.poll(async () => (await paths()).some((p) => p.startsWith('/docs'))).toBe(true);
@@ -190,21 +289,28 @@ describe('the dashboard as a workbench', () => {
       await rows.first().click();
       const detail = page.locator('[data-testid="journal-detail"]');
       await detail.waitFor({ state: 'visible', timeout: WAIT_MS });
-      expect(await text(page, '[data-testid="detail-request"]')).toMatch(/^POST \/v1\/tron\/order\?.*outOrderNo=shop-4242/);
+      expect(await text(page, '[data-testid="detail-request"]')).toMatch(
+        /^POST \/v1\/tron\/order\?.*outOrderNo=shop-4242/,
+      );
       expect(await text(page, '[data-testid="detail-status"]')).toBe('200');
       expect(await text(page, '[data-testid="detail-operation"]')).toBe('createOrder');
-      expect(await text(page, '[data-testid="detail-account"]')).toContain(server.sim.engine.accounts()[0]!.walletAddress);
+      expect(await text(page, '[data-testid="detail-account"]')).toContain(
+        server.sim.engine.accounts()[0]!.walletAddress,
+      );
       expect(await text(page, '[data-testid="detail-duration"]')).toMatch(/ms$/);
       const response = await page.locator('[data-testid="detail-response-body"]').innerText();
       expect(response).toContain('\n  "code": 0,'); // pretty-printed
       expect(JSON.parse(response).data.id).toBe(mine.id);
       const curl = await text(page, '[data-testid="curl-command"]');
-      expect(curl).toMatch(/^curl -X POST 'http:\/\/127\.0\.0\.1:\d+\/v1\/tron\/order\?[^']*outOrderNo=shop-4242[^']*' -H 'API-KEY: <API_KEY>'$/);
+      expect(curl).toMatch(
+        /^curl -X POST 'http:\/\/127\.0\.0\.1:\d+\/v1\/tron\/order\?[^']*outOrderNo=shop-4242[^']*' -H 'API-KEY: <API_KEY>'$/,
+      );
       expect(curl).not.toContain('demo-key');
       await page.getByRole('button', { name: 'Copy as curl' }).click();
       expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(curl);
       await page.evaluate(() => window.scrollTo(0, 0));
-      for (const target of saveScreenshot('dashboard-journal.png')) await page.screenshot({ path: target, fullPage: true });
+      for (const target of saveScreenshot('dashboard-journal.png'))
+        await page.screenshot({ path: target, fullPage: true });
       expect(errors).toEqual([]);
     } finally {
       await close();
@@ -228,7 +334,10 @@ describe('the dashboard as a workbench', () => {
       // Async: the server answering it runs in this process.
       await promisify(execFile)('sh', ['-c', `${curl} -s -o /dev/null`]);
       const rules = (await server.call('GET', '/_sim/rules')).rules;
-      expect(rules.map((r: { match: unknown }) => r.match)).toEqual([{ outOrderNo: value }, { outOrderNo: value }]);
+      expect(rules.map((r: { match: unknown }) => r.match)).toEqual([
+        { outOrderNo: value },
+        { outOrderNo: value },
+      ]);
       expect(errors).toEqual([]);
     } finally {
       await close();
@@ -246,15 +355,23 @@ describe('the dashboard as a workbench', () => {
       await page.locator(row(order.id)).click();
       await page.locator('[data-testid="order-detail"]').waitFor({ state: 'visible', timeout: WAIT_MS });
       expect(await text(page, '[data-testid="order-detail-id"]')).toBe(order.id);
-      let view = (await server.call('GET', `/_sim/orders/${order.id}`, { apiKey: 'demo-key' })) as { status: string; next: { at: number; status: string }; timeline: unknown[] };
-      expect(await text(page, '[data-testid="order-detail-next"]')).toContain(`${view.next.status} at ${new Date(view.next.at).toISOString()}`);
+      let view = (await server.call('GET', `/_sim/orders/${order.id}`, { apiKey: 'demo-key' })) as {
+        status: string;
+        next: { at: number; status: string };
+        timeline: unknown[];
+      };
+      expect(await text(page, '[data-testid="order-detail-next"]')).toContain(
+        `${view.next.status} at ${new Date(view.next.at).toISOString()}`,
+      );
       expect(await page.locator('[data-testid="order-detail-step"]').count()).toBe(view.timeline.length);
       const firstNext = view.next.at;
       await button(page, 'Advance to the next step').click();
       await resultSays(page, 'order-detail-result', /Clock moved/);
       expect(server.sim.clock.now()).toBe(firstNext);
       view = await server.call('GET', `/_sim/orders/${order.id}`, { apiKey: 'demo-key' });
-      await expect.poll(() => page.locator('[data-testid="order-detail-step"]').count()).toBe(view.timeline.length);
+      await expect
+        .poll(() => page.locator('[data-testid="order-detail-step"]').count())
+        .toBe(view.timeline.length);
       expect(view.timeline.length).toBeGreaterThan(1);
       expect(errors).toEqual([]);
     } finally {
@@ -271,11 +388,17 @@ describe('the dashboard as a workbench', () => {
     try {
       await page.route('**/_sim/health', async (route) => {
         const real = await (await route.fetch()).json();
-        await route.fulfill({ json: { ...real, mode: 'proxy', proxy: { upstream: 'https://upstream.example/api' } } });
+        await route.fulfill({
+          json: { ...real, mode: 'proxy', proxy: { upstream: 'https://upstream.example/api' } },
+        });
       });
       await page.route('**/_sim/journal?*', async (route) => {
         const real = await (await route.fetch()).json();
-        const entries = real.entries.map((e: { operation?: string }) => (e.operation === 'createOrder' ? { ...e, violations: [{ path: '/data/amount', message: 'must be number' }] } : e));
+        const entries = real.entries.map((e: { operation?: string }) =>
+          e.operation === 'createOrder'
+            ? { ...e, violations: [{ path: '/data/amount', message: 'must be number' }] }
+            : e,
+        );
         await route.fulfill({ json: { entries } });
       });
       await page.fill('[data-testid="advance-ms"]', '1');
@@ -300,9 +423,15 @@ describe('the dashboard as a workbench', () => {
     const server = await startServer({ clock: 'manual' });
     const evil = '<img src=x onerror=window.__xss=1;alert(1)>';
     const order = await createOrder(server, { outOrderNo: evil });
-    await fetch(`${server.url}/v1/${encodeURIComponent(evil)}?q=${encodeURIComponent(evil)}`, { method: 'POST', headers: { 'API-KEY': 'demo-key', 'content-type': 'application/json' }, body: JSON.stringify({ note: evil }) });
+    await fetch(`${server.url}/v1/${encodeURIComponent(evil)}?q=${encodeURIComponent(evil)}`, {
+      method: 'POST',
+      headers: { 'API-KEY': 'demo-key', 'content-type': 'application/json' },
+      body: JSON.stringify({ note: evil }),
+    });
     // The fault operation is an enum: the control plane refuses markup there.
-    await expect(server.call('POST', '/_sim/faults', { json: { operation: evil, response: 'drop' } })).rejects.toThrow(/HTTP 400/);
+    await expect(
+      server.call('POST', '/_sim/faults', { json: { operation: evil, response: 'drop' } }),
+    ).rejects.toThrow(/HTTP 400/);
     const { page, errors, close } = await openDashboard(`${server.url}/_sim/ui`);
     const dialogs: string[] = [];
     page.on('dialog', (dialog) => {
@@ -341,16 +470,23 @@ describe('the dashboard as a workbench', () => {
     const server = await startServer({ clock: 'manual' });
     await createOrder(server, { outOrderNo: 'shop-narrow' });
     await server.call('POST', '/_sim/faults', { json: { operation: 'getPrice', latencyMs: 50, times: 3 } });
-    for (const [width, name] of [[390, 'dashboard-390.png'], [1280, 'dashboard-1280.png']] as const) {
+    for (const [width, name] of [
+      [390, 'dashboard-390.png'],
+      [1280, 'dashboard-1280.png'],
+    ] as const) {
       const { page, errors, close } = await openDashboard(`${server.url}/_sim/ui`, { width, height: 900 });
       try {
         await page.locator('[data-testid="order-row"]').first().click();
         await page.locator('[data-testid="journal-row"]').first().click();
         await page.locator('[data-testid="journal-detail"]').waitFor({ state: 'visible', timeout: WAIT_MS });
-        const widths = await page.evaluate(() => ({ body: document.body.scrollWidth, doc: document.documentElement.scrollWidth }));
+        const widths = await page.evaluate(() => ({
+          body: document.body.scrollWidth,
+          doc: document.documentElement.scrollWidth,
+        }));
         expect(widths.body).toBeLessThanOrEqual(width);
         expect(widths.doc).toBeLessThanOrEqual(width);
-        for (const label of ['Add rule', 'Inject fault', 'Reset simulator', 'Clear journal']) expect(await button(page, label).isVisible()).toBe(true);
+        for (const label of ['Add rule', 'Inject fault', 'Reset simulator', 'Clear journal'])
+          expect(await button(page, label).isVisible()).toBe(true);
         await page.waitForTimeout(1700); // let the row highlight fade
         await page.evaluate(() => window.scrollTo(0, 0)); // the sticky header at the top of the shot
         for (const target of saveScreenshot(name)) await page.screenshot({ path: target, fullPage: true });

@@ -27,7 +27,9 @@ function assetDirectory(): string {
 }
 
 function page(title: string, specUrl: string, schemes: string[]): string {
-  const preauthorize = schemes.map((scheme) => `ui.preauthorizeApiKey(${JSON.stringify(scheme)}, 'demo-key');`).join(' ');
+  const preauthorize = schemes
+    .map((scheme) => `ui.preauthorizeApiKey(${JSON.stringify(scheme)}, 'demo-key');`)
+    .join(' ');
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -75,11 +77,18 @@ export function docsRoutes(): Hono<SimEnv> {
   const withLocalServer = (name: DocumentName): unknown => {
     const document = loadSpec(name).document;
     const servers = (document.servers ?? []).filter((s) => !s.url.startsWith('http://127.0.0.1'));
-    return { ...document, servers: [{ url: '/', description: 'This simulator (demo key: demo-key)' }, ...servers] };
+    return {
+      ...document,
+      servers: [{ url: '/', description: 'This simulator (demo key: demo-key)' }, ...servers],
+    };
   };
 
-  docs.get('/', (c) => c.html(page('Energy Rental API — energy-rental-kit', '/docs/openapi.json', ['apiKey'])));
-  docs.get('/control', (c) => c.html(page('Simulator control plane — energy-rental-kit', '/docs/control.json', ['accountKey'])));
+  docs.get('/', (c) =>
+    c.html(page('Energy Rental API — energy-rental-kit', '/docs/openapi.json', ['apiKey'])),
+  );
+  docs.get('/control', (c) =>
+    c.html(page('Simulator control plane — energy-rental-kit', '/docs/control.json', ['accountKey'])),
+  );
   docs.get('/openapi.json', (c) => c.json(withLocalServer('api')));
   docs.get('/control.json', (c) => c.json(withLocalServer('control')));
   docs.get('/assets/:file', (c) => {
@@ -91,7 +100,10 @@ export function docsRoutes(): Hono<SimEnv> {
       content = readFileSync(path.join(assetDirectory(), file));
       cache.set(file, content);
     }
-    return c.body(new Uint8Array(content), 200, { 'content-type': type, 'cache-control': 'public, max-age=86400' });
+    return c.body(new Uint8Array(content), 200, {
+      'content-type': type,
+      'cache-control': 'public, max-age=86400',
+    });
   });
   return docs;
 }

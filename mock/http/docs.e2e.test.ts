@@ -12,7 +12,9 @@ import { startSimulator, type TestSimulator } from '../testing/index.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const missing = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing: run \`npm run ensure:chromium\` (\`npm test\` runs it first).`;
+const missing = existsSync(CHROMIUM)
+  ? undefined
+  : `${CHROMIUM} is missing: run \`npm run ensure:chromium\` (\`npm test\` runs it first).`;
 
 let browser: Browser | undefined;
 let sim: TestSimulator;
@@ -23,7 +25,16 @@ beforeAll(async () => {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   }
 }, 60_000);
@@ -56,8 +67,13 @@ describe('/docs', () => {
     await operation.locator('tr[data-param-name="period"] select').selectOption('1h');
     await operation.locator('button.execute').click();
     const response = operation.locator('.live-responses-table');
-    await expect.poll(async () => response.textContent(), { timeout: 10_000 }).toContain('"trxPrice": "4.23"');
-    expect(await operation.locator('.responses-wrapper').textContent(), 'the request went to this simulator').toContain(sim.url);
+    await expect
+      .poll(async () => response.textContent(), { timeout: 10_000 })
+      .toContain('"trxPrice": "4.23"');
+    expect(
+      await operation.locator('.responses-wrapper').textContent(),
+      'the request went to this simulator',
+    ).toContain(sim.url);
     expect(errors).toEqual([]);
     const [first, ...copies] = screenshotPaths('docs.png');
     await page.screenshot({ path: first!, fullPage: false });
@@ -72,7 +88,9 @@ describe('/docs', () => {
     if (missing) throw new Error(missing);
     const page = await browser!.newPage();
     await page.goto(`${sim.url}/docs/control`);
-    await expect.poll(async () => page.locator('#operations-faults-injectFault').count(), { timeout: 10_000 }).toBe(1);
+    await expect
+      .poll(async () => page.locator('#operations-faults-injectFault').count(), { timeout: 10_000 })
+      .toBe(1);
     await page.close();
   }, 60_000);
 });

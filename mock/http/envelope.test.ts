@@ -11,7 +11,9 @@ describe('envelopeText', () => {
     ['the account success code switch', 'Get user information successfully', { name: 'User-T' }, 1],
     ['a message with quotes, a backslash and non-ASCII', 'say "hi" \\ – ✓', [1, 'two', null], 0],
   ])('writes exactly what JSON.stringify writes for the envelope: %s', (_name, msg, data, code) => {
-    expect(envelopeText(engine, msg, JSON.stringify(data), code)).toBe(JSON.stringify({ code, msg, time: envelopeTime(engine), data }));
+    expect(envelopeText(engine, msg, JSON.stringify(data), code)).toBe(
+      JSON.stringify({ code, msg, time: envelopeTime(engine), data }),
+    );
   });
 
   it('stamps the time from the engine clock in Unix seconds', () => {

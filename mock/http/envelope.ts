@@ -24,12 +24,23 @@ export function envelopeText(engine: Engine, msg: string, dataText: string, code
 }
 
 /** Sends a JSON body and keeps it for the journal. */
-export function sendJson(c: Context<SimEnv>, body: unknown, status: ContentfulStatusCode = 200, headers?: Record<string, string>): Response {
+export function sendJson(
+  c: Context<SimEnv>,
+  body: unknown,
+  status: ContentfulStatusCode = 200,
+  headers?: Record<string, string>,
+): Response {
   c.set('responseBody', body);
   return c.json(body, status, headers);
 }
 
 /** Sends the success envelope. */
-export function sendEnvelope(c: Context<SimEnv>, engine: Engine, msg: string, data: unknown, code = 0): Response {
+export function sendEnvelope(
+  c: Context<SimEnv>,
+  engine: Engine,
+  msg: string,
+  data: unknown,
+  code = 0,
+): Response {
   return sendJson(c, { code, msg, time: envelopeTime(engine), data });
 }

@@ -21,7 +21,8 @@ export interface BoundaryContext {
 /** The journal status of a request whose client went away before it was read (nginx's 499). */
 export const CLIENT_CLOSED_STATUS = 499;
 /** What the journal says of such a request. */
-export const CLIENT_CLOSED_NOTE = 'The client closed the connection before the request was read; nothing was done.';
+export const CLIENT_CLOSED_NOTE =
+  'The client closed the connection before the request was read; nothing was done.';
 
 /**
  * The SimulatorError an unexpected error is answered with: the one wording of a 500.
@@ -36,7 +37,10 @@ export function unexpectedError(error: unknown): SimulatorError {
   } catch {
     detail = 'unprintable error';
   }
-  return new SimulatorError('internal', `Unexpected simulator error: ${detail.replace(/\.+$/, '')}. This is a simulator bug; please report it.`);
+  return new SimulatorError(
+    'internal',
+    `Unexpected simulator error: ${detail.replace(/\.+$/, '')}. This is a simulator bug; please report it.`,
+  );
 }
 
 /**
@@ -65,7 +69,10 @@ export function errorEnvelopeText(engine: Engine, error: SimulatorError): string
  */
 export function clientClosed(req: IncomingMessage | undefined): boolean {
   if (req === undefined) return false;
-  return (!req.complete && (req.destroyed || req.socket?.destroyed === true)) || (req as { aborted?: boolean }).aborted === true;
+  return (
+    (!req.complete && (req.destroyed || req.socket?.destroyed === true)) ||
+    (req as { aborted?: boolean }).aborted === true
+  );
 }
 
 export interface ErrorBoundary {
@@ -90,12 +97,25 @@ export function createErrorBoundary(ctx: BoundaryContext): ErrorBoundary {
       // A failing logger must not turn one bug into two.
     }
   };
-  const journal = (req: IncomingMessage | undefined, status: number, responseText: string | undefined): void => {
+  const journal = (
+    req: IncomingMessage | undefined,
+    status: number,
+    responseText: string | undefined,
+  ): void => {
     try {
       const url = req?.url ?? '/';
       const q = url.indexOf('?');
-      const entry = { at: ctx.engine.clock.now(), method: req?.method ?? 'GET', path: q === -1 ? url : url.slice(0, q), status, durationMs: 0 };
-      ctx.journal.record(status === CLIENT_CLOSED_STATUS ? { ...entry, response: { note: CLIENT_CLOSED_NOTE } } : entry, { responseText });
+      const entry = {
+        at: ctx.engine.clock.now(),
+        method: req?.method ?? 'GET',
+        path: q === -1 ? url : url.slice(0, q),
+        status,
+        durationMs: 0,
+      };
+      ctx.journal.record(
+        status === CLIENT_CLOSED_STATUS ? { ...entry, response: { note: CLIENT_CLOSED_NOTE } } : entry,
+        { responseText },
+      );
     } catch {
       // The answer matters more than its journal entry.
     }
@@ -125,7 +145,10 @@ export function createErrorBoundary(ctx: BoundaryContext): ErrorBoundary {
     response(error, req) {
       let simError: SimulatorError;
       if (error instanceof RequestError) {
-        simError = new SimulatorError('bodyInvalid', `The request could not be read (${error.message}); send an origin-form target such as /v1/account.`);
+        simError = new SimulatorError(
+          'bodyInvalid',
+          `The request could not be read (${error.message}); send an origin-form target such as /v1/account.`,
+        );
       } else if (error instanceof SimulatorError) {
         simError = error;
       } else {
@@ -134,7 +157,10 @@ export function createErrorBoundary(ctx: BoundaryContext): ErrorBoundary {
       }
       const text = errorEnvelopeText(ctx.engine, simError);
       journal(req, simError.status, text);
-      return new Response(text, { status: simError.status, headers: { 'content-type': 'application/json', ...simError.headers } });
+      return new Response(text, {
+        status: simError.status,
+        headers: { 'content-type': 'application/json', ...simError.headers },
+      });
     },
   };
 }

@@ -10,13 +10,22 @@ const KEY = { 'API-KEY': 'demo-key' };
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 
 async function patch(sim: Simulator, body: unknown): Promise<Response> {
-  return sim.app.request('/_sim/config', { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return sim.app.request('/_sim/config', {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 async function answer(sim: Simulator, path: string, init: RequestInit = { headers: KEY }) {
   const res = await sim.app.request(path, init);
   const text = await res.text();
-  return { status: res.status, type: res.headers.get('content-type'), text, body: res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : undefined };
+  return {
+    status: res.status,
+    type: res.headers.get('content-type'),
+    text,
+    body: res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : undefined,
+  };
 }
 
 describe('the error catalogue', () => {
@@ -30,13 +39,31 @@ describe('the error catalogue', () => {
       },
     });
     expect(res.status).toBe(200);
-    expect(await answer(sim, '/v1/account', {})).toMatchObject({ status: 200, body: { code: 1001, msg: 'API-KEY is required', data: null } });
+    expect(await answer(sim, '/v1/account', {})).toMatchObject({
+      status: 200,
+      body: { code: 1001, msg: 'API-KEY is required', data: null },
+    });
     const missing = await answer(sim, '/v1/tron/history?orderId=OR20250312175009BJ1QRQH7');
-    expect(missing).toMatchObject({ status: 200, body: { code: 1004, msg: expect.stringMatching(/^order not found: Order not found: no order of this account has orderId/) } });
-    const low = await answer(sim, `/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=1000&period=1h`, { method: 'POST', headers: KEY });
-    expect(low).toMatchObject({ status: 200, body: { code: 1002, msg: expect.stringContaining('rentalCount') } });
+    expect(missing).toMatchObject({
+      status: 200,
+      body: {
+        code: 1004,
+        msg: expect.stringMatching(/^order not found: Order not found: no order of this account has orderId/),
+      },
+    });
+    const low = await answer(sim, `/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=1000&period=1h`, {
+      method: 'POST',
+      headers: KEY,
+    });
+    expect(low).toMatchObject({
+      status: 200,
+      body: { code: 1002, msg: expect.stringContaining('rentalCount') },
+    });
     // A kind left out keeps the simulator's own answer.
-    expect(await answer(sim, '/v1/account', { headers: { 'API-KEY': 'nope' } })).toMatchObject({ status: 401, body: { code: 10002 } });
+    expect(await answer(sim, '/v1/account', { headers: { 'API-KEY': 'nope' } })).toMatchObject({
+      status: 401,
+      body: { code: 10002 },
+    });
     // The journal keeps what was answered.
     expect(sim.journal.list().find((e) => e.path === '/v1/account')!.response).toMatchObject({ code: 1001 });
   });
@@ -44,7 +71,10 @@ describe('the error catalogue', () => {
   it('keeps errorStatus always-200 as a shorthand: status 200 where the catalogue gives none', async () => {
     const sim = createSimulator({ clock: 'manual' });
     await patch(sim, { errorStatus: 'always-200', errors: { apiKeyUnknown: { code: 401 } } });
-    expect(await answer(sim, '/v1/account', { headers: { 'API-KEY': 'nope' } })).toMatchObject({ status: 200, body: { code: 401 } });
+    expect(await answer(sim, '/v1/account', { headers: { 'API-KEY': 'nope' } })).toMatchObject({
+      status: 200,
+      body: { code: 401 },
+    });
     expect(await answer(sim, '/v1/account', {})).toMatchObject({ status: 200, body: { code: 10001 } });
   });
 
@@ -57,7 +87,10 @@ describe('the error catalogue', () => {
   it('still answers 405 for a wrong method, and catalogues it', async () => {
     const sim = createSimulator({ clock: 'manual' });
     await patch(sim, { errors: { methodNotAllowed: { code: 9405 } } });
-    expect(await answer(sim, '/v1/account', { method: 'DELETE', headers: KEY })).toMatchObject({ status: 405, body: { code: 9405 } });
+    expect(await answer(sim, '/v1/account', { method: 'DELETE', headers: KEY })).toMatchObject({
+      status: 405,
+      body: { code: 9405 },
+    });
   });
 
   it('refuses a catalogue entry outside the schema, naming it', async () => {
@@ -82,8 +115,20 @@ describe('the answer to an unknown path', () => {
 
 describe('createdAtUnit', () => {
   it('gives the history createdAt in seconds when set so, and the control plane keeps milliseconds', async () => {
-    const sim = createSimulator({ clock: 'manual', scenario: { accounts: [{ apiKey: 'demo-key', balance: { trx: '1000' } }], settings: { createdAtUnit: 's' } } });
-    const created = (await answer(sim, `/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h&outOrderNo=u-1`, { method: 'POST', headers: KEY })).body.data;
+    const sim = createSimulator({
+      clock: 'manual',
+      scenario: {
+        accounts: [{ apiKey: 'demo-key', balance: { trx: '1000' } }],
+        settings: { createdAtUnit: 's' },
+      },
+    });
+    const created = (
+      await answer(
+        sim,
+        `/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h&outOrderNo=u-1`,
+        { method: 'POST', headers: KEY },
+      )
+    ).body.data;
     const record = (await answer(sim, '/v1/tron/history?outOrderNo=u-1')).body.data;
     const order = sim.engine.authenticate('demo-key')!.orders.at(0)!;
     expect(created.id).toBe(order.id);
@@ -96,9 +141,20 @@ describe('delaysMs', () => {
   it('plans each step with the explicit delay instead of the profile', async () => {
     const sim = createSimulator({ clock: 'manual', timing: 'realistic' });
     // A new address adds the activation delay to the outcome; none here.
-    await patch(sim, { activationDelayMs: 0, delaysMs: { processing: 700, outcome: 2000, refund: { min: 300, max: 300 } } });
-    const { order } = sim.engine.createOrder(sim.engine.authenticate('demo-key')!, { pledgeAddress: ADDRESS, rentalCount: 65_000, period: '1h' });
-    expect({ processing: order.processingAfter, outcome: order.outcomeAfter, refund: order.refundAfter - order.outcomeAfter }).toEqual({ processing: 700, outcome: 2000, refund: 300 });
+    await patch(sim, {
+      activationDelayMs: 0,
+      delaysMs: { processing: 700, outcome: 2000, refund: { min: 300, max: 300 } },
+    });
+    const { order } = sim.engine.createOrder(sim.engine.authenticate('demo-key')!, {
+      pledgeAddress: ADDRESS,
+      rentalCount: 65_000,
+      period: '1h',
+    });
+    expect({
+      processing: order.processingAfter,
+      outcome: order.outcomeAfter,
+      refund: order.refundAfter - order.outcomeAfter,
+    }).toEqual({ processing: 700, outcome: 2000, refund: 300 });
   });
 
   it('refuses a range whose min passes its max', async () => {

@@ -33,7 +33,8 @@ export function catalogueKindOf(error: SimulatorError): ErrorCatalogueKind | und
   return CATALOGUED.has(error.kind) ? (error.kind as ErrorCatalogueKind) : undefined;
 }
 
-const HTML_404 = '<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n<center><h1>404 Not Found</h1></center>\r\n</body>\r\n</html>\r\n';
+const HTML_404 =
+  '<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n<center><h1>404 Not Found</h1></center>\r\n</body>\r\n</html>\r\n';
 
 /**
  * Rewrites the finished answer of an API request by the catalogue; leaves the control
@@ -54,7 +55,8 @@ export function applyErrorCatalogue(c: Context<SimEnv>, engine: Engine): void {
   const entry = kind ? settings.errors[kind] : undefined;
   const always200 = settings.errorStatus === 'always-200';
   if (!entry) {
-    if (c.res.status >= 400 && always200) c.res = new Response(c.res.body, { status: 200, headers: c.res.headers });
+    if (c.res.status >= 400 && always200)
+      c.res = new Response(c.res.body, { status: 200, headers: c.res.headers });
     return;
   }
   const own = c.get('responseBody') as { code: number; msg: string } | undefined;
@@ -67,5 +69,8 @@ export function applyErrorCatalogue(c: Context<SimEnv>, engine: Engine): void {
   c.set('responseBody', body);
   const headers = new Headers(c.res.headers);
   headers.delete('content-length');
-  c.res = new Response(JSON.stringify(body), { status: entry.status ?? (always200 ? 200 : c.res.status), headers });
+  c.res = new Response(JSON.stringify(body), {
+    status: entry.status ?? (always200 ? 200 : c.res.status),
+    headers,
+  });
 }

@@ -66,9 +66,11 @@ export function createFaultInjector(newRandom: () => RandomSource): FaultInjecto
       if (faults.length === 0) return undefined;
       for (const fault of faults) {
         if (fault.operation !== '*' && fault.operation !== operation) continue;
-        if (fault.probability !== undefined && fault.probability < 1 && !(random.float() < fault.probability)) continue;
+        if (fault.probability !== undefined && fault.probability < 1 && !(random.float() < fault.probability))
+          continue;
         fault.used++;
-        if (fault.times !== undefined && fault.used >= fault.times) faults = faults.filter((f) => f !== fault);
+        if (fault.times !== undefined && fault.used >= fault.times)
+          faults = faults.filter((f) => f !== fault);
         const low = fault.latencyMs ?? 0;
         const high = Math.max(low, fault.latencyMaxMs ?? low);
         return { fault, latencyMs: high > low ? random.int(low, high) : low };

@@ -10,7 +10,8 @@ import type { FaultInjector } from './fault-injector.ts';
 /** Marks an in-process response as a dropped connection; the simulator's fetch rejects on it. */
 export const DROPPED_HEADER = 'x-energy-sim-dropped';
 
-const MALFORMED_BODY = '{"code":0,"msg":"Get price successfully","data":{"sun":65,,}<!-- injected fault: not JSON';
+const MALFORMED_BODY =
+  '{"code":0,"msg":"Get price successfully","data":{"sun":65,,}<!-- injected fault: not JSON';
 
 interface NodeBindings {
   incoming?: { socket?: { destroy(): void } };
@@ -52,7 +53,10 @@ export function injectFaults(faults: FaultInjector, engine: Engine): MiddlewareH
       case 'truncated': {
         await next();
         const text = await c.res.text();
-        c.res = new Response(text.slice(0, Math.floor(text.length / 2)), { status: c.res.status, headers: c.res.headers });
+        c.res = new Response(text.slice(0, Math.floor(text.length / 2)), {
+          status: c.res.status,
+          headers: c.res.headers,
+        });
         return;
       }
       case 'drop': {

@@ -24,7 +24,10 @@ describe('createJournal bounds what one entry keeps', () => {
 
   it('keeps at most 4 KiB of a response given as an object, marked as cut', () => {
     const journal = createJournal(10);
-    journal.record({ ...base, response: { orders: Array.from({ length: 10_000 }, (_, i) => ({ orderId: `OR${i}` })) } });
+    journal.record({
+      ...base,
+      response: { orders: Array.from({ length: 10_000 }, (_, i) => ({ orderId: `OR${i}` })) },
+    });
     const [entry] = journal.list();
     expect(entry!.responseTruncated).toBe(true);
     expect((entry!.response as string).length).toBe(JOURNAL_RESPONSE_LIMIT);
@@ -61,10 +64,17 @@ describe('createJournal bounds what one entry keeps', () => {
 
 describe('the journal over HTTP after many big reads', () => {
   it('answers /_sim/journal?limit=1000 in under 5 MB after 300 reads of 1000 orders', async () => {
-    const sim = createSimulator({ clock: 'manual', timing: 'instant', scenario: { accounts: [{ apiKey: 'big-reader', balance: { trx: '100000' } }] } });
+    const sim = createSimulator({
+      clock: 'manual',
+      timing: 'instant',
+      scenario: { accounts: [{ apiKey: 'big-reader', balance: { trx: '100000' } }] },
+    });
     const headers = { 'API-KEY': 'big-reader' };
     for (let i = 0; i < 1000; i++) {
-      const res = await sim.app.request(`/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=64000&period=10min&outOrderNo=big-${i}`, { method: 'POST', headers });
+      const res = await sim.app.request(
+        `/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=64000&period=10min&outOrderNo=big-${i}`,
+        { method: 'POST', headers },
+      );
       expect(res.status).toBe(200);
     }
     for (let i = 0; i < 300; i++) {

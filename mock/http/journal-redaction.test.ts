@@ -31,22 +31,34 @@ describe('redactBody', () => {
   });
 
   it('keeps what is no secret in a body that does not parse', () => {
-    expect(redactBody(`{"apiKey":"${KEY}","referralCount":1,}`)).toBe('{"apiKey":"[redacted]","referralCount":1,}');
+    expect(redactBody(`{"apiKey":"${KEY}","referralCount":1,}`)).toBe(
+      '{"apiKey":"[redacted]","referralCount":1,}',
+    );
     expect(redactBody(`apiKey=${KEY}&rentalCount=65000`)).toBe('apiKey=[redacted]&rentalCount=65000');
   });
 
   it('leaves an order form body as it is', () => {
-    const body = 'pledgeAddress=TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3&rentalCount=65000&period=1h&outOrderNo=shop-1';
+    const body =
+      'pledgeAddress=TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3&rentalCount=65000&period=1h&outOrderNo=shop-1';
     expect(redactBody(body)).toBe(body);
   });
 
   it('redacts secret names at any depth of JSON that parses, in any case', () => {
-    expect(JSON.parse(redactBody(JSON.stringify({ a: [{ Api_Key: KEY }], token: KEY, trx: '1' })))).toEqual({ a: [{ Api_Key: '[redacted]' }], token: '[redacted]', trx: '1' });
+    expect(JSON.parse(redactBody(JSON.stringify({ a: [{ Api_Key: KEY }], token: KEY, trx: '1' })))).toEqual({
+      a: [{ Api_Key: '[redacted]' }],
+      token: '[redacted]',
+      trx: '1',
+    });
     expect(redactKeys({ apiKey: KEY, name: 'n' })).toEqual({ apiKey: '[redacted]', name: 'n' });
   });
 
   it('scans 64 KiB of hostile text without backtracking for long', () => {
-    const hostile = ['a'.repeat(65_536) + 'key', '\\u0041'.repeat(10_000) + 'key', '"a"'.repeat(20_000) + 'key', 'key:'.repeat(16_000)];
+    const hostile = [
+      'a'.repeat(65_536) + 'key',
+      '\\u0041'.repeat(10_000) + 'key',
+      '"a"'.repeat(20_000) + 'key',
+      'key:'.repeat(16_000),
+    ];
     for (const text of hostile) expect(typeof redactBody(text)).toBe('string');
   });
 });
@@ -59,8 +71,18 @@ describe('the journal and the dashboard after a body that does not parse', () =>
   ])('never hold a %s key once the valid retry made it live', async (_name, type, invalid, valid) => {
     const sim = createSimulator({ clock: 'manual' });
     const headers = { 'content-type': type };
-    expect((await sim.app.request('/_sim/accounts', { method: 'POST', headers, body: invalid })).status).toBe(400);
-    expect((await sim.app.request('/_sim/accounts', { method: 'POST', headers: { 'content-type': 'application/json' }, body: valid })).status).toBe(201);
+    expect((await sim.app.request('/_sim/accounts', { method: 'POST', headers, body: invalid })).status).toBe(
+      400,
+    );
+    expect(
+      (
+        await sim.app.request('/_sim/accounts', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: valid,
+        })
+      ).status,
+    ).toBe(201);
     expect((await sim.app.request('/v1/account', { headers: { 'API-KEY': KEY } })).status).toBe(200);
     const journal = await (await sim.app.request('/_sim/journal?limit=1000')).text();
     const dashboard = await (await sim.app.request('/_sim/dashboard')).text();
@@ -73,7 +95,9 @@ describe('the journal and the dashboard after a body that does not parse', () =>
 describe('the journal and a key in a query string', () => {
   it('never holds a secret-named query parameter, read or not', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    await sim.app.request(`/v1/tron/price?rentalCount=65000&period=1h&api_key=${KEY}`, { headers: { 'API-KEY': 'demo-key' } });
+    await sim.app.request(`/v1/tron/price?rentalCount=65000&period=1h&api_key=${KEY}`, {
+      headers: { 'API-KEY': 'demo-key' },
+    });
     await sim.app.request(`/v1/account?token=${KEY}`, { headers: { 'API-KEY': 'demo-key' } });
     const entries = sim.journal.list();
     expect(JSON.stringify(entries)).not.toContain(KEY);
@@ -93,7 +117,11 @@ describe('redaction of deeply nested bodies', () => {
   it('journals a deeply nested control-plane body as a marker, without its key', async () => {
     const sim = createSimulator({ clock: 'manual', onUnexpectedError: () => {} });
     const body = `{"apiKey":"${KEY}","balance":${'['.repeat(20_000)}${']'.repeat(20_000)}}`;
-    const res = await sim.app.request('/_sim/accounts', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const res = await sim.app.request('/_sim/accounts', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     expect(res.status).toBe(400);
     const entries = sim.journal.list();
     expect(entries).toHaveLength(1);

@@ -12,7 +12,9 @@ const REDACTED = '[redacted]';
  * password, authorization, in any case and with any separator.
  */
 function isSecretName(name: string): boolean {
-  return /key$|token|secret|passw(or)?d|authori[sz]ation|bearer/.test(name.toLowerCase().replace(/[^a-z0-9]+/g, ''));
+  return /key$|token|secret|passw(or)?d|authori[sz]ation|bearer/.test(
+    name.toLowerCase().replace(/[^a-z0-9]+/g, ''),
+  );
 }
 
 /** Returned by `redact` for a value nested deeper than it walks. */
@@ -57,14 +59,17 @@ export function redactKeys(body: unknown): unknown {
 // quoted string (to its end, or the end of the text when unterminated) or a bare run.
 // Written so that no two branches match the same text, and a name starts only where a
 // run of name characters does: the scan stays linear on any 64 KiB body.
-const PAIR = /(?<![A-Za-z0-9_.+%\\-])(["']?)((?:[A-Za-z0-9_.+-]|\\.|%[0-9A-Fa-f]{2})+)\1(\s*[:=]\s*)("(?:[^"\\]|\\.)*(?:"|$)|'(?:[^'\\]|\\.)*(?:'|$)|[^,&;{}[\]\s"':=]*)/g;
+const PAIR =
+  /(?<![A-Za-z0-9_.+%\\-])(["']?)((?:[A-Za-z0-9_.+-]|\\.|%[0-9A-Fa-f]{2})+)\1(\s*[:=]\s*)("(?:[^"\\]|\\.)*(?:"|$)|'(?:[^'\\]|\\.)*(?:'|$)|[^,&;{}[\]\s"':=]*)/g;
 // What any secret name contains, spelled plainly or escaped: only a body with one of
 // these is scanned, so an order's form body costs one test of this pattern.
 const MAY_HOLD_SECRET = /key|token|secret|passw|auth|bearer|%|\\/i;
 
 /** Decodes the escapes a name may carry (JSON \uXXXX, URL %XX and +), as a parser would. */
 function decodeName(raw: string): string {
-  let name = raw.replace(/\\u([0-9A-Fa-f]{4})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))).replace(/\\(.)/g, '$1');
+  let name = raw
+    .replace(/\\u([0-9A-Fa-f]{4})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+    .replace(/\\(.)/g, '$1');
   try {
     name = decodeURIComponent(name.replace(/\+/g, ' '));
   } catch {

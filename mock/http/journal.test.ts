@@ -26,13 +26,22 @@ interface Entry {
   durationMs: number;
 }
 
-async function call(sim: Simulator, method: string, path: string, headers: Record<string, string> = {}, body?: string) {
+async function call(
+  sim: Simulator,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+) {
   const res = await sim.app.request(path, { method, headers, ...(body === undefined ? {} : { body }) });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
 
-async function journal(sim: Simulator, query = ''): Promise<{ status: number; entries: Entry[]; text: string }> {
+async function journal(
+  sim: Simulator,
+  query = '',
+): Promise<{ status: number; entries: Entry[]; text: string }> {
   const res = await sim.app.request(`/_sim/journal${query}`);
   const text = await res.text();
   const body = JSON.parse(text);
@@ -48,7 +57,9 @@ describe('GET /_sim/journal', () => {
   it('records an API call with its operation, account, query, status and response', async () => {
     const sim = createSimulator({ clock: 'manual' });
     sim.advance(1000);
-    const price = await call(sim, 'GET', '/v1/tron/price?rentalCount=65000&period=1h', { 'API-KEY': 'demo-key' });
+    const price = await call(sim, 'GET', '/v1/tron/price?rentalCount=65000&period=1h', {
+      'API-KEY': 'demo-key',
+    });
     const wallet = (await call(sim, 'GET', '/v1/account', { 'API-KEY': 'demo-key' })).body.data.walletAddress;
     const { entries } = await journal(sim, '?operation=getPrice');
     expect(entries).toEqual([
@@ -69,12 +80,22 @@ describe('GET /_sim/journal', () => {
 
   it('records the form body of an order and a rejection with its status', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    await call(sim, 'POST', '/v1/tron/order', { 'API-KEY': 'demo-key', 'content-type': 'application/x-www-form-urlencoded' }, `${ORDER_QUERY}&outOrderNo=j-1`);
+    await call(
+      sim,
+      'POST',
+      '/v1/tron/order',
+      { 'API-KEY': 'demo-key', 'content-type': 'application/x-www-form-urlencoded' },
+      `${ORDER_QUERY}&outOrderNo=j-1`,
+    );
     await call(sim, 'POST', '/v1/tron/order?rentalCount=1', { 'API-KEY': 'demo-key' });
     const { entries } = await journal(sim, '?operation=createOrder');
     expect(entries).toHaveLength(2);
     expect(entries[0]).toMatchObject({ method: 'POST', status: 200, body: `${ORDER_QUERY}&outOrderNo=j-1` });
-    expect(entries[1]).toMatchObject({ status: 400, query: { rentalCount: '1' }, response: { code: 20001, data: null } });
+    expect(entries[1]).toMatchObject({
+      status: 400,
+      query: { rentalCount: '1' },
+      response: { code: 20001, data: null },
+    });
   });
 
   it('records calls without a known key without an account', async () => {
@@ -90,19 +111,22 @@ describe('GET /_sim/journal', () => {
     expect(entries[1]!.operation).toBeUndefined();
   });
 
-  it('leaves out the control plane\'s own reads but keeps its changes', async () => {
+  it("leaves out the control plane's own reads but keeps its changes", async () => {
     const sim = createSimulator({ clock: 'manual' });
     await call(sim, 'GET', '/_sim/health');
     await journal(sim);
     await call(sim, 'GET', '/_sim/clock');
     await call(sim, 'GET', '/_sim/orders', { 'API-KEY': 'demo-key' });
     await call(sim, 'POST', '/_sim/clock/advance', { 'content-type': 'application/json' }, '{"ms":1}');
-    expect((await journal(sim)).entries.map((e) => `${e.method} ${e.path}`)).toEqual(['POST /_sim/clock/advance']);
+    expect((await journal(sim)).entries.map((e) => `${e.method} ${e.path}`)).toEqual([
+      'POST /_sim/clock/advance',
+    ]);
   });
 
   it('answers the newest entries, oldest first, up to limit', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    for (let i = 1; i <= 5; i++) await call(sim, 'GET', `/v1/tron/price?rentalCount=${i}&period=1h`, { 'API-KEY': 'demo-key' });
+    for (let i = 1; i <= 5; i++)
+      await call(sim, 'GET', `/v1/tron/price?rentalCount=${i}&period=1h`, { 'API-KEY': 'demo-key' });
     const { entries } = await journal(sim, '?limit=2');
     expect(entries.map((e) => e.query!.rentalCount)).toEqual(['4', '5']);
     expect(entries[0]!.id).toBeLessThan(entries[1]!.id);
@@ -131,8 +155,13 @@ describe('GET /_sim/journal', () => {
 
   it('keeps at most journalLimit entries, dropping the oldest', async () => {
     const sim = createSimulator({ clock: 'manual', journalLimit: 3 });
-    for (let i = 1; i <= 5; i++) await call(sim, 'GET', `/v1/tron/price?rentalCount=${i}&period=1h`, { 'API-KEY': 'demo-key' });
-    expect((await journal(sim, '?limit=100')).entries.map((e) => e.query!.rentalCount)).toEqual(['3', '4', '5']);
+    for (let i = 1; i <= 5; i++)
+      await call(sim, 'GET', `/v1/tron/price?rentalCount=${i}&period=1h`, { 'API-KEY': 'demo-key' });
+    expect((await journal(sim, '?limit=100')).entries.map((e) => e.query!.rentalCount)).toEqual([
+      '3',
+      '4',
+      '5',
+    ]);
   });
 });
 
@@ -160,13 +189,31 @@ describe('API keys and the journal', () => {
   it('never holds demo-key or the key of an account created over HTTP, whatever the calls', async () => {
     const sim = createSimulator({ clock: 'manual' });
     const json = { 'content-type': 'application/json' };
-    const custom = await call(sim, 'POST', '/_sim/accounts', json, JSON.stringify({ apiKey: 'custom-key-42', balance: { trx: '50' } }));
+    const custom = await call(
+      sim,
+      'POST',
+      '/_sim/accounts',
+      json,
+      JSON.stringify({ apiKey: 'custom-key-42', balance: { trx: '50' } }),
+    );
     expect(custom.status).toBe(201);
     const spaced = await call(sim, 'POST', '/_sim/accounts', json, '{ "apiKey" :\n "spaced-key-43" }');
     expect(spaced.status).toBe(201);
     const generated = (await call(sim, 'POST', '/_sim/accounts', json, '{}')).body.apiKey as string;
-    expect((await call(sim, 'POST', '/_sim/accounts', json, JSON.stringify({ apiKey: 'custom-key-42' }))).status).toBe(409);
-    expect((await call(sim, 'POST', '/_sim/accounts', json, JSON.stringify({ apiKey: 'custom-key-44', balance: { trx: 'x' } }))).status).toBe(400);
+    expect(
+      (await call(sim, 'POST', '/_sim/accounts', json, JSON.stringify({ apiKey: 'custom-key-42' }))).status,
+    ).toBe(409);
+    expect(
+      (
+        await call(
+          sim,
+          'POST',
+          '/_sim/accounts',
+          json,
+          JSON.stringify({ apiKey: 'custom-key-44', balance: { trx: 'x' } }),
+        )
+      ).status,
+    ).toBe(400);
     for (const key of ['demo-key', 'custom-key-42', 'spaced-key-43', generated]) {
       const headers = { 'API-KEY': key };
       await call(sim, 'GET', '/v1/account', headers);
@@ -182,8 +229,13 @@ describe('API keys and the journal', () => {
     const { entries, text } = await journal(sim, '?limit=10000');
     // Per key 8 calls, of which the two control-plane reads are not journaled.
     expect(entries).toHaveLength(5 + 4 * 6);
-    for (const secret of ['demo-key', 'custom-key-42', 'spaced-key-43', 'custom-key-44', generated]) expect(text).not.toContain(secret);
-    expect(entries.filter((e) => e.operation === 'createAccount' && e.status === 201).map((e) => e.response.apiKey)).toEqual(['[redacted]', '[redacted]', '[redacted]']);
+    for (const secret of ['demo-key', 'custom-key-42', 'spaced-key-43', 'custom-key-44', generated])
+      expect(text).not.toContain(secret);
+    expect(
+      entries
+        .filter((e) => e.operation === 'createAccount' && e.status === 201)
+        .map((e) => e.response.apiKey),
+    ).toEqual(['[redacted]', '[redacted]', '[redacted]']);
   });
 
   // BUG: GET /_sim/scenario answers 'demo-key' unredacted (mock/http/control-routes.ts:180
@@ -201,7 +253,13 @@ describe('API keys and the journal', () => {
   // account with that key (JSON.parse decodes the escape) but is journaled verbatim, key included.
   it('never holds a key sent in a body that spells apiKey with a JSON escape', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const created = await call(sim, 'POST', '/_sim/accounts', { 'content-type': 'application/json' }, '{"api\\u004bey":"escaped-key-45"}');
+    const created = await call(
+      sim,
+      'POST',
+      '/_sim/accounts',
+      { 'content-type': 'application/json' },
+      '{"api\\u004bey":"escaped-key-45"}',
+    );
     expect(created.status).toBe(201);
     expect(created.body.apiKey).toBe('escaped-key-45');
     expect((await journal(sim)).text).not.toContain('escaped-key-45');
@@ -212,7 +270,11 @@ describe('journal redaction of bodies', () => {
   it('redacts a key in a JSON body that starts with white space', async () => {
     const { createSimulator } = await import('../simulator.ts');
     const sim = createSimulator({ clock: 'manual' });
-    const res = await sim.app.request('/_sim/accounts', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '  \n {"apiKey":"spaced-key-0001","balance":{"trx":"1"}}' });
+    const res = await sim.app.request('/_sim/accounts', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '  \n {"apiKey":"spaced-key-0001","balance":{"trx":"1"}}',
+    });
     expect(res.status).toBe(201);
     expect(JSON.stringify(sim.journal.list())).not.toContain('spaced-key-0001');
   });
@@ -223,7 +285,15 @@ describe('createJournal', () => {
     const { createJournal } = await import('./journal.ts');
     const journal = createJournal(4);
     const response = { code: 0, msg: 'Get price successfully', data: { sun: '65' } };
-    const base = { at: 1, method: 'GET', path: '/v1/tron/price', status: 200, durationMs: 0.5, operation: 'getPrice', account: 'T1' };
+    const base = {
+      at: 1,
+      method: 'GET',
+      path: '/v1/tron/price',
+      status: 200,
+      durationMs: 0.5,
+      operation: 'getPrice',
+      account: 'T1',
+    };
     journal.record({ ...base, response, query: { rentalCount: '65000' } });
     journal.record({ ...base }, { query: 'rentalCount=65000', responseText: JSON.stringify(response) });
     const [asObject, asText] = journal.list().map(({ id: _id, ...rest }) => rest);

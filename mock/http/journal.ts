@@ -140,7 +140,13 @@ export function createJournal(capacity: number): Journal {
 
   function entryAt(slot: number): JournalEntry {
     // Keys in the order the journal has always listed them.
-    const entry = { id: ids[slot]!, at: ats[slot]!, method: methods[slot]!, path: paths[slot]!, status: statuses[slot]! } as JournalEntry;
+    const entry = {
+      id: ids[slot]!,
+      at: ats[slot]!,
+      method: methods[slot]!,
+      path: paths[slot]!,
+      status: statuses[slot]!,
+    } as JournalEntry;
     if (responses[slot] !== undefined) {
       if (responseIsText[slot] === 1) {
         responses[slot] = JSON.parse(responses[slot] as string);
@@ -186,10 +192,14 @@ export function createJournal(capacity: number): Journal {
         accounts[slot] = entry.account;
         queries[slot] = raw?.query ?? (entry.query && (redactKeys(entry.query) as Record<string, string>));
         bodies[slot] = entry.body;
-        proxyFacts[slot] = entry.violations || entry.refused ? { violations: entry.violations, refused: entry.refused } : undefined;
+        proxyFacts[slot] =
+          entry.violations || entry.refused
+            ? { violations: entry.violations, refused: entry.refused }
+            : undefined;
         // Kept as JSON text, at most JOURNAL_RESPONSE_LIMIT characters of it: the bound
         // lives here so that both the Hono middleware and the fast path keep to it.
-        const text = raw?.responseText ?? (entry.response !== undefined ? JSON.stringify(entry.response) : undefined);
+        const text =
+          raw?.responseText ?? (entry.response !== undefined ? JSON.stringify(entry.response) : undefined);
         if (text !== undefined && text.length > JOURNAL_RESPONSE_LIMIT) {
           responses[slot] = cut(text, JOURNAL_RESPONSE_LIMIT);
           responseIsText[slot] = 2;

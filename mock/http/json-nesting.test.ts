@@ -19,7 +19,16 @@ const JSON_ENDPOINTS = loadSpec('control')
 describe('deeply nested JSON bodies', () => {
   it('finds the eight JSON-body endpoints of the control plane in the spec', () => {
     expect(JSON_ENDPOINTS.map((e) => e.id).sort()).toEqual(
-      ['addRule', 'advanceClock', 'createAccount', 'deposit', 'injectFault', 'setAddress', 'setSupply', 'updateConfig'].sort(),
+      [
+        'addRule',
+        'advanceClock',
+        'createAccount',
+        'deposit',
+        'injectFault',
+        'setAddress',
+        'setSupply',
+        'updateConfig',
+      ].sort(),
     );
   });
 
@@ -38,7 +47,11 @@ describe('deeply nested JSON bodies', () => {
           body,
         });
         expect(reply.status).toBe(400);
-        expect(reply.body).toMatchObject({ code: 20003, msg: expect.stringContaining(`deeper than ${MAX_JSON_DEPTH} levels`), data: null });
+        expect(reply.body).toMatchObject({
+          code: 20003,
+          msg: expect.stringContaining(`deeper than ${MAX_JSON_DEPTH} levels`),
+          data: null,
+        });
         expect(sim.journal.list().at(-1)).toMatchObject({ status: 400 });
       });
     }
@@ -46,7 +59,11 @@ describe('deeply nested JSON bodies', () => {
 
   it('still names the value of a shallow wrong-typed field in the message', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const reply = await send(sim, '/_sim/clock/advance', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"ms":[[1]]}' });
+    const reply = await send(sim, '/_sim/clock/advance', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"ms":[[1]]}',
+    });
     expect(reply).toMatchObject({ status: 400, body: { code: 20002, msg: expect.stringContaining("'ms'") } });
   });
 

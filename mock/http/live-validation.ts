@@ -32,7 +32,9 @@ export function createLiveValidation(report: (line: string) => void): LiveValida
         const key = `${operationId}\u0000${v.path}\u0000${v.keyword}`;
         if (reported.has(key)) continue;
         reported.add(key);
-        report(`spec violation: ${operationId} (HTTP ${status}) at ${v.path}: ${v.message}; expected schema ${compactJson(v.schema)}; actual value ${compactJson(v.actual)}`);
+        report(
+          `spec violation: ${operationId} (HTTP ${status}) at ${v.path}: ${v.message}; expected schema ${compactJson(v.schema)}; actual value ${compactJson(v.actual)}`,
+        );
       }
       return violations.map((v) => ({ path: v.path, message: v.message }));
     },

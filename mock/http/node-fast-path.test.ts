@@ -27,7 +27,12 @@ async function pair(prepare?: (sim: Simulator) => Promise<void> | void) {
   const fastSim = createSimulator({ clock: 'manual', timing: 'instant', seed: 3 });
   const honoSim = createSimulator({ clock: 'manual', timing: 'instant', seed: 3 });
   for (const sim of [fastSim, honoSim]) {
-    sim.engine.createOrder(sim.engine.authenticate('demo-key')!, { pledgeAddress: ADDRESS, rentalCount: 65_000, period: '1h', outOrderNo: 'known' });
+    sim.engine.createOrder(sim.engine.authenticate('demo-key')!, {
+      pledgeAddress: ADDRESS,
+      rentalCount: 65_000,
+      period: '1h',
+      outOrderNo: 'known',
+    });
     sim.engine.createAccount({ apiKey: 'empty-key' });
     await prepare?.(sim);
   }
@@ -39,7 +44,12 @@ async function pair(prepare?: (sim: Simulator) => Promise<void> | void) {
   };
 }
 
-async function answer(base: string, path: string, headers: Record<string, string>, init: { method?: string; body?: string } = {}) {
+async function answer(
+  base: string,
+  path: string,
+  headers: Record<string, string>,
+  init: { method?: string; body?: string } = {},
+) {
   const res = await fetch(base + path, { headers, ...init });
   return { status: res.status, type: res.headers.get('content-type'), body: await res.text() };
 }
@@ -56,8 +66,16 @@ const CASES: Array<[string, (id: string) => string, Record<string, string>]> = [
   ['an unknown key', () => '/v1/account', { 'API-KEY': 'nope' }],
   ['an invalid period', () => '/v1/tron/price?rentalCount=65000&period=2h', { 'API-KEY': 'demo-key' }],
   ['Infinity', () => '/v1/tron/price?rentalCount=Infinity&period=1h', { 'API-KEY': 'demo-key' }],
-  ['a repeated parameter', () => '/v1/tron/price?rentalCount=65000&rentalCount=64000&period=1h', { 'API-KEY': 'demo-key' }],
-  ['parameters named like prototype members', () => '/v1/tron/price?rentalCount=65000&period=1h&toString=1&__proto__=x', { 'API-KEY': 'demo-key' }],
+  [
+    'a repeated parameter',
+    () => '/v1/tron/price?rentalCount=65000&rentalCount=64000&period=1h',
+    { 'API-KEY': 'demo-key' },
+  ],
+  [
+    'parameters named like prototype members',
+    () => '/v1/tron/price?rentalCount=65000&period=1h&toString=1&__proto__=x',
+    { 'API-KEY': 'demo-key' },
+  ],
   ['an unknown order', () => '/v1/tron/history?orderId=OR20000101000000ZZZZZZZZ', { 'API-KEY': 'demo-key' }],
   ['no order id at all', () => '/v1/tron/history', { 'API-KEY': 'demo-key' }],
 ];
@@ -69,60 +87,123 @@ const ORDER_CASES: Array<[string, string, Record<string, string>, string, ((sim:
   ['an order', '/v1/tron/order', FORM, ORDER],
   ['an order under /api with an outOrderNo', '/api/v1/tron/order', FORM, `${ORDER}&outOrderNo=fresh-1`],
   ['an order repeating a known outOrderNo', '/v1/tron/order', FORM, `${ORDER}&outOrderNo=known`],
-  ['an order repeating a known outOrderNo when repeats are rejected', '/v1/tron/order', FORM, `${ORDER}&outOrderNo=known`, (sim) => void sim.engine.updateSettings({ duplicateOutOrderNo: 'reject' })],
+  [
+    'an order repeating a known outOrderNo when repeats are rejected',
+    '/v1/tron/order',
+    FORM,
+    `${ORDER}&outOrderNo=known`,
+    (sim) => void sim.engine.updateSettings({ duplicateOutOrderNo: 'reject' }),
+  ],
   ['an order in the query string', `/v1/tron/order?${ORDER}`, { 'API-KEY': 'demo-key' }, ''],
-  ['an order split between query and body', `/v1/tron/order?period=1h`, FORM, `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`],
+  [
+    'an order split between query and body',
+    `/v1/tron/order?period=1h`,
+    FORM,
+    `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`,
+  ],
   ['an order naming a parameter twice with different values', `/v1/tron/order?period=1d`, FORM, ORDER],
   ['a percent-encoded order', '/v1/tron/order', FORM, `${ORDER}&outOrderNo=a%20b`],
-  ['an order with a JSON body', '/v1/tron/order', { 'API-KEY': 'demo-key', 'content-type': 'application/json' }, JSON.stringify({ pledgeAddress: ADDRESS })],
+  [
+    'an order with a JSON body',
+    '/v1/tron/order',
+    { 'API-KEY': 'demo-key', 'content-type': 'application/json' },
+    JSON.stringify({ pledgeAddress: ADDRESS }),
+  ],
   ['an order without a key', '/v1/tron/order', { 'content-type': FORM['content-type'] }, ORDER],
   ['an order with an unknown key', '/v1/tron/order', { ...FORM, 'API-KEY': 'nope' }, ORDER],
-  ['an order to an invalid address', '/v1/tron/order', FORM, 'pledgeAddress=TT3D8Br4YEkJtvS1DNSj77ymip51BemoP4&rentalCount=65000&period=1h'],
-  ['an order below the minimum', '/v1/tron/order', FORM, `pledgeAddress=${ADDRESS}&rentalCount=100&period=1h`],
+  [
+    'an order to an invalid address',
+    '/v1/tron/order',
+    FORM,
+    'pledgeAddress=TT3D8Br4YEkJtvS1DNSj77ymip51BemoP4&rentalCount=65000&period=1h',
+  ],
+  [
+    'an order below the minimum',
+    '/v1/tron/order',
+    FORM,
+    `pledgeAddress=${ADDRESS}&rentalCount=100&period=1h`,
+  ],
   ['an order the account cannot pay', '/v1/tron/order', { ...FORM, 'API-KEY': 'empty-key' }, ORDER],
-  ['an order with Infinity', '/v1/tron/order', FORM, `pledgeAddress=${ADDRESS}&rentalCount=Infinity&period=1h`],
-  ['an order larger than the body limit', '/v1/tron/order', FORM, `${ORDER}&outOrderNo=${'x'.repeat(70_000)}`],
+  [
+    'an order with Infinity',
+    '/v1/tron/order',
+    FORM,
+    `pledgeAddress=${ADDRESS}&rentalCount=Infinity&period=1h`,
+  ],
+  [
+    'an order larger than the body limit',
+    '/v1/tron/order',
+    FORM,
+    `${ORDER}&outOrderNo=${'x'.repeat(70_000)}`,
+  ],
 ];
 
 describe('the Node fast path', () => {
-  it.each(ORDER_CASES)('answers %s exactly as Hono does, journals it the same and leaves the same state', async (_name, path, headers, body, prepare) => {
-    const { fast, hono, fastSim, honoSim } = await pair(prepare);
-    const init = { method: 'POST', body };
-    const [a, b] = [await answer(fast, path, headers, init), await answer(hono, path, headers, init)];
-    expect(a).toEqual(b);
-    const strip = (sim: Simulator) => sim.journal.list().map(({ durationMs: _d, id: _i, ...rest }) => rest);
-    expect(strip(fastSim)).toEqual(strip(honoSim));
-    expect(fastSim.engine.snapshot()).toEqual(honoSim.engine.snapshot());
-    expect(fastSim.engine.checkInvariants()).toEqual([]);
-  });
+  it.each(ORDER_CASES)(
+    'answers %s exactly as Hono does, journals it the same and leaves the same state',
+    async (_name, path, headers, body, prepare) => {
+      const { fast, hono, fastSim, honoSim } = await pair(prepare);
+      const init = { method: 'POST', body };
+      const [a, b] = [await answer(fast, path, headers, init), await answer(hono, path, headers, init)];
+      expect(a).toEqual(b);
+      const strip = (sim: Simulator) => sim.journal.list().map(({ durationMs: _d, id: _i, ...rest }) => rest);
+      expect(strip(fastSim)).toEqual(strip(honoSim));
+      expect(fastSim.engine.snapshot()).toEqual(honoSim.engine.snapshot());
+      expect(fastSim.engine.checkInvariants()).toEqual([]);
+    },
+  );
 
-
-  it.each(CASES)('answers %s exactly as Hono does, and journals it the same', async (_name, path, headers) => {
-    const { fast, hono, fastSim, honoSim } = await pair();
-    expect(orderId(fastSim)).toBe(orderId(honoSim));
-    const [a, b] = [await answer(fast, path(orderId(fastSim)), headers), await answer(hono, path(orderId(honoSim)), headers)];
-    expect(a).toEqual(b);
-    const strip = (sim: Simulator) => sim.journal.list().map(({ durationMs: _d, id: _i, ...rest }) => rest);
-    expect(strip(fastSim)).toEqual(strip(honoSim));
-  });
+  it.each(CASES)(
+    'answers %s exactly as Hono does, and journals it the same',
+    async (_name, path, headers) => {
+      const { fast, hono, fastSim, honoSim } = await pair();
+      expect(orderId(fastSim)).toBe(orderId(honoSim));
+      const [a, b] = [
+        await answer(fast, path(orderId(fastSim)), headers),
+        await answer(hono, path(orderId(honoSim)), headers),
+      ];
+      expect(a).toEqual(b);
+      const strip = (sim: Simulator) => sim.journal.list().map(({ durationMs: _d, id: _i, ...rest }) => rest);
+      expect(strip(fastSim)).toEqual(strip(honoSim));
+    },
+  );
 
   it('answers every read as Hono does after each change of state, never an earlier answer', async () => {
     // A realistic-timing order, so that it moves through its steps as the clock advances.
-    const { fast, hono, fastSim, honoSim } = await pair((sim) => void sim.engine.updateSettings({ timing: 'realistic' }));
+    const { fast, hono, fastSim, honoSim } = await pair(
+      (sim) => void sim.engine.updateSettings({ timing: 'realistic' }),
+    );
     const key = { 'API-KEY': 'demo-key' };
     const reads = () => {
       const account = fastSim.engine.authenticate('demo-key')!;
       // After the reset the account has no order: the read of an unknown one must match too.
       const newest = account.orders.at(account.orders.length - 1)?.id ?? 'OR20000101000000ZZZZZZZZ';
-      return ['/v1/tron/price?rentalCount=65000&period=1h', '/v1/account', `/v1/tron/history?orderId=${newest}`, '/v1/tron/history?outOrderNo=later'];
+      return [
+        '/v1/tron/price?rentalCount=65000&period=1h',
+        '/v1/account',
+        `/v1/tron/history?orderId=${newest}`,
+        '/v1/tron/history?outOrderNo=later',
+      ];
     };
     const changes: Array<[string, (sim: Simulator) => void]> = [
       ['nothing', () => {}],
       ['the prices', (sim) => void sim.engine.updateSettings({ prices: { '1h': 70 } })],
-      ['a new order', (sim) => void sim.engine.createOrder(sim.engine.authenticate('demo-key')!, { pledgeAddress: ADDRESS, rentalCount: 65_000, period: '1h', outOrderNo: 'later' })],
+      [
+        'a new order',
+        (sim) =>
+          void sim.engine.createOrder(sim.engine.authenticate('demo-key')!, {
+            pledgeAddress: ADDRESS,
+            rentalCount: 65_000,
+            period: '1h',
+            outOrderNo: 'later',
+          }),
+      ],
       ['its first step', (sim) => sim.advance(1_000)],
       ['its completion', (sim) => sim.advance(60_000)],
-      ['a deposit', (sim) => void sim.engine.deposit(sim.engine.authenticate('demo-key')!, { trx: 5_000_000 })],
+      [
+        'a deposit',
+        (sim) => void sim.engine.deposit(sim.engine.authenticate('demo-key')!, { trx: 5_000_000 }),
+      ],
       ['the account success code', (sim) => void sim.engine.updateSettings({ accountSuccessCode: 1 })],
       ['a reset', (sim) => sim.engine.reset()],
     ];
@@ -144,16 +225,23 @@ describe('the Node fast path', () => {
   });
 
   it('steps aside while a fault is in force, so the fault still applies', async () => {
-    const { fast, hono } = await pair((sim) => void sim.faults.add({ operation: 'getPrice', response: 'status', status: 503 }));
+    const { fast, hono } = await pair(
+      (sim) => void sim.faults.add({ operation: 'getPrice', response: 'status', status: 503 }),
+    );
     const path = '/v1/tron/price?rentalCount=65000&period=1h';
     expect((await answer(fast, path, { 'API-KEY': 'demo-key' })).status).toBe(503);
-    expect(await answer(fast, path, { 'API-KEY': 'demo-key' })).toEqual(await answer(hono, path, { 'API-KEY': 'demo-key' }));
+    expect(await answer(fast, path, { 'API-KEY': 'demo-key' })).toEqual(
+      await answer(hono, path, { 'API-KEY': 'demo-key' }),
+    );
   });
 
   it('steps aside under a rate limit, so the limit still counts every call', async () => {
-    const { fast } = await pair((sim) => void sim.engine.updateSettings({ rateLimit: { requests: 2, windowMs: 60_000 } }));
+    const { fast } = await pair(
+      (sim) => void sim.engine.updateSettings({ rateLimit: { requests: 2, windowMs: 60_000 } }),
+    );
     const statuses: number[] = [];
-    for (let i = 0; i < 3; i++) statuses.push((await answer(fast, '/v1/account', { 'API-KEY': 'demo-key' })).status);
+    for (let i = 0; i < 3; i++)
+      statuses.push((await answer(fast, '/v1/account', { 'API-KEY': 'demo-key' })).status);
     expect(statuses).toEqual([200, 200, 429]);
   });
 
@@ -220,8 +308,17 @@ describe('createNodeFastPath', () => {
     const { createNodeFastPath } = await import('./node-fast-path.ts');
     const sim = createSimulator({ clock: 'manual' });
     let auditing = true;
-    const withAudit = createNodeFastPath({ ...sim, apiStages: [...sim.apiStages, { name: 'audit', middleware: (_c, next) => next(), idle: () => !auditing }] });
-    const withUnknown = createNodeFastPath({ ...sim, apiStages: [...sim.apiStages, { name: 'no idle given', middleware: (_c, next) => next() }] });
+    const withAudit = createNodeFastPath({
+      ...sim,
+      apiStages: [
+        ...sim.apiStages,
+        { name: 'audit', middleware: (_c, next) => next(), idle: () => !auditing },
+      ],
+    });
+    const withUnknown = createNodeFastPath({
+      ...sim,
+      apiStages: [...sim.apiStages, { name: 'no idle given', middleware: (_c, next) => next() }],
+    });
     const price = () => fakeExchange('/v1/tron/price?rentalCount=65000&period=1h', { 'api-key': 'demo-key' });
     const declined = price();
     expect(withAudit(declined.req, declined.res)).toBe(false);
@@ -273,11 +370,15 @@ describe('createNodeFastPath for orders', () => {
     const { sim, base, replayed, left } = await fastOnly();
     const { request } = await import('node:http');
     const reply = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request(`${base}/v1/tron/order`, { method: 'POST', headers: { ...FORM, 'content-length': String(ORDER.length) } }, (res) => {
-        let body = '';
-        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-        res.on('end', () => resolve({ status: res.statusCode!, body }));
-      });
+      const req = request(
+        `${base}/v1/tron/order`,
+        { method: 'POST', headers: { ...FORM, 'content-length': String(ORDER.length) } },
+        (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode!, body }));
+        },
+      );
       req.on('error', reject);
       req.write(ORDER.slice(0, 20));
       setTimeout(() => req.end(ORDER.slice(20)), 30);
@@ -300,7 +401,12 @@ describe('createNodeFastPath for orders', () => {
 
   it('leaves to Hono a body of unknown length, of another type or over the limit', async () => {
     const { base, left } = await fastOnly();
-    await answer(base, '/v1/tron/order', { ...FORM, 'content-type': 'application/json' }, { method: 'POST', body: '{}' });
+    await answer(
+      base,
+      '/v1/tron/order',
+      { ...FORM, 'content-type': 'application/json' },
+      { method: 'POST', body: '{}' },
+    );
     await answer(base, '/v1/tron/order', FORM, { method: 'POST', body: 'x'.repeat(70_000) });
     await fetch(`${base}/v1/tron/order`, {
       method: 'POST',

@@ -1,11 +1,10 @@
 /**
- * A Node-only fast path for the happy path of the API: GET price, history and account,
- * and POST order, with a known key, plain valid parameters, no fault and no rate limit
- * in force. It uses the same validators, engine and response builders as the Hono routes
- * and writes the same journal entry, but skips building a WHATWG Request and Response,
- * most of a request's cost in the CPU profile (and, for an order, the stream that
- * carries its body; bench/README.md, "Figures behind the code"). The JSON of a read's data is kept until the engine
- * changes anything (read-data-cache.ts).
+ * A Node-only fast path for the happy path of the API: GET price, history and account, and POST order, with a
+ * known key, plain valid parameters, no fault and no rate limit in force. It uses the same validators, engine
+ * and response builders as the Hono routes and writes the same journal entry, but skips building a WHATWG
+ * Request and Response, most of a request's cost in the CPU profile (and, for an order, the stream that
+ * carries its body; bench/README.md, "Figures behind the code"). The JSON of a read's data is kept until the
+ * engine changes anything (read-data-cache.ts).
  *
  * A read it does not take answers `false` before anything happened, and the caller hands
  * the request to the Hono listener. An order is taken or left as soon as its headers are
@@ -21,7 +20,12 @@ import { findApiOperation, withoutApiPrefix, type ApiOperation, type ApiParams }
 import { allIdle, type ApiStage } from './api-stages.ts';
 import type { SimEnv } from './context.ts';
 import { envelopeText } from './envelope.ts';
-import { CLIENT_CLOSED_NOTE, CLIENT_CLOSED_STATUS, createErrorBoundary, type ErrorBoundary } from './error-boundary.ts';
+import {
+  CLIENT_CLOSED_NOTE,
+  CLIENT_CLOSED_STATUS,
+  createErrorBoundary,
+  type ErrorBoundary,
+} from './error-boundary.ts';
 import { exchangeEntry, JOURNAL_BODY_LIMIT, type Exchange, type Journal } from './journal.ts';
 import { redactBody } from './journal-redaction.ts';
 import { addPlainPairs } from './plain-pairs.ts';
@@ -53,7 +57,9 @@ const FORM = 'application/x-www-form-urlencoded';
  *   const fast = createNodeFastPath(sim); // a Simulator has every field of the context
  *   http.createServer((req, res) => fast(req, res) || honoListener(req, res));
  */
-export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function createNodeFastPath(
+  ctx: FastPathContext,
+): (req: IncomingMessage, res: ServerResponse) => boolean {
   const { engine, journal } = ctx;
   const boundary = createErrorBoundary(ctx);
   const cache = createReadDataCache(engine);
@@ -64,9 +70,19 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
   };
 
   /** The operation's answer on checked parameters, or undefined when the engine rejects it (which changed nothing). */
-  function run(op: ApiOperation, account: Account, params: Params): ReturnType<ApiOperation['answer']> | undefined {
+  function run(
+    op: ApiOperation,
+    account: Account,
+    params: Params,
+  ): ReturnType<ApiOperation['answer']> | undefined {
     try {
-      return (op.answer as (engine: Engine, account: Account, params: ApiParams[keyof ApiParams]) => ReturnType<ApiOperation['answer']>)(engine, account, params as never);
+      return (
+        op.answer as (
+          engine: Engine,
+          account: Account,
+          params: ApiParams[keyof ApiParams],
+        ) => ReturnType<ApiOperation['answer']>
+      )(engine, account, params as never);
     } catch (error) {
       if (error instanceof SimulatorError) return undefined;
       throw error;
@@ -94,7 +110,14 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
   }
 
   /** The success envelope, written and journaled as the Hono routes and middleware do. */
-  function answer(res: ServerResponse, exchange: Exchange, rawQuery: string | undefined, msg: string, dataText: string, code = 0): void {
+  function answer(
+    res: ServerResponse,
+    exchange: Exchange,
+    rawQuery: string | undefined,
+    msg: string,
+    dataText: string,
+    code = 0,
+  ): void {
     const text = envelopeText(engine, msg, dataText, code);
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     res.end(text);
@@ -102,7 +125,14 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
     journal.record(exchangeEntry(exchange), { query: rawQuery, responseText: text });
   }
 
-  function serveRead(req: IncomingMessage, res: ServerResponse, url: string, q: number, op: ApiOperation, rawPath: string): boolean {
+  function serveRead(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: string,
+    q: number,
+    op: ApiOperation,
+    rawPath: string,
+  ): boolean {
     // A body on a read is Hono's to refuse (413 when over the limit).
     if (req.headers['content-length'] !== undefined) return false;
     const started = performance.now();
@@ -118,11 +148,33 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
     if (!result) return false;
     // The operation's own string when it is the same path: the journal keeps no copy per request.
     const journalPath = rawPath === op.path ? op.path : rawPath;
-    answer(res, { at: engine.clock.now(), method: 'GET', path: journalPath, status: 200, started, operation: op.id, account: account.walletAddress }, rawQuery, result.msg, result.text(cache), result.code);
+    answer(
+      res,
+      {
+        at: engine.clock.now(),
+        method: 'GET',
+        path: journalPath,
+        status: 200,
+        started,
+        operation: op.id,
+        account: account.walletAddress,
+      },
+      rawQuery,
+      result.msg,
+      result.text(cache),
+      result.code,
+    );
     return true;
   }
 
-  function serveOrder(req: IncomingMessage, res: ServerResponse, url: string, q: number, op: ApiOperation, rawPath: string): boolean {
+  function serveOrder(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: string,
+    q: number,
+    op: ApiOperation,
+    rawPath: string,
+  ): boolean {
     // Taken only when the body's size is declared and within the limit, and it is a form
     // (or nothing): every other body is Hono's to read, limit and reject.
     const length = req.headers['content-length'];
@@ -130,7 +182,8 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
     const size = Number(length);
     if (!Number.isSafeInteger(size) || size > ctx.maxBodyBytes) return false;
     const type = req.headers['content-type'];
-    if (size > 0 && (type === undefined || type.split(';', 1)[0]!.trim().toLowerCase() !== FORM)) return false;
+    if (size > 0 && (type === undefined || type.split(';', 1)[0]!.trim().toLowerCase() !== FORM))
+      return false;
     const started = performance.now();
     const chunks: Buffer[] = [];
     let received = 0;
@@ -142,7 +195,8 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
       try {
         const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
         const text = body.toString('utf8');
-        if (!createOrder(req, res, url, q, op, rawPath, text, started)) void replay(ctx.app, req, res, body, boundary);
+        if (!createOrder(req, res, url, q, op, rawPath, text, started))
+          void replay(ctx.app, req, res, body, boundary);
       } catch (error) {
         boundary.fail(req, res, error);
       }
@@ -159,13 +213,30 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
     req.on('error', () => {
       if (done) return;
       done = true;
-      journal.record({ at: engine.clock.now(), method: 'POST', path: rawPath, status: CLIENT_CLOSED_STATUS, durationMs: 0, operation: 'createOrder', response: { note: CLIENT_CLOSED_NOTE } });
+      journal.record({
+        at: engine.clock.now(),
+        method: 'POST',
+        path: rawPath,
+        status: CLIENT_CLOSED_STATUS,
+        durationMs: 0,
+        operation: 'createOrder',
+        response: { note: CLIENT_CLOSED_NOTE },
+      });
       res.destroy();
     });
     return true;
   }
 
-  function createOrder(req: IncomingMessage, res: ServerResponse, url: string, q: number, op: ApiOperation, rawPath: string, text: string, started: number): boolean {
+  function createOrder(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: string,
+    q: number,
+    op: ApiOperation,
+    rawPath: string,
+    text: string,
+    started: number,
+  ): boolean {
     const account = knownAccount(req);
     if (!account) return false;
     // One object of query and body, as readParams merges them.
@@ -180,7 +251,23 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
     if (!result) return false;
     const path = rawPath === op.path ? op.path : rawPath;
     const body = text.length > 0 ? redactBody(text).slice(0, JOURNAL_BODY_LIMIT) : undefined;
-    answer(res, { at: engine.clock.now(), method: 'POST', path, status: 200, started, operation: op.id, account: account.walletAddress, body }, rawQuery, result.msg, JSON.stringify(result.data()), result.code);
+    answer(
+      res,
+      {
+        at: engine.clock.now(),
+        method: 'POST',
+        path,
+        status: 200,
+        started,
+        operation: op.id,
+        account: account.walletAddress,
+        body,
+      },
+      rawQuery,
+      result.msg,
+      JSON.stringify(result.data()),
+      result.code,
+    );
     return true;
   }
 
@@ -192,7 +279,9 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
     const rawPath = q === -1 ? url : url.slice(0, q);
     const op = findApiOperation(method, withoutApiPrefix(rawPath));
     if (!op) return false;
-    return method === 'GET' ? serveRead(req, res, url, q, op, rawPath) : serveOrder(req, res, url, q, op, rawPath);
+    return method === 'GET'
+      ? serveRead(req, res, url, q, op, rawPath)
+      : serveOrder(req, res, url, q, op, rawPath);
   };
 }
 
@@ -200,14 +289,24 @@ export function createNodeFastPath(ctx: FastPathContext): (req: IncomingMessage,
  * Answers a request whose body the fast path has read through the Hono app, with that
  * body: the rejections are rare, and this keeps their wording in one place.
  */
-async function replay(app: FastPathContext['app'], req: IncomingMessage, res: ServerResponse, body: Buffer, boundary: ErrorBoundary): Promise<void> {
+async function replay(
+  app: FastPathContext['app'],
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Buffer,
+  boundary: ErrorBoundary,
+): Promise<void> {
   try {
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) {
       if (value === undefined) continue;
       for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
     }
-    const request = new Request(`http://${routableHost(req)}${req.url ?? '/'}`, { method: req.method!, headers, body: new Uint8Array(body) });
+    const request = new Request(`http://${routableHost(req)}${req.url ?? '/'}`, {
+      method: req.method!,
+      headers,
+      body: new Uint8Array(body),
+    });
     const response = await app.fetch(request, { incoming: req, outgoing: res });
     const answerBody = Buffer.from(await response.arrayBuffer());
     const out: Record<string, string> = {};

@@ -19,15 +19,19 @@ describe('addPlainPairs', () => {
       fc.property(plainText, (text) => {
         const into: Record<string, string> = {};
         const expected = viaUrlSearchParams(text);
-        const refused = expected === 'conflict' || Object.keys(expected).some((name) => name in Object.prototype);
-        expect(addPlainPairs(text, into) ? { ...into } : 'refused').toEqual(refused ? 'refused' : { ...expected });
+        const refused =
+          expected === 'conflict' || Object.keys(expected).some((name) => name in Object.prototype);
+        expect(addPlainPairs(text, into) ? { ...into } : 'refused').toEqual(
+          refused ? 'refused' : { ...expected },
+        );
       }),
       { numRuns: 2000 },
     );
   });
 
   it('leaves percent-encoded, plus-encoded and non-ASCII text to the general parser', () => {
-    for (const text of ['a=1%202', 'a=1+2', 'a=ä', 'a=1 2', 'a=<b>']) expect(addPlainPairs(text, Object.create(null) as Record<string, string>)).toBe(false);
+    for (const text of ['a=1%202', 'a=1+2', 'a=ä', 'a=1 2', 'a=<b>'])
+      expect(addPlainPairs(text, Object.create(null) as Record<string, string>)).toBe(false);
   });
 
   it('accepts a parameter repeated with the same value and refuses one repeated with another', () => {

@@ -59,7 +59,8 @@ async function answer(c: Context<SimEnv>, proxy: ProxyContext): Promise<Response
       throw new SimulatorError('spendRefused', refusal);
     }
   }
-  const body = c.req.method === 'GET' || c.req.method === 'HEAD' ? undefined : new Uint8Array(await c.req.arrayBuffer());
+  const body =
+    c.req.method === 'GET' || c.req.method === 'HEAD' ? undefined : new Uint8Array(await c.req.arrayBuffer());
   proxy.counters.forwarded++;
   const answered = await forwardToUpstream(proxy.upstream, c.req.raw, body);
   const parsed = parseJson(answered.body, answered.headers['content-type']);
@@ -69,7 +70,10 @@ async function answer(c: Context<SimEnv>, proxy: ProxyContext): Promise<Response
     if (violations.length > 0) c.set('violations', violations);
   }
   // The answer is passed on as it came: the proxy reports drift, it never hides it.
-  return new Response(answered.body.byteLength > 0 ? answered.body : null, { status: answered.status, headers: answered.headers });
+  return new Response(answered.body.byteLength > 0 ? answered.body : null, {
+    status: answered.status,
+    headers: answered.headers,
+  });
 }
 
 /** The body as JSON when it says it is JSON and parses; undefined otherwise. */

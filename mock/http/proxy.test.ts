@@ -74,9 +74,14 @@ describe('forwarding', () => {
     const { fetch } = upstreamSimulator();
     const { proxy, reports } = proxyOf(fetch);
     await proxy.app.request('/v1/account?api_key=live-key-1', { headers: { 'API-KEY': 'live-key-2' } });
-    await proxy.app.request('/v1/tron/order', { method: 'POST', headers: { 'API-KEY': 'live-key-3', ...FORM }, body: `${ORDER}&apiKey=live-key-4` });
+    await proxy.app.request('/v1/tron/order', {
+      method: 'POST',
+      headers: { 'API-KEY': 'live-key-3', ...FORM },
+      body: `${ORDER}&apiKey=live-key-4`,
+    });
     const kept = JSON.stringify([proxy.journal.list(), reports]);
-    for (const key of ['live-key-1', 'live-key-2', 'live-key-3', 'live-key-4']) expect(kept).not.toContain(key);
+    for (const key of ['live-key-1', 'live-key-2', 'live-key-3', 'live-key-4'])
+      expect(kept).not.toContain(key);
   });
 });
 
@@ -84,13 +89,21 @@ describe('the spending guard', () => {
   it('refuses an order without --allow-spend, journals it as refused, and sends nothing upstream', async () => {
     const { reached, fetch } = upstreamSimulator();
     const { proxy } = proxyOf(fetch);
-    const res = await proxy.app.request('/v1/tron/order', { method: 'POST', headers: { ...KEY, ...FORM }, body: ORDER });
+    const res = await proxy.app.request('/v1/tron/order', {
+      method: 'POST',
+      headers: { ...KEY, ...FORM },
+      body: ORDER,
+    });
     expect(res.status).toBe(403);
     const body = (await res.json()) as { code: number; msg: string };
     expect(body.code).toBe(10007);
     expect(body.msg).toContain('--allow-spend');
     expect(reached).toEqual([]);
-    expect(proxy.journal.list()[0]).toMatchObject({ operation: 'createOrder', status: 403, refused: expect.stringContaining('--allow-spend') });
+    expect(proxy.journal.list()[0]).toMatchObject({
+      operation: 'createOrder',
+      status: 403,
+      refused: expect.stringContaining('--allow-spend'),
+    });
   });
 
   it('forwards at most --max-orders orders and refuses the next one, naming the flag', async () => {
@@ -99,36 +112,61 @@ describe('the spending guard', () => {
     const statuses: number[] = [];
     let last = '';
     for (let i = 0; i < 3; i++) {
-      const res = await proxy.app.request('/api/v1/tron/order', { method: 'POST', headers: { ...KEY, ...FORM }, body: ORDER });
+      const res = await proxy.app.request('/api/v1/tron/order', {
+        method: 'POST',
+        headers: { ...KEY, ...FORM },
+        body: ORDER,
+      });
       statuses.push(res.status);
       last = ((await res.json()) as { msg: string }).msg;
     }
     expect(statuses).toEqual([200, 200, 403]);
     expect(last).toContain('--max-orders 2');
     expect(reached.filter((r) => r.startsWith('POST'))).toHaveLength(2);
-    const health = (await (await proxy.app.request('/_sim/health')).json()) as { mode: string; proxy: Record<string, unknown> };
-    expect(health).toMatchObject({ mode: 'proxy', proxy: { upstream: 'http://upstream.test', forwarded: 2, violations: 0, refusedOrders: 1 } });
+    const health = (await (await proxy.app.request('/_sim/health')).json()) as {
+      mode: string;
+      proxy: Record<string, unknown>;
+    };
+    expect(health).toMatchObject({
+      mode: 'proxy',
+      proxy: { upstream: 'http://upstream.test', forwarded: 2, violations: 0, refusedOrders: 1 },
+    });
   });
 });
 
 describe('live validation', () => {
   /** An upstream that sends trxPrice as a number, which the spec says is a string. */
   const breaksOneFact = (async () =>
-    new Response(JSON.stringify({ code: 0, msg: 'Get price successfully', time: '1795316715', data: { sun: '65', trxPrice: 4.23, period: '1h', resourceType: 'ENERGY', rentalCount: 65000 } }), {
-      status: 200,
-      headers: { 'content-type': 'application/json' },
-    })) as typeof fetch;
+    new Response(
+      JSON.stringify({
+        code: 0,
+        msg: 'Get price successfully',
+        time: '1795316715',
+        data: { sun: '65', trxPrice: 4.23, period: '1h', resourceType: 'ENERGY', rentalCount: 65000 },
+      }),
+      {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+      },
+    )) as typeof fetch;
 
   it('reports a violation once, journals it on every answer that has it, and passes the answer on unaltered', async () => {
     const { proxy, reports } = proxyOf(breaksOneFact);
     const first = await text(proxy, '/v1/tron/price?rentalCount=65000&period=1h', { headers: KEY });
     await text(proxy, '/v1/tron/price?rentalCount=65000&period=1h', { headers: KEY });
     expect(JSON.parse(first.body).data.trxPrice).toBe(4.23);
-    expect(reports, reports.join("\n")).toHaveLength(1);
-    expect(reports[0]).toMatch(/getPrice .*\/data\/trxPrice.*expected schema .*"type":"string".*actual value 4\.23/);
+    expect(reports, reports.join('\n')).toHaveLength(1);
+    expect(reports[0]).toMatch(
+      /getPrice .*\/data\/trxPrice.*expected schema .*"type":"string".*actual value 4\.23/,
+    );
     const entries = proxy.journal.list();
-    expect(entries.map((e) => e.violations)).toEqual([[{ path: '/data/trxPrice', message: 'must be string' }], [{ path: '/data/trxPrice', message: 'must be string' }]]);
-    const health = (await (await proxy.app.request('/_sim/health')).json()) as { proxy: { violations: number } };
+    expect(entries.map((e) => e.violations)).toEqual([
+      [{ path: '/data/trxPrice', message: 'must be string' }],
+      [{ path: '/data/trxPrice', message: 'must be string' }],
+    ]);
+    const health = (await (await proxy.app.request('/_sim/health')).json()) as {
+      proxy: { violations: number };
+    };
     expect(health.proxy.violations).toBe(2);
   });
 
@@ -146,25 +184,38 @@ describe('live validation', () => {
 describe('an upstream that fails', () => {
   it('answers 502 naming the upstream when it cannot be reached', async () => {
     const refused = (async () => {
-      throw new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }) });
+      throw new TypeError('fetch failed', {
+        cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }),
+      });
     }) as typeof fetch;
     const { proxy } = proxyOf(refused);
     const res = await proxy.app.request('/v1/account', { headers: KEY });
     expect(res.status).toBe(502);
-    expect(await res.json()).toMatchObject({ code: 50200, msg: expect.stringMatching(/http:\/\/upstream\.test could not be reached \(ECONNREFUSED\)/), data: null });
+    expect(await res.json()).toMatchObject({
+      code: 50200,
+      msg: expect.stringMatching(/http:\/\/upstream\.test could not be reached \(ECONNREFUSED\)/),
+      data: null,
+    });
   });
 
   it('answers 504 naming the upstream and --upstream-timeout when it does not answer in time', async () => {
     const silent = ((_input: RequestInfo | URL, init?: RequestInit) =>
-      new Promise((_resolve, reject) => init!.signal!.addEventListener('abort', () => reject(init!.signal!.reason)))) as typeof fetch;
+      new Promise((_resolve, reject) =>
+        init!.signal!.addEventListener('abort', () => reject(init!.signal!.reason)),
+      )) as typeof fetch;
     const { proxy } = proxyOf(silent, { timeoutMs: 50 });
     const res = await proxy.app.request('/v1/account', { headers: KEY });
     expect(res.status).toBe(504);
-    expect(await res.json()).toMatchObject({ code: 50400, msg: expect.stringContaining('did not answer within 50 ms (--upstream-timeout)') });
+    expect(await res.json()).toMatchObject({
+      code: 50400,
+      msg: expect.stringContaining('did not answer within 50 ms (--upstream-timeout)'),
+    });
   });
 
   it('refuses an upstream that is no http(s) URL when the simulator is made', () => {
-    expect(() => createSimulator({ proxy: { upstream: 'ftp://x' } })).toThrow(/proxy\.upstream must be an http\(s\) URL/);
+    expect(() => createSimulator({ proxy: { upstream: 'ftp://x' } })).toThrow(
+      /proxy\.upstream must be an http\(s\) URL/,
+    );
   });
 });
 
@@ -172,18 +223,30 @@ describe('faults and the rate limit in proxy mode', () => {
   it('applies an injected fault before forwarding, so the upstream never sees the request', async () => {
     const { reached, fetch } = upstreamSimulator();
     const { proxy } = proxyOf(fetch);
-    const fault = await proxy.app.request('/_sim/faults', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ operation: 'getPrice', response: 'status', status: 503, times: 1 }) });
+    const fault = await proxy.app.request('/_sim/faults', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ operation: 'getPrice', response: 'status', status: 503, times: 1 }),
+    });
     expect(fault.status).toBe(201);
-    expect((await proxy.app.request('/v1/tron/price?rentalCount=65000&period=1h', { headers: KEY })).status).toBe(503);
+    expect(
+      (await proxy.app.request('/v1/tron/price?rentalCount=65000&period=1h', { headers: KEY })).status,
+    ).toBe(503);
     expect(reached).toEqual([]);
-    expect((await proxy.app.request('/v1/tron/price?rentalCount=65000&period=1h', { headers: KEY })).status).toBe(200);
+    expect(
+      (await proxy.app.request('/v1/tron/price?rentalCount=65000&period=1h', { headers: KEY })).status,
+    ).toBe(200);
     expect(reached).toHaveLength(1);
   });
 
   it('counts the rate limit per API key before forwarding', async () => {
     const { reached, fetch } = upstreamSimulator();
     const { proxy } = proxyOf(fetch);
-    await proxy.app.request('/_sim/config', { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rateLimit: { requests: 1, windowMs: 60_000 } }) });
+    await proxy.app.request('/_sim/config', {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ rateLimit: { requests: 1, windowMs: 60_000 } }),
+    });
     expect((await proxy.app.request('/v1/account', { headers: KEY })).status).toBe(200);
     expect((await proxy.app.request('/v1/account', { headers: KEY })).status).toBe(429);
     expect((await proxy.app.request('/v1/account', { headers: { 'API-KEY': 'other' } })).status).toBe(401);
@@ -207,7 +270,10 @@ describe('proxy mode over a socket', () => {
     const res = await globalThis.fetch(`${base}/v1/tron/price?rentalCount=65000&period=1h`, { headers: KEY });
     expect(res.status).toBe(200);
     expect(reached).toEqual(['GET /v1/tron/price?rentalCount=65000&period=1h']);
-    const health = (await (await globalThis.fetch(`${base}/_sim/health`)).json()) as { mode: string; capabilities: string[] };
+    const health = (await (await globalThis.fetch(`${base}/_sim/health`)).json()) as {
+      mode: string;
+      capabilities: string[];
+    };
     expect(health.mode).toBe('proxy');
     expect(health.capabilities).toEqual([]);
   });

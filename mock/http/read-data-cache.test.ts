@@ -46,16 +46,23 @@ describe('read data cache', () => {
     expect(cache.account({} as Account, made.make)).toBe('{"n":4}');
   });
 
-  it.each<EngineEvent['type']>(['order', 'account', 'settings', 'reset'])('forgets everything when the engine emits a %s event', (type) => {
-    const { engine, emit } = fakeEngine();
-    const cache = createReadDataCache(engine);
-    const made = counting();
-    cache.order(order, made.make);
-    cache.account(account, made.make);
-    cache.price(65_000, '1h', made.make);
-    emit({ type, order, account } as EngineEvent);
-    expect([cache.order(order, made.make), cache.account(account, made.make), cache.price(65_000, '1h', made.make)]).toEqual(['{"n":4}', '{"n":5}', '{"n":6}']);
-  });
+  it.each<EngineEvent['type']>(['order', 'account', 'settings', 'reset'])(
+    'forgets everything when the engine emits a %s event',
+    (type) => {
+      const { engine, emit } = fakeEngine();
+      const cache = createReadDataCache(engine);
+      const made = counting();
+      cache.order(order, made.make);
+      cache.account(account, made.make);
+      cache.price(65_000, '1h', made.make);
+      emit({ type, order, account } as EngineEvent);
+      expect([
+        cache.order(order, made.make),
+        cache.account(account, made.make),
+        cache.price(65_000, '1h', made.make),
+      ]).toEqual(['{"n":4}', '{"n":5}', '{"n":6}']);
+    },
+  );
 
   it('holds at most 256 prices, then starts afresh', () => {
     const cache = createReadDataCache(fakeEngine().engine);

@@ -43,7 +43,11 @@ export function createReadDataCache(engine: Pick<Engine, 'subscribe'>): ReadData
     empty = true;
   });
   // Map and WeakMap alike: the prices are keyed by a string, orders and accounts by object.
-  function remember<K>(map: { get(key: K): string | undefined; set(key: K, text: string): unknown }, key: K, make: () => unknown): string {
+  function remember<K>(
+    map: { get(key: K): string | undefined; set(key: K, text: string): unknown },
+    key: K,
+    make: () => unknown,
+  ): string {
     let text = map.get(key);
     if (text === undefined) {
       text = JSON.stringify(make());

@@ -8,7 +8,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createValidators, loadSpec } from '../../src/spec/loader.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
 import { parseAllowedHosts, type RequestGuardOptions } from './request-guard.ts';
-import { listen, socketRequest, rawRequest, type Listening, type RawReply } from '../test-support/socket-test-support.ts';
+import {
+  listen,
+  socketRequest,
+  rawRequest,
+  type Listening,
+  type RawReply,
+} from '../test-support/socket-test-support.ts';
 
 const errorEnvelope = createValidators(loadSpec('control')).schema('Error');
 const JSON_TYPE = { 'content-type': 'application/json' };
@@ -17,7 +23,10 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-async function served(options: RequestGuardOptions = {}, sim: Simulator = createSimulator({ clock: 'manual' })): Promise<Listening & { sim: Simulator }> {
+async function served(
+  options: RequestGuardOptions = {},
+  sim: Simulator = createSimulator({ clock: 'manual' }),
+): Promise<Listening & { sim: Simulator }> {
   const listening = await listen(sim, options);
   cleanups.push(listening.close);
   return { ...listening, sim };
@@ -31,7 +40,8 @@ function expectRefused(reply: RawReply, status: number, code: number, msg: RegEx
 }
 
 /** Everything a refused request could have changed. */
-const stateOf = (sim: Simulator) => JSON.stringify({ version: sim.engine.version, snapshot: sim.engine.snapshot(), faults: sim.faults.list() });
+const stateOf = (sim: Simulator) =>
+  JSON.stringify({ version: sim.engine.version, snapshot: sim.engine.snapshot(), faults: sim.faults.list() });
 
 describe('the Host check', () => {
   it.each([
@@ -47,43 +57,89 @@ describe('the Host check', () => {
     ['GET', '/docs'],
     ['GET', '/docs/control'],
     ['POST', '/_sim/reset'],
-  ])('refuses %s %s under a foreign Host with 403, code 10005, naming --allowed-hosts', async (method, path) => {
-    const { port } = await served();
-    const reply = await rawRequest(port, method, path, { host: 'evil.example:8787', 'api-key': 'demo-key' });
-    expectRefused(reply, 403, 10005, /Host 'evil\.example:8787' is not allowed.*--allowed-hosts evil\.example.*ENERGY_SIM_ALLOWED_HOSTS/);
-  });
+  ])(
+    'refuses %s %s under a foreign Host with 403, code 10005, naming --allowed-hosts',
+    async (method, path) => {
+      const { port } = await served();
+      const reply = await rawRequest(port, method, path, {
+        host: 'evil.example:8787',
+        'api-key': 'demo-key',
+      });
+      expectRefused(
+        reply,
+        403,
+        10005,
+        /Host 'evil\.example:8787' is not allowed.*--allowed-hosts evil\.example.*ENERGY_SIM_ALLOWED_HOSTS/,
+      );
+    },
+  );
 
   it('refuses before the fast path: a rebound page can neither read a price nor create an order', async () => {
     const { port, sim } = await served();
     const before = stateOf(sim);
-    expectRefused(await rawRequest(port, 'GET', '/v1/tron/price?rentalCount=65000&period=1h', { host: 'evil.example', 'api-key': 'demo-key' }), 403, 10005, /evil\.example/);
+    expectRefused(
+      await rawRequest(port, 'GET', '/v1/tron/price?rentalCount=65000&period=1h', {
+        host: 'evil.example',
+        'api-key': 'demo-key',
+      }),
+      403,
+      10005,
+      /evil\.example/,
+    );
     const form = 'pledgeAddress=TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3&rentalCount=65000&period=1h';
-    const order = await rawRequest(port, 'POST', '/v1/tron/order', { host: 'evil.example', 'api-key': 'demo-key', 'content-type': 'application/x-www-form-urlencoded' }, form);
+    const order = await rawRequest(
+      port,
+      'POST',
+      '/v1/tron/order',
+      { host: 'evil.example', 'api-key': 'demo-key', 'content-type': 'application/x-www-form-urlencoded' },
+      form,
+    );
     expectRefused(order, 403, 10005, /evil\.example/);
     expect(stateOf(sim)).toBe(before);
     expect(sim.journal.list({ limit: 10 })).toEqual([]);
   });
 
-  it.each(['127.0.0.1', '127.0.0.1:8787', 'localhost', 'LOCALHOST:1234', 'localhost.', '[::1]:8787', '[::1]', 'app.localhost:5173', '10.1.2.3:8787', '[fe80::1]'])(
-    'answers the Host %j, a loopback name or an IP address',
-    async (host) => {
-      const { port } = await served();
-      const reply = await rawRequest(port, 'GET', '/v1/account', { host, 'api-key': 'demo-key' });
-      expect(reply.status, reply.text).toBe(200);
-    },
-  );
+  it.each([
+    '127.0.0.1',
+    '127.0.0.1:8787',
+    'localhost',
+    'LOCALHOST:1234',
+    'localhost.',
+    '[::1]:8787',
+    '[::1]',
+    'app.localhost:5173',
+    '10.1.2.3:8787',
+    '[fe80::1]',
+  ])('answers the Host %j, a loopback name or an IP address', async (host) => {
+    const { port } = await served();
+    const reply = await rawRequest(port, 'GET', '/v1/account', { host, 'api-key': 'demo-key' });
+    expect(reply.status, reply.text).toBe(200);
+  });
 
-  it.each(['evil.example', 'localhost.evil.example', 'evillocalhost', '127.0.0.1.evil.example', 'evil.example@127.0.0.1', 'a b', '[::1', 'energy-sim'])(
-    'refuses the Host %j',
-    async (host) => {
-      const { port } = await served();
-      expect((await rawRequest(port, 'GET', '/_sim/accounts', { host })).status).toBe(403);
-    },
-  );
+  it.each([
+    'evil.example',
+    'localhost.evil.example',
+    'evillocalhost',
+    '127.0.0.1.evil.example',
+    'evil.example@127.0.0.1',
+    'a b',
+    '[::1',
+    'energy-sim',
+  ])('refuses the Host %j', async (host) => {
+    const { port } = await served();
+    expect((await rawRequest(port, 'GET', '/_sim/accounts', { host })).status).toBe(403);
+  });
 
   it('answers the --host name and the names of --allowed-hosts, a leading dot adding a domain and its subdomains', async () => {
     const { port } = await served({ host: 'sim.lan', allowedHosts: ['energy-sim', '.example.com'] });
-    for (const host of ['sim.lan:8787', 'energy-sim:8787', 'ENERGY-SIM', 'example.com', 'api.example.com:443', 'a.b.example.com']) {
+    for (const host of [
+      'sim.lan:8787',
+      'energy-sim:8787',
+      'ENERGY-SIM',
+      'example.com',
+      'api.example.com:443',
+      'a.b.example.com',
+    ]) {
       expect((await rawRequest(port, 'GET', '/_sim/health', { host })).status, host).toBe(200);
     }
     for (const host of ['evil-example.com', 'example.com.evil.example', 'other-sim']) {
@@ -101,7 +157,11 @@ describe('the Host check', () => {
       const { port } = await served(options);
       const reply = await socketRequest(port, 'GET /_sim/health HTTP/1.0');
       expect(reply.status).toBe(403);
-      expect(reply.body).toMatchObject({ code: 10005, msg: expect.stringMatching(/no Host header.*'Host: 127\.0\.0\.1:8787'/), data: null });
+      expect(reply.body).toMatchObject({
+        code: 10005,
+        msg: expect.stringMatching(/no Host header.*'Host: 127\.0\.0\.1:8787'/),
+        data: null,
+      });
     }
   });
 
@@ -113,7 +173,9 @@ describe('the Host check', () => {
   it('keeps a keep-alive connection usable after refusing a request with a body', async () => {
     const { port } = await served();
     const body = JSON.stringify({ balance: { trx: '5' }, pad: 'x'.repeat(10_000) });
-    expect((await rawRequest(port, 'POST', '/_sim/accounts', { host: 'evil.example', ...JSON_TYPE }, body)).status).toBe(403);
+    expect(
+      (await rawRequest(port, 'POST', '/_sim/accounts', { host: 'evil.example', ...JSON_TYPE }, body)).status,
+    ).toBe(403);
     expect((await rawRequest(port, 'GET', '/_sim/health')).status).toBe(200);
   });
 });
@@ -122,8 +184,19 @@ describe('cross-site writes to the control plane', () => {
   it("refuses the issue's text/plain POST with a foreign Origin, and creates no account", async () => {
     const { port, sim } = await served();
     const before = stateOf(sim);
-    const reply = await rawRequest(port, 'POST', '/_sim/accounts', { 'content-type': 'text/plain', origin: 'http://evil.example' }, '{"balance":{"trx":"5"}}');
-    expectRefused(reply, 403, 10006, /Cross-site write refused: POST \/_sim\/accounts came from Origin 'http:\/\/evil\.example'/);
+    const reply = await rawRequest(
+      port,
+      'POST',
+      '/_sim/accounts',
+      { 'content-type': 'text/plain', origin: 'http://evil.example' },
+      '{"balance":{"trx":"5"}}',
+    );
+    expectRefused(
+      reply,
+      403,
+      10006,
+      /Cross-site write refused: POST \/_sim\/accounts came from Origin 'http:\/\/evil\.example'/,
+    );
     expect(stateOf(sim)).toBe(before);
   });
 
@@ -131,9 +204,30 @@ describe('cross-site writes to the control plane', () => {
     const { port, sim } = await served();
     await rawRequest(port, 'POST', '/_sim/accounts', JSON_TYPE, '{"balance":{"trx":"5"}}');
     const before = stateOf(sim);
-    expectRefused(await rawRequest(port, 'POST', '/_sim/accounts', { ...JSON_TYPE, origin: 'http://evil.example' }, '{"balance":{"trx":"5"}}'), 403, 10006, /Origin/);
-    expectRefused(await rawRequest(port, 'POST', '/_sim/reset', { origin: 'http://evil.example' }), 403, 10006, /POST \/_sim\/reset/);
-    expectRefused(await rawRequest(port, 'DELETE', '/_sim/journal', { origin: 'null' }), 403, 10006, /Origin 'null'/);
+    expectRefused(
+      await rawRequest(
+        port,
+        'POST',
+        '/_sim/accounts',
+        { ...JSON_TYPE, origin: 'http://evil.example' },
+        '{"balance":{"trx":"5"}}',
+      ),
+      403,
+      10006,
+      /Origin/,
+    );
+    expectRefused(
+      await rawRequest(port, 'POST', '/_sim/reset', { origin: 'http://evil.example' }),
+      403,
+      10006,
+      /POST \/_sim\/reset/,
+    );
+    expectRefused(
+      await rawRequest(port, 'DELETE', '/_sim/journal', { origin: 'null' }),
+      403,
+      10006,
+      /Origin 'null'/,
+    );
     expect(stateOf(sim)).toBe(before);
   });
 
@@ -151,7 +245,18 @@ describe('cross-site writes to the control plane', () => {
     const { port, sim } = await served();
     const before = stateOf(sim);
     for (const site of ['cross-site', 'same-site']) {
-      expectRefused(await rawRequest(port, 'PATCH', '/_sim/config', { ...JSON_TYPE, 'sec-fetch-site': site }, '{"failureRate":1}'), 403, 10006, new RegExp(`Sec-Fetch-Site: ${site}`));
+      expectRefused(
+        await rawRequest(
+          port,
+          'PATCH',
+          '/_sim/config',
+          { ...JSON_TYPE, 'sec-fetch-site': site },
+          '{"failureRate":1}',
+        ),
+        403,
+        10006,
+        new RegExp(`Sec-Fetch-Site: ${site}`),
+      );
     }
     expect(stateOf(sim)).toBe(before);
   });
@@ -161,25 +266,42 @@ describe('cross-site writes to the control plane', () => {
     ['a form', 'application/x-www-form-urlencoded'],
     ['multipart', 'multipart/form-data; boundary=x'],
     ['a JSON look-alike', 'application/jsonx'],
-  ])('refuses a body sent as %s with 415, code 20005, naming the content type to send', async (_what, type) => {
-    const { port, sim } = await served();
-    const before = stateOf(sim);
-    const reply = await rawRequest(port, 'PUT', '/_sim/supply', { 'content-type': type }, '{"energy":5}');
-    expectRefused(reply, 415, 20005, /send 'content-type: application\/json' with PUT \/_sim\/supply/);
-    expect(stateOf(sim)).toBe(before);
-  });
+  ])(
+    'refuses a body sent as %s with 415, code 20005, naming the content type to send',
+    async (_what, type) => {
+      const { port, sim } = await served();
+      const before = stateOf(sim);
+      const reply = await rawRequest(port, 'PUT', '/_sim/supply', { 'content-type': type }, '{"energy":5}');
+      expectRefused(reply, 415, 20005, /send 'content-type: application\/json' with PUT \/_sim\/supply/);
+      expect(stateOf(sim)).toBe(before);
+    },
+  );
 
   it('refuses a body with no content type, as curl -d sends with a form type', async () => {
     const { port } = await served();
-    expectRefused(await rawRequest(port, 'POST', '/_sim/clock/advance', { 'transfer-encoding': 'chunked' }, '{"ms":5}'), 415, 20005, /got no content type/);
+    expectRefused(
+      await rawRequest(port, 'POST', '/_sim/clock/advance', { 'transfer-encoding': 'chunked' }, '{"ms":5}'),
+      415,
+      20005,
+      /got no content type/,
+    );
   });
 
   it('takes a bodiless POST /_sim/reset from curl, and JSON writes from tools and from its own pages', async () => {
     const { port, host, sim } = await served();
     expect((await rawRequest(port, 'POST', '/_sim/reset')).status).toBe(200);
-    expect((await rawRequest(port, 'POST', '/_sim/reset', { 'content-type': 'text/plain', 'content-length': '0' })).status).toBe(200);
+    expect(
+      (await rawRequest(port, 'POST', '/_sim/reset', { 'content-type': 'text/plain', 'content-length': '0' }))
+        .status,
+    ).toBe(200);
     const own = { ...JSON_TYPE, origin: `http://${host}`, 'sec-fetch-site': 'same-origin' };
-    const created = await rawRequest(port, 'POST', '/_sim/accounts', { 'content-type': 'application/json; charset=utf-8' }, '{"balance":{"trx":"5"}}');
+    const created = await rawRequest(
+      port,
+      'POST',
+      '/_sim/accounts',
+      { 'content-type': 'application/json; charset=utf-8' },
+      '{"balance":{"trx":"5"}}',
+    );
     expect(created.status, created.text).toBe(201);
     const fromPage = await rawRequest(port, 'POST', '/_sim/accounts', own, '{"balance":{"trx":"6"}}');
     expect(fromPage.status, fromPage.text).toBe(201);
@@ -189,12 +311,25 @@ describe('cross-site writes to the control plane', () => {
 
   it('takes an Origin that matches the Host it came with, whatever allowed name that is', async () => {
     const { port } = await served({ allowedHosts: ['energy-sim'] });
-    const reply = await rawRequest(port, 'POST', '/_sim/reset', { host: 'energy-sim:8787', origin: 'http://energy-sim:8787' });
+    const reply = await rawRequest(port, 'POST', '/_sim/reset', {
+      host: 'energy-sim:8787',
+      origin: 'http://energy-sim:8787',
+    });
     expect(reply.status, reply.text).toBe(200);
-    expect((await rawRequest(port, 'POST', '/_sim/reset', { host: 'localhost', origin: 'http://localhost' })).status).toBe(200);
+    expect(
+      (await rawRequest(port, 'POST', '/_sim/reset', { host: 'localhost', origin: 'http://localhost' }))
+        .status,
+    ).toBe(200);
   });
 
-  it.each(['/%5Fsim/reset', '/v1/../_sim/reset', '/_sim/./reset', '/_SIM/reset', '//_sim/reset', '/_sim%2Freset'])('does not let %j slip past as another path', async (path) => {
+  it.each([
+    '/%5Fsim/reset',
+    '/v1/../_sim/reset',
+    '/_sim/./reset',
+    '/_SIM/reset',
+    '//_sim/reset',
+    '/_sim%2Freset',
+  ])('does not let %j slip past as another path', async (path) => {
     const { port, sim } = await served();
     await rawRequest(port, 'POST', '/_sim/accounts', JSON_TYPE, '{"balance":{"trx":"5"}}');
     const before = stateOf(sim);
@@ -211,23 +346,29 @@ describe('cross-site writes to the control plane', () => {
 });
 
 describe('no CORS', () => {
-  it.each(['/_sim/accounts', '/_sim/reset', '/v1/tron/order', '/v1/account', '/docs'])('grants no preflight on %s', async (path) => {
-    const { port } = await served();
-    const reply = await rawRequest(port, 'OPTIONS', path, {
-      origin: 'http://evil.example',
-      'access-control-request-method': 'POST',
-      'access-control-request-headers': 'content-type, api-key',
-    });
-    expect(reply.status).toBeGreaterThanOrEqual(400);
-    expect(Object.keys(reply.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);
-  });
+  it.each(['/_sim/accounts', '/_sim/reset', '/v1/tron/order', '/v1/account', '/docs'])(
+    'grants no preflight on %s',
+    async (path) => {
+      const { port } = await served();
+      const reply = await rawRequest(port, 'OPTIONS', path, {
+        origin: 'http://evil.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type, api-key',
+      });
+      expect(reply.status).toBeGreaterThanOrEqual(400);
+      expect(Object.keys(reply.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);
+    },
+  );
 
   it('sends no Access-Control header on API and control-plane answers', async () => {
     const { port, host } = await served();
     for (const path of ['/v1/account', '/_sim/accounts', '/_sim/dashboard']) {
       const reply = await rawRequest(port, 'GET', path, { origin: `http://${host}`, 'api-key': 'demo-key' });
       expect(reply.status, path).toBe(200);
-      expect(Object.keys(reply.headers).filter((name) => name.startsWith('access-control-')), path).toEqual([]);
+      expect(
+        Object.keys(reply.headers).filter((name) => name.startsWith('access-control-')),
+        path,
+      ).toEqual([]);
     }
   });
 });
@@ -238,8 +379,18 @@ describe('the live-event stream and the dashboard follow the same rules', () => 
   it('asks /_sim/events for the token, in the header or as ?token=, compared like every other call', async () => {
     const { port } = await served({}, withToken());
     expectRefused(await rawRequest(port, 'GET', '/_sim/events'), 401, 10004, /token/);
-    expectRefused(await rawRequest(port, 'GET', '/_sim/events?token=t0k0'), 401, 10004, /Wrong control-plane token/);
-    expectRefused(await rawRequest(port, 'GET', '/_sim/events', { authorization: 'Bearer t0' }), 401, 10004, /Wrong/);
+    expectRefused(
+      await rawRequest(port, 'GET', '/_sim/events?token=t0k0'),
+      401,
+      10004,
+      /Wrong control-plane token/,
+    );
+    expectRefused(
+      await rawRequest(port, 'GET', '/_sim/events', { authorization: 'Bearer t0' }),
+      401,
+      10004,
+      /Wrong/,
+    );
     const stream = await rawRequest(port, 'GET', '/_sim/events?token=t0k');
     expect(stream.status).toBe(200);
     expect(stream.headers['content-type']).toMatch(/^text\/event-stream/);
@@ -248,22 +399,38 @@ describe('the live-event stream and the dashboard follow the same rules', () => 
 
   it('refuses the stream and the dashboard under a foreign Host even with the right token', async () => {
     const { port } = await served({}, withToken());
-    expect((await rawRequest(port, 'GET', '/_sim/events?token=t0k', { host: 'evil.example' })).status).toBe(403);
+    expect((await rawRequest(port, 'GET', '/_sim/events?token=t0k', { host: 'evil.example' })).status).toBe(
+      403,
+    );
     expect((await rawRequest(port, 'GET', '/_sim/ui?token=t0k', { host: 'evil.example' })).status).toBe(403);
-    expect((await rawRequest(port, 'GET', '/_sim/dashboard', { host: 'evil.example', authorization: 'Bearer t0k' })).status).toBe(403);
+    expect(
+      (
+        await rawRequest(port, 'GET', '/_sim/dashboard', {
+          host: 'evil.example',
+          authorization: 'Bearer t0k',
+        })
+      ).status,
+    ).toBe(403);
   });
 
   it('serves the dashboard page, which holds no data, while its data needs the token', async () => {
     const { port } = await served({}, withToken());
     expect((await rawRequest(port, 'GET', '/_sim/ui?token=wrong')).status).toBe(200);
     expect((await rawRequest(port, 'GET', '/_sim/dashboard?token=t0k')).status).toBe(401);
-    expect((await rawRequest(port, 'GET', '/_sim/dashboard', { authorization: 'Bearer t0k' })).status).toBe(200);
+    expect((await rawRequest(port, 'GET', '/_sim/dashboard', { authorization: 'Bearer t0k' })).status).toBe(
+      200,
+    );
   });
 });
 
 describe('parseAllowedHosts', () => {
   it('reads names separated by commas, and all', () => {
-    expect(parseAllowedHosts('energy-sim, .example.com,,[::1],10.0.0.1')).toEqual(['energy-sim', '.example.com', '[::1]', '10.0.0.1']);
+    expect(parseAllowedHosts('energy-sim, .example.com,,[::1],10.0.0.1')).toEqual([
+      'energy-sim',
+      '.example.com',
+      '[::1]',
+      '10.0.0.1',
+    ]);
     expect(parseAllowedHosts('all')).toBe('all');
     expect(parseAllowedHosts('ALL')).toBe('all');
     expect(parseAllowedHosts('')).toEqual([]);

@@ -40,7 +40,8 @@ export interface GuardedRequest {
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const HOST_HEADER = /^(\[[0-9a-f:.]+\]|[^:[\]\s/@?#]+)(?::(\d{1,5}))?$/i;
 
-const first = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+const first = (value: string | string[] | undefined): string | undefined =>
+  Array.isArray(value) ? value[0] : value;
 
 /** The host name of a Host header value, lower case and without a trailing dot; undefined when it is not one. */
 function hostName(host: string): string | undefined {
@@ -130,7 +131,9 @@ function isOwnOrigin(origin: string, host: string): boolean {
  *   guard({ method: 'GET', url: '/v1/account', headers: { host: 'evil.example:8787' } }); // SimulatorError 403, code 10005
  *   guard({ method: 'GET', url: '/v1/account', headers: { host: 'energy-sim:8787' } }); // null
  */
-export function createRequestGuard(options: RequestGuardOptions = {}): (request: GuardedRequest) => SimulatorError | null {
+export function createRequestGuard(
+  options: RequestGuardOptions = {},
+): (request: GuardedRequest) => SimulatorError | null {
   const all = options.allowedHosts === 'all';
   const exact = new Set(['localhost']);
   const suffixes = ['.localhost'];
@@ -145,7 +148,9 @@ export function createRequestGuard(options: RequestGuardOptions = {}): (request:
     }
   }
   const allowedName = (name: string): boolean =>
-    exact.has(name) || suffixes.some((suffix) => name.endsWith(suffix)) || isIP(name.replace(/^\[|\]$/g, '')) !== 0;
+    exact.has(name) ||
+    suffixes.some((suffix) => name.endsWith(suffix)) ||
+    isIP(name.replace(/^\[|\]$/g, '')) !== 0;
 
   return ({ method, url, headers }) => {
     const host = first(headers.host);
@@ -186,9 +191,13 @@ export function createRequestGuard(options: RequestGuardOptions = {}): (request:
       );
     }
     const length = first(headers['content-length']);
-    const hasBody = headers['transfer-encoding'] !== undefined || (length !== undefined && Number(length) !== 0);
+    const hasBody =
+      headers['transfer-encoding'] !== undefined || (length !== undefined && Number(length) !== 0);
     const type = first(headers['content-type']);
-    if (hasBody && (type === undefined || type.split(';', 1)[0]!.trim().toLowerCase() !== 'application/json')) {
+    if (
+      hasBody &&
+      (type === undefined || type.split(';', 1)[0]!.trim().toLowerCase() !== 'application/json')
+    ) {
       return new SimulatorError(
         'contentTypeUnsupported',
         `The control plane reads JSON bodies only: send 'content-type: application/json' with ${method} ${path} (got ${type === undefined ? 'no content type' : `'${type}'`}).`,
@@ -206,13 +215,24 @@ export function createRequestGuard(options: RequestGuardOptions = {}): (request:
  *   const refuse = createNodeRequestGuard(sim.engine, { host: '127.0.0.1' });
  *   http.createServer((req, res) => refuse(req, res) || serve(req, res));
  */
-export function createNodeRequestGuard(engine: Engine, options: RequestGuardOptions = {}): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function createNodeRequestGuard(
+  engine: Engine,
+  options: RequestGuardOptions = {},
+): (req: IncomingMessage, res: ServerResponse) => boolean {
   const guard = createRequestGuard(options);
   return (req, res) => {
     const refusal = guard({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers });
     if (!refusal) return false;
-    const text = JSON.stringify({ code: refusal.code, msg: refusal.message, time: envelopeTime(engine), data: null });
-    res.writeHead(refusal.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    const text = JSON.stringify({
+      code: refusal.code,
+      msg: refusal.message,
+      time: envelopeTime(engine),
+      data: null,
+    });
+    res.writeHead(refusal.status, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(text),
+    });
     // Node reads and drops the unread body afterwards, so a keep-alive connection stays usable.
     res.end(text);
     return true;

@@ -25,7 +25,11 @@ export function routableHost(req: Pick<IncomingMessage, 'headers' | 'socket'>): 
   const host = req.headers.host;
   // The shape alone is not enough: the URL parser also refuses names such as `a127.0.0.1`
   // (a last label that is a number makes the whole name an IPv4 address) or a port over 65535.
-  if (host !== undefined && (LOOPBACK.test(host) || (AUTHORITY.test(host) && URL.canParse(`http://${host}/`)))) return host;
+  if (
+    host !== undefined &&
+    (LOOPBACK.test(host) || (AUTHORITY.test(host) && URL.canParse(`http://${host}/`)))
+  )
+    return host;
   const address = req.socket?.localAddress ?? '127.0.0.1';
   const name = address.includes(':') ? `[${address}]` : address;
   return req.socket?.localPort ? `${name}:${req.socket.localPort}` : name;

@@ -69,10 +69,16 @@ export async function readJsonBody(c: Context): Promise<unknown> {
   const type = c.req.header('content-type')?.split(';', 1)[0]!.trim().toLowerCase();
   // curl -d sends form or text types; the body is JSON either way, so those are read as JSON.
   if (type !== undefined && !JSON_READABLE.has(type)) {
-    throw new SimulatorError('contentTypeUnsupported', `Unsupported content type '${type}': the control plane takes application/json.`);
+    throw new SimulatorError(
+      'contentTypeUnsupported',
+      `Unsupported content type '${type}': the control plane takes application/json.`,
+    );
   }
   if (jsonDepth(text) > MAX_JSON_DEPTH) {
-    throw new SimulatorError('bodyInvalid', `The body nests arrays or objects deeper than ${MAX_JSON_DEPTH} levels; send a flatter JSON object.`);
+    throw new SimulatorError(
+      'bodyInvalid',
+      `The body nests arrays or objects deeper than ${MAX_JSON_DEPTH} levels; send a flatter JSON object.`,
+    );
   }
   return parseStrictJson(text);
 }

@@ -12,14 +12,16 @@ const ORDER_QUERY = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;
 const api = createValidators(loadSpec('api'));
 const control = createValidators(loadSpec('control'));
 
-
 const postOrder = (sim: Simulator, query = ORDER_QUERY, apiKey = 'demo-key') =>
   send(sim, `/v1/tron/order?${query}`, { method: 'POST', headers: { 'API-KEY': apiKey } });
 
 async function patchConfig(sim: Simulator, patch: unknown): Promise<Reply> {
-  return send(sim, '/_sim/config', { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(patch) });
+  return send(sim, '/_sim/config', {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(patch),
+  });
 }
-
 
 describe('PATCH /_sim/config', () => {
   it('changes only the fields sent and answers the settings in force, as control.yaml describes', async () => {
@@ -37,7 +39,11 @@ describe('PATCH /_sim/config', () => {
     const sim = createSimulator({ clock: 'manual' });
     const reply = await patchConfig(sim, { failureRate: 2, accountSuccessCode: 1 });
     expect(reply.status).toBe(400);
-    expect(reply.body).toMatchObject({ code: 20002, msg: expect.stringMatching(/'failureRate'.*at most 1/), data: null });
+    expect(reply.body).toMatchObject({
+      code: 20002,
+      msg: expect.stringMatching(/'failureRate'.*at most 1/),
+      data: null,
+    });
     expectValid(control.response('updateConfig', 400), reply.body);
     const config = (await get(sim, '/_sim/config')).body;
     expect(config).toMatchObject({ failureRate: 0, accountSuccessCode: 0 });
@@ -65,7 +71,13 @@ describe('the prices setting', () => {
     const reply = await patchConfig(sim, { prices: { '1h': '70' } });
     expect(reply.body.prices).toMatchObject({ '1h': '70', '1d': '80' });
     const price = await get(sim, '/v1/tron/price?rentalCount=65000&period=1h');
-    expect(price.body.data).toEqual({ sun: '70', trxPrice: '4.55', period: '1h', resourceType: 'ENERGY', rentalCount: 65000 });
+    expect(price.body.data).toEqual({
+      sun: '70',
+      trxPrice: '4.55',
+      period: '1h',
+      resourceType: 'ENERGY',
+      rentalCount: 65000,
+    });
     expectValid(api.response('getPrice', 200), price.body);
     expect((await get(sim, '/v1/tron/price?rentalCount=65000&period=1d')).body.data.sun).toBe('80');
   });
@@ -81,7 +93,10 @@ describe('the prices setting', () => {
 
 describe('the errorStatus setting', () => {
   it("answers API rejections with HTTP 200 and their non-zero code under 'always-200'", async () => {
-    const sim = createSimulator({ clock: 'manual', scenario: { accounts: [{ apiKey: 'demo-key', balance: { trx: '1' } }] } });
+    const sim = createSimulator({
+      clock: 'manual',
+      scenario: { accounts: [{ apiKey: 'demo-key', balance: { trx: '1' } }] },
+    });
     expect((await patchConfig(sim, { errorStatus: 'always-200' })).status).toBe(200);
     const rejections: [Promise<Reply>, number][] = [
       [send(sim, '/v1/account'), 10001],
@@ -155,7 +170,11 @@ describe('the failureRate setting', () => {
     const { id } = (await postOrder(sim)).body.data;
     const seen: string[] = [];
     // Follow the order step by step, through the times its view announces.
-    for (let view = (await get(sim, `/_sim/orders/${id}`)).body; view.next; view = (await get(sim, `/_sim/orders/${id}`)).body) {
+    for (
+      let view = (await get(sim, `/_sim/orders/${id}`)).body;
+      view.next;
+      view = (await get(sim, `/_sim/orders/${id}`)).body
+    ) {
       sim.advance(view.next.at - sim.clock.now());
       seen.push((await get(sim, `/v1/tron/history?orderId=${id}`)).body.data.status);
     }
@@ -163,13 +182,19 @@ describe('the failureRate setting', () => {
     const history = await get(sim, `/v1/tron/history?orderId=${id}`);
     expect(history.body.data).toMatchObject({ status: 'REFUNDED', txId: '' });
     expectValid(api.response('getOrderHistory', 200), history.body);
-    expect((await get(sim, '/v1/account')).body.data.balance).toMatchObject({ available: { trx: '1000' }, frozen: { trx: '0' } });
+    expect((await get(sim, '/v1/account')).body.data.balance).toMatchObject({
+      available: { trx: '1000' },
+      frozen: { trx: '0' },
+    });
   });
 });
 
 describe('the usdtPerTrx setting', () => {
   it('sets the USDT amount of an order paid in USDT', async () => {
-    const sim = createSimulator({ clock: 'manual', scenario: { accounts: [{ apiKey: 'usdt-only-1', balance: { usdt: '10' } }] } });
+    const sim = createSimulator({
+      clock: 'manual',
+      scenario: { accounts: [{ apiKey: 'usdt-only-1', balance: { usdt: '10' } }] },
+    });
     await patchConfig(sim, { usdtPerTrx: '0.5' });
     const order = await postOrder(sim, ORDER_QUERY, 'usdt-only-1');
     expect(order.body.data).toMatchObject({ amount: 2.12, currency: 'USDT' });

@@ -22,7 +22,8 @@ interface Frame {
 }
 
 const isNumberStart = (code: number): boolean => code === 45 /* - */ || (code >= 48 && code <= 57);
-const isNumberPart = (code: number): boolean => isNumberStart(code) || code === 43 /* + */ || code === 46 /* . */ || code === 101 || code === 69; /* e E */
+const isNumberPart = (code: number): boolean =>
+  isNumberStart(code) || code === 43 /* + */ || code === 46 /* . */ || code === 101 || code === 69; /* e E */
 
 /**
  * Parses a control-plane body; throws a SimulatorError (400) naming the field on a
@@ -38,16 +39,23 @@ export function parseStrictJson(text: string): unknown {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new SimulatorError('bodyInvalid', `The body is not valid JSON (${(error as Error).message}); send a JSON object.`);
+    throw new SimulatorError(
+      'bodyInvalid',
+      `The body is not valid JSON (${(error as Error).message}); send a JSON object.`,
+    );
   }
   const stack: Frame[] = [];
   // Where the scan is: each container's current field or index, the innermost last.
   const path = (): string => stack.map((f) => f.at).join('.') || '(body)';
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const code = text.charCodeAt(i);
     const top = stack[stack.length - 1];
     if (code === 123 /* { */ || code === 91 /* [ */) {
-      stack.push(code === 123 ? { object: true, keys: new Set(), at: '', expectKey: true } : { object: false, at: 0, expectKey: false });
+      stack.push(
+        code === 123
+          ? { object: true, keys: new Set(), at: '', expectKey: true }
+          : { object: false, at: 0, expectKey: false },
+      );
       i++;
     } else if (code === 125 /* } */ || code === 93 /* ] */) {
       stack.pop();
@@ -75,7 +83,10 @@ export function parseStrictJson(text: string): unknown {
         const key = escaped ? (JSON.parse(raw) as string) : raw.slice(1, -1);
         top.at = key;
         if (top.keys!.has(key)) {
-          throw new SimulatorError('bodyInvalid', `Field '${path()}' is given more than once; a JSON object takes one value per field: send it once.`);
+          throw new SimulatorError(
+            'bodyInvalid',
+            `Field '${path()}' is given more than once; a JSON object takes one value per field: send it once.`,
+          );
         }
         top.keys!.add(key);
       }

@@ -32,7 +32,11 @@ export interface UpstreamAnswer {
  * @example
  *   await forwardToUpstream({ url: 'https://api.eopen.io', timeoutMs: 10_000 }, request, undefined);
  */
-export async function forwardToUpstream(options: UpstreamOptions, request: Request, body: Uint8Array<ArrayBuffer> | undefined): Promise<UpstreamAnswer> {
+export async function forwardToUpstream(
+  options: UpstreamOptions,
+  request: Request,
+  body: Uint8Array<ArrayBuffer> | undefined,
+): Promise<UpstreamAnswer> {
   const incoming = new URL(request.url);
   const target = upstreamUrl(options.url, incoming.pathname + incoming.search);
   const headers = new Headers();
@@ -44,11 +48,20 @@ export async function forwardToUpstream(options: UpstreamOptions, request: Reque
   // A controller and a timer rather than AbortSignal.timeout(): that showed in the proxy's
   // profile, and the timer is cleared as soon as the answer is in.
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${options.timeoutMs} ms`, 'TimeoutError')), options.timeoutMs);
+  const timer = setTimeout(
+    () => controller.abort(new DOMException(`no answer within ${options.timeoutMs} ms`, 'TimeoutError')),
+    options.timeoutMs,
+  );
   let response: Response;
   let bytes: Uint8Array<ArrayBuffer>;
   try {
-    response = await call(target, { method: request.method, headers, body: body && body.byteLength > 0 ? body : undefined, redirect: 'manual', signal: controller.signal });
+    response = await call(target, {
+      method: request.method,
+      headers,
+      body: body && body.byteLength > 0 ? body : undefined,
+      redirect: 'manual',
+      signal: controller.signal,
+    });
     bytes = new Uint8Array(await response.arrayBuffer());
   } catch (error) {
     throw upstreamError(options, error);
@@ -76,8 +89,14 @@ export function upstreamUrl(base: string, pathAndQuery: string): string {
 function upstreamError(options: UpstreamOptions, error: unknown): SimulatorError {
   const cause = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
   if (cause?.name === 'TimeoutError' || cause?.name === 'AbortError') {
-    return new SimulatorError('upstreamTimeout', `The upstream ${options.url} did not answer within ${options.timeoutMs} ms (--upstream-timeout); nothing more is known of this request's fate there.`);
+    return new SimulatorError(
+      'upstreamTimeout',
+      `The upstream ${options.url} did not answer within ${options.timeoutMs} ms (--upstream-timeout); nothing more is known of this request's fate there.`,
+    );
   }
   const why = cause?.cause?.code ?? cause?.cause?.message ?? cause?.message ?? String(error);
-  return new SimulatorError('upstreamUnreachable', `The upstream ${options.url} could not be reached (${why}). Check --upstream and that the service is up.`);
+  return new SimulatorError(
+    'upstreamUnreachable',
+    `The upstream ${options.url} could not be reached (${why}). Check --upstream and that the service is up.`,
+  );
 }

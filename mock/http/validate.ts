@@ -12,14 +12,21 @@ import { describeErrors } from './validation-message.ts';
  *   const query = check(validators.request('getPrice'), { rentalCount: '65000', period: '1h' });
  *   query.rentalCount; // 65000
  */
-export function check<T>(validate: ValidateFunction, input: Record<string, unknown> | unknown, noun = 'Parameter'): T {
+export function check<T>(
+  validate: ValidateFunction,
+  input: Record<string, unknown> | unknown,
+  noun = 'Parameter',
+): T {
   const original = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
   // Coercion rewrites the object in place; keep the caller's values for the message.
   const data = typeof input === 'object' && input !== null && !Array.isArray(input) ? { ...original } : input;
   if (validate(data)) {
     const name = nonFinite(data as Record<string, unknown>);
     if (name !== undefined) {
-      throw new SimulatorError('parameterInvalid', `${noun} '${name}' must be a finite number (got '${String(original[name])}').`);
+      throw new SimulatorError(
+        'parameterInvalid',
+        `${noun} '${name}' must be a finite number (got '${String(original[name])}').`,
+      );
     }
     return data as T;
   }

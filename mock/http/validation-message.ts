@@ -11,20 +11,35 @@ import type { ErrorObject } from '../../src/spec/loader.ts';
  *   describeErrors(errors, { period: '2h' });
  *   // "Parameter 'period' must be one of 10min, 1h, 1d, 3d, 7d, 14d, 30d (got '2h')."
  */
-export function describeErrors(errors: ErrorObject[], original: Record<string, unknown>, noun = 'Parameter'): { missing: boolean; message: string; belowMinimum?: boolean } {
+export function describeErrors(
+  errors: ErrorObject[],
+  original: Record<string, unknown>,
+  noun = 'Parameter',
+): { missing: boolean; message: string; belowMinimum?: boolean } {
   const anyOf = errors.find((e) => e.keyword === 'anyOf' && e.instancePath === '');
   const required = errors.filter((e) => e.keyword === 'required' && !e.schemaPath.includes('anyOf'));
   if (required.length > 0) {
     const names = required.map((e) => `'${joinPath(e.instancePath, String(e.params.missingProperty))}'`);
-    return { missing: true, message: `Missing required ${noun.toLowerCase()}${names.length > 1 ? 's' : ''} ${names.join(', ')}.` };
+    return {
+      missing: true,
+      message: `Missing required ${noun.toLowerCase()}${names.length > 1 ? 's' : ''} ${names.join(', ')}.`,
+    };
   }
-  const specific = errors.filter((e) => !e.schemaPath.includes('anyOf') && e.keyword !== 'anyOf' && e.keyword !== 'if');
+  const specific = errors.filter(
+    (e) => !e.schemaPath.includes('anyOf') && e.keyword !== 'anyOf' && e.keyword !== 'if',
+  );
   if (specific.length === 0 && anyOf) {
-    const options = errors.filter((e) => e.keyword === 'required').map((e) => `'${String(e.params.missingProperty)}'`);
+    const options = errors
+      .filter((e) => e.keyword === 'required')
+      .map((e) => `'${String(e.params.missingProperty)}'`);
     return { missing: true, message: `Missing ${noun.toLowerCase()}: send one of ${options.join(' or ')}.` };
   }
   const messages = [...new Set(specific.map((e) => describeOne(e, original, noun)))];
-  return { missing: false, message: messages.slice(0, 3).join(' '), belowMinimum: specific[0]?.keyword === 'minimum' };
+  return {
+    missing: false,
+    message: messages.slice(0, 3).join(' '),
+    belowMinimum: specific[0]?.keyword === 'minimum',
+  };
 }
 
 function joinPath(instancePath: string, name: string): string {

@@ -26,8 +26,17 @@ describe('simulatorHandlers (energy-rental-kit/msw)', () => {
     const sim = createSimulator({ clock: 'manual' });
     serve(...simulatorHandlers(sim));
     const client = createClient({ baseUrl: REAL_BASE_URL, apiKey: 'demo-key' });
-    const { id } = await client.createOrder({ pledgeAddress: PLEDGE, rentalCount: 65000, period: '1h', outOrderNo: 'msw-1' });
-    const advanced = await fetch(`${REAL_BASE_URL}/_sim/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"ms":10000}' });
+    const { id } = await client.createOrder({
+      pledgeAddress: PLEDGE,
+      rentalCount: 65000,
+      period: '1h',
+      outOrderNo: 'msw-1',
+    });
+    const advanced = await fetch(`${REAL_BASE_URL}/_sim/clock/advance`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"ms":10000}',
+    });
     expect(advanced.status).toBe(200);
     expect((await client.getOrderHistory({ orderId: id })).status).toBe('COMPLETED');
     expect(sim.engine.checkInvariants()).toEqual([]);
@@ -36,19 +45,31 @@ describe('simulatorHandlers (energy-rental-kit/msw)', () => {
   it('serves another base URL, and leaves requests outside it alone', async () => {
     const sim = createSimulator({ clock: 'manual' });
     serve(...simulatorHandlers(sim, { baseUrl: 'http://staging.example/energy/' }));
-    const price = await fetch('http://staging.example/energy/v1/tron/price?rentalCount=65000&period=1h', { headers: { 'API-KEY': 'demo-key' } });
+    const price = await fetch('http://staging.example/energy/v1/tron/price?rentalCount=65000&period=1h', {
+      headers: { 'API-KEY': 'demo-key' },
+    });
     expect(((await price.json()) as { data: { trxPrice: string } }).data.trxPrice).toBe('4.23');
     await expect(fetch(`${REAL_BASE_URL}/v1/account`)).rejects.toThrow();
   });
 
-  it('rejects the caller\'s fetch like a network error when a drop fault is injected', async () => {
+  it("rejects the caller's fetch like a network error when a drop fault is injected", async () => {
     serve(...simulatorHandlers());
-    const fault = await fetch(`${REAL_BASE_URL}/_sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"operation":"getPrice","response":"drop","times":1}' });
+    const fault = await fetch(`${REAL_BASE_URL}/_sim/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"operation":"getPrice","response":"drop","times":1}',
+    });
     expect(fault.status).toBe(201);
-    await expect(fetch(`${REAL_BASE_URL}/v1/tron/price?rentalCount=65000&period=1h`, { headers: { 'API-KEY': 'demo-key' } })).rejects.toThrow(TypeError);
+    await expect(
+      fetch(`${REAL_BASE_URL}/v1/tron/price?rentalCount=65000&period=1h`, {
+        headers: { 'API-KEY': 'demo-key' },
+      }),
+    ).rejects.toThrow(TypeError);
   });
 
   it('names the option and the rule when the base URL is not absolute', () => {
-    expect(() => simulatorHandlers(createSimulator(), { baseUrl: '/api' })).toThrow(/baseUrl must be an absolute URL/);
+    expect(() => simulatorHandlers(createSimulator(), { baseUrl: '/api' })).toThrow(
+      /baseUrl must be an absolute URL/,
+    );
   });
 });

@@ -26,10 +26,15 @@ export interface SimulatorHandlersOptions {
  *   const server = setupServer(...simulatorHandlers(sim));
  *   server.listen(); // fetch('https://api.eopen.io/api/v1/tron/price?…') now reaches sim
  */
-export function simulatorHandlers(sim: Simulator = createSimulator(), options: SimulatorHandlersOptions = {}): HttpHandler[] {
+export function simulatorHandlers(
+  sim: Simulator = createSimulator(),
+  options: SimulatorHandlersOptions = {},
+): HttpHandler[] {
   const baseUrl = options.baseUrl ?? REAL_BASE_URL;
   if (!URL.canParse(baseUrl)) {
-    throw new TypeError(`simulatorHandlers: baseUrl must be an absolute URL such as '${REAL_BASE_URL}' (got '${baseUrl}').`);
+    throw new TypeError(
+      `simulatorHandlers: baseUrl must be an absolute URL such as '${REAL_BASE_URL}' (got '${baseUrl}').`,
+    );
   }
   const base = new URL(baseUrl);
   const prefix = base.pathname.replace(/\/+$/, '');
@@ -38,7 +43,8 @@ export function simulatorHandlers(sim: Simulator = createSimulator(), options: S
       const url = new URL(request.url);
       // The simulator serves /v1/... and /_sim/... at its root: the base path goes.
       const target = `http://simulator${url.pathname.slice(prefix.length) || '/'}${url.search}`;
-      const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer();
+      const body =
+        request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer();
       try {
         return await sim.fetch(target, { method: request.method, headers: request.headers, body });
       } catch (error) {

@@ -21,7 +21,9 @@ function abortMidBody(port: number, head: string, body: string, chunked = false)
     const socket = connect(port, '127.0.0.1', () => {
       const half = body.slice(0, Math.floor(body.length / 2));
       const framing = chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${Buffer.byteLength(body)}`;
-      socket.write(`${head}\r\n${framing}\r\n\r\n${chunked ? `${half.length.toString(16)}\r\n${half}\r\n` : half}`);
+      socket.write(
+        `${head}\r\n${framing}\r\n\r\n${chunked ? `${half.length.toString(16)}\r\n${half}\r\n` : half}`,
+      );
       setTimeout(() => socket.destroy(), 50);
     });
     socket.on('error', () => {});
@@ -34,17 +36,41 @@ async function until(condition: () => boolean): Promise<void> {
 }
 
 const CASES: Array<[string, string, string, boolean]> = [
-  ['a control-plane JSON body', 'POST /_sim/accounts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json', '{"apiKey":"half-sent-key","balance":{"trx":"50"}}', false],
-  ['an order form on the fast path', 'POST /v1/tron/order HTTP/1.1\r\nHost: 127.0.0.1\r\nAPI-KEY: demo-key\r\nContent-Type: application/x-www-form-urlencoded', `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`, false],
-  ['a chunked order form read by Hono', 'POST /v1/tron/order HTTP/1.1\r\nHost: 127.0.0.1\r\nAPI-KEY: demo-key\r\nContent-Type: application/x-www-form-urlencoded', `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`, true],
-  ['a deposit', 'POST /_sim/accounts/me/deposit HTTP/1.1\r\nHost: 127.0.0.1\r\nAPI-KEY: demo-key\r\nContent-Type: application/json', '{"trx":"1000000"}', false],
+  [
+    'a control-plane JSON body',
+    'POST /_sim/accounts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json',
+    '{"apiKey":"half-sent-key","balance":{"trx":"50"}}',
+    false,
+  ],
+  [
+    'an order form on the fast path',
+    'POST /v1/tron/order HTTP/1.1\r\nHost: 127.0.0.1\r\nAPI-KEY: demo-key\r\nContent-Type: application/x-www-form-urlencoded',
+    `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`,
+    false,
+  ],
+  [
+    'a chunked order form read by Hono',
+    'POST /v1/tron/order HTTP/1.1\r\nHost: 127.0.0.1\r\nAPI-KEY: demo-key\r\nContent-Type: application/x-www-form-urlencoded',
+    `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`,
+    true,
+  ],
+  [
+    'a deposit',
+    'POST /_sim/accounts/me/deposit HTTP/1.1\r\nHost: 127.0.0.1\r\nAPI-KEY: demo-key\r\nContent-Type: application/json',
+    '{"trx":"1000000"}',
+    false,
+  ],
 ];
 
 describe('a client that disconnects mid-body', () => {
   for (const [name, head, body, chunked] of CASES) {
     it(`records ${name} cut off mid-body as a client abort, logs no error and changes nothing`, async () => {
       const reported: unknown[] = [];
-      const sim = createSimulator({ clock: 'manual', timing: 'instant', onUnexpectedError: (error) => reported.push(error) });
+      const sim = createSimulator({
+        clock: 'manual',
+        timing: 'instant',
+        onUnexpectedError: (error) => reported.push(error),
+      });
       const { port, close } = await serve(sim);
       closers.push(close);
       const before = JSON.stringify(sim.engine.snapshot().accounts);
@@ -54,9 +80,14 @@ describe('a client that disconnects mid-body', () => {
       // Give a late error the time to show up before concluding there is none.
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(reported).toEqual([]);
-      for (const entry of sim.journal.list()) expect(entry.status, JSON.stringify(entry)).toBe(CLIENT_CLOSED_STATUS);
+      for (const entry of sim.journal.list())
+        expect(entry.status, JSON.stringify(entry)).toBe(CLIENT_CLOSED_STATUS);
       expect(sim.journal.size).toBe(journaled + 1);
-      expect(sim.journal.list().at(-1)).toMatchObject({ method: 'POST', status: 499, response: { note: CLIENT_CLOSED_NOTE } });
+      expect(sim.journal.list().at(-1)).toMatchObject({
+        method: 'POST',
+        status: 499,
+        response: { note: CLIENT_CLOSED_NOTE },
+      });
       expect(JSON.stringify(sim.engine.snapshot().accounts)).toBe(before);
       expect(sim.engine.authenticate('half-sent-key')).toBeUndefined();
     });

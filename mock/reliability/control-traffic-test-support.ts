@@ -34,9 +34,30 @@ import {
 
 export const controlContentType = fc.oneof(
   { weight: 10, arbitrary: fc.constant('application/json') },
-  { weight: 1, arbitrary: fc.constantFrom('application/json; charset=utf-8', 'APPLICATION/JSON', 'text/plain', FORM, 'application/xml', 'image/png', '') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'application/json; charset=utf-8',
+      'APPLICATION/JSON',
+      'text/plain',
+      FORM,
+      'application/xml',
+      'image/png',
+      '',
+    ),
+  },
 );
-export const rawJunkBody = fc.constantFrom('{', 'nul', '{"ms": 1}garbage', '\ufeff{}', '{"__proto__":{"ms":1}}', '[', '"', '{"a":1,"a":2}', '   ');
+export const rawJunkBody = fc.constantFrom(
+  '{',
+  'nul',
+  '{"ms": 1}garbage',
+  '\ufeff{}',
+  '{"__proto__":{"ms":1}}',
+  '[',
+  '"',
+  '{"a":1,"a":2}',
+  '   ',
+);
 
 /** A JSON body: the given shape mostly, any JSON value or broken JSON sometimes. */
 export function jsonBody(shape: fc.Arbitrary<unknown>): fc.Arbitrary<string | undefined> {
@@ -55,7 +76,9 @@ export const settingsPatch: fc.Arbitrary<unknown> = fc.oneof(
     arbitrary: fc.record(
       {
         timing: fc.constantFrom('realistic', 'fast', 'instant'),
-        prices: fc.dictionary(fc.constantFrom(...PERIODS), fc.integer({ min: 1, max: 200 }).map(String), { maxKeys: 3 }),
+        prices: fc.dictionary(fc.constantFrom(...PERIODS), fc.integer({ min: 1, max: 200 }).map(String), {
+          maxKeys: 3,
+        }),
         failureRate: fc.oneof(fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom(0, 0.5, 1)),
         usdtPerTrx: fc.constantFrom('0.19', '0.000001', '1', '1000', '9007199254.740991'),
         accountSuccessCode: fc.constantFrom(0, 1),
@@ -64,9 +87,18 @@ export const settingsPatch: fc.Arbitrary<unknown> = fc.oneof(
         activationDelayMs: fc.integer({ min: 0, max: 5000 }),
         rateLimit: fc.oneof(
           { weight: 3, arbitrary: fc.constant(null) },
-          { weight: 2, arbitrary: fc.record({ requests: fc.integer({ min: 1, max: 40 }), windowMs: fc.integer({ min: 1, max: 5000 }) }) },
+          {
+            weight: 2,
+            arbitrary: fc.record({
+              requests: fc.integer({ min: 1, max: 40 }),
+              windowMs: fc.integer({ min: 1, max: 5000 }),
+            }),
+          },
         ),
-        maxStoredOrders: fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 1, max: 30 }) }, { weight: 1, arbitrary: fc.constant(100_000) }),
+        maxStoredOrders: fc.oneof(
+          { weight: 3, arbitrary: fc.integer({ min: 1, max: 30 }) },
+          { weight: 1, arbitrary: fc.constant(100_000) },
+        ),
       },
       { requiredKeys: [] },
     ),
@@ -75,14 +107,33 @@ export const settingsPatch: fc.Arbitrary<unknown> = fc.oneof(
     weight: 1,
     arbitrary: fc.oneof(
       fc.record({ timing: fc.constantFrom('slow', 1, null) }),
-      fc.record({ prices: fc.constantFrom({ '2h': '65' }, { '1h': '0' }, { '1h': '1000001' }, { '1h': '999999999' }, { '1h': '1.5' }, { '1h': 65 }, JSON.parse('{"__proto__":"1"}') as unknown, []) }),
+      fc.record({
+        prices: fc.constantFrom(
+          { '2h': '65' },
+          { '1h': '0' },
+          { '1h': '1000001' },
+          { '1h': '999999999' },
+          { '1h': '1.5' },
+          { '1h': 65 },
+          JSON.parse('{"__proto__":"1"}') as unknown,
+          [],
+        ),
+      }),
       fc.record({ failureRate: fc.constantFrom(-0.1, 1.1, '0.5', null, 1e308) }),
       fc.record({ usdtPerTrx: fc.constantFrom('0', '0.0000001', '-1', 'abc', '9007199254.740992', 0.19) }),
       fc.record({ accountSuccessCode: fc.constantFrom(2, '0', -1) }),
       fc.record({ duplicateOutOrderNo: fc.constantFrom('ignore', '') }),
       fc.record({ errorStatus: fc.constantFrom('never', 200) }),
       fc.record({ activationDelayMs: fc.constantFrom(-1, 86_400_001, 0.5, '10') }),
-      fc.record({ rateLimit: fc.constantFrom({ requests: 0, windowMs: 1 }, { requests: 1 }, { requests: 1, windowMs: 86_400_001 }, { requests: 1.5, windowMs: 10 }, 'x') }),
+      fc.record({
+        rateLimit: fc.constantFrom(
+          { requests: 0, windowMs: 1 },
+          { requests: 1 },
+          { requests: 1, windowMs: 86_400_001 },
+          { requests: 1.5, windowMs: 10 },
+          'x',
+        ),
+      }),
       fc.record({ maxStoredOrders: fc.constantFrom(0, -1, 1.5, 10_000_001) }),
       fc.record({ bogus: fc.constant(1) }),
     ),
@@ -93,16 +144,18 @@ export const faultRequest: fc.Arbitrary<unknown> = fc.oneof(
   {
     // Valid faults, with no added latency and a bounded use, so the traffic keeps flowing.
     weight: 4,
-    arbitrary: fc.record(
-      {
-        operation: fc.constantFrom(...API_OPERATIONS, '*'),
-        response: fc.constantFrom('status', 'malformed', 'truncated', 'drop'),
-        times: fc.integer({ min: 1, max: 3 }),
-        probability: fc.double({ min: 0, max: 1, noNaN: true }),
-        latencyMs: fc.constant(0),
-      },
-      { requiredKeys: ['operation', 'response', 'times'] },
-    ).map((f) => (f.response === 'status' ? { ...f, status: 503 } : f)),
+    arbitrary: fc
+      .record(
+        {
+          operation: fc.constantFrom(...API_OPERATIONS, '*'),
+          response: fc.constantFrom('status', 'malformed', 'truncated', 'drop'),
+          times: fc.integer({ min: 1, max: 3 }),
+          probability: fc.double({ min: 0, max: 1, noNaN: true }),
+          latencyMs: fc.constant(0),
+        },
+        { requiredKeys: ['operation', 'response', 'times'] },
+      )
+      .map((f) => (f.response === 'status' ? { ...f, status: 503 } : f)),
   },
   {
     weight: 1,
@@ -141,9 +194,18 @@ export const faultRequest: fc.Arbitrary<unknown> = fc.oneof(
 export const ruleRequest = fc.record(
   {
     match: fc.record({ pledgeAddress: address, outOrderNo }, { requiredKeys: [] }),
-    outcome: fc.oneof({ weight: 6, arbitrary: fc.constantFrom('COMPLETED', 'FAILED') }, { weight: 1, arbitrary: fc.constantFrom('REFUNDED', 'failed', 1) }),
-    delayMs: fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 0, max: 10_000 }) }, { weight: 1, arbitrary: fc.constantFrom(-1, 86_400_001, 0.5, 86_400_000) }),
-    times: fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 1, max: 5 }) }, { weight: 1, arbitrary: fc.constantFrom(0, -1, 1.5) }),
+    outcome: fc.oneof(
+      { weight: 6, arbitrary: fc.constantFrom('COMPLETED', 'FAILED') },
+      { weight: 1, arbitrary: fc.constantFrom('REFUNDED', 'failed', 1) },
+    ),
+    delayMs: fc.oneof(
+      { weight: 4, arbitrary: fc.integer({ min: 0, max: 10_000 }) },
+      { weight: 1, arbitrary: fc.constantFrom(-1, 86_400_001, 0.5, 86_400_000) },
+    ),
+    times: fc.oneof(
+      { weight: 4, arbitrary: fc.integer({ min: 1, max: 5 }) },
+      { weight: 1, arbitrary: fc.constantFrom(0, -1, 1.5) },
+    ),
   },
   { requiredKeys: ['outcome'] },
 );
@@ -162,9 +224,18 @@ export const advanceStep: fc.Arbitrary<Step> = fc.record({ ms: advanceMs }).map(
   body: JSON.stringify(body),
 }));
 
-export const limitText = fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 1, max: 1000 }).map(String) }, { weight: 1, arbitrary: numberText });
-export const ruleId = fc.oneof(fc.integer({ min: 1, max: 8 }).map((n) => `rule-${n}`), weirdString);
-export const faultId = fc.oneof(fc.integer({ min: 1, max: 8 }).map((n) => `fault-${n}`), weirdString);
+export const limitText = fc.oneof(
+  { weight: 3, arbitrary: fc.integer({ min: 1, max: 1000 }).map(String) },
+  { weight: 1, arbitrary: numberText },
+);
+export const ruleId = fc.oneof(
+  fc.integer({ min: 1, max: 8 }).map((n) => `rule-${n}`),
+  weirdString,
+);
+export const faultId = fc.oneof(
+  fc.integer({ min: 1, max: 8 }).map((n) => `fault-${n}`),
+  weirdString,
+);
 
 export interface ControlParts {
   headers?: Record<string, string>;
@@ -181,7 +252,10 @@ export const CONTROL_PARTS: Record<string, fc.Arbitrary<ControlParts>> = {
     fc.record(
       {
         balance: fc.record({ trx: decimal, usdt: decimal }, { requiredKeys: [] }),
-        apiKey: fc.oneof({ weight: 4, arbitrary: fc.constantFrom('prop-key-bravo', 'prop-key-alpha', 'demo-key') }, { weight: 1, arbitrary: fc.constantFrom('short', 'has space!', 'x'.repeat(129), 42) }),
+        apiKey: fc.oneof(
+          { weight: 4, arbitrary: fc.constantFrom('prop-key-bravo', 'prop-key-alpha', 'demo-key') },
+          { weight: 1, arbitrary: fc.constantFrom('short', 'has space!', 'x'.repeat(129), 42) },
+        ),
         referralCount: fc.oneof(fc.nat(5), fc.constantFrom(-1, 1.5, '2')),
       },
       { requiredKeys: [] },
@@ -192,27 +266,58 @@ export const CONTROL_PARTS: Record<string, fc.Arbitrary<ControlParts>> = {
     .tuple(apiKeyHeaders, jsonBody(fc.record({ trx: decimal, usdt: decimal }, { requiredKeys: [] })))
     .map(([headers, body]) => ({ headers, body })),
   listOrders: fc
-    .tuple(apiKeyHeaders, fc.option(fc.oneof(fc.constantFrom(...STATUSES), weirdString), { nil: undefined }), fc.option(limitText, { nil: undefined }))
+    .tuple(
+      apiKeyHeaders,
+      fc.option(fc.oneof(fc.constantFrom(...STATUSES), weirdString), { nil: undefined }),
+      fc.option(limitText, { nil: undefined }),
+    )
     .map(([headers, status, limit]) => ({
       headers,
-      query: [...(status === undefined ? [] : [['status', status] as [string, string]]), ...(limit === undefined ? [] : [['limit', limit] as [string, string]])],
+      query: [
+        ...(status === undefined ? [] : [['status', status] as [string, string]]),
+        ...(limit === undefined ? [] : [['limit', limit] as [string, string]]),
+      ],
     })),
-  getOrderTimeline: fc.tuple(apiKeyHeaders, orderId).map(([headers, id]) => ({ headers, pathParams: { orderId: id } })),
+  getOrderTimeline: fc
+    .tuple(apiKeyHeaders, orderId)
+    .map(([headers, id]) => ({ headers, pathParams: { orderId: id } })),
   addRule: jsonBody(ruleRequest).map((body) => ({ body })),
   deleteRule: ruleId.map((id) => ({ pathParams: { id } })),
   injectFault: jsonBody(faultRequest).map((body) => ({ body })),
   deleteFault: faultId.map((id) => ({ pathParams: { id } })),
   setSupply: jsonBody(
-    fc.record({ energy: fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 0, max: 2_000_000 }) }, { weight: 2, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.constantFrom(-1, 1.5, '100', 1e20) }) }),
+    fc.record({
+      energy: fc.oneof(
+        { weight: 4, arbitrary: fc.integer({ min: 0, max: 2_000_000 }) },
+        { weight: 2, arbitrary: fc.constant(null) },
+        { weight: 1, arbitrary: fc.constantFrom(-1, 1.5, '100', 1e20) },
+      ),
+    }),
   ).map((body) => ({ body })),
   getAddress: address.map((a) => ({ pathParams: { address: a } })),
   setAddress: fc
-    .tuple(address, jsonBody(fc.record({ activated: fc.oneof({ weight: 4, arbitrary: fc.boolean() }, { weight: 1, arbitrary: fc.constantFrom('true', 1, null) }) })))
+    .tuple(
+      address,
+      jsonBody(
+        fc.record({
+          activated: fc.oneof(
+            { weight: 4, arbitrary: fc.boolean() },
+            { weight: 1, arbitrary: fc.constantFrom('true', 1, null) },
+          ),
+        }),
+      ),
+    )
     .map(([a, body]) => ({ pathParams: { address: a }, body })),
   getJournal: fc
-    .tuple(fc.option(fc.oneof(fc.integer({ min: 1, max: 10_000 }).map(String), numberText), { nil: undefined }), fc.option(fc.oneof(fc.constantFrom(...API_OPERATIONS, 'reset'), weirdString), { nil: undefined }))
+    .tuple(
+      fc.option(fc.oneof(fc.integer({ min: 1, max: 10_000 }).map(String), numberText), { nil: undefined }),
+      fc.option(fc.oneof(fc.constantFrom(...API_OPERATIONS, 'reset'), weirdString), { nil: undefined }),
+    )
     .map(([limit, operation]) => ({
-      query: [...(limit === undefined ? [] : [['limit', limit] as [string, string]]), ...(operation === undefined ? [] : [['operation', operation] as [string, string]])],
+      query: [
+        ...(limit === undefined ? [] : [['limit', limit] as [string, string]]),
+        ...(operation === undefined ? [] : [['operation', operation] as [string, string]]),
+      ],
     })),
 };
 
@@ -222,10 +327,16 @@ export function genericParts(op: OperationInfo): fc.Arbitrary<ControlParts> {
   const queryNames = op.parameters.filter((p) => p.in === 'query').map((p) => p.name);
   return fc.record({
     headers: apiKeyHeaders,
-    pathParams: fc.tuple(...pathNames.map(() => weirdString)).map((values) => Object.fromEntries(pathNames.map((name, i) => [name, values[i]!]))),
-    query: fc.tuple(...queryNames.map(() => fc.option(fc.oneof(numberText, weirdString), { nil: undefined }))).map((values) =>
-      queryNames.flatMap((name, i) => (values[i] === undefined ? [] : [[name, values[i]!] as [string, string]])),
-    ),
+    pathParams: fc
+      .tuple(...pathNames.map(() => weirdString))
+      .map((values) => Object.fromEntries(pathNames.map((name, i) => [name, values[i]!]))),
+    query: fc
+      .tuple(...queryNames.map(() => fc.option(fc.oneof(numberText, weirdString), { nil: undefined })))
+      .map((values) =>
+        queryNames.flatMap((name, i) =>
+          values[i] === undefined ? [] : [[name, values[i]!] as [string, string]],
+        ),
+      ),
     body: op.jsonBodySchema ? jsonBody(jsonJunk) : fc.constant(undefined),
   });
 }
@@ -234,7 +345,8 @@ export function controlStep(op: OperationInfo): fc.Arbitrary<Step> {
   const parts = CONTROL_PARTS[op.operationId] ?? genericParts(op);
   return fc.tuple(parts, controlContentType).map(([p, contentType]) => {
     let path = op.path;
-    for (const [name, value] of Object.entries(p.pathParams ?? {})) path = path.replace(`{${name}}`, /^\{\{order:\d+\}\}$/.test(value) ? value : encode(value));
+    for (const [name, value] of Object.entries(p.pathParams ?? {}))
+      path = path.replace(`{${name}}`, /^\{\{order:\d+\}\}$/.test(value) ? value : encode(value));
     const headers: Record<string, string> = { ...p.headers };
     if (p.body !== undefined && contentType) headers['content-type'] = contentType;
     const step: Step = { target: label(op), method: op.method, path, query: p.query ?? [], headers };
@@ -247,7 +359,19 @@ export const anyControlStep: fc.Arbitrary<Step> = fc.oneof(...controlSpec.operat
 /** Control calls that change the state the API works on, weighted up in mixed traffic. */
 export const stateChangingControlStep: fc.Arbitrary<Step> = fc.oneof(
   ...controlSpec.operations
-    .filter((op) => ['updateConfig', 'addRule', 'setSupply', 'deposit', 'createAccount', 'reset', 'setAddress', 'clearRules', 'deleteRule'].includes(op.operationId))
+    .filter((op) =>
+      [
+        'updateConfig',
+        'addRule',
+        'setSupply',
+        'deposit',
+        'createAccount',
+        'reset',
+        'setAddress',
+        'clearRules',
+        'deleteRule',
+      ].includes(op.operationId),
+    )
     .map(controlStep),
 );
 
@@ -257,8 +381,15 @@ export const stateChangingControlStep: fc.Arbitrary<Step> = fc.oneof(
 export const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'PURGE'];
 /** A concrete path of either document, its parameters filled in. */
 export const concretePath: fc.Arbitrary<{ template: string; path: string }> = fc
-  .tuple(fc.constantFrom(...PATH_METHODS.keys()), fc.constantFrom(ADDRESS, 'rule-1', 'fault-1', 'OR20250312175009SYBOVW31', 'x'), apiPrefix)
-  .map(([template, value, prefix]) => ({ template, path: `${template.startsWith('/v1') ? prefix : ''}${template.replace(/\{[^}]+\}/g, value)}` }));
+  .tuple(
+    fc.constantFrom(...PATH_METHODS.keys()),
+    fc.constantFrom(ADDRESS, 'rule-1', 'fault-1', 'OR20250312175009SYBOVW31', 'x'),
+    apiPrefix,
+  )
+  .map(([template, value, prefix]) => ({
+    template,
+    path: `${template.startsWith('/v1') ? prefix : ''}${template.replace(/\{[^}]+\}/g, value)}`,
+  }));
 
 export const wrongMethodStep: fc.Arbitrary<Step> = fc
   .tuple(concretePath, fc.constantFrom(...METHODS), apiKeyHeaders)
@@ -266,14 +397,50 @@ export const wrongMethodStep: fc.Arbitrary<Step> = fc
   .map(([{ path }, method, headers]) => ({ target: 'wrong-method', method, path, query: [], headers }));
 
 export const segment = fc.oneof(
-  fc.constantFrom('v1', 'v2', 'tron', 'order', 'orders', 'price', 'history', 'account', 'api', '_sim', 'health', '..', '.', '', '%2e%2e', '%2F', 'V1', 'ORDER', 'docs'),
+  fc.constantFrom(
+    'v1',
+    'v2',
+    'tron',
+    'order',
+    'orders',
+    'price',
+    'history',
+    'account',
+    'api',
+    '_sim',
+    'health',
+    '..',
+    '.',
+    '',
+    '%2e%2e',
+    '%2F',
+    'V1',
+    'ORDER',
+    'docs',
+  ),
   weirdString.map(encode),
 );
 export const unknownPathStep: fc.Arbitrary<Step> = fc
   .tuple(
     fc.oneof(
       fc.array(segment, { minLength: 1, maxLength: 5 }).map((s) => `/${s.join('/')}`),
-      fc.constantFrom('/v1/tron/orders', '/v2/tron/order', '/V1/tron/order', '/v1/tron/order/', '//v1/tron/order', '/_sim/', '/_sim/nope', '/_sim/orders/', '/api', '/api/_sim/health', '/v1/tron/order/../price', '/%2e%2e/etc/passwd', '/_sim/rules/', '/_sim/addresses/', '/v1/tron'),
+      fc.constantFrom(
+        '/v1/tron/orders',
+        '/v2/tron/order',
+        '/V1/tron/order',
+        '/v1/tron/order/',
+        '//v1/tron/order',
+        '/_sim/',
+        '/_sim/nope',
+        '/_sim/orders/',
+        '/api',
+        '/api/_sim/health',
+        '/v1/tron/order/../price',
+        '/%2e%2e/etc/passwd',
+        '/_sim/rules/',
+        '/_sim/addresses/',
+        '/v1/tron',
+      ),
     ),
     fc.constantFrom(...METHODS),
     apiKeyHeaders,
@@ -281,14 +448,22 @@ export const unknownPathStep: fc.Arbitrary<Step> = fc
   .map(([path, method, headers]) => ({ target: 'unknown-path', method, path, query: [], headers }));
 
 export const oversizeStep: fc.Arbitrary<Step> = fc
-  .tuple(concretePath, fc.constantFrom('POST', 'PUT', 'PATCH', 'DELETE'), fc.integer({ min: 1, max: 4096 }), fc.constantFrom(FORM, 'application/json', 'text/plain'))
+  .tuple(
+    concretePath,
+    fc.constantFrom('POST', 'PUT', 'PATCH', 'DELETE'),
+    fc.integer({ min: 1, max: 4096 }),
+    fc.constantFrom(FORM, 'application/json', 'text/plain'),
+  )
   .map(([{ path }, method, extra, contentType]) => ({
     target: 'oversize-body',
     method,
     path,
     query: [],
     headers: { 'API-KEY': 'demo-key', 'content-type': contentType },
-    body: contentType === 'application/json' ? `{"pad":"${'x'.repeat(MAX_BODY + extra)}"}` : `pad=${'x'.repeat(MAX_BODY + extra)}`,
+    body:
+      contentType === 'application/json'
+        ? `{"pad":"${'x'.repeat(MAX_BODY + extra)}"}`
+        : `pad=${'x'.repeat(MAX_BODY + extra)}`,
   }));
 
 export const headStep: fc.Arbitrary<Step> = fc

@@ -17,8 +17,17 @@ afterEach(async () => {
 
 async function served(prepare?: (sim: Simulator) => void) {
   const reported: unknown[] = [];
-  const sim = createSimulator({ clock: 'manual', timing: 'instant', onUnexpectedError: (error) => reported.push(error) });
-  sim.engine.createOrder(sim.engine.authenticate('demo-key')!, { pledgeAddress: ADDRESS, rentalCount: 65_000, period: '1h', outOrderNo: 'known' });
+  const sim = createSimulator({
+    clock: 'manual',
+    timing: 'instant',
+    onUnexpectedError: (error) => reported.push(error),
+  });
+  sim.engine.createOrder(sim.engine.authenticate('demo-key')!, {
+    pledgeAddress: ADDRESS,
+    rentalCount: 65_000,
+    period: '1h',
+    outOrderNo: 'known',
+  });
   const { port, close } = await serve(sim);
   closers.push(close);
   prepare?.(sim);
@@ -27,13 +36,17 @@ async function served(prepare?: (sim: Simulator) => void) {
 
 const HEAD = 'Host: 127.0.0.1\r\nAPI-KEY: demo-key\r\nConnection: close';
 const priceRequest = request(`GET /v1/tron/price?rentalCount=65000&period=1h HTTP/1.1\r\n${HEAD}`);
-const orderRequest = (body = ORDER) => request(`POST /v1/tron/order HTTP/1.1\r\n${HEAD}\r\nContent-Type: application/x-www-form-urlencoded`, body);
+const orderRequest = (body = ORDER) =>
+  request(`POST /v1/tron/order HTTP/1.1\r\n${HEAD}\r\nContent-Type: application/x-www-form-urlencoded`, body);
 
 async function expectUnexpectedError(port: number, raw: string, reported: unknown[]) {
   const { responses, error } = await exchange(port, raw);
   expect(error).toBeUndefined();
   expect(responses).toHaveLength(1);
-  expect(responses[0]).toMatchObject({ status: 500, json: { code: 50000, msg: expect.stringContaining('boom'), data: null } });
+  expect(responses[0]).toMatchObject({
+    status: 500,
+    json: { code: 50000, msg: expect.stringContaining('boom'), data: null },
+  });
   expect(reported).toHaveLength(1);
   expect(String(reported[0])).toContain('boom');
 }
@@ -58,8 +71,16 @@ describe('the error boundary of the Node server', () => {
   it('answers a history read whose record cannot be built (a RangeError) with 500/50000 and keeps serving', async () => {
     const { sim, port, reported } = await served();
     const order = sim.engine.authenticate('demo-key')!.orders.at(0)!;
-    Object.defineProperty(order, 'amount', { get: () => { throw new RangeError('boom: amount 1234567 out of range'); } });
-    await expectUnexpectedError(port, request(`GET /v1/tron/history?outOrderNo=known HTTP/1.1\r\n${HEAD}`), reported);
+    Object.defineProperty(order, 'amount', {
+      get: () => {
+        throw new RangeError('boom: amount 1234567 out of range');
+      },
+    });
+    await expectUnexpectedError(
+      port,
+      request(`GET /v1/tron/history?outOrderNo=known HTTP/1.1\r\n${HEAD}`),
+      reported,
+    );
     await expectStillServing(port);
   });
 
@@ -85,7 +106,8 @@ describe('the error boundary of the Node server', () => {
     const sim = createSimulator({ clock: 'manual', onUnexpectedError: (error) => reported.push(error) });
     const fetch = sim.app.fetch;
     let failures = 1;
-    sim.app.fetch = (req, env) => (failures-- > 0 ? Promise.reject(new Error('boom in the listener')) : fetch(req, env));
+    sim.app.fetch = (req, env) =>
+      failures-- > 0 ? Promise.reject(new Error('boom in the listener')) : fetch(req, env);
     const { port, close } = await serve(sim);
     closers.push(close);
     await expectUnexpectedError(port, request(`GET /_sim/health HTTP/1.1\r\n${HEAD}`), reported);

@@ -24,7 +24,10 @@ interface Raw {
 function requestOf(operation: Operation, apiKey = 'demo-key', n = 0): [string, RequestInit] {
   const headers = { 'API-KEY': apiKey };
   const requests: Record<Operation, [string, RequestInit]> = {
-    createOrder: [`/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h&outOrderNo=fault-${n}`, { method: 'POST', headers }],
+    createOrder: [
+      `/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h&outOrderNo=fault-${n}`,
+      { method: 'POST', headers },
+    ],
     getPrice: ['/v1/tron/price?rentalCount=65000&period=1h', { headers }],
     getOrderHistory: ['/v1/tron/history?outOrderNo=seed-order', { headers }],
     getAccount: ['/v1/account', { headers }],
@@ -42,7 +45,11 @@ async function call(sim: Simulator, operation: Operation, apiKey = 'demo-key', n
 }
 
 async function inject(sim: Simulator, fault: Record<string, unknown>): Promise<string> {
-  const res = await sim.app.request('/_sim/faults', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(fault) });
+  const res = await sim.app.request('/_sim/faults', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(fault),
+  });
   const body = (await res.json()) as { id: string };
   expect(res.status, JSON.stringify(body)).toBe(201);
   return body.id;
@@ -51,13 +58,19 @@ async function inject(sim: Simulator, fault: Record<string, unknown>): Promise<s
 /** A simulator with one order (outOrderNo seed-order) for the history to find. */
 async function simulator(seed = 1): Promise<Simulator> {
   const sim = createSimulator({ clock: 'manual', seed });
-  const res = await sim.app.request(`/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h&outOrderNo=seed-order`, { method: 'POST', headers: { 'API-KEY': 'demo-key' } });
+  const res = await sim.app.request(
+    `/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h&outOrderNo=seed-order`,
+    { method: 'POST', headers: { 'API-KEY': 'demo-key' } },
+  );
   expect(res.status).toBe(200);
   return sim;
 }
 
 /** What an operation changed: orders stored and TRX frozen. */
-const state = (sim: Simulator) => ({ orders: sim.engine.storedOrders, frozen: sim.engine.authenticate('demo-key')!.ledger.TRX.frozen });
+const state = (sim: Simulator) => ({
+  orders: sim.engine.storedOrders,
+  frozen: sim.engine.authenticate('demo-key')!.ledger.TRX.frozen,
+});
 
 const cleanups: (() => Promise<unknown> | void)[] = [];
 afterEach(async () => {
@@ -74,7 +87,12 @@ describe.each(OPERATIONS)('faults injected into %s', (operation) => {
     expect(JSON.parse(slow.text)).toMatchObject({ code: 0 });
     await call(sim, operation, 'demo-key', 1);
     // Only the next request was slowed: times 1.
-    expect(sim.journal.list({ operation }).slice(-2).map((e) => e.fault)).toEqual(['fault-1', undefined]);
+    expect(
+      sim.journal
+        .list({ operation })
+        .slice(-2)
+        .map((e) => e.fault),
+    ).toEqual(['fault-1', undefined]);
   });
 
   it('add a latency drawn within a range', async () => {
@@ -91,41 +109,57 @@ describe.each(OPERATIONS)('faults injected into %s', (operation) => {
       expect(ms).toBeLessThan(80 + 500);
     }
     // The drawn delays, as journaled, spread over the range rather than sitting at one end.
-    const journaled = sim.journal.list({ operation }).filter((e) => e.fault !== undefined).map((e) => e.durationMs);
+    const journaled = sim.journal
+      .list({ operation })
+      .filter((e) => e.fault !== undefined)
+      .map((e) => e.durationMs);
     expect(journaled).toHaveLength(5);
     expect(Math.max(...journaled) - Math.min(...journaled)).toBeGreaterThan(5);
   });
 
-  it.each([429, 500, 502, 503])('answer HTTP %i with the error envelope, touching nothing', async (status) => {
-    const sim = await simulator();
-    const before = state(sim);
-    const id = await inject(sim, { operation, response: 'status', status, times: 1 });
-    const reply = await call(sim, operation);
-    expect(reply.status).toBe(status);
-    expect(JSON.parse(reply.text)).toEqual({
-      code: status === 429 ? 10003 : 50000,
-      msg: `Injected fault ${id}: HTTP ${status}. Remove it with DELETE /_sim/faults/${id}.`,
-      time: expect.stringMatching(/^\d+$/),
-      data: null,
-    });
-    expect(reply.headers.get('retry-after')).toBe(status === 429 ? '1' : null);
-    expect(state(sim)).toEqual(before);
-    expect((await call(sim, operation, 'demo-key', 1)).status).toBe(200);
-  });
+  it.each([429, 500, 502, 503])(
+    'answer HTTP %i with the error envelope, touching nothing',
+    async (status) => {
+      const sim = await simulator();
+      const before = state(sim);
+      const id = await inject(sim, { operation, response: 'status', status, times: 1 });
+      const reply = await call(sim, operation);
+      expect(reply.status).toBe(status);
+      expect(JSON.parse(reply.text)).toEqual({
+        code: status === 429 ? 10003 : 50000,
+        msg: `Injected fault ${id}: HTTP ${status}. Remove it with DELETE /_sim/faults/${id}.`,
+        time: expect.stringMatching(/^\d+$/),
+        data: null,
+      });
+      expect(reply.headers.get('retry-after')).toBe(status === 429 ? '1' : null);
+      expect(state(sim)).toEqual(before);
+      expect((await call(sim, operation, 'demo-key', 1)).status).toBe(200);
+    },
+  );
 
-  it.each([429, 500, 502, 503])('answer HTTP %i with an empty body when withBody is false', async (status) => {
-    const sim = await simulator();
-    await inject(sim, { operation, response: 'status', status, withBody: false, times: 1 });
-    const reply = await call(sim, operation);
-    expect(reply.status).toBe(status);
-    expect(reply.text).toBe('');
-    expect(reply.headers.get('retry-after')).toBe(status === 429 ? '1' : null);
-  });
+  it.each([429, 500, 502, 503])(
+    'answer HTTP %i with an empty body when withBody is false',
+    async (status) => {
+      const sim = await simulator();
+      await inject(sim, { operation, response: 'status', status, withBody: false, times: 1 });
+      const reply = await call(sim, operation);
+      expect(reply.status).toBe(status);
+      expect(reply.text).toBe('');
+      expect(reply.headers.get('retry-after')).toBe(status === 429 ? '1' : null);
+    },
+  );
 
   it('send the Retry-After given, on 429 and on 503 alike', async () => {
     const sim = await simulator();
     await inject(sim, { operation, response: 'status', status: 429, retryAfter: 7, times: 1 });
-    await inject(sim, { operation, response: 'status', status: 503, retryAfter: 30, withBody: false, times: 1 });
+    await inject(sim, {
+      operation,
+      response: 'status',
+      status: 503,
+      retryAfter: 30,
+      withBody: false,
+      times: 1,
+    });
     expect((await call(sim, operation)).headers.get('retry-after')).toBe('7');
     expect((await call(sim, operation)).headers.get('retry-after')).toBe('30');
   });
@@ -177,15 +211,29 @@ describe('a dropped connection over a real socket', () => {
     const sim = await simulator();
     const server = createAdaptorServer({ fetch: sim.app.fetch });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    cleanups.push(() => new Promise<void>((resolve) => (server.close(() => resolve()), (server as unknown as { closeAllConnections(): void }).closeAllConnections())));
+    cleanups.push(
+      () =>
+        new Promise<void>(
+          (resolve) => (
+            server.close(() => resolve()),
+            (server as unknown as { closeAllConnections(): void }).closeAllConnections()
+          ),
+        ),
+    );
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const headers = { 'API-KEY': 'demo-key' };
     // A kept-alive connection is open before the fault.
     expect((await fetch(`${url}/v1/account`, { headers })).status).toBe(200);
     await inject(sim, { operation: '*', response: 'drop', times: 2 });
     await expect(fetch(`${url}/v1/account`, { headers })).rejects.toThrow(TypeError);
-    await expect(fetch(`${url}/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`, { method: 'POST', headers })).rejects.toThrow(TypeError);
-    for (let i = 0; i < 5; i++) expect((await fetch(`${url}/v1/tron/price?rentalCount=65000&period=1h`, { headers })).status).toBe(200);
+    await expect(
+      fetch(`${url}/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`, {
+        method: 'POST',
+        headers,
+      }),
+    ).rejects.toThrow(TypeError);
+    for (let i = 0; i < 5; i++)
+      expect((await fetch(`${url}/v1/tron/price?rentalCount=65000&period=1h`, { headers })).status).toBe(200);
     expect((await fetch(`${url}/_sim/health`)).status).toBe(200);
     expect(sim.engine.storedOrders).toBe(1);
   });
@@ -204,7 +252,10 @@ describe('injected statuses and the errorStatus setting', () => {
   // not an HTTP 503). Expected: 503.
   it('keep their status when the simulator answers its own rejections with 200', async () => {
     const sim = await simulator();
-    await sim.app.request('/_sim/config', { method: 'PATCH', body: JSON.stringify({ errorStatus: 'always-200' }) });
+    await sim.app.request('/_sim/config', {
+      method: 'PATCH',
+      body: JSON.stringify({ errorStatus: 'always-200' }),
+    });
     // The setting works for the service's own rejections…
     expect((await call(sim, 'getAccount', 'no-such-key')).status).toBe(200);
     // …but an injected 503 should stay a 503.
@@ -221,8 +272,16 @@ describe('how many requests a fault hits', () => {
     const statuses = [];
     for (let i = 0; i < 5; i++) statuses.push((await call(sim, 'getPrice')).status);
     expect(statuses).toEqual([503, 503, 503, 200, 200]);
-    expect(((await (await sim.app.request('/_sim/faults')).json()) as { faults: unknown[] }).faults).toEqual([]);
-    expect(sim.journal.list({ operation: 'getPrice' }).map((e) => e.fault)).toEqual([id, id, id, undefined, undefined]);
+    expect(((await (await sim.app.request('/_sim/faults')).json()) as { faults: unknown[] }).faults).toEqual(
+      [],
+    );
+    expect(sim.journal.list({ operation: 'getPrice' }).map((e) => e.fault)).toEqual([
+      id,
+      id,
+      id,
+      undefined,
+      undefined,
+    ]);
   });
 
   it('counts its uses in GET /_sim/faults while it lasts', async () => {
@@ -236,7 +295,12 @@ describe('how many requests a fault hits', () => {
 
   it('hits every matching request while it has no `times`, until deleted', async () => {
     const sim = await simulator();
-    const id = await inject(sim, { operation: 'getAccount', response: 'status', status: 502, withBody: false });
+    const id = await inject(sim, {
+      operation: 'getAccount',
+      response: 'status',
+      status: 502,
+      withBody: false,
+    });
     for (let i = 0; i < 10; i++) expect((await call(sim, 'getAccount')).status).toBe(502);
     expect((await sim.app.request(`/_sim/faults/${id}`, { method: 'DELETE' })).status).toBe(200);
     expect((await call(sim, 'getAccount')).status).toBe(200);
@@ -263,7 +327,13 @@ describe('how many requests a fault hits', () => {
   it('hits the same operation under the /api prefix', async () => {
     const sim = await simulator();
     await inject(sim, { operation: 'getPrice', response: 'status', status: 500, times: 1 });
-    expect((await sim.app.request('/api/v1/tron/price?rentalCount=65000&period=1h', { headers: { 'API-KEY': 'demo-key' } })).status).toBe(500);
+    expect(
+      (
+        await sim.app.request('/api/v1/tron/price?rentalCount=65000&period=1h', {
+          headers: { 'API-KEY': 'demo-key' },
+        })
+      ).status,
+    ).toBe(500);
   });
 });
 
@@ -303,7 +373,10 @@ describe('the seeded random source of faults', () => {
     const sim = await simulator(42);
     await hitPattern(sim);
     await sim.app.request('/_sim/reset', { method: 'POST' });
-    const res = await sim.app.request(`/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h&outOrderNo=seed-order`, { method: 'POST', headers: { 'API-KEY': 'demo-key' } });
+    const res = await sim.app.request(
+      `/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h&outOrderNo=seed-order`,
+      { method: 'POST', headers: { 'API-KEY': 'demo-key' } },
+    );
     expect(res.status).toBe(200);
     expect(await hitPattern(sim)).toEqual(fresh);
   });
@@ -326,7 +399,9 @@ describe('the seeded random source of faults', () => {
     const ids = (sim: Simulator) => sim.engine.orders(sim.engine.authenticate('demo-key')!).map((o) => o.id);
     expect(ids(faulty)).toHaveLength(13);
     expect(ids(faulty)).toEqual(ids(plain));
-    expect(faulty.journal.list({ limit: 1000 }).filter((e) => e.fault !== undefined).length).toBeGreaterThan(10);
+    expect(faulty.journal.list({ limit: 1000 }).filter((e) => e.fault !== undefined).length).toBeGreaterThan(
+      10,
+    );
   });
 });
 
@@ -358,7 +433,9 @@ describe('the control plane under faults', () => {
       expect(res.status, `${method} ${path}`).toBe(200);
       await res.text();
     }
-    expect(sim.journal.list({ limit: 1000 }).filter((e) => e.path.startsWith('/_sim') && e.fault !== undefined)).toEqual([]);
+    expect(
+      sim.journal.list({ limit: 1000 }).filter((e) => e.path.startsWith('/_sim') && e.fault !== undefined),
+    ).toEqual([]);
     // The API, meanwhile, is broken.
     expect((await call(sim, 'getAccount')).status).toBe(503);
   });

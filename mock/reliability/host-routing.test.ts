@@ -11,7 +11,21 @@ import { exchange, request, serve } from './raw-http-test-support.ts';
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const ORDER = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;
 const FORM = 'Content-Type: application/x-www-form-urlencoded';
-const HOSTS = ['a b', 'x/y?z', 'a127.0.0.1', 'x:65536', 'x#frag', 'user@evil.example', 'x?y', '/', '..', 'evil.example:99999/x', 'LOCALHOST', '[::1]:8787', ''];
+const HOSTS = [
+  'a b',
+  'x/y?z',
+  'a127.0.0.1',
+  'x:65536',
+  'x#frag',
+  'user@evil.example',
+  'x?y',
+  '/',
+  '..',
+  'evil.example:99999/x',
+  'LOCALHOST',
+  '[::1]:8787',
+  '',
+];
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -20,19 +34,27 @@ afterEach(async () => {
 
 async function served() {
   const reported: unknown[] = [];
-  const sim = createSimulator({ clock: 'manual', timing: 'instant', onUnexpectedError: (error) => reported.push(error) });
+  const sim = createSimulator({
+    clock: 'manual',
+    timing: 'instant',
+    onUnexpectedError: (error) => reported.push(error),
+  });
   const { port, close } = await serve(sim);
   closers.push(close);
   return { sim, port, reported };
 }
 
-const head = (line: string, host: string, extra = ''): string => `${line} HTTP/1.1\r\nHost: ${host}\r\nAPI-KEY: demo-key\r\nConnection: close${extra}`;
+const head = (line: string, host: string, extra = ''): string =>
+  `${line} HTTP/1.1\r\nHost: ${host}\r\nAPI-KEY: demo-key\r\nConnection: close${extra}`;
 
 describe('routing by the request target, whatever the Host', () => {
   for (const host of HOSTS) {
     it(`answers an order with an invalid parameter and Host '${host}' with the 400 envelope`, async () => {
       const { port, reported } = await served();
-      const { responses, error } = await exchange(port, request(head('POST /v1/tron/order', host, `\r\n${FORM}`), 'rentalCount=12'));
+      const { responses, error } = await exchange(
+        port,
+        request(head('POST /v1/tron/order', host, `\r\n${FORM}`), 'rentalCount=12'),
+      );
       expect(error).toBeUndefined();
       expect(responses[0]).toMatchObject({ status: 400, json: { code: 20001, data: null } });
       expect(reported).toEqual([]);
@@ -42,7 +64,10 @@ describe('routing by the request target, whatever the Host', () => {
       const { sim, port } = await served();
       // Plain pairs take the fast path; a percent-encoded one goes through Hono.
       for (const body of [ORDER, `${ORDER}&outOrderNo=a%2Db`]) {
-        const { responses } = await exchange(port, request(head('POST /v1/tron/order', host, `\r\n${FORM}`), body));
+        const { responses } = await exchange(
+          port,
+          request(head('POST /v1/tron/order', host, `\r\n${FORM}`), body),
+        );
         expect(responses[0]).toMatchObject({ status: 200, json: { code: 0, data: { currency: 'TRX' } } });
       }
       expect(sim.engine.authenticate('demo-key')!.orders).toHaveLength(2);
@@ -50,7 +75,12 @@ describe('routing by the request target, whatever the Host', () => {
 
     it(`serves the API and the control plane with Host '${host}'`, async () => {
       const { port } = await served();
-      for (const target of ['/v1/account', '/api/v1/account', '/_sim/health', '/v1/tron/price?rentalCount=65000&period=1h']) {
+      for (const target of [
+        '/v1/account',
+        '/api/v1/account',
+        '/_sim/health',
+        '/v1/tron/price?rentalCount=65000&period=1h',
+      ]) {
         const { responses } = await exchange(port, request(head(`GET ${target}`, host)));
         expect(responses[0], target).toMatchObject({ status: 200 });
       }
@@ -67,7 +97,10 @@ describe('routing by the request target, whatever the Host', () => {
 
   it('routes an absolute-form target by its path', async () => {
     const { port } = await served();
-    const { responses } = await exchange(port, request(head('GET http://elsewhere.example/v1/account', 'x/y?z')));
+    const { responses } = await exchange(
+      port,
+      request(head('GET http://elsewhere.example/v1/account', 'x/y?z')),
+    );
     expect(responses[0]).toMatchObject({ status: 200, json: { code: 0 } });
   });
 });

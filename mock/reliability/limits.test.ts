@@ -13,11 +13,17 @@ const ORDER = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const LIMIT = 64 * 1024;
 
-
 const control = (sim: Simulator, method: string, path: string, body?: unknown) =>
-  send(sim, path, { method, headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  send(sim, path, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
 const order = (sim: Simulator, outOrderNo?: string, apiKey = 'demo-key') =>
-  send(sim, `/v1/tron/order?${ORDER}${outOrderNo ? `&outOrderNo=${outOrderNo}` : ''}`, { method: 'POST', headers: { 'API-KEY': apiKey } });
+  send(sim, `/v1/tron/order?${ORDER}${outOrderNo ? `&outOrderNo=${outOrderNo}` : ''}`, {
+    method: 'POST',
+    headers: { 'API-KEY': apiKey },
+  });
 
 /** A form body for one valid order, padded with an unknown parameter to exactly `bytes` bytes. */
 function paddedOrderBody(bytes: number): string {
@@ -36,7 +42,11 @@ describe('the request body size limit', () => {
     for (const bytes of [LIMIT - 1, LIMIT]) {
       const body = paddedOrderBody(bytes);
       expect(Buffer.byteLength(body)).toBe(bytes);
-      const reply = await send(sim, '/v1/tron/order', { method: 'POST', headers: { 'API-KEY': 'demo-key', ...FORM }, body });
+      const reply = await send(sim, '/v1/tron/order', {
+        method: 'POST',
+        headers: { 'API-KEY': 'demo-key', ...FORM },
+        body,
+      });
       expect(reply).toMatchObject({ status: 200, body: { code: 0, data: { amount: 4.23 } } });
     }
     expect(sim.engine.storedOrders).toBe(2);
@@ -44,11 +54,19 @@ describe('the request body size limit', () => {
 
   it('refuses an order body one byte over the limit with 413 and code 20004, creating nothing', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const reply = await send(sim, '/v1/tron/order', { method: 'POST', headers: { 'API-KEY': 'demo-key', ...FORM }, body: paddedOrderBody(LIMIT + 1) });
-    expect(reply).toMatchObject({ status: 413, body: { code: 20004, msg: expect.stringContaining('65536 bytes'), data: null } });
+    const reply = await send(sim, '/v1/tron/order', {
+      method: 'POST',
+      headers: { 'API-KEY': 'demo-key', ...FORM },
+      body: paddedOrderBody(LIMIT + 1),
+    });
+    expect(reply).toMatchObject({
+      status: 413,
+      body: { code: 20004, msg: expect.stringContaining('65536 bytes'), data: null },
+    });
     expect(sim.engine.storedOrders).toBe(0);
     expect(sim.engine.authenticate('demo-key')!.ledger.TRX.frozen).toBe(0);
-    // The journal records the refusal (refused before routing, so without an operation) without the oversize body.
+    // The journal records the refusal (refused before routing, so without an operation) without the oversize
+    // body.
     const [entry] = sim.journal.list();
     expect(entry).toMatchObject({ method: 'POST', path: '/v1/tron/order', status: 413 });
     expect(entry!.body).toBeUndefined();
@@ -60,9 +78,17 @@ describe('the request body size limit', () => {
       const head = '{"balance":{"trx":"1"}}';
       return head + ' '.repeat(bytes - head.length);
     };
-    const below = await send(sim, '/_sim/accounts', { method: 'POST', headers: { 'content-type': 'application/json' }, body: json(LIMIT - 1) });
+    const below = await send(sim, '/_sim/accounts', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: json(LIMIT - 1),
+    });
     expect(below.status).toBe(201);
-    const over = await send(sim, '/_sim/accounts', { method: 'POST', headers: { 'content-type': 'application/json' }, body: json(LIMIT + 1) });
+    const over = await send(sim, '/_sim/accounts', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: json(LIMIT + 1),
+    });
     expect(over).toMatchObject({ status: 413, body: { code: 20004 } });
     expect(sim.engine.accounts()).toHaveLength(2);
   });
@@ -71,12 +97,28 @@ describe('the request body size limit', () => {
     const sim = createSimulator({ clock: 'manual' });
     const server = createAdaptorServer({ fetch: sim.app.fetch });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    cleanups.push(() => new Promise<void>((resolve) => (server.close(() => resolve()), (server as unknown as { closeAllConnections(): void }).closeAllConnections())));
+    cleanups.push(
+      () =>
+        new Promise<void>(
+          (resolve) => (
+            server.close(() => resolve()),
+            (server as unknown as { closeAllConnections(): void }).closeAllConnections()
+          ),
+        ),
+    );
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const res = await fetch(`${url}/v1/tron/order`, { method: 'POST', headers: { 'API-KEY': 'demo-key', ...FORM }, body: paddedOrderBody(LIMIT + 1000) });
+    const res = await fetch(`${url}/v1/tron/order`, {
+      method: 'POST',
+      headers: { 'API-KEY': 'demo-key', ...FORM },
+      body: paddedOrderBody(LIMIT + 1000),
+    });
     expect(res.status).toBe(413);
     expect(await res.json()).toMatchObject({ code: 20004 });
-    const ok = await fetch(`${url}/v1/tron/order`, { method: 'POST', headers: { 'API-KEY': 'demo-key', ...FORM }, body: paddedOrderBody(LIMIT) });
+    const ok = await fetch(`${url}/v1/tron/order`, {
+      method: 'POST',
+      headers: { 'API-KEY': 'demo-key', ...FORM },
+      body: paddedOrderBody(LIMIT),
+    });
     expect(((await ok.json()) as { code: number }).code).toBe(0);
   });
 });
@@ -85,7 +127,12 @@ describe('the per-key rate limit', () => {
   it('is off by default: 200 rapid calls all succeed', async () => {
     const sim = createSimulator({ clock: 'manual' });
     expect((await control(sim, 'GET', '/_sim/config')).body.rateLimit).toBeNull();
-    const calls = [() => order(sim), () => get(sim, '/v1/account'), () => get(sim, '/v1/tron/price?rentalCount=65000&period=1h'), () => get(sim, '/_sim/orders')];
+    const calls = [
+      () => order(sim),
+      () => get(sim, '/v1/account'),
+      () => get(sim, '/v1/tron/price?rentalCount=65000&period=1h'),
+      () => get(sim, '/_sim/orders'),
+    ];
     const replies = await Promise.all(Array.from({ length: 200 }, (_, i) => calls[i % calls.length]!()));
     expect(replies.map((r) => r.status)).toEqual(Array.from({ length: 200 }, () => 200));
     expect(sim.engine.storedOrders).toBe(50);
@@ -93,10 +140,20 @@ describe('the per-key rate limit', () => {
 
   it('answers the 4th call in a window of 3 with 429, code 10003 and Retry-After', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    expect((await control(sim, 'PATCH', '/_sim/config', { rateLimit: { requests: 3, windowMs: 1000 } })).body.rateLimit).toEqual({ requests: 3, windowMs: 1000 });
+    expect(
+      (await control(sim, 'PATCH', '/_sim/config', { rateLimit: { requests: 3, windowMs: 1000 } })).body
+        .rateLimit,
+    ).toEqual({ requests: 3, windowMs: 1000 });
     for (let i = 0; i < 3; i++) expect((await get(sim, '/v1/account')).status).toBe(200);
     const limited = await get(sim, '/v1/account');
-    expect(limited).toMatchObject({ status: 429, body: { code: 10003, msg: expect.stringMatching(/Rate limit exceeded: at most 3 requests per 1000 ms/), data: null } });
+    expect(limited).toMatchObject({
+      status: 429,
+      body: {
+        code: 10003,
+        msg: expect.stringMatching(/Rate limit exceeded: at most 3 requests per 1000 ms/),
+        data: null,
+      },
+    });
     expect(limited.headers.get('retry-after')).toBe('1');
   });
 
@@ -112,7 +169,12 @@ describe('the per-key rate limit', () => {
   });
 
   it('leaves another key unaffected, and unknown keys are refused before they count', async () => {
-    const sim = createSimulator({ clock: 'manual', scenario: { accounts: [...DEFAULT_SCENARIO.accounts!, { apiKey: 'other-key-1', balance: { trx: '10' } }] } });
+    const sim = createSimulator({
+      clock: 'manual',
+      scenario: {
+        accounts: [...DEFAULT_SCENARIO.accounts!, { apiKey: 'other-key-1', balance: { trx: '10' } }],
+      },
+    });
     await control(sim, 'PATCH', '/_sim/config', { rateLimit: { requests: 3, windowMs: 1000 } });
     for (let i = 0; i < 5; i++) await get(sim, '/v1/account');
     expect((await get(sim, '/v1/account')).status).toBe(429);
@@ -153,14 +215,28 @@ describe('the per-key rate limit', () => {
       expect((await get(sim, '/_sim/accounts/me')).status).toBe(200);
       expect((await get(sim, '/_sim/orders')).status).toBe(200);
       expect((await control(sim, 'GET', '/_sim/config')).status).toBe(200);
-      expect((await send(sim, '/_sim/accounts/me/deposit', { method: 'POST', headers: { 'API-KEY': 'demo-key' }, body: '{"trx":"1"}' })).status).toBe(200);
+      expect(
+        (
+          await send(sim, '/_sim/accounts/me/deposit', {
+            method: 'POST',
+            headers: { 'API-KEY': 'demo-key' },
+            body: '{"trx":"1"}',
+          })
+        ).status,
+      ).toBe(200);
     }
   });
 
   // Regression (fixed in 78b7a86): the limiter's windows used to survive POST /_sim/reset,
   // so the rewound manual clock landed in the old window with its old count (429).
   it('starts afresh after POST /_sim/reset, as a new simulator would', async () => {
-    const sim = createSimulator({ clock: 'manual', scenario: { settings: { rateLimit: { requests: 3, windowMs: 60_000 } }, accounts: DEFAULT_SCENARIO.accounts! } });
+    const sim = createSimulator({
+      clock: 'manual',
+      scenario: {
+        settings: { rateLimit: { requests: 3, windowMs: 60_000 } },
+        accounts: DEFAULT_SCENARIO.accounts!,
+      },
+    });
     for (let i = 0; i < 3; i++) expect((await get(sim, '/v1/account')).status).toBe(200);
     expect((await get(sim, '/v1/account')).status).toBe(429);
     expect((await control(sim, 'POST', '/_sim/reset')).status).toBe(200);
@@ -187,18 +263,27 @@ describe('the bound on stored orders', () => {
       expect(sim.engine.storedOrders).toBeLessThanOrEqual(10);
     }
     expect(sim.engine.checkInvariants()).toEqual([]);
-    const listed = (await get(sim, '/_sim/orders?limit=1000')).body.orders.map((o: { orderId: string }) => o.orderId);
+    const listed = (await get(sim, '/_sim/orders?limit=1000')).body.orders.map(
+      (o: { orderId: string }) => o.orderId,
+    );
     expect(listed).toEqual(ids.slice(-10).reverse());
     // The books still count every order, evicted ones included.
     const me = (await get(sim, '/_sim/accounts/me')).body;
-    expect(me).toMatchObject({ orders: 10, ledger: { trx: { spent: '507.6', frozen: '0', available: '492.4' } } });
+    expect(me).toMatchObject({
+      orders: 10,
+      ledger: { trx: { spent: '507.6', frozen: '0', available: '492.4' } },
+    });
   });
 
   it('evicts the oldest finished order first and never an open one', async () => {
     const sim = createSimulator({ clock: 'manual', timing: 'realistic' });
     await control(sim, 'PATCH', '/_sim/config', { maxStoredOrders: 3 });
     // The oldest order stays open for a day.
-    await control(sim, 'POST', '/_sim/rules', { match: { outOrderNo: 'open-1' }, outcome: 'COMPLETED', delayMs: 86_400_000 });
+    await control(sim, 'POST', '/_sim/rules', {
+      match: { outOrderNo: 'open-1' },
+      outcome: 'COMPLETED',
+      delayMs: 86_400_000,
+    });
     const open = (await order(sim, 'open-1')).body.data.id;
     const done: string[] = [];
     for (const out of ['done-1', 'done-2']) {
@@ -211,7 +296,10 @@ describe('the bound on stored orders', () => {
     expect(sim.engine.storedOrders).toBe(3);
     expect((await get(sim, `/v1/tron/history?orderId=${open}`)).body.data.status).toBe('PENDING');
     for (const query of [`orderId=${done[0]}`, 'outOrderNo=done-1']) {
-      expect(await get(sim, `/v1/tron/history?${query}`)).toMatchObject({ status: 404, body: { code: 40401, data: null } });
+      expect(await get(sim, `/v1/tron/history?${query}`)).toMatchObject({
+        status: 404,
+        body: { code: 40401, data: null },
+      });
     }
     expect((await get(sim, `/_sim/orders/${done[0]}`)).body.code).toBe(40401);
     expect((await get(sim, `/v1/tron/history?orderId=${done[1]}`)).body.data.status).toBe('COMPLETED');
@@ -233,7 +321,8 @@ describe('the bound on stored orders', () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await order(sim, `busy-${i}`)).body.data.id);
     expect(sim.engine.storedOrders).toBe(5);
-    for (const id of ids) expect((await get(sim, `/v1/tron/history?orderId=${id}`)).body.data.status).toBe('PENDING');
+    for (const id of ids)
+      expect((await get(sim, `/v1/tron/history?orderId=${id}`)).body.data.status).toBe('PENDING');
     sim.advance(10_000);
     await order(sim, 'after');
     expect(sim.engine.storedOrders).toBeLessThanOrEqual(2);
@@ -249,7 +338,12 @@ describe('the bound on stored orders', () => {
     expect(sim.engine.storedOrders).toBe(1);
     expect(sim.engine.checkInvariants()).toEqual([]);
     // Three refunded, three completed: 12.69 TRX spent, nothing frozen.
-    expect((await get(sim, '/_sim/accounts/me')).body.ledger.trx).toEqual({ deposited: '1000', available: '987.31', frozen: '0', spent: '12.69' });
+    expect((await get(sim, '/_sim/accounts/me')).body.ledger.trx).toEqual({
+      deposited: '1000',
+      available: '987.31',
+      frozen: '0',
+      spent: '12.69',
+    });
   });
 });
 
@@ -263,7 +357,10 @@ describe('the bound on the request journal', () => {
       await get(sim, path);
       expect(sim.journal.size).toBeLessThanOrEqual(5);
     }
-    const entries = (await get(sim, '/_sim/journal?limit=100')).body.entries as { id: number; query: { rentalCount: string } }[];
+    const entries = (await get(sim, '/_sim/journal?limit=100')).body.entries as {
+      id: number;
+      query: { rentalCount: string };
+    }[];
     expect(entries).toHaveLength(5);
     expect(entries.map((e) => e.id)).toEqual([8, 9, 10, 11, 12]);
     expect(entries.map((e) => e.query.rentalCount)).toEqual(['65007', '65008', '65009', '65010', '65011']);

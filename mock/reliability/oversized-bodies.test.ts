@@ -18,7 +18,14 @@ afterEach(async () => {
 
 // The order route (the fast path's, under both prefixes), a control-plane JSON route, a read
 // and a path that does not exist.
-const ROUTES = ['POST /v1/tron/order', 'POST /api/v1/tron/order', 'PUT /_sim/supply', 'POST /_sim/accounts', 'GET /v1/account', 'POST /no/such/path'];
+const ROUTES = [
+  'POST /v1/tron/order',
+  'POST /api/v1/tron/order',
+  'PUT /_sim/supply',
+  'POST /_sim/accounts',
+  'GET /v1/account',
+  'POST /no/such/path',
+];
 const TYPES: Array<[string, string | undefined, string]> = [
   ['a form', 'application/x-www-form-urlencoded', 'pad='],
   ['JSON', 'application/json', '{"pad":"'],
@@ -26,13 +33,20 @@ const TYPES: Array<[string, string | undefined, string]> = [
   ['no content type', undefined, ''],
 ];
 
-function oversized(line: string, type: string | undefined, prefix: string, chunked: boolean, close: boolean): Buffer {
+function oversized(
+  line: string,
+  type: string | undefined,
+  prefix: string,
+  chunked: boolean,
+  close: boolean,
+): Buffer {
   const body = Buffer.alloc(SIZE, 'x');
   body.write(prefix);
   const headers = [`${line} HTTP/1.1`, 'Host: 127.0.0.1', 'API-KEY: demo-key'];
   if (type) headers.push(`Content-Type: ${type}`);
   if (close) headers.push('Connection: close');
-  if (!chunked) return Buffer.concat([Buffer.from(`${headers.join('\r\n')}\r\nContent-Length: ${SIZE}\r\n\r\n`), body]);
+  if (!chunked)
+    return Buffer.concat([Buffer.from(`${headers.join('\r\n')}\r\nContent-Length: ${SIZE}\r\n\r\n`), body]);
   // Chunked in 64 KiB pieces, with no length declared anywhere.
   const parts = [Buffer.from(`${headers.join('\r\n')}\r\nTransfer-Encoding: chunked\r\n\r\n`)];
   for (let at = 0; at < SIZE; at += 65536) {
@@ -53,15 +67,22 @@ describe('oversized bodies', () => {
           const { port, close } = await serve(sim);
           closers.push(close);
           const results = await Promise.all(
-            Array.from({ length: REPEAT }, (_, i) => exchange(port, oversized(route, type, prefix, chunked, i % 2 === 0))),
+            Array.from({ length: REPEAT }, (_, i) =>
+              exchange(port, oversized(route, type, prefix, chunked, i % 2 === 0)),
+            ),
           );
           for (const { error, responses, text } of results) {
             expect(error, text.slice(0, 200)).toBeUndefined();
             // A read never reads its body, so a chunked one (no size known) is answered as if
             // absent, then discarded; a declared size over the limit is refused.
-            if (route.startsWith('GET') && chunked) expect(responses[0]).toMatchObject({ status: 200, json: { code: 0 } });
+            if (route.startsWith('GET') && chunked)
+              expect(responses[0]).toMatchObject({ status: 200, json: { code: 0 } });
             // A control-plane write that is not JSON is refused as cross-site before its body is read.
-            else if (route.includes('/_sim/') && type !== 'application/json') expect(responses[0]).toMatchObject({ status: expect.toBeOneOf([403, 415]), json: { data: null } });
+            else if (route.includes('/_sim/') && type !== 'application/json')
+              expect(responses[0]).toMatchObject({
+                status: expect.toBeOneOf([403, 415]),
+                json: { data: null },
+              });
             else expect(responses[0]).toMatchObject({ status: 413, json: { code: 20004, data: null } });
           }
           expect(sim.engine.authenticate('demo-key')!.orders).toHaveLength(0);
@@ -76,7 +97,9 @@ describe('oversized bodies', () => {
       const { port, close: stop } = await serve(sim);
       closers.push(stop);
       const head = `POST /v1/tron/order HTTP/1.1\r\nHost: 127.0.0.1\r\nAPI-KEY: demo-key\r\nContent-Type: application/x-www-form-urlencoded\r\n${close ? 'Connection: close\r\n' : ''}Content-Length: ${16 * 65536}\r\n\r\n`;
-      const results = await Promise.all(Array.from({ length: 5 }, () => slowExchange(port, head, 16, 65536, 50)));
+      const results = await Promise.all(
+        Array.from({ length: 5 }, () => slowExchange(port, head, 16, 65536, 50)),
+      );
       for (const { error, responses } of results) {
         expect(error).toBeUndefined();
         expect(responses[0]).toMatchObject({ status: 413, json: { code: 20004 } });
@@ -86,7 +109,13 @@ describe('oversized bodies', () => {
 });
 
 /** Sends `head`, then `pieces` pieces of `size` bytes `gapMs` apart, then ends; collects the answer. */
-function slowExchange(port: number, head: string, pieces: number, size: number, gapMs: number): Promise<{ error?: string; responses: ReturnType<typeof parseResponses> }> {
+function slowExchange(
+  port: number,
+  head: string,
+  pieces: number,
+  size: number,
+  gapMs: number,
+): Promise<{ error?: string; responses: ReturnType<typeof parseResponses> }> {
   return new Promise((resolve) => {
     // As curl or fetch do: the whole body is written whatever the server says meanwhile
     // (its end of the connection does not end ours), and the answer is read at the end.
@@ -97,7 +126,12 @@ function slowExchange(port: number, head: string, pieces: number, size: number, 
     socket.on('error', (e: NodeJS.ErrnoException) => {
       error = e.code ?? e.message;
     });
-    socket.on('close', () => resolve({ ...(error ? { error } : {}), responses: parseResponses(Buffer.concat(chunks).toString('utf8')) }));
+    socket.on('close', () =>
+      resolve({
+        ...(error ? { error } : {}),
+        responses: parseResponses(Buffer.concat(chunks).toString('utf8')),
+      }),
+    );
     socket.write(head);
     let sent = 0;
     const timer = setInterval(() => {

@@ -22,10 +22,28 @@ async function served() {
 
 const MALFORMED: Array<[string, string, number, number, string]> = [
   ['garbage', 'GARBAGE\r\n\r\n', 400, 20003, 'not valid HTTP/1.1'],
-  ['two Content-Lengths', 'POST /_sim/reset HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab', 400, 20003, 'Content-Length'],
-  ['headers over 16 KiB', `GET /v1/account HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`, 431, 43100, 'headers are larger'],
+  [
+    'two Content-Lengths',
+    'POST /_sim/reset HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab',
+    400,
+    20003,
+    'Content-Length',
+  ],
+  [
+    'headers over 16 KiB',
+    `GET /v1/account HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`,
+    431,
+    43100,
+    'headers are larger',
+  ],
   ['a request line with no target', 'GET  HTTP/1.1\r\nHost: x\r\n\r\n', 400, 20003, 'not valid HTTP/1.1'],
-  ['a bad chunk size', 'POST /_sim/accounts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n', 400, 20003, 'not valid HTTP/1.1'],
+  [
+    'a bad chunk size',
+    'POST /_sim/accounts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n',
+    400,
+    20003,
+    'not valid HTTP/1.1',
+  ],
 ];
 
 const valid = (path: string) => request(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAPI-KEY: demo-key`);
@@ -37,7 +55,11 @@ describe("requests Node's parser refuses", () => {
       const { responses, error } = await exchange(port, raw);
       expect(error).toBeUndefined();
       expect(responses).toHaveLength(1);
-      expect(responses[0]).toMatchObject({ status, headers: { 'content-type': 'application/json', connection: 'close' }, json: { code, msg: expect.stringContaining(words), data: null } });
+      expect(responses[0]).toMatchObject({
+        status,
+        headers: { 'content-type': 'application/json', connection: 'close' },
+        json: { code, msg: expect.stringContaining(words), data: null },
+      });
       expect(reported).toEqual([]);
       const next = await exchange(port, valid('/v1/account'));
       expect(next.responses[0]).toMatchObject({ status: 200 });
@@ -45,7 +67,12 @@ describe("requests Node's parser refuses", () => {
 
     it(`answers every valid request pipelined ahead of ${name}, then the ${status} envelope, 40 times in 40`, async () => {
       const { port } = await served();
-      const ahead = [valid('/v1/account'), valid('/v1/tron/price?rentalCount=65000&period=1h'), valid('/_sim/health'), valid('/v1/tron/history?orderId=nope')];
+      const ahead = [
+        valid('/v1/account'),
+        valid('/v1/tron/price?rentalCount=65000&period=1h'),
+        valid('/_sim/health'),
+        valid('/v1/tron/history?orderId=nope'),
+      ];
       for (let i = 0; i < 40; i++) {
         const { responses, error } = await exchange(port, ahead.join('') + raw);
         expect(error).toBeUndefined();
@@ -57,20 +84,37 @@ describe("requests Node's parser refuses", () => {
 
   it('answers an Expect other than 100-continue with the 417 envelope', async () => {
     const { port } = await served();
-    const { responses } = await exchange(port, request('POST /_sim/reset HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\nContent-Length: 0'));
-    expect(responses[0]).toMatchObject({ status: 417, json: { code: 41700, msg: expect.stringContaining('Expect: something-else'), data: null } });
+    const { responses } = await exchange(
+      port,
+      request('POST /_sim/reset HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\nContent-Length: 0'),
+    );
+    expect(responses[0]).toMatchObject({
+      status: 417,
+      json: { code: 41700, msg: expect.stringContaining('Expect: something-else'), data: null },
+    });
   });
 
   it('answers a target the Hono adapter refuses (a backslash in the path) with the 400 envelope, not a bare 400', async () => {
     const { port, reported } = await served();
-    const { responses } = await exchange(port, request('GET /_sim\\..\\health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close'));
-    expect(responses[0]).toMatchObject({ status: 400, json: { code: 20003, msg: expect.stringContaining('Backslash'), data: null } });
+    const { responses } = await exchange(
+      port,
+      request('GET /_sim\\..\\health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close'),
+    );
+    expect(responses[0]).toMatchObject({
+      status: 400,
+      json: { code: 20003, msg: expect.stringContaining('Backslash'), data: null },
+    });
     expect(reported).toEqual([]);
   });
 
   it('still takes Expect: 100-continue', async () => {
     const { port } = await served();
-    const { text } = await exchange(port, request('GET /v1/account HTTP/1.1\r\nHost: x\r\nAPI-KEY: demo-key\r\nExpect: 100-continue\r\nConnection: close'));
+    const { text } = await exchange(
+      port,
+      request(
+        'GET /v1/account HTTP/1.1\r\nHost: x\r\nAPI-KEY: demo-key\r\nExpect: 100-continue\r\nConnection: close',
+      ),
+    );
     expect(text).toContain('HTTP/1.1 100 Continue');
     expect(text).toContain('HTTP/1.1 200 OK');
   });

@@ -27,7 +27,17 @@ const start = fc.oneof(
   fc.integer({ min: MAX_CLOCK_MS - 3 * YEAR_MS, max: MAX_CLOCK_MS }),
 );
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.oneof(fc.constantFrom(0, 1, 999, 1000, YEAR_MS, YEAR_MS - 1), fc.integer({ min: 0, max: YEAR_MS }), fc.constantFrom('to-limit' as const, 'past-limit' as const)) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('advance' as const),
+      ms: fc.oneof(
+        fc.constantFrom(0, 1, 999, 1000, YEAR_MS, YEAR_MS - 1),
+        fc.integer({ min: 0, max: YEAR_MS }),
+        fc.constantFrom('to-limit' as const, 'past-limit' as const),
+      ),
+    }),
+  },
   { weight: 2, arbitrary: fc.constant({ kind: 'order' as const }) },
 );
 
@@ -36,7 +46,11 @@ function stamp(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/[-:T]/g, '').slice(0, 14);
 }
 
-async function json(sim: Simulator, path: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
+async function json(
+  sim: Simulator,
+  path: string,
+  init: RequestInit = {},
+): Promise<{ status: number; body: any }> {
   const res = await sim.app.request(path, init);
   return { status: res.status, body: JSON.parse(await res.text()) };
 }
@@ -54,25 +68,46 @@ async function expectHealthy(sim: Simulator): Promise<void> {
 
 async function run(startAt: number, steps: Step[]): Promise<void> {
   const errors: unknown[] = [];
-  const sim = createSimulator({ clock: createManualClock(startAt), scenario: { accounts: [{ apiKey: 'clock-key', balance: { trx: '100000' } }] }, onUnexpectedError: (e) => errors.push(e) });
+  const sim = createSimulator({
+    clock: createManualClock(startAt),
+    scenario: { accounts: [{ apiKey: 'clock-key', balance: { trx: '100000' } }] },
+    onUnexpectedError: (e) => errors.push(e),
+  });
   for (const [i, s] of steps.entries()) {
     const before = sim.clock.now();
     if (s.kind === 'order') {
-      const created = await json(sim, `/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=64000&period=10min&outOrderNo=c-${i}`, { method: 'POST', headers: { 'API-KEY': 'clock-key' } });
+      const created = await json(
+        sim,
+        `/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=64000&period=10min&outOrderNo=c-${i}`,
+        { method: 'POST', headers: { 'API-KEY': 'clock-key' } },
+      );
       expect(created.status).toBe(200);
       expect(api.response('createOrder', 200)!(created.body)).toBe(true);
       expect(created.body.data.id).toMatch(/^OR[0-9]{14}[A-Z0-9]{8}$/);
       expect(created.body.data.id.slice(2, 16)).toBe(stamp(before));
     } else {
-      const ms = s.ms === 'to-limit' ? Math.min(YEAR_MS, MAX_CLOCK_MS - before) : s.ms === 'past-limit' ? Math.min(YEAR_MS, MAX_CLOCK_MS - before + 1) : s.ms;
-      const reply = await json(sim, '/_sim/clock/advance', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ms }) });
+      const ms =
+        s.ms === 'to-limit'
+          ? Math.min(YEAR_MS, MAX_CLOCK_MS - before)
+          : s.ms === 'past-limit'
+            ? Math.min(YEAR_MS, MAX_CLOCK_MS - before + 1)
+            : s.ms;
+      const reply = await json(sim, '/_sim/clock/advance', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ms }),
+      });
       if (before + ms <= MAX_CLOCK_MS) {
         expect(reply.status).toBe(200);
         expect(reply.body.now).toBe(before + ms);
       } else {
         expect(reply.status).toBeGreaterThanOrEqual(400);
         expect(reply.status).toBeLessThan(500);
-        expect(reply.body).toMatchObject({ code: 30003, data: null, msg: expect.stringContaining('9999-12-31T23:59:59.999Z') });
+        expect(reply.body).toMatchObject({
+          code: 30003,
+          data: null,
+          msg: expect.stringContaining('9999-12-31T23:59:59.999Z'),
+        });
         expect(sim.clock.now()).toBe(before);
       }
     }
@@ -83,14 +118,20 @@ async function run(startAt: number, steps: Step[]): Promise<void> {
 
 describe('the manual clock at its extremes', () => {
   it('either advances and every endpoint stays valid, or refuses with a 4xx naming the limit', async () => {
-    await fc.assert(fc.asyncProperty(start, fc.array(step, { minLength: 1, maxLength: 12 }), run), { seed: SEED, numRuns: 60 });
+    await fc.assert(fc.asyncProperty(start, fc.array(step, { minLength: 1, maxLength: 12 }), run), {
+      seed: SEED,
+      numRuns: 60,
+    });
   }, 120_000);
 
   it('refuses one-year advances from the default start once the next would pass year 9999', async () => {
     const sim = createSimulator({ clock: 'manual' });
     let last: { status: number; body: any } | undefined;
     for (let i = 0; i < 9000; i++) {
-      last = await json(sim, '/_sim/clock/advance', { method: 'POST', body: JSON.stringify({ ms: YEAR_MS }) });
+      last = await json(sim, '/_sim/clock/advance', {
+        method: 'POST',
+        body: JSON.stringify({ ms: YEAR_MS }),
+      });
       if (last.status !== 200) break;
     }
     expect(last!.status).toBe(409);

@@ -72,7 +72,10 @@ const origin: fc.Arbitrary<Labelled<(hostHeader: string) => string | undefined>>
       fc.constantFrom('http://evil.example', 'null', 'https://evil.example:443', `http://127.0.0.1:1`),
       fc.domain().map((name) => `http://${name}`),
     )
-    .map((foreign) => ({ value: (h: string) => (foreign === `http://${h}` ? 'null' : foreign), allowed: false })),
+    .map((foreign) => ({
+      value: (h: string) => (foreign === `http://${h}` ? 'null' : foreign),
+      allowed: false,
+    })),
   fc.constant({ value: (h: string) => `http://${h.replace(/:\d+$/, '')}:1`, allowed: false }),
 );
 
@@ -82,9 +85,18 @@ const fetchSite: fc.Arbitrary<Labelled<string | undefined>> = fc.oneof(
 );
 
 const contentType: fc.Arbitrary<Labelled<string | undefined>> = fc.oneof(
-  fc.constantFrom('application/json', 'application/json; charset=utf-8', 'Application/JSON').map((value) => ({ value, allowed: true })),
   fc
-    .constantFrom(undefined, 'text/plain', 'text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonp')
+    .constantFrom('application/json', 'application/json; charset=utf-8', 'Application/JSON')
+    .map((value) => ({ value, allowed: true })),
+  fc
+    .constantFrom(
+      undefined,
+      'text/plain',
+      'text/plain;charset=UTF-8',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/jsonp',
+    )
     .map((value) => ({ value, allowed: false })),
 );
 
@@ -97,7 +109,11 @@ const ROUTES = [
   { method: 'POST', path: '/_sim/rules', body: { match: { pledgeAddress: ADDRESS }, outcome: 'FAILED' } },
   { method: 'DELETE', path: '/_sim/rules', body: undefined },
   { method: 'POST', path: '/_sim/clock/advance', body: { ms: 1000 } },
-  { method: 'POST', path: '/_sim/faults', body: { operation: 'getPrice', response: 'status', status: 503, times: 1 } },
+  {
+    method: 'POST',
+    path: '/_sim/faults',
+    body: { operation: 'getPrice', response: 'status', status: 503, times: 1 },
+  },
   { method: 'DELETE', path: '/_sim/faults', body: undefined },
   { method: 'PUT', path: `/_sim/addresses/${ADDRESS}`, body: { activated: true } },
   { method: 'GET', path: '/_sim/accounts', body: undefined },
@@ -115,7 +131,12 @@ const request = fc.record({
 });
 
 const stateOf = (s: Simulator): string =>
-  JSON.stringify({ version: s.engine.version, snapshot: s.engine.snapshot(), faults: s.faults.list(), journal: s.journal.list({ limit: 1 }) });
+  JSON.stringify({
+    version: s.engine.version,
+    snapshot: s.engine.snapshot(),
+    faults: s.faults.list(),
+    journal: s.journal.list({ limit: 1 }),
+  });
 
 describe('requests a web page could send', () => {
   it('never change anything when refused, are always refused when hostile, and work when same-origin JSON', async () => {
@@ -133,7 +154,9 @@ describe('requests a web page could send', () => {
 
           const before = stateOf(sim);
           const reply = await rawRequest(served.port, method, r.route.path, headers, body);
-          const refused = (reply.status === 403 || reply.status === 415) && [10005, 10006, 20005].includes(reply.body?.code);
+          const refused =
+            (reply.status === 403 || reply.status === 415) &&
+            [10005, 10006, 20005].includes(reply.body?.code);
           const what = `${method} ${r.route.path} ${JSON.stringify(headers)} -> ${reply.status} ${reply.text}`;
 
           if (refused) expect(stateOf(sim), what).toBe(before);
@@ -141,10 +164,13 @@ describe('requests a web page could send', () => {
 
           const controlWrite = method !== 'GET' && r.route.path.startsWith('/_sim');
           const bodySent = body !== undefined;
-          if (r.host.allowed && controlWrite && (!r.origin.allowed || !r.fetchSite.allowed)) expect([reply.status, reply.body?.code], what).toEqual([403, 10006]);
-          if (r.host.allowed && controlWrite && bodySent && !r.contentType.allowed) expect(refused, what).toBe(true);
+          if (r.host.allowed && controlWrite && (!r.origin.allowed || !r.fetchSite.allowed))
+            expect([reply.status, reply.body?.code], what).toEqual([403, 10006]);
+          if (r.host.allowed && controlWrite && bodySent && !r.contentType.allowed)
+            expect(refused, what).toBe(true);
 
-          const sameOrigin = r.host.allowed && r.origin.allowed && r.fetchSite.allowed && (!bodySent || r.contentType.allowed);
+          const sameOrigin =
+            r.host.allowed && r.origin.allowed && r.fetchSite.allowed && (!bodySent || r.contentType.allowed);
           if (sameOrigin && r.method === null) expect(reply.status, what).toBeLessThan(300);
         }
       }),

@@ -16,7 +16,11 @@ let close: () => Promise<void>;
 const reported: unknown[] = [];
 
 beforeAll(async () => {
-  sim = createSimulator({ clock: 'manual', timing: 'instant', onUnexpectedError: (error) => reported.push(error) });
+  sim = createSimulator({
+    clock: 'manual',
+    timing: 'instant',
+    onUnexpectedError: (error) => reported.push(error),
+  });
   ({ port, close } = await serve(sim));
 });
 afterAll(() => close());
@@ -29,7 +33,10 @@ function expectEnvelope(response: RawResponse | undefined, context: string): voi
 }
 
 async function expectStillAnswering(): Promise<void> {
-  const { responses } = await exchange(port, request('GET /_sim/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close'));
+  const { responses } = await exchange(
+    port,
+    request('GET /_sim/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close'),
+  );
   expect(responses[0]).toMatchObject({ status: 200, json: { ok: true } });
 }
 
@@ -67,7 +74,10 @@ describe('input shapes over a real socket', () => {
         fc.boolean(),
         async ([method, path, field], depth, shape, leaf, withKey) => {
           const body = `{${withKey ? '"apiKey":"prop-key",' : ''}"${field}":${nestedJson(depth, shape, leaf)}}`;
-          const raw = request(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAPI-KEY: demo-key\r\nContent-Type: application/json\r\nConnection: close`, body);
+          const raw = request(
+            `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAPI-KEY: demo-key\r\nContent-Type: application/json\r\nConnection: close`,
+            body,
+          );
           const { responses, error } = await exchange(port, raw);
           const context = `${method} ${path} depth ${depth}`;
           expect(error, context).toBeUndefined();
@@ -83,7 +93,24 @@ describe('input shapes over a real socket', () => {
 
   it('answers any Host header with an envelope, never a 5xx, and routes by the target alone', async () => {
     const hostChar = fc.oneof(
-      fc.constantFrom(' ', '/', '?', '#', '@', ':', '[', ']', '%', '\\', '.', '"', '<', '\t', '\u00e9', '\u0001'),
+      fc.constantFrom(
+        ' ',
+        '/',
+        '?',
+        '#',
+        '@',
+        ':',
+        '[',
+        ']',
+        '%',
+        '\\',
+        '.',
+        '"',
+        '<',
+        '\t',
+        '\u00e9',
+        '\u0001',
+      ),
       fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 1 }),
       fc.constantFrom('a', 'x', '1', 'localhost', '127.0.0.1', 'evil.example'),
     );

@@ -66,7 +66,9 @@ const newTally = (): Tally => ({ requests: 0, targets: new Set(), faulted: 0 });
 
 function materialize(step: Step, orderIds: string[]): Request {
   const fill = (text: string): string =>
-    text.replace(/\{\{order:(\d+)\}\}/g, (_, n: string) => (orderIds.length === 0 ? 'OR20250312175009NOORDER0' : orderIds[Number(n) % orderIds.length]!));
+    text.replace(/\{\{order:(\d+)\}\}/g, (_, n: string) =>
+      orderIds.length === 0 ? 'OR20250312175009NOORDER0' : orderIds[Number(n) % orderIds.length]!,
+    );
   const search = new URLSearchParams(step.query.map(([k, v]) => [k, fill(v)])).toString();
   const init: RequestInit = { method: step.method, headers: step.headers };
   if (step.body !== undefined) init.body = fill(step.body);
@@ -74,7 +76,10 @@ function materialize(step: Step, orderIds: string[]): Request {
 }
 
 function describeStep(index: number, step: Step): string {
-  const body = step.body === undefined ? '' : ` body ${JSON.stringify(step.body.length > 300 ? `${step.body.slice(0, 300)}…` : step.body)}`;
+  const body =
+    step.body === undefined
+      ? ''
+      : ` body ${JSON.stringify(step.body.length > 300 ? `${step.body.slice(0, 300)}…` : step.body)}`;
   return `step ${index}: ${step.method} ${step.path} query ${JSON.stringify(step.query)} headers ${JSON.stringify(step.headers).slice(0, 200)}${body}`;
 }
 
@@ -88,7 +93,13 @@ function isEnvelope(value: unknown): value is { code: number; msg: string } {
   );
 }
 
-async function checkAnswer(step: Step, request: Request, res: Response, where: string, orderIds: string[]): Promise<void> {
+async function checkAnswer(
+  step: Step,
+  request: Request,
+  res: Response,
+  where: string,
+  orderIds: string[],
+): Promise<void> {
   expect(res.status, `${where}: a 5xx answer`).toBeLessThan(500);
   const type = res.headers.get('content-type') ?? '';
   if (type.startsWith('text/event-stream')) {
@@ -112,7 +123,10 @@ async function checkAnswer(step: Step, request: Request, res: Response, where: s
     expect.fail(`${where}: the body is not JSON: ${text.slice(0, 200)}`);
   }
   if (!ok || isApi) {
-    expect(isEnvelope(body), `${where}: not an envelope with a numeric code and a msg: ${text.slice(0, 300)}`).toBe(true);
+    expect(
+      isEnvelope(body),
+      `${where}: not an envelope with a numeric code and a msg: ${text.slice(0, 300)}`,
+    ).toBe(true);
   }
   if (!ok) expect((body as { code: number }).code, `${where}: an error with code 0`).not.toBe(0);
   if (ok && isApi && step.target === 'POST /v1/tron/order') {
@@ -121,12 +135,20 @@ async function checkAnswer(step: Step, request: Request, res: Response, where: s
   }
 }
 
-function checkState(sim: Simulator, seen: WeakMap<object, string>, where: string, unexpected: unknown[]): void {
+function checkState(
+  sim: Simulator,
+  seen: WeakMap<object, string>,
+  where: string,
+  unexpected: unknown[],
+): void {
   expect(unexpected.map(String), `${where}: the simulator reported an unexpected error`).toEqual([]);
   expect(sim.engine.checkInvariants(), `${where}: broken invariants`).toEqual([]);
   for (const account of sim.engine.accounts()) {
     for (const book of Object.values(account.ledger)) {
-      expect(Math.min(book.available, book.frozen, book.spent, book.deposited), `${where}: a negative balance`).toBeGreaterThanOrEqual(0);
+      expect(
+        Math.min(book.available, book.frozen, book.spent, book.deposited),
+        `${where}: a negative balance`,
+      ).toBeGreaterThanOrEqual(0);
     }
     for (const order of account.orders) {
       const before = seen.get(order);
@@ -141,7 +163,12 @@ function checkState(sim: Simulator, seen: WeakMap<object, string>, where: string
 /** Runs one generated sequence against a fresh simulator, checking after every request. */
 async function run(steps: Step[], tally: Tally): Promise<void> {
   const unexpected: unknown[] = [];
-  const sim = createSimulator({ clock: 'manual', seed: 7, scenario: SCENARIO, onUnexpectedError: (error) => unexpected.push(error) });
+  const sim = createSimulator({
+    clock: 'manual',
+    seed: 7,
+    scenario: SCENARIO,
+    onUnexpectedError: (error) => unexpected.push(error),
+  });
   // The journal entry of the request in flight, to tell the answers of injected faults.
   let current: JournalEntry | undefined;
   const journaled = (): JournalEntry | undefined => current;
@@ -176,7 +203,9 @@ async function run(steps: Step[], tally: Tally): Promise<void> {
 async function assertSequences(steps: fc.Arbitrary<Step>, target: number, tally: Tally): Promise<void> {
   for (let round = 0; tally.requests < target; round++) {
     await fc.assert(
-      fc.asyncProperty(fc.array(steps, { minLength: 1, maxLength: 250, size: 'max' }), (sequence) => run(sequence, tally)),
+      fc.asyncProperty(fc.array(steps, { minLength: 1, maxLength: 250, size: 'max' }), (sequence) =>
+        run(sequence, tally),
+      ),
       { seed: SEED + round, numRuns: 5, interruptAfterTimeLimit: 90_000, markInterruptAsFailure: true },
     );
   }
@@ -213,10 +242,16 @@ describe('the simulator under generated traffic', () => {
 
   it('answers at least 2,500 generated wrong methods, unknown paths, oversize bodies and wrong content types with an error envelope', async () => {
     const tally = newTally();
-    const traffic = fc.oneof({ weight: 8, arbitrary: httpAbuseStep }, { weight: 2, arbitrary: validOrder }, { weight: 1, arbitrary: advanceStep });
+    const traffic = fc.oneof(
+      { weight: 8, arbitrary: httpAbuseStep },
+      { weight: 2, arbitrary: validOrder },
+      { weight: 1, arbitrary: advanceStep },
+    );
     await assertSequences(traffic, 2500, tally);
     expect(tally.requests).toBeGreaterThanOrEqual(2500);
-    expect([...tally.targets]).toEqual(expect.arrayContaining(['wrong-method', 'unknown-path', 'oversize-body', 'head']));
+    expect([...tally.targets]).toEqual(
+      expect.arrayContaining(['wrong-method', 'unknown-path', 'oversize-body', 'head']),
+    );
   }, 120_000);
 
   it('keeps the books right through at least 2,000 generated requests of every kind, injected faults included', async () => {

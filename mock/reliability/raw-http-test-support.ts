@@ -31,7 +31,10 @@ export interface Exchange {
  * @example
  *   const { port, close } = await serve(createSimulator());
  */
-export function serve(sim: Simulator, options: RequestGuardOptions = { allowedHosts: 'all' }): Promise<Listening> {
+export function serve(
+  sim: Simulator,
+  options: RequestGuardOptions = { allowedHosts: 'all' },
+): Promise<Listening> {
   return listen(sim, options);
 }
 
@@ -42,7 +45,11 @@ export function serve(sim: Simulator, options: RequestGuardOptions = { allowedHo
  * @example
  *   const { responses } = await exchange(port, 'GET /_sim/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
  */
-export function exchange(port: number, data: string | Buffer | (string | Buffer)[], options: { keepOpen?: boolean; waitMs?: number } = {}): Promise<Exchange> {
+export function exchange(
+  port: number,
+  data: string | Buffer | (string | Buffer)[],
+  options: { keepOpen?: boolean; waitMs?: number } = {},
+): Promise<Exchange> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
@@ -75,7 +82,10 @@ export function exchange(port: number, data: string | Buffer | (string | Buffer)
  *   request('GET /v1/account HTTP/1.1\r\nHost: x\r\nAPI-KEY: demo-key');
  */
 export function request(head: string, body = ''): string {
-  const framed = /\r\n(content-length|transfer-encoding):/i.test(head) || body === '' ? head : `${head}\r\nContent-Length: ${Buffer.byteLength(body)}`;
+  const framed =
+    /\r\n(content-length|transfer-encoding):/i.test(head) || body === ''
+      ? head
+      : `${head}\r\nContent-Length: ${Buffer.byteLength(body)}`;
   return `${framed}\r\n\r\n${body}`;
 }
 

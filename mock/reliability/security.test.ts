@@ -24,7 +24,12 @@ interface Exchange {
 }
 
 /** Sends one request and keeps everything a caller could read of the answer. */
-async function exchange(sim: Simulator, target: string, path: string, init: RequestInit = {}): Promise<Exchange> {
+async function exchange(
+  sim: Simulator,
+  target: string,
+  path: string,
+  init: RequestInit = {},
+): Promise<Exchange> {
   const res = await sim.app.request(path, init);
   const type = res.headers.get('content-type') ?? '';
   // A live event stream never ends; its headers are all there is to read at once.
@@ -37,13 +42,18 @@ const json = (method: string, body: unknown, apiKey?: string): RequestInit => ({
   headers: { 'content-type': 'application/json', ...(apiKey ? { 'API-KEY': apiKey } : {}) },
   body: JSON.stringify(body),
 });
-const keyed = (apiKey: string, init: RequestInit = {}): RequestInit => ({ ...init, headers: { ...(init.headers as Record<string, string>), 'API-KEY': apiKey } });
+const keyed = (apiKey: string, init: RequestInit = {}): RequestInit => ({
+  ...init,
+  headers: { ...(init.headers as Record<string, string>), 'API-KEY': apiKey },
+});
 
 /**
  * A session that calls every operation of both documents, with both keys where a key
  * counts, valid and invalid. Returns every exchange, and the key of the created account.
  */
-async function sessionOfEveryEndpoint(sim: Simulator): Promise<{ exchanges: Exchange[]; createdKey: string; creations: Exchange[] }> {
+async function sessionOfEveryEndpoint(
+  sim: Simulator,
+): Promise<{ exchanges: Exchange[]; createdKey: string; creations: Exchange[] }> {
   const exchanges: Exchange[] = [];
   const creations: Exchange[] = [];
   const call = async (target: string, path: string, init?: RequestInit) => {
@@ -53,21 +63,43 @@ async function sessionOfEveryEndpoint(sim: Simulator): Promise<{ exchanges: Exch
   };
 
   // The two responses that create an account, and so carry its key.
-  const created = await exchange(sim, 'POST /_sim/accounts', '/_sim/accounts', json('POST', { balance: { trx: '100', usdt: '10' } }));
-  const chosen = await exchange(sim, 'POST /_sim/accounts', '/_sim/accounts', json('POST', { apiKey: CHOSEN_KEY, balance: { trx: '5' } }));
+  const created = await exchange(
+    sim,
+    'POST /_sim/accounts',
+    '/_sim/accounts',
+    json('POST', { balance: { trx: '100', usdt: '10' } }),
+  );
+  const chosen = await exchange(
+    sim,
+    'POST /_sim/accounts',
+    '/_sim/accounts',
+    json('POST', { apiKey: CHOSEN_KEY, balance: { trx: '5' } }),
+  );
   creations.push(created, chosen);
   const createdKey = (JSON.parse(created.text) as { apiKey: string }).apiKey;
   expect(createdKey).toMatch(/^sk_/);
   // Refused creations must not echo the key they were given.
   await call('POST /_sim/accounts', '/_sim/accounts', json('POST', { apiKey: CHOSEN_KEY }));
   await call('POST /_sim/accounts', '/_sim/accounts', json('POST', { apiKey: 'demo-key' }));
-  await call('POST /_sim/accounts', '/_sim/accounts', json('POST', { apiKey: CHOSEN_KEY, balance: { trx: 'lots' } }));
+  await call(
+    'POST /_sim/accounts',
+    '/_sim/accounts',
+    json('POST', { apiKey: CHOSEN_KEY, balance: { trx: 'lots' } }),
+  );
 
   const keys = ['demo-key', createdKey, CHOSEN_KEY];
   const orderIds: string[] = [];
   for (const [i, key] of keys.entries()) {
     const form = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h&outOrderNo=sec-${i}`;
-    const order = await call('POST /v1/tron/order', '/v1/tron/order', keyed(key, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form }));
+    const order = await call(
+      'POST /v1/tron/order',
+      '/v1/tron/order',
+      keyed(key, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: form,
+      }),
+    );
     orderIds.push((JSON.parse(order.text) as { data: { id: string } }).data.id);
     await call('POST /v1/tron/order', '/api/v1/tron/order?rentalCount=1', keyed(key, { method: 'POST' }));
     await call('GET /v1/tron/price', '/v1/tron/price?rentalCount=65000&period=1h', keyed(key));
@@ -76,7 +108,11 @@ async function sessionOfEveryEndpoint(sim: Simulator): Promise<{ exchanges: Exch
     await call('GET /v1/tron/history', `/v1/tron/history?orderId=${orderIds[0]}`, keyed(key));
     await call('GET /v1/account', '/v1/account', keyed(key));
     await call('GET /_sim/accounts/me', '/_sim/accounts/me', keyed(key));
-    await call('POST /_sim/accounts/me/deposit', '/_sim/accounts/me/deposit', json('POST', { trx: '1' }, key));
+    await call(
+      'POST /_sim/accounts/me/deposit',
+      '/_sim/accounts/me/deposit',
+      json('POST', { trx: '1' }, key),
+    );
     await call('GET /_sim/orders', '/_sim/orders?limit=1000', keyed(key));
     await call('GET /_sim/orders/{orderId}', `/_sim/orders/${orderIds[i]}`, keyed(key));
   }
@@ -90,18 +126,38 @@ async function sessionOfEveryEndpoint(sim: Simulator): Promise<{ exchanges: Exch
   await call('GET /_sim/clock', '/_sim/clock');
   await call('POST /_sim/clock/advance', '/_sim/clock/advance', json('POST', { ms: 8000 }));
   await call('GET /_sim/config', '/_sim/config');
-  await call('PATCH /_sim/config', '/_sim/config', json('PATCH', { failureRate: 0.5, rateLimit: { requests: 100, windowMs: 1000 } }));
+  await call(
+    'PATCH /_sim/config',
+    '/_sim/config',
+    json('PATCH', { failureRate: 0.5, rateLimit: { requests: 100, windowMs: 1000 } }),
+  );
   await call('GET /_sim/accounts', '/_sim/accounts');
-  const rule = await call('POST /_sim/rules', '/_sim/rules', json('POST', { match: { outOrderNo: 'sec-x' }, outcome: 'FAILED' }));
+  const rule = await call(
+    'POST /_sim/rules',
+    '/_sim/rules',
+    json('POST', { match: { outOrderNo: 'sec-x' }, outcome: 'FAILED' }),
+  );
   await call('GET /_sim/rules', '/_sim/rules');
-  await call('DELETE /_sim/rules/{id}', `/_sim/rules/${(JSON.parse(rule.text) as { id: string }).id}`, { method: 'DELETE' });
+  await call('DELETE /_sim/rules/{id}', `/_sim/rules/${(JSON.parse(rule.text) as { id: string }).id}`, {
+    method: 'DELETE',
+  });
   await call('DELETE /_sim/rules', '/_sim/rules', { method: 'DELETE' });
-  const fault = await call('POST /_sim/faults', '/_sim/faults', json('POST', { operation: 'getPrice', response: 'status', status: 503, times: 1 }));
+  const fault = await call(
+    'POST /_sim/faults',
+    '/_sim/faults',
+    json('POST', { operation: 'getPrice', response: 'status', status: 503, times: 1 }),
+  );
   await call('GET /_sim/faults', '/_sim/faults');
   await call('GET /v1/tron/price', '/v1/tron/price?rentalCount=65000&period=1h', keyed(createdKey));
-  await call('POST /_sim/faults', '/_sim/faults', json('POST', { operation: 'getAccount', response: 'truncated', times: 1 }));
+  await call(
+    'POST /_sim/faults',
+    '/_sim/faults',
+    json('POST', { operation: 'getAccount', response: 'truncated', times: 1 }),
+  );
   await call('GET /v1/account', '/v1/account', keyed(createdKey));
-  await call('DELETE /_sim/faults/{id}', `/_sim/faults/${(JSON.parse(fault.text) as { id: string }).id}`, { method: 'DELETE' });
+  await call('DELETE /_sim/faults/{id}', `/_sim/faults/${(JSON.parse(fault.text) as { id: string }).id}`, {
+    method: 'DELETE',
+  });
   await call('DELETE /_sim/faults', '/_sim/faults', { method: 'DELETE' });
   await call('GET /_sim/supply', '/_sim/supply');
   await call('PUT /_sim/supply', '/_sim/supply', json('PUT', { energy: 1_000_000 }));
@@ -110,10 +166,20 @@ async function sessionOfEveryEndpoint(sim: Simulator): Promise<{ exchanges: Exch
   await call('PUT /_sim/addresses/{address}', `/_sim/addresses/${ADDRESS}`, json('PUT', { activated: true }));
   await call('GET /_sim/journal', '/_sim/journal?limit=10000');
   await call('GET /_sim/journal', '/_sim/journal?operation=createAccount');
-  // Operations added to spec/control.yaml since (dashboard, events, …): called as documented, without parameters.
+  // Operations added to spec/control.yaml since (dashboard, events, …): called as documented, without
+  // parameters.
   const known = new Set(exchanges.map((x) => x.label));
-  for (const op of controlOperations.filter((o) => !known.has(label(o)) && !['DELETE /_sim/journal', 'POST /_sim/reset'].includes(label(o)))) {
-    await call(label(op), op.path.replace(/\{[^}]+\}/g, 'x'), keyed(createdKey, { method: op.method, ...(op.jsonBodySchema ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}) }));
+  for (const op of controlOperations.filter(
+    (o) => !known.has(label(o)) && !['DELETE /_sim/journal', 'POST /_sim/reset'].includes(label(o)),
+  )) {
+    await call(
+      label(op),
+      op.path.replace(/\{[^}]+\}/g, 'x'),
+      keyed(createdKey, {
+        method: op.method,
+        ...(op.jsonBodySchema ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}),
+      }),
+    );
   }
   return { exchanges, createdKey, creations };
 }
@@ -128,10 +194,19 @@ describe('API keys in responses, the journal and the state snapshot', () => {
     const { exchanges, createdKey, creations } = await sessionOfEveryEndpoint(sim);
     // The session did reach every operation of both documents (reset and journal clearing come next).
     expect(new Set(exchanges.map((x) => x.label))).toEqual(
-      new Set([...apiOperations, ...controlOperations].map(label).filter((l) => l !== 'POST /_sim/reset' && l !== 'DELETE /_sim/journal')),
+      new Set(
+        [...apiOperations, ...controlOperations]
+          .map(label)
+          .filter((l) => l !== 'POST /_sim/reset' && l !== 'DELETE /_sim/journal'),
+      ),
     );
     expect(exchanges.length).toBeGreaterThan(60);
-    for (const x of exchanges) expectNoKey(`${x.label} → ${x.status}: ${x.text.slice(0, 200)}`, x.text + x.headers, ['demo-key', createdKey, CHOSEN_KEY]);
+    for (const x of exchanges)
+      expectNoKey(`${x.label} → ${x.status}: ${x.text.slice(0, 200)}`, x.text + x.headers, [
+        'demo-key',
+        createdKey,
+        CHOSEN_KEY,
+      ]);
     // The creation responses carry their own key, and only their own.
     expect(creations[0]!.text).toContain(createdKey);
     expect(creations[1]!.text).toContain(CHOSEN_KEY);
@@ -154,11 +229,16 @@ describe('API keys in responses, the journal and the state snapshot', () => {
     // The control plane's reads (GET /_sim/*) are not journaled (issue 14, item 3).
     expect(entries.length).toBeGreaterThan(40);
     expectNoKey('the journal', JSON.stringify(entries), keys);
-    expectNoKey('GET /_sim/journal', (await exchange(sim, 'journal', '/_sim/journal?limit=10000')).text, keys);
+    expectNoKey(
+      'GET /_sim/journal',
+      (await exchange(sim, 'journal', '/_sim/journal?limit=10000')).text,
+      keys,
+    );
     // The creations are journaled, redacted, request and response alike.
     const creations = sim.journal.list({ operation: 'createAccount', limit: 100 });
     expect(creations.filter((e) => e.status === 201)).toHaveLength(2);
-    for (const entry of creations.filter((e) => e.status === 201)) expect(entry.response).toMatchObject({ apiKey: '[redacted]' });
+    for (const entry of creations.filter((e) => e.status === 201))
+      expect(entry.response).toMatchObject({ apiKey: '[redacted]' });
     expect(creations.find((e) => e.body?.includes('apiKey'))!.body).toContain('[redacted]');
   });
 
@@ -169,18 +249,30 @@ describe('API keys in responses, the journal and the state snapshot', () => {
     const text = JSON.stringify(snapshot);
     expectNoKey('the snapshot', text, ['demo-key', createdKey, CHOSEN_KEY]);
     const digest = (key: string) => createHash('sha256').update(key).digest('base64');
-    expect(snapshot.accounts.map((a) => a.keyDigest)).toEqual([digest('demo-key'), digest(createdKey), digest(CHOSEN_KEY)]);
+    expect(snapshot.accounts.map((a) => a.keyDigest)).toEqual([
+      digest('demo-key'),
+      digest(createdKey),
+      digest(CHOSEN_KEY),
+    ]);
     expect(snapshot.orders.length).toBeGreaterThanOrEqual(3);
   });
 
   it('are kept by the account only as a digest, in no field of its record', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const created = JSON.parse((await exchange(sim, 'create', '/_sim/accounts', json('POST', {}))).text) as { apiKey: string };
+    const created = JSON.parse((await exchange(sim, 'create', '/_sim/accounts', json('POST', {}))).text) as {
+      apiKey: string;
+    };
     const account = sim.engine.authenticate(created.apiKey)!;
     expect(account.keyDigest).toBe(createHash('sha256').update(created.apiKey).digest('base64'));
     const strings = Object.values(account).filter((v): v is string => typeof v === 'string');
     expect(strings.some((v) => v.includes(created.apiKey))).toBe(false);
-    expect(JSON.stringify(sim.engine.accounts().map((a) => ({ ...a, orders: a.orders.length, byOutOrderNo: a.byOutOrderNo.size })))).not.toContain(created.apiKey);
+    expect(
+      JSON.stringify(
+        sim.engine
+          .accounts()
+          .map((a) => ({ ...a, orders: a.orders.length, byOutOrderNo: a.byOutOrderNo.size })),
+      ),
+    ).not.toContain(created.apiKey);
   });
 });
 
@@ -206,7 +298,11 @@ describe('API keys compared through their digest', () => {
 
   it('refuse a key that differs from a real one in its last character only', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const created = (JSON.parse((await exchange(sim, 'create', '/_sim/accounts', json('POST', {}))).text) as { apiKey: string }).apiKey;
+    const created = (
+      JSON.parse((await exchange(sim, 'create', '/_sim/accounts', json('POST', {}))).text) as {
+        apiKey: string;
+      }
+    ).apiKey;
     const flip = (key: string) => `${key.slice(0, -1)}${key.endsWith('a') ? 'b' : 'a'}`;
     await expectUnknownEverywhere(sim, flip('demo-key'));
     await expectUnknownEverywhere(sim, flip(created));
@@ -215,14 +311,21 @@ describe('API keys compared through their digest', () => {
 
   it('refuse a prefix of a real key, and a real key with more after it', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    for (const key of ['demo-ke', 'demo', 'd', 'demo-key-', 'demo-keydemo-key', 'DEMO-KEY']) await expectUnknownEverywhere(sim, key);
+    for (const key of ['demo-ke', 'demo', 'd', 'demo-key-', 'demo-keydemo-key', 'DEMO-KEY'])
+      await expectUnknownEverywhere(sim, key);
     expect((await exchange(sim, 'ok', '/v1/account', keyed('demo-key'))).status).toBe(200);
   });
 
   it('tell a missing key (10001) from an unknown one (10002) without saying which keys exist', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const missing = JSON.parse((await exchange(sim, 'none', '/v1/account')).text) as { code: number; msg: string };
-    const unknown = JSON.parse((await exchange(sim, 'unknown', '/v1/account', keyed('demo-kez'))).text) as { code: number; msg: string };
+    const missing = JSON.parse((await exchange(sim, 'none', '/v1/account')).text) as {
+      code: number;
+      msg: string;
+    };
+    const unknown = JSON.parse((await exchange(sim, 'unknown', '/v1/account', keyed('demo-kez'))).text) as {
+      code: number;
+      msg: string;
+    };
     expect([missing.code, unknown.code]).toEqual([10001, 10002]);
     expect(unknown.msg).not.toContain('demo-ke');
   });
@@ -246,7 +349,11 @@ describe('the control plane off loopback', () => {
       .map((op) => [
         label(op),
         op.path.replace('{address}', ADDRESS).replace(/\{[^}]+\}/g, 'x'),
-        { method: op.method, headers: { 'API-KEY': 'demo-key', 'content-type': 'application/json' }, ...(bodies[op.operationId] ? { body: JSON.stringify(bodies[op.operationId]) } : {}) },
+        {
+          method: op.method,
+          headers: { 'API-KEY': 'demo-key', 'content-type': 'application/json' },
+          ...(bodies[op.operationId] ? { body: JSON.stringify(bodies[op.operationId]) } : {}),
+        },
       ]);
   }
 
@@ -260,7 +367,9 @@ describe('the control plane off loopback', () => {
       expect(x.status, target).toBe(401);
       const body = JSON.parse(x.text) as { code: number; msg: string };
       expect(body.code, target).toBe(10004);
-      expect(body.msg).toMatch(/refuses callers off loopback without a token.*--token.*Authorization: Bearer/);
+      expect(body.msg).toMatch(
+        /refuses callers off loopback without a token.*--token.*Authorization: Bearer/,
+      );
     }
     // Nothing changed, and health and the API stay open.
     expect(JSON.stringify(sim.engine.snapshot())).toBe(before);
@@ -268,37 +377,71 @@ describe('the control plane off loopback', () => {
     expect((await exchange(sim, 'account', '/v1/account', keyed('demo-key'))).status).toBe(200);
   });
 
-  it.each(['127.0.0.1', '127.8.9.10', '::1', '::ffff:127.0.0.1', undefined])('lets a loopback caller (%s) in without a token', async (address) => {
-    const sim = createSimulator({ clock: 'manual', remoteAddress: () => address });
-    expect((await exchange(sim, 'rules', '/_sim/rules')).status).toBe(200);
-  });
+  it.each(['127.0.0.1', '127.8.9.10', '::1', '::ffff:127.0.0.1', undefined])(
+    'lets a loopback caller (%s) in without a token',
+    async (address) => {
+      const sim = createSimulator({ clock: 'manual', remoteAddress: () => address });
+      expect((await exchange(sim, 'rules', '/_sim/rules')).status).toBe(200);
+    },
+  );
 
-  it.each(['10.0.0.1', '::ffff:10.0.0.1', '2001:db8::1', '128.0.0.1', 'localhost.example'])('refuses %s without a token', async (address) => {
-    const sim = createSimulator({ clock: 'manual', remoteAddress: () => address });
-    expect(JSON.parse((await exchange(sim, 'rules', '/_sim/rules')).text)).toMatchObject({ code: 10004 });
-  });
+  it.each(['10.0.0.1', '::ffff:10.0.0.1', '2001:db8::1', '128.0.0.1', 'localhost.example'])(
+    'refuses %s without a token',
+    async (address) => {
+      const sim = createSimulator({ clock: 'manual', remoteAddress: () => address });
+      expect(JSON.parse((await exchange(sim, 'rules', '/_sim/rules')).text)).toMatchObject({ code: 10004 });
+    },
+  );
 
   it('asks for the token when none is sent, refuses a wrong one, and accepts the right one', async () => {
-    const sim = createSimulator({ clock: 'manual', remoteAddress: () => '203.0.113.9', control: { token: TOKEN } });
-    const withAuth = (value?: string): RequestInit => (value === undefined ? {} : { headers: { Authorization: value } });
-    const missing = JSON.parse((await exchange(sim, 'none', '/_sim/rules', withAuth())).text) as { code: number; msg: string };
-    expect(missing).toMatchObject({ code: 10004, msg: "The control plane needs its token: send 'Authorization: Bearer <token>'." });
+    const sim = createSimulator({
+      clock: 'manual',
+      remoteAddress: () => '203.0.113.9',
+      control: { token: TOKEN },
+    });
+    const withAuth = (value?: string): RequestInit =>
+      value === undefined ? {} : { headers: { Authorization: value } };
+    const missing = JSON.parse((await exchange(sim, 'none', '/_sim/rules', withAuth())).text) as {
+      code: number;
+      msg: string;
+    };
+    expect(missing).toMatchObject({
+      code: 10004,
+      msg: "The control plane needs its token: send 'Authorization: Bearer <token>'.",
+    });
     for (const value of [`Basic ${TOKEN}`, TOKEN, 'Bearer', 'Bearer ']) {
-      expect(JSON.parse((await exchange(sim, value, '/_sim/rules', withAuth(value))).text), value).toMatchObject({ code: 10004, msg: expect.stringMatching(/needs its token/) });
+      expect(
+        JSON.parse((await exchange(sim, value, '/_sim/rules', withAuth(value))).text),
+        value,
+      ).toMatchObject({ code: 10004, msg: expect.stringMatching(/needs its token/) });
     }
-    for (const value of ['Bearer wrong', `Bearer ${TOKEN.slice(0, -1)}`, `Bearer ${TOKEN}x`, `Bearer ${TOKEN.toUpperCase()}`]) {
+    for (const value of [
+      'Bearer wrong',
+      `Bearer ${TOKEN.slice(0, -1)}`,
+      `Bearer ${TOKEN}x`,
+      `Bearer ${TOKEN.toUpperCase()}`,
+    ]) {
       const x = await exchange(sim, value, '/_sim/rules', withAuth(value));
       expect(x.status, value).toBe(401);
-      expect(JSON.parse(x.text)).toMatchObject({ code: 10004, msg: expect.stringMatching(/^Wrong control-plane token: send the token the simulator was started with/) });
+      expect(JSON.parse(x.text)).toMatchObject({
+        code: 10004,
+        msg: expect.stringMatching(
+          /^Wrong control-plane token: send the token the simulator was started with/,
+        ),
+      });
       expect(x.text).not.toContain(TOKEN);
     }
-    for (const value of [`Bearer ${TOKEN}`, `bearer ${TOKEN}`, `BEARER  ${TOKEN}`]) expect((await exchange(sim, value, '/_sim/rules', withAuth(value))).status, value).toBe(200);
+    for (const value of [`Bearer ${TOKEN}`, `bearer ${TOKEN}`, `BEARER  ${TOKEN}`])
+      expect((await exchange(sim, value, '/_sim/rules', withAuth(value))).status, value).toBe(200);
   });
 
   it('asks loopback callers for the token too once one is set', async () => {
     const sim = createSimulator({ clock: 'manual', control: { token: TOKEN } });
     expect(JSON.parse((await exchange(sim, 'none', '/_sim/accounts')).text)).toMatchObject({ code: 10004 });
-    expect((await exchange(sim, 'right', '/_sim/accounts', { headers: { Authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+    expect(
+      (await exchange(sim, 'right', '/_sim/accounts', { headers: { Authorization: `Bearer ${TOKEN}` } }))
+        .status,
+    ).toBe(200);
     // The token never shows in the journal either.
     expect(JSON.stringify(sim.journal.list({ limit: 1000 }))).not.toContain(TOKEN);
   });
@@ -308,8 +451,14 @@ describe('the control plane off loopback', () => {
     for (const [target, path, init] of controlCalls()) {
       const x = await exchange(sim, target, path, init);
       expect(x.status, target).toBe(404);
-      expect(JSON.parse(x.text)).toMatchObject({ code: 40400, msg: expect.stringMatching(/control plane is off/) });
+      expect(JSON.parse(x.text)).toMatchObject({
+        code: 40400,
+        msg: expect.stringMatching(/control plane is off/),
+      });
     }
-    expect(JSON.parse((await exchange(sim, 'health', '/_sim/health')).text)).toMatchObject({ ok: true, capabilities: ['duplicates'] });
+    expect(JSON.parse((await exchange(sim, 'health', '/_sim/health')).text)).toMatchObject({
+      ok: true,
+      capabilities: ['duplicates'],
+    });
   });
 });

@@ -17,7 +17,10 @@ export const STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'REFUND
 export const API_OPERATIONS = ['createOrder', 'getPrice', 'getOrderHistory', 'getAccount'] as const;
 export const MAX_BODY = 64 * 1024;
 /** A second account of the starting scenario; `prop-key-bravo` may be created by the traffic. */
-export const SCENARIO = { ...DEFAULT_SCENARIO, accounts: [...DEFAULT_SCENARIO.accounts!, { apiKey: 'prop-key-alpha', balance: { trx: '200', usdt: '5' } }] };
+export const SCENARIO = {
+  ...DEFAULT_SCENARIO,
+  accounts: [...DEFAULT_SCENARIO.accounts!, { apiKey: 'prop-key-alpha', balance: { trx: '200', usdt: '5' } }],
+};
 
 export const apiSpec = loadSpec('api');
 export const controlSpec = loadSpec('control');
@@ -48,7 +51,10 @@ export interface Step {
 // Values: valid, boundary and malformed.
 
 /** encodeURIComponent, with lone surrogates (which it refuses) as U+FFFD, as a URL parser does. */
-export const encode = (text: string): string => encodeURIComponent(text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'));
+export const encode = (text: string): string =>
+  encodeURIComponent(
+    text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'),
+  );
 
 export const injectionLike = fc.constantFrom(
   "' OR '1'='1",
@@ -94,9 +100,34 @@ export const numberText: fc.Arbitrary<string> = fc.oneof(
   {
     weight: 3,
     arbitrary: fc.constantFrom(
-      '64000', '63999', '1', '0', '-0', '-1', '-64000', '1000000000', '1000000001', '65000.0', '65000.5', '6.5e4', ' 65000',
-      '65000 ', '+65000', '065000', '0x10000', '0b1', '1e400', '-1e400', 'Infinity', '-Infinity', 'NaN', '9'.repeat(400), '1_000',
-      '65,000', '', ' ',
+      '64000',
+      '63999',
+      '1',
+      '0',
+      '-0',
+      '-1',
+      '-64000',
+      '1000000000',
+      '1000000001',
+      '65000.0',
+      '65000.5',
+      '6.5e4',
+      ' 65000',
+      '65000 ',
+      '+65000',
+      '065000',
+      '0x10000',
+      '0b1',
+      '1e400',
+      '-1e400',
+      'Infinity',
+      '-Infinity',
+      'NaN',
+      '9'.repeat(400),
+      '1_000',
+      '65,000',
+      '',
+      ' ',
     ),
   },
   { weight: 1, arbitrary: fc.double().map(String) },
@@ -109,7 +140,14 @@ export const address: fc.Arbitrary<string> = fc.oneof(
   { weight: 2, arbitrary: fc.uint8Array({ minLength: 20, maxLength: 20 }).map(encodeTronAddress) },
   {
     weight: 1,
-    arbitrary: fc.constantFrom('TT3D8Br4YEkJtvS1DNSj77ymip51BemoP4', ADDRESS.toLowerCase(), ADDRESS.slice(0, 33), `${ADDRESS}A`, `41${'ab'.repeat(20)}`, ` ${ADDRESS}`),
+    arbitrary: fc.constantFrom(
+      'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP4',
+      ADDRESS.toLowerCase(),
+      ADDRESS.slice(0, 33),
+      `${ADDRESS}A`,
+      `41${'ab'.repeat(20)}`,
+      ` ${ADDRESS}`,
+    ),
   },
   { weight: 1, arbitrary: weirdString },
 );
@@ -119,20 +157,43 @@ export const period: fc.Arbitrary<string> = fc.oneof(
   { weight: 1, arbitrary: weirdString },
 );
 export const OUT_ORDER_NOS = ['o-1', 'o-2', 'o-3', 'shared', 'x'.repeat(64)];
-export const outOrderNo: fc.Arbitrary<string> = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...OUT_ORDER_NOS) }, { weight: 1, arbitrary: weirdString });
+export const outOrderNo: fc.Arbitrary<string> = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...OUT_ORDER_NOS) },
+  { weight: 1, arbitrary: weirdString },
+);
 /** A well-formed order id that no order has (most likely). */
 export const guessedOrderId = fc.stringMatching(/^OR20250312\d{4}[A-Z0-9]{8}$/);
 export const orderId: fc.Arbitrary<string> = fc.oneof(
   { weight: 4, arbitrary: fc.nat(40).map((n) => `{{order:${n}}}`) },
   { weight: 1, arbitrary: guessedOrderId },
-  { weight: 1, arbitrary: fc.constantFrom('OR', 'or20250312175009SYBOVW31', 'OR20250312175009SYBOVW3', 'OR20250312175009SYBOVW311') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'OR',
+      'or20250312175009SYBOVW31',
+      'OR20250312175009SYBOVW3',
+      'OR20250312175009SYBOVW311',
+    ),
+  },
   { weight: 1, arbitrary: weirdString },
 );
 export const decimal: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 12, arbitrary: fc.constantFrom('0', '1', '5', '100', '0.5', '1000', '0.000001') },
   {
     weight: 2,
-    arbitrary: fc.constantFrom('0.0000001', '-1', '1e3', 'abc', '', ' 1', '9007199254.740991', '9007199254.740992', '99999999999999999999', '1.', '.5'),
+    arbitrary: fc.constantFrom(
+      '0.0000001',
+      '-1',
+      '1e3',
+      'abc',
+      '',
+      ' 1',
+      '9007199254.740991',
+      '9007199254.740992',
+      '99999999999999999999',
+      '1.',
+      '.5',
+    ),
   },
   { weight: 1, arbitrary: fc.nat().map(String) },
   { weight: 1, arbitrary: fc.oneof(fc.integer(), fc.double(), fc.constant(null), fc.boolean()) },
@@ -142,11 +203,25 @@ export const jsonJunk: fc.Arbitrary<unknown> = fc.jsonValue({ maxDepth: 2 });
 
 export const apiKeyHeaders: fc.Arbitrary<Record<string, string>> = fc.oneof(
   { weight: 10, arbitrary: fc.constant({ 'API-KEY': 'demo-key' }) },
-  { weight: 3, arbitrary: fc.constantFrom('prop-key-alpha', 'prop-key-bravo').map((key) => ({ 'API-KEY': key })) },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom('prop-key-alpha', 'prop-key-bravo').map((key) => ({ 'API-KEY': key })),
+  },
   { weight: 1, arbitrary: fc.constant({ 'api-key': 'demo-key' }) },
   {
     weight: 2,
-    arbitrary: fc.constantFrom('demo-kez', 'demo-ke', 'demo-key2', 'DEMO-KEY', 'unknown-key', 'é', "' OR '1'='1", 'x'.repeat(4096)).map((key) => ({ 'API-KEY': key })),
+    arbitrary: fc
+      .constantFrom(
+        'demo-kez',
+        'demo-ke',
+        'demo-key2',
+        'DEMO-KEY',
+        'unknown-key',
+        'é',
+        "' OR '1'='1",
+        'x'.repeat(4096),
+      )
+      .map((key) => ({ 'API-KEY': key })),
   },
   { weight: 1, arbitrary: fc.constant({}) },
 );
@@ -160,35 +235,59 @@ export interface Placed {
   where: 'query' | 'body' | 'both' | 'both-different' | 'query-twice' | 'query-twice-different';
 }
 
-export function placed(name: string, value: fc.Arbitrary<string>, allowBody: boolean): fc.Arbitrary<Placed | undefined> {
+export function placed(
+  name: string,
+  value: fc.Arbitrary<string>,
+  allowBody: boolean,
+): fc.Arbitrary<Placed | undefined> {
   const where: fc.Arbitrary<Placed['where']> = allowBody
     ? fc.oneof(
         { weight: 6, arbitrary: fc.constantFrom('query' as const, 'body' as const) },
-        { weight: 1, arbitrary: fc.constantFrom('both' as const, 'both-different' as const, 'query-twice' as const, 'query-twice-different' as const) },
+        {
+          weight: 1,
+          arbitrary: fc.constantFrom(
+            'both' as const,
+            'both-different' as const,
+            'query-twice' as const,
+            'query-twice-different' as const,
+          ),
+        },
       )
-    : fc.oneof({ weight: 8, arbitrary: fc.constant('query' as const) }, { weight: 1, arbitrary: fc.constantFrom('query-twice' as const, 'query-twice-different' as const) });
-  return fc.option(
-    fc.record({ name: fc.constant(name), value, where }),
-    { nil: undefined, freq: 8 },
-  );
+    : fc.oneof(
+        { weight: 8, arbitrary: fc.constant('query' as const) },
+        { weight: 1, arbitrary: fc.constantFrom('query-twice' as const, 'query-twice-different' as const) },
+      );
+  return fc.option(fc.record({ name: fc.constant(name), value, where }), { nil: undefined, freq: 8 });
 }
 
 export const extraParams = (allowBody: boolean): fc.Arbitrary<Placed[]> =>
   fc.array(
     fc.record({
-      name: fc.oneof(fc.constantFrom('foo', '__proto__', 'constructor', '', 'API-KEY', 'rentalCount', 'orderId'), weirdString),
+      name: fc.oneof(
+        fc.constantFrom('foo', '__proto__', 'constructor', '', 'API-KEY', 'rentalCount', 'orderId'),
+        weirdString,
+      ),
       value: weirdString,
       where: allowBody ? fc.constantFrom('query' as const, 'body' as const) : fc.constant('query' as const),
     }),
     { maxLength: 2 },
   );
 
-export function spread(params: (Placed | undefined)[]): { query: [string, string][]; body: [string, string][] } {
+export function spread(params: (Placed | undefined)[]): {
+  query: [string, string][];
+  body: [string, string][];
+} {
   const query: [string, string][] = [];
   const body: [string, string][] = [];
   for (const p of params) {
     if (!p) continue;
-    if (p.where === 'query' || p.where === 'both' || p.where === 'both-different' || p.where.startsWith('query-twice')) query.push([p.name, p.value]);
+    if (
+      p.where === 'query' ||
+      p.where === 'both' ||
+      p.where === 'both-different' ||
+      p.where.startsWith('query-twice')
+    )
+      query.push([p.name, p.value]);
     if (p.where === 'body' || p.where === 'both') body.push([p.name, p.value]);
     if (p.where === 'both-different') body.push([p.name, `${p.value}9`]);
     if (p.where === 'query-twice') query.push([p.name, p.value]);
@@ -197,10 +296,23 @@ export function spread(params: (Placed | undefined)[]): { query: [string, string
   return { query, body };
 }
 
-export const apiPrefix = fc.oneof({ weight: 4, arbitrary: fc.constant('') }, { weight: 1, arbitrary: fc.constant('/api') });
+export const apiPrefix = fc.oneof(
+  { weight: 4, arbitrary: fc.constant('') },
+  { weight: 1, arbitrary: fc.constant('/api') },
+);
 export const formContentType = fc.oneof(
   { weight: 8, arbitrary: fc.constant(FORM) },
-  { weight: 1, arbitrary: fc.constantFrom(`${FORM}; charset=utf-8`, 'APPLICATION/X-WWW-FORM-URLENCODED', 'application/json', 'text/plain', 'multipart/form-data; boundary=x', '') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      `${FORM}; charset=utf-8`,
+      'APPLICATION/X-WWW-FORM-URLENCODED',
+      'application/json',
+      'text/plain',
+      'multipart/form-data; boundary=x',
+      '',
+    ),
+  },
 );
 
 /** A valid order, as a well-behaved client sends it. */
@@ -208,7 +320,10 @@ export const validOrder: fc.Arbitrary<Step> = fc
   .record({
     prefix: apiPrefix,
     headers: apiKeyHeaders,
-    pledgeAddress: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(ADDRESS, OTHER_ADDRESS) }, { weight: 1, arbitrary: fc.uint8Array({ minLength: 20, maxLength: 20 }).map(encodeTronAddress) }),
+    pledgeAddress: fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom(ADDRESS, OTHER_ADDRESS) },
+      { weight: 1, arbitrary: fc.uint8Array({ minLength: 20, maxLength: 20 }).map(encodeTronAddress) },
+    ),
     rentalCount: fc.integer({ min: 64_000, max: 200_000 }),
     period: fc.constantFrom(...PERIODS),
     outOrderNo: fc.option(fc.constantFrom(...OUT_ORDER_NOS), { nil: undefined }),
@@ -219,23 +334,55 @@ export const validOrder: fc.Arbitrary<Step> = fc
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => [k, String(v)] as [string, string]);
     return inBody
-      ? { target: 'POST /v1/tron/order', method: 'POST', path: `${prefix}/v1/tron/order`, query: [], headers: { ...headers, 'content-type': FORM }, body: new URLSearchParams(pairs).toString() }
-      : { target: 'POST /v1/tron/order', method: 'POST', path: `${prefix}/v1/tron/order`, query: pairs, headers };
+      ? {
+          target: 'POST /v1/tron/order',
+          method: 'POST',
+          path: `${prefix}/v1/tron/order`,
+          query: [],
+          headers: { ...headers, 'content-type': FORM },
+          body: new URLSearchParams(pairs).toString(),
+        }
+      : {
+          target: 'POST /v1/tron/order',
+          method: 'POST',
+          path: `${prefix}/v1/tron/order`,
+          query: pairs,
+          headers,
+        };
   });
 
 export const fuzzedOrder: fc.Arbitrary<Step> = fc
   .record({
     prefix: apiPrefix,
     headers: apiKeyHeaders,
-    params: fc.tuple(placed('pledgeAddress', address, true), placed('rentalCount', numberText, true), placed('period', period, true), placed('outOrderNo', outOrderNo, true)),
+    params: fc.tuple(
+      placed('pledgeAddress', address, true),
+      placed('rentalCount', numberText, true),
+      placed('period', period, true),
+      placed('outOrderNo', outOrderNo, true),
+    ),
     extra: extraParams(true),
     contentType: formContentType,
-    rawBody: fc.option(fc.oneof(fc.constant('{"pledgeAddress":"TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3","rentalCount":65000,"period":"1h"}'), weirdString), { nil: undefined, freq: 6 }),
+    rawBody: fc.option(
+      fc.oneof(
+        fc.constant(
+          '{"pledgeAddress":"TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3","rentalCount":65000,"period":"1h"}',
+        ),
+        weirdString,
+      ),
+      { nil: undefined, freq: 6 },
+    ),
   })
   .map(({ prefix, headers, params, extra, contentType, rawBody }) => {
     const { query, body } = spread([...params, ...extra]);
     const text = rawBody ?? (body.length > 0 ? new URLSearchParams(body).toString() : undefined);
-    const step: Step = { target: 'POST /v1/tron/order', method: 'POST', path: `${prefix}/v1/tron/order`, query, headers: { ...headers } };
+    const step: Step = {
+      target: 'POST /v1/tron/order',
+      method: 'POST',
+      path: `${prefix}/v1/tron/order`,
+      query,
+      headers: { ...headers },
+    };
     if (text !== undefined) {
       step.body = text;
       if (contentType) step.headers['content-type'] = contentType;
@@ -248,7 +395,14 @@ export const priceStep: fc.Arbitrary<Step> = fc
     prefix: apiPrefix,
     headers: apiKeyHeaders,
     params: fc.tuple(
-      placed('rentalCount', fc.oneof({ weight: 2, arbitrary: fc.integer({ min: 1, max: 1_000_000_000 }).map(String) }, { weight: 2, arbitrary: numberText }), false),
+      placed(
+        'rentalCount',
+        fc.oneof(
+          { weight: 2, arbitrary: fc.integer({ min: 1, max: 1_000_000_000 }).map(String) },
+          { weight: 2, arbitrary: numberText },
+        ),
+        false,
+      ),
       placed('period', period, false),
     ),
     extra: extraParams(false),
@@ -278,7 +432,13 @@ export const historyStep: fc.Arbitrary<Step> = fc
 
 export const accountStep: fc.Arbitrary<Step> = fc
   .record({ prefix: apiPrefix, headers: apiKeyHeaders, extra: extraParams(false) })
-  .map(({ prefix, headers, extra }) => ({ target: 'GET /v1/account', method: 'GET', path: `${prefix}/v1/account`, query: spread(extra).query, headers }));
+  .map(({ prefix, headers, extra }) => ({
+    target: 'GET /v1/account',
+    method: 'GET',
+    path: `${prefix}/v1/account`,
+    query: spread(extra).query,
+    headers,
+  }));
 
 export const apiStep: fc.Arbitrary<Step> = fc.oneof(
   { weight: 4, arbitrary: validOrder },

@@ -26,7 +26,8 @@ export function toSettingsPatch(input: C['SettingsPatch']): SettingsPatch {
   const patch: SettingsPatch = { ...rest };
   if (prices) {
     patch.prices = {};
-    for (const [period, sun] of Object.entries(prices)) (patch.prices as Record<string, number>)[period] = Number(sun);
+    for (const [period, sun] of Object.entries(prices))
+      (patch.prices as Record<string, number>)[period] = Number(sun);
   }
   if (usdtPerTrx !== undefined) patch.microUsdtPerTrx = parseUnits(usdtPerTrx, 'usdtPerTrx');
   return patch;
@@ -40,7 +41,11 @@ export function toSettingsPatch(input: C['SettingsPatch']): SettingsPatch {
  */
 export function toEngineScenario(input: C['Scenario']): Scenario {
   const scenario: Scenario = {};
-  if (input.settings || input.timing) scenario.settings = { ...toSettingsPatch(input.settings ?? {}), ...(input.timing ? { timing: input.timing } : {}) };
+  if (input.settings || input.timing)
+    scenario.settings = {
+      ...toSettingsPatch(input.settings ?? {}),
+      ...(input.timing ? { timing: input.timing } : {}),
+    };
   if (input.accounts) {
     scenario.accounts = input.accounts.map((a, i) => ({
       apiKey: a.apiKey,

@@ -8,7 +8,9 @@ import { chromium, type Browser } from 'playwright-core';
 export const CHROMIUM = '/usr/bin/chromium';
 
 /** Why the browser tests cannot run, or undefined when they can. */
-export const CHROMIUM_MISSING = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing: run \`npm run ensure:chromium\` (\`npm test\` runs it first).`;
+export const CHROMIUM_MISSING = existsSync(CHROMIUM)
+  ? undefined
+  : `${CHROMIUM} is missing: run \`npm run ensure:chromium\` (\`npm test\` runs it first).`;
 
 /** Flags that keep a headless Chromium quiet: no GPU, no QUIC, no update or sync traffic. */
 export const CHROMIUM_ARGS = [
@@ -29,5 +31,9 @@ export const CHROMIUM_ARGS = [
  *   const browser = await launchChromium([`--host-resolver-rules=MAP rebind.test 127.0.0.1`]);
  */
 export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_ARGS, ...extraArgs] });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [...CHROMIUM_ARGS, ...extraArgs],
+  });
 }

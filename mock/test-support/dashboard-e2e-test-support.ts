@@ -29,7 +29,8 @@ const missing = existsSync(CHROMIUM)
 /** Registers the browser's launch and close in the calling test file. */
 export function useBrowser(): void {
   beforeAll(async () => {
-    if (!missing) browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    if (!missing)
+      browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -45,7 +46,11 @@ export interface Running {
   sim: Simulator;
   url: string;
   /** Calls the simulator over HTTP. */
-  call(method: string, path: string, options?: { apiKey?: string; json?: unknown; token?: string }): Promise<any>;
+  call(
+    method: string,
+    path: string,
+    options?: { apiKey?: string; json?: unknown; token?: string },
+  ): Promise<any>;
   close(): Promise<void>;
 }
 
@@ -66,7 +71,11 @@ export async function startServer(options: SimulatorOptions): Promise<Running> {
       if (apiKey) headers['API-KEY'] = apiKey;
       if (token) headers.Authorization = `Bearer ${token}`;
       if (json !== undefined) headers['content-type'] = 'application/json';
-      const res = await fetch(`${url}${path}`, { method, headers, ...(json !== undefined ? { body: JSON.stringify(json) } : {}) });
+      const res = await fetch(`${url}${path}`, {
+        method,
+        headers,
+        ...(json !== undefined ? { body: JSON.stringify(json) } : {}),
+      });
       const body = await res.json();
       if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${JSON.stringify(body)}`);
       return body;
@@ -81,8 +90,16 @@ export async function startServer(options: SimulatorOptions): Promise<Running> {
 }
 
 /** A fresh page that fails the test on any script error or console error. */
-export async function openDashboard(url: string, viewport = { width: 1440, height: 900 }): Promise<{ page: Page; errors: string[]; close(): Promise<void> }> {
-  const context = await requireBrowser().newContext({ viewport, deviceScaleFactor: 1, colorScheme: 'light', permissions: ['clipboard-read', 'clipboard-write'] });
+export async function openDashboard(
+  url: string,
+  viewport = { width: 1440, height: 900 },
+): Promise<{ page: Page; errors: string[]; close(): Promise<void> }> {
+  const context = await requireBrowser().newContext({
+    viewport,
+    deviceScaleFactor: 1,
+    colorScheme: 'light',
+    permissions: ['clipboard-read', 'clipboard-write'],
+  });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
@@ -99,7 +116,9 @@ export const row = (orderId: string): string => `[data-testid="order-row"][data-
 export const accountRow = (wallet: string): string => `[data-testid="account-row"][data-wallet="${wallet}"]`;
 
 export async function waitForStatus(page: Page, orderId: string, status: string): Promise<void> {
-  await page.locator(`${row(orderId)} [data-testid="order-status"]`, { hasText: status }).waitFor({ timeout: WAIT_MS });
+  await page
+    .locator(`${row(orderId)} [data-testid="order-status"]`, { hasText: status })
+    .waitFor({ timeout: WAIT_MS });
 }
 
 export async function text(page: Page, selector: string): Promise<string> {
@@ -109,14 +128,31 @@ export async function text(page: Page, selector: string): Promise<string> {
 /** Hundredths as the simulator prints decimals: no trailing zeros. */
 export function decimal(hundredths: number): string {
   const whole = Math.floor(hundredths / 100);
-  const fraction = String(hundredths % 100).padStart(2, '0').replace(/0+$/, '');
+  const fraction = String(hundredths % 100)
+    .padStart(2, '0')
+    .replace(/0+$/, '');
   return fraction ? `${whole}.${fraction}` : String(whole);
 }
 
-export async function createOrder(server: Running, input: { apiKey?: string; pledgeAddress?: string; outOrderNo?: string; rentalCount?: number; period?: string }): Promise<{ id: string; amount: number }> {
-  const query = new URLSearchParams({ pledgeAddress: input.pledgeAddress ?? ADDRESS, rentalCount: String(input.rentalCount ?? 65000), period: input.period ?? '1h' });
+export async function createOrder(
+  server: Running,
+  input: {
+    apiKey?: string;
+    pledgeAddress?: string;
+    outOrderNo?: string;
+    rentalCount?: number;
+    period?: string;
+  },
+): Promise<{ id: string; amount: number }> {
+  const query = new URLSearchParams({
+    pledgeAddress: input.pledgeAddress ?? ADDRESS,
+    rentalCount: String(input.rentalCount ?? 65000),
+    period: input.period ?? '1h',
+  });
   if (input.outOrderNo) query.set('outOrderNo', input.outOrderNo);
-  const created = await server.call('POST', `/v1/tron/order?${query}`, { apiKey: input.apiKey ?? 'demo-key' });
+  const created = await server.call('POST', `/v1/tron/order?${query}`, {
+    apiKey: input.apiKey ?? 'demo-key',
+  });
   expect(created.code).toBe(0);
   return created.data;
 }
@@ -127,4 +163,3 @@ export function saveScreenshot(name: string): string[] {
   for (const target of targets) mkdirSync(path.dirname(target), { recursive: true });
   return targets;
 }
-

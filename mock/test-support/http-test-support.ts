@@ -25,7 +25,8 @@ export async function send(sim: Simulator, path: string, init: RequestInit = {})
 }
 
 /** A GET with an API key (the demo key unless told). */
-export const get = (sim: Simulator, path: string, apiKey = 'demo-key'): Promise<Reply> => send(sim, path, { headers: { 'API-KEY': apiKey } });
+export const get = (sim: Simulator, path: string, apiKey = 'demo-key'): Promise<Reply> =>
+  send(sim, path, { headers: { 'API-KEY': apiKey } });
 
 /** Fails with ajv's errors unless `body` passes the spec's validator (which must exist). */
 export function expectValid(validate: ValidateFunction | undefined, body: unknown): void {

@@ -52,9 +52,18 @@ export async function listen(sim: Simulator, options: RequestGuardOptions = {}):
  * @example
  *   await rawRequest(served.port, 'GET', '/v1/account', { host: 'evil.example', 'api-key': 'demo-key' });
  */
-export function rawRequest(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<RawReply> {
+export function rawRequest(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<RawReply> {
   // Node's client frames no body of a DELETE unless told its length.
-  const framed = body === undefined || 'content-length' in headers || 'transfer-encoding' in headers ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
+  const framed =
+    body === undefined || 'content-length' in headers || 'transfer-encoding' in headers
+      ? headers
+      : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, method, path, headers: framed, agent: false }, (res) => {
       let text = '';

@@ -16,7 +16,11 @@ describe('startSimulator().createAccount', () => {
 
   it("takes the control plane's request shape too, as a user guessed it", async () => {
     sim = await startSimulator({ listen: false });
-    const account = await sim.createAccount({ balance: { trx: '50', usdt: '2' }, apiKey: 'guessed-key-01', referralCount: 3 });
+    const account = await sim.createAccount({
+      balance: { trx: '50', usdt: '2' },
+      apiKey: 'guessed-key-01',
+      referralCount: 3,
+    });
     expect(account.apiKey).toBe('guessed-key-01');
     const seen = await sim.client('guessed-key-01').getAccount();
     expect(seen.balance.available).toEqual({ trx: '50', usdt: '2.000000' });

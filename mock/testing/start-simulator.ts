@@ -35,7 +35,10 @@ export interface TestSimulator {
    * Amounts are decimal strings. Resolves with the account and its `apiKey`.
    */
   createAccount(request?: Control['CreateAccountRequest']): Promise<Control['CreatedAccount']>;
-  createAccount(balance?: Control['Amounts'], options?: Omit<Control['CreateAccountRequest'], 'balance'>): Promise<Control['CreatedAccount']>;
+  createAccount(
+    balance?: Control['Amounts'],
+    options?: Omit<Control['CreateAccountRequest'], 'balance'>,
+  ): Promise<Control['CreatedAccount']>;
   /** Adds an outcome rule (POST /_sim/rules); resolves with its id: `await sim.addRule({ outcome: 'FAILED', times: 1 })`. */
   addRule(rule: Control['RuleRequest']): Promise<string>;
   /** Injects a fault (POST /_sim/faults); resolves with its id: `await sim.injectFault({ operation: 'getPrice', response: 'status', status: 503 })`. */
@@ -85,7 +88,10 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const payload = (await response.json()) as T & { msg?: string };
-    if (!response.ok) throw new Error(`startSimulator: ${method} /_sim${path} failed with HTTP ${response.status}: ${payload.msg ?? ''}`);
+    if (!response.ok)
+      throw new Error(
+        `startSimulator: ${method} /_sim${path} failed with HTTP ${response.status}: ${payload.msg ?? ''}`,
+      );
     return payload;
   };
   const manual = simulator.clock.mode === 'manual';
@@ -101,26 +107,39 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
         apiKey,
         fetch: simulator.fetch,
         // With a manual clock, waiting for an order is moving the clock: no real time passes.
-        ...(manual ? { sleep: async (ms: number) => void simulator.advance(ms), now: () => simulator.clock.now() } : {}),
+        ...(manual
+          ? { sleep: async (ms: number) => void simulator.advance(ms), now: () => simulator.clock.now() }
+          : {}),
         ...clientOptions,
       });
     },
     advance: (ms) => control('POST', '/clock/advance', { ms }),
-    createAccount: (first: Control['Amounts'] | Control['CreateAccountRequest'] = {}, rest: Omit<Control['CreateAccountRequest'], 'balance'> = {}) =>
+    createAccount: (
+      first: Control['Amounts'] | Control['CreateAccountRequest'] = {},
+      rest: Omit<Control['CreateAccountRequest'], 'balance'> = {},
+    ) =>
       // The control plane's shape has no trx or usdt at its top: anything with balance,
       // apiKey or referralCount there is a request, the rest a balance.
-      control('POST', '/accounts', isAccountRequest(first) ? { ...first, ...rest } : { balance: first, ...rest }),
+      control(
+        'POST',
+        '/accounts',
+        isAccountRequest(first) ? { ...first, ...rest } : { balance: first, ...rest },
+      ),
     addRule: async (rule) => (await control<{ id: string }>('POST', '/rules', rule)).id,
     injectFault: async (fault) => (await control<{ id: string }>('POST', '/faults', fault)).id,
     journal: async (filter = {}) => {
       const query = new URLSearchParams(Object.entries(filter).map(([k, v]) => [k, String(v)])).toString();
-      return (await control<{ entries: Control['JournalEntry'][] }>('GET', `/journal${query ? `?${query}` : ''}`)).entries;
+      return (
+        await control<{ entries: Control['JournalEntry'][] }>('GET', `/journal${query ? `?${query}` : ''}`)
+      ).entries;
     },
     reset: async () => void (await control('POST', '/reset')),
     stop: close,
   };
 }
 
-function isAccountRequest(value: Control['Amounts'] | Control['CreateAccountRequest']): value is Control['CreateAccountRequest'] {
+function isAccountRequest(
+  value: Control['Amounts'] | Control['CreateAccountRequest'],
+): value is Control['CreateAccountRequest'] {
   return 'balance' in value || 'apiKey' in value || 'referralCount' in value;
 }

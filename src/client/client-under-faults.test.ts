@@ -52,11 +52,19 @@ async function setup(): Promise<{ sim: Simulator; client: EnergyRentalClient }> 
 }
 
 async function inject(sim: Simulator, fault: Record<string, unknown>): Promise<void> {
-  const res = await sim.app.request('/_sim/faults', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(fault) });
+  const res = await sim.app.request('/_sim/faults', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(fault),
+  });
   expect(res.status, await res.text()).toBe(201);
 }
 
-function callOf(client: EnergyRentalClient, operation: Operation, outOrderNo = 'under-fault'): Promise<unknown> {
+function callOf(
+  client: EnergyRentalClient,
+  operation: Operation,
+  outOrderNo = 'under-fault',
+): Promise<unknown> {
   switch (operation) {
     case 'createOrder':
       return client.createOrder({ pledgeAddress: ADDRESS, rentalCount: 65000, period: '1h', outOrderNo });
@@ -80,7 +88,8 @@ async function failure(promise: Promise<unknown>): Promise<EnergyRentalError> {
 }
 
 /** Requests of an operation that reached the simulator. */
-const received = (sim: Simulator, operation: Operation) => sim.journal.list({ operation, limit: 1000 }).length;
+const received = (sim: Simulator, operation: Operation) =>
+  sim.journal.list({ operation, limit: 1000 }).length;
 
 interface FaultCase {
   name: string;
@@ -91,17 +100,62 @@ interface FaultCase {
 }
 
 const FAULTS: FaultCase[] = [
-  { name: '429', fault: { response: 'status', status: 429 }, expected: { kind: 'http', status: 429, code: 10003, retryAfter: 1 }, orderCreated: false },
-  { name: '429 with retryAfter 9', fault: { response: 'status', status: 429, retryAfter: 9 }, expected: { kind: 'http', status: 429, code: 10003, retryAfter: 9 }, orderCreated: false },
-  { name: '429 without a body', fault: { response: 'status', status: 429, withBody: false }, expected: { kind: 'http', status: 429, code: undefined, retryAfter: 1 }, orderCreated: false },
+  {
+    name: '429',
+    fault: { response: 'status', status: 429 },
+    expected: { kind: 'http', status: 429, code: 10003, retryAfter: 1 },
+    orderCreated: false,
+  },
+  {
+    name: '429 with retryAfter 9',
+    fault: { response: 'status', status: 429, retryAfter: 9 },
+    expected: { kind: 'http', status: 429, code: 10003, retryAfter: 9 },
+    orderCreated: false,
+  },
+  {
+    name: '429 without a body',
+    fault: { response: 'status', status: 429, withBody: false },
+    expected: { kind: 'http', status: 429, code: undefined, retryAfter: 1 },
+    orderCreated: false,
+  },
   ...[500, 502, 503].flatMap((status) => [
-    { name: `${status}`, fault: { response: 'status', status }, expected: { kind: 'http' as const, status, code: 50000, retryAfter: undefined }, orderCreated: false },
-    { name: `${status} without a body`, fault: { response: 'status', status, withBody: false }, expected: { kind: 'http' as const, status, code: undefined, retryAfter: undefined }, orderCreated: false },
+    {
+      name: `${status}`,
+      fault: { response: 'status', status },
+      expected: { kind: 'http' as const, status, code: 50000, retryAfter: undefined },
+      orderCreated: false,
+    },
+    {
+      name: `${status} without a body`,
+      fault: { response: 'status', status, withBody: false },
+      expected: { kind: 'http' as const, status, code: undefined, retryAfter: undefined },
+      orderCreated: false,
+    },
   ]),
-  { name: '503 with retryAfter 4', fault: { response: 'status', status: 503, retryAfter: 4 }, expected: { kind: 'http', status: 503, code: 50000, retryAfter: 4 }, orderCreated: false },
-  { name: 'a malformed body', fault: { response: 'malformed' }, expected: { kind: 'invalid-body', status: 200, code: undefined }, orderCreated: false },
-  { name: 'a truncated body', fault: { response: 'truncated' }, expected: { kind: 'invalid-body', status: 200, code: undefined }, orderCreated: true },
-  { name: 'a dropped connection', fault: { response: 'drop' }, expected: { kind: 'network', status: undefined, code: undefined }, orderCreated: false },
+  {
+    name: '503 with retryAfter 4',
+    fault: { response: 'status', status: 503, retryAfter: 4 },
+    expected: { kind: 'http', status: 503, code: 50000, retryAfter: 4 },
+    orderCreated: false,
+  },
+  {
+    name: 'a malformed body',
+    fault: { response: 'malformed' },
+    expected: { kind: 'invalid-body', status: 200, code: undefined },
+    orderCreated: false,
+  },
+  {
+    name: 'a truncated body',
+    fault: { response: 'truncated' },
+    expected: { kind: 'invalid-body', status: 200, code: undefined },
+    orderCreated: true,
+  },
+  {
+    name: 'a dropped connection',
+    fault: { response: 'drop' },
+    expected: { kind: 'network', status: undefined, code: undefined },
+    orderCreated: false,
+  },
 ];
 
 describe.each(FAULTS)('the client under $name', ({ fault, expected, orderCreated }) => {
@@ -135,7 +189,10 @@ describe.each(FAULTS)('the client under $name', ({ fault, expected, orderCreated
     const { sim, client } = await setup();
     await inject(sim, { operation: 'getOrderHistory', times: 3, ...fault });
     const seen: OrderStatus[] = [];
-    const order = await client.waitForOrder({ outOrderNo: 'known' }, { intervalMs: 500, timeoutMs: 30_000, onStatus: (status) => seen.push(status) });
+    const order = await client.waitForOrder(
+      { outOrderNo: 'known' },
+      { intervalMs: 500, timeoutMs: 30_000, onStatus: (status) => seen.push(status) },
+    );
     expect(order.status).toBe('COMPLETED');
     expect(order.txId).toMatch(/^[0-9a-f]{64}$/);
     // Three lookups hit the fault, then polling went on.
@@ -159,20 +216,38 @@ describe('the client under added latency', () => {
     const { sim, client } = await setup();
     const impatient = clientOf(sim, 30);
     await inject(sim, { operation: 'createOrder', latencyMs: 100, times: 1 });
-    const error = await failure(impatient.createOrder({ pledgeAddress: ADDRESS, rentalCount: 65000, period: '1h', outOrderNo: 'slow-1' }));
-    expect(error).toMatchObject({ operation: 'createOrder', kind: 'timeout', status: undefined, code: undefined });
+    const error = await failure(
+      impatient.createOrder({
+        pledgeAddress: ADDRESS,
+        rentalCount: 65000,
+        period: '1h',
+        outOrderNo: 'slow-1',
+      }),
+    );
+    expect(error).toMatchObject({
+      operation: 'createOrder',
+      kind: 'timeout',
+      status: undefined,
+      code: undefined,
+    });
     expect(error.message).toBe('createOrder failed: no complete response within 30 ms (timeout)');
     expect(sim.engine.storedOrders).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 200));
     // The server went on once the delay ended: the order exists although the client gave up.
-    expect(sim.journal.list({ operation: 'createOrder' }).at(-1)).toMatchObject({ status: 200, fault: 'fault-1' });
+    expect(sim.journal.list({ operation: 'createOrder' }).at(-1)).toMatchObject({
+      status: 200,
+      fault: 'fault-1',
+    });
     expect((await client.getOrderHistory({ outOrderNo: 'slow-1' })).status).toBe('PENDING');
   });
 
   it('lets waitForOrder poll through lookups that time out', async () => {
     const { sim } = await setup();
     await inject(sim, { operation: 'getOrderHistory', latencyMs: 100, times: 2 });
-    const order = await clientOf(sim, 30).waitForOrder({ outOrderNo: 'known' }, { intervalMs: 1000, timeoutMs: 30_000 });
+    const order = await clientOf(sim, 30).waitForOrder(
+      { outOrderNo: 'known' },
+      { intervalMs: 1000, timeoutMs: 30_000 },
+    );
     expect(order.status).toBe('COMPLETED');
     // The two slow lookups are journaled once the server answers them, after the client gave up.
     await new Promise((resolve) => setTimeout(resolve, 250));
@@ -194,36 +269,64 @@ describe('waitForOrder under faults', () => {
       await inject(sim, { operation: 'getOrderHistory', times: 1, ...fault });
     }
     const seen: OrderStatus[] = [];
-    const order = await client.waitForOrder({ outOrderNo: 'known' }, { intervalMs: 400, timeoutMs: 60_000, onStatus: (status) => seen.push(status) });
+    const order = await client.waitForOrder(
+      { outOrderNo: 'known' },
+      { intervalMs: 400, timeoutMs: 60_000, onStatus: (status) => seen.push(status) },
+    );
     expect(order.status).toBe('COMPLETED');
-    expect(sim.journal.list({ operation: 'getOrderHistory' }).slice(0, 6).map((e) => e.status)).toEqual([503, 429, 200, 599, 200, 502]);
+    expect(
+      sim.journal
+        .list({ operation: 'getOrderHistory' })
+        .slice(0, 6)
+        .map((e) => e.status),
+    ).toEqual([503, 429, 200, 599, 200, 502]);
     expect(seen[0]).not.toBe('COMPLETED');
     expect(seen.at(-1)).toBe('COMPLETED');
   });
 
   it('polls through failures with probability until the order is REFUNDED or FAILED', async () => {
     const { sim, client } = await setup();
-    await sim.app.request('/_sim/rules', { method: 'POST', body: JSON.stringify({ match: { outOrderNo: 'doomed' }, outcome: 'FAILED', delayMs: 3000 }) });
-    const { id } = await client.createOrder({ pledgeAddress: ADDRESS, rentalCount: 65000, period: '1h', outOrderNo: 'doomed' });
+    await sim.app.request('/_sim/rules', {
+      method: 'POST',
+      body: JSON.stringify({ match: { outOrderNo: 'doomed' }, outcome: 'FAILED', delayMs: 3000 }),
+    });
+    const { id } = await client.createOrder({
+      pledgeAddress: ADDRESS,
+      rentalCount: 65000,
+      period: '1h',
+      outOrderNo: 'doomed',
+    });
     await inject(sim, { operation: 'getOrderHistory', response: 'status', status: 503, probability: 0.6 });
     const order = await client.waitForOrder({ orderId: id }, { intervalMs: 250, timeoutMs: 60_000 });
     expect(['FAILED', 'REFUNDED']).toContain(order.status);
-    expect(sim.journal.list({ operation: 'getOrderHistory', limit: 1000 }).filter((e) => e.fault).length).toBeGreaterThan(0);
+    expect(
+      sim.journal.list({ operation: 'getOrderHistory', limit: 1000 }).filter((e) => e.fault).length,
+    ).toBeGreaterThan(0);
   });
 
   it('throws at once on a non-transient error: an unknown order', async () => {
     const { sim, client } = await setup();
     const before = received(sim, 'getOrderHistory');
-    const error = await failure(client.waitForOrder({ orderId: 'OR20250312175009ZZZZZZZZ' }, { intervalMs: 500, timeoutMs: 30_000 }));
+    const error = await failure(
+      client.waitForOrder({ orderId: 'OR20250312175009ZZZZZZZZ' }, { intervalMs: 500, timeoutMs: 30_000 }),
+    );
     expect(error).toMatchObject({ operation: 'getOrderHistory', kind: 'http', status: 404, code: 40401 });
     expect(received(sim, 'getOrderHistory') - before).toBe(1);
   });
 
   it('throws at once on a non-transient error behind transient ones: a wrong key after a 503', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const client = createClient({ baseUrl: 'http://sim', apiKey: 'wrong-key', fetch: sim.fetch, now: () => sim.clock.now(), sleep: async (ms) => sim.advance(ms) });
+    const client = createClient({
+      baseUrl: 'http://sim',
+      apiKey: 'wrong-key',
+      fetch: sim.fetch,
+      now: () => sim.clock.now(),
+      sleep: async (ms) => sim.advance(ms),
+    });
     await inject(sim, { operation: 'getOrderHistory', response: 'status', status: 503, times: 2 });
-    const error = await failure(client.waitForOrder({ outOrderNo: 'any' }, { intervalMs: 500, timeoutMs: 30_000 }));
+    const error = await failure(
+      client.waitForOrder({ outOrderNo: 'any' }, { intervalMs: 500, timeoutMs: 30_000 }),
+    );
     expect(error).toMatchObject({ kind: 'http', status: 401, code: 10002 });
     expect(received(sim, 'getOrderHistory')).toBe(3);
   });
@@ -231,9 +334,13 @@ describe('waitForOrder under faults', () => {
   it('gives up at its deadline with kind timeout and the last fault as cause when the faults never end', async () => {
     const { sim, client } = await setup();
     await inject(sim, { operation: 'getOrderHistory', response: 'status', status: 503 });
-    const error = await failure(client.waitForOrder({ outOrderNo: 'known' }, { intervalMs: 1000, timeoutMs: 5000 }));
+    const error = await failure(
+      client.waitForOrder({ outOrderNo: 'known' }, { intervalMs: 1000, timeoutMs: 5000 }),
+    );
     expect(error).toMatchObject({ operation: 'waitForOrder', kind: 'timeout' });
-    expect(error.message).toMatch(/within 5000 ms \(timeout\); no status seen; last error: getOrderHistory failed: HTTP 503/);
+    expect(error.message).toMatch(
+      /within 5000 ms \(timeout\); no status seen; last error: getOrderHistory failed: HTTP 503/,
+    );
     expect(error.cause).toBeInstanceOf(EnergyRentalError);
     expect(error.cause).toMatchObject({ status: 503, code: 50000 });
     expect(received(sim, 'getOrderHistory')).toBe(6);
@@ -250,20 +357,38 @@ describe('the client over a real socket whose connection is dropped', () => {
     const sim = createSimulator({ clock: 'manual' });
     const server = createAdaptorServer({ fetch: sim.app.fetch });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    servers.push(() => new Promise<void>((resolve) => (server.close(() => resolve()), (server as unknown as { closeAllConnections(): void }).closeAllConnections())));
-    const client = createClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: 'demo-key' });
+    servers.push(
+      () =>
+        new Promise<void>(
+          (resolve) => (
+            server.close(() => resolve()),
+            (server as unknown as { closeAllConnections(): void }).closeAllConnections()
+          ),
+        ),
+    );
+    const client = createClient({
+      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      apiKey: 'demo-key',
+    });
     await client.getAccount();
     await inject(sim, { operation: '*', response: 'drop', times: 2 });
 
     const dropped = await failure(client.getPrice({ rentalCount: 65000, period: '1h' }));
     expect(dropped).toMatchObject({ operation: 'getPrice', kind: 'network', status: undefined });
     expect(dropped.message).toMatch(/^getPrice failed: network error: fetch failed/);
-    const droppedOrder = await failure(client.createOrder({ pledgeAddress: ADDRESS, rentalCount: 65000, period: '1h', outOrderNo: 'dropped' }));
+    const droppedOrder = await failure(
+      client.createOrder({ pledgeAddress: ADDRESS, rentalCount: 65000, period: '1h', outOrderNo: 'dropped' }),
+    );
     expect(droppedOrder).toMatchObject({ operation: 'createOrder', kind: 'network' });
     expect(sim.journal.list({ operation: 'createOrder' })).toHaveLength(1);
     expect(sim.engine.storedOrders).toBe(0);
 
-    const created = await client.createOrder({ pledgeAddress: ADDRESS, rentalCount: 65000, period: '1h', outOrderNo: 'after-drop' });
+    const created = await client.createOrder({
+      pledgeAddress: ADDRESS,
+      rentalCount: 65000,
+      period: '1h',
+      outOrderNo: 'after-drop',
+    });
     expect(created.outOrderNo).toBe('after-drop');
     expect((await client.getPrice({ rentalCount: 65000, period: '1h' })).trxPrice).toBe('4.23');
   });

@@ -36,7 +36,11 @@ describe('createClient', () => {
 
   it('keeps the path of the base URL and tolerates a trailing slash', async () => {
     const stub = stubFetch(json(envelope(ACCOUNT)));
-    await createClient({ baseUrl: 'https://api.eopen.io/api/', apiKey: API_KEY, fetch: stub.fetch }).getAccount();
+    await createClient({
+      baseUrl: 'https://api.eopen.io/api/',
+      apiKey: API_KEY,
+      fetch: stub.fetch,
+    }).getAccount();
     expect(stub.requests[0]?.url).toBe('https://api.eopen.io/api/v1/account');
   });
 
@@ -62,7 +66,12 @@ describe('createClient', () => {
 });
 
 describe('createOrder', () => {
-  const params = { pledgeAddress: ADDRESS, rentalCount: 65000, period: '1h', outOrderNo: 'shop-2025-0001' } as const;
+  const params = {
+    pledgeAddress: ADDRESS,
+    rentalCount: 65000,
+    period: '1h',
+    outOrderNo: 'shop-2025-0001',
+  } as const;
 
   it('posts the parameters as a form body to /v1/tron/order', async () => {
     const stub = stubFetch(json(envelope(ORDER_CREATED)));
@@ -89,9 +98,13 @@ describe('createOrder', () => {
 
   it('returns the data of the envelope', async () => {
     const stub = stubFetch(
-      json(envelope(ORDER_CREATED, 'Order generated successfully, please check order processing status later')),
+      json(
+        envelope(ORDER_CREATED, 'Order generated successfully, please check order processing status later'),
+      ),
     );
-    const created = await createClient({ baseUrl: BASE_URL, apiKey: API_KEY, fetch: stub.fetch }).createOrder(params);
+    const created = await createClient({ baseUrl: BASE_URL, apiKey: API_KEY, fetch: stub.fetch }).createOrder(
+      params,
+    );
     expect(created).toEqual({ id: ORDER_ID, amount: 0.8, currency: 'USDT' });
   });
 });
@@ -121,7 +134,9 @@ describe('getPrice', () => {
 describe('getOrderHistory', () => {
   it('looks an order up by orderId in the query string', async () => {
     const stub = stubFetch(json(envelope(order('COMPLETED'))));
-    await createClient({ baseUrl: BASE_URL, apiKey: API_KEY, fetch: stub.fetch }).getOrderHistory({ orderId: ORDER_ID });
+    await createClient({ baseUrl: BASE_URL, apiKey: API_KEY, fetch: stub.fetch }).getOrderHistory({
+      orderId: ORDER_ID,
+    });
     expect(stub.requests[0]?.url).toBe(`${BASE_URL}/v1/tron/history?orderId=${ORDER_ID}`);
   });
 
@@ -135,7 +150,11 @@ describe('getOrderHistory', () => {
 
   it('returns the order with its amount "0.10" as the identical string', async () => {
     const stub = stubFetch(json(envelope(order('COMPLETED', { amount: '0.10' }), 'Get order successfully')));
-    const found = await createClient({ baseUrl: BASE_URL, apiKey: API_KEY, fetch: stub.fetch }).getOrderHistory({
+    const found = await createClient({
+      baseUrl: BASE_URL,
+      apiKey: API_KEY,
+      fetch: stub.fetch,
+    }).getOrderHistory({
       orderId: ORDER_ID,
     });
     expect(found).toEqual(order('COMPLETED', { amount: '0.10' }));
@@ -146,9 +165,16 @@ describe('getOrderHistory', () => {
 
 describe('getAccount', () => {
   it('GETs /v1/account and returns the account with exact decimal balances', async () => {
-    const rich = { ...ACCOUNT, balance: { available: { trx: '123456789.123456', usdt: '0.031748' }, frozen: { trx: '0' } } };
+    const rich = {
+      ...ACCOUNT,
+      balance: { available: { trx: '123456789.123456', usdt: '0.031748' }, frozen: { trx: '0' } },
+    };
     const stub = stubFetch(json(envelope(rich, 'Get user information successfully')));
-    const account = await createClient({ baseUrl: BASE_URL, apiKey: API_KEY, fetch: stub.fetch }).getAccount();
+    const account = await createClient({
+      baseUrl: BASE_URL,
+      apiKey: API_KEY,
+      fetch: stub.fetch,
+    }).getAccount();
     expect(stub.requests[0]?.method).toBe('GET');
     expect(stub.requests[0]?.url).toBe(`${BASE_URL}/v1/account`);
     expect(account).toEqual(rich);
@@ -158,7 +184,11 @@ describe('getAccount', () => {
 
   it('accepts code 1 with a success message, as the provider has sent', async () => {
     const stub = stubFetch(json(envelope(ACCOUNT, 'Get user information successfully', 1)));
-    const account = await createClient({ baseUrl: BASE_URL, apiKey: API_KEY, fetch: stub.fetch }).getAccount();
+    const account = await createClient({
+      baseUrl: BASE_URL,
+      apiKey: API_KEY,
+      fetch: stub.fetch,
+    }).getAccount();
     expect(account).toEqual(ACCOUNT);
   });
 
@@ -168,7 +198,13 @@ describe('getAccount', () => {
       .getAccount()
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EnergyRentalError);
-    expect(error).toMatchObject({ operation: 'getAccount', kind: 'api', status: 200, code: 1, msg: 'Account locked' });
+    expect(error).toMatchObject({
+      operation: 'getAccount',
+      kind: 'api',
+      status: 200,
+      code: 1,
+      msg: 'Account locked',
+    });
   });
 
   it('does not extend the code-1 quirk to other operations', async () => {
@@ -183,7 +219,12 @@ describe('getAccount', () => {
 describe('onResponse', () => {
   function recordingClient(fetch: (request: Request) => Promise<Response>) {
     const exchanges: Exchange[] = [];
-    const client = createClient({ baseUrl: BASE_URL, apiKey: API_KEY, fetch, onResponse: (e) => exchanges.push(e) });
+    const client = createClient({
+      baseUrl: BASE_URL,
+      apiKey: API_KEY,
+      fetch,
+      onResponse: (e) => exchanges.push(e),
+    });
     return { client, exchanges };
   }
 

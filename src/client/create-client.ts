@@ -13,7 +13,13 @@ import type {
 } from '../models.ts';
 import type { Exchange } from './exchange.ts';
 import { sendRequest, type Transport } from './send-request.ts';
-import { POLLING_CLOCK, waitForOrder, type OrderRef, type PollingClock, type WaitForOrderOptions } from './wait-for-order.ts';
+import {
+  POLLING_CLOCK,
+  waitForOrder,
+  type OrderRef,
+  type PollingClock,
+  type WaitForOrderOptions,
+} from './wait-for-order.ts';
 
 export interface ClientOptions {
   /** e.g. 'https://api.eopen.io/api' or 'http://127.0.0.1:8787'; a trailing slash is tolerated. */
@@ -102,7 +108,10 @@ export function createClient(options: ClientOptions): EnergyRentalClient {
   const carried = (options.fetch as { [POLLING_CLOCK]?: PollingClock } | undefined)?.[POLLING_CLOCK];
   const clock = {
     now: options.now ?? carried?.now ?? Date.now,
-    sleep: options.sleep ?? carried?.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
+    sleep:
+      options.sleep ??
+      carried?.sleep ??
+      ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
   };
   const getOrderHistory = (query: HistoryQuery) => sendRequest(transport, 'getOrderHistory', { query });
 

@@ -36,8 +36,15 @@ describe('network errors', () => {
   it('reject with kind network when fetch rejects, naming the cause', async () => {
     const cause = new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED 127.0.0.1:8787') });
     const error = await failure(client(stubFetch(cause).fetch).getPrice(PRICE));
-    expect(error).toMatchObject({ name: 'EnergyRentalError', operation: 'getPrice', kind: 'network', status: undefined });
-    expect(error.message).toBe('getPrice failed: network error: fetch failed (connect ECONNREFUSED 127.0.0.1:8787)');
+    expect(error).toMatchObject({
+      name: 'EnergyRentalError',
+      operation: 'getPrice',
+      kind: 'network',
+      status: undefined,
+    });
+    expect(error.message).toBe(
+      'getPrice failed: network error: fetch failed (connect ECONNREFUSED 127.0.0.1:8787)',
+    );
     expect(error.cause).toBe(cause);
   });
 });
@@ -70,13 +77,24 @@ describe('bodies that are not JSON', () => {
   it('reject a 2xx with kind invalid-body, quoting the first 100 characters', async () => {
     const page = `<html>${'x'.repeat(200)}</html>`;
     const error = await failure(client(stubFetch(text(page, 200)).fetch).createOrder(ORDER));
-    expect(error).toMatchObject({ operation: 'createOrder', kind: 'invalid-body', status: 200, code: undefined, body: page });
+    expect(error).toMatchObject({
+      operation: 'createOrder',
+      kind: 'invalid-body',
+      status: 200,
+      code: undefined,
+      body: page,
+    });
     expect(error.message).toBe(`createOrder failed: the response body is not JSON: '${page.slice(0, 100)}'…`);
   });
 
   it('reject a 2xx JSON body that is not an envelope with kind invalid-body', async () => {
     const error = await failure(client(stubFetch(json(PRICE_QUOTE)).fetch).getPrice(PRICE));
-    expect(error).toMatchObject({ operation: 'getPrice', kind: 'invalid-body', status: 200, body: PRICE_QUOTE });
+    expect(error).toMatchObject({
+      operation: 'getPrice',
+      kind: 'invalid-body',
+      status: 200,
+      body: PRICE_QUOTE,
+    });
     expect(error.message).toMatch(/^getPrice failed: the response body is not an envelope/);
   });
 
@@ -104,14 +122,22 @@ describe('HTTP errors', () => {
 
   it('reject a 5xx whose body is not JSON with kind http and the raw text', async () => {
     const error = await failure(client(stubFetch(text('<h1>502 Bad Gateway</h1>', 502)).fetch).getAccount());
-    expect(error).toMatchObject({ operation: 'getAccount', kind: 'http', status: 502, code: undefined, msg: undefined });
+    expect(error).toMatchObject({
+      operation: 'getAccount',
+      kind: 'http',
+      status: 502,
+      code: undefined,
+      msg: undefined,
+    });
     expect(error.body).toBe('<h1>502 Bad Gateway</h1>');
     expect(error.message).toBe("getAccount failed: HTTP 502: '<h1>502 Bad Gateway</h1>'");
   });
 
   it('reject a 429 with kind http and the seconds of its Retry-After', async () => {
     const body = errorEnvelope(10003, 'Rate limit exceeded: retry after 7 seconds.');
-    const error = await failure(client(stubFetch(json(body, 429, { 'Retry-After': '7' })).fetch).getPrice(PRICE));
+    const error = await failure(
+      client(stubFetch(json(body, 429, { 'Retry-After': '7' })).fetch).getPrice(PRICE),
+    );
     expect(error).toMatchObject({
       operation: 'getPrice',
       kind: 'http',
@@ -128,7 +154,13 @@ describe('HTTP errors', () => {
   it('reject a 4xx with kind http, carrying the code and msg of its envelope', async () => {
     const body = errorEnvelope(10002, "Unknown API key: no account has the key sent in 'API-KEY'.");
     const error = await failure(client(stubFetch(json(body, 401)).fetch).getAccount());
-    expect(error).toMatchObject({ operation: 'getAccount', kind: 'http', status: 401, code: 10002, msg: body.msg });
+    expect(error).toMatchObject({
+      operation: 'getAccount',
+      kind: 'http',
+      status: 401,
+      code: 10002,
+      msg: body.msg,
+    });
   });
 });
 

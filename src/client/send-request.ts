@@ -2,7 +2,8 @@
  * One HTTP exchange: build the request from the route table, hold the deadline, read
  * the raw body, report the exchange, then unwrap the envelope or throw.
  */
-// Not openapi-fetch: it throws away the raw text of a non-JSON 2xx body (a bare SyntaxError), which invalid-body errors and onResponse need, so it would only build URLs.
+// Not openapi-fetch: it throws away the raw text of a non-JSON 2xx body (a bare SyntaxError), which
+// invalid-body errors and onResponse need, so it would only build URLs.
 import type { OperationId } from '../models.ts';
 import { EnergyRentalError } from './energy-rental-error.ts';
 import type { Exchange } from './exchange.ts';
@@ -67,8 +68,16 @@ export async function sendRequest<Id extends OperationId>(
   let response: Response;
   let text: string;
   try {
-    const request = new Request(url, { method: sent.method, headers, body: requestBody, signal: controller.signal });
-    response = await untilAborted(Promise.resolve().then(() => transport.fetch(request)), controller.signal);
+    const request = new Request(url, {
+      method: sent.method,
+      headers,
+      body: requestBody,
+      signal: controller.signal,
+    });
+    response = await untilAborted(
+      Promise.resolve().then(() => transport.fetch(request)),
+      controller.signal,
+    );
     text = await untilAborted(response.text(), controller.signal);
   } catch (cause) {
     const error = controller.signal.aborted
@@ -77,7 +86,11 @@ export async function sendRequest<Id extends OperationId>(
           kind: 'timeout',
           cause,
         })
-      : new EnergyRentalError(`network error: ${describeCause(cause)}`, { operation, kind: 'network', cause });
+      : new EnergyRentalError(`network error: ${describeCause(cause)}`, {
+          operation,
+          kind: 'network',
+          cause,
+        });
     report({ error });
     throw error;
   } finally {
@@ -114,12 +127,19 @@ function interpret(
     const what = envelope ? describeEnvelope(envelope) : text ? `: ${preview(text)}` : ' with an empty body';
     const wait = retryAfter === undefined ? '' : ` (retry after ${retryAfter} s)`;
     return {
-      error: new EnergyRentalError(`HTTP ${response.status}${what}${wait}`, { ...details, kind: 'http', retryAfter }),
+      error: new EnergyRentalError(`HTTP ${response.status}${what}${wait}`, {
+        ...details,
+        kind: 'http',
+        retryAfter,
+      }),
     };
   }
   if (!parsed.ok) {
     return {
-      error: new EnergyRentalError(`the response body is not JSON: ${preview(text)}`, { ...details, kind: 'invalid-body' }),
+      error: new EnergyRentalError(`the response body is not JSON: ${preview(text)}`, {
+        ...details,
+        kind: 'invalid-body',
+      }),
     };
   }
   if (!envelope) {

@@ -19,19 +19,33 @@ import {
 function polling(...replies: Parameters<typeof stubFetch>) {
   const stub = stubFetch(...replies);
   const clock = virtualClock();
-  const client = createClient({ baseUrl: BASE_URL, apiKey: API_KEY, fetch: stub.fetch, now: clock.now, sleep: clock.sleep });
+  const client = createClient({
+    baseUrl: BASE_URL,
+    apiKey: API_KEY,
+    fetch: stub.fetch,
+    now: clock.now,
+    sleep: clock.sleep,
+  });
   return { client, requests: stub.requests, sleeps: clock.sleeps, elapsed: clock.elapsed };
 }
 
 const history = (status: OrderStatus) => json(envelope(order(status), 'Get order successfully'));
 
 describe('waitForOrder', () => {
-  it.each<OrderStatus>(['COMPLETED', 'FAILED', 'REFUNDED'])('stops at %s and returns that order', async (terminal) => {
-    const { client, requests } = polling(history('PENDING'), history('PROCESSING'), history(terminal), history('REFUNDED'));
-    const found = await client.waitForOrder({ orderId: ORDER_ID });
-    expect(found).toEqual(order(terminal));
-    expect(requests).toHaveLength(3);
-  });
+  it.each<OrderStatus>(['COMPLETED', 'FAILED', 'REFUNDED'])(
+    'stops at %s and returns that order',
+    async (terminal) => {
+      const { client, requests } = polling(
+        history('PENDING'),
+        history('PROCESSING'),
+        history(terminal),
+        history('REFUNDED'),
+      );
+      const found = await client.waitForOrder({ orderId: ORDER_ID });
+      expect(found).toEqual(order(terminal));
+      expect(requests).toHaveLength(3);
+    },
+  );
 
   it('does not wait for REFUNDED once FAILED is seen', async () => {
     const { client, requests } = polling(history('PROCESSING'), history('FAILED'), history('REFUNDED'));
@@ -48,7 +62,10 @@ describe('waitForOrder', () => {
       history('COMPLETED'),
     );
     const seen: [OrderStatus, string][] = [];
-    await client.waitForOrder({ orderId: ORDER_ID }, { onStatus: (status, o) => seen.push([status, o.orderId]) });
+    await client.waitForOrder(
+      { orderId: ORDER_ID },
+      { onStatus: (status, o) => seen.push([status, o.orderId]) },
+    );
     expect(seen).toEqual([
       ['PENDING', ORDER_ID],
       ['PROCESSING', ORDER_ID],
@@ -57,9 +74,15 @@ describe('waitForOrder', () => {
   });
 
   it('polls the history by orderId, every intervalMs', async () => {
-    const { client, requests, sleeps } = polling(history('PENDING'), history('PENDING'), history('COMPLETED'));
+    const { client, requests, sleeps } = polling(
+      history('PENDING'),
+      history('PENDING'),
+      history('COMPLETED'),
+    );
     await client.waitForOrder({ orderId: ORDER_ID }, { intervalMs: 500 });
-    expect(requests.map((r) => r.url)).toEqual(Array(3).fill(`${BASE_URL}/v1/tron/history?orderId=${ORDER_ID}`));
+    expect(requests.map((r) => r.url)).toEqual(
+      Array(3).fill(`${BASE_URL}/v1/tron/history?orderId=${ORDER_ID}`),
+    );
     expect(sleeps).toEqual([500, 500]);
   });
 
@@ -138,7 +161,9 @@ describe('waitForOrder', () => {
 
   it('never sleeps past the deadline', async () => {
     const { client, sleeps } = polling(history('PENDING'));
-    await client.waitForOrder({ orderId: ORDER_ID }, { timeoutMs: 2_500, intervalMs: 1_000 }).catch(() => undefined);
+    await client
+      .waitForOrder({ orderId: ORDER_ID }, { timeoutMs: 2_500, intervalMs: 1_000 })
+      .catch(() => undefined);
     expect(sleeps).toEqual([1_000, 1_000, 500]);
   });
 });

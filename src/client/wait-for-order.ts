@@ -39,7 +39,11 @@ export const POLLING_CLOCK: unique symbol = Symbol.for('energy-rental-kit.pollin
  * Where polling stops. FAILED is followed by REFUNDED in this API, but the spec says
  * to poll until COMPLETED, FAILED or REFUNDED, so the first of the three ends it.
  */
-export const TERMINAL_STATUSES: ReadonlySet<OrderStatus> = new Set<OrderStatus>(['COMPLETED', 'FAILED', 'REFUNDED']);
+export const TERMINAL_STATUSES: ReadonlySet<OrderStatus> = new Set<OrderStatus>([
+  'COMPLETED',
+  'FAILED',
+  'REFUNDED',
+]);
 
 /**
  * Looks the order up every `intervalMs` until its status is COMPLETED, FAILED or
@@ -66,8 +70,10 @@ export async function waitForOrder(
 ): Promise<Order> {
   const { timeoutMs = 60_000, intervalMs = 1_000, onStatus } = options;
   // A zero interval would hammer the API in a tight loop.
-  if (!(intervalMs > 0)) throw new RangeError(`waitForOrder: intervalMs must be positive (got ${intervalMs}).`);
-  if (!(timeoutMs >= 0)) throw new RangeError(`waitForOrder: timeoutMs must not be negative (got ${timeoutMs}).`);
+  if (!(intervalMs > 0))
+    throw new RangeError(`waitForOrder: intervalMs must be positive (got ${intervalMs}).`);
+  if (!(timeoutMs >= 0))
+    throw new RangeError(`waitForOrder: timeoutMs must not be negative (got ${timeoutMs}).`);
 
   const query: HistoryQuery = 'orderId' in ref ? { orderId: ref.orderId } : { outOrderNo: ref.outOrderNo };
   const deadline = clock.now() + timeoutMs;
@@ -107,5 +113,7 @@ export function isTransient(error: unknown): error is EnergyRentalError {
 }
 
 function describeRef(query: HistoryQuery): string {
-  return query.orderId === undefined ? `order with outOrderNo '${query.outOrderNo}'` : `order '${query.orderId}'`;
+  return query.orderId === undefined
+    ? `order with outOrderNo '${query.outOrderNo}'`
+    : `order '${query.orderId}'`;
 }

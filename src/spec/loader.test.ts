@@ -15,12 +15,19 @@ describe('loadSpec', () => {
   it('resolves component responses so every error status has a schema', () => {
     const op = loadSpec('api').operation('createOrder');
     expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '402', '409', '429']);
-    expect(op.responses['400']!.content!['application/json']!.schema).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' });
+    expect(op.responses['400']!.content!['application/json']!.schema).toEqual({
+      $ref: '#/components/schemas/ErrorEnvelope',
+    });
   });
 
   it('offers the query parameters and the form body of order creation', () => {
     const op = loadSpec('api').operation('createOrder');
-    expect(op.parameters.map((p) => p.name)).toEqual(['pledgeAddress', 'rentalCount', 'period', 'outOrderNo']);
+    expect(op.parameters.map((p) => p.name)).toEqual([
+      'pledgeAddress',
+      'rentalCount',
+      'period',
+      'outOrderNo',
+    ]);
     expect(op.formBodySchema).toEqual({ $ref: '#/components/schemas/OrderRequest' });
   });
 
@@ -51,8 +58,16 @@ describe('request validators', () => {
 
   it('check the 64000 minimum, the period enum and the TRON address checksum of an order', () => {
     const validate = validators.request('createOrder');
-    expect(validate({ pledgeAddress: 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3', rentalCount: '64000', period: '10min' })).toBe(true);
-    expect(validate({ pledgeAddress: 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP4', rentalCount: '63999', period: '2h' })).toBe(false);
+    expect(
+      validate({
+        pledgeAddress: 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3',
+        rentalCount: '64000',
+        period: '10min',
+      }),
+    ).toBe(true);
+    expect(
+      validate({ pledgeAddress: 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP4', rentalCount: '63999', period: '2h' }),
+    ).toBe(false);
     expect(validate.errors!.map((e) => `${e.instancePath} ${e.keyword}`).sort()).toEqual([
       '/period enum',
       '/pledgeAddress format',
@@ -74,7 +89,12 @@ describe('response validators', () => {
 
   it('reject a number sent as a string, because they never coerce', () => {
     const validate = validators.response('getPrice', 200)!;
-    const body = { code: 0, msg: 'ok', time: '1', data: { sun: '65', trxPrice: '4.23', period: '1h', resourceType: 'ENERGY', rentalCount: '65000' } };
+    const body = {
+      code: 0,
+      msg: 'ok',
+      time: '1',
+      data: { sun: '65', trxPrice: '4.23', period: '1h', resourceType: 'ENERGY', rentalCount: '65000' },
+    };
     expect(validate(body)).toBe(false);
     expect(validate.errors![0]).toMatchObject({ instancePath: '/data/rentalCount', keyword: 'type' });
   });

@@ -15,7 +15,14 @@ import controlDocument from '../generated/control.json' with { type: 'json' };
 import { precompiledValidators } from '../generated/validators.ts';
 import { specFormats } from './formats.ts';
 import { readSpec, type DocumentName, type LoadedSpec } from './spec-document.ts';
-import { compileAt, createAjv, precompiledSetName, validatorDocument, validatorPointer, type ValidatorOptions } from './validator-setup.ts';
+import {
+  compileAt,
+  createAjv,
+  precompiledSetName,
+  validatorDocument,
+  validatorPointer,
+  type ValidatorOptions,
+} from './validator-setup.ts';
 
 export type { ErrorObject, ValidateFunction };
 export type { DocumentName, LoadedSpec, OperationInfo } from './spec-document.ts';
@@ -75,7 +82,8 @@ export function createValidators(spec: LoadedSpec, options: ValidatorOptions = {
   const compiled = (pointer: string): ValidateFunction => {
     let fn = cache.get(pointer);
     if (!fn) {
-      if (setName !== undefined) precompiled ??= precompiledValidators[setName]?.(options.formats ?? specFormats) ?? {};
+      if (setName !== undefined)
+        precompiled ??= precompiledValidators[setName]?.(options.formats ?? specFormats) ?? {};
       fn = precompiled?.[pointer];
       if (!fn) {
         if (!ajv) {
@@ -96,7 +104,8 @@ export function createValidators(spec: LoadedSpec, options: ValidatorOptions = {
       return compiled(validatorPointer.request(operationId));
     },
     jsonBody(operationId) {
-      if (!spec.operation(operationId).jsonBodySchema) throw new Error(`Operation '${operationId}' takes no JSON body.`);
+      if (!spec.operation(operationId).jsonBodySchema)
+        throw new Error(`Operation '${operationId}' takes no JSON body.`);
       return compiled(validatorPointer.jsonBody(operationId));
     },
     response(operationId, status) {

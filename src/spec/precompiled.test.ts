@@ -6,21 +6,40 @@ import { parse } from 'yaml';
 import { precompiledValidators } from '../generated/validators.ts';
 import { createSpecFormats, specFormats } from './formats.ts';
 import { createValidators, loadSpec } from './loader.ts';
-import { compileAt, createAjv, PRECOMPILED_SETS, precompiledSetName, validatorDocument, validatorPointer } from './validator-setup.ts';
+import {
+  compileAt,
+  createAjv,
+  PRECOMPILED_SETS,
+  precompiledSetName,
+  validatorDocument,
+  validatorPointer,
+} from './validator-setup.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const scenario = parse(readFileSync(path.join(root, 'examples/scenario.yaml'), 'utf8')) as Record<string, unknown>;
+const scenario = parse(readFileSync(path.join(root, 'examples/scenario.yaml'), 'utf8')) as Record<
+  string,
+  unknown
+>;
 
 /** Property names of the (wrapper) schema at a pointer, following $ref and allOf/anyOf. */
 function propertyNames(wrapper: Record<string, unknown>, pointer: string): string[] {
-  const at = (p: string): unknown => p.split('/').slice(1).reduce<unknown>((node, key) => (node as Record<string, unknown>)?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], wrapper);
+  const at = (p: string): unknown =>
+    p
+      .split('/')
+      .slice(1)
+      .reduce<unknown>(
+        (node, key) => (node as Record<string, unknown>)?.[key.replace(/~1/g, '/').replace(/~0/g, '~')],
+        wrapper,
+      );
   const names = new Set<string>();
   const visit = (node: unknown, depth: number): void => {
     if (depth > 8 || typeof node !== 'object' || node === null) return;
     const schema = node as Record<string, unknown>;
-    if (typeof schema.$ref === 'string') visit(at(schema.$ref.slice(schema.$ref.indexOf('#') + 1)), depth + 1);
+    if (typeof schema.$ref === 'string')
+      visit(at(schema.$ref.slice(schema.$ref.indexOf('#') + 1)), depth + 1);
     for (const name of Object.keys((schema.properties as object | undefined) ?? {})) names.add(name);
-    for (const key of ['allOf', 'anyOf', 'oneOf'] as const) for (const sub of (schema[key] as unknown[] | undefined) ?? []) visit(sub, depth + 1);
+    for (const key of ['allOf', 'anyOf', 'oneOf'] as const)
+      for (const sub of (schema[key] as unknown[] | undefined) ?? []) visit(sub, depth + 1);
   };
   visit(at(pointer), 0);
   return [...names];
@@ -29,7 +48,22 @@ function propertyNames(wrapper: Record<string, unknown>, pointer: string): strin
 /** Inputs that walk the usual branches: empty, wrong shapes, each property wrong or coercible. */
 function inputsFor(names: string[]): unknown[] {
   const inputs: unknown[] = [{}, null, 'x', [], 42, scenario];
-  for (const value of ['x', '', '1', '65000', '-1', '1e400', 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3', 1, 0.5, true, null, [], {}, ['x']]) {
+  for (const value of [
+    'x',
+    '',
+    '1',
+    '65000',
+    '-1',
+    '1e400',
+    'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3',
+    1,
+    0.5,
+    true,
+    null,
+    [],
+    {},
+    ['x'],
+  ]) {
     inputs.push(Object.fromEntries(names.map((name) => [name, value])));
     for (const name of names) inputs.push({ [name]: value });
   }
@@ -65,8 +99,12 @@ describe('precompiled validators (src/generated/validators.ts)', () => {
 
   it('are what createValidators gives for the kit documents, and only without verbose', () => {
     const validate = createValidators(loadSpec('api'), { coerceTypes: true }).request('getPrice');
-    expect(validate.toString()).toBe(precompiledValidators['api:coerce']!(specFormats)[validatorPointer.request('getPrice')]!.toString());
-    const verbose = createValidators(loadSpec('api'), { coerceTypes: true, verbose: true }).request('getPrice');
+    expect(validate.toString()).toBe(
+      precompiledValidators['api:coerce']!(specFormats)[validatorPointer.request('getPrice')]!.toString(),
+    );
+    const verbose = createValidators(loadSpec('api'), { coerceTypes: true, verbose: true }).request(
+      'getPrice',
+    );
     expect(verbose({ period: '2h' })).toBe(false);
     expect(verbose.errors!.find((e) => e.keyword === 'enum')!.parentSchema).toBeDefined();
   });
@@ -74,13 +112,24 @@ describe('precompiled validators (src/generated/validators.ts)', () => {
   it('call the formats they are given, so each simulator can bring its own', () => {
     const order = { pledgeAddress: 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3', rentalCount: '65000', period: '1h' };
     const seen: string[] = [];
-    const refusing = { ...specFormats, 'tron-address': { type: 'string', validate: (value: string) => (seen.push(value), false) } } as unknown as typeof specFormats;
-    const strict = createValidators(loadSpec('api'), { coerceTypes: true, formats: refusing }).request('createOrder');
+    const refusing = {
+      ...specFormats,
+      'tron-address': { type: 'string', validate: (value: string) => (seen.push(value), false) },
+    } as unknown as typeof specFormats;
+    const strict = createValidators(loadSpec('api'), { coerceTypes: true, formats: refusing }).request(
+      'createOrder',
+    );
     expect(strict({ ...order })).toBe(false);
     expect(strict.errors!.map((e) => [e.instancePath, e.keyword])).toEqual([['/pledgeAddress', 'format']]);
     expect(seen).toEqual([order.pledgeAddress]);
     // The default and a simulator's own formats both accept it.
-    expect(createValidators(loadSpec('api'), { coerceTypes: true }).request('createOrder')({ ...order })).toBe(true);
-    expect(createValidators(loadSpec('api'), { coerceTypes: true, formats: createSpecFormats() }).request('createOrder')({ ...order })).toBe(true);
+    expect(
+      createValidators(loadSpec('api'), { coerceTypes: true }).request('createOrder')({ ...order }),
+    ).toBe(true);
+    expect(
+      createValidators(loadSpec('api'), { coerceTypes: true, formats: createSpecFormats() }).request(
+        'createOrder',
+      )({ ...order }),
+    ).toBe(true);
   });
 });

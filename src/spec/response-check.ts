@@ -4,7 +4,13 @@
  * actual value. The contract suite checks every answer it gets with it, and the proxy of
  * `serve --upstream` every answer that passes through it.
  */
-import { createValidators, loadSpec, type ErrorObject, type SpecValidators, type ValidateFunction } from './loader.ts';
+import {
+  createValidators,
+  loadSpec,
+  type ErrorObject,
+  type SpecValidators,
+  type ValidateFunction,
+} from './loader.ts';
 
 export interface SpecViolation {
   path: string;
@@ -39,14 +45,23 @@ export function checkAnswer(answer: CheckedAnswer, target: { simulator: boolean 
   if (answer.status === undefined) return [];
   const body = answer.body;
   if (typeof body !== 'object' || body === null) {
-    return [{ path: '', keyword: 'type', message: 'the body is not a JSON object', schema: { type: 'object' }, actual: body }];
+    return [
+      {
+        path: '',
+        keyword: 'type',
+        message: 'the body is not a JSON object',
+        schema: { type: 'object' },
+        actual: body,
+      },
+    ];
   }
   const code = (body as { code?: unknown }).code;
   const msg = (body as { msg?: unknown }).msg;
   const success =
     answer.status >= 200 &&
     answer.status < 300 &&
-    (code === 0 || (answer.operationId === 'getAccount' && code === 1 && typeof msg === 'string' && /success/i.test(msg)));
+    (code === 0 ||
+      (answer.operationId === 'getAccount' && code === 1 && typeof msg === 'string' && /success/i.test(msg)));
   const v = validators();
   let validate: ValidateFunction;
   if (success) {
@@ -83,7 +98,9 @@ function toViolation(error: ErrorObject): SpecViolation {
  *   compactJson({ type: 'string', description: 'long' }); // '{"type":"string"}'
  */
 export function compactJson(value: unknown): string {
-  const text = JSON.stringify(value, (key, v) => (key === 'description' || key === 'example' ? undefined : v));
+  const text = JSON.stringify(value, (key, v) =>
+    key === 'description' || key === 'example' ? undefined : v,
+  );
   if (text === undefined) return 'undefined';
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 }

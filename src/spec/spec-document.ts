@@ -55,7 +55,9 @@ export function readSpec(name: DocumentName, document: OpenAPIObject): LoadedSpe
       const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((p) =>
         resolve<ParameterObject>(document, p),
       );
-      const body = operation.requestBody ? resolve<RequestBodyObject>(document, operation.requestBody) : undefined;
+      const body = operation.requestBody
+        ? resolve<RequestBodyObject>(document, operation.requestBody)
+        : undefined;
       const responses: Record<string, ResponseObject> = {};
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         responses[status] = resolve<ResponseObject>(document, response as ResponseObject | ReferenceObject);
@@ -81,7 +83,9 @@ export function readSpec(name: DocumentName, document: OpenAPIObject): LoadedSpe
     operation(operationId) {
       const found = byId.get(operationId);
       if (!found) {
-        throw new Error(`No operation '${operationId}' in the ${name} document; known: ${[...byId.keys()].join(', ')}.`);
+        throw new Error(
+          `No operation '${operationId}' in the ${name} document; known: ${[...byId.keys()].join(', ')}.`,
+        );
       }
       return found;
     },

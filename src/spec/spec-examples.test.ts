@@ -15,14 +15,18 @@ interface MediaType {
 function resolve<T>(document: Record<string, unknown>, value: T): T {
   let current: unknown = value;
   while (current && typeof current === 'object' && '$ref' in current) {
-    const path = String((current as { $ref: string }).$ref).replace(/^#\//, '').split('/');
+    const path = String((current as { $ref: string }).$ref)
+      .replace(/^#\//, '')
+      .split('/');
     current = path.reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], document);
   }
   return current as T;
 }
 
 /** Every JSON answer of a document: where it is, its schema and its examples. */
-function answers(name: DocumentName): Array<{ where: string; operationId: string; status: string; examples: unknown[] }> {
+function answers(
+  name: DocumentName,
+): Array<{ where: string; operationId: string; status: string; examples: unknown[] }> {
   const spec = loadSpec(name);
   const document = spec.document as unknown as Record<string, unknown>;
   const out: Array<{ where: string; operationId: string; status: string; examples: unknown[] }> = [];
@@ -35,7 +39,12 @@ function answers(name: DocumentName): Array<{ where: string; operationId: string
         ...(media.example !== undefined ? [media.example] : []),
         ...Object.values(media.examples ?? {}).map((e) => resolve(document, e).value),
       ];
-      out.push({ where: `${name} ${op.operationId} ${status}`, operationId: op.operationId, status, examples });
+      out.push({
+        where: `${name} ${op.operationId} ${status}`,
+        operationId: op.operationId,
+        status,
+        examples,
+      });
     }
   }
   return out;
@@ -66,11 +75,14 @@ describe.each(['api', 'control'] as const)('the examples of spec/%s', (name) => 
     expect(all.filter((a) => a.examples.length === 0).map((a) => a.where)).toEqual([]);
   });
 
-  it.each(all.filter((a) => a.examples.length > 0).map((a) => [a.where, a] as const))('%s: each example validates and is no placeholder', (_where, answer) => {
-    const validate = validators.response(answer.operationId, answer.status)!;
-    for (const example of answer.examples) {
-      expect(placeholder(example), JSON.stringify(example)).toBeUndefined();
-      expect(validate(example), JSON.stringify(validate.errors)).toBe(true);
-    }
-  });
+  it.each(all.filter((a) => a.examples.length > 0).map((a) => [a.where, a] as const))(
+    '%s: each example validates and is no placeholder',
+    (_where, answer) => {
+      const validate = validators.response(answer.operationId, answer.status)!;
+      for (const example of answer.examples) {
+        expect(placeholder(example), JSON.stringify(example)).toBeUndefined();
+        expect(validate(example), JSON.stringify(validate.errors)).toBe(true);
+      }
+    },
+  );
 });

@@ -31,7 +31,15 @@ export interface ValidatorOptions {
 
 // Keywords that are legal in OpenAPI 3.1 schemas or in the wrapper document but are
 // not JSON Schema validation keywords; ajv's strict mode must know them.
-const OPENAPI_KEYWORDS = ['example', 'discriminator', 'xml', 'externalDocs', 'x-unverified', 'components', 'operations'];
+const OPENAPI_KEYWORDS = [
+  'example',
+  'discriminator',
+  'xml',
+  'externalDocs',
+  'x-unverified',
+  'components',
+  'operations',
+];
 
 /** The name under which precompiled code reaches its formats object (the parameter of each set's factory). */
 export const FORMATS_IDENTIFIER = 'specFormats';
@@ -80,7 +88,10 @@ export interface ValidatorDocument {
  */
 export function validatorDocument(spec: LoadedSpec): ValidatorDocument {
   const base = `https://energy-rental-kit.local/${spec.name}.json`;
-  const operations: Record<string, { request: SchemaObject; body?: SchemaObject | ReferenceObject; responses: Record<string, unknown> }> = {};
+  const operations: Record<
+    string,
+    { request: SchemaObject; body?: SchemaObject | ReferenceObject; responses: Record<string, unknown> }
+  > = {};
   const responsesByOperation: Record<string, Record<string, unknown>> = {};
   for (const op of spec.operations) {
     const responses: Record<string, unknown> = {};
@@ -89,9 +100,17 @@ export function validatorDocument(spec: LoadedSpec): ValidatorDocument {
       if (schema) responses[status] = schema;
     }
     responsesByOperation[op.operationId] = responses;
-    operations[op.operationId] = { request: requestSchemaOf(op), responses, ...(op.jsonBodySchema ? { body: op.jsonBodySchema } : {}) };
+    operations[op.operationId] = {
+      request: requestSchemaOf(op),
+      responses,
+      ...(op.jsonBodySchema ? { body: op.jsonBodySchema } : {}),
+    };
   }
-  return { base, schema: { $id: base, components: spec.document.components ?? {}, operations }, responses: responsesByOperation };
+  return {
+    base,
+    schema: { $id: base, components: spec.document.components ?? {}, operations },
+    responses: responsesByOperation,
+  };
 }
 
 const escape = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -100,7 +119,8 @@ const escape = (segment: string): string => segment.replace(/~/g, '~0').replace(
 export const validatorPointer = {
   request: (operationId: string) => `/operations/${escape(operationId)}/request`,
   jsonBody: (operationId: string) => `/operations/${escape(operationId)}/body`,
-  response: (operationId: string, status: string) => `/operations/${escape(operationId)}/responses/${escape(status)}`,
+  response: (operationId: string, status: string) =>
+    `/operations/${escape(operationId)}/responses/${escape(status)}`,
   schema: (name: string) => `/components/schemas/${escape(name)}`,
 };
 
@@ -119,16 +139,30 @@ export function compileAt(ajv: Ajv2020, document: ValidatorDocument, pointer: st
  * start or on its control-plane requests. Everything else (response validators, verbose
  * sets) is compiled at run time on first use.
  */
-export const PRECOMPILED_SETS: { document: DocumentName; coerceTypes: boolean; pointers(spec: LoadedSpec): string[] }[] = [
+export const PRECOMPILED_SETS: {
+  document: DocumentName;
+  coerceTypes: boolean;
+  pointers(spec: LoadedSpec): string[];
+}[] = [
   // Query strings and form bodies of the API and the control plane.
-  { document: 'api', coerceTypes: true, pointers: (spec) => spec.operations.map((op) => validatorPointer.request(op.operationId)) },
-  { document: 'control', coerceTypes: true, pointers: (spec) => spec.operations.map((op) => validatorPointer.request(op.operationId)) },
+  {
+    document: 'api',
+    coerceTypes: true,
+    pointers: (spec) => spec.operations.map((op) => validatorPointer.request(op.operationId)),
+  },
+  {
+    document: 'control',
+    coerceTypes: true,
+    pointers: (spec) => spec.operations.map((op) => validatorPointer.request(op.operationId)),
+  },
   // The control plane's JSON bodies, the scenario of `serve --config` and the file of `serve --state`.
   {
     document: 'control',
     coerceTypes: false,
     pointers: (spec) => [
-      ...spec.operations.filter((op) => op.jsonBodySchema).map((op) => validatorPointer.jsonBody(op.operationId)),
+      ...spec.operations
+        .filter((op) => op.jsonBodySchema)
+        .map((op) => validatorPointer.jsonBody(op.operationId)),
       validatorPointer.schema('Scenario'),
       validatorPointer.schema('StateFile'),
     ],

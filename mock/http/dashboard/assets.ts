@@ -34,12 +34,16 @@ export function packageRoot(start: string): string {
     const manifest = path.join(dir, 'package.json');
     if (existsSync(manifest)) {
       try {
-        if ((JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === PACKAGE_NAME) return dir;
+        if ((JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === PACKAGE_NAME)
+          return dir;
       } catch {
         // Not ours or not JSON: keep walking up.
       }
     }
-    if (path.dirname(dir) === dir) throw new Error(`energy-rental-kit: cannot find the package root above ${start} (the dashboard's files live in ${DASHBOARD_ASSET_DIR}).`);
+    if (path.dirname(dir) === dir)
+      throw new Error(
+        `energy-rental-kit: cannot find the package root above ${start} (the dashboard's files live in ${DASHBOARD_ASSET_DIR}).`,
+      );
   }
 }
 
@@ -53,7 +57,8 @@ export function packageRoot(start: string): string {
 export function dashboardAssets(dir?: string): { get(name: string): DashboardAsset | undefined } {
   let files: Map<string, DashboardAsset> | undefined;
   const load = (): Map<string, DashboardAsset> => {
-    const folder = dir ?? path.join(packageRoot(path.dirname(fileURLToPath(import.meta.url))), DASHBOARD_ASSET_DIR);
+    const folder =
+      dir ?? path.join(packageRoot(path.dirname(fileURLToPath(import.meta.url))), DASHBOARD_ASSET_DIR);
     const map = new Map<string, DashboardAsset>();
     for (const name of readdirSync(folder)) {
       const contentType = TYPES[path.extname(name)];

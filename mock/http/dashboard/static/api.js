@@ -34,7 +34,11 @@ export async function api(path, options = {}) {
   });
   const text = await res.text();
   let body;
-  try { body = text ? JSON.parse(text) : undefined; } catch { body = undefined; }
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
   if (!res.ok) {
     const error = new Error((body && body.msg) || 'HTTP ' + res.status);
     error.status = res.status;

@@ -12,7 +12,12 @@ function say(testid, text, kind) {
 /** Runs one action: "…", then its message or the error's, then a reload. */
 export function act(testid, run, reload) {
   say(testid, '\u2026');
-  return run().then((message) => say(testid, message, 'ok'), (error) => say(testid, error.message, 'error')).then(reload);
+  return run()
+    .then(
+      (message) => say(testid, message, 'ok'),
+      (error) => say(testid, error.message, 'error'),
+    )
+    .then(reload);
 }
 
 const number = (value) => (String(value).trim() === '' ? undefined : Number(value));
@@ -25,14 +30,20 @@ export async function advanceBy(ms) {
 
 export function setupControls(reload) {
   const run = (testid, fn) => act(testid, fn, reload);
-  const onSubmit = (id, fn) => $(id).addEventListener('submit', (event) => { event.preventDefault(); fn(new FormData(event.target), event.target); });
+  const onSubmit = (id, fn) =>
+    $(id).addEventListener('submit', (event) => {
+      event.preventDefault();
+      fn(new FormData(event.target), event.target);
+    });
 
   const advance = (ms) => run('advance-result', () => advanceBy(ms));
   onSubmit('advance-form', () => advance(Number($('advance-ms').value)));
-  document.querySelectorAll('.quick [data-ms]').forEach((button) => button.addEventListener('click', () => {
-    $('advance-ms').value = button.getAttribute('data-ms');
-    advance(Number(button.getAttribute('data-ms')));
-  }));
+  document.querySelectorAll('.quick [data-ms]').forEach((button) =>
+    button.addEventListener('click', () => {
+      $('advance-ms').value = button.getAttribute('data-ms');
+      advance(Number(button.getAttribute('data-ms')));
+    }),
+  );
 
   onSubmit('account-form', (form, el) => {
     const balance = {};
@@ -42,7 +53,10 @@ export function setupControls(reload) {
     if (usdt) balance.usdt = usdt;
     $('created-account').hidden = true;
     run('account-result', async () => {
-      const created = await api('accounts', { method: 'POST', body: Object.keys(balance).length ? { balance } : {} });
+      const created = await api('accounts', {
+        method: 'POST',
+        body: Object.keys(balance).length ? { balance } : {},
+      });
       $('created-account-name').textContent = created.name + ' (' + created.walletAddress + ')';
       $('created-api-key').textContent = created.apiKey;
       $('created-account').hidden = false;
@@ -52,13 +66,23 @@ export function setupControls(reload) {
   });
 
   onSubmit('rule-form', (form) => {
-    const rule = { match: { [form.get('kind')]: String(form.get('value')).trim() }, outcome: form.get('outcome') || 'FAILED' };
+    const rule = {
+      match: { [form.get('kind')]: String(form.get('value')).trim() },
+      outcome: form.get('outcome') || 'FAILED',
+    };
     if (number(form.get('delayMs')) !== undefined) rule.delayMs = number(form.get('delayMs'));
     if (number(form.get('times')) !== undefined) rule.times = number(form.get('times'));
     run('rule-result', async () => {
       const added = await api('rules', { method: 'POST', body: rule });
       $('rule-match-value').value = '';
-      return 'Added ' + added.id + ': matching orders will ' + (rule.outcome === 'FAILED' ? 'fail' : 'complete') + (rule.times ? ' (' + rule.times + '\u00d7)' : '') + '.';
+      return (
+        'Added ' +
+        added.id +
+        ': matching orders will ' +
+        (rule.outcome === 'FAILED' ? 'fail' : 'complete') +
+        (rule.times ? ' (' + rule.times + '\u00d7)' : '') +
+        '.'
+      );
     });
   });
 
@@ -71,7 +95,8 @@ export function setupControls(reload) {
       if (number(form.get('retryAfter')) !== undefined) fault.retryAfter = number(form.get('retryAfter'));
       if (!form.get('withBody')) fault.withBody = false;
     }
-    for (const key of ['latencyMs', 'latencyMaxMs', 'times', 'probability']) if (number(form.get(key)) !== undefined) fault[key] = number(form.get(key));
+    for (const key of ['latencyMs', 'latencyMaxMs', 'times', 'probability'])
+      if (number(form.get(key)) !== undefined) fault[key] = number(form.get(key));
     run('fault-result', async () => {
       const added = await api('faults', { method: 'POST', body: fault });
       return 'Injected ' + added.id + ' on ' + added.operation + '.';
@@ -81,45 +106,80 @@ export function setupControls(reload) {
   onSubmit('supply-form', (form) => {
     const energy = number(form.get('energy'));
     run('supply-result', async () => {
-      const supply = await api('supply', { method: 'PUT', body: { energy: energy === undefined ? null : energy } });
-      return 'Supply set to ' + (supply.energy === null ? 'unlimited' : supply.energy.toLocaleString('en')) + '.';
+      const supply = await api('supply', {
+        method: 'PUT',
+        body: { energy: energy === undefined ? null : energy },
+      });
+      return (
+        'Supply set to ' + (supply.energy === null ? 'unlimited' : supply.energy.toLocaleString('en')) + '.'
+      );
     });
   });
 
-  const setAddress = (testid, address, activated) => run(testid, async () => {
-    const state = await api('addresses/' + encodeURIComponent(address), { method: 'PUT', body: { activated } });
-    return state.address + ' is ' + (state.activated ? 'activated' : 'not activated') + ' now.';
-  });
-  onSubmit('address-form', (form) => setAddress('address-result', String(form.get('address')).trim(), form.get('activated') === 'true'));
+  const setAddress = (testid, address, activated) =>
+    run(testid, async () => {
+      const state = await api('addresses/' + encodeURIComponent(address), {
+        method: 'PUT',
+        body: { activated },
+      });
+      return state.address + ' is ' + (state.activated ? 'activated' : 'not activated') + ' now.';
+    });
+  onSubmit('address-form', (form) =>
+    setAddress('address-result', String(form.get('address')).trim(), form.get('activated') === 'true'),
+  );
 
-  onSubmit('config-form', (form) => run('config-result', async () => {
-    let patch;
-    try { patch = JSON.parse(String(form.get('patch'))); } catch (error) { throw new Error('The settings patch is not JSON: ' + error.message); }
-    await api('config', { method: 'PATCH', body: patch });
-    return 'Settings updated: ' + Object.keys(patch).join(', ') + '.';
-  }));
+  onSubmit('config-form', (form) =>
+    run('config-result', async () => {
+      let patch;
+      try {
+        patch = JSON.parse(String(form.get('patch')));
+      } catch (error) {
+        throw new Error('The settings patch is not JSON: ' + error.message);
+      }
+      await api('config', { method: 'PATCH', body: patch });
+      return 'Settings updated: ' + Object.keys(patch).join(', ') + '.';
+    }),
+  );
 
   onSubmit('deposit-form', (form, el) => {
     const amounts = {};
-    for (const key of ['trx', 'usdt']) if (String(form.get(key)).trim()) amounts[key] = String(form.get(key)).trim();
+    for (const key of ['trx', 'usdt'])
+      if (String(form.get(key)).trim()) amounts[key] = String(form.get(key)).trim();
     run('deposit-result', async () => {
-      const account = await api('accounts/me/deposit', { method: 'POST', body: amounts, apiKey: String(form.get('apiKey')).trim() });
+      const account = await api('accounts/me/deposit', {
+        method: 'POST',
+        body: amounts,
+        apiKey: String(form.get('apiKey')).trim(),
+      });
       el.reset();
-      return 'Deposited into ' + account.name + ': ' + account.ledger.trx.available + ' TRX, ' + account.ledger.usdt.available + ' USDT available.';
+      return (
+        'Deposited into ' +
+        account.name +
+        ': ' +
+        account.ledger.trx.available +
+        ' TRX, ' +
+        account.ledger.usdt.available +
+        ' USDT available.'
+      );
     });
   });
 
-  $('scenario-button').addEventListener('click', () => run('config-result', async () => {
-    const pre = $('scenario');
-    pre.textContent = JSON.stringify(await api('scenario'), null, 2);
-    pre.hidden = false;
-    return 'The starting scenario, every key redacted.';
-  }));
+  $('scenario-button').addEventListener('click', () =>
+    run('config-result', async () => {
+      const pre = $('scenario');
+      pre.textContent = JSON.stringify(await api('scenario'), null, 2);
+      pre.hidden = false;
+      return 'The starting scenario, every key redacted.';
+    }),
+  );
 
-  const simAction = (testid, method, path, message) => $(testid).addEventListener('click', () => run('sim-result', async () => {
-    await api(path, { method });
-    return message;
-  }));
+  const simAction = (testid, method, path, message) =>
+    $(testid).addEventListener('click', () =>
+      run('sim-result', async () => {
+        await api(path, { method });
+        return message;
+      }),
+    );
   simAction('reset-button', 'POST', 'reset', 'The simulator is reset.');
   simAction('clear-journal-button', 'DELETE', 'journal', 'The journal is cleared.');
   simAction('clear-rules-button', 'DELETE', 'rules', 'Every rule is deleted.');
@@ -138,6 +198,11 @@ export function setupControls(reload) {
       return;
     }
     const toggle = event.target.closest('[data-testid="toggle-address"]');
-    if (toggle) setAddress('address-result', toggle.getAttribute('data-address'), toggle.getAttribute('data-activated') === 'true');
+    if (toggle)
+      setAddress(
+        'address-result',
+        toggle.getAttribute('data-address'),
+        toggle.getAttribute('data-activated') === 'true',
+      );
   });
 }

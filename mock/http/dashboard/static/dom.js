@@ -11,7 +11,8 @@ export function h(tag, attrs, ...children) {
     if (value === undefined || value === null || value === false) continue;
     if (key === 'class') el.className = value;
     else if (key === 'testid') el.setAttribute('data-testid', value);
-    else if (key === 'data') for (const [k, v] of Object.entries(value)) el.setAttribute('data-' + k, String(v));
+    else if (key === 'data')
+      for (const [k, v] of Object.entries(value)) el.setAttribute('data-' + k, String(v));
     else el.setAttribute(key, value === true ? '' : String(value));
   }
   append(el, children);
@@ -35,10 +36,20 @@ export function emptyRow(cols, ...children) {
 }
 
 const pad = (n, w) => String(n).padStart(w || 2, '0');
-export function time(ms) { const d = new Date(ms); return pad(d.getHours()) + ':' + pad(d.getMinutes()) + ':' + pad(d.getSeconds()); }
-export function timeMs(ms) { return time(ms) + '.' + pad(new Date(ms).getMilliseconds(), 3); }
-export function dateTime(ms) { const d = new Date(ms); return d.getFullYear() + '-' + pad(d.getMonth() + 1) + '-' + pad(d.getDate()) + ' ' + timeMs(ms); }
-export function iso(ms) { return new Date(ms).toISOString(); }
+export function time(ms) {
+  const d = new Date(ms);
+  return pad(d.getHours()) + ':' + pad(d.getMinutes()) + ':' + pad(d.getSeconds());
+}
+export function timeMs(ms) {
+  return time(ms) + '.' + pad(new Date(ms).getMilliseconds(), 3);
+}
+export function dateTime(ms) {
+  const d = new Date(ms);
+  return d.getFullYear() + '-' + pad(d.getMonth() + 1) + '-' + pad(d.getDate()) + ' ' + timeMs(ms);
+}
+export function iso(ms) {
+  return new Date(ms).toISOString();
+}
 const trim = (fixed) => (fixed.indexOf('.') === -1 ? fixed : fixed.replace(/\.?0+$/, ''));
 /** A duration for people: 950 ms, 4.5 s, 3 min 5 s, 1.5 h, 2 d. */
 export function span(ms) {
@@ -55,7 +66,9 @@ export function span(ms) {
 export function short(value, head = 6, tail = 4) {
   return value.length > head + tail + 1 ? value.slice(0, head) + '\u2026' + value.slice(-tail) : value;
 }
-export function plural(n, word) { return n + ' ' + word + (n === 1 ? '' : 's'); }
+export function plural(n, word) {
+  return n + ' ' + word + (n === 1 ? '' : 's');
+}
 export function amountCell(value, testid, extra) {
   return h('td', { class: 'num' + (extra || '') + (Number(value) === 0 ? ' zero' : ''), testid }, value);
 }
@@ -63,19 +76,37 @@ export function badge(status, testid, extra) {
   return h('span', { class: 'badge s-' + status + (extra ? ' ' + extra : ''), testid }, status);
 }
 export function copyable(full, shown, testid) {
-  return h('span', { class: 'mono copyable', title: full + ' (click to copy)', data: { copy: full }, testid }, shown);
+  return h(
+    'span',
+    { class: 'mono copyable', title: full + ' (click to copy)', data: { copy: full }, testid },
+    shown,
+  );
 }
-export function stack(...children) { return h('div', { class: 'stack' }, children); }
-export function small(text, cls) { return h('span', { class: 'small' + (cls ? ' ' + cls : '') }, text); }
+export function stack(...children) {
+  return h('div', { class: 'stack' }, children);
+}
+export function small(text, cls) {
+  return h('span', { class: 'small' + (cls ? ' ' + cls : '') }, text);
+}
 
 /** Pretty JSON when the text is JSON, the text itself otherwise. */
 export function pretty(value) {
   if (value === undefined || value === null || value === '') return '';
   if (typeof value !== 'string') return JSON.stringify(value, null, 2);
-  try { return JSON.stringify(JSON.parse(value), null, 2); } catch { return value; }
+  try {
+    return JSON.stringify(JSON.parse(value), null, 2);
+  } catch {
+    return value;
+  }
 }
 
 /** A definition list of [term, value] pairs; values may be nodes. */
 export function facts(pairs) {
-  return h('dl', { class: 'facts' }, pairs.filter((p) => p[1] !== undefined && p[1] !== null && p[1] !== '').map(([k, v, testid]) => [h('dt', null, k), h('dd', { testid }, v)]));
+  return h(
+    'dl',
+    { class: 'facts' },
+    pairs
+      .filter((p) => p[1] !== undefined && p[1] !== null && p[1] !== '')
+      .map(([k, v, testid]) => [h('dt', null, k), h('dd', { testid }, v)]),
+  );
 }

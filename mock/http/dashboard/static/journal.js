@@ -27,7 +27,13 @@ function readFilters() {
 function currentFilters() {
   const form = $('journal-filters');
   const get = (key) => form.elements.namedItem(key);
-  return { op: get('op').value.trim(), status: get('status').value, account: get('account').value, q: get('q').value.trim().toLowerCase(), own: get('own').checked };
+  return {
+    op: get('op').value.trim(),
+    status: get('status').value,
+    account: get('account').value,
+    q: get('q').value.trim().toLowerCase(),
+    own: get('own').checked,
+  };
 }
 
 // Filters live in the hash so a view can be shared, and so they never mix with ?token=.
@@ -49,40 +55,94 @@ function matches(e, f) {
   if (f.status && String(e.status).charAt(0) !== f.status) return false;
   if (f.account && e.account !== f.account) return false;
   if (f.q) {
-    const hay = [e.path, e.query ? new URLSearchParams(e.query).toString() : '', e.body || '', typeof e.response === 'string' ? e.response : JSON.stringify(e.response || '')].join('\n').toLowerCase();
+    const hay = [
+      e.path,
+      e.query ? new URLSearchParams(e.query).toString() : '',
+      e.body || '',
+      typeof e.response === 'string' ? e.response : JSON.stringify(e.response || ''),
+    ]
+      .join('\n')
+      .toLowerCase();
     if (hay.indexOf(f.q) === -1) return false;
   }
   return true;
 }
 
-const fullPath = (e) => e.path + (e.query && Object.keys(e.query).length ? '?' + new URLSearchParams(e.query) : '');
+const fullPath = (e) =>
+  e.path + (e.query && Object.keys(e.query).length ? '?' + new URLSearchParams(e.query) : '');
 
 function renderList() {
   const f = currentFilters();
   const shown = entries.filter((e) => matches(e, f));
   $('journal-count').textContent = 'newest first \u00b7 ' + shown.length + ' of ' + entries.length;
-  fill('journal', shown.length === 0
-    ? [emptyRow(6, entries.length ? 'No request matches the filters.' : 'No requests yet.')]
-    : shown.map((e) => {
-        const query = e.query && Object.keys(e.query).length ? '?' + new URLSearchParams(e.query) : '';
-        const violations = Array.isArray(e.violations) ? e.violations.length : 0;
-        return h('tr', { testid: 'journal-row', class: 'clickable' + (e.id === openId ? ' selected' : ''), tabindex: 0, title: 'Open this exchange', data: { 'journal-id': e.id, violations } },
-          h('td', { class: 'nowrap muted mono', title: iso(e.at) }, timeMs(e.at)),
-          h('td', null,
-            h('span', { class: 'method ' + e.method }, e.method),
-            h('span', { class: 'mono', title: e.path + query }, e.path, h('span', { class: 'faint' }, query.length > 60 ? query.slice(0, 60) + '\u2026' : query))),
-          h('td', null,
-            h('span', { class: 'http code-' + String(e.status).charAt(0), testid: 'journal-status' }, e.status),
-            e.fault ? [' ', h('span', { class: 'badge s-FAILED plain' }, e.fault)] : null,
-            violations ? [' ', h('span', { class: 'badge s-REFUNDED plain', testid: 'journal-violations', title: 'Spec violations' }, violations + ' violation' + (violations === 1 ? '' : 's'))] : null),
-          h('td', { testid: 'journal-operation' }, e.operation || '\u2014'),
-          h('td', { class: 'muted' }, e.account ? names.get(e.account) || short(e.account) : '\u2014'),
-          h('td', { class: 'num muted' }, (e.durationMs < 10 ? e.durationMs.toFixed(2) : Math.round(e.durationMs)) + ' ms'));
-      }));
+  fill(
+    'journal',
+    shown.length === 0
+      ? [emptyRow(6, entries.length ? 'No request matches the filters.' : 'No requests yet.')]
+      : shown.map((e) => {
+          const query = e.query && Object.keys(e.query).length ? '?' + new URLSearchParams(e.query) : '';
+          const violations = Array.isArray(e.violations) ? e.violations.length : 0;
+          return h(
+            'tr',
+            {
+              testid: 'journal-row',
+              class: 'clickable' + (e.id === openId ? ' selected' : ''),
+              tabindex: 0,
+              title: 'Open this exchange',
+              data: { 'journal-id': e.id, violations },
+            },
+            h('td', { class: 'nowrap muted mono', title: iso(e.at) }, timeMs(e.at)),
+            h(
+              'td',
+              null,
+              h('span', { class: 'method ' + e.method }, e.method),
+              h(
+                'span',
+                { class: 'mono', title: e.path + query },
+                e.path,
+                h('span', { class: 'faint' }, query.length > 60 ? query.slice(0, 60) + '\u2026' : query),
+              ),
+            ),
+            h(
+              'td',
+              null,
+              h(
+                'span',
+                { class: 'http code-' + String(e.status).charAt(0), testid: 'journal-status' },
+                e.status,
+              ),
+              e.fault ? [' ', h('span', { class: 'badge s-FAILED plain' }, e.fault)] : null,
+              violations
+                ? [
+                    ' ',
+                    h(
+                      'span',
+                      {
+                        class: 'badge s-REFUNDED plain',
+                        testid: 'journal-violations',
+                        title: 'Spec violations',
+                      },
+                      violations + ' violation' + (violations === 1 ? '' : 's'),
+                    ),
+                  ]
+                : null,
+            ),
+            h('td', { testid: 'journal-operation' }, e.operation || '\u2014'),
+            h('td', { class: 'muted' }, e.account ? names.get(e.account) || short(e.account) : '\u2014'),
+            h(
+              'td',
+              { class: 'num muted' },
+              (e.durationMs < 10 ? e.durationMs.toFixed(2) : Math.round(e.durationMs)) + ' ms',
+            ),
+          );
+        }),
+  );
 }
 
 /** Single-quotes a word for a POSIX shell: ' becomes '\''. */
-export function shellQuote(word) { return "'" + String(word).replace(/'/g, "'\\''") + "'"; }
+export function shellQuote(word) {
+  return "'" + String(word).replace(/'/g, "'\\''") + "'";
+}
 
 /** A curl command that repeats the request, the key left as a placeholder. */
 export function curlFor(e) {
@@ -90,7 +150,8 @@ export function curlFor(e) {
   if (e.account || /^\/v1\//.test(e.path)) parts.push('-H', shellQuote('API-KEY: <API_KEY>'));
   // The page's own token stays out of the command, like the key.
   if (token && /^\/_sim\//.test(e.path)) parts.push('-H', shellQuote('Authorization: Bearer <TOKEN>'));
-  if (e.body) parts.push('-H', shellQuote('content-type: application/json'), '--data-raw', shellQuote(e.body));
+  if (e.body)
+    parts.push('-H', shellQuote('content-type: application/json'), '--data-raw', shellQuote(e.body));
   return parts.join(' ');
 }
 
@@ -105,13 +166,35 @@ function renderDetail() {
       ['Request', e.method + ' ' + fullPath(e), 'detail-request'],
       ['Status', String(e.status), 'detail-status'],
       ['Operation', e.operation, 'detail-operation'],
-      ['Duration', (Math.round(e.durationMs * 100) / 100) + ' ms', 'detail-duration'],
+      ['Duration', Math.round(e.durationMs * 100) / 100 + ' ms', 'detail-duration'],
       ['Fault', e.fault, 'detail-fault'],
-      ['Account', e.account ? (names.get(e.account) ? names.get(e.account) + ' \u00b7 ' : '') + e.account : undefined, 'detail-account'],
+      [
+        'Account',
+        e.account ? (names.get(e.account) ? names.get(e.account) + ' \u00b7 ' : '') + e.account : undefined,
+        'detail-account',
+      ],
       ['At', iso(e.at)],
     ]),
-    violations.length ? h('div', { class: 'violations', testid: 'detail-violations' }, h('h3', { class: 'sub-h' }, 'Spec violations'),
-      h('ul', null, violations.map((v) => h('li', { testid: 'detail-violation' }, h('code', null, String(v.path)), ' ', String(v.message))))) : null,
+    violations.length
+      ? h(
+          'div',
+          { class: 'violations', testid: 'detail-violations' },
+          h('h3', { class: 'sub-h' }, 'Spec violations'),
+          h(
+            'ul',
+            null,
+            violations.map((v) =>
+              h(
+                'li',
+                { testid: 'detail-violation' },
+                h('code', null, String(v.path)),
+                ' ',
+                String(v.message),
+              ),
+            ),
+          ),
+        )
+      : null,
     h('h3', { class: 'sub-h' }, 'Request body'),
     h('pre', { class: 'json', testid: 'detail-request-body' }, pretty(e.body) || '(none)'),
     h('h3', { class: 'sub-h' }, 'Response body'),
@@ -126,10 +209,18 @@ export function renderJournal(list, accounts) {
   names = new Map(accounts.map((a) => [a.walletAddress, a.name]));
   const select = $('filter-account');
   const chosen = select.value || new URLSearchParams(location.hash.slice(1)).get('account') || '';
-  select.replaceChildren(h('option', { value: '' }, 'any'), ...accounts.map((a) => h('option', { value: a.walletAddress }, a.name + ' \u00b7 ' + short(a.walletAddress))));
+  select.replaceChildren(
+    h('option', { value: '' }, 'any'),
+    ...accounts.map((a) =>
+      h('option', { value: a.walletAddress }, a.name + ' \u00b7 ' + short(a.walletAddress)),
+    ),
+  );
   select.value = chosen;
   const ops = [...new Set(entries.map((e) => e.operation).filter(Boolean))].sort();
-  fill('operations', ops.map((op) => h('option', { value: op })));
+  fill(
+    'operations',
+    ops.map((op) => h('option', { value: op })),
+  );
   renderList();
   renderDetail();
 }
@@ -150,7 +241,10 @@ export function setupJournal() {
   form.addEventListener('input', changed);
   form.addEventListener('change', changed);
   form.addEventListener('submit', (event) => event.preventDefault());
-  window.addEventListener('hashchange', () => { readFilters(); renderList(); });
+  window.addEventListener('hashchange', () => {
+    readFilters();
+    renderList();
+  });
   const open = (target) => {
     const row = target.closest('[data-testid="journal-row"]');
     if (!row) return;
@@ -160,11 +254,24 @@ export function setupJournal() {
     $('journal-detail').scrollIntoView({ block: 'nearest' });
   };
   $('journal').addEventListener('click', (event) => open(event.target));
-  $('journal').addEventListener('keydown', (event) => { if (event.key === 'Enter') open(event.target); });
-  $('journal-detail-close').addEventListener('click', () => { openId = undefined; renderList(); renderDetail(); });
+  $('journal').addEventListener('keydown', (event) => {
+    if (event.key === 'Enter') open(event.target);
+  });
+  $('journal-detail-close').addEventListener('click', () => {
+    openId = undefined;
+    renderList();
+    renderDetail();
+  });
   $('copy-curl-button').addEventListener('click', async () => {
     const text = $('curl-command').textContent;
-    try { await navigator.clipboard.writeText(text); $('copy-curl-button').textContent = 'Copied'; } catch { $('copy-curl-button').textContent = 'Select the command below'; }
-    setTimeout(() => { $('copy-curl-button').textContent = 'Copy as curl'; }, 1500);
+    try {
+      await navigator.clipboard.writeText(text);
+      $('copy-curl-button').textContent = 'Copied';
+    } catch {
+      $('copy-curl-button').textContent = 'Select the command below';
+    }
+    setTimeout(() => {
+      $('copy-curl-button').textContent = 'Copy as curl';
+    }, 1500);
   });
 }

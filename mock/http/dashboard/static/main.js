@@ -21,10 +21,19 @@ function renderControls() {
   const mode = $('clock-mode');
   mode.textContent = clock.mode + ' clock';
   mode.className = 'pill mode ' + clock.mode;
-  document.querySelectorAll('#advance-form input, #advance-form button').forEach((el) => { el.disabled = !manual; });
-  fill('advance-hint', manual
-    ? ['The manual clock moves only when you advance it; due lifecycle steps run on the way.']
-    : ['The clock is real, so it cannot be advanced. Start the simulator with ', h('code', { class: 'nowrap' }, '--clock manual'), ' to drive time from here.']);
+  document.querySelectorAll('#advance-form input, #advance-form button').forEach((el) => {
+    el.disabled = !manual;
+  });
+  fill(
+    'advance-hint',
+    manual
+      ? ['The manual clock moves only when you advance it; due lifecycle steps run on the way.']
+      : [
+          'The clock is real, so it cannot be advanced. Start the simulator with ',
+          h('code', { class: 'nowrap' }, '--clock manual'),
+          ' to drive time from here.',
+        ],
+  );
 }
 
 /**
@@ -61,16 +70,28 @@ let again = false;
 let timer = 0;
 function schedule(delay) {
   if (timer) return;
-  timer = setTimeout(() => { timer = 0; load(); }, delay === undefined ? 120 : delay);
+  timer = setTimeout(
+    () => {
+      timer = 0;
+      load();
+    },
+    delay === undefined ? 120 : delay,
+  );
 }
 async function load() {
-  if (loading) { again = true; return; }
+  if (loading) {
+    again = true;
+    return;
+  }
   loading = true;
   try {
     // The journal's own read holds more than the snapshot's newest few; health is optional.
     const [data, journal, health] = await Promise.all([
       api('dashboard'),
-      api('journal?limit=500').then((j) => j.entries, () => undefined),
+      api('journal?limit=500').then(
+        (j) => j.entries,
+        () => undefined,
+      ),
       api('health').catch(() => undefined),
     ]);
     render(data, journal, health);
@@ -79,14 +100,19 @@ async function load() {
     showBanner(error);
   } finally {
     loading = false;
-    if (again) { again = false; schedule(0); }
+    if (again) {
+      again = false;
+      schedule(0);
+    }
   }
 }
 function showBanner(error) {
   const banner = $('auth-banner');
-  banner.textContent = error.status === 401
-    ? error.message + ' Open this page as /_sim/ui?token=<token>; the page keeps the token for this browser session.'
-    : 'Could not read /_sim/dashboard: ' + error.message;
+  banner.textContent =
+    error.status === 401
+      ? error.message +
+        ' Open this page as /_sim/ui?token=<token>; the page keeps the token for this browser session.'
+      : 'Could not read /_sim/dashboard: ' + error.message;
   banner.hidden = false;
 }
 
@@ -100,7 +126,10 @@ function connect() {
   if (token) url.searchParams.set('token', token);
   const source = new EventSource(url);
   setConnection('connecting', 'connecting');
-  source.addEventListener('open', () => { setConnection('live', 'live'); schedule(0); });
+  source.addEventListener('open', () => {
+    setConnection('live', 'live');
+    schedule(0);
+  });
   source.addEventListener('change', () => schedule());
   source.addEventListener('error', () => {
     if (source.readyState === EventSource.CLOSED) {
@@ -116,16 +145,23 @@ function connect() {
 document.addEventListener('click', (event) => {
   const target = event.target.closest('[data-copy]');
   if (!target || !navigator.clipboard) return;
-  navigator.clipboard.writeText(target.getAttribute('data-copy')).then(() => {
-    const before = target.title;
-    target.title = 'Copied';
-    setTimeout(() => { target.title = before; }, 1200);
-  }, () => {});
+  navigator.clipboard.writeText(target.getAttribute('data-copy')).then(
+    () => {
+      const before = target.title;
+      target.title = 'Copied';
+      setTimeout(() => {
+        target.title = before;
+      }, 1200);
+    },
+    () => {},
+  );
 });
 
 setupControls(load);
 setupJournal();
 setupOrderDetail(load);
-setInterval(() => { if (clock.mode === 'real') renderClock(); }, 250);
+setInterval(() => {
+  if (clock.mode === 'real') renderClock();
+}, 250);
 load();
 connect();

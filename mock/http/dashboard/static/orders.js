@@ -14,8 +14,18 @@ export function renderOrderDetail(data) {
   if (!order) return;
   $('order-detail-id').textContent = order.orderId;
   const start = order.createdAt;
-  const steps = order.timeline.map((step) => h('li', { testid: 'order-detail-step', data: { status: step.status } },
-    badge(step.status), ' ', h('span', { class: 'mono' }, iso(step.at)), ' ', h('span', { class: 'muted' }, '+' + span(step.at - start)), step.note ? [' \u00b7 ', step.note] : null));
+  const steps = order.timeline.map((step) =>
+    h(
+      'li',
+      { testid: 'order-detail-step', data: { status: step.status } },
+      badge(step.status),
+      ' ',
+      h('span', { class: 'mono' }, iso(step.at)),
+      ' ',
+      h('span', { class: 'muted' }, '+' + span(step.at - start)),
+      step.note ? [' \u00b7 ', step.note] : null,
+    ),
+  );
   const next = order.next;
   fill('order-detail-body', [
     facts([
@@ -26,7 +36,13 @@ export function renderOrderDetail(data) {
       ['Energy', order.rentalCount.toLocaleString('en') + ' \u00b7 ' + order.period],
       ['Amount', order.amount + ' ' + order.currency],
       ['txId', order.txId],
-      ['Next step', next ? next.status + ' at ' + iso(next.at) + ' (in ' + span(next.at - data.clock.now) + ')' : 'none: the order is final', 'order-detail-next'],
+      [
+        'Next step',
+        next
+          ? next.status + ' at ' + iso(next.at) + ' (in ' + span(next.at - data.clock.now) + ')'
+          : 'none: the order is final',
+        'order-detail-next',
+      ],
     ]),
     h('ol', { class: 'steps' }, steps),
   ]);
@@ -43,8 +59,13 @@ export function setupOrderDetail(reload) {
     $('order-detail').scrollIntoView({ block: 'nearest' });
   };
   $('orders').addEventListener('click', (event) => open(event.target));
-  $('orders').addEventListener('keydown', (event) => { if (event.key === 'Enter') open(event.target); });
-  $('order-detail-close').addEventListener('click', () => { openId = undefined; $('order-detail').hidden = true; });
+  $('orders').addEventListener('keydown', (event) => {
+    if (event.key === 'Enter') open(event.target);
+  });
+  $('order-detail-close').addEventListener('click', () => {
+    openId = undefined;
+    $('order-detail').hidden = true;
+  });
   $('advance-next-button').addEventListener('click', () => {
     const order = snapshot && snapshot.orders.find((o) => o.orderId === openId);
     if (!order || !order.next) return;
