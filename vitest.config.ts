@@ -19,6 +19,7 @@ export default defineConfig({
             'examples/**/*.test.ts',
             'drift/**/*.test.ts',
             'recording/**/*.test.ts',
+            'e2e/**/*.test.ts',
           ],
           exclude: ['contract-tests/**/*.contract.test.ts'],
         },

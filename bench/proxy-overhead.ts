@@ -1,5 +1,5 @@
 /**
- * What `serve --upstream` costs (issue 16): GET /v1/tron/price straight from a simulator,
+ * What `serve --upstream` costs: GET /v1/tron/price straight from a simulator,
  * and the same request through a second simulator started as its proxy, at the same
  * connections. Runs alternate (direct, proxy, bare proxy, direct, …) so all see the same
  * machine; medians are reported. The proxy forwards, checks the answer against the spec

@@ -478,7 +478,7 @@ const results: Record<string, unknown> = {
 };
 
 // A checkout whose `serve` has no --quiet (older ones did not log requests) skips that row.
-// The command line moved from mock/cli/ to cli/ (issue 15); an older checkout keeps it under mock/.
+// The command line moved from mock/cli/ to cli/; an older checkout keeps it under mock/.
 const serveSource = ['cli/serve.ts', 'mock/cli/serve.ts']
   .map((f) => path.join(root, f))
   .find((f) => existsSync(f))!;

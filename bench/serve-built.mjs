@@ -12,7 +12,7 @@ if (!buildDir) {
   console.error('usage: node bench/serve-built.mjs <build-dir> serve [options]');
   process.exit(2);
 }
-// cli/ since issue 15; mock/cli/ in builds of older checkouts.
+// cli/ today; mock/cli/ in builds of older checkouts.
 const main =
   ['cli/main.js', 'mock/cli/main.js'].map((f) => path.resolve(buildDir, f)).find((f) => existsSync(f)) ??
   path.resolve(buildDir, 'cli/main.js');

@@ -70,10 +70,10 @@ export const DEFAULT_SERVE_ARGS = ['--timing', 'instant', '--seed', '1', '--conf
  * checkout's launcher does.
  */
 export function binRuntime(root: string): 'tsx' | 'bundle' | 'dist' {
-  // cli/ since issue 15; mock/cli/ in older checkouts.
+  // cli/ today; mock/cli/ in older checkouts.
   const hasDist =
     existsSync(path.join(root, 'dist/cli/main.js')) || existsSync(path.join(root, 'dist/mock/cli/main.js'));
-  let launcher = '';
+  let launcher: string;
   try {
     launcher = readFileSync(path.join(root, 'bin/energy-rental-kit.js'), 'utf8');
   } catch {

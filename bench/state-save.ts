@@ -1,5 +1,5 @@
 /**
- * Order latency while `serve --state` saves a large state (issue 14 item 4).
+ * Order latency while `serve --state` saves a large state.
  *
  * Builds a state file of 10^5 COMPLETED orders in-process (the checkout's own
  * createSimulator, the bench scenario), starts `serve --state FILE --save-interval MS` on

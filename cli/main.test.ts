@@ -1,7 +1,13 @@
 /**
  * The command dispatcher of the CLI, called in-process.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { DRIFT_HELP } from '../drift/drift-command.ts';
+import { RECORD_HELP } from '../drift/record-command.ts';
+import { baseline, dataOf, VALUES_B } from '../recording/test-support.ts';
 import { CliError } from '../src/cli-error.ts';
 import { MAIN_HELP, main } from './main.ts';
 import { SERVE_HELP } from './serve.ts';
@@ -9,6 +15,14 @@ import { SERVE_HELP } from './serve.ts';
 afterEach(() => {
   vi.restoreAllMocks();
 });
+
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'cli-main-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const file = (name: string, content: unknown): string => {
+  const target = path.join(scratch, name);
+  writeFileSync(target, JSON.stringify(content));
+  return target;
+};
 
 /** Captures what main() writes to stdout. */
 function captureStdout(): () => string {
@@ -99,5 +113,35 @@ describe('main', () => {
     const error = await main(['serve'], { ENERGY_SIM_TIMING: 'slow' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CliError);
     expect((error as CliError).message).toMatch(/--timing.*'slow'/);
+  });
+});
+
+describe('main dispatches record and drift', () => {
+  const OLD = file('old.json', baseline());
+  const SAME_SHAPES = file('same-shapes.json', baseline(VALUES_B));
+  const REMOVED = file(
+    'removed.json',
+    baseline(VALUES_B, (i) => void delete dataOf(i, 'getPrice').sun),
+  );
+
+  it('lists record and drift among the commands', () => {
+    expect(MAIN_HELP).toMatch(/\n {2}record {5}.*--out FILE/);
+    expect(MAIN_HELP).toMatch(/\n {2}drift {6}.*OLD NEW/);
+  });
+
+  it('dispatches drift and record, each with --help', async () => {
+    const stdout = captureStdout();
+    expect(await main(['drift', '--help'], {})).toBe(0);
+    expect(await main(['record', '--help'], {})).toBe(0);
+    expect(stdout()).toBe(DRIFT_HELP + RECORD_HELP);
+    expect(DRIFT_HELP).toMatch(
+      /--spec[\s\S]*--format FORMAT[\s\S]*--markdown FILE[\s\S]*--json FILE[\s\S]*--timing-threshold S[\s\S]*Exit code 1 on breaking drift, 0 otherwise, 2 on a usage error/,
+    );
+  });
+
+  it('exits with the drift verdict through main', async () => {
+    captureStdout();
+    expect(await main(['drift', OLD, SAME_SHAPES], {})).toBe(0);
+    expect(await main(['drift', OLD, REMOVED], {})).toBe(1);
   });
 });

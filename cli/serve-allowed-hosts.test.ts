@@ -33,7 +33,7 @@ describe('parseServeArgs --allowed-hosts', () => {
 
   it.each([
     [['--allowed-hosts', 'http://energy-sim'], {}, '--allowed-hosts'],
-    // Issue 13: a bad variable is named as such, not as the flag.
+    // A bad variable is named as such, not as the flag.
     [
       [],
       { ENERGY_SIM_ALLOWED_HOSTS: 'energy-sim:8787' },

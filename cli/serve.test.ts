@@ -310,7 +310,7 @@ describe('serve()', () => {
   it('refuses a --config file that does not exist with a CliError naming it', async () => {
     const missing = join(tmpdir(), 'erk-no-such-dir', 'missing.yaml');
     const error = await rejection(serve({ port: 0, host: '127.0.0.1', config: missing }, () => {}));
-    // Issue 13 changed this message: it used to end at '(ENOENT).' with no fix.
+    // The message names the fix, not only the error code.
     expect(error.message).toBe(
       `--config: there is no file '${missing}' (ENOENT; looked for ${missing}). Fix: pass the path of a JSON or YAML scenario (such as examples/scenario.yaml in the package), or leave out --config for the default scenario.`,
     );

@@ -10,13 +10,12 @@ import { isLoopback } from '../mock/http/control-guard.ts';
 import { parseAllowedHosts } from '../mock/http/request-guard.ts';
 import { createNodeFetch } from '../mock/node-fetch.ts';
 import { createSimulatorServer } from '../mock/node-server.ts';
-import { createSimulator, type ScenarioInput } from '../mock/simulator.ts';
+import { createSimulator, type ReplayOptions, type ScenarioInput } from '../mock/simulator.ts';
 import { CliError } from '../src/cli-error.ts';
 import { createLogger, type LogFormat, type Logger } from './logger.ts';
 import { createLiveRecording, LIVE_CASE } from '../recording/live-recording.ts';
 import { loadRecording } from '../recording/recording.ts';
 import { createReplay } from '../recording/replay-target.ts';
-import type { ReplayOptions } from '../mock/simulator.ts';
 import { lockStateFile } from './state-lock.ts';
 import { loadState, startSaver } from './state-file.ts';
 

@@ -1,5 +1,5 @@
 /**
- * One simulator per `--state` file (issue 14 item 13): two real CLI processes on one file.
+ * One simulator per `--state` file: two real CLI processes on one file.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -1,11 +1,11 @@
 /**
- * Saving a large state without holding the event loop (issue 14 item 4).
+ * Saving a large state without holding the event loop.
  */
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createManualClock } from '../mock/clock/manual-clock.ts';
+import { createManualClock } from '../mock/engine/manual-clock.ts';
 import { createEngine, type Engine } from '../mock/engine/index.ts';
 import { addressOf } from './test-support.ts';
 import { startSaver, writeStateInChunks } from './state-file.ts';

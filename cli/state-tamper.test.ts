@@ -1,7 +1,7 @@
 /**
  * Property: a state file with one field changed to a wrong value is either refused with a
  * message naming where, or, when it is still a valid state, restores to one whose
- * invariants hold and whose money prints (issue 14 items 2 and 12).
+ * invariants hold and whose money prints.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

@@ -24,7 +24,7 @@ async function stateFile(content: string): Promise<string> {
 type Tamper = (s: EngineSnapshot & Record<string, unknown>) => void;
 const any = (value: unknown): never => value as never;
 
-// Each: what the adversarial pass (issue 14 item 2) or a careless hand did, and what the refusal must name.
+// Each: what an attacker or a careless hand did, and what the refusal must name.
 const TAMPERED: [string, Tamper, RegExp][] = [
   [
     'a negative balance',
@@ -240,7 +240,7 @@ const TAMPERED: [string, Tamper, RegExp][] = [
   ],
 ];
 
-describe('serve --state refuses a tampered state file (issue 14 item 2)', () => {
+describe('serve --state refuses a tampered state file', () => {
   it('starts from the untampered file', async () => {
     const file = await stateFile(JSON.stringify(richSnapshot()));
     const running = await serve({ port: 0, host: '127.0.0.1', state: file, quiet: true }, () => undefined);

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CliError } from '../src/cli-error.ts';
-import { recordingOf } from '../drift/test-support.ts';
+import { recordingOf } from '../recording/test-support.ts';
 import { CONTRACT_HELP, contractEnv } from './contract-command.ts';
 import { readContractConfig } from './contract-config.ts';
 import { buildReport, summarise } from './contract-report.ts';

@@ -90,6 +90,8 @@ function ensureMeta(context: TestContext, target: ContractTarget): ContractMeta 
 }
 
 export const contractTest = base.extend<Fixtures>({
+  // vitest reads a fixture's dependencies from its first parameter's pattern: this one has none.
+  // eslint-disable-next-line no-empty-pattern
   config: [async ({}, use) => use(readContractConfig()), { scope: 'file' }],
   connection: [async ({ config }, use) => use(await connectTarget(config)), { scope: 'file' }],
   target: async ({ connection, task, onTestFinished }, use) => {

@@ -163,7 +163,6 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
   });
 
   test('freezes the price on an account of its own, and spends it on completion', async ({
-    api,
     target,
     clientFor,
     orderParams,
@@ -190,14 +189,12 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
   });
 
   test('refunds a forced failure: FAILED, then REFUNDED with the money back', async ({
-    api,
     target,
     clientFor,
     orderParams,
     requireCapability,
     newOutOrderNo,
   }) => {
-    const fx = { api, target, clientFor, orderParams, requireCapability, newOutOrderNo };
     requireCapability('rules');
     requireCapability('accounts');
     const account = await target.control.createAccount({ trx: '100' });
@@ -231,7 +228,6 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
   test('activates a new receiving address exactly once, on its first order', async ({
     api,
     target,
-    clientFor,
     orderParams,
     requireCapability,
     config,
@@ -258,12 +254,10 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
   test('honours a forced delay: the outcome comes exactly that long after creation', async ({
     api,
     target,
-    clientFor,
     orderParams,
     requireCapability,
     newOutOrderNo,
   }) => {
-    const fx = { api, target, clientFor, orderParams, requireCapability, newOutOrderNo };
     requireCapability('rules');
     const params = await orderParams({ outOrderNo: newOutOrderNo('delay') });
     await target.control.addRule({
@@ -284,14 +278,12 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
   });
 
   test('returns the first order for a duplicate outOrderNo, without a second charge', async ({
-    api,
     target,
     clientFor,
     orderParams,
     requireCapability,
     newOutOrderNo,
   }) => {
-    const fx = { api, target, clientFor, orderParams, requireCapability, newOutOrderNo };
     requireCapability('duplicates');
     requireCapability('accounts');
     const account = await target.control.createAccount({ trx: '100' });

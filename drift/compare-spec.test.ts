@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareWithSpec } from './compare-spec.ts';
 import { documentedStatusPaths } from './spec-schema.ts';
-import { baseline, bodiesOf, dataOf, VALUES_A, VALUES_B } from './test-support.ts';
+import { baseline, bodiesOf, dataOf, VALUES_A, VALUES_B } from '../recording/test-support.ts';
 
 describe('compareWithSpec', () => {
   it('reports nothing for a recording that fits the document', () => {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareRecordings } from './compare.ts';
 import type { Finding } from './finding.ts';
-import { baseline, bodiesOf, dataOf, exchange, VALUES_A, VALUES_B } from './test-support.ts';
+import { baseline, bodiesOf, dataOf, exchange, VALUES_A, VALUES_B } from '../recording/test-support.ts';
 
 const breakingOf = (findings: Finding[]) => findings.filter((f) => f.severity === 'breaking');
 

@@ -7,11 +7,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { CliError } from '../src/cli-error.ts';
-import { main, MAIN_HELP } from '../cli/main.ts';
-import { DRIFT_HELP, runDrift } from './drift-command.ts';
+import { runDrift } from './drift-command.ts';
 import type { DriftReport } from './finding.ts';
-import { parseRecordArgs, RECORD_HELP } from './record-command.ts';
-import { baseline, dataOf, VALUES_B } from './test-support.ts';
+import { parseRecordArgs } from './record-command.ts';
+import { baseline, dataOf, VALUES_B } from '../recording/test-support.ts';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'drift-command-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -155,36 +154,6 @@ describe('drift', () => {
 });
 
 describe('the command line', () => {
-  const captureStdout = (): (() => string) => {
-    const chunks: string[] = [];
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      chunks.push(String(chunk));
-      return true;
-    });
-    return () => chunks.join('');
-  };
-
-  it('lists record and drift among the commands', () => {
-    expect(MAIN_HELP).toMatch(/\n {2}record {5}.*--out FILE/);
-    expect(MAIN_HELP).toMatch(/\n {2}drift {6}.*OLD NEW/);
-  });
-
-  it('dispatches drift and record, each with --help', async () => {
-    const stdout = captureStdout();
-    expect(await main(['drift', '--help'], {})).toBe(0);
-    expect(await main(['record', '--help'], {})).toBe(0);
-    expect(stdout()).toBe(DRIFT_HELP + RECORD_HELP);
-    expect(DRIFT_HELP).toMatch(
-      /--spec[\s\S]*--format FORMAT[\s\S]*--markdown FILE[\s\S]*--json FILE[\s\S]*--timing-threshold S[\s\S]*Exit code 1 on breaking drift, 0 otherwise, 2 on a usage error/,
-    );
-  });
-
-  it('exits with the drift verdict through main', async () => {
-    captureStdout();
-    expect(await main(['drift', OLD, SAME_SHAPES], {})).toBe(0);
-    expect(await main(['drift', OLD, REMOVED], {})).toBe(1);
-  });
-
   it('rejects record without --out, naming the flag', () => {
     expect(() => parseRecordArgs([], {})).toThrow(CliError);
     expect(() => parseRecordArgs([], {})).toThrow(/record needs --out FILE/);

@@ -9,7 +9,7 @@ import {
   stringFormat,
   timeUnit,
 } from './infer-schema.ts';
-import { baseline, exchange, VALUES_A } from './test-support.ts';
+import { baseline, exchange, VALUES_A } from '../recording/test-support.ts';
 
 describe('stringFormat', () => {
   it.each([

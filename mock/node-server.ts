@@ -15,12 +15,14 @@ import { createNodeRequestGuard, type RequestGuardOptions } from './http/request
 import { routableHost } from './http/request-origin.ts';
 import type { Simulator } from './simulator.ts';
 
+export type { RequestGuardOptions } from './http/request-guard.ts';
+
 /**
  * Bytes of an unread request body discarded after its answer (a 413, or an answer that
  * did not need the body) before the connection is cut. Why drain rather than close: a
  * socket closed while the client is still sending makes the kernel send a reset, and a
- * reset can reach the client before it has read the 413, which it then never sees
- * (issues 13 and 17). Draining keeps the connection orderly; the bound keeps a client from
+ * reset can reach the client before it has read the 413, which it then never sees.
+ * Draining keeps the connection orderly; the bound keeps a client from
  * making the simulator read forever.
  */
 export const DRAIN_LIMIT_BYTES = 8 * 1024 * 1024;

@@ -3,7 +3,7 @@
  * determinism of everything derived from the seed.
  */
 import { describe, expect, it } from 'vitest';
-import { createManualClock } from './clock/manual-clock.ts';
+import { createManualClock } from './engine/manual-clock.ts';
 import { SimulatorError } from './engine/index.ts';
 import { createSimulator, type Simulator, type SimulatorOptions } from './simulator.ts';
 

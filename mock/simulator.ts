@@ -5,7 +5,7 @@
 import type { Hono } from 'hono';
 import { createSpecFormats } from '../src/spec/formats.ts';
 import { createValidators, loadSpec, type SpecValidators } from '../src/spec/loader.ts';
-import { createManualClock } from './clock/manual-clock.ts';
+import { createManualClock } from './engine/manual-clock.ts';
 import { createRealClock } from './clock/real-clock.ts';
 import {
   createEngine,
@@ -69,7 +69,7 @@ export interface SimulatorOptions {
 
 /** Where a replay's answers come from. */
 export interface ReplayOptions {
-  /** Answers one API request from the recording (drift/replay-target.ts). */
+  /** Answers one API request from the recording (recording/replay-target.ts). */
   fetch: (request: Request) => Promise<Response>;
   /** What is replayed, for /_sim/health (the recording's file). */
   source: string;

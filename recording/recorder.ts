@@ -11,13 +11,13 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { threadId } from 'node:worker_threads';
-import type { TargetInfo } from './recording.ts';
 import {
   MAIN_KEY_ALIAS,
   operationOf,
   type Interaction,
   type RecordedRequest,
   type RecordedResponse,
+  type TargetInfo,
 } from './recording.ts';
 
 /** A fetch that knows which case (and file) sends the request. */

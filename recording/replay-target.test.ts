@@ -5,7 +5,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Interaction } from './recording.ts';
 import { createReplay, REPLAY_MISS_CODE, REPLAY_MISS_STATUS } from './replay-target.ts';
-import { recordingOf } from '../drift/test-support.ts';
+import { recordingOf } from './test-support.ts';
 
 const BASE = 'http://replay.invalid';
 const CASE_A = 'x.contract.test.ts > a';

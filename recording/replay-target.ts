@@ -10,7 +10,6 @@
  * is …", time, data: null }`, and noted, so the harness fails the case loudly even when
  * the case expected a rejection.
  */
-import type { TargetInfo } from './recording.ts';
 import { paramsOf, type CaseTransport } from './recorder.ts';
 import {
   describeRequest,
@@ -18,6 +17,7 @@ import {
   type Interaction,
   type RecordedRequest,
   type Recording,
+  type TargetInfo,
 } from './recording.ts';
 
 export const REPLAY_MISS_CODE = 59900;

@@ -87,7 +87,7 @@ async function startCmd(containerEnv: NodeJS.ProcessEnv): Promise<ChildProcess> 
 }
 
 describe('Dockerfile', () => {
-  // Issue 13 moved the image from node:20-slim (end of life April 2026) to the Active LTS line.
+  // node:20-slim reaches its end of life in April 2026: the image is on the Active LTS line.
   it('builds and runs on node:26-slim as a non-root user, with a health check on /_sim/health', () => {
     expect(lines.filter((l) => l.startsWith('FROM ')).map((l) => l.split(/\s+/)[1])).toEqual([
       'node:26-slim',

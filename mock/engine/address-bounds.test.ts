@@ -1,11 +1,11 @@
 /**
- * The activation registry is bounded like the orders (issue 14, item 5): past
+ * The activation registry is bounded like the orders: past
  * `maxStoredAddresses` the oldest records go, except those of addresses that stored
  * orders name and those the scenario seeds as activated.
  */
 import { describe, expect, it } from 'vitest';
 import { encodeTronAddress } from '../../src/tron-address.ts';
-import { createManualClock } from '../clock/manual-clock.ts';
+import { createManualClock } from './manual-clock.ts';
 import { createAddressRegistry } from './address-registry.ts';
 import { createEngine, type Engine } from './index.ts';
 

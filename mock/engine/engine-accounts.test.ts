@@ -3,7 +3,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isTronAddress } from '../../src/tron-address.ts';
-import { createManualClock } from '../clock/manual-clock.ts';
+import { createManualClock } from './manual-clock.ts';
 import { createEngine, DEMO_SCENARIO } from './engine.ts';
 import { SimulatorError } from './simulator-error.ts';
 import { rejection } from './test-support.ts';

@@ -3,7 +3,7 @@
  * the engine rejected to the Hono app, which runs it again to word the error.
  */
 import { describe, expect, it } from 'vitest';
-import { createManualClock } from '../clock/manual-clock.ts';
+import { createManualClock } from './manual-clock.ts';
 import { createEngine, type CreateOrderInput, type Engine } from './engine.ts';
 import { SimulatorError } from './simulator-error.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeTronAddress } from '../../src/tron-address.ts';
-import { createManualClock } from '../clock/manual-clock.ts';
+import { createManualClock } from './manual-clock.ts';
 import { createEngine, type Scenario } from './engine.ts';
 import { PERIOD_MS } from './pricing.ts';
 

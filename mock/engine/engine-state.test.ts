@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeTronAddress } from '../../src/tron-address.ts';
-import { createManualClock, DEFAULT_MANUAL_START } from '../clock/manual-clock.ts';
+import { createManualClock, DEFAULT_MANUAL_START } from './manual-clock.ts';
 import type { Clock } from './clock.ts';
 import { createEngine, DEMO_SCENARIO, type Scenario } from './engine.ts';
 import { DEFAULT_PRICES } from './pricing.ts';

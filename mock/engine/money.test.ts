@@ -140,7 +140,7 @@ describe('roundHalfUp', () => {
   });
 });
 
-describe('the money formatters refuse what is no amount (issue 14 item 12)', () => {
+describe('the money formatters refuse what is no amount', () => {
   const notMoney = fc.oneof(
     fc.integer({ min: Number.MIN_SAFE_INTEGER, max: -1 }),
     fc.double({ noInteger: true }),

@@ -3,7 +3,7 @@
  * its limit, an `Expect` other than 100-continue) never reach the app; Node would answer
  * them with a bare status line and cut the connection, dropping the answers still owed to
  * valid requests pipelined ahead of the bad one. This answers them with the error envelope,
- * after those answers (issue 14, item 14). What Node does not let us do is in the README's
+ * after those answers. What Node does not let us do is in the README's
  * Limits.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';

@@ -2,96 +2,23 @@
  * The control plane's orders, rules, supply and addresses, and its list schemas.
  */
 import { describe, expect, it } from 'vitest';
-import { createValidators, loadSpec, type ValidateFunction } from '../../src/spec/loader.ts';
-import { createSimulator, type Simulator } from '../simulator.ts';
+import { createSimulator } from '../simulator.ts';
+import {
+  DEMO_ADDRESS,
+  call,
+  callGet,
+  order,
+  statusOf,
+  trxOf,
+  expectControlResponse,
+  expectItems,
+  expectError,
+} from '../test-support/http-test-support.ts';
 
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
+const ADDRESS = DEMO_ADDRESS;
 const OTHER_ADDRESS = 'TAcN9gFvXZAxsWQQzWWbydBmscBHnEi5nZ';
 const START_MS = 1_741_801_809_000;
 const HOUR_MS = 3_600_000;
-
-const control = createValidators(loadSpec('control'));
-
-interface Reply {
-  status: number;
-  headers: Headers;
-  body: any;
-  text: string;
-}
-
-async function send(
-  sim: Simulator,
-  method: string,
-  path: string,
-  options: { body?: unknown; apiKey?: string } = {},
-): Promise<Reply> {
-  const headers: Record<string, string> = {};
-  if (options.apiKey) headers['API-KEY'] = options.apiKey;
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await sim.app.request(path, {
-    method,
-    headers,
-    ...(options.body === undefined
-      ? {}
-      : { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined, text };
-}
-
-const get = (sim: Simulator, path: string, apiKey?: string) =>
-  send(sim, 'GET', path, apiKey ? { apiKey } : {});
-
-async function order(
-  sim: Simulator,
-  pledgeAddress = ADDRESS,
-  extra = '',
-  apiKey = 'demo-key',
-): Promise<string> {
-  const reply = await send(
-    sim,
-    'POST',
-    `/v1/tron/order?pledgeAddress=${pledgeAddress}&rentalCount=65000&period=1h${extra}`,
-    { apiKey },
-  );
-  expect(reply.status).toBe(200);
-  return reply.body.data.id;
-}
-
-async function statusOf(sim: Simulator, orderId: string, apiKey = 'demo-key'): Promise<string> {
-  return (await get(sim, `/v1/tron/history?orderId=${orderId}`, apiKey)).body.data.status;
-}
-
-async function trxOf(sim: Simulator, apiKey = 'demo-key'): Promise<{ available: string; frozen: string }> {
-  const { balance } = (await get(sim, '/v1/account', apiKey)).body.data;
-  return { available: balance.available.trx, frozen: balance.frozen.trx };
-}
-
-/** Checks a control-plane answer against control.yaml's response for the operation and status. */
-function expectResponse(operationId: string, reply: Reply): void {
-  const validate = control.response(operationId, reply.status);
-  expect(validate, `control.yaml defines ${operationId} ${reply.status}`).toBeDefined();
-  expect(validate!(reply.body), JSON.stringify(validate!.errors)).toBe(true);
-}
-
-/**
- * Checks the items of a list answer whose schema control.yaml writes inline, against the
- * component schema of its items: the loader cannot compile inline response schemas (see
- * the failing test 'validates the inline list schemas of control.yaml').
- */
-function expectItems(reply: Reply, key: string, schema: string): void {
-  expect(Object.keys(reply.body)).toEqual([key]);
-  expect(Array.isArray(reply.body[key])).toBe(true);
-  const validate: ValidateFunction = control.schema(schema);
-  for (const item of reply.body[key]) expect(validate(item), JSON.stringify(validate.errors)).toBe(true);
-}
-
-function expectError(reply: Reply, status: number, code: number, msg?: RegExp): void {
-  expect(reply.status).toBe(status);
-  expect(reply.body).toMatchObject({ code, data: null });
-  if (msg) expect(reply.body.msg).toMatch(msg);
-  expect(control.schema('Error')(reply.body)).toBe(true);
-}
 
 describe('GET /_sim/orders', () => {
   it("lists the key's orders newest first, with their views", async () => {
@@ -99,7 +26,7 @@ describe('GET /_sim/orders', () => {
     const first = await order(sim, ADDRESS, '&outOrderNo=a');
     sim.advance(1000);
     const second = await order(sim, OTHER_ADDRESS);
-    const reply = await get(sim, '/_sim/orders', 'demo-key');
+    const reply = await callGet(sim, '/_sim/orders', 'demo-key');
     expect(reply.status).toBe(200);
     expectItems(reply, 'orders', 'OrderView');
     expect(reply.body.orders.map((o: { orderId: string }) => o.orderId)).toEqual([second, first]);
@@ -121,7 +48,7 @@ describe('GET /_sim/orders', () => {
     const open1 = await order(sim);
     const open2 = await order(sim);
     const ids = async (query: string) =>
-      (await get(sim, `/_sim/orders${query}`, 'demo-key')).body.orders.map(
+      (await callGet(sim, `/_sim/orders${query}`, 'demo-key')).body.orders.map(
         (o: { orderId: string }) => o.orderId,
       );
     expect(await ids('?status=COMPLETED')).toEqual([done]);
@@ -133,21 +60,21 @@ describe('GET /_sim/orders', () => {
 
   it.each(['?status=DONE', '?limit=0', '?limit=1001', '?limit=x'])('refuses %s with 400', async (query) => {
     const sim = createSimulator({ clock: 'manual' });
-    const reply = await get(sim, `/_sim/orders${query}`, 'demo-key');
+    const reply = await callGet(sim, `/_sim/orders${query}`, 'demo-key');
     expectError(reply, 400, 20002);
-    expectResponse('listOrders', reply);
+    expectControlResponse('listOrders', reply);
   });
 
   it('shows an account none of the orders of another', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const other = (await send(sim, 'POST', '/_sim/accounts', { body: {} })).body.apiKey;
+    const other = (await call(sim, 'POST', '/_sim/accounts', { body: {} })).body.apiKey;
     await order(sim);
-    expect((await get(sim, '/_sim/orders', other)).body.orders).toEqual([]);
+    expect((await callGet(sim, '/_sim/orders', other)).body.orders).toEqual([]);
   });
 
   it('needs an API key', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    expectError(await get(sim, '/_sim/orders'), 401, 10001);
+    expectError(await callGet(sim, '/_sim/orders'), 401, 10001);
   });
 });
 
@@ -161,8 +88,8 @@ describe('GET /_sim/orders/{orderId}', () => {
       },
     });
     const id = await order(sim);
-    const open = await get(sim, `/_sim/orders/${id}`, 'demo-key');
-    expectResponse('getOrderTimeline', open);
+    const open = await callGet(sim, `/_sim/orders/${id}`, 'demo-key');
+    expectControlResponse('getOrderTimeline', open);
     expect(open.body).toMatchObject({
       orderId: id,
       status: 'PENDING',
@@ -173,9 +100,9 @@ describe('GET /_sim/orders/{orderId}', () => {
     expect(open.body.next.at).toBeGreaterThan(START_MS);
 
     sim.advance(7000);
-    const done = await get(sim, `/_sim/orders/${id}`, 'demo-key');
+    const done = await callGet(sim, `/_sim/orders/${id}`, 'demo-key');
     expect(done.status).toBe(200);
-    expectResponse('getOrderTimeline', done);
+    expectControlResponse('getOrderTimeline', done);
     const { timeline } = done.body;
     expect(timeline.map((s: { status: string }) => s.status)).toEqual(['PENDING', 'PROCESSING', 'COMPLETED']);
     expect(timeline[1].at).toBe(open.body.next.at);
@@ -191,7 +118,7 @@ describe('GET /_sim/orders/{orderId}', () => {
     const sim = createSimulator({ clock: 'manual' });
     const id = await order(sim);
     sim.advance(7000);
-    const reply = await get(sim, `/_sim/orders/${id}`, 'demo-key');
+    const reply = await callGet(sim, `/_sim/orders/${id}`, 'demo-key');
     expect(reply.body.activatedAddress).toBe(true);
     expect(reply.body.timeline[1]).toMatchObject({
       status: 'PROCESSING',
@@ -201,24 +128,24 @@ describe('GET /_sim/orders/{orderId}', () => {
 
   it("answers 404 with code 40401 for an unknown id and for another account's order", async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const other = (await send(sim, 'POST', '/_sim/accounts', { body: {} })).body.apiKey;
+    const other = (await call(sim, 'POST', '/_sim/accounts', { body: {} })).body.apiKey;
     const id = await order(sim);
-    const foreign = await get(sim, `/_sim/orders/${id}`, other);
+    const foreign = await callGet(sim, `/_sim/orders/${id}`, other);
     expectError(foreign, 404, 40401);
-    expectResponse('getOrderTimeline', foreign);
-    expectError(await get(sim, '/_sim/orders/OR20250312175009AAAAAAAA', 'demo-key'), 404, 40401);
+    expectControlResponse('getOrderTimeline', foreign);
+    expectError(await callGet(sim, '/_sim/orders/OR20250312175009AAAAAAAA', 'demo-key'), 404, 40401);
   });
 });
 
 describe('/_sim/rules', () => {
   it('adds a rule with 201 and lists it, unused', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const added = await send(sim, 'POST', '/_sim/rules', {
+    const added = await call(sim, 'POST', '/_sim/rules', {
       body: { match: { pledgeAddress: ADDRESS }, outcome: 'FAILED', delayMs: 2000, times: 1 },
     });
     expect(added.status).toBe(201);
     expect(added.body).toEqual({ id: expect.any(String) });
-    const list = await get(sim, '/_sim/rules');
+    const list = await callGet(sim, '/_sim/rules');
     expect(list.status).toBe(200);
     expectItems(list, 'rules', 'Rule');
     expect(list.body.rules).toEqual([
@@ -235,14 +162,14 @@ describe('/_sim/rules', () => {
 
   it('fails a matching order, then refunds it, and leaves other addresses alone', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    await send(sim, 'POST', '/_sim/rules', {
+    await call(sim, 'POST', '/_sim/rules', {
       body: { match: { pledgeAddress: ADDRESS }, outcome: 'FAILED', delayMs: 2000 },
     });
     const failing = await order(sim, ADDRESS);
     const fine = await order(sim, OTHER_ADDRESS);
     expect(await trxOf(sim)).toEqual({ available: '991.54', frozen: '8.46' });
     sim.advance(2000);
-    const failed = await get(sim, `/_sim/orders/${failing}`, 'demo-key');
+    const failed = await callGet(sim, `/_sim/orders/${failing}`, 'demo-key');
     expect(failed.body.status).toBe('FAILED');
     expect(failed.body.next.status).toBe('REFUNDED');
     expect(await trxOf(sim)).toEqual({ available: '991.54', frozen: '8.46' });
@@ -250,7 +177,7 @@ describe('/_sim/rules', () => {
     expect(await statusOf(sim, fine)).toBe('COMPLETED');
     expect(await statusOf(sim, failing)).toBe('REFUNDED');
     expect(await trxOf(sim)).toEqual({ available: '995.77', frozen: '0' });
-    const timeline = (await get(sim, `/_sim/orders/${failing}`, 'demo-key')).body.timeline.map(
+    const timeline = (await callGet(sim, `/_sim/orders/${failing}`, 'demo-key')).body.timeline.map(
       (s: { status: string }) => s.status,
     );
     expect(timeline).toEqual(['PENDING', 'PROCESSING', 'FAILED', 'REFUNDED']);
@@ -258,9 +185,9 @@ describe('/_sim/rules', () => {
 
   it('decides exactly `times` orders, then is used up and gone', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    await send(sim, 'POST', '/_sim/rules', { body: { outcome: 'FAILED', times: 2 } });
+    await call(sim, 'POST', '/_sim/rules', { body: { outcome: 'FAILED', times: 2 } });
     const ids = [await order(sim), await order(sim)];
-    expect((await get(sim, '/_sim/rules')).body.rules).toEqual([]);
+    expect((await callGet(sim, '/_sim/rules')).body.rules).toEqual([]);
     ids.push(await order(sim));
     sim.advance(10_000);
     expect([
@@ -272,14 +199,14 @@ describe('/_sim/rules', () => {
 
   it('counts its uses while it has some left', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    await send(sim, 'POST', '/_sim/rules', { body: { outcome: 'COMPLETED', times: 3 } });
+    await call(sim, 'POST', '/_sim/rules', { body: { outcome: 'COMPLETED', times: 3 } });
     await order(sim);
-    expect((await get(sim, '/_sim/rules')).body.rules[0]).toMatchObject({ used: 1, times: 3 });
+    expect((await callGet(sim, '/_sim/rules')).body.rules[0]).toMatchObject({ used: 1, times: 3 });
   });
 
   it('sets the delay from creation to the outcome with delayMs', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    await send(sim, 'POST', '/_sim/rules', { body: { outcome: 'COMPLETED', delayMs: 20_000 } });
+    await call(sim, 'POST', '/_sim/rules', { body: { outcome: 'COMPLETED', delayMs: 20_000 } });
     const id = await order(sim);
     sim.advance(19_999);
     expect(await statusOf(sim, id)).not.toBe('COMPLETED');
@@ -289,7 +216,7 @@ describe('/_sim/rules', () => {
 
   it('matches by outOrderNo', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    await send(sim, 'POST', '/_sim/rules', { body: { match: { outOrderNo: 'doomed' }, outcome: 'FAILED' } });
+    await call(sim, 'POST', '/_sim/rules', { body: { match: { outOrderNo: 'doomed' }, outcome: 'FAILED' } });
     const doomed = await order(sim, ADDRESS, '&outOrderNo=doomed');
     const other = await order(sim, ADDRESS, '&outOrderNo=lucky');
     sim.advance(7000);
@@ -299,25 +226,25 @@ describe('/_sim/rules', () => {
 
   it('deletes one rule, and answers 404 for a rule that is not there', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const first = (await send(sim, 'POST', '/_sim/rules', { body: { outcome: 'FAILED' } })).body.id;
-    const second = (await send(sim, 'POST', '/_sim/rules', { body: { outcome: 'COMPLETED' } })).body.id;
-    const deleted = await send(sim, 'DELETE', `/_sim/rules/${first}`);
+    const first = (await call(sim, 'POST', '/_sim/rules', { body: { outcome: 'FAILED' } })).body.id;
+    const second = (await call(sim, 'POST', '/_sim/rules', { body: { outcome: 'COMPLETED' } })).body.id;
+    const deleted = await call(sim, 'DELETE', `/_sim/rules/${first}`);
     expect(deleted.status).toBe(200);
-    expectResponse('deleteRule', deleted);
-    expect((await get(sim, '/_sim/rules')).body.rules.map((r: { id: string }) => r.id)).toEqual([second]);
-    const again = await send(sim, 'DELETE', `/_sim/rules/${first}`);
+    expectControlResponse('deleteRule', deleted);
+    expect((await callGet(sim, '/_sim/rules')).body.rules.map((r: { id: string }) => r.id)).toEqual([second]);
+    const again = await call(sim, 'DELETE', `/_sim/rules/${first}`);
     expectError(again, 404, 40400, new RegExp(first));
-    expectResponse('deleteRule', again);
+    expectControlResponse('deleteRule', again);
   });
 
   it('deletes every rule at once', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    await send(sim, 'POST', '/_sim/rules', { body: { outcome: 'FAILED' } });
-    await send(sim, 'POST', '/_sim/rules', { body: { outcome: 'FAILED' } });
-    const cleared = await send(sim, 'DELETE', '/_sim/rules');
-    expectResponse('clearRules', cleared);
+    await call(sim, 'POST', '/_sim/rules', { body: { outcome: 'FAILED' } });
+    await call(sim, 'POST', '/_sim/rules', { body: { outcome: 'FAILED' } });
+    const cleared = await call(sim, 'DELETE', '/_sim/rules');
+    expectControlResponse('clearRules', cleared);
     expect(cleared.body).toEqual({ ok: true });
-    expect((await get(sim, '/_sim/rules')).body.rules).toEqual([]);
+    expect((await callGet(sim, '/_sim/rules')).body.rules).toEqual([]);
     const id = await order(sim);
     sim.advance(7000);
     expect(await statusOf(sim, id)).toBe('COMPLETED');
@@ -330,18 +257,18 @@ describe('/_sim/rules', () => {
     [{ outcome: 'FAILED', match: { status: 'x' } }, 20002, /'match.status'/],
   ])('refuses the rule %j with 400, naming the field', async (body, code, msg) => {
     const sim = createSimulator({ clock: 'manual' });
-    const reply = await send(sim, 'POST', '/_sim/rules', { body });
+    const reply = await call(sim, 'POST', '/_sim/rules', { body });
     expectError(reply, 400, code, msg);
-    expectResponse('addRule', reply);
-    expect((await get(sim, '/_sim/rules')).body.rules).toEqual([]);
+    expectControlResponse('addRule', reply);
+    expect((await callGet(sim, '/_sim/rules')).body.rules).toEqual([]);
   });
 });
 
 describe('/_sim/supply', () => {
   it('is unlimited by default', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const reply = await get(sim, '/_sim/supply');
-    expectResponse('getSupply', reply);
+    const reply = await callGet(sim, '/_sim/supply');
+    expectControlResponse('getSupply', reply);
     expect(reply.body).toEqual({ energy: null, delegated: 0 });
   });
 
@@ -353,11 +280,11 @@ describe('/_sim/supply', () => {
     const fits = await order(sim);
     sim.advance(7000);
     expect(await statusOf(sim, fits)).toBe('COMPLETED');
-    expect((await get(sim, '/_sim/supply')).body).toEqual({ energy: 100_000, delegated: 65_000 });
+    expect((await callGet(sim, '/_sim/supply')).body).toEqual({ energy: 100_000, delegated: 65_000 });
 
     const beyond = await order(sim);
     sim.advance(10_000);
-    const refunded = await get(sim, `/_sim/orders/${beyond}`, 'demo-key');
+    const refunded = await callGet(sim, `/_sim/orders/${beyond}`, 'demo-key');
     expect(refunded.body.status).toBe('REFUNDED');
     expect(refunded.body.timeline.map((s: { status: string }) => s.status)).toEqual([
       'PENDING',
@@ -369,8 +296,8 @@ describe('/_sim/supply', () => {
     expect(await trxOf(sim)).toEqual({ available: '95.77', frozen: '0' });
 
     sim.advance(HOUR_MS);
-    const after = await get(sim, '/_sim/supply');
-    expectResponse('getSupply', after);
+    const after = await callGet(sim, '/_sim/supply');
+    expectControlResponse('getSupply', after);
     expect(after.body).toEqual({ energy: 100_000, delegated: 0 });
   });
 
@@ -380,9 +307,9 @@ describe('/_sim/supply', () => {
   // `$id: <base>#inline-N`, an $id with a fragment that JSON Schema 2020-12 forbids.
   it('sets the supply, and an order beyond it fails and is refunded', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const reply = await send(sim, 'PUT', '/_sim/supply', { body: { energy: 64_000 } });
+    const reply = await call(sim, 'PUT', '/_sim/supply', { body: { energy: 64_000 } });
     expect(reply.status).toBe(200);
-    expectResponse('setSupply', reply);
+    expectControlResponse('setSupply', reply);
     expect(reply.body).toEqual({ energy: 64_000, delegated: 0 });
     const id = await order(sim);
     sim.advance(10_000);
@@ -394,9 +321,9 @@ describe('/_sim/supply', () => {
 describe('/_sim/addresses', () => {
   it('reads an address it never saw as not activated', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const reply = await get(sim, `/_sim/addresses/${ADDRESS}`);
+    const reply = await callGet(sim, `/_sim/addresses/${ADDRESS}`);
     expect(reply.status).toBe(200);
-    expectResponse('getAddress', reply);
+    expectControlResponse('getAddress', reply);
     expect(reply.body).toEqual({ address: ADDRESS, activated: false });
   });
 
@@ -405,17 +332,17 @@ describe('/_sim/addresses', () => {
     const first = await order(sim);
     const second = await order(sim);
     sim.advance(8000);
-    const reply = await get(sim, `/_sim/addresses/${ADDRESS}`);
-    expectResponse('getAddress', reply);
-    const processingAt = (await get(sim, `/_sim/orders/${first}`, 'demo-key')).body.timeline[1].at;
+    const reply = await callGet(sim, `/_sim/addresses/${ADDRESS}`);
+    expectControlResponse('getAddress', reply);
+    const processingAt = (await callGet(sim, `/_sim/orders/${first}`, 'demo-key')).body.timeline[1].at;
     expect(reply.body).toEqual({
       address: ADDRESS,
       activated: true,
       activatedAt: processingAt,
       activatedByOrderId: first,
     });
-    expect((await get(sim, `/_sim/orders/${second}`, 'demo-key')).body.activatedAddress).toBe(false);
-    const list = await get(sim, '/_sim/addresses');
+    expect((await callGet(sim, `/_sim/orders/${second}`, 'demo-key')).body.activatedAddress).toBe(false);
+    const list = await callGet(sim, '/_sim/addresses');
     expectItems(list, 'addresses', 'AddressState');
     expect(list.body.addresses).toEqual([reply.body]);
   });
@@ -425,7 +352,7 @@ describe('/_sim/addresses', () => {
       clock: 'manual',
       scenario: { activatedAddresses: [ADDRESS, OTHER_ADDRESS] },
     });
-    const list = await get(sim, '/_sim/addresses');
+    const list = await callGet(sim, '/_sim/addresses');
     expect(list.status).toBe(200);
     expectItems(list, 'addresses', 'AddressState');
     expect(list.body.addresses).toEqual([
@@ -438,12 +365,12 @@ describe('/_sim/addresses', () => {
     'refuses the address %s with 400 on GET and PUT',
     async (address) => {
       const sim = createSimulator({ clock: 'manual' });
-      const read = await get(sim, `/_sim/addresses/${address}`);
+      const read = await callGet(sim, `/_sim/addresses/${address}`);
       expectError(read, 400, 20002, /'address'.*TRON address/);
-      expectResponse('getAddress', read);
-      const write = await send(sim, 'PUT', `/_sim/addresses/${address}`, { body: { activated: true } });
+      expectControlResponse('getAddress', read);
+      const write = await call(sim, 'PUT', `/_sim/addresses/${address}`, { body: { activated: true } });
       expectError(write, 400, 20002, /'address'/);
-      expectResponse('setAddress', write);
+      expectControlResponse('setAddress', write);
     },
   );
 
@@ -453,16 +380,16 @@ describe('/_sim/addresses', () => {
   // address before an order.
   it('marks an address activated, so an order to it completes within 6 seconds without activation', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const reply = await send(sim, 'PUT', `/_sim/addresses/${ADDRESS}`, { body: { activated: true } });
+    const reply = await call(sim, 'PUT', `/_sim/addresses/${ADDRESS}`, { body: { activated: true } });
     expect(reply.status).toBe(200);
-    expectResponse('setAddress', reply);
+    expectControlResponse('setAddress', reply);
     expect(reply.body).toEqual({ address: ADDRESS, activated: true, activatedAt: START_MS });
     const id = await order(sim);
     sim.advance(2000);
     expect(['PENDING', 'PROCESSING']).toContain(await statusOf(sim, id));
     sim.advance(4000);
     expect(await statusOf(sim, id)).toBe('COMPLETED');
-    expect((await get(sim, `/_sim/orders/${id}`, 'demo-key')).body.activatedAddress).toBe(false);
+    expect((await callGet(sim, `/_sim/orders/${id}`, 'demo-key')).body.activatedAddress).toBe(false);
   });
 });
 
@@ -474,11 +401,11 @@ describe('the list schemas of control.yaml', () => {
   it('validates the inline list schemas of control.yaml', async () => {
     const sim = createSimulator({ clock: 'manual' });
     await order(sim);
-    expectResponse('listAccounts', await get(sim, '/_sim/accounts'));
-    expectResponse('listOrders', await get(sim, '/_sim/orders', 'demo-key'));
-    expectResponse('listRules', await get(sim, '/_sim/rules'));
-    expectResponse('addRule', await send(sim, 'POST', '/_sim/rules', { body: { outcome: 'FAILED' } }));
-    expectResponse('listAddresses', await get(sim, '/_sim/addresses'));
-    expectResponse('getJournal', await get(sim, '/_sim/journal'));
+    expectControlResponse('listAccounts', await callGet(sim, '/_sim/accounts'));
+    expectControlResponse('listOrders', await callGet(sim, '/_sim/orders', 'demo-key'));
+    expectControlResponse('listRules', await callGet(sim, '/_sim/rules'));
+    expectControlResponse('addRule', await call(sim, 'POST', '/_sim/rules', { body: { outcome: 'FAILED' } }));
+    expectControlResponse('listAddresses', await callGet(sim, '/_sim/addresses'));
+    expectControlResponse('getJournal', await callGet(sim, '/_sim/journal'));
   });
 });

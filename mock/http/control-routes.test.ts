@@ -3,102 +3,31 @@
  * checked against that document.
  */
 import { describe, expect, it } from 'vitest';
-import { createValidators, loadSpec, type ValidateFunction } from '../../src/spec/loader.ts';
-import { createSimulator, type Simulator } from '../simulator.ts';
+import { createValidators, loadSpec } from '../../src/spec/loader.ts';
+import { createSimulator } from '../simulator.ts';
+import {
+  DEMO_ADDRESS,
+  call,
+  callGet,
+  order,
+  statusOf,
+  trxOf,
+  expectControlResponse,
+  expectItems,
+  expectError,
+} from '../test-support/http-test-support.ts';
 
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
+const ADDRESS = DEMO_ADDRESS;
 const START_MS = 1_741_801_809_000;
 
-const control = createValidators(loadSpec('control'));
 const api = createValidators(loadSpec('api'));
-
-interface Reply {
-  status: number;
-  headers: Headers;
-  body: any;
-  text: string;
-}
-
-async function send(
-  sim: Simulator,
-  method: string,
-  path: string,
-  options: { body?: unknown; apiKey?: string } = {},
-): Promise<Reply> {
-  const headers: Record<string, string> = {};
-  if (options.apiKey) headers['API-KEY'] = options.apiKey;
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await sim.app.request(path, {
-    method,
-    headers,
-    ...(options.body === undefined
-      ? {}
-      : { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined, text };
-}
-
-const get = (sim: Simulator, path: string, apiKey?: string) =>
-  send(sim, 'GET', path, apiKey ? { apiKey } : {});
-
-async function order(
-  sim: Simulator,
-  pledgeAddress = ADDRESS,
-  extra = '',
-  apiKey = 'demo-key',
-): Promise<string> {
-  const reply = await send(
-    sim,
-    'POST',
-    `/v1/tron/order?pledgeAddress=${pledgeAddress}&rentalCount=65000&period=1h${extra}`,
-    { apiKey },
-  );
-  expect(reply.status).toBe(200);
-  return reply.body.data.id;
-}
-
-async function statusOf(sim: Simulator, orderId: string, apiKey = 'demo-key'): Promise<string> {
-  return (await get(sim, `/v1/tron/history?orderId=${orderId}`, apiKey)).body.data.status;
-}
-
-async function trxOf(sim: Simulator, apiKey = 'demo-key'): Promise<{ available: string; frozen: string }> {
-  const { balance } = (await get(sim, '/v1/account', apiKey)).body.data;
-  return { available: balance.available.trx, frozen: balance.frozen.trx };
-}
-
-/** Checks a control-plane answer against control.yaml's response for the operation and status. */
-function expectResponse(operationId: string, reply: Reply): void {
-  const validate = control.response(operationId, reply.status);
-  expect(validate, `control.yaml defines ${operationId} ${reply.status}`).toBeDefined();
-  expect(validate!(reply.body), JSON.stringify(validate!.errors)).toBe(true);
-}
-
-/**
- * Checks the items of a list answer whose schema control.yaml writes inline, against the
- * component schema of its items: the loader cannot compile inline response schemas (see
- * the failing test 'validates the inline list schemas of control.yaml').
- */
-function expectItems(reply: Reply, key: string, schema: string): void {
-  expect(Object.keys(reply.body)).toEqual([key]);
-  expect(Array.isArray(reply.body[key])).toBe(true);
-  const validate: ValidateFunction = control.schema(schema);
-  for (const item of reply.body[key]) expect(validate(item), JSON.stringify(validate.errors)).toBe(true);
-}
-
-function expectError(reply: Reply, status: number, code: number, msg?: RegExp): void {
-  expect(reply.status).toBe(status);
-  expect(reply.body).toMatchObject({ code, data: null });
-  if (msg) expect(reply.body.msg).toMatch(msg);
-  expect(control.schema('Error')(reply.body)).toBe(true);
-}
 
 describe('GET /_sim/health', () => {
   it('reports a manual clock and every capability, as control.yaml describes', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const reply = await get(sim, '/_sim/health');
+    const reply = await callGet(sim, '/_sim/health');
     expect(reply.status).toBe(200);
-    expectResponse('getHealth', reply);
+    expectControlResponse('getHealth', reply);
     expect(reply.body).toEqual({
       ok: true,
       simulator: 'energy-rental-kit',
@@ -113,8 +42,8 @@ describe('GET /_sim/health', () => {
 
   it("leaves out 'clock' with a real clock", async () => {
     const sim = createSimulator({ clock: 'real' });
-    const reply = await get(sim, '/_sim/health');
-    expectResponse('getHealth', reply);
+    const reply = await callGet(sim, '/_sim/health');
+    expectControlResponse('getHealth', reply);
     expect(reply.body.clock).toBe('real');
     expect(reply.body.capabilities).not.toContain('clock');
     expect(reply.body.capabilities).toContain('rules');
@@ -122,46 +51,46 @@ describe('GET /_sim/health', () => {
 
   it("leaves out 'duplicates' when duplicate outOrderNo are rejected", async () => {
     const sim = createSimulator({ clock: 'manual' });
-    await send(sim, 'PATCH', '/_sim/config', { body: { duplicateOutOrderNo: 'reject' } });
-    expect((await get(sim, '/_sim/health')).body.capabilities).not.toContain('duplicates');
+    await call(sim, 'PATCH', '/_sim/config', { body: { duplicateOutOrderNo: 'reject' } });
+    expect((await callGet(sim, '/_sim/health')).body.capabilities).not.toContain('duplicates');
   });
 
   it('follows the clock', async () => {
     const sim = createSimulator({ clock: 'manual' });
     sim.advance(1234);
-    expect((await get(sim, '/_sim/health')).body.now).toBe(START_MS + 1234);
+    expect((await callGet(sim, '/_sim/health')).body.now).toBe(START_MS + 1234);
   });
 });
 
 describe('POST /_sim/reset', () => {
   it('returns every account, order, rule, setting and the manual clock to the starting scenario', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const walletBefore = (await get(sim, '/v1/account', 'demo-key')).body.data.walletAddress;
-    const created = (await send(sim, 'POST', '/_sim/accounts', { body: { balance: { trx: '5' } } })).body;
+    const walletBefore = (await callGet(sim, '/v1/account', 'demo-key')).body.data.walletAddress;
+    const created = (await call(sim, 'POST', '/_sim/accounts', { body: { balance: { trx: '5' } } })).body;
     await order(sim);
-    await send(sim, 'POST', '/_sim/rules', { body: { outcome: 'FAILED' } });
-    await send(sim, 'PATCH', '/_sim/config', { body: { failureRate: 0.5 } });
+    await call(sim, 'POST', '/_sim/rules', { body: { outcome: 'FAILED' } });
+    await call(sim, 'PATCH', '/_sim/config', { body: { failureRate: 0.5 } });
     sim.advance(10_000);
 
-    const reply = await send(sim, 'POST', '/_sim/reset');
+    const reply = await call(sim, 'POST', '/_sim/reset');
     expect(reply.status).toBe(200);
-    expectResponse('reset', reply);
+    expectControlResponse('reset', reply);
     expect(reply.body).toEqual({ ok: true });
 
-    expect((await get(sim, '/_sim/orders', 'demo-key')).body.orders).toEqual([]);
+    expect((await callGet(sim, '/_sim/orders', 'demo-key')).body.orders).toEqual([]);
     expect(await trxOf(sim)).toEqual({ available: '1000', frozen: '0' });
-    expect((await get(sim, '/v1/account', 'demo-key')).body.data.walletAddress).toBe(walletBefore);
-    expect((await get(sim, '/v1/account', created.apiKey)).body.code).toBe(10002);
-    expect((await get(sim, '/_sim/rules')).body.rules).toEqual([]);
-    expect((await get(sim, '/_sim/config')).body.failureRate).toBe(0);
-    expect((await get(sim, '/_sim/clock')).body.now).toBe(START_MS);
-    expect((await get(sim, '/_sim/accounts')).body.accounts).toHaveLength(1);
+    expect((await callGet(sim, '/v1/account', 'demo-key')).body.data.walletAddress).toBe(walletBefore);
+    expect((await callGet(sim, '/v1/account', created.apiKey)).body.code).toBe(10002);
+    expect((await callGet(sim, '/_sim/rules')).body.rules).toEqual([]);
+    expect((await callGet(sim, '/_sim/config')).body.failureRate).toBe(0);
+    expect((await callGet(sim, '/_sim/clock')).body.now).toBe(START_MS);
+    expect((await callGet(sim, '/_sim/accounts')).body.accounts).toHaveLength(1);
   });
 
   it('cancels the lifecycle of orders open at the reset', async () => {
     const sim = createSimulator({ clock: 'manual' });
     await order(sim);
-    await send(sim, 'POST', '/_sim/reset');
+    await call(sim, 'POST', '/_sim/reset');
     sim.advance(10_000);
     expect(await trxOf(sim)).toEqual({ available: '1000', frozen: '0' });
     expect(sim.engine.checkInvariants()).toEqual([]);
@@ -171,9 +100,9 @@ describe('POST /_sim/reset', () => {
 describe('GET /_sim/scenario', () => {
   it('answers the embedded default scenario, with even the demo key redacted', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const reply = await get(sim, '/_sim/scenario');
+    const reply = await callGet(sim, '/_sim/scenario');
     expect(reply.status).toBe(200);
-    expectResponse('getScenario', reply);
+    expectControlResponse('getScenario', reply);
     expect(reply.body).toEqual({
       accounts: [{ apiKey: '[redacted]', balance: { trx: '1000', usdt: '100' } }],
     });
@@ -184,8 +113,8 @@ describe('GET /_sim/scenario', () => {
       clock: 'manual',
       scenario: { seed: 5, accounts: [{ apiKey: 'secret-key-1', balance: { trx: '7' } }], supply: 1000000 },
     });
-    const reply = await get(sim, '/_sim/scenario');
-    expectResponse('getScenario', reply);
+    const reply = await callGet(sim, '/_sim/scenario');
+    expectControlResponse('getScenario', reply);
     expect(reply.body).toEqual({
       seed: 5,
       accounts: [{ apiKey: '[redacted]', balance: { trx: '7' } }],
@@ -198,16 +127,16 @@ describe('GET /_sim/scenario', () => {
 describe('GET /_sim/clock and POST /_sim/clock/advance', () => {
   it('reads the manual clock at its starting time', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const reply = await get(sim, '/_sim/clock');
-    expectResponse('getClock', reply);
+    const reply = await callGet(sim, '/_sim/clock');
+    expectControlResponse('getClock', reply);
     expect(reply.body).toEqual({ mode: 'manual', now: START_MS, iso: '2025-03-12T17:50:09.000Z' });
   });
 
   it('moves the manual clock forward and answers the clock after the move', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const reply = await send(sim, 'POST', '/_sim/clock/advance', { body: { ms: 6000 } });
+    const reply = await call(sim, 'POST', '/_sim/clock/advance', { body: { ms: 6000 } });
     expect(reply.status).toBe(200);
-    expectResponse('advanceClock', reply);
+    expectControlResponse('advanceClock', reply);
     expect(reply.body).toEqual({ mode: 'manual', now: START_MS + 6000, iso: '2025-03-12T17:50:15.000Z' });
     expect(sim.clock.now()).toBe(START_MS + 6000);
   });
@@ -215,15 +144,15 @@ describe('GET /_sim/clock and POST /_sim/clock/advance', () => {
   it('runs the lifecycle steps that fall due on the way', async () => {
     const sim = createSimulator({ clock: 'manual' });
     const id = await order(sim);
-    await send(sim, 'POST', '/_sim/clock/advance', { body: { ms: 7000 } });
+    await call(sim, 'POST', '/_sim/clock/advance', { body: { ms: 7000 } });
     expect(await statusOf(sim, id)).toBe('COMPLETED');
   });
 
   it('refuses to advance a real clock with 409', async () => {
     const sim = createSimulator({ clock: 'real' });
-    const reply = await send(sim, 'POST', '/_sim/clock/advance', { body: { ms: 1000 } });
+    const reply = await call(sim, 'POST', '/_sim/clock/advance', { body: { ms: 1000 } });
     expectError(reply, 409, 30003, /--clock manual/);
-    expectResponse('advanceClock', reply);
+    expectControlResponse('advanceClock', reply);
   });
 
   it.each([
@@ -233,9 +162,9 @@ describe('GET /_sim/clock and POST /_sim/clock/advance', () => {
     [{ ms: 1, by: 2 }, 20002, /'by'/],
   ])('refuses the body %j with 400, naming the field', async (body, code, msg) => {
     const sim = createSimulator({ clock: 'manual' });
-    const reply = await send(sim, 'POST', '/_sim/clock/advance', { body });
+    const reply = await call(sim, 'POST', '/_sim/clock/advance', { body });
     expectError(reply, 400, code, msg);
-    expectResponse('advanceClock', reply);
+    expectControlResponse('advanceClock', reply);
     expect(sim.clock.now()).toBe(START_MS);
   });
 });
@@ -243,13 +172,13 @@ describe('GET /_sim/clock and POST /_sim/clock/advance', () => {
 describe('POST /_sim/accounts', () => {
   it('creates an account with a fresh key that works on /v1/account, answering 201', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const reply = await send(sim, 'POST', '/_sim/accounts', { body: { balance: { trx: '100', usdt: '5' } } });
+    const reply = await call(sim, 'POST', '/_sim/accounts', { body: { balance: { trx: '100', usdt: '5' } } });
     expect(reply.status).toBe(201);
-    expectResponse('createAccount', reply);
+    expectControlResponse('createAccount', reply);
     const { apiKey, name, walletAddress } = reply.body;
     expect(apiKey).toMatch(/^sk_[A-Za-z0-9_-]{32}$/);
     expect(name).toBe(`User-${walletAddress.slice(0, 6)}`);
-    const account = await get(sim, '/v1/account', apiKey);
+    const account = await callGet(sim, '/v1/account', apiKey);
     expect(account.status).toBe(200);
     expect(account.body.data).toMatchObject({
       name,
@@ -261,9 +190,9 @@ describe('POST /_sim/accounts', () => {
 
   it('creates an empty account when sent no body', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const reply = await send(sim, 'POST', '/_sim/accounts');
+    const reply = await call(sim, 'POST', '/_sim/accounts');
     expect(reply.status).toBe(201);
-    expect((await get(sim, '/v1/account', reply.body.apiKey)).body.data.balance.available).toEqual({
+    expect((await callGet(sim, '/v1/account', reply.body.apiKey)).body.data.balance.available).toEqual({
       trx: '0',
       usdt: '0.000000',
     });
@@ -271,22 +200,22 @@ describe('POST /_sim/accounts', () => {
 
   it('uses an apiKey of the caller’s choosing', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const reply = await send(sim, 'POST', '/_sim/accounts', {
+    const reply = await call(sim, 'POST', '/_sim/accounts', {
       body: { apiKey: 'my-own-key.1', balance: { trx: '9' } },
     });
     expect(reply.status).toBe(201);
     expect(reply.body.apiKey).toBe('my-own-key.1');
-    expect((await get(sim, '/v1/account', 'my-own-key.1')).body.data.balance.available.trx).toBe('9');
+    expect((await callGet(sim, '/v1/account', 'my-own-key.1')).body.data.balance.available.trx).toBe('9');
   });
 
   it('refuses an apiKey that is taken with 409', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    await send(sim, 'POST', '/_sim/accounts', { body: { apiKey: 'my-own-key.1' } });
-    const again = await send(sim, 'POST', '/_sim/accounts', { body: { apiKey: 'my-own-key.1' } });
+    await call(sim, 'POST', '/_sim/accounts', { body: { apiKey: 'my-own-key.1' } });
+    const again = await call(sim, 'POST', '/_sim/accounts', { body: { apiKey: 'my-own-key.1' } });
     expectError(again, 409, 30003, /apiKey/);
-    expectResponse('createAccount', again);
-    expectError(await send(sim, 'POST', '/_sim/accounts', { body: { apiKey: 'demo-key' } }), 409, 30003);
-    expect((await get(sim, '/_sim/accounts')).body.accounts).toHaveLength(2);
+    expectControlResponse('createAccount', again);
+    expectError(await call(sim, 'POST', '/_sim/accounts', { body: { apiKey: 'demo-key' } }), 409, 30003);
+    expect((await callGet(sim, '/_sim/accounts')).body.accounts).toHaveLength(2);
   });
 
   it.each([
@@ -297,10 +226,10 @@ describe('POST /_sim/accounts', () => {
     [{ name: 'x' }, /'name'/],
   ])('refuses %j with 400, naming the field', async (body, msg) => {
     const sim = createSimulator({ clock: 'manual' });
-    const reply = await send(sim, 'POST', '/_sim/accounts', { body });
+    const reply = await call(sim, 'POST', '/_sim/accounts', { body });
     expectError(reply, 400, 20002, msg);
-    expectResponse('createAccount', reply);
-    expect((await get(sim, '/_sim/accounts')).body.accounts).toHaveLength(1);
+    expectControlResponse('createAccount', reply);
+    expect((await callGet(sim, '/_sim/accounts')).body.accounts).toHaveLength(1);
   });
 });
 
@@ -308,15 +237,15 @@ describe('GET /_sim/accounts', () => {
   it('lists every account with its ledger and never an API key', async () => {
     const sim = createSimulator({ clock: 'manual' });
     const created = (
-      await send(sim, 'POST', '/_sim/accounts', { body: { apiKey: 'custom-key-42', balance: { usdt: '3' } } })
+      await call(sim, 'POST', '/_sim/accounts', { body: { apiKey: 'custom-key-42', balance: { usdt: '3' } } })
     ).body;
-    const generated = (await send(sim, 'POST', '/_sim/accounts', { body: {} })).body;
+    const generated = (await call(sim, 'POST', '/_sim/accounts', { body: {} })).body;
     await order(sim);
-    const reply = await get(sim, '/_sim/accounts');
+    const reply = await callGet(sim, '/_sim/accounts');
     expect(reply.status).toBe(200);
     expectItems(reply, 'accounts', 'AccountView');
     expect(reply.body.accounts.map((a: { walletAddress: string }) => a.walletAddress)).toEqual([
-      (await get(sim, '/v1/account', 'demo-key')).body.data.walletAddress,
+      (await callGet(sim, '/v1/account', 'demo-key')).body.data.walletAddress,
       created.walletAddress,
       generated.walletAddress,
     ]);
@@ -335,9 +264,9 @@ describe('GET /_sim/accounts/me', () => {
     await order(sim);
     sim.advance(7000);
     await order(sim);
-    const reply = await get(sim, '/_sim/accounts/me', 'demo-key');
+    const reply = await callGet(sim, '/_sim/accounts/me', 'demo-key');
     expect(reply.status).toBe(200);
-    expectResponse('getOwnAccount', reply);
+    expectControlResponse('getOwnAccount', reply);
     expect(reply.body).toMatchObject({
       orders: 2,
       referralCount: 0,
@@ -350,24 +279,24 @@ describe('GET /_sim/accounts/me', () => {
 
   it('needs an API key', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const reply = await get(sim, '/_sim/accounts/me');
+    const reply = await callGet(sim, '/_sim/accounts/me');
     expectError(reply, 401, 10001);
-    expectResponse('getOwnAccount', reply);
+    expectControlResponse('getOwnAccount', reply);
   });
 });
 
 describe('POST /_sim/accounts/me/deposit', () => {
   it('adds TRX and USDT to the account of the key', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const reply = await send(sim, 'POST', '/_sim/accounts/me/deposit', {
+    const reply = await call(sim, 'POST', '/_sim/accounts/me/deposit', {
       apiKey: 'demo-key',
       body: { trx: '50', usdt: '0.5' },
     });
     expect(reply.status).toBe(200);
-    expectResponse('deposit', reply);
+    expectControlResponse('deposit', reply);
     expect(reply.body.ledger.trx).toMatchObject({ deposited: '1050', available: '1050' });
     expect(reply.body.ledger.usdt).toMatchObject({ deposited: '100.5', available: '100.5' });
-    expect((await get(sim, '/v1/account', 'demo-key')).body.data.balance.available).toEqual({
+    expect((await callGet(sim, '/v1/account', 'demo-key')).body.data.balance.available).toEqual({
       trx: '1050',
       usdt: '100.500000',
     });
@@ -378,14 +307,14 @@ describe('POST /_sim/accounts/me/deposit', () => {
       clock: 'manual',
       scenario: { accounts: [{ apiKey: 'poor-key-1', balance: { trx: '1' } }] },
     });
-    const refused = await send(
+    const refused = await call(
       sim,
       'POST',
       `/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`,
       { apiKey: 'poor-key-1' },
     );
     expect(refused.status).toBe(402);
-    await send(sim, 'POST', '/_sim/accounts/me/deposit', { apiKey: 'poor-key-1', body: { trx: '3.23' } });
+    await call(sim, 'POST', '/_sim/accounts/me/deposit', { apiKey: 'poor-key-1', body: { trx: '3.23' } });
     await order(sim, ADDRESS, '', 'poor-key-1');
     expect(await trxOf(sim, 'poor-key-1')).toEqual({ available: '0', frozen: '4.23' });
   });
@@ -399,20 +328,20 @@ describe('POST /_sim/accounts/me/deposit', () => {
     [{ eur: '5' }, /'eur'/],
   ])('refuses %j with 400 and changes nothing', async (body, msg) => {
     const sim = createSimulator({ clock: 'manual' });
-    const reply = await send(sim, 'POST', '/_sim/accounts/me/deposit', { apiKey: 'demo-key', body });
+    const reply = await call(sim, 'POST', '/_sim/accounts/me/deposit', { apiKey: 'demo-key', body });
     expectError(reply, 400, 20002, msg);
-    expectResponse('deposit', reply);
+    expectControlResponse('deposit', reply);
     expect(await trxOf(sim)).toEqual({ available: '1000', frozen: '0' });
   });
 
   it('refuses a deposit that would pass the largest balance and books neither currency', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const reply = await send(sim, 'POST', '/_sim/accounts/me/deposit', {
+    const reply = await call(sim, 'POST', '/_sim/accounts/me/deposit', {
       apiKey: 'demo-key',
       body: { usdt: '1', trx: '9007199254' },
     });
     expectError(reply, 400, 20002, /TRX/);
-    expect((await get(sim, '/v1/account', 'demo-key')).body.data.balance.available).toEqual({
+    expect((await callGet(sim, '/v1/account', 'demo-key')).body.data.balance.available).toEqual({
       trx: '1000',
       usdt: '100.000000',
     });
@@ -420,6 +349,6 @@ describe('POST /_sim/accounts/me/deposit', () => {
 
   it('needs an API key', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    expectError(await send(sim, 'POST', '/_sim/accounts/me/deposit', { body: { trx: '1' } }), 401, 10001);
+    expectError(await call(sim, 'POST', '/_sim/accounts/me/deposit', { body: { trx: '1' } }), 401, 10001);
   });
 });

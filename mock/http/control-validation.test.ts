@@ -1,6 +1,6 @@
 /**
  * The control plane's bodies keep to the limits of the API's own parameters: no extra
- * fields, bounded integers, rule matches that can fire (issue 14, items 10 and 15).
+ * fields, bounded integers, rule matches that can fire.
  */
 import { describe, expect, it } from 'vitest';
 import { loadSpec } from '../../src/spec/loader.ts';

@@ -1,5 +1,5 @@
 /**
- * The dashboard snapshot is capped (issue 14, item 5): at most DASHBOARD_LIST_LIMIT of
+ * The dashboard snapshot is capped: at most DASHBOARD_LIST_LIMIT of
  * each list, newest first, with `totals` so a view can say "showing N of M".
  */
 import { describe, expect, it } from 'vitest';

@@ -8,7 +8,6 @@ import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import {
-  ADDRESS,
   createOrder,
   openDashboard,
   OTHER_ADDRESS,

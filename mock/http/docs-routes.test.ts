@@ -1,6 +1,6 @@
 /**
  * The documents /docs serves name this simulator as the relative server `/` and never
- * reflect the request's Host (issue 14, item 15).
+ * reflect the request's Host.
  */
 import { describe, expect, it } from 'vitest';
 import { createSimulator } from '../simulator.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createManualClock } from '../clock/manual-clock.ts';
+import { createManualClock } from '../engine/manual-clock.ts';
 import { createEngine } from '../engine/index.ts';
 import { envelopeText, envelopeTime } from './envelope.ts';
 

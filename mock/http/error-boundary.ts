@@ -3,7 +3,7 @@
  * request is answered with the error envelope and the process lives on. The Hono app's
  * `onError` covers what runs inside the app; this covers the Node fast path, the replay of
  * its rejections and the Hono listener around the app, where a throw would otherwise reach
- * Node's event emitter and end the process (issue 14, item 1).
+ * Node's event emitter and end the process.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RequestError } from '@hono/node-server';

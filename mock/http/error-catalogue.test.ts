@@ -1,5 +1,5 @@
 /**
- * The settings calibration needs (issue 18): the error catalogue, the unit of createdAt,
+ * The settings calibration needs: the error catalogue, the unit of createdAt,
  * explicit lifecycle delays and the answer to an unknown path, each settable in a
  * scenario and through PATCH /_sim/config.
  */

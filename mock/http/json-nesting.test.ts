@@ -1,6 +1,6 @@
 /**
  * Bad input is a 4xx however it nests: a JSON body nested thousands of levels deep once
- * overflowed the stack in the validation message and answered 500 (issue 14, item 6).
+ * overflowed the stack in the validation message and answered 500.
  */
 import { describe, expect, it } from 'vitest';
 import { loadSpec } from '../../src/spec/loader.ts';

@@ -2,7 +2,7 @@
  * The origin a Node request's URL is built on. A request is routed by its target (path and
  * query) alone: the `Host` header only names the origin, and only when it is a plain
  * authority. `Host: x/y?z` would otherwise move `/y` into the path (a valid order routed
- * to 404) and `Host: a b` makes the URL unbuildable (issue 14, item 7).
+ * to 404) and `Host: a b` makes the URL unbuildable.
  */
 import type { IncomingMessage } from 'node:http';
 

@@ -13,7 +13,7 @@ const JSON_READABLE = new Set(['application/json', 'text/plain', FORM, '']);
  * How deep a control-plane JSON body may nest. The deepest body the control plane takes
  * (a rule or a fault) nests 3 levels; deeper input is refused before anything recurses
  * over it (validation messages and the journal's redaction serialise it), which at a few
- * thousand levels overflows the stack (issue 14, item 6).
+ * thousand levels overflows the stack.
  */
 export const MAX_JSON_DEPTH = 32;
 

@@ -1,5 +1,5 @@
 /**
- * Control-plane JSON is read strictly (issue 14, item 15): a field given twice or a
+ * Control-plane JSON is read strictly: a field given twice or a
  * number beyond Number.MAX_SAFE_INTEGER is refused, naming the field.
  */
 import { describe, expect, it } from 'vitest';

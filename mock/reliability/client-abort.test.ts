@@ -1,6 +1,6 @@
 /**
  * A client that goes away in the middle of its body is the client's doing, not a
- * simulator bug (issue 14, item 9): the journal records it as a client abort (status 499
+ * simulator bug: the journal records it as a client abort (status 499
  * with a note), the error log stays empty, and nothing is done or charged.
  */
 import { connect } from 'node:net';

@@ -1,5 +1,5 @@
 /**
- * No request can stop the process (issue 14, item 1): whatever throws while a request is
+ * No request can stop the process: whatever throws while a request is
  * handled, on the Node fast path, in its body events, in the replay of a rejection or in
  * the Hono listener, the request gets the 500 envelope with code 50000, the error is
  * reported once, and the next request is served.

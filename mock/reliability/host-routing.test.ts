@@ -1,5 +1,5 @@
 /**
- * A request is routed by its target alone, never by its Host header (issue 14, item 7):
+ * A request is routed by its target alone, never by its Host header:
  * `Host: a b` once closed the socket of an order the fast path replayed, and `Host: x/y?z`
  * routed a valid order to 404. These tests use the server created directly, with no host
  * check in front, so they hold whatever that check allows.

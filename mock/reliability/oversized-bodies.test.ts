@@ -1,5 +1,5 @@
 /**
- * 413, never a reset (issues 13 and 17): every oversized body, on every route and with
+ * 413, never a reset: every oversized body, on every route and with
  * every content type, declared or chunked, gets the 413 envelope and an orderly
  * connection. A reset is intermittent (it races the client's reading of the answer), so
  * each case is sent many times at once.

@@ -1,6 +1,6 @@
 /**
  * Requests Node's HTTP parser refuses get the JSON error envelope, after every answer the
- * connection already owes (issue 14, item 14): they once got a bare status line, and valid
+ * connection already owes: they once got a bare status line, and valid
  * requests pipelined ahead of a malformed one lost their answers.
  */
 import { afterEach, describe, expect, it } from 'vitest';

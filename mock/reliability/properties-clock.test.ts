@@ -10,7 +10,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createValidators, loadSpec } from '../../src/spec/loader.ts';
-import { createManualClock, DEFAULT_MANUAL_START, MAX_CLOCK_MS } from '../clock/manual-clock.ts';
+import { createManualClock, DEFAULT_MANUAL_START, MAX_CLOCK_MS } from '../engine/manual-clock.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
 
 const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : 20_261_124;

@@ -1,6 +1,6 @@
 /**
  * Property-based tests over a real socket for the shapes of input that once stopped or
- * misled the server (issue 14): JSON nested to any depth, and any Host header. Whatever
+ * misled the server: JSON nested to any depth, and any Host header. Whatever
  * fast-check sends, the answer is a JSON envelope, never a 5xx, and the server keeps
  * answering.
  */

@@ -226,7 +226,7 @@ describe('API keys in responses, the journal and the state snapshot', () => {
     const { createdKey } = await sessionOfEveryEndpoint(sim);
     const keys = ['demo-key', createdKey, CHOSEN_KEY];
     const entries = sim.journal.list({ limit: 100_000 });
-    // The control plane's reads (GET /_sim/*) are not journaled (issue 14, item 3).
+    // The control plane's reads (GET /_sim/*) are not journaled.
     expect(entries.length).toBeGreaterThan(40);
     expectNoKey('the journal', JSON.stringify(entries), keys);
     expectNoKey(

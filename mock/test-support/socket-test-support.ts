@@ -4,9 +4,8 @@
  */
 import { request, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { createSimulatorServer } from '../node-server.ts';
+import { createSimulatorServer, type RequestGuardOptions } from '../node-server.ts';
 import type { Simulator } from '../simulator.ts';
-import type { RequestGuardOptions } from '../http/request-guard.ts';
 
 export interface RawReply {
   status: number;

@@ -134,7 +134,7 @@ export function setupControls(reload) {
       try {
         patch = JSON.parse(String(form.get('patch')));
       } catch (error) {
-        throw new Error('The settings patch is not JSON: ' + error.message);
+        throw new Error('The settings patch is not JSON: ' + error.message, { cause: error });
       }
       await api('config', { method: 'PATCH', body: patch });
       return 'Settings updated: ' + Object.keys(patch).join(', ') + '.';

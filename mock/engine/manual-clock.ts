@@ -1,5 +1,5 @@
-import type { CancelAlarm, ManualClock } from '../engine/clock.ts';
-import { SimulatorError } from '../engine/simulator-error.ts';
+import type { CancelAlarm, ManualClock } from './clock.ts';
+import { SimulatorError } from './simulator-error.ts';
 
 /** The upstream example's creation time, 2025-03-12T17:50:09Z: ids look like upstream's. */
 export const DEFAULT_MANUAL_START = 1_741_801_809_000;

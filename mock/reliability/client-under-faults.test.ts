@@ -22,10 +22,10 @@
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSimulator, type Simulator } from '../../mock/simulator.ts';
-import type { OrderStatus } from '../models.ts';
-import { createClient, type EnergyRentalClient } from './create-client.ts';
-import { EnergyRentalError } from './energy-rental-error.ts';
+import { createSimulator, type Simulator } from '../simulator.ts';
+import type { OrderStatus } from '../../src/models.ts';
+import { createClient, type EnergyRentalClient } from '../../src/client/create-client.ts';
+import { EnergyRentalError } from '../../src/client/energy-rental-error.ts';
 
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const OPERATIONS = ['createOrder', 'getPrice', 'getOrderHistory', 'getAccount'] as const;

@@ -1,5 +1,5 @@
 /**
- * The calibration loop (issue 18): record a service that chooses differently from the
+ * The calibration loop: record a service that chooses differently from the
  * simulator in every calibratable choice (the stand-in), calibrate from that recording,
  * serve the scenario, record that simulator as the real service is recorded
  * (--as-upstream), and compare: no breaking drift. The default simulator, recorded the
@@ -12,10 +12,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { serve } from '../cli/serve.ts';
 import { loadRecording } from '../recording/recording.ts';
-import { runCalibrate } from './calibrate-command.ts';
-import { runDrift } from './drift-command.ts';
-import type { DriftReport } from './finding.ts';
-import { runRecord } from './record-command.ts';
+import { runCalibrate } from '../drift/calibrate-command.ts';
+import { runDrift } from '../drift/drift-command.ts';
+import type { DriftReport } from '../drift/finding.ts';
+import { runRecord } from '../drift/record-command.ts';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'calibrate-loop-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -126,7 +126,7 @@ describe('record, calibrate, serve, record --as-upstream, drift', () => {
 
 describe('drift, under each finding calibration can fix', () => {
   it('names the setting calibration would learn', async () => {
-    const { calibrationSetting } = await import('./finding.ts');
+    const { calibrationSetting } = await import('../drift/finding.ts');
     expect(
       calibrationSetting({ kind: 'format-changed', operation: 'getOrderHistory', path: '/data/createdAt' }),
     ).toBe('createdAtUnit');

@@ -10,9 +10,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BROKEN_VARIANTS } from './broken-variants.ts';
-import type { ContractReport } from './contract-report.ts';
-import { createSlots } from './test-support.ts';
+import { BROKEN_VARIANTS } from '../contract-tests/broken-variants.ts';
+import type { ContractReport } from '../contract-tests/contract-report.ts';
+import { createSlots } from '../contract-tests/test-support.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const vitestCli = path.join(

@@ -1,10 +1,10 @@
 /**
- * Hand-made recordings for the drift tests: a small baseline of every operation (a
- * price, an account, an order created and polled to COMPLETED, two rejections) whose
- * values can all be changed while its shapes stay the same.
+ * Hand-made recordings for the tests of replay, drift and the suite's replay: a small
+ * baseline of every operation (a price, an account, an order created and polled to
+ * COMPLETED, two rejections) whose values can all be changed while its shapes stay the same.
  */
-import { computeTiming } from '../recording/order-observations.ts';
-import { RECORDING_FORMAT, type Interaction, type Recording } from '../recording/recording.ts';
+import { computeTiming } from './order-observations.ts';
+import { RECORDING_FORMAT, type Interaction, type Recording } from './recording.ts';
 
 export interface BaselineValues {
   orderId: string;
