@@ -267,6 +267,19 @@ export function calibrate(recording: Recording): Calibration {
   if (outcome !== undefined) delays.outcome = ms(outcome);
   if (medians.REFUNDED !== undefined && medians.FAILED !== undefined)
     delays.refund = ms(medians.REFUNDED - medians.FAILED);
+  // The medians are upper bounds, to a whole second where the service's times have whole
+  // seconds: an order done within its first poll can still measure 1 s across a second's
+  // edge. A status no poll ever caught lasts less than a poll: its delay is 0, or the
+  // calibrated simulator would show a status the service never did.
+  const seen = new Set(
+    interactions
+      .filter((i) => apiPath(i.request.path) === '/v1/tron/history' && isSuccess(i))
+      .map((i) => bodyOf(i)?.data?.status),
+  );
+  if (outcome !== undefined && !seen.has('PENDING') && !seen.has('PROCESSING')) {
+    delays.processing = 0;
+    delays.outcome = 0;
+  }
   // A status the polls never caught did not last: it came with the outcome.
   if (delays.processing === undefined && delays.outcome !== undefined) delays.processing = delays.outcome;
   if (delays.outcome !== undefined) {
