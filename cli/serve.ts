@@ -44,13 +44,18 @@ Options (each has an environment variable; the flag wins):
   -h, --help          Show this help
 
 In front of the real service (the control plane, /docs and the dashboard stay local):
-  --upstream URL      Forward every API call to URL, e.g. https://api.eopen.io; each answer
-                      is checked against the spec and passed on unaltered (ENERGY_SIM_UPSTREAM)
+  --upstream URL      Forward the API to URL, e.g. https://api.eopen.io: each documented
+                      operation, spelled exactly and with its method; each answer is checked
+                      against the spec and passed on unaltered (ENERGY_SIM_UPSTREAM)
   --upstream-timeout MS  How long to wait for the upstream, default 10000
                       (ENERGY_SIM_UPSTREAM_TIMEOUT); then 504
   --allow-spend       Forward order creation, which spends real TRX; refused without it
                       (ENERGY_SIM_ALLOW_SPEND=1)
   --max-orders N      Forward at most N orders in this run (ENERGY_SIM_MAX_ORDERS)
+  --max-spend TRX     Forward orders only while their cost at the upstream's price, asked
+                      before each, stays within TRX in all (ENERGY_SIM_MAX_SPEND)
+  --forward-unknown   Also forward GET and HEAD of paths that are not the API, never one
+                      with an 'order' segment (ENERGY_SIM_FORWARD_UNKNOWN=1)
   --record FILE       Write the traffic to FILE as a recording (the format of 'record'),
                       at least every second and on exit (ENERGY_SIM_RECORD)
   --replay FILE       Answer the API from a recording instead: the recorded answer of the
@@ -79,6 +84,9 @@ export interface ServeOptions {
   upstreamTimeoutMs?: number | undefined;
   allowSpend?: boolean | undefined;
   maxOrders?: number | undefined;
+  /** TRX the forwarded orders may cost in all, a decimal string. */
+  maxSpend?: string | undefined;
+  forwardUnknown?: boolean | undefined;
   /** Proxy mode: write the traffic to this recording. */
   record?: string | undefined;
   /** Replay mode: answer the API from this recording. */
@@ -103,6 +111,7 @@ export const SERVE_ENV = {
   upstream: 'ENERGY_SIM_UPSTREAM',
   'upstream-timeout': 'ENERGY_SIM_UPSTREAM_TIMEOUT',
   'max-orders': 'ENERGY_SIM_MAX_ORDERS',
+  'max-spend': 'ENERGY_SIM_MAX_SPEND',
   record: 'ENERGY_SIM_RECORD',
   replay: 'ENERGY_SIM_REPLAY',
 } as const;
@@ -132,6 +141,8 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
         'upstream-timeout': { type: 'string' },
         'allow-spend': { type: 'boolean' },
         'max-orders': { type: 'string' },
+        'max-spend': { type: 'string' },
+        'forward-unknown': { type: 'boolean' },
         record: { type: 'string' },
         replay: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -207,6 +218,16 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
   const allowSpend = values['allow-spend'] ?? env.ENERGY_SIM_ALLOW_SPEND === '1';
   const upstreamTimeoutMs = integer('upstream-timeout', 1, 600_000);
   const maxOrders = integer('max-orders', 0, 1_000_000);
+  const maxSpend = (() => {
+    const raw = pick('max-spend');
+    if (raw === undefined || raw === '') return undefined;
+    if (!/^\d{1,12}(\.\d{1,6})?$/.test(raw))
+      throw new CliError(
+        `${label('max-spend')} must be an amount of TRX such as 25 or 25.5, at most 6 decimals (got '${raw}').`,
+      );
+    return raw;
+  })();
+  const forwardUnknown = values['forward-unknown'] ?? env.ENERGY_SIM_FORWARD_UNKNOWN === '1';
   const record = pick('record') || undefined;
   const replay = pick('replay') || undefined;
   if (replay && upstream)
@@ -223,6 +244,8 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
       upstreamTimeoutMs !== undefined && label('upstream-timeout'),
       values['allow-spend'] && '--allow-spend',
       maxOrders !== undefined && label('max-orders'),
+      maxSpend !== undefined && label('max-spend'),
+      values['forward-unknown'] && '--forward-unknown',
     ].filter(Boolean);
     if (stray.length > 0)
       throw new CliError(
@@ -230,7 +253,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
       );
   }
   return {
-    ...(upstream ? { upstream, upstreamTimeoutMs, allowSpend, maxOrders } : {}),
+    ...(upstream ? { upstream, upstreamTimeoutMs, allowSpend, maxOrders, maxSpend, forwardUnknown } : {}),
     ...(record ? { record } : {}),
     ...(replay ? { replay } : {}),
     port: integer('port', 0, 65535) ?? 8787,
@@ -366,6 +389,8 @@ export async function serve(
               ...(options.upstreamTimeoutMs !== undefined ? { timeoutMs: options.upstreamTimeoutMs } : {}),
               allowSpend: options.allowSpend ?? false,
               ...(options.maxOrders !== undefined ? { maxOrders: options.maxOrders } : {}),
+              ...(options.maxSpend !== undefined ? { maxSpend: options.maxSpend } : {}),
+              forwardUnknown: options.forwardUnknown ?? false,
               onViolation: (line: string) => log.warn(line),
               fetch: live ? live.wrap(upstreamFetch!) : upstreamFetch,
             },
@@ -429,8 +454,17 @@ export async function serve(
   const state = options.state
     ? `${options.state} (${restore ? `restored ${restore.orders.length} orders, ${restore.accounts.length} accounts` : 'new'}; saved every ${options.saveIntervalMs ?? 1000} ms and on shutdown)`
     : undefined;
+  const limits = [
+    options.maxOrders !== undefined && `at most ${options.maxOrders}`,
+    options.maxSpend !== undefined && `within ${options.maxSpend} TRX`,
+  ].filter(Boolean);
+  const orders = !options.allowSpend
+    ? 'refused: no --allow-spend'
+    : limits.length > 0
+      ? `forwarded, ${limits.join(' and ')}`
+      : 'forwarded: they spend real TRX';
   const proxy = options.upstream
-    ? `${options.upstream} (orders ${options.allowSpend ? (options.maxOrders !== undefined ? `forwarded, at most ${options.maxOrders}` : 'forwarded: they spend real TRX') : 'refused: no --allow-spend'}; answers checked against the spec)`
+    ? `${options.upstream} (orders ${orders}; ${options.forwardUnknown ? 'GET and HEAD of other paths forwarded too' : 'only the API forwarded'}; answers checked against the spec)`
     : undefined;
   const lines = [
     `energy-rental-kit ${simulator.mode} listening on ${url}`,

@@ -9,6 +9,7 @@ import { createManualClock } from './engine/manual-clock.ts';
 import { createRealClock } from './clock/real-clock.ts';
 import {
   createEngine,
+  parseUnits,
   SimulatorError,
   type Clock,
   type Engine,
@@ -85,6 +86,14 @@ export interface ProxyOptions {
   allowSpend?: boolean;
   /** Orders one run may forward; unlimited when absent. */
   maxOrders?: number;
+  /**
+   * What the orders of one run may cost in all, TRX as a decimal string (e.g. '25.5'): each
+   * order's cost is asked of the upstream's price first, and an order whose cost cannot be
+   * known is refused. Unlimited when absent.
+   */
+  maxSpend?: string;
+  /** Forward GET and HEAD of paths that are not the API (never one with an `order` segment). Default false. */
+  forwardUnknown?: boolean;
   /** Where spec violations of the upstream's answers are reported, once each. Default: stderr. */
   onViolation?: (line: string) => void;
   /** Where calls go instead of the global fetch (tests). */
@@ -266,7 +275,13 @@ function createProxyContext(options: ProxyOptions): ProxyContext {
       timeoutMs: options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
       fetch: options.fetch,
     },
-    guard: createSpendGuard({ allowSpend: options.allowSpend ?? false, maxOrders: options.maxOrders }),
+    guard: createSpendGuard({
+      allowSpend: options.allowSpend ?? false,
+      maxOrders: options.maxOrders,
+      maxSpendSun:
+        options.maxSpend === undefined ? undefined : parseUnits(options.maxSpend, 'proxy.maxSpend'),
+    }),
+    forwardUnknown: options.forwardUnknown ?? false,
     validation: createLiveValidation(options.onViolation ?? ((line) => process.stderr.write(line + '\n'))),
     counters: { forwarded: 0 },
   };

@@ -150,14 +150,16 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     }),
   );
 
-  const api = options.proxy
-    ? proxyRoutes(options.proxy, options.apiStages)
-    : apiRoutes(engine, options.apiValidators, options.apiStages);
-  app.route('/', api);
-  app.route(API_PREFIX, api);
+  if (!options.proxy) {
+    const api = apiRoutes(engine, options.apiValidators, options.apiStages);
+    app.route('/', api);
+    app.route(API_PREFIX, api);
+  }
   app.route('/_sim', controlRoutes(options.control));
   app.route('/_sim', dashboardRoutes(options.control));
   app.route('/docs', docsRoutes());
+  // The proxy takes every other path, after the local ones, and decides what may go upstream.
+  if (options.proxy) app.route('/', proxyRoutes(options.proxy, options.apiStages));
 
   // Answered, not thrown: the 405 middleware only looks at a 404 that carries no error.
   app.notFound((c) =>

@@ -50,7 +50,6 @@ describe('forwarding', () => {
       ['/v1/account', { headers: KEY }],
       ['/v1/account', { headers: { 'API-KEY': 'wrong' } }],
       ['/v1/tron/order', { method: 'POST', headers: { ...KEY, ...FORM }, body: ORDER }],
-      ['/v1/no/such/path', { headers: KEY }],
     ] as const) {
       const through = await text(proxy, path, init);
       const direct = await text(twin, path, init);
@@ -62,12 +61,45 @@ describe('forwarding', () => {
 
   it('sends the path, query, method and body as the client sent them, with the API key, and nothing of the control plane', async () => {
     const { reached, fetch } = upstreamSimulator();
-    const { proxy } = proxyOf(fetch);
+    const { proxy } = proxyOf(fetch, { allowSpend: true });
     await proxy.app.request('/api/v1/tron/history?orderId=OR1&x=%20y', { headers: KEY });
-    await proxy.app.request('/v1/tron/price', { method: 'DELETE', headers: KEY });
+    await proxy.app.request('/v1/tron/order?outOrderNo=a%2Bb', {
+      method: 'POST',
+      headers: { ...KEY, ...FORM },
+      body: ORDER,
+    });
     await proxy.app.request('/_sim/health');
+    await proxy.app.request('/_sim/no-such-thing');
     await proxy.app.request('/docs');
-    expect(reached).toEqual(['GET /api/v1/tron/history?orderId=OR1&x=%20y', 'DELETE /v1/tron/price']);
+    expect(reached).toEqual([
+      'GET /api/v1/tron/history?orderId=OR1&x=%20y',
+      'POST /v1/tron/order?outOrderNo=a%2Bb',
+    ]);
+  });
+
+  it('answers an undocumented method or path itself and forwards nothing of it', async () => {
+    const { reached, fetch } = upstreamSimulator();
+    const { proxy } = proxyOf(fetch, { allowSpend: true });
+    const deleted = await text(proxy, '/v1/tron/price', { method: 'DELETE', headers: KEY });
+    expect(deleted.status).toBe(405);
+    expect(JSON.parse(deleted.body)).toMatchObject({ code: 40500, msg: expect.stringContaining('use GET') });
+    const unknown = await text(proxy, '/v1/no/such/path', { headers: KEY });
+    expect(unknown.status).toBe(404);
+    expect(JSON.parse(unknown.body).msg).toMatch(/not part of the API.*--forward-unknown/);
+    const slash = await text(proxy, '/v1/account/', { headers: KEY });
+    expect(slash.status).toBe(404);
+    expect(JSON.parse(slash.body).msg).toContain('/v1/account only as spelled so');
+    expect(reached).toEqual([]);
+  });
+
+  it('forwards GET and HEAD of other paths with --forward-unknown, never another method or an order path', async () => {
+    const { reached, fetch } = upstreamSimulator();
+    const { proxy } = proxyOf(fetch, { allowSpend: true, forwardUnknown: true });
+    expect((await text(proxy, '/v2/status', { headers: KEY })).status).toBe(404);
+    await proxy.app.request('/v2/status', { method: 'HEAD', headers: KEY });
+    expect((await text(proxy, '/v2/status', { method: 'POST', headers: KEY })).status).toBe(404);
+    expect((await text(proxy, '/v2/tron/order', { headers: KEY })).status).toBe(404);
+    expect(reached).toEqual(['GET /v2/status', 'HEAD /v2/status']);
   });
 
   it('never keeps the API key: not in the journal, not in a report', async () => {

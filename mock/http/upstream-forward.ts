@@ -36,9 +36,11 @@ export async function forwardToUpstream(
   options: UpstreamOptions,
   request: Request,
   body: Uint8Array<ArrayBuffer> | undefined,
+  pathAndQuery?: string,
 ): Promise<UpstreamAnswer> {
   const incoming = new URL(request.url);
-  const target = upstreamUrl(options.url, incoming.pathname + incoming.search);
+  // The target as the client sent it when the caller has it: WHATWG parsing re-encodes a query.
+  const target = upstreamUrl(options.url, pathAndQuery ?? incoming.pathname + incoming.search);
   const headers = new Headers();
   for (const name of FORWARDED_REQUEST_HEADERS) {
     const value = request.headers.get(name);

@@ -1,0 +1,40 @@
+/**
+ * Generated spellings of the order path (`/v1/tron/order`) that a lenient server may route
+ * to the same handler: case, percent-encoding once or twice, `//`, `\\`, dot segments,
+ * `%2F`, `;` parameters, `.json`, NUL, whitespace, a trailing `/`, the `/api` prefix.
+ * The exact spelling comes out too, when no change is drawn.
+ */
+import fc from 'fast-check';
+
+/** Spellings of the order path a lenient server may route to the same handler. */
+export const orderSpelling = fc
+  .record({
+    api: fc.boolean(),
+    segments: fc.tuple(
+      ...['v1', 'tron', 'order'].map((segment) =>
+        fc
+          .array(fc.boolean(), { minLength: segment.length, maxLength: segment.length })
+          .map((upper) => [...segment].map((ch, i) => (upper[i] ? ch.toUpperCase() : ch)).join('')),
+      ),
+    ),
+    encode: fc.array(fc.nat({ max: 40 }), { maxLength: 3 }),
+    doubleEncode: fc.boolean(),
+    slashes: fc.array(fc.constantFrom('/', '//', '/./', '\\', '%2F', '%2f', '/x/../'), {
+      minLength: 3,
+      maxLength: 3,
+    }),
+    suffix: fc.constantFrom('', '/', ';x=1', '%3B', '%20', '%00', '.json', '/.', '%09'),
+  })
+  .map(({ api, segments, encode, doubleEncode, slashes, suffix }) => {
+    // Letters of the segments are percent-encoded (once or twice) before the path is joined,
+    // so an escape never lands inside another one.
+    const letters = segments.map((s) => [...s]);
+    const total = letters.reduce((n, l) => n + l.length, 0);
+    for (const at of encode) {
+      let i = at % total;
+      const segment = letters.find((l) => (i < l.length ? true : ((i -= l.length), false)))!;
+      const escaped = '%' + segment[i]!.charCodeAt(0).toString(16).toUpperCase();
+      if (segment[i]!.length === 1) segment[i] = doubleEncode ? escaped.replace('%', '%25') : escaped;
+    }
+    return (api ? '/api' : '') + letters.map((l, i) => slashes[i] + l.join('')).join('') + suffix;
+  });
