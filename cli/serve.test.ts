@@ -509,6 +509,20 @@ describe('serve --upstream', () => {
       { record: 'live.json' },
     );
     expect(parseServeArgs([], { ENERGY_SIM_REPLAY: 'live.json' })).toMatchObject({ replay: 'live.json' });
+    expect(
+      parseServeArgs(['--upstream', 'http://x', '--max-spend', '25.5', '--forward-unknown'], {}),
+    ).toMatchObject({ maxSpend: '25.5', forwardUnknown: true });
+    expect(
+      parseServeArgs([], {
+        ENERGY_SIM_UPSTREAM: 'http://x',
+        ENERGY_SIM_MAX_SPEND: '3',
+        ENERGY_SIM_FORWARD_UNKNOWN: '1',
+      }),
+    ).toMatchObject({ maxSpend: '3', forwardUnknown: true });
+    expect(parseServeArgs(['--upstream', 'http://x'], {})).toMatchObject({
+      maxSpend: undefined,
+      forwardUnknown: false,
+    });
   });
 
   it.each([
@@ -516,6 +530,13 @@ describe('serve --upstream', () => {
     [['--upstream', 'ftp://x'], /--upstream must be the http\(s\) base URL/],
     [['--allow-spend'], /--allow-spend only apply in front of a service: add --upstream URL/],
     [['--max-orders', '2'], /--max-orders only apply in front of a service/],
+    [['--max-spend', '2'], /--max-spend only apply in front of a service/],
+    [['--forward-unknown'], /--forward-unknown only apply in front of a service/],
+    [
+      ['--upstream', 'http://x', '--max-spend', '1.2345678'],
+      /--max-spend must be an amount of TRX such as 25 or 25\.5, at most 6 decimals \(got '1\.2345678'\)/,
+    ],
+    [['--upstream', 'http://x', '--max-spend', 'ten'], /--max-spend must be an amount of TRX/],
     [
       ['--upstream', 'http://x', '--upstream-timeout', '0'],
       /--upstream-timeout must be a whole number from 1 to 600000/,
