@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { SimulatorError, TIMING_PROFILES, type TimingProfile } from '../mock/engine/index.ts';
 import { isLoopback } from '../mock/http/control-guard.ts';
+import { redactUrl } from '../mock/http/journal-redaction.ts';
 import { parseAllowedHosts } from '../mock/http/request-guard.ts';
 import { createNodeFetch } from '../mock/node-fetch.ts';
 import { createSimulatorServer } from '../mock/node-server.ts';
@@ -463,8 +464,9 @@ export async function serve(
     : limits.length > 0
       ? `forwarded, ${limits.join(' and ')}`
       : 'forwarded: they spend real TRX';
+  const upstreamName = options.upstream ? redactUrl(options.upstream) : undefined;
   const proxy = options.upstream
-    ? `${options.upstream} (orders ${orders}; ${options.forwardUnknown ? 'GET and HEAD of other paths forwarded too' : 'only the API forwarded'}; answers checked against the spec)`
+    ? `${upstreamName} (orders ${orders}; ${options.forwardUnknown ? 'GET and HEAD of other paths forwarded too' : 'only the API forwarded'}; answers checked against the spec)`
     : undefined;
   const lines = [
     `energy-rental-kit ${simulator.mode} listening on ${url}`,
@@ -489,7 +491,7 @@ export async function serve(
     curl,
     controlPlane: control,
     mode: simulator.mode,
-    ...(proxy ? { upstream: options.upstream } : {}),
+    ...(proxy ? { upstream: upstreamName } : {}),
     ...(state ? { state } : {}),
   });
 

@@ -30,10 +30,11 @@ export function exitOf(child: ChildProcess): Promise<{ code: number | null; sign
 function spawnCli(
   args: string[],
   cleanups: Cleanups,
+  env: NodeJS.ProcessEnv = {},
 ): { child: ChildProcess; stdout: () => string; stderr: () => string } {
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: ROOT,
-    env: cleanEnv(),
+    env: { ...cleanEnv(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   cleanups.push(() => {
@@ -57,8 +58,9 @@ export async function startCli(
   args: string[],
   cleanups: Cleanups,
   ready = /listening on (http:\/\/\S+)/,
+  env: NodeJS.ProcessEnv = {},
 ): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const { child, stdout, stderr } = spawnCli(args, cleanups);
+  const { child, stdout, stderr } = spawnCli(args, cleanups, env);
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`no URL within 20 s; stdout: ${stdout()}; stderr: ${stderr()}`)),

@@ -28,6 +28,7 @@ import { createSpendGuard } from './http/spend-guard.ts';
 import { createFaultInjector, type FaultInjector } from './http/fault-injector.ts';
 import { DROPPED_HEADER } from './http/inject-faults.ts';
 import { createJournal, type Journal } from './http/journal.ts';
+import { createKeyAliases, redactUrl } from './http/journal-redaction.ts';
 import { createRandomSource } from './engine/random-source.ts';
 import { check } from './http/validate.ts';
 import { DEFAULT_SCENARIO, toEngineScenario, type ScenarioInput } from './scenario/scenario-input.ts';
@@ -200,7 +201,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
         ? {
             mode,
             proxyStats: () => ({
-              upstream: proxy.label ?? proxy.upstream.url,
+              upstream: proxy.label ?? redactUrl(proxy.upstream.url),
               forwarded: proxy.counters.forwarded,
               violations: proxy.validation?.count ?? 0,
               refusedOrders: proxy.guard?.refused ?? 0,
@@ -282,6 +283,7 @@ function createProxyContext(options: ProxyOptions): ProxyContext {
         options.maxSpend === undefined ? undefined : parseUnits(options.maxSpend, 'proxy.maxSpend'),
     }),
     forwardUnknown: options.forwardUnknown ?? false,
+    aliases: createKeyAliases(),
     validation: createLiveValidation(options.onViolation ?? ((line) => process.stderr.write(line + '\n'))),
     counters: { forwarded: 0 },
   };

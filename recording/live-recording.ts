@@ -11,6 +11,7 @@
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { redactUrl } from '../mock/http/journal-redaction.ts';
 import { assembleRecording } from './assemble-recording.ts';
 import { createRecorder } from './recorder.ts';
 
@@ -50,7 +51,13 @@ export function createLiveRecording(
     mainKey: '\u0000no main key in live traffic',
     baseUrl: options.upstream,
   });
-  recorder.noteTarget({ kind: 'url', baseUrl: options.upstream, simulator: false, capabilities: [] });
+  // The recording names the upstream without whatever credentials its URL carries.
+  recorder.noteTarget({
+    kind: 'url',
+    baseUrl: redactUrl(options.upstream),
+    simulator: false,
+    capabilities: [],
+  });
   const runId = `live-${Date.now().toString(36)}`;
   const startedAt = new Date();
   let pending = 0;

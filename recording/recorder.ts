@@ -11,6 +11,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { threadId } from 'node:worker_threads';
+import { isSecretName, replaceKeys } from '../mock/http/journal-redaction.ts';
 import {
   MAIN_KEY_ALIAS,
   operationOf,
@@ -64,21 +65,19 @@ export function createRecorder(options: { dir: string; mainKey: string; baseUrl:
     }
     return alias;
   };
-  /** Replaces every known key inside strings; keys shorter than 4 characters are left (they would clobber text). */
-  const scrubText = (text: string): string => {
-    let out = text;
-    for (const [key, alias] of aliases)
-      if (key.length >= 4 && out.includes(key)) out = out.split(key).join(alias);
-    return out;
-  };
+  /** Replaces every known key where it stands as a token, raw or percent-encoded (journal-redaction.ts). */
+  const scrubText = (text: string): string => replaceKeys(text, aliases);
   const scrub = (value: unknown, issuing: boolean): unknown => {
     if (typeof value === 'string') return scrubText(value);
     if (Array.isArray(value)) return value.map((v) => scrub(v, issuing));
     if (typeof value === 'object' && value !== null) {
       const out: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(value)) {
-        // A key the target hands out (createAccount) is a secret like any other.
-        if (issuing && k === 'apiKey' && typeof v === 'string') out[k] = aliasOf(v, 'issued');
+        // Whatever a secret-named field holds is a key: one the target hands out
+        // (createAccount) is 'issued', any other (a key sent in a query, a form or a JSON
+        // body, or echoed back) 'foreign'; it is recorded as its alias so replay still matches.
+        if (isSecretName(k))
+          out[k] = typeof v === 'string' ? aliasOf(v, issuing ? 'issued' : 'foreign') : '[redacted]';
         else out[k] = scrub(v, issuing);
       }
       return out;

@@ -9,6 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { components } from '../src/generated/control.ts';
+import { isSecretName } from '../mock/http/journal-redaction.ts';
 import { loadSpec } from '../src/spec/loader.ts';
 
 /** What a simulator says it can do at /_sim/health (spec/control.yaml's Capability). */
@@ -143,7 +144,10 @@ const cache = new Map<string, Recording>();
  * @example
  *   loadRecording('fixtures/simulator-recording.json').interactions.length; // > 0
  */
-export function loadRecording(file: string): Recording {
+export function loadRecording(
+  file: string,
+  onWarning: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): Recording {
   const cached = cache.get(file);
   if (cached) return cached;
   let text: string;
@@ -163,8 +167,45 @@ export function loadRecording(file: string): Recording {
     );
   }
   const recording = parseRecording(value, file);
+  const keyLooking = keyLookingPaths(recording);
+  if (keyLooking.length > 0)
+    onWarning(
+      `warning: '${file}' holds what looks like an API key in clear at ${keyLooking.slice(0, 5).join(', ')}${keyLooking.length > 5 ? ` and ${keyLooking.length - 5} more` : ''}; a recording keeps aliases (key-1, key-2, …): do not share or commit it until they are removed.`,
+    );
   cache.set(file, recording);
   return recording;
+}
+
+/** What a recording keeps in place of a key: an alias, or the redaction mark. */
+const KEPT_INSTEAD_OF_A_KEY = /^(key-\d+|key-local-\d+-(issued|foreign)|key-overflow|\[redacted\])$/;
+
+/**
+ * The JSON paths of a recording where a secret-named field or parameter (apiKey, api_key,
+ * token, …) holds anything but an alias: a key a recorder older than this one, or a hand,
+ * left in clear.
+ *
+ * @example
+ *   keyLookingPaths(recording); // ['/interactions/3/request/query/api_key']
+ */
+export function keyLookingPaths(recording: Recording): string[] {
+  const found: string[] = [];
+  const walk = (value: unknown, at: string, depth: number): void => {
+    if (typeof value !== 'object' || value === null || depth > 64) return;
+    for (const [name, item] of Object.entries(value)) {
+      const path = `${at}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      if (isSecretName(name) && !(typeof item === 'string' && KEPT_INSTEAD_OF_A_KEY.test(item))) {
+        if (item !== null && item !== '' && typeof item !== 'boolean') found.push(path);
+      } else walk(item, path, depth + 1);
+    }
+  };
+  recording.interactions.forEach((interaction, i) => {
+    const at = `/interactions/${i}`;
+    walk(interaction.request.query, `${at}/request/query`, 0);
+    walk(interaction.request.form, `${at}/request/form`, 0);
+    walk(interaction.request.json, `${at}/request/json`, 0);
+    walk(interaction.response?.body, `${at}/response/body`, 0);
+  });
+  return found;
 }
 
 /** Checks the shape of a parsed recording, naming the first thing that is off. */

@@ -18,6 +18,11 @@ export interface SimEnv {
     violations: { path: string; message: string }[];
     /** Proxy mode: why the request was not forwarded, for the journal. */
     refused: string;
+    /**
+     * Proxy mode: the keys (with their aliases) a copy of this exchange must not hold by
+     * value, the request's own API-KEY above all, which an upstream may echo.
+     */
+    keyEcho: ReadonlyArray<readonly [key: string, alias: string]>;
     /** The kind of rejection answered, for the error catalogue (settings.errors). */
     rejection: ErrorCatalogueKind;
   };

@@ -23,7 +23,7 @@ import { envelopeTime } from './envelope.ts';
 import { applyErrorCatalogue, catalogueKindOf } from './error-catalogue.ts';
 import { CLIENT_CLOSED_NOTE, CLIENT_CLOSED_STATUS, clientClosed, unexpectedError } from './error-boundary.ts';
 import { exchangeEntry, isJournaled, JOURNAL_BODY_LIMIT, type Journal } from './journal.ts';
-import { redactBody, redactKeys } from './journal-redaction.ts';
+import { redactBody, redactKeys, replaceKeys, replaceKeysIn } from './journal-redaction.ts';
 import { jsonDepth, MAX_JSON_DEPTH } from './request-params.ts';
 
 export interface AppOptions {
@@ -82,23 +82,26 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     const method = c.req.method;
     const text =
       method !== 'GET' && method !== 'HEAD' && c.res.status !== 413 ? await c.req.text().catch(() => '') : '';
+    // What the journal, and all that hears it, must not hold by value (proxy mode).
+    const keys = c.get('keyEcho') ?? [];
+    const kept = (t: string): string => (keys.length > 0 ? replaceKeys(t, keys) : t);
     const entry = exchangeEntry({
       at: engine.clock.now(),
       method,
-      path,
+      path: kept(path),
       status: c.res.status,
       started,
       operation: c.get('operation'),
       fault: c.get('fault'),
       account: c.get('account')?.walletAddress,
-      body: text ? journalBody(text) : undefined,
+      body: text ? kept(journalBody(text)) : undefined,
     });
-    entry.response = redactKeys(c.get('responseBody'));
+    entry.response = replaceKeysIn(redactKeys(c.get('responseBody')), keys);
     const violations = c.get('violations');
     if (violations) entry.violations = violations;
     const refused = c.get('refused');
     if (refused) entry.refused = refused;
-    journal.record(entry, q !== -1 ? { query: url.slice(q + 1) } : undefined);
+    journal.record(entry, q !== -1 ? { query: kept(url.slice(q + 1)) } : undefined);
   });
 
   // The error catalogue (and `errorStatus: always-200`, its shorthand) is applied last, to

@@ -4,7 +4,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createSimulator } from '../simulator.ts';
-import { redactBody, redactKeys } from './journal-redaction.ts';
+import {
+  createKeyAliases,
+  redactBody,
+  redactKeys,
+  replaceKeys,
+  replaceKeysIn,
+  redactUrl,
+  secretValuesOf,
+} from './journal-redaction.ts';
 
 const KEY = 'live-team-key-9';
 
@@ -127,5 +135,63 @@ describe('redaction of deeply nested bodies', () => {
     expect(entries).toHaveLength(1);
     expect(entries[0]!.body).toContain('nests deeper than 32 levels');
     expect(JSON.stringify(entries)).not.toContain(KEY);
+  });
+});
+
+describe('replaceKeys', () => {
+  const KEYS = [['sk_live_12345', 'key-2']] as const;
+
+  it.each([
+    ['as it is', 'invalid key sk_live_12345.', 'invalid key key-2.'],
+    ['percent-encoded where it need not be', 'k=sk%5Flive%5f12345&x=1', 'k=key-2&x=1'],
+    ['at the start and the end', 'sk_live_12345', 'key-2'],
+    ['in quotes', '{"msg":"sk_live_12345"}', '{"msg":"key-2"}'],
+  ])('replaces a key standing %s by its alias', (_how, text, kept) => {
+    expect(replaceKeys(text, KEYS)).toBe(kept);
+  });
+
+  it('leaves a longer token that only contains the key, and keys too short to look for', () => {
+    expect(replaceKeys('xsk_live_12345 sk_live_123456', KEYS)).toBe('xsk_live_12345 sk_live_123456');
+    expect(replaceKeys('a short k1 key', [['k1', 'key-3']])).toBe('a short k1 key');
+  });
+
+  it('replaces keys in every string of a JSON value, names included, and keeps the rest', () => {
+    const value = { a: ['sk_live_12345'], sk_live_12345: 1, n: 3, ok: 'fine' };
+    expect(replaceKeysIn(value, KEYS)).toEqual({ a: ['key-2'], 'key-2': 1, n: 3, ok: 'fine' });
+    const clean = { ok: 'fine' };
+    expect(replaceKeysIn(clean, KEYS)).toBe(clean);
+  });
+});
+
+describe('createKeyAliases', () => {
+  it('names keys by first appearance, the same name each time, within its limit', () => {
+    const aliases = createKeyAliases(2);
+    expect([
+      aliases.alias('sk_live_12345'),
+      aliases.alias('sk_live_67890'),
+      aliases.alias('sk_live_12345'),
+    ]).toEqual(['key-1', 'key-2', 'key-1']);
+    expect(aliases.alias('sk_live_third')).toBe('key-overflow');
+    expect(aliases.scrubText('sk_live_67890 then sk_live_12345')).toBe('key-2 then key-1');
+  });
+});
+
+describe('secretValuesOf', () => {
+  it('finds the keys a query, a form body or a JSON body carries under secret names', () => {
+    expect(secretValuesOf('rentalCount=1&api_key=sk_live_12345&API-KEY=other')).toEqual([
+      'sk_live_12345',
+      'other',
+    ]);
+    expect(secretValuesOf('{"auth":{"token":"tk_12345678"},"apiKey":"a"}')).toEqual(['tk_12345678', 'a']);
+    expect(secretValuesOf('pledgeAddress=T1&rentalCount=65000')).toEqual([]);
+  });
+});
+
+describe('redactUrl', () => {
+  it('hides the credentials and secret parameters of a URL, and leaves a plain one as it is', () => {
+    expect(redactUrl('https://me:pw@api.example/api?token=t1&x=1')).toBe(
+      'https://[redacted]@api.example/api?token=[redacted]&x=1',
+    );
+    expect(redactUrl('https://api.eopen.io/api')).toBe('https://api.eopen.io/api');
   });
 });

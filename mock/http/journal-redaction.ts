@@ -1,8 +1,13 @@
 /**
- * What the journal must not keep: API keys appear only in the response that creates an
- * account (and in a control-plane body that sets one), and the journal keeps neither.
- * A body that does not parse is redacted too: a rejected `{"apiKey":"k",}` is often
- * retried at once with the same key, which then is live.
+ * The kit's one redaction of secrets, for every copy it keeps (the journal and what hears
+ * it: the dashboard, the live events, request logs; recordings; violation reports).
+ *
+ * Two rules. By name: a field, parameter or pair whose name names a secret (apiKey,
+ * api_key, API-KEY, token, secret, password, authorization, bearer) has its value
+ * replaced. By value: a key the kit has seen (the API-KEY a request carried) is replaced
+ * wherever it reappears, say echoed in an upstream's answer, by its alias. A body that
+ * does not parse is redacted too: a rejected `{"apiKey":"k",}` is often retried at once
+ * with the same key, which then is live.
  */
 
 const REDACTED = '[redacted]';
@@ -11,7 +16,7 @@ const REDACTED = '[redacted]';
  * Whether a field name names a secret: apiKey, api_key, API-KEY, token, secret,
  * password, authorization, in any case and with any separator.
  */
-function isSecretName(name: string): boolean {
+export function isSecretName(name: string): boolean {
   return /key$|token|secret|passw(or)?d|authori[sz]ation|bearer/.test(
     name.toLowerCase().replace(/[^a-z0-9]+/g, ''),
   );
@@ -120,4 +125,165 @@ export function redactBody(text: string): string {
     return redacted === parsed ? text : JSON.stringify(redacted);
   }
   return redactPairs(text);
+}
+
+/** Keys shorter than this are not looked for by value: they would clobber ordinary text. */
+export const MIN_SCRUBBED_KEY_LENGTH = 8;
+/** Characters a key token is made of: a key is replaced only where none of these touch it. */
+const TOKEN_EDGE = 'A-Za-z0-9_\\-';
+
+/**
+ * A pattern matching `key` as a whole token, each of its characters raw or percent-encoded
+ * (hex in either case): an echo may encode any of them, needed or not.
+ */
+function keyPattern(key: string): RegExp {
+  const hex = (byte: number): string =>
+    byte
+      .toString(16)
+      .toUpperCase()
+      .padStart(2, '0')
+      .split('')
+      .map((d) => (/[A-F]/.test(d) ? `[${d}${d.toLowerCase()}]` : d))
+      .join('');
+  const characters = [...key].map((ch) => {
+    const raw = ch.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+    const encoded = [...new TextEncoder().encode(ch)].map((byte) => `%${hex(byte)}`).join('');
+    return `(?:${raw}|${encoded})`;
+  });
+  return new RegExp(`(?<![${TOKEN_EDGE}])${characters.join('')}(?![${TOKEN_EDGE}])`, 'g');
+}
+
+/**
+ * A text with each key (of MIN_SCRUBBED_KEY_LENGTH characters or more) replaced by its
+ * alias wherever it stands as a whole token, raw or percent-encoded; the same text when
+ * none does.
+ *
+ * @example
+ *   replaceKeys('invalid key sk_live_12345', [['sk_live_12345', 'key-2']]); // 'invalid key key-2'
+ *   replaceKeys('k=sk_live%5F12345', [['sk_live_12345', 'key-2']]);       // 'k=key-2'
+ */
+export function replaceKeys(text: string, keys: Iterable<readonly [key: string, alias: string]>): string {
+  let out = text;
+  for (const [key, alias] of keys) {
+    if (key.length < MIN_SCRUBBED_KEY_LENGTH) continue;
+    // Most texts hold no key: a substring test before any pattern runs (an encoded echo has a %).
+    if (!out.includes(key) && !out.includes('%')) continue;
+    out = out.replace(keyPattern(key), alias);
+  }
+  return out;
+}
+
+/**
+ * A JSON value with `replaceKeys` applied to every string in it (names included), at any
+ * depth up to 64; the same value when nothing changed.
+ *
+ * @example
+ *   replaceKeysIn({ msg: 'bad key sk_live_12345' }, [['sk_live_12345', 'key-2']]); // { msg: 'bad key key-2' }
+ */
+export function replaceKeysIn(value: unknown, keys: ReadonlyArray<readonly [string, string]>): unknown {
+  if (keys.every(([key]) => key.length < MIN_SCRUBBED_KEY_LENGTH)) return value;
+  const walk = (v: unknown, depth: number): unknown => {
+    if (typeof v === 'string') return replaceKeys(v, keys);
+    if (typeof v !== 'object' || v === null || depth > MAX_DEPTH) return v;
+    if (Array.isArray(v)) {
+      let copy: unknown[] | undefined;
+      v.forEach((item, i) => {
+        const next = walk(item, depth + 1);
+        if (next !== item) (copy ??= [...v])[i] = next;
+      });
+      return copy ?? v;
+    }
+    let changed = false;
+    const entries = Object.entries(v).map(([name, item]) => {
+      const [nextName, next] = [replaceKeys(name, keys), walk(item, depth + 1)];
+      if (nextName !== name || next !== item) changed = true;
+      return [nextName, next];
+    });
+    return changed ? Object.fromEntries(entries) : v;
+  };
+  return walk(value, 0);
+}
+
+/** Names the keys of one run by first appearance, at most `limit` of them. */
+export interface KeyAliases {
+  /** The stable alias of `key` (`key-1`, `key-2`, …); past the limit, `key-overflow`. */
+  alias(key: string): string;
+  /** `replaceKeys` over the keys given an alias so far. */
+  scrubText(text: string): string;
+}
+
+/**
+ * Creates the alias book of one run: bounded, since every request may carry a new key.
+ *
+ * @example
+ *   const aliases = createKeyAliases();
+ *   aliases.alias('sk_live_12345');                // 'key-1'
+ *   aliases.scrubText('echo: sk_live_12345');      // 'echo: key-1'
+ */
+export function createKeyAliases(limit = 10_000): KeyAliases {
+  const book = new Map<string, string>();
+  return {
+    alias(key) {
+      let alias = book.get(key);
+      if (alias === undefined) {
+        if (book.size >= limit) return 'key-overflow';
+        alias = `key-${book.size + 1}`;
+        book.set(key, alias);
+      }
+      return alias;
+    },
+    scrubText: (text) => replaceKeys(text, book),
+  };
+}
+
+/**
+ * The values of secret-named fields of a query, a form body or a JSON body (`api_key=…`,
+ * `{"token": "…"}`): keys a request carried besides its header, which a copy must not hold
+ * by value either.
+ *
+ * @example
+ *   secretValuesOf('rentalCount=1&api_key=sk_live_12345'); // ['sk_live_12345']
+ *   secretValuesOf('{"auth":{"token":"tk_12345678"}}');     // ['tk_12345678']
+ */
+export function secretValuesOf(text: string): string[] {
+  if (!MAY_HOLD_SECRET.test(text)) return [];
+  const values: string[] = [];
+  const first = text.trimStart().charCodeAt(0);
+  if (first === 123 /* { */ || first === 91 /* [ */) {
+    try {
+      const walk = (value: unknown, depth: number): void => {
+        if (typeof value !== 'object' || value === null || depth > MAX_DEPTH) return;
+        for (const [name, item] of Object.entries(value)) {
+          if (isSecretName(name) && typeof item === 'string' && item) values.push(item);
+          else walk(item, depth + 1);
+        }
+      };
+      walk(JSON.parse(text), 0);
+      return values;
+    } catch {
+      // Not JSON after all: read as pairs below.
+    }
+  }
+  for (const [name, value] of new URLSearchParams(text)) if (isSecretName(name) && value) values.push(value);
+  return values;
+}
+
+/**
+ * A URL fit to print or keep: its user information and the values of its secret-named
+ * query parameters replaced (an upstream URL may carry credentials).
+ *
+ * @example
+ *   redactUrl('https://me:pw@api.example/api?token=t1&x=1'); // 'https://[redacted]@api.example/api?token=[redacted]&x=1'
+ */
+export function redactUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return redactPairs(url);
+  }
+  if (!parsed.username && !parsed.password && !MAY_HOLD_SECRET.test(parsed.search)) return url;
+  const userinfo = parsed.username || parsed.password ? `${REDACTED}@` : '';
+  const search = parsed.search ? `?${redactPairs(parsed.search.slice(1))}` : '';
+  return `${parsed.protocol}//${userinfo}${parsed.host}${parsed.pathname}${search}${parsed.hash}`;
 }

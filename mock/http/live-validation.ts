@@ -8,8 +8,16 @@
 import { checkAnswer, compactJson } from '../../src/spec/response-check.ts';
 
 export interface LiveValidation {
-  /** The violations of one answer, as the journal keeps them; reports the new ones. */
-  check(operationId: string, status: number, body: unknown): { path: string; message: string }[];
+  /**
+   * The violations of one answer, as the journal keeps them; reports the new ones.
+   * `keep` is applied to every text reported or kept (the redaction of the request's key).
+   */
+  check(
+    operationId: string,
+    status: number,
+    body: unknown,
+    keep?: (text: string) => string,
+  ): { path: string; message: string }[];
   /** Violations found so far, repeats included. */
   readonly count: number;
 }
@@ -25,7 +33,7 @@ export function createLiveValidation(report: (line: string) => void): LiveValida
   const reported = new Set<string>();
   let count = 0;
   return {
-    check(operationId, status, body) {
+    check(operationId, status, body, keep = (text) => text) {
       const violations = checkAnswer({ operationId, status, body }, { simulator: false });
       count += violations.length;
       for (const v of violations) {
@@ -33,10 +41,12 @@ export function createLiveValidation(report: (line: string) => void): LiveValida
         if (reported.has(key)) continue;
         reported.add(key);
         report(
-          `spec violation: ${operationId} (HTTP ${status}) at ${v.path}: ${v.message}; expected schema ${compactJson(v.schema)}; actual value ${compactJson(v.actual)}`,
+          keep(
+            `spec violation: ${operationId} (HTTP ${status}) at ${v.path}: ${v.message}; expected schema ${compactJson(v.schema)}; actual value ${compactJson(v.actual)}`,
+          ),
         );
       }
-      return violations.map((v) => ({ path: v.path, message: v.message }));
+      return violations.map((v) => ({ path: keep(v.path), message: keep(v.message) }));
     },
     get count() {
       return count;

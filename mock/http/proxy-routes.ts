@@ -23,6 +23,7 @@ import { API_OPERATIONS, findApiOperation, withoutApiPrefix } from './api-operat
 import type { ApiStage } from './api-stages.ts';
 import type { SimEnv } from './context.ts';
 import { createEdgeClassifier, type EdgeVerdict } from './edge-classifier.ts';
+import { replaceKeys, secretValuesOf, type KeyAliases } from './journal-redaction.ts';
 import type { LiveValidation } from './live-validation.ts';
 import type { SpendGuard } from './spend-guard.ts';
 import { forwardToUpstream, type UpstreamOptions } from './upstream-forward.ts';
@@ -39,6 +40,8 @@ export interface ProxyContext {
   counters: { forwarded: number };
   /** Forward GET and HEAD of paths that are not the API (`--forward-unknown`). */
   forwardUnknown?: boolean | undefined;
+  /** Proxy mode: the aliases of the keys seen, which every kept copy holds instead of them. */
+  aliases?: KeyAliases | undefined;
 }
 
 /** Paths the simulator answers itself in every mode: never forwarded, whatever the flags. */
@@ -67,6 +70,7 @@ export function proxyRoutes(proxy: ProxyContext, stages: readonly ApiStage[]): H
         if (op) c.set('operation', op.id);
         return next();
       }
+      c.set('keyEcho', keysOf(c, proxy.aliases));
       const verdict = classify(c.req.method, rawTarget(c));
       if (verdict.kind === 'api') c.set('operation', verdict.operationId);
       else if (!forwardsUnknown(verdict, c.req.method, proxy)) {
@@ -81,6 +85,15 @@ export function proxyRoutes(proxy: ProxyContext, stages: readonly ApiStage[]): H
     (c) => forward(c, proxy),
   );
   return routes;
+}
+
+/** The request's keys with their aliases: its API-KEY, and secret-named query parameters. */
+function keysOf(c: Context<SimEnv>, aliases: KeyAliases | undefined): Array<[string, string]> {
+  if (!aliases) return [];
+  const keys = secretValuesOf(new URL(c.req.url).search.slice(1));
+  const header = c.req.header('api-key');
+  if (header) keys.unshift(header);
+  return keys.map((key) => [key, aliases.alias(key)]);
 }
 
 function forwardsUnknown(verdict: EdgeVerdict, method: string, proxy: ProxyContext): boolean {
@@ -152,12 +165,20 @@ async function forward(c: Context<SimEnv>, proxy: ProxyContext): Promise<Respons
       throw new SimulatorError('spendRefused', reason);
     }
   }
+  if (body && proxy.aliases) {
+    const more = secretValuesOf(new TextDecoder().decode(body));
+    if (more.length > 0)
+      c.set('keyEcho', [...c.get('keyEcho'), ...more.map((k) => [k, proxy.aliases!.alias(k)] as const)]);
+  }
   proxy.counters.forwarded++;
   const answered = await forwardToUpstream(proxy.upstream, c.req.raw, body, originForm(rawTarget(c)));
   const parsed = parseJson(answered.body, answered.headers['content-type']);
   c.set('responseBody', parsed ?? new TextDecoder().decode(answered.body));
   if (operation && parsed !== undefined && proxy.validation) {
-    const violations = proxy.validation.check(operation, answered.status, parsed);
+    const keys = c.get('keyEcho');
+    const violations = proxy.validation.check(operation, answered.status, parsed, (text) =>
+      replaceKeys(text, keys),
+    );
     if (violations.length > 0) c.set('violations', violations);
   }
   // The answer is passed on as it came: the proxy reports drift, it never hides it.
