@@ -2,7 +2,7 @@
  * `serve --upstream URL --record FILE`, then `serve --replay FILE`, then `drift` on it:
  * live traffic becomes a recording that replays offline and compares like a suite's.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -172,6 +172,33 @@ describe('serve --record while it runs', () => {
       await upstream.close();
     }
   }, 60_000);
+});
+
+describe('serve --record on a symlink', () => {
+  it('writes through the link onto the file it names, leaving the link a link', async () => {
+    const file = path.join(dir, 'linked-target.json');
+    const link = path.join(dir, 'linked.json');
+    symlinkSync('linked-target.json', link);
+    const upstream = await serve(
+      { port: 0, host: '127.0.0.1', clock: 'manual', timing: 'instant', quiet: true },
+      () => {},
+    );
+    const proxy = await serve(
+      { port: 0, host: '127.0.0.1', upstream: upstream.url, record: link, quiet: true },
+      () => {},
+    );
+    try {
+      await fetch(`${proxy.url}/v1/account`, { headers: KEY });
+    } finally {
+      await proxy.close();
+      await upstream.close();
+    }
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(link)).toBe('linked-target.json');
+    expect((JSON.parse(readFileSync(file, 'utf8')) as { interactions: unknown[] }).interactions).toHaveLength(
+      1,
+    );
+  });
 });
 
 describe('serve --replay with a file that is no recording', () => {

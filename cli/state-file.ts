@@ -15,6 +15,7 @@ import {
 } from '../mock/engine/index.ts';
 import { createValidators, loadSpec, type ErrorObject } from '../src/spec/loader.ts';
 import { CliError } from '../src/cli-error.ts';
+import { realPathOf } from '../src/real-path.ts';
 
 /**
  * Reads a state file; undefined when there is none yet.
@@ -149,6 +150,8 @@ export async function writeStateInChunks(
 /**
  * Saves the engine's state `intervalMs` after the last save ended when it changed (a save
  * that outlasts the interval delays the next, never overlaps it), and at once on demand.
+ * Saves go to the real path of `file`, so a symlink stays a symlink and keeps pointing at
+ * the state, and the temporary file is made beside the state, where a rename is atomic.
  *
  * @example
  *   const saver = startSaver(engine, '.state/sim.json', 1000, console.error);
@@ -160,6 +163,7 @@ export function startSaver(
   intervalMs: number,
   onError: (error: Error) => void,
 ): { saveNow(): void; stop(): void; settled(): Promise<void> } {
+  const target = realPathOf(file);
   let savedVersion = -1;
   let savedNow = Number.NaN;
   let stopped = false;
@@ -174,7 +178,7 @@ export function startSaver(
     const version = engine.version;
     const now = engine.clock.now();
     try {
-      saveState(file, engine.snapshot());
+      saveState(target, engine.snapshot());
       savedVersion = version;
       savedNow = now;
     } catch (error) {
@@ -192,7 +196,7 @@ export function startSaver(
     const version = engine.version;
     const now = engine.clock.now();
     const mine = generation;
-    running = writeStateInChunks(file, engine.snapshotLater(), () => stopped || generation !== mine).then(
+    running = writeStateInChunks(target, engine.snapshotLater(), () => stopped || generation !== mine).then(
       (written) => {
         if (written) {
           savedVersion = version;
