@@ -2,6 +2,7 @@
  * `serve --upstream URL --record FILE`, then `serve --replay FILE`, then `drift` on it:
  * live traffic becomes a recording that replays offline and compares like a suite's.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -198,6 +199,20 @@ describe('serve --record on a symlink', () => {
     expect((JSON.parse(readFileSync(file, 'utf8')) as { interactions: unknown[] }).interactions).toHaveLength(
       1,
     );
+  });
+
+  it('refuses a recording path that names a pipe or a device, before anything is written over it', async () => {
+    const fifo = path.join(dir, 'record-pipe');
+    execFileSync('mkfifo', [fifo]);
+    await expect(
+      serve(
+        { port: 0, host: '127.0.0.1', upstream: 'http://127.0.0.1:9', record: fifo, quiet: true },
+        () => {},
+      ),
+    ).rejects.toThrow(
+      `--record: '${fifo}' is not a regular file (a named pipe); pass the path of a file to write the recording to.`,
+    );
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
   });
 });
 
