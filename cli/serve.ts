@@ -325,16 +325,24 @@ export async function serve(
   ] as const) {
     const file = options[name];
     if (!file) continue;
+    let stats;
     try {
-      regularFileStats(file, fix);
+      stats = regularFileStats(file, fix);
     } catch (error) {
       if (error instanceof BoundedFileError && error.rule === 'not-regular')
         throw new CliError(`${source(name)}: ${error.message}`);
       // Missing is fine (it is made), and what cannot be read is named by whatever reads it.
+      continue;
     }
+    // A hard link is a second name that no real path reveals, so the lock cannot see it, and
+    // the first save (a rename onto this name) would part the two names into two states.
+    if (name === 'state' && stats.nlink > 1)
+      throw new CliError(
+        `${source(name)}: '${file}' has ${stats.nlink} names (hard links); a save replaces it under this one only and a simulator on another name would not see the lock. Pass a file with one name (a symlink to it is fine).`,
+      );
   }
   const scenario = options.config ? await readScenario(options.config, source('config'), limit) : undefined;
-  // One process per state file: taken before reading it, released on close or exit.
+  // One process per state file (every name of it): taken before reading it, released on close or exit.
   const release = options.state ? lockStateFile(options.state) : undefined;
   const unlock = release
     ? (): void => {

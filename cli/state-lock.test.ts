@@ -2,7 +2,7 @@
  * One simulator per `--state` file: two real CLI processes on one file.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, readlinkSync } from 'node:fs';
+import { existsSync, linkSync, lstatSync, readlinkSync } from 'node:fs';
 import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -141,6 +141,22 @@ describe('serve --state takes a lock on its file', () => {
       expect(await savedIds()).toEqual([created.data.id]);
     },
   );
+
+  it('refuses a --state file with a second name (a hard link), which no lock can see', async () => {
+    const file = await stateFileIn();
+    await writeFile(file, '{}');
+    const other = join(dirname(file), 'other-name.json');
+    linkSync(file, other);
+    const refusal = await serve(
+      { port: 0, host: '127.0.0.1', state: other, quiet: true },
+      () => undefined,
+    ).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(CliError);
+    expect((refusal as Error).message).toBe(
+      `--state: '${other}' has 2 names (hard links); a save replaces it under this one only and a simulator on another name would not see the lock. Pass a file with one name (a symlink to it is fine).`,
+    );
+    expect(existsSync(`${file}.lock`) || existsSync(`${other}.lock`)).toBe(false);
+  });
 
   it('refuses a --state file whose directory does not exist, naming it, since no save could succeed', async () => {
     const file = join(tmpdir(), 'erk-no-such-dir', 'sim.json');
