@@ -76,11 +76,11 @@ export async function main(
     }
     case 'drift': {
       const { runDrift } = await import('../drift/drift-command.ts');
-      return runDrift(rest);
+      return runDrift(rest, { env });
     }
     case 'calibrate': {
       const { runCalibrate } = await import('../drift/calibrate-command.ts');
-      return runCalibrate(rest);
+      return runCalibrate(rest, { env });
     }
     default:
       throw new CliError(

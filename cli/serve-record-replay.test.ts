@@ -2,7 +2,8 @@
  * `serve --upstream URL --record FILE`, then `serve --replay FILE`, then `drift` on it:
  * live traffic becomes a recording that replays offline and compares like a suite's.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -172,6 +173,47 @@ describe('serve --record while it runs', () => {
       await upstream.close();
     }
   }, 60_000);
+});
+
+describe('serve --record on a symlink', () => {
+  it('writes through the link onto the file it names, leaving the link a link', async () => {
+    const file = path.join(dir, 'linked-target.json');
+    const link = path.join(dir, 'linked.json');
+    symlinkSync('linked-target.json', link);
+    const upstream = await serve(
+      { port: 0, host: '127.0.0.1', clock: 'manual', timing: 'instant', quiet: true },
+      () => {},
+    );
+    const proxy = await serve(
+      { port: 0, host: '127.0.0.1', upstream: upstream.url, record: link, quiet: true },
+      () => {},
+    );
+    try {
+      await fetch(`${proxy.url}/v1/account`, { headers: KEY });
+    } finally {
+      await proxy.close();
+      await upstream.close();
+    }
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(link)).toBe('linked-target.json');
+    expect((JSON.parse(readFileSync(file, 'utf8')) as { interactions: unknown[] }).interactions).toHaveLength(
+      1,
+    );
+  });
+
+  it('refuses a recording path that names a pipe or a device, before anything is written over it', async () => {
+    const fifo = path.join(dir, 'record-pipe');
+    execFileSync('mkfifo', [fifo]);
+    await expect(
+      serve(
+        { port: 0, host: '127.0.0.1', upstream: 'http://127.0.0.1:9', record: fifo, quiet: true },
+        () => {},
+      ),
+    ).rejects.toThrow(
+      `--record: '${fifo}' is not a regular file (a named pipe); pass the path of a file to write the recording to.`,
+    );
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
+  });
 });
 
 describe('serve --replay with a file that is no recording', () => {

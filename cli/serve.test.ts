@@ -2,7 +2,8 @@
  * `energy-rental-kit serve`: its flags and environment, serve() over a real socket, and
  * the real CLI as a child process.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -237,6 +238,24 @@ describe('parseServeArgs', () => {
     expect(cliError(() => parseServeArgs([], env)).message).toBe(message);
   });
 
+  it('reads --max-file-mb and ENERGY_SIM_MAX_FILE_MB, the flag winning, and names where a bad one came from', () => {
+    expect(parseServeArgs([], {})).not.toHaveProperty('maxFileMb');
+    expect(parseServeArgs(['--max-file-mb', '64'], {})).toMatchObject({
+      maxFileMb: 64,
+      sources: { 'max-file-mb': '--max-file-mb' },
+    });
+    expect(parseServeArgs([], { ENERGY_SIM_MAX_FILE_MB: '8' })).toMatchObject({ maxFileMb: 8 });
+    expect(parseServeArgs(['--max-file-mb=2'], { ENERGY_SIM_MAX_FILE_MB: '8' })).toMatchObject({
+      maxFileMb: 2,
+    });
+    expect(cliError(() => parseServeArgs(['--max-file-mb', '0'], {})).message).toBe(
+      "--max-file-mb must be a whole number of megabytes from 1 to 511 (got '0').",
+    );
+    expect(cliError(() => parseServeArgs([], { ENERGY_SIM_MAX_FILE_MB: '1e3' })).message).toBe(
+      "ENERGY_SIM_MAX_FILE_MB (the environment variable of --max-file-mb) must be a whole number of megabytes from 1 to 511 (got '1e3').",
+    );
+  });
+
   it('names the flag when the flag set the value, even with the variable set too', () => {
     expect(cliError(() => parseServeArgs(['--clock', 'bogus'], { ENERGY_SIM_CLOCK: 'real' })).message).toBe(
       "--clock must be one of real, manual (got 'bogus').",
@@ -323,6 +342,23 @@ describe('serve()', () => {
     expect(error.message).toBe(
       `ENERGY_SIM_CONFIG (the environment variable of --config): there is no file 'no-such-scenario.yaml' (ENOENT; looked for ${join(process.cwd(), 'no-such-scenario.yaml')}). Fix: set ENERGY_SIM_CONFIG to the path of a JSON or YAML scenario, or unset it for the default scenario.`,
     );
+  });
+
+  it('refuses a --config or --state file over --max-file-mb, naming it, the limit and how to raise it, and leaves it alone', async () => {
+    const padding = ' '.repeat(1024 * 1024);
+    const scenario = await tempFile('large.yaml', `${padding}accounts: []\n`);
+    const state = await tempFile('large.state.json', `${padding}{}`);
+    const over = (file: string): string =>
+      `'${file}' is 1.0 MB (${padding.length + (file === scenario ? 13 : 2)} bytes), over the limit of 1 MB; pass a smaller file, or raise the limit with --max-file-mb (or ENERGY_SIM_MAX_FILE_MB).`;
+    expect(
+      (await rejection(serve({ port: 0, host: '127.0.0.1', config: scenario, maxFileMb: 1 }, () => {})))
+        .message,
+    ).toBe(`--config: ${over(scenario)}`);
+    expect(
+      (await rejection(serve({ port: 0, host: '127.0.0.1', state, maxFileMb: 1 }, () => {}))).message,
+    ).toBe(`--state: ${over(state)}`);
+    expect((await readFile(state, 'utf8')).length).toBe(padding.length + 2);
+    expect(existsSync(`${state}.lock`)).toBe(false);
   });
 
   it('refuses a scenario with an account without apiKey, naming the file and the field', async () => {

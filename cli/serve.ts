@@ -1,7 +1,6 @@
 /**
  * `energy-rental-kit serve`: runs the simulator over HTTP.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { getConnInfo } from '@hono/node-server/conninfo';
@@ -12,13 +11,22 @@ import { parseAllowedHosts } from '../mock/http/request-guard.ts';
 import { createNodeFetch } from '../mock/node-fetch.ts';
 import { createSimulatorServer } from '../mock/node-server.ts';
 import { createSimulator, type ReplayOptions, type ScenarioInput } from '../mock/simulator.ts';
+import {
+  BoundedFileError,
+  DEFAULT_MAX_FILE_MB,
+  fileLimit,
+  parseMaxFileMb,
+  readBoundedFile,
+  regularFileStats,
+  type FileLimit,
+} from '../src/bounded-file.ts';
 import { CliError } from '../src/cli-error.ts';
 import { createLogger, type LogFormat, type Logger } from './logger.ts';
 import { createLiveRecording, LIVE_CASE } from '../recording/live-recording.ts';
 import { loadRecording } from '../recording/recording.ts';
 import { createReplay } from '../recording/replay-target.ts';
 import { lockStateFile } from './state-lock.ts';
-import { loadState, startSaver } from './state-file.ts';
+import { loadState, startSaver, STATE_FIX } from './state-file.ts';
 
 export const SERVE_HELP = `Usage: energy-rental-kit serve [options]
 
@@ -40,6 +48,8 @@ Options (each has an environment variable; the flag wins):
   --state FILE        Save the state to FILE (atomically) and restore it at start
                       (ENERGY_SIM_STATE)
   --save-interval MS  How often a changed state is saved, default 1000 (ENERGY_SIM_SAVE_INTERVAL)
+  --max-file-mb N     Largest state, scenario or recording file read, in MB, default 256; only
+                      regular files are read (ENERGY_SIM_MAX_FILE_MB)
   --log FORMAT        pretty (default) | json: one JSON object per line (ENERGY_SIM_LOG)
   --quiet             Log only warnings and errors (ENERGY_SIM_QUIET=1)
   -h, --help          Show this help
@@ -92,6 +102,8 @@ export interface ServeOptions {
   record?: string | undefined;
   /** Replay mode: answer the API from this recording. */
   replay?: string | undefined;
+  /** The largest state, scenario or recording file read, in MB; default 256. */
+  maxFileMb?: number | undefined;
   /** Where each value came from ('--clock' or 'ENERGY_SIM_CLOCK (…)'), for messages; default the flag. */
   sources?: ServeSources | undefined;
 }
@@ -115,6 +127,7 @@ export const SERVE_ENV = {
   'max-spend': 'ENERGY_SIM_MAX_SPEND',
   record: 'ENERGY_SIM_RECORD',
   replay: 'ENERGY_SIM_REPLAY',
+  'max-file-mb': 'ENERGY_SIM_MAX_FILE_MB',
 } as const;
 type SourcedOption = keyof typeof SERVE_ENV;
 export type ServeSources = Partial<Record<SourcedOption, string>>;
@@ -146,6 +159,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
         'forward-unknown': { type: 'boolean' },
         record: { type: 'string' },
         replay: { type: 'string' },
+        'max-file-mb': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -231,6 +245,8 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
   const forwardUnknown = values['forward-unknown'] ?? env.ENERGY_SIM_FORWARD_UNKNOWN === '1';
   const record = pick('record') || undefined;
   const replay = pick('replay') || undefined;
+  const maxFileText = pick('max-file-mb');
+  const maxFileMb = maxFileText ? parseMaxFileMb(maxFileText, label('max-file-mb')) : undefined;
   if (replay && upstream)
     throw new CliError(
       `${label('replay')} and ${label('upstream')} exclude each other: answer from a recording, or from the service, not both.`,
@@ -257,6 +273,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
     ...(upstream ? { upstream, upstreamTimeoutMs, allowSpend, maxOrders, maxSpend, forwardUnknown } : {}),
     ...(record ? { record } : {}),
     ...(replay ? { replay } : {}),
+    ...(maxFileMb !== undefined ? { maxFileMb } : {}),
     port: integer('port', 0, 65535) ?? 8787,
     host: pick('host') ?? '127.0.0.1',
     allowedHosts: hostList(),
@@ -280,15 +297,17 @@ function configFix(source: string): string {
     : `set ${SERVE_ENV.config} to the path of a JSON or YAML scenario, or unset it for the default scenario`;
 }
 
-async function readScenario(file: string, source: string): Promise<ScenarioInput> {
+async function readScenario(file: string, source: string, limit: FileLimit): Promise<ScenarioInput> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = readBoundedFile(file, limit, configFix(source));
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    const what = code === 'ENOENT' ? `there is no file '${file}'` : `cannot read '${file}'`;
+    if (!(error instanceof BoundedFileError)) throw error;
+    if (error.rule === 'not-regular' || error.rule === 'too-large')
+      throw new CliError(`${source}: ${error.message}`);
+    const what = error.rule === 'missing' ? `there is no file '${file}'` : `cannot read '${file}'`;
     throw new CliError(
-      `${source}: ${what} (${code}; looked for ${path.resolve(file)}). Fix: ${configFix(source)}.`,
+      `${source}: ${what} (${error.code}; looked for ${path.resolve(file)}). Fix: ${configFix(source)}.`,
     );
   }
   let scenario: unknown;
@@ -321,8 +340,33 @@ export async function serve(
         })
       : (logger ?? createLogger({ format: options.log ?? 'pretty', quiet: options.quiet ?? false }));
   const source = (name: SourcedOption): string => options.sources?.[name] ?? `--${name}`;
-  const scenario = options.config ? await readScenario(options.config, source('config')) : undefined;
-  // One process per state file: taken before reading it, released on close or exit.
+  const limit = fileLimit(options.maxFileMb ?? DEFAULT_MAX_FILE_MB);
+  // A state or recording path that names a device or a pipe is refused before a lock or a
+  // temporary file is made beside it, and before a save could rename a file over it.
+  for (const [name, fix] of [
+    ['state', STATE_FIX],
+    ['record', 'pass the path of a file to write the recording to'],
+  ] as const) {
+    const file = options[name];
+    if (!file) continue;
+    let stats;
+    try {
+      stats = regularFileStats(file, fix);
+    } catch (error) {
+      if (error instanceof BoundedFileError && error.rule === 'not-regular')
+        throw new CliError(`${source(name)}: ${error.message}`);
+      // Missing is fine (it is made), and what cannot be read is named by whatever reads it.
+      continue;
+    }
+    // A hard link is a second name that no real path reveals, so the lock cannot see it, and
+    // the first save (a rename onto this name) would part the two names into two states.
+    if (name === 'state' && stats.nlink > 1)
+      throw new CliError(
+        `${source(name)}: '${file}' has ${stats.nlink} names (hard links); a save replaces it under this one only and a simulator on another name would not see the lock. Pass a file with one name (a symlink to it is fine).`,
+      );
+  }
+  const scenario = options.config ? await readScenario(options.config, source('config'), limit) : undefined;
+  // One process per state file (every name of it): taken before reading it, released on close or exit.
   const release = options.state ? lockStateFile(options.state) : undefined;
   const unlock = release
     ? (): void => {
@@ -333,7 +377,7 @@ export async function serve(
   if (unlock) process.once('exit', unlock);
   let restore;
   try {
-    restore = options.state ? loadState(options.state) : undefined;
+    restore = options.state ? loadState(options.state, { limit, source: source('state') }) : undefined;
   } catch (error) {
     unlock?.();
     throw error;
@@ -343,7 +387,7 @@ export async function serve(
   if (options.replay) {
     let recording;
     try {
-      recording = loadRecording(options.replay);
+      recording = loadRecording(options.replay, limit);
     } catch (error) {
       unlock?.();
       throw new CliError(`${source('replay')}: ${(error as Error).message}`);

@@ -3,7 +3,7 @@
  * written and flushed and then renamed over the old one, so a crash at any moment
  * leaves either the previous state or the new one, never half of one.
  */
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import {
@@ -14,41 +14,55 @@ import {
   type PendingSnapshot,
 } from '../mock/engine/index.ts';
 import { createValidators, loadSpec, type ErrorObject } from '../src/spec/loader.ts';
+import {
+  BoundedFileError,
+  DEFAULT_FILE_LIMIT,
+  readBoundedFile,
+  type FileLimit,
+} from '../src/bounded-file.ts';
 import { CliError } from '../src/cli-error.ts';
+import { realPathOf } from '../src/real-path.ts';
+
+/** What to pass instead of a state path that is no regular file. */
+export const STATE_FIX = 'pass the path of a state file, or of one to create';
 
 /**
- * Reads a state file; undefined when there is none yet.
+ * Reads a state file; undefined when there is none yet. Only a regular file of at most
+ * `limit` is read; `source` names where the path came from in messages.
  *
  * @example
  *   const restore = loadState('.state/sim.json'); // undefined on the first start
  */
-export function loadState(file: string): EngineSnapshot | undefined {
+export function loadState(
+  file: string,
+  { limit = DEFAULT_FILE_LIMIT, source = '--state' }: { limit?: FileLimit; source?: string } = {},
+): EngineSnapshot | undefined {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readBoundedFile(file, limit, STATE_FIX);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new CliError(
-      `--state: cannot read '${file}' (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`,
-    );
+    if (!(error instanceof BoundedFileError)) throw error;
+    if (error.rule === 'missing') return undefined;
+    if (error.rule === 'unreadable') throw new CliError(`${source}: cannot read '${file}' (${error.code}).`);
+    throw new CliError(`${source}: ${error.message}`);
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
     throw new CliError(
-      `--state: '${file}' is not valid JSON (${(error as Error).message}). Move it away to start afresh; it is left untouched.`,
+      `${source}: '${file}' is not valid JSON (${(error as Error).message}). Move it away to start afresh; it is left untouched.`,
     );
   }
   if (!isSnapshotOfThisFormat(parsed)) {
     throw new CliError(
-      `--state: '${file}' is not a simulator state of format ${SNAPSHOT_FORMAT}. Move it away to start afresh; it is left untouched.`,
+      `${source}: '${file}' is not a simulator state of format ${SNAPSHOT_FORMAT}. Move it away to start afresh; it is left untouched.`,
     );
   }
   const problems = stateFileProblems(parsed);
   if (problems.length > 0) {
     throw new CliError(
-      `--state: '${file}' is refused, it does not match the StateFile schema (spec/control.yaml): ${problems.join('; ')}. Mend it or move it away to start afresh; it is left untouched.`,
+      `${source}: '${file}' is refused, it does not match the StateFile schema (spec/control.yaml): ${problems.join('; ')}. Mend it or move it away to start afresh; it is left untouched.`,
     );
   }
   return parsed as unknown as EngineSnapshot;
@@ -149,6 +163,8 @@ export async function writeStateInChunks(
 /**
  * Saves the engine's state `intervalMs` after the last save ended when it changed (a save
  * that outlasts the interval delays the next, never overlaps it), and at once on demand.
+ * Saves go to the real path of `file`, so a symlink stays a symlink and keeps pointing at
+ * the state, and the temporary file is made beside the state, where a rename is atomic.
  *
  * @example
  *   const saver = startSaver(engine, '.state/sim.json', 1000, console.error);
@@ -160,6 +176,7 @@ export function startSaver(
   intervalMs: number,
   onError: (error: Error) => void,
 ): { saveNow(): void; stop(): void; settled(): Promise<void> } {
+  const target = realPathOf(file);
   let savedVersion = -1;
   let savedNow = Number.NaN;
   let stopped = false;
@@ -174,7 +191,7 @@ export function startSaver(
     const version = engine.version;
     const now = engine.clock.now();
     try {
-      saveState(file, engine.snapshot());
+      saveState(target, engine.snapshot());
       savedVersion = version;
       savedNow = now;
     } catch (error) {
@@ -192,7 +209,7 @@ export function startSaver(
     const version = engine.version;
     const now = engine.clock.now();
     const mine = generation;
-    running = writeStateInChunks(file, engine.snapshotLater(), () => stopped || generation !== mine).then(
+    running = writeStateInChunks(target, engine.snapshotLater(), () => stopped || generation !== mine).then(
       (written) => {
         if (written) {
           savedVersion = version;

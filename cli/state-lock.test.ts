@@ -2,10 +2,10 @@
  * One simulator per `--state` file: two real CLI processes on one file.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync, linkSync, lstatSync, readlinkSync } from 'node:fs';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CliError } from '../src/cli-error.ts';
 import { serve } from './serve.ts';
@@ -78,6 +78,85 @@ describe('serve --state takes a lock on its file', () => {
       expect(JSON.parse(await readFile(`${file}.lock`, 'utf8')).pid).toBe(next.child.pid);
     },
   );
+
+  it(
+    'shares one lock among the names of one file: a simulator on a symlink to a locked file is refused, and saves keep the symlink',
+    { timeout: 60_000 },
+    async () => {
+      const real = await stateFileIn();
+      const link = join(dirname(real), 'link.json');
+      await symlink('sim.json', link);
+      const first = await startCli(
+        ['serve', '--port', '0', '--state', real, '--save-interval', '50'],
+        cleanups,
+        /listening on (http:\/\/\S+)[^]*control plane:/,
+      );
+      // A second simulator that is let in runs on: it is given 20 s to be refused.
+      const second = await Promise.race([
+        runCli(['serve', '--port', '0', '--state', link], cleanups),
+        new Promise<{ code: string; stdout: string; stderr: string }>((resolve) =>
+          setTimeout(() => resolve({ code: 'still running after 20 s', stdout: '', stderr: '' }), 20_000),
+        ),
+      ]);
+      expect(second.code).toBe(2);
+      expect(second.stderr).toMatch(/^energy-rental-kit: [^\n]+\n$/);
+      expect(second.stderr).toContain(
+        `energy-rental-kit: --state: '${link}' (the real file '${real}') is in use by process ${first.child.pid} (since `,
+      );
+      expect(second.stderr).toContain(`lock ${real}.lock)`);
+      expect(second.stdout).not.toMatch(/listening/);
+      expect(existsSync(`${link}.lock`)).toBe(false);
+
+      const created = (await (
+        await fetch(
+          `${first.url}/v1/tron/order?pledgeAddress=TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3&rentalCount=65000&period=1h&outOrderNo=through-the-real-name`,
+          { method: 'POST', headers: { 'API-KEY': 'demo-key' } },
+        )
+      ).json()) as { code: number; data: { id: string } };
+      expect(created.code).toBe(0);
+      const savedIds = async (): Promise<string[]> =>
+        (JSON.parse(await readFile(real, 'utf8')) as { orders: { id: string }[] }).orders.map((o) => o.id);
+      for (const deadline = Date.now() + 10_000; !(await savedIds()).includes(created.data.id);) {
+        if (Date.now() > deadline) throw new Error('the order was not saved within 10 s');
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      // The save renamed its file onto the real path: the link is still a link to it.
+      expect(lstatSync(link).isSymbolicLink()).toBe(true);
+      expect(readlinkSync(link)).toBe('sim.json');
+
+      // Started on the link, a simulator restores that state, locks the real file and saves through it.
+      first.child.kill('SIGTERM');
+      expect((await exitOf(first.child)).code).toBe(0);
+      const next = await startCli(
+        ['serve', '--port', '0', '--state', link],
+        cleanups,
+        /listening on (http:\/\/\S+)[^]*control plane:/,
+      );
+      expect(next.output()).toMatch(/restored 1 orders/);
+      expect(JSON.parse(await readFile(`${real}.lock`, 'utf8')).pid).toBe(next.child.pid);
+      expect(existsSync(`${link}.lock`)).toBe(false);
+      next.child.kill('SIGTERM');
+      expect((await exitOf(next.child)).code).toBe(0);
+      expect(lstatSync(link).isSymbolicLink()).toBe(true);
+      expect(await savedIds()).toEqual([created.data.id]);
+    },
+  );
+
+  it('refuses a --state file with a second name (a hard link), which no lock can see', async () => {
+    const file = await stateFileIn();
+    await writeFile(file, '{}');
+    const other = join(dirname(file), 'other-name.json');
+    linkSync(file, other);
+    const refusal = await serve(
+      { port: 0, host: '127.0.0.1', state: other, quiet: true },
+      () => undefined,
+    ).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(CliError);
+    expect((refusal as Error).message).toBe(
+      `--state: '${other}' has 2 names (hard links); a save replaces it under this one only and a simulator on another name would not see the lock. Pass a file with one name (a symlink to it is fine).`,
+    );
+    expect(existsSync(`${file}.lock`) || existsSync(`${other}.lock`)).toBe(false);
+  });
 
   it('refuses a --state file whose directory does not exist, naming it, since no save could succeed', async () => {
     const file = join(tmpdir(), 'erk-no-such-dir', 'sim.json');

@@ -1,12 +1,15 @@
 /**
  * One simulator per `--state` file: `FILE.lock`, created exclusively (by link(2)) and holding
  * the owner's pid and start time. Two processes saving one file would each overwrite the
- * other's orders. A lock whose process is gone (a crash, SIGKILL) is taken over.
+ * other's orders. A lock whose process is gone (a crash, SIGKILL) is taken over. FILE is
+ * the real path (symlinks followed), so every name of one file shares one lock.
  * Hand-written: the lock libraries on npm (proper-lockfile) lock by mtime polling, which
  * a stopped process keeps fresh no better than a pid check does.
  */
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { CliError } from '../src/cli-error.ts';
+import { realPathOf } from '../src/real-path.ts';
 
 interface LockOwner {
   pid: number;
@@ -14,14 +17,17 @@ interface LockOwner {
 }
 
 /**
- * Takes the lock of a state file; returns the function that releases it.
+ * Takes the lock of a state file, beside its real path; returns the function that releases it.
  *
  * @example
  *   const release = lockStateFile('.state/sim.json'); // throws a CliError when another live process has it
  *   process.on('exit', release);
  */
 export function lockStateFile(file: string): () => void {
-  const lock = `${file}.lock`;
+  const real = realPathOf(file);
+  const lock = `${real}.lock`;
+  // Named as the user wrote it, and by its real path when that differs (a symlink).
+  const named = real === path.resolve(file) ? `'${file}'` : `'${file}' (the real file '${real}')`;
   const me: LockOwner = { pid: process.pid, startedAt: new Date().toISOString() };
   // Written whole to a file of our own and then linked (link fails when the lock exists), so
   // no process ever reads a lock that is there but still empty.
@@ -30,7 +36,7 @@ export function lockStateFile(file: string): () => void {
     writeFileSync(mine, JSON.stringify(me));
   } catch (error) {
     throw new CliError(
-      `--state: cannot create the lock '${lock}' (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check that the directory of '${file}' exists and is writable.`,
+      `--state: cannot create the lock '${lock}' (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check that the directory of ${named} exists and is writable.`,
     );
   }
   for (let attempt = 0; ; attempt++) {
@@ -50,7 +56,7 @@ export function lockStateFile(file: string): () => void {
       if (owner && isAlive(owner.pid) && owner.pid !== process.pid) {
         unlinkSync(mine);
         throw new CliError(
-          `--state: '${file}' is in use by process ${owner.pid} (since ${owner.startedAt}, lock ${lock}); two simulators on one file would lose each other's orders. ` +
+          `--state: ${named} is in use by process ${owner.pid} (since ${owner.startedAt}, lock ${lock}); two simulators on one file would lose each other's orders. ` +
             `Stop that simulator, or give this one another --state file; if process ${owner.pid} is no simulator, delete ${lock}.`,
         );
       }

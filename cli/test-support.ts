@@ -26,7 +26,7 @@ export function exitOf(child: ChildProcess): Promise<{ code: number | null; sign
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 }
 
-/** Spawns the CLI with its output captured; a cleanup kills it if it still runs. */
+/** Spawns the CLI with its output captured (`env` added to cleanEnv()); a cleanup kills it if it still runs. */
 function spawnCli(
   args: string[],
   cleanups: Cleanups,
@@ -82,12 +82,13 @@ export async function startCli(
   return { child, url, output: () => stdout() + stderr() };
 }
 
-/** Runs the CLI to its end. */
+/** Runs the CLI to its end, with `env` added to cleanEnv(). */
 export async function runCli(
   args: string[],
   cleanups: Cleanups,
+  env: NodeJS.ProcessEnv = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const { child, stdout, stderr } = spawnCli(args, cleanups);
+  const { child, stdout, stderr } = spawnCli(args, cleanups, env);
   const { code } = await exitOf(child);
   return { code, stdout: stdout(), stderr: stderr() };
 }

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { fileLimitFrom } from '../src/bounded-file.ts';
 import { CliError } from '../src/cli-error.ts';
 import { loadRecording } from '../recording/recording.ts';
 import { newRunId } from './contract-config.ts';
@@ -34,7 +35,8 @@ Options (each has an environment variable; the flag wins):
   --report FILE         Where to write the report, default contract-report.json (CONTRACT_REPORT)
   --replay FILE         Run offline against a recording made by 'npx energy-rental-kit record'
                         instead of a live target; its spending guard and run id come
-                        from the recording (CONTRACT_REPLAY)
+                        from the recording (CONTRACT_REPLAY); read only when it is a
+                        regular file of at most ENERGY_SIM_MAX_FILE_MB MB, default 256
   -h, --help            Show this help
 `;
 
@@ -105,8 +107,10 @@ export function contractEnv(argv: string[], env: NodeJS.ProcessEnv): NodeJS.Proc
       );
     }
     const file = path.resolve(values.replay);
+    // The suite has no flag of its own for it: ENERGY_SIM_MAX_FILE_MB, read again by its workers.
+    const limit = fileLimitFrom(undefined, env, null);
     try {
-      loadRecording(file);
+      loadRecording(file, limit);
     } catch (error) {
       throw new CliError(`--replay: ${(error as Error).message}`);
     }

@@ -2,6 +2,7 @@
  * The contract run's settings, read once from the environment (the `contract` command
  * sets them from its flags).
  */
+import { fileLimitFrom, type FileLimit } from '../src/bounded-file.ts';
 import { loadRecording } from '../recording/recording.ts';
 
 export interface ContractConfig {
@@ -33,6 +34,8 @@ export interface ContractConfig {
   recordDir?: string;
   /** The recording a replay serves. */
   replayPath?: string;
+  /** The largest recording a replay reads (ENERGY_SIM_MAX_FILE_MB); default 256 MB. */
+  fileLimit?: FileLimit;
   /**
    * Treat the target as the real service even when it is a simulator: its control plane
    * is never called, it offers no capability, and the spending guard is on
@@ -120,8 +123,15 @@ export function readContractConfig(env: NodeJS.ProcessEnv = process.env): Contra
   if (replayPath) {
     // A replay sends exactly what the recording run sent: its run id, its spending
     // guard and its receiving address.
-    const recording = loadRecording(replayPath);
+    const fileLimit = fileLimitFrom(undefined, env, null);
+    let recording;
+    try {
+      recording = loadRecording(replayPath, fileLimit);
+    } catch (error) {
+      throw new Error(`CONTRACT_REPLAY: ${(error as Error).message}`, { cause: error });
+    }
     config.replayPath = replayPath;
+    config.fileLimit = fileLimit;
     config.runId = recording.runId;
     config.allowSpend = recording.settings.allowSpend;
     config.maxOrders = recording.settings.maxOrders;

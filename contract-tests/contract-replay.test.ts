@@ -101,6 +101,27 @@ describe('contract --replay', () => {
     );
   });
 
+  it('reads a replayed recording only when it is a regular file under ENERGY_SIM_MAX_FILE_MB', () => {
+    const large = path.join(scratch, 'large.json');
+    writeFileSync(large, JSON.stringify({ ...recordingOf([]), padding: 'x'.repeat(1024 * 1024) }));
+    const over = new RegExp(
+      `'${large.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}' is 1\\.0 MB \\(\\d+ bytes\\), over the limit of 1 MB; pass a smaller file, or raise the limit with ENERGY_SIM_MAX_FILE_MB\\.$`,
+    );
+    expect(() => contractEnv(['--replay', large], { ENERGY_SIM_MAX_FILE_MB: '1' })).toThrow(
+      new RegExp(`^--replay: ${over.source}`),
+    );
+    expect(() => readContractConfig({ CONTRACT_REPLAY: large, ENERGY_SIM_MAX_FILE_MB: '1' })).toThrow(
+      new RegExp(`^CONTRACT_REPLAY: ${over.source}`),
+    );
+    expect(readContractConfig({ CONTRACT_REPLAY: large }).mode).toBe('replay');
+    expect(() => contractEnv(['--replay', '/dev/zero'], {})).toThrow(
+      "--replay: '/dev/zero' is not a regular file (a character device); pass the path of a recording file.",
+    );
+    expect(() => contractEnv(['--replay', large], { ENERGY_SIM_MAX_FILE_MB: '0' })).toThrow(
+      "ENERGY_SIM_MAX_FILE_MB must be a whole number of megabytes from 1 to 511 (got '0').",
+    );
+  });
+
   it('names the recording in the run summary', () => {
     const report = buildReport(
       [

@@ -60,7 +60,7 @@ export async function connectTarget(config: ContractConfig, seed = 7): Promise<C
   let replay: ReturnType<typeof createReplay> | undefined;
   let recorder: ReturnType<typeof createRecorder> | undefined;
   if (config.mode === 'replay') {
-    replay = createReplay(loadRecording(config.replayPath!), {
+    replay = createReplay(loadRecording(config.replayPath!, config.fileLimit), {
       apiKey: config.apiKey,
       onMiss: (message) => console.error(`[replay] ${message}`),
     });
@@ -139,7 +139,7 @@ export async function connectTarget(config: ContractConfig, seed = 7): Promise<C
     const relative = relativePath(process.cwd(), config.replayPath!);
     info.recording =
       relative && !relative.startsWith('..') && !isAbsolute(relative) ? relative : config.replayPath!;
-    const recorded = loadRecording(config.replayPath!).target;
+    const recorded = loadRecording(config.replayPath!, config.fileLimit).target;
     info.recordedFrom =
       recorded.kind === 'in-process'
         ? 'the in-process simulator'

@@ -4,11 +4,12 @@
  * each with a YAML comment giving its evidence, and prints what was learnt and what was
  * left at the default.
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Document, isMap, isPair, isScalar, parse as parseYaml, type Node, type YAMLMap } from 'yaml';
 import type { components } from '../src/generated/control.ts';
+import { BoundedFileError, fileLimitFrom, readBoundedFile, type FileLimit } from '../src/bounded-file.ts';
 import { CliError } from '../src/cli-error.ts';
 import { createValidators, loadSpec } from '../src/spec/loader.ts';
 import { loadRecording } from '../recording/recording.ts';
@@ -32,18 +33,26 @@ Options:
   --base SCENARIO  Accounts (and any other setting) from this scenario; default the
                    embedded one, so demo-key works as usual. Balances are never taken
                    from the recording.
+  --max-file-mb N  Largest recording or scenario read, in MB, default 256; only regular
+                   files are read (ENERGY_SIM_MAX_FILE_MB)
   -h, --help       Show this help
 `;
 
-/** Parses the arguments, naming the flag and the fix on a mistake. */
+/** Parses the arguments and the environment, naming the flag and the fix on a mistake. */
 export function parseCalibrateArgs(
   argv: string[],
-): { recording: string; out: string; base?: string } | 'help' {
+  env: NodeJS.ProcessEnv = process.env,
+): { recording: string; out: string; base?: string; limit: FileLimit } | 'help' {
   let parsed;
   try {
     parsed = parseArgs({
       args: argv,
-      options: { out: { type: 'string' }, base: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        out: { type: 'string' },
+        base: { type: 'string' },
+        'max-file-mb': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
       strict: true,
       allowPositionals: true,
     });
@@ -62,16 +71,24 @@ export function parseCalibrateArgs(
     recording: parsed.positionals[0]!,
     out: parsed.values.out ?? 'calibrated-scenario.yaml',
     ...(parsed.values.base ? { base: parsed.values.base } : {}),
+    limit: fileLimitFrom(parsed.values['max-file-mb'], env),
   };
 }
 
-function readBase(file: string): Scenario {
+function readBase(file: string, limit: FileLimit): Scenario {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readBoundedFile(
+      file,
+      limit,
+      'pass a JSON or YAML scenario, or leave --base out for the embedded one',
+    );
   } catch (error) {
+    if (!(error instanceof BoundedFileError)) throw error;
+    if (error.rule === 'not-regular' || error.rule === 'too-large')
+      throw new CliError(`--base: ${error.message}`);
     throw new CliError(
-      `--base: cannot read '${file}' (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}). Pass a JSON or YAML scenario, or leave --base out for the embedded one.`,
+      `--base: cannot read '${file}' (${error.code}). Pass a JSON or YAML scenario, or leave --base out for the embedded one.`,
     );
   }
   const value = parseYaml(text) as unknown;
@@ -102,22 +119,22 @@ function comment(doc: Document, entry: CalibratedSetting): void {
  */
 export async function runCalibrate(
   argv: string[],
-  options: { write?: (text: string) => void } = {},
+  options: { write?: (text: string) => void; env?: NodeJS.ProcessEnv } = {},
 ): Promise<number> {
   const write = options.write ?? ((text: string) => void process.stdout.write(text));
-  const args = parseCalibrateArgs(argv);
+  const args = parseCalibrateArgs(argv, options.env);
   if (args === 'help') {
     write(CALIBRATE_HELP);
     return 0;
   }
   let recording;
   try {
-    recording = loadRecording(args.recording);
+    recording = loadRecording(args.recording, args.limit);
   } catch (error) {
-    throw new CliError((error as Error).message);
+    throw new CliError(`RECORDING: ${(error as Error).message}`);
   }
   const { settings, table } = calibrate(recording);
-  const base = args.base ? readBase(args.base) : DEFAULT_SCENARIO;
+  const base = args.base ? readBase(args.base, args.limit) : DEFAULT_SCENARIO;
   const scenario: Scenario = {
     ...base,
     accounts: base.accounts ?? DEFAULT_SCENARIO.accounts,

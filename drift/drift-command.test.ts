@@ -130,6 +130,10 @@ describe('drift', () => {
     [['a', 'b', '--format', 'html'], /--format must be markdown or json \(got 'html'\)/],
     [['a', 'b', '--timing-threshold', 'soon'], /--timing-threshold must be a non-negative number of seconds/],
     [['a', 'b', '--colour'], /Unknown option '--colour'.*energy-rental-kit drift --help/],
+    [
+      ['a', 'b', '--max-file-mb', '0'],
+      /^--max-file-mb must be a whole number of megabytes from 1 to 511 \(got '0'\)\.$/,
+    ],
   ])('rejects %j with a CliError naming the fix', async (argv, message) => {
     const error = await drift(argv).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CliError);
@@ -150,6 +154,27 @@ describe('drift', () => {
     );
     const notJson = await drift([OLD, file('garbage.json', '{')]).catch((e: unknown) => e);
     expect((notJson as CliError).message).toMatch(/^NEW: '.*garbage.json' is not JSON/);
+  });
+
+  it('refuses a recording over the limit of --max-file-mb or ENERGY_SIM_MAX_FILE_MB, naming it and the fix', async () => {
+    const large = file('large.json', { ...baseline(), padding: 'x'.repeat(1024 * 1024) });
+    const byFlag = await drift([OLD, large, '--max-file-mb', '1']).catch((e: unknown) => e);
+    expect(byFlag).toBeInstanceOf(CliError);
+    expect((byFlag as CliError).message).toMatch(
+      /^NEW: '.*large\.json' is 1\.0 MB \(\d+ bytes\), over the limit of 1 MB; pass a smaller file, or raise the limit with --max-file-mb \(or ENERGY_SIM_MAX_FILE_MB\)\.$/,
+    );
+    const byEnv = await runDrift([OLD, large], {
+      write: () => undefined,
+      env: { ENERGY_SIM_MAX_FILE_MB: '1' },
+    }).catch((e: unknown) => e);
+    expect((byEnv as CliError).message).toBe((byFlag as CliError).message);
+    expect((await drift([OLD, large])).code).toBe(0);
+    const badEnv = await runDrift([OLD, large], { env: { ENERGY_SIM_MAX_FILE_MB: 'big' } }).catch(
+      (e: unknown) => e,
+    );
+    expect((badEnv as CliError).message).toBe(
+      "ENERGY_SIM_MAX_FILE_MB (the environment variable of --max-file-mb) must be a whole number of megabytes from 1 to 511 (got 'big').",
+    );
   });
 });
 

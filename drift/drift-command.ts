@@ -5,6 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { DEFAULT_FILE_LIMIT, fileLimitFrom, type FileLimit } from '../src/bounded-file.ts';
 import { CliError } from '../src/cli-error.ts';
 import type { TargetInfo } from '../contract-tests/contract-target.ts';
 import { compareRecordings, DEFAULT_TIMING_THRESHOLD } from './compare.ts';
@@ -34,6 +35,8 @@ Options:
   --json FILE             Also write the JSON report to FILE
   --timing-threshold S    Seconds a median time from creation to a status may move
                           before it is reported, default ${DEFAULT_TIMING_THRESHOLD}
+  --max-file-mb N         Largest recording read, in MB, default 256; only regular files
+                          are read (ENERGY_SIM_MAX_FILE_MB)
   -h, --help              Show this help
 
 Breaking: a field removed, a type or format changed, an enum value the spec does not
@@ -44,6 +47,8 @@ operation not called. Exit code 1 on breaking drift, 0 otherwise, 2 on a usage e
 
 export interface DriftOptions {
   write?: (text: string) => void;
+  /** Where ENERGY_SIM_MAX_FILE_MB is read; default process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
 interface DriftArgs {
@@ -53,10 +58,12 @@ interface DriftArgs {
   markdownFile?: string;
   jsonFile?: string;
   timingThreshold: number;
+  /** The largest recording read. */
+  limit: FileLimit;
 }
 
-/** Parses the flags, naming the flag and the fix on a mistake. */
-export function parseDriftArgs(argv: string[]): DriftArgs | 'help' {
+/** Parses the flags and the environment, naming the flag and the fix on a mistake. */
+export function parseDriftArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): DriftArgs | 'help' {
   let parsed;
   try {
     parsed = parseArgs({
@@ -67,6 +74,7 @@ export function parseDriftArgs(argv: string[]): DriftArgs | 'help' {
         markdown: { type: 'string' },
         json: { type: 'string' },
         'timing-threshold': { type: 'string' },
+        'max-file-mb': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -98,7 +106,13 @@ export function parseDriftArgs(argv: string[]): DriftArgs | 'help' {
     throw new CliError(
       `--timing-threshold must be a non-negative number of seconds, e.g. 2 or 0.5 (got '${thresholdText}').`,
     );
-  const args: DriftArgs = { mode, files: positionals, format, timingThreshold: Number(thresholdText) };
+  const args: DriftArgs = {
+    mode,
+    files: positionals,
+    format,
+    timingThreshold: Number(thresholdText),
+    limit: fileLimitFrom(values['max-file-mb'], env),
+  };
   if (values.markdown !== undefined) args.markdownFile = values.markdown;
   if (values.json !== undefined) args.jsonFile = values.json;
   return args;
@@ -124,9 +138,9 @@ function sideOf(file: string, recording: Recording): DriftSide {
   };
 }
 
-function load(file: string, role: string): Recording {
+function load(file: string, role: string, limit: FileLimit): Recording {
   try {
-    return loadRecording(file);
+    return loadRecording(file, limit);
   } catch (error) {
     throw new CliError(`${role}: ${(error as Error).message}`);
   }
@@ -138,10 +152,13 @@ function load(file: string, role: string): Recording {
  * @example
  *   driftReport({ mode: 'recordings', files: ['old.json', 'new.json'], format: 'markdown', timingThreshold: 2 }).summary;
  */
-export function driftReport(args: Pick<DriftArgs, 'mode' | 'files' | 'timingThreshold'>): DriftReport {
+export function driftReport(
+  args: Pick<DriftArgs, 'mode' | 'files' | 'timingThreshold'> & { limit?: FileLimit },
+): DriftReport {
+  const limit = args.limit ?? DEFAULT_FILE_LIMIT;
   if (args.mode === 'spec') {
     const file = args.files[0]!;
-    const recording = load(file, 'NEW');
+    const recording = load(file, 'NEW', limit);
     return buildReport(
       'spec',
       { source: 'spec/openapi.yaml' },
@@ -151,8 +168,8 @@ export function driftReport(args: Pick<DriftArgs, 'mode' | 'files' | 'timingThre
     );
   }
   const [oldFile, newFile] = args.files as [string, string];
-  const old = load(oldFile, 'OLD');
-  const next = load(newFile, 'NEW');
+  const old = load(oldFile, 'OLD', limit);
+  const next = load(newFile, 'NEW', limit);
   const findings = compareRecordings(old, next, { timingThresholdSeconds: args.timingThreshold });
   const notes: string[] = [];
   if (old.target.simulator !== next.target.simulator)
@@ -173,7 +190,7 @@ export function driftReport(args: Pick<DriftArgs, 'mode' | 'files' | 'timingThre
  */
 export async function runDrift(argv: string[], options: DriftOptions = {}): Promise<number> {
   const write = options.write ?? ((text: string) => void process.stdout.write(text));
-  const args = parseDriftArgs(argv);
+  const args = parseDriftArgs(argv, options.env);
   if (args === 'help') {
     write(DRIFT_HELP);
     return 0;

@@ -12,6 +12,7 @@ import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { redactUrl } from '../mock/http/journal-redaction.ts';
+import { realPathOf } from '../src/real-path.ts';
 import { assembleRecording } from './assemble-recording.ts';
 import { createRecorder } from './recorder.ts';
 
@@ -62,6 +63,8 @@ export function createLiveRecording(
   const startedAt = new Date();
   let pending = 0;
   let written = 0;
+  // Written beside and renamed onto the real file: a symlinked recording stays a symlink.
+  const target = realPathOf(file);
 
   const flush = (): void => {
     if (pending === written) return;
@@ -72,9 +75,9 @@ export function createLiveRecording(
         settings: { allowSpend: options.allowSpend, maxOrders: options.maxOrders ?? 0 },
         recordedAt: startedAt,
       });
-      const temporary = `${file}.${process.pid}.tmp`;
+      const temporary = `${target}.${process.pid}.tmp`;
       writeFileSync(temporary, `${JSON.stringify(recording, null, 2)}\n`);
-      renameSync(temporary, file);
+      renameSync(temporary, target);
       written = upTo;
     } catch (error) {
       options.onError?.(error as Error);

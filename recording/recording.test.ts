@@ -21,7 +21,7 @@ describe('loadRecording', () => {
     const file = path.join(scratch, 'leaky.json');
     writeFileSync(file, JSON.stringify(recording));
     const warnings: string[] = [];
-    expect(loadRecording(file, (line) => warnings.push(line)).interactions).toHaveLength(
+    expect(loadRecording(file, undefined, (line) => warnings.push(line)).interactions).toHaveLength(
       recording.interactions.length,
     );
     expect(warnings).toHaveLength(1);

@@ -7,7 +7,12 @@
  * next alias ('key-2', 'key-3', …) in order of first appearance, in request headers and
  * in response bodies alike. No Authorization header is stored either.
  */
-import { readFileSync } from 'node:fs';
+import {
+  BoundedFileError,
+  DEFAULT_FILE_LIMIT,
+  readBoundedFile,
+  type FileLimit,
+} from '../src/bounded-file.ts';
 import type { components } from '../src/generated/control.ts';
 import { isSecretName } from '../mock/http/journal-redaction.ts';
 import { loadSpec } from '../src/spec/loader.ts';
@@ -138,24 +143,29 @@ export class RecordingError extends Error {
 const cache = new Map<string, Recording>();
 
 /**
- * Reads and checks a recording file (cached per path: every contract file of a replay
- * reads the same one).
+ * Reads and checks a recording file (cached per path and limit: every contract file of a
+ * replay reads the same one). Only a regular file of at most `limit` is read.
  *
  * @example
  *   loadRecording('fixtures/simulator-recording.json').interactions.length; // > 0
  */
 export function loadRecording(
   file: string,
+  limit: FileLimit = DEFAULT_FILE_LIMIT,
   onWarning: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
 ): Recording {
-  const cached = cache.get(file);
+  const key = `${limit.maxBytes} ${file}`;
+  const cached = cache.get(key);
   if (cached) return cached;
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readBoundedFile(file, limit, 'pass the path of a recording file');
   } catch (error) {
+    if (!(error instanceof BoundedFileError)) throw error;
+    if (error.rule === 'not-regular' || error.rule === 'too-large') throw new RecordingError(error.message);
+    const what = error.rule === 'missing' ? `${error.code}, there is no such file` : error.code;
     throw new RecordingError(
-      `cannot read the recording '${file}': ${(error as Error).message}. Make one with 'energy-rental-kit record --out ${file}'.`,
+      `cannot read the recording '${file}': ${what}. Make one with 'energy-rental-kit record --out ${file}'.`,
     );
   }
   let value: unknown;
@@ -172,7 +182,7 @@ export function loadRecording(
     onWarning(
       `warning: '${file}' holds what looks like an API key in clear at ${keyLooking.slice(0, 5).join(', ')}${keyLooking.length > 5 ? ` and ${keyLooking.length - 5} more` : ''}; a recording keeps aliases (key-1, key-2, …): do not share or commit it until they are removed.`,
     );
-  cache.set(file, recording);
+  cache.set(key, recording);
   return recording;
 }
 

@@ -1,0 +1,195 @@
+/**
+ * Reading a file a user named (a state, a recording, a scenario) without letting it stall
+ * or swamp the process: only a regular file, only up to a limit. `/dev/zero` never ends, a
+ * named pipe blocks until a writer comes, and a runaway file fills the memory before
+ * JSON.parse says anything, so each is refused, by rule, before it is read.
+ */
+import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
+import { CliError } from './cli-error.ts';
+
+/** The largest file read when no limit is set, in MB (2^20 bytes). */
+export const DEFAULT_MAX_FILE_MB = 256;
+/** V8 holds a string of at most 2^29 − 24 characters: no larger file could be decoded at all. */
+export const MAX_FILE_MB_CEILING = 511;
+/** The environment variable of `--max-file-mb`, read by every command that reads such files. */
+export const MAX_FILE_MB_ENV = 'ENERGY_SIM_MAX_FILE_MB';
+
+const MB = 1024 * 1024;
+
+/** How large a file may be, and how the user raises that, for the message of a file over it. */
+export interface FileLimit {
+  maxBytes: number;
+  /** The option or variable that raises the limit, e.g. `--max-file-mb (or ENERGY_SIM_MAX_FILE_MB)`. */
+  raise: string;
+}
+
+/**
+ * The limit of `mb` megabytes.
+ *
+ * @example
+ *   fileLimit(1).maxBytes; // 1048576
+ *   fileLimit(8, 'ENERGY_SIM_MAX_FILE_MB').raise; // 'ENERGY_SIM_MAX_FILE_MB'
+ */
+export function fileLimit(mb: number, raise = `--max-file-mb (or ${MAX_FILE_MB_ENV})`): FileLimit {
+  return { maxBytes: mb * MB, raise };
+}
+
+/** The limit when none is set. */
+export const DEFAULT_FILE_LIMIT: FileLimit = fileLimit(DEFAULT_MAX_FILE_MB);
+
+/**
+ * A `--max-file-mb` value (undefined or empty: the default), or a CliError naming `label`
+ * and the rule.
+ *
+ * @example
+ *   parseMaxFileMb('64', '--max-file-mb'); // 64
+ *   parseMaxFileMb('lots', '--max-file-mb'); // throws "--max-file-mb must be a whole number of megabytes from 1 to 511 (got 'lots')."
+ */
+export function parseMaxFileMb(raw: string | undefined, label: string): number {
+  if (raw === undefined || raw === '') return DEFAULT_MAX_FILE_MB;
+  const mb = Number(raw);
+  if (!/^\d+$/.test(raw) || mb < 1 || mb > MAX_FILE_MB_CEILING)
+    throw new CliError(
+      `${label} must be a whole number of megabytes from 1 to ${MAX_FILE_MB_CEILING} (got '${raw}').`,
+    );
+  return mb;
+}
+
+/**
+ * The limit of a command from its `--max-file-mb` flag, else from ENERGY_SIM_MAX_FILE_MB,
+ * else the default; `flagName` null for a command that has only the variable.
+ *
+ * @example
+ *   fileLimitFrom(undefined, { ENERGY_SIM_MAX_FILE_MB: '8' }).maxBytes; // 8388608
+ *   fileLimitFrom('1', {}).raise; // '--max-file-mb (or ENERGY_SIM_MAX_FILE_MB)'
+ */
+export function fileLimitFrom(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv,
+  flagName: string | null = '--max-file-mb',
+): FileLimit {
+  const label =
+    flag !== undefined && flagName
+      ? flagName
+      : flagName
+        ? `${MAX_FILE_MB_ENV} (the environment variable of ${flagName})`
+        : MAX_FILE_MB_ENV;
+  const mb = parseMaxFileMb(flag ?? env[MAX_FILE_MB_ENV], label);
+  return fileLimit(mb, flagName ? `${flagName} (or ${MAX_FILE_MB_ENV})` : MAX_FILE_MB_ENV);
+}
+
+/** Which rule a file broke. */
+export type FileRule = 'missing' | 'unreadable' | 'not-regular' | 'too-large';
+
+/** A file refused by readBoundedFile: the message names the file, the rule and the fix. */
+export class BoundedFileError extends Error {
+  constructor(
+    message: string,
+    readonly rule: FileRule,
+    /** The errno code of a file that is missing or unreadable, e.g. 'ENOENT'. */
+    readonly code?: string,
+  ) {
+    super(message);
+    this.name = 'BoundedFileError';
+  }
+}
+
+function kindOf(stats: Stats): string {
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  if (stats.isFIFO()) return 'a named pipe';
+  if (stats.isSocket()) return 'a socket';
+  return 'not a file';
+}
+
+function sizeText(bytes: number): string {
+  if (bytes < MB) return `${bytes} bytes`;
+  const mb = bytes / MB;
+  return Number.isInteger(mb) ? `${mb} MB` : `${mb.toFixed(1)} MB (${bytes} bytes)`;
+}
+
+function fsError(file: string, error: unknown, fix: string): BoundedFileError {
+  const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+  return code === 'ENOENT'
+    ? new BoundedFileError(`there is no file '${file}'; ${fix}.`, 'missing', code)
+    : new BoundedFileError(`cannot read '${file}' (${code}); ${fix}.`, 'unreadable', code);
+}
+
+function notRegular(file: string, stats: Stats, fix: string): BoundedFileError {
+  return new BoundedFileError(`'${file}' is not a regular file (${kindOf(stats)}); ${fix}.`, 'not-regular');
+}
+
+/**
+ * The stats of `file` when it is a regular file (symlinks followed), else a
+ * BoundedFileError. `statSync` never opens the file, so a named pipe cannot block it.
+ * `fix` says what to pass instead.
+ *
+ * @example
+ *   regularFileStats('/dev/zero', 'pass the path of a recording file'); // throws "'/dev/zero' is not a regular file (a character device); pass the path of a recording file."
+ */
+export function regularFileStats(file: string, fix: string): Stats {
+  let stats: Stats;
+  try {
+    stats = statSync(file);
+  } catch (error) {
+    throw fsError(file, error, fix);
+  }
+  if (!stats.isFile()) throw notRegular(file, stats, fix);
+  return stats;
+}
+
+/**
+ * Reads `file` as UTF-8 when it is a regular file of at most `limit.maxBytes`; otherwise
+ * throws a BoundedFileError whose message names the file, the rule it broke and the fix
+ * (`fix` for a file that is missing or no regular file; a smaller file or `limit.raise`
+ * for one too large). At most one byte past the limit is ever read, so a file that grows
+ * after it was measured (or whose size says less than it holds, as /proc's files do) is
+ * refused as well.
+ *
+ * @example
+ *   const text = readBoundedFile('recordings/upstream.json', fileLimit(256), 'pass the path of a recording file');
+ */
+export function readBoundedFile(file: string, limit: FileLimit, fix: string): string {
+  const measured = regularFileStats(file, fix);
+  const tooLarge = (what: string): BoundedFileError =>
+    new BoundedFileError(
+      `'${file}' ${what}, over the limit of ${sizeText(limit.maxBytes)}; pass a smaller file, or raise the limit with ${limit.raise}.`,
+      'too-large',
+    );
+  if (measured.size > limit.maxBytes) throw tooLarge(`is ${sizeText(measured.size)}`);
+  let fd: number;
+  try {
+    // O_NONBLOCK: should the name now be a pipe, opening it must not wait for a writer.
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    throw fsError(file, error, fix);
+  }
+  try {
+    // What was opened is what counts: the name may have been swapped since it was measured.
+    const opened = fstatSync(fd);
+    if (!opened.isFile()) throw notRegular(file, opened, fix);
+    let buffer = Buffer.allocUnsafe(Math.min(opened.size, limit.maxBytes) + 1);
+    let total = 0;
+    for (;;) {
+      if (total === buffer.length) {
+        if (total > limit.maxBytes) break;
+        const larger = Buffer.allocUnsafe(Math.min(buffer.length * 2, limit.maxBytes + 1));
+        buffer.copy(larger, 0, 0, total);
+        buffer = larger;
+      }
+      let read: number;
+      try {
+        read = readSync(fd, buffer, total, buffer.length - total, null);
+      } catch (error) {
+        throw fsError(file, error, fix);
+      }
+      if (read === 0) break;
+      total += read;
+    }
+    if (total > limit.maxBytes) throw tooLarge('holds more than its size said (it grew while it was read)');
+    return buffer.toString('utf8', 0, total);
+  } finally {
+    closeSync(fd);
+  }
+}
