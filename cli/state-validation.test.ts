@@ -241,10 +241,20 @@ const TAMPERED: [string, Tamper, RegExp][] = [
 ];
 
 describe('serve --state refuses a tampered state file', () => {
-  it('starts from the untampered file', async () => {
-    const file = await stateFile(JSON.stringify(richSnapshot()));
+  it('starts from the untampered file, with its orders and accounts', async () => {
+    const saved = richSnapshot();
+    const file = await stateFile(JSON.stringify(saved));
     const running = await serve({ port: 0, host: '127.0.0.1', state: file, quiet: true }, () => undefined);
-    await running.close();
+    try {
+      const listed = (await (
+        await fetch(`${running.url}/_sim/orders`, { headers: { 'API-KEY': 'demo-key' } })
+      ).json()) as { orders: Array<{ orderId: string }> };
+      expect(listed.orders.map((o) => o.orderId).sort()).toEqual(saved.orders.map((o) => o.id).sort());
+      const second = await fetch(`${running.url}/v1/account`, { headers: { 'API-KEY': 'second-key-1' } });
+      expect(second.status).toBe(200);
+    } finally {
+      await running.close();
+    }
   });
 
   it.each(TAMPERED)(

@@ -169,14 +169,28 @@ describe('reset', () => {
     expect(events.slice(-2)).toEqual(['order', 'account']);
   });
 
-  it('does not touch a real clock', () => {
+  it('rewinds a manual clock on reset, and leaves a real clock alone', () => {
     let now = 5_000_000;
-    const clock: Clock = { mode: 'real', now: () => now, setAlarm: () => () => {} };
+    const rewinds: number[] = [];
+    // A real clock that could be rewound: the engine must not, since real time does not go back.
+    const clock = {
+      mode: 'real',
+      now: () => now,
+      setAlarm: () => () => {},
+      rewind: () => void rewinds.push(now),
+    } as Clock & { rewind(): void };
     const engine = createEngine({ clock, seed: 1, scenario: DEMO_SCENARIO });
     now += 10_000;
     engine.reset();
-    expect(clock.now()).toBe(5_010_000);
+    expect(rewinds).toEqual([]);
+    expect(engine.snapshot().savedAt).toBe(5_010_000);
     expect(engine.authenticate('demo-key')).toBeDefined();
+
+    const manual = createManualClock();
+    const manualEngine = createEngine({ clock: manual, seed: 1, scenario: DEMO_SCENARIO });
+    manual.advance(10_000);
+    manualEngine.reset();
+    expect(manual.now()).toBe(DEFAULT_MANUAL_START);
   });
 });
 
