@@ -10,12 +10,13 @@
  * undici's own `request` (undici 7, Node >= 20.18), was measured in its place and served
  * no more (bench/README.md), so it would be a dependency for nothing.
  *
- * Where it departs from the fetch standard, on purpose: a status no Response can carry is
- * a rejection that names it.
+ * Where it departs from the fetch standard, on purpose: the body is the bytes as sent (a
+ * gzip answer is not decompressed, the Response is marked RAW_BODY), so the proxy passes
+ * it on as it came; and a status no Response can carry is a rejection that names it.
  */
 import http from 'node:http';
 import https from 'node:https';
-import { UpstreamStatusInvalid, UpstreamTooLarge } from './http/upstream-forward.ts';
+import { RAW_BODY, UpstreamStatusInvalid, UpstreamTooLarge } from './http/upstream-forward.ts';
 
 /** Status codes whose answer has no body (a Response refuses one). */
 const NULL_BODY_STATUS = new Set([204, 205, 304]);
@@ -93,6 +94,7 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
             statusText: incoming.statusMessage ?? '',
             headers: answerHeaders,
           });
+          Object.defineProperty(response, RAW_BODY, { value: true });
           answered = true;
           if (bodiless) {
             incoming.resume();

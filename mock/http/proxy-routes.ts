@@ -16,7 +16,8 @@ import type { ApiStage } from './api-stages.ts';
 import type { SimEnv } from './context.ts';
 import type { LiveValidation } from './live-validation.ts';
 import type { SpendGuard } from './spend-guard.ts';
-import { forwardToUpstream, type UpstreamOptions } from './upstream-forward.ts';
+import { readUpstreamAnswer } from './upstream-answer.ts';
+import { DEFAULT_UPSTREAM_MAX_BYTES, forwardToUpstream, type UpstreamOptions } from './upstream-forward.ts';
 
 export interface ProxyContext {
   upstream: UpstreamOptions;
@@ -63,25 +64,20 @@ async function answer(c: Context<SimEnv>, proxy: ProxyContext): Promise<Response
     c.req.method === 'GET' || c.req.method === 'HEAD' ? undefined : new Uint8Array(await c.req.arrayBuffer());
   proxy.counters.forwarded++;
   const answered = await forwardToUpstream(proxy.upstream, c.req.raw, body);
-  const parsed = parseJson(answered.body, answered.headers['content-type']);
-  c.set('responseBody', parsed ?? new TextDecoder().decode(answered.body));
-  if (operation && parsed !== undefined && proxy.validation) {
-    const violations = proxy.validation.check(operation, answered.status, parsed);
+  const read = await readUpstreamAnswer(answered, proxy.upstream.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
+  c.set('responseBody', read.journal);
+  if (operation && proxy.validation) {
+    const violations = read.unchecked
+      ? proxy.validation.unchecked(operation, answered.status, read.unchecked)
+      : read.json !== undefined
+        ? proxy.validation.check(operation, answered.status, read.json)
+        : [];
     if (violations.length > 0) c.set('violations', violations);
   }
-  // The answer is passed on as it came: the proxy reports drift, it never hides it.
+  // The answer is passed on as it came, still encoded if it was: the proxy reports drift,
+  // it never hides it.
   return new Response(answered.body.byteLength > 0 ? answered.body : null, {
     status: answered.status,
     headers: answered.headers,
   });
-}
-
-/** The body as JSON when it says it is JSON and parses; undefined otherwise. */
-function parseJson(body: Uint8Array, contentType: string | undefined): unknown {
-  if (!contentType || !/\bjson\b/i.test(contentType)) return undefined;
-  try {
-    return JSON.parse(new TextDecoder().decode(body));
-  } catch {
-    return undefined;
-  }
 }

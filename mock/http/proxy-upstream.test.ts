@@ -1,7 +1,8 @@
 /**
  * The proxy of `serve --upstream` against an upstream it cannot trust, over real sockets:
- * a local node:http upstream that answers too much, too slowly, or with a status HTTP does
- * not have. Each exchange is bounded in size and time, and nothing is a 500.
+ * a local node:http upstream that answers too much, too slowly, with a status HTTP does
+ * not have, compressed, nested too deep or undecodable. Each exchange is bounded in size
+ * and time, every answer that can be passed on goes as it was sent, and nothing is a 500.
  */
 import {
   createServer as createHttpServer,
@@ -10,9 +11,10 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import { brotliCompressSync, deflateRawSync, deflateSync, gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createNodeFetch } from '../node-fetch.ts';
-import { createSimulator, type ProxyOptions } from '../simulator.ts';
+import { createSimulator, type ProxyOptions, type Simulator } from '../simulator.ts';
 import { listen } from '../test-support/socket-test-support.ts';
 
 const cleanups: (() => Promise<unknown> | void)[] = [];
@@ -21,6 +23,13 @@ afterEach(async () => {
 });
 
 const PRICE = '/v1/tron/price?rentalCount=65000&period=1h';
+/** A price answer that breaks one fact: trxPrice is a number, the spec says a string. */
+const BROKEN_PRICE = JSON.stringify({
+  code: 0,
+  msg: 'Get price successfully',
+  time: '1795316715',
+  data: { sun: '65', trxPrice: 4.23, period: '1h', resourceType: 'ENERGY', rentalCount: 65000 },
+});
 const MiB = 1024 * 1024;
 
 /** What the upstream saw of one request: its headers, how much of the answer it wrote, and whether the proxy hung up. */
@@ -139,6 +148,11 @@ function get(port: number, path: string, headers: Record<string, string> = {}): 
     req.on('error', reject);
     req.end();
   });
+}
+
+async function healthViolations(sim: Simulator): Promise<number> {
+  const health = (await (await sim.app.request('/_sim/health')).json()) as { proxy: { violations: number } };
+  return health.proxy.violations;
 }
 
 const fetches = [
@@ -273,6 +287,234 @@ describe('--upstream-timeout bounds the whole exchange', () => {
     const res = await sim.app.request(PRICE, { headers: { 'API-KEY': 'k' } });
     expect(res.status).toBe(504);
     expect(performance.now() - started).toBeLessThan(100 + 500);
+  });
+});
+
+describe('answers pass through as sent', () => {
+  it('passes on content-type, content-encoding, location, retry-after and every rate-limit header, and no cookie or hop-by-hop header', async () => {
+    const up = await upstream((_req, res) => {
+      res.writeHead(302, {
+        'content-type': 'application/json',
+        location: '/v1/elsewhere',
+        'retry-after': '7',
+        ratelimit: 'limit=10, remaining=9, reset=5',
+        'ratelimit-policy': '10;w=1',
+        'ratelimit-limit': '10',
+        'ratelimit-remaining': '9',
+        'ratelimit-reset': '5',
+        'x-ratelimit-limit': '10',
+        'x-ratelimit-remaining': '9',
+        'x-ratelimit-reset': '5',
+        'set-cookie': 'session=upstream-secret',
+        'keep-alive': 'timeout=99',
+        'proxy-authenticate': 'Basic realm=upstream',
+        'proxy-authorization': 'Basic dXA=',
+        trailer: 'x-checksum',
+        upgrade: 'h2c',
+        te: 'trailers',
+        connection: 'close',
+        'x-powered-by': 'upstream',
+      });
+      res.end('{"code":0}');
+    });
+    const { port } = await proxy(up.url);
+    const reply = await get(port, PRICE, { connection: 'keep-alive' });
+    expect(reply.status).toBe(302);
+    expect(reply.headers).toMatchObject({
+      'content-type': 'application/json',
+      location: '/v1/elsewhere',
+      'retry-after': '7',
+      ratelimit: 'limit=10, remaining=9, reset=5',
+      'ratelimit-policy': '10;w=1',
+      'ratelimit-limit': '10',
+      'ratelimit-remaining': '9',
+      'ratelimit-reset': '5',
+      'x-ratelimit-limit': '10',
+      'x-ratelimit-remaining': '9',
+      'x-ratelimit-reset': '5',
+    });
+    for (const name of [
+      'set-cookie',
+      'proxy-authenticate',
+      'proxy-authorization',
+      'trailer',
+      'upgrade',
+      'te',
+      'x-powered-by',
+    ])
+      expect(reply.headers[name], name).toBeUndefined();
+    // Those two are the proxy's own connection's, never the upstream's.
+    expect(reply.headers['keep-alive']).not.toBe('timeout=99');
+    expect(reply.headers.connection).not.toBe('close');
+    expect(reply.bytes.toString()).toBe('{"code":0}');
+  });
+
+  it('forwards only the API key, content type and accept of the request', async () => {
+    const up = await upstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"code":0}');
+    });
+    const { port } = await proxy(up.url);
+    await get(port, PRICE, {
+      accept: 'application/json',
+      cookie: 'sim=1',
+      authorization: 'Bearer control-token',
+      origin: 'http://127.0.0.1',
+      'x-forwarded-for': '10.0.0.1',
+      'accept-encoding': 'gzip',
+    });
+    const seen = Object.keys(up.exchanges[0]!.headers).sort();
+    expect(seen).toEqual(['accept', 'api-key', 'connection', 'host']);
+  });
+
+  it('passes a gzip answer as the gzip bytes with its content-encoding, and checks what they decode to', async () => {
+    const gzipped = gzipSync(BROKEN_PRICE);
+    const up = await upstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      res.end(gzipped);
+    });
+    const { sim, port, reports } = await proxy(up.url);
+    const reply = await get(port, PRICE);
+    expect(reply.status).toBe(200);
+    expect(reply.headers['content-encoding']).toBe('gzip');
+    expect(reply.bytes.equals(gzipped)).toBe(true);
+    expect(gunzipSync(reply.bytes).toString()).toBe(BROKEN_PRICE);
+    expect(sim.journal.list()[0]!.violations).toEqual([
+      { path: '/data/trxPrice', message: 'must be string' },
+    ]);
+    expect(reports[0]).toContain('/data/trxPrice');
+  });
+
+  it.each([
+    ['deflate', deflateSync],
+    ['deflate', deflateRawSync],
+    ['br', brotliCompressSync],
+  ] as const)('checks what a %s answer decodes to and passes its bytes as sent', async (coding, compress) => {
+    const encoded = compress(Buffer.from(BROKEN_PRICE));
+    const up = await upstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': coding });
+      res.end(encoded);
+    });
+    const { sim, port } = await proxy(up.url);
+    const reply = await get(port, PRICE);
+    expect(reply.headers['content-encoding']).toBe(coding);
+    expect(reply.bytes.equals(encoded)).toBe(true);
+    expect(sim.journal.list()[0]!.violations).toEqual([
+      { path: '/data/trxPrice', message: 'must be string' },
+    ]);
+  });
+
+  it('with the global fetch, which decodes, passes the decoded answer without the content-encoding that no longer holds', async () => {
+    const up = await upstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      res.end(gzipSync(BROKEN_PRICE));
+    });
+    const { sim, port } = await proxy(up.url, { fetch: globalThis.fetch });
+    const reply = await get(port, PRICE);
+    expect(reply.headers['content-encoding']).toBeUndefined();
+    expect(reply.bytes.toString()).toBe(BROKEN_PRICE);
+    expect(sim.journal.list()[0]!.violations).toEqual([
+      { path: '/data/trxPrice', message: 'must be string' },
+    ]);
+  });
+});
+
+describe('answers that cannot be checked pass through, reported as not checked', () => {
+  async function passedThrough(
+    headers: Record<string, string>,
+    body: Buffer | string,
+    options: Partial<ProxyOptions> = {},
+    path = PRICE,
+  ) {
+    const up = await upstream((_req, res) => {
+      res.writeHead(200, headers);
+      res.end(body);
+    });
+    const served = await proxy(up.url, options);
+    const reply = await get(served.port, path);
+    expect(reply.status).toBe(200);
+    expect(reply.bytes.equals(Buffer.from(body))).toBe(true);
+    expect(served.unexpected).toEqual([]);
+    return { ...served, reply, entry: served.sim.journal.list()[0]! };
+  }
+
+  it('passes a JSON answer nested 100 000 levels deep unaltered, with a violation saying it was not checked', async () => {
+    const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+    const { sim, entry, reports } = await passedThrough({ 'content-type': 'application/json' }, deep);
+    expect(entry.violations).toEqual([
+      { path: '', message: 'not checked: the body nests deeper than 32 levels' },
+    ]);
+    expect(reports).toEqual([
+      'spec violation: getPrice (HTTP 200): not checked: the body nests deeper than 32 levels',
+    ]);
+    expect(await healthViolations(sim)).toBe(1);
+  });
+
+  it('passes a deep answer to a path the spec does not know, and journals it without a 500', async () => {
+    const deep = '{"a":'.repeat(50_000) + '1' + '}'.repeat(50_000);
+    const { entry } = await passedThrough(
+      { 'content-type': 'application/json' },
+      deep,
+      {},
+      '/v1/no/such/path',
+    );
+    expect(entry.status).toBe(200);
+    expect(entry.violations).toBeUndefined();
+  });
+
+  it('passes a gzip answer that decodes past the cap unaltered, with a violation naming --upstream-max-bytes', async () => {
+    const bomb = gzipSync(JSON.stringify({ code: 0, msg: '0'.repeat(4 * MiB), time: '1', data: null }));
+    expect(bomb.byteLength).toBeLessThan(MiB);
+    const { sim, entry } = await passedThrough(
+      { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      bomb,
+      { maxBytes: MiB },
+    );
+    expect(entry.violations).toEqual([
+      {
+        path: '',
+        message: 'not checked: decoded (gzip), the body is larger than 1048576 bytes (--upstream-max-bytes)',
+      },
+    ]);
+    expect(await healthViolations(sim)).toBe(1);
+  });
+
+  it('passes an answer its content-encoding does not describe unaltered, with a violation saying it could not be decoded', async () => {
+    const { entry } = await passedThrough(
+      { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      'this is not gzip',
+    );
+    expect(entry.violations).toEqual([
+      {
+        path: '',
+        message: expect.stringMatching(/^not checked: its gzip body could not be decoded \(.+\)$/),
+      },
+    ]);
+  });
+
+  it('passes an answer in an encoding it does not decode unaltered, with a violation naming the encoding', async () => {
+    const { entry } = await passedThrough(
+      { 'content-type': 'application/json', 'content-encoding': 'zstd' },
+      Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0, 0]),
+    );
+    expect(entry.violations).toEqual([
+      {
+        path: '',
+        message: "not checked: its content-encoding 'zstd' is not one the proxy decodes (gzip, deflate, br)",
+      },
+    ]);
+  });
+
+  it('passes an answer that says JSON and is not unaltered, with a violation saying so', async () => {
+    const { entry } = await passedThrough({ 'content-type': 'application/json' }, '<html>Bad gateway</html>');
+    expect(entry.violations).toEqual([
+      {
+        path: '',
+        message: expect.stringMatching(
+          /^not checked: the body is not JSON \(.+\), though its content type is application\/json$/,
+        ),
+      },
+    ]);
   });
 });
 

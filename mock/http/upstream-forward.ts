@@ -23,6 +23,14 @@ export interface UpstreamOptions {
 export const DEFAULT_UPSTREAM_MAX_BYTES = 8 * 1024 * 1024;
 
 /**
+ * Marks a Response whose body is the bytes the upstream sent, its content-encoding not
+ * undone (createNodeFetch sets it). The fetch standard decodes gzip, deflate and br, so a
+ * body from any other network fetch arrives decoded under a content-encoding that no
+ * longer holds.
+ */
+export const RAW_BODY: unique symbol = Symbol('energy-rental-kit.rawBody');
+
+/**
  * The upstream's answer is larger than `maxBytes`. Thrown here and by createNodeFetch when
  * given `maxBodyBytes` (which bounds what a wrapper, such as the recorder of `--record`,
  * reads before the proxy does).
@@ -61,8 +69,15 @@ export class UpstreamStatusInvalid extends Error {
 
 /** The request headers passed on: what the API reads. Host, Origin and cookies stay here. */
 const FORWARDED_REQUEST_HEADERS = ['api-key', 'content-type', 'accept'];
-/** The answer's headers passed back: what a client of the API reads. */
-const FORWARDED_RESPONSE_HEADERS = ['content-type', 'retry-after'];
+/**
+ * The answer's headers passed back: what a client of the API reads, rate-limit headers of
+ * every spelling included. Never set-cookie (the simulator's origin is not the service's)
+ * and never a hop-by-hop header (connection, keep-alive, transfer-encoding, te, trailer,
+ * upgrade, proxy-*), which describe the upstream's connection, not the answer.
+ */
+const FORWARDED_RESPONSE_HEADERS = new Set(['content-type', 'content-encoding', 'location', 'retry-after']);
+const forwardedResponseHeader = (name: string): boolean =>
+  FORWARDED_RESPONSE_HEADERS.has(name) || name.startsWith('ratelimit') || name.startsWith('x-ratelimit-');
 
 /** Statuses whose answer has no body (a Response refuses one). */
 const NULL_BODY_STATUS = new Set([204, 205, 304]);
@@ -70,6 +85,7 @@ const NULL_BODY_STATUS = new Set([204, 205, 304]);
 export interface UpstreamAnswer {
   status: number;
   headers: Record<string, string>;
+  /** As the upstream sent it: still encoded when `headers['content-encoding']` says so. */
   body: Uint8Array<ArrayBuffer>;
 }
 
@@ -173,14 +189,20 @@ async function readCapped(
   return bytes;
 }
 
-/** The headers passed back. */
+/** The headers passed back; a content-encoding another fetch has already undone is dropped with it. */
 function answerHeaders(response: Response): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const name of FORWARDED_RESPONSE_HEADERS) {
-    const value = response.headers.get(name);
-    if (value !== null) out[name] = value;
-  }
+  response.headers.forEach((value, name) => {
+    if (forwardedResponseHeader(name)) out[name] = value;
+  });
+  // A Response made by hand (type 'default', a test's stand-in) holds what it was given.
+  if (out['content-encoding'] !== undefined && !isRaw(response) && response.type !== 'default')
+    delete out['content-encoding'];
   return out;
+}
+
+function isRaw(response: Response): boolean {
+  return (response as Response & { [RAW_BODY]?: boolean })[RAW_BODY] === true;
 }
 
 /**
