@@ -10,7 +10,12 @@ import { isLoopback } from '../mock/http/control-guard.ts';
 import { parseAllowedHosts } from '../mock/http/request-guard.ts';
 import { createNodeFetch } from '../mock/node-fetch.ts';
 import { createSimulatorServer } from '../mock/node-server.ts';
-import { createSimulator, type ReplayOptions, type ScenarioInput } from '../mock/simulator.ts';
+import {
+  createSimulator,
+  DEFAULT_UPSTREAM_MAX_BYTES,
+  type ReplayOptions,
+  type ScenarioInput,
+} from '../mock/simulator.ts';
 import { CliError } from '../src/cli-error.ts';
 import { createLogger, type LogFormat, type Logger } from './logger.ts';
 import { createLiveRecording, LIVE_CASE } from '../recording/live-recording.ts';
@@ -46,8 +51,11 @@ Options (each has an environment variable; the flag wins):
 In front of the real service (the control plane, /docs and the dashboard stay local):
   --upstream URL      Forward every API call to URL, e.g. https://api.eopen.io; each answer
                       is checked against the spec and passed on unaltered (ENERGY_SIM_UPSTREAM)
-  --upstream-timeout MS  How long to wait for the upstream, default 10000
-                      (ENERGY_SIM_UPSTREAM_TIMEOUT); then 504
+  --upstream-timeout MS  How long the whole exchange with the upstream may take, its
+                      answer's body included, default 10000 (ENERGY_SIM_UPSTREAM_TIMEOUT);
+                      then 504
+  --upstream-max-bytes N  Largest upstream answer passed on, default 8388608 (8 MiB)
+                      (ENERGY_SIM_UPSTREAM_MAX_BYTES); a larger one is cut and answered 502
   --allow-spend       Forward order creation, which spends real TRX; refused without it
                       (ENERGY_SIM_ALLOW_SPEND=1)
   --max-orders N      Forward at most N orders in this run (ENERGY_SIM_MAX_ORDERS)
@@ -77,6 +85,8 @@ export interface ServeOptions {
   upstream?: string | undefined;
   /** Default 10 000. */
   upstreamTimeoutMs?: number | undefined;
+  /** Default 8 MiB (DEFAULT_UPSTREAM_MAX_BYTES). */
+  upstreamMaxBytes?: number | undefined;
   allowSpend?: boolean | undefined;
   maxOrders?: number | undefined;
   /** Proxy mode: write the traffic to this recording. */
@@ -86,6 +96,9 @@ export interface ServeOptions {
   /** Where each value came from ('--clock' or 'ENERGY_SIM_CLOCK (…)'), for messages; default the flag. */
   sources?: ServeSources | undefined;
 }
+
+/** The largest `--upstream-max-bytes`, 1 GiB. */
+const MAX_UPSTREAM_MAX_BYTES = 1024 * 1024 * 1024;
 
 /** The environment variable behind each serve flag (the flag wins). */
 export const SERVE_ENV = {
@@ -102,6 +115,7 @@ export const SERVE_ENV = {
   log: 'ENERGY_SIM_LOG',
   upstream: 'ENERGY_SIM_UPSTREAM',
   'upstream-timeout': 'ENERGY_SIM_UPSTREAM_TIMEOUT',
+  'upstream-max-bytes': 'ENERGY_SIM_UPSTREAM_MAX_BYTES',
   'max-orders': 'ENERGY_SIM_MAX_ORDERS',
   record: 'ENERGY_SIM_RECORD',
   replay: 'ENERGY_SIM_REPLAY',
@@ -130,6 +144,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
         quiet: { type: 'boolean' },
         upstream: { type: 'string' },
         'upstream-timeout': { type: 'string' },
+        'upstream-max-bytes': { type: 'string' },
         'allow-spend': { type: 'boolean' },
         'max-orders': { type: 'string' },
         record: { type: 'string' },
@@ -206,6 +221,8 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
   const upstream = upstreamUrl();
   const allowSpend = values['allow-spend'] ?? env.ENERGY_SIM_ALLOW_SPEND === '1';
   const upstreamTimeoutMs = integer('upstream-timeout', 1, 600_000);
+  // The proxy holds an answer whole to check it: past a gigabyte a cap bounds nothing.
+  const upstreamMaxBytes = integer('upstream-max-bytes', 1, MAX_UPSTREAM_MAX_BYTES);
   const maxOrders = integer('max-orders', 0, 1_000_000);
   const record = pick('record') || undefined;
   const replay = pick('replay') || undefined;
@@ -221,6 +238,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
     // Flags of the proxy do nothing without it: say so rather than run a simulator that ignores them.
     const stray = [
       upstreamTimeoutMs !== undefined && label('upstream-timeout'),
+      upstreamMaxBytes !== undefined && label('upstream-max-bytes'),
       values['allow-spend'] && '--allow-spend',
       maxOrders !== undefined && label('max-orders'),
     ].filter(Boolean);
@@ -230,7 +248,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
       );
   }
   return {
-    ...(upstream ? { upstream, upstreamTimeoutMs, allowSpend, maxOrders } : {}),
+    ...(upstream ? { upstream, upstreamTimeoutMs, upstreamMaxBytes, allowSpend, maxOrders } : {}),
     ...(record ? { record } : {}),
     ...(replay ? { replay } : {}),
     port: integer('port', 0, 65535) ?? 8787,
@@ -346,7 +364,10 @@ export async function serve(
         })
       : undefined;
   // Node's own http client in front of the upstream; the global fetch does the same work slower.
-  const upstreamFetch = options.upstream ? createNodeFetch() : undefined;
+  // Capped itself too: the recorder of --record reads each answer whole before the proxy does.
+  const upstreamFetch = options.upstream
+    ? createNodeFetch({ maxBodyBytes: options.upstreamMaxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES })
+    : undefined;
   const loopback = isLoopback(options.host);
   const token = options.token || undefined;
   let simulator;
@@ -364,6 +385,7 @@ export async function serve(
             proxy: {
               upstream: options.upstream,
               ...(options.upstreamTimeoutMs !== undefined ? { timeoutMs: options.upstreamTimeoutMs } : {}),
+              ...(options.upstreamMaxBytes !== undefined ? { maxBytes: options.upstreamMaxBytes } : {}),
               allowSpend: options.allowSpend ?? false,
               ...(options.maxOrders !== undefined ? { maxOrders: options.maxOrders } : {}),
               onViolation: (line: string) => log.warn(line),
