@@ -118,74 +118,93 @@ async function envelope(
   return { status: res.status, body, ms: performance.now() - started };
 }
 
+/**
+ * The tests that hold wall-clock figures. Two shared cores, with other test files running
+ * beside these, can delay one poll past 100 ms by scheduling alone; what these tests guard
+ * against (an event loop stalled for seconds, a gigabyte of RSS) fails every attempt.
+ */
+const TIMED = { timeout: 60_000, retry: 2 };
+
 describe.skipIf(!existsSync('/proc/self/status'))(
   'serve --upstream in front of an upstream that answers too much or too slowly',
   () => {
-    it('answers six 100 MB answers at once with the 502 envelope within --upstream-timeout + 1 s, under 300 MB of RSS, health under 100 ms', async () => {
-      const url = await upstream('hundred-megabytes');
-      const { child, url: proxy } = await startCli(
-        ['serve', '--port', '0', '--upstream', url, '--upstream-timeout', String(TIMEOUT_MS)],
-        cleanups,
-      );
-      await envelope(proxy);
-      let elapsed = 0;
-      const [replies, latencies] = await whilePolling(proxy, async () => {
-        const started = performance.now();
-        const all = await Promise.all(Array.from({ length: 6 }, () => envelope(proxy)));
-        elapsed = performance.now() - started;
-        return all;
-      });
-      const rss = peakRssMb(child.pid!);
-      const slowest = Math.max(...latencies);
-      console.info(
-        `six 100 MB answers: all envelopes in ${elapsed.toFixed(0)} ms (slowest ${Math.max(...replies.map((r) => r.ms)).toFixed(0)} ms); peak RSS ${rss.toFixed(0)} MB; health max ${slowest.toFixed(1)} ms over ${latencies.length} polls (${latencies.map((l) => l.toFixed(0)).join(' ')})`,
-      );
-      for (const reply of replies) {
-        expect(reply.status).toBe(502);
-        expect(reply.body).toMatchObject({
-          code: 50200,
-          msg: expect.stringContaining('--upstream-max-bytes'),
+    it(
+      'answers six 100 MB answers at once with the 502 envelope within --upstream-timeout + 1 s, under 300 MB of RSS, health under 100 ms',
+      TIMED,
+      async () => {
+        const url = await upstream('hundred-megabytes');
+        const { child, url: proxy } = await startCli(
+          ['serve', '--port', '0', '--upstream', url, '--upstream-timeout', String(TIMEOUT_MS)],
+          cleanups,
+        );
+        await envelope(proxy);
+        let elapsed = 0;
+        const [replies, latencies] = await whilePolling(proxy, async () => {
+          const started = performance.now();
+          const all = await Promise.all(Array.from({ length: 6 }, () => envelope(proxy)));
+          elapsed = performance.now() - started;
+          return all;
         });
-      }
-      expect(elapsed).toBeLessThan(TIMEOUT_MS + 1000);
-      expect(rss).toBeLessThan(300);
-      expect(slowest).toBeLessThan(100);
-    }, 60_000);
+        const rss = peakRssMb(child.pid!);
+        const slowest = Math.max(...latencies);
+        console.info(
+          `six 100 MB answers: all envelopes in ${elapsed.toFixed(0)} ms (slowest ${Math.max(...replies.map((r) => r.ms)).toFixed(0)} ms); peak RSS ${rss.toFixed(0)} MB; health max ${slowest.toFixed(1)} ms over ${latencies.length} polls (${latencies.map((l) => l.toFixed(0)).join(' ')})`,
+        );
+        for (const reply of replies) {
+          expect(reply.status).toBe(502);
+          expect(reply.body).toMatchObject({
+            code: 50200,
+            msg: expect.stringContaining('--upstream-max-bytes'),
+          });
+        }
+        expect(elapsed).toBeLessThan(TIMEOUT_MS + 1000);
+        expect(rss).toBeLessThan(300);
+        expect(slowest).toBeLessThan(100);
+      },
+    );
 
-    it('keeps the cap while recording: --record reads no more of an answer than --upstream-max-bytes', async () => {
-      const url = await upstream('hundred-megabytes');
-      const record = join(mkdtempSync(join(tmpdir(), 'erk-bounds-')), 'live.json');
-      cleanups.push(() => rmSync(dirname(record), { recursive: true, force: true }));
-      const { child, url: proxy } = await startCli(
-        ['serve', '--port', '0', '--upstream', url, '--record', record, '--upstream-max-bytes', String(MB)],
-        cleanups,
-      );
-      await envelope(proxy);
-      const replies = await Promise.all(Array.from({ length: 6 }, () => envelope(proxy)));
-      const rss = peakRssMb(child.pid!);
-      console.info(`six 100 MB answers recorded: peak RSS ${rss.toFixed(0)} MB`);
-      for (const reply of replies) {
-        expect(reply.status).toBe(502);
-        expect(reply.body.msg).toMatch(/over --upstream-max-bytes 1048576/);
-      }
-      expect(rss).toBeLessThan(300);
-    }, 60_000);
+    it(
+      'keeps the cap while recording: --record reads no more of an answer than --upstream-max-bytes',
+      { timeout: 60_000 },
+      async () => {
+        const url = await upstream('hundred-megabytes');
+        const record = join(mkdtempSync(join(tmpdir(), 'erk-bounds-')), 'live.json');
+        cleanups.push(() => rmSync(dirname(record), { recursive: true, force: true }));
+        const { child, url: proxy } = await startCli(
+          ['serve', '--port', '0', '--upstream', url, '--record', record, '--upstream-max-bytes', String(MB)],
+          cleanups,
+        );
+        await envelope(proxy);
+        const replies = await Promise.all(Array.from({ length: 6 }, () => envelope(proxy)));
+        const rss = peakRssMb(child.pid!);
+        console.info(`six 100 MB answers recorded: peak RSS ${rss.toFixed(0)} MB`);
+        for (const reply of replies) {
+          expect(reply.status).toBe(502);
+          expect(reply.body.msg).toMatch(/over --upstream-max-bytes 1048576/);
+        }
+        expect(rss).toBeLessThan(300);
+      },
+    );
 
-    it('answers an upstream that sends its headers and then drips the body with the 504 envelope within --upstream-timeout + 1 s', async () => {
-      const url = await upstream('drip');
-      const { child, url: proxy } = await startCli(
-        ['serve', '--port', '0', '--upstream', url, '--upstream-timeout', '1000'],
-        cleanups,
-      );
-      await envelope(proxy);
-      const [reply, latencies] = await whilePolling(proxy, () => envelope(proxy));
-      console.info(
-        `a dripped answer: envelope in ${reply.ms.toFixed(0)} ms; peak RSS ${peakRssMb(child.pid!).toFixed(0)} MB; health max ${Math.max(...latencies).toFixed(1)} ms`,
-      );
-      expect(reply.status).toBe(504);
-      expect(reply.body.msg).toContain('did not answer within 1000 ms (--upstream-timeout)');
-      expect(reply.ms).toBeLessThan(1000 + 1000);
-      expect(Math.max(...latencies)).toBeLessThan(100);
-    }, 60_000);
+    it(
+      'answers an upstream that sends its headers and then drips the body with the 504 envelope within --upstream-timeout + 1 s',
+      TIMED,
+      async () => {
+        const url = await upstream('drip');
+        const { child, url: proxy } = await startCli(
+          ['serve', '--port', '0', '--upstream', url, '--upstream-timeout', '1000'],
+          cleanups,
+        );
+        await envelope(proxy);
+        const [reply, latencies] = await whilePolling(proxy, () => envelope(proxy));
+        console.info(
+          `a dripped answer: envelope in ${reply.ms.toFixed(0)} ms; peak RSS ${peakRssMb(child.pid!).toFixed(0)} MB; health max ${Math.max(...latencies).toFixed(1)} ms`,
+        );
+        expect(reply.status).toBe(504);
+        expect(reply.body.msg).toContain('did not answer within 1000 ms (--upstream-timeout)');
+        expect(reply.ms).toBeLessThan(1000 + 1000);
+        expect(Math.max(...latencies)).toBeLessThan(100);
+      },
+    );
   },
 );
