@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CliError } from '../src/cli-error.ts';
-import { parseServeArgs, serve, SERVE_ENV, type ServeOptions } from './serve.ts';
+import { parseServeArgs, serve, SERVE_ENV, SERVE_HELP, type ServeOptions } from './serve.ts';
 import { exitOf, runCli, startCli } from './test-support.ts';
 
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
@@ -512,6 +512,8 @@ describe('serve --upstream', () => {
           'https://api.eopen.io',
           '--upstream-timeout',
           '2500',
+          '--upstream-max-bytes',
+          '1048576',
           '--allow-spend',
           '--max-orders',
           '3',
@@ -521,6 +523,7 @@ describe('serve --upstream', () => {
     ).toMatchObject({
       upstream: 'https://api.eopen.io',
       upstreamTimeoutMs: 2500,
+      upstreamMaxBytes: 1048576,
       allowSpend: true,
       maxOrders: 3,
     });
@@ -530,16 +533,19 @@ describe('serve --upstream', () => {
         ENERGY_SIM_ALLOW_SPEND: '1',
         ENERGY_SIM_MAX_ORDERS: '1',
         ENERGY_SIM_UPSTREAM_TIMEOUT: '100',
+        ENERGY_SIM_UPSTREAM_MAX_BYTES: '65536',
       }),
     ).toMatchObject({
       upstream: 'http://127.0.0.1:9',
       allowSpend: true,
       maxOrders: 1,
       upstreamTimeoutMs: 100,
+      upstreamMaxBytes: 65536,
     });
     expect(parseServeArgs(['--upstream', 'https://api.eopen.io'], {})).toMatchObject({
       allowSpend: false,
       maxOrders: undefined,
+      upstreamMaxBytes: undefined,
     });
     expect(parseServeArgs(['--upstream', 'https://api.eopen.io', '--record', 'live.json'], {})).toMatchObject(
       { record: 'live.json' },
@@ -577,11 +583,51 @@ describe('serve --upstream', () => {
       ['--upstream', 'http://x', '--upstream-timeout', '0'],
       /--upstream-timeout must be a whole number from 1 to 600000/,
     ],
+    [
+      ['--upstream', 'http://x', '--upstream-max-bytes', '0'],
+      /^--upstream-max-bytes must be a whole number from 1 to 1073741824 \(got '0'\)\.$/,
+    ],
+    [
+      ['--upstream', 'http://x', '--upstream-max-bytes', '8MiB'],
+      /^--upstream-max-bytes must be a whole number from 1 to 1073741824 \(got '8MiB'\)\.$/,
+    ],
+    [
+      ['--upstream', 'http://x', '--upstream-max-bytes', '1073741825'],
+      /--upstream-max-bytes must be a whole number from 1 to 1073741824/,
+    ],
+    [
+      ['--upstream-max-bytes', '1024'],
+      /^--upstream-max-bytes only apply in front of a service: add --upstream URL/,
+    ],
     [['--record', 'x.json'], /--record records the traffic of a proxy: add --upstream URL/],
     [['--replay', 'x.json', '--upstream', 'http://x'], /--replay and --upstream exclude each other/],
   ])('refuses %j with a message naming the flag and the fix', (args, message) => {
     expect(() => parseServeArgs(args, {})).toThrow(CliError);
     expect(() => parseServeArgs(args, {})).toThrow(message);
+  });
+
+  it('names ENERGY_SIM_UPSTREAM_MAX_BYTES when the variable holds a bad value', () => {
+    expect(
+      cliError(() => parseServeArgs(['--upstream', 'http://x'], { ENERGY_SIM_UPSTREAM_MAX_BYTES: '-1' }))
+        .message,
+    ).toBe(
+      "ENERGY_SIM_UPSTREAM_MAX_BYTES (the environment variable of --upstream-max-bytes) must be a whole number from 1 to 1073741824 (got '-1').",
+    );
+  });
+
+  it('exits 2 with one line naming --upstream-max-bytes and its rule for a bad value', async () => {
+    const { code, stderr } = await runCli(
+      ['serve', '--upstream', 'http://127.0.0.1:9', '--upstream-max-bytes', 'lots'],
+      cleanups,
+    );
+    expect(code).toBe(2);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toContain("--upstream-max-bytes must be a whole number from 1 to 1073741824 (got 'lots')");
+  }, 40_000);
+
+  it('lists --upstream-max-bytes and its variable in the help', () => {
+    expect(SERVE_HELP).toMatch(/--upstream-max-bytes N .*default 8388608/);
+    expect(SERVE_HELP).toContain('ENERGY_SIM_UPSTREAM_MAX_BYTES');
   });
 
   it('serves as a proxy in front of another simulator: the API goes upstream, the control plane stays local', async () => {

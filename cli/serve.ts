@@ -10,7 +10,12 @@ import { redactUrl } from '../mock/http/journal-redaction.ts';
 import { parseAllowedHosts } from '../mock/http/request-guard.ts';
 import { createNodeFetch } from '../mock/node-fetch.ts';
 import { createSimulatorServer } from '../mock/node-server.ts';
-import { createSimulator, type ReplayOptions, type ScenarioInput } from '../mock/simulator.ts';
+import {
+  createSimulator,
+  DEFAULT_UPSTREAM_MAX_BYTES,
+  type ReplayOptions,
+  type ScenarioInput,
+} from '../mock/simulator.ts';
 import {
   BoundedFileError,
   DEFAULT_MAX_FILE_MB,
@@ -58,8 +63,11 @@ In front of the real service (the control plane, /docs and the dashboard stay lo
   --upstream URL      Forward the API to URL, e.g. https://api.eopen.io: each documented
                       operation, spelled exactly and with its method; each answer is checked
                       against the spec and passed on unaltered (ENERGY_SIM_UPSTREAM)
-  --upstream-timeout MS  How long to wait for the upstream, default 10000
-                      (ENERGY_SIM_UPSTREAM_TIMEOUT); then 504
+  --upstream-timeout MS  How long the whole exchange with the upstream may take, its
+                      answer's body included, default 10000 (ENERGY_SIM_UPSTREAM_TIMEOUT);
+                      then 504
+  --upstream-max-bytes N  Largest upstream answer passed on, default 8388608 (8 MiB)
+                      (ENERGY_SIM_UPSTREAM_MAX_BYTES); a larger one is cut and answered 502
   --allow-spend       Forward order creation, which spends real TRX; refused without it
                       (ENERGY_SIM_ALLOW_SPEND=1)
   --max-orders N      Forward at most N orders in this run (ENERGY_SIM_MAX_ORDERS)
@@ -93,6 +101,8 @@ export interface ServeOptions {
   upstream?: string | undefined;
   /** Default 10 000. */
   upstreamTimeoutMs?: number | undefined;
+  /** Default 8 MiB (DEFAULT_UPSTREAM_MAX_BYTES). */
+  upstreamMaxBytes?: number | undefined;
   allowSpend?: boolean | undefined;
   maxOrders?: number | undefined;
   /** TRX the forwarded orders may cost in all, a decimal string. */
@@ -107,6 +117,9 @@ export interface ServeOptions {
   /** Where each value came from ('--clock' or 'ENERGY_SIM_CLOCK (…)'), for messages; default the flag. */
   sources?: ServeSources | undefined;
 }
+
+/** The largest `--upstream-max-bytes`, 1 GiB. */
+const MAX_UPSTREAM_MAX_BYTES = 1024 * 1024 * 1024;
 
 /** The environment variable behind each serve flag (the flag wins). */
 export const SERVE_ENV = {
@@ -123,6 +136,7 @@ export const SERVE_ENV = {
   log: 'ENERGY_SIM_LOG',
   upstream: 'ENERGY_SIM_UPSTREAM',
   'upstream-timeout': 'ENERGY_SIM_UPSTREAM_TIMEOUT',
+  'upstream-max-bytes': 'ENERGY_SIM_UPSTREAM_MAX_BYTES',
   'max-orders': 'ENERGY_SIM_MAX_ORDERS',
   'max-spend': 'ENERGY_SIM_MAX_SPEND',
   record: 'ENERGY_SIM_RECORD',
@@ -153,6 +167,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
         quiet: { type: 'boolean' },
         upstream: { type: 'string' },
         'upstream-timeout': { type: 'string' },
+        'upstream-max-bytes': { type: 'string' },
         'allow-spend': { type: 'boolean' },
         'max-orders': { type: 'string' },
         'max-spend': { type: 'string' },
@@ -232,6 +247,8 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
   const upstream = upstreamUrl();
   const allowSpend = values['allow-spend'] ?? env.ENERGY_SIM_ALLOW_SPEND === '1';
   const upstreamTimeoutMs = integer('upstream-timeout', 1, 600_000);
+  // The proxy holds an answer whole to check it: past a gigabyte a cap bounds nothing.
+  const upstreamMaxBytes = integer('upstream-max-bytes', 1, MAX_UPSTREAM_MAX_BYTES);
   const maxOrders = integer('max-orders', 0, 1_000_000);
   const maxSpend = (() => {
     const raw = pick('max-spend');
@@ -259,6 +276,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
     // Flags of the proxy do nothing without it: say so rather than run a simulator that ignores them.
     const stray = [
       upstreamTimeoutMs !== undefined && label('upstream-timeout'),
+      upstreamMaxBytes !== undefined && label('upstream-max-bytes'),
       values['allow-spend'] && '--allow-spend',
       maxOrders !== undefined && label('max-orders'),
       maxSpend !== undefined && label('max-spend'),
@@ -270,7 +288,9 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
       );
   }
   return {
-    ...(upstream ? { upstream, upstreamTimeoutMs, allowSpend, maxOrders, maxSpend, forwardUnknown } : {}),
+    ...(upstream
+      ? { upstream, upstreamTimeoutMs, upstreamMaxBytes, allowSpend, maxOrders, maxSpend, forwardUnknown }
+      : {}),
     ...(record ? { record } : {}),
     ...(replay ? { replay } : {}),
     ...(maxFileMb !== undefined ? { maxFileMb } : {}),
@@ -414,7 +434,10 @@ export async function serve(
         })
       : undefined;
   // Node's own http client in front of the upstream; the global fetch does the same work slower.
-  const upstreamFetch = options.upstream ? createNodeFetch() : undefined;
+  // Capped itself too: the recorder of --record reads each answer whole before the proxy does.
+  const upstreamFetch = options.upstream
+    ? createNodeFetch({ maxBodyBytes: options.upstreamMaxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES })
+    : undefined;
   const loopback = isLoopback(options.host);
   const token = options.token || undefined;
   let simulator;
@@ -432,6 +455,7 @@ export async function serve(
             proxy: {
               upstream: options.upstream,
               ...(options.upstreamTimeoutMs !== undefined ? { timeoutMs: options.upstreamTimeoutMs } : {}),
+              ...(options.upstreamMaxBytes !== undefined ? { maxBytes: options.upstreamMaxBytes } : {}),
               allowSpend: options.allowSpend ?? false,
               ...(options.maxOrders !== undefined ? { maxOrders: options.maxOrders } : {}),
               ...(options.maxSpend !== undefined ? { maxSpend: options.maxSpend } : {}),

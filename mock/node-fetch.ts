@@ -9,12 +9,17 @@
  * body, an abort signal, redirects left to the caller). The maintained alternative,
  * undici's own `request` (undici 7, Node >= 20.18), was measured in its place and served
  * no more (bench/README.md), so it would be a dependency for nothing.
+ *
+ * Where it departs from the fetch standard, on purpose: the body is the bytes as sent (a
+ * gzip answer is not decompressed, the Response is marked RAW_BODY), so the proxy passes
+ * it on as it came; and a status no Response can carry is a rejection that names it.
  */
 import http from 'node:http';
 import https from 'node:https';
+import { RAW_BODY, UpstreamStatusInvalid, UpstreamTooLarge } from './http/upstream-forward.ts';
 
 /** Status codes whose answer has no body (a Response refuses one). */
-const NULL_BODY_STATUS = new Set([101, 204, 205, 304]);
+const NULL_BODY_STATUS = new Set([204, 205, 304]);
 
 export interface NodeFetch {
   (input: RequestInfo | URL, init?: RequestInit): Promise<Response>;
@@ -22,15 +27,29 @@ export interface NodeFetch {
   close(): void;
 }
 
+export interface NodeFetchOptions {
+  /** Connections kept per origin. Default 256. */
+  maxSockets?: number;
+  /**
+   * Largest answer body, bytes: a Content-Length over it rejects before anything is read,
+   * a body that grows past it fails (UpstreamTooLarge) and its connection is cut. Default:
+   * no limit of its own (the proxy caps what it reads; this also bounds what a wrapper of
+   * this fetch, such as the recorder of `--record`, reads first).
+   */
+  maxBodyBytes?: number;
+}
+
 /**
- * Creates a fetch with its own connection pools.
+ * Creates a fetch with its own connection pools. The Response arrives with the headers;
+ * its body streams as the upstream sends it.
  *
  * @example
- *   const upstreamFetch = createNodeFetch();
+ *   const upstreamFetch = createNodeFetch({ maxBodyBytes: 8 * 1024 * 1024 });
  *   createSimulator({ proxy: { upstream: 'https://api.eopen.io', fetch: upstreamFetch } });
  */
-export function createNodeFetch(options: { maxSockets?: number } = {}): NodeFetch {
+export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
   const maxSockets = options.maxSockets ?? 256;
+  const maxBodyBytes = options.maxBodyBytes ?? Infinity;
   const agents = {
     'http:': new http.Agent({ keepAlive: true, maxSockets }),
     'https:': new https.Agent({ keepAlive: true, maxSockets }),
@@ -55,49 +74,107 @@ export function createNodeFetch(options: { maxSockets?: number } = {}): NodeFetc
 
     return new Promise<Response>((resolve, reject) => {
       const client = url.protocol === 'https:' ? https : http;
+      // Before the answer, a failure rejects the promise; after it, it fails the body.
+      let answered = false;
+      let failBody: ((reason: unknown) => void) | undefined;
       const outgoing = client.request(
         url,
         { method, headers, agent: agents[url.protocol as 'http:' | 'https:'] },
         (incoming) => {
-          const chunks: Buffer[] = [];
-          incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-          incoming.on('error', fail);
-          incoming.on('end', () => {
-            signal?.removeEventListener('abort', abort);
-            const status = incoming.statusCode ?? 502;
-            const answerHeaders = new Headers();
-            const raw = incoming.rawHeaders;
-            for (let i = 0; i + 1 < raw.length; i += 2) answerHeaders.append(raw[i]!, raw[i + 1]!);
-            const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-            try {
-              resolve(
-                new Response(
-                  NULL_BODY_STATUS.has(status)
-                    ? null
-                    : new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength),
-                  { status, statusText: incoming.statusMessage ?? '', headers: answerHeaders },
-                ),
-              );
-            } catch (error) {
-              // A status a Response cannot carry (below 200 or above 599).
-              reject(
-                new TypeError(`fetch: the answer's status ${status} cannot be represented`, { cause: error }),
-              );
-            }
+          const status = incoming.statusCode ?? 0;
+          if (status < 200 || status > 599) return refuse(new UpstreamStatusInvalid(String(status)));
+          const declared = Number(incoming.headers['content-length']);
+          if (declared > maxBodyBytes) return refuse(new UpstreamTooLarge(maxBodyBytes, declared));
+          const answerHeaders = new Headers();
+          const raw = incoming.rawHeaders;
+          for (let i = 0; i + 1 < raw.length; i += 2) answerHeaders.append(raw[i]!, raw[i + 1]!);
+          const bodiless = NULL_BODY_STATUS.has(status);
+          const response = new Response(bodiless ? null : bodyStream(incoming), {
+            status,
+            statusText: incoming.statusMessage ?? '',
+            headers: answerHeaders,
           });
+          Object.defineProperty(response, RAW_BODY, { value: true });
+          answered = true;
+          if (bodiless) {
+            incoming.resume();
+            stopListening();
+          }
+          resolve(response);
         },
       );
-      function fail(error: unknown): void {
+
+      /** The body as it arrives: paused while unread, cut at maxBodyBytes, destroyed when cancelled. */
+      function bodyStream(incoming: http.IncomingMessage): ReadableStream<Uint8Array> {
+        let received = 0;
+        let over = false;
+        return new ReadableStream<Uint8Array>({
+          start(controller) {
+            failBody = (reason) => {
+              if (over) return;
+              over = true;
+              stopListening();
+              controller.error(reason);
+            };
+            incoming.on('data', (chunk: Buffer) => {
+              if (over) return;
+              received += chunk.byteLength;
+              if (received > maxBodyBytes) {
+                // Cut as soon as it is over: the rest is never read, let alone kept.
+                outgoing.destroy();
+                failBody!(new UpstreamTooLarge(maxBodyBytes));
+                return;
+              }
+              controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+              if ((controller.desiredSize ?? 1) <= 0) incoming.pause();
+            });
+            incoming.on('end', () => {
+              if (over) return;
+              over = true;
+              stopListening();
+              controller.close();
+            });
+            // A connection lost mid-body (a reset, the upstream gone), as the global fetch reports it.
+            const lost = (error?: Error): void =>
+              failBody!(new TypeError('fetch failed', { cause: error ?? connectionLost() }));
+            incoming.on('error', lost);
+            incoming.on('close', () => {
+              if (!incoming.complete) lost();
+            });
+          },
+          pull() {
+            incoming.resume();
+          },
+          cancel() {
+            // Nobody reads the rest: the connection goes rather than back to the pool mid-answer.
+            over = true;
+            stopListening();
+            outgoing.destroy();
+          },
+        });
+      }
+
+      function refuse(error: unknown): void {
+        outgoing.destroy();
+        stopListening();
+        reject(error);
+      }
+      function stopListening(): void {
         signal?.removeEventListener('abort', abort);
-        reject(new TypeError('fetch failed', { cause: error }));
       }
       function abort(): void {
         outgoing.destroy();
-        reject(signal!.reason);
+        if (answered) failBody?.(signal!.reason);
+        else refuse(signal!.reason);
       }
       signal?.addEventListener('abort', abort, { once: true });
-      outgoing.on('error', (error) => {
-        if (!signal?.aborted) fail(error);
+      outgoing.on('error', (error: NodeJS.ErrnoException) => {
+        if (signal?.aborted || answered) return;
+        refuse(
+          error.code === 'HPE_INVALID_STATUS'
+            ? new UpstreamStatusInvalid(statusOf(error))
+            : new TypeError('fetch failed', { cause: error }),
+        );
       });
       outgoing.end(body);
     });
@@ -107,6 +184,18 @@ export function createNodeFetch(options: { maxSockets?: number } = {}): NodeFetc
     agents['https:'].destroy();
   };
   return nodeFetch;
+}
+
+/** The status as sent, from the status line Node's parser refused (`HTTP/1.1 42 Weird`). */
+function statusOf(error: Error & { rawPacket?: Buffer }): string {
+  const line = error.rawPacket?.toString('latin1', 0, 64) ?? '';
+  return /^HTTP\/\d\.\d +(\S{1,12})/.exec(line)?.[1] ?? 'unreadable';
+}
+
+function connectionLost(): Error {
+  return Object.assign(new Error('the connection closed before the answer was complete'), {
+    code: 'ECONNRESET',
+  });
 }
 
 /** The body as bytes: a byte array as it is (what the proxy sends), anything else through a Response, which reads every BodyInit. */

@@ -3,8 +3,9 @@
  * everything else. Used by the CLI and by startSimulator().
  *
  * No request can stop the process: every path ends in the error envelope (error-boundary.ts),
- * requests Node's parser refuses get it too (client-errors.ts), and a body the simulator
- * does not read is drained, bounded, so its answer is never lost to a reset.
+ * requests Node's parser refuses, a CONNECT and an HTTP/1.1 request with no Host get it too
+ * (client-errors.ts, request-guard.ts), and a body the simulator does not read is drained,
+ * bounded, so its answer is never lost to a reset.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
@@ -49,7 +50,9 @@ export function createSimulatorServer(sim: Simulator, options: RequestGuardOptio
   // here, first, where neither the fast path nor the app can skip them.
   const refused = createNodeRequestGuard(sim.engine, options);
   const { track, owed } = createOwedResponses();
-  const server = createServer((req, res) => {
+  // Node answers an HTTP/1.1 request with no Host with a bare 400 of its own; the guard
+  // answers it with the envelope instead (request-guard.ts).
+  const server = createServer({ requireHostHeader: false }, (req, res) => {
     track(res);
     // Only a request that declares a body can leave one unread.
     if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined)

@@ -25,6 +25,7 @@ import { POLLING_CLOCK, type PollingClock } from '../src/client/wait-for-order.t
 import { createLiveValidation } from './http/live-validation.ts';
 import type { ProxyContext } from './http/proxy-routes.ts';
 import { createSpendGuard } from './http/spend-guard.ts';
+import { DEFAULT_UPSTREAM_MAX_BYTES } from './http/upstream-forward.ts';
 import { createFaultInjector, type FaultInjector } from './http/fault-injector.ts';
 import { DROPPED_HEADER } from './http/inject-faults.ts';
 import { createJournal, type Journal } from './http/journal.ts';
@@ -81,8 +82,14 @@ export interface ReplayOptions {
 export interface ProxyOptions {
   /** The upstream's base URL, e.g. https://api.eopen.io. */
   upstream: string;
-  /** How long to wait for the upstream, ms. Default 10 000. */
+  /** How long the whole exchange with the upstream may take, the answer's body included, ms. Default 10 000. */
   timeoutMs?: number;
+  /**
+   * Largest upstream answer, bytes (`--upstream-max-bytes`): a larger one is cut and
+   * answered 502; an encoded answer is decoded for the check up to this many bytes too.
+   * Default DEFAULT_UPSTREAM_MAX_BYTES (8 MiB).
+   */
+  maxBytes?: number;
   /** Forward order creation (it spends real TRX). Default false. */
   allowSpend?: boolean;
   /** Orders one run may forward; unlimited when absent. */
@@ -102,6 +109,7 @@ export interface ProxyOptions {
 }
 
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 10_000;
+export { DEFAULT_UPSTREAM_MAX_BYTES };
 
 export interface Simulator {
   app: Hono<SimEnv>;
@@ -270,10 +278,18 @@ function createProxyContext(options: ProxyOptions): ProxyContext {
       `proxy.upstream must be an http(s) URL such as https://api.eopen.io (got '${options.upstream}').`,
     );
   }
+  const maxBytes = options.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES;
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) {
+    throw new SimulatorError(
+      'parameterInvalid',
+      `proxy.maxBytes must be a whole number of bytes, at least 1 (got ${String(options.maxBytes)}).`,
+    );
+  }
   return {
     upstream: {
       url: options.upstream.replace(/\/+$/, ''),
       timeoutMs: options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+      maxBytes,
       fetch: options.fetch,
     },
     guard: createSpendGuard({

@@ -3,8 +3,9 @@
  * its limit, an `Expect` other than 100-continue) never reach the app; Node would answer
  * them with a bare status line and cut the connection, dropping the answers still owed to
  * valid requests pipelined ahead of the bad one. This answers them with the error envelope,
- * after those answers. What Node does not let us do is in the README's
- * Limits.
+ * after those answers. A CONNECT, which Node hands over as a bare socket (and drops when
+ * nobody listens), gets the envelope the same way. What Node does not let us do is in the
+ * README's Limits.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -99,32 +100,23 @@ export function answerClientErrors(server: Server, engine: Engine, owed: OwedRes
       socket.destroy();
       return;
     }
-    const text = errorEnvelopeText(engine, parserError(error));
-    const write = (): void => {
-      if (!socket.writable) return void socket.destroy();
-      const status = parserError(error).status;
-      socket.end(
-        `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
-      );
-      setTimeout(() => socket.destroy(), LINGER_MS).unref();
-    };
-    // Answers owed to complete requests ahead of the bad one come first, and so does one
-    // already under way; a request whose own body the parser refused will never complete,
-    // and unless its answer has started, this answer stands for it.
-    const waiting = owed(socket).filter(
-      (res) => !res.writableFinished && !res.destroyed && (res.req.complete || res.headersSent),
+    endWithEnvelope(socket, engine, parserError(error), owed, {});
+  });
+  // A forward proxy's tunnel request: nothing here tunnels, and Node would drop the
+  // connection without a word.
+  server.on('connect', (_req: IncomingMessage, socket: Socket) => {
+    // Once handed over, the socket's errors are no longer the server's to swallow.
+    socket.on('error', () => socket.destroy());
+    endWithEnvelope(
+      socket,
+      engine,
+      new SimulatorError(
+        'methodNotAllowed',
+        `Method CONNECT is not allowed: the simulator tunnels nothing; use ${ALLOWED_METHODS.join(', ')} on its paths (the API under /v1, the control plane under /_sim).`,
+      ),
+      owed,
+      { Allow: ALLOWED_METHODS.join(', ') },
     );
-    if (waiting.length === 0) return write();
-    let left = waiting.length;
-    for (const res of waiting) {
-      const done = (): void => {
-        if (--left === 0) write();
-      };
-      res.once('finish', done);
-      res.once('close', () => {
-        if (!res.writableFinished) done();
-      });
-    }
   });
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     const text = errorEnvelopeText(
@@ -143,8 +135,53 @@ export function answerClientErrors(server: Server, engine: Engine, owed: OwedRes
   });
 }
 
+/** The methods some path answers; a CONNECT is told them. */
+const ALLOWED_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/**
+ * Writes the envelope of `error` as the connection's last answer and ends it, after the
+ * answers it owes to complete requests ahead (and one already under way).
+ */
+function endWithEnvelope(
+  socket: Socket,
+  engine: Engine,
+  error: SimulatorError,
+  owed: OwedResponses,
+  headers: Record<string, string>,
+): void {
+  const text = errorEnvelopeText(engine, error);
+  const write = (): void => {
+    if (!socket.writable) return void socket.destroy();
+    const extra = Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
+    socket.end(
+      `HTTP/1.1 ${error.status} ${STATUS_TEXT[error.status] ?? 'Bad Request'}\r\n${extra}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+    );
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  };
+  // Answers owed to complete requests ahead of the bad one come first, and so does one
+  // already under way; a request whose own body the parser refused will never complete,
+  // and unless its answer has started, this answer stands for it.
+  const waiting = owed(socket).filter(
+    (res) => !res.writableFinished && !res.destroyed && (res.req.complete || res.headersSent),
+  );
+  if (waiting.length === 0) return write();
+  let left = waiting.length;
+  for (const res of waiting) {
+    const done = (): void => {
+      if (--left === 0) write();
+    };
+    res.once('finish', done);
+    res.once('close', () => {
+      if (!res.writableFinished) done();
+    });
+  }
+}
+
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad Request',
+  405: 'Method Not Allowed',
   408: 'Request Timeout',
   431: 'Request Header Fields Too Large',
 };

@@ -3,7 +3,9 @@
  * spec/openapi.yaml on the operation's documented facts only, as the contract suite
  * checks the real service (src/spec/response-check.ts). A violation is reported once per
  * distinct (operation, JSON path, rule), with the expected schema and the actual value;
- * every answer that had violations carries them in its journal entry.
+ * every answer that had violations carries them in its journal entry. An answer that cannot
+ * be checked (upstream-answer.ts says why) is one violation of its own, so it is never
+ * taken for one that passed.
  */
 import { checkAnswer, compactJson } from '../../src/spec/response-check.ts';
 
@@ -17,6 +19,12 @@ export interface LiveValidation {
     status: number,
     body: unknown,
     keep?: (text: string) => string,
+  ): { path: string; message: string }[];
+  /** An answer that could not be checked, as one violation at its root that says why; reported once per operation and rule. */
+  unchecked(
+    operationId: string,
+    status: number,
+    why: { rule: string; message: string },
   ): { path: string; message: string }[];
   /** Violations found so far, repeats included. */
   readonly count: number;
@@ -47,6 +55,15 @@ export function createLiveValidation(report: (line: string) => void): LiveValida
         );
       }
       return violations.map((v) => ({ path: keep(v.path), message: keep(v.message) }));
+    },
+    unchecked(operationId, status, why) {
+      count++;
+      const key = `${operationId}\u0000\u0000unchecked:${why.rule}`;
+      if (!reported.has(key)) {
+        reported.add(key);
+        report(`spec violation: ${operationId} (HTTP ${status}): ${why.message}`);
+      }
+      return [{ path: '', message: why.message }];
     },
     get count() {
       return count;

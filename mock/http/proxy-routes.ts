@@ -26,7 +26,8 @@ import { createEdgeClassifier, type EdgeVerdict } from './edge-classifier.ts';
 import { replaceKeys, secretValuesOf, type KeyAliases } from './journal-redaction.ts';
 import type { LiveValidation } from './live-validation.ts';
 import type { SpendGuard } from './spend-guard.ts';
-import { forwardToUpstream, type UpstreamOptions } from './upstream-forward.ts';
+import { readUpstreamAnswer } from './upstream-answer.ts';
+import { DEFAULT_UPSTREAM_MAX_BYTES, forwardToUpstream, type UpstreamOptions } from './upstream-forward.ts';
 
 export interface ProxyContext {
   upstream: UpstreamOptions;
@@ -172,16 +173,19 @@ async function forward(c: Context<SimEnv>, proxy: ProxyContext): Promise<Respons
   }
   proxy.counters.forwarded++;
   const answered = await forwardToUpstream(proxy.upstream, c.req.raw, body, originForm(rawTarget(c)));
-  const parsed = parseJson(answered.body, answered.headers['content-type']);
-  c.set('responseBody', parsed ?? new TextDecoder().decode(answered.body));
-  if (operation && parsed !== undefined && proxy.validation) {
+  const read = await readUpstreamAnswer(answered, proxy.upstream.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
+  c.set('responseBody', read.journal);
+  if (operation && proxy.validation) {
     const keys = c.get('keyEcho');
-    const violations = proxy.validation.check(operation, answered.status, parsed, (text) =>
-      replaceKeys(text, keys),
-    );
+    const violations = read.unchecked
+      ? proxy.validation.unchecked(operation, answered.status, read.unchecked)
+      : read.json !== undefined
+        ? proxy.validation.check(operation, answered.status, read.json, (text) => replaceKeys(text, keys))
+        : [];
     if (violations.length > 0) c.set('violations', violations);
   }
-  // The answer is passed on as it came: the proxy reports drift, it never hides it.
+  // The answer is passed on as it came, still encoded if it was: the proxy reports drift,
+  // it never hides it.
   return new Response(answered.body.byteLength > 0 ? answered.body : null, {
     status: answered.status,
     headers: answered.headers,
@@ -215,8 +219,8 @@ async function orderCost(
   try {
     const answered = await forwardToUpstream(proxy.upstream, priceRequest, undefined);
     proxy.counters.forwarded++;
-    answer =
-      answered.status === 200 ? (parseJson(answered.body, 'application/json') as typeof answer) : undefined;
+    const read = await readUpstreamAnswer(answered, proxy.upstream.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
+    answer = answered.status === 200 ? (read.json as typeof answer) : undefined;
     if (!answer) return { why: `the upstream's price answered HTTP ${answered.status}` };
   } catch (error) {
     return { why: `the upstream's price could not be had: ${(error as Error).message}` };
@@ -227,15 +231,5 @@ async function orderCost(
     return { sun: parseUnits(trxPrice, 'trxPrice') };
   } catch {
     return { why: `the upstream's price named no trxPrice amount (got ${JSON.stringify(trxPrice)})` };
-  }
-}
-
-/** The body as JSON when it says it is JSON and parses; undefined otherwise. */
-function parseJson(body: Uint8Array, contentType: string | undefined): unknown {
-  if (!contentType || !/\bjson\b/i.test(contentType)) return undefined;
-  try {
-    return JSON.parse(new TextDecoder().decode(body));
-  } catch {
-    return undefined;
   }
 }

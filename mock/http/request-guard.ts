@@ -221,8 +221,18 @@ export function createNodeRequestGuard(
 ): (req: IncomingMessage, res: ServerResponse) => boolean {
   const guard = createRequestGuard(options);
   return (req, res) => {
-    const refusal = guard({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers });
+    let refusal = guard({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers });
     if (!refusal) return false;
+    // HTTP/1.1 makes Host mandatory (RFC 9112, 3.2): without one the request is malformed,
+    // a 400 as Node's own parser would answer it, but with the envelope, and the connection
+    // closed as after every malformed request. HTTP/1.0 had no Host: that stays the guard's 403.
+    const malformed = req.headers.host === undefined && req.httpVersion !== '1.0';
+    if (malformed) {
+      refusal = new SimulatorError(
+        'bodyInvalid',
+        `The request is not valid HTTP/${req.httpVersion}: it has no Host header. Send the name you reach the simulator by, such as 'Host: 127.0.0.1:8787'.`,
+      );
+    }
     const text = JSON.stringify({
       code: refusal.code,
       msg: refusal.message,
@@ -232,6 +242,7 @@ export function createNodeRequestGuard(
     res.writeHead(refusal.status, {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(text),
+      ...(malformed ? { connection: 'close' } : {}),
     });
     // Node reads and drops the unread body afterwards, so a keep-alive connection stays usable.
     res.end(text);

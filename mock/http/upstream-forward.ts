@@ -1,30 +1,95 @@
 /**
  * One call to the upstream of `serve --upstream`: the method, path, query, body and the
- * API-KEY header as the client sent them, to the upstream's base URL, within a timeout.
- * An upstream that cannot be reached or does not answer in time is an error envelope
- * that names it (502 or 504), never a hang.
+ * API-KEY header as the client sent them, to the upstream's base URL. The whole exchange,
+ * the answer's body included, is bounded in time (`timeoutMs`) and in size (`maxBytes`):
+ * an upstream that cannot be reached, answers too much, answers with a status HTTP does
+ * not have, or does not finish in time is an error envelope that names it (502 or 504),
+ * never a hang and never a process grown to the size of the answer.
  */
 import { SimulatorError } from '../engine/index.ts';
 
 export interface UpstreamOptions {
   /** The upstream's base URL, e.g. https://api.eopen.io (a path is kept as a prefix). */
   url: string;
-  /** How long to wait for the upstream's answer, ms. */
+  /** How long the whole exchange may take, the answer's body included, ms. */
   timeoutMs: number;
+  /** Largest answer body read, bytes. Default DEFAULT_UPSTREAM_MAX_BYTES. */
+  maxBytes?: number | undefined;
   /** Where calls go; a test passes a stand-in. Default: the global fetch. */
   fetch?: typeof fetch | undefined;
 }
 
+/** The default of `--upstream-max-bytes`: 8 MiB, far above any answer of the API, far below what hurts a process. */
+export const DEFAULT_UPSTREAM_MAX_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Marks a Response whose body is the bytes the upstream sent, its content-encoding not
+ * undone (createNodeFetch sets it). The fetch standard decodes gzip, deflate and br, so a
+ * body from any other network fetch arrives decoded under a content-encoding that no
+ * longer holds.
+ */
+export const RAW_BODY: unique symbol = Symbol('energy-rental-kit.rawBody');
+
+/**
+ * The upstream's answer is larger than `maxBytes`. Thrown here and by createNodeFetch when
+ * given `maxBodyBytes` (which bounds what a wrapper, such as the recorder of `--record`,
+ * reads before the proxy does).
+ *
+ * @example
+ *   throw new UpstreamTooLarge(8_388_608, 104_857_600); // a Content-Length over the cap
+ */
+export class UpstreamTooLarge extends Error {
+  constructor(
+    readonly maxBytes: number,
+    /** The Content-Length the upstream declared, when that alone refused it. */
+    readonly declared?: number,
+  ) {
+    super(
+      declared === undefined
+        ? `the answer grew past ${maxBytes} bytes`
+        : `the answer declared ${declared} bytes, over ${maxBytes}`,
+    );
+    this.name = 'UpstreamTooLarge';
+  }
+}
+
+/**
+ * The upstream answered with a status no Response can carry: below 200 or above 599
+ * (999, 600, 42). `status` is as sent.
+ *
+ * @example
+ *   throw new UpstreamStatusInvalid('999');
+ */
+export class UpstreamStatusInvalid extends Error {
+  constructor(readonly status: string) {
+    super(`the answer's status ${status} is not a final HTTP status`);
+    this.name = 'UpstreamStatusInvalid';
+  }
+}
+
 /** The request headers passed on: what the API reads. Host, Origin and cookies stay here. */
 const FORWARDED_REQUEST_HEADERS = ['api-key', 'content-type', 'accept'];
-/** The answer's headers passed back: what a client of the API reads. */
-const FORWARDED_RESPONSE_HEADERS = ['content-type', 'retry-after'];
+/**
+ * The answer's headers passed back: what a client of the API reads, rate-limit headers of
+ * every spelling included. Never set-cookie (the simulator's origin is not the service's)
+ * and never a hop-by-hop header (connection, keep-alive, transfer-encoding, te, trailer,
+ * upgrade, proxy-*), which describe the upstream's connection, not the answer.
+ */
+const FORWARDED_RESPONSE_HEADERS = new Set(['content-type', 'content-encoding', 'location', 'retry-after']);
+const forwardedResponseHeader = (name: string): boolean =>
+  FORWARDED_RESPONSE_HEADERS.has(name) || name.startsWith('ratelimit') || name.startsWith('x-ratelimit-');
+
+/** Statuses whose answer has no body (a Response refuses one). */
+const NULL_BODY_STATUS = new Set([204, 205, 304]);
 
 export interface UpstreamAnswer {
   status: number;
   headers: Record<string, string>;
+  /** As the upstream sent it: still encoded when `headers['content-encoding']` says so. */
   body: Uint8Array<ArrayBuffer>;
 }
+
+const EMPTY = new Uint8Array(0);
 
 /**
  * Forwards a request; the path and query are the client's, joined to the upstream's URL.
@@ -47,35 +112,99 @@ export async function forwardToUpstream(
     if (value !== null) headers.set(name, value);
   }
   const call = options.fetch ?? fetch;
+  const maxBytes = options.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES;
   // A controller and a timer rather than AbortSignal.timeout(): that showed in the proxy's
-  // profile, and the timer is cleared as soon as the answer is in.
+  // profile, and the timer is cleared as soon as the answer is in. The deadline is raced
+  // as well as signalled: a fetch, or a body stream, that ignores the signal still ends
+  // the exchange on time.
   const controller = new AbortController();
-  const timer = setTimeout(
-    () => controller.abort(new DOMException(`no answer within ${options.timeoutMs} ms`, 'TimeoutError')),
-    options.timeoutMs,
-  );
-  let response: Response;
-  let bytes: Uint8Array<ArrayBuffer>;
+  let expire: (reason: unknown) => void = () => {};
+  const deadline = new Promise<never>((_resolve, reject) => (expire = reject));
+  const timer = setTimeout(() => {
+    const reason = new DOMException(`no answer within ${options.timeoutMs} ms`, 'TimeoutError');
+    controller.abort(reason);
+    expire(reason);
+  }, options.timeoutMs);
+  let response: Response | undefined;
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  let finished = false;
   try {
-    response = await call(target, {
-      method: request.method,
-      headers,
-      body: body && body.byteLength > 0 ? body : undefined,
-      redirect: 'manual',
-      signal: controller.signal,
-    });
-    bytes = new Uint8Array(await response.arrayBuffer());
+    response = await Promise.race([
+      call(target, {
+        method: request.method,
+        headers,
+        body: body && body.byteLength > 0 ? body : undefined,
+        redirect: 'manual',
+        signal: controller.signal,
+      }),
+      deadline,
+    ]);
+    const status = response.status;
+    if (status < 200 || status > 599) throw new UpstreamStatusInvalid(String(status));
+    const declared = response.headers.get('content-length');
+    if (declared !== null && Number(declared) > maxBytes)
+      throw new UpstreamTooLarge(maxBytes, Number(declared));
+    let bytes: Uint8Array<ArrayBuffer> = EMPTY;
+    if (response.body !== null) {
+      reader = response.body.getReader();
+      bytes = await readCapped(reader, maxBytes, deadline);
+    }
+    finished = true;
+    return {
+      status,
+      headers: answerHeaders(response),
+      body: NULL_BODY_STATUS.has(status) ? EMPTY : bytes,
+    };
   } catch (error) {
-    throw upstreamError(options, error);
+    throw upstreamError(options, maxBytes, error);
   } finally {
     clearTimeout(timer);
+    // Cancelling a body left unread closes its connection (createNodeFetch destroys the
+    // socket): what the upstream still sends is never read.
+    if (!finished) (reader ?? response?.body)?.cancel().catch(() => {});
   }
+}
+
+/** Reads a body whole, refusing it as soon as it grows past `maxBytes`. */
+async function readCapped(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  maxBytes: number,
+  deadline: Promise<never>,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await Promise.race([reader.read(), deadline]);
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) throw new UpstreamTooLarge(maxBytes);
+    chunks.push(value);
+  }
+  if (chunks.length === 1 && chunks[0]!.buffer instanceof ArrayBuffer)
+    return chunks[0] as Uint8Array<ArrayBuffer>;
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/** The headers passed back; a content-encoding another fetch has already undone is dropped with it. */
+function answerHeaders(response: Response): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const name of FORWARDED_RESPONSE_HEADERS) {
-    const value = response.headers.get(name);
-    if (value !== null) out[name] = value;
-  }
-  return { status: response.status, headers: out, body: bytes };
+  response.headers.forEach((value, name) => {
+    if (forwardedResponseHeader(name)) out[name] = value;
+  });
+  // A Response made by hand (type 'default', a test's stand-in) holds what it was given.
+  if (out['content-encoding'] !== undefined && !isRaw(response) && response.type !== 'default')
+    delete out['content-encoding'];
+  return out;
+}
+
+function isRaw(response: Response): boolean {
+  return (response as Response & { [RAW_BODY]?: boolean })[RAW_BODY] === true;
 }
 
 /**
@@ -88,7 +217,23 @@ export function upstreamUrl(base: string, pathAndQuery: string): string {
   return base.replace(/\/+$/, '') + pathAndQuery;
 }
 
-function upstreamError(options: UpstreamOptions, error: unknown): SimulatorError {
+function upstreamError(options: UpstreamOptions, maxBytes: number, error: unknown): SimulatorError {
+  if (error instanceof UpstreamTooLarge) {
+    const size =
+      error.declared === undefined
+        ? `more than ${maxBytes} bytes`
+        : `${error.declared} bytes (its Content-Length)`;
+    return new SimulatorError(
+      'upstreamUnreachable',
+      `The upstream ${options.url} answered ${size}, over --upstream-max-bytes ${maxBytes}; the answer was cut and not passed on. Raise --upstream-max-bytes (ENERGY_SIM_UPSTREAM_MAX_BYTES) if answers this large are expected.`,
+    );
+  }
+  if (error instanceof UpstreamStatusInvalid) {
+    return new SimulatorError(
+      'upstreamUnreachable',
+      `The upstream ${options.url} answered with status ${error.status}, which is not a final HTTP status (200 to 599); the answer was not passed on.`,
+    );
+  }
   const cause = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
   if (cause?.name === 'TimeoutError' || cause?.name === 'AbortError') {
     return new SimulatorError(

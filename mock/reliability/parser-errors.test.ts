@@ -1,7 +1,8 @@
 /**
  * Requests Node's HTTP parser refuses get the JSON error envelope, after every answer the
  * connection already owes: they once got a bare status line, and valid
- * requests pipelined ahead of a malformed one lost their answers.
+ * requests pipelined ahead of a malformed one lost their answers. So do an HTTP/1.1
+ * request without Host (an empty 400 from Node) and a CONNECT (a dropped connection).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulator } from '../simulator.ts';
@@ -117,5 +118,56 @@ describe("requests Node's parser refuses", () => {
     );
     expect(text).toContain('HTTP/1.1 100 Continue');
     expect(text).toContain('HTTP/1.1 200 OK');
+  });
+});
+
+describe('requests Node would answer with an empty 400 or not at all', () => {
+  it('answers an HTTP/1.1 request without a Host header with the 400 envelope, not an empty 400', async () => {
+    const { port, reported } = await served();
+    const { responses } = await exchange(port, request('GET /v1/account HTTP/1.1\r\nAPI-KEY: demo-key'));
+    expect(responses).toHaveLength(1);
+    expect(responses[0]).toMatchObject({
+      status: 400,
+      headers: { 'content-type': 'application/json', connection: 'close' },
+      json: { code: 20003, msg: expect.stringContaining('no Host header'), data: null },
+    });
+    expect(reported).toEqual([]);
+  });
+
+  it('still answers an HTTP/1.0 request without a Host header with the 403 envelope', async () => {
+    const { port } = await served();
+    const { responses } = await exchange(port, request('GET /v1/account HTTP/1.0\r\nAPI-KEY: demo-key'));
+    expect(responses[0]).toMatchObject({ status: 403, json: { code: 10005, data: null } });
+  });
+
+  it('answers CONNECT with the 405 envelope naming the allowed methods, then closes the connection', async () => {
+    const { port, reported } = await served();
+    const { responses, error } = await exchange(
+      port,
+      request('CONNECT api.eopen.io:443 HTTP/1.1\r\nHost: api.eopen.io:443'),
+      { keepOpen: true },
+    );
+    expect(error).toBeUndefined();
+    expect(responses).toHaveLength(1);
+    expect(responses[0]).toMatchObject({
+      status: 405,
+      headers: {
+        allow: 'GET, HEAD, POST, PUT, PATCH, DELETE',
+        'content-type': 'application/json',
+        connection: 'close',
+      },
+      json: { code: 40500, msg: expect.stringContaining('CONNECT is not allowed'), data: null },
+    });
+    expect(reported).toEqual([]);
+  });
+
+  it('answers the valid requests pipelined ahead of a CONNECT first, then its 405 envelope', async () => {
+    const { port } = await served();
+    const { responses } = await exchange(
+      port,
+      valid('/v1/account') + valid('/_sim/health') + request('CONNECT x:443 HTTP/1.1\r\nHost: x:443'),
+      { keepOpen: true },
+    );
+    expect(responses.map((r) => r.status)).toEqual([200, 200, 405]);
   });
 });

@@ -318,12 +318,12 @@ export interface components {
          *     | 10002 | 401 | `API-KEY` names no account |
          *     | 10003 | 429 | rate limit exceeded |
          *     | 10004 | 401 | control-plane token missing or wrong (control plane only) |
-         *     | 10005 | 403 | `Host` header not an allowed name, or missing (over a socket; see `--allowed-hosts`) |
+         *     | 10005 | 403 | `Host` header not an allowed name, or missing from an HTTP/1.0 request (over a socket; see `--allowed-hosts`) |
          *     | 10006 | 403 | cross-site control-plane write: a foreign `Origin` or `Sec-Fetch-Site` (over a socket) |
          *     | 10007 | 403 | order creation refused by the proxy's spending guard (`serve --upstream` without `--allow-spend`, or past `--max-orders`) |
          *     | 20001 | 400 | required parameter missing |
          *     | 20002 | 400 | parameter breaks its rule (type, enum, minimum, address) |
-         *     | 20003 | 400 | body unreadable, or a parameter given twice with different values |
+         *     | 20003 | 400 | body unreadable, a parameter given twice with different values, or malformed HTTP (an HTTP/1.1 request without `Host` among it) |
          *     | 20004 | 413 | body too large |
          *     | 20005 | 415 | unsupported content type |
          *     | 30001 | 402 | insufficient balance |
@@ -336,8 +336,8 @@ export interface components {
          *     | 41700 | 417 | an `Expect` other than `100-continue` |
          *     | 43100 | 431 | request headers over 16 KiB (refused by Node's HTTP parser) |
          *     | 50000 | 500 | unexpected simulator error |
-         *     | 50200 | 502 | the upstream of `serve --upstream` could not be reached or broke the connection |
-         *     | 50400 | 504 | the upstream of `serve --upstream` did not answer within `--upstream-timeout` |
+         *     | 50200 | 502 | the upstream of `serve --upstream` could not be reached, broke the connection, answered more than `--upstream-max-bytes` or with a status HTTP does not have |
+         *     | 50400 | 504 | the upstream of `serve --upstream` did not finish its answer within `--upstream-timeout` |
          */
         ErrorEnvelope: components["schemas"]["Envelope"] & {
             code?: number;

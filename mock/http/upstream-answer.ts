@@ -1,0 +1,141 @@
+/**
+ * What the proxy of `serve --upstream` reads in an upstream answer, for the spec check and
+ * the journal, without changing what it passes on: the body is decoded (gzip, deflate,
+ * br) into a copy for the check only, bounded by `--upstream-max-bytes`, and an answer
+ * that cannot be read safely (nested too deep, too large decoded, undecodable, not the
+ * JSON its content type says) is passed on all the same, as a violation saying it was
+ * not checked and why, never as an error of the proxy's own.
+ */
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
+import { JOURNAL_RESPONSE_LIMIT } from './journal.ts';
+import { jsonDepth, MAX_JSON_DEPTH } from './request-params.ts';
+import type { UpstreamAnswer } from './upstream-forward.ts';
+
+/** Why an answer was not checked: `rule` is stable (one report per operation and rule), `message` says it in full. */
+export interface Unchecked {
+  rule: 'depth' | 'size' | 'encoding' | 'json';
+  message: string;
+}
+
+/** An upstream answer as read: JSON to check, or what the journal keeps and, when it should have been checked, why it was not. */
+export type ReadAnswer =
+  | { json: unknown; journal: unknown; unchecked?: undefined }
+  | { json?: undefined; journal: string; unchecked?: Unchecked | undefined };
+
+const gunzip = promisify(zlib.gunzip);
+const inflate = promisify(zlib.inflate);
+const inflateRaw = promisify(zlib.inflateRaw);
+const brotliDecompress = promisify(zlib.brotliDecompress);
+
+/** Bytes of a body that is not checked decoded for the journal, which keeps only the start of it. */
+const JOURNAL_TEXT_BYTES = 2 * JOURNAL_RESPONSE_LIMIT;
+
+/**
+ * Reads an answer for the check and the journal. Work is spent only where it is needed:
+ * a body with no content-encoding is not copied, and a JSON text too short to nest past
+ * the limit is not measured.
+ *
+ * @example
+ *   const read = await readUpstreamAnswer(answer, 8 * 1024 * 1024);
+ *   if (read.json !== undefined) validation.check('getPrice', answer.status, read.json);
+ */
+export async function readUpstreamAnswer(answer: UpstreamAnswer, maxBytes: number): Promise<ReadAnswer> {
+  const type = answer.headers['content-type'];
+  const encoding = answer.headers['content-encoding']?.trim().toLowerCase();
+  const encoded = encoding !== undefined && encoding !== '' && encoding !== 'identity';
+  if (!type || !/\bjson\b/i.test(type)) {
+    // Nothing to check: the journal keeps the start of the text, and no more is decoded.
+    if (encoded) return { journal: `[${encoding}-encoded answer, not kept]` };
+    return { journal: new TextDecoder().decode(answer.body.subarray(0, JOURNAL_TEXT_BYTES)) };
+  }
+  let bytes: Uint8Array = answer.body;
+  if (encoded) {
+    const decoded = await decode(bytes, encoding, maxBytes);
+    if ('unchecked' in decoded)
+      return { journal: `[answer not kept: ${decoded.unchecked.message}]`, ...decoded };
+    bytes = decoded.bytes;
+  }
+  if (bytes.byteLength === 0) return { journal: '' };
+  let text: string;
+  try {
+    text = new TextDecoder().decode(bytes);
+  } catch {
+    // Past the longest string the runtime makes (about 512 MiB): only a raised cap lets one through.
+    const message = `not checked: the body (${bytes.byteLength} bytes) is too large to read as text`;
+    return { journal: `[answer not kept: ${message}]`, unchecked: { rule: 'size', message } };
+  }
+  // Parsing is safe at any depth; checking and journaling recurse. A valid JSON text
+  // nesting past the limit has an opening and a closing bracket per level, so a shorter
+  // one need not be measured.
+  if (text.length > 2 * MAX_JSON_DEPTH && jsonDepth(text) > MAX_JSON_DEPTH) {
+    return {
+      journal: text.slice(0, JOURNAL_TEXT_BYTES),
+      unchecked: {
+        rule: 'depth',
+        message: `not checked: the body nests deeper than ${MAX_JSON_DEPTH} levels`,
+      },
+    };
+  }
+  try {
+    const json: unknown = JSON.parse(text);
+    return { json, journal: json };
+  } catch (error) {
+    return {
+      journal: text.slice(0, JOURNAL_TEXT_BYTES),
+      unchecked: {
+        rule: 'json',
+        message: `not checked: the body is not JSON (${(error as Error).message}), though its content type is ${type}`,
+      },
+    };
+  }
+}
+
+/** Undoes a content-encoding (the last coding applied first), each step at most `maxBytes` out. */
+async function decode(
+  body: Uint8Array,
+  encoding: string,
+  maxBytes: number,
+): Promise<{ bytes: Uint8Array } | { unchecked: Unchecked }> {
+  const codings = encoding
+    .split(',')
+    .map((coding) => coding.trim())
+    .filter((coding) => coding !== '' && coding !== 'identity')
+    .reverse();
+  let bytes = body;
+  for (const coding of codings) {
+    const options = { maxOutputLength: maxBytes };
+    try {
+      if (coding === 'gzip' || coding === 'x-gzip') bytes = await gunzip(bytes, options);
+      // HTTP's deflate is zlib-wrapped, but servers send raw deflate too; a zlib header says which.
+      else if (coding === 'deflate')
+        bytes = await ((bytes[0]! & 0x0f) === 8 ? inflate : inflateRaw)(bytes, options);
+      else if (coding === 'br') bytes = await brotliDecompress(bytes, options);
+      else {
+        return {
+          unchecked: {
+            rule: 'encoding',
+            message: `not checked: its content-encoding '${coding}' is not one the proxy decodes (gzip, deflate, br)`,
+          },
+        };
+      }
+    } catch (error) {
+      const failure = error as NodeJS.ErrnoException;
+      if (failure.code === 'ERR_BUFFER_TOO_LARGE') {
+        return {
+          unchecked: {
+            rule: 'size',
+            message: `not checked: decoded (${coding}), the body is larger than ${maxBytes} bytes (--upstream-max-bytes)`,
+          },
+        };
+      }
+      return {
+        unchecked: {
+          rule: 'encoding',
+          message: `not checked: its ${coding} body could not be decoded (${failure.message})`,
+        },
+      };
+    }
+  }
+  return { bytes };
+}
