@@ -455,7 +455,7 @@ describe('answers that cannot be checked pass through, reported as not checked',
     const { entry } = await passedThrough(
       { 'content-type': 'application/json' },
       deep,
-      {},
+      { forwardUnknown: true },
       '/v1/no/such/path',
     );
     expect(entry.status).toBe(200);

@@ -7,6 +7,7 @@
  * never a hang and never a process grown to the size of the answer.
  */
 import { SimulatorError } from '../engine/index.ts';
+import { redactUrl } from './journal-redaction.ts';
 
 export interface UpstreamOptions {
   /** The upstream's base URL, e.g. https://api.eopen.io (a path is kept as a prefix). */
@@ -225,25 +226,25 @@ function upstreamError(options: UpstreamOptions, maxBytes: number, error: unknow
         : `${error.declared} bytes (its Content-Length)`;
     return new SimulatorError(
       'upstreamUnreachable',
-      `The upstream ${options.url} answered ${size}, over --upstream-max-bytes ${maxBytes}; the answer was cut and not passed on. Raise --upstream-max-bytes (ENERGY_SIM_UPSTREAM_MAX_BYTES) if answers this large are expected.`,
+      `The upstream ${redactUrl(options.url)} answered ${size}, over --upstream-max-bytes ${maxBytes}; the answer was cut and not passed on. Raise --upstream-max-bytes (ENERGY_SIM_UPSTREAM_MAX_BYTES) if answers this large are expected.`,
     );
   }
   if (error instanceof UpstreamStatusInvalid) {
     return new SimulatorError(
       'upstreamUnreachable',
-      `The upstream ${options.url} answered with status ${error.status}, which is not a final HTTP status (200 to 599); the answer was not passed on.`,
+      `The upstream ${redactUrl(options.url)} answered with status ${error.status}, which is not a final HTTP status (200 to 599); the answer was not passed on.`,
     );
   }
   const cause = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
   if (cause?.name === 'TimeoutError' || cause?.name === 'AbortError') {
     return new SimulatorError(
       'upstreamTimeout',
-      `The upstream ${options.url} did not answer within ${options.timeoutMs} ms (--upstream-timeout); nothing more is known of this request's fate there.`,
+      `The upstream ${redactUrl(options.url)} did not answer within ${options.timeoutMs} ms (--upstream-timeout); nothing more is known of this request's fate there.`,
     );
   }
   const why = cause?.cause?.code ?? cause?.cause?.message ?? cause?.message ?? String(error);
   return new SimulatorError(
     'upstreamUnreachable',
-    `The upstream ${options.url} could not be reached (${why}). Check --upstream and that the service is up.`,
+    `The upstream ${redactUrl(options.url)} could not be reached (${why}). Check --upstream and that the service is up.`,
   );
 }
