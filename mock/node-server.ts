@@ -1,6 +1,7 @@
 /**
- * Serves a simulator over Node's HTTP: the fast path for the API's happy path first, the Hono app for
- * everything else. Used by the CLI and by startSimulator().
+ * Serves a simulator over Node's HTTP: the API straight to the request core
+ * (node-core-adapter.ts), the control plane, the dashboard and the docs to the Hono app.
+ * Used by the CLI and by startSimulator().
  *
  * No request can stop the process: every path ends in the error envelope (error-boundary.ts),
  * requests Node's parser refuses, a CONNECT and an HTTP/1.1 request with no Host get it too
@@ -11,7 +12,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { getRequestListener } from '@hono/node-server';
 import { answerClientErrors, createOwedResponses } from './http/client-errors.ts';
 import { createErrorBoundary } from './http/error-boundary.ts';
-import { createNodeFastPath } from './http/node-fast-path.ts';
+import { createNodeCoreAdapter, originForm } from './http/node-core-adapter.ts';
 import { createNodeRequestGuard, type RequestGuardOptions } from './http/request-guard.ts';
 import { routableHost } from './http/request-origin.ts';
 import type { Simulator } from './simulator.ts';
@@ -38,8 +39,7 @@ export const DRAIN_LIMIT_BYTES = 8 * 1024 * 1024;
  */
 export function createSimulatorServer(sim: Simulator, options: RequestGuardOptions = {}): Server {
   const boundary = createErrorBoundary(sim);
-  // The fast path answers from the engine; in proxy mode every API call goes upstream.
-  const fast = sim.mode === 'simulator' ? createNodeFastPath(sim) : () => false;
+  const api = createNodeCoreAdapter(sim.core, sim.maxBodyBytes, boundary);
   // The adapter's own clean-up cuts a connection 500 ms after the answer while the body is
   // still arriving; drainAfterAnswer below replaces it.
   const hono = getRequestListener(sim.app.fetch, {
@@ -47,7 +47,7 @@ export function createSimulatorServer(sim: Simulator, options: RequestGuardOptio
     errorHandler: (error) => boundary.response(error),
   });
   // Only a socket is reachable from a web page, so the Host and cross-site checks live
-  // here, first, where neither the fast path nor the app can skip them.
+  // here, first, where neither the core nor the app can skip them.
   const refused = createNodeRequestGuard(sim.engine, options);
   const { track, owed } = createOwedResponses();
   // Node answers an HTTP/1.1 request with no Host with a bare 400 of its own; the guard
@@ -64,7 +64,10 @@ export function createSimulatorServer(sim: Simulator, options: RequestGuardOptio
       // gives way to the address the request came in on.
       const host = routableHost(req);
       if (host !== req.headers.host) req.headers.host = host;
-      if (!fast(req, res)) hono(req, res).catch((error: unknown) => boundary.fail(req, res, error));
+      const url = originForm(req.url ?? '/');
+      const q = url.indexOf('?');
+      if (sim.core.takes(q === -1 ? url : url.slice(0, q))) api(req, res);
+      else hono(req, res).catch((error: unknown) => boundary.fail(req, res, error));
     } catch (error) {
       boundary.fail(req, res, error);
     }

@@ -19,15 +19,17 @@ import {
 } from './engine/index.ts';
 import type { SimEnv } from './http/context.ts';
 import type { ControlOptions, RemoteAddress } from './http/control-guard.ts';
-import { createApiStages, type ApiStage } from './http/api-stages.ts';
 import { createApp } from './http/create-app.ts';
+import { engineSource } from './http/engine-source.ts';
+import { createExchangeEvents, DROPPED_HEADER, type ExchangeEvents } from './http/exchange.ts';
+import { recordingSource } from './http/recording-source.ts';
+import { createRequestCore, type RequestCore } from './http/request-core.ts';
+import { upstreamSource, type ProxyContext } from './http/upstream-source.ts';
 import { POLLING_CLOCK, type PollingClock } from '../src/client/wait-for-order.ts';
 import { createLiveValidation } from './http/live-validation.ts';
-import type { ProxyContext } from './http/proxy-routes.ts';
 import { createSpendGuard } from './http/spend-guard.ts';
 import { DEFAULT_UPSTREAM_MAX_BYTES } from './http/upstream-forward.ts';
 import { createFaultInjector, type FaultInjector } from './http/fault-injector.ts';
-import { DROPPED_HEADER } from './http/inject-faults.ts';
 import { createJournal, type Journal } from './http/journal.ts';
 import { createKeyAliases, redactUrl } from './http/journal-redaction.ts';
 import { createRandomSource } from './engine/random-source.ts';
@@ -117,11 +119,13 @@ export interface Simulator {
   clock: Clock;
   journal: Journal;
   faults: FaultInjector;
-  /** The request validators compiled from spec/openapi.yaml (shared with the Node fast path). */
+  /** The request validators compiled from spec/openapi.yaml. */
   apiValidators: SpecValidators;
-  /** The stages every API request passes before its operation (faults, rate limit); the Node fast path answers only while all are idle. */
-  apiStages: readonly ApiStage[];
-  /** Largest request body accepted, bytes (also the Node fast path's limit). */
+  /** The one request core every transport hands the API's requests to (request-core.ts). */
+  core: RequestCore;
+  /** Every finished exchange, announced once to its observers (the journal is the first). */
+  exchanges: ExchangeEvents;
+  /** Largest request body accepted, bytes. */
   maxBodyBytes: number;
   /** What answers the API: the engine ('simulator'), the upstream ('proxy') or a recording ('replay'). */
   mode: 'simulator' | 'proxy' | 'replay';
@@ -178,24 +182,35 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const faults = createFaultInjector(() => createRandomSource(engine.seed ^ 0x5eed));
   const apiValidators = createValidators(loadSpec('api'), { coerceTypes: true, formats });
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const apiStages = createApiStages(engine, faults);
   if (options.proxy && options.replay)
     throw new SimulatorError(
       'parameterInvalid',
       'proxy and replay exclude each other: a simulator answers from the upstream or from a recording, not both.',
     );
-  const proxy = options.proxy
-    ? createProxyContext(options.proxy)
+  const proxy = options.proxy ? createProxyContext(options.proxy) : undefined;
+  const replayed = { count: 0 };
+  // Where the API's answers come from; the rest of the request's path is the same for all.
+  const source = proxy
+    ? upstreamSource(proxy)
     : options.replay
-      ? createReplayContext(options.replay)
-      : undefined;
-  const mode = options.proxy ? 'proxy' : options.replay ? 'replay' : 'simulator';
+      ? recordingSource((request) => (replayed.count++, options.replay!.fetch(request)))
+      : engineSource(engine, apiValidators);
+  const mode = source.mode;
+  // Every finished exchange is announced once; the journal is its first observer.
+  const exchanges = createExchangeEvents();
+  exchanges.subscribe((exchange) => journal.record(exchange));
+  const core = createRequestCore({
+    engine,
+    source,
+    faults,
+    exchanges,
+    maxBodyBytes,
+    onUnexpectedError: options.onUnexpectedError,
+  });
   const app = createApp({
     engine,
-    journal,
-    apiValidators,
-    apiStages,
-    proxy,
+    core,
+    exchanges,
     control: {
       engine,
       journal,
@@ -205,17 +220,26 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       version: VERSION,
       scenario: scenarioChecked,
       controlEnabled: options.control?.enabled ?? true,
-      answerSource: proxy
-        ? {
-            mode,
-            proxyStats: () => ({
-              upstream: proxy.label ?? redactUrl(proxy.upstream.url),
-              forwarded: proxy.counters.forwarded,
-              violations: proxy.validation?.count ?? 0,
-              refusedOrders: proxy.guard?.refused ?? 0,
-            }),
-          }
-        : undefined,
+      answerSource:
+        mode === 'simulator'
+          ? undefined
+          : {
+              mode,
+              proxyStats: () =>
+                proxy
+                  ? {
+                      upstream: redactUrl(proxy.upstream.url),
+                      forwarded: proxy.counters.forwarded,
+                      violations: proxy.validation.count,
+                      refusedOrders: proxy.guard.refused,
+                    }
+                  : {
+                      upstream: options.replay!.source,
+                      forwarded: replayed.count,
+                      violations: 0,
+                      refusedOrders: 0,
+                    },
+            },
     },
     ...(options.control ? { controlOptions: options.control } : {}),
     ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}),
@@ -245,7 +269,8 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     journal,
     faults,
     apiValidators,
-    apiStages,
+    core,
+    exchanges,
     maxBodyBytes,
     mode,
     onUnexpectedError: options.onUnexpectedError,
@@ -301,20 +326,6 @@ function createProxyContext(options: ProxyOptions): ProxyContext {
     forwardUnknown: options.forwardUnknown ?? false,
     aliases: createKeyAliases(),
     validation: createLiveValidation(options.onViolation ?? ((line) => process.stderr.write(line + '\n'))),
-    counters: { forwarded: 0 },
-  };
-}
-
-/** A replay is the proxy's routes over a recording: no upstream to time out, nothing to spend. */
-function createReplayContext(options: ReplayOptions): ProxyContext {
-  return {
-    label: options.source,
-    upstream: {
-      url: 'http://replay.invalid',
-      timeoutMs: 60_000,
-      fetch: ((input: RequestInfo | URL, init?: RequestInit) =>
-        options.fetch(new Request(input, init))) as typeof fetch,
-    },
     counters: { forwarded: 0 },
   };
 }

@@ -14,7 +14,7 @@ import {
   type OrderStatusCode,
 } from '../engine/index.ts';
 import { toSettingsPatch } from '../scenario/scenario-input.ts';
-import { requireApiKey } from './api-routes.ts';
+import { requireApiKey } from './authenticate.ts';
 import { accountView, orderView, settingsView } from './control-views.ts';
 import type { SimEnv } from './context.ts';
 import { sendJson } from './envelope.ts';

@@ -1,6 +1,9 @@
 /**
- * Assembles the Hono app: the simulated API, the control plane, one error handler
- * that turns every failure into the error envelope, the journal and the limits.
+ * Assembles the Hono app. The API's requests go to the request core (request-core.ts)
+ * first, through its Hono adapter (hono-core-adapter.ts), which answers them whole; what
+ * is left is the control plane, the dashboard and the docs, with one error handler that
+ * turns every failure into the error envelope, the journal of control-plane writes and the
+ * limits.
  */
 import type { IncomingMessage } from 'node:http';
 import { Hono, type Context } from 'hono';
@@ -8,32 +11,26 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { methodNotAllowed } from 'hono/method-not-allowed';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { SpecValidators } from '../../src/spec/loader.ts';
 import { SimulatorError, type Engine } from '../engine/index.ts';
-import { API_PREFIX } from './api-operations.ts';
-import { apiRoutes } from './api-routes.ts';
-import { proxyRoutes, type ProxyContext } from './proxy-routes.ts';
-import type { ApiStage } from './api-stages.ts';
 import type { SimEnv } from './context.ts';
 import { controlGuard, type ControlOptions, type RemoteAddress } from './control-guard.ts';
 import { controlRoutes, type ControlContext } from './control-routes.ts';
 import { dashboardRoutes } from './dashboard-routes.ts';
 import { docsRoutes } from './docs-routes.ts';
-import { envelopeTime } from './envelope.ts';
-import { applyErrorCatalogue, catalogueKindOf } from './error-catalogue.ts';
 import { CLIENT_CLOSED_NOTE, CLIENT_CLOSED_STATUS, clientClosed, unexpectedError } from './error-boundary.ts';
-import { exchangeEntry, isJournaled, JOURNAL_BODY_LIMIT, type Journal } from './journal.ts';
-import { redactBody, redactKeys, replaceKeys, replaceKeysIn } from './journal-redaction.ts';
-import { jsonDepth, MAX_JSON_DEPTH } from './request-params.ts';
+import { catalogued } from './error-catalogue.ts';
+import type { ExchangeEvents, ExchangeFinished } from './exchange.ts';
+import { coreAnswerOf } from './hono-core-adapter.ts';
+import { isJournaled } from './journal.ts';
+import { redactKeys } from './journal-redaction.ts';
+import { journalBody, type RequestCore } from './request-core.ts';
 
 export interface AppOptions {
   engine: Engine;
-  journal: Journal;
-  apiValidators: SpecValidators;
-  /** The stages before each API operation (createApiStages), shared with the Node fast path. */
-  apiStages: readonly ApiStage[];
-  /** Proxy mode (`serve --upstream`): the upstream answers the API instead of the engine. */
-  proxy?: ProxyContext | undefined;
+  /** The request core: the API's requests are its to answer. */
+  core: RequestCore;
+  /** Where the control plane's journaled exchanges are announced, as the core's are. */
+  exchanges: ExchangeEvents;
   control: ControlContext;
   controlOptions?: ControlOptions;
   remoteAddress?: RemoteAddress;
@@ -47,21 +44,6 @@ export interface AppOptions {
 const OPEN_PAGES = new Set(['/_sim/health', '/_sim/ui']);
 
 /**
- * A request body as the journal keeps it. Redacting parses and re-serialises a JSON body,
- * which overflows the stack on deep nesting: such a body (refused anyway) is not kept,
- * since keeping it raw could keep a key.
- */
-function journalBody(text: string): string {
-  const unkept = `[body not kept: it nests deeper than ${MAX_JSON_DEPTH} levels]`;
-  if (jsonDepth(text) > MAX_JSON_DEPTH) return unkept;
-  try {
-    return redactBody(text).slice(0, JOURNAL_BODY_LIMIT);
-  } catch {
-    return '[body not kept: it could not be redacted]';
-  }
-}
-
-/**
  * Creates the app.
  *
  * @example
@@ -69,8 +51,15 @@ function journalBody(text: string): string {
  *   const res = await app.request('/v1/tron/price?rentalCount=65000&period=1h', { headers: { 'API-KEY': 'demo-key' } });
  */
 export function createApp(options: AppOptions): Hono<SimEnv> {
-  const { engine, journal } = options;
+  const { engine, core } = options;
   const app = new Hono<SimEnv>();
+
+  // The API: answered whole by the core, which routes, checks, journals and words its
+  // errors itself; nothing below runs for it.
+  app.use('*', async (c, next) => {
+    if (!core.takes(c.req.path)) return next();
+    return coreAnswerOf(c, core, options.maxBodyBytes);
+  });
 
   app.use('*', async (c, next) => {
     const started = performance.now();
@@ -82,34 +71,26 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     const method = c.req.method;
     const text =
       method !== 'GET' && method !== 'HEAD' && c.res.status !== 413 ? await c.req.text().catch(() => '') : '';
-    // What the journal, and all that hears it, must not hold by value (proxy mode).
-    const keys = c.get('keyEcho') ?? [];
-    const kept = (t: string): string => (keys.length > 0 ? replaceKeys(t, keys) : t);
-    const entry = exchangeEntry({
+    const done: ExchangeFinished = {
       at: engine.clock.now(),
       method,
-      path: kept(path),
+      path,
       status: c.res.status,
-      started,
-      operation: c.get('operation'),
-      fault: c.get('fault'),
-      account: c.get('account')?.walletAddress,
-      body: text ? kept(journalBody(text)) : undefined,
-    });
-    entry.response = replaceKeysIn(redactKeys(c.get('responseBody')), keys);
-    const violations = c.get('violations');
-    if (violations) entry.violations = violations;
-    const refused = c.get('refused');
-    if (refused) entry.refused = refused;
-    journal.record(entry, q !== -1 ? { query: kept(url.slice(q + 1)) } : undefined);
-  });
-
-  // The error catalogue (and `errorStatus: always-200`, its shorthand) is applied last, to
-  // the finished response, so that every other layer (the 405 check above all) sees the
-  // real status.
-  app.use('*', async (c, next) => {
-    await next();
-    applyErrorCatalogue(c, engine);
+      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+    };
+    const operation = c.get('operation');
+    if (operation) done.operation = operation;
+    const fault = c.get('fault');
+    if (fault) done.fault = fault;
+    const account = c.get('account');
+    if (account) done.account = account.walletAddress;
+    if (text) done.body = journalBody(text);
+    if (q !== -1) done.queryText = url.slice(q + 1);
+    const response = c.get('responseBody');
+    if (response !== undefined) done.response = redactKeys(response);
+    const rejection = c.get('rejection');
+    if (rejection) done.rejection = rejection;
+    options.exchanges.finish(done);
   });
 
   const limitBody = bodyLimit({
@@ -118,10 +99,10 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
       throw tooLarge();
     },
   });
-  // bodyLimit reads request.body, which makes @hono/node-server build a full Request
-  // (a large share of a GET's CPU, bench/README.md); a GET or HEAD carries no body to limit.
-  // (a GET's declared oversized body is refused all the same: it is never read, and is
-  // drained by the Node server, but every oversized body gets the one answer, 413).
+  // bodyLimit reads request.body, which makes @hono/node-server build a full Request; a
+  // GET or HEAD carries no body to limit (a GET's declared oversized body is refused all
+  // the same: it is never read, and is drained by the Node server, but every oversized
+  // body gets the one answer, 413).
   const tooLarge = (): SimulatorError =>
     new SimulatorError(
       'bodyTooLarge',
@@ -145,24 +126,15 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
         throw new SimulatorError(
           'methodNotAllowed',
           `Method ${c.req.method} is not allowed on ${c.req.path}; use ${allowed.join(' or ')}.`,
-          {
-            Allow: allowed.join(', '),
-          },
+          { Allow: allowed.join(', ') },
         );
       },
     }),
   );
 
-  if (!options.proxy) {
-    const api = apiRoutes(engine, options.apiValidators, options.apiStages);
-    app.route('/', api);
-    app.route(API_PREFIX, api);
-  }
   app.route('/_sim', controlRoutes(options.control));
   app.route('/_sim', dashboardRoutes(options.control));
   app.route('/docs', docsRoutes());
-  // The proxy takes every other path, after the local ones, and decides what may go upstream.
-  if (options.proxy) app.route('/', proxyRoutes(options.proxy, options.apiStages));
 
   // Answered, not thrown: the 405 middleware only looks at a 404 that carries no error.
   app.notFound((c) =>
@@ -196,12 +168,12 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     return errorResponse(c, simError);
   });
 
+  /** The envelope of a rejection; an unknown path outside the control plane is the service's to word (the catalogue). */
   function errorResponse(c: Context<SimEnv>, error: SimulatorError): Response {
-    const kind = catalogueKindOf(error);
-    if (kind) c.set('rejection', kind);
-    const body = { code: error.code, msg: error.message, time: envelopeTime(engine), data: null };
-    c.set('responseBody', body);
-    return c.json(body, error.status as ContentfulStatusCode, error.headers);
+    const answer = catalogued(engine, error, !c.req.path.startsWith('/_sim'));
+    if (answer.rejection) c.set('rejection', answer.rejection);
+    c.set('responseBody', answer.response);
+    return c.body(answer.text, answer.status as ContentfulStatusCode, answer.headers);
   }
 
   return app;

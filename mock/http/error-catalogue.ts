@@ -1,13 +1,12 @@
 /**
  * The error catalogue in force (settings.errors, settings.errorStatus, settings.unknownPath):
- * what each kind of API rejection answers. Applied once, to the finished response, so
- * that every layer before it (the 405 check above all) sees the simulator's own status.
+ * what each kind of API rejection answers. Applied once, where a rejection becomes an
+ * answer, so that every step before it (the 405 check above all) sees the simulator's own
+ * status, and an injected fault or an upstream's answer is never rewritten.
  */
-import type { Context } from 'hono';
 import { envelopeTime } from './envelope.ts';
 import type { Engine, SimulatorError } from '../engine/index.ts';
 import type { ErrorCatalogueKind } from '../engine/settings.ts';
-import type { SimEnv } from './context.ts';
 
 const CATALOGUED: ReadonlySet<string> = new Set<ErrorCatalogueKind>([
   'apiKeyMissing',
@@ -36,41 +35,63 @@ export function catalogueKindOf(error: SimulatorError): ErrorCatalogueKind | und
 const HTML_404 =
   '<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n<center><h1>404 Not Found</h1></center>\r\n</body>\r\n</html>\r\n';
 
+/** A rejection as it is answered, once the catalogue in force is applied. */
+export interface CataloguedError {
+  status: number;
+  headers: Record<string, string>;
+  /** The body's text: the JSON envelope, or the HTML page of `unknownPath: html`. */
+  text: string;
+  /** The body as the journal keeps it. */
+  response: unknown;
+  /** The catalogue's name of the rejection, when it has one. */
+  rejection?: ErrorCatalogueKind | undefined;
+}
+
 /**
- * Rewrites the finished answer of an API request by the catalogue; leaves the control
- * plane and injected faults alone (a fault answers exactly as it was told).
+ * How a rejection of the simulator's own is answered: the JSON error envelope, rewritten
+ * by the catalogue in force (`errors` per kind, `errorStatus: always-200`, `unknownPath:
+ * html`). The control plane's rejections are not catalogued (`catalogue: false`): they
+ * are the kit's own interface, not the service's.
  *
  * @example
- *   app.use('*', async (c, next) => { await next(); applyErrorCatalogue(c, engine); });
+ *   catalogued(engine, new SimulatorError('apiKeyMissing', 'Missing API key …'), true).status; // 401
  */
-export function applyErrorCatalogue(c: Context<SimEnv>, engine: Engine): void {
-  if (c.req.path.startsWith('/_sim') || c.get('fault')) return;
+export function catalogued(engine: Engine, error: SimulatorError, catalogue: boolean): CataloguedError {
+  const own = { code: error.code, msg: error.message, time: envelopeTime(engine), data: null };
+  const headers = { 'content-type': 'application/json', ...error.headers };
+  const kind = catalogueKindOf(error);
+  if (!catalogue)
+    return { status: error.status, headers, text: JSON.stringify(own), response: own, rejection: kind };
   const settings = engine.settings();
-  const kind = c.get('rejection');
-  if (kind === 'notFound' && settings.unknownPath === 'html') {
-    c.set('responseBody', HTML_404);
-    c.res = new Response(HTML_404, { status: 404, headers: { 'content-type': 'text/html' } });
-    return;
-  }
+  if (kind === 'notFound' && settings.unknownPath === 'html')
+    return {
+      status: 404,
+      headers: { 'content-type': 'text/html' },
+      text: HTML_404,
+      response: HTML_404,
+      rejection: kind,
+    };
   const entry = kind ? settings.errors[kind] : undefined;
   const always200 = settings.errorStatus === 'always-200';
-  if (!entry) {
-    if (c.res.status >= 400 && always200)
-      c.res = new Response(c.res.body, { status: 200, headers: c.res.headers });
-    return;
-  }
-  const own = c.get('responseBody') as { code: number; msg: string } | undefined;
+  if (!entry)
+    return {
+      status: always200 ? 200 : error.status,
+      headers,
+      text: JSON.stringify(own),
+      response: own,
+      rejection: kind,
+    };
   const body = {
-    code: entry.code ?? own?.code ?? c.res.status,
-    msg: entry.msg !== undefined ? entry.msg.split('{message}').join(own?.msg ?? '') : (own?.msg ?? ''),
-    time: envelopeTime(engine),
+    code: entry.code ?? own.code,
+    msg: entry.msg !== undefined ? entry.msg.split('{message}').join(own.msg) : own.msg,
+    time: own.time,
     data: null,
   };
-  c.set('responseBody', body);
-  const headers = new Headers(c.res.headers);
-  headers.delete('content-length');
-  c.res = new Response(JSON.stringify(body), {
-    status: entry.status ?? (always200 ? 200 : c.res.status),
+  return {
+    status: entry.status ?? (always200 ? 200 : error.status),
     headers,
-  });
+    text: JSON.stringify(body),
+    response: body,
+    rejection: kind,
+  };
 }

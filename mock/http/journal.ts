@@ -10,6 +10,7 @@
  * as objects only when listed.
  */
 import type { components } from '../../src/generated/control.ts';
+import type { ExchangeFinished } from './exchange.ts';
 import { redactKeys } from './journal-redaction.ts';
 
 /** One exchange as the journal lists it (spec/control.yaml's JournalEntry). */
@@ -31,7 +32,7 @@ export interface Journal {
    * Keeps an entry and numbers it (its `id` is set on the object given, which listeners
    * then hear). Nothing keeps the object itself; the journal copies its fields.
    */
-  record(entry: JournalDraft, raw?: JournalRaw): void;
+  record(entry: JournalDraft | (ExchangeFinished & { id?: number }), raw?: JournalRaw): void;
   /** The newest `limit` entries, oldest first, optionally of one operation. */
   list(filter?: { limit?: number; operation?: string }): JournalEntry[];
   clear(): void;
@@ -149,7 +150,12 @@ export function createJournal(capacity: number): Journal {
     } as JournalEntry;
     if (responses[slot] !== undefined) {
       if (responseIsText[slot] === 1) {
-        responses[slot] = JSON.parse(responses[slot] as string);
+        // A text that is no JSON (an upstream's, say) is listed as the text it was.
+        try {
+          responses[slot] = JSON.parse(responses[slot] as string);
+        } catch {
+          // Kept as it is.
+        }
         responseIsText[slot] = 0;
       }
       entry.response = responses[slot];
@@ -190,7 +196,11 @@ export function createJournal(capacity: number): Journal {
         operations[slot] = entry.operation;
         faults[slot] = entry.fault;
         accounts[slot] = entry.account;
-        queries[slot] = raw?.query ?? (entry.query && (redactKeys(entry.query) as Record<string, string>));
+        const exchange = entry as ExchangeFinished;
+        queries[slot] =
+          raw?.query ??
+          exchange.queryText ??
+          (entry.query && (redactKeys(entry.query) as Record<string, string>));
         bodies[slot] = entry.body;
         proxyFacts[slot] =
           entry.violations || entry.refused
@@ -199,7 +209,9 @@ export function createJournal(capacity: number): Journal {
         // Kept as JSON text, at most JOURNAL_RESPONSE_LIMIT characters of it: the bound
         // lives here so that both the Hono middleware and the fast path keep to it.
         const text =
-          raw?.responseText ?? (entry.response !== undefined ? JSON.stringify(entry.response) : undefined);
+          raw?.responseText ??
+          exchange.responseText ??
+          (entry.response !== undefined ? JSON.stringify(entry.response) : undefined);
         if (text !== undefined && text.length > JOURNAL_RESPONSE_LIMIT) {
           responses[slot] = cut(text, JOURNAL_RESPONSE_LIMIT);
           responseIsText[slot] = 2;

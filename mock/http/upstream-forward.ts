@@ -83,6 +83,13 @@ const forwardedResponseHeader = (name: string): boolean =>
 /** Statuses whose answer has no body (a Response refuses one). */
 const NULL_BODY_STATUS = new Set([204, 205, 304]);
 
+/** What is forwarded of a request: its method, its target (path and query, as sent) and the headers read. */
+export interface UpstreamRequest {
+  readonly method: string;
+  readonly target: string;
+  header(name: string): string | undefined;
+}
+
 export interface UpstreamAnswer {
   status: number;
   headers: Record<string, string>;
@@ -100,17 +107,14 @@ const EMPTY = new Uint8Array(0);
  */
 export async function forwardToUpstream(
   options: UpstreamOptions,
-  request: Request,
+  request: UpstreamRequest,
   body: Uint8Array<ArrayBuffer> | undefined,
-  pathAndQuery?: string,
 ): Promise<UpstreamAnswer> {
-  const incoming = new URL(request.url);
-  // The target as the client sent it when the caller has it: WHATWG parsing re-encodes a query.
-  const target = upstreamUrl(options.url, pathAndQuery ?? incoming.pathname + incoming.search);
+  const target = upstreamUrl(options.url, request.target);
   const headers = new Headers();
   for (const name of FORWARDED_REQUEST_HEADERS) {
-    const value = request.headers.get(name);
-    if (value !== null) headers.set(name, value);
+    const value = request.header(name);
+    if (value !== undefined) headers.set(name, value);
   }
   const call = options.fetch ?? fetch;
   const maxBytes = options.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES;

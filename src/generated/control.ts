@@ -706,6 +706,34 @@ export interface components {
             refused?: string;
             durationMs: number;
         };
+        /**
+         * @description One exchange as the request core announces it once it is answered, to every
+         *     observer: the journal keeps it (as a JournalEntry, numbered), and the dashboard, the
+         *     live events and request logs hear it. Every field is already redacted. The query and
+         *     the response may come as the text that was sent, turned into objects only when the
+         *     journal lists them.
+         */
+        ExchangeFinished: {
+            at: components["schemas"]["JournalEntry"]["at"];
+            method: components["schemas"]["JournalEntry"]["method"];
+            path: components["schemas"]["JournalEntry"]["path"];
+            status: components["schemas"]["JournalEntry"]["status"];
+            durationMs: components["schemas"]["JournalEntry"]["durationMs"];
+            operation?: components["schemas"]["JournalEntry"]["operation"];
+            fault?: components["schemas"]["JournalEntry"]["fault"];
+            account?: components["schemas"]["JournalEntry"]["account"];
+            body?: components["schemas"]["JournalEntry"]["body"];
+            query?: components["schemas"]["JournalEntry"]["query"];
+            /** @description The query string as sent, without its `?` (redacted when listed). */
+            queryText?: string;
+            response?: components["schemas"]["JournalEntry"]["response"];
+            /** @description The response body as the JSON text sent. */
+            responseText?: string;
+            violations?: components["schemas"]["JournalEntry"]["violations"];
+            refused?: components["schemas"]["JournalEntry"]["refused"];
+            /** @description The error catalogue's name of the rejection answered (a key of `errors` in Settings). */
+            rejection?: string;
+        };
         /** @description Sun per unit of energy for each period, whole numbers in strings. */
         Prices: {
             "10min"?: components["schemas"]["SunString"];

@@ -7,92 +7,70 @@
  * path. Paths that are not the API stay here unless `--forward-unknown`, which lets GET and
  * HEAD through, never on a path with an `order` segment.
  *
- * A forwarded request passes the same stages as the engine's routes (the journal, faults,
- * the rate limit), then the spending guard (spend-guard.ts), then the upstream
- * (upstream-forward.ts), whose answer is checked against the spec as it passes
- * (live-validation.ts) and passed on unaltered.
+ * A forwarded request has passed the core's faults and rate limit; then come the spending
+ * guard (spend-guard.ts) and the upstream (upstream-forward.ts), whose answer is checked
+ * against the spec as it passes (live-validation.ts) and passed on unaltered.
  *
- * The API key is forwarded and never kept: the journal keeps no header, and bodies and
- * queries are redacted as they are for the engine's routes.
+ * The API key is forwarded and never kept: each request's keys go with its exchange to be
+ * replaced by their aliases wherever a kept copy would hold them (journal-redaction.ts).
  */
-import type { IncomingMessage } from 'node:http';
-import { Hono, type Context } from 'hono';
 import { loadSpec } from '../../src/spec/loader.ts';
 import { parseUnits, SimulatorError } from '../engine/index.ts';
-import { API_OPERATIONS, findApiOperation, withoutApiPrefix } from './api-operations.ts';
-import type { ApiStage } from './api-stages.ts';
-import type { SimEnv } from './context.ts';
+import { API_OPERATIONS } from './api-operations.ts';
 import { createEdgeClassifier, type EdgeVerdict } from './edge-classifier.ts';
+import type { CoreAnswer, CoreRequest } from './exchange.ts';
 import { replaceKeys, secretValuesOf, type KeyAliases } from './journal-redaction.ts';
 import type { LiveValidation } from './live-validation.ts';
+import type { AnswerSource, Exchange } from './request-core.ts';
 import type { SpendGuard } from './spend-guard.ts';
 import { readUpstreamAnswer } from './upstream-answer.ts';
 import { DEFAULT_UPSTREAM_MAX_BYTES, forwardToUpstream, type UpstreamOptions } from './upstream-forward.ts';
 
 export interface ProxyContext {
   upstream: UpstreamOptions;
-  /** Proxy mode only: a replay spends nothing. */
-  guard?: SpendGuard | undefined;
-  /** Proxy mode only: a replay's answers were checked when they were recorded. */
-  validation?: LiveValidation | undefined;
-  /** What /_sim/health names as the upstream (a replay's recording); the upstream's URL when absent. */
-  label?: string | undefined;
+  guard: SpendGuard;
+  validation: LiveValidation;
   /** Counts every call handed to the upstream, answered or not. */
   counters: { forwarded: number };
   /** Forward GET and HEAD of paths that are not the API (`--forward-unknown`). */
-  forwardUnknown?: boolean | undefined;
-  /** Proxy mode: the aliases of the keys seen, which every kept copy holds instead of them. */
-  aliases?: KeyAliases | undefined;
+  forwardUnknown: boolean;
+  /** The aliases of the keys seen, which every kept copy holds instead of them. */
+  aliases: KeyAliases;
 }
 
 /** Paths the simulator answers itself in every mode: never forwarded, whatever the flags. */
 const LOCAL_PATHS = /^\/(_sim|docs)(\/|$)/;
-/** What a replay answers from its recording. */
-const API_NAMESPACE = /^(\/api)?\/v1\//;
 
 /**
- * Builds the proxy's routes: one catch-all, mounted after the control plane and the docs.
+ * Creates the upstream's answer source.
  *
  * @example
- *   app.route('/', proxyRoutes(proxy, stages));
+ *   const source = upstreamSource(proxy);
+ *   createRequestCore({ engine, source, faults, exchanges });
  */
-export function proxyRoutes(proxy: ProxyContext, stages: readonly ApiStage[]): Hono<SimEnv> {
-  const routes = new Hono<SimEnv>();
+export function upstreamSource(proxy: ProxyContext): AnswerSource<EdgeVerdict> {
   const classify = createEdgeClassifier(loadSpec('api').operations);
-  routes.all(
-    '*',
-    async (c, next) => {
-      if (LOCAL_PATHS.test(c.req.path)) return c.notFound();
-      if (!proxy.guard) {
-        // A replay spends nothing and serves what was recorded, unknown paths and wrong
-        // methods the suite asked included: everything under the API's /v1 goes to it.
-        if (!API_NAMESPACE.test(c.req.path)) return c.notFound();
-        const op = findApiOperation(c.req.method, withoutApiPrefix(c.req.path));
-        if (op) c.set('operation', op.id);
-        return next();
+  return {
+    mode: 'proxy',
+    takes: (path) => !LOCAL_PATHS.test(path),
+    route(request, exchange) {
+      exchange.keyEcho = keysOf(request, exchange, proxy.aliases);
+      const verdict = classify(request.method, request.target);
+      if (verdict.kind === 'api') exchange.operation = verdict.operationId;
+      else if (!forwardsUnknown(verdict, request.method, proxy)) {
+        if (verdict.order) proxy.guard.refuse();
+        throw refusal(verdict, request.method, exchange.path);
       }
-      c.set('keyEcho', keysOf(c, proxy.aliases));
-      const verdict = classify(c.req.method, rawTarget(c));
-      if (verdict.kind === 'api') c.set('operation', verdict.operationId);
-      else if (!forwardsUnknown(verdict, c.req.method, proxy)) {
-        if (verdict.order) proxy.guard?.refuse();
-        throw refusal(verdict, c.req.method, c.req.path);
-      }
-      await next();
+      return verdict;
     },
-    // Faults and the rate limit apply before anything is forwarded: an app can be tried
-    // against 429s, 5xx, latency and dropped connections while it talks to the real service.
-    ...stages.map((s) => s.middleware),
-    (c) => forward(c, proxy),
-  );
-  return routes;
+    answer: (request, exchange) => forward(request, exchange, proxy),
+  };
 }
 
 /** The request's keys with their aliases: its API-KEY, and secret-named query parameters. */
-function keysOf(c: Context<SimEnv>, aliases: KeyAliases | undefined): Array<[string, string]> {
-  if (!aliases) return [];
-  const keys = secretValuesOf(new URL(c.req.url).search.slice(1));
-  const header = c.req.header('api-key');
+function keysOf(request: CoreRequest, exchange: Exchange, aliases: KeyAliases): Array<[string, string]> {
+  const keys = exchange.query === undefined ? [] : secretValuesOf(exchange.query);
+  const header = request.header('api-key');
   if (header) keys.unshift(header);
   return keys.map((key) => [key, aliases.alias(key)]);
 }
@@ -101,7 +79,7 @@ function forwardsUnknown(verdict: EdgeVerdict, method: string, proxy: ProxyConte
   return (
     verdict.kind === 'unknown' &&
     !verdict.order &&
-    proxy.forwardUnknown === true &&
+    proxy.forwardUnknown &&
     (method === 'GET' || method === 'HEAD')
   );
 }
@@ -130,66 +108,52 @@ function refusal(verdict: EdgeVerdict, method: string, path: string): SimulatorE
   }
 }
 
-/**
- * The request target as sent: the Node server's own, else (in process) the URL's path and
- * query, which WHATWG parsing has already normalised.
- */
-function rawTarget(c: Context<SimEnv>): string {
-  const sent = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.url;
-  if (sent) return sent;
-  const url = new URL(c.req.url);
-  return url.pathname + url.search;
-}
-
-/** A target in origin form: an absolute-form target (`http://host/path`) loses its scheme and host. */
-function originForm(target: string): string {
-  const authority = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(target);
-  if (!authority) return target;
-  const rest = target.slice(authority[0].length);
-  return rest.startsWith('/') ? rest : `/${rest}`;
-}
-
-async function forward(c: Context<SimEnv>, proxy: ProxyContext): Promise<Response> {
-  const operation = c.get('operation');
-  const body =
-    c.req.method === 'GET' || c.req.method === 'HEAD' ? undefined : new Uint8Array(await c.req.arrayBuffer());
-  if (operation === API_OPERATIONS.createOrder.id && proxy.guard) {
+async function forward(request: CoreRequest, exchange: Exchange, proxy: ProxyContext): Promise<CoreAnswer> {
+  const operation = exchange.operation;
+  const method = request.method;
+  const body = method === 'GET' || method === 'HEAD' || !request.hasBody ? undefined : await request.body();
+  const forwarded = body && body.byteLength > 0 ? new Uint8Array(body) : undefined;
+  if (operation === API_OPERATIONS.createOrder.id) {
     const guard = proxy.guard;
     let reason = guard.check();
     if (reason) guard.refuse();
     else {
-      const cost = guard.needsCost ? await orderCost(c, proxy, body) : undefined;
+      const cost = guard.needsCost ? await orderCost(request, exchange, proxy, forwarded) : undefined;
       reason = guard.admit(cost?.sun, cost?.why);
     }
     if (reason) {
-      c.set('refused', reason);
+      exchange.refused = reason;
       throw new SimulatorError('spendRefused', reason);
     }
   }
-  if (body && proxy.aliases) {
-    const more = secretValuesOf(new TextDecoder().decode(body));
+  if (forwarded) {
+    const more = secretValuesOf(new TextDecoder().decode(forwarded));
     if (more.length > 0)
-      c.set('keyEcho', [...c.get('keyEcho'), ...more.map((k) => [k, proxy.aliases!.alias(k)] as const)]);
+      exchange.keyEcho = [
+        ...(exchange.keyEcho ?? []),
+        ...more.map((k) => [k, proxy.aliases.alias(k)] as const),
+      ];
   }
   proxy.counters.forwarded++;
-  const answered = await forwardToUpstream(proxy.upstream, c.req.raw, body, originForm(rawTarget(c)));
+  const answered = await forwardToUpstream(proxy.upstream, request, forwarded);
   const read = await readUpstreamAnswer(answered, proxy.upstream.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
-  c.set('responseBody', read.journal);
-  if (operation && proxy.validation) {
-    const keys = c.get('keyEcho');
+  exchange.response = read.journal;
+  if (operation) {
+    const keys = exchange.keyEcho ?? [];
     const violations = read.unchecked
       ? proxy.validation.unchecked(operation, answered.status, read.unchecked)
       : read.json !== undefined
         ? proxy.validation.check(operation, answered.status, read.json, (text) => replaceKeys(text, keys))
         : [];
-    if (violations.length > 0) c.set('violations', violations);
+    if (violations.length > 0) exchange.violations = violations;
   }
   // The answer is passed on as it came, still encoded if it was: the proxy reports drift,
   // it never hides it.
-  return new Response(answered.body.byteLength > 0 ? answered.body : null, {
+  return {
     status: answered.status,
     headers: answered.headers,
-  });
+    body: answered.body.byteLength > 0 ? answered.body : null,
+  };
 }
 
 /**
@@ -198,12 +162,13 @@ async function forward(c: Context<SimEnv>, proxy: ProxyContext): Promise<Respons
  * key. Undefined `sun` with `why` when that cannot be known.
  */
 async function orderCost(
-  c: Context<SimEnv>,
+  request: CoreRequest,
+  exchange: Exchange,
   proxy: ProxyContext,
   body: Uint8Array | undefined,
 ): Promise<{ sun?: number; why?: string }> {
-  const params = new URL(c.req.url).searchParams;
-  if (body && /application\/x-www-form-urlencoded/i.test(c.req.header('content-type') ?? '')) {
+  const params = new URLSearchParams(exchange.query ?? '');
+  if (body && /application\/x-www-form-urlencoded/i.test(request.header('content-type') ?? '')) {
     for (const [name, value] of new URLSearchParams(new TextDecoder().decode(body)))
       params.append(name, value);
   }
@@ -211,10 +176,12 @@ async function orderCost(
   const period = params.get('period');
   if (!rentalCount || !period) return { why: 'the order names no rentalCount or no period' };
   const query = new URLSearchParams({ rentalCount, period });
-  const headers = new Headers();
-  const key = c.req.header('api-key');
-  if (key !== undefined) headers.set('api-key', key);
-  const priceRequest = new Request(`http://proxy.local${API_OPERATIONS.getPrice.path}?${query}`, { headers });
+  const key = request.header('api-key');
+  const priceRequest = {
+    method: 'GET',
+    target: `${API_OPERATIONS.getPrice.path}?${query}`,
+    header: (name: string) => (name === 'api-key' ? key : undefined),
+  };
   let answer: { data?: { trxPrice?: unknown } } | undefined;
   try {
     const answered = await forwardToUpstream(proxy.upstream, priceRequest, undefined);

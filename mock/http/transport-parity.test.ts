@@ -1,7 +1,8 @@
 /**
- * The Node fast path must be invisible: for every request, a simulator served through it
- * answers exactly what the same simulator answers through Hono alone, and journals the
- * same entry.
+ * The transports are invisible: for every request, a simulator served by its Node server
+ * (the core's Node adapter) answers exactly what the same simulator answers through the
+ * Hono app (the core's Hono adapter, which `sim.fetch` and `app.request` reach), and
+ * journals the same entry.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -138,7 +139,7 @@ const ORDER_CASES: Array<[string, string, Record<string, string>, string, ((sim:
   ],
 ];
 
-describe('the Node fast path', () => {
+describe('the Node transport and the Hono transport', () => {
   it.each(ORDER_CASES)(
     'answers %s exactly as Hono does, journals it the same and leaves the same state',
     async (_name, path, headers, body, prepare) => {
@@ -272,148 +273,5 @@ describe('the Node fast path', () => {
   it('honours the account success code switch', async () => {
     const { fast } = await pair((sim) => void sim.engine.updateSettings({ accountSuccessCode: 1 }));
     expect(JSON.parse((await answer(fast, '/v1/account', { 'API-KEY': 'demo-key' })).body).code).toBe(1);
-  });
-});
-
-describe('createNodeFastPath', () => {
-  function fakeExchange(url: string, headers: Record<string, string>) {
-    const written: { status?: number; body?: string } = {};
-    const req = { method: 'GET', url, headers } as unknown as import('node:http').IncomingMessage;
-    const res = {
-      writeHead(status: number) {
-        written.status = status;
-        return this;
-      },
-      end(body: string) {
-        written.body = body;
-      },
-    } as unknown as import('node:http').ServerResponse;
-    return { req, res, written };
-  }
-
-  it('serves a valid read itself, and leaves a rejection to Hono', async () => {
-    const { createNodeFastPath } = await import('./node-fast-path.ts');
-    const sim = createSimulator({ clock: 'manual' });
-    const fast = createNodeFastPath(sim);
-    const served = fakeExchange('/v1/tron/price?rentalCount=65000&period=1h', { 'api-key': 'demo-key' });
-    expect(fast(served.req, served.res)).toBe(true);
-    expect(served.written.status).toBe(200);
-    expect(JSON.parse(served.written.body!).data.trxPrice).toBe('4.23');
-    const rejected = fakeExchange('/v1/tron/price?rentalCount=1&period=2h', { 'api-key': 'demo-key' });
-    expect(fast(rejected.req, rejected.res)).toBe(false);
-    expect(rejected.written).toEqual({});
-  });
-
-  it('declines every request while a stage it does not run is not idle, a stage added later included', async () => {
-    const { createNodeFastPath } = await import('./node-fast-path.ts');
-    const sim = createSimulator({ clock: 'manual' });
-    let auditing = true;
-    const withAudit = createNodeFastPath({
-      ...sim,
-      apiStages: [
-        ...sim.apiStages,
-        { name: 'audit', middleware: (_c, next) => next(), idle: () => !auditing },
-      ],
-    });
-    const withUnknown = createNodeFastPath({
-      ...sim,
-      apiStages: [...sim.apiStages, { name: 'no idle given', middleware: (_c, next) => next() }],
-    });
-    const price = () => fakeExchange('/v1/tron/price?rentalCount=65000&period=1h', { 'api-key': 'demo-key' });
-    const declined = price();
-    expect(withAudit(declined.req, declined.res)).toBe(false);
-    expect(declined.written).toEqual({});
-    auditing = false;
-    expect(withAudit(price().req, price().res)).toBe(true);
-    const unknown = price();
-    expect(withUnknown(unknown.req, unknown.res)).toBe(false);
-    expect(unknown.written).toEqual({});
-  });
-});
-
-describe('createNodeFastPath for orders', () => {
-  /** A server of the fast path alone: what it leaves is counted, not answered. */
-  async function fastOnly() {
-    const sim = createSimulator({ clock: 'manual', timing: 'instant', seed: 3 });
-    const replayed: string[] = [];
-    const { createNodeFastPath } = await import('./node-fast-path.ts');
-    const fast = createNodeFastPath({
-      ...sim,
-      app: {
-        fetch: async (request: Request, ...rest: unknown[]) => {
-          replayed.push(await request.clone().text());
-          return (sim.app.fetch as (...args: unknown[]) => Response | Promise<Response>)(request, ...rest);
-        },
-      } as Simulator['app'],
-    });
-    const { createServer } = await import('node:http');
-    const left: string[] = [];
-    const base = await listen(
-      createServer((req, res) => {
-        if (fast(req, res)) return;
-        left.push(`${req.method} ${req.url}`);
-        res.writeHead(599).end();
-      }),
-    );
-    return { sim, base, replayed, left };
-  }
-
-  it('creates an order itself, without the Hono app', async () => {
-    const { sim, base, replayed, left } = await fastOnly();
-    const reply = await answer(base, '/v1/tron/order', FORM, { method: 'POST', body: ORDER });
-    expect(reply.status).toBe(200);
-    expect(JSON.parse(reply.body).data.id).toBe(sim.engine.authenticate('demo-key')!.orders.at(0)!.id);
-    expect({ replayed, left }).toEqual({ replayed: [], left: [] });
-  });
-
-  it('reads a body that arrives in pieces before it answers', async () => {
-    const { sim, base, replayed, left } = await fastOnly();
-    const { request } = await import('node:http');
-    const reply = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request(
-        `${base}/v1/tron/order`,
-        { method: 'POST', headers: { ...FORM, 'content-length': String(ORDER.length) } },
-        (res) => {
-          let body = '';
-          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-          res.on('end', () => resolve({ status: res.statusCode!, body }));
-        },
-      );
-      req.on('error', reject);
-      req.write(ORDER.slice(0, 20));
-      setTimeout(() => req.end(ORDER.slice(20)), 30);
-    });
-    expect(reply.status).toBe(200);
-    expect(JSON.parse(reply.body).data.id).toBe(sim.engine.authenticate('demo-key')!.orders.at(0)!.id);
-    expect(sim.journal.list().at(-1)!.body).toBe(ORDER);
-    expect({ replayed, left }).toEqual({ replayed: [], left: [] });
-  });
-
-  it('replays a rejected order through the app with the body it read, and charges nothing', async () => {
-    const { sim, base, replayed } = await fastOnly();
-    const body = `pledgeAddress=${ADDRESS}&rentalCount=100&period=1h`;
-    const reply = await answer(base, '/v1/tron/order', FORM, { method: 'POST', body });
-    expect(reply.status).toBe(400);
-    expect(JSON.parse(reply.body).msg).toContain('rentalCount');
-    expect(replayed).toEqual([body]);
-    expect(sim.engine.authenticate('demo-key')!.orders.length).toBe(0);
-  });
-
-  it('leaves to Hono a body of unknown length, of another type or over the limit', async () => {
-    const { base, left } = await fastOnly();
-    await answer(
-      base,
-      '/v1/tron/order',
-      { ...FORM, 'content-type': 'application/json' },
-      { method: 'POST', body: '{}' },
-    );
-    await answer(base, '/v1/tron/order', FORM, { method: 'POST', body: 'x'.repeat(70_000) });
-    await fetch(`${base}/v1/tron/order`, {
-      method: 'POST',
-      headers: FORM,
-      body: new Blob([ORDER]).stream(),
-      duplex: 'half',
-    } as RequestInit);
-    expect(left).toEqual(['POST /v1/tron/order', 'POST /v1/tron/order', 'POST /v1/tron/order']);
   });
 });

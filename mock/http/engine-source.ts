@@ -1,0 +1,161 @@
+/**
+ * The engine as the API's answer source: the operation table (api-operations.ts) routed
+ * by method and path, the account of the API-KEY, the parameters read from the query and,
+ * for an order, a form body, checked against spec/openapi.yaml by its precompiled
+ * validators, then the operation's answer in the success envelope.
+ */
+import type { SpecValidators, ValidateFunction } from '../../src/spec/loader.ts';
+import { SimulatorError, type Account, type Engine } from '../engine/index.ts';
+import { API_OPERATIONS, withoutApiPrefix, type ApiOperation, type ApiParams } from './api-operations.ts';
+import { authenticate } from './authenticate.ts';
+import { envelopeText } from './envelope.ts';
+import type { CoreAnswer, CoreRequest } from './exchange.ts';
+import { addPlainPairs } from './plain-pairs.ts';
+import { createReadDataCache } from './read-data-cache.ts';
+import type { AnswerSource } from './request-core.ts';
+import { check, passes } from './validate.ts';
+
+/** The API's paths, with and without the real service's /api prefix. */
+const API_NAMESPACE = /^(\/api)?\/v1(\/|$)/;
+const FORM = 'application/x-www-form-urlencoded';
+const JSON_TYPE = { 'content-type': 'application/json' };
+
+interface Routed {
+  op: ApiOperation;
+  validate: ValidateFunction | undefined;
+}
+
+/**
+ * Creates the engine's answer source.
+ *
+ * @example
+ *   const source = engineSource(engine, apiValidators);
+ *   createRequestCore({ engine, source, faults, exchanges });
+ */
+export function engineSource(engine: Engine, validators: SpecValidators): AnswerSource<Routed> {
+  const cache = createReadDataCache(engine);
+  const operations = Object.values(API_OPERATIONS) as ApiOperation[];
+  // One entry per operation, each with the validator of its parameters (getAccount takes none).
+  const routes = new Map<string, Routed>();
+  const methodsAt = new Map<string, string[]>();
+  for (const op of operations) {
+    routes.set(`${op.method} ${op.path}`, {
+      op,
+      validate: op.id === 'getAccount' ? undefined : validators.request(op.id),
+    });
+    // HEAD is answered wherever GET is, as HTTP has it.
+    const methods = op.method === 'GET' ? ['GET', 'HEAD'] : [op.method];
+    methodsAt.set(op.path, [...(methodsAt.get(op.path) ?? []), ...methods]);
+  }
+
+  // Per connection, the last key it sent and that key's account: a keep-alive client sends
+  // the same key with every request, and hashing it showed in a read's profile
+  // (bench/README.md). Comparing a key with what the same connection sent before tells
+  // nothing about anyone else's key. A reset replaces every account: the cache starts afresh.
+  let accountsEpoch = 0;
+  engine.subscribe((event) => {
+    if (event.type === 'reset') accountsEpoch++;
+  });
+  const lastKey = new WeakMap<object, { key: string; account: Account; epoch: number }>();
+
+  return {
+    mode: 'simulator',
+    takes: (path) => API_NAMESPACE.test(path),
+    route(request, exchange) {
+      const path = withoutApiPrefix(exchange.path);
+      // HEAD is GET without the body, as HTTP has it.
+      const method = request.method === 'HEAD' ? 'GET' : request.method;
+      const routed = routes.get(`${method} ${path}`);
+      if (routed) {
+        exchange.operation = routed.op.id;
+        return routed;
+      }
+      const allowed = methodsAt.get(path);
+      if (allowed) {
+        throw new SimulatorError(
+          'methodNotAllowed',
+          `Method ${request.method} is not allowed on ${exchange.path}; use ${allowed.join(' or ')}.`,
+          { Allow: allowed.join(', ') },
+        );
+      }
+      throw new SimulatorError(
+        'notFound',
+        'No such path. The API is under /v1 (/v1/tron/order, /v1/tron/price, /v1/tron/history, /v1/account); the control plane is under /_sim.',
+      );
+    },
+    authenticate(request) {
+      const key = request.header('api-key');
+      const connection = request.connection;
+      if (connection && key) {
+        const last = lastKey.get(connection);
+        if (last !== undefined && last.key === key && last.epoch === accountsEpoch) return last.account;
+      }
+      const account = authenticate(engine, key);
+      if (connection && key) lastKey.set(connection, { key, account, epoch: accountsEpoch });
+      return account;
+    },
+    async answer(request, exchange, { op, validate }): Promise<CoreAnswer> {
+      const form = op.method === 'POST' ? await formBody(request) : undefined;
+      let params: Record<string, unknown> = {};
+      if (validate) {
+        const pairs = params as Record<string, string>;
+        // The plain case (most requests) is split by hand; the rest, and every rejection, by
+        // readParams, whose messages name what is wrong.
+        const plain =
+          (exchange.query === undefined || addPlainPairs(exchange.query, pairs)) &&
+          (form === undefined || addPlainPairs(form, pairs));
+        if (!plain || !passes(validate, params)) params = check(validate, readParams(exchange.query, form));
+      }
+      const answer = op.answer(
+        engine,
+        exchange.account!,
+        params as unknown as ApiParams[keyof ApiParams] & Record<string, never>,
+      );
+      return {
+        status: 200,
+        headers: JSON_TYPE,
+        body: envelopeText(engine, answer.msg, answer.text(cache), answer.code),
+      };
+    },
+  };
+}
+
+/** An order's form body as text; undefined when there is none. Any other content type is refused (415). */
+async function formBody(request: CoreRequest): Promise<string | undefined> {
+  if (!request.hasBody) return undefined;
+  const bytes = await request.body();
+  if (bytes.byteLength === 0) return undefined;
+  const type = request.header('content-type');
+  if (type?.split(';', 1)[0]!.trim().toLowerCase() !== FORM) {
+    throw new SimulatorError(
+      'contentTypeUnsupported',
+      `Unsupported content type '${type ?? 'none'}': send the parameters in the query string or as an ${FORM} body.`,
+    );
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/**
+ * The parameters of the query string and a form body in one object. A parameter given
+ * twice with different values is refused: guessing which one the caller meant would hide
+ * a bug in their client.
+ */
+function readParams(query: string | undefined, form: string | undefined): Record<string, string> {
+  // No prototype: a parameter named 'toString' or '__proto__' is just a parameter.
+  const params = Object.create(null) as Record<string, string>;
+  const add = (source: string, where: string): void => {
+    for (const [name, value] of new URLSearchParams(source)) {
+      const seen = params[name];
+      if (seen !== undefined && seen !== value) {
+        throw new SimulatorError(
+          'bodyInvalid',
+          `Parameter '${name}' is given more than once with different values ('${seen}' and '${value}' in the ${where}); send it once.`,
+        );
+      }
+      params[name] = value;
+    }
+  };
+  if (query !== undefined) add(query, 'query string');
+  if (form !== undefined) add(form, 'form body');
+  return params;
+}
