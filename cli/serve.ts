@@ -26,6 +26,7 @@ import {
   type FileLimit,
 } from '../src/bounded-file.ts';
 import { CliError } from '../src/cli-error.ts';
+import { createClosers } from './closers.ts';
 import { createLogger, type LogFormat, type Logger } from './logger.ts';
 import { createLiveRecording, LIVE_CASE } from '../recording/live-recording.ts';
 import { loadRecording } from '../recording/recording.ts';
@@ -386,196 +387,207 @@ export async function serve(
       );
   }
   const scenario = options.config ? await readScenario(options.config, source('config'), limit) : undefined;
-  // One process per state file (every name of it): taken before reading it, released on close or exit.
-  const release = options.state ? lockStateFile(options.state) : undefined;
-  const unlock = release
-    ? (): void => {
-        process.off('exit', unlock!);
-        release();
+  // Whatever is held from here on is let go of in one place, newest first: on a failed
+  // start and on close alike.
+  const closers = createClosers();
+  try {
+    // One process per state file (every name of it): taken before reading it, released on close or exit.
+    if (options.state) {
+      const release = lockStateFile(options.state);
+      closers.push(release);
+      process.once('exit', release);
+      closers.push(() => void process.off('exit', release));
+    }
+    const restore = options.state ? loadState(options.state, { limit, source: source('state') }) : undefined;
+    // A recording is read (or begun) before anything listens: a bad file stops the start.
+    let replay: ReplayOptions | undefined;
+    if (options.replay) {
+      let recording;
+      try {
+        recording = loadRecording(options.replay, limit);
+      } catch (error) {
+        throw new CliError(`${source('replay')}: ${(error as Error).message}`);
       }
-    : undefined;
-  if (unlock) process.once('exit', unlock);
-  let restore;
-  try {
-    restore = options.state ? loadState(options.state, { limit, source: source('state') }) : undefined;
-  } catch (error) {
-    unlock?.();
-    throw error;
-  }
-  // A recording is read (or begun) before anything listens: a bad file stops the start.
-  let replay: ReplayOptions | undefined;
-  if (options.replay) {
-    let recording;
-    try {
-      recording = loadRecording(options.replay, limit);
-    } catch (error) {
-      unlock?.();
-      throw new CliError(`${source('replay')}: ${(error as Error).message}`);
+      const replayed = createReplay(recording, {
+        apiKey: '',
+        onMiss: (message) => log.warn(`replay: ${message}`),
+      });
+      replay = {
+        fetch: (request) => replayed.transport(request, LIVE_CASE, LIVE_CASE),
+        source: options.replay,
+      };
     }
-    const replayed = createReplay(recording, {
-      apiKey: '',
-      onMiss: (message) => log.warn(`replay: ${message}`),
-    });
-    replay = {
-      fetch: (request) => replayed.transport(request, LIVE_CASE, LIVE_CASE),
-      source: options.replay,
-    };
-  }
-  const live =
-    options.record && options.upstream
-      ? createLiveRecording(options.record, {
-          upstream: options.upstream,
-          allowSpend: options.allowSpend ?? false,
-          maxOrders: options.maxOrders,
-          onError: (error) =>
-            log.error(`could not write ${source('record')} ${options.record}: ${error.message}`, {
-              record: options.record,
-            }),
-        })
+    // Node's own http client in front of the upstream; the global fetch does the same work slower.
+    // Capped itself too: the recorder of --record reads each answer whole before the proxy does.
+    const upstreamFetch = options.upstream
+      ? createNodeFetch({ maxBodyBytes: options.upstreamMaxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES })
       : undefined;
-  // Node's own http client in front of the upstream; the global fetch does the same work slower.
-  // Capped itself too: the recorder of --record reads each answer whole before the proxy does.
-  const upstreamFetch = options.upstream
-    ? createNodeFetch({ maxBodyBytes: options.upstreamMaxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES })
-    : undefined;
-  const loopback = isLoopback(options.host);
-  const token = options.token || undefined;
-  let simulator;
-  try {
-    simulator = createSimulator({
-      ...(options.seed !== undefined ? { seed: options.seed } : {}),
-      ...(options.clock ? { clock: options.clock } : {}),
-      ...(options.timing ? { timing: options.timing } : {}),
-      ...(scenario ? { scenario } : {}),
-      ...(restore ? { restore } : {}),
-      control: { enabled: loopback || token !== undefined, token },
-      remoteAddress: (c) => getConnInfo(c).remote.address,
-      ...(options.upstream
-        ? {
-            proxy: {
-              upstream: options.upstream,
-              ...(options.upstreamTimeoutMs !== undefined ? { timeoutMs: options.upstreamTimeoutMs } : {}),
-              ...(options.upstreamMaxBytes !== undefined ? { maxBytes: options.upstreamMaxBytes } : {}),
-              allowSpend: options.allowSpend ?? false,
-              ...(options.maxOrders !== undefined ? { maxOrders: options.maxOrders } : {}),
-              ...(options.maxSpend !== undefined ? { maxSpend: options.maxSpend } : {}),
-              forwardUnknown: options.forwardUnknown ?? false,
-              onViolation: (line: string) => log.warn(line),
-              fetch: live ? live.wrap(upstreamFetch!) : upstreamFetch,
-            },
-          }
-        : {}),
-      ...(replay ? { replay } : {}),
-      onUnexpectedError: (error) =>
-        log.error(`unexpected error: ${(error as Error)?.stack ?? String(error)}`, { error: String(error) }),
-    });
-  } catch (error) {
-    unlock?.();
-    if (error instanceof SimulatorError)
-      throw new CliError(
-        `${options.config ? `${source('config')} ${options.config}: ` : ''}${error.message}`,
-      );
-    // loadState checked the file's shape; whatever else fails while restoring it is damage inside.
-    if (restore) {
-      throw new CliError(
-        `${source('state')}: '${options.state}' is refused, its parts do not agree: ${(error as Error).message}. Mend it or move it away to start afresh; it is left untouched.`,
-      );
+    if (upstreamFetch) closers.push(() => upstreamFetch.close());
+    const live =
+      options.record && options.upstream
+        ? createLiveRecording(options.record, {
+            upstream: options.upstream,
+            allowSpend: options.allowSpend ?? false,
+            maxOrders: options.maxOrders,
+            onError: (error) =>
+              log.error(`could not write ${source('record')} ${options.record}: ${error.message}`, {
+                record: options.record,
+              }),
+          })
+        : undefined;
+    // Pushed after the agents it wraps, so it is closed before them.
+    if (live) closers.push(() => live.close());
+    const loopback = isLoopback(options.host);
+    const token = options.token || undefined;
+    let simulator;
+    try {
+      simulator = createSimulator({
+        ...(options.seed !== undefined ? { seed: options.seed } : {}),
+        ...(options.clock ? { clock: options.clock } : {}),
+        ...(options.timing ? { timing: options.timing } : {}),
+        ...(scenario ? { scenario } : {}),
+        ...(restore ? { restore } : {}),
+        control: { enabled: loopback || token !== undefined, token },
+        remoteAddress: (c) => getConnInfo(c).remote.address,
+        ...(options.upstream
+          ? {
+              proxy: {
+                upstream: options.upstream,
+                ...(options.upstreamTimeoutMs !== undefined ? { timeoutMs: options.upstreamTimeoutMs } : {}),
+                ...(options.upstreamMaxBytes !== undefined ? { maxBytes: options.upstreamMaxBytes } : {}),
+                allowSpend: options.allowSpend ?? false,
+                ...(options.maxOrders !== undefined ? { maxOrders: options.maxOrders } : {}),
+                ...(options.maxSpend !== undefined ? { maxSpend: options.maxSpend } : {}),
+                forwardUnknown: options.forwardUnknown ?? false,
+                onViolation: (line: string) => log.warn(line),
+                fetch: live ? live.wrap(upstreamFetch!) : upstreamFetch,
+              },
+            }
+          : {}),
+        ...(replay ? { replay } : {}),
+        onUnexpectedError: (error) =>
+          log.error(`unexpected error: ${(error as Error)?.stack ?? String(error)}`, {
+            error: String(error),
+          }),
+      });
+    } catch (error) {
+      if (error instanceof SimulatorError)
+        throw new CliError(
+          `${options.config ? `${source('config')} ${options.config}: ` : ''}${error.message}`,
+        );
+      // loadState checked the file's shape; whatever else fails while restoring it is damage inside.
+      if (restore) {
+        throw new CliError(
+          `${source('state')}: '${options.state}' is refused, its parts do not agree: ${(error as Error).message}. Mend it or move it away to start afresh; it is left untouched.`,
+        );
+      }
+      throw error;
     }
+    const saver = options.state
+      ? startSaver(simulator.engine, options.state, options.saveIntervalMs ?? 1000, (error) =>
+          log.error(`could not save ${source('state')} ${options.state}: ${error.message}`, {
+            state: options.state,
+          }),
+        )
+      : undefined;
+    if (saver) {
+      closers.push((reason) => {
+        saver.stop();
+        // A start that failed saves nothing more; a close writes the final state.
+        if (reason === 'failed') return;
+        saver.saveNow();
+        // A cancelled save under way removes its temporary file before the process may exit.
+        return saver.settled();
+      });
+    }
+    // Request lines are info: with --quiet nothing listens, so nothing is built per request.
+    if (!options.quiet) {
+      simulator.journal.subscribe((entry) => log.request(entry));
+    }
+    const server = createSimulatorServer(simulator, {
+      host: options.host,
+      allowedHosts: options.allowedHosts,
+    });
+    server.listen(options.port, options.host);
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', (error: NodeJS.ErrnoException) => {
+        reject(
+          error.code === 'EADDRINUSE'
+            ? new CliError(
+                `Port ${options.port} on ${options.host} is in use: pass --port (or ENERGY_SIM_PORT) with a free port, or 0 for any.`,
+              )
+            : error,
+        );
+      });
+    });
+    // Closed first: no request comes in once the final state is saved.
+    closers.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          // Keep-alive connections would hold close() open; end them.
+          (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+        }),
+    );
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : options.port;
+    const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+    const url = `http://${host}:${port}`;
+    // The demo key is public by design; no other key is ever logged.
+    const demo = !options.upstream && simulator.engine.authenticate('demo-key') ? 'demo-key' : '<API_KEY>';
+    const curl = `curl -s '${url}/v1/tron/price?rentalCount=65000&period=1h' -H 'API-KEY: ${demo}'`;
+    const control = !loopback && !token ? 'off' : `${url}/_sim${token ? ' (token required)' : ''}`;
+    const state = options.state
+      ? `${options.state} (${restore ? `restored ${restore.orders.length} orders, ${restore.accounts.length} accounts` : 'new'}; saved every ${options.saveIntervalMs ?? 1000} ms and on shutdown)`
+      : undefined;
+    const limits = [
+      options.maxOrders !== undefined && `at most ${options.maxOrders}`,
+      options.maxSpend !== undefined && `within ${options.maxSpend} TRX`,
+    ].filter(Boolean);
+    const orders = !options.allowSpend
+      ? 'refused: no --allow-spend'
+      : limits.length > 0
+        ? `forwarded, ${limits.join(' and ')}`
+        : 'forwarded: they spend real TRX';
+    const upstreamName = options.upstream ? redactUrl(options.upstream) : undefined;
+    const proxy = options.upstream
+      ? `${upstreamName} (orders ${orders}; ${options.forwardUnknown ? 'GET and HEAD of other paths forwarded too' : 'only the API forwarded'}; answers checked against the spec)`
+      : undefined;
+    const lines = [
+      `energy-rental-kit ${simulator.mode} listening on ${url}`,
+      ...(proxy ? [`  upstream: ${proxy}`] : []),
+      ...(options.record ? [`  recording to: ${options.record} (at least every second, and on exit)`] : []),
+      ...(options.replay
+        ? [`  answers from: ${options.replay} (the recorded answer of the same request, in recorded order)`]
+        : []),
+      `  clock ${simulator.clock.mode}, timing ${simulator.engine.settings().timing}, seed ${simulator.engine.seed}`,
+      `  API key: ${demo}`,
+      `  try: ${curl}`,
+      ...(state ? [`  state: ${state}`] : []),
+      `  control plane: ${control === 'off' ? 'off (listening off loopback without --token)' : control}`,
+      `  docs: ${url}/docs   dashboard: ${url}/_sim/ui`,
+    ];
+    log.banner(lines, 'listening', {
+      url,
+      clock: simulator.clock.mode,
+      timing: simulator.engine.settings().timing,
+      seed: simulator.engine.seed,
+      apiKey: demo,
+      curl,
+      controlPlane: control,
+      mode: simulator.mode,
+      ...(proxy ? { upstream: upstreamName } : {}),
+      ...(state ? { state } : {}),
+    });
+    return { url, close: () => closers.close('closed') };
+  } catch (error) {
+    // The start's own error is the one to report; one from letting go is only logged.
+    await closers
+      .close('failed')
+      .catch((closeError: Error) =>
+        log.error(`could not let go of what the failed start held: ${closeError.message}`),
+      );
     throw error;
   }
-  const saver = options.state
-    ? startSaver(simulator.engine, options.state, options.saveIntervalMs ?? 1000, (error) =>
-        log.error(`could not save ${source('state')} ${options.state}: ${error.message}`, {
-          state: options.state,
-        }),
-      )
-    : undefined;
-  // Request lines are info: with --quiet nothing listens, so nothing is built per request.
-  if (!options.quiet) {
-    simulator.journal.subscribe((entry) => log.request(entry));
-  }
-  const server = createSimulatorServer(simulator, { host: options.host, allowedHosts: options.allowedHosts });
-  server.listen(options.port, options.host);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      saver?.stop();
-      live?.close();
-      upstreamFetch?.close();
-      unlock?.();
-      reject(
-        error.code === 'EADDRINUSE'
-          ? new CliError(
-              `Port ${options.port} on ${options.host} is in use: pass --port (or ENERGY_SIM_PORT) with a free port, or 0 for any.`,
-            )
-          : error,
-      );
-    });
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : options.port;
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-  const url = `http://${host}:${port}`;
-  // The demo key is public by design; no other key is ever logged.
-  const demo = !options.upstream && simulator.engine.authenticate('demo-key') ? 'demo-key' : '<API_KEY>';
-  const curl = `curl -s '${url}/v1/tron/price?rentalCount=65000&period=1h' -H 'API-KEY: ${demo}'`;
-  const control = !loopback && !token ? 'off' : `${url}/_sim${token ? ' (token required)' : ''}`;
-  const state = options.state
-    ? `${options.state} (${restore ? `restored ${restore.orders.length} orders, ${restore.accounts.length} accounts` : 'new'}; saved every ${options.saveIntervalMs ?? 1000} ms and on shutdown)`
-    : undefined;
-  const limits = [
-    options.maxOrders !== undefined && `at most ${options.maxOrders}`,
-    options.maxSpend !== undefined && `within ${options.maxSpend} TRX`,
-  ].filter(Boolean);
-  const orders = !options.allowSpend
-    ? 'refused: no --allow-spend'
-    : limits.length > 0
-      ? `forwarded, ${limits.join(' and ')}`
-      : 'forwarded: they spend real TRX';
-  const upstreamName = options.upstream ? redactUrl(options.upstream) : undefined;
-  const proxy = options.upstream
-    ? `${upstreamName} (orders ${orders}; ${options.forwardUnknown ? 'GET and HEAD of other paths forwarded too' : 'only the API forwarded'}; answers checked against the spec)`
-    : undefined;
-  const lines = [
-    `energy-rental-kit ${simulator.mode} listening on ${url}`,
-    ...(proxy ? [`  upstream: ${proxy}`] : []),
-    ...(options.record ? [`  recording to: ${options.record} (at least every second, and on exit)`] : []),
-    ...(options.replay
-      ? [`  answers from: ${options.replay} (the recorded answer of the same request, in recorded order)`]
-      : []),
-    `  clock ${simulator.clock.mode}, timing ${simulator.engine.settings().timing}, seed ${simulator.engine.seed}`,
-    `  API key: ${demo}`,
-    `  try: ${curl}`,
-    ...(state ? [`  state: ${state}`] : []),
-    `  control plane: ${control === 'off' ? 'off (listening off loopback without --token)' : control}`,
-    `  docs: ${url}/docs   dashboard: ${url}/_sim/ui`,
-  ];
-  log.banner(lines, 'listening', {
-    url,
-    clock: simulator.clock.mode,
-    timing: simulator.engine.settings().timing,
-    seed: simulator.engine.seed,
-    apiKey: demo,
-    curl,
-    controlPlane: control,
-    mode: simulator.mode,
-    ...(proxy ? { upstream: upstreamName } : {}),
-    ...(state ? { state } : {}),
-  });
-
-  return {
-    url,
-    close: () =>
-      new Promise<void>((resolve) => {
-        saver?.stop();
-        saver?.saveNow();
-        live?.close();
-        upstreamFetch?.close();
-        unlock?.();
-        // A cancelled save under way removes its temporary file before the process may exit.
-        server.close(() => void (saver?.settled() ?? Promise.resolve()).then(resolve));
-        // Keep-alive connections would hold close() open; end them.
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-      }),
-  };
 }

@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, linkSync, lstatSync, readlinkSync } from 'node:fs';
 import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -157,6 +158,42 @@ describe('serve --state takes a lock on its file', () => {
     );
     expect(existsSync(`${file}.lock`) || existsSync(`${other}.lock`)).toBe(false);
   });
+
+  it.each([
+    ['its port is in use', 'port'],
+    ['its --replay file is missing', 'replay'],
+    ['its --state file is not JSON', 'state'],
+  ] as const)(
+    'lets go of the lock and its exit hook when a start fails after taking them because %s',
+    async (_name, failing) => {
+      const file = await stateFileIn();
+      const blocker = createServer();
+      await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+      cleanups.push(() => new Promise((resolve) => blocker.close(() => resolve(undefined))));
+      if (failing === 'state') await writeFile(file, 'not json');
+      const exitHooks = process.listenerCount('exit');
+      const refusal = await serve(
+        {
+          port: failing === 'port' ? (blocker.address() as { port: number }).port : 0,
+          host: '127.0.0.1',
+          state: file,
+          quiet: true,
+          ...(failing === 'replay' ? { replay: join(dirname(file), 'missing.json') } : {}),
+        },
+        () => undefined,
+      ).catch((error: unknown) => error);
+      expect(refusal).toBeInstanceOf(CliError);
+      expect(existsSync(`${file}.lock`)).toBe(false);
+      expect(process.listenerCount('exit')).toBe(exitHooks);
+      if (failing === 'state') return;
+      // The file is free: a simulator starts on it, and its close lets go of it again.
+      const next = await serve({ port: 0, host: '127.0.0.1', state: file, quiet: true }, () => undefined);
+      expect(existsSync(`${file}.lock`)).toBe(true);
+      await next.close();
+      expect(existsSync(`${file}.lock`)).toBe(false);
+      expect(process.listenerCount('exit')).toBe(exitHooks);
+    },
+  );
 
   it('refuses a --state file whose directory does not exist, naming it, since no save could succeed', async () => {
     const file = join(tmpdir(), 'erk-no-such-dir', 'sim.json');

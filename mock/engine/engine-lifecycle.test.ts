@@ -360,27 +360,31 @@ describe('order lifecycle', () => {
 });
 
 describe('events', () => {
-  it('sends an order event on creation and on each transition, and an account event with each balance change', () => {
+  it('sends one order event on creation and one on each transition, with the balance change already booked', () => {
     const clock = createManualClock();
     const engine = createEngine({ clock, seed: 3, scenario: scenarioWith('realistic') });
     const account = engine.authenticate(KEY)!;
     const log: string[] = [];
     engine.subscribe((event) =>
-      log.push(event.type === 'order' ? `order ${event.order.status}` : event.type),
+      log.push(
+        event.type === 'order'
+          ? `${event.change} ${event.order.status} frozen ${account.ledger.TRX.frozen} spent ${account.ledger.TRX.spent}`
+          : event.type,
+      ),
     );
     const { order } = engine.createOrder(account, {
       pledgeAddress: PLEDGE,
       rentalCount: 65_000,
       period: '1h',
     });
-    expect(log).toEqual(['order PENDING', 'account']);
+    expect(log).toEqual(['created PENDING frozen 4230000 spent 0']);
     clock.advance(order.processingAfter);
-    expect(log).toEqual(['order PENDING', 'account', 'order PROCESSING']);
+    expect(log.slice(1)).toEqual(['step PROCESSING frozen 4230000 spent 0']);
     clock.advance(10_000);
-    expect(log).toEqual(['order PENDING', 'account', 'order PROCESSING', 'account', 'order COMPLETED']);
+    expect(log.slice(2)).toEqual(['step COMPLETED frozen 0 spent 4230000']);
   });
 
-  it('sends the refund as an account event and an order event', () => {
+  it('sends the refund as one order event, with the frozen amount already released', () => {
     const clock = createManualClock();
     const engine = createEngine({
       clock,
@@ -392,20 +396,22 @@ describe('events', () => {
     const log: string[] = [];
     engine.subscribe((event) => {
       events.push(event);
-      log.push(event.type === 'order' ? `order ${event.order.status}` : event.type);
+      log.push(
+        event.type === 'order'
+          ? `order ${event.order.status} frozen ${account.ledger.TRX.frozen}`
+          : event.type,
+      );
     });
     engine.createOrder(account, { pledgeAddress: PLEDGE, rentalCount: 65_000, period: '1h' });
     clock.advance(1_000);
     expect(log).toEqual([
-      'order PENDING',
-      'account',
-      'order PROCESSING',
-      'order FAILED',
-      'account',
-      'order REFUNDED',
+      'order PENDING frozen 4230000',
+      'order PROCESSING frozen 4230000',
+      'order FAILED frozen 4230000',
+      'order REFUNDED frozen 0',
     ]);
-    const accountEvent = events.find((e) => e.type === 'account');
-    expect(accountEvent?.type === 'account' && accountEvent.account).toBe(account);
+    const refund = events.at(-1);
+    expect(refund?.type === 'order' && refund.order.account).toBe(account);
   });
 
   it('stops sending events to a listener once it unsubscribes, and keeps sending to the others', () => {
@@ -425,7 +431,7 @@ describe('events', () => {
     clock.advance(10_000);
     engine.updateSettings({ failureRate: 0.1 });
     expect(order.status).toBe('COMPLETED');
-    expect(first).toEqual(['PENDING', 'account']);
-    expect(second).toEqual(['PENDING', 'account', 'PROCESSING', 'account', 'COMPLETED', 'settings']);
+    expect(first).toEqual(['PENDING']);
+    expect(second).toEqual(['PENDING', 'PROCESSING', 'COMPLETED', 'settings']);
   });
 });

@@ -7,7 +7,7 @@ import type { AddressRecord } from './address-registry.ts';
 import type { Clock } from './clock.ts';
 import type { NextStep } from './lifecycle.ts';
 import type { CreateOrderInput, Order, OrderStatusCode } from './order.ts';
-import type { OutcomeRules, RuleInput } from './outcome-rules.ts';
+import type { OutcomeRules, Rule, RuleInput } from './outcome-rules.ts';
 import type { PeriodCode, Quote } from './pricing.ts';
 import type { Settings, SettingsPatch } from './settings.ts';
 import type { EngineSnapshot, PendingSnapshot } from './snapshot.ts';
@@ -40,12 +40,37 @@ export interface EngineOptions {
   restore?: EngineSnapshot;
 }
 
-/** What changed, for live views. */
+/**
+ * One change of the engine's state, told after it is applied. Every change is told, each
+ * exactly once and in the order it happened, and each moves `version` by one: a listener
+ * sees the whole history of a run (live views, a saver, a log of effects).
+ */
 export type EngineEvent =
-  | { type: 'order'; order: Order }
-  | { type: 'account'; account: Account }
-  | { type: 'reset' }
-  | { type: 'settings' };
+  /** An order was made, its amount frozen on its account's books; the Order holds what it was made with. */
+  | { type: 'order'; change: 'created'; order: Order }
+  /**
+   * An order took a lifecycle step, to its `status` now: PROCESSING (activating its address
+   * when it claimed that, taking supply), COMPLETED (its amount spent), FAILED, REFUNDED
+   * (its amount released on its account's books).
+   */
+  | { type: 'order'; change: 'step'; order: Order }
+  /** A completed rental of a limited supply ended: its energy went back to the pool. */
+  | { type: 'order'; change: 'released'; order: Order }
+  | { type: 'account'; change: 'created'; account: Account }
+  /** Smallest units booked to each currency of the account (0 when none). */
+  | { type: 'account'; change: 'deposit'; account: Account; trx: number; usdt: number }
+  /** The settings now; orders and addresses past a lowered bound were evicted with it. */
+  | { type: 'settings'; settings: Settings }
+  | { type: 'rules'; change: 'added'; rule: Rule }
+  | { type: 'rules'; change: 'removed'; id: string }
+  | { type: 'rules'; change: 'cleared' }
+  | { type: 'supply'; energy: number | null }
+  | { type: 'address'; record: AddressRecord }
+  /**
+   * The whole state was replaced: by the starting scenario (a reset), or by a saved
+   * snapshot (`restored`, at creation). Nothing of the state before is left.
+   */
+  | { type: 'reset'; restored?: EngineSnapshot };
 
 export interface Supply {
   energy: number | null;
@@ -100,7 +125,8 @@ export interface Engine {
   snapshotLater(): PendingSnapshot;
   /** How many orders are stored now (eviction keeps it at most `maxStoredOrders` when it can). */
   readonly storedOrders: number;
-  /** Grows with every change of state; a saver skips writing when it has not moved. */
+  /** Moves by one with every event, so with every change of state; a saver skips writing when it has not moved. */
   readonly version: number;
+  /** Calls `listener` with every event from now on; returns the function that stops it. */
   subscribe(listener: (event: EngineEvent) => void): () => void;
 }

@@ -3,31 +3,19 @@
  * outcome rules, supply and the order lifecycle, all driven by an injected clock and
  * a seeded random source. It knows nothing of HTTP.
  */
-import {
-  accountFromSnapshot,
-  accountSnapshot,
-  createAccountRecord,
-  digestKey,
-  generateApiKey,
-  type Account,
-} from './accounts.ts';
-import { createAddressRegistry, type AddressRegistry } from './address-registry.ts';
+import { accountSnapshot, digestKey } from './accounts.ts';
 import { booksProblems } from './books-check.ts';
+import { addAccount, restoredState, scenarioState, scheduleNext, type EngineState } from './engine-state.ts';
 import { deposit, releaseFrozen, spendFrozen } from './ledger.ts';
-import { nextStep, wakeAt } from './lifecycle.ts';
+import { nextStep } from './lifecycle.ts';
 import { Order } from './order.ts';
 import { createOrderIdMaker } from './order-id.ts';
-import { createOrderPages, TX_ID_BYTES, type OrderPages } from './order-page.ts';
-import { createOrderStore, type OrderStore } from './order-store.ts';
-import { createOutcomeRules, type OutcomeRules } from './outcome-rules.ts';
+import { TX_ID_BYTES } from './order-page.ts';
 import { freezePayment } from './payment.ts';
 import { quote } from './pricing.ts';
-import { createRandomSource, type RandomSource } from './random-source.ts';
-import { createScheduler, type Scheduler } from './scheduler.ts';
-import { activationDelay, applySettings, DEFAULT_SETTINGS, type Settings } from './settings.ts';
+import { activationDelay, applySettings } from './settings.ts';
 import { SimulatorError } from './simulator-error.ts';
 import { pendingSnapshot, SNAPSHOT_FORMAT, type EngineSnapshot } from './snapshot.ts';
-import { refuseIfBroken, snapshotProblems } from './snapshot-check.ts';
 import { planDelays } from './timing.ts';
 import type { Engine, EngineEvent, EngineOptions, Scenario } from './engine-types.ts';
 
@@ -63,74 +51,50 @@ export function createEngine(options: EngineOptions): Engine {
   const orderId = createOrderIdMaker();
   /** Where createOrder draws a txId before the order that keeps it exists; the Order copies it. */
   const txIdDraw = new Uint8Array(TX_ID_BYTES);
-
-  let random: RandomSource;
-  /** Where this engine's orders take their rows; a fresh one per load, so a reset starts on a fresh page. */
-  let pages: OrderPages;
-  let settings: Settings;
-  let accountsByDigest: Map<string, Account>;
-  let accountList: Account[];
-  let orders: OrderStore;
-  let registry: AddressRegistry;
-  let rules: OutcomeRules;
-  let supplyEnergy: number | null;
-  let delegated: number;
-  let scheduler: Scheduler<Order> | undefined;
-  let created: number;
+  const basis = { clock, seed, scenario, step };
+  /** Everything that changes; a reset or a restore replaces it whole (engine-state.ts). */
+  let state: EngineState = scenarioState(basis);
   let version = 0;
   /** Snapshots being written; each keeps an order's state before a step changes it. */
   const beforeChange = new Set<(order: Order) => void>();
 
-  const emit = (event: EngineEvent): void => {
+  /**
+   * The one way a change of state is made known: every mutation below applies its change
+   * and then calls this exactly once, with the event that says what it was. So `version`
+   * moves once per change, and one listener sees every change there is, in order.
+   */
+  function commit(event: EngineEvent): void {
     version++;
     for (const listener of listeners) listener(event);
-  };
+  }
 
-  function load(): void {
-    scheduler?.clear();
-    random = createRandomSource(seed);
-    pages = createOrderPages();
-    settings = applySettings(DEFAULT_SETTINGS, scenario.settings ?? {});
-    accountsByDigest = new Map();
-    accountList = [];
-    registry = createAddressRegistry(scenario.activatedAddresses ?? [], clock.now(), [], {
-      capacity: () => settings.maxStoredAddresses,
-    });
-    orders = createOrderStore(registry);
-    rules = createOutcomeRules();
-    for (const rule of scenario.rules ?? []) rules.add(rule);
-    supplyEnergy = scenario.supply ?? null;
-    delegated = 0;
-    created = 0;
-    scheduler = createScheduler(clock, step);
-    for (const seedAccount of scenario.accounts ?? []) {
-      engine.createAccount({
-        apiKey: seedAccount.apiKey,
-        trx: seedAccount.trx ?? 0,
-        usdt: seedAccount.usdt ?? 0,
-        referralCount: seedAccount.referralCount ?? 0,
-      });
-    }
+  /** Puts `next` in place of the whole state: the old one's pending steps go with it. */
+  function replace(next: EngineState, event: EngineEvent): void {
+    state.scheduler.clear();
+    state = next;
+    commit(event);
   }
 
   function newOrderId(): string {
     const now = clock.now();
     for (;;) {
-      const id = orderId(now, random);
-      if (!orders.has(id)) return id;
+      const id = orderId(now, state.random);
+      if (!state.orders.has(id)) return id;
     }
   }
 
   /** Moves an order one step along its lifecycle (lifecycle.ts); the scheduler calls it when due. */
   function step(order: Order): void {
     for (const capture of beforeChange) capture(order);
+    const s = state;
     const now = clock.now();
     const next = nextStep(order);
     if (!next) {
       // A completed rental ended: its energy returns to the pool.
       if (order.status === 'COMPLETED' && order.reserved) {
-        delegated -= order.rentalCount;
+        s.delegated -= order.rentalCount;
         order.reserved = false;
+        commit({ type: 'order', change: 'released', order });
       }
       return;
     }
@@ -139,13 +103,13 @@ export function createEngine(options: EngineOptions): Engine {
     switch (next.status) {
       case 'PROCESSING':
         order.processingAt = now;
-        if (order.activates) registry.activateClaimed(order.pledgeAddress, order.id, now);
-        if (supplyEnergy !== null && order.outcome === 'COMPLETED' && !order.forced) {
-          if (delegated + order.rentalCount > supplyEnergy) {
+        if (order.activates) s.registry.activateClaimed(order.pledgeAddress, order.id, now);
+        if (s.supplyEnergy !== null && order.outcome === 'COMPLETED' && !order.forced) {
+          if (s.delegated + order.rentalCount > s.supplyEnergy) {
             order.outcome = 'FAILED';
-            order.failureReason = `insufficient supply: ${supplyEnergy - delegated} energy left, ${order.rentalCount} ordered`;
+            order.failureReason = `insufficient supply: ${s.supplyEnergy - s.delegated} energy left, ${order.rentalCount} ordered`;
           } else {
-            delegated += order.rentalCount;
+            s.delegated += order.rentalCount;
             order.reserved = true;
           }
         }
@@ -153,82 +117,46 @@ export function createEngine(options: EngineOptions): Engine {
       case 'COMPLETED':
       case 'FAILED':
         order.outcomeAt = now;
-        if (next.status === 'COMPLETED') {
-          spendFrozen(ledger, order.currency, order.amount);
-          emit({ type: 'account', account: order.account });
-        }
+        if (next.status === 'COMPLETED') spendFrozen(ledger, order.currency, order.amount);
         break;
       case 'REFUNDED':
         order.refundedAt = now;
         order.refunds++;
         releaseFrozen(ledger, order.currency, order.amount);
-        emit({ type: 'account', account: order.account });
         break;
       default:
         break;
     }
-    scheduleNext(order);
-    emit({ type: 'order', order });
+    scheduleNext(s, order);
+    commit({ type: 'order', change: 'step', order });
   }
 
-  /** Queues an order's next wake-up, whatever its status (used at creation, on each step and on restore). */
-  function scheduleNext(order: Order): void {
-    const at = wakeAt(order);
-    if (at !== undefined) scheduler!.schedule(at, order);
-  }
-
-  /** Restores a snapshot whose shape is valid (spec/control.yaml's StateFile); refuses one whose parts do not agree. */
-  function restoreFrom(saved: EngineSnapshot): void {
-    refuseIfBroken(snapshotProblems(saved));
-    settings = applySettings(DEFAULT_SETTINGS, saved.settings);
-    supplyEnergy = saved.supply.energy;
-    delegated = saved.supply.delegated;
-    rules.restore(saved.rules);
-    registry = createAddressRegistry([], clock.now(), saved.addresses, {
-      capacity: () => settings.maxStoredAddresses,
-      keep: scenario.activatedAddresses ?? [],
-    });
-    orders = createOrderStore(registry);
-    accountsByDigest = new Map();
-    accountList = [];
-    const byId = new Map<number, Account>();
-    for (const a of saved.accounts) {
-      const account = accountFromSnapshot(a);
-      accountsByDigest.set(account.keyDigest, account);
-      accountList.push(account);
-      byId.set(account.id, account);
-    }
-    for (const o of saved.orders) {
-      const order = Order.fromSnapshot(pages, byId.get(o.accountId)!, o);
-      orders.add(order);
-      scheduleNext(order);
-    }
-    registry.trim();
-    created = saved.created;
-    // The random source's inner state is not saved; reseeding by what was created keeps
-    // a restored run deterministic, though not identical to an uninterrupted one.
-    random = createRandomSource(seed + created);
-    // What the file says must hold before any step runs on it.
-    refuseIfBroken(engine.checkInvariants());
+  /** Puts a snapshot's state in place of the scenario's; refuses one whose parts do not agree, changing nothing. */
+  function restore(saved: EngineSnapshot): void {
+    replace(restoredState(basis, saved), { type: 'reset', restored: saved });
     // Steps that fell due while the simulator was down happen now, in order.
-    scheduler!.runDue();
+    state.scheduler.runDue();
   }
 
   const engine: Engine = {
     clock,
     seed,
-    settings: () => settings,
+    settings: () => state.settings,
     updateSettings(patch) {
-      settings = applySettings(settings, patch);
-      orders.evict(settings.maxStoredOrders);
-      registry.trim();
-      emit({ type: 'settings' });
+      const s = state;
+      const settings = applySettings(s.settings, patch);
+      s.settings = settings;
+      s.orders.evict(settings.maxStoredOrders);
+      s.registry.trim();
+      commit({ type: 'settings', settings });
       return settings;
     },
-    authenticate: (apiKey) => accountsByDigest.get(digestKey(apiKey)),
-    quote: (rentalCount, period) => quote(settings.prices, rentalCount, period),
+    authenticate: (apiKey) => state.accountsByDigest.get(digestKey(apiKey)),
+    quote: (rentalCount, period) => quote(state.settings.prices, rentalCount, period),
 
     createOrder(account, input) {
+      const s = state;
+      const settings = s.settings;
       if (input.outOrderNo !== undefined) {
         const existing = account.byOutOrderNo.get(input.outOrderNo);
         if (existing) {
@@ -245,13 +173,13 @@ export function createEngine(options: EngineOptions): Engine {
       const { currency, amount } = freezePayment(account.ledger, priced, settings.microUsdtPerTrx);
       const id = newOrderId();
       // Kept as the 32 bytes the Order stores, drawn a 32-bit word at a time.
-      random.hexInto(txIdDraw, 0, TX_ID_BYTES);
-      const rule = rules.take(input);
+      s.random.hexInto(txIdDraw, 0, TX_ID_BYTES);
+      const rule = s.rules.take(input);
       // The failure roll is drawn for every order, so rules and rates do not shift later ids.
-      const roll = random.float();
+      const roll = s.random.float();
       const outcome = rule ? rule.outcome : roll < settings.failureRate ? 'FAILED' : 'COMPLETED';
-      const activates = registry.claim(input.pledgeAddress, id);
-      const plan = planDelays(settings.timing, random, {
+      const activates = s.registry.claim(input.pledgeAddress, id);
+      const plan = planDelays(settings.timing, s.random, {
         activates,
         activationDelayMs: activationDelay(settings),
         fixedOutcomeMs: rule?.delayMs,
@@ -259,7 +187,7 @@ export function createEngine(options: EngineOptions): Engine {
       });
       // What the caller asked for is handed on as it is: a new request field needs no change here.
       const order = new Order(
-        pages,
+        s.pages,
         {
           id,
           account,
@@ -276,21 +204,23 @@ export function createEngine(options: EngineOptions): Engine {
         },
         input,
       );
-      orders.add(order);
-      created++;
-      // Steps already due (the instant profile, a zero delay) happen before the caller sees the order.
-      scheduler!.batch(() => {
-        scheduleNext(order);
-        emit({ type: 'order', order });
-        emit({ type: 'account', account });
+      s.orders.add(order);
+      s.created++;
+      // Steps already due (the instant profile, a zero delay) happen before the caller sees
+      // the order, each told after its creation is.
+      s.scheduler.batch(() => {
+        scheduleNext(s, order);
+        commit({ type: 'order', change: 'created', order });
       });
-      if (orders.size > settings.maxStoredOrders) orders.evict(settings.maxStoredOrders);
+      if (s.orders.size > settings.maxStoredOrders) s.orders.evict(settings.maxStoredOrders);
       return { order, duplicate: false };
     },
 
     findOrder(account, ref) {
       const order =
-        ref.orderId !== undefined ? orders.get(ref.orderId) : account.byOutOrderNo.get(ref.outOrderNo ?? '');
+        ref.orderId !== undefined
+          ? state.orders.get(ref.orderId)
+          : account.byOutOrderNo.get(ref.outOrderNo ?? '');
       // Another account's order is reported exactly like a missing one, so ids cannot be probed.
       if (!order || order.account !== account) {
         const which =
@@ -301,21 +231,9 @@ export function createEngine(options: EngineOptions): Engine {
     },
 
     createAccount(input = {}) {
-      const apiKey = input.apiKey ?? generateApiKey();
-      if (accountsByDigest.has(digestKey(apiKey))) {
-        throw new SimulatorError(
-          'conflict',
-          'An account with that apiKey exists already; choose another key or omit it to get a generated one.',
-        );
-      }
-      const account = createAccountRecord(accountList.length + 1, apiKey, random, input.referralCount ?? 0);
-      created++;
-      if (input.trx) deposit(account.ledger, 'TRX', input.trx);
-      if (input.usdt) deposit(account.ledger, 'USDT', input.usdt);
-      accountsByDigest.set(account.keyDigest, account);
-      accountList.push(account);
-      emit({ type: 'account', account });
-      return { apiKey, account };
+      const made = addAccount(state, input);
+      commit({ type: 'account', change: 'created', account: made.account });
+      return made;
     },
 
     deposit(account, amounts) {
@@ -326,11 +244,11 @@ export function createEngine(options: EngineOptions): Engine {
       if (amounts.usdt) deposit(probe, 'USDT', amounts.usdt);
       if (amounts.trx) deposit(ledger, 'TRX', amounts.trx);
       if (amounts.usdt) deposit(ledger, 'USDT', amounts.usdt);
-      emit({ type: 'account', account });
+      commit({ type: 'account', change: 'deposit', account, trx: amounts.trx ?? 0, usdt: amounts.usdt ?? 0 });
       return account;
     },
 
-    accounts: () => [...accountList],
+    accounts: () => [...state.accounts],
 
     orders(account, filter = {}) {
       const out: Order[] = [];
@@ -345,35 +263,47 @@ export function createEngine(options: EngineOptions): Engine {
     nextStep,
 
     rules: {
-      add: (input) => (version++, rules.add(input)),
-      list: () => rules.list(),
-      remove: (id) => (version++, rules.remove(id)),
-      clear: () => (version++, rules.clear()),
+      add(input) {
+        const rule = state.rules.add(input);
+        commit({ type: 'rules', change: 'added', rule });
+        return rule;
+      },
+      list: () => state.rules.list(),
+      remove(id) {
+        // Removing a rule that is not there changes nothing, so tells nothing.
+        const removed = state.rules.remove(id);
+        if (removed) commit({ type: 'rules', change: 'removed', id });
+        return removed;
+      },
+      clear() {
+        state.rules.clear();
+        commit({ type: 'rules', change: 'cleared' });
+      },
     },
 
-    supply: () => ({ energy: supplyEnergy, delegated }),
+    supply: () => ({ energy: state.supplyEnergy, delegated: state.delegated }),
     setSupply(energy) {
-      supplyEnergy = energy;
-      version++;
-      return { energy: supplyEnergy, delegated };
+      state.supplyEnergy = energy;
+      commit({ type: 'supply', energy });
+      return { energy, delegated: state.delegated };
     },
 
-    address: (address) => registry.get(address),
+    address: (address) => state.registry.get(address),
     setAddress(address, activated) {
-      version++;
-      return registry.set(address, activated, clock.now());
+      const record = state.registry.set(address, activated, clock.now());
+      commit({ type: 'address', record });
+      return record;
     },
-    addresses: () => registry.list(),
+    addresses: () => state.registry.list(),
 
-    tick: () => scheduler!.runDue(),
+    tick: () => state.scheduler.runDue(),
 
     reset() {
       if (clock.mode === 'manual' && 'rewind' in clock) (clock as { rewind(): void }).rewind();
-      load();
-      emit({ type: 'reset' });
+      replace(scenarioState(basis), { type: 'reset' });
     },
 
-    checkInvariants: () => booksProblems(accountList),
+    checkInvariants: () => booksProblems(state.accounts),
 
     subscribe(listener) {
       listeners.add(listener);
@@ -388,30 +318,30 @@ export function createEngine(options: EngineOptions): Engine {
     },
 
     snapshotLater() {
+      const s = state;
       const head = {
         format: SNAPSHOT_FORMAT,
         savedAt: clock.now(),
         seed,
-        created,
-        settings,
-        supply: { energy: supplyEnergy, delegated },
-        rules: rules.list(),
+        created: s.created,
+        settings: s.settings,
+        supply: { energy: s.supplyEnergy, delegated: s.delegated },
+        rules: s.rules.list(),
         // Records are replaced, never changed in place, so a shallow copy holds still.
-        addresses: registry.list(),
-        accounts: accountList.map(accountSnapshot),
+        addresses: s.registry.list(),
+        accounts: s.accounts.map(accountSnapshot),
       } as const;
-      return pendingSnapshot(head, orders.list(), beforeChange);
+      return pendingSnapshot(head, s.orders.list(), beforeChange);
     },
 
     get storedOrders() {
-      return orders.size;
+      return state.orders.size;
     },
     get version() {
       return version;
     },
   };
 
-  load();
-  if (options.restore) restoreFrom(options.restore);
+  if (options.restore) restore(options.restore);
   return engine;
 }

@@ -326,6 +326,38 @@ describe('GET /_sim/events', () => {
     expect(events.map((e) => JSON.parse(e.data).type)).toContain('reset');
   });
 
+  it('streams an order change when a rental gives its energy back, and none for a rule, the supply or an address set in process', async () => {
+    const sim = createSimulator({
+      clock: 'manual',
+      timing: 'instant',
+      scenario: { supply: 200_000, accounts: [{ apiKey: 'demo-key', balance: { trx: '100' } }] },
+    });
+    const demo = sim.engine.authenticate('demo-key')!;
+    const { order } = sim.engine.createOrder(demo, {
+      pledgeAddress: ADDRESS,
+      rentalCount: 65_000,
+      period: '1h',
+    });
+    expect(order.reserved).toBe(true);
+    const res = await sim.app.request('/_sim/events');
+    let connected!: () => void;
+    const open = new Promise<void>((resolve) => (connected = resolve));
+    const reading = readEvents(res, (events, raw) => {
+      if (raw.includes(': connected')) connected();
+      return events.length > 0;
+    });
+    await open;
+    // ChangeEvent has no type for these; made through the control plane, they are journaled.
+    sim.engine.rules.add({ match: {}, outcome: 'FAILED' });
+    sim.engine.setSupply(300_000);
+    sim.engine.setAddress(OTHER_ADDRESS, true);
+    await sleep(2 * EVENT_INTERVAL_MS);
+    sim.advance(3_600_000);
+    const { events } = await reading;
+    expect(events.map((e) => JSON.parse(e.data))).toEqual([{ type: 'order', id: order.id }]);
+    expect(sim.engine.supply().delegated).toBe(0);
+  });
+
   it('stops listening to the engine and the journal when the client goes away', async () => {
     const sim = createSimulator({ clock: 'manual' });
     const subscribed = { engine: 0, journal: 0 };

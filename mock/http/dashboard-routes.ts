@@ -86,14 +86,24 @@ export function dashboardSnapshot(ctx: ControlContext, orderLimit = DASHBOARD_OR
   };
 }
 
-function engineChange(event: EngineEvent): ChangeEvent {
+/**
+ * The change event the page hears of an engine event, if any. ChangeEvent (control.yaml)
+ * has no type for rules, the supply or an address: the control call that changes one is
+ * journaled, and the journal's event tells the page to read again.
+ */
+function engineChange(event: EngineEvent): ChangeEvent | undefined {
   switch (event.type) {
     case 'order':
       return { type: 'order', id: event.order.id };
     case 'account':
       return { type: 'account', id: event.account.walletAddress };
-    default:
+    case 'settings':
+    case 'reset':
       return { type: event.type };
+    case 'rules':
+    case 'supply':
+    case 'address':
+      return undefined;
   }
 }
 
@@ -136,7 +146,10 @@ async function pumpChanges(stream: SSEStreamingApi, ctx: ControlContext, signal:
   const closed = (): boolean => signal.aborted || stream.aborted || stream.closed;
 
   const unsubscribe = [
-    ctx.engine.subscribe((event) => offer(engineChange(event))),
+    ctx.engine.subscribe((event) => {
+      const change = engineChange(event);
+      if (change) offer(change);
+    }),
     ctx.journal.subscribe((entry) => offer(journalChange(entry))),
   ];
   const stop = (): void => {

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { Account, Engine, EngineEvent, Order } from '../engine/index.ts';
+import {
+  createEngine,
+  DEMO_SCENARIO,
+  type Account,
+  type Engine,
+  type EngineEvent,
+  type Order,
+} from '../engine/index.ts';
+import { createManualClock } from '../engine/manual-clock.ts';
 import { createReadDataCache } from './read-data-cache.ts';
 
 /** An engine that only emits what the test tells it to. */
@@ -63,6 +71,44 @@ describe('read data cache', () => {
       ]).toEqual(['{"n":4}', '{"n":5}', '{"n":6}']);
     },
   );
+
+  it.each<[string, EngineEvent]>([
+    [
+      'a rule added',
+      { type: 'rules', change: 'added', rule: { id: 'rule-1', match: {}, outcome: 'FAILED', used: 0 } },
+    ],
+    ['a rule removed', { type: 'rules', change: 'removed', id: 'rule-1' }],
+    ['the rules cleared', { type: 'rules', change: 'cleared' }],
+    ['the supply set', { type: 'supply', energy: 1_000_000 }],
+    ['an address set', { type: 'address', record: { address: 'T', activated: true, activatedAt: 0 } }],
+    ['a rental ended', { type: 'order', change: 'released', order }],
+    ['an account created', { type: 'account', change: 'created', account: {} as Account }],
+  ])('keeps every answer through %s, which no read shows', (_name, event) => {
+    const { engine, emit } = fakeEngine();
+    const cache = createReadDataCache(engine);
+    const made = counting();
+    cache.order(order, made.make);
+    cache.account(account, made.make);
+    cache.price(65_000, '1h', made.make);
+    emit(event);
+    expect([
+      cache.order(order, made.make),
+      cache.account(account, made.make),
+      cache.price(65_000, '1h', made.make),
+    ]).toEqual(['{"n":1}', '{"n":2}', '{"n":3}']);
+  });
+
+  it('forgets an account read when a real engine books a deposit, and keeps it when the supply changes', () => {
+    const engine = createEngine({ clock: createManualClock(), scenario: DEMO_SCENARIO });
+    const demo = engine.authenticate('demo-key')!;
+    const cache = createReadDataCache(engine);
+    const read = () => cache.account(demo, () => ({ trx: demo.ledger.TRX.available }));
+    const first = read();
+    engine.setSupply(1_000_000);
+    expect(read()).toBe(first);
+    engine.deposit(demo, { trx: 1 });
+    expect(read()).not.toBe(first);
+  });
 
   it('holds at most 256 prices, then starts afresh', () => {
     const cache = createReadDataCache(fakeEngine().engine);

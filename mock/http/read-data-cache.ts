@@ -4,11 +4,11 @@
  * between changes, and building and serialising that object was a third of a read's CPU
  * in the Node fast path.
  *
- * Correctness rests on one rule: every change of engine state emits an event (orders,
- * accounts, settings, reset), and any event forgets everything. Nothing else a read's
- * `data` shows can change: the envelope's `time` is not part of it.
+ * Correctness rests on one rule: every change of engine state emits an event, and every
+ * event that could change what a read shows forgets everything (changesReads). Nothing
+ * else a read's `data` shows can change: the envelope's `time` is not part of it.
  */
-import type { Account, Engine, Order } from '../engine/index.ts';
+import type { Account, Engine, EngineEvent, Order } from '../engine/index.ts';
 
 export interface ReadDataCache {
   /** The data of a price read for these (validated) parameters. */
@@ -24,6 +24,32 @@ export interface ReadDataCache {
 const MAX_PRICES = 256;
 
 /**
+ * Whether an event could change the data of a price, order or account read. An order's
+ * creation and steps move its status and its account's books; a deposit, the books; the
+ * settings, the prices and the unit of `createdAt`; a reset, everything. A new account
+ * has no cached read yet, and rules, the supply, an address and a rental's end show in
+ * no read: a client polling its order keeps its cache through those.
+ *
+ * @example
+ *   changesReads({ type: 'supply', energy: 1_000_000 }); // false
+ */
+export function changesReads(event: EngineEvent): boolean {
+  switch (event.type) {
+    case 'order':
+      return event.change !== 'released';
+    case 'account':
+      return event.change !== 'created';
+    case 'settings':
+    case 'reset':
+      return true;
+    case 'rules':
+    case 'supply':
+    case 'address':
+      return false;
+  }
+}
+
+/**
  * Creates a cache bound to one engine.
  *
  * @example
@@ -35,8 +61,8 @@ export function createReadDataCache(engine: Pick<Engine, 'subscribe'>): ReadData
   let orders = new WeakMap<Order, string>();
   let accounts = new WeakMap<Account, string>();
   let empty = true;
-  engine.subscribe(() => {
-    if (empty) return;
+  engine.subscribe((event) => {
+    if (empty || !changesReads(event)) return;
     prices = new Map();
     orders = new WeakMap();
     accounts = new WeakMap();

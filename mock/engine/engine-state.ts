@@ -1,0 +1,222 @@
+/**
+ * An engine's state as one object: the random source, the order pages, the settings,
+ * the accounts, the orders, the activation registry, the rules, the supply and the
+ * lifecycle scheduler. A reset and a restore build a new one and replace the old one
+ * whole, so nothing of the state before survives either; the engine (engine.ts) changes
+ * it and tells every change through one function.
+ */
+import {
+  accountFromSnapshot,
+  createAccountRecord,
+  digestKey,
+  generateApiKey,
+  type Account,
+} from './accounts.ts';
+import { createAddressRegistry, type AddressRegistry } from './address-registry.ts';
+import { booksProblems } from './books-check.ts';
+import type { Clock } from './clock.ts';
+import type { Scenario } from './engine-types.ts';
+import { deposit } from './ledger.ts';
+import { wakeAt } from './lifecycle.ts';
+import { Order } from './order.ts';
+import { createOrderPages, type OrderPages } from './order-page.ts';
+import { createOrderStore, type OrderStore } from './order-store.ts';
+import { createOutcomeRules, type OutcomeRules } from './outcome-rules.ts';
+import { createRandomSource, type RandomSource } from './random-source.ts';
+import { createScheduler, type Scheduler } from './scheduler.ts';
+import { applySettings, DEFAULT_SETTINGS, type Settings } from './settings.ts';
+import { SimulatorError } from './simulator-error.ts';
+import type { EngineSnapshot } from './snapshot.ts';
+import { refuseIfBroken, snapshotProblems } from './snapshot-check.ts';
+
+export interface EngineState {
+  readonly random: RandomSource;
+  /** Where this state's orders take their rows: a new state starts on a fresh page. */
+  readonly pages: OrderPages;
+  settings: Settings;
+  readonly accountsByDigest: Map<string, Account>;
+  /** Every account, in the order made (an account's id is its place here, from 1). */
+  readonly accounts: Account[];
+  readonly registry: AddressRegistry;
+  readonly orders: OrderStore;
+  readonly rules: OutcomeRules;
+  /** Energy the pool can have delegated at once; null is unlimited. */
+  supplyEnergy: number | null;
+  /** Energy that completed rentals hold now. */
+  delegated: number;
+  /** Wakes this state's orders for their lifecycle steps; cleared when the state is replaced. */
+  readonly scheduler: Scheduler<Order>;
+  /** Accounts and orders made so far: a restore reseeds the random source by it. */
+  created: number;
+}
+
+/** What every state of one engine is built from. */
+export interface StateBasis {
+  readonly clock: Clock;
+  readonly seed: number;
+  readonly scenario: Scenario;
+  /** The engine's lifecycle step, which the state's scheduler calls when an order is due. */
+  readonly step: (order: Order) => void;
+}
+
+/** What an account is made with. */
+export interface AccountInput {
+  apiKey?: string;
+  trx?: number;
+  usdt?: number;
+  referralCount?: number;
+}
+
+interface StateParts {
+  random: RandomSource;
+  settings: Settings;
+  registry: AddressRegistry;
+  rules: OutcomeRules;
+  supplyEnergy: number | null;
+  delegated: number;
+  created: number;
+}
+
+/**
+ * One object literal for every state, so every state has one shape and the order path's
+ * reads of it stay monomorphic. The registry's bound reads the settings of its own state.
+ */
+function makeState(basis: StateBasis, parts: (capacity: () => number) => StateParts): EngineState {
+  const made = parts(() => state.settings.maxStoredAddresses);
+  const state: EngineState = {
+    random: made.random,
+    pages: createOrderPages(),
+    settings: made.settings,
+    accountsByDigest: new Map(),
+    accounts: [],
+    registry: made.registry,
+    orders: createOrderStore(made.registry),
+    rules: made.rules,
+    supplyEnergy: made.supplyEnergy,
+    delegated: made.delegated,
+    scheduler: createScheduler(basis.clock, basis.step),
+    created: made.created,
+  };
+  return state;
+}
+
+/**
+ * The state a scenario starts from: at creation, and again on every reset.
+ *
+ * @example
+ *   const state = scenarioState({ clock, seed: 1, scenario: DEMO_SCENARIO, step });
+ *   state.accountsByDigest.size; // 1
+ */
+export function scenarioState(basis: StateBasis): EngineState {
+  const { clock, seed, scenario } = basis;
+  const state = makeState(basis, (capacity) => {
+    const rules = createOutcomeRules();
+    for (const rule of scenario.rules ?? []) rules.add(rule);
+    return {
+      random: createRandomSource(seed),
+      settings: applySettings(DEFAULT_SETTINGS, scenario.settings ?? {}),
+      registry: createAddressRegistry(scenario.activatedAddresses ?? [], clock.now(), [], { capacity }),
+      rules,
+      supplyEnergy: scenario.supply ?? null,
+      delegated: 0,
+      created: 0,
+    };
+  });
+  for (const seedAccount of scenario.accounts ?? []) {
+    addAccount(state, {
+      apiKey: seedAccount.apiKey,
+      trx: seedAccount.trx ?? 0,
+      usdt: seedAccount.usdt ?? 0,
+      referralCount: seedAccount.referralCount ?? 0,
+    });
+  }
+  return state;
+}
+
+/**
+ * The state a snapshot holds, whose shape is valid (spec/control.yaml's StateFile). Its
+ * orders are queued for their next steps; the caller runs those already due once the
+ * state is its own. Throws a RestoreError when the parts do not agree, before anything
+ * is scheduled.
+ *
+ * @example
+ *   const state = restoredState(basis, saved);
+ *   state.orders.size; // saved.orders.length
+ */
+export function restoredState(basis: StateBasis, saved: EngineSnapshot): EngineState {
+  refuseIfBroken(snapshotProblems(saved));
+  const { clock, seed, scenario } = basis;
+  const state = makeState(basis, (capacity) => {
+    // A state file does not keep the next rule id: the ids the scenario's rules took are
+    // not handed out again.
+    const rules = createOutcomeRules();
+    for (const rule of scenario.rules ?? []) rules.add(rule);
+    rules.restore(saved.rules);
+    return {
+      // The random source's inner state is not saved; reseeding by what was created keeps
+      // a restored run deterministic, though not identical to an uninterrupted one.
+      random: createRandomSource(seed + saved.created),
+      settings: applySettings(DEFAULT_SETTINGS, saved.settings),
+      registry: createAddressRegistry([], clock.now(), saved.addresses, {
+        capacity,
+        keep: scenario.activatedAddresses ?? [],
+      }),
+      rules,
+      supplyEnergy: saved.supply.energy,
+      delegated: saved.supply.delegated,
+      created: saved.created,
+    };
+  });
+  const byId = new Map<number, Account>();
+  for (const a of saved.accounts) {
+    const account = accountFromSnapshot(a);
+    state.accountsByDigest.set(account.keyDigest, account);
+    state.accounts.push(account);
+    byId.set(account.id, account);
+  }
+  for (const o of saved.orders) state.orders.add(Order.fromSnapshot(state.pages, byId.get(o.accountId)!, o));
+  state.registry.trim();
+  // What the file says must hold before any step is queued on it.
+  refuseIfBroken(booksProblems(state.accounts));
+  for (const order of state.orders.list()) scheduleNext(state, order);
+  return state;
+}
+
+/**
+ * Adds an account to a state. It tells no one: the caller's event does.
+ *
+ * @example
+ *   const { apiKey, account } = addAccount(state, { trx: 5_000_000 });
+ */
+export function addAccount(state: EngineState, input: AccountInput): { apiKey: string; account: Account } {
+  const apiKey = input.apiKey ?? generateApiKey();
+  if (state.accountsByDigest.has(digestKey(apiKey))) {
+    throw new SimulatorError(
+      'conflict',
+      'An account with that apiKey exists already; choose another key or omit it to get a generated one.',
+    );
+  }
+  const account = createAccountRecord(
+    state.accounts.length + 1,
+    apiKey,
+    state.random,
+    input.referralCount ?? 0,
+  );
+  state.created++;
+  if (input.trx) deposit(account.ledger, 'TRX', input.trx);
+  if (input.usdt) deposit(account.ledger, 'USDT', input.usdt);
+  state.accountsByDigest.set(account.keyDigest, account);
+  state.accounts.push(account);
+  return { apiKey, account };
+}
+
+/**
+ * Queues an order's next wake-up, whatever its status (at creation, on each step and on restore).
+ *
+ * @example
+ *   scheduleNext(state, order); // PENDING: wakes at createdAt + processingAfter
+ */
+export function scheduleNext(state: EngineState, order: Order): void {
+  const at = wakeAt(order);
+  if (at !== undefined) state.scheduler.schedule(at, order);
+}
