@@ -117,6 +117,21 @@ describe('forwarding', () => {
   });
 });
 
+describe('what the journal keeps of an answer', () => {
+  it('redacts a secret-named field of the upstream's answer that no request carried', async () => {
+    const fetch = (async () =>
+      new Response(JSON.stringify({ code: 0, msg: 'ok', time: '1', data: { session: { token: 'upstream-own-token-1' } } }), {
+        headers: { 'content-type': 'application/json' },
+      })) as typeof globalThis.fetch;
+    const { proxy } = proxyOf(fetch);
+    const res = await proxy.app.request('/v1/account', { headers: KEY });
+    expect(await res.text()).toContain('upstream-own-token-1');
+    const kept = JSON.stringify(proxy.journal.list());
+    expect(kept).not.toContain('upstream-own-token-1');
+    expect(kept).toContain('[redacted]');
+  });
+});
+
 describe('the spending guard', () => {
   it('refuses an order without --allow-spend, journals it as refused, and sends nothing upstream', async () => {
     const { reached, fetch } = upstreamSimulator();

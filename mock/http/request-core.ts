@@ -22,7 +22,7 @@ import { catalogued } from './error-catalogue.ts';
 import type { CoreAnswer, CoreRequest, ExchangeEvents, ExchangeFinished } from './exchange.ts';
 import type { FaultInjector } from './fault-injector.ts';
 import { JOURNAL_BODY_LIMIT } from './journal.ts';
-import { redactBody, replaceKeys, replaceKeysIn } from './journal-redaction.ts';
+import { redactBody, redactKeys, replaceKeys, replaceKeysIn } from './journal-redaction.ts';
 import { createRateLimiter } from './rate-limit.ts';
 import { jsonDepth, MAX_JSON_DEPTH } from './request-params.ts';
 
@@ -224,7 +224,7 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
       if (bytes && bytes.byteLength > 0) done.body = kept(journalBody(new TextDecoder().decode(bytes)));
     }
     // The text an answer carried, unless a source or a fault said what the journal keeps.
-    if (exchange.response !== undefined) done.response = replaceKeysIn(exchange.response, keys);
+    if (exchange.response !== undefined) done.response = replaceKeysIn(redactKeys(exchange.response), keys);
     else if (typeof answered.body === 'string' && answered.body.length > 0)
       done.responseText = kept(answered.body);
     if (exchange.violations) done.violations = exchange.violations;
