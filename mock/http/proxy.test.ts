@@ -118,11 +118,19 @@ describe('forwarding', () => {
 });
 
 describe('what the journal keeps of an answer', () => {
-  it('redacts a secret-named field of the upstream's answer that no request carried', async () => {
+  it("redacts a secret-named field of the upstream's answer that no request carried", async () => {
     const fetch = (async () =>
-      new Response(JSON.stringify({ code: 0, msg: 'ok', time: '1', data: { session: { token: 'upstream-own-token-1' } } }), {
-        headers: { 'content-type': 'application/json' },
-      })) as typeof globalThis.fetch;
+      new Response(
+        JSON.stringify({
+          code: 0,
+          msg: 'ok',
+          time: '1',
+          data: { session: { token: 'upstream-own-token-1' } },
+        }),
+        {
+          headers: { 'content-type': 'application/json' },
+        },
+      )) as typeof globalThis.fetch;
     const { proxy } = proxyOf(fetch);
     const res = await proxy.app.request('/v1/account', { headers: KEY });
     expect(await res.text()).toContain('upstream-own-token-1');
