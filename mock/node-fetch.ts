@@ -16,13 +16,23 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { RAW_BODY, UpstreamStatusInvalid, UpstreamTooLarge } from './http/upstream-forward.ts';
+import {
+  forwardedResponseHeader,
+  RAW_BODY,
+  RAW_EXCHANGE,
+  UpstreamStatusInvalid,
+  UpstreamTooLarge,
+  type RawExchange,
+  type UpstreamAnswer,
+} from './http/upstream-forward.ts';
 
 /** Status codes whose answer has no body (a Response refuses one). */
 const NULL_BODY_STATUS = new Set([204, 205, 304]);
 
 export interface NodeFetch {
   (input: RequestInfo | URL, init?: RequestInit): Promise<Response>;
+  /** The same call with plain fields in and out, as the proxy asks it (upstream-forward.ts). */
+  [RAW_EXCHANGE]: RawExchange;
   /** Closes the kept-alive connections (at shutdown). */
   close(): void;
 }
@@ -179,6 +189,83 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
       outgoing.end(body);
     });
   }) as NodeFetch;
+  nodeFetch[RAW_EXCHANGE] = (exchange) => {
+    const https_ = exchange.url.startsWith('https:');
+    if (!https_ && !exchange.url.startsWith('http:'))
+      return Promise.reject(
+        new TypeError(`fetch: only http and https URLs are supported (got ${exchange.url}).`),
+      );
+    const cap = Math.min(maxBodyBytes, exchange.maxBytes);
+    const headers = exchange.body
+      ? { ...exchange.headers, 'content-length': String(exchange.body.byteLength) }
+      : exchange.headers;
+    const signal = exchange.signal;
+    if (signal.aborted) return Promise.reject(signal.reason);
+    return new Promise<UpstreamAnswer>((resolve, reject) => {
+      let settled = false;
+      const outgoing = (https_ ? https : http).request(
+        exchange.url,
+        { method: exchange.method, headers, agent: agents[https_ ? 'https:' : 'http:'] },
+        (incoming) => {
+          const status = incoming.statusCode ?? 0;
+          if (status < 200 || status > 599) return fail(new UpstreamStatusInvalid(String(status)));
+          const declared = Number(incoming.headers['content-length']);
+          if (declared > cap) return fail(new UpstreamTooLarge(cap, declared));
+          const chunks: Buffer[] = [];
+          let received = 0;
+          incoming.on('data', (chunk: Buffer) => {
+            received += chunk.byteLength;
+            // Cut as soon as it is over: the rest is never read, let alone kept.
+            if (received > cap) fail(new UpstreamTooLarge(cap));
+            else chunks.push(chunk);
+          });
+          incoming.on('end', () => {
+            if (settled) return;
+            settled = true;
+            signal.removeEventListener('abort', abort);
+            const answerHeaders: Record<string, string> = {};
+            const raw = incoming.rawHeaders;
+            for (let i = 0; i + 1 < raw.length; i += 2) {
+              const name = raw[i]!.toLowerCase();
+              if (!forwardedResponseHeader(name)) continue;
+              const seen = answerHeaders[name];
+              answerHeaders[name] = seen === undefined ? raw[i + 1]! : `${seen}, ${raw[i + 1]!}`;
+            }
+            const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+            resolve({
+              status,
+              headers: answerHeaders,
+              body: new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength),
+            });
+          });
+          // A connection lost mid-body (a reset, the upstream gone), as the global fetch reports it.
+          incoming.on('error', (error) => fail(new TypeError('fetch failed', { cause: error })));
+          incoming.on('close', () => {
+            if (!incoming.complete) fail(new TypeError('fetch failed', { cause: connectionLost() }));
+          });
+        },
+      );
+      function fail(error: unknown): void {
+        if (settled) return;
+        settled = true;
+        signal.removeEventListener('abort', abort);
+        outgoing.destroy();
+        reject(error);
+      }
+      function abort(): void {
+        fail(signal.reason);
+      }
+      signal.addEventListener('abort', abort, { once: true });
+      outgoing.on('error', (error: NodeJS.ErrnoException) =>
+        fail(
+          error.code === 'HPE_INVALID_STATUS'
+            ? new UpstreamStatusInvalid(statusOf(error))
+            : new TypeError('fetch failed', { cause: error }),
+        ),
+      );
+      outgoing.end(exchange.body);
+    });
+  };
   nodeFetch.close = () => {
     agents['http:'].destroy();
     agents['https:'].destroy();

@@ -68,6 +68,29 @@ export class UpstreamStatusInvalid extends Error {
   }
 }
 
+/**
+ * Marks a fetch that also answers with plain fields (createNodeFetch): the proxy then asks
+ * it for the status, the headers it passes on and the bytes, and no Headers, Response or
+ * ReadableStream is built per call (they were most of a forward's cost beside a bare
+ * node:http proxy, bench/README.md). Any other fetch is called as a fetch.
+ */
+export const RAW_EXCHANGE: unique symbol = Symbol('energy-rental-kit.rawExchange');
+
+/** One exchange asked of a RAW_EXCHANGE transport. */
+export interface RawExchangeRequest {
+  url: string;
+  method: string;
+  /** Lower-case names. */
+  headers: Record<string, string>;
+  body: Uint8Array | undefined;
+  signal: AbortSignal;
+  /** The largest body read: past it the exchange fails with UpstreamTooLarge. */
+  maxBytes: number;
+}
+
+/** A transport's plain exchange: status, the headers a client reads (forwardedResponseHeader), the bytes as sent. */
+export type RawExchange = (request: RawExchangeRequest) => Promise<UpstreamAnswer>;
+
 /** The request headers passed on: what the API reads. Host, Origin and cookies stay here. */
 const FORWARDED_REQUEST_HEADERS = ['api-key', 'content-type', 'accept'];
 /**
@@ -77,7 +100,7 @@ const FORWARDED_REQUEST_HEADERS = ['api-key', 'content-type', 'accept'];
  * upgrade, proxy-*), which describe the upstream's connection, not the answer.
  */
 const FORWARDED_RESPONSE_HEADERS = new Set(['content-type', 'content-encoding', 'location', 'retry-after']);
-const forwardedResponseHeader = (name: string): boolean =>
+export const forwardedResponseHeader = (name: string): boolean =>
   FORWARDED_RESPONSE_HEADERS.has(name) || name.startsWith('ratelimit') || name.startsWith('x-ratelimit-');
 
 /** Statuses whose answer has no body (a Response refuses one). */
@@ -130,6 +153,31 @@ export async function forwardToUpstream(
     controller.abort(reason);
     expire(reason);
   }, options.timeoutMs);
+  const raw = (call as { [RAW_EXCHANGE]?: RawExchange })[RAW_EXCHANGE];
+  if (raw) {
+    const plain: Record<string, string> = {};
+    headers.forEach((value, name) => {
+      plain[name] = value;
+    });
+    try {
+      const answered = await Promise.race([
+        raw({
+          url: target,
+          method: request.method,
+          headers: plain,
+          body,
+          signal: controller.signal,
+          maxBytes,
+        }),
+        deadline,
+      ]);
+      return NULL_BODY_STATUS.has(answered.status) ? { ...answered, body: EMPTY } : answered;
+    } catch (error) {
+      throw upstreamError(options, maxBytes, error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
   let response: Response | undefined;
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   let finished = false;
