@@ -1,9 +1,21 @@
 import { defineConfig } from 'vitest/config';
 import { CONTRACT_PROJECT } from './contract-tests/contract-project.ts';
 
+/**
+ * Files that run after all others, one at a time: the package test packs the checkout (its
+ * build empties dist/, its prepack rewrites package.json, and
+ * mock/http/dashboard-routes.test.ts builds dist/ too), and the upstream bounds hold a
+ * server's health to 100 ms, which another file's work beside it can take.
+ */
+const ALONE = ['scripts/package-install.test.ts', 'cli/serve-upstream-bounds.test.ts'];
+
 export default defineConfig({
   test: {
     testTimeout: 20_000,
+    // vitest's default is one worker fewer than the cores, so one file at a time on this
+    // project's two-core machines; most slow files wait on a child process, a server or a
+    // browser, and a second file fills those waits.
+    maxWorkers: 2,
     reporters: ['default', './contract-tests/contract-reporter.ts'],
     projects: [
       {
@@ -21,7 +33,7 @@ export default defineConfig({
             'recording/**/*.test.ts',
             'e2e/**/*.test.ts',
           ],
-          exclude: ['contract-tests/**/*.contract.test.ts'],
+          exclude: ['contract-tests/**/*.contract.test.ts', ...ALONE],
         },
       },
       {
@@ -30,6 +42,10 @@ export default defineConfig({
           ...CONTRACT_PROJECT,
           include: ['contract-tests/**/*.contract.test.ts'],
         },
+      },
+      {
+        extends: true,
+        test: { name: 'alone', include: ALONE, sequence: { groupOrder: 1 }, maxWorkers: 1 },
       },
     ],
   },

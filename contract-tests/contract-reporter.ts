@@ -8,31 +8,41 @@ import type { Reporter, TestModule } from 'vitest/node';
 import { buildReport, summarise, type ContractCase } from './contract-report.ts';
 import type { ContractMeta } from './contract-test.ts';
 
+/**
+ * The cases of contract test modules, with what each recorded; also read by the
+ * self-test, which runs the suite against many targets in one vitest run and reports each apart.
+ */
+export function contractCases(
+  modules: ReadonlyArray<TestModule>,
+): Array<ContractCase & { meta?: ContractMeta }> {
+  const cases: Array<ContractCase & { meta?: ContractMeta }> = [];
+  for (const module of modules) {
+    for (const test of module.children.allTests()) {
+      const result = test.result();
+      const diagnostic = test.diagnostic();
+      const meta = (test.meta() as { contract?: ContractMeta }).contract;
+      const entry: ContractCase & { meta?: ContractMeta } = {
+        name: test.fullName,
+        file: path.relative(process.cwd(), module.moduleId),
+        verdict: result.state === 'passed' ? 'passed' : result.state === 'failed' ? 'failed' : 'skipped',
+        interactions: meta?.interactions ?? [],
+      };
+      if (meta) entry.meta = meta;
+      if (diagnostic) entry.durationMs = Math.round(diagnostic.duration);
+      if (result.state === 'skipped' && result.note) entry.reason = result.note;
+      if (result.state === 'failed') entry.errors = result.errors.map((e) => e.message);
+      cases.push(entry);
+    }
+  }
+  return cases;
+}
+
 export default class ContractReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
     const modules = testModules.filter((m) => m.project.name === 'contract');
     if (modules.length === 0) return;
-    const cases: Array<ContractCase & { meta?: ContractMeta }> = [];
-    for (const module of modules) {
-      for (const test of module.children.allTests()) {
-        const result = test.result();
-        const diagnostic = test.diagnostic();
-        const meta = (test.meta() as { contract?: ContractMeta }).contract;
-        const entry: ContractCase & { meta?: ContractMeta } = {
-          name: test.fullName,
-          file: path.relative(process.cwd(), module.moduleId),
-          verdict: result.state === 'passed' ? 'passed' : result.state === 'failed' ? 'failed' : 'skipped',
-          interactions: meta?.interactions ?? [],
-        };
-        if (meta) entry.meta = meta;
-        if (diagnostic) entry.durationMs = Math.round(diagnostic.duration);
-        if (result.state === 'skipped' && result.note) entry.reason = result.note;
-        if (result.state === 'failed') entry.errors = result.errors.map((e) => e.message);
-        cases.push(entry);
-      }
-    }
     const reportPath = process.env.CONTRACT_REPORT ?? 'contract-report.json';
-    const report = buildReport(cases, new Date());
+    const report = buildReport(contractCases(modules), new Date());
     writeFileSync(reportPath, `${JSON.stringify(report, null, 2)}\n`);
     process.stdout.write(summarise(report, reportPath));
   }

@@ -2,17 +2,36 @@
  * Proof that the contract suite can fail: it runs against deliberately broken
  * simulators and must fail each one, naming the broken field or rule. It also proves
  * the spending guard against a simulator that hides its control plane.
+ *
+ * Every target runs in one child vitest (contract-self-test.vitest.config.ts): for each
+ * target and contract file a test file that imports the contract file afresh under the
+ * target's environment, and a reporter that judges each target as if it had run alone:
+ * its own report, and the exit code a run of it alone would have had. A child process
+ * rather than this worker, because the suite reads its settings from the environment
+ * and runs under its own vitest config (threads, not isolated).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROKEN_VARIANTS } from '../contract-tests/broken-variants.ts';
-import type { ContractReport } from '../contract-tests/contract-report.ts';
-import { createSlots } from '../contract-tests/test-support.ts';
+import {
+  outcomePath,
+  type SelfTestOutcome,
+  type SelfTestPlan,
+  type SelfTestTarget,
+} from './contract-self-test-reporter.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const vitestCli = path.join(
@@ -20,55 +39,6 @@ const vitestCli = path.join(
   'vitest.mjs',
 );
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'contract-self-test-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
-const withSlot = createSlots(2);
-
-/** Runs the contract suite with extra environment; resolves with its exit code and report. */
-function runSuite(
-  name: string,
-  env: Record<string, string>,
-): Promise<{ code: number; report: ContractReport; output: string }> {
-  return withSlot(() => spawnSuite(name, env));
-}
-
-function spawnSuite(
-  name: string,
-  env: Record<string, string>,
-): Promise<{ code: number; report: ContractReport; output: string }> {
-  const reportPath = path.join(scratch, `${name}.json`);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [vitestCli, 'run', '--project', 'contract', '--maxWorkers=1'], {
-      cwd: root,
-      env: {
-        ...process.env,
-        CONTRACT_REPORT: reportPath,
-        CONTRACT_RUN_DIR: path.join(scratch, `${name}-run`),
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      try {
-        resolve({
-          code: code ?? 1,
-          report: JSON.parse(readFileSync(reportPath, 'utf8')) as ContractReport,
-          output,
-        });
-      } catch (error) {
-        reject(
-          new Error(`no report from the ${name} run (exit ${code}): ${output.slice(-2000)}`, {
-            cause: error,
-          }),
-        );
-      }
-    });
-  });
-}
 
 /** What each variant's failure must name: a case and a phrase of its error. */
 const EXPECTED: Record<string, { test: RegExp; error: RegExp }> = {
@@ -89,170 +59,247 @@ const EXPECTED: Record<string, { test: RegExp; error: RegExp }> = {
   'auth-dropped': { test: /without an API key/, error: /the call must be rejected/ },
 };
 
+/** What each break layered over the stand-in must name. */
+const STAND_IN_BREAKS: Record<string, { test: RegExp; error: RegExp }> = {
+  'stand-in+wrong-rounding': {
+    test: /half cent up/,
+    error: /trxPrice for \d+ × 71 sun: expected '[\d.]+' to be '[\d.]+'/,
+  },
+  'stand-in+number-as-string': { test: /getPrice|prices/, error: /\/data\/rentalCount: must be integer/ },
+  'stand-in+type-changed': { test: /history/, error: /\/data\/createdAt: must be integer/ },
+  'stand-in+wrong-echo': { test: /echoes outOrderNo/, error: /outOrderNo is echoed back/ },
+  'stand-in+status-reversed': {
+    test: /terminal status/,
+    error: /status moved from COMPLETED back to PROCESSING/,
+  },
+  'stand-in+txid-missing': {
+    test: /terminal status/,
+    error: /COMPLETED order carries the delegation txId/,
+  },
+};
+
+const IN_PROCESS = (['realistic', 'fast', 'instant'] as const).flatMap((timing) =>
+  (['manual', 'real'] as const).map((clock) => ({ timing, clock })),
+);
+const OVER_HTTP = [
+  { timing: 'fast', clock: 'real' },
+  { timing: 'instant', clock: 'manual' },
+] as const;
+const STAND_IN_SPEND = { CONTRACT_ALLOW_SPEND: '1', CONTRACT_MAX_ORDERS: '2' };
+
+/** Every target, by project name; the servers' URLs are filled in once they listen. */
+function plannedTargets(urls: Record<string, string>): SelfTestTarget[] {
+  return [
+    ...Object.keys(EXPECTED).map((variant) => ({ name: variant, env: { CONTRACT_VARIANT: variant } })),
+    { name: 'opaque-read-only', env: { CONTRACT_VARIANT: 'opaque' } },
+    {
+      name: 'opaque-spend',
+      env: { CONTRACT_VARIANT: 'opaque', CONTRACT_ALLOW_SPEND: '1', CONTRACT_MAX_ORDERS: '1' },
+    },
+    ...IN_PROCESS.map(({ timing, clock }) => ({
+      name: `in-process-${timing}-${clock}`,
+      env: { CONTRACT_SIM_TIMING: timing, CONTRACT_SIM_CLOCK: clock },
+    })),
+    ...OVER_HTTP.map(({ timing, clock }) => ({
+      name: `http-${timing}-${clock}`,
+      env: { CONTRACT_BASE_URL: urls[`${timing}-${clock}`]!, CONTRACT_API_KEY: 'demo-key' },
+    })),
+    ...['stand-in', 'stand-in-failing', ...Object.keys(STAND_IN_BREAKS)].map((variant) => ({
+      name: variant,
+      env: { CONTRACT_VARIANT: variant, ...STAND_IN_SPEND },
+    })),
+  ];
+}
+
+const CONTRACT_FILES = readdirSync(path.join(root, 'contract-tests')).filter((f) =>
+  f.endsWith('.contract.test.ts'),
+);
+
+/**
+ * Writes a folder per target with a test file per contract file: each imports its contract
+ * file under a query of its own, so every target gets fresh module state (the reference
+ * order of the lifecycle cases), and hands the target's environment to useTarget.
+ */
+function writeTargetFiles(plan: SelfTestPlan): void {
+  const helper = path.join(root, 'e2e/contract-self-test-target.ts');
+  plan.targets.forEach((target, index) => {
+    const folder = path.join(plan.dir, target.name);
+    mkdirSync(folder);
+    for (const file of CONTRACT_FILES) {
+      const env = { ...target.env, CONTRACT_RUN_DIR: path.join(plan.dir, `${target.name}.run`) };
+      writeFileSync(
+        path.join(folder, file),
+        [
+          `import { useTarget } from ${JSON.stringify(helper)};`,
+          `import ${JSON.stringify(`${path.join(root, 'contract-tests', file)}?target=${index}`)};`,
+          `useTarget(${JSON.stringify(env)});`,
+          '',
+        ].join('\n'),
+      );
+    }
+  });
+}
+
+const servers: Array<{ close(): Promise<void> }> = [];
+let childOutput = '';
+
+beforeAll(async () => {
+  const { serve } = await import('../cli/serve.ts');
+  const urls: Record<string, string> = {};
+  for (const { timing, clock } of OVER_HTTP) {
+    const server = await serve({ port: 0, host: '127.0.0.1', timing, clock, quiet: true }, () => {});
+    servers.push(server);
+    urls[`${timing}-${clock}`] = server.url;
+  }
+  // Three workers on two cores: the real-clock targets mostly wait, and their waits
+  // overlap the others' work.
+  const plan: SelfTestPlan = { dir: scratch, targets: plannedTargets(urls), maxWorkers: 3 };
+  writeTargetFiles(plan);
+  const planFile = path.join(scratch, 'plan.json');
+  writeFileSync(planFile, JSON.stringify(plan));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [vitestCli, 'run', '--config', path.join(root, 'e2e/contract-self-test.vitest.config.ts')],
+      {
+        cwd: root,
+        env: { ...process.env, CONTRACT_SELF_TEST_PLAN: planFile },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    child.stdout.on('data', (chunk: Buffer) => (childOutput += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (childOutput += chunk.toString()));
+    child.once('error', reject);
+    child.once('exit', resolve);
+  });
+  const missing = plan.targets.filter((t) => !existsSync(outcomePath(plan, t.name)));
+  if (missing.length > 0) {
+    throw new Error(
+      `no outcome for ${missing.map((t) => t.name).join(', ')} from the self-test's vitest (exit ${code}): ${childOutput.slice(-3000)}`,
+    );
+  }
+  // Broken variants are among the targets, so the run as a whole must fail.
+  expect(code, 'the run of every target exits non-zero').toBe(1);
+}, 300_000);
+
+afterAll(async () => {
+  await Promise.all(servers.map((server) => server.close()));
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** A target's outcome, as if the suite had run against it alone. */
+function outcome(name: string): SelfTestOutcome {
+  return JSON.parse(readFileSync(outcomePath({ dir: scratch }, name), 'utf8')) as SelfTestOutcome;
+}
+
+/** What a failed passing run shows: its failures, errors outside cases, and the child's output. */
+function why(run: SelfTestOutcome): string {
+  return JSON.stringify(
+    {
+      failed: run.report.cases
+        .filter((c) => c.verdict === 'failed')
+        .map((c) => ({ name: c.name, errors: c.errors })),
+      errors: run.errors,
+      output: childOutput.slice(-1500),
+    },
+    null,
+    1,
+  );
+}
+
+/** A passing target: exit 0 alone, no failed case, and nothing failed outside a case. */
+function expectPassed(run: SelfTestOutcome): void {
+  expect(run.code, why(run)).toBe(0);
+  expect(run.report.cases.filter((c) => c.verdict === 'failed')).toEqual([]);
+}
+
+/** A broken target: the run fails, and one failure names the break. */
+function expectFailedNaming(run: SelfTestOutcome, name: string, expected: { test: RegExp; error: RegExp }) {
+  // Each target's files ran under its own environment, not a neighbour's.
+  expect(run.report.target?.variant, 'the suite ran against the variant').toBe(name);
+  expect(run.code, `the suite must exit non-zero against ${name}`).not.toBe(0);
+  const failed = run.report.cases.filter((c) => c.verdict === 'failed');
+  const named = failed.find(
+    (c) => expected.test.test(c.name) && c.errors?.some((e) => expected.error.test(e)),
+  );
+  expect(
+    named,
+    `no failure names the break; failures: ${JSON.stringify(
+      failed.map((c) => ({ name: c.name, errors: c.errors })),
+      null,
+      1,
+    )}`,
+  ).toBeDefined();
+}
+
 describe('the contract suite against broken simulators', () => {
   it('knows what each broken variant must trip', () => {
     expect(Object.keys(EXPECTED).sort()).toEqual(Object.keys(BROKEN_VARIANTS).sort());
   });
 
-  it.concurrent.for(Object.keys(EXPECTED))(
-    'fails the variant %s, naming the broken field or rule',
-    { timeout: 120_000 },
-    async (variant) => {
-      const { code, report } = await runSuite(variant, { CONTRACT_VARIANT: variant });
-      expect(code, `the suite must exit non-zero against ${variant}`).not.toBe(0);
-      const failed = report.cases.filter((c) => c.verdict === 'failed');
-      const named = failed.find(
-        (c) =>
-          EXPECTED[variant]!.test.test(c.name) && c.errors?.some((e) => EXPECTED[variant]!.error.test(e)),
-      );
-      expect(
-        named,
-        `no failure names the break; failures: ${JSON.stringify(
-          failed.map((c) => ({ name: c.name, errors: c.errors })),
-          null,
-          1,
-        )}`,
-      ).toBeDefined();
-    },
-  );
+  it.for(Object.keys(EXPECTED))('fails the variant %s, naming the broken field or rule', (variant) => {
+    expectFailedNaming(outcome(variant), variant, EXPECTED[variant]!);
+  });
 });
 
 describe('the spending guard against a target that is not a simulator', () => {
-  it.concurrent(
-    'runs only read-only cases without CONTRACT_ALLOW_SPEND, saying why the rest were skipped',
-    async () => {
-      const { code, report } = await runSuite('opaque-read-only', { CONTRACT_VARIANT: 'opaque' });
-      expect(code).toBe(0);
-      expect(report.target?.simulator).toBe(false);
-      expect(report.spent.orders).toBe(0);
-      const createCalls = report.cases
-        .flatMap((c) => c.interactions)
-        .filter((i) => i.operationId === 'createOrder');
-      expect(createCalls).toEqual([]);
-      expect(report.cases.filter((c) => c.reason?.includes('CONTRACT_ALLOW_SPEND=1')).length).toBeGreaterThan(
-        0,
-      );
-    },
-    120_000,
-  );
+  it('runs only read-only cases without CONTRACT_ALLOW_SPEND, saying why the rest were skipped', () => {
+    const run = outcome('opaque-read-only');
+    expectPassed(run);
+    const { report } = run;
+    expect(report.target?.simulator).toBe(false);
+    expect(report.spent.orders).toBe(0);
+    const createCalls = report.cases
+      .flatMap((c) => c.interactions)
+      .filter((i) => i.operationId === 'createOrder');
+    expect(createCalls).toEqual([]);
+    expect(report.cases.filter((c) => c.reason?.includes('CONTRACT_ALLOW_SPEND=1')).length).toBeGreaterThan(
+      0,
+    );
+  });
 
-  it.concurrent(
-    'creates at most CONTRACT_MAX_ORDERS cheapest orders with CONTRACT_ALLOW_SPEND=1, and reports the spend',
-    async () => {
-      const { code, report, output } = await runSuite('opaque-spend', {
-        CONTRACT_VARIANT: 'opaque',
-        CONTRACT_ALLOW_SPEND: '1',
-        CONTRACT_MAX_ORDERS: '1',
-      });
-      expect(code, output.slice(-1500)).toBe(0);
-      const accepted = report.cases
-        .flatMap((c) => c.interactions)
-        .filter((i) => i.operationId === 'createOrder' && i.response?.status === 200);
-      expect(accepted).toHaveLength(1);
-      expect(accepted[0]!.request.body).toContain('rentalCount=64000');
-      expect(accepted[0]!.request.body).toContain('period=10min');
-      expect(report.spent).toEqual({ orders: 1, byCurrency: { TRX: '3.84' } });
-      expect(output).toMatch(/spent: 1 order \(3\.84 TRX\)/);
-      expect(JSON.stringify(report)).not.toContain('demo-key');
-    },
-    120_000,
-  );
+  it('creates at most CONTRACT_MAX_ORDERS cheapest orders with CONTRACT_ALLOW_SPEND=1, and reports the spend', () => {
+    const run = outcome('opaque-spend');
+    expectPassed(run);
+    const { report } = run;
+    const accepted = report.cases
+      .flatMap((c) => c.interactions)
+      .filter((i) => i.operationId === 'createOrder' && i.response?.status === 200);
+    expect(accepted).toHaveLength(1);
+    expect(accepted[0]!.request.body).toContain('rentalCount=64000');
+    expect(accepted[0]!.request.body).toContain('period=10min');
+    expect(report.spent).toEqual({ orders: 1, byCurrency: { TRX: '3.84' } });
+    expect(run.summary).toMatch(/spent: 1 order \(3\.84 TRX\)/);
+    expect(JSON.stringify(report)).not.toContain('demo-key');
+  });
 });
 
 describe('the contract suite against the simulator under every timing profile and clock', () => {
-  const inProcess = (['realistic', 'fast', 'instant'] as const).flatMap((timing) =>
-    (['manual', 'real'] as const).map((clock) => ({ timing, clock })),
-  );
+  it.for(IN_PROCESS)('passes in-process with $timing timing and a $clock clock', ({ timing, clock }) => {
+    const run = outcome(`in-process-${timing}-${clock}`);
+    expectPassed(run);
+    expect(run.report.target).toMatchObject({ simulator: true, timing, clock });
+  });
 
-  it.concurrent.for(inProcess)(
-    'passes in-process with $timing timing and a $clock clock',
-    { timeout: 180_000 },
-    async ({ timing, clock }) => {
-      const { code, report, output } = await runSuite(`in-process-${timing}-${clock}`, {
-        CONTRACT_SIM_TIMING: timing,
-        CONTRACT_SIM_CLOCK: clock,
-      });
-      expect(code, output.slice(-3000)).toBe(0);
-      expect(report.cases.filter((c) => c.verdict === 'failed')).toEqual([]);
-      expect(report.target).toMatchObject({ simulator: true, timing, clock });
-    },
-  );
-
-  it.concurrent.for([
-    { timing: 'fast', clock: 'real' },
-    { timing: 'instant', clock: 'manual' },
-  ] as const)(
-    'passes over HTTP against serve --timing $timing --clock $clock',
-    { timeout: 180_000 },
-    async ({ timing, clock }) => {
-      const { serve } = await import('../cli/serve.ts');
-      const server = await serve({ port: 0, host: '127.0.0.1', timing, clock, quiet: true }, () => {});
-      try {
-        const { code, report, output } = await runSuite(`http-${timing}-${clock}`, {
-          CONTRACT_BASE_URL: server.url,
-          CONTRACT_API_KEY: 'demo-key',
-        });
-        expect(code, output.slice(-3000)).toBe(0);
-        expect(report.cases.filter((c) => c.verdict === 'failed')).toEqual([]);
-        expect(report.target).toMatchObject({ kind: 'url', simulator: true, timing, clock });
-      } finally {
-        await server.close();
-      }
-    },
-  );
+  it.for(OVER_HTTP)('passes over HTTP against serve --timing $timing --clock $clock', ({ timing, clock }) => {
+    const run = outcome(`http-${timing}-${clock}`);
+    expectPassed(run);
+    expect(run.report.target).toMatchObject({ kind: 'url', simulator: true, timing, clock });
+  });
 });
 
 describe('the contract suite against a stand-in that chooses differently where upstream is silent', () => {
-  const SPEND = { CONTRACT_ALLOW_SPEND: '1', CONTRACT_MAX_ORDERS: '2' };
-
-  it.concurrent.for(['stand-in', 'stand-in-failing'])(
+  it.for(['stand-in', 'stand-in-failing'])(
     'passes against %s: errors as HTTP 200, account code 1, createdAt in seconds, HTML 404, duplicates refused, instant refunds, its own prices',
-    { timeout: 120_000 },
-    async (variant) => {
-      const { code, report, output } = await runSuite(variant, { CONTRACT_VARIANT: variant, ...SPEND });
-      expect(code, output.slice(-3000)).toBe(0);
-      expect(report.target?.simulator).toBe(false);
-      expect(report.cases.filter((c) => c.verdict === 'failed')).toEqual([]);
-      expect(report.spent.orders, 'the order cases ran').toBeGreaterThan(0);
+    (variant) => {
+      const run = outcome(variant);
+      expectPassed(run);
+      expect(run.report.target?.simulator).toBe(false);
+      expect(run.report.spent.orders, 'the order cases ran').toBeGreaterThan(0);
     },
   );
 
-  const BREAKS: Record<string, { test: RegExp; error: RegExp }> = {
-    'stand-in+wrong-rounding': {
-      test: /half cent up/,
-      error: /trxPrice for \d+ × 71 sun: expected '[\d.]+' to be '[\d.]+'/,
-    },
-    'stand-in+number-as-string': { test: /getPrice|prices/, error: /\/data\/rentalCount: must be integer/ },
-    'stand-in+type-changed': { test: /history/, error: /\/data\/createdAt: must be integer/ },
-    'stand-in+wrong-echo': { test: /echoes outOrderNo/, error: /outOrderNo is echoed back/ },
-    'stand-in+status-reversed': {
-      test: /terminal status/,
-      error: /status moved from COMPLETED back to PROCESSING/,
-    },
-    'stand-in+txid-missing': {
-      test: /terminal status/,
-      error: /COMPLETED order carries the delegation txId/,
-    },
-  };
-
-  it.concurrent.for(Object.keys(BREAKS))(
-    'fails %s, naming the documented fact it breaks',
-    { timeout: 120_000 },
-    async (variant) => {
-      const { code, report } = await runSuite(variant, { CONTRACT_VARIANT: variant, ...SPEND });
-      expect(code).not.toBe(0);
-      const failed = report.cases.filter((c) => c.verdict === 'failed');
-      const named = failed.find(
-        (c) => BREAKS[variant]!.test.test(c.name) && c.errors?.some((e) => BREAKS[variant]!.error.test(e)),
-      );
-      expect(
-        named,
-        `no failure names the break; failures: ${JSON.stringify(
-          failed.map((c) => ({ name: c.name, errors: c.errors })),
-          null,
-          1,
-        )}`,
-      ).toBeDefined();
-    },
-  );
+  it.for(Object.keys(STAND_IN_BREAKS))('fails %s, naming the documented fact it breaks', (variant) => {
+    expectFailedNaming(outcome(variant), variant, STAND_IN_BREAKS[variant]!);
+  });
 });

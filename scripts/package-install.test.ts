@@ -3,6 +3,11 @@
  * command run from there as a user types it. Once in a project with no vitest of its own,
  * once beside the user's vitest 4 with a config of theirs that the kit must not read.
  * Dependencies come from the npm cache (or the registry when the cache lacks one).
+ *
+ * Once packed, the checkout's run and the two projects share only the tarball and npm's
+ * cache (made to be shared), so their suites run at the same time, their waits on npm,
+ * vitest and the server overlapping; the cases of one project stay in order, as they
+ * share its directory and its contract-report.json.
  */
 import { spawn } from 'node:child_process';
 import {
@@ -157,7 +162,7 @@ describe('the packed tarball', () => {
   });
 });
 
-describe('the same commands in this checkout', () => {
+describe.concurrent('the same commands in this checkout', () => {
   it(
     'run the TypeScript sources through bin/, with the report where the user asked',
     async () => {
@@ -184,7 +189,7 @@ describe('the same commands in this checkout', () => {
   );
 });
 
-describe.each([
+describe.concurrent.each([
   { variant: 'in a project with no vitest of its own', userVitest: false },
   { variant: "beside the user's own vitest 4 and a config the kit must not read", userVitest: true },
 ])('the installed package, $variant', ({ userVitest }) => {
@@ -217,6 +222,7 @@ describe.each([
 
   it.runIf(!userVitest)(
     "installs only run-time dependencies: none of the kit's build or lint tools",
+    { concurrent: false },
     async () => {
       const listed = await run('npm', ['ls', '--omit=dev', '--all', '--parseable'], project);
       const names = listed.out
@@ -239,6 +245,7 @@ describe.each([
 
   it(
     'prints the help of every command, naming the commands as a user types them',
+    { concurrent: false, timeout: 2 * MINUTE },
     async () => {
       const help = await kit(project, '--help');
       expect(help.code, help.out).toBe(0);
@@ -249,11 +256,11 @@ describe.each([
       expect(contractHelp.out).toContain('--base-url');
       for (const text of [help.out, contractHelp.out]) expect(text).not.toMatch(/npm start|npm run /);
     },
-    2 * MINUTE,
   );
 
   it(
     'runs the contract suite in-process, then records, replays and compares, writing into the project',
+    { concurrent: false, timeout: 5 * MINUTE },
     async () => {
       const contract = await kit(project, 'contract');
       expect(contract.code, contract.out).toBe(0);
@@ -282,11 +289,11 @@ describe.each([
         /# getPrice, .*sun 65\n\s*1h: "65"/,
       );
     },
-    5 * MINUTE,
   );
 
   it(
     'serves the simulator, and runs the suite against it over HTTP',
+    { concurrent: false, timeout: 4 * MINUTE },
     async () => {
       const server = await serve(project);
       try {
@@ -308,11 +315,11 @@ describe.each([
         expect(await server.stop()).toBe(0);
       }
     },
-    4 * MINUTE,
   );
 
   it.runIf(userVitest)(
     "answers the user's own MSW test from the simulator, and every entry point and the README recipe typecheck",
+    { concurrent: false, timeout: 4 * MINUTE },
     async () => {
       mkdirSync(path.join(project, 'consumer'), { recursive: true });
       writeFileSync(
@@ -395,6 +402,5 @@ describe.each([
         expect(checked.code, `${name}: ${checked.out}`).toBe(0);
       }
     },
-    4 * MINUTE,
   );
 });
