@@ -782,62 +782,109 @@ export interface components {
             requests: number;
             windowMs: number;
         } | null;
+        /** @description The behaviour settings in force, as GET and PATCH /_sim/config answer them. */
         Settings: {
             errors: components["schemas"]["ErrorCatalogue"];
             createdAtUnit: components["schemas"]["CreatedAtUnit"];
             delaysMs: components["schemas"]["LifecycleDelays"];
             unknownPath: components["schemas"]["UnknownPathAnswer"];
             rateLimit: components["schemas"]["RateLimit"];
-            /** @description Orders kept before the oldest finished ones are evicted. */
-            maxStoredOrders: number;
-            /** @description Activation records kept before the oldest that no stored order names (and the scenario did not seed) are evicted. */
-            maxStoredAddresses: number;
+            maxStoredOrders: components["schemas"]["MaxStoredOrders"];
+            maxStoredAddresses: components["schemas"]["MaxStoredAddresses"];
             timing: components["schemas"]["TimingProfile"];
             prices: components["schemas"]["Prices"];
-            /** @description Probability that an order with no matching rule fails, drawn from the seeded random source. */
-            failureRate: number;
+            failureRate: components["schemas"]["FailureRate"];
             usdtPerTrx: components["schemas"]["DecimalString"];
-            /**
-             * @description The `code` of a successful account response (upstream has shown 1).
-             * @enum {integer}
-             */
-            accountSuccessCode: 0 | 1;
-            /** @enum {string} */
-            duplicateOutOrderNo: "return-existing" | "reject";
-            /**
-             * @description HTTP status of rejections, mapped per error (default) or always 200 with only `code` telling.
-             * @enum {string}
-             */
-            errorStatus: "mapped" | "always-200";
-            /** @description Extra delay before delivery when the order activates its address. */
-            activationDelayMs: number;
+            accountSuccessCode: components["schemas"]["AccountSuccessCode"];
+            duplicateOutOrderNo: components["schemas"]["DuplicateOutOrderNo"];
+            errorStatus: components["schemas"]["ErrorStatus"];
+            activationDelayMs: components["schemas"]["ActivationDelayMs"];
         };
+        /**
+         * @description Settings to change, as PATCH /_sim/config and a scenario's `settings` take them;
+         *     a field left out keeps its value. Each setting's rule is its own schema, shared
+         *     with Settings, EngineSettings and StateFile.
+         */
         SettingsPatch: {
             timing?: components["schemas"]["TimingProfile"];
             prices?: components["schemas"]["Prices"];
-            failureRate?: number;
+            failureRate?: components["schemas"]["FailureRate"];
             usdtPerTrx?: components["schemas"]["DecimalString"];
-            /** @enum {integer} */
-            accountSuccessCode?: 0 | 1;
-            /** @enum {string} */
-            duplicateOutOrderNo?: "return-existing" | "reject";
-            /** @enum {string} */
-            errorStatus?: "mapped" | "always-200";
-            activationDelayMs?: number;
+            accountSuccessCode?: components["schemas"]["AccountSuccessCode"];
+            duplicateOutOrderNo?: components["schemas"]["DuplicateOutOrderNo"];
+            errorStatus?: components["schemas"]["ErrorStatus"];
+            activationDelayMs?: components["schemas"]["ActivationDelayMs"];
             rateLimit?: components["schemas"]["RateLimit"];
-            /** @description Orders kept before the oldest finished (COMPLETED or REFUNDED) ones are evicted; default 100000. */
-            maxStoredOrders?: number;
-            /**
-             * @description Activation records kept (default 100000). Past it the oldest are evicted, except
-             *     those of addresses that stored orders name and those the scenario seeds as
-             *     activated; an evicted address reads as not activated again.
-             */
-            maxStoredAddresses?: number;
+            maxStoredOrders?: components["schemas"]["MaxStoredOrders"];
+            maxStoredAddresses?: components["schemas"]["MaxStoredAddresses"];
             errors?: components["schemas"]["ErrorCatalogue"];
             createdAtUnit?: components["schemas"]["CreatedAtUnit"];
             delaysMs?: components["schemas"]["LifecycleDelays"];
             unknownPath?: components["schemas"]["UnknownPathAnswer"];
         };
+        /**
+         * @description The settings as the engine holds them, in whole units: SettingsPatch with `prices`
+         *     in sun as numbers and `usdtPerTrx` as `microUsdtPerTrx`. Every field is optional,
+         *     so it describes a patch of the engine's settings, which the engine checks against
+         *     it (`Engine.updateSettings`, a scenario's settings once converted); a state file's
+         *     `settings` has the same fields and rules.
+         */
+        EngineSettings: {
+            timing?: components["schemas"]["TimingProfile"];
+            prices?: components["schemas"]["EnginePrices"];
+            failureRate?: components["schemas"]["FailureRate"];
+            microUsdtPerTrx?: components["schemas"]["MicroUsdtPerTrx"];
+            accountSuccessCode?: components["schemas"]["AccountSuccessCode"];
+            duplicateOutOrderNo?: components["schemas"]["DuplicateOutOrderNo"];
+            errorStatus?: components["schemas"]["ErrorStatus"];
+            activationDelayMs?: components["schemas"]["ActivationDelayMs"];
+            rateLimit?: components["schemas"]["RateLimit"];
+            maxStoredOrders?: components["schemas"]["MaxStoredOrders"];
+            maxStoredAddresses?: components["schemas"]["MaxStoredAddresses"];
+            errors?: components["schemas"]["ErrorCatalogue"];
+            createdAtUnit?: components["schemas"]["CreatedAtUnit"];
+            delaysMs?: components["schemas"]["LifecycleDelays"];
+            unknownPath?: components["schemas"]["UnknownPathAnswer"];
+        };
+        /** @description Sun per unit of energy for each period, whole numbers (Prices carries them in strings). */
+        EnginePrices: {
+            "10min"?: components["schemas"]["StateSunPerUnit"];
+            "1h"?: components["schemas"]["StateSunPerUnit"];
+            "1d"?: components["schemas"]["StateSunPerUnit"];
+            "3d"?: components["schemas"]["StateSunPerUnit"];
+            "7d"?: components["schemas"]["StateSunPerUnit"];
+            "14d"?: components["schemas"]["StateSunPerUnit"];
+            "30d"?: components["schemas"]["StateSunPerUnit"];
+        };
+        /** @description Probability that an order with no matching rule fails, drawn from the seeded random source. */
+        FailureRate: number;
+        /** @description Micro-USDT per TRX, for orders paid in USDT (`usdtPerTrx` in whole units). */
+        MicroUsdtPerTrx: number;
+        /**
+         * @description The `code` of a successful account response (upstream has shown 1).
+         * @enum {integer}
+         */
+        AccountSuccessCode: 0 | 1;
+        /**
+         * @description A second order with a known outOrderNo returns the first order, or is rejected (409, code 30002).
+         * @enum {string}
+         */
+        DuplicateOutOrderNo: "return-existing" | "reject";
+        /**
+         * @description HTTP status of rejections, mapped per error (default) or always 200 with only `code` telling.
+         * @enum {string}
+         */
+        ErrorStatus: "mapped" | "always-200";
+        /** @description Extra delay before delivery when the order activates its address. */
+        ActivationDelayMs: number;
+        /** @description Orders kept before the oldest finished (COMPLETED or REFUNDED) ones are evicted; default 100000. */
+        MaxStoredOrders: number;
+        /**
+         * @description Activation records kept (default 100000). Past it the oldest are evicted, except
+         *     those of addresses that stored orders name and those the scenario seeds as
+         *     activated; an evicted address reads as not activated again.
+         */
+        MaxStoredAddresses: number;
         /**
          * @description What each kind of rejection of the API answers: HTTP status, `code` and `msg`.
          *     A kind left out keeps the simulator's default (ErrorEnvelope in openapi.yaml);
@@ -963,19 +1010,16 @@ export interface components {
                     "14d": components["schemas"]["StateSunPerUnit"];
                     "30d": components["schemas"]["StateSunPerUnit"];
                 };
-                failureRate: number;
-                microUsdtPerTrx: number;
-                /** @enum {integer} */
-                accountSuccessCode: 0 | 1;
-                /** @enum {string} */
-                duplicateOutOrderNo: "return-existing" | "reject";
-                /** @enum {string} */
-                errorStatus: "mapped" | "always-200";
-                activationDelayMs?: number;
+                failureRate: components["schemas"]["FailureRate"];
+                microUsdtPerTrx: components["schemas"]["MicroUsdtPerTrx"];
+                accountSuccessCode: components["schemas"]["AccountSuccessCode"];
+                duplicateOutOrderNo: components["schemas"]["DuplicateOutOrderNo"];
+                errorStatus: components["schemas"]["ErrorStatus"];
+                activationDelayMs?: components["schemas"]["ActivationDelayMs"];
                 rateLimit: components["schemas"]["RateLimit"];
-                maxStoredOrders: number;
+                maxStoredOrders: components["schemas"]["MaxStoredOrders"];
                 /** @description Absent in files saved before the bound existed; they restore with the default. */
-                maxStoredAddresses?: number;
+                maxStoredAddresses?: components["schemas"]["MaxStoredAddresses"];
                 errors?: components["schemas"]["ErrorCatalogue"];
                 createdAtUnit?: components["schemas"]["CreatedAtUnit"];
                 delaysMs?: components["schemas"]["LifecycleDelays"];

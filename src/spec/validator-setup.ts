@@ -155,7 +155,8 @@ export const PRECOMPILED_SETS: {
     coerceTypes: true,
     pointers: (spec) => spec.operations.map((op) => validatorPointer.request(op.operationId)),
   },
-  // The control plane's JSON bodies, the scenario of `serve --config` and the file of `serve --state`.
+  // The control plane's JSON bodies, the scenario of `serve --config`, the file of `serve --state`
+  // and the engine's settings, which every engine checks at its start.
   {
     document: 'control',
     coerceTypes: false,
@@ -165,6 +166,7 @@ export const PRECOMPILED_SETS: {
         .map((op) => validatorPointer.jsonBody(op.operationId)),
       validatorPointer.schema('Scenario'),
       validatorPointer.schema('StateFile'),
+      validatorPointer.schema('EngineSettings'),
     ],
   },
 ];
