@@ -59,7 +59,7 @@ export function apiRoutes(
   const auth = requireApiKey(engine);
 
   function route<Id extends ApiOperationId>(op: ApiOperation<Id>): void {
-    const validate = op.id === 'getAccount' ? undefined : validators.request(op.id);
+    const validate = validators.request(op.id);
     const named: MiddlewareHandler<SimEnv> = async (c, next) => {
       c.set('operation', op.id);
       await next();
@@ -72,9 +72,7 @@ export function apiRoutes(
       ...after.map((s) => s.middleware),
     );
     const handler = async (c: Parameters<MiddlewareHandler<SimEnv>>[0]): Promise<Response> => {
-      const params = validate
-        ? check<ApiParams[Id]>(validate, await readParams(c, op.method === 'POST'))
-        : ({} as ApiParams[Id]);
+      const params = check<ApiParams[Id]>(validate, await readParams(c, op.method === 'POST'));
       const answer = op.answer(engine, c.get('account'), params);
       return sendEnvelope(c, engine, answer.msg, answer.data(), answer.code);
     };
@@ -82,9 +80,6 @@ export function apiRoutes(
     else api.get(op.path, pipeline, handler);
   }
 
-  route(API_OPERATIONS.createOrder);
-  route(API_OPERATIONS.getPrice);
-  route(API_OPERATIONS.getOrderHistory);
-  route(API_OPERATIONS.getAccount);
+  for (const op of Object.values(API_OPERATIONS)) route(op);
   return api;
 }

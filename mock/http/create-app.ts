@@ -10,7 +10,7 @@ import { methodNotAllowed } from 'hono/method-not-allowed';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { SpecValidators } from '../../src/spec/loader.ts';
 import { SimulatorError, type Engine } from '../engine/index.ts';
-import { API_PREFIX } from './api-operations.ts';
+import { API_PATHS_NAMED, API_PREFIX } from './api-operations.ts';
 import { apiRoutes } from './api-routes.ts';
 import { proxyRoutes, type ProxyContext } from './proxy-routes.ts';
 import type { ApiStage } from './api-stages.ts';
@@ -170,7 +170,7 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
       c,
       new SimulatorError(
         'notFound',
-        'No such path. The API is under /v1 (/v1/tron/order, /v1/tron/price, /v1/tron/history, /v1/account); the control plane is under /_sim.',
+        `No such path. The API is under /v1 (${API_PATHS_NAMED}); the control plane is under /_sim.`,
       ),
     ),
   );

@@ -291,6 +291,19 @@ describe('createNodeFastPath', () => {
     return { req, res, written };
   }
 
+  it("takes a request validator for every operation of spec/openapi.yaml, the account's included", async () => {
+    const { createNodeFastPath } = await import('./node-fast-path.ts');
+    const { API_OPERATION_IDS } = await import('../../src/generated/lists.ts');
+    const sim = createSimulator({ clock: 'manual' });
+    const asked: string[] = [];
+    const apiValidators = {
+      ...sim.apiValidators,
+      request: (id: string) => (asked.push(id), sim.apiValidators.request(id)),
+    };
+    createNodeFastPath({ ...sim, apiValidators });
+    expect(asked).toEqual([...API_OPERATION_IDS]);
+  });
+
   it('serves a valid read itself, and leaves a rejection to Hono', async () => {
     const { createNodeFastPath } = await import('./node-fast-path.ts');
     const sim = createSimulator({ clock: 'manual' });

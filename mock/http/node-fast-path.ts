@@ -14,6 +14,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hono } from 'hono';
+import { API_OPERATION_IDS } from '../../src/generated/lists.ts';
 import type { SpecValidators } from '../../src/spec/loader.ts';
 import { SimulatorError, type Account, type Engine } from '../engine/index.ts';
 import { findApiOperation, withoutApiPrefix, type ApiOperation, type ApiParams } from './api-operations.ts';
@@ -63,11 +64,9 @@ export function createNodeFastPath(
   const { engine, journal } = ctx;
   const boundary = createErrorBoundary(ctx);
   const cache = createReadDataCache(engine);
-  const validators: Record<string, ReturnType<SpecValidators['request']> | undefined> = {
-    getPrice: ctx.apiValidators.request('getPrice'),
-    getOrderHistory: ctx.apiValidators.request('getOrderHistory'),
-    createOrder: ctx.apiValidators.request('createOrder'),
-  };
+  const validators = Object.fromEntries(
+    API_OPERATION_IDS.map((id) => [id, ctx.apiValidators.request(id)]),
+  ) as Record<ApiOperation['id'], ReturnType<SpecValidators['request']>>;
 
   /** The operation's answer on checked parameters, or undefined when the engine rejects it (which changed nothing). */
   function run(
@@ -141,8 +140,7 @@ export function createNodeFastPath(
     const params: Params = {};
     const rawQuery = q !== -1 ? url.slice(q + 1) : undefined;
     if (rawQuery !== undefined && !addPlainPairs(rawQuery, params as Record<string, string>)) return false;
-    const validate = validators[op.id];
-    if (validate && !passes(validate, params)) return false;
+    if (!passes(validators[op.id], params)) return false;
     // A rejection (an unknown order) is Hono's to word; nothing happened yet.
     const result = run(op, account, params);
     if (!result) return false;
@@ -245,7 +243,7 @@ export function createNodeFastPath(
     const rawQuery = q !== -1 ? url.slice(q + 1) : undefined;
     if (rawQuery !== undefined && !addPlainPairs(rawQuery, pairs)) return false;
     if (text.length > 0 && !addPlainPairs(text, pairs)) return false;
-    if (!passes(validators[op.id]!, params)) return false;
+    if (!passes(validators[op.id], params)) return false;
     // A rejected order changed nothing (Engine.createOrder); the replay through Hono words the rejection.
     const result = run(op, account, params);
     if (!result) return false;

@@ -19,7 +19,7 @@ import type { IncomingMessage } from 'node:http';
 import { Hono, type Context } from 'hono';
 import { loadSpec } from '../../src/spec/loader.ts';
 import { parseUnits, SimulatorError } from '../engine/index.ts';
-import { API_OPERATIONS, findApiOperation, withoutApiPrefix } from './api-operations.ts';
+import { API_OPERATIONS, API_PATHS_NAMED, findApiOperation, withoutApiPrefix } from './api-operations.ts';
 import type { ApiStage } from './api-stages.ts';
 import type { SimEnv } from './context.ts';
 import { createEdgeClassifier, type EdgeVerdict } from './edge-classifier.ts';
@@ -125,7 +125,7 @@ function refusal(verdict: EdgeVerdict, method: string, path: string): SimulatorE
         'notFound',
         verdict.order
           ? `No such path: '${path}' names an order but is not the API's ${API_OPERATIONS.createOrder.path}; it was not forwarded upstream.`
-          : `No such path: '${path}' is not part of the API (/v1/tron/order, /v1/tron/price, /v1/tron/history, /v1/account), and the proxy forwards only the API; --forward-unknown forwards GET and HEAD of other paths.`,
+          : `No such path: '${path}' is not part of the API (${API_PATHS_NAMED}), and the proxy forwards only the API; --forward-unknown forwards GET and HEAD of other paths.`,
       );
   }
 }
