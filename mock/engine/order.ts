@@ -10,7 +10,7 @@
  * callers the same properties as plain fields did. The page comes from the engine's
  * allocator (`createOrderPages()`), so nothing here is shared between engines.
  */
-import type { components } from '../../src/generated/openapi.ts';
+import { ORDER_STATUSES } from '../../src/generated/lists.ts';
 import type { Account } from './accounts.ts';
 import type { CurrencyCode } from './money.ts';
 import {
@@ -23,11 +23,10 @@ import {
 } from './order-page.ts';
 import type { Outcome } from './outcome-rules.ts';
 import { PERIODS, type PeriodCode } from './pricing.ts';
-import { sameType } from './same-type.ts';
 
-export const ORDER_STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'REFUNDED'] as const;
+/** spec/openapi.yaml's OrderStatus enum. */
+export { ORDER_STATUSES };
 export type OrderStatusCode = (typeof ORDER_STATUSES)[number];
-sameType<OrderStatusCode, components['schemas']['OrderStatus']>(true);
 export const TERMINAL_STATUSES: ReadonlySet<OrderStatusCode> = new Set(['COMPLETED', 'REFUNDED']);
 
 export interface TimelineStep {
@@ -67,6 +66,14 @@ function indexIn<T>(list: readonly T[], value: T, what: string): number {
     throw new Error(`Order: unknown ${what} '${String(value)}'; expected one of ${list.join(', ')}.`);
   return index;
 }
+
+/** A new order's status bits: PENDING sits wherever the spec's enum lists it. */
+const PENDING_FLAGS = indexIn<OrderStatusCode>(ORDER_STATUSES, 'PENDING', 'status') << STATUS_SHIFT;
+/** One bit per status index, set for the open ones, so `isOpen` reads the flags without a lookup. */
+const OPEN_STATUSES = (['PENDING', 'PROCESSING', 'FAILED'] as const).reduce(
+  (bits, status) => bits | (1 << indexIn<OrderStatusCode>(ORDER_STATUSES, status, 'status')),
+  0,
+);
 
 /** What a caller asks for when it creates an order (the API's create order parameters). */
 export interface CreateOrderInput {
@@ -169,6 +176,7 @@ export class Order {
     this.page = page;
     this.flags =
       page.takeRow() |
+      PENDING_FLAGS |
       (indexIn(PERIODS, period, 'period') << PERIOD_SHIFT) |
       (indexIn(CURRENCIES, currency, 'currency') === 1 ? CURRENCY_USDT : 0) |
       (indexIn(OUTCOMES, outcome, 'outcome') === 1 ? OUTCOME_FAILED : 0) |
@@ -302,8 +310,7 @@ export class Order {
   }
 
   get isOpen(): boolean {
-    const status = (this.flags & STATUS_MASK) >> STATUS_SHIFT;
-    return status === 0 || status === 1 || status === 3; // PENDING, PROCESSING, FAILED
+    return ((OPEN_STATUSES >> ((this.flags & STATUS_MASK) >> STATUS_SHIFT)) & 1) === 1;
   }
 
   timeline(): TimelineStep[] {
