@@ -368,13 +368,55 @@ export const SETTINGS = {
     "type": "object",
     "properties": {
       "processing": {
-        "schema": "DelayMs"
+        "schema": "DelayMs",
+        "oneOf": [
+          {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 86400000
+          },
+          {
+            "type": "object",
+            "required": [
+              "min",
+              "max"
+            ]
+          }
+        ]
       },
       "outcome": {
-        "schema": "DelayMs"
+        "schema": "DelayMs",
+        "oneOf": [
+          {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 86400000
+          },
+          {
+            "type": "object",
+            "required": [
+              "min",
+              "max"
+            ]
+          }
+        ]
       },
       "refund": {
-        "schema": "DelayMs"
+        "schema": "DelayMs",
+        "oneOf": [
+          {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 86400000
+          },
+          {
+            "type": "object",
+            "required": [
+              "min",
+              "max"
+            ]
+          }
+        ]
       }
     }
   },
@@ -582,13 +624,55 @@ export const ENGINE_SETTINGS = {
     "type": "object",
     "properties": {
       "processing": {
-        "schema": "DelayMs"
+        "schema": "DelayMs",
+        "oneOf": [
+          {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 86400000
+          },
+          {
+            "type": "object",
+            "required": [
+              "min",
+              "max"
+            ]
+          }
+        ]
       },
       "outcome": {
-        "schema": "DelayMs"
+        "schema": "DelayMs",
+        "oneOf": [
+          {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 86400000
+          },
+          {
+            "type": "object",
+            "required": [
+              "min",
+              "max"
+            ]
+          }
+        ]
       },
       "refund": {
-        "schema": "DelayMs"
+        "schema": "DelayMs",
+        "oneOf": [
+          {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 86400000
+          },
+          {
+            "type": "object",
+            "required": [
+              "min",
+              "max"
+            ]
+          }
+        ]
       }
     }
   },

@@ -27,6 +27,8 @@ export interface ValueRule {
   /** The rules of an object's own fields, one level deep. */
   properties?: Record<string, ValueRule>;
   required?: string[];
+  /** The alternatives of a value that takes one of several forms. */
+  oneOf?: ValueRule[];
 }
 
 /** One operation of the API document, as code that routes or classifies requests needs it. */
@@ -100,6 +102,7 @@ export function ruleOf(spec: LoadedSpec, schema: SchemaObject | ReferenceObject,
   for (const keyword of RULE_KEYWORDS) {
     if (object[keyword] !== undefined) (rule as Record<string, unknown>)[keyword] = object[keyword];
   }
+  if (object.oneOf) rule.oneOf = object.oneOf.map((branch) => ruleOf(spec, branch, 0));
   if (depth > 0 && object.properties) {
     rule.properties = {};
     for (const [name, sub] of Object.entries(object.properties))
