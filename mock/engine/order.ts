@@ -10,6 +10,7 @@
  * callers the same properties as plain fields did. The page comes from the engine's
  * allocator (`createOrderPages()`), so nothing here is shared between engines.
  */
+import type { components } from '../../src/generated/control.ts';
 import { ORDER_STATUSES } from '../../src/generated/lists.ts';
 import type { Account } from './accounts.ts';
 import type { CurrencyCode } from './money.ts';
@@ -109,22 +110,10 @@ export interface OrderMade {
 export interface OrderInit extends CreateOrderInput, OrderMade {}
 
 /**
- * An order as the state file keeps it (spec/control.yaml's StateOrder): what it was
- * created with, its account by id, and how far its steps went. A stored field is added
- * here, in `toSnapshot` and `fromSnapshot`, and in the spec.
+ * An order as the state file keeps it: spec/control.yaml's StateOrder. A stored field is
+ * added in the spec, and read and written in `toSnapshot` and `fromSnapshot`.
  */
-export type OrderSnapshot = Omit<OrderInit, 'account' | 'plannedTxId' | 'outOrderNo'> & {
-  accountId: number;
-  plannedTxId: string;
-  outOrderNo?: string;
-  status: OrderStatusCode;
-  processingAt: number;
-  outcomeAt: number;
-  refundedAt: number;
-  refunds: number;
-  reserved: boolean;
-  failureReason?: string;
-};
+export type OrderSnapshot = components['schemas']['StateOrder'];
 
 export class Order {
   /** Row in the page, status, outcome, period, currency, booleans and refund count; see the bits above. */
