@@ -1096,6 +1096,138 @@ export interface components {
             reserved: boolean;
             failureReason?: string;
         };
+        /**
+         * @description A recording (format energy-rental-kit/recording@1): what `energy-rental-kit record`
+         *     and `serve --record` save, what `serve --replay` serves and `drift` compares. Every
+         *     exchange of a run at the fetch level, control plane included, with API keys
+         *     replaced by aliases, and the lifecycle timing seen. A file is checked against this
+         *     schema before it is used. Recordings made before `settings` and `apiKeys` were
+         *     kept lack them; they load as a run that spent nothing (`allowSpend` false,
+         *     `maxOrders` 1) with one key, `key-1`. Other fields at the top are let through
+         *     and ignored (a note, padding); below it, every object is closed, so a misspelt
+         *     field is refused where it is.
+         */
+        Recording: {
+            /** @constant */
+            format: "energy-rental-kit/recording@1";
+            /**
+             * Format: date-time
+             * @description When the recording was assembled.
+             */
+            recordedAt: string;
+            /** @description Seeds the values the suite made up; a replay reuses it to send the same requests. */
+            runId: string;
+            target: components["schemas"]["RecordingTarget"];
+            settings: components["schemas"]["RecordingSettings"];
+            /** @description Every alias in use, with where its key came from (never the key). */
+            apiKeys: components["schemas"]["RecordedApiKey"][];
+            interactions: components["schemas"]["RecordedInteraction"][];
+            timing: components["schemas"]["RecordingTiming"];
+        };
+        /** @description The target a contract run (or a proxy) talked to. */
+        RecordingTarget: {
+            /** @enum {string} */
+            kind: "in-process" | "url" | "replay";
+            baseUrl: string;
+            simulator: boolean;
+            capabilities: components["schemas"]["Capability"][];
+            clock?: string;
+            timing?: string;
+            variant?: string;
+            /** @description Replay only, the recording served. */
+            recording?: string;
+            /** @description Replay only, what was recorded, e.g. 'the in-process simulator' or its URL. */
+            recordedFrom?: string;
+        };
+        /** @description The spending guard of the recording run; a replay runs under the same one. */
+        RecordingSettings: {
+            allowSpend: boolean;
+            maxOrders: number;
+            pledgeAddress?: string;
+        };
+        RecordedApiKey: {
+            alias: string;
+            /**
+             * @description `main`: the run's key; `issued`: returned by the target (createAccount); `foreign`: sent but never issued (e.g. a made-up key).
+             * @enum {string}
+             */
+            role: "main" | "issued" | "foreign";
+        };
+        /** @description One exchange of the run. */
+        RecordedInteraction: {
+            /** @description The contract case that sent it (vitest's full name, file first), or '(connect)'. */
+            case: string;
+            /** @description The test file of the case. */
+            file: string;
+            /** @description An operationId of spec/openapi.yaml or spec/control.yaml, else 'METHOD /path'. */
+            operation: string;
+            request: components["schemas"]["RecordedRequest"];
+            response?: components["schemas"]["RecordedResponse"];
+            /** @description Why no response arrived, when none did. */
+            error?: string;
+            /**
+             * Format: date-time
+             * @description When the request was sent (wall clock).
+             */
+            at: string;
+            durationMs: number;
+        };
+        /** @description Parameters by name, keys sorted; a repeated parameter keeps all its values. */
+        RecordedParams: {
+            [key: string]: string | string[];
+        };
+        RecordedRequest: {
+            method: string;
+            /** @description Relative to the target's base URL, e.g. '/v1/tron/price'. */
+            path: string;
+            query: components["schemas"]["RecordedParams"];
+            form?: components["schemas"]["RecordedParams"];
+            /** @description A JSON body. */
+            json?: unknown;
+            /** @description Any other body, as text. */
+            text?: string;
+            /** @description The alias of the API-KEY header; absent when none was sent. */
+            apiKeyAlias?: string;
+        };
+        RecordedResponse: {
+            status: number;
+            /** @description content-type and retry-after only. */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description The parsed JSON body; absent when the body is not JSON (then `text`). */
+            body?: unknown;
+            text?: string;
+        };
+        /** @description Seconds from creation to each status seen; its fields are the statuses a recording times. */
+        TimedSeconds: {
+            PROCESSING?: number;
+            COMPLETED?: number;
+            FAILED?: number;
+            REFUNDED?: number;
+        };
+        /**
+         * @description Lifecycle timing from server time: an order's `createdAt` against the envelope
+         *     `time` of the first history response that showed each status. Polling makes these
+         *     upper bounds, to the polling interval.
+         */
+        RecordingTiming: {
+            orders: {
+                orderId: string;
+                file: string;
+                secondsToStatus: components["schemas"]["TimedSeconds"];
+            }[];
+            summary: {
+                orders: number;
+                medianSecondsTo: components["schemas"]["TimedSeconds"];
+            };
+            /**
+             * @description The resolution of the durations, seconds: 1 when the server's envelope `time` had
+             *     whole seconds, 0.001 when it had milliseconds. Absent in recordings made before it
+             *     was stated (they read as 1).
+             */
+            resolutionSeconds?: number;
+        };
     };
     responses: {
         /** @description The request breaks a rule; `msg` names the field and the rule. */

@@ -688,3 +688,14 @@ export const ENGINE_SETTINGS = {
 
 /** The format of a state file (spec/control.yaml's StateFile). */
 export const STATE_FORMAT = "energy-rental-kit/state@1";
+
+/** The format of a recording (spec/control.yaml's Recording). */
+export const RECORDING_FORMAT = "energy-rental-kit/recording@1";
+
+/** The statuses a recording times: the fields of spec/control.yaml's TimedSeconds. */
+export const TIMED_STATUSES = [
+  "PROCESSING",
+  "COMPLETED",
+  "FAILED",
+  "REFUNDED"
+] as const;

@@ -10,9 +10,11 @@ import {
   ENGINE_SETTINGS,
   ORDER_STATUSES,
   PERIODS,
+  RECORDING_FORMAT,
   REJECTION_KINDS,
   SETTINGS,
   STATE_FORMAT,
+  TIMED_STATUSES,
   TIMING_PROFILES,
 } from '../generated/lists.ts';
 
@@ -88,7 +90,9 @@ describe('the generated lists', () => {
     },
   );
 
-  it("hold the state file's format as StateFile states it", () => {
+  it("hold the state file's and the recording's formats as StateFile and Recording state them", () => {
     expect(STATE_FORMAT).toBe(control.components.schemas.StateFile.properties.format.const);
+    expect(RECORDING_FORMAT).toBe(control.components.schemas.Recording.properties.format.const);
+    expect(TIMED_STATUSES).toEqual(Object.keys(control.components.schemas.TimedSeconds.properties));
   });
 });

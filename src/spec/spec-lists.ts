@@ -59,6 +59,9 @@ export interface SpecLists {
   /** spec/control.yaml's EngineSettings: every setting in the engine's whole units. */
   engineSettings: Record<string, ValueRule>;
   stateFormat: unknown;
+  recordingFormat: unknown;
+  /** The statuses a recording times (the fields of spec/control.yaml's TimedSeconds). */
+  timedStatuses: string[];
 }
 
 const RULE_KEYWORDS = [
@@ -185,6 +188,8 @@ export function specLists(api: LoadedSpec, control: LoadedSpec): SpecLists {
     settings: fieldsOf(control, 'SettingsPatch'),
     engineSettings: fieldsOf(control, 'EngineSettings'),
     stateFormat: formatOf(control, 'StateFile'),
+    recordingFormat: formatOf(control, 'Recording'),
+    timedStatuses: Object.keys(fieldsOf(control, 'TimedSeconds')),
   };
 }
 
@@ -244,6 +249,12 @@ export function renderLists(lists: SpecLists, header: string): string {
     '',
     "/** The format of a state file (spec/control.yaml's StateFile). */",
     `export const STATE_FORMAT = ${json(lists.stateFormat)};`,
+    '',
+    "/** The format of a recording (spec/control.yaml's Recording). */",
+    `export const RECORDING_FORMAT = ${json(lists.recordingFormat)};`,
+    '',
+    "/** The statuses a recording times: the fields of spec/control.yaml's TimedSeconds. */",
+    `export const TIMED_STATUSES = ${json(lists.timedStatuses)} as const;`,
     '',
   ].join('\n');
 }

@@ -155,8 +155,8 @@ export const PRECOMPILED_SETS: {
     coerceTypes: true,
     pointers: (spec) => spec.operations.map((op) => validatorPointer.request(op.operationId)),
   },
-  // The control plane's JSON bodies, the scenario of `serve --config`, the file of `serve --state`
-  // and the engine's settings, which every engine checks at its start.
+  // The control plane's JSON bodies, the scenario of `serve --config`, the file of `serve --state`,
+  // the engine's settings, which every engine checks at its start, and the file of `serve --replay`.
   {
     document: 'control',
     coerceTypes: false,
@@ -167,6 +167,7 @@ export const PRECOMPILED_SETS: {
       validatorPointer.schema('Scenario'),
       validatorPointer.schema('StateFile'),
       validatorPointer.schema('EngineSettings'),
+      validatorPointer.schema('Recording'),
     ],
   },
 ];
