@@ -110,7 +110,7 @@ function validatorsModule(parsedDocuments: Map<DocumentName, OpenAPI3>): string 
     const code = standaloneCode
       .default(ajv, Object.fromEntries(pointers.map((pointer) => [pointer, pointer])))
       .replace(/^"use strict";/, '');
-    const setName = precompiledSetName(set.document, { coerceTypes: set.coerceTypes })!;
+    const setName = precompiledSetName(set.document, { coerceTypes: set.coerceTypes }, set.part)!;
     factories.push(
       `  ${JSON.stringify(setName)}: (${FORMATS_IDENTIFIER}) => {\n    const exports = {};\n    ${code}\n    return exports;\n  },`,
     );

@@ -28,8 +28,8 @@ let validateEngineSettings: ValidateFunction | undefined;
  *   // SimulatorError parameterInvalid: "failureRate must be a number from 0 to 1 (got 1.5)."
  */
 export function checkSettingsPatch(patch: object): void {
-  // Most engines start from an empty patch: it cannot break a rule, and skipping it spares a
-  // start the first use of the control document's validators (bench/README.md).
+  // Most engines start from an empty patch: it cannot break a rule, and skipping it spares
+  // such a start the settings' validators (their first use compiles their code, ~10 ms).
   if (Object.keys(patch).length === 0) return;
   validateEngineSettings ??= createValidators(loadSpec('control')).schema('EngineSettings');
   if (!validateEngineSettings(patch)) {
