@@ -13,7 +13,8 @@ import {
   type EngineSnapshot,
   type PendingSnapshot,
 } from '../mock/engine/index.ts';
-import { createValidators, loadSpec, type ErrorObject } from '../src/spec/loader.ts';
+import { createValidators, loadSpec } from '../src/spec/loader.ts';
+import { describeSchemaProblem } from '../src/spec/schema-problem.ts';
 import {
   BoundedFileError,
   DEFAULT_FILE_LIMIT,
@@ -78,24 +79,7 @@ export function loadState(
 export function stateFileProblems(parsed: unknown): string[] {
   const validate = createValidators(loadSpec('control')).schema('StateFile');
   if (validate(parsed)) return [];
-  return (validate.errors ?? []).slice(0, 10).map((e) => describeSchemaError(e, parsed));
-}
-
-/** One ajv error as `JSON path: rule (got value)`. */
-function describeSchemaError(error: ErrorObject, root: unknown): string {
-  const path = error.instancePath || '/';
-  if (error.keyword === 'additionalProperties')
-    return `${path}: unknown field '${(error.params as { additionalProperty: string }).additionalProperty}'`;
-  if (error.keyword === 'required') return `${path}: ${error.message}`;
-  let value: unknown = root;
-  for (const segment of error.instancePath.split('/').slice(1))
-    value = (value as Record<string, unknown>)?.[segment.replace(/~1/g, '/').replace(/~0/g, '~')];
-  const rule =
-    error.keyword === 'enum'
-      ? `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`
-      : error.message;
-  const got = JSON.stringify(value);
-  return `${path}: ${rule} (got ${got !== undefined && got.length > 40 ? `${got.slice(0, 40)}…` : got})`;
+  return (validate.errors ?? []).slice(0, 10).map((e) => describeSchemaProblem(e, parsed));
 }
 
 /** Writes the state atomically, holding the loop until it is on disk: for the final save at shutdown. */

@@ -1,8 +1,6 @@
 import { describe, expect } from 'vitest';
-import type { Period } from '../src/models.ts';
+import { PERIODS } from '../src/generated/lists.ts';
 import { contractTest as test } from './contract-test.ts';
-
-const PERIODS: Period[] = ['10min', '1h', '1d', '3d', '7d', '14d', '30d'];
 
 /** rentalCount × sun in sun, rounded half up to 0.01 TRX, printed with two decimals. */
 function expectedTrxPrice(rentalCount: number, sun: string): string {

@@ -3,8 +3,9 @@
  * where the service's times have whole seconds; a status no poll caught is given no time.
  */
 import { describe, expect, it } from 'vitest';
-import { baseline, VALUES_A, type BaselineValues } from '../recording/test-support.ts';
-import { calibrate } from './calibrate.ts';
+import type { Interaction } from '../recording/recording.ts';
+import { baseline, exchange, VALUES_A, type BaselineValues } from '../recording/test-support.ts';
+import { calibrate, rejectionKind } from './calibrate.ts';
 
 const withPolls = (polls: BaselineValues['polls']): BaselineValues => ({ ...VALUES_A, polls });
 
@@ -35,5 +36,82 @@ describe('calibrated lifecycle delays', () => {
       ]),
     );
     expect(calibrate(failed).settings.delaysMs).toMatchObject({ outcome: 2000, refund: 2000 });
+  });
+});
+
+const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
+const refused = (code: number) => ({ code, msg: 'refused', time: '1741801809', data: null });
+
+/** A refused request as sent: method, path, query and whether it carried a key. */
+function sent(
+  method: string,
+  path: string,
+  query: Record<string, string> = {},
+  { status = 400, code = 20002, key = 'key-1' }: { status?: number; code?: number; key?: string | null } = {},
+): Interaction {
+  const i = exchange('x', refused(code), { method, path, query, status });
+  if (key === null) delete i.request.apiKeyAlias;
+  else i.request.apiKeyAlias = key;
+  return i;
+}
+
+describe('rejectionKind', () => {
+  const none = new Set<string>();
+  const order = { pledgeAddress: ADDRESS, rentalCount: '65000', period: '1h' };
+
+  it.each([
+    ['an unknown path under /v1', sent('GET', '/v1/nope', {}, { status: 404 }), 'notFound'],
+    ['the order path read with GET', sent('GET', '/v1/tron/order', {}, { status: 405 }), 'methodNotAllowed'],
+    ['a request without a key', sent('GET', '/v1/account', {}, { status: 401, key: null }), 'apiKeyMissing'],
+    [
+      'a price without its period',
+      sent('GET', '/v1/tron/price', { rentalCount: '65000' }),
+      'parameterMissing',
+    ],
+    [
+      'an order without its address',
+      sent('POST', '/v1/tron/order', { rentalCount: '65000', period: '1h' }),
+      'parameterMissing',
+    ],
+    ['a history with neither identifier', sent('GET', '/v1/tron/history'), 'parameterMissing'],
+    [
+      'an order below the minimum',
+      sent('POST', '/v1/tron/order', { ...order, rentalCount: '100' }),
+      'belowMinimum',
+    ],
+    [
+      'a history naming no order',
+      sent('GET', '/v1/tron/history', { orderId: 'x' }, { status: 404 }),
+      'orderNotFound',
+    ],
+    [
+      'an order the balance cannot pay',
+      sent('POST', '/api/v1/tron/order', order, { status: 402, code: 30001 }),
+      'insufficientBalance',
+    ],
+    [
+      'a price with a bad period',
+      sent('GET', '/v1/tron/price', { rentalCount: '65000', period: '2h' }),
+      'parameterInvalid',
+    ],
+  ] as const)('classifies %s by what it sent', (_what, interaction, kind) => {
+    expect(rejectionKind(interaction, none)).toBe(kind);
+  });
+
+  it('tells a key the recording never issued from a missing one', () => {
+    expect(
+      rejectionKind(sent('GET', '/v1/account', {}, { status: 401, key: 'key-9' }), new Set(['key-9'])),
+    ).toBe('apiKeyUnknown');
+  });
+
+  it('leaves a path outside the API, a 5xx and a success unclassified', () => {
+    expect(rejectionKind(sent('GET', '/health', {}, { status: 404 }), none)).toBeUndefined();
+    expect(rejectionKind(sent('GET', '/v1/account', {}, { status: 503 }), none)).toBeUndefined();
+    expect(
+      rejectionKind(
+        exchange('getAccount', { code: 0, msg: 'ok', time: '1', data: {} }, { path: '/v1/account' }),
+        none,
+      ),
+    ).toBeUndefined();
   });
 });

@@ -8,11 +8,18 @@
  * the contract suite.
  */
 import type { components } from '../src/generated/control.ts';
+import {
+  API_OPERATION_SPECS,
+  PERIODS,
+  REJECTION_KINDS,
+  type ApiOperationId,
+} from '../src/generated/lists.ts';
 import type { Interaction, Recording } from '../recording/recording.ts';
 
 type Control = components['schemas'];
-type Kind = keyof Control['ErrorCatalogue'];
-type Period = keyof Control['Prices'];
+type Kind = (typeof REJECTION_KINDS)[number];
+type Period = (typeof PERIODS)[number];
+type ApiOperationSpec = (typeof API_OPERATION_SPECS)[ApiOperationId];
 
 /** Where a calibrated value came from. */
 export interface Evidence {
@@ -37,29 +44,10 @@ export interface Calibration {
   table: CalibratedSetting[];
 }
 
-const KINDS: Kind[] = [
-  'apiKeyMissing',
-  'apiKeyUnknown',
-  'parameterMissing',
-  'parameterInvalid',
-  'belowMinimum',
-  'orderNotFound',
-  'insufficientBalance',
-  'duplicateOutOrderNo',
-  'methodNotAllowed',
-  'notFound',
-];
-const PERIODS: Period[] = ['10min', '1h', '1d', '3d', '7d', '14d', '30d'];
-const API_PATHS: Record<string, string> = {
-  '/v1/tron/order': 'POST',
-  '/v1/tron/price': 'GET',
-  '/v1/tron/history': 'GET',
-  '/v1/account': 'GET',
-};
-const REQUIRED: Record<string, string[]> = {
-  '/v1/tron/order': ['pledgeAddress', 'rentalCount', 'period'],
-  '/v1/tron/price': ['rentalCount', 'period'],
-};
+/** The API's operations by path (spec/openapi.yaml), to classify a request by what it was sent to. */
+const OPERATIONS_AT = new Map<string, ApiOperationSpec[]>();
+for (const op of Object.values(API_OPERATION_SPECS))
+  OPERATIONS_AT.set(op.path, [...(OPERATIONS_AT.get(op.path) ?? []), op]);
 
 type Body = { code?: unknown; msg?: unknown; data?: Record<string, unknown> | null } | undefined;
 
@@ -70,6 +58,10 @@ const param = (i: Interaction, name: string): string | undefined => {
   const value = i.request.form?.[name] ?? i.request.query[name];
   return Array.isArray(value) ? value[0] : value;
 };
+/** Whether a request was sent to an operation's path with its method. */
+const sentTo = (i: Interaction, id: ApiOperationId): boolean =>
+  apiPath(i.request.path) === API_OPERATION_SPECS[id].path &&
+  i.request.method === API_OPERATION_SPECS[id].method;
 
 /** Whether an answer is a success as the API documents it (code 0, or the account's code 1 with a success message). */
 function isSuccess(i: Interaction): boolean {
@@ -77,10 +69,7 @@ function isSuccess(i: Interaction): boolean {
   if (!i.response || i.response.status >= 300 || !body) return false;
   return (
     body.code === 0 ||
-    (apiPath(i.request.path) === '/v1/account' &&
-      body.code === 1 &&
-      typeof body.msg === 'string' &&
-      /success/i.test(body.msg))
+    (sentTo(i, 'getAccount') && body.code === 1 && typeof body.msg === 'string' && /success/i.test(body.msg))
   );
 }
 
@@ -98,33 +87,27 @@ export function rejectionKind(
 ): Kind | undefined {
   if (!i.response || isSuccess(i) || i.response.status >= 500 || i.response.status === 429) return undefined;
   const path = apiPath(i.request.path);
-  const method = API_PATHS[path];
-  if (method === undefined)
+  const operations = OPERATIONS_AT.get(path);
+  if (operations === undefined)
     return path.startsWith('/v1/') || path.startsWith('/api/') ? 'notFound' : undefined;
-  if (i.request.method !== method) return 'methodNotAllowed';
+  const op = operations.find((o) => o.method === i.request.method);
+  if (op === undefined) return 'methodNotAllowed';
   if (i.request.apiKeyAlias === undefined) return 'apiKeyMissing';
   if (foreignAliases.has(i.request.apiKeyAlias)) return 'apiKeyUnknown';
-  const missing = (REQUIRED[path] ?? []).some((name) => param(i, name) === undefined);
-  if (
-    path === '/v1/tron/history' &&
-    param(i, 'orderId') === undefined &&
-    param(i, 'outOrderNo') === undefined
-  )
+  const given = (name: string): boolean => param(i, name) !== undefined;
+  if (!op.required.every(given) || op.requiredOneOf.some((group) => !group.some(given)))
     return 'parameterMissing';
-  if (missing) return 'parameterMissing';
+  if (op.operationId === 'getOrderHistory') return 'orderNotFound';
+  if (op.operationId !== 'createOrder') return 'parameterInvalid';
   const count = Number(param(i, 'rentalCount'));
-  if (path === '/v1/tron/order' && Number.isInteger(count) && count < 64_000) return 'belowMinimum';
+  if (Number.isInteger(count) && count < op.parameters.rentalCount.minimum) return 'belowMinimum';
+  // The same outOrderNo sent before, and accepted then: a duplicate.
   const code = bodyOf(i)?.code;
-  if (path === '/v1/tron/history') return 'orderNotFound';
-  if (path === '/v1/tron/order') {
-    // The same outOrderNo sent before, and accepted then: a duplicate.
-    return code !== undefined && duplicates.has(i)
-      ? 'duplicateOutOrderNo'
-      : typeof code === 'number' && i.response.status === 402
-        ? 'insufficientBalance'
-        : 'parameterInvalid';
-  }
-  return 'parameterInvalid';
+  return code !== undefined && duplicates.has(i)
+    ? 'duplicateOutOrderNo'
+    : typeof code === 'number' && i.response.status === 402
+      ? 'insufficientBalance'
+      : 'parameterInvalid';
 }
 
 /** The order creations that repeat an outOrderNo the same key had accepted, and were refused. */
@@ -132,7 +115,7 @@ function refusedDuplicates(interactions: Interaction[]): Set<Interaction> {
   const duplicates = new Set<Interaction>();
   const accepted = new Set<string>();
   for (const i of interactions) {
-    if (apiPath(i.request.path) !== '/v1/tron/order' || i.request.method !== 'POST') continue;
+    if (!sentTo(i, 'createOrder')) continue;
     const no = param(i, 'outOrderNo');
     if (no === undefined) continue;
     const key = `${i.request.apiKeyAlias}\u0000${no}`;
@@ -163,7 +146,7 @@ export function calibrate(recording: Recording): Calibration {
 
   // The error catalogue, and what an unknown path answers.
   const errors: Control['ErrorCatalogue'] = {};
-  for (const kind of KINDS) {
+  for (const kind of REJECTION_KINDS) {
     const seen = interactions.filter((i) => rejectionKind(i, foreign, duplicates) === kind);
     const first = seen[0];
     if (!first) {
@@ -205,7 +188,7 @@ export function calibrate(recording: Recording): Calibration {
   if (settings.unknownPath === undefined) table.push({ setting: 'unknownPath', value: undefined });
 
   // The account's success code.
-  const account = interactions.find((i) => apiPath(i.request.path) === '/v1/account' && isSuccess(i));
+  const account = interactions.find((i) => sentTo(i, 'getAccount') && isSuccess(i));
   if (account) {
     const code = bodyOf(account)!.code as 0 | 1;
     settings.accountSuccessCode = code;
@@ -214,10 +197,7 @@ export function calibrate(recording: Recording): Calibration {
 
   // The unit of createdAt: seconds are below 10^11 for any date before 5138.
   const history = interactions.find(
-    (i) =>
-      apiPath(i.request.path) === '/v1/tron/history' &&
-      isSuccess(i) &&
-      typeof bodyOf(i)?.data?.createdAt === 'number',
+    (i) => sentTo(i, 'getOrderHistory') && isSuccess(i) && typeof bodyOf(i)?.data?.createdAt === 'number',
   );
   if (history) {
     const createdAt = bodyOf(history)!.data!.createdAt as number;
@@ -233,8 +213,7 @@ export function calibrate(recording: Recording): Calibration {
   const prices: Partial<Record<Period, string>> = {};
   for (const period of PERIODS) {
     const quote = interactions.find(
-      (i) =>
-        apiPath(i.request.path) === '/v1/tron/price' && isSuccess(i) && bodyOf(i)?.data?.period === period,
+      (i) => sentTo(i, 'getPrice') && isSuccess(i) && bodyOf(i)?.data?.period === period,
     );
     const sun = quote && bodyOf(quote)!.data!.sun;
     if (quote && typeof sun === 'string' && /^\d+$/.test(sun)) {
@@ -273,7 +252,7 @@ export function calibrate(recording: Recording): Calibration {
   // calibrated simulator would show a status the service never did.
   const seen = new Set(
     interactions
-      .filter((i) => apiPath(i.request.path) === '/v1/tron/history' && isSuccess(i))
+      .filter((i) => sentTo(i, 'getOrderHistory') && isSuccess(i))
       .map((i) => bodyOf(i)?.data?.status),
   );
   if (outcome !== undefined && !seen.has('PENDING') && !seen.has('PROCESSING')) {

@@ -1,7 +1,8 @@
 /**
- * The recording format: what `energy-rental-kit record` saves and what a replay serves
- * and `drift` compares. Every exchange of a contract run at the fetch level, control
- * plane included, with API keys replaced by aliases, plus the lifecycle timing seen.
+ * Recordings: what `energy-rental-kit record` saves and what a replay serves and `drift`
+ * compares. Every exchange of a contract run at the fetch level, control plane included,
+ * with API keys replaced by aliases, plus the lifecycle timing seen. The format itself is
+ * spec/control.yaml's Recording: its generated types, and its validator when one is read.
  *
  * No API key is ever stored: the run's key is 'key-1' and every other key gets the
  * next alias ('key-2', 'key-3', …) in order of first appearance, in request headers and
@@ -14,117 +15,28 @@ import {
   type FileLimit,
 } from '../src/bounded-file.ts';
 import type { components } from '../src/generated/control.ts';
+import { RECORDING_FORMAT, TIMED_STATUSES } from '../src/generated/lists.ts';
 import { isSecretName } from '../mock/http/journal-redaction.ts';
-import { loadSpec } from '../src/spec/loader.ts';
+import { createValidators, loadSpec, type ValidateFunction } from '../src/spec/loader.ts';
+import { describeSchemaProblem } from '../src/spec/schema-problem.ts';
 
+type C = components['schemas'];
+
+// The format is spec/control.yaml's Recording; these are its parts under the names importers use.
 /** What a simulator says it can do at /_sim/health (spec/control.yaml's Capability). */
-export type Capability = components['schemas']['Capability'];
-
+export type Capability = C['Capability'];
 /** The target a contract run (or a proxy) talked to, as a recording keeps it. */
-export interface TargetInfo {
-  kind: 'in-process' | 'url' | 'replay';
-  baseUrl: string;
-  simulator: boolean;
-  capabilities: Capability[];
-  clock?: string;
-  timing?: string;
-  variant?: string;
-  /** Replay only: the recording served. */
-  recording?: string;
-  /** Replay only: what was recorded, e.g. 'the in-process simulator' or its URL. */
-  recordedFrom?: string;
-}
+export type TargetInfo = C['RecordingTarget'];
+export type Recording = C['Recording'];
+export type RecordingSettings = C['RecordingSettings'];
+export type RecordedApiKey = C['RecordedApiKey'];
+export type Interaction = C['RecordedInteraction'];
+export type RecordedRequest = C['RecordedRequest'];
+export type RecordedResponse = C['RecordedResponse'];
+export type Timing = C['RecordingTiming'];
+export type TimedStatus = keyof C['TimedSeconds'];
 
-export const RECORDING_FORMAT = 'energy-rental-kit/recording@1';
-
-export interface Recording {
-  format: typeof RECORDING_FORMAT;
-  /** When the recording was assembled, ISO 8601. */
-  recordedAt: string;
-  /** Seeds the values the suite made up; a replay reuses it to send the same requests. */
-  runId: string;
-  /** The target recorded: in-process simulator, simulator at a URL, or the real service. */
-  target: TargetInfo;
-  /** The spending guard of the recording run; a replay runs under the same one. */
-  settings: RecordingSettings;
-  /** Every alias in use, with where its key came from (never the key). */
-  apiKeys: RecordedApiKey[];
-  interactions: Interaction[];
-  timing: Timing;
-}
-
-export interface RecordingSettings {
-  allowSpend: boolean;
-  maxOrders: number;
-  pledgeAddress?: string;
-}
-
-export interface RecordedApiKey {
-  alias: string;
-  /** 'main': the run's key; 'issued': returned by the target (createAccount); 'foreign': sent but never issued (e.g. a made-up key). */
-  role: 'main' | 'issued' | 'foreign';
-}
-
-export interface Interaction {
-  /** The contract case that sent it (vitest's full name, file first), or '(connect)'. */
-  case: string;
-  /** The test file of the case. */
-  file: string;
-  /** operationId of spec/openapi.yaml or spec/control.yaml, else 'METHOD /path'. */
-  operation: string;
-  request: RecordedRequest;
-  /** Absent when no response arrived; `error` says why. */
-  response?: RecordedResponse;
-  error?: string;
-  /** When the request was sent, ISO 8601 (wall clock). */
-  at: string;
-  durationMs: number;
-}
-
-export interface RecordedRequest {
-  method: string;
-  /** Relative to the target's base URL, e.g. '/v1/tron/price'. */
-  path: string;
-  /** Query parameters, keys sorted; a repeated parameter keeps all its values. */
-  query: Record<string, string | string[]>;
-  /** An application/x-www-form-urlencoded body. */
-  form?: Record<string, string | string[]>;
-  /** A JSON body. */
-  json?: unknown;
-  /** Any other body, as text. */
-  text?: string;
-  /** The alias of the API-KEY header; absent when none was sent. */
-  apiKeyAlias?: string;
-}
-
-export interface RecordedResponse {
-  status: number;
-  /** content-type and retry-after only. */
-  headers: Record<string, string>;
-  /** The parsed JSON body; absent when the body is not JSON (then `text`). */
-  body?: unknown;
-  text?: string;
-}
-
-export type TimedStatus = 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'REFUNDED';
-export const TIMED_STATUSES: readonly TimedStatus[] = ['PROCESSING', 'COMPLETED', 'FAILED', 'REFUNDED'];
-
-/**
- * Lifecycle timing from server time: an order's `createdAt` against the envelope `time`
- * (Unix seconds) of the first history response that showed each status. Polling makes
- * these upper bounds, to the polling interval.
- */
-export interface Timing {
-  orders: Array<{ orderId: string; file: string; secondsToStatus: Partial<Record<TimedStatus, number>> }>;
-  summary: { orders: number; medianSecondsTo: Partial<Record<TimedStatus, number>> };
-  /**
-   * The resolution of the durations, seconds: 1 when the server's envelope `time` had
-   * whole seconds (both ends are then taken in whole seconds, so no duration can come
-   * out negative), 0.001 when it had milliseconds. Absent in recordings made before it
-   * was stated (they read as 1).
-   */
-  resolutionSeconds?: number;
-}
+export { RECORDING_FORMAT, TIMED_STATUSES };
 
 /** The case label of exchanges made while connecting, before any case runs. */
 export const CONNECT_CASE = '(connect)';
@@ -218,7 +130,16 @@ export function keyLookingPaths(recording: Recording): string[] {
   return found;
 }
 
-/** Checks the shape of a parsed recording, naming the first thing that is off. */
+let validateRecording: ValidateFunction | undefined;
+
+/**
+ * Checks a parsed recording against spec/control.yaml's Recording, naming the JSON path and
+ * the rule of the first thing that is off. A recording@1 made before `settings` and
+ * `apiKeys` were kept gets the defaults the schema describes first.
+ *
+ * @example
+ *   parseRecording(JSON.parse(text), 'recordings/upstream.json').interactions.length;
+ */
 export function parseRecording(value: unknown, name = 'the recording'): Recording {
   const fail = (what: string): never => {
     throw new RecordingError(
@@ -230,24 +151,18 @@ export function parseRecording(value: unknown, name = 'the recording'): Recordin
   const r = value as Partial<Recording>;
   if (r.format !== RECORDING_FORMAT)
     return fail(`'format' is ${JSON.stringify(r.format)}, expected '${RECORDING_FORMAT}'`);
-  if (typeof r.runId !== 'string' || r.runId === '') fail("'runId' is missing");
-  if (typeof r.target !== 'object' || r.target === null) fail("'target' is missing");
-  if (!Array.isArray(r.interactions)) fail("'interactions' is not an array");
-  if (typeof r.timing !== 'object' || r.timing === null) fail("'timing' is missing");
-  r.interactions!.forEach((i, n) => {
-    if (
-      typeof i?.operation !== 'string' ||
-      typeof i.request?.method !== 'string' ||
-      typeof i.request.path !== 'string'
-    ) {
-      fail(`interaction ${n} lacks operation, request.method or request.path`);
-    }
-  });
-  return {
+  const recording = {
     ...r,
     settings: r.settings ?? { allowSpend: false, maxOrders: 1 },
     apiKeys: r.apiKeys ?? [{ alias: MAIN_KEY_ALIAS, role: 'main' }],
-  } as Recording;
+  };
+  validateRecording ??= createValidators(loadSpec('control')).schema('Recording');
+  if (!validateRecording(recording)) {
+    const problems = validateRecording.errors ?? [];
+    const first = describeSchemaProblem(problems[0]!, recording);
+    return fail(problems.length > 1 ? `${first} (and ${problems.length - 1} more)` : first);
+  }
+  return recording as Recording;
 }
 
 interface Route {

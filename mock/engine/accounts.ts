@@ -4,6 +4,7 @@
  * time whatever prefix of a real key a caller guesses.
  */
 import { hash, randomBytes } from 'node:crypto';
+import type { components } from '../../src/generated/control.ts';
 import { encodeTronAddress } from '../../src/tron-address.ts';
 import { createLedger, type Ledger } from './ledger.ts';
 import type { Order } from './order.ts';
@@ -74,15 +75,8 @@ export function accountFromDigest(
   };
 }
 
-/** An account as the state file keeps it: the key only as its digest. */
-export interface AccountSnapshot {
-  id: number;
-  keyDigest: string;
-  walletAddress: string;
-  referralCount: number;
-  ledger: Ledger;
-  evictedSpent: { TRX: number; USDT: number };
-}
+/** An account as the state file keeps it (spec/control.yaml's StateFile): the key only as its digest. */
+export type AccountSnapshot = components['schemas']['StateFile']['accounts'][number];
 
 /**
  * The account as the state file keeps it; its books are copied, so they hold still.

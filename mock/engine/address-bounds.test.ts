@@ -115,10 +115,10 @@ describe('the activation registry bound', () => {
     expect(restored.snapshot().settings.maxStoredAddresses).toBe(100_000);
   });
 
-  it('refuses a maxStoredAddresses that is not a whole number >= 1', () => {
+  it("refuses a maxStoredAddresses that is not a whole number within the spec's bounds", () => {
     const engine = engineWith({ maxStoredAddresses: 10, maxStoredOrders: 10 });
     expect(() => engine.updateSettings({ maxStoredAddresses: 0 })).toThrow(
-      /maxStoredAddresses must be a whole number >= 1/,
+      /maxStoredAddresses must be a whole number from 1 to 10000000 \(got 0\)/,
     );
   });
 

@@ -131,6 +131,16 @@ describe('order', () => {
     expect(() => (o.refunds = -1)).toThrow(/refunds/);
   });
 
+  it('starts PENDING and counts PENDING, PROCESSING and FAILED as open, wherever the spec lists them', () => {
+    const o = order();
+    expect(o.status).toBe('PENDING');
+    const open = ORDER_STATUSES.filter((status) => {
+      o.status = status;
+      return o.isOpen;
+    });
+    expect(open.sort()).toEqual(['FAILED', 'PENDING', 'PROCESSING']);
+  });
+
   it('shows its txId only once COMPLETED', () => {
     const o = order();
     for (const status of ORDER_STATUSES) {

@@ -10,7 +10,8 @@
  * callers the same properties as plain fields did. The page comes from the engine's
  * allocator (`createOrderPages()`), so nothing here is shared between engines.
  */
-import type { components } from '../../src/generated/openapi.ts';
+import type { components } from '../../src/generated/control.ts';
+import { ORDER_STATUSES } from '../../src/generated/lists.ts';
 import type { Account } from './accounts.ts';
 import type { CurrencyCode } from './money.ts';
 import {
@@ -23,11 +24,10 @@ import {
 } from './order-page.ts';
 import type { Outcome } from './outcome-rules.ts';
 import { PERIODS, type PeriodCode } from './pricing.ts';
-import { sameType } from './same-type.ts';
 
-export const ORDER_STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'REFUNDED'] as const;
+/** spec/openapi.yaml's OrderStatus enum. */
+export { ORDER_STATUSES };
 export type OrderStatusCode = (typeof ORDER_STATUSES)[number];
-sameType<OrderStatusCode, components['schemas']['OrderStatus']>(true);
 export const TERMINAL_STATUSES: ReadonlySet<OrderStatusCode> = new Set(['COMPLETED', 'REFUNDED']);
 
 export interface TimelineStep {
@@ -68,6 +68,14 @@ function indexIn<T>(list: readonly T[], value: T, what: string): number {
   return index;
 }
 
+/** A new order's status bits: PENDING sits wherever the spec's enum lists it. */
+const PENDING_FLAGS = indexIn<OrderStatusCode>(ORDER_STATUSES, 'PENDING', 'status') << STATUS_SHIFT;
+/** One bit per status index, set for the open ones, so `isOpen` reads the flags without a lookup. */
+const OPEN_STATUSES = (['PENDING', 'PROCESSING', 'FAILED'] as const).reduce(
+  (bits, status) => bits | (1 << indexIn<OrderStatusCode>(ORDER_STATUSES, status, 'status')),
+  0,
+);
+
 /** What a caller asks for when it creates an order (the API's create order parameters). */
 export interface CreateOrderInput {
   pledgeAddress: string;
@@ -102,22 +110,10 @@ export interface OrderMade {
 export interface OrderInit extends CreateOrderInput, OrderMade {}
 
 /**
- * An order as the state file keeps it (spec/control.yaml's StateOrder): what it was
- * created with, its account by id, and how far its steps went. A stored field is added
- * here, in `toSnapshot` and `fromSnapshot`, and in the spec.
+ * An order as the state file keeps it: spec/control.yaml's StateOrder. A stored field is
+ * added in the spec, and read and written in `toSnapshot` and `fromSnapshot`.
  */
-export type OrderSnapshot = Omit<OrderInit, 'account' | 'plannedTxId' | 'outOrderNo'> & {
-  accountId: number;
-  plannedTxId: string;
-  outOrderNo?: string;
-  status: OrderStatusCode;
-  processingAt: number;
-  outcomeAt: number;
-  refundedAt: number;
-  refunds: number;
-  reserved: boolean;
-  failureReason?: string;
-};
+export type OrderSnapshot = components['schemas']['StateOrder'];
 
 export class Order {
   /** Row in the page, status, outcome, period, currency, booleans and refund count; see the bits above. */
@@ -169,6 +165,7 @@ export class Order {
     this.page = page;
     this.flags =
       page.takeRow() |
+      PENDING_FLAGS |
       (indexIn(PERIODS, period, 'period') << PERIOD_SHIFT) |
       (indexIn(CURRENCIES, currency, 'currency') === 1 ? CURRENCY_USDT : 0) |
       (indexIn(OUTCOMES, outcome, 'outcome') === 1 ? OUTCOME_FAILED : 0) |
@@ -302,8 +299,7 @@ export class Order {
   }
 
   get isOpen(): boolean {
-    const status = (this.flags & STATUS_MASK) >> STATUS_SHIFT;
-    return status === 0 || status === 1 || status === 3; // PENDING, PROCESSING, FAILED
+    return ((OPEN_STATUSES >> ((this.flags & STATUS_MASK) >> STATUS_SHIFT)) & 1) === 1;
   }
 
   timeline(): TimelineStep[] {

@@ -8,10 +8,8 @@ import {
   PERIODS,
   quote,
   usdtCost,
-  validatePrices,
   type PeriodCode,
 } from './pricing.ts';
-import { rejection } from './test-support.ts';
 
 function prices(period: PeriodCode, sun: number): Record<PeriodCode, number> {
   return { ...DEFAULT_PRICES, [period]: sun };
@@ -107,36 +105,6 @@ describe('usdtCost', () => {
       ),
       { numRuns: 1_000, seed: 7 },
     );
-  });
-});
-
-describe('validatePrices', () => {
-  it('accepts the default table, partial tables and the bounds 1 and 1,000,000', () => {
-    expect(() => validatePrices(DEFAULT_PRICES)).not.toThrow();
-    expect(() => validatePrices({})).not.toThrow();
-    expect(() => validatePrices({ '1h': 1, '30d': MAX_SUN_PER_UNIT })).not.toThrow();
-  });
-
-  it('rejects an unknown period, naming it', () => {
-    const error = rejection(() => validatePrices({ '2h': 65 }));
-    expect(error.kind).toBe('parameterInvalid');
-    expect(error.message).toContain("'2h'");
-  });
-
-  it.each([0, -1, 0.5, 65.5, 1_000_001, Number.NaN, Number.POSITIVE_INFINITY])(
-    'rejects %s sun per unit, naming the period',
-    (sun) => {
-      const error = rejection(() => validatePrices({ '1d': sun }));
-      expect(error.kind).toBe('parameterInvalid');
-      expect(error.message).toContain('prices.1d');
-    },
-  );
-
-  it('rejects a price that is not a number at all', () => {
-    expect(rejection(() => validatePrices({ '1h': '65' as unknown as number })).kind).toBe(
-      'parameterInvalid',
-    );
-    expect(rejection(() => validatePrices({ '1h': undefined })).kind).toBe('parameterInvalid');
   });
 });
 

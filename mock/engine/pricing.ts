@@ -2,15 +2,12 @@
  * Prices: sun per unit of energy for each period. The estimate and the charge come
  * from the same function, so they always agree.
  */
+import { ENGINE_SETTINGS, PERIODS } from '../../src/generated/lists.ts';
 import { formatFixed, roundHalfUp, UNITS_PER_COIN } from './money.ts';
-import type { components } from '../../src/generated/openapi.ts';
-import { sameType } from './same-type.ts';
-import { SimulatorError } from './simulator-error.ts';
 
-export const PERIODS = ['10min', '1h', '1d', '3d', '7d', '14d', '30d'] as const;
+/** spec/openapi.yaml's Period enum. */
+export { PERIODS };
 export type PeriodCode = (typeof PERIODS)[number];
-// The list is needed at run time; the spec's Period enum is the source it must equal.
-sameType<PeriodCode, components['schemas']['Period']>(true);
 
 /** Length of each rental period in milliseconds. */
 export const PERIOD_MS: Record<PeriodCode, number> = {
@@ -34,8 +31,8 @@ export const DEFAULT_PRICES: Record<PeriodCode, number> = {
   '30d': 100,
 };
 
-/** Highest sun per unit a price table accepts, so that no cost can overflow. */
-export const MAX_SUN_PER_UNIT = 1_000_000;
+/** Highest sun per unit a price table accepts, so that no cost can overflow (spec/control.yaml's StateSunPerUnit). */
+export const MAX_SUN_PER_UNIT = ENGINE_SETTINGS.prices.properties['1h'].maximum;
 
 /** Amounts are charged and shown to 0.01 of a coin, as upstream shows "4.23". */
 export const CHARGE_STEP = 10_000n;
@@ -73,20 +70,4 @@ export function usdtCost(costSun: number, microUsdtPerTrx: number): number {
   // Round the exact product once; dividing first would round twice.
   const scale = BigInt(UNITS_PER_COIN);
   return Number(roundHalfUp(BigInt(costSun) * BigInt(microUsdtPerTrx), CHARGE_STEP * scale) / scale);
-}
-
-/** Checks a price table, naming the period and the rule on failure. */
-export function validatePrices(prices: Partial<Record<string, number>>): void {
-  for (const [period, sun] of Object.entries(prices)) {
-    if (!(PERIODS as readonly string[]).includes(period)) {
-      throw SimulatorError.invalidParameter(
-        `prices: unknown period '${period}'; use one of ${PERIODS.join(', ')}.`,
-      );
-    }
-    if (!Number.isInteger(sun) || sun! < 1 || sun! > MAX_SUN_PER_UNIT) {
-      throw SimulatorError.invalidParameter(
-        `prices.${period} must be a whole number of sun from 1 to ${MAX_SUN_PER_UNIT} (got ${sun}).`,
-      );
-    }
-  }
 }

@@ -2,38 +2,23 @@
  * The engine's state as plain JSON, for `--state FILE`. API keys are kept only as
  * their digests, so a state file holds no secret.
  */
-import type { AccountSnapshot } from './accounts.ts';
-import type { AddressRecord } from './address-registry.ts';
+import { STATE_FORMAT } from '../../src/generated/lists.ts';
+import type { components } from '../../src/generated/control.ts';
 import type { Order, OrderSnapshot } from './order.ts';
-import type { Rule } from './outcome-rules.ts';
-import type { Settings } from './settings.ts';
 
 export type { AccountSnapshot } from './accounts.ts';
 export type { OrderSnapshot } from './order.ts';
 
-export const SNAPSHOT_FORMAT = 'energy-rental-kit/state@1';
+/** The format a snapshot is saved in: StateFile's `format` constant in spec/control.yaml. */
+export const SNAPSHOT_FORMAT = STATE_FORMAT;
 
-export interface EngineSnapshot {
-  format: typeof SNAPSHOT_FORMAT;
-  /** The clock's time when saved, Unix ms. */
-  savedAt: number;
-  seed: number;
-  /** Accounts and orders created since the start, to reseed the random source on restore. */
-  created: number;
-  /** JSON drops an undefined activationDelayMs, so a file may lack it. */
-  settings: Omit<
-    Settings,
-    'activationDelayMs' | 'maxStoredAddresses' | 'errors' | 'createdAtUnit' | 'delaysMs' | 'unknownPath'
-  > & {
-    activationDelayMs?: number | undefined;
-    maxStoredAddresses?: number;
-  } & Partial<Pick<Settings, 'errors' | 'createdAtUnit' | 'delaysMs' | 'unknownPath'>>;
-  supply: { energy: number | null; delegated: number };
-  rules: Rule[];
-  addresses: AddressRecord[];
-  accounts: AccountSnapshot[];
-  orders: OrderSnapshot[];
-}
+/**
+ * The engine's whole state as JSON-ready data: spec/control.yaml's StateFile, the one
+ * description of the file. The engine builds it from its own parts (accounts, orders,
+ * rules, the registry) and restores them from it, so a part that drifts from the schema
+ * fails to compile where it is built or read (engine.ts snapshot and restoreFrom).
+ */
+export type EngineSnapshot = components['schemas']['StateFile'];
 
 /** A snapshot taken now and read out later: `head` at once, the orders by `next(count)`. */
 export interface PendingSnapshot {
@@ -57,17 +42,6 @@ export function isSnapshotOfThisFormat(value: unknown): value is { format: typeo
     typeof value === 'object' && value !== null && (value as { format?: unknown }).format === SNAPSHOT_FORMAT
   );
 }
-
-/**
- * spec/control.yaml's StateFile schema is the one description of the file; these fail to
- * compile when the engine's snapshot type and the generated one drift apart.
- */
-type StateFile = import('../../src/generated/control.ts').components['schemas']['StateFile'];
-type Assignable<From, To> = [From] extends [To] ? true : false;
-const snapshotIsStateFile: Assignable<EngineSnapshot, StateFile> = true;
-const stateFileIsSnapshot: Assignable<StateFile, EngineSnapshot> = true;
-void snapshotIsStateFile;
-void stateFileIsSnapshot;
 
 /**
  * A snapshot of now whose orders are read out later, a chunk at a time. Copy-on-write:

@@ -3,9 +3,11 @@
  * upstream figure (energy arrives 3 to 6 s after creation), `fast` takes tens of
  * milliseconds and `instant` none, so an order is done when its creation returns.
  */
+import { TIMING_PROFILES } from '../../src/generated/lists.ts';
 import type { RandomSource } from './random-source.ts';
 
-export const TIMING_PROFILES = ['realistic', 'fast', 'instant'] as const;
+/** spec/control.yaml's TimingProfile enum. */
+export { TIMING_PROFILES };
 export type TimingProfile = (typeof TIMING_PROFILES)[number];
 
 interface Range {

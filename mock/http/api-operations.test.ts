@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadSpec } from '../../src/spec/loader.ts';
 import { createSimulator } from '../simulator.ts';
-import { API_OPERATIONS, findApiOperation } from './api-operations.ts';
+import { API_OPERATIONS, API_PATHS_NAMED, findApiOperation } from './api-operations.ts';
 import { createReadDataCache } from './read-data-cache.ts';
 
 describe('the API operation table', () => {
@@ -13,6 +13,11 @@ describe('the API operation table', () => {
     const fromSpec = loadSpec('api').operations.map((op) => `${op.operationId} ${op.method} ${op.path}`);
     const fromTable = Object.values(API_OPERATIONS).map((op) => `${op.id} ${op.method} ${op.path}`);
     expect(fromTable.sort()).toEqual(fromSpec.sort());
+  });
+
+  it('names every path of spec/openapi.yaml in the list messages quote', () => {
+    const paths = [...new Set(loadSpec('api').operations.map((op) => op.path))];
+    expect(API_PATHS_NAMED.split(', ')).toEqual(paths);
   });
 
   it('finds an operation by method and path only', () => {

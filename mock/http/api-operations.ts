@@ -1,26 +1,27 @@
 /**
- * The four operations of the Energy Rental API, each written once: its method and path,
- * how its checked parameters map to the engine, the engine call, the response view, its
- * message and code, and how its data may be cached. Both transports read this table: the
- * Hono routes (api-routes.ts) and the Node fast path (node-fast-path.ts). A third answer
- * source (a proxy, a recording) plugs in beside the engine call, keyed by the same ids.
+ * The operations of the Energy Rental API, each written once: how its checked parameters
+ * map to the engine, the engine call, the response view, its message and code, and how its
+ * data may be cached. Its id, method, path and parameters are spec/openapi.yaml's (the
+ * generated lists), so an operation of the document without an entry here fails to compile.
+ * Both transports read this table: the Hono routes (api-routes.ts) and the Node fast path
+ * (node-fast-path.ts). A third answer source (a proxy, a recording) plugs in beside the
+ * engine call, keyed by the same ids.
  */
-import type { components, operations } from '../../src/generated/openapi.ts';
+import {
+  API_OPERATION_IDS,
+  API_OPERATION_SPECS,
+  API_PATHS,
+  type ApiOperationId,
+  type ApiRequestParams,
+} from '../../src/generated/lists.ts';
 import type { Account, Engine } from '../engine/index.ts';
 import { accountData, orderCreatedData, orderRecord, priceQuoteData } from './api-views.ts';
 import type { ReadDataCache } from './read-data-cache.ts';
 
-type Schemas = components['schemas'];
+/** The checked parameters of each operation: its form body, else its query (generated from the spec). */
+export type ApiParams = ApiRequestParams;
 
-/** The checked parameters of each operation, typed from the generated `paths`. */
-export interface ApiParams {
-  createOrder: Schemas['OrderRequest'];
-  getPrice: operations['getPrice']['parameters']['query'];
-  getOrderHistory: NonNullable<operations['getOrderHistory']['parameters']['query']>;
-  getAccount: Record<string, never>;
-}
-
-export type ApiOperationId = keyof ApiParams;
+export type { ApiOperationId };
 
 /** What an operation answers with: the envelope's code and message, and its data. */
 export interface ApiAnswer {
@@ -34,9 +35,9 @@ export interface ApiAnswer {
 
 export interface ApiOperation<Id extends ApiOperationId = ApiOperationId> {
   readonly id: Id;
-  readonly method: 'GET' | 'POST';
+  readonly method: (typeof API_OPERATION_SPECS)[Id]['method'];
   /** The path under /v1 (the /api prefix of the real service is accepted too). */
-  readonly path: string;
+  readonly path: (typeof API_OPERATION_SPECS)[Id]['path'];
   /**
    * Runs the operation on the engine. Throws a SimulatorError when the engine rejects it,
    * and a rejection changes nothing (Engine.createOrder states it, a test holds it), so a
@@ -68,69 +69,60 @@ function answered(
   };
 }
 
+/** What each operation does; the spec gives the rest of its entry in API_OPERATIONS. */
+const ANSWERS: { readonly [Id in ApiOperationId]: ApiOperation<Id>['answer'] } = {
+  createOrder(engine, account, params) {
+    const { order } = engine.createOrder(account, {
+      pledgeAddress: params.pledgeAddress,
+      rentalCount: params.rentalCount,
+      period: params.period,
+      outOrderNo: params.outOrderNo,
+    });
+    return answered(SUCCESS_MESSAGES.createOrder, () => orderCreatedData(order));
+  },
+  getPrice(engine, _account, { rentalCount, period }) {
+    const quote = engine.quote(rentalCount, period);
+    return answered(
+      SUCCESS_MESSAGES.getPrice,
+      () => priceQuoteData(quote),
+      (cache, make) => cache.price(rentalCount, period, make),
+    );
+  },
+  getOrderHistory(engine, account, params) {
+    const order = engine.findOrder(account, params);
+    const unit = engine.settings().createdAtUnit;
+    return answered(
+      SUCCESS_MESSAGES.getOrderHistory,
+      () => orderRecord(order, unit),
+      (cache, make) => cache.order(order, make),
+    );
+  },
+  getAccount(engine, account) {
+    return answered(
+      SUCCESS_MESSAGES.getAccount,
+      () => accountData(account),
+      (cache, make) => cache.account(account, make),
+      engine.settings().accountSuccessCode,
+    );
+  },
+};
+
 /**
- * The operation table.
+ * The operation table: the spec's method and path of each operation, with what it does.
  *
  * @example
  *   const op = API_OPERATIONS.getPrice;
  *   op.answer(engine, account, { rentalCount: 65000, period: '1h' }).data(); // { sun: '65', trxPrice: '4.23', ... }
  */
-export const API_OPERATIONS: { readonly [Id in ApiOperationId]: ApiOperation<Id> } = {
-  createOrder: {
-    id: 'createOrder',
-    method: 'POST',
-    path: '/v1/tron/order',
-    answer(engine, account, params) {
-      const { order } = engine.createOrder(account, {
-        pledgeAddress: params.pledgeAddress,
-        rentalCount: params.rentalCount,
-        period: params.period,
-        outOrderNo: params.outOrderNo,
-      });
-      return answered(SUCCESS_MESSAGES.createOrder, () => orderCreatedData(order));
-    },
-  },
-  getPrice: {
-    id: 'getPrice',
-    method: 'GET',
-    path: '/v1/tron/price',
-    answer(engine, _account, { rentalCount, period }) {
-      const quote = engine.quote(rentalCount, period);
-      return answered(
-        SUCCESS_MESSAGES.getPrice,
-        () => priceQuoteData(quote),
-        (cache, make) => cache.price(rentalCount, period, make),
-      );
-    },
-  },
-  getOrderHistory: {
-    id: 'getOrderHistory',
-    method: 'GET',
-    path: '/v1/tron/history',
-    answer(engine, account, params) {
-      const order = engine.findOrder(account, params);
-      const unit = engine.settings().createdAtUnit;
-      return answered(
-        SUCCESS_MESSAGES.getOrderHistory,
-        () => orderRecord(order, unit),
-        (cache, make) => cache.order(order, make),
-      );
-    },
-  },
-  getAccount: {
-    id: 'getAccount',
-    method: 'GET',
-    path: '/v1/account',
-    answer(engine, account) {
-      return answered(
-        SUCCESS_MESSAGES.getAccount,
-        () => accountData(account),
-        (cache, make) => cache.account(account, make),
-        engine.settings().accountSuccessCode,
-      );
-    },
-  },
-};
+export const API_OPERATIONS = Object.fromEntries(
+  API_OPERATION_IDS.map((id) => {
+    const { method, path } = API_OPERATION_SPECS[id];
+    return [id, { id, method, path, answer: ANSWERS[id] }];
+  }),
+) as { readonly [Id in ApiOperationId]: ApiOperation<Id> };
+
+/** The API's paths as messages list them: '/v1/tron/order, /v1/tron/price, …'. */
+export const API_PATHS_NAMED = API_PATHS.join(', ');
 
 /** The real service lives under /api (https://api.eopen.io/api/v1/...); the simulator answers with and without it. */
 export const API_PREFIX = '/api';

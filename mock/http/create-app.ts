@@ -12,6 +12,7 @@ import { HTTPException } from 'hono/http-exception';
 import { methodNotAllowed } from 'hono/method-not-allowed';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { SimulatorError, type Engine } from '../engine/index.ts';
+import { API_PATHS_NAMED } from './api-operations.ts';
 import type { SimEnv } from './context.ts';
 import { controlGuard, type ControlOptions, type RemoteAddress } from './control-guard.ts';
 import { controlRoutes, type ControlContext } from './control-routes.ts';
@@ -142,7 +143,7 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
       c,
       new SimulatorError(
         'notFound',
-        'No such path. The API is under /v1 (/v1/tron/order, /v1/tron/price, /v1/tron/history, /v1/account); the control plane is under /_sim.',
+        `No such path. The API is under /v1 (${API_PATHS_NAMED}); the control plane is under /_sim.`,
       ),
     ),
   );

@@ -6,7 +6,13 @@
  */
 import type { SpecValidators, ValidateFunction } from '../../src/spec/loader.ts';
 import { SimulatorError, type Account, type Engine } from '../engine/index.ts';
-import { API_OPERATIONS, withoutApiPrefix, type ApiOperation, type ApiParams } from './api-operations.ts';
+import {
+  API_OPERATIONS,
+  API_PATHS_NAMED,
+  withoutApiPrefix,
+  type ApiOperation,
+  type ApiParams,
+} from './api-operations.ts';
 import { authenticate } from './authenticate.ts';
 import { envelopeText } from './envelope.ts';
 import type { CoreAnswer, CoreRequest } from './exchange.ts';
@@ -22,7 +28,7 @@ const JSON_TYPE = { 'content-type': 'application/json' };
 
 interface Routed {
   op: ApiOperation;
-  validate: ValidateFunction | undefined;
+  validate: ValidateFunction;
 }
 
 /**
@@ -35,13 +41,13 @@ interface Routed {
 export function engineSource(engine: Engine, validators: SpecValidators): AnswerSource<Routed> {
   const cache = createReadDataCache(engine);
   const operations = Object.values(API_OPERATIONS) as ApiOperation[];
-  // One entry per operation, each with the validator of its parameters (getAccount takes none).
+  // One entry per operation, each with the validator of its parameters from the spec.
   const routes = new Map<string, Routed>();
   const methodsAt = new Map<string, string[]>();
   for (const op of operations) {
     routes.set(`${op.method} ${op.path}`, {
       op,
-      validate: op.id === 'getAccount' ? undefined : validators.request(op.id),
+      validate: validators.request(op.id),
     });
     // HEAD is answered wherever GET is, as HTTP has it.
     const methods = op.method === 'GET' ? ['GET', 'HEAD'] : [op.method];
@@ -80,7 +86,7 @@ export function engineSource(engine: Engine, validators: SpecValidators): Answer
       }
       throw new SimulatorError(
         'notFound',
-        'No such path. The API is under /v1 (/v1/tron/order, /v1/tron/price, /v1/tron/history, /v1/account); the control plane is under /_sim.',
+        `No such path. The API is under /v1 (${API_PATHS_NAMED}); the control plane is under /_sim.`,
       );
     },
     authenticate(request) {
@@ -97,15 +103,13 @@ export function engineSource(engine: Engine, validators: SpecValidators): Answer
     async answer(request, exchange, { op, validate }): Promise<CoreAnswer> {
       const form = op.method === 'POST' ? await formBody(request) : undefined;
       let params: Record<string, unknown> = {};
-      if (validate) {
-        const pairs = params as Record<string, string>;
-        // The plain case (most requests) is split by hand; the rest, and every rejection, by
-        // readParams, whose messages name what is wrong.
-        const plain =
-          (exchange.query === undefined || addPlainPairs(exchange.query, pairs)) &&
-          (form === undefined || addPlainPairs(form, pairs));
-        if (!plain || !passes(validate, params)) params = check(validate, readParams(exchange.query, form));
-      }
+      const pairs = params as Record<string, string>;
+      // The plain case (most requests) is split by hand; the rest, and every rejection, by
+      // readParams, whose messages name what is wrong.
+      const plain =
+        (exchange.query === undefined || addPlainPairs(exchange.query, pairs)) &&
+        (form === undefined || addPlainPairs(form, pairs));
+      if (!plain || !passes(validate, params)) params = check(validate, readParams(exchange.query, form));
       const answer = op.answer(
         engine,
         exchange.account!,

@@ -4,22 +4,13 @@
  * answer, so that every step before it (the 405 check above all) sees the simulator's own
  * status, and an injected fault or an upstream's answer is never rewritten.
  */
+import { REJECTION_KINDS } from '../../src/generated/lists.ts';
 import { envelopeTime } from './envelope.ts';
 import type { Engine, SimulatorError } from '../engine/index.ts';
 import type { ErrorCatalogueKind } from '../engine/settings.ts';
 
-const CATALOGUED: ReadonlySet<string> = new Set<ErrorCatalogueKind>([
-  'apiKeyMissing',
-  'apiKeyUnknown',
-  'parameterMissing',
-  'parameterInvalid',
-  'belowMinimum',
-  'orderNotFound',
-  'insufficientBalance',
-  'duplicateOutOrderNo',
-  'methodNotAllowed',
-  'notFound',
-]);
+/** The kinds spec/control.yaml's ErrorCatalogue names. */
+const CATALOGUED: ReadonlySet<string> = new Set<ErrorCatalogueKind>(REJECTION_KINDS);
 
 /**
  * The catalogue's name for a rejection, or undefined for kinds it does not cover.

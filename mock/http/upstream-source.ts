@@ -16,7 +16,7 @@
  */
 import { loadSpec } from '../../src/spec/loader.ts';
 import { parseUnits, SimulatorError } from '../engine/index.ts';
-import { API_OPERATIONS } from './api-operations.ts';
+import { API_OPERATIONS, API_PATHS_NAMED } from './api-operations.ts';
 import { createEdgeClassifier, type EdgeVerdict } from './edge-classifier.ts';
 import type { CoreAnswer, CoreRequest } from './exchange.ts';
 import { replaceKeys, secretValuesOf, type KeyAliases } from './journal-redaction.ts';
@@ -103,7 +103,7 @@ function refusal(verdict: EdgeVerdict, method: string, path: string): SimulatorE
         'notFound',
         verdict.order
           ? `No such path: '${path}' names an order but is not the API's ${API_OPERATIONS.createOrder.path}; it was not forwarded upstream.`
-          : `No such path: '${path}' is not part of the API (/v1/tron/order, /v1/tron/price, /v1/tron/history, /v1/account), and the proxy forwards only the API; --forward-unknown forwards GET and HEAD of other paths.`,
+          : `No such path: '${path}' is not part of the API (${API_PATHS_NAMED}), and the proxy forwards only the API; --forward-unknown forwards GET and HEAD of other paths.`,
       );
   }
 }

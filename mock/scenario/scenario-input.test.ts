@@ -28,4 +28,10 @@ describe('toSettingsPatch', () => {
       prices: { '1h': 70 },
     });
   });
+
+  it('refuses a usdtPerTrx of 0, naming it as the user wrote it', () => {
+    expect(() => toSettingsPatch({ usdtPerTrx: '0.000' })).toThrow(
+      "'usdtPerTrx' must be more than 0 (got '0.000').",
+    );
+  });
 });

@@ -4,7 +4,7 @@
  * scenario (smallest units). Settings patches of the control plane convert the same way.
  */
 import type { components } from '../../src/generated/control.ts';
-import { parseUnits, type Scenario, type SettingsPatch } from '../engine/index.ts';
+import { parseUnits, SimulatorError, type Scenario, type SettingsPatch } from '../engine/index.ts';
 
 type C = components['schemas'];
 
@@ -29,7 +29,13 @@ export function toSettingsPatch(input: C['SettingsPatch']): SettingsPatch {
     for (const [period, sun] of Object.entries(prices))
       (patch.prices as Record<string, number>)[period] = Number(sun);
   }
-  if (usdtPerTrx !== undefined) patch.microUsdtPerTrx = parseUnits(usdtPerTrx, 'usdtPerTrx');
+  if (usdtPerTrx !== undefined) {
+    patch.microUsdtPerTrx = parseUnits(usdtPerTrx, 'usdtPerTrx');
+    // A decimal string's value is no JSON schema rule: the engine would refuse 0 micro-USDT
+    // (EngineSettings), naming microUsdtPerTrx, which the user never wrote.
+    if (patch.microUsdtPerTrx === 0)
+      throw SimulatorError.invalidParameter(`'usdtPerTrx' must be more than 0 (got '${usdtPerTrx}').`);
+  }
   return patch;
 }
 

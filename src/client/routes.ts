@@ -1,25 +1,22 @@
 /**
- * Where each operation lives, and the request and response types of each, all read
- * from the generated `paths`. The `satisfies` clause ties every entry to `paths`, so a
- * path or method that changes in the spec breaks the build here, not at run time.
+ * Where each operation lives, and the request and response types of each: the method and
+ * path from the generated lists, the types from the generated `paths`. An operation, path or
+ * method that changes in the spec changes here with `npm run generate`.
  */
-import type { OperationId, operations, paths } from '../models.ts';
+import { API_OPERATION_SPECS } from '../generated/lists.ts';
+import type { OperationId, paths } from '../models.ts';
 
-type Method = 'get' | 'post';
+type Specs = typeof API_OPERATION_SPECS;
 
-/** The `[method, path]` pairs of `paths` whose operation is `operations[Id]`. */
-type RouteOf<Id extends OperationId> = {
-  [P in keyof paths]: {
-    [M in Method]: paths[P][M] extends operations[Id] ? readonly [M, P] : never;
-  }[Method];
-}[keyof paths];
+type Route<Id extends OperationId> = readonly [Lowercase<Specs[Id]['method']>, Specs[Id]['path']];
 
-export const ROUTES = {
-  createOrder: ['post', '/v1/tron/order'],
-  getPrice: ['get', '/v1/tron/price'],
-  getOrderHistory: ['get', '/v1/tron/history'],
-  getAccount: ['get', '/v1/account'],
-} as const satisfies { [Id in OperationId]: RouteOf<Id> };
+/** `[method, path]` of each operation, the method in the lower case `paths` uses. */
+export const ROUTES = Object.fromEntries(
+  Object.values(API_OPERATION_SPECS).map((op): [OperationId, Route<OperationId>] => [
+    op.operationId,
+    [op.method.toLowerCase() as Lowercase<typeof op.method>, op.path],
+  ]),
+) as { readonly [Id in OperationId]: Route<Id> };
 
 type Routes = typeof ROUTES;
 

@@ -810,62 +810,109 @@ export interface components {
             requests: number;
             windowMs: number;
         } | null;
+        /** @description The behaviour settings in force, as GET and PATCH /_sim/config answer them. */
         Settings: {
             errors: components["schemas"]["ErrorCatalogue"];
             createdAtUnit: components["schemas"]["CreatedAtUnit"];
             delaysMs: components["schemas"]["LifecycleDelays"];
             unknownPath: components["schemas"]["UnknownPathAnswer"];
             rateLimit: components["schemas"]["RateLimit"];
-            /** @description Orders kept before the oldest finished ones are evicted. */
-            maxStoredOrders: number;
-            /** @description Activation records kept before the oldest that no stored order names (and the scenario did not seed) are evicted. */
-            maxStoredAddresses: number;
+            maxStoredOrders: components["schemas"]["MaxStoredOrders"];
+            maxStoredAddresses: components["schemas"]["MaxStoredAddresses"];
             timing: components["schemas"]["TimingProfile"];
             prices: components["schemas"]["Prices"];
-            /** @description Probability that an order with no matching rule fails, drawn from the seeded random source. */
-            failureRate: number;
+            failureRate: components["schemas"]["FailureRate"];
             usdtPerTrx: components["schemas"]["DecimalString"];
-            /**
-             * @description The `code` of a successful account response (upstream has shown 1).
-             * @enum {integer}
-             */
-            accountSuccessCode: 0 | 1;
-            /** @enum {string} */
-            duplicateOutOrderNo: "return-existing" | "reject";
-            /**
-             * @description HTTP status of rejections, mapped per error (default) or always 200 with only `code` telling.
-             * @enum {string}
-             */
-            errorStatus: "mapped" | "always-200";
-            /** @description Extra delay before delivery when the order activates its address. */
-            activationDelayMs: number;
+            accountSuccessCode: components["schemas"]["AccountSuccessCode"];
+            duplicateOutOrderNo: components["schemas"]["DuplicateOutOrderNo"];
+            errorStatus: components["schemas"]["ErrorStatus"];
+            activationDelayMs: components["schemas"]["ActivationDelayMs"];
         };
+        /**
+         * @description Settings to change, as PATCH /_sim/config and a scenario's `settings` take them;
+         *     a field left out keeps its value. Each setting's rule is its own schema, shared
+         *     with Settings, EngineSettings and StateFile.
+         */
         SettingsPatch: {
             timing?: components["schemas"]["TimingProfile"];
             prices?: components["schemas"]["Prices"];
-            failureRate?: number;
+            failureRate?: components["schemas"]["FailureRate"];
             usdtPerTrx?: components["schemas"]["DecimalString"];
-            /** @enum {integer} */
-            accountSuccessCode?: 0 | 1;
-            /** @enum {string} */
-            duplicateOutOrderNo?: "return-existing" | "reject";
-            /** @enum {string} */
-            errorStatus?: "mapped" | "always-200";
-            activationDelayMs?: number;
+            accountSuccessCode?: components["schemas"]["AccountSuccessCode"];
+            duplicateOutOrderNo?: components["schemas"]["DuplicateOutOrderNo"];
+            errorStatus?: components["schemas"]["ErrorStatus"];
+            activationDelayMs?: components["schemas"]["ActivationDelayMs"];
             rateLimit?: components["schemas"]["RateLimit"];
-            /** @description Orders kept before the oldest finished (COMPLETED or REFUNDED) ones are evicted; default 100000. */
-            maxStoredOrders?: number;
-            /**
-             * @description Activation records kept (default 100000). Past it the oldest are evicted, except
-             *     those of addresses that stored orders name and those the scenario seeds as
-             *     activated; an evicted address reads as not activated again.
-             */
-            maxStoredAddresses?: number;
+            maxStoredOrders?: components["schemas"]["MaxStoredOrders"];
+            maxStoredAddresses?: components["schemas"]["MaxStoredAddresses"];
             errors?: components["schemas"]["ErrorCatalogue"];
             createdAtUnit?: components["schemas"]["CreatedAtUnit"];
             delaysMs?: components["schemas"]["LifecycleDelays"];
             unknownPath?: components["schemas"]["UnknownPathAnswer"];
         };
+        /**
+         * @description The settings as the engine holds them, in whole units: SettingsPatch with `prices`
+         *     in sun as numbers and `usdtPerTrx` as `microUsdtPerTrx`. Every field is optional,
+         *     so it describes a patch of the engine's settings, which the engine checks against
+         *     it (`Engine.updateSettings`, a scenario's settings once converted); a state file's
+         *     `settings` has the same fields and rules.
+         */
+        EngineSettings: {
+            timing?: components["schemas"]["TimingProfile"];
+            prices?: components["schemas"]["EnginePrices"];
+            failureRate?: components["schemas"]["FailureRate"];
+            microUsdtPerTrx?: components["schemas"]["MicroUsdtPerTrx"];
+            accountSuccessCode?: components["schemas"]["AccountSuccessCode"];
+            duplicateOutOrderNo?: components["schemas"]["DuplicateOutOrderNo"];
+            errorStatus?: components["schemas"]["ErrorStatus"];
+            activationDelayMs?: components["schemas"]["ActivationDelayMs"];
+            rateLimit?: components["schemas"]["RateLimit"];
+            maxStoredOrders?: components["schemas"]["MaxStoredOrders"];
+            maxStoredAddresses?: components["schemas"]["MaxStoredAddresses"];
+            errors?: components["schemas"]["ErrorCatalogue"];
+            createdAtUnit?: components["schemas"]["CreatedAtUnit"];
+            delaysMs?: components["schemas"]["LifecycleDelays"];
+            unknownPath?: components["schemas"]["UnknownPathAnswer"];
+        };
+        /** @description Sun per unit of energy for each period, whole numbers (Prices carries them in strings). */
+        EnginePrices: {
+            "10min"?: components["schemas"]["StateSunPerUnit"];
+            "1h"?: components["schemas"]["StateSunPerUnit"];
+            "1d"?: components["schemas"]["StateSunPerUnit"];
+            "3d"?: components["schemas"]["StateSunPerUnit"];
+            "7d"?: components["schemas"]["StateSunPerUnit"];
+            "14d"?: components["schemas"]["StateSunPerUnit"];
+            "30d"?: components["schemas"]["StateSunPerUnit"];
+        };
+        /** @description Probability that an order with no matching rule fails, drawn from the seeded random source. */
+        FailureRate: number;
+        /** @description Micro-USDT per TRX, for orders paid in USDT (`usdtPerTrx` in whole units). */
+        MicroUsdtPerTrx: number;
+        /**
+         * @description The `code` of a successful account response (upstream has shown 1).
+         * @enum {integer}
+         */
+        AccountSuccessCode: 0 | 1;
+        /**
+         * @description A second order with a known outOrderNo returns the first order, or is rejected (409, code 30002).
+         * @enum {string}
+         */
+        DuplicateOutOrderNo: "return-existing" | "reject";
+        /**
+         * @description HTTP status of rejections, mapped per error (default) or always 200 with only `code` telling.
+         * @enum {string}
+         */
+        ErrorStatus: "mapped" | "always-200";
+        /** @description Extra delay before delivery when the order activates its address. */
+        ActivationDelayMs: number;
+        /** @description Orders kept before the oldest finished (COMPLETED or REFUNDED) ones are evicted; default 100000. */
+        MaxStoredOrders: number;
+        /**
+         * @description Activation records kept (default 100000). Past it the oldest are evicted, except
+         *     those of addresses that stored orders name and those the scenario seeds as
+         *     activated; an evicted address reads as not activated again.
+         */
+        MaxStoredAddresses: number;
         /**
          * @description What each kind of rejection of the API answers: HTTP status, `code` and `msg`.
          *     A kind left out keeps the simulator's default (ErrorEnvelope in openapi.yaml);
@@ -991,19 +1038,16 @@ export interface components {
                     "14d": components["schemas"]["StateSunPerUnit"];
                     "30d": components["schemas"]["StateSunPerUnit"];
                 };
-                failureRate: number;
-                microUsdtPerTrx: number;
-                /** @enum {integer} */
-                accountSuccessCode: 0 | 1;
-                /** @enum {string} */
-                duplicateOutOrderNo: "return-existing" | "reject";
-                /** @enum {string} */
-                errorStatus: "mapped" | "always-200";
-                activationDelayMs?: number;
+                failureRate: components["schemas"]["FailureRate"];
+                microUsdtPerTrx: components["schemas"]["MicroUsdtPerTrx"];
+                accountSuccessCode: components["schemas"]["AccountSuccessCode"];
+                duplicateOutOrderNo: components["schemas"]["DuplicateOutOrderNo"];
+                errorStatus: components["schemas"]["ErrorStatus"];
+                activationDelayMs?: components["schemas"]["ActivationDelayMs"];
                 rateLimit: components["schemas"]["RateLimit"];
-                maxStoredOrders: number;
+                maxStoredOrders: components["schemas"]["MaxStoredOrders"];
                 /** @description Absent in files saved before the bound existed; they restore with the default. */
-                maxStoredAddresses?: number;
+                maxStoredAddresses?: components["schemas"]["MaxStoredAddresses"];
                 errors?: components["schemas"]["ErrorCatalogue"];
                 createdAtUnit?: components["schemas"]["CreatedAtUnit"];
                 delaysMs?: components["schemas"]["LifecycleDelays"];
@@ -1079,6 +1123,138 @@ export interface components {
             refunds: number;
             reserved: boolean;
             failureReason?: string;
+        };
+        /**
+         * @description A recording (format energy-rental-kit/recording@1): what `energy-rental-kit record`
+         *     and `serve --record` save, what `serve --replay` serves and `drift` compares. Every
+         *     exchange of a run at the fetch level, control plane included, with API keys
+         *     replaced by aliases, and the lifecycle timing seen. A file is checked against this
+         *     schema before it is used. Recordings made before `settings` and `apiKeys` were
+         *     kept lack them; they load as a run that spent nothing (`allowSpend` false,
+         *     `maxOrders` 1) with one key, `key-1`. Other fields at the top are let through
+         *     and ignored (a note, padding); below it, every object is closed, so a misspelt
+         *     field is refused where it is.
+         */
+        Recording: {
+            /** @constant */
+            format: "energy-rental-kit/recording@1";
+            /**
+             * Format: date-time
+             * @description When the recording was assembled.
+             */
+            recordedAt: string;
+            /** @description Seeds the values the suite made up; a replay reuses it to send the same requests. */
+            runId: string;
+            target: components["schemas"]["RecordingTarget"];
+            settings: components["schemas"]["RecordingSettings"];
+            /** @description Every alias in use, with where its key came from (never the key). */
+            apiKeys: components["schemas"]["RecordedApiKey"][];
+            interactions: components["schemas"]["RecordedInteraction"][];
+            timing: components["schemas"]["RecordingTiming"];
+        };
+        /** @description The target a contract run (or a proxy) talked to. */
+        RecordingTarget: {
+            /** @enum {string} */
+            kind: "in-process" | "url" | "replay";
+            baseUrl: string;
+            simulator: boolean;
+            capabilities: components["schemas"]["Capability"][];
+            clock?: string;
+            timing?: string;
+            variant?: string;
+            /** @description Replay only, the recording served. */
+            recording?: string;
+            /** @description Replay only, what was recorded, e.g. 'the in-process simulator' or its URL. */
+            recordedFrom?: string;
+        };
+        /** @description The spending guard of the recording run; a replay runs under the same one. */
+        RecordingSettings: {
+            allowSpend: boolean;
+            maxOrders: number;
+            pledgeAddress?: string;
+        };
+        RecordedApiKey: {
+            alias: string;
+            /**
+             * @description `main`: the run's key; `issued`: returned by the target (createAccount); `foreign`: sent but never issued (e.g. a made-up key).
+             * @enum {string}
+             */
+            role: "main" | "issued" | "foreign";
+        };
+        /** @description One exchange of the run. */
+        RecordedInteraction: {
+            /** @description The contract case that sent it (vitest's full name, file first), or '(connect)'. */
+            case: string;
+            /** @description The test file of the case. */
+            file: string;
+            /** @description An operationId of spec/openapi.yaml or spec/control.yaml, else 'METHOD /path'. */
+            operation: string;
+            request: components["schemas"]["RecordedRequest"];
+            response?: components["schemas"]["RecordedResponse"];
+            /** @description Why no response arrived, when none did. */
+            error?: string;
+            /**
+             * Format: date-time
+             * @description When the request was sent (wall clock).
+             */
+            at: string;
+            durationMs: number;
+        };
+        /** @description Parameters by name, keys sorted; a repeated parameter keeps all its values. */
+        RecordedParams: {
+            [key: string]: string | string[];
+        };
+        RecordedRequest: {
+            method: string;
+            /** @description Relative to the target's base URL, e.g. '/v1/tron/price'. */
+            path: string;
+            query: components["schemas"]["RecordedParams"];
+            form?: components["schemas"]["RecordedParams"];
+            /** @description A JSON body. */
+            json?: unknown;
+            /** @description Any other body, as text. */
+            text?: string;
+            /** @description The alias of the API-KEY header; absent when none was sent. */
+            apiKeyAlias?: string;
+        };
+        RecordedResponse: {
+            status: number;
+            /** @description content-type and retry-after only. */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description The parsed JSON body; absent when the body is not JSON (then `text`). */
+            body?: unknown;
+            text?: string;
+        };
+        /** @description Seconds from creation to each status seen; its fields are the statuses a recording times. */
+        TimedSeconds: {
+            PROCESSING?: number;
+            COMPLETED?: number;
+            FAILED?: number;
+            REFUNDED?: number;
+        };
+        /**
+         * @description Lifecycle timing from server time: an order's `createdAt` against the envelope
+         *     `time` of the first history response that showed each status. Polling makes these
+         *     upper bounds, to the polling interval.
+         */
+        RecordingTiming: {
+            orders: {
+                orderId: string;
+                file: string;
+                secondsToStatus: components["schemas"]["TimedSeconds"];
+            }[];
+            summary: {
+                orders: number;
+                medianSecondsTo: components["schemas"]["TimedSeconds"];
+            };
+            /**
+             * @description The resolution of the durations, seconds: 1 when the server's envelope `time` had
+             *     whole seconds, 0.001 when it had milliseconds. Absent in recordings made before it
+             *     was stated (they read as 1).
+             */
+            resolutionSeconds?: number;
         };
     };
     responses: {

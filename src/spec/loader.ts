@@ -18,7 +18,7 @@ import { readSpec, type DocumentName, type LoadedSpec } from './spec-document.ts
 import {
   compileAt,
   createAjv,
-  precompiledSetName,
+  precompiledSetOf,
   validatorDocument,
   validatorPointer,
   type ValidatorOptions,
@@ -75,16 +75,18 @@ export interface SpecValidators {
 export function createValidators(spec: LoadedSpec, options: ValidatorOptions = {}): SpecValidators {
   const document = validatorDocument(spec);
   // Precompiled code holds the kit's own documents; a spec read from another is compiled.
-  const setName = spec.document === documents[spec.name] ? precompiledSetName(spec.name, options) : undefined;
-  let precompiled: Record<string, ValidateFunction> | undefined;
+  const ownDocument = spec.document === documents[spec.name];
+  // Each set is instantiated on the first use of one of its validators.
+  const sets = new Map<string, Record<string, ValidateFunction>>();
   let ajv: Ajv2020 | undefined;
   const cache = new Map<string, ValidateFunction>();
   const compiled = (pointer: string): ValidateFunction => {
     let fn = cache.get(pointer);
     if (!fn) {
-      if (setName !== undefined)
-        precompiled ??= precompiledValidators[setName]?.(options.formats ?? specFormats) ?? {};
-      fn = precompiled?.[pointer];
+      const setName = ownDocument ? precompiledSetOf(spec, options, pointer) : undefined;
+      if (setName !== undefined && !sets.has(setName))
+        sets.set(setName, precompiledValidators[setName]?.(options.formats ?? specFormats) ?? {});
+      fn = setName === undefined ? undefined : sets.get(setName)![pointer];
       if (!fn) {
         if (!ajv) {
           ajv = createAjv(options);

@@ -73,7 +73,7 @@ function inputsFor(names: string[]): unknown[] {
 
 describe('precompiled validators (src/generated/validators.ts)', () => {
   for (const set of PRECOMPILED_SETS) {
-    const setName = precompiledSetName(set.document, { coerceTypes: set.coerceTypes })!;
+    const setName = precompiledSetName(set.document, { coerceTypes: set.coerceTypes }, set.part)!;
     it(`${setName}: answer, errors and coercions equal a run-time compile of the same pointer`, () => {
       const spec = loadSpec(set.document);
       const document = validatorDocument(spec);
@@ -101,6 +101,12 @@ describe('precompiled validators (src/generated/validators.ts)', () => {
     const validate = createValidators(loadSpec('api'), { coerceTypes: true }).request('getPrice');
     expect(validate.toString()).toBe(
       precompiledValidators['api:coerce']!(specFormats)[validatorPointer.request('getPrice')]!.toString(),
+    );
+    // A part's pointer comes from the part, not from its document's whole set.
+    expect(createValidators(loadSpec('control')).schema('EngineSettings').toString()).toBe(
+      precompiledValidators['control:plain:settings']!(specFormats)[
+        validatorPointer.schema('EngineSettings')
+      ]!.toString(),
     );
     const verbose = createValidators(loadSpec('api'), { coerceTypes: true, verbose: true }).request(
       'getPrice',

@@ -53,14 +53,17 @@ export function readSpec(name: DocumentName, document: OpenAPIObject): LoadedSpe
       const operation = item[method];
       if (!operation?.operationId) continue;
       const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((p) =>
-        resolve<ParameterObject>(document, p),
+        resolveReference<ParameterObject>(document, p),
       );
       const body = operation.requestBody
-        ? resolve<RequestBodyObject>(document, operation.requestBody)
+        ? resolveReference<RequestBodyObject>(document, operation.requestBody)
         : undefined;
       const responses: Record<string, ResponseObject> = {};
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
-        responses[status] = resolve<ResponseObject>(document, response as ResponseObject | ReferenceObject);
+        responses[status] = resolveReference<ResponseObject>(
+          document,
+          response as ResponseObject | ReferenceObject,
+        );
       }
       operations.push({
         operationId: operation.operationId,
@@ -92,7 +95,13 @@ export function readSpec(name: DocumentName, document: OpenAPIObject): LoadedSpe
   };
 }
 
-function resolve<T>(document: OpenAPIObject, value: T | ReferenceObject): T {
+/**
+ * A value with its local references followed to what they point at.
+ *
+ * @example
+ *   resolveReference(document, { $ref: '#/components/schemas/Period' }); // { type: 'string', enum: [...] }
+ */
+export function resolveReference<T>(document: OpenAPIObject, value: T | ReferenceObject): T {
   let current: unknown = value;
   for (let hops = 0; isReference(current); hops++) {
     if (hops > 16) throw new Error(`Reference cycle at ${current.$ref}`);

@@ -142,6 +142,11 @@ export function compileAt(ajv: Ajv2020, document: ValidatorDocument, pointer: st
 export const PRECOMPILED_SETS: {
   document: DocumentName;
   coerceTypes: boolean;
+  /**
+   * A set of its own for a few pointers of a document that are needed without the rest:
+   * a set's code is compiled as a whole on its first use, ~100 ms for the control plane's.
+   */
+  part?: string;
   pointers(spec: LoadedSpec): string[];
 }[] = [
   // Query strings and form bodies of the API and the control plane.
@@ -155,7 +160,8 @@ export const PRECOMPILED_SETS: {
     coerceTypes: true,
     pointers: (spec) => spec.operations.map((op) => validatorPointer.request(op.operationId)),
   },
-  // The control plane's JSON bodies, the scenario of `serve --config` and the file of `serve --state`.
+  // The control plane's JSON bodies, the scenario of `serve --config`, the file of `serve --state`
+  // and the file of `serve --replay`.
   {
     document: 'control',
     coerceTypes: false,
@@ -165,14 +171,51 @@ export const PRECOMPILED_SETS: {
         .map((op) => validatorPointer.jsonBody(op.operationId)),
       validatorPointer.schema('Scenario'),
       validatorPointer.schema('StateFile'),
+      validatorPointer.schema('Recording'),
     ],
+  },
+  // The engine's settings, checked when an engine starts with settings (a timing, say) and no
+  // scenario file: apart, so such a start does not compile the control plane's whole set.
+  {
+    document: 'control',
+    coerceTypes: false,
+    part: 'settings',
+    pointers: () => [validatorPointer.schema('EngineSettings')],
   },
 ];
 
-/** The name of the precompiled set for these options, if there can be one. */
-export function precompiledSetName(document: DocumentName, options: ValidatorOptions): string | undefined {
+/** The name of the precompiled set (or of its `part`) for these options, if there can be one. */
+export function precompiledSetName(
+  document: DocumentName,
+  options: ValidatorOptions,
+  part?: string,
+): string | undefined {
   if (options.verbose) return undefined;
-  return `${document}:${options.coerceTypes ? 'coerce' : 'plain'}`;
+  return `${document}:${options.coerceTypes ? 'coerce' : 'plain'}${part ? `:${part}` : ''}`;
+}
+
+/**
+ * The precompiled set of a pointer for these options: the part that holds it, else the
+ * document's set (which may not hold it: then it is compiled at run time).
+ *
+ * @example
+ *   precompiledSetOf(loadSpec('control'), {}, validatorPointer.schema('EngineSettings')); // 'control:plain:settings'
+ */
+export function precompiledSetOf(
+  spec: LoadedSpec,
+  options: ValidatorOptions,
+  pointer: string,
+): string | undefined {
+  const whole = precompiledSetName(spec.name, options);
+  if (whole === undefined) return undefined;
+  const part = PRECOMPILED_SETS.find(
+    (set) =>
+      set.part !== undefined &&
+      set.document === spec.name &&
+      set.coerceTypes === (options.coerceTypes ?? false) &&
+      set.pointers(spec).includes(pointer),
+  );
+  return part ? precompiledSetName(spec.name, options, part.part) : whole;
 }
 
 /**

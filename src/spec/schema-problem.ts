@@ -1,0 +1,34 @@
+/**
+ * One ajv error of a file checked against a schema, as `JSON path: rule (got value)`: what
+ * a user needs to find and mend the field. Shared by the files the kit reads (a state file,
+ * a recording), so each names a problem the same way.
+ */
+import type { ErrorObject } from 'ajv/dist/2020.js';
+
+/**
+ * Describes one error of validating `root`.
+ *
+ * @example
+ *   describeSchemaProblem(validate.errors![0], parsed); // "/seed: must be >= 0 (got -1)"
+ */
+export function describeSchemaProblem(error: ErrorObject, root: unknown): string {
+  const path = error.instancePath || '/';
+  if (error.keyword === 'additionalProperties')
+    return `${path}: unknown field '${(error.params as { additionalProperty: string }).additionalProperty}'`;
+  if (error.keyword === 'required') return `${path}: ${error.message}`;
+  let value: unknown = root;
+  for (const segment of error.instancePath.split('/').slice(1))
+    value = (value as Record<string, unknown>)?.[segment.replace(/~1/g, '/').replace(/~0/g, '~')];
+  const rule =
+    error.keyword === 'enum'
+      ? `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`
+      : error.message;
+  let got: string | undefined;
+  try {
+    got = JSON.stringify(value);
+  } catch {
+    // A value nested deeper than the stack reaches: named by its shape instead.
+    got = Array.isArray(value) ? 'an array' : 'an object';
+  }
+  return `${path}: ${rule} (got ${got !== undefined && got.length > 40 ? `${got.slice(0, 40)}…` : got})`;
+}

@@ -1,0 +1,260 @@
+/**
+ * The lists and small tables the kit's code needs from its documents: the API's operations
+ * (method, path, parameters, what is required), the enums code iterates over, the kinds of
+ * the error catalogue, every setting's rule, the file formats. `npm run generate` writes
+ * them into src/generated/lists.ts, so code imports them instead of copying them, and
+ * nothing reads a document at run time to get them.
+ *
+ * Reads documents through spec-document.ts (as the generator does), never the generated
+ * files: a stale generated file must not feed its own regeneration.
+ */
+import type { ReferenceObject, SchemaObject } from 'openapi3-ts/oas31';
+import { resolveReference, type LoadedSpec, type OperationInfo } from './spec-document.ts';
+
+/** What the documents state about one value: the validation keywords code may quote. */
+export interface ValueRule {
+  /** The component the value's schema refers to, when it does. */
+  schema?: string;
+  type?: string | string[];
+  enum?: unknown[];
+  const?: unknown;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  format?: string;
+  /** The rules of an object's own fields, one level deep. */
+  properties?: Record<string, ValueRule>;
+  required?: string[];
+  /** The alternatives of a value that takes one of several forms. */
+  oneOf?: ValueRule[];
+}
+
+/** One operation of the API document, as code that routes or classifies requests needs it. */
+export interface ApiOperationSpec {
+  operationId: string;
+  method: OperationInfo['method'];
+  path: string;
+  /** Every parameter, from the form body's schema when there is one, else from the query. */
+  parameters: Record<string, ValueRule>;
+  /** The parameters that must be present. */
+  required: string[];
+  /** Groups of parameters of which at least one must be present (`x-required-one-of`). */
+  requiredOneOf: string[][];
+  /** The TypeScript type of the checked parameters, as an expression over the generated models. */
+  paramsType: string;
+}
+
+/** Everything src/generated/lists.ts holds. */
+export interface SpecLists {
+  apiOperations: ApiOperationSpec[];
+  apiPaths: string[];
+  periods: unknown[];
+  orderStatuses: unknown[];
+  timingProfiles: unknown[];
+  rejectionKinds: string[];
+  /** spec/control.yaml's SettingsPatch: every setting as a user writes it. */
+  settings: Record<string, ValueRule>;
+  /** spec/control.yaml's EngineSettings: every setting in the engine's whole units. */
+  engineSettings: Record<string, ValueRule>;
+  stateFormat: unknown;
+  recordingFormat: unknown;
+  /** The statuses a recording times (the fields of spec/control.yaml's TimedSeconds). */
+  timedStatuses: string[];
+}
+
+const RULE_KEYWORDS = [
+  'type',
+  'enum',
+  'const',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'required',
+] as const;
+
+/**
+ * The rule of a schema: its validation keywords, with references (and a lone `allOf`)
+ * followed; an object's fields are described `depth` levels deep.
+ *
+ * @example
+ *   ruleOf(loadSpec('control'), { $ref: '#/components/schemas/TimingProfile' });
+ *   // { schema: 'TimingProfile', type: 'string', enum: ['realistic', 'fast', 'instant'] }
+ */
+export function ruleOf(spec: LoadedSpec, schema: SchemaObject | ReferenceObject, depth = 1): ValueRule {
+  const rule: ValueRule = {};
+  let current: SchemaObject | ReferenceObject = schema;
+  for (let hops = 0; hops < 16; hops++) {
+    if ('$ref' in current && typeof current.$ref === 'string') {
+      rule.schema ??= current.$ref.split('/').pop()!;
+      current = resolveReference(spec.document, current);
+      continue;
+    }
+    const object = current as SchemaObject;
+    if (object.allOf?.length === 1 && object.type === undefined) {
+      current = object.allOf[0]!;
+      continue;
+    }
+    break;
+  }
+  const object = current as SchemaObject;
+  for (const keyword of RULE_KEYWORDS) {
+    if (object[keyword] !== undefined) (rule as Record<string, unknown>)[keyword] = object[keyword];
+  }
+  if (object.oneOf) rule.oneOf = object.oneOf.map((branch) => ruleOf(spec, branch, 0));
+  if (depth > 0 && object.properties) {
+    rule.properties = {};
+    for (const [name, sub] of Object.entries(object.properties))
+      rule.properties[name] = ruleOf(spec, sub, depth - 1);
+  }
+  return rule;
+}
+
+/** The enum of a component schema; throws naming it when the document has none. */
+function enumOf(spec: LoadedSpec, name: string): unknown[] {
+  const values = ruleOf(spec, { $ref: `#/components/schemas/${name}` }).enum;
+  if (!values) throw new Error(`The ${spec.name} document has no enum '${name}'.`);
+  return values;
+}
+
+/** The fields of a component object schema, each with its rule. */
+function fieldsOf(spec: LoadedSpec, name: string): Record<string, ValueRule> {
+  const fields = ruleOf(spec, { $ref: `#/components/schemas/${name}` }, 2).properties;
+  if (!fields) throw new Error(`The ${spec.name} document has no object schema '${name}'.`);
+  return fields;
+}
+
+/** The `const` of a format field (`format: energy-rental-kit/…@N`) of a component schema. */
+function formatOf(spec: LoadedSpec, name: string): unknown {
+  const value = fieldsOf(spec, name).format?.const;
+  if (value === undefined) throw new Error(`The ${spec.name} schema '${name}' has no constant format.`);
+  return value;
+}
+
+function apiOperation(spec: LoadedSpec, op: OperationInfo): ApiOperationSpec {
+  const parameters: Record<string, ValueRule> = {};
+  let required: string[] = [];
+  let paramsType: string;
+  const id = JSON.stringify(op.operationId);
+  if (op.formBodySchema) {
+    // The form body's schema is the rule; the query string is its alternative carrier.
+    const body = ruleOf(spec, op.formBodySchema, 2);
+    Object.assign(parameters, body.properties);
+    required = body.required ?? [];
+    paramsType =
+      '$ref' in op.formBodySchema && body.schema !== undefined
+        ? `components["schemas"][${JSON.stringify(body.schema)}]`
+        : `NonNullable<operations[${id}]["requestBody"]>["content"]["application/x-www-form-urlencoded"]`;
+  } else {
+    const query = op.parameters.filter((p) => p.in === 'query');
+    for (const p of query) {
+      parameters[p.name] = p.schema ? ruleOf(spec, p.schema) : {};
+      if (p.required) required.push(p.name);
+    }
+    paramsType =
+      query.length > 0 ? `NonNullable<operations[${id}]["parameters"]["query"]>` : 'Record<string, never>';
+  }
+  const oneOf = (op.operation as Record<string, unknown>)['x-required-one-of'];
+  return {
+    operationId: op.operationId,
+    method: op.method,
+    path: op.path,
+    parameters,
+    required,
+    requiredOneOf: Array.isArray(oneOf) ? [oneOf.map(String)] : [],
+    paramsType,
+  };
+}
+
+/**
+ * Derives every list from the two documents.
+ *
+ * @example
+ *   specLists(readSpec('api', api), readSpec('control', control)).periods; // ['10min', '1h', …]
+ */
+export function specLists(api: LoadedSpec, control: LoadedSpec): SpecLists {
+  const apiOperations = api.operations.map((op) => apiOperation(api, op));
+  return {
+    apiOperations,
+    apiPaths: [...new Set(apiOperations.map((op) => op.path))],
+    periods: enumOf(api, 'Period'),
+    orderStatuses: enumOf(api, 'OrderStatus'),
+    timingProfiles: enumOf(control, 'TimingProfile'),
+    rejectionKinds: Object.keys(fieldsOf(control, 'ErrorCatalogue')),
+    settings: fieldsOf(control, 'SettingsPatch'),
+    engineSettings: fieldsOf(control, 'EngineSettings'),
+    stateFormat: formatOf(control, 'StateFile'),
+    recordingFormat: formatOf(control, 'Recording'),
+    timedStatuses: Object.keys(fieldsOf(control, 'TimedSeconds')),
+  };
+}
+
+const json = (value: unknown): string => JSON.stringify(value, null, 2);
+
+/**
+ * The TypeScript module of the lists: constants `as const`, so their values are types too.
+ *
+ * @example
+ *   writeFile('src/generated/lists.ts', renderLists(lists, header));
+ */
+export function renderLists(lists: SpecLists, header: string): string {
+  const byId = Object.fromEntries(
+    lists.apiOperations.map(({ paramsType: _type, ...op }) => [op.operationId, op]),
+  );
+  const paramsTypes = lists.apiOperations.map(
+    (op) => `  ${JSON.stringify(op.operationId)}: ${op.paramsType};`,
+  );
+  return [
+    header,
+    '',
+    "import type { components, operations } from './openapi.ts';",
+    '',
+    '/** The operations of spec/openapi.yaml by operationId, in document order: method, path and parameters. */',
+    `export const API_OPERATION_SPECS = ${json(byId)} as const;`,
+    '',
+    'export type ApiOperationId = keyof typeof API_OPERATION_SPECS;',
+    '',
+    '/** Every operationId of spec/openapi.yaml, in document order. */',
+    `export const API_OPERATION_IDS = ${json(lists.apiOperations.map((op) => op.operationId))} as const;`,
+    '',
+    '/** The checked parameters of each API operation: its form body, else its query. */',
+    'export interface ApiRequestParams {',
+    ...paramsTypes,
+    '}',
+    '',
+    '/** Every path of spec/openapi.yaml, in document order. */',
+    `export const API_PATHS = ${json(lists.apiPaths)} as const;`,
+    '',
+    "/** spec/openapi.yaml's Period enum. */",
+    `export const PERIODS = ${json(lists.periods)} as const;`,
+    '',
+    "/** spec/openapi.yaml's OrderStatus enum. */",
+    `export const ORDER_STATUSES = ${json(lists.orderStatuses)} as const;`,
+    '',
+    "/** spec/control.yaml's TimingProfile enum. */",
+    `export const TIMING_PROFILES = ${json(lists.timingProfiles)} as const;`,
+    '',
+    "/** The kinds of rejection of spec/control.yaml's ErrorCatalogue. */",
+    `export const REJECTION_KINDS = ${json(lists.rejectionKinds)} as const;`,
+    '',
+    "/** Every setting of spec/control.yaml's SettingsPatch (as a user writes it), with its rule. */",
+    `export const SETTINGS = ${json(lists.settings)} as const;`,
+    '',
+    "/** Every setting of spec/control.yaml's EngineSettings (the engine's whole units), with its rule. */",
+    `export const ENGINE_SETTINGS = ${json(lists.engineSettings)} as const;`,
+    '',
+    "/** The format of a state file (spec/control.yaml's StateFile). */",
+    `export const STATE_FORMAT = ${json(lists.stateFormat)};`,
+    '',
+    "/** The format of a recording (spec/control.yaml's Recording). */",
+    `export const RECORDING_FORMAT = ${json(lists.recordingFormat)};`,
+    '',
+    "/** The statuses a recording times: the fields of spec/control.yaml's TimedSeconds. */",
+    `export const TIMED_STATUSES = ${json(lists.timedStatuses)} as const;`,
+    '',
+  ].join('\n');
+}
