@@ -97,7 +97,12 @@ describe('generated lists', () => {
         get: {
           operationId: 'ping',
           parameters: [{ name: 'echo', in: 'query', required: true, schema: { type: 'string' } }],
-          responses: { '200': { description: 'Pong.' } },
+          responses: {
+            '200': {
+              description: 'Pong.',
+              content: { 'application/json': { example: { code: 0, msg: 'pong', data: {} } } },
+            },
+          },
         },
       };
     });
@@ -110,7 +115,18 @@ describe('generated lists', () => {
       parameters: { echo: { type: 'string' } },
       required: ['echo'],
       requiredOneOf: [],
+      successMessage: 'pong',
     });
+  });
+
+  it('refuse an operation whose success answer has no example message, naming the operation', async () => {
+    await expect(
+      regeneratedLists(({ api }) => {
+        api.paths['/v1/tron/ping'] = {
+          get: { operationId: 'ping', responses: { '200': { description: 'Pong.' } } },
+        };
+      }),
+    ).rejects.toThrow(/'ping' has no example of its 200 answer with a msg/);
   });
 
   it("take up a setting's changed maximum and a new rejection kind of a copy of the control document", async () => {

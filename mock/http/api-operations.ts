@@ -3,9 +3,8 @@
  * map to the engine, the engine call, the response view, its message and code, and how its
  * data may be cached. Its id, method, path and parameters are spec/openapi.yaml's (the
  * generated lists), so an operation of the document without an entry here fails to compile.
- * Both transports read this table: the Hono routes (api-routes.ts) and the Node fast path
- * (node-fast-path.ts). A third answer source (a proxy, a recording) plugs in beside the
- * engine call, keyed by the same ids.
+ * The engine's answer source (engine-source.ts) reads this table behind the one request
+ * core; the upstream and the recording are answer sources beside it, keyed by the same ids.
  */
 import {
   API_OPERATION_IDS,
@@ -46,13 +45,13 @@ export interface ApiOperation<Id extends ApiOperationId = ApiOperationId> {
   answer(engine: Engine, account: Account, params: ApiParams[Id]): ApiAnswer;
 }
 
-/** Upstream's messages where it published them; the history message is the kit's own. */
-export const SUCCESS_MESSAGES = {
-  createOrder: 'Order generated successfully, please check order processing status later',
-  getPrice: 'Get price successfully',
-  getOrderHistory: 'Get order successfully',
-  getAccount: 'Get user information successfully',
-} as const satisfies Record<ApiOperationId, string>;
+/**
+ * The message of each operation's success: the `msg` of its example answer in the spec
+ * (upstream's where it published one; the history message is the kit's own).
+ */
+export const SUCCESS_MESSAGES = Object.fromEntries(
+  API_OPERATION_IDS.map((id) => [id, API_OPERATION_SPECS[id].successMessage]),
+) as { readonly [Id in ApiOperationId]: (typeof API_OPERATION_SPECS)[Id]['successMessage'] };
 
 /** One answer of code 0 whose data is built at most once. */
 function answered(

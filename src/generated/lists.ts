@@ -3,7 +3,7 @@
 
 import type { components, operations } from './openapi.ts';
 
-/** The operations of spec/openapi.yaml by operationId, in document order: method, path and parameters. */
+/** The operations of spec/openapi.yaml by operationId, in document order: method, path, parameters and the message of success. */
 export const API_OPERATION_SPECS = {
   "createOrder": {
     "operationId": "createOrder",
@@ -47,7 +47,8 @@ export const API_OPERATION_SPECS = {
       "rentalCount",
       "period"
     ],
-    "requiredOneOf": []
+    "requiredOneOf": [],
+    "successMessage": "Order generated successfully, please check order processing status later"
   },
   "getPrice": {
     "operationId": "getPrice",
@@ -78,7 +79,8 @@ export const API_OPERATION_SPECS = {
       "rentalCount",
       "period"
     ],
-    "requiredOneOf": []
+    "requiredOneOf": [],
+    "successMessage": "Get price successfully"
   },
   "getOrderHistory": {
     "operationId": "getOrderHistory",
@@ -103,7 +105,8 @@ export const API_OPERATION_SPECS = {
         "orderId",
         "outOrderNo"
       ]
-    ]
+    ],
+    "successMessage": "Get order successfully"
   },
   "getAccount": {
     "operationId": "getAccount",
@@ -111,7 +114,8 @@ export const API_OPERATION_SPECS = {
     "path": "/v1/account",
     "parameters": {},
     "required": [],
-    "requiredOneOf": []
+    "requiredOneOf": [],
+    "successMessage": "Get user information successfully"
   }
 } as const;
 

@@ -42,6 +42,8 @@ export interface ApiOperationSpec {
   required: string[];
   /** Groups of parameters of which at least one must be present (`x-required-one-of`). */
   requiredOneOf: string[][];
+  /** The `msg` of the success answer's example: the message the simulator answers with. */
+  successMessage: string;
   /** The TypeScript type of the checked parameters, as an expression over the generated models. */
   paramsType: string;
 }
@@ -159,6 +161,11 @@ function apiOperation(spec: LoadedSpec, op: OperationInfo): ApiOperationSpec {
       query.length > 0 ? `NonNullable<operations[${id}]["parameters"]["query"]>` : 'Record<string, never>';
   }
   const oneOf = (op.operation as Record<string, unknown>)['x-required-one-of'];
+  const example = op.responses['200']?.content?.['application/json']?.example as { msg?: unknown } | undefined;
+  if (typeof example?.msg !== 'string')
+    throw new Error(
+      `The ${spec.name} operation '${op.operationId}' has no example of its 200 answer with a msg: the simulator answers with that message.`,
+    );
   return {
     operationId: op.operationId,
     method: op.method,
@@ -166,6 +173,7 @@ function apiOperation(spec: LoadedSpec, op: OperationInfo): ApiOperationSpec {
     parameters,
     required,
     requiredOneOf: Array.isArray(oneOf) ? [oneOf.map(String)] : [],
+    successMessage: example.msg,
     paramsType,
   };
 }
@@ -213,7 +221,7 @@ export function renderLists(lists: SpecLists, header: string): string {
     '',
     "import type { components, operations } from './openapi.ts';",
     '',
-    '/** The operations of spec/openapi.yaml by operationId, in document order: method, path and parameters. */',
+    '/** The operations of spec/openapi.yaml by operationId, in document order: method, path, parameters and the message of success. */',
     `export const API_OPERATION_SPECS = ${json(byId)} as const;`,
     '',
     'export type ApiOperationId = keyof typeof API_OPERATION_SPECS;',
