@@ -161,7 +161,8 @@ function apiOperation(spec: LoadedSpec, op: OperationInfo): ApiOperationSpec {
       query.length > 0 ? `NonNullable<operations[${id}]["parameters"]["query"]>` : 'Record<string, never>';
   }
   const oneOf = (op.operation as Record<string, unknown>)['x-required-one-of'];
-  const example = op.responses['200']?.content?.['application/json']?.example as { msg?: unknown } | undefined;
+  const example = op.responses['200']?.content?.['application/json']?.example as
+    { msg?: unknown } | undefined;
   if (typeof example?.msg !== 'string')
     throw new Error(
       `The ${spec.name} operation '${op.operationId}' has no example of its 200 answer with a msg: the simulator answers with that message.`,
