@@ -8,6 +8,7 @@ import { open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import {
   isSnapshotOfThisFormat,
+  migrateSnapshot,
   SNAPSHOT_FORMAT,
   type Engine,
   type EngineSnapshot,
@@ -49,7 +50,8 @@ export function loadState(
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    // A file of an older format is read as this one (snapshot.ts says how).
+    parsed = migrateSnapshot(JSON.parse(text));
   } catch (error) {
     throw new CliError(
       `${source}: '${file}' is not valid JSON (${(error as Error).message}). Move it away to start afresh; it is left untouched.`,
