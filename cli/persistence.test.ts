@@ -1,7 +1,8 @@
 /**
  * `serve --state FILE`: the real CLI as a child process, killed without warning and
- * started again on the same file. What was acknowledged before the last save is there
- * after the restart, balances are what they were, and open orders resume their
+ * started again on the same file. What was acknowledged is there after the restart
+ * (state-log-kill.test.ts holds it under load, with no save since), balances are what
+ * they were, and open orders resume their
  * lifecycle; a corrupt file stops the start with exit code 2 and is left untouched; a
  * clean SIGTERM saves the latest state.
  */
