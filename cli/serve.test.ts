@@ -75,6 +75,8 @@ describe('parseServeArgs', () => {
       token: undefined,
       state: undefined,
       saveIntervalMs: 1000,
+      fsync: 'everysec',
+      logMaxMb: 64,
       log: 'pretty',
       quiet: false,
       sources: {},
@@ -100,7 +102,20 @@ describe('parseServeArgs', () => {
     ];
     expect(
       parseServeArgs(
-        [...args, '--state', 'sim.state.json', '--save-interval', '250', '--log', 'json', '--quiet'],
+        [
+          ...args,
+          '--state',
+          'sim.state.json',
+          '--save-interval',
+          '250',
+          '--fsync',
+          'always',
+          '--log-max-mb',
+          '8',
+          '--log',
+          'json',
+          '--quiet',
+        ],
         {},
       ),
     ).toEqual({
@@ -113,14 +128,32 @@ describe('parseServeArgs', () => {
       token: 's3cret',
       state: 'sim.state.json',
       saveIntervalMs: 250,
+      fsync: 'always',
+      logMaxMb: 8,
       log: 'json',
       quiet: true,
       sources: Object.fromEntries(
-        ['port', 'host', 'config', 'seed', 'clock', 'timing', 'token', 'state', 'save-interval', 'log'].map(
-          (name) => [name, `--${name}`],
-        ),
+        [
+          'port',
+          'host',
+          'config',
+          'seed',
+          'clock',
+          'timing',
+          'token',
+          'state',
+          'save-interval',
+          'fsync',
+          'log-max-mb',
+          'log',
+        ].map((name) => [name, `--${name}`]),
       ),
     });
+  });
+
+  it('refuses an --fsync policy or a --log-max-mb it does not know, naming the flag', () => {
+    expect(() => parseServeArgs(['--fsync', 'sometimes'], {})).toThrow(/--fsync/);
+    expect(() => parseServeArgs(['--log-max-mb', '0'], {})).toThrow(/--log-max-mb/);
   });
 
   it('accepts --flag=value', () => {
@@ -138,6 +171,8 @@ describe('parseServeArgs', () => {
       ENERGY_SIM_TOKEN: 'env-token',
       ENERGY_SIM_STATE: 'env.state.json',
       ENERGY_SIM_SAVE_INTERVAL: '500',
+      ENERGY_SIM_FSYNC: 'no',
+      ENERGY_SIM_LOG_MAX_MB: '2',
       ENERGY_SIM_LOG: 'json',
       ENERGY_SIM_QUIET: '1',
     };
@@ -151,6 +186,8 @@ describe('parseServeArgs', () => {
       token: 'env-token',
       state: 'env.state.json',
       saveIntervalMs: 500,
+      fsync: 'no',
+      logMaxMb: 2,
       log: 'json',
       quiet: true,
       sources: Object.fromEntries(

@@ -32,7 +32,15 @@ import { createLiveRecording, LIVE_CASE } from '../recording/live-recording.ts';
 import { loadRecording } from '../recording/recording.ts';
 import { createReplay } from '../recording/replay-target.ts';
 import { lockStateFile } from './state-lock.ts';
-import { loadState, startSaver, STATE_FIX } from './state-file.ts';
+import { loadState, removeLeftovers, startSaver, STATE_FIX } from './state-file.ts';
+import {
+  DEFAULT_LOG_MAX_MB,
+  FSYNC_POLICIES,
+  logFileOf,
+  openStateLog,
+  readStateLog,
+  type FsyncPolicy,
+} from './state-log.ts';
 
 export const SERVE_HELP = `Usage: energy-rental-kit serve [options]
 
@@ -51,9 +59,17 @@ Options (each has an environment variable; the flag wins):
   --clock MODE        real | manual (ENERGY_SIM_CLOCK, default real)
   --timing PROFILE    realistic | fast | instant (ENERGY_SIM_TIMING, default realistic)
   --token TOKEN       Control-plane token, required off loopback (ENERGY_SIM_TOKEN)
-  --state FILE        Save the state to FILE (atomically) and restore it at start
-                      (ENERGY_SIM_STATE)
-  --save-interval MS  How often a changed state is saved, default 1000 (ENERGY_SIM_SAVE_INTERVAL)
+  --state FILE        Keep the state in FILE and restore it at start (ENERGY_SIM_STATE):
+                      every change is appended to FILE.log before its answer is sent,
+                      so every acknowledged change survives kill -9; FILE is a snapshot
+  --save-interval MS  How often a snapshot is written to FILE when the state changed, after
+                      which FILE.log is cut to the changes after it; default 1000
+                      (ENERGY_SIM_SAVE_INTERVAL)
+  --fsync POLICY      When FILE.log is forced to the disk: everysec (default; power loss
+                      loses at most about the last second), always (before each answer;
+                      slow), no (when the system likes) (ENERGY_SIM_FSYNC)
+  --log-max-mb N      FILE.log past N MB has a snapshot written at once, default 64
+                      (ENERGY_SIM_LOG_MAX_MB)
   --max-file-mb N     Largest state, scenario or recording file read, in MB, default 256; only
                       regular files are read (ENERGY_SIM_MAX_FILE_MB)
   --log FORMAT        pretty (default) | json: one JSON object per line (ENERGY_SIM_LOG)
@@ -95,6 +111,10 @@ export interface ServeOptions {
   state?: string | undefined;
   /** Default 1000. */
   saveIntervalMs?: number | undefined;
+  /** When the log of effects is forced to the disk; default 'everysec'. */
+  fsync?: FsyncPolicy | undefined;
+  /** A log past this many MB has a snapshot written at once; default DEFAULT_LOG_MAX_MB. */
+  logMaxMb?: number | undefined;
   /** Default 'pretty'. */
   log?: LogFormat | undefined;
   quiet?: boolean | undefined;
@@ -134,6 +154,8 @@ export const SERVE_ENV = {
   token: 'ENERGY_SIM_TOKEN',
   state: 'ENERGY_SIM_STATE',
   'save-interval': 'ENERGY_SIM_SAVE_INTERVAL',
+  fsync: 'ENERGY_SIM_FSYNC',
+  'log-max-mb': 'ENERGY_SIM_LOG_MAX_MB',
   log: 'ENERGY_SIM_LOG',
   upstream: 'ENERGY_SIM_UPSTREAM',
   'upstream-timeout': 'ENERGY_SIM_UPSTREAM_TIMEOUT',
@@ -164,6 +186,8 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
         token: { type: 'string' },
         state: { type: 'string' },
         'save-interval': { type: 'string' },
+        fsync: { type: 'string' },
+        'log-max-mb': { type: 'string' },
         log: { type: 'string' },
         quiet: { type: 'boolean' },
         upstream: { type: 'string' },
@@ -305,6 +329,8 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
     token: nonEmpty('token'),
     state: nonEmpty('state'),
     saveIntervalMs: integer('save-interval', 50, 3_600_000) ?? 1000,
+    fsync: oneOf('fsync', FSYNC_POLICIES) ?? 'everysec',
+    logMaxMb: integer('log-max-mb', 1, 4096) ?? DEFAULT_LOG_MAX_MB,
     log: oneOf('log', ['pretty', 'json'] as const) ?? 'pretty',
     quiet: values.quiet ?? env.ENERGY_SIM_QUIET === '1',
     sources,
@@ -398,7 +424,20 @@ export async function serve(
       process.once('exit', release);
       closers.push(() => void process.off('exit', release));
     }
+    // What crashed saves left is removed once the lock shows that no live process writes it.
+    if (options.state)
+      for (const gone of removeLeftovers(options.state))
+        log.warn(`${source('state')}: removed ${gone}, left by a save that did not finish`);
     const restore = options.state ? loadState(options.state, { limit, source: source('state') }) : undefined;
+    const logFile = options.state ? logFileOf(options.state) : undefined;
+    const effects = logFile
+      ? readStateLog(logFile, {
+          limit,
+          after: restore?.logSeq ?? 0,
+          warn: (line) => log.warn(line),
+          source: source('state'),
+        })
+      : [];
     // A recording is read (or begun) before anything listens: a bad file stops the start.
     let replay: ReplayOptions | undefined;
     if (options.replay) {
@@ -447,6 +486,7 @@ export async function serve(
         ...(options.timing ? { timing: options.timing } : {}),
         ...(scenario ? { scenario } : {}),
         ...(restore ? { restore } : {}),
+        ...(effects.length > 0 ? { effects } : {}),
         control: { enabled: loopback || token !== undefined, token },
         remoteAddress: (c) => getConnInfo(c).remote.address,
         ...(options.upstream
@@ -476,21 +516,48 @@ export async function serve(
           `${options.config ? `${source('config')} ${options.config}: ` : ''}${error.message}`,
         );
       // loadState checked the file's shape; whatever else fails while restoring it is damage inside.
-      if (restore) {
+      if (restore || effects.length > 0) {
+        const what = effects.length > 0 ? `with its log '${logFile}'` : '';
         throw new CliError(
-          `${source('state')}: '${options.state}' is refused, its parts do not agree: ${(error as Error).message}. Mend it or move it away to start afresh; it is left untouched.`,
+          `${source('state')}: '${options.state}'${what ? ` ${what}` : ''} is refused, its parts do not agree: ${(error as Error).message}. Mend it or move it away to start afresh; it is left untouched.`,
         );
       }
       throw error;
     }
+    // Every change is appended before anything else hears of it, so before its answer is sent.
+    // The saver is made after the log it compacts; a full log asks it for a snapshot.
+    const late: { saver?: ReturnType<typeof startSaver> } = {};
+    const stateLog = logFile
+      ? openStateLog(logFile, {
+          fsync: options.fsync ?? 'everysec',
+          maxBytes: (options.logMaxMb ?? DEFAULT_LOG_MAX_MB) * 1024 * 1024,
+          onFull: () => late.saver?.soon(),
+          onError: (error) =>
+            log.error(`could not append to the log ${logFile}: ${error.message}`, { state: options.state }),
+        })
+      : undefined;
+    if (stateLog) {
+      const stop = simulator.engine.subscribeEffects(stateLog.append);
+      // Closed after the final save (closers run newest first).
+      closers.push(() => {
+        stop();
+        stateLog.close();
+      });
+    }
     const saver = options.state
-      ? startSaver(simulator.engine, options.state, options.saveIntervalMs ?? 1000, (error) =>
-          log.error(`could not save ${source('state')} ${options.state}: ${error.message}`, {
-            state: options.state,
-          }),
+      ? startSaver(
+          simulator.engine,
+          options.state,
+          options.saveIntervalMs ?? 1000,
+          (error) =>
+            log.error(`could not save ${source('state')} ${options.state}: ${error.message}`, {
+              state: options.state,
+            }),
+          stateLog,
         )
       : undefined;
     if (saver) {
+      late.saver = saver;
       closers.push((reason) => {
         saver.stop();
         // A start that failed saves nothing more; a close writes the final state.
@@ -539,7 +606,7 @@ export async function serve(
     const curl = `curl -s '${url}/v1/tron/price?rentalCount=65000&period=1h' -H 'API-KEY: ${demo}'`;
     const control = !loopback && !token ? 'off' : `${url}/_sim${token ? ' (token required)' : ''}`;
     const state = options.state
-      ? `${options.state} (${restore ? `restored ${restore.orders.length} orders, ${restore.accounts.length} accounts` : 'new'}; saved every ${options.saveIntervalMs ?? 1000} ms and on shutdown)`
+      ? `${options.state} (${restore || effects.length > 0 ? `restored ${simulator.engine.storedOrders} orders, ${simulator.engine.accounts().length} accounts${effects.length > 0 ? `, ${effects.length} changes from the log` : ''}` : 'new'}; every change appended to ${logFile} (fsync ${options.fsync ?? 'everysec'}), a snapshot every ${options.saveIntervalMs ?? 1000} ms and on shutdown)`
       : undefined;
     const limits = [
       options.maxOrders !== undefined && `at most ${options.maxOrders}`,

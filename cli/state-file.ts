@@ -3,11 +3,12 @@
  * written and flushed and then renamed over the old one, so a crash at any moment
  * leaves either the previous state or the new one, never half of one.
  */
-import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import {
   isSnapshotOfThisFormat,
+  migrateSnapshot,
   SNAPSHOT_FORMAT,
   type Engine,
   type EngineSnapshot,
@@ -23,6 +24,7 @@ import {
 } from '../src/bounded-file.ts';
 import { CliError } from '../src/cli-error.ts';
 import { realPathOf } from '../src/real-path.ts';
+import type { StateLog } from './state-log.ts';
 
 /** What to pass instead of a state path that is no regular file. */
 export const STATE_FIX = 'pass the path of a state file, or of one to create';
@@ -49,7 +51,8 @@ export function loadState(
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    // A file of an older format is read as this one (snapshot.ts says how).
+    parsed = migrateSnapshot(JSON.parse(text));
   } catch (error) {
     throw new CliError(
       `${source}: '${file}' is not valid JSON (${(error as Error).message}). Move it away to start afresh; it is left untouched.`,
@@ -96,8 +99,41 @@ export function saveState(file: string, snapshot: EngineSnapshot): void {
 }
 
 let temporaries = 0;
-const temporaryOf = (file: string): string =>
+/** A temporary file beside `file`, where a rename over it is atomic: `.NAME.PID.N.tmp`. */
+export const temporaryOf = (file: string): string =>
   path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${temporaries++}.tmp`);
+
+/**
+ * Removes what saves of a state file and of its log left when their process died midway
+ * (`.NAME.PID.N.tmp`, `.NAME.log.PID.N.tmp`), beside its real path; returns their paths.
+ * Call it holding the file's lock, so no live process is writing one of them.
+ *
+ * @example
+ *   for (const gone of removeLeftovers('.state/sim.json')) log.warn(`removed ${gone}`);
+ */
+export function removeLeftovers(file: string): string[] {
+  const real = realPathOf(file);
+  const dir = path.dirname(real);
+  const name = path.basename(real).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const leftover = new RegExp(`^\\.${name}(\\.log)?\\.\\d+\\.\\d+\\.tmp$`);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const entry of names) {
+    if (!leftover.test(entry)) continue;
+    try {
+      unlinkSync(path.join(dir, entry));
+      removed.push(path.join(dir, entry));
+    } catch {
+      // Gone already, or not ours to remove: the next start tries again.
+    }
+  }
+  return removed;
+}
 
 /** Orders turned into JSON per step: ~3 ms of the loop each (100k orders take ~50 MB, ~200 ms in all). */
 const ORDERS_PER_CHUNK = 500;
@@ -147,11 +183,14 @@ export async function writeStateInChunks(
 /**
  * Saves the engine's state `intervalMs` after the last save ended when it changed (a save
  * that outlasts the interval delays the next, never overlaps it), and at once on demand.
- * Saves go to the real path of `file`, so a symlink stays a symlink and keeps pointing at
- * the state, and the temporary file is made beside the state, where a rename is atomic.
+ * With a log of effects each save is a compaction: the snapshot records the last change it
+ * holds, and once it is on disk the log keeps only the changes after it; a log past its cap
+ * asks for a save at once (`soon`). Saves go to the real path of `file`, so a symlink stays
+ * a symlink and keeps pointing at the state, and the temporary file is made beside the
+ * state, where a rename is atomic.
  *
  * @example
- *   const saver = startSaver(engine, '.state/sim.json', 1000, console.error);
+ *   const saver = startSaver(engine, '.state/sim.json', 1000, console.error, log);
  *   process.on('SIGTERM', () => { saver.stop(); saver.saveNow(); process.exit(0); });
  */
 export function startSaver(
@@ -159,7 +198,8 @@ export function startSaver(
   file: string,
   intervalMs: number,
   onError: (error: Error) => void,
-): { saveNow(): void; stop(): void; settled(): Promise<void> } {
+  log?: StateLog,
+): { saveNow(): void; soon(): void; stop(): void; settled(): Promise<void> } {
   const target = realPathOf(file);
   let savedVersion = -1;
   let savedNow = Number.NaN;
@@ -167,6 +207,7 @@ export function startSaver(
   /** Moves on with every synchronous save, which cancels a chunked save under way. */
   let generation = 0;
   let running: Promise<void> = Promise.resolve();
+  let busy = false;
   // A manual clock's time is state as well (a restart resumes from it); a real clock's is not.
   const unchanged = (): boolean =>
     engine.version === savedVersion && !(engine.clock.mode === 'manual' && engine.clock.now() !== savedNow);
@@ -175,9 +216,11 @@ export function startSaver(
     const version = engine.version;
     const now = engine.clock.now();
     try {
-      saveState(target, engine.snapshot());
+      const snapshot = engine.snapshot();
+      saveState(target, snapshot);
       savedVersion = version;
       savedNow = now;
+      log?.compact(snapshot.logSeq);
     } catch (error) {
       onError(error as Error);
     }
@@ -185,23 +228,37 @@ export function startSaver(
   let timer: NodeJS.Timeout | undefined;
   const schedule = (): void => {
     if (stopped) return;
-    timer = setTimeout(tick, intervalMs);
+    clearTimeout(timer);
+    // A log still past its cap (it grew while the snapshot was written) is compacted again at once.
+    timer = setTimeout(tick, log?.full ? 0 : intervalMs);
     timer.unref();
   };
   const tick = (): void => {
+    if (busy) return;
     if (unchanged()) return schedule();
     const version = engine.version;
     const now = engine.clock.now();
     const mine = generation;
-    running = writeStateInChunks(target, engine.snapshotLater(), () => stopped || generation !== mine).then(
-      (written) => {
+    busy = true;
+    // What is appended from here on is the log after this snapshot.
+    log?.beginSnapshot();
+    const pending = engine.snapshotLater();
+    const seq = pending.head.logSeq;
+    running = writeStateInChunks(target, pending, () => stopped || generation !== mine)
+      .then((written) => {
         if (written) {
           savedVersion = version;
           savedNow = now;
-        }
-      },
-      (error: Error) => onError(error),
-    );
+          log?.compact(seq);
+        } else if (generation === mine) log?.abortSnapshot();
+      })
+      .catch((error: Error) => {
+        if (generation === mine) log?.abortSnapshot();
+        onError(error);
+      })
+      .finally(() => {
+        busy = false;
+      });
     void running.then(schedule);
   };
   saveNow();
@@ -212,6 +269,13 @@ export function startSaver(
     saveNow: () => {
       generation++;
       saveNow();
+    },
+    soon: () => {
+      if (!stopped && !busy) {
+        clearTimeout(timer);
+        timer = setTimeout(tick, 0);
+        timer.unref();
+      }
     },
     stop: () => {
       stopped = true;

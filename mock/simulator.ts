@@ -13,6 +13,7 @@ import {
   SimulatorError,
   type Clock,
   type Engine,
+  type EngineEffect,
   type EngineSnapshot,
   type ManualClock,
   type TimingProfile,
@@ -57,6 +58,8 @@ export interface SimulatorOptions {
   journalLimit?: number;
   /** State saved by `engine.snapshot()` to resume from (accounts, orders, rules, registry). */
   restore?: EngineSnapshot;
+  /** Effects logged after `restore` (serve --state's log), put on it before any due step runs. */
+  effects?: readonly EngineEffect[];
   /** Largest accepted request body. Default 64 KiB. */
   maxBodyBytes?: number;
   onUnexpectedError?: (error: unknown) => void;
@@ -161,10 +164,10 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   if (options.timing) scenario.settings = { ...scenario.settings, timing: options.timing };
 
   const clockOption = options.clock ?? scenarioChecked.clock ?? 'real';
-  // A restored manual clock resumes where the saved one stood.
+  // A restored manual clock resumes where the saved one stood, or where its last logged change was.
   const clock =
     clockOption === 'manual'
-      ? createManualClock(options.restore?.savedAt)
+      ? createManualClock(options.effects?.at(-1)?.at ?? options.restore?.savedAt)
       : clockOption === 'real'
         ? createRealClock()
         : clockOption;
@@ -173,6 +176,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     seed: options.seed ?? scenarioChecked.seed ?? DEFAULT_SEED,
     scenario,
     ...(options.restore ? { restore: options.restore } : {}),
+    ...(options.effects?.length ? { replay: options.effects } : {}),
   });
   if (options.restore && options.timing) engine.updateSettings({ timing: options.timing });
   const journal = createJournal(

@@ -165,7 +165,9 @@ const READS = [
   'snapshotLater',
   'storedOrders',
   'version',
+  'seq',
   'subscribe',
+  'subscribeEffects',
 ];
 
 /** Runs `change` and returns what it emitted and how far the version moved. */

@@ -30,7 +30,8 @@ import type { EngineSnapshot } from './snapshot.ts';
 import { refuseIfBroken, snapshotProblems } from './snapshot-check.ts';
 
 export interface EngineState {
-  readonly random: RandomSource;
+  /** Replaced once after a log of effects is put on a restored state (effects.ts). */
+  random: RandomSource;
   /** Where this state's orders take their rows: a new state starts on a fresh page. */
   readonly pages: OrderPages;
   settings: Settings;

@@ -11,6 +11,7 @@ import type { OutcomeRules, Rule, RuleInput } from './outcome-rules.ts';
 import type { PeriodCode, Quote } from './pricing.ts';
 import type { Settings, SettingsPatch } from './settings.ts';
 import type { EngineSnapshot, PendingSnapshot } from './snapshot.ts';
+import type { EngineEffect } from './effects.ts';
 
 /** An account of the starting scenario. Amounts are in smallest units. */
 export type { CreateOrderInput } from './order.ts';
@@ -38,6 +39,11 @@ export interface EngineOptions {
   scenario?: Scenario;
   /** State saved by `snapshot()`, restored over the scenario at start (not on reset). */
   restore?: EngineSnapshot;
+  /**
+   * Effects logged after `restore` was saved (its `logSeq`), put on it in order before any
+   * due step runs; those it holds already are skipped.
+   */
+  replay?: readonly EngineEffect[];
 }
 
 /**
@@ -129,4 +135,12 @@ export interface Engine {
   readonly version: number;
   /** Calls `listener` with every event from now on; returns the function that stops it. */
   subscribe(listener: (event: EngineEvent) => void): () => void;
+  /**
+   * Calls `listener` with the effect of every change from now on, as JSON-ready data, each
+   * before the change is told to `subscribe`'s listeners: what a log of effects appends.
+   * Returns the function that stops it.
+   */
+  subscribeEffects(listener: (effect: EngineEffect) => void): () => void;
+  /** Changes since the state began, across restores: the number of the last effect, and a snapshot's `logSeq`. */
+  readonly seq: number;
 }

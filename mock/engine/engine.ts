@@ -16,6 +16,9 @@ import { quote } from './pricing.ts';
 import { activationDelay, applySettings } from './settings.ts';
 import { SimulatorError } from './simulator-error.ts';
 import { pendingSnapshot, SNAPSHOT_FORMAT, type EngineSnapshot } from './snapshot.ts';
+import { applyEffect, effectOf, type EffectBody, type EngineEffect } from './effects.ts';
+import { createRandomSource } from './random-source.ts';
+import { refuseIfBroken, RestoreError, snapshotProblems } from './snapshot-check.ts';
 import { planDelays } from './timing.ts';
 import type { Engine, EngineEvent, EngineOptions, Scenario } from './engine-types.ts';
 
@@ -47,6 +50,7 @@ export function createEngine(options: EngineOptions): Engine {
   const seed = options.seed ?? 1;
   const scenario = options.scenario ?? {};
   const listeners = new Set<(event: EngineEvent) => void>();
+  const effectListeners = new Set<(effect: EngineEffect) => void>();
   // This engine's own: the stamp of the last second an id was made in.
   const orderId = createOrderIdMaker();
   /** Where createOrder draws a txId before the order that keeps it exists; the Order copies it. */
@@ -55,6 +59,8 @@ export function createEngine(options: EngineOptions): Engine {
   /** Everything that changes; a reset or a restore replaces it whole (engine-state.ts). */
   let state: EngineState = scenarioState(basis);
   let version = 0;
+  /** Changes since the state began, kept across restores (a state file's logSeq): each effect's number. */
+  let seq = 0;
   /** Snapshots being written; each keeps an order's state before a step changes it. */
   const beforeChange = new Set<(order: Order) => void>();
 
@@ -65,7 +71,14 @@ export function createEngine(options: EngineOptions): Engine {
    */
   function commit(event: EngineEvent): void {
     version++;
+    seq++;
+    if (effectListeners.size > 0) tellEffect(effectOf(state, event));
     for (const listener of listeners) listener(event);
+  }
+
+  function tellEffect(body: EffectBody): void {
+    const effect = { seq, at: clock.now(), ...body } as EngineEffect;
+    for (const listener of effectListeners) listener(effect);
   }
 
   /** Puts `next` in place of the whole state: the old one's pending steps go with it. */
@@ -131,9 +144,36 @@ export function createEngine(options: EngineOptions): Engine {
     commit({ type: 'order', change: 'step', order });
   }
 
-  /** Puts a snapshot's state in place of the scenario's; refuses one whose parts do not agree, changing nothing. */
-  function restore(saved: EngineSnapshot): void {
-    replace(restoredState(basis, saved), { type: 'reset', restored: saved });
+  /**
+   * Puts a snapshot's state in place of the scenario's, and the effects logged after it on
+   * that; refuses a snapshot whose parts do not agree, or effects that do not follow it,
+   * changing nothing.
+   */
+  function restore(saved: EngineSnapshot | undefined, effects: readonly EngineEffect[]): void {
+    let next = saved ? restoredState(basis, saved) : scenarioState(basis);
+    let at = saved?.logSeq ?? 0;
+    for (const effect of effects) {
+      if (effect.seq <= at) continue;
+      if (effect.seq !== at + 1)
+        throw new RestoreError(`the log misses the changes ${at + 1} to ${effect.seq - 1}`);
+      try {
+        next = applyEffect(basis, next, effect);
+      } catch (error) {
+        throw new RestoreError(`change ${effect.seq} of the log: ${(error as Error).message}`);
+      }
+      at = effect.seq;
+    }
+    if (at !== (saved?.logSeq ?? 0)) {
+      // The effects set orders without their wake-ups: each is queued once, as it is now.
+      next.scheduler.clear();
+      for (const order of next.orders.list()) scheduleNext(next, order);
+      // As a restore of a file saved now would: reseeded by what was created.
+      next.random = createRandomSource(seed + next.created);
+    }
+    replace(next, { type: 'reset', ...(saved ? { restored: saved } : {}) });
+    // The event of the restore is no change of its own: seq is the last change restored.
+    seq = at;
+    if (effects.length > 0) refuseIfBroken(snapshotProblems(engine.snapshot()));
     // Steps that fell due while the simulator was down happen now, in order.
     state.scheduler.runDue();
   }
@@ -212,7 +252,12 @@ export function createEngine(options: EngineOptions): Engine {
         scheduleNext(s, order);
         commit({ type: 'order', change: 'created', order });
       });
-      if (s.orders.size > settings.maxStoredOrders) s.orders.evict(settings.maxStoredOrders);
+      if (s.orders.size > settings.maxStoredOrders) {
+        s.orders.evict(settings.maxStoredOrders);
+        // No event of its own (nothing a view shows), but a log of effects must repeat it here.
+        seq++;
+        if (effectListeners.size > 0) tellEffect({ type: 'evicted', cap: settings.maxStoredOrders });
+      }
       return { order, duplicate: false };
     },
 
@@ -310,6 +355,11 @@ export function createEngine(options: EngineOptions): Engine {
       return () => listeners.delete(listener);
     },
 
+    subscribeEffects(listener) {
+      effectListeners.add(listener);
+      return () => effectListeners.delete(listener);
+    },
+
     snapshot() {
       const later = engine.snapshotLater();
       const orders = later.next(Infinity);
@@ -324,6 +374,7 @@ export function createEngine(options: EngineOptions): Engine {
         savedAt: clock.now(),
         seed,
         created: s.created,
+        logSeq: seq,
         settings: s.settings,
         supply: { energy: s.supplyEnergy, delegated: s.delegated },
         rules: s.rules.list(),
@@ -340,8 +391,11 @@ export function createEngine(options: EngineOptions): Engine {
     get version() {
       return version;
     },
+    get seq() {
+      return seq;
+    },
   };
 
-  if (options.restore) restore(options.restore);
+  if (options.restore || options.replay?.length) restore(options.restore, options.replay ?? []);
   return engine;
 }

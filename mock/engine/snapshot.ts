@@ -43,6 +43,22 @@ export function isSnapshotOfThisFormat(value: unknown): value is { format: typeo
   );
 }
 
+/** The format of the files saved before the log of effects: they hold no `logSeq`. */
+export const FORMAT_BEFORE_LOG = 'energy-rental-kit/state@1';
+
+/**
+ * A parsed state file of an older format brought to this one; anything else as it is.
+ * A file of state@1 holds the state of no log entry, so it reads as `logSeq` 0.
+ *
+ * @example
+ *   migrateSnapshot({ format: 'energy-rental-kit/state@1', ...rest }); // { format: SNAPSHOT_FORMAT, ...rest, logSeq: 0 }
+ */
+export function migrateSnapshot(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  if ((value as { format?: unknown }).format !== FORMAT_BEFORE_LOG) return value;
+  return { ...value, format: SNAPSHOT_FORMAT, logSeq: 0 };
+}
+
 /**
  * A snapshot of now whose orders are read out later, a chunk at a time. Copy-on-write:
  * the engine calls every function in `beforeChange` before it changes an order, and

@@ -1017,12 +1017,19 @@ export interface components {
         };
         /**
          * @description The simulator's state as `serve --state FILE` saves it (format
-         *     energy-rental-kit/state@1). A file is checked against this schema, and then
-         *     against the engine's invariants, before it is used.
+         *     energy-rental-kit/state@2). A file is checked against this schema, and then
+         *     against the engine's invariants, before it is used. A file of format
+         *     energy-rental-kit/state@1 (before the log of effects) is read as one of
+         *     state@2 with `logSeq` 0.
          */
         StateFile: {
             /** @constant */
-            format: "energy-rental-kit/state@1";
+            format: "energy-rental-kit/state@2";
+            /**
+             * @description The last entry of the log of effects (`FILE.log`) this state holds: at start
+             *     only the entries after it are applied over it.
+             */
+            logSeq: number;
             savedAt: components["schemas"]["UnixMs"];
             seed: number;
             /** @description Accounts and orders created since the start. */

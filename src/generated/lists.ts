@@ -691,7 +691,7 @@ export const ENGINE_SETTINGS = {
 } as const;
 
 /** The format of a state file (spec/control.yaml's StateFile). */
-export const STATE_FORMAT = "energy-rental-kit/state@1";
+export const STATE_FORMAT = "energy-rental-kit/state@2";
 
 /** The format of a recording (spec/control.yaml's Recording). */
 export const RECORDING_FORMAT = "energy-rental-kit/recording@1";

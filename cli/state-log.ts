@@ -1,0 +1,258 @@
+/**
+ * `--state FILE`'s log of effects, `FILE.log` beside the real file: one JSON line per change
+ * of state (mock/engine/effects.ts), appended synchronously while the change is told, so
+ * it is in the operating system's hands before any answer of that change leaves the
+ * process and survives a kill -9. A snapshot of FILE records the last change it holds
+ * (`logSeq`); at start the entries after it are put on it. After each snapshot the log is
+ * replaced by its entries the snapshot does not hold.
+ */
+import {
+  closeSync,
+  fdatasync,
+  fdatasyncSync,
+  fsyncSync,
+  openSync,
+  renameSync,
+  truncateSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import path from 'node:path';
+import type { EngineEffect } from '../mock/engine/index.ts';
+import { BoundedFileError, readBoundedFile, type FileLimit } from '../src/bounded-file.ts';
+import { CliError } from '../src/cli-error.ts';
+import { realPathOf } from '../src/real-path.ts';
+import { temporaryOf } from './state-file.ts';
+
+/** When appended entries are forced to the disk: at each, about once a second, or when the system likes. */
+export const FSYNC_POLICIES = ['always', 'everysec', 'no'] as const;
+export type FsyncPolicy = (typeof FSYNC_POLICIES)[number];
+
+/** A log past this many MB has a snapshot taken at once, whatever `--save-interval` says. */
+export const DEFAULT_LOG_MAX_MB = 64;
+
+/**
+ * The log of a state file: beside its real path, so every name of the file shares it.
+ *
+ * @example
+ *   logFileOf('.state/sim.json'); // '/abs/.state/sim.json.log'
+ */
+export function logFileOf(stateFile: string): string {
+  return `${realPathOf(stateFile)}.log`;
+}
+
+/** What to do with a log that cannot be used. */
+const LOG_FIX = 'move it away to start from the state file alone (the changes it holds are lost)';
+
+/**
+ * The entries of a log after `after` (a snapshot's logSeq), in order; none when there is no
+ * log. A last line cut off by a crash (no newline, or no whole JSON) is dropped, reported by
+ * `warn` with its byte offset, and cut from the file; a damaged line before it stops the
+ * start, leaving the file untouched. At most `limit` is read.
+ *
+ * @example
+ *   const effects = readStateLog('/abs/sim.json.log', { limit, after: saved.logSeq, warn: log.warn });
+ */
+export function readStateLog(
+  file: string,
+  {
+    limit,
+    after,
+    warn,
+    source = '--state',
+  }: { limit: FileLimit; after: number; warn: (line: string) => void; source?: string },
+): EngineEffect[] {
+  let text: string;
+  try {
+    text = readBoundedFile(file, limit, LOG_FIX);
+  } catch (error) {
+    if (!(error instanceof BoundedFileError)) throw error;
+    if (error.rule === 'missing') return [];
+    throw new CliError(`${source}: the log of effects: ${error.message}`);
+  }
+  const effects: EngineEffect[] = [];
+  let offset = 0;
+  let start = 0;
+  while (start < text.length) {
+    const end = text.indexOf('\n', start);
+    const line = text.slice(start, end === -1 ? text.length : end);
+    // A newline never occurs inside a character's UTF-8 bytes, so whole lines measure exactly.
+    const bytes = Buffer.byteLength(line) + (end === -1 ? 0 : 1);
+    const last = end === -1 || end === text.length - 1;
+    const effect = parseEntry(line);
+    if (effect === undefined) {
+      if (!last)
+        throw new CliError(
+          `${source}: the log of effects '${file}' has a damaged entry at byte ${offset}; ${LOG_FIX}. It is left untouched.`,
+        );
+      warn(
+        `${source}: the log of effects '${file}' ends in an entry cut off by a crash at byte ${offset} (${bytes} bytes); it was dropped and the log cut there.`,
+      );
+      truncateSync(file, offset);
+      break;
+    }
+    if (effect.seq > after) effects.push(effect);
+    offset += bytes;
+    if (end === -1) break;
+    start = end + 1;
+  }
+  return effects;
+}
+
+function parseEntry(line: string): EngineEffect | undefined {
+  let entry: unknown;
+  try {
+    entry = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (typeof entry !== 'object' || entry === null) return undefined;
+  const { seq, at, type } = entry as Partial<Record<string, unknown>>;
+  if (!Number.isSafeInteger(seq) || (seq as number) < 1 || typeof at !== 'number' || typeof type !== 'string')
+    return undefined;
+  return entry as EngineEffect;
+}
+
+export interface StateLog {
+  /** Appends one effect, synchronously: the engine's effect listener. */
+  append(effect: EngineEffect): void;
+  /** Bytes in the log now. */
+  readonly bytes: number;
+  /** True once the log outgrew its cap: a snapshot is due now. */
+  readonly full: boolean;
+  /** A snapshot of now is being written: from now on, what is appended is kept for the log after it. */
+  beginSnapshot(): void;
+  /** A snapshot of every change up to `seq` is on disk: the log is replaced by its entries after `seq`. */
+  compact(seq: number): void;
+  /** The snapshot under way was not written: keep nothing more for it. */
+  abortSnapshot(): void;
+  /** Forces what was appended to the disk (per the policy) and closes the file. */
+  close(): void;
+}
+
+export interface StateLogOptions {
+  fsync: FsyncPolicy;
+  /** Past this size `onFull` is called, once until the next compaction. */
+  maxBytes: number;
+  onFull: () => void;
+  /** A write or a flush failed; the change stays in memory and in the next snapshot. */
+  onError: (error: Error) => void;
+}
+
+/**
+ * Opens a log for appending (made when there is none).
+ *
+ * @example
+ *   const log = openStateLog(logFileOf(file), { fsync: 'everysec', maxBytes: 64 << 20, onFull, onError });
+ *   engine.subscribeEffects(log.append);
+ */
+export function openStateLog(file: string, options: StateLogOptions): StateLog {
+  const { fsync, maxBytes, onFull, onError } = options;
+  let fd = openSync(file, 'a');
+  let bytes = 0;
+  let signalled = false;
+  /** What was appended since the snapshot under way was taken, with each entry's number. */
+  let kept: { seq: number; line: Buffer }[] | undefined;
+  let failing = false;
+  // everysec: one flush at a time, on libuv's pool so the loop goes on; a file replaced
+  // meanwhile is closed once its flush is done.
+  let dirty = false;
+  let flushing = false;
+  const closeAfterFlush: number[] = [];
+  const flush = (): void => {
+    if (!dirty || flushing) return;
+    dirty = false;
+    flushing = true;
+    fdatasync(fd, (error) => {
+      flushing = false;
+      if (error) onError(error);
+      for (const old of closeAfterFlush.splice(0)) closeSync(old);
+    });
+  };
+  const timer = fsync === 'everysec' ? setInterval(flush, 1000).unref() : undefined;
+
+  const writeAll = (target: number, line: Buffer): void => {
+    for (let done = 0; done < line.length;) done += writeSync(target, line, done, line.length - done);
+  };
+
+  return {
+    append(effect) {
+      const line = Buffer.from(`${JSON.stringify(effect)}\n`);
+      try {
+        writeAll(fd, line);
+        if (fsync === 'always') fdatasyncSync(fd);
+        else dirty = true;
+        failing = false;
+      } catch (error) {
+        // Told once per run of failures: a full disk would otherwise log a line per change.
+        if (!failing) onError(error as Error);
+        failing = true;
+      }
+      bytes += line.length;
+      kept?.push({ seq: effect.seq, line });
+      if (bytes > maxBytes && !signalled) {
+        signalled = true;
+        onFull();
+      }
+    },
+    get bytes() {
+      return bytes;
+    },
+    get full() {
+      return bytes > maxBytes;
+    },
+    beginSnapshot() {
+      kept = [];
+    },
+    compact(seq) {
+      const rest = (kept ?? []).filter((entry) => entry.seq > seq);
+      kept = undefined;
+      // Written whole beside the log and renamed over it, so a crash leaves one or the other.
+      const temporary = temporaryOf(file);
+      const next = openSync(temporary, 'w');
+      let size = 0;
+      try {
+        for (const entry of rest) {
+          writeAll(next, entry.line);
+          size += entry.line.length;
+        }
+        if (fsync !== 'no') fsyncSync(next);
+      } catch (error) {
+        closeSync(next);
+        unlinkSync(temporary);
+        throw error;
+      }
+      closeSync(next);
+      renameSync(temporary, file);
+      if (fsync !== 'no') syncDirectory(file);
+      const old = fd;
+      fd = openSync(file, 'a');
+      if (flushing) closeAfterFlush.push(old);
+      else closeSync(old);
+      bytes = size;
+      signalled = false;
+    },
+    abortSnapshot() {
+      kept = undefined;
+    },
+    close() {
+      clearInterval(timer);
+      try {
+        if (fsync !== 'no') fdatasyncSync(fd);
+      } finally {
+        if (!flushing) closeSync(fd);
+        else closeAfterFlush.push(fd);
+      }
+    },
+  };
+}
+
+/** A rename is on the disk once its directory is: what power loss needs besides the file's own flush. */
+function syncDirectory(file: string): void {
+  const dir = openSync(path.dirname(file), 'r');
+  try {
+    fsyncSync(dir);
+  } finally {
+    closeSync(dir);
+  }
+}

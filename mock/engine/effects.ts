@@ -1,0 +1,183 @@
+/**
+ * The effect of each change of state, as JSON-ready data, and how to put it back: what a
+ * log of effects beside a state file holds (cli/state-log.ts). An effect says what the
+ * change left (the order as it is now, its account's books, the supply held), never the
+ * command that caused it: the random source is reseeded on a restore, so a command run
+ * again would draw other ids, txIds and outcomes.
+ */
+import { accountFromSnapshot, accountSnapshot, type Account, type AccountSnapshot } from './accounts.ts';
+import type { AddressRecord } from './address-registry.ts';
+import { scenarioState, type EngineState, type StateBasis } from './engine-state.ts';
+import type { EngineEvent } from './engine-types.ts';
+import { Order, type OrderSnapshot } from './order.ts';
+import type { Rule } from './outcome-rules.ts';
+import type { Settings } from './settings.ts';
+import { RestoreError } from './snapshot-check.ts';
+
+/** What one change left, numbered: `seq` counts the changes since the state began; `at` is the clock's now. */
+export type EngineEffect = { seq: number; at: number } & EffectBody;
+
+export type EffectBody =
+  /** The order as it is now, its account's books and the supply held after the change. */
+  | {
+      type: 'order';
+      change: 'created' | 'step' | 'released';
+      order: OrderSnapshot;
+      account: AccountSnapshot;
+      delegated: number;
+      created: number;
+    }
+  /** The account as it is now (with its books), and how many accounts and orders were made. */
+  | { type: 'account'; change: 'created' | 'deposit'; account: AccountSnapshot; created: number }
+  | { type: 'settings'; settings: Settings }
+  | { type: 'rules'; change: 'added'; rule: Rule }
+  | { type: 'rules'; change: 'removed'; id: string }
+  | { type: 'rules'; change: 'cleared' }
+  | { type: 'supply'; energy: number | null }
+  | { type: 'address'; record: AddressRecord }
+  /** The oldest finished orders were evicted down to `cap` (after an order was made). */
+  | { type: 'evicted'; cap: number }
+  /** Back to the starting scenario. */
+  | { type: 'reset' };
+
+/**
+ * The effect of an event, read from the state it was told on: call it while the event is
+ * told, before anything else changes.
+ *
+ * @example
+ *   engine.subscribe((event) => log(effectOf(state, event)));
+ */
+export function effectOf(state: EngineState, event: EngineEvent): EffectBody {
+  switch (event.type) {
+    case 'order':
+      return {
+        type: 'order',
+        change: event.change,
+        order: event.order.toSnapshot(),
+        account: accountSnapshot(event.order.account),
+        delegated: state.delegated,
+        created: state.created,
+      };
+    case 'account':
+      return {
+        type: 'account',
+        change: event.change,
+        account: accountSnapshot(event.account),
+        created: state.created,
+      };
+    case 'settings':
+      return { type: 'settings', settings: event.settings };
+    case 'rules':
+      return event.change === 'added'
+        ? { type: 'rules', change: 'added', rule: { ...event.rule, match: { ...event.rule.match } } }
+        : event.change === 'removed'
+          ? { type: 'rules', change: 'removed', id: event.id }
+          : { type: 'rules', change: 'cleared' };
+    case 'supply':
+      return { type: 'supply', energy: event.energy };
+    case 'address':
+      return { type: 'address', record: { ...event.record } };
+    case 'reset':
+      return { type: 'reset' };
+  }
+}
+
+/**
+ * Puts one effect on a state, setting what it says directly (the order, the books, the
+ * supply) and repeating only what follows from the state alone (an address claim, a rule's
+ * use, an eviction). Returns the state, a new one for a reset. Steps are not scheduled
+ * here: the caller schedules every order once all effects are on. Throws a RestoreError
+ * for an effect that does not fit the state.
+ *
+ * @example
+ *   state = applyEffect(basis, state, effect);
+ */
+export function applyEffect(basis: StateBasis, state: EngineState, effect: EffectBody): EngineState {
+  switch (effect.type) {
+    case 'order': {
+      const saved = effect.order;
+      const account = accountOf(state, saved.accountId);
+      let order = state.orders.get(saved.id);
+      if (!order) {
+        if (effect.change !== 'created') throw new RestoreError(`order ${saved.id} is not stored`);
+        // As createOrder did: the activation claim, a rule's use, then the order itself.
+        if (saved.activates) state.registry.claim(saved.pledgeAddress, saved.id);
+        if (saved.forced) {
+          const rule = state.rules.take(saved);
+          if (!rule) throw new RestoreError(`order ${saved.id} was forced by a rule, and no rule matches it`);
+        }
+        order = Order.fromSnapshot(state.pages, account, saved);
+        state.orders.add(order);
+      } else {
+        if (order.account !== account) throw new RestoreError(`order ${saved.id} is of another account`);
+        if (effect.change === 'step' && saved.status === 'PROCESSING' && saved.activates)
+          state.registry.activateClaimed(saved.pledgeAddress, saved.id, saved.processingAt);
+        order.status = saved.status;
+        order.outcome = saved.outcome;
+        order.processingAt = saved.processingAt;
+        order.outcomeAt = saved.outcomeAt;
+        order.refundedAt = saved.refundedAt;
+        order.refunds = saved.refunds;
+        order.reserved = saved.reserved;
+        order.failureReason = saved.failureReason;
+      }
+      setBooks(account, effect.account);
+      state.delegated = effect.delegated;
+      state.created = effect.created;
+      return state;
+    }
+    case 'account': {
+      if (effect.change === 'deposit') {
+        setBooks(accountOf(state, effect.account.id), effect.account);
+        return state;
+      }
+      const account = accountFromSnapshot(effect.account);
+      if (account.id !== state.accounts.length + 1 || state.accountsByDigest.has(account.keyDigest))
+        throw new RestoreError(`account ${account.id} does not follow the ${state.accounts.length} stored`);
+      state.accountsByDigest.set(account.keyDigest, account);
+      state.accounts.push(account);
+      state.created = effect.created;
+      return state;
+    }
+    case 'settings':
+      state.settings = effect.settings;
+      state.orders.evict(effect.settings.maxStoredOrders);
+      state.registry.trim();
+      return state;
+    case 'rules':
+      if (effect.change === 'added') state.rules.restore([...state.rules.list(), effect.rule]);
+      else if (effect.change === 'removed') state.rules.remove(effect.id);
+      else state.rules.clear();
+      return state;
+    case 'supply':
+      state.supplyEnergy = effect.energy;
+      return state;
+    case 'address': {
+      const { address, activated, activatedAt } = effect.record;
+      state.registry.set(address, activated, activatedAt ?? 0);
+      return state;
+    }
+    case 'evicted':
+      state.orders.evict(effect.cap);
+      return state;
+    case 'reset':
+      state.scheduler.clear();
+      return scenarioState(basis);
+  }
+}
+
+function accountOf(state: EngineState, id: number): Account {
+  const account = state.accounts[id - 1];
+  if (!account) throw new RestoreError(`account ${id} is not stored`);
+  return account;
+}
+
+/** The books an effect says an account has now. */
+function setBooks(account: Account, saved: AccountSnapshot): void {
+  if (saved.keyDigest !== account.keyDigest)
+    throw new RestoreError(`account ${account.id} has another key than the one stored`);
+  Object.assign(account.ledger.TRX, saved.ledger.TRX);
+  Object.assign(account.ledger.USDT, saved.ledger.USDT);
+  Object.assign(account.evictedSpent, saved.evictedSpent);
+  account.referralCount = saved.referralCount;
+}
