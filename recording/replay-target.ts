@@ -9,10 +9,15 @@
  * `{ code: 59900, msg: "No recorded interaction matches …; the closest recorded request
  * is …", time, data: null }`, and noted, so the harness fails the case loudly even when
  * the case expected a rejection.
+ *
+ * The recording is indexed once, at load: by request (for a hit) and by operation and
+ * parameter (for the closest request of a miss), so a miss compares a bounded number of
+ * recorded requests however many the recording holds, and costs what a hit costs.
  */
 import { paramsOf, type CaseTransport } from './recorder.ts';
 import {
   describeRequest,
+  operationOf,
   MAIN_KEY_ALIAS,
   type Interaction,
   type RecordedRequest,
@@ -29,7 +34,14 @@ export interface Replay {
   transport: CaseTransport;
   /** What matched nothing so far in this case (emptied by the call). */
   takeMisses(caseName: string): string[];
+  /** How many recorded requests the last miss was compared with (bounded by the index). */
+  readonly lastMissComparisons: number;
 }
+
+/** Of each parameter value, how many recorded requests that hold it a miss compares with. */
+export const CANDIDATES_PER_VALUE = 32;
+/** How many of an operation's first recorded requests a miss compares with besides. */
+export const CANDIDATES_PER_OPERATION = 32;
 
 interface Cursor {
   items: Interaction[];
@@ -74,6 +86,7 @@ export function createReplay(
 
   const byCase = new Map<string, Cursor>();
   const bySignature = new Map<string, Cursor>();
+  const index = createMissIndex();
   for (const interaction of recording.interactions) {
     const sig = signature(interaction.request);
     for (const [map, key] of [
@@ -84,7 +97,10 @@ export function createReplay(
       if (!cursor) map.set(key, (cursor = { items: [], next: 0 }));
       cursor.items.push(interaction);
     }
+    // Each distinct request once: a request polled a thousand times is one candidate.
+    if (bySignature.get(sig)!.items.length === 1) index.add(interaction);
   }
+  let lastMissComparisons = 0;
   const misses = new Map<string, string[]>();
 
   /** The alias a replayed request's key stands for. */
@@ -118,6 +134,9 @@ export function createReplay(
       ...(recording.target.timing ? { timing: recording.target.timing } : {}),
       ...(recording.target.variant ? { variant: recording.target.variant } : {}),
     },
+    get lastMissComparisons() {
+      return lastMissComparisons;
+    },
     takeMisses(caseName) {
       const found = misses.get(caseName) ?? [];
       misses.delete(caseName);
@@ -130,7 +149,9 @@ export function createReplay(
       const sig = signature(wanted);
       const cursor = byCase.get(`${caseName}\n${sig}`) ?? bySignature.get(sig);
       if (!cursor) {
-        const msg = missMessage(wanted, recording.interactions, caseName);
+        const candidates = index.candidates(wanted);
+        lastMissComparisons = candidates.length;
+        const msg = missMessage(wanted, candidates, caseName, recording.interactions.length === 0);
         misses.set(caseName, [...(misses.get(caseName) ?? []), msg]);
         options.onMiss?.(msg);
         return Response.json(
@@ -212,7 +233,77 @@ function differences(a: RecordedRequest, b: RecordedRequest): string[] {
   return out;
 }
 
-function missMessage(wanted: RecordedRequest, interactions: Interaction[], caseName: string): string {
+/** The parameters of a request as `where name value` keys, for the index of misses. */
+function pairsOf(request: RecordedRequest): string[] {
+  const out: string[] = [];
+  const add = (where: string, values: Record<string, unknown> | undefined): void => {
+    for (const [name, value] of Object.entries(values ?? {}))
+      out.push(`${where}\n${name}\n${canonical(value)}`);
+  };
+  add('query', request.query);
+  add('form', request.form);
+  if (typeof request.json === 'object' && request.json !== null && !Array.isArray(request.json))
+    add('json', request.json as Record<string, unknown>);
+  out.push(`key\n${request.apiKeyAlias ?? ''}`);
+  return out;
+}
+
+interface MissIndex {
+  add(interaction: Interaction): void;
+  /** The recorded requests a miss is compared with: of its operation, sharing its values. */
+  candidates(wanted: RecordedRequest): Interaction[];
+}
+
+/**
+ * The recorded requests by operation, and within it by parameter value, each list kept
+ * short: a miss compares with those of its operation that share a value with it, and
+ * with its operation's first few, never with the whole recording.
+ */
+function createMissIndex(): MissIndex {
+  const operations = new Map<string, { first: Interaction[]; byPair: Map<string, Interaction[]> }>();
+  const operationMemo = new Map<string, string>();
+  const operation = (r: RecordedRequest): string => {
+    const key = `${r.method} ${r.path}`;
+    let found = operationMemo.get(key);
+    if (found === undefined) operationMemo.set(key, (found = operationOf(r.method, r.path)));
+    return found;
+  };
+  // One request of each operation, for a miss whose operation was never recorded.
+  const perOperation: Interaction[] = [];
+  // Candidates are compared in recorded order, so of two equally close the first recorded is named.
+  const position = new Map<Interaction, number>();
+  return {
+    add(interaction) {
+      position.set(interaction, position.size);
+      const op = operation(interaction.request);
+      let entry = operations.get(op);
+      if (!entry) {
+        operations.set(op, (entry = { first: [], byPair: new Map() }));
+        if (perOperation.length < CANDIDATES_PER_OPERATION * 8) perOperation.push(interaction);
+      }
+      if (entry.first.length < CANDIDATES_PER_OPERATION) entry.first.push(interaction);
+      for (const pair of pairsOf(interaction.request)) {
+        let list = entry.byPair.get(pair);
+        if (!list) entry.byPair.set(pair, (list = []));
+        if (list.length < CANDIDATES_PER_VALUE) list.push(interaction);
+      }
+    },
+    candidates(wanted) {
+      const entry = operations.get(operation(wanted));
+      if (!entry) return perOperation;
+      const found = new Set(entry.first);
+      for (const pair of pairsOf(wanted)) for (const item of entry.byPair.get(pair) ?? []) found.add(item);
+      return [...found].sort((a, b) => position.get(a)! - position.get(b)!);
+    },
+  };
+}
+
+function missMessage(
+  wanted: RecordedRequest,
+  interactions: Interaction[],
+  caseName: string,
+  empty: boolean,
+): string {
   let best: { interaction: Interaction; score: number; diffs: string[] } | undefined;
   for (const interaction of interactions) {
     const diffs = differences(wanted, interaction.request);
@@ -225,7 +316,7 @@ function missMessage(wanted: RecordedRequest, interactions: Interaction[], caseN
     if (!best || score < best.score) best = { interaction, score, diffs };
   }
   const head = `No recorded interaction matches ${describeRequest(wanted)}`;
-  if (!best) return `${head}; the recording is empty.`;
+  if (!best || empty) return `${head}; the recording is empty.`;
   return (
     `${head}; the closest recorded request is ${describeRequest(best.interaction.request)} (case "${best.interaction.case}"), ` +
     `which differs in ${best.diffs.join('; ') || 'nothing but its case'}. ` +
