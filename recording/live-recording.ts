@@ -139,8 +139,13 @@ export function createLiveRecording(
     });
   };
   const writeLine = async (interaction: Interaction): Promise<void> => {
-    const large = largeAnswers.has(interaction);
-    const pieces = large ? jsonPieces(interaction) : [JSON.stringify(interaction)];
+    const texts = largeTexts.get(interaction);
+    const large = texts !== undefined || largeAnswers.has(interaction);
+    const pieces = texts
+      ? textLinePieces(interaction, texts)
+      : large
+        ? jsonPieces(interaction)
+        : [JSON.stringify(interaction)];
     for (const piece of pieces) {
       if (!stream.write(piece))
         await new Promise<void>((resolve) => {
@@ -154,6 +159,8 @@ export function createLiveRecording(
   };
   // Interactions whose answer was large, so their line is written in pieces.
   const largeAnswers = new WeakSet<Interaction>();
+  // The text of a large answer that is no JSON, as scrubbed pieces.
+  const largeTexts = new WeakMap<Interaction, string[]>();
 
   return {
     continued,
@@ -199,20 +206,31 @@ export function createLiveRecording(
               error: scrubber.scrubText(read.error.message),
               durationMs: read.durationMs,
             };
-          const text = await decode(read.buffer);
-          const recordedResponse: RecordedResponse = scrubber.describeResponse(
-            status,
-            headers,
-            text,
-            operation === 'createAccount',
-          );
+          const issuing = operation === 'createAccount';
+          const large = read.buffer.byteLength > LARGE_ANSWER_BYTES;
+          const decoded = large
+            ? await decodeLarge(read.buffer)
+            : { text: new TextDecoder().decode(read.buffer), json: true };
+          let recordedResponse: RecordedResponse;
+          let textPieces: string[] | undefined;
+          if ('pieces' in decoded) {
+            // No JSON: its text is scrubbed and kept a piece at a time, never joined.
+            recordedResponse = scrubber.describeResponse(status, headers, '', issuing);
+            delete recordedResponse.text;
+            textPieces = [];
+            for (const piece of decoded.pieces) {
+              textPieces.push(scrubber.scrubText(piece));
+              await turn();
+            }
+          } else recordedResponse = scrubber.describeResponse(status, headers, decoded.text, issuing);
           const interaction: Interaction = {
             ...base(recorded, at),
             operation,
             response: recordedResponse,
             durationMs: read.durationMs,
           };
-          if (read.buffer.byteLength > LARGE_ANSWER_BYTES) largeAnswers.add(interaction);
+          if (textPieces) largeTexts.set(interaction, textPieces);
+          else if (large) largeAnswers.add(interaction);
           return interaction;
         });
         return response;
@@ -237,17 +255,50 @@ function elapsed(started: number): number {
   return Math.round((performance.now() - started) * 1000) / 1000;
 }
 
-/** UTF-8 text of a body; a large one decoded a megabyte per turn of the event loop. */
-async function decode(buffer: ArrayBuffer): Promise<string> {
-  if (buffer.byteLength <= LARGE_ANSWER_BYTES) return new TextDecoder().decode(buffer);
+/**
+ * A large body decoded a megabyte per turn of the event loop: its text when it may be
+ * JSON (its first character that is not white space opens a JSON value), else its pieces,
+ * each cut just after white space so that no key (which holds none) is split between two.
+ */
+async function decodeLarge(buffer: ArrayBuffer): Promise<{ text: string } | { pieces: string[] }> {
   const decoder = new TextDecoder();
-  let text = '';
+  const pieces: string[] = [];
+  let carry = '';
+  let first: string | undefined;
   for (let start = 0; start < buffer.byteLength; start += LARGE_ANSWER_BYTES) {
     const end = Math.min(start + LARGE_ANSWER_BYTES, buffer.byteLength);
-    text += decoder.decode(new Uint8Array(buffer, start, end - start), { stream: end < buffer.byteLength });
+    const chunk = decoder.decode(new Uint8Array(buffer, start, end - start), {
+      stream: end < buffer.byteLength,
+    });
+    first ??= /\S/.exec(chunk)?.[0];
+    const text = carry + chunk;
+    const cut = Math.max(
+      text.lastIndexOf(' '),
+      text.lastIndexOf('\n'),
+      text.lastIndexOf('\t'),
+      text.lastIndexOf('\r'),
+    );
+    // With no white space in it, a piece waits for the next (a key is never that long).
+    if (cut === -1 && end < buffer.byteLength) carry = text;
+    else {
+      pieces.push(text.slice(0, cut + 1));
+      carry = text.slice(cut + 1);
+    }
     await turn();
   }
-  return text;
+  if (carry !== '') pieces.push(carry);
+  if (first !== undefined && /[[{"\-0-9tfn]/.test(first)) return { text: pieces.join('') };
+  return { pieces };
+}
+
+/** The line of an interaction whose response text is `texts`, in pieces. */
+function* textLinePieces(interaction: Interaction, texts: string[]): Generator<string> {
+  const mark = `\u0000text-${Date.now()}\u0000`;
+  const line = JSON.stringify({ ...interaction, response: { ...interaction.response, text: mark } });
+  const at = line.indexOf(JSON.stringify(mark));
+  yield `${line.slice(0, at)}"`;
+  for (const text of texts) yield JSON.stringify(text).slice(1, -1);
+  yield `"${line.slice(at + JSON.stringify(mark).length)}`;
 }
 
 /** Whether a file is empty or ends with a newline. */
