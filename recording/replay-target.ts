@@ -48,13 +48,26 @@ interface Cursor {
   next: number;
 }
 
+/** The recorded answers of one request: all of them, and those of each case. */
+interface Answers {
+  all: Cursor;
+  firstCase: string;
+  /** The first case's; the same items as `all` while no other case sent the request. */
+  own: Cursor;
+  others?: Map<string, Cursor>;
+}
+
 /** JSON with object keys sorted, so equal content gives equal text. */
 function canonical(value: unknown): string {
-  return JSON.stringify(value, (_, v: unknown) =>
-    typeof v === 'object' && v !== null && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
+  // Written out rather than JSON.stringify with a replacer: a million requests are indexed at load.
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value))
+    return `[${value.map((item) => (item === undefined ? 'null' : canonical(item))).join(',')}]`;
+  const record = value as Record<string, unknown>;
+  const names = Object.keys(record)
+    .filter((name) => record[name] !== undefined)
+    .sort();
+  return `{${names.map((name) => `${JSON.stringify(name)}:${canonical(record[name])}`).join(',')}}`;
 }
 
 /**
@@ -84,21 +97,29 @@ export function createReplay(
       keyClass(r.apiKeyAlias) ?? null,
     ]);
 
-  const byCase = new Map<string, Cursor>();
-  const bySignature = new Map<string, Cursor>();
+  // Each request's recorded answers, in order: of every case, and of the case that sent it
+  // first; those of other cases apart only once there are any (a live recording has one case).
+  const bySignature = new Map<string, Answers>();
   const index = createMissIndex();
   for (const interaction of recording.interactions) {
     const sig = signature(interaction.request);
-    for (const [map, key] of [
-      [byCase, `${interaction.case}\n${sig}`],
-      [bySignature, sig],
-    ] as const) {
-      let cursor = map.get(key);
-      if (!cursor) map.set(key, (cursor = { items: [], next: 0 }));
-      cursor.items.push(interaction);
+    const entry = bySignature.get(sig);
+    if (!entry) {
+      const items = [interaction];
+      bySignature.set(sig, { all: { items, next: 0 }, firstCase: interaction.case, own: { items, next: 0 } });
+      // Each distinct request once: a request polled a thousand times is one candidate.
+      index.add(interaction);
+      continue;
     }
-    // Each distinct request once: a request polled a thousand times is one candidate.
-    if (bySignature.get(sig)!.items.length === 1) index.add(interaction);
+    if (interaction.case !== entry.firstCase) {
+      // From here on the first case's answers and all answers differ: they part.
+      if (entry.own.items === entry.all.items) entry.own = { items: [...entry.all.items], next: 0 };
+      entry.others ??= new Map();
+      let cursor = entry.others.get(interaction.case);
+      if (!cursor) entry.others.set(interaction.case, (cursor = { items: [], next: 0 }));
+      cursor.items.push(interaction);
+    } else if (entry.own.items !== entry.all.items) entry.own.items.push(interaction);
+    entry.all.items.push(interaction);
   }
   let lastMissComparisons = 0;
   const misses = new Map<string, string[]>();
@@ -147,7 +168,12 @@ export function createReplay(
       if (request.method === 'GET' && url.pathname === '/_sim/health') return health();
       const wanted = await describeIncoming(request, aliasOf(request.headers.get('api-key')));
       const sig = signature(wanted);
-      const cursor = byCase.get(`${caseName}\n${sig}`) ?? bySignature.get(sig);
+      const entry = bySignature.get(sig);
+      const cursor = !entry
+        ? undefined
+        : caseName === entry.firstCase
+          ? entry.own
+          : (entry.others?.get(caseName) ?? entry.all);
       if (!cursor) {
         const candidates = index.candidates(wanted);
         lastMissComparisons = candidates.length;
@@ -260,7 +286,11 @@ interface MissIndex {
  * with its operation's first few, never with the whole recording.
  */
 function createMissIndex(): MissIndex {
-  const operations = new Map<string, { first: Interaction[]; byPair: Map<string, Interaction[]> }>();
+  // Requests are held by their position among the distinct ones, so the lists are of numbers,
+  // a list of one is its number, and candidates come out in recorded order: of two equally
+  // close requests the first recorded is named.
+  const distinct: Interaction[] = [];
+  const operations = new Map<string, { first: number[]; byPair: Map<string, number | number[]> }>();
   const operationMemo = new Map<string, string>();
   const operation = (r: RecordedRequest): string => {
     const key = `${r.method} ${r.path}`;
@@ -270,30 +300,32 @@ function createMissIndex(): MissIndex {
   };
   // One request of each operation, for a miss whose operation was never recorded.
   const perOperation: Interaction[] = [];
-  // Candidates are compared in recorded order, so of two equally close the first recorded is named.
-  const position = new Map<Interaction, number>();
   return {
     add(interaction) {
-      position.set(interaction, position.size);
+      const position = distinct.push(interaction) - 1;
       const op = operation(interaction.request);
       let entry = operations.get(op);
       if (!entry) {
         operations.set(op, (entry = { first: [], byPair: new Map() }));
         if (perOperation.length < CANDIDATES_PER_OPERATION * 8) perOperation.push(interaction);
       }
-      if (entry.first.length < CANDIDATES_PER_OPERATION) entry.first.push(interaction);
+      if (entry.first.length < CANDIDATES_PER_OPERATION) entry.first.push(position);
       for (const pair of pairsOf(interaction.request)) {
-        let list = entry.byPair.get(pair);
-        if (!list) entry.byPair.set(pair, (list = []));
-        if (list.length < CANDIDATES_PER_VALUE) list.push(interaction);
+        const list = entry.byPair.get(pair);
+        if (list === undefined) entry.byPair.set(pair, position);
+        else if (typeof list === 'number') entry.byPair.set(pair, [list, position]);
+        else if (list.length < CANDIDATES_PER_VALUE) list.push(position);
       }
     },
     candidates(wanted) {
       const entry = operations.get(operation(wanted));
       if (!entry) return perOperation;
       const found = new Set(entry.first);
-      for (const pair of pairsOf(wanted)) for (const item of entry.byPair.get(pair) ?? []) found.add(item);
-      return [...found].sort((a, b) => position.get(a)! - position.get(b)!);
+      for (const pair of pairsOf(wanted)) {
+        const list = entry.byPair.get(pair) ?? [];
+        for (const position of typeof list === 'number' ? [list] : list) found.add(position);
+      }
+      return [...found].sort((a, b) => a - b).map((position) => distinct[position]!);
     },
   };
 }
