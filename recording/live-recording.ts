@@ -4,9 +4,10 @@
  *
  * The header line is written at the start; then each exchange is appended as one line
  * once it ends, through an append stream and in order of ending. Nothing is ever written
- * whole again. An answer of a megabyte or more is decoded and serialised a piece at a
- * time, a turn of the event loop each, and its pieces wait for the stream to drain, so a
- * 100 MB answer being recorded holds up no other request. Every key is an alias of role
+ * whole again. An answer is read beside the proxy as the chunks that arrive, never joined;
+ * one of over a megabyte is decoded, scrubbed and serialised a quarter megabyte per turn
+ * of the event loop, and its pieces wait for the stream to drain, so a 100 MB answer
+ * being recorded holds up no other request (cli/serve-upstream-bounds.test.ts). Every key is an alias of role
  * 'foreign' (the proxy cannot tell whose key is the "main" one): `key-2`, `key-3`, … in
  * order of first appearance, continuing after the highest alias of a file appended to.
  */
@@ -41,6 +42,8 @@ export const LIVE_CASE = '(live traffic)';
 
 /** Past this many bytes an answer is decoded and written a piece at a time. */
 export const LARGE_ANSWER_BYTES = 1024 * 1024;
+/** How much of a large answer is decoded, scrubbed or serialised in one turn of the event loop. */
+const TURN_BYTES = 256 * 1024;
 
 /** What `--record` does with a file that is there: refuse it, continue it or replace it. */
 export type RecordMode = 'new' | 'append' | 'overwrite';
@@ -144,7 +147,7 @@ export function createLiveRecording(
     const pieces = texts
       ? textLinePieces(interaction, texts)
       : large
-        ? jsonPieces(interaction)
+        ? jsonPieces(interaction, TURN_BYTES)
         : [JSON.stringify(interaction)];
     for (const piece of pieces) {
       if (!stream.write(piece))
@@ -186,14 +189,12 @@ export function createLiveRecording(
           });
           throw error;
         }
-        // Read beside the proxy, as bytes: decoding waits for the queue, a piece at a time.
-        const bytes = response
-          .clone()
-          .arrayBuffer()
-          .then(
-            (buffer) => ({ buffer, durationMs: elapsed(started) }),
-            (error: Error) => ({ error, durationMs: elapsed(started) }),
-          );
+        // Read beside the proxy, as the chunks that arrive, never joined into one buffer (a
+        // 100 MB copy): decoding waits for the queue, and then goes a quarter megabyte per turn.
+        const bytes = readChunks(response.clone()).then(
+          (chunks) => ({ chunks, durationMs: elapsed(started) }),
+          (error: Error) => ({ error, durationMs: elapsed(started) }),
+        );
         const { status, headers } = response;
         enqueue(async () => {
           const recorded = await described;
@@ -207,10 +208,11 @@ export function createLiveRecording(
               durationMs: read.durationMs,
             };
           const issuing = operation === 'createAccount';
-          const large = read.buffer.byteLength > LARGE_ANSWER_BYTES;
+          const length = read.chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
+          const large = length > LARGE_ANSWER_BYTES;
           const decoded = large
-            ? await decodeLarge(read.buffer)
-            : { text: new TextDecoder().decode(read.buffer), json: true };
+            ? await decodeLarge(read.chunks)
+            : { text: new TextDecoder().decode(Buffer.concat(read.chunks)) };
           let recordedResponse: RecordedResponse;
           let textPieces: string[] | undefined;
           if ('pieces' in decoded) {
@@ -256,20 +258,24 @@ function elapsed(started: number): number {
 }
 
 /**
- * A large body decoded a megabyte per turn of the event loop: its text when it may be
+ * A large body decoded a quarter megabyte per turn of the event loop: its text when it may be
  * JSON (its first character that is not white space opens a JSON value), else its pieces,
  * each cut just after white space so that no key (which holds none) is split between two.
  */
-async function decodeLarge(buffer: ArrayBuffer): Promise<{ text: string } | { pieces: string[] }> {
+async function decodeLarge(chunks: Uint8Array[]): Promise<{ text: string } | { pieces: string[] }> {
   const decoder = new TextDecoder();
   const pieces: string[] = [];
   let carry = '';
   let first: string | undefined;
-  for (let start = 0; start < buffer.byteLength; start += LARGE_ANSWER_BYTES) {
-    const end = Math.min(start + LARGE_ANSWER_BYTES, buffer.byteLength);
-    const chunk = decoder.decode(new Uint8Array(buffer, start, end - start), {
-      stream: end < buffer.byteLength,
-    });
+  for (let i = 0; i < chunks.length;) {
+    // A quarter megabyte of chunks (or one larger chunk) per turn.
+    let chunk = '';
+    for (let bytes = 0; i < chunks.length && bytes < TURN_BYTES; i++) {
+      bytes += chunks[i]!.byteLength;
+      chunk += decoder.decode(chunks[i], { stream: true });
+    }
+    const last = i === chunks.length;
+    if (last) chunk += decoder.decode();
     first ??= /\S/.exec(chunk)?.[0];
     const text = carry + chunk;
     const cut = Math.max(
@@ -279,7 +285,7 @@ async function decodeLarge(buffer: ArrayBuffer): Promise<{ text: string } | { pi
       text.lastIndexOf('\r'),
     );
     // With no white space in it, a piece waits for the next (a key is never that long).
-    if (cut === -1 && end < buffer.byteLength) carry = text;
+    if (cut === -1 && !last) carry = text;
     else {
       pieces.push(text.slice(0, cut + 1));
       carry = text.slice(cut + 1);
@@ -289,6 +295,18 @@ async function decodeLarge(buffer: ArrayBuffer): Promise<{ text: string } | { pi
   if (carry !== '') pieces.push(carry);
   if (first !== undefined && /[[{"\-0-9tfn]/.test(first)) return { text: pieces.join('') };
   return { pieces };
+}
+
+/** The chunks of a body as they arrive. */
+async function readChunks(response: Response): Promise<Uint8Array[]> {
+  const chunks: Uint8Array[] = [];
+  if (!response.body) return chunks;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return chunks;
+    chunks.push(value);
+  }
 }
 
 /** The line of an interaction whose response text is `texts`, in pieces. */
