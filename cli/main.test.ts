@@ -7,6 +7,8 @@ import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { DRIFT_HELP } from '../drift/drift-command.ts';
 import { RECORD_HELP } from '../drift/record-command.ts';
+import { recordingText } from '../recording/recording-lines.ts';
+import type { Recording } from '../recording/recording.ts';
 import { baseline, dataOf, VALUES_B } from '../recording/test-support.ts';
 import { CliError } from '../src/cli-error.ts';
 import { MAIN_HELP, main } from './main.ts';
@@ -18,9 +20,9 @@ afterEach(() => {
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'cli-main-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-const file = (name: string, content: unknown): string => {
+const file = (name: string, content: Recording): string => {
   const target = path.join(scratch, name);
-  writeFileSync(target, JSON.stringify(content));
+  writeFileSync(target, recordingText(content));
   return target;
 };
 

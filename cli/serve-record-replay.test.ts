@@ -3,12 +3,25 @@
  * live traffic becomes a recording that replays offline and compares like a suite's.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDrift } from '../drift/drift-command.ts';
-import { serve } from './serve.ts';
+import { loadRecording, readRecordingFile } from '../recording/recording.ts';
+import { baseline } from '../recording/test-support.ts';
+import { fileLimit } from '../src/bounded-file.ts';
+import { parseServeArgs, serve, type ServeOptions } from './serve.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'serve-record-replay-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -57,11 +70,9 @@ describe('serve --record, then --replay, then drift', () => {
     const text = readFileSync(file, 'utf8');
     expect(text).not.toContain('demo-key');
     expect(text).not.toContain('not-a-key');
-    const recording = JSON.parse(text) as {
-      format: string;
-      interactions: { operation: string; request: { apiKeyAlias?: string } }[];
-    };
-    expect(recording.format).toBe('energy-rental-kit/recording@1');
+    expect(JSON.parse(text.split('\n')[0]!)).toMatchObject({ format: 'energy-rental-kit/recording@2' });
+    const recording = loadRecording(file);
+    expect(recording.format).toBe('energy-rental-kit/recording@2');
     expect(recording.interactions.map((i) => i.operation)).toEqual([
       'getPrice',
       'getAccount',
@@ -161,13 +172,11 @@ describe('serve --record while it runs', () => {
     );
     try {
       await fetch(`${proxy.url}/v1/account`, { headers: KEY });
-      // Written within a second or so; the 10 s bound only keeps a stuck run from hanging.
-      for (let waited = 0; !existsSync(file) && waited < 10_000; waited += 100)
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(existsSync(file)).toBe(true);
-      expect(
-        (JSON.parse(readFileSync(file, 'utf8')) as { interactions: unknown[] }).interactions,
-      ).toHaveLength(1);
+      // Appended as the exchange ends; the 10 s bound only keeps a stuck run from hanging.
+      const lines = () => readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
+      for (let waited = 0; lines() < 2 && waited < 10_000; waited += 50)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(lines()).toBe(2);
     } finally {
       await proxy.close();
       await upstream.close();
@@ -196,9 +205,7 @@ describe('serve --record on a symlink', () => {
     }
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
     expect(readlinkSync(link)).toBe('linked-target.json');
-    expect((JSON.parse(readFileSync(file, 'utf8')) as { interactions: unknown[] }).interactions).toHaveLength(
-      1,
-    );
+    expect(loadRecording(file).interactions).toHaveLength(1);
   });
 
   it('refuses a recording path that names a pipe or a device, before anything is written over it', async () => {
@@ -223,5 +230,83 @@ describe('serve --replay with a file that is no recording', () => {
     ).rejects.toThrow(
       /--replay: cannot read the recording '.*missing\.json'.*Make one with 'energy-rental-kit record --out/,
     );
+  });
+});
+
+describe('serve --record onto a file that is there', () => {
+  // One upstream for every run: a recording is continued only from the upstream it holds.
+  let upstream: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    upstream = await serve(
+      { port: 0, host: '127.0.0.1', clock: 'manual', timing: 'instant', quiet: true },
+      () => {},
+    );
+  });
+  afterAll(() => upstream.close());
+  const record = async (file: string, extra: Partial<ServeOptions> = {}): Promise<void> => {
+    const proxy = await serve(
+      { port: 0, host: '127.0.0.1', upstream: upstream.url, record: file, quiet: true, ...extra },
+      () => {},
+    );
+    try {
+      await fetch(`${proxy.url}/v1/account`, { headers: KEY });
+    } finally {
+      await proxy.close();
+    }
+  };
+  const interactions = (file: string): number => readFileSync(file, 'utf8').trimEnd().split('\n').length - 1;
+
+  it('refuses to start, naming --record, the file and the two ways out, and leaves the file as it was', async () => {
+    const file = path.join(dir, 'again.jsonl');
+    await record(file);
+    const before = readFileSync(file, 'utf8');
+    await expect(record(file)).rejects.toThrow(
+      `--record: '${file}' is there already; add --record-append to continue the recording it holds, or --record-overwrite to replace it (or record to another file).`,
+    );
+    expect(readFileSync(file, 'utf8')).toBe(before);
+  }, 60_000);
+
+  it('continues it with --record-append, and replaces it with --record-overwrite', async () => {
+    const file = path.join(dir, 'continued.jsonl');
+    await record(file);
+    await record(file, { recordMode: 'append' });
+    expect(interactions(file)).toBe(2);
+    await record(file, { recordMode: 'overwrite' });
+    expect(interactions(file)).toBe(1);
+  }, 60_000);
+
+  it('cuts a last line left torn before appending, so the file reads whole', async () => {
+    const file = path.join(dir, 'torn.jsonl');
+    await record(file);
+    appendFileSync(file, '{"case":"(live traffic)","fi');
+    await record(file, { recordMode: 'append' });
+    expect(interactions(file)).toBe(2);
+    expect(readRecordingFile(file, fileLimit(1), () => {}).recording.interactions).toHaveLength(2);
+  }, 60_000);
+
+  it('refuses to append to a recording@1 file, saying it cannot be appended to', async () => {
+    const file = path.join(dir, 'old.json');
+    writeFileSync(file, JSON.stringify({ ...baseline(), format: 'energy-rental-kit/recording@1' }));
+    await expect(record(file, { recordMode: 'append' })).rejects.toThrow(
+      /^--record with --record-append: '.*old\.json' is a energy-rental-kit\/recording@1 file, one JSON document, which cannot be appended to; replace it \(--record-overwrite\), or record to another file\.$/,
+    );
+  }, 60_000);
+});
+
+describe('serve --record-append and --record-overwrite on the command line', () => {
+  it('exclude each other, and need --record', () => {
+    const upstream = ['--upstream', 'http://127.0.0.1:9'];
+    expect(() =>
+      parseServeArgs([...upstream, '--record', 'x.jsonl', '--record-append', '--record-overwrite'], {}),
+    ).toThrow('--record-append and --record-overwrite exclude each other');
+    expect(() => parseServeArgs([...upstream, '--record-append'], {})).toThrow(
+      '--record-append says what --record does with a file that is there: add --record FILE, or leave it out.',
+    );
+    expect(
+      parseServeArgs([...upstream, '--record', 'x.jsonl'], { ENERGY_SIM_RECORD_OVERWRITE: '1' }),
+    ).toMatchObject({
+      record: 'x.jsonl',
+      recordMode: 'overwrite',
+    });
   });
 });

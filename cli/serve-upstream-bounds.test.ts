@@ -4,12 +4,14 @@
  * and the control plane stays responsive meanwhile. Peak memory is the child's own high
  * water mark (VmHWM in /proc/<pid>/status), so Linux only.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { Agent, get } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
+import { readRecordingFile } from '../recording/recording.ts';
+import { fileLimit } from '../src/bounded-file.ts';
 import { startCli, type Cleanups } from './test-support.ts';
 
 const cleanups: Cleanups = [];
@@ -69,6 +71,11 @@ async function upstream(mode: 'hundred-megabytes' | 'drip'): Promise<string> {
     child.once('exit', (code) => reject(new Error(`the upstream exited with ${code} before listening`)));
   });
   return `http://127.0.0.1:${port}`;
+}
+
+/** The size of a file, 0 while there is none. */
+function statSizeOf(file: string): number {
+  return existsSync(file) ? statSync(file).size : 0;
 }
 
 /** The child's peak resident set, MB. */
@@ -183,6 +190,60 @@ describe.skipIf(!existsSync('/proc/self/status'))(
           expect(reply.body.msg).toMatch(/over --upstream-max-bytes 1048576/);
         }
         expect(rss).toBeLessThan(300);
+      },
+    );
+
+    // The proxy's own check of a 100 MB answer (read whole, decoded, parsed) holds the event
+    // loop for about a second once, with or without --record: that one poll is let through.
+    // Recording it (reading it beside the proxy, decoding, scrubbing and writing its line)
+    // must delay no other poll past 100 ms.
+    it(
+      "records a 100 MB answer passed on at --upstream-max-bytes as one whole line, no health poll over 100 ms but the one of the proxy's own check",
+      TIMED,
+      async () => {
+        const recording = true;
+        const url = await upstream('hundred-megabytes');
+        const record = join(mkdtempSync(join(tmpdir(), 'erk-bounds-')), 'live.jsonl');
+        cleanups.push(() => rmSync(dirname(record), { recursive: true, force: true }));
+        const { child, url: proxy } = await startCli(
+          [
+            'serve',
+            '--port',
+            '0',
+            '--upstream',
+            url,
+            '--upstream-max-bytes',
+            String(100 * MB),
+            '--upstream-timeout',
+            '60000',
+            ...(recording ? ['--record', record] : []),
+          ],
+          cleanups,
+        );
+        await envelope(proxy);
+        const [status, latencies] = await whilePolling(proxy, async () => {
+          const res = await fetch(`${proxy}${PRICE}`, { headers: { 'API-KEY': 'live-key' } });
+          // Read as it comes: joining 100 MB here would stall this process's own polls.
+          let bytes = 0;
+          const reader = res.body!.getReader();
+          for (let part = await reader.read(); !part.done; part = await reader.read())
+            bytes += part.value.byteLength;
+          expect(bytes).toBe(100 * MB);
+          // The answer is passed on; its line is written after, and the polls go on meanwhile.
+          if (recording)
+            for (let waited = 0; statSizeOf(record) < 100 * MB && waited < 30_000; waited += 20)
+              await new Promise((resolve) => setTimeout(resolve, 20));
+          return res.status;
+        });
+        const slowest = Math.max(...latencies);
+        console.info(
+          `a 100 MB answer passed on ${recording ? 'and recorded' : 'unrecorded'}: peak RSS ${peakRssMb(child.pid!).toFixed(0)} MB; health max ${slowest.toFixed(1)} ms over ${latencies.length} polls (${latencies.map((l) => l.toFixed(0)).join(' ')})`,
+        );
+        expect(status).toBe(200);
+        expect(latencies.filter((ms) => ms >= 100).length).toBeLessThanOrEqual(1);
+        expect(statSizeOf(record)).toBeGreaterThan(100 * MB);
+        const { recording: read } = readRecordingFile(record, fileLimit(200), () => {});
+        expect(read.interactions.at(-1)!.response!.text).toHaveLength(100 * MB);
       },
     );
 

@@ -1,6 +1,7 @@
 /**
  * `energy-rental-kit serve`: runs the simulator over HTTP.
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { getConnInfo } from '@hono/node-server/conninfo';
@@ -28,7 +29,7 @@ import {
 import { CliError } from '../src/cli-error.ts';
 import { createClosers } from './closers.ts';
 import { createLogger, type LogFormat, type Logger } from './logger.ts';
-import { createLiveRecording, LIVE_CASE } from '../recording/live-recording.ts';
+import { createLiveRecording, LIVE_CASE, type RecordMode } from '../recording/live-recording.ts';
 import { loadRecording } from '../recording/recording.ts';
 import { createReplay } from '../recording/replay-target.ts';
 import { lockStateFile } from './state-lock.ts';
@@ -92,8 +93,12 @@ In front of the real service (the control plane, /docs and the dashboard stay lo
                       before each, stays within TRX in all (ENERGY_SIM_MAX_SPEND)
   --forward-unknown   Also forward GET and HEAD of paths that are not the API, never one
                       with an 'order' segment (ENERGY_SIM_FORWARD_UNKNOWN=1)
-  --record FILE       Write the traffic to FILE as a recording (the format of 'record'),
-                      at least every second and on exit (ENERGY_SIM_RECORD)
+  --record FILE       Write the traffic to FILE as a recording (JSON lines, the format of
+                      'record'), each exchange appended as it ends (ENERGY_SIM_RECORD); a
+                      FILE that is there already is refused unless one of these is given:
+  --record-append     Continue the recording FILE holds, of the same upstream
+                      (ENERGY_SIM_RECORD_APPEND=1)
+  --record-overwrite  Replace FILE with a new recording (ENERGY_SIM_RECORD_OVERWRITE=1)
   --replay FILE       Answer the API from a recording instead: the recorded answer of the
                       same request, in recorded order (ENERGY_SIM_REPLAY)
 `;
@@ -131,6 +136,8 @@ export interface ServeOptions {
   forwardUnknown?: boolean | undefined;
   /** Proxy mode: write the traffic to this recording. */
   record?: string | undefined;
+  /** What to do when the recording is there already; default 'new' (refuse it). */
+  recordMode?: RecordMode | undefined;
   /** Replay mode: answer the API from this recording. */
   replay?: string | undefined;
   /** The largest state, scenario or recording file read, in MB; default 256. */
@@ -198,6 +205,8 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
         'max-spend': { type: 'string' },
         'forward-unknown': { type: 'boolean' },
         record: { type: 'string' },
+        'record-append': { type: 'boolean' },
+        'record-overwrite': { type: 'boolean' },
         replay: { type: 'string' },
         'max-file-mb': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -286,6 +295,25 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
   })();
   const forwardUnknown = values['forward-unknown'] ?? env.ENERGY_SIM_FORWARD_UNKNOWN === '1';
   const record = pick('record') || undefined;
+  // As --allow-spend: a flag, or its variable set to 1.
+  const recordFlags = (['append', 'overwrite'] as const).filter(
+    (mode) =>
+      values[`record-${mode}`] ??
+      env[mode === 'append' ? 'ENERGY_SIM_RECORD_APPEND' : 'ENERGY_SIM_RECORD_OVERWRITE'] === '1',
+  );
+  const recordLabel = (mode: 'append' | 'overwrite'): string =>
+    values[`record-${mode}`]
+      ? `--record-${mode}`
+      : `ENERGY_SIM_RECORD_${mode.toUpperCase()}=1 (the environment variable of --record-${mode})`;
+  if (recordFlags.length === 2)
+    throw new CliError(
+      `${recordLabel('append')} and ${recordLabel('overwrite')} exclude each other: continue the recording, or replace it, not both.`,
+    );
+  if (recordFlags.length === 1 && !record)
+    throw new CliError(
+      `${recordLabel(recordFlags[0]!)} says what --record does with a file that is there: add --record FILE, or leave it out.`,
+    );
+  const recordMode: RecordMode | undefined = recordFlags[0];
   const replay = pick('replay') || undefined;
   const maxFileText = pick('max-file-mb');
   const maxFileMb = maxFileText ? parseMaxFileMb(maxFileText, label('max-file-mb')) : undefined;
@@ -316,7 +344,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
     ...(upstream
       ? { upstream, upstreamTimeoutMs, upstreamMaxBytes, allowSpend, maxOrders, maxSpend, forwardUnknown }
       : {}),
-    ...(record ? { record } : {}),
+    ...(record ? { record, recordMode: recordMode ?? 'new' } : {}),
     ...(replay ? { replay } : {}),
     ...(maxFileMb !== undefined ? { maxFileMb } : {}),
     port: integer('port', 0, 65535) ?? 8787,
@@ -462,20 +490,38 @@ export async function serve(
       ? createNodeFetch({ maxBodyBytes: options.upstreamMaxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES })
       : undefined;
     if (upstreamFetch) closers.push(() => upstreamFetch.close());
-    const live =
-      options.record && options.upstream
-        ? createLiveRecording(options.record, {
-            upstream: options.upstream,
-            allowSpend: options.allowSpend ?? false,
-            maxOrders: options.maxOrders,
-            onError: (error) =>
-              log.error(`could not write ${source('record')} ${options.record}: ${error.message}`, {
-                record: options.record,
-              }),
-          })
-        : undefined;
+    let live;
+    if (options.record && options.upstream) {
+      const mode = options.recordMode ?? 'new';
+      // A second run onto the same file would end the first one's recording without a word.
+      if (mode === 'new' && existsSync(options.record))
+        throw new CliError(
+          `${source('record')}: '${options.record}' is there already; add --record-append to continue the recording it holds, or --record-overwrite to replace it (or record to another file).`,
+        );
+      try {
+        live = createLiveRecording(options.record, {
+          upstream: options.upstream,
+          allowSpend: options.allowSpend ?? false,
+          maxOrders: options.maxOrders,
+          mode,
+          limit,
+          onWarning: (line) => log.warn(line),
+          onError: (error) =>
+            log.error(`could not write ${source('record')} ${options.record}: ${error.message}`, {
+              record: options.record,
+            }),
+        });
+      } catch (error) {
+        throw new CliError(
+          `${mode === 'append' ? `${source('record')} with --record-append` : source('record')}: ${(error as Error).message}`,
+        );
+      }
+    }
     // Pushed after the agents it wraps, so it is closed before them.
-    if (live) closers.push(() => live.close());
+    if (live) {
+      const recording = live;
+      closers.push(() => recording.close());
+    }
     const loopback = isLoopback(options.host);
     const token = options.token || undefined;
     let simulator;
@@ -624,7 +670,11 @@ export async function serve(
     const lines = [
       `energy-rental-kit ${simulator.mode} listening on ${url}`,
       ...(proxy ? [`  upstream: ${proxy}`] : []),
-      ...(options.record ? [`  recording to: ${options.record} (at least every second, and on exit)`] : []),
+      ...(options.record
+        ? [
+            `  recording to: ${options.record} (each exchange appended as it ends${live?.continued ? `; continuing its ${live.continued} interactions` : options.recordMode === 'overwrite' ? '; replaced' : ''})`,
+          ]
+        : []),
       ...(options.replay
         ? [`  answers from: ${options.replay} (the recorded answer of the same request, in recorded order)`]
         : []),

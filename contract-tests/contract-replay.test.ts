@@ -8,6 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CliError } from '../src/cli-error.ts';
+import { recordingText } from '../recording/recording-lines.ts';
+import { RECORDING_V1_FORMAT } from '../recording/recording.ts';
 import { recordingOf } from '../recording/test-support.ts';
 import { CONTRACT_HELP, contractEnv } from './contract-command.ts';
 import { readContractConfig } from './contract-config.ts';
@@ -19,7 +21,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const recordingFile = path.join(scratch, 'recording.json');
 writeFileSync(
   recordingFile,
-  JSON.stringify(
+  recordingText(
     recordingOf([], {
       runId: 'mrun42',
       settings: { allowSpend: true, maxOrders: 2, pledgeAddress: 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3' },
@@ -103,7 +105,10 @@ describe('contract --replay', () => {
 
   it('reads a replayed recording only when it is a regular file under ENERGY_SIM_MAX_FILE_MB', () => {
     const large = path.join(scratch, 'large.json');
-    writeFileSync(large, JSON.stringify({ ...recordingOf([]), padding: 'x'.repeat(1024 * 1024) }));
+    writeFileSync(
+      large,
+      JSON.stringify({ ...recordingOf([]), format: RECORDING_V1_FORMAT, padding: 'x'.repeat(1024 * 1024) }),
+    );
     const over = new RegExp(
       `'${large.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}' is 1\\.0 MB \\(\\d+ bytes\\), over the limit of 1 MB; pass a smaller file, or raise the limit with ENERGY_SIM_MAX_FILE_MB\\.$`,
     );

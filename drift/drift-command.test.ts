@@ -10,6 +10,8 @@ import { CliError } from '../src/cli-error.ts';
 import { runDrift } from './drift-command.ts';
 import type { DriftReport } from './finding.ts';
 import { parseRecordArgs } from './record-command.ts';
+import { recordingText } from '../recording/recording-lines.ts';
+import { RECORDING_V1_FORMAT, type Recording } from '../recording/recording.ts';
 import { baseline, dataOf, VALUES_B } from '../recording/test-support.ts';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'drift-command-'));
@@ -18,7 +20,7 @@ afterEach(() => vi.restoreAllMocks());
 
 const file = (name: string, content: unknown): string => {
   const target = path.join(scratch, name);
-  writeFileSync(target, typeof content === 'string' ? content : JSON.stringify(content));
+  writeFileSync(target, typeof content === 'string' ? content : recordingText(content as Recording));
   return target;
 };
 const OLD = file('old.json', baseline());
@@ -146,9 +148,10 @@ describe('drift', () => {
     expect((missing as CliError).message).toMatch(
       /^OLD: cannot read the recording '.*nope.json': ENOENT.*energy-rental-kit record --out/,
     );
-    const notOne = await drift([OLD, file('report.json', { tool: 'energy-rental-kit contract' })]).catch(
-      (e: unknown) => e,
-    );
+    const notOne = await drift([
+      OLD,
+      file('report.json', JSON.stringify({ tool: 'energy-rental-kit contract' })),
+    ]).catch((e: unknown) => e);
     expect((notOne as CliError).message).toMatch(
       /^NEW: .*report.json is not an energy-rental-kit recording: 'format' is undefined, expected 'energy-rental-kit\/recording@1'/,
     );
@@ -157,7 +160,10 @@ describe('drift', () => {
   });
 
   it('refuses a recording over the limit of --max-file-mb or ENERGY_SIM_MAX_FILE_MB, naming it and the fix', async () => {
-    const large = file('large.json', { ...baseline(), padding: 'x'.repeat(1024 * 1024) });
+    const large = file(
+      'large.json',
+      JSON.stringify({ ...baseline(), format: RECORDING_V1_FORMAT, padding: 'x'.repeat(1024 * 1024) }),
+    );
     const byFlag = await drift([OLD, large, '--max-file-mb', '1']).catch((e: unknown) => e);
     expect(byFlag).toBeInstanceOf(CliError);
     expect((byFlag as CliError).message).toMatch(

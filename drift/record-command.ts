@@ -2,7 +2,7 @@
  * `energy-rental-kit record`: runs the contract suite against a target with recording
  * on, then assembles the workers' logs into one recording file.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -15,6 +15,7 @@ import {
   suiteLayout,
 } from '../contract-tests/contract-command.ts';
 import { assembleRecording } from '../recording/assemble-recording.ts';
+import { writeRecordingFile } from '../recording/recording-lines.ts';
 import { isApiOperation, type Recording } from '../recording/recording.ts';
 
 export const RECORD_HELP = `Usage: energy-rental-kit record --out FILE [options]
@@ -141,8 +142,8 @@ export async function runRecord(
       write(`No recording written: ${(error as Error).message}\n`);
       return code === 0 ? 1 : code;
     }
-    mkdirSync(path.dirname(out), { recursive: true });
-    writeFileSync(out, `${JSON.stringify(recording, null, 2)}\n`);
+    // Format 2 like `serve --record`: one format written, read a line at a time at any size.
+    writeRecordingFile(out, recording);
     write(`${describeRecording(recording, displayPath(out))}\n`);
     if (code !== 0) {
       write(

@@ -1,38 +1,72 @@
 /**
- * `serve --upstream URL --record FILE`: the proxy's live traffic as a recording, in the
+ * `serve --upstream URL --record FILE`: the proxy's live traffic as a recording@2, the
  * format `record` writes, so `drift` compares it and `serve --replay` serves it.
  *
- * The upstream's fetch is wrapped by the contract suite's recorder (every exchange to a
- * JSONL log, keys replaced by aliases); the log is assembled into FILE at least every
- * second while traffic comes, and on close, through a temporary file and a rename, like
- * the state file. Every key is an alias of role 'foreign' (the proxy cannot tell whose
- * key is the "main" one): `key-2`, `key-3`, … in order of first appearance.
+ * The header line is written at the start; then each exchange is appended as one line
+ * once it ends, through an append stream and in order of ending. Nothing is ever written
+ * whole again. An answer is read beside the proxy as the chunks that arrive, never joined;
+ * one of over a megabyte is decoded, scrubbed and serialised a quarter megabyte per turn
+ * of the event loop, and its pieces wait for the stream to drain, so a 100 MB answer
+ * being recorded holds up no other request (cli/serve-upstream-bounds.test.ts). Every key is an alias of role
+ * 'foreign' (the proxy cannot tell whose key is the "main" one): `key-2`, `key-3`, … in
+ * order of first appearance, continuing after the highest alias of a file appended to.
  */
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import {
+  closeSync,
+  createWriteStream,
+  openSync,
+  readSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
+import { setImmediate as turn } from 'node:timers/promises';
 import { redactUrl } from '../mock/http/journal-redaction.ts';
+import { DEFAULT_FILE_LIMIT, type FileLimit } from '../src/bounded-file.ts';
 import { realPathOf } from '../src/real-path.ts';
-import { assembleRecording } from './assemble-recording.ts';
-import { createRecorder } from './recorder.ts';
+import { createExchangeScrubber } from './exchange-scrubber.ts';
+import { jsonPieces } from './json-pieces.ts';
+import { headerOf } from './recording-lines.ts';
+import {
+  MAIN_KEY_ALIAS,
+  operationOf,
+  readRecordingFile,
+  RECORDING_FORMAT,
+  RecordingError,
+  type Interaction,
+  type RecordedResponse,
+} from './recording.ts';
 
 /** The case and file names a live interaction is recorded under. */
 export const LIVE_CASE = '(live traffic)';
 
+/** Past this many bytes an answer is decoded and written a piece at a time. */
+export const LARGE_ANSWER_BYTES = 1024 * 1024;
+/** How much of a large answer is decoded, scrubbed or serialised in one turn of the event loop. */
+const TURN_BYTES = 256 * 1024;
+
+/** What `--record` does with a file that is there: refuse it, continue it or replace it. */
+export type RecordMode = 'new' | 'append' | 'overwrite';
+
 export interface LiveRecording {
   /** The upstream's fetch, recording every exchange. */
   wrap(fetch: typeof globalThis.fetch): typeof globalThis.fetch;
-  /** Writes FILE now when something was recorded since the last write. */
-  flush(): void;
-  /** Stops the periodic writes, writes a last time and removes the log. */
-  close(): void;
+  /** Resolves once every exchange that ended so far is written. */
+  flush(): Promise<void>;
+  /** Writes what is pending and closes the file. */
+  close(): Promise<void>;
+  /** How many interactions the file held when it was continued (0 for a new one). */
+  continued: number;
 }
 
 /**
- * Starts recording to `file`.
+ * Starts recording to `file`: a new file (or one replaced, `mode` 'overwrite'), or one
+ * continued (`mode` 'append', a recording@2 of the same upstream). Throws a RecordingError
+ * for a file that cannot be continued; whether a file there may be touched at all is the
+ * caller's to decide.
  *
  * @example
- *   const recording = createLiveRecording('traffic.json', { upstream: 'https://api.eopen.io', allowSpend: false });
+ *   const recording = createLiveRecording('traffic.jsonl', { upstream: 'https://api.eopen.io', allowSpend: false });
  *   createSimulator({ proxy: { upstream, fetch: recording.wrap(fetch) } });
  */
 export function createLiveRecording(
@@ -41,67 +75,260 @@ export function createLiveRecording(
     upstream: string;
     allowSpend: boolean;
     maxOrders?: number | undefined;
-    intervalMs?: number;
+    mode?: RecordMode;
+    limit?: FileLimit;
     onError?: (error: Error) => void;
+    onWarning?: (line: string) => void;
   },
 ): LiveRecording {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'energy-rental-kit-live-'));
-  // No request carries this key, so every key the app sends is recorded as a foreign alias.
-  const recorder = createRecorder({
-    dir,
-    mainKey: '\u0000no main key in live traffic',
-    baseUrl: options.upstream,
-  });
-  // The recording names the upstream without whatever credentials its URL carries.
-  recorder.noteTarget({
-    kind: 'url',
-    baseUrl: redactUrl(options.upstream),
-    simulator: false,
-    capabilities: [],
-  });
-  const runId = `live-${Date.now().toString(36)}`;
-  const startedAt = new Date();
-  let pending = 0;
-  let written = 0;
-  // Written beside and renamed onto the real file: a symlinked recording stays a symlink.
+  // Written through a symlink onto the file it names: the link stays a link.
   const target = realPathOf(file);
-
-  const flush = (): void => {
-    if (pending === written) return;
-    const upTo = pending;
-    try {
-      const recording = assembleRecording(dir, {
-        runId,
-        settings: { allowSpend: options.allowSpend, maxOrders: options.maxOrders ?? 0 },
-        recordedAt: startedAt,
-      });
-      const temporary = `${target}.${process.pid}.tmp`;
-      writeFileSync(temporary, `${JSON.stringify(recording, null, 2)}\n`);
-      renameSync(temporary, target);
-      written = upTo;
-    } catch (error) {
-      options.onError?.(error as Error);
+  // The recording names the upstream without whatever credentials its URL carries.
+  const baseUrl = redactUrl(options.upstream);
+  let aliasCount = 1;
+  let continued = 0;
+  if (options.mode === 'append') {
+    const read = readRecordingFile(file, options.limit ?? DEFAULT_FILE_LIMIT, (line) =>
+      options.onWarning?.(line),
+    );
+    const { recording } = read;
+    if (recording.format !== RECORDING_FORMAT)
+      throw new RecordingError(
+        `'${file}' is a ${recording.format} file, one JSON document, which cannot be appended to; replace it (--record-overwrite), or record to another file.`,
+      );
+    if (recording.target.baseUrl !== baseUrl)
+      throw new RecordingError(
+        `'${file}' was recorded from ${recording.target.baseUrl}, not ${baseUrl}; a recording holds one upstream's traffic: record to another file.`,
+      );
+    // A torn last line is cut off, and a last line without its newline gets one.
+    if (read.tornLine !== undefined) truncateSync(target, read.wholeBytes);
+    if (!endsWithNewline(target)) writeFileSync(target, '\n', { flag: 'a' });
+    for (const { alias } of recording.apiKeys) {
+      const n = /^key-(\d+)$/.exec(alias)?.[1];
+      if (n !== undefined) aliasCount = Math.max(aliasCount, Number(n));
     }
+    continued = recording.interactions.length;
+  } else {
+    const header = headerOf({
+      recordedAt: new Date().toISOString(),
+      runId: `live-${Date.now().toString(36)}`,
+      target: { kind: 'url', baseUrl, simulator: false, capabilities: [] },
+      settings: { allowSpend: options.allowSpend, maxOrders: options.maxOrders ?? 0 },
+      apiKeys: [{ alias: MAIN_KEY_ALIAS, role: 'main' }],
+    });
+    writeFileSync(target, `${JSON.stringify(header)}\n`);
+  }
+  const stream = createWriteStream(target, { flags: 'a' });
+  let failed: Error | undefined;
+  stream.on('error', (error) => {
+    failed ??= error;
+    options.onError?.(error);
+  });
+  const scrubber = createExchangeScrubber({
+    baseUrl: options.upstream,
+    known: [],
+    newAlias: () => `key-${++aliasCount}`,
+  });
+  // Exchanges are written one after another, in order of ending.
+  let queue: Promise<void> = Promise.resolve();
+  const enqueue = (work: () => Promise<Interaction>): void => {
+    queue = queue.then(async () => {
+      if (failed) return;
+      try {
+        await writeLine(await work());
+      } catch (error) {
+        options.onError?.(error as Error);
+      }
+    });
   };
-  const timer = setInterval(flush, options.intervalMs ?? 1000);
-  timer.unref();
+  const writeLine = async (interaction: Interaction): Promise<void> => {
+    const texts = largeTexts.get(interaction);
+    const large = texts !== undefined || largeAnswers.has(interaction);
+    const pieces = texts
+      ? textLinePieces(interaction, texts)
+      : large
+        ? jsonPieces(interaction, TURN_BYTES)
+        : [JSON.stringify(interaction)];
+    for (const piece of pieces) {
+      if (!stream.write(piece))
+        await new Promise<void>((resolve) => {
+          stream.once('drain', resolve);
+          stream.once('error', () => resolve());
+        });
+      else if (large) await turn();
+      if (failed) return;
+    }
+    stream.write('\n');
+  };
+  // Interactions whose answer was large, so their line is written in pieces.
+  const largeAnswers = new WeakSet<Interaction>();
+  // The text of a large answer that is no JSON, as scrubbed pieces.
+  const largeTexts = new WeakMap<Interaction, string[]>();
 
   return {
+    continued,
     wrap(fetch) {
-      const transport = recorder.wrap((request) => fetch(request));
       return (async (input: RequestInfo | URL, init?: RequestInit) => {
+        const request = new Request(input, init);
+        const described = scrubber.describeRequest(request);
+        const at = new Date().toISOString();
+        const started = performance.now();
+        let response: Response;
         try {
-          return await transport(new Request(input, init), LIVE_CASE, LIVE_CASE);
-        } finally {
-          pending++;
+          response = await fetch(request);
+        } catch (error) {
+          const durationMs = elapsed(started);
+          enqueue(async () => {
+            const recorded = await described;
+            return {
+              ...base(recorded, at),
+              operation: operationOf(recorded.method, recorded.path),
+              error: scrubber.scrubText((error as Error).message ?? String(error)),
+              durationMs,
+            };
+          });
+          throw error;
         }
+        // Read beside the proxy, as the chunks that arrive, never joined into one buffer (a
+        // 100 MB copy): decoding waits for the queue, and then goes a quarter megabyte per turn.
+        const bytes = readChunks(response.clone()).then(
+          (chunks) => ({ chunks, durationMs: elapsed(started) }),
+          (error: Error) => ({ error, durationMs: elapsed(started) }),
+        );
+        const { status, headers } = response;
+        enqueue(async () => {
+          const recorded = await described;
+          const operation = operationOf(recorded.method, recorded.path);
+          const read = await bytes;
+          if ('error' in read)
+            return {
+              ...base(recorded, at),
+              operation,
+              error: scrubber.scrubText(read.error.message),
+              durationMs: read.durationMs,
+            };
+          const issuing = operation === 'createAccount';
+          const length = read.chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
+          const large = length > LARGE_ANSWER_BYTES;
+          const decoded = large
+            ? await decodeLarge(read.chunks)
+            : { text: new TextDecoder().decode(Buffer.concat(read.chunks)) };
+          let recordedResponse: RecordedResponse;
+          let textPieces: string[] | undefined;
+          if ('pieces' in decoded) {
+            // No JSON: its text is scrubbed and kept a piece at a time, never joined.
+            recordedResponse = scrubber.describeResponse(status, headers, '', issuing);
+            delete recordedResponse.text;
+            textPieces = [];
+            for (const piece of decoded.pieces) {
+              textPieces.push(scrubber.scrubText(piece));
+              await turn();
+            }
+          } else recordedResponse = scrubber.describeResponse(status, headers, decoded.text, issuing);
+          const interaction: Interaction = {
+            ...base(recorded, at),
+            operation,
+            response: recordedResponse,
+            durationMs: read.durationMs,
+          };
+          if (textPieces) largeTexts.set(interaction, textPieces);
+          else if (large) largeAnswers.add(interaction);
+          return interaction;
+        });
+        return response;
       }) as typeof globalThis.fetch;
     },
-    flush,
-    close() {
-      clearInterval(timer);
-      flush();
-      rmSync(dir, { recursive: true, force: true });
+    flush: () => queue,
+    async close() {
+      await queue;
+      await new Promise<void>((resolve) => stream.end(() => resolve()));
     },
   };
+}
+
+function base(
+  request: Interaction['request'],
+  at: string,
+): Pick<Interaction, 'case' | 'file' | 'request' | 'at'> {
+  return { case: LIVE_CASE, file: LIVE_CASE, request, at };
+}
+
+function elapsed(started: number): number {
+  return Math.round((performance.now() - started) * 1000) / 1000;
+}
+
+/**
+ * A large body decoded a quarter megabyte per turn of the event loop: its text when it may be
+ * JSON (its first character that is not white space opens a JSON value), else its pieces,
+ * each cut just after white space so that no key (which holds none) is split between two.
+ */
+async function decodeLarge(chunks: Uint8Array[]): Promise<{ text: string } | { pieces: string[] }> {
+  const decoder = new TextDecoder();
+  const pieces: string[] = [];
+  let carry = '';
+  let first: string | undefined;
+  for (let i = 0; i < chunks.length;) {
+    // A quarter megabyte of chunks (or one larger chunk) per turn.
+    let chunk = '';
+    for (let bytes = 0; i < chunks.length && bytes < TURN_BYTES; i++) {
+      bytes += chunks[i]!.byteLength;
+      chunk += decoder.decode(chunks[i], { stream: true });
+    }
+    const last = i === chunks.length;
+    if (last) chunk += decoder.decode();
+    first ??= /\S/.exec(chunk)?.[0];
+    const text = carry + chunk;
+    const cut = Math.max(
+      text.lastIndexOf(' '),
+      text.lastIndexOf('\n'),
+      text.lastIndexOf('\t'),
+      text.lastIndexOf('\r'),
+    );
+    // With no white space in it, a piece waits for the next (a key is never that long).
+    if (cut === -1 && !last) carry = text;
+    else {
+      pieces.push(text.slice(0, cut + 1));
+      carry = text.slice(cut + 1);
+    }
+    await turn();
+  }
+  if (carry !== '') pieces.push(carry);
+  if (first !== undefined && /[[{"\-0-9tfn]/.test(first)) return { text: pieces.join('') };
+  return { pieces };
+}
+
+/** The chunks of a body as they arrive. */
+async function readChunks(response: Response): Promise<Uint8Array[]> {
+  const chunks: Uint8Array[] = [];
+  if (!response.body) return chunks;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return chunks;
+    chunks.push(value);
+  }
+}
+
+/** The line of an interaction whose response text is `texts`, in pieces. */
+function* textLinePieces(interaction: Interaction, texts: string[]): Generator<string> {
+  const mark = `\u0000text-${Date.now()}\u0000`;
+  const line = JSON.stringify({ ...interaction, response: { ...interaction.response, text: mark } });
+  const at = line.indexOf(JSON.stringify(mark));
+  yield `${line.slice(0, at)}"`;
+  for (const text of texts) yield JSON.stringify(text).slice(1, -1);
+  yield `"${line.slice(at + JSON.stringify(mark).length)}`;
+}
+
+/** Whether a file is empty or ends with a newline. */
+function endsWithNewline(file: string): boolean {
+  const size = statSync(file).size;
+  if (size === 0) return true;
+  const fd = openSync(file, 'r');
+  try {
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    return last[0] === 0x0a;
+  } finally {
+    closeSync(fd);
+  }
 }

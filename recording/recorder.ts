@@ -11,15 +11,10 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { threadId } from 'node:worker_threads';
-import { isSecretName, replaceKeys } from '../mock/http/journal-redaction.ts';
-import {
-  MAIN_KEY_ALIAS,
-  operationOf,
-  type Interaction,
-  type RecordedRequest,
-  type RecordedResponse,
-  type TargetInfo,
-} from './recording.ts';
+import { createExchangeScrubber } from './exchange-scrubber.ts';
+import { MAIN_KEY_ALIAS, operationOf, type Interaction, type TargetInfo } from './recording.ts';
+
+export { paramsOf } from './exchange-scrubber.ts';
 
 /** A fetch that knows which case (and file) sends the request. */
 export type CaseTransport = (request: Request, caseName: string, file: string) => Promise<Response>;
@@ -51,73 +46,20 @@ let connections = 0;
 export function createRecorder(options: { dir: string; mainKey: string; baseUrl: string }): Recorder {
   mkdirSync(options.dir, { recursive: true });
   const file = path.join(options.dir, `${process.pid}-${threadId}-${++connections}.jsonl`);
-  const basePath = new URL(options.baseUrl).pathname.replace(/\/+$/, '');
-  const aliases = new Map<string, string>([[options.mainKey, MAIN_KEY_ALIAS]]);
   let localCount = 0;
   let seq = 0;
   const write = (line: LogLine): void => appendFileSync(file, `${JSON.stringify(line)}\n`);
-
-  const aliasOf = (key: string, role: 'issued' | 'foreign'): string => {
-    let alias = aliases.get(key);
-    if (!alias) {
-      alias = `key-local-${++localCount}-${role}`;
-      aliases.set(key, alias);
-    }
-    return alias;
-  };
-  /** Replaces every known key where it stands as a token, raw or percent-encoded (journal-redaction.ts). */
-  const scrubText = (text: string): string => replaceKeys(text, aliases);
-  const scrub = (value: unknown, issuing: boolean): unknown => {
-    if (typeof value === 'string') return scrubText(value);
-    if (Array.isArray(value)) return value.map((v) => scrub(v, issuing));
-    if (typeof value === 'object' && value !== null) {
-      const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value)) {
-        // Whatever a secret-named field holds is a key: one the target hands out
-        // (createAccount) is 'issued', any other (a key sent in a query, a form or a JSON
-        // body, or echoed back) 'foreign'; it is recorded as its alias so replay still matches.
-        if (isSecretName(k))
-          out[k] = typeof v === 'string' ? aliasOf(v, issuing ? 'issued' : 'foreign') : '[redacted]';
-        else out[k] = scrub(v, issuing);
-      }
-      return out;
-    }
-    return value;
-  };
-
-  const describeRequest = async (request: Request): Promise<RecordedRequest> => {
-    const url = new URL(request.url);
-    let pathname = url.pathname;
-    if (basePath && (pathname === basePath || pathname.startsWith(`${basePath}/`)))
-      pathname = pathname.slice(basePath.length) || '/';
-    const key = request.headers.get('api-key');
-    const out: RecordedRequest = {
-      method: request.method.toUpperCase(),
-      path: pathname,
-      query: scrub(paramsOf(url.searchParams), false) as RecordedRequest['query'],
-    };
-    const text = request.body === null ? '' : await request.clone().text();
-    if (text !== '') {
-      const type = request.headers.get('content-type') ?? '';
-      if (type.includes('application/x-www-form-urlencoded'))
-        out.form = scrub(paramsOf(new URLSearchParams(text)), false) as RecordedRequest['form'];
-      else {
-        try {
-          out.json = scrub(JSON.parse(text), false);
-        } catch {
-          out.text = scrubText(text);
-        }
-      }
-    }
-    if (key !== null) out.apiKeyAlias = aliases.get(key) ?? aliasOf(key, 'foreign');
-    return out;
-  };
+  const scrubber = createExchangeScrubber({
+    baseUrl: options.baseUrl,
+    known: [[options.mainKey, MAIN_KEY_ALIAS]],
+    newAlias: (role) => `key-local-${++localCount}-${role}`,
+  });
 
   return {
     file,
     noteTarget: (target) => write({ type: 'target', target }),
     wrap: (fetch) => async (request, caseName, testFile) => {
-      const recorded = await describeRequest(request);
+      const recorded = await scrubber.describeRequest(request);
       const operation = operationOf(recorded.method, recorded.path);
       const at = new Date().toISOString();
       const started = performance.now();
@@ -136,23 +78,18 @@ export function createRecorder(options: { dir: string; mainKey: string; baseUrl:
       } catch (error) {
         write({
           ...line,
-          error: scrubText((error as Error).message ?? String(error)),
+          error: scrubber.scrubText((error as Error).message ?? String(error)),
           durationMs: elapsed(started),
         });
         throw error;
       }
       const text = await response.clone().text();
-      const headers: Record<string, string> = {};
-      for (const name of ['content-type', 'retry-after']) {
-        const value = response.headers.get(name);
-        if (value !== null) headers[name] = value;
-      }
-      const recordedResponse: RecordedResponse = { status: response.status, headers };
-      try {
-        recordedResponse.body = scrub(JSON.parse(text), operation === 'createAccount');
-      } catch {
-        recordedResponse.text = scrubText(text);
-      }
+      const recordedResponse = scrubber.describeResponse(
+        response.status,
+        response.headers,
+        text,
+        operation === 'createAccount',
+      );
       write({ ...line, response: recordedResponse, durationMs: elapsed(started) });
       return response;
     },
@@ -161,14 +98,4 @@ export function createRecorder(options: { dir: string; mainKey: string; baseUrl:
 
 function elapsed(started: number): number {
   return Math.round((performance.now() - started) * 1000) / 1000;
-}
-
-/** Parameters as a sorted object; a repeated name keeps every value. */
-export function paramsOf(params: URLSearchParams): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const name of [...new Set(params.keys())].sort()) {
-    const values = params.getAll(name);
-    out[name] = values.length === 1 ? values[0]! : values;
-  }
-  return out;
 }

@@ -7,8 +7,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { keyLookingPaths, loadRecording, parseRecording, RecordingError } from './recording.ts';
+import {
+  keyLookingPaths,
+  loadRecording,
+  parseRecording,
+  RECORDING_V1_FORMAT,
+  RecordingError,
+  type Recording,
+} from './recording.ts';
 import { baseline, dataOf } from './test-support.ts';
+
+/** A recording as the one JSON document of format 1. */
+const v1 = (recording: Recording): Recording => ({ ...recording, format: RECORDING_V1_FORMAT });
 
 const FIXTURE = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -25,7 +35,7 @@ describe('loadRecording', () => {
       dataOf(interactions, 'getAccount').token = 'tk_12345678';
     });
     const file = path.join(scratch, 'leaky.json');
-    writeFileSync(file, JSON.stringify(recording));
+    writeFileSync(file, JSON.stringify(v1(recording)));
     const warnings: string[] = [];
     expect(loadRecording(file, undefined, (line) => warnings.push(line)).interactions).toHaveLength(
       recording.interactions.length,
@@ -55,7 +65,7 @@ describe('parseRecording', () => {
   });
 
   it('loads what the hand-made baseline of the tests writes', () => {
-    expect(parseRecording(JSON.parse(JSON.stringify(baseline())))).toEqual(baseline());
+    expect(parseRecording(JSON.parse(JSON.stringify(v1(baseline()))))).toEqual(v1(baseline()));
   });
 
   it.each([
@@ -87,7 +97,7 @@ describe('parseRecording', () => {
     ['a timing that is no object', (r: any) => (r.timing = []), '/timing: must be object (got [])'],
     ['an empty runId', (r: any) => (r.runId = ''), '/runId: must NOT have fewer than 1 characters (got "")'],
   ])('refuses %s, naming its JSON path and the rule', (_what, spoil, problem) => {
-    const recording = JSON.parse(JSON.stringify(baseline())) as unknown;
+    const recording = JSON.parse(JSON.stringify(v1(baseline()))) as unknown;
     spoil(recording);
     const error = (() => {
       try {
@@ -103,13 +113,13 @@ describe('parseRecording', () => {
   });
 
   it('refuses another format, naming it and this one', () => {
-    expect(() => parseRecording({ ...baseline(), format: 'energy-rental-kit/recording@2' })).toThrow(
-      "'format' is \"energy-rental-kit/recording@2\", expected 'energy-rental-kit/recording@1'",
+    expect(() => parseRecording({ ...baseline(), format: 'energy-rental-kit/recording@9' })).toThrow(
+      "'format' is \"energy-rental-kit/recording@9\", expected 'energy-rental-kit/recording@1' (or a first line of format 'energy-rental-kit/recording@2')",
     );
   });
 
   it('reads a recording@1 made before settings and apiKeys were kept as a run that spent nothing, with one key', () => {
-    const { settings: _settings, apiKeys: _keys, ...older } = baseline();
+    const { settings: _settings, apiKeys: _keys, ...older } = v1(baseline());
     expect(parseRecording(older)).toMatchObject({
       settings: { allowSpend: false, maxOrders: 1 },
       apiKeys: [{ alias: 'key-1', role: 'main' }],

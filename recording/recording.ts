@@ -1,8 +1,9 @@
 /**
  * Recordings: what `energy-rental-kit record` saves and what a replay serves and `drift`
  * compares. Every exchange of a contract run at the fetch level, control plane included,
- * with API keys replaced by aliases, plus the lifecycle timing seen. The format itself is
- * spec/control.yaml's Recording: its generated types, and its validator when one is read.
+ * with API keys replaced by aliases, plus the lifecycle timing seen. A file is of format 2,
+ * JSON lines (spec/control.yaml's RecordingHeader, recording-lines.ts), or of format 1, one
+ * JSON document (spec/control.yaml's Recording), still read; in memory both are a Recording.
  *
  * No API key is ever stored: the run's key is 'key-1' and every other key gets the
  * next alias ('key-2', 'key-3', …) in order of first appearance, in request headers and
@@ -15,10 +16,11 @@ import {
   type FileLimit,
 } from '../src/bounded-file.ts';
 import type { components } from '../src/generated/control.ts';
-import { RECORDING_FORMAT, TIMED_STATUSES } from '../src/generated/lists.ts';
+import { RECORDING_FORMAT, RECORDING_V1_FORMAT, TIMED_STATUSES } from '../src/generated/lists.ts';
 import { isSecretName } from '../mock/http/journal-redaction.ts';
 import { createValidators, loadSpec, type ValidateFunction } from '../src/spec/loader.ts';
 import { describeSchemaProblem } from '../src/spec/schema-problem.ts';
+import { readRecordingLines } from './recording-lines.ts';
 
 type C = components['schemas'];
 
@@ -27,7 +29,10 @@ type C = components['schemas'];
 export type Capability = C['Capability'];
 /** The target a contract run (or a proxy) talked to, as a recording keeps it. */
 export type TargetInfo = C['RecordingTarget'];
-export type Recording = C['Recording'];
+/** A recording in memory, of either format; `format` is the one its file had. */
+export type Recording = Omit<C['Recording'], 'format'> & {
+  format: typeof RECORDING_FORMAT | typeof RECORDING_V1_FORMAT;
+};
 export type RecordingSettings = C['RecordingSettings'];
 export type RecordedApiKey = C['RecordedApiKey'];
 export type Interaction = C['RecordedInteraction'];
@@ -36,7 +41,7 @@ export type RecordedResponse = C['RecordedResponse'];
 export type Timing = C['RecordingTiming'];
 export type TimedStatus = keyof C['TimedSeconds'];
 
-export { RECORDING_FORMAT, TIMED_STATUSES };
+export { RECORDING_FORMAT, RECORDING_V1_FORMAT, TIMED_STATUSES };
 
 /** The case label of exchanges made while connecting, before any case runs. */
 export const CONNECT_CASE = '(connect)';
@@ -54,9 +59,22 @@ export class RecordingError extends Error {
 
 const cache = new Map<string, Recording>();
 
+const RECORDING_FIX = 'pass the path of a recording file';
+
+/** A RecordingError for a file that cannot be read at all, naming the rule or the way to make one. */
+function unreadable(file: string, error: unknown): Error {
+  if (!(error instanceof BoundedFileError)) return error as Error;
+  if (error.rule === 'not-regular' || error.rule === 'too-large') return new RecordingError(error.message);
+  const what = error.rule === 'missing' ? `${error.code}, there is no such file` : error.code;
+  return new RecordingError(
+    `cannot read the recording '${file}': ${what}. Make one with 'energy-rental-kit record --out ${file}'.`,
+  );
+}
+
 /**
- * Reads and checks a recording file (cached per path and limit: every contract file of a
- * replay reads the same one). Only a regular file of at most `limit` is read.
+ * Reads and checks a recording file of either format (cached per path and limit: every
+ * contract file of a replay reads the same one). Only a regular file of at most `limit` is
+ * read; a recording@2 file a line at a time, naming the line of anything that is off.
  *
  * @example
  *   loadRecording('fixtures/simulator-recording.json').interactions.length; // > 0
@@ -69,26 +87,7 @@ export function loadRecording(
   const key = `${limit.maxBytes} ${file}`;
   const cached = cache.get(key);
   if (cached) return cached;
-  let text: string;
-  try {
-    text = readBoundedFile(file, limit, 'pass the path of a recording file');
-  } catch (error) {
-    if (!(error instanceof BoundedFileError)) throw error;
-    if (error.rule === 'not-regular' || error.rule === 'too-large') throw new RecordingError(error.message);
-    const what = error.rule === 'missing' ? `${error.code}, there is no such file` : error.code;
-    throw new RecordingError(
-      `cannot read the recording '${file}': ${what}. Make one with 'energy-rental-kit record --out ${file}'.`,
-    );
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new RecordingError(
-      `'${file}' is not JSON (${(error as Error).message}); a recording is the JSON file 'energy-rental-kit record --out FILE' writes.`,
-    );
-  }
-  const recording = parseRecording(value, file);
+  const recording = readRecordingFile(file, limit, onWarning).recording;
   const keyLooking = keyLookingPaths(recording);
   if (keyLooking.length > 0)
     onWarning(
@@ -98,16 +97,60 @@ export function loadRecording(
   return recording;
 }
 
+/**
+ * Reads a recording file of either format, uncached; for a recording@2 file also where its
+ * last whole line ends (what `serve --record-append` continues from).
+ *
+ * @example
+ *   readRecordingFile('traffic.jsonl', fileLimit(256), warn).recording.format; // 'energy-rental-kit/recording@2'
+ */
+export function readRecordingFile(
+  file: string,
+  limit: FileLimit,
+  onWarning: (line: string) => void,
+): { recording: Recording; wholeBytes?: number; tornLine?: number } {
+  let lines;
+  try {
+    lines = readRecordingLines(file, limit, {
+      onWarning,
+      fix: RECORDING_FIX,
+      fail: (what) =>
+        new RecordingError(
+          `'${file}' is not an energy-rental-kit recording: ${what}. Make one with 'energy-rental-kit record --out FILE'.`,
+        ),
+    });
+  } catch (error) {
+    throw unreadable(file, error);
+  }
+  if (lines) return lines;
+  // Not a recording@2 header on the first line: a recording@1 document, read whole.
+  let text: string;
+  try {
+    text = readBoundedFile(file, limit, RECORDING_FIX);
+  } catch (error) {
+    throw unreadable(file, error);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new RecordingError(
+      `'${file}' is not JSON (${(error as Error).message}); a recording is the file 'energy-rental-kit record --out FILE' writes.`,
+    );
+  }
+  return { recording: parseRecording(value, file) };
+}
+
 /** What a recording keeps in place of a key: an alias, or the redaction mark. */
 const KEPT_INSTEAD_OF_A_KEY = /^(key-\d+|key-local-\d+-(issued|foreign)|key-overflow|\[redacted\])$/;
 
 /**
  * The JSON paths of a recording where a secret-named field or parameter (apiKey, api_key,
  * token, …) holds anything but an alias: a key a recorder older than this one, or a hand,
- * left in clear.
+ * left in clear. In a recording@2 an interaction is named by its line.
  *
  * @example
- *   keyLookingPaths(recording); // ['/interactions/3/request/query/api_key']
+ *   keyLookingPaths(recording); // ['line 5 /request/query/api_key']
  */
 export function keyLookingPaths(recording: Recording): string[] {
   const found: string[] = [];
@@ -121,7 +164,7 @@ export function keyLookingPaths(recording: Recording): string[] {
     }
   };
   recording.interactions.forEach((interaction, i) => {
-    const at = `/interactions/${i}`;
+    const at = recording.format === RECORDING_FORMAT ? `line ${i + 2} ` : `/interactions/${i}`;
     walk(interaction.request.query, `${at}/request/query`, 0);
     walk(interaction.request.form, `${at}/request/form`, 0);
     walk(interaction.request.json, `${at}/request/json`, 0);
@@ -133,9 +176,9 @@ export function keyLookingPaths(recording: Recording): string[] {
 let validateRecording: ValidateFunction | undefined;
 
 /**
- * Checks a parsed recording against spec/control.yaml's Recording, naming the JSON path and
- * the rule of the first thing that is off. A recording@1 made before `settings` and
- * `apiKeys` were kept gets the defaults the schema describes first.
+ * Checks a parsed recording@1 document against spec/control.yaml's Recording, naming the
+ * JSON path and the rule of the first thing that is off. A recording@1 made before
+ * `settings` and `apiKeys` were kept gets the defaults the schema describes first.
  *
  * @example
  *   parseRecording(JSON.parse(text), 'recordings/upstream.json').interactions.length;
@@ -149,8 +192,10 @@ export function parseRecording(value: unknown, name = 'the recording'): Recordin
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     return fail('it is not a JSON object');
   const r = value as Partial<Recording>;
-  if (r.format !== RECORDING_FORMAT)
-    return fail(`'format' is ${JSON.stringify(r.format)}, expected '${RECORDING_FORMAT}'`);
+  if (r.format !== RECORDING_V1_FORMAT)
+    return fail(
+      `'format' is ${JSON.stringify(r.format)}, expected '${RECORDING_V1_FORMAT}' (or a first line of format '${RECORDING_FORMAT}')`,
+    );
   const recording = {
     ...r,
     settings: r.settings ?? { allowSpend: false, maxOrders: 1 },

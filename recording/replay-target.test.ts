@@ -4,7 +4,13 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import type { Interaction } from './recording.ts';
-import { createReplay, REPLAY_MISS_CODE, REPLAY_MISS_STATUS } from './replay-target.ts';
+import {
+  CANDIDATES_PER_OPERATION,
+  CANDIDATES_PER_VALUE,
+  createReplay,
+  REPLAY_MISS_CODE,
+  REPLAY_MISS_STATUS,
+} from './replay-target.ts';
 import { recordingOf } from './test-support.ts';
 
 const BASE = 'http://replay.invalid';
@@ -185,6 +191,40 @@ describe('createReplay', () => {
     const body = await json(await replay.transport(post, CASE_A, ''));
     expect(body.msg).toMatch(
       /closest recorded request is POST \/v1\/tron\/order, form outOrderNo=erk-1&period=10min, API key key-1 .*form period: "1h" here, "10min" recorded/,
+    );
+  });
+});
+
+describe('a replay of a large recording', () => {
+  it('answers a miss from its index, comparing a bounded number of recorded requests, and still names the closest', async () => {
+    const interactions: Interaction[] = [];
+    for (let i = 0; i < 100_000; i++)
+      interactions.push(
+        interaction(
+          CASE_A,
+          { path: '/v1/tron/price', query: { rentalCount: String(65_000 + i), period: i % 2 ? '1h' : '1d' } },
+          { code: 0, data: { i } },
+        ),
+      );
+    const replay = createReplay(recordingOf(interactions), { apiKey: 'demo-key' });
+    const hit = await replay.transport(
+      new Request(`${BASE}/v1/tron/price?rentalCount=65001&period=1h`),
+      CASE_A,
+      'x.contract.test.ts',
+    );
+    expect(((await hit.json()) as { data: { i: number } }).data.i).toBe(1);
+    const miss = await replay.transport(
+      new Request(`${BASE}/v1/tron/price?rentalCount=99999999&period=1h&extra=1`),
+      CASE_A,
+      'x.contract.test.ts',
+    );
+    expect(miss.status).toBe(REPLAY_MISS_STATUS);
+    expect(replay.lastMissComparisons).toBeGreaterThan(0);
+    expect(replay.lastMissComparisons).toBeLessThanOrEqual(
+      CANDIDATES_PER_OPERATION + 3 * CANDIDATES_PER_VALUE,
+    );
+    expect(((await miss.json()) as { msg: string }).msg).toMatch(
+      /closest recorded request is GET \/v1\/tron\/price\?rentalCount=65001&period=1h.*query extra: "1" here, absent recorded; query rentalCount: "99999999" here, "65001" recorded/,
     );
   });
 });

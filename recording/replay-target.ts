@@ -9,10 +9,15 @@
  * `{ code: 59900, msg: "No recorded interaction matches …; the closest recorded request
  * is …", time, data: null }`, and noted, so the harness fails the case loudly even when
  * the case expected a rejection.
+ *
+ * The recording is indexed once, at load: by request (for a hit) and by operation and
+ * parameter (for the closest request of a miss), so a miss compares a bounded number of
+ * recorded requests however many the recording holds, and costs what a hit costs.
  */
 import { paramsOf, type CaseTransport } from './recorder.ts';
 import {
   describeRequest,
+  operationOf,
   MAIN_KEY_ALIAS,
   type Interaction,
   type RecordedRequest,
@@ -29,20 +34,40 @@ export interface Replay {
   transport: CaseTransport;
   /** What matched nothing so far in this case (emptied by the call). */
   takeMisses(caseName: string): string[];
+  /** How many recorded requests the last miss was compared with (bounded by the index). */
+  readonly lastMissComparisons: number;
 }
+
+/** Of each parameter value, how many recorded requests that hold it a miss compares with. */
+export const CANDIDATES_PER_VALUE = 32;
+/** How many of an operation's first recorded requests a miss compares with besides. */
+export const CANDIDATES_PER_OPERATION = 32;
 
 interface Cursor {
   items: Interaction[];
   next: number;
 }
 
+/** The recorded answers of one request: all of them, and those of each case. */
+interface Answers {
+  all: Cursor;
+  firstCase: string;
+  /** The first case's; the same items as `all` while no other case sent the request. */
+  own: Cursor;
+  others?: Map<string, Cursor>;
+}
+
 /** JSON with object keys sorted, so equal content gives equal text. */
 function canonical(value: unknown): string {
-  return JSON.stringify(value, (_, v: unknown) =>
-    typeof v === 'object' && v !== null && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
+  // Written out rather than JSON.stringify with a replacer: a million requests are indexed at load.
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value))
+    return `[${value.map((item) => (item === undefined ? 'null' : canonical(item))).join(',')}]`;
+  const record = value as Record<string, unknown>;
+  const names = Object.keys(record)
+    .filter((name) => record[name] !== undefined)
+    .sort();
+  return `{${names.map((name) => `${JSON.stringify(name)}:${canonical(record[name])}`).join(',')}}`;
 }
 
 /**
@@ -72,19 +97,31 @@ export function createReplay(
       keyClass(r.apiKeyAlias) ?? null,
     ]);
 
-  const byCase = new Map<string, Cursor>();
-  const bySignature = new Map<string, Cursor>();
+  // Each request's recorded answers, in order: of every case, and of the case that sent it
+  // first; those of other cases apart only once there are any (a live recording has one case).
+  const bySignature = new Map<string, Answers>();
+  const index = createMissIndex();
   for (const interaction of recording.interactions) {
     const sig = signature(interaction.request);
-    for (const [map, key] of [
-      [byCase, `${interaction.case}\n${sig}`],
-      [bySignature, sig],
-    ] as const) {
-      let cursor = map.get(key);
-      if (!cursor) map.set(key, (cursor = { items: [], next: 0 }));
-      cursor.items.push(interaction);
+    const entry = bySignature.get(sig);
+    if (!entry) {
+      const items = [interaction];
+      bySignature.set(sig, { all: { items, next: 0 }, firstCase: interaction.case, own: { items, next: 0 } });
+      // Each distinct request once: a request polled a thousand times is one candidate.
+      index.add(interaction);
+      continue;
     }
+    if (interaction.case !== entry.firstCase) {
+      // From here on the first case's answers and all answers differ: they part.
+      if (entry.own.items === entry.all.items) entry.own = { items: [...entry.all.items], next: 0 };
+      entry.others ??= new Map();
+      let cursor = entry.others.get(interaction.case);
+      if (!cursor) entry.others.set(interaction.case, (cursor = { items: [], next: 0 }));
+      cursor.items.push(interaction);
+    } else if (entry.own.items !== entry.all.items) entry.own.items.push(interaction);
+    entry.all.items.push(interaction);
   }
+  let lastMissComparisons = 0;
   const misses = new Map<string, string[]>();
 
   /** The alias a replayed request's key stands for. */
@@ -118,6 +155,9 @@ export function createReplay(
       ...(recording.target.timing ? { timing: recording.target.timing } : {}),
       ...(recording.target.variant ? { variant: recording.target.variant } : {}),
     },
+    get lastMissComparisons() {
+      return lastMissComparisons;
+    },
     takeMisses(caseName) {
       const found = misses.get(caseName) ?? [];
       misses.delete(caseName);
@@ -128,9 +168,16 @@ export function createReplay(
       if (request.method === 'GET' && url.pathname === '/_sim/health') return health();
       const wanted = await describeIncoming(request, aliasOf(request.headers.get('api-key')));
       const sig = signature(wanted);
-      const cursor = byCase.get(`${caseName}\n${sig}`) ?? bySignature.get(sig);
+      const entry = bySignature.get(sig);
+      const cursor = !entry
+        ? undefined
+        : caseName === entry.firstCase
+          ? entry.own
+          : (entry.others?.get(caseName) ?? entry.all);
       if (!cursor) {
-        const msg = missMessage(wanted, recording.interactions, caseName);
+        const candidates = index.candidates(wanted);
+        lastMissComparisons = candidates.length;
+        const msg = missMessage(wanted, candidates, caseName, recording.interactions.length === 0);
         misses.set(caseName, [...(misses.get(caseName) ?? []), msg]);
         options.onMiss?.(msg);
         return Response.json(
@@ -212,7 +259,83 @@ function differences(a: RecordedRequest, b: RecordedRequest): string[] {
   return out;
 }
 
-function missMessage(wanted: RecordedRequest, interactions: Interaction[], caseName: string): string {
+/** The parameters of a request as `where name value` keys, for the index of misses. */
+function pairsOf(request: RecordedRequest): string[] {
+  const out: string[] = [];
+  const add = (where: string, values: Record<string, unknown> | undefined): void => {
+    for (const [name, value] of Object.entries(values ?? {}))
+      out.push(`${where}\n${name}\n${canonical(value)}`);
+  };
+  add('query', request.query);
+  add('form', request.form);
+  if (typeof request.json === 'object' && request.json !== null && !Array.isArray(request.json))
+    add('json', request.json as Record<string, unknown>);
+  out.push(`key\n${request.apiKeyAlias ?? ''}`);
+  return out;
+}
+
+interface MissIndex {
+  add(interaction: Interaction): void;
+  /** The recorded requests a miss is compared with: of its operation, sharing its values. */
+  candidates(wanted: RecordedRequest): Interaction[];
+}
+
+/**
+ * The recorded requests by operation, and within it by parameter value, each list kept
+ * short: a miss compares with those of its operation that share a value with it, and
+ * with its operation's first few, never with the whole recording.
+ */
+function createMissIndex(): MissIndex {
+  // Requests are held by their position among the distinct ones, so the lists are of numbers,
+  // a list of one is its number, and candidates come out in recorded order: of two equally
+  // close requests the first recorded is named.
+  const distinct: Interaction[] = [];
+  const operations = new Map<string, { first: number[]; byPair: Map<string, number | number[]> }>();
+  const operationMemo = new Map<string, string>();
+  const operation = (r: RecordedRequest): string => {
+    const key = `${r.method} ${r.path}`;
+    let found = operationMemo.get(key);
+    if (found === undefined) operationMemo.set(key, (found = operationOf(r.method, r.path)));
+    return found;
+  };
+  // One request of each operation, for a miss whose operation was never recorded.
+  const perOperation: Interaction[] = [];
+  return {
+    add(interaction) {
+      const position = distinct.push(interaction) - 1;
+      const op = operation(interaction.request);
+      let entry = operations.get(op);
+      if (!entry) {
+        operations.set(op, (entry = { first: [], byPair: new Map() }));
+        if (perOperation.length < CANDIDATES_PER_OPERATION * 8) perOperation.push(interaction);
+      }
+      if (entry.first.length < CANDIDATES_PER_OPERATION) entry.first.push(position);
+      for (const pair of pairsOf(interaction.request)) {
+        const list = entry.byPair.get(pair);
+        if (list === undefined) entry.byPair.set(pair, position);
+        else if (typeof list === 'number') entry.byPair.set(pair, [list, position]);
+        else if (list.length < CANDIDATES_PER_VALUE) list.push(position);
+      }
+    },
+    candidates(wanted) {
+      const entry = operations.get(operation(wanted));
+      if (!entry) return perOperation;
+      const found = new Set(entry.first);
+      for (const pair of pairsOf(wanted)) {
+        const list = entry.byPair.get(pair) ?? [];
+        for (const position of typeof list === 'number' ? [list] : list) found.add(position);
+      }
+      return [...found].sort((a, b) => a - b).map((position) => distinct[position]!);
+    },
+  };
+}
+
+function missMessage(
+  wanted: RecordedRequest,
+  interactions: Interaction[],
+  caseName: string,
+  empty: boolean,
+): string {
   let best: { interaction: Interaction; score: number; diffs: string[] } | undefined;
   for (const interaction of interactions) {
     const diffs = differences(wanted, interaction.request);
@@ -225,7 +348,7 @@ function missMessage(wanted: RecordedRequest, interactions: Interaction[], caseN
     if (!best || score < best.score) best = { interaction, score, diffs };
   }
   const head = `No recorded interaction matches ${describeRequest(wanted)}`;
-  if (!best) return `${head}; the recording is empty.`;
+  if (!best || empty) return `${head}; the recording is empty.`;
   return (
     `${head}; the closest recorded request is ${describeRequest(best.interaction.request)} (case "${best.interaction.case}"), ` +
     `which differs in ${best.diffs.join('; ') || 'nothing but its case'}. ` +

@@ -193,3 +193,72 @@ export function readBoundedFile(file: string, limit: FileLimit, fix: string): st
     closeSync(fd);
   }
 }
+
+/** How much of a file `readBoundedLines` holds at a time. */
+const LINE_CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * Reads `file` a line at a time under the rules of readBoundedFile (a regular file, at most
+ * `limit.maxBytes`, `fix` in the message of one refused), so a file of a million lines is
+ * never one string. `onLine` gets each line's text, its number (from 1) and whether a
+ * newline ended it (only the last line may lack one); returning false stops the reading.
+ *
+ * @example
+ *   readBoundedLines('traffic.jsonl', fileLimit(256), 'pass a recording', (text, n) => void lines.push(text));
+ */
+export function readBoundedLines(
+  file: string,
+  limit: FileLimit,
+  fix: string,
+  onLine: (text: string, lineNumber: number, ended: boolean) => boolean | void,
+): void {
+  const measured = regularFileStats(file, fix);
+  const tooLarge = (what: string): BoundedFileError =>
+    new BoundedFileError(
+      `'${file}' ${what}, over the limit of ${sizeText(limit.maxBytes)}; pass a smaller file, or raise the limit with ${limit.raise}.`,
+      'too-large',
+    );
+  if (measured.size > limit.maxBytes) throw tooLarge(`is ${sizeText(measured.size)}`);
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    throw fsError(file, error, fix);
+  }
+  try {
+    const opened = fstatSync(fd);
+    if (!opened.isFile()) throw notRegular(file, opened, fix);
+    const chunk = Buffer.allocUnsafe(LINE_CHUNK_BYTES);
+    // The bytes of a line that runs past the chunk read so far; decoded only once whole,
+    // so a character split between two chunks is never decoded in halves.
+    let pending: Buffer[] = [];
+    let total = 0;
+    let lineNumber = 0;
+    for (;;) {
+      let read: number;
+      try {
+        read = readSync(fd, chunk, 0, chunk.length, null);
+      } catch (error) {
+        throw fsError(file, error, fix);
+      }
+      if (read === 0) break;
+      total += read;
+      if (total > limit.maxBytes) throw tooLarge('holds more than its size said (it grew while it was read)');
+      let start = 0;
+      for (;;) {
+        const end = chunk.indexOf(0x0a, start);
+        if (end === -1 || end >= read) break;
+        const piece = chunk.subarray(start, end);
+        const text =
+          pending.length > 0 ? Buffer.concat([...pending, piece]).toString('utf8') : piece.toString('utf8');
+        pending = [];
+        start = end + 1;
+        if (onLine(text, ++lineNumber, true) === false) return;
+      }
+      if (start < read) pending.push(Buffer.from(chunk.subarray(start, read)));
+    }
+    if (pending.length > 0) onLine(Buffer.concat(pending).toString('utf8'), ++lineNumber, false);
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1132,9 +1132,42 @@ export interface components {
             failureReason?: string;
         };
         /**
-         * @description A recording (format energy-rental-kit/recording@1): what `energy-rental-kit record`
-         *     and `serve --record` save, what `serve --replay` serves and `drift` compares. Every
-         *     exchange of a run at the fetch level, control plane included, with API keys
+         * @description The first line of a recording (format energy-rental-kit/recording@2, JSON lines):
+         *     what `energy-rental-kit record` and `serve --record` write, what `serve --replay`
+         *     and `contract --replay` serve and `drift` and `calibrate` compare. Every line after
+         *     it is one RecordingInteractionLine, appended as its exchange ends, so a recording
+         *     grows without ever being written whole again, and is read a line at a time. The
+         *     lifecycle timing is not stored: it is computed from the interactions when the file
+         *     is read. A last line cut short (the process was killed while writing it) is
+         *     dropped with a warning that names it. recording@1 files (the Recording schema, one
+         *     JSON document) are still read, and migrate to this shape in memory.
+         */
+        RecordingHeader: {
+            /** @constant */
+            format: "energy-rental-kit/recording@2";
+            /**
+             * Format: date-time
+             * @description When the recording was begun.
+             */
+            recordedAt: string;
+            /** @description Seeds the values the suite made up; a replay reuses it to send the same requests. */
+            runId: string;
+            target: components["schemas"]["RecordingTarget"];
+            settings: components["schemas"]["RecordingSettings"];
+            /**
+             * @description The aliases known when the header was written, with where each key came from
+             *     (never the key). An alias that an interaction uses and this list lacks is a key
+             *     of role `foreign`: `serve --record` cannot tell whose key is whose, so each key
+             *     it meets later is one.
+             */
+            apiKeys: components["schemas"]["RecordedApiKey"][];
+        };
+        /** @description One line after a recording@2 header, one exchange; RecordedInteraction as it is. */
+        RecordingInteractionLine: components["schemas"]["RecordedInteraction"];
+        /**
+         * @description A recording of format energy-rental-kit/recording@1, the one JSON document that
+         *     recordings were before recording@2 (RecordingHeader); still read, never written.
+         *     Every exchange of a run at the fetch level, control plane included, with API keys
          *     replaced by aliases, and the lifecycle timing seen. A file is checked against this
          *     schema before it is used. Recordings made before `settings` and `apiKeys` were
          *     kept lack them; they load as a run that spent nothing (`allowSpend` false,

@@ -693,8 +693,11 @@ export const ENGINE_SETTINGS = {
 /** The format of a state file (spec/control.yaml's StateFile). */
 export const STATE_FORMAT = "energy-rental-kit/state@2";
 
-/** The format of a recording (spec/control.yaml's Recording). */
-export const RECORDING_FORMAT = "energy-rental-kit/recording@1";
+/** The format a recording is written in (spec/control.yaml's RecordingHeader, JSON lines). */
+export const RECORDING_FORMAT = "energy-rental-kit/recording@2";
+
+/** The format of a recording of one JSON document, still read (spec/control.yaml's Recording). */
+export const RECORDING_V1_FORMAT = "energy-rental-kit/recording@1";
 
 /** The statuses a recording times: the fields of spec/control.yaml's TimedSeconds. */
 export const TIMED_STATUSES = [

@@ -11,6 +11,7 @@ import {
   ORDER_STATUSES,
   PERIODS,
   RECORDING_FORMAT,
+  RECORDING_V1_FORMAT,
   REJECTION_KINDS,
   SETTINGS,
   STATE_FORMAT,
@@ -92,7 +93,8 @@ describe('the generated lists', () => {
 
   it("hold the state file's and the recording's formats as StateFile and Recording state them", () => {
     expect(STATE_FORMAT).toBe(control.components.schemas.StateFile.properties.format.const);
-    expect(RECORDING_FORMAT).toBe(control.components.schemas.Recording.properties.format.const);
+    expect(RECORDING_FORMAT).toBe(control.components.schemas.RecordingHeader.properties.format.const);
+    expect(RECORDING_V1_FORMAT).toBe(control.components.schemas.Recording.properties.format.const);
     expect(TIMED_STATUSES).toEqual(Object.keys(control.components.schemas.TimedSeconds.properties));
   });
 });

@@ -62,6 +62,7 @@ export interface SpecLists {
   engineSettings: Record<string, ValueRule>;
   stateFormat: unknown;
   recordingFormat: unknown;
+  recordingV1Format: unknown;
   /** The statuses a recording times (the fields of spec/control.yaml's TimedSeconds). */
   timedStatuses: string[];
 }
@@ -197,7 +198,8 @@ export function specLists(api: LoadedSpec, control: LoadedSpec): SpecLists {
     settings: fieldsOf(control, 'SettingsPatch'),
     engineSettings: fieldsOf(control, 'EngineSettings'),
     stateFormat: formatOf(control, 'StateFile'),
-    recordingFormat: formatOf(control, 'Recording'),
+    recordingFormat: formatOf(control, 'RecordingHeader'),
+    recordingV1Format: formatOf(control, 'Recording'),
     timedStatuses: Object.keys(fieldsOf(control, 'TimedSeconds')),
   };
 }
@@ -259,8 +261,11 @@ export function renderLists(lists: SpecLists, header: string): string {
     "/** The format of a state file (spec/control.yaml's StateFile). */",
     `export const STATE_FORMAT = ${json(lists.stateFormat)};`,
     '',
-    "/** The format of a recording (spec/control.yaml's Recording). */",
+    "/** The format a recording is written in (spec/control.yaml's RecordingHeader, JSON lines). */",
     `export const RECORDING_FORMAT = ${json(lists.recordingFormat)};`,
+    '',
+    "/** The format of a recording of one JSON document, still read (spec/control.yaml's Recording). */",
+    `export const RECORDING_V1_FORMAT = ${json(lists.recordingV1Format)};`,
     '',
     "/** The statuses a recording times: the fields of spec/control.yaml's TimedSeconds. */",
     `export const TIMED_STATUSES = ${json(lists.timedStatuses)} as const;`,

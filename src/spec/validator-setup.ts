@@ -172,6 +172,8 @@ export const PRECOMPILED_SETS: {
       validatorPointer.schema('Scenario'),
       validatorPointer.schema('StateFile'),
       validatorPointer.schema('Recording'),
+      validatorPointer.schema('RecordingHeader'),
+      validatorPointer.schema('RecordingInteractionLine'),
     ],
   },
   // The engine's settings, checked when an engine starts with settings (a timing, say) and no

@@ -1,0 +1,121 @@
+/**
+ * What an exchange looks like in a recording, with no API key in it: the request as a
+ * RecordedRequest and the response as a RecordedResponse, every key replaced by its
+ * alias. The contract recorder (recorder.ts) and `serve --record` (live-recording.ts)
+ * share it, so both redact alike.
+ */
+import { isSecretName, replaceKeys } from '../mock/http/journal-redaction.ts';
+import type { RecordedRequest, RecordedResponse } from './recording.ts';
+
+/** Names and hides the keys of one recorder. */
+export interface ExchangeScrubber {
+  /** The request as recorded: path relative to the base URL, keys as aliases. */
+  describeRequest(request: Request): Promise<RecordedRequest>;
+  /** The response as recorded from its body's text; `issuing` for an answer that hands out keys. */
+  describeResponse(status: number, headers: Headers, text: string, issuing: boolean): RecordedResponse;
+  /** Replaces every key seen so far in a text (an error message, say). */
+  scrubText(text: string): string;
+}
+
+/**
+ * A scrubber that gives `known` keys their aliases and each other key the alias
+ * `newAlias` makes, by role, at its first appearance.
+ *
+ * @example
+ *   const scrubber = createExchangeScrubber({ baseUrl, known: [['demo-key', 'key-1']], newAlias: (role) => `key-local-${++n}-${role}` });
+ */
+export function createExchangeScrubber(options: {
+  baseUrl: string;
+  known: ReadonlyArray<readonly [key: string, alias: string]>;
+  newAlias: (role: 'issued' | 'foreign') => string;
+}): ExchangeScrubber {
+  const basePath = new URL(options.baseUrl).pathname.replace(/\/+$/, '');
+  const aliases = new Map<string, string>(options.known);
+  const aliasOf = (key: string, role: 'issued' | 'foreign'): string => {
+    let alias = aliases.get(key);
+    if (!alias) {
+      alias = options.newAlias(role);
+      aliases.set(key, alias);
+    }
+    return alias;
+  };
+  /** Replaces every known key where it stands as a token, raw or percent-encoded (journal-redaction.ts). */
+  const scrubText = (text: string): string => replaceKeys(text, aliases);
+  const scrub = (value: unknown, issuing: boolean): unknown => {
+    if (typeof value === 'string') return scrubText(value);
+    if (Array.isArray(value)) return value.map((v) => scrub(v, issuing));
+    if (typeof value === 'object' && value !== null) {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value)) {
+        // Whatever a secret-named field holds is a key: one the target hands out
+        // (createAccount) is 'issued', any other (a key sent in a query, a form or a JSON
+        // body, or echoed back) 'foreign'; it is recorded as its alias so replay still matches.
+        if (isSecretName(k))
+          out[k] = typeof v === 'string' ? aliasOf(v, issuing ? 'issued' : 'foreign') : '[redacted]';
+        else out[k] = scrub(v, issuing);
+      }
+      return out;
+    }
+    return value;
+  };
+
+  return {
+    scrubText,
+    async describeRequest(request) {
+      const url = new URL(request.url);
+      let pathname = url.pathname;
+      if (basePath && (pathname === basePath || pathname.startsWith(`${basePath}/`)))
+        pathname = pathname.slice(basePath.length) || '/';
+      const key = request.headers.get('api-key');
+      const out: RecordedRequest = {
+        method: request.method.toUpperCase(),
+        path: pathname,
+        query: scrub(paramsOf(url.searchParams), false) as RecordedRequest['query'],
+      };
+      const text = request.body === null ? '' : await request.clone().text();
+      if (text !== '') {
+        const type = request.headers.get('content-type') ?? '';
+        if (type.includes('application/x-www-form-urlencoded'))
+          out.form = scrub(paramsOf(new URLSearchParams(text)), false) as RecordedRequest['form'];
+        else {
+          try {
+            out.json = scrub(JSON.parse(text), false);
+          } catch {
+            out.text = scrubText(text);
+          }
+        }
+      }
+      if (key !== null) out.apiKeyAlias = aliases.get(key) ?? aliasOf(key, 'foreign');
+      return out;
+    },
+    describeResponse(status, headers, text, issuing) {
+      const kept: Record<string, string> = {};
+      for (const name of ['content-type', 'retry-after']) {
+        const value = headers.get(name);
+        if (value !== null) kept[name] = value;
+      }
+      const recorded: RecordedResponse = { status, headers: kept };
+      try {
+        recorded.body = scrub(JSON.parse(text), issuing);
+      } catch {
+        recorded.text = scrubText(text);
+      }
+      return recorded;
+    },
+  };
+}
+
+/**
+ * Parameters as a sorted object; a repeated name keeps every value.
+ *
+ * @example
+ *   paramsOf(new URLSearchParams('b=1&a=2&a=3')); // { a: ['2', '3'], b: '1' }
+ */
+export function paramsOf(params: URLSearchParams): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const name of [...new Set(params.keys())].sort()) {
+    const values = params.getAll(name);
+    out[name] = values.length === 1 ? values[0]! : values;
+  }
+  return out;
+}

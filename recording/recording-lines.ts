@@ -1,0 +1,198 @@
+/**
+ * Recording format 2 (spec/control.yaml's RecordingHeader): JSON lines, a header and then
+ * one interaction per line. A recording grows by appending a line as each exchange ends,
+ * never by writing the whole file again, and is read a line at a time, each line checked
+ * against its schema on its own, so a million interactions are never one string or one
+ * JSON.parse. The lifecycle timing is not stored but computed when the file is read.
+ */
+import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { readBoundedLines, type FileLimit } from '../src/bounded-file.ts';
+import type { components } from '../src/generated/control.ts';
+import { RECORDING_FORMAT } from '../src/generated/lists.ts';
+import { createValidators, loadSpec, type ValidateFunction } from '../src/spec/loader.ts';
+import { describeSchemaProblem } from '../src/spec/schema-problem.ts';
+import { realPathOf } from '../src/real-path.ts';
+import { computeTiming } from './order-observations.ts';
+import type { Interaction, RecordedApiKey, Recording } from './recording.ts';
+
+/** The first line of a recording@2 file. */
+export type RecordingHeader = components['schemas']['RecordingHeader'];
+
+let validators: { header: ValidateFunction; line: ValidateFunction } | undefined;
+
+function lineValidators(): { header: ValidateFunction; line: ValidateFunction } {
+  if (!validators) {
+    const control = createValidators(loadSpec('control'));
+    validators = {
+      header: control.schema('RecordingHeader'),
+      line: control.schema('RecordingInteractionLine'),
+    };
+  }
+  return validators;
+}
+
+/**
+ * The header line of a recording in memory.
+ *
+ * @example
+ *   headerOf(recording).format; // 'energy-rental-kit/recording@2'
+ */
+export function headerOf(recording: Omit<Recording, 'format' | 'interactions' | 'timing'>): RecordingHeader {
+  return {
+    format: RECORDING_FORMAT,
+    recordedAt: recording.recordedAt,
+    runId: recording.runId,
+    target: recording.target,
+    settings: recording.settings,
+    apiKeys: recording.apiKeys,
+  };
+}
+
+/**
+ * The recording@2 text of a recording in memory: its header line, then a line per
+ * interaction.
+ *
+ * @example
+ *   recordingText(recording).split('\n')[0]; // '{"format":"energy-rental-kit/recording@2",…}'
+ */
+export function recordingText(recording: Recording): string {
+  return [headerOf(recording), ...recording.interactions].map((line) => `${JSON.stringify(line)}\n`).join('');
+}
+
+/**
+ * Writes `recording` to `file` as recording@2, a line at a time, through a temporary file
+ * renamed into place (through a symlink onto the file it names), so a reader never sees
+ * half of it.
+ *
+ * @example
+ *   writeRecordingFile('recordings/upstream.jsonl', assembleRecording(dir, meta));
+ */
+export function writeRecordingFile(file: string, recording: Recording): void {
+  const target = realPathOf(file);
+  mkdirSync(path.dirname(target), { recursive: true });
+  const temporary = `${target}.${process.pid}.tmp`;
+  const fd = openSync(temporary, 'w');
+  try {
+    let batch = `${JSON.stringify(headerOf(recording))}\n`;
+    for (const interaction of recording.interactions) {
+      batch += `${JSON.stringify(interaction)}\n`;
+      if (batch.length > 1024 * 1024) {
+        writeSync(fd, batch);
+        batch = '';
+      }
+    }
+    writeSync(fd, batch);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+  closeSync(fd);
+  renameSync(temporary, target);
+}
+
+/** What reading a recording@2 file found besides its content. */
+export interface ReadLinesOptions {
+  /** A warning (a torn last line), one line of text. */
+  onWarning: (line: string) => void;
+  /** Makes the error of a file that is not a recording; `what` says what is off. */
+  fail: (what: string) => Error;
+  /** The message of a file that cannot be read (missing, too large, no regular file). */
+  fix: string;
+}
+
+/** A recording@2 as read: the recording, and where its last whole line ends, in bytes. */
+export interface ReadRecording {
+  recording: Recording;
+  /** The byte length of the file up to its last whole line (a torn last line is past it). */
+  wholeBytes: number;
+  /** The number of the torn last line that was dropped, if any. */
+  tornLine?: number;
+}
+
+/**
+ * Reads a recording@2 file a line at a time, checking the header and each interaction
+ * against their schemas and naming the line of the first that is off; undefined when
+ * the first line is no recording@2 header (a recording@1 document, to be read whole). A
+ * last line without its newline that is not JSON was being written when the recorder
+ * stopped: it is dropped with a warning naming it.
+ *
+ * @example
+ *   readRecordingLines('traffic.jsonl', fileLimit(256), { onWarning, fail, fix })?.recording.interactions.length;
+ */
+export function readRecordingLines(
+  file: string,
+  limit: FileLimit,
+  options: ReadLinesOptions,
+): ReadRecording | undefined {
+  const { header: checkHeader, line: checkLine } = lineValidators();
+  let header: RecordingHeader | undefined;
+  let notV2 = false;
+  const interactions: Interaction[] = [];
+  let wholeBytes = 0;
+  let tornLine: number | undefined;
+  const problem = (check: ValidateFunction, value: unknown): string => {
+    const problems = check.errors ?? [];
+    // The line itself is the root: "line 4: unknown field 'x'", not "line 4: /: …".
+    const first = describeSchemaProblem(problems[0]!, value).replace(/^\/: /, '');
+    return problems.length > 1 ? `${first} (and ${problems.length - 1} more)` : first;
+  };
+  readBoundedLines(file, limit, options.fix, (text, lineNumber, ended) => {
+    if (lineNumber === 1) {
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        notV2 = true;
+        return false;
+      }
+      if (
+        typeof value !== 'object' ||
+        value === null ||
+        (value as { format?: unknown }).format !== RECORDING_FORMAT
+      ) {
+        notV2 = true;
+        return false;
+      }
+      if (!checkHeader(value)) throw options.fail(`line 1, its header: ${problem(checkHeader, value)}`);
+      header = value as RecordingHeader;
+      wholeBytes += Buffer.byteLength(text) + 1;
+      return;
+    }
+    if (text.trim() === '') {
+      if (ended) wholeBytes += Buffer.byteLength(text) + 1;
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      if (!ended) {
+        tornLine = lineNumber;
+        options.onWarning(
+          `warning: '${file}' line ${lineNumber} is cut short (its recorder stopped while writing it); it is dropped, the ${interactions.length} interactions before it are read.`,
+        );
+        return;
+      }
+      throw options.fail(`line ${lineNumber} is not JSON (${(error as Error).message})`);
+    }
+    if (!checkLine(value)) throw options.fail(`line ${lineNumber}: ${problem(checkLine, value)}`);
+    interactions.push(value as Interaction);
+    wholeBytes += Buffer.byteLength(text) + (ended ? 1 : 0);
+  });
+  if (notV2) return undefined;
+  if (!header) throw options.fail('it is empty');
+  // An alias that no header line names is a key the recorder met later: a foreign one.
+  const apiKeys: RecordedApiKey[] = [...header.apiKeys];
+  const known = new Set(apiKeys.map((k) => k.alias));
+  for (const interaction of interactions) {
+    const alias = interaction.request.apiKeyAlias;
+    if (alias !== undefined && !known.has(alias)) {
+      known.add(alias);
+      apiKeys.push({ alias, role: 'foreign' });
+    }
+  }
+  const recording: Recording = { ...header, apiKeys, interactions, timing: computeTiming(interactions) };
+  return { recording, wholeBytes, ...(tornLine !== undefined ? { tornLine } : {}) };
+}
