@@ -17,7 +17,8 @@ import { orderTarget } from './requests.ts';
 import { BENCH_KEY, BENCH_SCENARIO, DEFAULT_SERVE_ARGS, PLEDGE_ADDRESS, startServer } from './servers.ts';
 
 export interface SaveLoadResult extends LoadResult {
-  intervalMs: number;
+  /** The save interval; null for the same load on a server without --state, to compare. */
+  intervalMs: number | null;
   storedOrders: number;
   fileBytes: number;
 }
@@ -51,7 +52,8 @@ async function buildStateFile(root: string, file: string, orders: number): Promi
  */
 export async function measureSaveLatency(options: {
   root: string;
-  intervalsMs: number[];
+  /** null: the same empty server without --state (what --state costs an order). */
+  intervalsMs: Array<number | null>;
   orders: number;
   load: LoadOptions;
 }): Promise<SaveLoadResult[]> {
@@ -60,12 +62,15 @@ export async function measureSaveLatency(options: {
   try {
     for (const intervalMs of options.intervalsMs) {
       const file = path.join(dir, `state-${intervalMs}.json`);
-      await buildStateFile(options.root, file, options.orders);
-      const fileBytes = statSync(file).size;
+      if (intervalMs !== null) await buildStateFile(options.root, file, options.orders);
+      const fileBytes = intervalMs !== null ? statSync(file).size : 0;
       const sim = await startServer({
         kind: 'sim',
         root: options.root,
-        serveArgs: [...DEFAULT_SERVE_ARGS, '--state', file, '--save-interval', String(intervalMs)],
+        serveArgs:
+          intervalMs === null
+            ? DEFAULT_SERVE_ARGS
+            : [...DEFAULT_SERVE_ARGS, '--state', file, '--save-interval', String(intervalMs)],
       });
       try {
         // Long enough for several whole saves at either interval.
@@ -73,7 +78,12 @@ export async function measureSaveLatency(options: {
           ...options.load,
           durationS: Math.max(options.load.durationS, 8),
         });
-        results.push({ ...result, intervalMs, storedOrders: options.orders, fileBytes });
+        results.push({
+          ...result,
+          intervalMs,
+          storedOrders: intervalMs === null ? 0 : options.orders,
+          fileBytes,
+        });
       } finally {
         await sim.stop();
       }
