@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SimulatorError } from '../engine/index.ts';
 import type { ErrorBoundary } from './error-boundary.ts';
-import type { CoreAnswer, CoreRequest } from './exchange.ts';
+import type { CoreRequest } from './exchange.ts';
 import { ClientClosed, type RequestCore } from './request-core.ts';
 
 /**
@@ -38,36 +38,25 @@ export function createNodeCoreAdapter(
       connection: req.socket,
       started: performance.now(),
     };
-    let answered: CoreAnswer | Promise<CoreAnswer>;
-    try {
-      answered = core.handle(request);
-    } catch (error) {
-      boundary.fail(req, res, error);
-      return;
-    }
-    if (answered instanceof Promise)
-      answered.then(
-        (answer) => write(req, res, answer),
-        (error: unknown) => boundary.fail(req, res, error),
-      );
-    else write(req, res, answered);
+    core.handle(request).then(
+      (answer) => {
+        if (answer.dropped) {
+          req.socket.destroy();
+          return;
+        }
+        // A copy: a source may share one headers object between its answers.
+        const out: Record<string, string> = { ...answer.headers };
+        const payload = answer.body;
+        out['content-length'] =
+          payload === null
+            ? '0'
+            : String(typeof payload === 'string' ? Buffer.byteLength(payload) : payload.byteLength);
+        res.writeHead(answer.status, out);
+        res.end(payload ?? undefined);
+      },
+      (error: unknown) => boundary.fail(req, res, error),
+    );
   };
-}
-
-/** Writes the core's answer; the answer's headers are left as they are (a source may share them). */
-function write(req: IncomingMessage, res: ServerResponse, answer: CoreAnswer): void {
-  if (answer.dropped) {
-    req.socket.destroy();
-    return;
-  }
-  const payload = answer.body;
-  const out: Record<string, string | string[]> = { ...answer.headers };
-  out['content-length'] =
-    payload === null
-      ? '0'
-      : String(typeof payload === 'string' ? Buffer.byteLength(payload) : payload.byteLength);
-  res.writeHead(answer.status, out);
-  res.end(payload ?? undefined);
 }
 
 /**

@@ -20,7 +20,7 @@ import { envelopeTime } from './envelope.ts';
 import { unexpectedError, CLIENT_CLOSED_NOTE, CLIENT_CLOSED_STATUS } from './error-boundary.ts';
 import { catalogued } from './error-catalogue.ts';
 import type { CoreAnswer, CoreRequest, ExchangeEvents, ExchangeFinished } from './exchange.ts';
-import type { FaultHit, FaultInjector } from './fault-injector.ts';
+import type { FaultInjector } from './fault-injector.ts';
 import { JOURNAL_BODY_LIMIT } from './journal.ts';
 import { redactBody, redactKeys, replaceKeys, replaceKeysIn } from './journal-redaction.ts';
 import { createRateLimiter } from './rate-limit.ts';
@@ -74,11 +74,8 @@ export interface RequestCoreOptions {
 export interface RequestCore {
   /** Whether a path is the core's to answer (the API; in front of a service, every path but the control plane's). */
   takes(path: string): boolean;
-  /**
-   * Answers one request: at once when no step had to wait, else a promise. Never throws
-   * or rejects.
-   */
-  handle(request: CoreRequest): CoreAnswer | Promise<CoreAnswer>;
+  /** Answers one request; never rejects. */
+  handle(request: CoreRequest): Promise<CoreAnswer>;
 }
 
 /** The transport's sign that the client went away before its body was read. */
@@ -104,10 +101,7 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
   const { engine, source, faults, exchanges } = options;
   const limiter = createRateLimiter(engine);
 
-  // The steps run synchronously until one has to wait (a fault's latency, a body, an
-  // upstream): a read is answered in the tick its request arrived in, as before the core,
-  // and costs no promise (the bench's reads lost 10-20% of their CPU to them).
-  function answer(request: CoreRequest, exchange: Exchange): CoreAnswer | Promise<CoreAnswer> {
+  async function answer(request: CoreRequest, exchange: Exchange): Promise<CoreAnswer> {
     // Every oversized body gets the one answer, 413, whatever else is wrong with the request.
     if (request.hasBody && Number(request.header('content-length') ?? 0) > options.maxBodyBytes)
       throw new SimulatorError(
@@ -115,77 +109,55 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
         `The request body is larger than ${options.maxBodyBytes} bytes; send a smaller body.`,
       );
     const route = source.route(request, exchange);
+    let truncate = false;
     const hit = faults.active ? faults.take(exchange.operation ?? '') : undefined;
-    if (!hit) return answerFrom(request, exchange, route, false);
-    exchange.fault = hit.fault.id;
-    if (hit.latencyMs > 0)
-      return new Promise((resolve) => setTimeout(resolve, hit.latencyMs)).then(() =>
-        faulted(request, exchange, route, hit.fault),
-      );
-    return faulted(request, exchange, route, hit.fault);
-  }
-
-  /** The answer under an injected fault: its own, or the source's, cut when it says so. */
-  function faulted(
-    request: CoreRequest,
-    exchange: Exchange,
-    route: unknown,
-    fault: FaultHit['fault'],
-  ): CoreAnswer | Promise<CoreAnswer> {
-    switch (fault.response) {
-      case 'status': {
-        const status = fault.status ?? 503;
-        const headers: Record<string, string> = {};
-        const retryAfter = fault.retryAfter ?? (status === 429 ? 1 : undefined);
-        if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
-        if (fault.withBody === false) return { status, headers, body: null };
-        const body = {
-          code: status === 429 ? 10003 : 50000,
-          msg: `Injected fault ${fault.id}: HTTP ${status}. Remove it with DELETE /_sim/faults/${fault.id}.`,
-          time: envelopeTime(engine),
-          data: null,
-        };
-        exchange.response = body;
-        return { status, headers: { ...JSON_TYPE, ...headers }, body: JSON.stringify(body) };
+    if (hit) {
+      const { fault, latencyMs } = hit;
+      exchange.fault = fault.id;
+      if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
+      switch (fault.response) {
+        case 'status': {
+          const status = fault.status ?? 503;
+          const headers: Record<string, string> = {};
+          const retryAfter = fault.retryAfter ?? (status === 429 ? 1 : undefined);
+          if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
+          if (fault.withBody === false) return { status, headers, body: null };
+          const body = {
+            code: status === 429 ? 10003 : 50000,
+            msg: `Injected fault ${fault.id}: HTTP ${status}. Remove it with DELETE /_sim/faults/${fault.id}.`,
+            time: envelopeTime(engine),
+            data: null,
+          };
+          exchange.response = body;
+          return { status, headers: { ...JSON_TYPE, ...headers }, body: JSON.stringify(body) };
+        }
+        case 'malformed':
+          exchange.response = MALFORMED_BODY;
+          return { status: 200, headers: JSON_TYPE, body: MALFORMED_BODY };
+        case 'drop':
+          return { status: 599, headers: {}, body: null, dropped: fault.id };
+        case 'truncated':
+          truncate = true;
+          break;
+        default:
+          break;
       }
-      case 'malformed':
-        exchange.response = MALFORMED_BODY;
-        return { status: 200, headers: { ...JSON_TYPE }, body: MALFORMED_BODY };
-      case 'drop':
-        return { status: 599, headers: {}, body: null, dropped: fault.id };
-      case 'truncated':
-        return answerFrom(request, exchange, route, true);
-      default:
-        return answerFrom(request, exchange, route, false);
     }
-  }
-
-  /** Authentication, the rate limit and the source's answer (cut in half under a truncating fault). */
-  function answerFrom(
-    request: CoreRequest,
-    exchange: Exchange,
-    route: unknown,
-    truncate: boolean,
-  ): CoreAnswer | Promise<CoreAnswer> {
     // Faults come before authentication, as a broken proxy in front of the service would.
     const account = source.authenticate?.(request);
     exchange.account = account;
     if (engine.settings().rateLimit)
       limiter.check(account?.keyDigest ?? digestKey(request.header('api-key') ?? ''));
-    const answered = source.answer(request, exchange, route);
-    if (!truncate) return answered;
-    return answered instanceof Promise
-      ? answered.then((a) => cutInHalf(a, exchange))
-      : cutInHalf(answered, exchange);
-  }
-
-  function cutInHalf(answered: CoreAnswer, exchange: Exchange): CoreAnswer {
-    if (answered.body === null) return answered;
-    const text = typeof answered.body === 'string' ? answered.body : new TextDecoder().decode(answered.body);
-    const cut = text.slice(0, Math.floor(text.length / 2));
-    // The journal keeps what was sent: the cut text, which is no JSON.
-    exchange.response = cut;
-    return { ...answered, body: cut };
+    const answered = await source.answer(request, exchange, route);
+    if (truncate && answered.body !== null) {
+      const text =
+        typeof answered.body === 'string' ? answered.body : new TextDecoder().decode(answered.body);
+      const cut = text.slice(0, Math.floor(text.length / 2));
+      // The journal keeps what was sent: the cut text, which is no JSON.
+      exchange.response = cut;
+      return { ...answered, body: cut };
+    }
+    return answered;
   }
 
   /** The answer to a thrown error: the catalogued envelope, a client gone (499), or a simulator bug (500). */
@@ -208,7 +180,7 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
 
   return {
     takes: (path) => source.takes(path),
-    handle(request) {
+    async handle(request) {
       const target = request.target;
       const q = target.indexOf('?');
       const exchange: Exchange = {
@@ -216,40 +188,23 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
         path: q === -1 ? target : target.slice(0, q),
         query: q === -1 ? undefined : target.slice(q + 1),
       };
-      let answered: CoreAnswer | Promise<CoreAnswer>;
+      let answered: CoreAnswer;
       try {
-        answered = answer(request, exchange);
+        answered = await answer(request, exchange);
       } catch (error) {
         answered = failed(error, exchange);
       }
-      if (answered instanceof Promise)
-        return answered
-          .catch((error: unknown) => failed(error, exchange))
-          .then((settled) => announced(request, exchange, settled));
-      return announced(request, exchange, answered);
+      try {
+        await finish(request, exchange, answered);
+      } catch (error) {
+        // The answer matters more than its journal entry.
+        options.onUnexpectedError?.(error);
+      }
+      return answered;
     },
   };
 
-  /** The answer, once its exchange is announced; the answer matters more than its journal entry. */
-  function announced(
-    request: CoreRequest,
-    exchange: Exchange,
-    answered: CoreAnswer,
-  ): CoreAnswer | Promise<CoreAnswer> {
-    const reported = (error: unknown): CoreAnswer => {
-      options.onUnexpectedError?.(error);
-      return answered;
-    };
-    try {
-      const done = finish(request, exchange, answered);
-      return done ? done.then(() => answered, reported) : answered;
-    } catch (error) {
-      return reported(error);
-    }
-  }
-
-  /** Announces the exchange; waits only when a body is still to be read for the journal. */
-  function finish(request: CoreRequest, exchange: Exchange, answered: CoreAnswer): Promise<void> | undefined {
+  async function finish(request: CoreRequest, exchange: Exchange, answered: CoreAnswer): Promise<void> {
     const keys = exchange.keyEcho ?? [];
     const kept = (text: string): string => (keys.length > 0 ? replaceKeys(text, keys) : text);
     const done: ExchangeFinished = {
@@ -265,26 +220,9 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
     if (exchange.query !== undefined) done.queryText = kept(exchange.query);
     const method = exchange.method;
     if (method !== 'GET' && method !== 'HEAD' && request.hasBody && answered.status !== 413) {
-      return request.body().then(
-        (bytes) => {
-          if (bytes.byteLength > 0) done.body = kept(journalBody(new TextDecoder().decode(bytes)));
-          complete(done, exchange, answered, kept, keys);
-        },
-        () => complete(done, exchange, answered, kept, keys),
-      );
+      const bytes = await request.body().catch(() => undefined);
+      if (bytes && bytes.byteLength > 0) done.body = kept(journalBody(new TextDecoder().decode(bytes)));
     }
-    complete(done, exchange, answered, kept, keys);
-    return undefined;
-  }
-
-  /** The rest of the entry after the body, then the announcement. */
-  function complete(
-    done: ExchangeFinished,
-    exchange: Exchange,
-    answered: CoreAnswer,
-    kept: (text: string) => string,
-    keys: ReadonlyArray<readonly [string, string]>,
-  ): void {
     // The text an answer carried, unless a source or a fault said what the journal keeps.
     if (exchange.response !== undefined) done.response = replaceKeysIn(redactKeys(exchange.response), keys);
     else if (typeof answered.body === 'string' && answered.body.length > 0)
