@@ -275,3 +275,19 @@ describe('the Node transport and the Hono transport', () => {
     expect(JSON.parse((await answer(fast, '/v1/account', { 'API-KEY': 'demo-key' })).body).code).toBe(1);
   });
 });
+
+describe('one simulator behind both transports', () => {
+  it("answers in process with its own length after a socket answer of another length, as the Node adapter leaves a source's headers alone", async () => {
+    const sim = createSimulator({ clock: 'manual' });
+    const url = await listen(createSimulatorServer(sim));
+    const key = { 'api-key': 'demo-key' };
+    // One answer over the socket, then one of another length in process: both share the engine source's headers.
+    await (await fetch(`${url}/v1/tron/price?rentalCount=65000&period=1h`, { headers: key })).text();
+    const short = await sim.fetch(new Request('http://sim.test/v1/account', { headers: key }));
+    const text = await short.text();
+    const length = short.headers.get('content-length');
+    if (length !== null) expect(Number(length)).toBe(Buffer.byteLength(text));
+    const again = await fetch(`${url}/v1/tron/price?rentalCount=65000&period=1h`, { headers: key });
+    expect(Number(again.headers.get('content-length'))).toBe(Buffer.byteLength(await again.text()));
+  });
+});
