@@ -139,18 +139,18 @@ export function regularFileStats(file: string, fix: string): Stats {
   return stats;
 }
 
+/** What openBounded gives: the open file, its stats, and the refusal of one too large. */
+interface OpenedBounded {
+  fd: number;
+  opened: Stats;
+  tooLarge: (what: string) => BoundedFileError;
+}
+
 /**
- * Reads `file` as UTF-8 when it is a regular file of at most `limit.maxBytes`; otherwise
- * throws a BoundedFileError whose message names the file, the rule it broke and the fix
- * (`fix` for a file that is missing or no regular file; a smaller file or `limit.raise`
- * for one too large). At most one byte past the limit is ever read, so a file that grows
- * after it was measured (or whose size says less than it holds, as /proc's files do) is
- * refused as well.
- *
- * @example
- *   const text = readBoundedFile('recordings/upstream.json', fileLimit(256), 'pass the path of a recording file');
+ * Opens `file` for a bounded read: a regular file no larger than the limit, as measured by
+ * name and again once opened (the name may have been swapped since). The caller closes `fd`.
  */
-export function readBoundedFile(file: string, limit: FileLimit, fix: string): string {
+function openBounded(file: string, limit: FileLimit, fix: string): OpenedBounded {
   const measured = regularFileStats(file, fix);
   const tooLarge = (what: string): BoundedFileError =>
     new BoundedFileError(
@@ -169,6 +169,27 @@ export function readBoundedFile(file: string, limit: FileLimit, fix: string): st
     // What was opened is what counts: the name may have been swapped since it was measured.
     const opened = fstatSync(fd);
     if (!opened.isFile()) throw notRegular(file, opened, fix);
+    return { fd, opened, tooLarge };
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
+/**
+ * Reads `file` as UTF-8 when it is a regular file of at most `limit.maxBytes`; otherwise
+ * throws a BoundedFileError whose message names the file, the rule it broke and the fix
+ * (`fix` for a file that is missing or no regular file; a smaller file or `limit.raise`
+ * for one too large). At most one byte past the limit is ever read, so a file that grows
+ * after it was measured (or whose size says less than it holds, as /proc's files do) is
+ * refused as well.
+ *
+ * @example
+ *   const text = readBoundedFile('recordings/upstream.json', fileLimit(256), 'pass the path of a recording file');
+ */
+export function readBoundedFile(file: string, limit: FileLimit, fix: string): string {
+  const { fd, opened, tooLarge } = openBounded(file, limit, fix);
+  try {
     let buffer = Buffer.allocUnsafe(Math.min(opened.size, limit.maxBytes) + 1);
     let total = 0;
     for (;;) {
@@ -212,22 +233,8 @@ export function readBoundedLines(
   fix: string,
   onLine: (text: string, lineNumber: number, ended: boolean) => boolean | void,
 ): void {
-  const measured = regularFileStats(file, fix);
-  const tooLarge = (what: string): BoundedFileError =>
-    new BoundedFileError(
-      `'${file}' ${what}, over the limit of ${sizeText(limit.maxBytes)}; pass a smaller file, or raise the limit with ${limit.raise}.`,
-      'too-large',
-    );
-  if (measured.size > limit.maxBytes) throw tooLarge(`is ${sizeText(measured.size)}`);
-  let fd: number;
+  const { fd, tooLarge } = openBounded(file, limit, fix);
   try {
-    fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-  } catch (error) {
-    throw fsError(file, error, fix);
-  }
-  try {
-    const opened = fstatSync(fd);
-    if (!opened.isFile()) throw notRegular(file, opened, fix);
     const chunk = Buffer.allocUnsafe(LINE_CHUNK_BYTES);
     // The bytes of a line that runs past the chunk read so far; decoded only once whole,
     // so a character split between two chunks is never decoded in halves.

@@ -18,6 +18,7 @@ import { envelopeText } from './envelope.ts';
 import type { CoreAnswer, CoreRequest } from './exchange.ts';
 import { addPlainPairs } from './plain-pairs.ts';
 import { createReadDataCache } from './read-data-cache.ts';
+import { addAll } from './request-params.ts';
 import type { AnswerSource } from './request-core.ts';
 import { check, passes } from './validate.ts';
 
@@ -147,19 +148,7 @@ async function formBody(request: CoreRequest): Promise<string | undefined> {
 function readParams(query: string | undefined, form: string | undefined): Record<string, string> {
   // No prototype: a parameter named 'toString' or '__proto__' is just a parameter.
   const params = Object.create(null) as Record<string, string>;
-  const add = (source: string, where: string): void => {
-    for (const [name, value] of new URLSearchParams(source)) {
-      const seen = params[name];
-      if (seen !== undefined && seen !== value) {
-        throw new SimulatorError(
-          'bodyInvalid',
-          `Parameter '${name}' is given more than once with different values ('${seen}' and '${value}' in the ${where}); send it once.`,
-        );
-      }
-      params[name] = value;
-    }
-  };
-  if (query !== undefined) add(query, 'query string');
-  if (form !== undefined) add(form, 'form body');
+  if (query !== undefined) addAll(params, new URLSearchParams(query), 'query string');
+  if (form !== undefined) addAll(params, new URLSearchParams(form), 'form body');
   return params;
 }

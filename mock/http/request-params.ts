@@ -35,7 +35,14 @@ export async function readParams(c: Context, allowBody: boolean): Promise<Record
   return params;
 }
 
-function addAll(params: Record<string, string>, source: URLSearchParams, where: string): void {
+/**
+ * Adds the pairs of `source` to `params`, refusing a parameter given twice with different
+ * values (`where` names the carrier in the message).
+ *
+ * @example
+ *   addAll(params, new URLSearchParams('period=1h'), 'query string');
+ */
+export function addAll(params: Record<string, string>, source: URLSearchParams, where: string): void {
   for (const [name, value] of source) {
     const seen = params[name];
     if (seen !== undefined && seen !== value) {
