@@ -98,6 +98,18 @@ describe('the log of effects', () => {
     expect(restoredFrom(file, clock.now()).snapshot()).toEqual(engine.snapshot());
   });
 
+  it('keeps a manual clock move that changed nothing else, so a restart resumes at the time it was moved to', async () => {
+    const file = await stateFile();
+    const { engine, clock } = loggedEngine(file);
+    saveState(file, engine.snapshot());
+    clock.advance(3_600_000);
+    const effects = read(file, loadState(file)?.logSeq ?? 0);
+    expect(effects).toEqual([{ seq: engine.seq, at: 1_700_003_600_000, type: 'clock' }]);
+    // The simulator starts a restored manual clock at the last effect's time.
+    expect(effects.at(-1)?.at).toBe(clock.now());
+    expect(restoredFrom(file, clock.now()).seq).toBe(engine.seq);
+  });
+
   it('drops a torn last line, says where, and cuts the file there', async () => {
     const file = await stateFile();
     const { engine, order } = loggedEngine(file);

@@ -26,4 +26,6 @@ export interface ManualClock extends Clock {
   advance(ms: number): number;
   /** Sets the time back to where it started and drops every alarm (used by reset). */
   rewind(): void;
+  /** Tells `listener` the time after each advance, once its due alarms have fired; returns the unsubscribe. */
+  onAdvanced(listener: (now: number) => void): () => void;
 }

@@ -38,7 +38,9 @@ export type EffectBody =
   /** The oldest finished orders were evicted down to `cap` (after an order was made). */
   | { type: 'evicted'; cap: number }
   /** Back to the starting scenario. */
-  | { type: 'reset' };
+  | { type: 'reset' }
+  /** A manual clock was moved to `at`: a restart resumes from the last effect's time, so a move that changed nothing else is kept too. */
+  | { type: 'clock' };
 
 /**
  * The effect of an event, read from the state it was told on: call it while the event is
@@ -163,6 +165,9 @@ export function applyEffect(basis: StateBasis, state: EngineState, effect: Effec
     case 'reset':
       state.scheduler.clear();
       return scenarioState(basis);
+    case 'clock':
+      // The time is the effect's `at`, which a restart's clock starts from; no state holds it.
+      return state;
   }
 }
 

@@ -13,6 +13,7 @@ import { createOrderIdMaker } from './order-id.ts';
 import { TX_ID_BYTES } from './order-page.ts';
 import { freezePayment } from './payment.ts';
 import { quote } from './pricing.ts';
+import type { ManualClock } from './clock.ts';
 import { activationDelay, applySettings } from './settings.ts';
 import { SimulatorError } from './simulator-error.ts';
 import { pendingSnapshot, SNAPSHOT_FORMAT, type EngineSnapshot } from './snapshot.ts';
@@ -75,6 +76,13 @@ export function createEngine(options: EngineOptions): Engine {
     if (effectListeners.size > 0) tellEffect(effectOf(state, event));
     for (const listener of listeners) listener(event);
   }
+
+  // A manual clock's move is a change a restart must not undo, even when nothing fell due.
+  if (clock.mode === 'manual' && 'onAdvanced' in clock)
+    (clock as ManualClock).onAdvanced(() => {
+      seq++;
+      if (effectListeners.size > 0) tellEffect({ type: 'clock' });
+    });
 
   function tellEffect(body: EffectBody): void {
     const effect = { seq, at: clock.now(), ...body } as EngineEffect;

@@ -36,6 +36,7 @@ export function createManualClock(start: number = DEFAULT_MANUAL_START): ManualC
   let seq = 0;
   // Alarms are few (one per engine using this clock), so a sorted scan is enough.
   let alarms: Alarm[] = [];
+  const advanced = new Set<(now: number) => void>();
   return {
     mode: 'manual',
     now: () => now,
@@ -72,7 +73,12 @@ export function createManualClock(start: number = DEFAULT_MANUAL_START): ManualC
         // A throwing alarm must not leave time stuck in the middle of the advance.
         now = target;
       }
+      for (const listener of advanced) listener(now);
       return now;
+    },
+    onAdvanced(listener) {
+      advanced.add(listener);
+      return () => advanced.delete(listener);
     },
     rewind() {
       now = start;
