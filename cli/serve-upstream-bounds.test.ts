@@ -193,12 +193,11 @@ describe.skipIf(!existsSync('/proc/self/status'))(
       },
     );
 
-    // The proxy's own check of a 100 MB answer (read whole, decoded, parsed) holds the event
-    // loop for about a second once, with or without --record: that one poll is let through.
-    // Recording it (reading it beside the proxy, decoding, scrubbing and writing its line)
-    // must delay no other poll past 100 ms.
+    // Neither the proxy's own check (an answer over its check limit is passed on unchecked,
+    // never parsed on the loop) nor recording it (reading it beside the proxy, decoding,
+    // scrubbing and writing its line) may delay a poll past 100 ms.
     it(
-      "records a 100 MB answer passed on at --upstream-max-bytes as one whole line, no health poll over 100 ms but the one of the proxy's own check",
+      'records a 100 MB answer passed on at --upstream-max-bytes as one whole line, with no health poll over 100 ms',
       TIMED,
       async () => {
         const recording = true;
@@ -240,7 +239,7 @@ describe.skipIf(!existsSync('/proc/self/status'))(
           `a 100 MB answer passed on ${recording ? 'and recorded' : 'unrecorded'}: peak RSS ${peakRssMb(child.pid!).toFixed(0)} MB; health max ${slowest.toFixed(1)} ms over ${latencies.length} polls (${latencies.map((l) => l.toFixed(0)).join(' ')})`,
         );
         expect(status).toBe(200);
-        expect(latencies.filter((ms) => ms >= 100).length).toBeLessThanOrEqual(1);
+        expect(slowest).toBeLessThan(100);
         expect(statSizeOf(record)).toBeGreaterThan(100 * MB);
         const { recording: read } = readRecordingFile(record, fileLimit(200), () => {});
         expect(read.interactions.at(-1)!.response!.text).toHaveLength(100 * MB);

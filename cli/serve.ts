@@ -41,6 +41,7 @@ import {
   openStateLog,
   readStateLog,
   type FsyncPolicy,
+  type StateLog,
 } from './state-log.ts';
 
 export const SERVE_HELP = `Usage: energy-rental-kit serve [options]
@@ -522,6 +523,8 @@ export async function serve(
       const recording = live;
       closers.push(() => recording.close());
     }
+    // Set once the log is open, before the server listens: no request is answered before.
+    const kept: { log?: StateLog } = {};
     const loopback = isLoopback(options.host);
     const token = options.token || undefined;
     let simulator;
@@ -551,6 +554,16 @@ export async function serve(
             }
           : {}),
         ...(replay ? { replay } : {}),
+        ...(logFile
+          ? {
+              changeLog: {
+                get failures() {
+                  return kept.log?.failures ?? 0;
+                },
+                check: () => kept.log?.check(),
+              },
+            }
+          : {}),
         onUnexpectedError: (error) =>
           log.error(`unexpected error: ${(error as Error)?.stack ?? String(error)}`, {
             error: String(error),
@@ -582,6 +595,7 @@ export async function serve(
             log.error(`could not append to the log ${logFile}: ${error.message}`, { state: options.state }),
         })
       : undefined;
+    kept.log = stateLog;
     if (stateLog) {
       const stop = simulator.engine.subscribeEffects(stateLog.append);
       // Closed after the final save (closers run newest first).

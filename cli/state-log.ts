@@ -10,7 +10,9 @@ import {
   closeSync,
   fdatasync,
   fdatasyncSync,
+  fstatSync,
   fsyncSync,
+  ftruncateSync,
   openSync,
   renameSync,
   truncateSync,
@@ -19,6 +21,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import type { EngineEffect } from '../mock/engine/index.ts';
+import type { ChangeLog } from '../mock/http/change-log.ts';
 import { BoundedFileError, readBoundedFile, type FileLimit } from '../src/bounded-file.ts';
 import { CliError } from '../src/cli-error.ts';
 import { realPathOf } from '../src/real-path.ts';
@@ -113,7 +116,7 @@ function parseEntry(line: string): EngineEffect | undefined {
   return entry as EngineEffect;
 }
 
-export interface StateLog {
+export interface StateLog extends ChangeLog {
   /** Appends one effect, synchronously: the engine's effect listener. */
   append(effect: EngineEffect): void;
   /** Bytes in the log now. */
@@ -153,7 +156,11 @@ export function openStateLog(file: string, options: StateLogOptions): StateLog {
   let signalled = false;
   /** What was appended since the snapshot under way was taken, with each entry's number. */
   let kept: { seq: number; line: Buffer }[] | undefined;
-  let failing = false;
+  /** Why appends fail now; undefined while they succeed. */
+  let failing: Error | undefined;
+  let failures = 0;
+  /** Lines whose write failed, in order: written before any later line, so the log keeps its order. */
+  const unwritten: Buffer[] = [];
   // everysec: one flush at a time, on libuv's pool so the loop goes on; a file replaced
   // meanwhile is closed once its flush is done.
   let dirty = false;
@@ -175,19 +182,43 @@ export function openStateLog(file: string, options: StateLogOptions): StateLog {
     for (let done = 0; done < line.length;) done += writeSync(target, line, done, line.length - done);
   };
 
+  /** Writes one line whole or not at all: a part written before a failure is cut off again. */
+  const writeLine = (line: Buffer): void => {
+    let done = 0;
+    try {
+      while (done < line.length) done += writeSync(fd, line, done, line.length - done);
+    } catch (error) {
+      // A torn line in the middle would make the log unreadable once more lines follow it.
+      if (done > 0) ftruncateSync(fd, fstatSync(fd).size - done);
+      throw error;
+    }
+  };
+
+  /** Writes what failed before, oldest first; false (and `failing` set) when the disk still refuses. */
+  const writeUnwritten = (): boolean => {
+    try {
+      while (unwritten.length > 0) {
+        writeLine(unwritten[0]!);
+        unwritten.shift();
+      }
+      if (fsync === 'always') fdatasyncSync(fd);
+      else dirty = true;
+      failing = undefined;
+      return true;
+    } catch (error) {
+      failures++;
+      // Told once per run of failures: a full disk would otherwise log a line per change.
+      if (!failing) onError(error as Error);
+      failing = error as Error;
+      return false;
+    }
+  };
+
   return {
     append(effect) {
       const line = Buffer.from(`${JSON.stringify(effect)}\n`);
-      try {
-        writeAll(fd, line);
-        if (fsync === 'always') fdatasyncSync(fd);
-        else dirty = true;
-        failing = false;
-      } catch (error) {
-        // Told once per run of failures: a full disk would otherwise log a line per change.
-        if (!failing) onError(error as Error);
-        failing = true;
-      }
+      unwritten.push(line);
+      writeUnwritten();
       bytes += line.length;
       kept?.push({ seq: effect.seq, line });
       if (bytes > maxBytes && !signalled) {
@@ -197,6 +228,12 @@ export function openStateLog(file: string, options: StateLogOptions): StateLog {
     },
     get bytes() {
       return bytes;
+    },
+    get failures() {
+      return failures;
+    },
+    check() {
+      return failing && !writeUnwritten() ? failing : undefined;
     },
     get full() {
       return bytes > maxBytes;
@@ -224,6 +261,9 @@ export function openStateLog(file: string, options: StateLogOptions): StateLog {
       }
       closeSync(next);
       renameSync(temporary, file);
+      // The snapshot holds what was not written before it, the new log what came after it.
+      unwritten.length = 0;
+      failing = undefined;
       if (fsync !== 'no') syncDirectory(file);
       const old = fd;
       fd = openSync(file, 'a');

@@ -24,6 +24,7 @@ import { createApp } from './http/create-app.ts';
 import { engineSource } from './http/engine-source.ts';
 import { createExchangeEvents, DROPPED_HEADER, type ExchangeEvents } from './http/exchange.ts';
 import { recordingSource } from './http/recording-source.ts';
+import type { ChangeLog } from './http/change-log.ts';
 import { createRequestCore, type RequestCore } from './http/request-core.ts';
 import { upstreamSource, type ProxyContext } from './http/upstream-source.ts';
 import { POLLING_CLOCK, type PollingClock } from '../src/client/wait-for-order.ts';
@@ -63,6 +64,8 @@ export interface SimulatorOptions {
   /** Largest accepted request body. Default 64 KiB. */
   maxBodyBytes?: number;
   onUnexpectedError?: (error: unknown) => void;
+  /** Where changes are kept (serve --state's log): a change is acknowledged only once it is. */
+  changeLog?: ChangeLog;
   /**
    * Proxy mode (`serve --upstream`): the API is answered by the upstream at `upstream`,
    * behind the same journal, faults and rate limit; the control plane stays local.
@@ -210,6 +213,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     exchanges,
     maxBodyBytes,
     onUnexpectedError: options.onUnexpectedError,
+    changeLog: options.changeLog,
   });
   const app = createApp({
     engine,
@@ -249,6 +253,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}),
     maxBodyBytes,
     ...(options.onUnexpectedError ? { onUnexpectedError: options.onUnexpectedError } : {}),
+    changeLog: options.changeLog,
   });
   const simulatorFetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
     const response = await app.fetch(new Request(input, init));

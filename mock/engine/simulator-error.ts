@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   internal: { code: 50000, status: 500 },
   upstreamUnreachable: { code: 50200, status: 502 },
   upstreamTimeout: { code: 50400, status: 504 },
+  stateNotWritten: { code: 50700, status: 507 },
 } as const;
 
 export type ErrorKind = keyof typeof ERROR_CODES;

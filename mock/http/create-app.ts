@@ -19,6 +19,7 @@ import { controlRoutes, type ControlContext } from './control-routes.ts';
 import { dashboardRoutes } from './dashboard-routes.ts';
 import { docsRoutes } from './docs-routes.ts';
 import { CLIENT_CLOSED_NOTE, CLIENT_CLOSED_STATUS, clientClosed, unexpectedError } from './error-boundary.ts';
+import { afterChange, beforeChange, type ChangeLog } from './change-log.ts';
 import { catalogued } from './error-catalogue.ts';
 import type { ExchangeEvents, ExchangeFinished } from './exchange.ts';
 import { coreAnswerOf } from './hono-core-adapter.ts';
@@ -39,6 +40,8 @@ export interface AppOptions {
   maxBodyBytes: number;
   /** Reports unexpected errors (a 500 is a simulator bug). */
   onUnexpectedError?: (error: unknown) => void;
+  /** Where changes are kept: a control-plane change is answered as made only once it is. */
+  changeLog?: ChangeLog | undefined;
 }
 
 /** Pages that hold no data; the data they fetch is guarded like any control call. */
@@ -118,6 +121,14 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
   app.use('/_sim/*', async (c, next) => {
     if (OPEN_PAGES.has(c.req.path) || c.req.path.startsWith('/_sim/ui/')) return next();
     return guard(c, next);
+  });
+  // After the guard, so a refused stranger learns nothing of the disk; before the routes,
+  // so a change is refused before it is made while the log cannot be written.
+  app.use('/_sim/*', async (c, next) => {
+    const before = beforeChange(options.changeLog, c.req.method);
+    await next();
+    const unkept = c.res.status < 400 ? afterChange(options.changeLog, before) : undefined;
+    if (unkept) throw unkept;
   });
   app.use(
     '*',

@@ -15,6 +15,7 @@ import { brotliCompressSync, deflateRawSync, deflateSync, gunzipSync, gzipSync }
 import { afterEach, describe, expect, it } from 'vitest';
 import { createNodeFetch } from '../node-fetch.ts';
 import { createSimulator, type ProxyOptions, type Simulator } from '../simulator.ts';
+import { CHECK_MAX_BYTES } from './upstream-answer.ts';
 import { listen } from '../test-support/socket-test-support.ts';
 
 const cleanups: (() => Promise<unknown> | void)[] = [];
@@ -460,6 +461,21 @@ describe('answers that cannot be checked pass through, reported as not checked',
     );
     expect(entry.status).toBe(200);
     expect(entry.violations).toBeUndefined();
+  });
+
+  it('passes an answer larger than the check takes unaltered, reported as not checked instead of holding up the loop', async () => {
+    const big = JSON.stringify({ code: 0, msg: 'x'.repeat(CHECK_MAX_BYTES), time: '1', data: null });
+    const { entry, reports } = await passedThrough({ 'content-type': 'application/json' }, big, {
+      maxBytes: 8 * MiB,
+    });
+    expect(entry.status).toBe(200);
+    expect(entry.violations).toEqual([
+      {
+        path: '',
+        message: `not checked: the body (${big.length} bytes) is larger than the ${CHECK_MAX_BYTES} bytes the proxy checks without holding up other requests`,
+      },
+    ]);
+    expect(reports).toHaveLength(1);
   });
 
   it('passes a gzip answer that decodes past the cap unaltered, with a violation naming --upstream-max-bytes', async () => {

@@ -23,6 +23,7 @@ import type { CoreAnswer, CoreRequest, ExchangeEvents, ExchangeFinished } from '
 import type { FaultInjector } from './fault-injector.ts';
 import { JOURNAL_BODY_LIMIT } from './journal.ts';
 import { redactBody, redactKeys, replaceKeys, replaceKeysIn } from './journal-redaction.ts';
+import { afterChange, beforeChange, type ChangeLog } from './change-log.ts';
 import { createRateLimiter } from './rate-limit.ts';
 import { jsonDepth, MAX_JSON_DEPTH } from './request-params.ts';
 
@@ -69,6 +70,8 @@ export interface RequestCoreOptions {
   maxBodyBytes: number;
   /** Reports an unexpected error (a 500 is a simulator bug). */
   onUnexpectedError?: ((error: unknown) => void) | undefined;
+  /** Where changes are kept: a change is answered as made only once it is (with `--state`). */
+  changeLog?: ChangeLog | undefined;
 }
 
 export interface RequestCore {
@@ -190,7 +193,10 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
       };
       let answered: CoreAnswer;
       try {
+        const before = beforeChange(options.changeLog, request.method);
         answered = await answer(request, exchange);
+        const unkept = answered.status < 400 ? afterChange(options.changeLog, before) : undefined;
+        if (unkept) throw unkept;
       } catch (error) {
         answered = failed(error, exchange);
       }

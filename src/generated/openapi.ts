@@ -338,6 +338,7 @@ export interface components {
          *     | 50000 | 500 | unexpected simulator error |
          *     | 50200 | 502 | the upstream of `serve --upstream` could not be reached, broke the connection, answered more than `--upstream-max-bytes` or with a status HTTP does not have |
          *     | 50400 | 504 | the upstream of `serve --upstream` did not finish its answer within `--upstream-timeout` |
+         *     | 50700 | 507 | a change could not be written to the log of `serve --state` (a full disk): not acknowledged; changes are refused until a write succeeds |
          */
         ErrorEnvelope: components["schemas"]["Envelope"] & {
             code?: number;

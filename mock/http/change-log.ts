@@ -1,0 +1,49 @@
+/**
+ * A change is acknowledged only once it is kept: the request core and the control plane
+ * ask the simulator's change log (the log of effects beside `--state`, cli/state-log.ts)
+ * before a request that may change state, and look at it again before answering.
+ */
+import { SimulatorError } from '../engine/index.ts';
+
+/** Where a simulator's changes are kept, as the request core and the control plane see it. */
+export interface ChangeLog {
+  /** Failed writes so far: if it moved while a request was answered, the change may not be kept. */
+  readonly failures: number;
+  /** Why changes cannot be kept now, after writing again what failed before; undefined when they can. */
+  check(): Error | undefined;
+}
+
+/** Methods that change nothing: answered whatever the log's state. */
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * For a request that may change state: refuses it (507) before anything changes while the
+ * log cannot be written, else returns the failure count to compare after the answer.
+ *
+ * @example
+ *   const before = beforeChange(log, 'POST'); // throws SimulatorError('stateNotWritten') on a full disk
+ *   …answer…
+ *   const refusal = afterChange(log, before);   // a 507 to answer instead of a success, or undefined
+ */
+export function beforeChange(log: ChangeLog | undefined, method: string): number | undefined {
+  if (!log || READS.has(method)) return undefined;
+  const problem = log.check();
+  if (problem)
+    throw new SimulatorError(
+      'stateNotWritten',
+      `Nothing was changed: the state log cannot be written (${problem.message}). Free the disk or mend --state; changes are taken again once a write succeeds.`,
+    );
+  return log.failures;
+}
+
+/** The refusal to answer instead of a success when the log failed while the request was answered. */
+export function afterChange(
+  log: ChangeLog | undefined,
+  before: number | undefined,
+): SimulatorError | undefined {
+  if (!log || before === undefined || log.failures === before) return undefined;
+  return new SimulatorError(
+    'stateNotWritten',
+    'The change was made in memory but could not be written to the state log, so it is not acknowledged: it is written once the disk takes it, or lost at a crash. Read the state back (order history, GET /_sim/…) before repeating it.',
+  );
+}
