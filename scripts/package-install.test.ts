@@ -225,7 +225,8 @@ describe.concurrent.each([
       );
     }
   }, 6 * MINUTE);
-  afterAll(() => rmSync(project, { recursive: true, force: true }));
+  // A project with the user's vitest, msw and TypeScript takes a while to delete on a busy machine.
+  afterAll(() => rmSync(project, { recursive: true, force: true }), MINUTE);
 
   it.runIf(!userVitest)(
     "installs only run-time dependencies: none of the kit's build or lint tools",
@@ -569,6 +570,20 @@ describe.concurrent('the README, followed by a package user', () => {
       expect(broken).toEqual([]);
     },
   );
+
+  it('gives the npm-script forms of a clone only in its opening lines and its Development parts', () => {
+    const npmScript = /\bnpm (start|test|run \S+)/;
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const forUsers = readme.slice(
+      readme.indexOf("Everything below is for the package's users."),
+      readme.indexOf('\n## Development\n'),
+    );
+    expect(forUsers.length).toBeGreaterThan(1000);
+    expect(forUsers).not.toMatch(npmScript);
+    for (const file of shippedMarkdown().filter((f) => f.startsWith('docs/') && f !== 'docs/development.md'))
+      for (const line of readFileSync(path.join(ROOT, file), 'utf8').split('\n'))
+        if (npmScript.test(line)) expect(line, file).toMatch(/in a clone/i);
+  });
 
   it(
     'runs every command of the README in its package form, real-service URLs pointed at a stand-in',
