@@ -25,6 +25,9 @@ COPY bin ./bin
 COPY spec ./spec
 COPY examples/scenario.yaml ./examples/scenario.yaml
 COPY mock/http/dashboard/static ./mock/http/dashboard/static
+# The documentation and the CI example the package ships, so the image holds what a user installs.
+COPY examples/ci/upstream-check.yml ./examples/ci/upstream-check.yml
+COPY docs/*.md ./docs/
 # Commands run in /work, the one directory the node user may write: contract-report.json
 # and recordings land there (mount your directory on it to keep them); /app stays read-only.
 RUN mkdir /work && chown node:node /work

@@ -1,4 +1,4 @@
-// Which folder may import which, tests included (README, "Layout"). Each layer may import
+// Which folder may import which, tests included (docs/development.md, "Layout"). Each layer may import
 // itself and the layers below it; folders that share a layer do not import each other. The
 // linter (eslint.config.js) turns this table into import-x/no-restricted-paths zones, so an
 // arrow that runs back up fails `npm run lint`, and with it `npm test`.
@@ -52,7 +52,7 @@ function zonesOf(layers) {
         zones.push({
           target: `./${target}`,
           from: `./${from}`,
-          message: `${target}/ may not import ${from}/: folders import one way (README, "Layout").`,
+          message: `${target}/ may not import ${from}/: folders import one way (docs/development.md, "Layout").`,
         });
       }
     }

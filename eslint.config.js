@@ -1,5 +1,5 @@
 // The linter: typescript-eslint's recommended rules, the house rules that a reviewer would
-// otherwise have to remember, and the folder boundaries (README, "Layout"), tests included.
+// otherwise have to remember, and the folder boundaries (docs/development.md, "Layout"), tests included.
 // Formatting is Prettier's alone (eslint-config-prettier turns off every rule it owns).
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';

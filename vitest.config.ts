@@ -1,5 +1,20 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { CONTRACT_PROJECT } from './contract-tests/contract-project.ts';
+
+/**
+ * The package's own names (`energy-rental-kit/client`, …), as the examples import them like a
+ * user's code, resolved to the sources: tsconfig.json's `paths` is the one list, which tsc
+ * reads too. Exact matches, so `energy-rental-kit/client` never captures a longer name.
+ */
+const tsconfig = JSON.parse(readFileSync(new URL('./tsconfig.json', import.meta.url), 'utf8')) as {
+  compilerOptions: { paths?: Record<string, string[]> };
+};
+const packageNames = Object.entries(tsconfig.compilerOptions.paths ?? {}).map(([name, [target]]) => ({
+  find: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`),
+  replacement: fileURLToPath(new URL(target!, import.meta.url)),
+}));
 
 /**
  * Files that run after all others, one at a time: the package test packs the checkout (its
@@ -10,6 +25,7 @@ import { CONTRACT_PROJECT } from './contract-tests/contract-project.ts';
 const ALONE = ['scripts/package-install.test.ts', 'cli/serve-upstream-bounds.test.ts'];
 
 export default defineConfig({
+  resolve: { alias: packageNames },
   test: {
     testTimeout: 20_000,
     // vitest's default is one worker fewer than the cores, so one file at a time on this

@@ -20,10 +20,15 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { serve as serveFetch } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STAND_IN_VARIANTS } from '../contract-tests/stand-in-variants.ts';
+import { createSimulator } from '../mock/simulator.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MINUTE = 60_000;
@@ -142,7 +147,9 @@ describe('the packed tarball', () => {
     const unwanted = files.filter(
       (f) =>
         (!f.startsWith('mock/http/dashboard/static/') &&
-          /^(bench|fixtures|scripts|src|mock|drift|contract-tests|docs|test-artifacts)\//.test(f)) ||
+          /^(bench|fixtures|scripts|src|mock|drift|contract-tests|test-artifacts)\//.test(f)) ||
+        // The documentation pages ship (the README links them); their screenshots stay behind.
+        (f.startsWith('docs/') && !/^docs\/[^/]+\.md$/.test(f)) ||
         /(?<!\.contract)\.test\.(js|d\.ts)$/.test(f) ||
         /test-support/.test(f) ||
         f.endsWith('.map') ||
@@ -218,7 +225,8 @@ describe.concurrent.each([
       );
     }
   }, 6 * MINUTE);
-  afterAll(() => rmSync(project, { recursive: true, force: true }));
+  // A project with the user's vitest, msw and TypeScript takes a while to delete on a busy machine.
+  afterAll(() => rmSync(project, { recursive: true, force: true }), MINUTE);
 
   it.runIf(!userVitest)(
     "installs only run-time dependencies: none of the kit's build or lint tools",
@@ -344,11 +352,13 @@ describe.concurrent.each([
       expect(tested.out).toMatch(/1 passed/);
 
       // The globalSetup recipe exactly as the README shows it, and every entry point.
-      const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+      const readme = shippedMarkdown()
+        .map((file) => readFileSync(path.join(ROOT, file), 'utf8'))
+        .join('\n');
       const recipe = /```ts\n(\/\/ vitest\.global-setup\.ts[\s\S]*?)```/.exec(readme)?.[1];
       expect(recipe, 'the README keeps its globalSetup recipe').toBeDefined();
       writeFileSync(path.join(project, 'consumer/vitest.global-setup.ts'), recipe!);
-      // Every other README snippet that imports the kit, as shown (one that imports a checkout's
+      // Every other snippet of the README and the docs pages that imports the kit, as shown (one that imports a checkout's
       // ./src or ./mock fails here: a package user has neither). Snippets that import the
       // reader's own code ('../src/buy-energy.js') are left out.
       const snippets = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)]
@@ -401,6 +411,275 @@ describe.concurrent.each([
         const checked = await run('npx', ['--no', '--', 'tsc', '-p', config], project);
         expect(checked.code, `${name}: ${checked.out}`).toBe(0);
       }
+    },
+  );
+});
+
+/** README.md and the docs pages: the markdown the package ships, as paths in the checkout. */
+function shippedMarkdown(): string[] {
+  const docs = readdirSync(path.join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`);
+  return ['README.md', ...docs.sort()];
+}
+
+/**
+ * The commands of the README a package user types, in order: every line of a `sh` block that
+ * starts with `npx energy-rental-kit` or installs the kit. A new README command is run here
+ * without an edit to this test.
+ */
+function readmeCommands(): string[] {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  return [...readme.matchAll(/```sh\n([\s\S]*?)```/g)]
+    .flatMap((block) => block[1]!.split('\n'))
+    .map((line) => line.trim())
+    .filter((line) => /^(npx energy-rental-kit\b|npm install -D energy-rental-kit\b)/.test(line));
+}
+
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
+function anchorOf(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
+}
+
+/**
+ * A stand-in for the real service on a loopback port: the contract suite's stand-in (it
+ * chooses differently from the simulator wherever upstream is silent), with no control plane
+ * under any prefix, as the real service has none.
+ */
+async function startStandIn(): Promise<{ origin: string; close(): Promise<void> }> {
+  const standIn = STAND_IN_VARIANTS['stand-in']!.apply(createSimulator({ clock: 'real', seed: 7 }));
+  const server = serveFetch({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch: (request: Request) =>
+      /\/_sim(\/|$)/.test(new URL(request.url).pathname)
+        ? new Response('Not Found', { status: 404 })
+        : standIn(request),
+  });
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Keep-alive sockets of the kit's finished runs would hold close() open.
+        if ('closeAllConnections' in server) server.closeAllConnections();
+      }),
+  };
+}
+
+/**
+ * Runs one README `serve` line as typed, on a free port, and stops it by its PID once it
+ * answers: `exec` makes the shell's PID the server's, so SIGTERM reaches the server itself.
+ */
+async function serveLine(project: string, line: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const command = line.replace(/^npx energy-rental-kit\b/, 'exec node_modules/.bin/energy-rental-kit');
+  const server = spawn('sh', ['-c', `${command} --port 0`], {
+    cwd: project,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
+  let out = '';
+  server.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  server.stderr.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  const url = await Promise.race([
+    new Promise<string>((resolve) => {
+      const check = (): void => {
+        const match = /listening on (http:\/\/\S+)/.exec(out);
+        if (match) resolve(match[1]!);
+        else setTimeout(check, 50);
+      };
+      check();
+    }),
+    exited.then((code) => `exited with ${code}`),
+    new Promise<string>((resolve) => setTimeout(() => resolve('no banner within 60 s'), MINUTE)),
+  ]);
+  expect(url, `${line}\n${out}`).toMatch(/^http:\/\//);
+  const health = await fetch(`${url}/_sim/health`);
+  expect(health.status, `${line}: /_sim/health`).toBe(200);
+  server.kill('SIGTERM');
+  expect(await exited, `${line}\n${out}`).toBe(0);
+  return out;
+}
+
+describe.concurrent('the README, followed by a package user', () => {
+  let project: string;
+  let standIn: Awaited<ReturnType<typeof startStandIn>>;
+  let added: number | undefined;
+
+  beforeAll(async () => {
+    project = mkdtempSync(path.join(tmpdir(), 'erk-readme-'));
+    writeFileSync(
+      path.join(project, 'package.json'),
+      JSON.stringify({ name: 'readme-user', version: '1.0.0', private: true, type: 'module' }),
+    );
+    standIn = await startStandIn();
+  }, MINUTE);
+  afterAll(async () => {
+    await standIn.close();
+    rmSync(project, { recursive: true, force: true });
+  }, MINUTE);
+
+  it(
+    'links, from the README and every docs page, only to files the package ships and headings they have',
+    { concurrent: false },
+    async () => {
+      const listed = await run('tar', ['-tzf', tarball], packDir);
+      const shipped = new Set(
+        listed.out
+          .split('\n')
+          .filter(Boolean)
+          .map((f) => f.replace(/^package\//, '').replace(/\/$/, '')),
+      );
+      const isShipped = (file: string): boolean =>
+        shipped.has(file) || [...shipped].some((f) => f.startsWith(`${file}/`));
+      const markdown = shippedMarkdown();
+      for (const file of markdown) expect(shipped, `${file} ships`).toContain(file);
+      const broken: string[] = [];
+      for (const file of markdown) {
+        const text = readFileSync(path.join(ROOT, file), 'utf8').replace(/```[\s\S]*?```/g, '');
+        const links = [...text.matchAll(/(!?)\[[^\]]*\]\(([^)\s]+)\)|<img [^>]*src="([^"]+)"/g)].map((m) => ({
+          image: m[1] === '!' || m[3] !== undefined,
+          target: (m[2] ?? m[3])!,
+        }));
+        for (const { image, target } of links) {
+          if (/^[a-z]+:/i.test(target)) continue;
+          const [file2, fragment] = target.split('#') as [string, string | undefined];
+          const resolved = file2
+            ? path.posix.normalize(path.posix.join(path.posix.dirname(file), file2))
+            : file;
+          // Screenshots stay in the repository (the tarball stays small); a missing one shows its alt text.
+          const present = image ? existsSync(path.join(ROOT, resolved)) : isShipped(resolved);
+          if (!present) broken.push(`${file}: ${target}`);
+          else if (fragment && resolved.endsWith('.md')) {
+            const headings = readFileSync(path.join(ROOT, resolved), 'utf8')
+              .replace(/```[\s\S]*?```/g, '')
+              .split('\n')
+              .filter((l) => /^#+ /.test(l))
+              .map((l) => anchorOf(l.replace(/^#+ /, '')));
+            if (!headings.includes(fragment)) broken.push(`${file}: ${target} (no such heading)`);
+          }
+        }
+      }
+      expect(broken).toEqual([]);
+    },
+  );
+
+  it('gives the npm-script forms of a clone only in its opening lines and its Development parts', () => {
+    const npmScript = /\bnpm (start|test|run \S+)/;
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const forUsers = readme.slice(
+      readme.indexOf("Everything below is for the package's users."),
+      readme.indexOf('\n## Development\n'),
+    );
+    expect(forUsers.length).toBeGreaterThan(1000);
+    expect(forUsers).not.toMatch(npmScript);
+    for (const file of shippedMarkdown().filter((f) => f.startsWith('docs/') && f !== 'docs/development.md'))
+      for (const line of readFileSync(path.join(ROOT, file), 'utf8').split('\n'))
+        if (npmScript.test(line)) expect(line, file).toMatch(/in a clone/i);
+  });
+
+  it(
+    'runs every command of the README in its package form, real-service URLs pointed at a stand-in',
+    { concurrent: false, timeout: 15 * MINUTE },
+    async () => {
+      const commands = readmeCommands();
+      expect(commands.length).toBeGreaterThanOrEqual(10);
+      expect(commands[0], 'the README installs the kit before it runs it').toMatch(/^npm install\b/);
+      // Commands that talk to `serve` on its default port reach one started here instead.
+      let simulator: Awaited<ReturnType<typeof serve>> | undefined;
+      const env: NodeJS.ProcessEnv = { ...userEnv(), ERK_API_KEY: 'demo-key' };
+      try {
+        for (const typed of commands) {
+          let line = typed
+            .replace(/\s+#\s.*$/, '')
+            .replaceAll('https://api.eopen.io', standIn.origin)
+            .trim();
+          for (const [, name] of line.matchAll(/\$(\w+)/g))
+            expect(env[name!], `${typed}: $${name} is set for the run`).toBeDefined();
+          if (line.startsWith('npm install')) {
+            const installed = await npm(
+              [
+                'install',
+                '--save-dev',
+                tarball,
+                ...line
+                  .split(/\s+/)
+                  .slice(3)
+                  .filter((a) => a !== 'energy-rental-kit'),
+              ],
+              project,
+            );
+            expect(installed.code, `${typed}\n${installed.out}`).toBe(0);
+            added = Number(/added (\d+) packages?/.exec(installed.out)?.[1]);
+            continue;
+          }
+          if (line.includes('http://127.0.0.1:8787')) {
+            simulator ??= await serve(project);
+            line = line.replaceAll('http://127.0.0.1:8787', simulator.url);
+          }
+          if (/^npx energy-rental-kit serve\b/.test(line)) {
+            await serveLine(project, line, env);
+            continue;
+          }
+          const ran = await new Promise<Run>((resolve, reject) => {
+            const child = spawn('sh', ['-c', line], { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] });
+            let out = '';
+            child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+            child.stderr.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+            const timer = setTimeout(() => child.kill('SIGKILL'), 4 * MINUTE);
+            child.once('error', reject);
+            child.once('close', (code) => {
+              clearTimeout(timer);
+              resolve({ code, out });
+            });
+          });
+          expect(ran.code, `${typed}\n${ran.out}`).toBe(0);
+        }
+      } finally {
+        if (simulator) expect(await simulator.stop()).toBe(0);
+      }
+    },
+  );
+
+  it(
+    "states the tarball's size and what it installs as they are, within a tolerance",
+    { concurrent: false },
+    async () => {
+      const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+      const figures = /(\d+) kB tarball \((\d+(?:\.\d+)?) MB unpacked\).*? installs (\d+) packages/.exec(
+        readme,
+      );
+      expect(
+        figures,
+        'the README gives "N kB tarball (M MB unpacked)" and "installs P packages"',
+      ).not.toBeNull();
+      const [, packedKb, unpackedMb, packages] = figures!.map(Number) as [number, number, number, number];
+      const listing = await run('tar', ['-tzvf', tarball], packDir);
+      const unpacked = listing.out
+        .split('\n')
+        .filter(Boolean)
+        .reduce((sum, entry) => sum + Number(entry.split(/\s+/)[2] ?? 0), 0);
+      const near = (stated: number, actual: number, tolerance: number): boolean =>
+        Math.abs(stated - actual) <= actual * tolerance;
+      // Soft, so one run reports every stale figure with its measured value.
+      const size = statSync(tarball).size;
+      expect.soft(near(packedKb * 1000, size, 0.15), `${packedKb} kB stated, ${size} B packed`).toBe(true);
+      expect
+        .soft(near(unpackedMb * 1e6, unpacked, 0.15), `${unpackedMb} MB stated, ${unpacked} B unpacked`)
+        .toBe(true);
+      expect(added, 'the README install ran first and npm said how many packages it added').toBeGreaterThan(
+        0,
+      );
+      expect
+        .soft(Math.abs(packages - added!), `${packages} packages stated, ${added} added`)
+        .toBeLessThanOrEqual(Math.max(2, Math.round(added! * 0.1)));
     },
   );
 });

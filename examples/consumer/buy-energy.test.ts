@@ -1,7 +1,7 @@
 // An example of testing your own code against the simulator: one simulator per test,
 // a manual clock, so waiting for delivery takes no real time.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type TestSimulator } from '../../mock/testing/index.ts';
+import { startSimulator, type TestSimulator } from 'energy-rental-kit/testing';
 import { buyEnergy } from './buy-energy.ts';
 
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';

@@ -1,9 +1,11 @@
 /**
  * A consumer's own code, as an example of what to test with the simulator: buy energy
- * for an address and wait until it has arrived.
+ * for an address and wait until it has arrived. It imports the kit by its package name, as
+ * a user's code does; in this repository tsconfig.json's `paths` (which vitest.config.ts
+ * reads too) point those names at the sources, so no build is needed first.
  */
-import { EnergyRentalError, type EnergyRentalClient } from '../../src/client/index.ts';
-import type { Period } from '../../src/models.ts';
+import { EnergyRentalError, type EnergyRentalClient } from 'energy-rental-kit/client';
+import type { Period } from 'energy-rental-kit/models';
 
 export interface Purchase {
   orderId: string;

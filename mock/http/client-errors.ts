@@ -5,7 +5,7 @@
  * valid requests pipelined ahead of the bad one. This answers them with the error envelope,
  * after those answers. A CONNECT, which Node hands over as a bare socket (and drops when
  * nobody listens), gets the envelope the same way. What Node does not let us do is in the
- * README's Limits.
+ * docs/limits.md.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
