@@ -43,6 +43,24 @@ export function checkSettingsPatch(patch: object): void {
       throw SimulatorError.invalidParameter(`delaysMs.${step} must have min <= max (got ${preview(delay)}).`);
     }
   }
+  // An extra field copies a field of the order's record: the API document's Order schema names them.
+  const extras = (patch as { extraFields?: Record<string, { copyOrderField?: string }[]> }).extraFields ?? {};
+  for (const [operation, fields] of Object.entries(extras)) {
+    for (const [index, field] of (fields ?? []).entries()) {
+      const name = field.copyOrderField;
+      if (name === undefined || orderFields().includes(name)) continue;
+      throw SimulatorError.invalidParameter(
+        `extraFields.${operation}.${index}.copyOrderField must be one of ${orderFields().join(', ')} (got '${name}').`,
+      );
+    }
+  }
+}
+
+let orderFieldNames: string[] | undefined;
+/** The fields of an order's history record (openapi.yaml's Order), and the outOrderNo it may carry. */
+function orderFields(): string[] {
+  orderFieldNames ??= [...Object.keys(loadSpec('api').schemas.Order?.properties ?? {}), 'outOrderNo'];
+  return orderFieldNames;
 }
 
 /**

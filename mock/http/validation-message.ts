@@ -15,7 +15,7 @@ export function describeErrors(
   errors: ErrorObject[],
   original: Record<string, unknown>,
   noun = 'Parameter',
-): { missing: boolean; message: string; belowMinimum?: boolean } {
+): { missing: boolean; message: string; belowMinimum?: boolean; parameter?: string } {
   const anyOf = errors.find((e) => e.keyword === 'anyOf' && e.instancePath === '');
   const required = errors.filter((e) => e.keyword === 'required' && !e.schemaPath.includes('anyOf'));
   if (required.length > 0) {
@@ -23,6 +23,7 @@ export function describeErrors(
     return {
       missing: true,
       message: `Missing required ${noun.toLowerCase()}${names.length > 1 ? 's' : ''} ${names.join(', ')}.`,
+      parameter: joinPath(required[0]!.instancePath, String(required[0]!.params.missingProperty)),
     };
   }
   const specific = errors.filter(
@@ -32,13 +33,19 @@ export function describeErrors(
     const options = errors
       .filter((e) => e.keyword === 'required')
       .map((e) => `'${String(e.params.missingProperty)}'`);
-    return { missing: true, message: `Missing ${noun.toLowerCase()}: send one of ${options.join(' or ')}.` };
+    return {
+      missing: true,
+      message: `Missing ${noun.toLowerCase()}: send one of ${options.join(' or ')}.`,
+      parameter: options.map((o) => o.slice(1, -1)).join(' or '),
+    };
   }
   const messages = [...new Set(specific.map((e) => describeOne(e, original, noun)))];
+  const first = specific[0];
   return {
     missing: false,
     message: messages.slice(0, 3).join(' '),
-    belowMinimum: specific[0]?.keyword === 'minimum',
+    belowMinimum: first?.keyword === 'minimum',
+    ...(first ? { parameter: first.instancePath.replace(/^\//, '').replace(/\//g, '.') || '(body)' } : {}),
   };
 }
 
