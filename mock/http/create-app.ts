@@ -174,7 +174,11 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     const answer = catalogued(engine, error, !c.req.path.startsWith('/_sim'));
     if (answer.rejection) c.set('rejection', answer.rejection);
     c.set('responseBody', answer.response);
-    return c.body(answer.text, answer.status as ContentfulStatusCode, answer.headers);
+    return c.body(
+      answer.text === '' ? null : answer.text,
+      answer.status as ContentfulStatusCode,
+      answer.headers,
+    );
   }
 
   return app;
