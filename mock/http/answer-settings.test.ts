@@ -281,14 +281,14 @@ describe('payment when TRX is short', () => {
 
 describe('the new settings as a whole', () => {
   const ALL = {
-    envelopeTimeUnit: 'ms',
-    decimals: { trxPrice: 6, 'balance.available.usdt': 'trimmed' },
+    envelopeTimeUnit: 'ms' as const,
+    decimals: { trxPrice: 6, 'balance.available.usdt': 'trimmed' as const },
     extraFields: { getPrice: [{ path: '/data/fee', constant: '0' }] },
-    hiddenStatuses: ['PROCESSING'],
-    historyPrefers: 'outOrderNo',
-    whenTrxShort: 'reject',
+    hiddenStatuses: ['PROCESSING' as const],
+    historyPrefers: 'outOrderNo' as const,
+    whenTrxShort: 'reject' as const,
     errors: { methodNotAllowed: { status: 405, body: '' } },
-  } as const;
+  };
 
   it('are answered by GET /_sim/config with their defaults, valid against the Settings schema', async () => {
     const sim = createSimulator({ clock: 'manual' });

@@ -19,8 +19,8 @@ type Schemas = components['schemas'];
 export type ViewSettings = Pick<Settings, 'createdAtUnit' | 'decimals' | 'hiddenStatuses'>;
 type DecimalField = keyof Settings['decimals'];
 
-/** What each decimal-string field shows when the settings leave it out: the simulator's own formats. */
-const DEFAULT_DECIMALS: Readonly<Record<DecimalField, number | 'trimmed'>> = {
+/** What each decimal-string field shows when the settings leave it out: the simulator's own formats (calibration compares with them). */
+export const DEFAULT_DECIMALS: Readonly<Record<DecimalField, number | 'trimmed'>> = {
   trxPrice: 2,
   amount: 2,
   'balance.available.trx': 'trimmed',

@@ -54,7 +54,8 @@ export function catalogued(engine: Engine, error: SimulatorError, catalogue: boo
   if (!catalogue)
     return { status: error.status, headers, text: JSON.stringify(own), response: own, rejection: kind };
   const settings = engine.settings();
-  if (kind === 'notFound' && settings.unknownPath === 'html')
+  // A body the catalogue gives for an unknown path is the service's own page: it wins over the plain one.
+  if (kind === 'notFound' && settings.unknownPath === 'html' && settings.errors.notFound?.body === undefined)
     return {
       status: 404,
       headers: { 'content-type': 'text/html' },
