@@ -150,7 +150,12 @@ export function learnDecimals(interactions: Interaction[]): Learning {
       });
     }
     if (value === undefined) {
-      out.table.push({ setting, value: undefined });
+      // The default answers these values alike: it stays, with what showed it.
+      out.table.push(
+        defaultFits
+          ? { setting, value: undefined, evidence: evidence(example, observed) }
+          : { setting, value: undefined },
+      );
       continue;
     }
     decimals[name] = value;

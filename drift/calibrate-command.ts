@@ -170,7 +170,7 @@ export async function runCalibrate(
     t.setting,
     t.value === undefined ? '(default)' : JSON.stringify(t.value),
     t.evidence
-      ? `observed: ${t.evidence.operation}, ${t.evidence.observed}`
+      ? `${t.value === undefined ? 'default, as ' : ''}observed: ${t.evidence.operation}, ${t.evidence.observed}`
       : 'default: the recording never showed it',
   ]);
   const width = (i: number): number =>

@@ -41,7 +41,10 @@ export interface CalibratedSetting {
   /** The setting's path in a scenario's `settings`, e.g. 'errors.apiKeyMissing' or 'prices.1h'. */
   setting: string;
   value: unknown;
-  /** Undefined when the recording never showed it: the default stays. */
+  /**
+   * Undefined when the recording never showed it: the default stays. With an undefined
+   * value, what the recording showed and the default answers alike.
+   */
   evidence?: Evidence;
 }
 
