@@ -10,6 +10,7 @@ import { createEngine } from '../engine/index.ts';
 import { createManualClock } from '../engine/manual-clock.ts';
 import { toEngineScenario } from '../scenario/scenario-input.ts';
 import { createSimulator, DEFAULT_SCENARIO, type Simulator } from '../simulator.ts';
+import { startSimulator } from '../testing/start-simulator.ts';
 
 const KEY = { 'API-KEY': 'demo-key' };
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
@@ -203,6 +204,28 @@ describe("each rejection's whole answer", () => {
     expect((await call(sim, '/v1/tron/price?rentalCount=65000&period=2h')).body!.msg).toBe(
       'Invalid parameter: period',
     );
+  });
+
+  it('answers the same over a socket: an empty 405 without a content type, extra fields in the text', async () => {
+    const sim = await startSimulator({
+      scenario: {
+        ...DEFAULT_SCENARIO,
+        settings: {
+          errors: { methodNotAllowed: { status: 405, body: '' } },
+          extraFields: { getAccount: [{ path: '/data/vip', constant: 2 }] },
+        },
+      },
+    });
+    try {
+      const wrong = await fetch(`${sim.url}/v1/account`, { method: 'DELETE', headers: KEY });
+      expect(wrong.status).toBe(405);
+      expect(wrong.headers.get('content-type')).toBeNull();
+      expect(await wrong.text()).toBe('');
+      const account = await fetch(`${sim.url}/v1/account`, { headers: KEY });
+      expect(((await account.json()) as { data: { vip: number } }).data.vip).toBe(2);
+    } finally {
+      await sim.stop();
+    }
   });
 
   it('keeps the JSON envelope of its own when the catalogue gives no body', async () => {
