@@ -82,6 +82,16 @@ function describeSettingError(errors: ErrorObject[], patch: object): string {
   }
   const path = segments.join('.') || 'the settings patch';
   const got = ` (got ${preview(valueAt(patch, segments))})`;
+  // An extra field's sources are alternatives (a oneOf): ajv reports the first branch that
+  // failed ("must have required property 'copyParameter'"), which names no rule a user broke.
+  if (
+    /^\/extraFields\/[^/]+\/\d+$/.test(error.instancePath) &&
+    errors.some((e) => e.keyword === 'oneOf' && e.instancePath === error.instancePath)
+  ) {
+    const branches = (loadSpec('control').schemas.ExtraField?.oneOf ?? []) as { required?: string[] }[];
+    const sources = branches.flatMap((b) => b.required ?? []);
+    return `${path} must have exactly one source of its value: ${sources.join(', ')}${got}.`;
+  }
   const rule = ruleAt(segments);
   if (rule && (rule.type !== undefined || rule.enum !== undefined || rule.oneOf !== undefined))
     return `${path} must be ${ruleText(rule)}${got}.`;

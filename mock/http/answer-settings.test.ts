@@ -154,7 +154,13 @@ describe('extra fields', () => {
       extraFields: { getPrice: [{ path: '/data/x', constant: 1, generate: 'uuid' }] },
     });
     expect(two.status).toBe(400);
-    expect(two.body.msg).toContain('extraFields.getPrice.0');
+    expect(two.body.msg).toMatch(
+      /'extraFields\.getPrice\.0' must have exactly one of its alternatives, not several/,
+    );
+    const none = await patch(sim, { extraFields: { getPrice: [{ path: '/data/x' }] } });
+    expect(none.body.msg).toMatch(
+      /'extraFields\.getPrice\.0' must have exactly one of constant, copyParameter, copyOrderField, createdAtOffsetMs, generate/,
+    );
     const field = await patch(sim, {
       extraFields: { getOrderHistory: [{ path: '/data/x', copyOrderField: 'colour' }] },
     });
