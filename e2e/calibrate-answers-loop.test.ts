@@ -24,7 +24,8 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
  * the documented rejections keep the JSON envelope the suite reads their code from.
  */
 const ALL_SETTINGS = {
-  timing: 'fast',
+  // Long enough that the suite's polls see an order open, so it can see PROCESSING hidden.
+  delaysMs: { processing: 500, outcome: 3000 },
   envelopeTimeUnit: 'ms',
   decimals: { 'balance.available.trx': 6, 'balance.frozen.trx': 6, amount: 'trimmed' },
   extraFields: {
@@ -98,6 +99,7 @@ describe('the calibration loop over every answer setting', () => {
         methodNotAllowed: { status: 405, body: '' },
         notFound: { status: 404, contentType: 'text/plain', body: 'Not Found' },
       },
+      hiddenStatuses: ['PROCESSING'],
     });
     const extra = settings.extraFields as Record<string, { path: string }[]>;
     expect(extra.getPrice!.map((f) => f.path).sort(), table).toEqual([
