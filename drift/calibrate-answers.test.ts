@@ -204,8 +204,28 @@ describe('calibrating rejections', () => {
     expect(unreproduced).toContainEqual(
       expect.objectContaining({
         what: `errors.parameterInvalid: msg "Parameter '{parameter}' must be one of 1h (got '2h')"`,
+        why: "it quotes a value the request sent; the simulator's own message, which names what was wrong, is answered",
       }),
     );
+  });
+
+  it('keeps a literal message that quotes something the request did not send', () => {
+    const missing = exchange(
+      'getAccount',
+      {
+        code: 10001,
+        msg: "Missing API key: send it in the 'API-KEY' header.",
+        time: '1741801809',
+        data: null,
+      },
+      { path: '/v1/account', status: 401 },
+    );
+    delete missing.request.apiKeyAlias;
+    expect(calibrate(recordingOf([missing])).settings.errors?.apiKeyMissing).toEqual({
+      status: 401,
+      code: 10001,
+      msg: "Missing API key: send it in the 'API-KEY' header.",
+    });
   });
 
   it('learns a body of JSON in a shape of its own as that body', () => {

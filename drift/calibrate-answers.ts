@@ -424,9 +424,11 @@ function withParameter(msg: string, names: string[]): string {
   return msg.split(named[0]!).join('{parameter}');
 }
 
-/** Whether a message quotes a value of the request (beside the parameter's name). */
-const quotesValue = (template: string): boolean =>
-  /'[^']*'|"[^"]*"/.test(template.split("'{parameter}'").join('').split('"{parameter}"').join(''));
+/** Whether a message quotes a value the request sent ("(got '2h')"), which a literal would repeat to every request. */
+function quotesValue(template: string, i: Interaction): boolean {
+  const sent = new Set(Object.values(paramsOf(i)));
+  return [...template.matchAll(/'([^']*)'|"([^"]*)"/g)].some((m) => sent.has(m[1] ?? m[2] ?? ''));
+}
 
 /**
  * Each rejection's whole answer from its samples: the envelope's status, code and a
@@ -476,16 +478,17 @@ export function rejectionAnswer(seen: Interaction[]): {
     .filter((m): m is { i: Interaction; msg: string } => typeof m.msg === 'string' && m.msg.length > 0);
   const templates = new Set(messages.map(({ i, msg }) => withParameter(msg, parameterNames(i))));
   const [template] = templates;
-  if (templates.size === 1 && template !== undefined && !quotesValue(template)) answer.msg = template;
+  const quoting = messages.some(({ i, msg }) => quotesValue(msg, i));
+  if (templates.size === 1 && template !== undefined && !quoting) answer.msg = template;
   else if (templates.size === 1 && template !== undefined)
     unreproduced.push({
       what: `msg ${json(template)}`,
-      why: "it quotes a value of the request; the simulator's own message, naming the parameter and the rule, is answered",
+      why: "it quotes a value the request sent; the simulator's own message, which names what was wrong, is answered",
     });
   else if (templates.size > 1)
     unreproduced.push({
       what: `${templates.size} wordings of msg, e.g. ${json(messageTemplate(messages[0]!.msg))}`,
-      why: "they vary beyond the parameter's name; the simulator's own message is answered",
+      why: "they vary beyond the parameter's name; the simulator's own message, which names what was wrong, is answered",
     });
   return {
     answer,

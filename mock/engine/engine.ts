@@ -277,7 +277,12 @@ export function createEngine(options: EngineOptions): Engine {
       // Another account's order is reported exactly like a missing one, so ids cannot be probed.
       if (!order || order.account !== account) {
         const which = byOrderId ? `orderId '${ref.orderId}'` : `outOrderNo '${ref.outOrderNo}'`;
-        throw new SimulatorError('orderNotFound', `Order not found: no order of this account has ${which}.`);
+        const error = new SimulatorError(
+          'orderNotFound',
+          `Order not found: no order of this account has ${which}.`,
+        );
+        error.parameter = byOrderId ? 'orderId' : 'outOrderNo';
+        throw error;
       }
       return order;
     },

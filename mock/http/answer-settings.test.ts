@@ -234,6 +234,17 @@ describe("each rejection's whole answer", () => {
     }
   });
 
+  it('names the identifier an unknown order was looked up by', async () => {
+    const sim = createSimulator({ clock: 'manual' });
+    await patch(sim, { errors: { orderNotFound: { msg: 'No order has this {parameter}' } } });
+    expect((await call(sim, '/v1/tron/history?outOrderNo=nope')).body!.msg).toBe(
+      'No order has this outOrderNo',
+    );
+    expect((await call(sim, '/v1/tron/history?orderId=OR20250312175009BJ1QRQH7')).body!.msg).toBe(
+      'No order has this orderId',
+    );
+  });
+
   it('keeps the JSON envelope of its own when the catalogue gives no body', async () => {
     const sim = createSimulator({ clock: 'manual' });
     const reply = await call(sim, '/v1/account', { method: 'DELETE', headers: KEY });
