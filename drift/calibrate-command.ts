@@ -7,7 +7,7 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Document, isMap, isPair, isScalar, parse as parseYaml, type Node, type YAMLMap } from 'yaml';
+import { Document, isMap, isPair, isScalar, isSeq, parse as parseYaml, type Node, type YAMLMap } from 'yaml';
 import type { components } from '../src/generated/control.ts';
 import { BoundedFileError, fileLimitFrom, readBoundedFile, type FileLimit } from '../src/bounded-file.ts';
 import { CliError } from '../src/cli-error.ts';
@@ -22,11 +22,16 @@ export const CALIBRATE_HELP = `Usage: energy-rental-kit calibrate RECORDING [opt
 
 Reads a recording (from 'record', or from 'serve --upstream --record') and writes a
 scenario whose settings are the real service's choices as the recording shows them:
-the status, code and message of each kind of rejection, the answer to an unknown path,
-the account's success code, the unit of createdAt, the price of each period, the
-answer to a duplicate outOrderNo and the lifecycle delays (the recorded medians). Every
+each kind of rejection's whole answer (status, code, a message template naming the
+parameter, or a body of its own: empty, HTML, text), the answer to an unknown path and
+a wrong method, the account's success code, the unit of createdAt and of the envelope's
+time, the decimals of each decimal-string field, the fields the service sends that the
+document does not list, the statuses the history shows, which identifier wins in the
+history, how an order is paid when TRX is short, the price of each period, the answer
+to a duplicate outOrderNo and the lifecycle delays (the recorded medians). Every
 calibrated setting carries a comment with its evidence; what the recording never
-showed keeps the simulator's default. Serve it with 'serve --config FILE'.
+showed keeps the simulator's default, and what it showed but the simulator cannot
+answer alike is printed as such. Serve it with 'serve --config FILE'.
 
 Options:
   --out FILE       Where to write the scenario (YAML), default calibrated-scenario.yaml
@@ -102,13 +107,20 @@ function comment(doc: Document, entry: CalibratedSetting): void {
   if (!entry.evidence) return;
   const keys = ['settings', ...entry.setting.split('.')];
   const parent = doc.getIn(keys.slice(0, -1), true) as Node | undefined;
+  const { operation, case: caseName, observed } = entry.evidence;
+  const text = ` ${operation}, "${caseName}": ${observed}`;
+  // An item of a list (an extra field): the comment goes above the item.
+  if (parent && isSeq(parent)) {
+    const item = parent.items[Number(keys.at(-1))] as Node | undefined;
+    if (item) item.commentBefore = text;
+    return;
+  }
   if (!parent || !isMap(parent)) return;
   const pair = (parent as YAMLMap).items.find(
     (p) => isPair(p) && isScalar(p.key) && String(p.key.value) === keys.at(-1),
   );
   if (!pair || !isScalar(pair.key)) return;
-  const { operation, case: caseName, observed } = entry.evidence;
-  pair.key.commentBefore = ` ${operation}, "${caseName}": ${observed}`;
+  pair.key.commentBefore = text;
 }
 
 /**
@@ -133,7 +145,7 @@ export async function runCalibrate(
   } catch (error) {
     throw new CliError(`RECORDING: ${(error as Error).message}`);
   }
-  const { settings, table } = calibrate(recording);
+  const { settings, table, unreproduced } = calibrate(recording);
   const base = args.base ? readBase(args.base, args.limit) : DEFAULT_SCENARIO;
   const scenario: Scenario = {
     ...base,
@@ -158,14 +170,23 @@ export async function runCalibrate(
     t.setting,
     t.value === undefined ? '(default)' : JSON.stringify(t.value),
     t.evidence
-      ? `observed: ${t.evidence.operation}, ${t.evidence.observed}`
+      ? `${t.value === undefined ? 'default, as ' : ''}observed: ${t.evidence.operation}, ${t.evidence.observed}`
       : 'default: the recording never showed it',
   ]);
   const width = (i: number): number =>
     Math.max(...rows.map((r) => r[i]!.length), ['setting', 'value'][i]?.length ?? 0);
   const line = (r: string[]): string => `${r[0]!.padEnd(width(0))}  ${r[1]!.padEnd(width(1))}  ${r[2]}`;
+  const seen =
+    unreproduced.length === 0
+      ? ''
+      : `\nSeen in the recording but not reproduced by the calibrated simulator:\n${unreproduced
+          .map(
+            (u) =>
+              `  - ${u.what}: ${u.why}${u.evidence ? ` (${u.evidence.operation}, "${u.evidence.case}")` : ''}`,
+          )
+          .join('\n')}\n`;
   write(
-    `${[line(['setting', 'value', 'source']), ...rows.map(line)].join('\n')}\n\nScenario written to ${args.out}: serve it with 'npx energy-rental-kit serve --config ${args.out}'.\n`,
+    `${[line(['setting', 'value', 'source']), ...rows.map(line)].join('\n')}\n${seen}\nScenario written to ${args.out}: serve it with 'npx energy-rental-kit serve --config ${args.out}'.\n`,
   );
   return 0;
 }

@@ -15,25 +15,36 @@ import {
   type ApiOperationId,
 } from '../src/generated/lists.ts';
 import type { Interaction, Recording } from '../recording/recording.ts';
+import {
+  learnDecimals,
+  learnEnvelopeTimeUnit,
+  learnExtraFields,
+  learnHiddenStatuses,
+  learnHistoryPrefers,
+  learnWhenTrxShort,
+  rejectionAnswer,
+  type Unreproduced,
+} from './calibrate-answers.ts';
+import { apiPath, bodyOf, evidence, isSuccess, param, sentTo, type Evidence } from './recorded-exchange.ts';
+
+export type { Unreproduced } from './calibrate-answers.ts';
+
+export type { Evidence } from './recorded-exchange.ts';
 
 type Control = components['schemas'];
 type Kind = (typeof REJECTION_KINDS)[number];
 type Period = (typeof PERIODS)[number];
 type ApiOperationSpec = (typeof API_OPERATION_SPECS)[ApiOperationId];
 
-/** Where a calibrated value came from. */
-export interface Evidence {
-  operation: string;
-  case: string;
-  observed: string;
-}
-
 /** One setting: its value and how it was learnt (or that it was not). */
 export interface CalibratedSetting {
   /** The setting's path in a scenario's `settings`, e.g. 'errors.apiKeyMissing' or 'prices.1h'. */
   setting: string;
   value: unknown;
-  /** Undefined when the recording never showed it: the default stays. */
+  /**
+   * Undefined when the recording never showed it: the default stays. With an undefined
+   * value, what the recording showed and the default answers alike.
+   */
   evidence?: Evidence;
 }
 
@@ -42,36 +53,14 @@ export interface Calibration {
   settings: Control['SettingsPatch'];
   /** Every calibratable setting, observed or left at the default. */
   table: CalibratedSetting[];
+  /** What the recording shows that the calibrated simulator still answers otherwise, and why. */
+  unreproduced: Unreproduced[];
 }
 
 /** The API's operations by path (spec/openapi.yaml), to classify a request by what it was sent to. */
 const OPERATIONS_AT = new Map<string, ApiOperationSpec[]>();
 for (const op of Object.values(API_OPERATION_SPECS))
   OPERATIONS_AT.set(op.path, [...(OPERATIONS_AT.get(op.path) ?? []), op]);
-
-type Body = { code?: unknown; msg?: unknown; data?: Record<string, unknown> | null } | undefined;
-
-const apiPath = (path: string): string => (path.startsWith('/api/') ? path.slice(4) : path);
-const bodyOf = (i: Interaction): Body =>
-  typeof i.response?.body === 'object' && i.response.body !== null ? (i.response.body as Body) : undefined;
-const param = (i: Interaction, name: string): string | undefined => {
-  const value = i.request.form?.[name] ?? i.request.query[name];
-  return Array.isArray(value) ? value[0] : value;
-};
-/** Whether a request was sent to an operation's path with its method. */
-const sentTo = (i: Interaction, id: ApiOperationId): boolean =>
-  apiPath(i.request.path) === API_OPERATION_SPECS[id].path &&
-  i.request.method === API_OPERATION_SPECS[id].method;
-
-/** Whether an answer is a success as the API documents it (code 0, or the account's code 1 with a success message). */
-function isSuccess(i: Interaction): boolean {
-  const body = bodyOf(i);
-  if (!i.response || i.response.status >= 300 || !body) return false;
-  return (
-    body.code === 0 ||
-    (sentTo(i, 'getAccount') && body.code === 1 && typeof body.msg === 'string' && /success/i.test(body.msg))
-  );
-}
 
 /**
  * The kind of rejection a request was, from what it sent; undefined for a success or a
@@ -125,12 +114,6 @@ function refusedDuplicates(interactions: Interaction[]): Set<Interaction> {
   return duplicates;
 }
 
-const evidence = (i: Interaction, observed: string): Evidence => ({
-  operation: i.operation,
-  case: i.case,
-  observed,
-});
-
 /**
  * Learns every calibratable setting a recording shows.
  *
@@ -144,7 +127,9 @@ export function calibrate(recording: Recording): Calibration {
   const settings: Control['SettingsPatch'] = {};
   const table: CalibratedSetting[] = [];
 
-  // The error catalogue, and what an unknown path answers.
+  const unreproduced: Unreproduced[] = [];
+
+  // The error catalogue: each kind's whole answer, and what an unknown path answers.
   const errors: Control['ErrorCatalogue'] = {};
   for (const kind of REJECTION_KINDS) {
     const seen = interactions.filter((i) => rejectionKind(i, foreign, duplicates) === kind);
@@ -153,39 +138,41 @@ export function calibrate(recording: Recording): Calibration {
       table.push({ setting: `errors.${kind}`, value: undefined });
       continue;
     }
-    const body = bodyOf(first);
-    if (kind === 'notFound' && body === undefined) {
-      settings.unknownPath = 'html';
-      table.push({
-        setting: 'unknownPath',
-        value: 'html',
-        evidence: evidence(
-          first,
-          `HTTP ${first.response!.status} ${first.response!.headers['content-type'] ?? 'no content type'}, not JSON`,
-        ),
-      });
-      continue;
-    }
-    const messages = new Set(
-      seen.map((i) => bodyOf(i)?.msg).filter((m): m is string => typeof m === 'string'),
-    );
-    const answer: Control['ErrorAnswer'] = { status: first.response!.status };
-    if (typeof body?.code === 'number') answer.code = body.code;
-    // One message for every request of the kind is the service's wording; several name the request, and the
-    // simulator's own say more.
-    if (messages.size === 1) answer.msg = [...messages][0]!;
-    errors[kind] = answer;
+    const learnt = rejectionAnswer(seen);
+    errors[kind] = learnt.answer;
     table.push({
       setting: `errors.${kind}`,
-      value: answer,
-      evidence: evidence(
-        first,
-        `HTTP ${answer.status}, code ${answer.code ?? 'none'}, msg ${JSON.stringify(body?.msg)}`,
-      ),
+      value: learnt.answer,
+      evidence: evidence(first, learnt.observed),
     });
+    for (const note of learnt.unreproduced)
+      unreproduced.push({
+        ...note,
+        what: `errors.${kind}: ${note.what}`,
+        evidence: evidence(first, learnt.observed),
+      });
+    // A web server's page: the simulator's own HTML 404 where the catalogue gives no body of its own.
+    if (kind === 'notFound' && /html/i.test(first.response!.headers['content-type'] ?? '')) {
+      settings.unknownPath = 'html';
+      table.push({ setting: 'unknownPath', value: 'html', evidence: evidence(first, learnt.observed) });
+    }
   }
   if (Object.keys(errors).length > 0) settings.errors = errors;
   if (settings.unknownPath === undefined) table.push({ setting: 'unknownPath', value: undefined });
+
+  // How answers look: the envelope's time, decimals, undocumented fields, statuses, and two choices.
+  for (const learning of [
+    learnEnvelopeTimeUnit(interactions),
+    learnDecimals(interactions),
+    learnExtraFields(interactions),
+    learnHiddenStatuses(interactions),
+    learnHistoryPrefers(interactions),
+    learnWhenTrxShort(interactions),
+  ]) {
+    Object.assign(settings, learning.settings);
+    table.push(...learning.table);
+    unreproduced.push(...learning.unreproduced);
+  }
 
   // The account's success code.
   const account = interactions.find((i) => sentTo(i, 'getAccount') && isSuccess(i));
@@ -291,5 +278,5 @@ export function calibrate(recording: Recording): Calibration {
     );
   }
   if (Object.keys(delays).length > 0) settings.delaysMs = delays;
-  return { settings, table };
+  return { settings, table, unreproduced };
 }

@@ -98,7 +98,7 @@ export interface Engine {
    * event, no new version. The Node fast path relies on it (engine-rejections.test.ts).
    */
   createOrder(account: Account, input: CreateOrderInput): { order: Order; duplicate: boolean };
-  /** Finds an order of this account; `orderId` wins over `outOrderNo` when both are given. */
+  /** Finds an order of this account; with both identifiers, `settings.historyPrefers` names the one that wins. */
   findOrder(account: Account, ref: { orderId?: string | undefined; outOrderNo?: string | undefined }): Order;
   createAccount(input?: { apiKey?: string; trx?: number; usdt?: number; referralCount?: number }): {
     apiKey: string;

@@ -218,7 +218,12 @@ export function createEngine(options: EngineOptions): Engine {
         }
       }
       const priced = quote(settings.prices, input.rentalCount, input.period);
-      const { currency, amount } = freezePayment(account.ledger, priced, settings.microUsdtPerTrx);
+      const { currency, amount } = freezePayment(
+        account.ledger,
+        priced,
+        settings.microUsdtPerTrx,
+        settings.whenTrxShort,
+      );
       const id = newOrderId();
       // Kept as the 32 bytes the Order stores, drawn a 32-bit word at a time.
       s.random.hexInto(txIdDraw, 0, TX_ID_BYTES);
@@ -270,15 +275,22 @@ export function createEngine(options: EngineOptions): Engine {
     },
 
     findOrder(account, ref) {
-      const order =
-        ref.orderId !== undefined
-          ? state.orders.get(ref.orderId)
-          : account.byOutOrderNo.get(ref.outOrderNo ?? '');
+      // Both given: the identifier the settings prefer finds the order, the other is ignored.
+      const byOrderId =
+        ref.orderId !== undefined &&
+        (ref.outOrderNo === undefined || state.settings.historyPrefers === 'orderId');
+      const order = byOrderId
+        ? state.orders.get(ref.orderId!)
+        : account.byOutOrderNo.get(ref.outOrderNo ?? '');
       // Another account's order is reported exactly like a missing one, so ids cannot be probed.
       if (!order || order.account !== account) {
-        const which =
-          ref.orderId !== undefined ? `orderId '${ref.orderId}'` : `outOrderNo '${ref.outOrderNo}'`;
-        throw new SimulatorError('orderNotFound', `Order not found: no order of this account has ${which}.`);
+        const which = byOrderId ? `orderId '${ref.orderId}'` : `outOrderNo '${ref.outOrderNo}'`;
+        const error = new SimulatorError(
+          'orderNotFound',
+          `Order not found: no order of this account has ${which}.`,
+        );
+        error.parameter = byOrderId ? 'orderId' : 'outOrderNo';
+        throw error;
       }
       return order;
     },

@@ -5,7 +5,7 @@ export type { AddressRecord } from './address-registry.ts';
 export { Order, ORDER_STATUSES, type OrderStatusCode, type TimelineStep } from './order.ts';
 export type { Rule, RuleInput, Outcome } from './outcome-rules.ts';
 export { PERIODS, PERIOD_MS, DEFAULT_PRICES, type PeriodCode, type Quote } from './pricing.ts';
-export { formatFixed, formatUnits, parseUnits, type CurrencyCode } from './money.ts';
+export { formatDecimals, formatFixed, formatUnits, parseUnits, type CurrencyCode } from './money.ts';
 export { SimulatorError, ERROR_CODES, type ErrorKind } from './simulator-error.ts';
 export { DEFAULT_SETTINGS, type Settings, type SettingsPatch } from './settings.ts';
 export { TIMING_PROFILES, type TimingProfile } from './timing.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { formatFixed, formatUnits, MAX_AMOUNT, parseUnits, roundHalfUp } from './money.ts';
+import { formatDecimals, formatFixed, formatUnits, MAX_AMOUNT, parseUnits, roundHalfUp } from './money.ts';
 import { rejection } from './test-support.ts';
 
 describe('parseUnits', () => {
@@ -102,6 +102,45 @@ describe('formatFixed', () => {
       const units = cents * 10_000;
       expect(parseUnits(formatFixed(units, 2))).toBe(units);
     }
+  });
+});
+
+describe('formatDecimals', () => {
+  it('prints trimmed as formatUnits does', () => {
+    expect(formatDecimals(996_100_000, 'trimmed')).toBe('996.1');
+    expect(formatDecimals(0, 'trimmed')).toBe('0');
+  });
+
+  it('pads with zeros to a fixed number of decimals, past the units six too', () => {
+    expect(formatDecimals(795_380_000, 6)).toBe('795.380000');
+    expect(formatDecimals(795_380_000, 8)).toBe('795.38000000');
+    expect(formatDecimals(1_000_000_000, 2)).toBe('1000.00');
+  });
+
+  it('rounds half up to fewer decimals than the amount has', () => {
+    expect(formatDecimals(4_225_000, 2)).toBe('4.23');
+    expect(formatDecimals(4_224_999, 2)).toBe('4.22');
+    expect(formatDecimals(1_500_000, 0)).toBe('2');
+  });
+
+  it('prints the largest amount rounded up without passing through an unsafe number', () => {
+    expect(formatDecimals(MAX_AMOUNT, 0)).toBe('9007199255');
+    expect(formatDecimals(MAX_AMOUNT, 6)).toBe(formatUnits(MAX_AMOUNT));
+  });
+
+  it('keeps the value: reading back what it printed gives the rounded amount', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 10 ** 12 }),
+        fc.integer({ min: 0, max: 6 }),
+        (units, decimals) => {
+          const step = 10 ** (6 - decimals);
+          expect(parseUnits(formatDecimals(units, decimals))).toBe(
+            Number(roundHalfUp(BigInt(units), BigInt(step))),
+          );
+        },
+      ),
+    );
   });
 });
 

@@ -83,6 +83,30 @@ export function formatFixed(units: number, decimals: number): string {
 }
 
 /**
+ * Prints smallest units as a service shows a decimal-string field: `trimmed` without
+ * trailing zeros, or exactly N decimals, rounded half up below the units' six and
+ * zero-padded above them. Only the text changes: the amount stays whole units.
+ *
+ * @example
+ *   formatDecimals(795_380_000, 6);         // '795.380000'
+ *   formatDecimals(996_100_000, 'trimmed'); // '996.1'
+ *   formatDecimals(4_225_000, 2);           // '4.23'
+ */
+export function formatDecimals(units: number, format: number | 'trimmed'): string {
+  if (format === 'trimmed') return formatUnits(units);
+  if (format >= UNIT_DECIMALS) return formatFixed(units, UNIT_DECIMALS) + '0'.repeat(format - UNIT_DECIMALS);
+  const step = 10n ** BigInt(UNIT_DECIMALS - format);
+  const rounded = roundHalfUp(BigInt(units), step);
+  // Rounding up the largest amount would pass MAX_AMOUNT: print the rounded digits from the bigint.
+  if (rounded > BigInt(MAX_AMOUNT)) {
+    const whole = rounded / BigInt(UNITS_PER_COIN);
+    const fraction = String((rounded % BigInt(UNITS_PER_COIN)) / step).padStart(format, '0');
+    return format === 0 ? String(whole) : `${whole}.${fraction}`;
+  }
+  return formatFixed(Number(rounded), format);
+}
+
+/**
  * Money is never negative, fractional or past MAX_AMOUNT; printing such a value would
  * show garbage like "-209.-36" or "1e+24.838656", so it is refused as the bug it is.
  */

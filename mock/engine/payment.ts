@@ -1,6 +1,7 @@
 /**
  * How an order is paid: TRX when the account has enough, else USDT at the configured
- * rate, frozen until the order completes (spent) or is refunded (released).
+ * rate (or, when the settings say so, not at all), frozen until the order completes
+ * (spent) or is refunded (released).
  */
 import type { Ledger } from './ledger.ts';
 import { tryFreeze } from './ledger.ts';
@@ -19,8 +20,15 @@ export function freezePayment(
   ledger: Ledger,
   priced: Quote,
   microUsdtPerTrx: number,
+  whenTrxShort: 'pay-usdt' | 'reject' = 'pay-usdt',
 ): { currency: CurrencyCode; amount: number } {
   if (tryFreeze(ledger, 'TRX', priced.costSun)) return { currency: 'TRX', amount: priced.costSun };
+  if (whenTrxShort === 'reject') {
+    throw new SimulatorError(
+      'insufficientBalance',
+      `Insufficient balance: the order costs ${priced.trxPrice} TRX but ${formatUnits(ledger.TRX.available)} TRX are available (orders are paid in TRX only). Deposit TRX and retry.`,
+    );
+  }
   const amount = usdtCost(priced.costSun, microUsdtPerTrx);
   if (!Number.isSafeInteger(amount)) {
     throw new SimulatorError(

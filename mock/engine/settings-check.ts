@@ -43,6 +43,24 @@ export function checkSettingsPatch(patch: object): void {
       throw SimulatorError.invalidParameter(`delaysMs.${step} must have min <= max (got ${preview(delay)}).`);
     }
   }
+  // An extra field copies a field of the order's record: the API document's Order schema names them.
+  const extras = (patch as { extraFields?: Record<string, { copyOrderField?: string }[]> }).extraFields ?? {};
+  for (const [operation, fields] of Object.entries(extras)) {
+    for (const [index, field] of (fields ?? []).entries()) {
+      const name = field.copyOrderField;
+      if (name === undefined || orderFields().includes(name)) continue;
+      throw SimulatorError.invalidParameter(
+        `extraFields.${operation}.${index}.copyOrderField must be one of ${orderFields().join(', ')} (got '${name}').`,
+      );
+    }
+  }
+}
+
+let orderFieldNames: string[] | undefined;
+/** The fields of an order's history record (openapi.yaml's Order), and the outOrderNo it may carry. */
+function orderFields(): string[] {
+  orderFieldNames ??= [...Object.keys(loadSpec('api').schemas.Order?.properties ?? {}), 'outOrderNo'];
+  return orderFieldNames;
 }
 
 /**
@@ -64,6 +82,16 @@ function describeSettingError(errors: ErrorObject[], patch: object): string {
   }
   const path = segments.join('.') || 'the settings patch';
   const got = ` (got ${preview(valueAt(patch, segments))})`;
+  // An extra field's sources are alternatives (a oneOf): ajv reports the first branch that
+  // failed ("must have required property 'copyParameter'"), which names no rule a user broke.
+  if (
+    /^\/extraFields\/[^/]+\/\d+$/.test(error.instancePath) &&
+    errors.some((e) => e.keyword === 'oneOf' && e.instancePath === error.instancePath)
+  ) {
+    const branches = (loadSpec('control').schemas.ExtraField?.oneOf ?? []) as { required?: string[] }[];
+    const sources = branches.flatMap((b) => b.required ?? []);
+    return `${path} must have exactly one source of its value: ${sources.join(', ')}${got}.`;
+  }
   const rule = ruleAt(segments);
   if (rule && (rule.type !== undefined || rule.enum !== undefined || rule.oneOf !== undefined))
     return `${path} must be ${ruleText(rule)}${got}.`;

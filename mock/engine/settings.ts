@@ -45,6 +45,12 @@ export const DEFAULT_SETTINGS: Settings = {
   createdAtUnit: 'ms',
   delaysMs: {},
   unknownPath: 'envelope',
+  envelopeTimeUnit: 's',
+  decimals: {},
+  extraFields: {},
+  hiddenStatuses: [],
+  historyPrefers: 'orderId',
+  whenTrxShort: 'pay-usdt',
 };
 
 /**

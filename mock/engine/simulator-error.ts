@@ -42,6 +42,8 @@ export class SimulatorError extends Error {
   readonly headers: Record<string, string> | undefined;
   /** A finer kind for the error catalogue: a parameter below its minimum is 'belowMinimum'. */
   reason?: 'belowMinimum';
+  /** The parameter a rejection of the request's parameters names, for the catalogue's `{parameter}`. */
+  parameter?: string;
 
   constructor(kind: ErrorKind, message: string, headers?: Record<string, string>) {
     super(message);

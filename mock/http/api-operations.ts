@@ -13,7 +13,7 @@ import {
   type ApiOperationId,
   type ApiRequestParams,
 } from '../../src/generated/lists.ts';
-import type { Account, Engine } from '../engine/index.ts';
+import type { Account, Engine, Order } from '../engine/index.ts';
 import { accountData, orderCreatedData, orderRecord, priceQuoteData } from './api-views.ts';
 import type { ReadDataCache } from './read-data-cache.ts';
 
@@ -30,6 +30,8 @@ export interface ApiAnswer {
   data(): unknown;
   /** The JSON text of the data, from the read cache where the operation allows it. */
   text(cache: ReadDataCache): string;
+  /** The order the answer is about, for the extra fields that copy or time from it. */
+  order?: Order;
 }
 
 export interface ApiOperation<Id extends ApiOperationId = ApiOperationId> {
@@ -59,13 +61,16 @@ function answered(
   data: () => unknown,
   cached?: (cache: ReadDataCache, make: () => unknown) => string,
   code = 0,
+  order?: Order,
 ): ApiAnswer {
-  return {
+  const answer: ApiAnswer = {
     code,
     msg,
     data,
     text: (cache) => (cached ? cached(cache, data) : JSON.stringify(data())),
   };
+  if (order) answer.order = order;
+  return answer;
 }
 
 /** What each operation does; the spec gives the rest of its entry in API_OPERATIONS. */
@@ -77,29 +82,30 @@ const ANSWERS: { readonly [Id in ApiOperationId]: ApiOperation<Id>['answer'] } =
       period: params.period,
       outOrderNo: params.outOrderNo,
     });
-    return answered(SUCCESS_MESSAGES.createOrder, () => orderCreatedData(order));
+    return answered(SUCCESS_MESSAGES.createOrder, () => orderCreatedData(order), undefined, 0, order);
   },
   getPrice(engine, _account, { rentalCount, period }) {
     const quote = engine.quote(rentalCount, period);
     return answered(
       SUCCESS_MESSAGES.getPrice,
-      () => priceQuoteData(quote),
+      () => priceQuoteData(quote, engine.settings()),
       (cache, make) => cache.price(rentalCount, period, make),
     );
   },
   getOrderHistory(engine, account, params) {
     const order = engine.findOrder(account, params);
-    const unit = engine.settings().createdAtUnit;
     return answered(
       SUCCESS_MESSAGES.getOrderHistory,
-      () => orderRecord(order, unit),
+      () => orderRecord(order, engine.settings()),
       (cache, make) => cache.order(order, make),
+      0,
+      order,
     );
   },
   getAccount(engine, account) {
     return answered(
       SUCCESS_MESSAGES.getAccount,
-      () => accountData(account),
+      () => accountData(account, engine.settings()),
       (cache, make) => cache.account(account, make),
       engine.settings().accountSuccessCode,
     );

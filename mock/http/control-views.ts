@@ -76,5 +76,11 @@ export function settingsView(settings: Settings): C['Settings'] {
     createdAtUnit: settings.createdAtUnit,
     delaysMs: settings.delaysMs,
     unknownPath: settings.unknownPath,
+    envelopeTimeUnit: settings.envelopeTimeUnit,
+    decimals: settings.decimals,
+    extraFields: settings.extraFields,
+    hiddenStatuses: settings.hiddenStatuses,
+    historyPrefers: settings.historyPrefers,
+    whenTrxShort: settings.whenTrxShort,
   };
 }

@@ -185,6 +185,8 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     const answer = catalogued(engine, error, !c.req.path.startsWith('/_sim'));
     if (answer.rejection) c.set('rejection', answer.rejection);
     c.set('responseBody', answer.response);
+    // An empty text is no body: a Response would give it a text/plain type the answer never had.
+    if (answer.text === '') return c.body(null, answer.status as ContentfulStatusCode, answer.headers);
     return c.body(answer.text, answer.status as ContentfulStatusCode, answer.headers);
   }
 

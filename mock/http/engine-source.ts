@@ -14,7 +14,10 @@ import {
   type ApiParams,
 } from './api-operations.ts';
 import { authenticate } from './authenticate.ts';
-import { envelopeText } from './envelope.ts';
+import { createRandomSource } from '../engine/random-source.ts';
+import { orderRecord } from './api-views.ts';
+import { envelopeText, envelopeTime } from './envelope.ts';
+import { addExtraFields } from './extra-fields.ts';
 import type { CoreAnswer, CoreRequest } from './exchange.ts';
 import { addPlainPairs } from './plain-pairs.ts';
 import { createReadDataCache } from './read-data-cache.ts';
@@ -64,6 +67,13 @@ export function engineSource(engine: Engine, validators: SpecValidators): Answer
     if (event.type === 'reset') accountsEpoch++;
   });
   const lastKey = new WeakMap<object, { key: string; account: Account; epoch: number }>();
+  // The extra fields' generated values draw from a source of their own, seeded from the
+  // engine's: the engine's own draws (order ids, outcomes) stay what they are without them.
+  const extraSeed = (engine.seed ^ 0x65787472) >>> 0;
+  let extraRandom = createRandomSource(extraSeed);
+  engine.subscribe((event) => {
+    if (event.type === 'reset') extraRandom = createRandomSource(extraSeed);
+  });
 
   return {
     mode: 'simulator',
@@ -116,6 +126,21 @@ export function engineSource(engine: Engine, validators: SpecValidators): Answer
         exchange.account!,
         params as unknown as ApiParams[keyof ApiParams] & Record<string, never>,
       );
+      const settings = engine.settings();
+      const extras = settings.extraFields[op.id];
+      if (extras !== undefined && extras.length > 0) {
+        // Extra fields may copy the request or draw fresh values: never from the read cache.
+        const body = { code: answer.code, msg: answer.msg, time: envelopeTime(engine), data: answer.data() };
+        const order = answer.order;
+        addExtraFields(body, extras, {
+          params,
+          order: order && { ...orderRecord(order, settings), outOrderNo: order.outOrderNo },
+          createdAtMs: order?.createdAt,
+          now: engine.clock.now(),
+          random: extraRandom,
+        });
+        return { status: 200, headers: JSON_TYPE, body: JSON.stringify(body) };
+      }
       return {
         status: 200,
         headers: JSON_TYPE,

@@ -6,9 +6,10 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Engine } from '../engine/index.ts';
 import type { SimEnv } from './context.ts';
 
-/** `time` as upstream sends it: Unix seconds in a string, from the simulator's clock. */
+/** `time` as upstream sends it: Unix seconds in a string (or ms, as the settings say), from the simulator's clock. */
 export function envelopeTime(engine: Engine): string {
-  return String(Math.floor(engine.clock.now() / 1000));
+  const now = engine.clock.now();
+  return String(engine.settings().envelopeTimeUnit === 'ms' ? Math.floor(now) : Math.floor(now / 1000));
 }
 
 /**

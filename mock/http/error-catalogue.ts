@@ -54,7 +54,8 @@ export function catalogued(engine: Engine, error: SimulatorError, catalogue: boo
   if (!catalogue)
     return { status: error.status, headers, text: JSON.stringify(own), response: own, rejection: kind };
   const settings = engine.settings();
-  if (kind === 'notFound' && settings.unknownPath === 'html')
+  // A body the catalogue gives for an unknown path is the service's own page: it wins over the plain one.
+  if (kind === 'notFound' && settings.unknownPath === 'html' && settings.errors.notFound?.body === undefined)
     return {
       status: 404,
       headers: { 'content-type': 'text/html' },
@@ -72,17 +73,51 @@ export function catalogued(engine: Engine, error: SimulatorError, catalogue: boo
       response: own,
       rejection: kind,
     };
+  const status = entry.status ?? (always200 ? 200 : error.status);
+  const code = entry.code ?? own.code;
+  const parameter = error.parameter ?? '';
+  if (entry.body !== undefined) {
+    // The whole body as the service sends it: empty, HTML, text or JSON of its own shape.
+    const type = entry.contentType ?? '';
+    const escape = /json/i.test(type)
+      ? (text: string) => JSON.stringify(text).slice(1, -1)
+      : (text: string) => text;
+    const text = fill(entry.body, {
+      message: escape(own.msg),
+      parameter: escape(parameter),
+      code: String(code),
+      time: own.time,
+    });
+    const answerHeaders: Record<string, string> = { ...error.headers };
+    if (type !== '') answerHeaders['content-type'] = type;
+    return { status, headers: answerHeaders, text, response: parsedOrText(text), rejection: kind };
+  }
   const body = {
-    code: entry.code ?? own.code,
-    msg: entry.msg !== undefined ? entry.msg.split('{message}').join(own.msg) : own.msg,
+    code,
+    msg: entry.msg !== undefined ? fill(entry.msg, { message: own.msg, parameter }) : own.msg,
     time: own.time,
     data: null,
   };
-  return {
-    status: entry.status ?? (always200 ? 200 : error.status),
-    headers,
-    text: JSON.stringify(body),
-    response: body,
-    rejection: kind,
-  };
+  if (entry.contentType) headers['content-type'] = entry.contentType;
+  return { status, headers, text: JSON.stringify(body), response: body, rejection: kind };
+}
+
+/**
+ * A template with its placeholders filled, each replaced in one pass so that a value
+ * holding '{message}' is not filled again.
+ *
+ * @example
+ *   fill("Invalid {parameter}", { parameter: 'period' }); // 'Invalid period'
+ */
+export function fill(template: string, values: Readonly<Record<string, string>>): string {
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => values[name] ?? whole);
+}
+
+/** The body as the journal keeps it: its JSON when it is JSON, else its text. */
+function parsedOrText(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }

@@ -40,7 +40,9 @@ export async function coreAnswerOf(
     // Never sent over a socket (it is gone); in process, the simulator's fetch rejects on it.
     return new Response(null, { status: 599, headers: { [DROPPED_HEADER]: answer.dropped } });
   }
-  return new Response(answer.body as BodyInit | null, { status: answer.status, headers: answer.headers });
+  // An empty text is no body: a WHATWG Response would give it a text/plain type the answer never had.
+  const content = answer.body === '' ? null : (answer.body as BodyInit | null);
+  return new Response(content, { status: answer.status, headers: answer.headers });
 }
 
 /** A request's body, read up to `max` bytes; past it, the 413 rejection. */

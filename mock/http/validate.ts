@@ -23,16 +23,19 @@ export function check<T>(
   if (validate(data)) {
     const name = nonFinite(data as Record<string, unknown>);
     if (name !== undefined) {
-      throw new SimulatorError(
+      const error = new SimulatorError(
         'parameterInvalid',
         `${noun} '${name}' must be a finite number (got '${String(original[name])}').`,
       );
+      error.parameter = name;
+      throw error;
     }
     return data as T;
   }
-  const { missing, message, belowMinimum } = describeErrors(validate.errors ?? [], original, noun);
+  const { missing, message, belowMinimum, parameter } = describeErrors(validate.errors ?? [], original, noun);
   const error = new SimulatorError(missing ? 'parameterMissing' : 'parameterInvalid', message);
   if (belowMinimum) error.reason = 'belowMinimum';
+  if (parameter !== undefined) error.parameter = parameter;
   throw error;
 }
 

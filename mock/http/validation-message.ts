@@ -15,30 +15,45 @@ export function describeErrors(
   errors: ErrorObject[],
   original: Record<string, unknown>,
   noun = 'Parameter',
-): { missing: boolean; message: string; belowMinimum?: boolean } {
+): { missing: boolean; message: string; belowMinimum?: boolean; parameter?: string } {
   const anyOf = errors.find((e) => e.keyword === 'anyOf' && e.instancePath === '');
-  const required = errors.filter((e) => e.keyword === 'required' && !e.schemaPath.includes('anyOf'));
+  // A field a oneOf's alternative requires is not missing: the oneOf's own error says what is wrong.
+  const inOneOf = (e: ErrorObject): boolean => e.schemaPath.includes('/oneOf/');
+  const required = errors.filter(
+    (e) => e.keyword === 'required' && !e.schemaPath.includes('anyOf') && !inOneOf(e),
+  );
   if (required.length > 0) {
     const names = required.map((e) => `'${joinPath(e.instancePath, String(e.params.missingProperty))}'`);
     return {
       missing: true,
       message: `Missing required ${noun.toLowerCase()}${names.length > 1 ? 's' : ''} ${names.join(', ')}.`,
+      parameter: joinPath(required[0]!.instancePath, String(required[0]!.params.missingProperty)),
     };
   }
   const specific = errors.filter(
-    (e) => !e.schemaPath.includes('anyOf') && e.keyword !== 'anyOf' && e.keyword !== 'if',
+    (e) =>
+      !e.schemaPath.includes('anyOf') &&
+      e.keyword !== 'anyOf' &&
+      e.keyword !== 'if' &&
+      !(e.keyword === 'required' && inOneOf(e)),
   );
   if (specific.length === 0 && anyOf) {
     const options = errors
       .filter((e) => e.keyword === 'required')
       .map((e) => `'${String(e.params.missingProperty)}'`);
-    return { missing: true, message: `Missing ${noun.toLowerCase()}: send one of ${options.join(' or ')}.` };
+    return {
+      missing: true,
+      message: `Missing ${noun.toLowerCase()}: send one of ${options.join(' or ')}.`,
+      parameter: options.map((o) => o.slice(1, -1)).join(' or '),
+    };
   }
-  const messages = [...new Set(specific.map((e) => describeOne(e, original, noun)))];
+  const messages = [...new Set(specific.map((e) => describeOne(e, original, noun, errors)))];
+  const first = specific[0];
   return {
     missing: false,
     message: messages.slice(0, 3).join(' '),
-    belowMinimum: specific[0]?.keyword === 'minimum',
+    belowMinimum: first?.keyword === 'minimum',
+    ...(first ? { parameter: first.instancePath.replace(/^\//, '').replace(/\//g, '.') || '(body)' } : {}),
   };
 }
 
@@ -47,7 +62,12 @@ function joinPath(instancePath: string, name: string): string {
   return base ? `${base}.${name}` : name;
 }
 
-function describeOne(e: ErrorObject, original: Record<string, unknown>, noun: string): string {
+function describeOne(
+  e: ErrorObject,
+  original: Record<string, unknown>,
+  noun: string,
+  all: ErrorObject[] = [],
+): string {
   const path = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
   const name = path || '(body)';
   const top = path.split('.')[0] ?? '';
@@ -82,6 +102,20 @@ function describeOne(e: ErrorObject, original: Record<string, unknown>, noun: st
       return `${noun} '${name}' must name at least ${String(p.limit)} field${p.limit === 1 ? '' : 's'}; leave it out instead of sending it empty.`;
     case 'maxItems':
       return `${noun} '${name}' must have at most ${String(p.limit)} items.`;
+    case 'oneOf': {
+      // Alternatives that each require one field (an extra field's sources): name them.
+      if (Array.isArray(p.passingSchemas))
+        return `${noun} '${name}' must have exactly one of its alternatives, not several${got}.`;
+      const fields = all
+        .filter(
+          (o) =>
+            o.keyword === 'required' && o.instancePath === e.instancePath && o.schemaPath.includes('/oneOf/'),
+        )
+        .map((o) => String((o.params as { missingProperty: string }).missingProperty));
+      return fields.length > 0
+        ? `${noun} '${name}' must have exactly one of ${fields.join(', ')}${got}.`
+        : `${noun} '${name}' must match exactly one of its alternatives${got}.`;
+    }
     default:
       return `${noun} '${name}' ${e.message ?? 'is invalid'}${got}.`;
   }

@@ -816,6 +816,12 @@ export interface components {
             createdAtUnit: components["schemas"]["CreatedAtUnit"];
             delaysMs: components["schemas"]["LifecycleDelays"];
             unknownPath: components["schemas"]["UnknownPathAnswer"];
+            envelopeTimeUnit: components["schemas"]["EnvelopeTimeUnit"];
+            decimals: components["schemas"]["DecimalFormats"];
+            extraFields: components["schemas"]["ExtraFields"];
+            hiddenStatuses: components["schemas"]["HiddenStatuses"];
+            historyPrefers: components["schemas"]["HistoryPrefers"];
+            whenTrxShort: components["schemas"]["WhenTrxShort"];
             rateLimit: components["schemas"]["RateLimit"];
             maxStoredOrders: components["schemas"]["MaxStoredOrders"];
             maxStoredAddresses: components["schemas"]["MaxStoredAddresses"];
@@ -849,6 +855,12 @@ export interface components {
             createdAtUnit?: components["schemas"]["CreatedAtUnit"];
             delaysMs?: components["schemas"]["LifecycleDelays"];
             unknownPath?: components["schemas"]["UnknownPathAnswer"];
+            envelopeTimeUnit?: components["schemas"]["EnvelopeTimeUnit"];
+            decimals?: components["schemas"]["DecimalFormats"];
+            extraFields?: components["schemas"]["ExtraFields"];
+            hiddenStatuses?: components["schemas"]["HiddenStatuses"];
+            historyPrefers?: components["schemas"]["HistoryPrefers"];
+            whenTrxShort?: components["schemas"]["WhenTrxShort"];
         };
         /**
          * @description The settings as the engine holds them, in whole units: SettingsPatch with `prices`
@@ -873,6 +885,12 @@ export interface components {
             createdAtUnit?: components["schemas"]["CreatedAtUnit"];
             delaysMs?: components["schemas"]["LifecycleDelays"];
             unknownPath?: components["schemas"]["UnknownPathAnswer"];
+            envelopeTimeUnit?: components["schemas"]["EnvelopeTimeUnit"];
+            decimals?: components["schemas"]["DecimalFormats"];
+            extraFields?: components["schemas"]["ExtraFields"];
+            hiddenStatuses?: components["schemas"]["HiddenStatuses"];
+            historyPrefers?: components["schemas"]["HistoryPrefers"];
+            whenTrxShort?: components["schemas"]["WhenTrxShort"];
         };
         /** @description Sun per unit of energy for each period, whole numbers (Prices carries them in strings). */
         EnginePrices: {
@@ -935,8 +953,20 @@ export interface components {
         ErrorAnswer: {
             status?: number;
             code?: number;
-            /** @description The message; `{message}` in it stands for the simulator's own. */
+            /**
+             * @description The message; `{message}` in it stands for the simulator's own (which names the
+             *     parameter and the rule), `{parameter}` for the parameter's name alone.
+             */
             msg?: string;
+            /** @description The Content-Type of a `body`; empty or left out, none is sent. */
+            contentType?: string;
+            /**
+             * @description The whole body instead of the JSON envelope, as text: empty, HTML, plain text or
+             *     JSON of another shape. `{message}`, `{parameter}`, `{code}` and `{time}` in it
+             *     stand for the simulator's message, the parameter, the code and the envelope's
+             *     time (JSON-escaped when `contentType` names JSON).
+             */
+            body?: string;
         };
         /**
          * @description The unit of an order's `createdAt` in the history (the simulator's default is ms).
@@ -958,6 +988,88 @@ export interface components {
             min: number;
             max: number;
         };
+        /**
+         * @description The unit of the envelope's `time` (Unix time in a string); the simulator's default is s, as upstream's example shows.
+         * @enum {string}
+         */
+        EnvelopeTimeUnit: "s" | "ms";
+        /**
+         * @description How many decimals each decimal-string field of the API's answers shows: a whole
+         *     number N prints exactly N decimals (rounded half up below six, zero-padded above),
+         *     `trimmed` drops trailing zeros. Amounts stay whole numbers of the smallest unit;
+         *     this is formatting only. A field left out keeps the simulator's default
+         *     (`trxPrice` and `amount` 2, `balance.available.usdt` 6, the TRX balances trimmed).
+         */
+        DecimalFormats: {
+            /** @description getPrice's `/data/trxPrice`. */
+            trxPrice?: components["schemas"]["DecimalFormat"];
+            /** @description getOrderHistory's `/data/amount`. */
+            amount?: components["schemas"]["DecimalFormat"];
+            /** @description getAccount's `/data/balance/available/trx`. */
+            "balance.available.trx"?: components["schemas"]["DecimalFormat"];
+            /** @description getAccount's `/data/balance/available/usdt`. */
+            "balance.available.usdt"?: components["schemas"]["DecimalFormat"];
+            /** @description getAccount's `/data/balance/frozen/trx`. */
+            "balance.frozen.trx"?: components["schemas"]["DecimalFormat"];
+        };
+        DecimalFormat: number | "trimmed";
+        /**
+         * @description Fields the service sends that the API document does not list, per operation,
+         *     added to its success answer. Each names where it goes (a JSON Pointer into the
+         *     answer: `/data/fee`, or `/traceId` beside the envelope's code) and one source of
+         *     its value.
+         */
+        ExtraFields: {
+            createOrder?: components["schemas"]["ExtraFieldList"];
+            getPrice?: components["schemas"]["ExtraFieldList"];
+            getOrderHistory?: components["schemas"]["ExtraFieldList"];
+            getAccount?: components["schemas"]["ExtraFieldList"];
+        };
+        ExtraFieldList: components["schemas"]["ExtraField"][];
+        /**
+         * @description One extra field and its value: `constant` (any JSON value); `copyParameter`, the
+         *     request parameter of that name (a string, as sent); `copyOrderField`, a field of the
+         *     order's history record (`orderId`, `status`, `txId`, …, or `outOrderNo`), for the
+         *     order operations; `createdAtOffsetMs`, the order's creation time plus this many ms,
+         *     as a number in `unit`; or `generate`, a fresh value of that format from the seeded
+         *     random source for each answer (`length` digits or characters for `integer-string`,
+         *     `integer` and `text`; `decimals` for `decimal-string`). Exactly one source.
+         */
+        ExtraField: {
+            path: string;
+            constant?: unknown;
+            copyParameter?: string;
+            /** @description A field of openapi.yaml's Order schema, or `outOrderNo`. */
+            copyOrderField?: string;
+            createdAtOffsetMs?: number;
+            /**
+             * @description The unit of a `createdAtOffsetMs` time; default ms.
+             * @enum {string}
+             */
+            unit?: "ms" | "s";
+            /** @enum {string} */
+            generate?: "uuid" | "hex64" | "order-id" | "tron-address" | "integer-string" | "decimal-string" | "integer" | "text";
+            length?: number;
+            decimals?: number;
+        } & (unknown | unknown | unknown | unknown | unknown);
+        /**
+         * @description Order statuses the service never shows in the history: PROCESSING shows as PENDING
+         *     until the outcome (the service skips it); REFUNDED shows as FAILED (the refund is
+         *     still booked: the service never says so). To linger in FAILED before REFUNDED, set
+         *     `delaysMs.refund`. Default none.
+         */
+        HiddenStatuses: ("PROCESSING" | "REFUNDED")[];
+        /**
+         * @description Which identifier finds the order when a history request gives both; default orderId.
+         * @enum {string}
+         */
+        HistoryPrefers: "orderId" | "outOrderNo";
+        /**
+         * @description An order the TRX balance cannot pay: paid in USDT at `usdtPerTrx` (the default), or
+         *     refused as insufficientBalance.
+         * @enum {string}
+         */
+        WhenTrxShort: "pay-usdt" | "reject";
         /**
          * @description What an unknown path answers, the JSON envelope (404, code 40400) or a plain HTML 404 as a web server gives.
          * @enum {string}
@@ -1059,6 +1171,12 @@ export interface components {
                 createdAtUnit?: components["schemas"]["CreatedAtUnit"];
                 delaysMs?: components["schemas"]["LifecycleDelays"];
                 unknownPath?: components["schemas"]["UnknownPathAnswer"];
+                envelopeTimeUnit?: components["schemas"]["EnvelopeTimeUnit"];
+                decimals?: components["schemas"]["DecimalFormats"];
+                extraFields?: components["schemas"]["ExtraFields"];
+                hiddenStatuses?: components["schemas"]["HiddenStatuses"];
+                historyPrefers?: components["schemas"]["HistoryPrefers"];
+                whenTrxShort?: components["schemas"]["WhenTrxShort"];
             };
             supply: {
                 energy: number | null;

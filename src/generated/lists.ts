@@ -431,6 +431,142 @@ export const SETTINGS = {
       "envelope",
       "html"
     ]
+  },
+  "envelopeTimeUnit": {
+    "schema": "EnvelopeTimeUnit",
+    "type": "string",
+    "enum": [
+      "s",
+      "ms"
+    ]
+  },
+  "decimals": {
+    "schema": "DecimalFormats",
+    "type": "object",
+    "properties": {
+      "trxPrice": {
+        "schema": "DecimalFormat",
+        "oneOf": [
+          {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 18
+          },
+          {
+            "type": "string",
+            "enum": [
+              "trimmed"
+            ]
+          }
+        ]
+      },
+      "amount": {
+        "schema": "DecimalFormat",
+        "oneOf": [
+          {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 18
+          },
+          {
+            "type": "string",
+            "enum": [
+              "trimmed"
+            ]
+          }
+        ]
+      },
+      "balance.available.trx": {
+        "schema": "DecimalFormat",
+        "oneOf": [
+          {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 18
+          },
+          {
+            "type": "string",
+            "enum": [
+              "trimmed"
+            ]
+          }
+        ]
+      },
+      "balance.available.usdt": {
+        "schema": "DecimalFormat",
+        "oneOf": [
+          {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 18
+          },
+          {
+            "type": "string",
+            "enum": [
+              "trimmed"
+            ]
+          }
+        ]
+      },
+      "balance.frozen.trx": {
+        "schema": "DecimalFormat",
+        "oneOf": [
+          {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 18
+          },
+          {
+            "type": "string",
+            "enum": [
+              "trimmed"
+            ]
+          }
+        ]
+      }
+    }
+  },
+  "extraFields": {
+    "schema": "ExtraFields",
+    "type": "object",
+    "properties": {
+      "createOrder": {
+        "schema": "ExtraFieldList",
+        "type": "array"
+      },
+      "getPrice": {
+        "schema": "ExtraFieldList",
+        "type": "array"
+      },
+      "getOrderHistory": {
+        "schema": "ExtraFieldList",
+        "type": "array"
+      },
+      "getAccount": {
+        "schema": "ExtraFieldList",
+        "type": "array"
+      }
+    }
+  },
+  "hiddenStatuses": {
+    "schema": "HiddenStatuses",
+    "type": "array"
+  },
+  "historyPrefers": {
+    "schema": "HistoryPrefers",
+    "type": "string",
+    "enum": [
+      "orderId",
+      "outOrderNo"
+    ]
+  },
+  "whenTrxShort": {
+    "schema": "WhenTrxShort",
+    "type": "string",
+    "enum": [
+      "pay-usdt",
+      "reject"
+    ]
   }
 } as const;
 
@@ -686,6 +822,142 @@ export const ENGINE_SETTINGS = {
     "enum": [
       "envelope",
       "html"
+    ]
+  },
+  "envelopeTimeUnit": {
+    "schema": "EnvelopeTimeUnit",
+    "type": "string",
+    "enum": [
+      "s",
+      "ms"
+    ]
+  },
+  "decimals": {
+    "schema": "DecimalFormats",
+    "type": "object",
+    "properties": {
+      "trxPrice": {
+        "schema": "DecimalFormat",
+        "oneOf": [
+          {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 18
+          },
+          {
+            "type": "string",
+            "enum": [
+              "trimmed"
+            ]
+          }
+        ]
+      },
+      "amount": {
+        "schema": "DecimalFormat",
+        "oneOf": [
+          {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 18
+          },
+          {
+            "type": "string",
+            "enum": [
+              "trimmed"
+            ]
+          }
+        ]
+      },
+      "balance.available.trx": {
+        "schema": "DecimalFormat",
+        "oneOf": [
+          {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 18
+          },
+          {
+            "type": "string",
+            "enum": [
+              "trimmed"
+            ]
+          }
+        ]
+      },
+      "balance.available.usdt": {
+        "schema": "DecimalFormat",
+        "oneOf": [
+          {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 18
+          },
+          {
+            "type": "string",
+            "enum": [
+              "trimmed"
+            ]
+          }
+        ]
+      },
+      "balance.frozen.trx": {
+        "schema": "DecimalFormat",
+        "oneOf": [
+          {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 18
+          },
+          {
+            "type": "string",
+            "enum": [
+              "trimmed"
+            ]
+          }
+        ]
+      }
+    }
+  },
+  "extraFields": {
+    "schema": "ExtraFields",
+    "type": "object",
+    "properties": {
+      "createOrder": {
+        "schema": "ExtraFieldList",
+        "type": "array"
+      },
+      "getPrice": {
+        "schema": "ExtraFieldList",
+        "type": "array"
+      },
+      "getOrderHistory": {
+        "schema": "ExtraFieldList",
+        "type": "array"
+      },
+      "getAccount": {
+        "schema": "ExtraFieldList",
+        "type": "array"
+      }
+    }
+  },
+  "hiddenStatuses": {
+    "schema": "HiddenStatuses",
+    "type": "array"
+  },
+  "historyPrefers": {
+    "schema": "HistoryPrefers",
+    "type": "string",
+    "enum": [
+      "orderId",
+      "outOrderNo"
+    ]
+  },
+  "whenTrxShort": {
+    "schema": "WhenTrxShort",
+    "type": "string",
+    "enum": [
+      "pay-usdt",
+      "reject"
     ]
   }
 } as const;

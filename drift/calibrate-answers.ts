@@ -1,0 +1,647 @@
+/**
+ * Calibration of how answers look: the envelope's time unit, the decimals of each
+ * decimal-string field, the fields the service sends that the document does not list,
+ * each rejection's whole answer and message template, the statuses the history shows,
+ * which identifier wins in the history and how an order is paid when TRX is short.
+ *
+ * Shapes are read with infer-schema.ts, the reading `drift` compares with, so a value
+ * calibrated here is one drift finds no change in. What the recording shows but the
+ * simulator cannot answer alike is returned as such (`unreproduced`), never dropped.
+ */
+import type { components } from '../src/generated/control.ts';
+import { API_OPERATION_IDS, API_OPERATION_SPECS, type ApiOperationId } from '../src/generated/lists.ts';
+import { DECIMAL_FIELDS, DEFAULT_DECIMALS } from '../mock/http/api-views.ts';
+import { observeOrders, statusPath, toUnixSeconds } from '../recording/order-observations.ts';
+import type { Interaction } from '../recording/recording.ts';
+import {
+  decimalRange,
+  describeDecimals,
+  fixedDecimals,
+  inferResponses,
+  messageTemplate,
+  timeUnit,
+  type FieldShape,
+} from './infer-schema.ts';
+import {
+  apiPath,
+  bodyOf,
+  evidence,
+  isSuccess,
+  param,
+  paramsOf,
+  sentTo,
+  type Evidence,
+} from './recorded-exchange.ts';
+import { documentedResponse, schemaAt, splitPath } from './spec-schema.ts';
+
+type Control = components['schemas'];
+type Settings = Control['SettingsPatch'];
+type ExtraField = Control['ExtraField'];
+type DecimalField = keyof Control['DecimalFormats'];
+
+/** One setting learnt: its path in a scenario's settings, its value and its evidence. */
+export interface Learnt {
+  setting: string;
+  value: unknown;
+  evidence?: Evidence;
+}
+
+/** Something the recording shows that the calibrated simulator does not answer alike, and why. */
+export interface Unreproduced {
+  what: string;
+  why: string;
+  evidence?: Evidence;
+}
+
+/** What one part of calibration found. */
+export interface Learning {
+  settings: Settings;
+  table: Learnt[];
+  unreproduced: Unreproduced[];
+}
+
+const empty = (): Learning => ({ settings: {}, table: [], unreproduced: [] });
+const json = (value: unknown): string => JSON.stringify(value);
+const short = (value: unknown): string => {
+  const text = json(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+};
+
+/**
+ * The envelope's `time` unit, from the first answer that carries one.
+ *
+ * @example
+ *   learnEnvelopeTimeUnit(interactions).settings.envelopeTimeUnit; // 'ms' for time "1741801809123"
+ */
+export function learnEnvelopeTimeUnit(interactions: Interaction[]): Learning {
+  const out = empty();
+  const first = interactions.find((i) => {
+    const time = bodyOf(i)?.time;
+    return (typeof time === 'string' && /^\d+$/.test(time)) || typeof time === 'number';
+  });
+  if (!first) {
+    out.table.push({ setting: 'envelopeTimeUnit', value: undefined });
+    return out;
+  }
+  const time = bodyOf(first)!.time as string | number;
+  const unit = timeUnit(Number(time));
+  if (unit === 'microseconds') {
+    out.table.push({ setting: 'envelopeTimeUnit', value: undefined });
+    out.unreproduced.push({
+      what: 'the envelope time in microseconds',
+      why: 'envelopeTimeUnit takes s or ms',
+      evidence: evidence(first, `time ${json(time)}`),
+    });
+    return out;
+  }
+  out.settings.envelopeTimeUnit = unit === 'milliseconds' ? 'ms' : 's';
+  out.table.push({
+    setting: 'envelopeTimeUnit',
+    value: out.settings.envelopeTimeUnit,
+    evidence: evidence(first, `time ${json(time)}`),
+  });
+  if (typeof time === 'number')
+    out.unreproduced.push({
+      what: 'the envelope time as a JSON number',
+      why: 'the simulator sends it in a string, as upstream documents',
+      evidence: evidence(first, `time ${time}`),
+    });
+  return out;
+}
+
+/**
+ * The decimals of each decimal-string field: fixed N when every value has N decimals and
+ * one kept a trailing zero (infer-schema's fixedDecimals), trimmed when the values show
+ * what only trimming gives, else the default (the recording cannot tell them apart).
+ *
+ * @example
+ *   learnDecimals(interactions).settings.decimals; // { 'balance.available.trx': 6 } for "795.380000"
+ */
+export function learnDecimals(interactions: Interaction[]): Learning {
+  const out = empty();
+  const decimals: Control['DecimalFormats'] = {};
+  for (const [name, { operation, path }] of Object.entries(DECIMAL_FIELDS) as [
+    DecimalField,
+    { operation: ApiOperationId; path: string },
+  ][]) {
+    const samples = interactions.filter((i) => sentTo(i, operation) && isSuccess(i));
+    const field = mergedField(samples, path);
+    const setting = `decimals.${name}`;
+    const range = field && decimalRange(field);
+    if (!field || !range) {
+      out.table.push({ setting, value: undefined });
+      continue;
+    }
+    const example = samples.find((i) => valueAt(i.response?.body, path) !== undefined)!;
+    const observed = `${describeDecimals(range)}${field.zeroPadded ? ', a trailing zero kept' : ''}, e.g. ${json(field.example)}`;
+    const fixed = fixedDecimals(field);
+    const byDefault = DEFAULT_DECIMALS[name];
+    const defaultFits =
+      byDefault === 'trimmed' ? !field.zeroPadded : range.min === byDefault && range.max === byDefault;
+    let value: number | 'trimmed' | undefined;
+    if (fixed !== undefined) value = fixed;
+    else if (defaultFits) value = undefined;
+    else if (!field.zeroPadded) value = 'trimmed';
+    else {
+      out.unreproduced.push({
+        what: `${operation} ${path}: ${observed}`,
+        why: 'a kept trailing zero beside values of other lengths is neither a fixed number of decimals nor trimmed',
+        evidence: evidence(example, observed),
+      });
+    }
+    if (value === undefined) {
+      // The default answers these values alike: it stays, with what showed it.
+      out.table.push(
+        defaultFits
+          ? { setting, value: undefined, evidence: evidence(example, observed) }
+          : { setting, value: undefined },
+      );
+      continue;
+    }
+    decimals[name] = value;
+    out.table.push({ setting, value, evidence: evidence(example, observed) });
+  }
+  if (Object.keys(decimals).length > 0) out.settings.decimals = decimals;
+  return out;
+}
+
+/** The shape infer-schema gives one path over all these answers (their codes merged). */
+function mergedField(samples: Interaction[], path: string): FieldShape | undefined {
+  let merged: FieldShape | undefined;
+  for (const shape of inferResponses(samples).values()) {
+    const field = shape.fields.get(path);
+    if (!field) continue;
+    if (!merged) merged = { ...field, types: new Set(field.types), formats: new Set(field.formats) };
+    else {
+      for (const t of field.types) merged.types.add(t);
+      for (const f of field.formats) merged.formats.add(f);
+      merged.zeroPadded ||= field.zeroPadded;
+      merged.count += field.count;
+      if (field.decimals)
+        merged.decimals = merged.decimals
+          ? {
+              min: Math.min(merged.decimals.min, field.decimals.min),
+              max: Math.max(merged.decimals.max, field.decimals.max),
+            }
+          : field.decimals;
+    }
+  }
+  return merged;
+}
+
+function valueAt(body: unknown, path: string): unknown {
+  let node = body;
+  for (const segment of splitPath(path)) {
+    if (typeof node !== 'object' || node === null || Array.isArray(node)) return undefined;
+    node = (node as Record<string, unknown>)[segment];
+  }
+  return node;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The order record an answer is about, by the history's field names, for copies. */
+function orderRecordOf(operation: ApiOperationId, i: Interaction): Record<string, unknown> | undefined {
+  const data = bodyOf(i)?.data;
+  if (!isObject(data)) return undefined;
+  if (operation === 'getOrderHistory') {
+    // The documented fields only: an undocumented one is what is being explained.
+    const documented = documentedResponse('getOrderHistory', 200)?.schema;
+    const record: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(data))
+      if (documented && schemaAt(documented, `/data/${name}`) !== undefined) record[name] = value;
+    const outOrderNo = param(i, 'outOrderNo');
+    if (outOrderNo !== undefined) record.outOrderNo = outOrderNo;
+    return record;
+  }
+  if (operation === 'createOrder') {
+    const record: Record<string, unknown> = { orderId: data.id, currency: data.currency };
+    for (const name of ['pledgeAddress', 'rentalCount', 'period', 'outOrderNo']) {
+      const sent = param(i, name);
+      if (sent !== undefined) record[name] = sent;
+    }
+    if (typeof data.outOrderNo === 'string') record.outOrderNo = data.outOrderNo;
+    return record;
+  }
+  return undefined;
+}
+
+/** Names whose value equals the sample's in every sample, in the order the first sample lists them. */
+function commonNames(
+  samples: Array<{ value: unknown; from: Record<string, unknown> | undefined }>,
+  equal: (a: unknown, b: unknown) => boolean,
+): string[] {
+  let names: string[] | undefined;
+  for (const { value, from } of samples) {
+    const matching = Object.keys(from ?? {}).filter((n) => equal(from![n], value));
+    names = names === undefined ? matching : names.filter((n) => matching.includes(n));
+    if (names.length === 0) return [];
+  }
+  return names ?? [];
+}
+
+/**
+ * The source of one extra field from its samples, or why there is none: a constant when
+ * every sample is equal, a copy when every sample equals the same parameter or order
+ * field, a time at a fixed offset from `createdAt`, else a generated value of the format
+ * infer-schema reads.
+ */
+function extraSource(
+  operation: ApiOperationId,
+  path: string,
+  samples: Array<{ i: Interaction; value: unknown }>,
+  field: FieldShape,
+): { source: Omit<ExtraField, 'path'>; observed: string } | { why: string } {
+  const first = samples[0]!.value;
+  if (samples.every((s) => json(s.value) === json(first)))
+    return { source: { constant: first }, observed: `${samples.length}× ${short(first)}` };
+  const params = commonNames(
+    samples.map((s) => ({ value: s.value, from: paramsOf(s.i) })),
+    (a, b) => typeof b === 'string' && a === b,
+  );
+  if (params.length > 0)
+    return {
+      source: { copyParameter: params[0]! },
+      observed: `equals the request's ${params[0]} in ${samples.length} answers`,
+    };
+  const fields = commonNames(
+    samples.map((s) => ({ value: s.value, from: orderRecordOf(operation, s.i) })),
+    (a, b) => json(a) === json(b),
+  );
+  if (fields.length > 0)
+    return {
+      source: { copyOrderField: fields[0]! },
+      observed: `equals the order's ${fields[0]} in ${samples.length} answers`,
+    };
+  // A Unix time (by magnitude) at one offset from the order's creation.
+  if (operation === 'getOrderHistory' && samples.every((s) => typeof s.value === 'number')) {
+    const unit = timeUnit(first as number);
+    const offsets = samples.map((s) => {
+      const createdAt = toUnixSeconds((bodyOf(s.i)?.data as Record<string, unknown> | undefined)?.createdAt);
+      const at = toUnixSeconds(s.value);
+      return createdAt === undefined || at === undefined ? undefined : Math.round((at - createdAt) * 1000);
+    });
+    const offset = offsets[0];
+    if (
+      (first as number) >= 1e9 &&
+      unit !== 'microseconds' &&
+      offset !== undefined &&
+      Math.abs(offset) <= 31_536_000_000 &&
+      offsets.every((o) => o === offset)
+    )
+      return {
+        source: { createdAtOffsetMs: offset, unit: unit === 'milliseconds' ? 'ms' : 's' },
+        observed: `createdAt + ${offset} ms in ${samples.length} answers`,
+      };
+  }
+  const types = [...field.types];
+  if (types.length !== 1) return { why: `its type varies (${types.sort().join(', ')})` };
+  const example = String(first);
+  if (types[0] === 'integer')
+    return {
+      source: { generate: 'integer', length: Math.min(15, String(Math.abs(first as number)).length) },
+      observed: `integers such as ${example}`,
+    };
+  if (types[0] !== 'string') return { why: `${types[0]} values that vary cannot be drawn` };
+  const formats = [...field.formats];
+  if (formats.length !== 1) return { why: `its formats vary (${formats.sort().join(', ')})` };
+  const format = formats[0]!;
+  const length = Math.min(64, example.length);
+  switch (format) {
+    case 'uuid':
+    case 'hex64':
+    case 'order-id':
+    case 'tron-address':
+      return { source: { generate: format }, observed: `${format} values such as ${json(first)}` };
+    case 'integer-string':
+    case 'text':
+      return { source: { generate: format, length }, observed: `${format} values such as ${json(first)}` };
+    case 'decimal-string':
+      return {
+        source: { generate: format, decimals: Math.max(1, field.decimals?.max ?? 2) },
+        observed: `decimal strings such as ${json(first)}`,
+      };
+    default:
+      return { why: `${format} values cannot be drawn` };
+  }
+}
+
+/**
+ * The fields the service sends that the document does not list, per operation: each
+ * with the source that reproduces every sample, or reported when none does.
+ *
+ * @example
+ *   learnExtraFields(interactions).settings.extraFields; // { getPrice: [{ path: '/data/fee', constant: '0' }] }
+ */
+export function learnExtraFields(interactions: Interaction[]): Learning {
+  const out = empty();
+  const extraFields: Control['ExtraFields'] = {};
+  for (const operation of API_OPERATION_IDS) {
+    const answers = interactions.filter((i) => sentTo(i, operation) && isSuccess(i));
+    const documented = documentedResponse(operation, 200)?.schema;
+    if (answers.length === 0 || !documented) continue;
+    const shapes = new Map<string, FieldShape>();
+    for (const shape of inferResponses(answers).values())
+      for (const [path, field] of shape.fields) if (!shapes.has(path)) shapes.set(path, field);
+    const learnt: ExtraField[] = [];
+    // The undocumented paths whose parent the document declares: the roots of what it does not list.
+    const roots = [...new Set(answers.flatMap((i) => undocumentedRoots(i.response?.body, documented)))];
+    const visit = (path: string): void => {
+      const samples = answers
+        .map((i) => ({ i, value: valueAt(i.response?.body, path) }))
+        .filter((s) => s.value !== undefined);
+      const field = shapes.get(path);
+      if (samples.length === 0 || !field) return;
+      const where = `${operation} ${path}`;
+      if (samples.length < answers.length)
+        out.unreproduced.push({
+          what: where,
+          why: `present in ${samples.length} of ${answers.length} answers; the simulator sends it in every one`,
+          evidence: evidence(samples[0]!.i, short(samples[0]!.value)),
+        });
+      const allObjects = samples.every((s) => isObject(s.value));
+      const allEqual = samples.every((s) => json(s.value) === json(samples[0]!.value));
+      if (allObjects && !allEqual) {
+        const keys = new Set(samples.flatMap((s) => Object.keys(s.value as object)));
+        for (const key of keys) visit(`${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+        return;
+      }
+      const found = extraSource(operation, path, samples, field);
+      if ('why' in found) {
+        out.unreproduced.push({
+          what: where,
+          why: `${found.why}; the simulator leaves it out`,
+          evidence: evidence(samples[0]!.i, short(samples[0]!.value)),
+        });
+        return;
+      }
+      const entry = { path, ...found.source } as ExtraField;
+      out.table.push({
+        setting: `extraFields.${operation}.${learnt.length}`,
+        value: entry,
+        evidence: evidence(samples[0]!.i, `${path}: ${found.observed}`),
+      });
+      learnt.push(entry);
+    };
+    for (const root of roots.sort()) visit(root);
+    if (learnt.length > 0) extraFields[operation] = learnt;
+  }
+  if (Object.keys(extraFields).length > 0) out.settings.extraFields = extraFields;
+  else out.table.push({ setting: 'extraFields', value: undefined });
+  return out;
+}
+
+/** The paths of a body the document does not declare, whose parent it does. */
+function undocumentedRoots(body: unknown, documented: NonNullable<ReturnType<typeof schemaAt>>): string[] {
+  const roots: string[] = [];
+  const walk = (node: unknown, path: string): void => {
+    if (!isObject(node)) return;
+    for (const [key, child] of Object.entries(node)) {
+      const childPath = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      if (schemaAt(documented, childPath) === undefined) roots.push(childPath);
+      else walk(child, childPath);
+    }
+  };
+  walk(body, '');
+  return roots;
+}
+
+/** Parameter names a message may name: the operation's documented ones and those sent. */
+function parameterNames(i: Interaction): string[] {
+  const op = Object.values(API_OPERATION_SPECS).find(
+    (o) => o.path === apiPath(i.request.path) && o.method === i.request.method,
+  );
+  return [...new Set([...Object.keys(op?.parameters ?? {}), ...Object.keys(paramsOf(i))])];
+}
+
+/** A message with the one parameter it names replaced by `{parameter}`. */
+function withParameter(msg: string, names: string[]): string {
+  const named = names.filter((n) =>
+    new RegExp(`\\b${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(msg),
+  );
+  if (named.length !== 1) return msg;
+  return msg.split(named[0]!).join('{parameter}');
+}
+
+/** Whether a message quotes a value the request sent ("(got '2h')"), which a literal would repeat to every request. */
+function quotesValue(template: string, i: Interaction): boolean {
+  const sent = new Set(Object.values(paramsOf(i)));
+  return [...template.matchAll(/'([^']*)'|"([^"]*)"/g)].some((m) => sent.has(m[1] ?? m[2] ?? ''));
+}
+
+/**
+ * Each rejection's whole answer from its samples: the envelope's status, code and a
+ * message template carrying `{parameter}`; or, for a body that is not the envelope
+ * (empty, HTML, text, JSON of another shape), the body and its content type.
+ *
+ * @example
+ *   rejectionAnswer([wrongMethodWithEmptyBody]).answer; // { status: 405, body: '' }
+ */
+export function rejectionAnswer(seen: Interaction[]): {
+  answer: Control['ErrorAnswer'];
+  observed: string;
+  unreproduced: Array<Omit<Unreproduced, 'evidence'>>;
+} {
+  const first = seen[0]!;
+  const response = first.response!;
+  const type = response.headers['content-type'];
+  const body = bodyOf(first);
+  const unreproduced: Array<Omit<Unreproduced, 'evidence'>> = [];
+  const isEnvelope = body !== undefined && typeof body.code === 'number' && typeof body.msg === 'string';
+  if (!isEnvelope) {
+    const text = body !== undefined ? json(body) : (response.text ?? '');
+    const texts = new Set(
+      seen.map((i) => (bodyOf(i) !== undefined ? json(bodyOf(i)) : (i.response!.text ?? ''))),
+    );
+    if (texts.size > 1)
+      unreproduced.push({
+        what: `${texts.size} different bodies`,
+        why: 'one body is answered to every request of the kind: the first recorded',
+      });
+    const answer: Control['ErrorAnswer'] = { status: response.status, body: text };
+    if (type) answer.contentType = type;
+    const what =
+      text === ''
+        ? 'an empty body'
+        : `${body !== undefined ? 'JSON of its own shape' : 'not JSON'}, ${text.length} characters`;
+    return {
+      answer,
+      observed: `HTTP ${response.status}, ${type ?? 'no content type'}, ${what}`,
+      unreproduced,
+    };
+  }
+  const answer: Control['ErrorAnswer'] = { status: response.status, code: body.code as number };
+  if (type && !/^application\/json\s*$/i.test(type)) answer.contentType = type;
+  const messages = seen
+    .map((i) => ({ i, msg: bodyOf(i)?.msg }))
+    .filter((m): m is { i: Interaction; msg: string } => typeof m.msg === 'string' && m.msg.length > 0);
+  const templates = new Set(messages.map(({ i, msg }) => withParameter(msg, parameterNames(i))));
+  const [template] = templates;
+  const quoting = messages.some(({ i, msg }) => quotesValue(msg, i));
+  if (templates.size === 1 && template !== undefined && !quoting) answer.msg = template;
+  else if (templates.size === 1 && template !== undefined)
+    unreproduced.push({
+      what: `msg ${json(template)}`,
+      why: "it quotes a value the request sent; the simulator's own message, which names what was wrong, is answered",
+    });
+  else if (templates.size > 1)
+    unreproduced.push({
+      what: `${templates.size} wordings of msg, e.g. ${json(messageTemplate(messages[0]!.msg))}`,
+      why: "they vary beyond the parameter's name; the simulator's own message, which names what was wrong, is answered",
+    });
+  return {
+    answer,
+    observed: `HTTP ${answer.status}, code ${answer.code}, msg ${json(body.msg)}`,
+    unreproduced,
+  };
+}
+
+/**
+ * Which statuses the history shows: PROCESSING hidden when orders went from PENDING
+ * straight to their outcome, REFUNDED hidden when FAILED orders never showed it. A
+ * recording of a manual clock (it advances the clock) shows only the polls' instants: it
+ * is not read for this.
+ */
+export function learnHiddenStatuses(interactions: Interaction[]): Learning {
+  const out = empty();
+  const orders = observeOrders(interactions);
+  const paths = orders.map(statusPath);
+  if (orders.length === 0) {
+    out.table.push({ setting: 'hiddenStatuses', value: undefined });
+    return out;
+  }
+  const history = interactions.find((i) => sentTo(i, 'getOrderHistory') && isSuccess(i))!;
+  if (interactions.some((i) => i.operation === 'advanceClock')) {
+    out.table.push({ setting: 'hiddenStatuses', value: undefined });
+    out.unreproduced.push({
+      what: 'the statuses the history shows',
+      why: "the recording advanced a manual clock: its polls sample the clock's steps, not the service's",
+    });
+    return out;
+  }
+  const hidden: Array<'PROCESSING' | 'REFUNDED'> = [];
+  const notes: string[] = [];
+  const shows = (status: string): boolean => paths.some((p) => p.includes(status));
+  const skipped = paths.filter((p) => {
+    const at = p.indexOf('PENDING');
+    return at !== -1 && (p[at + 1] === 'COMPLETED' || p[at + 1] === 'FAILED');
+  });
+  if (!shows('PROCESSING') && skipped.length > 0) {
+    hidden.push('PROCESSING');
+    notes.push(`${skipped.length} of ${orders.length} orders went from PENDING straight to their outcome`);
+  }
+  const failed = orders.filter((o) => o.seen.some((s) => s.status === 'FAILED'));
+  if (failed.length > 0 && !shows('REFUNDED')) {
+    const lingered = Math.max(
+      ...failed.map((o) => {
+        const times = o.seen.filter((s) => s.status === 'FAILED').map((s) => s.time);
+        return Math.max(...times) - Math.min(...times);
+      }),
+    );
+    hidden.push('REFUNDED');
+    notes.push(
+      `${failed.length} FAILED orders, polled in FAILED for up to ${Math.round(lingered)} s, never REFUNDED`,
+    );
+    out.unreproduced.push({
+      what: 'a REFUNDED later than the polls',
+      why: `the recording cannot tell a REFUNDED after ${Math.round(lingered)} s from none: REFUNDED is hidden`,
+    });
+  }
+  if (hidden.length === 0) {
+    out.table.push({ setting: 'hiddenStatuses', value: undefined });
+    return out;
+  }
+  out.settings.hiddenStatuses = hidden;
+  out.table.push({ setting: 'hiddenStatuses', value: hidden, evidence: evidence(history, notes.join('; ')) });
+  return out;
+}
+
+/**
+ * Which identifier wins when a history request gives both: the one whose order came back,
+ * when the two name different orders (the recording's own createOrder answers tell).
+ */
+export function learnHistoryPrefers(interactions: Interaction[]): Learning {
+  const out = empty();
+  const orderOf = new Map<string, string>();
+  for (const i of interactions) {
+    const data = bodyOf(i)?.data;
+    if (!sentTo(i, 'createOrder') || !isSuccess(i) || !isObject(data)) continue;
+    const no = (data.outOrderNo as string | undefined) ?? param(i, 'outOrderNo');
+    if (typeof no === 'string' && typeof data.id === 'string')
+      orderOf.set(`${i.request.apiKeyAlias}\u0000${no}`, data.id);
+  }
+  for (const i of interactions) {
+    const orderId = param(i, 'orderId');
+    const outOrderNo = param(i, 'outOrderNo');
+    const data = bodyOf(i)?.data;
+    if (!sentTo(i, 'getOrderHistory') || !isSuccess(i) || orderId === undefined || outOrderNo === undefined)
+      continue;
+    const other = orderOf.get(`${i.request.apiKeyAlias}\u0000${outOrderNo}`);
+    if (!isObject(data) || other === undefined || other === orderId) continue;
+    const winner = data.orderId === orderId ? 'orderId' : data.orderId === other ? 'outOrderNo' : undefined;
+    if (!winner) continue;
+    out.settings.historyPrefers = winner;
+    out.table.push({
+      setting: 'historyPrefers',
+      value: winner,
+      evidence: evidence(i, `orderId and outOrderNo of two orders: ${json(data.orderId)} came back`),
+    });
+    return out;
+  }
+  out.table.push({ setting: 'historyPrefers', value: undefined });
+  return out;
+}
+
+/**
+ * How an order is paid when TRX is short: in USDT when an order was paid so; refused
+ * when an order was refused for its balance though the account's last reading showed
+ * USDT of at least the price in TRX (more than it costs at any rate below 1 USDT a TRX).
+ */
+export function learnWhenTrxShort(interactions: Interaction[]): Learning {
+  const out = empty();
+  const paid = interactions.find(
+    (i) => sentTo(i, 'createOrder') && isSuccess(i) && bodyOf(i)?.data?.currency === 'USDT',
+  );
+  if (paid) {
+    out.settings.whenTrxShort = 'pay-usdt';
+    out.table.push({
+      setting: 'whenTrxShort',
+      value: 'pay-usdt',
+      evidence: evidence(paid, 'an order paid in USDT'),
+    });
+    return out;
+  }
+  const balances = new Map<string, { trx: number; usdt: number }>();
+  const prices = new Map<string, number>();
+  for (const i of interactions) {
+    const data = bodyOf(i)?.data;
+    if (sentTo(i, 'getAccount') && isSuccess(i) && isObject(data)) {
+      const available = (data.balance as { available?: { trx?: unknown; usdt?: unknown } } | undefined)
+        ?.available;
+      balances.set(String(i.request.apiKeyAlias), {
+        trx: Number(available?.trx),
+        usdt: Number(available?.usdt),
+      });
+    }
+    if (sentTo(i, 'getPrice') && isSuccess(i) && isObject(data))
+      prices.set(`${param(i, 'rentalCount')}\u0000${param(i, 'period')}`, Number(data.trxPrice));
+    const refused =
+      i.response !== undefined &&
+      !isSuccess(i) &&
+      (i.response.status === 402 || /balance/i.test(String(bodyOf(i)?.msg)));
+    if (!sentTo(i, 'createOrder') || !refused) continue;
+    const balance = balances.get(String(i.request.apiKeyAlias));
+    const price = prices.get(`${param(i, 'rentalCount')}\u0000${param(i, 'period')}`);
+    if (!balance || price === undefined || !(balance.trx < price) || !(balance.usdt >= price)) continue;
+    out.settings.whenTrxShort = 'reject';
+    out.table.push({
+      setting: 'whenTrxShort',
+      value: 'reject',
+      evidence: evidence(i, `refused with ${balance.trx} TRX and ${balance.usdt} USDT for ${price} TRX`),
+    });
+    return out;
+  }
+  out.table.push({ setting: 'whenTrxShort', value: undefined });
+  return out;
+}
