@@ -94,7 +94,7 @@ function renderList() {
             h('td', { class: 'nowrap muted mono', title: iso(e.at) }, timeMs(e.at)),
             h(
               'td',
-              null,
+              { class: 'request' },
               h('span', { class: 'method ' + e.method }, e.method),
               h(
                 'span',
