@@ -280,7 +280,15 @@ export interface paths {
          *     - `response: truncated` processes the request, then cuts its JSON body in half:
          *       an order may exist although the client could not read the answer;
          *     - `response: drop` closes the connection without an answer (in-process, the
-         *       simulator's fetch rejects as a network error would).
+         *       simulator's fetch rejects as a network error would);
+         *     - `response: reset` resets the connection (TCP RST; in process the fetch rejects
+         *       with `cause.code` ECONNRESET), `response: garbage` sends `garbageBytes` random
+         *       bytes instead of an answer and closes (in process: HPE_INVALID_CONSTANT), and
+         *       `response: drip` processes the request and sends its body in `dripChunks` pieces
+         *       over `dripMs`;
+         *     - `latencyMedianMs` (with `latencySigma`) draws a lognormal delay instead.
+         *
+         *     Every draw comes from the seeded random source. See docs/outcomes-and-faults.md.
          *
          *     Faults never apply to the control plane.
          */

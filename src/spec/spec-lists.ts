@@ -8,7 +8,7 @@
  * Reads documents through spec-document.ts (as the generator does), never the generated
  * files: a stale generated file must not feed its own regeneration.
  */
-import type { ReferenceObject, SchemaObject } from 'openapi3-ts/oas31';
+import type { ReferenceObject, SchemaObject } from './openapi-types.ts';
 import { resolveReference, type LoadedSpec, type OperationInfo } from './spec-document.ts';
 
 /** What the documents state about one value: the validation keywords code may quote. */
