@@ -589,6 +589,8 @@ describe('the dashboard as a workbench', () => {
             ),
           );
           for (const top of tops) expect(top).toBeLessThan(900);
+          for (const target of saveScreenshot('dashboard-1280-first-screen.png'))
+            await page.screenshot({ path: target });
         }
         await page.locator('[data-testid="order-row"]').first().click();
         await page.locator('[data-testid="journal-row"]').first().click();
