@@ -171,6 +171,7 @@ function renderDetail() {
       ['Operation', e.operation, 'detail-operation'],
       ['Duration', Math.round(e.durationMs * 100) / 100 + ' ms', 'detail-duration'],
       ['Fault', e.fault, 'detail-fault'],
+      ['Outcome asked', e.outcomeAsked && 'Prefer: outcome=' + e.outcomeAsked, 'detail-outcome-asked'],
       [
         'Account',
         e.account ? (names.get(e.account) ? names.get(e.account) + ' \u00b7 ' : '') + e.account : undefined,
