@@ -3,7 +3,7 @@
  * `allOf` resolved) the spec gives a field of a response body, its enum, and the
  * provider's published example of the whole response.
  */
-import type { SchemaObject } from 'openapi3-ts/oas31';
+import type { SchemaObject } from '../src/spec/openapi-types.ts';
 import { loadSpec, type LoadedSpec, type OperationInfo } from '../src/spec/loader.ts';
 
 export interface SchemaNode {

@@ -22,7 +22,12 @@ import type { SimEnv } from './http/context.ts';
 import type { ControlOptions, RemoteAddress } from './http/control-guard.ts';
 import { createApp } from './http/create-app.ts';
 import { engineSource } from './http/engine-source.ts';
-import { createExchangeEvents, DROPPED_HEADER, type ExchangeEvents } from './http/exchange.ts';
+import {
+  createExchangeEvents,
+  DROPPED_HEADER,
+  DROPPED_HOW_HEADER,
+  type ExchangeEvents,
+} from './http/exchange.ts';
 import { recordingSource } from './http/recording-source.ts';
 import type { ChangeLog } from './http/change-log.ts';
 import { createRequestCore, type RequestCore } from './http/request-core.ts';
@@ -258,10 +263,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const simulatorFetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
     const response = await app.fetch(new Request(input, init));
     const dropped = response.headers.get(DROPPED_HEADER);
-    if (dropped)
-      throw new TypeError('fetch failed', {
-        cause: new Error(`connection dropped by injected fault ${dropped}`),
-      });
+    if (dropped) throw droppedError(dropped, response.headers.get(DROPPED_HOW_HEADER));
     return response;
   }) as typeof fetch & { [POLLING_CLOCK]?: PollingClock };
   // A client over this fetch waits on the simulator's own clock; a manual one it moves.
@@ -337,4 +339,28 @@ function createProxyContext(options: ProxyOptions): ProxyContext {
     validation: createLiveValidation(options.onViolation ?? ((line) => process.stderr.write(line + '\n'))),
     counters: { forwarded: 0 },
   };
+}
+
+/**
+ * What an in-process fetch rejects with when an injected fault cut its connection: the
+ * TypeError a real fetch (undici) rejects with, its cause carrying the code undici's would
+ * for a reset (`ECONNRESET`) or for bytes that are no HTTP answer (`HPE_INVALID_CONSTANT`).
+ */
+function droppedError(fault: string, how: string | null): TypeError {
+  const cause =
+    how === 'reset'
+      ? Object.assign(new Error(`read ECONNRESET: connection reset by injected fault ${fault}`), {
+          code: 'ECONNRESET',
+        })
+      : how === 'garbage'
+        ? Object.assign(
+            new Error(
+              `Response does not match the HTTP/1.1 protocol (Expected HTTP/): random bytes sent by injected fault ${fault}`,
+            ),
+            {
+              code: 'HPE_INVALID_CONSTANT',
+            },
+          )
+        : new Error(`connection dropped by injected fault ${fault}`);
+  return new TypeError('fetch failed', { cause });
 }

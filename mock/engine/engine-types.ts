@@ -7,7 +7,7 @@ import type { AddressRecord } from './address-registry.ts';
 import type { Clock } from './clock.ts';
 import type { NextStep } from './lifecycle.ts';
 import type { CreateOrderInput, Order, OrderStatusCode } from './order.ts';
-import type { OutcomeRules, Rule, RuleInput } from './outcome-rules.ts';
+import type { Outcome, OutcomeRules, Rule, RuleInput } from './outcome-rules.ts';
 import type { PeriodCode, Quote } from './pricing.ts';
 import type { Settings, SettingsPatch } from './settings.ts';
 import type { EngineSnapshot, PendingSnapshot } from './snapshot.ts';
@@ -97,7 +97,12 @@ export interface Engine {
    * before anything changes: no money frozen, nothing drawn from the random source, no
    * event, no new version. The Node fast path relies on it (engine-rejections.test.ts).
    */
-  createOrder(account: Account, input: CreateOrderInput): { order: Order; duplicate: boolean };
+  createOrder(
+    account: Account,
+    input: CreateOrderInput,
+    /** `outcome` forces how this one order ends, as a rule would, without using up a rule. */
+    options?: { outcome?: Outcome | undefined },
+  ): { order: Order; duplicate: boolean };
   /** Finds an order of this account; with both identifiers, `settings.historyPrefers` names the one that wins. */
   findOrder(account: Account, ref: { orderId?: string | undefined; outOrderNo?: string | undefined }): Order;
   createAccount(input?: { apiKey?: string; trx?: number; usdt?: number; referralCount?: number }): {

@@ -202,7 +202,7 @@ export function createEngine(options: EngineOptions): Engine {
     authenticate: (apiKey) => state.accountsByDigest.get(digestKey(apiKey)),
     quote: (rentalCount, period) => quote(state.settings.prices, rentalCount, period),
 
-    createOrder(account, input) {
+    createOrder(account, input, options) {
       const s = state;
       const settings = s.settings;
       if (input.outOrderNo !== undefined) {
@@ -227,10 +227,12 @@ export function createEngine(options: EngineOptions): Engine {
       const id = newOrderId();
       // Kept as the 32 bytes the Order stores, drawn a 32-bit word at a time.
       s.random.hexInto(txIdDraw, 0, TX_ID_BYTES);
-      const rule = s.rules.take(input);
+      // An outcome asked for this order wins over the rules, and uses none of them up.
+      const asked = options?.outcome;
+      const rule = asked === undefined ? s.rules.take(input) : undefined;
       // The failure roll is drawn for every order, so rules and rates do not shift later ids.
       const roll = s.random.float();
-      const outcome = rule ? rule.outcome : roll < settings.failureRate ? 'FAILED' : 'COMPLETED';
+      const outcome = asked ?? (rule ? rule.outcome : roll < settings.failureRate ? 'FAILED' : 'COMPLETED');
       const activates = s.registry.claim(input.pledgeAddress, id);
       const plan = planDelays(settings.timing, s.random, {
         activates,
@@ -249,7 +251,7 @@ export function createEngine(options: EngineOptions): Engine {
           createdAt: clock.now(),
           plannedTxId: txIdDraw,
           outcome,
-          forced: rule !== undefined,
+          forced: rule !== undefined || asked !== undefined,
           activates,
           processingAfter: plan.processingAfter,
           outcomeAfter: plan.outcomeAfter,

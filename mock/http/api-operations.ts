@@ -13,7 +13,7 @@ import {
   type ApiOperationId,
   type ApiRequestParams,
 } from '../../src/generated/lists.ts';
-import type { Account, Engine, Order } from '../engine/index.ts';
+import type { Account, Engine, Order, Outcome } from '../engine/index.ts';
 import { accountData, orderCreatedData, orderRecord, priceQuoteData } from './api-views.ts';
 import type { ReadDataCache } from './read-data-cache.ts';
 
@@ -34,6 +34,12 @@ export interface ApiAnswer {
   order?: Order;
 }
 
+/** What a request asked of its operation beyond its parameters (a `Prefer: outcome=…` header). */
+export interface OperationAsked {
+  /** How a created order is to end. */
+  outcome?: Outcome | undefined;
+}
+
 export interface ApiOperation<Id extends ApiOperationId = ApiOperationId> {
   readonly id: Id;
   readonly method: (typeof API_OPERATION_SPECS)[Id]['method'];
@@ -44,7 +50,7 @@ export interface ApiOperation<Id extends ApiOperationId = ApiOperationId> {
    * and a rejection changes nothing (Engine.createOrder states it, a test holds it), so a
    * transport may hand a rejected request to another to word the error.
    */
-  answer(engine: Engine, account: Account, params: ApiParams[Id]): ApiAnswer;
+  answer(engine: Engine, account: Account, params: ApiParams[Id], asked?: OperationAsked): ApiAnswer;
 }
 
 /**
@@ -75,13 +81,17 @@ function answered(
 
 /** What each operation does; the spec gives the rest of its entry in API_OPERATIONS. */
 const ANSWERS: { readonly [Id in ApiOperationId]: ApiOperation<Id>['answer'] } = {
-  createOrder(engine, account, params) {
-    const { order } = engine.createOrder(account, {
-      pledgeAddress: params.pledgeAddress,
-      rentalCount: params.rentalCount,
-      period: params.period,
-      outOrderNo: params.outOrderNo,
-    });
+  createOrder(engine, account, params, asked) {
+    const { order } = engine.createOrder(
+      account,
+      {
+        pledgeAddress: params.pledgeAddress,
+        rentalCount: params.rentalCount,
+        period: params.period,
+        outOrderNo: params.outOrderNo,
+      },
+      asked,
+    );
     return answered(SUCCESS_MESSAGES.createOrder, () => orderCreatedData(order), undefined, 0, order);
   },
   getPrice(engine, _account, { rentalCount, period }) {

@@ -4,6 +4,7 @@
  */
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { components } from '../../src/generated/control.ts';
+import { FAULT_RESPONSES } from '../../src/generated/lists.ts';
 import type { SpecValidators } from '../../src/spec/loader.ts';
 import { isTronAddress } from '../../src/tron-address.ts';
 import {
@@ -203,9 +204,34 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   control.get('/faults', op('listFaults'), (c) => sendJson(c, { faults: ctx.faults.list() }));
   control.post('/faults', op('injectFault'), async (c) => {
     const input = await body<C['FaultRequest']>(c, 'injectFault');
-    if (input.response === undefined && !input.latencyMs && !input.latencyMaxMs) {
+    if (input.response === undefined && !input.latencyMs && !input.latencyMaxMs && !input.latencyMedianMs) {
       throw SimulatorError.invalidParameter(
-        "A fault needs a 'response' (status, malformed, truncated, drop) or a 'latencyMs' above 0.",
+        `A fault needs a 'response' (${FAULT_RESPONSES.join(', ')}), a 'latencyMs' above 0 or a 'latencyMedianMs'.`,
+      );
+    }
+    if (
+      input.latencyMedianMs !== undefined &&
+      (input.latencyMs !== undefined || input.latencyMaxMs !== undefined)
+    ) {
+      throw SimulatorError.invalidParameter(
+        "Field 'latencyMedianMs' (a lognormal delay) goes without 'latencyMs' and 'latencyMaxMs' (a fixed delay or a range): choose one.",
+      );
+    }
+    if (input.latencySigma !== undefined && input.latencyMedianMs === undefined) {
+      throw SimulatorError.invalidParameter("Field 'latencySigma' goes with 'latencyMedianMs'.");
+    }
+    for (const [field, response] of [
+      ['withRetryAfter', 'status'],
+      ['garbageBytes', 'garbage'],
+      ['dripMs', 'drip'],
+      ['dripChunks', 'drip'],
+    ] as const) {
+      if (input[field] !== undefined && input.response !== response)
+        throw SimulatorError.invalidParameter(`Field '${field}' goes with "response": "${response}".`);
+    }
+    if (input.withRetryAfter === false && input.retryAfter !== undefined) {
+      throw SimulatorError.invalidParameter(
+        "Field 'retryAfter' sets the Retry-After header that 'withRetryAfter: false' leaves out: send one of them.",
       );
     }
     if (input.latencyMaxMs !== undefined && input.latencyMaxMs < (input.latencyMs ?? 0)) {

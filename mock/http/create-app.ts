@@ -23,7 +23,7 @@ import { afterChange, beforeChange, type ChangeLog } from './change-log.ts';
 import { catalogued } from './error-catalogue.ts';
 import type { ExchangeEvents, ExchangeFinished } from './exchange.ts';
 import { coreAnswerOf } from './hono-core-adapter.ts';
-import { isJournaled } from './journal.ts';
+import { isJournaled, journalContentType } from './journal.ts';
 import { redactKeys } from './journal-redaction.ts';
 import { journalBody, type RequestCore } from './request-core.ts';
 
@@ -89,6 +89,8 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     const account = c.get('account');
     if (account) done.account = account.walletAddress;
     if (text) done.body = journalBody(text);
+    const contentType = journalContentType(c.req.header('content-type'));
+    if (contentType) done.contentType = contentType;
     if (q !== -1) done.queryText = url.slice(q + 1);
     const response = c.get('responseBody');
     if (response !== undefined) done.response = redactKeys(response);

@@ -29,6 +29,43 @@ async function resultSays(page: Page, testid: string, pattern: RegExp): Promise<
   await page.locator(`[data-testid="${testid}"]`, { hasText: pattern }).waitFor({ timeout: WAIT_MS });
 }
 
+/**
+ * What is wrong with the page's layout as it stands: tables wider than their panel, input
+ * placeholders wider than their field, and visible buttons with less than 4 px between them.
+ */
+async function layoutFaults(page: Page) {
+  return page.evaluate(() => {
+    const shown = (el: Element): boolean => (el as HTMLElement).offsetParent !== null;
+    const overflowingTables = [...document.querySelectorAll('.table-wrap')]
+      .filter((wrap) => shown(wrap) && wrap.scrollWidth > wrap.clientWidth)
+      .map(
+        (wrap) =>
+          `${wrap.closest('section')?.getAttribute('data-testid')}: ${wrap.scrollWidth - wrap.clientWidth} px`,
+      );
+    const context = document.createElement('canvas').getContext('2d')!;
+    const cutPlaceholders = [...document.querySelectorAll<HTMLInputElement>('input[placeholder]')]
+      .filter((input) => {
+        if (!shown(input)) return false;
+        const style = getComputedStyle(input);
+        context.font = `${style.fontSize} ${style.fontFamily}`;
+        const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+        return context.measureText(input.placeholder).width > room;
+      })
+      .map((input) => `${input.getAttribute('data-testid')}: ${input.placeholder}`);
+    const buttons = [...document.querySelectorAll('button')].filter(shown);
+    const flushButtons: string[] = [];
+    for (const [i, a] of buttons.entries())
+      for (const b of buttons.slice(i + 1)) {
+        const ra = a.getBoundingClientRect();
+        const rb = b.getBoundingClientRect();
+        const gapX = Math.max(rb.left - ra.right, ra.left - rb.right);
+        const gapY = Math.max(rb.top - ra.bottom, ra.top - rb.bottom);
+        if (gapX < 4 && gapY < 4) flushButtons.push(`${a.textContent} | ${b.textContent}`);
+      }
+    return { overflowingTables, cutPlaceholders, flushButtons };
+  });
+}
+
 describe('the dashboard as a workbench', () => {
   it('adds, deletes and clears rules and faults, sets the supply and addresses, clears the journal and resets', async () => {
     requireBrowser();
@@ -72,6 +109,7 @@ describe('the dashboard as a workbench', () => {
         fill: Record<string, string>;
         select: Record<string, string>;
         uncheck?: boolean;
+        uncheckRetryAfter?: boolean;
         want: Record<string, unknown>;
       }[] = [
         {
@@ -113,6 +151,32 @@ describe('the dashboard as a workbench', () => {
           fill: {},
           want: { operation: 'getPrice', response: 'drop' },
         },
+        {
+          select: { 'fault-operation': 'getAccount', 'fault-response': 'reset' },
+          fill: {},
+          want: { operation: 'getAccount', response: 'reset' },
+        },
+        {
+          select: { 'fault-operation': 'getPrice', 'fault-response': 'garbage' },
+          fill: { 'fault-garbage-bytes': '32' },
+          want: { operation: 'getPrice', response: 'garbage', garbageBytes: 32 },
+        },
+        {
+          select: { 'fault-operation': 'createOrder', 'fault-response': 'drip' },
+          fill: { 'fault-drip-ms': '2000', 'fault-drip-chunks': '8' },
+          want: { operation: 'createOrder', response: 'drip', dripMs: 2000, dripChunks: 8 },
+        },
+        {
+          select: { 'fault-operation': '*', 'fault-response': '' },
+          fill: { 'fault-latency-median': '120', 'fault-latency-sigma': '0.8' },
+          want: { operation: '*', latencyMedianMs: 120, latencySigma: 0.8 },
+        },
+        {
+          select: { 'fault-operation': 'getAccount', 'fault-response': 'status', 'fault-status': '429' },
+          fill: {},
+          uncheckRetryAfter: true,
+          want: { operation: 'getAccount', response: 'status', status: 429, withRetryAfter: false },
+        },
       ];
       for (const [i, kind] of kinds.entries()) {
         await page.locator('#fault-form').evaluate((form: HTMLFormElement) => form.reset());
@@ -120,8 +184,11 @@ describe('the dashboard as a workbench', () => {
           await page.selectOption(`[data-testid="${id}"]`, value);
         for (const [id, value] of Object.entries(kind.fill)) await page.fill(`[data-testid="${id}"]`, value);
         if (kind.uncheck) await page.uncheck('[data-testid="fault-with-body"]');
+        if (kind.uncheckRetryAfter) await page.uncheck('[data-testid="fault-with-retry-after"]');
         await button(page, 'Inject fault').click();
-        await resultSays(page, 'fault-result', new RegExp(`^Injected fault-${i + 1} on `));
+        // The message names what the fault hits: its operation, or every operation for '*'.
+        const target = kind.want.operation === '*' ? 'every operation' : String(kind.want.operation);
+        await resultSays(page, 'fault-result', new RegExp(`^Injected fault-${i + 1} on ${target}\\.$`));
         const faults = (await server.call('GET', '/_sim/faults')).faults;
         expect(faults[i]).toEqual({ id: `fault-${i + 1}`, used: 0, ...kind.want });
       }
@@ -140,6 +207,11 @@ describe('the dashboard as a workbench', () => {
         'fault-4',
         'fault-5',
         'fault-6',
+        'fault-7',
+        'fault-8',
+        'fault-9',
+        'fault-10',
+        'fault-11',
       ]);
       await page.locator('[data-testid="fault-row"]').first().waitFor({ timeout: WAIT_MS });
       await page.evaluate(() => window.scrollTo(0, 0));
@@ -344,6 +416,37 @@ describe('the dashboard as a workbench', () => {
     }
   }, 60_000);
 
+  it('copies a form order as a curl command that the shell runs as the same order, content type and all', async () => {
+    requireBrowser();
+    const server = await startServer({ clock: 'manual' });
+    const form =
+      'pledgeAddress=TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3&rentalCount=65000&period=1h&outOrderNo=form-1';
+    const sent = await fetch(`${server.url}/v1/tron/order`, {
+      method: 'POST',
+      headers: { 'API-KEY': 'demo-key', 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
+    });
+    expect(sent.status).toBe(200);
+    const { page, errors, close } = await openDashboard(`${server.url}/_sim/ui`);
+    try {
+      await page.fill('[data-testid="filter-operation"]', 'createOrder');
+      await page.locator('[data-testid="journal-row"]').first().click();
+      const curl = await text(page, '[data-testid="curl-command"]');
+      expect(curl).toContain("-H 'content-type: application/x-www-form-urlencoded'");
+      expect(curl).not.toContain('application/json');
+      // The key is a placeholder in the copy; the shell fills it in, as a user would.
+      const command = curl.replace('<API_KEY>', 'demo-key').replace('form-1', 'form-2');
+      const { stdout } = await promisify(execFile)('sh', ['-c', `${command} -s`]);
+      const answer = JSON.parse(stdout) as { code: number; data: { id: string } };
+      expect(answer.code).toBe(0);
+      expect(server.sim.engine.storedOrders).toBe(2);
+      expect(errors).toEqual([]);
+    } finally {
+      await close();
+      await server.close();
+    }
+  }, 60_000);
+
   it('opens an order with its timeline and advances a manual clock exactly to its next step', async () => {
     requireBrowser();
     const server = await startServer({ clock: 'manual', timing: 'realistic' });
@@ -468,6 +571,9 @@ describe('the dashboard as a workbench', () => {
     requireBrowser();
     const server = await startServer({ clock: 'manual' });
     await createOrder(server, { outOrderNo: 'shop-narrow' });
+    await createOrder(server, { outOrderNo: 'shop-with-a-rather-long-order-number', rentalCount: 3_000_000 });
+    // Completed, so that the orders table shows their txIds.
+    server.sim.advance(60_000);
     await server.call('POST', '/_sim/faults', { json: { operation: 'getPrice', latencyMs: 50, times: 3 } });
     for (const [width, name] of [
       [390, 'dashboard-390.png'],
@@ -475,6 +581,17 @@ describe('the dashboard as a workbench', () => {
     ] as const) {
       const { page, errors, close } = await openDashboard(`${server.url}/_sim/ui`, { width, height: 900 });
       try {
+        if (width === 1280) {
+          // The data comes first: accounts, orders and the journal start in the first screen.
+          const tops = await page.evaluate(() =>
+            ['accounts-panel', 'orders-panel', 'journal-panel'].map(
+              (id) => document.querySelector(`[data-testid="${id}"]`)!.getBoundingClientRect().top,
+            ),
+          );
+          for (const top of tops) expect(top).toBeLessThan(900);
+          for (const target of saveScreenshot('dashboard-1280-first-screen.png'))
+            await page.screenshot({ path: target });
+        }
         await page.locator('[data-testid="order-row"]').first().click();
         await page.locator('[data-testid="journal-row"]').first().click();
         await page.locator('[data-testid="journal-detail"]').waitFor({ state: 'visible', timeout: WAIT_MS });
@@ -486,6 +603,15 @@ describe('the dashboard as a workbench', () => {
         expect(widths.doc).toBeLessThanOrEqual(width);
         for (const label of ['Add rule', 'Inject fault', 'Reset simulator', 'Clear journal'])
           expect(await button(page, label).isVisible()).toBe(true);
+        if (width === 1280) {
+          // Every table fits its panel (the orders' txIds included), every placeholder its
+          // field, and no two buttons touch.
+          expect(await layoutFaults(page)).toEqual({
+            overflowingTables: [],
+            cutPlaceholders: [],
+            flushButtons: [],
+          });
+        }
         await page.waitForTimeout(1700); // let the row highlight fade
         await page.evaluate(() => window.scrollTo(0, 0)); // the sticky header at the top of the shot
         for (const target of saveScreenshot(name)) await page.screenshot({ path: target, fullPage: true });

@@ -5,7 +5,7 @@
  * validators, then the operation's answer in the success envelope.
  */
 import type { SpecValidators, ValidateFunction } from '../../src/spec/loader.ts';
-import { SimulatorError, type Account, type Engine } from '../engine/index.ts';
+import { SimulatorError, type Account, type Engine, type Outcome } from '../engine/index.ts';
 import {
   API_OPERATIONS,
   API_PATHS_NAMED,
@@ -125,6 +125,8 @@ export function engineSource(engine: Engine, validators: SpecValidators): Answer
         engine,
         exchange.account!,
         params as unknown as ApiParams[keyof ApiParams] & Record<string, never>,
+        // The core took a rejection asked for before the engine; what is left is an order's outcome.
+        exchange.outcomeAsked !== undefined ? { outcome: exchange.outcomeAsked as Outcome } : undefined,
       );
       const settings = engine.settings();
       const extras = settings.extraFields[op.id];

@@ -38,6 +38,10 @@ export interface CoreAnswer {
   body: string | Uint8Array | null;
   /** An injected fault cut the connection (its id): a socket is destroyed, an in-process fetch rejects. */
   dropped?: string | undefined;
+  /** How a dropped connection is cut: closed (absent), reset (a TCP RST), or these bytes sent first. */
+  cut?: 'reset' | Uint8Array | undefined;
+  /** An injected slow drip: the body goes in `chunks` pieces spread over `ms` (real time). */
+  drip?: { chunks: number; ms: number } | undefined;
 }
 
 /** One finished exchange as its observers hear it (spec/control.yaml's ExchangeFinished). */
@@ -76,3 +80,5 @@ export function createExchangeEvents(): ExchangeEvents {
  * over a socket (it is gone); the simulator's fetch rejects on it, as a real fetch does.
  */
 export const DROPPED_HEADER = 'x-energy-sim-dropped';
+/** With DROPPED_HEADER: how the connection was cut (`close`, `reset` or `garbage`), for the error the fetch rejects with. */
+export const DROPPED_HOW_HEADER = 'x-energy-sim-dropped-how';

@@ -1,6 +1,6 @@
 /**
- * Injected faults: latency, error statuses, broken bodies and dropped connections for
- * the simulated API. Whether a probabilistic fault hits is drawn from a seeded source
+ * Injected faults: latency (fixed, a range, or lognormal), error statuses, broken bodies,
+ * a slow drip, and dropped, reset or garbled connections for the simulated API. Whether a probabilistic fault hits is drawn from a seeded source
  * of its own, so a run repeats exactly and the engine's ids do not shift.
  */
 import type { components } from '../../src/generated/control.ts';
@@ -13,6 +13,31 @@ export interface FaultHit {
   fault: Fault;
   /** Milliseconds to wait before answering. */
   latencyMs: number;
+  /** For `response: garbage`: the bytes sent instead of an answer, from the seeded source. */
+  garbage?: Uint8Array | undefined;
+}
+
+/** The longest delay a fault makes, ms (FaultSpec's latency maximum). */
+const MAX_LATENCY_MS = 60_000;
+/** Bytes `response: garbage` sends when the fault does not say (FaultSpec's garbageBytes). */
+export const GARBAGE_BYTES = 64;
+/** The spread of a lognormal delay when the fault does not say (FaultSpec's latencySigma). */
+const LATENCY_SIGMA = 0.5;
+
+/**
+ * A lognormal delay: `median × e^(sigma × z)`, z a standard normal from two uniform draws
+ * (Box–Muller), rounded and capped at a minute; most delays come near the median, a few
+ * far later, as on a real network.
+ *
+ * @example
+ *   lognormalMs(200, 0, random); // 200
+ */
+export function lognormalMs(median: number, sigma: number, random: RandomSource): number {
+  // 1 - float() is in (0, 1]: the logarithm stays finite.
+  const u = 1 - random.float();
+  const v = random.float();
+  const z = Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+  return Math.min(MAX_LATENCY_MS, Math.round(median * Math.exp(sigma * z)));
 }
 
 export interface FaultInjector {
@@ -71,9 +96,17 @@ export function createFaultInjector(newRandom: () => RandomSource): FaultInjecto
         fault.used++;
         if (fault.times !== undefined && fault.used >= fault.times)
           faults = faults.filter((f) => f !== fault);
+        const garbage =
+          fault.response === 'garbage' ? random.bytes(fault.garbageBytes ?? GARBAGE_BYTES) : undefined;
+        if (fault.latencyMedianMs !== undefined)
+          return {
+            fault,
+            latencyMs: lognormalMs(fault.latencyMedianMs, fault.latencySigma ?? LATENCY_SIGMA, random),
+            garbage,
+          };
         const low = fault.latencyMs ?? 0;
         const high = Math.max(low, fault.latencyMaxMs ?? low);
-        return { fault, latencyMs: high > low ? random.int(low, high) : low };
+        return { fault, latencyMs: high > low ? random.int(low, high) : low, garbage };
       }
       return undefined;
     },

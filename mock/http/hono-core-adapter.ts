@@ -7,7 +7,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { SimulatorError } from '../engine/index.ts';
 import type { SimEnv } from './context.ts';
-import { DROPPED_HEADER, type CoreRequest } from './exchange.ts';
+import { DROPPED_HEADER, DROPPED_HOW_HEADER, type CoreRequest } from './exchange.ts';
+import { bodyBytes, cutConnection, dripStream } from './fault-delivery.ts';
 import type { RequestCore } from './request-core.ts';
 
 /**
@@ -36,10 +37,19 @@ export async function coreAnswerOf(
   };
   const answer = await core.handle(request);
   if (answer.dropped) {
-    incoming?.socket?.destroy();
+    if (incoming?.socket) cutConnection(incoming.socket, answer.cut);
     // Never sent over a socket (it is gone); in process, the simulator's fetch rejects on it.
-    return new Response(null, { status: 599, headers: { [DROPPED_HEADER]: answer.dropped } });
+    const how = answer.cut === 'reset' ? 'reset' : answer.cut ? 'garbage' : 'close';
+    return new Response(null, {
+      status: 599,
+      headers: { [DROPPED_HEADER]: answer.dropped, [DROPPED_HOW_HEADER]: how },
+    });
   }
+  if (answer.drip && answer.body !== null)
+    return new Response(dripStream(bodyBytes(answer.body), answer.drip.chunks, answer.drip.ms), {
+      status: answer.status,
+      headers: answer.headers,
+    });
   // An empty text is no body: a WHATWG Response would give it a text/plain type the answer never had.
   const content = answer.body === '' ? null : (answer.body as BodyInit | null);
   return new Response(content, { status: answer.status, headers: answer.headers });

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { createValidators, loadSpec } from '../../src/spec/loader.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
+import { journalContentType } from './journal.ts';
 
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const ORDER_QUERY = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;
@@ -310,5 +311,38 @@ describe('createJournal', () => {
     journal.record({ at: 2, method: 'GET', path: '/', status: 404, durationMs: 0 });
     expect(heard).toEqual([1, 2]);
     expect(journal.list()).toEqual([]);
+  });
+});
+
+describe("an entry's content type", () => {
+  it('is kept as sent for an API form and a control-plane JSON body, so a copy repeats it', async () => {
+    const sim = createSimulator({ clock: 'manual' });
+    await sim.fetch('http://sim/v1/tron/order', {
+      method: 'POST',
+      headers: { 'API-KEY': 'demo-key', 'content-type': 'application/x-www-form-urlencoded; charset=UTF-8' },
+      body: 'pledgeAddress=TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3&rentalCount=65000&period=1h',
+    });
+    await sim.app.request('/_sim/rules', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ outcome: 'FAILED' }),
+    });
+    await sim.fetch('http://sim/v1/account', { headers: { 'API-KEY': 'demo-key' } });
+    expect(sim.journal.list().map((e) => e.contentType)).toEqual([
+      'application/x-www-form-urlencoded; charset=UTF-8',
+      'application/json',
+      undefined,
+    ]);
+  });
+
+  it('keeps only the media type, its charset and its boundary: any other parameter could hold a key', () => {
+    expect(journalContentType('text/plain; apiKey=sk_live_1; charset=utf-8')).toBe(
+      'text/plain; charset=utf-8',
+    );
+    expect(journalContentType('multipart/form-data; boundary=----x1')).toBe(
+      'multipart/form-data; boundary=----x1',
+    );
+    expect(journalContentType('sk_live_secret')).toBeUndefined();
+    expect(journalContentType(undefined)).toBeUndefined();
   });
 });

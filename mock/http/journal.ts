@@ -64,6 +64,25 @@ export function isJournaled(method: string, path: string): boolean {
   return !((method === 'GET' || method === 'HEAD') && (path === '/_sim' || path.startsWith('/_sim/')));
 }
 
+const MEDIA_TYPE = /^[\w.+-]{1,64}\/[\w.+-]{1,64}$/;
+const KEPT_PARAMETER = /^(charset|boundary)=[\w.'()+,/:=?-]{1,70}$/i;
+
+/**
+ * A request's Content-Type as the journal keeps it, so that a copy of the request repeats
+ * it: the media type and only its `charset` and `boundary` parameters (any other
+ * parameter could carry anything, a key included); undefined when it names no media type.
+ *
+ * @example
+ *   journalContentType('application/x-www-form-urlencoded; charset=UTF-8'); // the same
+ *   journalContentType('text/plain; token=sk_live_1');                      // 'text/plain'
+ */
+export function journalContentType(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const [type = '', ...parameters] = value.split(';').map((part) => part.trim());
+  if (!MEDIA_TYPE.test(type)) return undefined;
+  return [type, ...parameters.filter((p) => KEPT_PARAMETER.test(p))].join('; ');
+}
+
 /** What both transports know of an exchange when they journal it. */
 export interface Exchange {
   at: number;
@@ -128,8 +147,11 @@ export function createJournal(capacity: number): Journal {
   const accounts = new Array<string | undefined>(capacity);
   const queries = new Array<Record<string, string> | string | undefined>(capacity);
   const bodies = new Array<string | undefined>(capacity);
-  // What the proxy adds to an entry (violations, a refusal); undefined for the simulator's.
-  const proxyFacts = new Array<Pick<JournalEntry, 'violations' | 'refused'> | undefined>(capacity);
+  const contentTypes = new Array<string | undefined>(capacity);
+  // What few entries carry (the proxy's violations and refusals, an outcome asked for); undefined for most.
+  const rareFacts = new Array<Pick<JournalEntry, 'violations' | 'refused' | 'outcomeAsked'> | undefined>(
+    capacity,
+  );
   // The response object, or its JSON text until the entry is first listed.
   const responses = new Array<unknown>(capacity);
   // 1: the JSON text, parsed when first listed; 2: the cut start of a longer text, listed as it is.
@@ -175,9 +197,11 @@ export function createJournal(capacity: number): Journal {
       entry.query = query;
     }
     if (bodies[slot] !== undefined) entry.body = bodies[slot];
-    const facts = proxyFacts[slot];
+    if (contentTypes[slot] !== undefined) entry.contentType = contentTypes[slot];
+    const facts = rareFacts[slot];
     if (facts?.violations) entry.violations = facts.violations;
     if (facts?.refused) entry.refused = facts.refused;
+    if (facts?.outcomeAsked) entry.outcomeAsked = facts.outcomeAsked;
     return entry;
   }
 
@@ -202,9 +226,10 @@ export function createJournal(capacity: number): Journal {
           exchange.queryText ??
           (entry.query && (redactKeys(entry.query) as Record<string, string>));
         bodies[slot] = entry.body;
-        proxyFacts[slot] =
-          entry.violations || entry.refused
-            ? { violations: entry.violations, refused: entry.refused }
+        contentTypes[slot] = entry.contentType;
+        rareFacts[slot] =
+          entry.violations || entry.refused || entry.outcomeAsked
+            ? { violations: entry.violations, refused: entry.refused, outcomeAsked: entry.outcomeAsked }
             : undefined;
         // Kept as JSON text, at most JOURNAL_RESPONSE_LIMIT characters of it: the bound
         // lives here so that both the Hono middleware and the fast path keep to it.
@@ -243,7 +268,8 @@ export function createJournal(capacity: number): Journal {
       accounts.fill(undefined);
       queries.fill(undefined);
       bodies.fill(undefined);
-      proxyFacts.fill(undefined);
+      contentTypes.fill(undefined);
+      rareFacts.fill(undefined);
       responses.fill(undefined);
       next = 0;
       count = 0;

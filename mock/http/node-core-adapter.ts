@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SimulatorError } from '../engine/index.ts';
 import type { ErrorBoundary } from './error-boundary.ts';
 import type { CoreRequest } from './exchange.ts';
+import { bodyBytes, cutConnection, dripPlan } from './fault-delivery.ts';
 import { ClientClosed, type RequestCore } from './request-core.ts';
 
 /**
@@ -41,12 +42,16 @@ export function createNodeCoreAdapter(
     core.handle(request).then(
       (answer) => {
         if (answer.dropped) {
-          req.socket.destroy();
+          cutConnection(req.socket, answer.cut);
           return;
         }
         // A copy: a source may share one headers object between its answers.
         const out: Record<string, string> = { ...answer.headers };
         const payload = answer.body;
+        if (answer.drip && payload !== null) {
+          drip(res, answer.status, out, bodyBytes(payload), answer.drip);
+          return;
+        }
         out['content-length'] =
           payload === null
             ? '0'
@@ -57,6 +62,36 @@ export function createNodeCoreAdapter(
       (error: unknown) => boundary.fail(req, res, error),
     );
   };
+}
+
+/**
+ * Writes a body in pieces over time (a drip fault): no Content-Length, so HTTP/1.1 sends
+ * it chunked; a client gone meanwhile stops the timers.
+ */
+function drip(
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  body: Uint8Array,
+  { chunks, ms }: { chunks: number; ms: number },
+): void {
+  res.writeHead(status, headers);
+  const plan = dripPlan(body, chunks, ms);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  res.once('close', () => clearTimeout(timer));
+  const send = (i: number): void => {
+    if (res.destroyed) return;
+    const step = plan[i];
+    if (!step) {
+      res.end();
+      return;
+    }
+    res.write(step.bytes);
+    const after = plan[i + 1];
+    if (after) timer = setTimeout(() => send(i + 1), after.waitMs);
+    else res.end();
+  };
+  send(0);
 }
 
 /**

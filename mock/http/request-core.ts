@@ -5,7 +5,9 @@
  *
  *   route        the answer source names the operation, or refuses the request (404, 405,
  *                and, in front of the real service, every spelling it will not forward)
- *   faults       an injected fault: latency, a status, a malformed or cut body, a drop
+ *   prefer       a `Prefer: outcome=…` header: checked, kept, refused but in simulator mode
+ *   faults       an injected fault: latency, a status, a malformed or cut body, a slow drip,
+ *                a dropped, reset or garbled connection
  *   auth         the account of the API-KEY (the engine only: an upstream knows its keys)
  *   rate limit   per key, on the simulator's clock
  *   answer       the answer source: the engine, the upstream, or a recording
@@ -21,9 +23,10 @@ import { unexpectedError, CLIENT_CLOSED_NOTE, CLIENT_CLOSED_STATUS } from './err
 import { catalogued } from './error-catalogue.ts';
 import type { CoreAnswer, CoreRequest, ExchangeEvents, ExchangeFinished } from './exchange.ts';
 import type { FaultInjector } from './fault-injector.ts';
-import { JOURNAL_BODY_LIMIT } from './journal.ts';
+import { JOURNAL_BODY_LIMIT, journalContentType } from './journal.ts';
 import { redactBody, redactKeys, replaceKeys, replaceKeysIn } from './journal-redaction.ts';
 import { afterChange, beforeChange, type ChangeLog } from './change-log.ts';
+import { askedRejection, isRejection, preferredOutcome, type PreferOutcome } from './prefer-outcome.ts';
 import { createRateLimiter } from './rate-limit.ts';
 import { jsonDepth, MAX_JSON_DEPTH } from './request-params.ts';
 
@@ -41,6 +44,8 @@ export interface Exchange {
   violations?: Array<{ path: string; message: string }> | undefined;
   refused?: string | undefined;
   rejection?: string | undefined;
+  /** What the request's `Prefer: outcome=…` asked for, once the core accepted it. */
+  outcomeAsked?: PreferOutcome | undefined;
   /** The answer's body as the journal keeps it: JSON text, or a value. */
   responseText?: string | undefined;
   response?: unknown;
@@ -89,6 +94,15 @@ export class ClientClosed extends Error {
   }
 }
 
+/** What a fault does to an answer once it is made (a drip), whichever way it was made. */
+interface Effects {
+  drip?: CoreAnswer['drip'];
+}
+
+/** How a drip fault sends an answer when it does not say (FaultSpec's dripChunks and dripMs). */
+const DRIP_CHUNKS = 10;
+const DRIP_MS = 1000;
+
 const MALFORMED_BODY =
   '{"code":0,"msg":"Get price successfully","data":{"sun":65,,}<!-- injected fault: not JSON';
 const JSON_TYPE = { 'content-type': 'application/json' };
@@ -104,7 +118,7 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
   const { engine, source, faults, exchanges } = options;
   const limiter = createRateLimiter(engine);
 
-  async function answer(request: CoreRequest, exchange: Exchange): Promise<CoreAnswer> {
+  async function answer(request: CoreRequest, exchange: Exchange, effects: Effects): Promise<CoreAnswer> {
     // Every oversized body gets the one answer, 413, whatever else is wrong with the request.
     if (request.hasBody && Number(request.header('content-length') ?? 0) > options.maxBodyBytes)
       throw new SimulatorError(
@@ -112,6 +126,8 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
         `The request body is larger than ${options.maxBodyBytes} bytes; send a smaller body.`,
       );
     const route = source.route(request, exchange);
+    const asked = preferredOutcome(request.header('prefer'), source.mode, exchange.operation);
+    exchange.outcomeAsked = asked;
     let truncate = false;
     const hit = faults.active ? faults.take(exchange.operation ?? '') : undefined;
     if (hit) {
@@ -122,7 +138,10 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
         case 'status': {
           const status = fault.status ?? 503;
           const headers: Record<string, string> = {};
-          const retryAfter = fault.retryAfter ?? (status === 429 ? 1 : undefined);
+          const retryAfter =
+            fault.withRetryAfter === false
+              ? undefined
+              : (fault.retryAfter ?? (status === 429 ? 1 : undefined));
           if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
           if (fault.withBody === false) return { status, headers, body: null };
           const body = {
@@ -139,6 +158,17 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
           return { status: 200, headers: JSON_TYPE, body: MALFORMED_BODY };
         case 'drop':
           return { status: 599, headers: {}, body: null, dropped: fault.id };
+        case 'reset':
+          return { status: 599, headers: {}, body: null, dropped: fault.id, cut: 'reset' };
+        case 'garbage': {
+          const bytes = hit.garbage ?? new Uint8Array(0);
+          exchange.response = `[${bytes.byteLength} random bytes instead of an answer, then the connection closed]`;
+          return { status: 599, headers: {}, body: null, dropped: fault.id, cut: bytes };
+        }
+        case 'drip':
+          // Whatever the answer turns out to be, a rejection included, it drips.
+          effects.drip = { chunks: fault.dripChunks ?? DRIP_CHUNKS, ms: fault.dripMs ?? DRIP_MS };
+          break;
         case 'truncated':
           truncate = true;
           break;
@@ -146,6 +176,8 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
           break;
       }
     }
+    // A rejection asked for is the answer, whoever asks; an order's outcome goes to the engine.
+    if (asked !== undefined && isRejection(asked)) throw askedRejection(asked);
     // Faults come before authentication, as a broken proxy in front of the service would.
     const account = source.authenticate?.(request);
     exchange.account = account;
@@ -192,14 +224,17 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
         query: q === -1 ? undefined : target.slice(q + 1),
       };
       let answered: CoreAnswer;
+      const effects: Effects = {};
       try {
         const before = beforeChange(options.changeLog, request.method);
-        answered = await answer(request, exchange);
+        answered = await answer(request, exchange, effects);
         const unkept = answered.status < 400 ? afterChange(options.changeLog, before) : undefined;
         if (unkept) throw unkept;
       } catch (error) {
         answered = failed(error, exchange);
       }
+      if (effects.drip && answered.body !== null && !answered.dropped)
+        answered = { ...answered, drip: effects.drip };
       try {
         await finish(request, exchange, answered);
       } catch (error) {
@@ -229,6 +264,9 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
       const bytes = await request.body().catch(() => undefined);
       if (bytes && bytes.byteLength > 0) done.body = kept(journalBody(new TextDecoder().decode(bytes)));
     }
+    const contentType = journalContentType(request.header('content-type'));
+    if (contentType) done.contentType = contentType;
+    if (exchange.outcomeAsked) done.outcomeAsked = exchange.outcomeAsked;
     // The text an answer carried, unless a source or a fault said what the journal keeps.
     if (exchange.response !== undefined) done.response = replaceKeysIn(redactKeys(exchange.response), keys);
     else if (typeof answered.body === 'string' && answered.body.length > 0)

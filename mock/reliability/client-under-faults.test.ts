@@ -14,6 +14,10 @@
  * | malformed                           | kind 'invalid-body', status 200, code undefined                         | one request, no order                                        | polls on (transient)         |
  * | truncated                           | kind 'invalid-body', status 200, code undefined                         | one request, order CREATED and charged: find it by outOrderNo | polls on (transient)        |
  * | drop (in-process or real socket)    | kind 'network', no status                                               | one request, no order                                        | polls on (transient)         |
+ * | reset, garbage (random bytes)       | kind 'network', no status                                               | one request, no order                                        | polls on (transient)         |
+ * | status 429, withRetryAfter false    | kind 'http', status 429, code 10003, retryAfter undefined               | one request, no order                                        | polls on (transient)         |
+ * | drip within the client timeout      | nothing: the answer is only slow                                        | one request, order created                                   | polls on                     |
+ * | drip past the client timeout        | kind 'timeout', no status                                               | one request; the order IS created                            | polls on (transient)         |
  * | none, but an unknown order / key    | kind 'http', status 404 code 40401 / status 401 code 10002              | (n/a)                                                        | throws at once, no retry     |
  *
  * waitForOrder gives up at its own deadline with kind 'timeout' (operation
@@ -156,6 +160,24 @@ const FAULTS: FaultCase[] = [
     expected: { kind: 'network', status: undefined, code: undefined },
     orderCreated: false,
   },
+  {
+    name: 'a reset connection',
+    fault: { response: 'reset' },
+    expected: { kind: 'network', status: undefined, code: undefined },
+    orderCreated: false,
+  },
+  {
+    name: 'random bytes, then a closed connection',
+    fault: { response: 'garbage' },
+    expected: { kind: 'network', status: undefined, code: undefined },
+    orderCreated: false,
+  },
+  {
+    name: '429 without Retry-After',
+    fault: { response: 'status', status: 429, withRetryAfter: false },
+    expected: { kind: 'http', status: 429, code: 10003, retryAfter: undefined },
+    orderCreated: false,
+  },
 ];
 
 describe.each(FAULTS)('the client under $name', ({ fault, expected, orderCreated }) => {
@@ -252,6 +274,29 @@ describe('the client under added latency', () => {
     // The two slow lookups are journaled once the server answers them, after the client gave up.
     await new Promise((resolve) => setTimeout(resolve, 250));
     expect(sim.journal.list({ operation: 'getOrderHistory' }).filter((e) => e.fault)).toHaveLength(2);
+  });
+});
+
+describe('the client under a slow drip', () => {
+  it('reads the whole answer when the drip ends within its timeout', async () => {
+    const { sim, client } = await setup();
+    await inject(sim, { operation: 'getPrice', response: 'drip', dripMs: 60, dripChunks: 4, times: 1 });
+    expect((await client.getPrice({ rentalCount: 65000, period: '1h' })).trxPrice).toBe('4.23');
+  });
+
+  it('raises kind timeout when the drip outlasts it, and the dripped createOrder still created the order', async () => {
+    const { sim, client } = await setup();
+    await inject(sim, { operation: 'createOrder', response: 'drip', dripMs: 300, dripChunks: 5, times: 1 });
+    const error = await failure(
+      clientOf(sim, 50).createOrder({
+        pledgeAddress: ADDRESS,
+        rentalCount: 65000,
+        period: '1h',
+        outOrderNo: 'dripped-1',
+      }),
+    );
+    expect(error).toMatchObject({ operation: 'createOrder', kind: 'timeout', status: undefined });
+    expect((await client.getOrderHistory({ outOrderNo: 'dripped-1' })).status).toBe('PENDING');
   });
 });
 

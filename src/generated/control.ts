@@ -280,7 +280,15 @@ export interface paths {
          *     - `response: truncated` processes the request, then cuts its JSON body in half:
          *       an order may exist although the client could not read the answer;
          *     - `response: drop` closes the connection without an answer (in-process, the
-         *       simulator's fetch rejects as a network error would).
+         *       simulator's fetch rejects as a network error would);
+         *     - `response: reset` resets the connection (TCP RST; in process the fetch rejects
+         *       with `cause.code` ECONNRESET), `response: garbage` sends `garbageBytes` random
+         *       bytes instead of an answer and closes (in process: HPE_INVALID_CONSTANT), and
+         *       `response: drip` processes the request and sends its body in `dripChunks` pieces
+         *       over `dripMs`;
+         *     - `latencyMedianMs` (with `latencySigma`) draws a lognormal delay instead.
+         *
+         *     Every draw comes from the seeded random source. See docs/outcomes-and-faults.md.
          *
          *     Faults never apply to the control plane.
          */
@@ -635,18 +643,37 @@ export interface components {
         RuleRequest: {
             /** @description What an order must have to match; leave it out to match every order. */
             match?: components["schemas"]["RuleMatch"];
-            /** @enum {string} */
-            outcome: "COMPLETED" | "FAILED";
+            outcome: components["schemas"]["RuleOutcome"];
             /** @description Milliseconds from creation to the outcome, instead of the timing profile's. */
             delayMs?: number;
             /** @description How many orders the rule applies to before it is used up; unlimited when absent. */
             times?: number;
         };
+        /**
+         * @description The outcome a rule, or a `Prefer` header (PreferOutcome), forces on an order.
+         * @enum {string}
+         */
+        RuleOutcome: "COMPLETED" | "FAILED";
+        /**
+         * @description The kit's extension of the API, after Prism: an API request to the simulator may
+         *     carry `Prefer: outcome=VALUE` to force its own outcome, for that request only,
+         *     without adding a rule first. VALUE is one of:
+         *
+         *     - a RuleOutcome (`COMPLETED`, `FAILED`): a `createOrder` is accepted and its order
+         *       ends that way (no rule is used up; the timing profile times it);
+         *     - a kind of rejection, a property name of ErrorCatalogue (`insufficientBalance`,
+         *       `orderNotFound`, …): the request is answered with that rejection as the error
+         *       catalogue words it, and nothing changes.
+         *
+         *     The journal keeps what was asked (`outcomeAsked`). An unknown value is refused (400)
+         *     naming the header and the accepted values; in proxy and replay mode the header is
+         *     refused (nothing is forwarded), as only the simulator decides outcomes.
+         */
+        PreferOutcome: string | components["schemas"]["RuleOutcome"];
         Rule: {
             id: string;
             match: components["schemas"]["RuleMatch"];
-            /** @enum {string} */
-            outcome: "COMPLETED" | "FAILED";
+            outcome: components["schemas"]["RuleOutcome"];
             delayMs?: number;
             times?: number;
             /** @description How many orders the rule has decided so far. */
@@ -682,6 +709,10 @@ export interface components {
             };
             /** @description The request body as received (truncated at 4 KiB). */
             body?: string;
+            /** @description The request's Content-Type as sent, when it had one, so that a copy of the request (the dashboard's "Copy as curl") repeats it. */
+            contentType?: string;
+            /** @description The outcome the request asked for with `Prefer: outcome=…` (see PreferOutcome), when it did. */
+            outcomeAsked?: components["schemas"]["PreferOutcome"];
             status: number;
             /**
              * @description The response body. When its JSON text was longer than 4 KiB, the first 4096
@@ -723,6 +754,8 @@ export interface components {
             fault?: components["schemas"]["JournalEntry"]["fault"];
             account?: components["schemas"]["JournalEntry"]["account"];
             body?: components["schemas"]["JournalEntry"]["body"];
+            contentType?: components["schemas"]["JournalEntry"]["contentType"];
+            outcomeAsked?: components["schemas"]["JournalEntry"]["outcomeAsked"];
             query?: components["schemas"]["JournalEntry"]["query"];
             /** @description The query string as sent, without its `?` (redacted when listed). */
             queryText?: string;
@@ -779,10 +812,21 @@ export interface components {
             /** @description High end of the latency range (drawn from the seeded random source). */
             latencyMaxMs?: number;
             /**
-             * @description What goes wrong with the answer; absent means latency only.
+             * @description A lognormal delay instead of a fixed one or a range: its median, in ms. Each
+             *     delay is median × e^(sigma × z), z a standard normal drawn from the seeded random
+             *     source, capped at 60000 ms: most answers come near the median, a few much later.
+             */
+            latencyMedianMs?: number;
+            /** @description The spread of the lognormal delay (default 0.5; 0 is always the median). */
+            latencySigma?: number;
+            /**
+             * @description What goes wrong with the answer; absent means latency only. `reset` resets the
+             *     connection (TCP RST) without an answer, `garbage` sends random bytes instead of an
+             *     HTTP answer and closes, `drip` processes the request and sends its answer in
+             *     chunks spread over `dripMs`.
              * @enum {string}
              */
-            response?: "status" | "malformed" | "truncated" | "drop";
+            response?: "status" | "malformed" | "truncated" | "drop" | "reset" | "garbage" | "drip";
             /**
              * @description HTTP status for `response: status` (default 503).
              * @enum {integer}
@@ -792,6 +836,14 @@ export interface components {
             withBody?: boolean;
             /** @description Seconds for the Retry-After header (429 defaults to 1). */
             retryAfter?: number;
+            /** @description For `response: status`, false sends no Retry-After header at all, not even the 429 default. */
+            withRetryAfter?: boolean;
+            /** @description How many random bytes `response: garbage` sends before it closes (default 64). */
+            garbageBytes?: number;
+            /** @description Over how many ms `response: drip` spreads the answer (default 1000). */
+            dripMs?: number;
+            /** @description In how many chunks `response: drip` sends the answer (default 10; fewer when the body is shorter). */
+            dripChunks?: number;
             /** @description Applies to the next N matching requests; unlimited when absent. */
             times?: number;
             /** @description Applies to each matching request with this probability (default 1). */

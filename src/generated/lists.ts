@@ -186,6 +186,33 @@ export const REJECTION_KINDS = [
   "notFound"
 ] as const;
 
+/** What `Prefer: outcome=…` takes (spec/control.yaml's PreferOutcome): the RuleOutcome enum, then the kinds of rejection. */
+export const PREFER_OUTCOMES = [
+  "COMPLETED",
+  "FAILED",
+  "apiKeyMissing",
+  "apiKeyUnknown",
+  "parameterMissing",
+  "parameterInvalid",
+  "belowMinimum",
+  "orderNotFound",
+  "insufficientBalance",
+  "duplicateOutOrderNo",
+  "methodNotAllowed",
+  "notFound"
+] as const;
+
+/** What a fault can do to an answer: spec/control.yaml's FaultSpec `response` enum. */
+export const FAULT_RESPONSES = [
+  "status",
+  "malformed",
+  "truncated",
+  "drop",
+  "reset",
+  "garbage",
+  "drip"
+] as const;
+
 /** Every setting of spec/control.yaml's SettingsPatch (as a user writes it), with its rule. */
 export const SETTINGS = {
   "timing": {

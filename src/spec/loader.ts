@@ -1,7 +1,7 @@
 /**
- * The one loader of the kit's OpenAPI documents. It types them with openapi3-ts
- * (`oas31`) and gives ajv validators for them, so the simulator's request validation
- * and the contract suite's response validation share one source.
+ * The one loader of the kit's OpenAPI documents. It types them (openapi-types.ts) and
+ * gives ajv validators for them, so the simulator's request validation and the contract
+ * suite's response validation share one source.
  *
  * The documents come from the JSON copies that `npm run generate` writes next to the
  * generated models, and the validators a simulator needs from the standalone code it
@@ -9,7 +9,7 @@
  * fails when those generated files are stale.
  */
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import type { OpenAPIObject } from 'openapi3-ts/oas31';
+import type { OpenAPIObject } from './openapi-types.ts';
 import apiDocument from '../generated/openapi.json' with { type: 'json' };
 import controlDocument from '../generated/control.json' with { type: 'json' };
 import { precompiledValidators } from '../generated/validators.ts';

@@ -12,7 +12,7 @@ import type {
   RequestBodyObject,
   ResponseObject,
   SchemaObject,
-} from 'openapi3-ts/oas31';
+} from './openapi-types.ts';
 
 export type DocumentName = 'api' | 'control';
 

@@ -12,6 +12,8 @@ import {
   PERIODS,
   RECORDING_FORMAT,
   RECORDING_V1_FORMAT,
+  FAULT_RESPONSES,
+  PREFER_OUTCOMES,
   REJECTION_KINDS,
   SETTINGS,
   STATE_FORMAT,
@@ -72,6 +74,14 @@ describe('the generated lists', () => {
     expect(ORDER_STATUSES).toEqual(api.components.schemas.OrderStatus.enum);
     expect(TIMING_PROFILES).toEqual(control.components.schemas.TimingProfile.enum);
     expect(REJECTION_KINDS).toEqual(Object.keys(control.components.schemas.ErrorCatalogue.properties));
+  });
+
+  it('hold the values of the Prefer header: the rule outcomes, then the kinds of rejection', () => {
+    expect(PREFER_OUTCOMES).toEqual([...control.components.schemas.RuleOutcome.enum, ...REJECTION_KINDS]);
+  });
+
+  it("hold what a fault can do to an answer, FaultSpec's response enum", () => {
+    expect(FAULT_RESPONSES).toEqual(control.components.schemas.FaultSpec.properties.response.enum);
   });
 
   it.each([

@@ -8,7 +8,7 @@
  * Reads documents through spec-document.ts (as the generator does), never the generated
  * files: a stale generated file must not feed its own regeneration.
  */
-import type { ReferenceObject, SchemaObject } from 'openapi3-ts/oas31';
+import type { ReferenceObject, SchemaObject } from './openapi-types.ts';
 import { resolveReference, type LoadedSpec, type OperationInfo } from './spec-document.ts';
 
 /** What the documents state about one value: the validation keywords code may quote. */
@@ -56,6 +56,10 @@ export interface SpecLists {
   orderStatuses: unknown[];
   timingProfiles: unknown[];
   rejectionKinds: string[];
+  /** What `Prefer: outcome=…` takes: spec/control.yaml's RuleOutcome enum, then the kinds of rejection. */
+  preferOutcomes: unknown[];
+  /** spec/control.yaml's FaultSpec `response` enum: what a fault can do to an answer. */
+  faultResponses: unknown[];
   /** spec/control.yaml's SettingsPatch: every setting as a user writes it. */
   settings: Record<string, ValueRule>;
   /** spec/control.yaml's EngineSettings: every setting in the engine's whole units. */
@@ -195,6 +199,8 @@ export function specLists(api: LoadedSpec, control: LoadedSpec): SpecLists {
     orderStatuses: enumOf(api, 'OrderStatus'),
     timingProfiles: enumOf(control, 'TimingProfile'),
     rejectionKinds: Object.keys(fieldsOf(control, 'ErrorCatalogue')),
+    faultResponses: fieldsOf(control, 'FaultSpec').response?.enum ?? [],
+    preferOutcomes: [...enumOf(control, 'RuleOutcome'), ...Object.keys(fieldsOf(control, 'ErrorCatalogue'))],
     settings: fieldsOf(control, 'SettingsPatch'),
     engineSettings: fieldsOf(control, 'EngineSettings'),
     stateFormat: formatOf(control, 'StateFile'),
@@ -251,6 +257,12 @@ export function renderLists(lists: SpecLists, header: string): string {
     '',
     "/** The kinds of rejection of spec/control.yaml's ErrorCatalogue. */",
     `export const REJECTION_KINDS = ${json(lists.rejectionKinds)} as const;`,
+    '',
+    "/** What `Prefer: outcome=…` takes (spec/control.yaml's PreferOutcome): the RuleOutcome enum, then the kinds of rejection. */",
+    `export const PREFER_OUTCOMES = ${json(lists.preferOutcomes)} as const;`,
+    '',
+    "/** What a fault can do to an answer: spec/control.yaml's FaultSpec `response` enum. */",
+    `export const FAULT_RESPONSES = ${json(lists.faultResponses)} as const;`,
     '',
     "/** Every setting of spec/control.yaml's SettingsPatch (as a user writes it), with its rule. */",
     `export const SETTINGS = ${json(lists.settings)} as const;`,

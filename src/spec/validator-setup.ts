@@ -8,7 +8,7 @@
 import { createRequire } from 'node:module';
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import type { FormatsPlugin } from 'ajv-formats';
-import type { ReferenceObject, SchemaObject } from 'openapi3-ts/oas31';
+import type { ReferenceObject, SchemaObject } from './openapi-types.ts';
 import { specFormats, type SpecFormats } from './formats.ts';
 import type { DocumentName, LoadedSpec, OperationInfo } from './spec-document.ts';
 

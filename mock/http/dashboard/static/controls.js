@@ -86,6 +86,17 @@ export function setupControls(reload) {
     });
   });
 
+  // Each response shows only its own fields (rows marked data-for), and sends only those.
+  const faultForm = $('fault-form');
+  const showFaultFields = () => {
+    const response = faultForm.elements.namedItem('response').value;
+    for (const row of faultForm.querySelectorAll('[data-for]'))
+      row.hidden = row.getAttribute('data-for') !== response;
+  };
+  faultForm.addEventListener('change', showFaultFields);
+  faultForm.addEventListener('reset', () => setTimeout(showFaultFields));
+  showFaultFields();
+
   onSubmit('fault-form', (form) => {
     const fault = { operation: String(form.get('operation')).trim() };
     const response = form.get('response');
@@ -94,12 +105,24 @@ export function setupControls(reload) {
       if (form.get('status')) fault.status = Number(form.get('status'));
       if (number(form.get('retryAfter')) !== undefined) fault.retryAfter = number(form.get('retryAfter'));
       if (!form.get('withBody')) fault.withBody = false;
+      if (!form.get('withRetryAfter')) fault.withRetryAfter = false;
     }
-    for (const key of ['latencyMs', 'latencyMaxMs', 'times', 'probability'])
+    const own = { garbage: ['garbageBytes'], drip: ['dripMs', 'dripChunks'] }[response] || [];
+    for (const key of [
+      ...own,
+      'latencyMs',
+      'latencyMaxMs',
+      'latencyMedianMs',
+      'latencySigma',
+      'times',
+      'probability',
+    ])
       if (number(form.get(key)) !== undefined) fault[key] = number(form.get(key));
     run('fault-result', async () => {
       const added = await api('faults', { method: 'POST', body: fault });
-      return 'Injected ' + added.id + ' on ' + added.operation + '.';
+      // The answer holds the id only; what it hits is what was sent.
+      const target = fault.operation === '*' ? 'every operation' : fault.operation;
+      return 'Injected ' + added.id + ' on ' + target + '.';
     });
   });
 

@@ -94,7 +94,7 @@ function renderList() {
             h('td', { class: 'nowrap muted mono', title: iso(e.at) }, timeMs(e.at)),
             h(
               'td',
-              null,
+              { class: 'request' },
               h('span', { class: 'method ' + e.method }, e.method),
               h(
                 'span',
@@ -150,8 +150,11 @@ export function curlFor(e) {
   if (e.account || /^\/v1\//.test(e.path)) parts.push('-H', shellQuote('API-KEY: <API_KEY>'));
   // The page's own token stays out of the command, like the key.
   if (token && /^\/_sim\//.test(e.path)) parts.push('-H', shellQuote('Authorization: Bearer <TOKEN>'));
+  if (e.outcomeAsked) parts.push('-H', shellQuote('Prefer: outcome=' + e.outcomeAsked));
+  // The content type the request was sent with (curl's own default for --data-raw is a
+  // form; an empty header value makes curl send none, as the request had none).
   if (e.body)
-    parts.push('-H', shellQuote('content-type: application/json'), '--data-raw', shellQuote(e.body));
+    parts.push('-H', shellQuote('content-type: ' + (e.contentType || '')), '--data-raw', shellQuote(e.body));
   return parts.join(' ');
 }
 
@@ -168,6 +171,7 @@ function renderDetail() {
       ['Operation', e.operation, 'detail-operation'],
       ['Duration', Math.round(e.durationMs * 100) / 100 + ' ms', 'detail-duration'],
       ['Fault', e.fault, 'detail-fault'],
+      ['Outcome asked', e.outcomeAsked && 'Prefer: outcome=' + e.outcomeAsked, 'detail-outcome-asked'],
       [
         'Account',
         e.account ? (names.get(e.account) ? names.get(e.account) + ' \u00b7 ' : '') + e.account : undefined,

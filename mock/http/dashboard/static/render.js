@@ -59,7 +59,7 @@ export function renderAccounts(accounts, total) {
   fill(
     'accounts',
     accounts.length === 0
-      ? [emptyRow(8, 'No accounts. Create one above.')]
+      ? [emptyRow(8, 'No accounts. Create one with Create account.')]
       : accounts.map((a) => {
           const t = a.ledger.trx;
           const u = a.ledger.usdt;
@@ -150,7 +150,7 @@ export function renderOrders(orders, accounts, total) {
     orders.length === 0
       ? [
           emptyRow(
-            7,
+            6,
             'No orders yet. Create one through the API, e.g. ',
             h('code', null, 'POST /v1/tron/order'),
             ' with an ',
@@ -200,15 +200,19 @@ export function renderOrders(orders, accounts, total) {
               o.amount,
               h('span', { class: 'amount-cur' }, o.currency),
             ),
-            h('td', null, badge(o.status, 'order-status')),
-            h('td', null, timeline(o)),
+            // The txId under the status it came with: one column less keeps the table
+            // within its panel beside the controls.
             h(
               'td',
               null,
-              o.txId
-                ? copyable(o.txId, short(o.txId, 8, 6), 'order-txid')
-                : h('span', { class: 'faint', testid: 'order-txid' }, '\u2014'),
+              stack(
+                badge(o.status, 'order-status'),
+                o.txId
+                  ? copyable(o.txId, short(o.txId, 8, 6), 'order-txid')
+                  : h('span', { class: 'faint small', testid: 'order-txid' }, 'no txId yet'),
+              ),
             ),
+            h('td', null, timeline(o)),
           );
         }),
   );
@@ -304,11 +308,26 @@ export function effect(f) {
       'HTTP ' +
         (f.status || 503) +
         (f.withBody === false ? ', empty body' : '') +
-        (f.retryAfter !== undefined ? ', Retry-After ' + f.retryAfter + ' s' : ''),
+        (f.withRetryAfter === false
+          ? ', no Retry-After'
+          : f.retryAfter !== undefined
+            ? ', Retry-After ' + f.retryAfter + ' s'
+            : ''),
     );
+  else if (f.response === 'garbage') effects.push((f.garbageBytes || 64) + ' random bytes, then closed');
+  else if (f.response === 'drip')
+    effects.push('drip over ' + (f.dripMs || 1000) + ' ms in ' + (f.dripChunks || 10) + ' chunks');
+  else if (f.response === 'reset') effects.push('connection reset');
   else if (f.response) effects.push(f.response);
   if (f.latencyMs || f.latencyMaxMs)
     effects.push('+' + (f.latencyMs || 0) + (f.latencyMaxMs ? '\u2013' + f.latencyMaxMs : '') + ' ms');
+  if (f.latencyMedianMs)
+    effects.push(
+      '+~' +
+        f.latencyMedianMs +
+        ' ms lognormal, \u03c3 ' +
+        (f.latencySigma === undefined ? 0.5 : f.latencySigma),
+    );
   if (f.probability !== undefined && f.probability < 1) effects.push('p ' + f.probability);
   return effects.join(' \u00b7 ');
 }

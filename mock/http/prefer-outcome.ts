@@ -1,0 +1,90 @@
+/**
+ * The kit's `Prefer: outcome=…` header (spec/control.yaml's PreferOutcome), after Prism's
+ * `Prefer: code=…`: one request asks for its own outcome, without a rule added first.
+ * Only the simulator decides outcomes, so a proxy or a replay refuses the header rather
+ * than forward it or ignore it.
+ */
+import { PREFER_OUTCOMES, REJECTION_KINDS } from '../../src/generated/lists.ts';
+import { SimulatorError } from '../engine/index.ts';
+import type { ErrorCatalogueKind } from '../engine/settings.ts';
+
+export type PreferOutcome = (typeof PREFER_OUTCOMES)[number];
+
+const ACCEPTED: ReadonlySet<string> = new Set(PREFER_OUTCOMES);
+const REJECTIONS: ReadonlySet<string> = new Set(REJECTION_KINDS);
+/** The values a rule would force on an order (RuleOutcome), as opposed to a rejection. */
+const ORDER_OUTCOMES = PREFER_OUTCOMES.filter((value) => !REJECTIONS.has(value));
+
+/**
+ * The `outcome` preference of a Prefer header: undefined when the header is absent or
+ * states other preferences only (RFC 7240 lets a server ignore those); a SimulatorError
+ * (400) for a value the spec does not list, for an order outcome on an operation that
+ * makes no order, and in any mode but the simulator's.
+ *
+ * @example
+ *   preferredOutcome('outcome=FAILED', 'simulator', 'createOrder');        // 'FAILED'
+ *   preferredOutcome('return=minimal, outcome=insufficientBalance', 'simulator', 'createOrder');
+ *   // 'insufficientBalance'
+ *   preferredOutcome('outcome=FAILED', 'proxy', 'createOrder');           // throws (400)
+ */
+export function preferredOutcome(
+  header: string | undefined,
+  mode: 'simulator' | 'proxy' | 'replay',
+  operation: string | undefined,
+): PreferOutcome | undefined {
+  if (header === undefined) return undefined;
+  const value = outcomeOf(header);
+  if (value === undefined) return undefined;
+  // A value is echoed in the message: a long one is cut, as anything sent may be.
+  const shown = value.length > 64 ? `${value.slice(0, 64)}…` : value;
+  if (mode !== 'simulator')
+    throw SimulatorError.invalidParameter(
+      `Header 'Prefer: outcome=${shown}' is refused in ${mode} mode: only the simulator decides outcomes, and the header is never forwarded. Send the request without it.`,
+    );
+  if (!ACCEPTED.has(value))
+    throw SimulatorError.invalidParameter(
+      `Header 'Prefer' asks for outcome '${shown}', which is none of: ${PREFER_OUTCOMES.join(', ')}.`,
+    );
+  if (!REJECTIONS.has(value) && operation !== 'createOrder')
+    throw SimulatorError.invalidParameter(
+      `Header 'Prefer: outcome=${value}' applies to createOrder only (${ORDER_OUTCOMES.join(' or ')} is an order's outcome); ${operation ?? 'this request'} takes a kind of rejection: ${REJECTION_KINDS.join(', ')}.`,
+    );
+  return value as PreferOutcome;
+}
+
+/**
+ * The rejection a request that asked for it is answered with, as the error catalogue words
+ * it (the message names the header, so nobody takes it for a real rejection).
+ *
+ * @example
+ *   throw askedRejection('insufficientBalance'); // 402, code 30001 unless the catalogue says otherwise
+ */
+export function askedRejection(kind: ErrorCatalogueKind): SimulatorError {
+  const message = `Answered as asked by 'Prefer: outcome=${kind}'; nothing changed.`;
+  if (kind === 'belowMinimum') {
+    // The catalogue's belowMinimum is a parameterInvalid with its finer reason.
+    const error = SimulatorError.invalidParameter(message);
+    error.reason = 'belowMinimum';
+    return error;
+  }
+  return new SimulatorError(kind, message);
+}
+
+/** Whether an accepted outcome is a kind of rejection rather than an order's outcome. */
+export function isRejection(outcome: PreferOutcome): outcome is PreferOutcome & ErrorCatalogueKind {
+  return REJECTIONS.has(outcome);
+}
+
+/** The value of the `outcome` preference in a Prefer header, unquoted; undefined when none. */
+function outcomeOf(header: string): string | undefined {
+  for (const preference of header.split(',')) {
+    // A preference may carry parameters after ';', which the outcome does not use.
+    const token = preference.split(';', 1)[0]!.trim();
+    const eq = token.indexOf('=');
+    const name = (eq === -1 ? token : token.slice(0, eq)).trim().toLowerCase();
+    if (name !== 'outcome') continue;
+    const value = eq === -1 ? '' : token.slice(eq + 1).trim();
+    return value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
+  }
+  return undefined;
+}
