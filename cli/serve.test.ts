@@ -160,6 +160,47 @@ describe('parseServeArgs', () => {
     expect(parseServeArgs(['--port=9000', '--clock=real'], {})).toMatchObject({ port: 9000, clock: 'real' });
   });
 
+  it.each([
+    ['ENERGY_SIM_QUIET', 'quiet'],
+    ['ENERGY_SIM_ALLOW_SPEND', 'allowSpend'],
+    ['ENERGY_SIM_FORWARD_UNKNOWN', 'forwardUnknown'],
+  ] as const)('reads %s as on for true and yes, and off for no and empty', (variable, option) => {
+    const env = (value: string): NodeJS.ProcessEnv => ({
+      ENERGY_SIM_UPSTREAM: 'http://x',
+      [variable]: value,
+    });
+    for (const on of ['true', 'YES', '1']) expect(parseServeArgs([], env(on))[option]).toBe(true);
+    for (const off of ['no', 'False', '0', '']) expect(parseServeArgs([], env(off))[option]).toBe(false);
+  });
+
+  it.each([
+    'ENERGY_SIM_QUIET',
+    'ENERGY_SIM_ALLOW_SPEND',
+    'ENERGY_SIM_RECORD_APPEND',
+    'ENERGY_SIM_RECORD_OVERWRITE',
+  ])('refuses %s=maybe, naming the variable and the values it takes', (variable) => {
+    const error = cliError(() =>
+      parseServeArgs([], {
+        ENERGY_SIM_UPSTREAM: 'http://x',
+        ENERGY_SIM_RECORD: 'r.json',
+        [variable]: 'maybe',
+      }),
+    );
+    expect(error.message).toBe(
+      `${variable} must be one of 1, true, yes (on) or 0, false, no, empty (off) (got 'maybe').`,
+    );
+  });
+
+  it('continues a recording when ENERGY_SIM_RECORD_APPEND is true', () => {
+    expect(
+      parseServeArgs([], {
+        ENERGY_SIM_UPSTREAM: 'http://x',
+        ENERGY_SIM_RECORD: 'r.json',
+        ENERGY_SIM_RECORD_APPEND: 'true',
+      }),
+    ).toMatchObject({ recordMode: 'append' });
+  });
+
   it('honours the environment variables', () => {
     const env = {
       ENERGY_SIM_PORT: '9100',
@@ -231,7 +272,7 @@ describe('parseServeArgs', () => {
 
   it.each([
     [['--port', '99999'], /--port.*0 to 65535.*'99999'/],
-    [['--port', '-1'], /port/],
+    [['--port', '-1'], /^--port must be a whole number from 0 to 65535 \(got '-1'\)\.$/],
     [['--port', 'http'], /--port.*'http'/],
     [['--port', '80.5'], /--port.*'80.5'/],
     [['--seed', '1.5'], /--seed.*'1.5'/],
@@ -241,7 +282,16 @@ describe('parseServeArgs', () => {
     [['--bogus'], /'--bogus'.*--help/],
     [['--verbose', '1'], /'--verbose'/],
     [['extra'], /'extra'/],
-    [['--port'], /'--port <value>' argument missing/],
+    [
+      ['--port'],
+      /^serve: --port needs a value, as in --port VALUE\. Run 'npx energy-rental-kit serve --help' for the options\.$/,
+    ],
+    [['--prot', '8787'], /^serve: unknown option '--prot' \(did you mean --port\?\)\. Run/],
+    [['--quiet=yes'], /^serve: --quiet is a switch and takes no value/],
+    [
+      ['--host', '999.1.1.1'],
+      /^--host must be an IP address or a host name of this machine.*\(got '999\.1\.1\.1'\)\.$/,
+    ],
   ])('refuses %j with a CliError naming the option', (args, message) => {
     expect(cliError(() => parseServeArgs(args, {})).message).toMatch(message);
   });
@@ -607,10 +657,13 @@ describe('serve --upstream', () => {
   it.each([
     [['--upstream', 'api.eopen.io'], /--upstream must be the http\(s\) base URL of the service/],
     [['--upstream', 'ftp://x'], /--upstream must be the http\(s\) base URL/],
-    [['--allow-spend'], /--allow-spend only apply in front of a service: add --upstream URL/],
-    [['--max-orders', '2'], /--max-orders only apply in front of a service/],
-    [['--max-spend', '2'], /--max-spend only apply in front of a service/],
-    [['--forward-unknown'], /--forward-unknown only apply in front of a service/],
+    [
+      ['--allow-spend'],
+      /^--allow-spend applies only in front of a service: add --upstream URL, or leave it out\.$/,
+    ],
+    [['--max-orders', '2'], /--max-orders applies only in front of a service/],
+    [['--max-spend', '2'], /--max-spend applies only in front of a service/],
+    [['--forward-unknown'], /--forward-unknown applies only in front of a service/],
     [
       ['--upstream', 'http://x', '--max-spend', '1.2345678'],
       /--max-spend must be an amount of TRX such as 25 or 25\.5, at most 6 decimals \(got '1\.2345678'\)/,
@@ -634,7 +687,11 @@ describe('serve --upstream', () => {
     ],
     [
       ['--upstream-max-bytes', '1024'],
-      /^--upstream-max-bytes only apply in front of a service: add --upstream URL/,
+      /^--upstream-max-bytes applies only in front of a service: add --upstream URL/,
+    ],
+    [
+      ['--allow-spend', '--forward-unknown'],
+      /^--allow-spend and --forward-unknown apply only in front of a service: add --upstream URL, or leave them out\.$/,
     ],
     [['--record', 'x.json'], /--record records the traffic of a proxy: add --upstream URL/],
     [['--replay', 'x.json', '--upstream', 'http://x'], /--replay and --upstream exclude each other/],

@@ -9,9 +9,10 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { fileLimitFrom } from '../src/bounded-file.ts';
+import { parseCommandArgs } from '../src/cli-args.ts';
 import { CliError } from '../src/cli-error.ts';
+import { envFlag } from '../src/env-flag.ts';
 import { loadRecording } from '../recording/recording.ts';
 import { newRunId } from './contract-config.ts';
 
@@ -38,6 +39,8 @@ Options (each has an environment variable; the flag wins):
                         from the recording (CONTRACT_REPLAY); read only when it is a
                         regular file of at most ENERGY_SIM_MAX_FILE_MB MB, default 256
   -h, --help            Show this help
+
+CONTRACT_ALLOW_SPEND is on with 1, true or yes and off with 0, false, no or empty.
 `;
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -64,7 +67,9 @@ export function applyContractFlags(values: ContractFlags, env: NodeJS.ProcessEnv
   const out: NodeJS.ProcessEnv = { ...env };
   if (values['base-url'] !== undefined) out.CONTRACT_BASE_URL = values['base-url'];
   if (values['api-key'] !== undefined) out.CONTRACT_API_KEY = values['api-key'];
-  if (values['allow-spend']) out.CONTRACT_ALLOW_SPEND = '1';
+  // Read once here, so a misspelt CONTRACT_ALLOW_SPEND stops the run before it starts.
+  if (values['allow-spend'] || envFlag(env, 'CONTRACT_ALLOW_SPEND')) out.CONTRACT_ALLOW_SPEND = '1';
+  else delete out.CONTRACT_ALLOW_SPEND;
   if (values['max-orders'] !== undefined) {
     if (!/^\d+$/.test(values['max-orders']))
       throw new CliError(`--max-orders must be a whole number (got '${values['max-orders']}').`);
@@ -83,19 +88,12 @@ export function applyContractFlags(values: ContractFlags, env: NodeJS.ProcessEnv
 
 /** Turns the flags into the suite's environment, naming the flag and the fix on a mistake. */
 export function contractEnv(argv: string[], env: NodeJS.ProcessEnv): NodeJS.ProcessEnv | 'help' {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: { ...CONTRACT_OPTIONS, replay: { type: 'string' } },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new CliError(
-      `${(error as Error).message}. Run 'npx energy-rental-kit contract --help' for the options.`,
-    );
-  }
+  const { values } = parseCommandArgs('contract', {
+    args: argv,
+    options: { ...CONTRACT_OPTIONS, replay: { type: 'string' } },
+    strict: true,
+    allowPositionals: false,
+  });
   if (values.help) return 'help';
   if (values.replay !== undefined) {
     const clash = (['base-url', 'allow-spend', 'max-orders', 'pledge-address'] as const).filter(

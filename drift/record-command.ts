@@ -5,8 +5,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommandArgs } from '../src/cli-args.ts';
 import { CliError } from '../src/cli-error.ts';
+import { envFlag } from '../src/env-flag.ts';
 import { newRunId } from '../contract-tests/contract-config.ts';
 import {
   applyContractFlags,
@@ -65,19 +66,12 @@ export function parseRecordArgs(
   argv: string[],
   env: NodeJS.ProcessEnv,
 ): { env: NodeJS.ProcessEnv; out: string } | 'help' {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: { ...CONTRACT_OPTIONS, out: { type: 'string' }, 'as-upstream': { type: 'boolean' } },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new CliError(
-      `${(error as Error).message}. Run 'npx energy-rental-kit record --help' for the options.`,
-    );
-  }
+  const { values } = parseCommandArgs('record', {
+    args: argv,
+    options: { ...CONTRACT_OPTIONS, out: { type: 'string' }, 'as-upstream': { type: 'boolean' } },
+    strict: true,
+    allowPositionals: false,
+  });
   if (values.help) return 'help';
   if (!values.out)
     throw new CliError(
@@ -133,7 +127,7 @@ export async function runRecord(
       recording = assembleRecording(logDir, {
         runId,
         settings: {
-          allowSpend: suiteEnv.CONTRACT_ALLOW_SPEND === '1',
+          allowSpend: envFlag(suiteEnv, 'CONTRACT_ALLOW_SPEND'),
           maxOrders: Number(suiteEnv.CONTRACT_MAX_ORDERS ?? '1'),
           ...(suiteEnv.CONTRACT_PLEDGE_ADDRESS ? { pledgeAddress: suiteEnv.CONTRACT_PLEDGE_ADDRESS } : {}),
         },
