@@ -15,6 +15,7 @@ import { CliError } from '../src/cli-error.ts';
 import { envFlag } from '../src/env-flag.ts';
 import { loadRecording } from '../recording/recording.ts';
 import { newRunId } from './contract-config.ts';
+import { checkTarget } from './target-check.ts';
 
 export const CONTRACT_HELP = `Usage: energy-rental-kit contract [options]
 
@@ -25,6 +26,9 @@ started with 'npx energy-rental-kit serve', or the real service (https://api.eop
 Against a URL that is not a simulator, cases that create orders run only with
 --allow-spend, use the cheapest order (64000 energy for 10min), create at most
 --max-orders orders, and the run prints what it spent.
+
+A URL is read once first (GET /v1/account with the key): a target that is not
+reachable, or that refuses the key, stops the run with one line and exit code 2.
 
 Options (each has an environment variable; the flag wins):
   --base-url URL        Target base URL (CONTRACT_BASE_URL)
@@ -199,17 +203,39 @@ export function spawnContractSuite(env: NodeJS.ProcessEnv, options: SuiteSpawnOp
 }
 
 /**
+ * Stops the run with one line (a CliError, exit code 2) when the URL it targets is not
+ * reachable or refuses the key; in-process and replay runs have nothing to check.
+ *
+ * @example
+ *   await requireReachableTarget({ CONTRACT_BASE_URL: 'http://127.0.0.1:8787', CONTRACT_API_KEY: 'demo-key' });
+ */
+export async function requireReachableTarget(
+  suiteEnv: NodeJS.ProcessEnv,
+  fetchImpl?: typeof fetch,
+): Promise<void> {
+  const baseUrl = suiteEnv.CONTRACT_BASE_URL?.trim();
+  if (!baseUrl || suiteEnv.CONTRACT_REPLAY) return;
+  const problem = await checkTarget(baseUrl, suiteEnv.CONTRACT_API_KEY ?? '', fetchImpl);
+  if (problem) throw new CliError(problem);
+}
+
+/**
  * Runs the suite and resolves with vitest's exit code.
  *
  * @example
  *   await runContract(['--base-url', 'http://127.0.0.1:8787', '--api-key', 'demo-key']);
  */
-export async function runContract(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runContract(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  options: { fetch?: typeof fetch } = {},
+): Promise<number> {
   const suiteEnv = contractEnv(argv, env);
   if (suiteEnv === 'help') {
     process.stdout.write(CONTRACT_HELP);
     return 0;
   }
+  await requireReachableTarget(suiteEnv, options.fetch);
   // One directory per run holds the order slots that all workers share.
   const runDir = mkdtempSync(path.join(os.tmpdir(), 'energy-rental-contract-'));
   suiteEnv.CONTRACT_RUN_DIR = runDir;
