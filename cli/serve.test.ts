@@ -169,8 +169,10 @@ describe('parseServeArgs', () => {
       ENERGY_SIM_UPSTREAM: 'http://x',
       [variable]: value,
     });
-    for (const on of ['true', 'YES', '1']) expect(parseServeArgs([], env(on))[option]).toBe(true);
-    for (const off of ['no', 'False', '0', '']) expect(parseServeArgs([], env(off))[option]).toBe(false);
+    for (const on of ['true', 'YES', '1'])
+      expect((parseServeArgs([], env(on)) as ServeOptions)[option]).toBe(true);
+    for (const off of ['no', 'False', '0', ''])
+      expect((parseServeArgs([], env(off)) as ServeOptions)[option]).toBe(false);
   });
 
   it.each([
