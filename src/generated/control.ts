@@ -119,6 +119,8 @@ export interface paths {
         /**
          * Change behaviour settings at run time
          * @description Only the fields sent change. Open orders keep the delays they were scheduled with.
+         *     In proxy and replay mode only the settings whose `x-modes` list that mode are
+         *     taken; a patch holding any other is refused whole (409), naming those settings.
          */
         patch: operations["updateConfig"];
         trace?: never;
@@ -514,13 +516,7 @@ export interface components {
             now: number;
             timing: components["schemas"]["TimingProfile"];
             capabilities: components["schemas"]["Capability"][];
-            /**
-             * @description What answers the API: the simulator's engine, the upstream service behind
-             *     `serve --upstream` (a validating, spend-guarded proxy), or a recording
-             *     (`serve --replay`).
-             * @enum {string}
-             */
-            mode?: "simulator" | "proxy" | "replay";
+            mode?: components["schemas"]["Mode"];
             proxy?: components["schemas"]["ProxyStats"];
         };
         /** @description In proxy mode, what the proxy has done since it started. */
@@ -534,6 +530,14 @@ export interface components {
             /** @description Order creations refused by the spending guard (`--allow-spend`, `--max-orders`). */
             refusedOrders: number;
         };
+        /**
+         * @description What answers the API: the simulator's engine, the upstream service behind
+         *     `serve --upstream` (a validating, spend-guarded proxy), or a recording
+         *     (`serve --replay`). Each control-plane operation lists the modes it works in
+         *     as `x-modes`.
+         * @enum {string}
+         */
+        Mode: "simulator" | "proxy" | "replay";
         /** @enum {string} */
         ClockMode: "real" | "manual";
         /**
@@ -831,7 +835,9 @@ export interface components {
         /**
          * @description Settings to change, as PATCH /_sim/config and a scenario's `settings` take them;
          *     a field left out keeps its value. Each setting's rule is its own schema, shared
-         *     with Settings, EngineSettings and StateFile.
+         *     with Settings, EngineSettings and StateFile. A setting works in the modes its
+         *     `x-modes` lists; one without `x-modes` sets the engine, so works in the
+         *     `simulator` mode alone.
          */
         SettingsPatch: {
             timing?: components["schemas"]["TimingProfile"];
@@ -963,8 +969,13 @@ export interface components {
          * @enum {string}
          */
         UnknownPathAnswer: "envelope" | "html";
-        /** @description One snapshot of the simulator for the live dashboard. */
+        /**
+         * @description One snapshot of the simulator for the live dashboard. In proxy and replay mode
+         *     the engine's lists (accounts, orders, addresses, rules) are empty: the traffic
+         *     is the journal's.
+         */
         Dashboard: {
+            mode?: components["schemas"]["Mode"];
             clock: components["schemas"]["Clock"];
             settings: components["schemas"]["Settings"];
             supply: components["schemas"]["Supply"];
@@ -1325,12 +1336,36 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request conflicts with the simulator's state (for example advancing a real clock). */
+        /**
+         * @description The request conflicts with the simulator's state (for example advancing a real
+         *     clock), or is a simulator control refused in proxy or replay mode (see NotInThisMode).
+         */
         Conflict: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description A control of the simulator's engine, refused because this server runs in proxy
+         *     or replay mode, where the engine does not answer the API (code 30003). `msg`
+         *     names the mode and what the control plane offers in it.
+         */
+        NotInThisMode: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": 30003,
+                 *       "msg": "POST /_sim/rules is refused in proxy mode (serve --upstream): the upstream answers the API, so the simulator's accounts, orders, rules, clock, supply, addresses and scenario do nothing to it. In this mode the control plane offers: health, reset, config (rateLimit), faults, journal, events and the dashboard.",
+                 *       "time": "1741801809",
+                 *       "data": null
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -1406,6 +1441,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     getClock: {
@@ -1427,6 +1463,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     advanceClock: {
@@ -1514,6 +1551,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     listAccounts: {
@@ -1537,6 +1575,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     createAccount: {
@@ -1593,6 +1632,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     deposit: {
@@ -1624,6 +1664,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     listOrders: {
@@ -1653,6 +1694,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     getOrderTimeline: {
@@ -1678,6 +1720,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     listRules: {
@@ -1701,6 +1744,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     addRule: {
@@ -1739,6 +1783,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     clearRules: {
@@ -1760,6 +1805,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     deleteRule: {
@@ -1785,6 +1831,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     listFaults: {
@@ -1911,6 +1958,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     setSupply: {
@@ -1944,6 +1992,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     listAddresses: {
@@ -1967,6 +2016,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     getAddress: {
@@ -1992,6 +2042,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     setAddress: {
@@ -2028,6 +2079,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     getJournal: {
