@@ -4,14 +4,14 @@
  * reset, the journal, the faults and the rate limit work as in the simulator.
  */
 import { describe, expect, it } from 'vitest';
-import { CONTROL_OPERATIONS, MODES, SETTING_MODES } from '../../src/generated/lists.ts';
+import { CONTROL_OPERATIONS, SETTING_MODES, type Mode } from '../../src/generated/lists.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
 import { offeredIn } from './control-modes.ts';
 
 const KEY = { 'API-KEY': 'demo-key' };
 const JSON_BODY = { 'content-type': 'application/json' };
 
-function simulatorIn(mode: (typeof MODES)[number]): Simulator {
+function simulatorIn(mode: Mode): Simulator {
   const upstream = createSimulator({ clock: 'manual', timing: 'instant', seed: 5 });
   if (mode === 'proxy')
     return createSimulator({
