@@ -392,7 +392,11 @@ describe('serve()', () => {
     );
     const { url, lines } = await started({ config: file, clock: 'manual', seed: 4 });
     expect(lines.join('\n')).toMatch(/clock manual, timing instant, seed 4/);
-    expect(lines.join('\n')).toContain('API key: <API_KEY>');
+    expect(lines.join('\n')).not.toContain('<API_KEY>');
+    expect(lines.join('\n')).toContain(
+      `API key: the apiKey of an account of ${file} (1 account, none with demo-key), or a new one: curl -s -X POST '${url}/_sim/accounts'`,
+    );
+    expect(lines.join('\n')).toContain(`-H "API-KEY: $API_KEY"`);
     const account = (await (
       await fetch(`${url}/v1/account`, { headers: { 'API-KEY': 'yaml-key-1' } })
     ).json()) as any;
@@ -404,6 +408,16 @@ describe('serve()', () => {
     ).json()) as any;
     expect(price.data.sun).toBe('70');
     expect((await fetch(`${url}/v1/account`, { headers: demo })).status).toBe(401);
+  });
+
+  it('says how to make an account when the scenario has none, instead of a placeholder key', async () => {
+    const file = await tempFile('empty.json', JSON.stringify({ accounts: [] }));
+    const { url, lines } = await started({ config: file });
+    const banner = lines.join('\n');
+    expect(banner).not.toContain('<API_KEY>');
+    expect(banner).toContain(
+      `API key: none: the scenario has no account; create one with curl -s -X POST '${url}/_sim/accounts'`,
+    );
   });
 
   it('reads a JSON --config file', async () => {
@@ -759,7 +773,13 @@ describe('serve --upstream', () => {
         mode: 'proxy',
         proxy: { upstream: upstream.url, forwarded: 1, refusedOrders: 1 },
       });
-      expect(lines.join('\n')).toContain(`upstream: ${upstream.url} (orders refused: no --allow-spend`);
+      const banner = lines.join('\n');
+      expect(banner).toContain(`upstream: ${upstream.url} (only the API forwarded`);
+      expect(banner).toContain('spend guard: orders refused: no --allow-spend');
+      // What matters in front of a service: no clock, timing or seed, no placeholder key.
+      expect(banner).not.toMatch(/clock (real|manual), timing|seed \d|<API_KEY>/);
+      expect(banner).toContain('API key: your key of');
+      expect(banner).toContain('control plane in proxy mode: health, reset, config (rateLimit), faults');
     } finally {
       await proxy.close();
       await upstream.close();

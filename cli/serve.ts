@@ -6,6 +6,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { SimulatorError, TIMING_PROFILES, type TimingProfile } from '../mock/engine/index.ts';
+import { offeredIn } from '../mock/http/control-modes.ts';
 import { isLoopback } from '../mock/http/control-guard.ts';
 import { redactUrl } from '../mock/http/journal-redaction.ts';
 import { parseAllowedHosts } from '../mock/http/request-guard.ts';
@@ -32,7 +33,7 @@ import { envFlag } from '../src/env-flag.ts';
 import { createClosers } from './closers.ts';
 import { createLogger, type LogFormat, type Logger } from './logger.ts';
 import { createLiveRecording, LIVE_CASE, type RecordMode } from '../recording/live-recording.ts';
-import { loadRecording } from '../recording/recording.ts';
+import { loadRecording, MAIN_KEY_ALIAS } from '../recording/recording.ts';
 import { createReplay } from '../recording/replay-target.ts';
 import { lockStateFile } from './state-lock.ts';
 import { loadState, removeLeftovers, startSaver, STATE_FIX } from './state-file.ts';
@@ -665,12 +666,36 @@ export async function serve(
     const port = typeof address === 'object' && address ? address.port : options.port;
     const host = options.host.includes(':') ? `[${options.host}]` : options.host;
     const url = `http://${host}:${port}`;
-    // The demo key is public by design; no other key is ever logged.
-    const demo = !options.upstream && simulator.engine.authenticate('demo-key') ? 'demo-key' : '<API_KEY>';
-    const curl = `curl -s '${url}/v1/tron/price?rentalCount=65000&period=1h' -H 'API-KEY: ${demo}'`;
+    // The demo key is public by design; no other key is ever logged. Where there is no key
+    // to show, the line says how to get one instead of printing a placeholder.
+    const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+    const accounts = simulator.engine.accounts().length;
+    const keyOf = (): { key: string; line: string } => {
+      if (simulator.mode === 'proxy')
+        return {
+          key: '$API_KEY',
+          line: `your key of ${redactUrl(options.upstream!)}, as the API-KEY header (passed on, never logged)`,
+        };
+      if (simulator.mode === 'replay')
+        return {
+          key: MAIN_KEY_ALIAS,
+          line: `${MAIN_KEY_ALIAS}, the recording's alias of the key it was made with (the recording keeps no key)`,
+        };
+      if (simulator.engine.authenticate('demo-key')) return { key: 'demo-key', line: 'demo-key' };
+      const create = `curl -s -X POST '${url}/_sim/accounts' -H 'content-type: application/json' -d '{"balance":{"trx":"100"}}'`;
+      return {
+        key: '$API_KEY',
+        line:
+          accounts === 0
+            ? `none: the scenario has no account; create one with ${create} (its answer holds the key)`
+            : `the apiKey of an account of ${options.config ?? 'the scenario'} (${plural(accounts, 'account', 'accounts')}, none with demo-key), or a new one: ${create}`,
+      };
+    };
+    const { key, line: keyLine } = keyOf();
+    const curl = `curl -s '${url}/v1/tron/price?rentalCount=65000&period=1h' -H ${key.startsWith('$') ? `"API-KEY: ${key}"` : `'API-KEY: ${key}'`}`;
     const control = !loopback && !token ? 'off' : `${url}/_sim${token ? ' (token required)' : ''}`;
     const state = options.state
-      ? `${options.state} (${restore || effects.length > 0 ? `restored ${simulator.engine.storedOrders} orders, ${simulator.engine.accounts().length} accounts${effects.length > 0 ? `, ${effects.length} changes from the log` : ''}` : 'new'}; every change appended to ${logFile} (fsync ${options.fsync ?? 'everysec'}), a snapshot every ${options.saveIntervalMs ?? 1000} ms and on shutdown)`
+      ? `${options.state} (${restore || effects.length > 0 ? `restored ${plural(simulator.engine.storedOrders, 'order', 'orders')}, ${plural(accounts, 'account', 'accounts')}${effects.length > 0 ? `, ${plural(effects.length, 'change', 'changes')} from the log` : ''}` : 'new'}; every change appended to ${logFile} (fsync ${options.fsync ?? 'everysec'}), a snapshot every ${options.saveIntervalMs ?? 1000} ms and on shutdown)`
       : undefined;
     const limits = [
       options.maxOrders !== undefined && `at most ${options.maxOrders}`,
@@ -683,21 +708,29 @@ export async function serve(
         : 'forwarded: they spend real TRX';
     const upstreamName = options.upstream ? redactUrl(options.upstream) : undefined;
     const proxy = options.upstream
-      ? `${upstreamName} (orders ${orders}; ${options.forwardUnknown ? 'GET and HEAD of other paths forwarded too' : 'only the API forwarded'}; answers checked against the spec)`
+      ? `${upstreamName} (${options.forwardUnknown ? 'GET and HEAD of other paths forwarded too' : 'only the API forwarded'}; answers checked against the spec)`
       : undefined;
+    // The engine's clock, timing and seed answer nothing in front of a service or a recording.
+    const engineShown = simulator.mode === 'simulator';
     const lines = [
       `energy-rental-kit ${simulator.mode} listening on ${url}`,
-      ...(proxy ? [`  upstream: ${proxy}`] : []),
+      ...(proxy ? [`  upstream: ${proxy}`, `  spend guard: orders ${orders}`] : []),
       ...(options.record
         ? [
-            `  recording to: ${options.record} (each exchange appended as it ends${live?.continued ? `; continuing its ${live.continued} interactions` : options.recordMode === 'overwrite' ? '; replaced' : ''})`,
+            `  recording to: ${options.record} (each exchange appended as it ends${live?.continued ? `; continuing its ${plural(live.continued, 'interaction', 'interactions')}` : options.recordMode === 'overwrite' ? '; replaced' : ''})`,
           ]
         : []),
       ...(options.replay
         ? [`  answers from: ${options.replay} (the recorded answer of the same request, in recorded order)`]
         : []),
-      `  clock ${simulator.clock.mode}, timing ${simulator.engine.settings().timing}, seed ${simulator.engine.seed}`,
-      `  API key: ${demo}`,
+      ...(engineShown
+        ? [
+            `  clock ${simulator.clock.mode}, timing ${simulator.engine.settings().timing}, seed ${simulator.engine.seed}`,
+          ]
+        : [
+            `  control plane in ${simulator.mode} mode: ${offeredIn(simulator.mode)}; the simulator's accounts, orders, rules, clock and settings are refused (409)`,
+          ]),
+      `  API key: ${keyLine}`,
       `  try: ${curl}`,
       ...(state ? [`  state: ${state}`] : []),
       `  control plane: ${control === 'off' ? 'off (listening off loopback without --token)' : control}`,
@@ -705,14 +738,20 @@ export async function serve(
     ];
     log.banner(lines, 'listening', {
       url,
-      clock: simulator.clock.mode,
-      timing: simulator.engine.settings().timing,
-      seed: simulator.engine.seed,
-      apiKey: demo,
+      ...(engineShown
+        ? {
+            clock: simulator.clock.mode,
+            timing: simulator.engine.settings().timing,
+            seed: simulator.engine.seed,
+          }
+        : {}),
+      apiKey: key,
       curl,
       controlPlane: control,
       mode: simulator.mode,
-      ...(proxy ? { upstream: upstreamName } : {}),
+      ...(proxy ? { upstream: upstreamName, spendGuard: `orders ${orders}` } : {}),
+      ...(options.record ? { record: options.record } : {}),
+      ...(options.replay ? { replay: options.replay } : {}),
       ...(state ? { state } : {}),
     });
     return { url, close: () => closers.close('closed') };
