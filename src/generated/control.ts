@@ -686,6 +686,12 @@ export interface components {
             };
             /** @description The request body as received (truncated at 4 KiB). */
             body?: string;
+            /**
+             * @description The HTTP status answered. 599 means no answer at all: a `drop` fault closed
+             *     the connection without sending a response, and `fault` names that fault.
+             *     The client saw a network error (a reset socket), not a status; 599, the
+             *     highest status a response can carry, stands for it in the journal only.
+             */
             status: number;
             /**
              * @description The response body. When its JSON text was longer than 4 KiB, the first 4096
