@@ -16,7 +16,9 @@ describe('the status of a dropped connection', () => {
         body: JSON.stringify({ operation: 'getAccount', response: 'drop' }),
       })
     ).json()) as { id: string };
-    await sim.app.request('/v1/account', { headers: { 'API-KEY': 'demo-key' } }).catch(() => undefined);
+    await Promise.resolve(sim.app.request('/v1/account', { headers: { 'API-KEY': 'demo-key' } })).catch(
+      () => undefined,
+    );
     const entry = sim.journal.list({ limit: 10, operation: 'getAccount' }).at(-1);
     expect(entry).toMatchObject({ status: 599, fault: fault.id });
     const described = (
