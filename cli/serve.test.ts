@@ -410,6 +410,14 @@ describe('serve()', () => {
     expect((await fetch(`${url}/v1/account`, { headers: demo })).status).toBe(401);
   });
 
+  it('refuses an address this machine does not have with one line naming --host and the code', async () => {
+    const error = await rejection(serve({ port: 0, host: '192.0.2.1' }, () => {}));
+    expect(error).toBeInstanceOf(CliError);
+    expect(error.message).toBe(
+      "--host: cannot listen on '192.0.2.1' (EADDRNOTAVAIL); pass an address of this machine, such as 127.0.0.1 or 0.0.0.0.",
+    );
+  });
+
   it('says how to make an account when the scenario has none, instead of a placeholder key', async () => {
     const file = await tempFile('empty.json', JSON.stringify({ accounts: [] }));
     const { url, lines } = await started({ config: file });
