@@ -1,7 +1,7 @@
 /**
  * The command dispatcher of the CLI, called in-process.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
@@ -12,7 +12,6 @@ import type { Recording } from '../recording/recording.ts';
 import { baseline, dataOf, VALUES_B } from '../recording/test-support.ts';
 import { CliError } from '../src/cli-error.ts';
 import { kitVersion, MAIN_HELP, main } from './main.ts';
-import { readFileSync } from 'node:fs';
 import { SERVE_HELP } from './serve.ts';
 
 afterEach(() => {
