@@ -727,9 +727,11 @@ export async function serve(
         ? [
             `  clock ${simulator.clock.mode}, timing ${simulator.engine.settings().timing}, seed ${simulator.engine.seed}`,
           ]
-        : [
-            `  control plane in ${simulator.mode} mode: ${offeredIn(simulator.mode)}; the simulator's accounts, orders, rules, clock and settings are refused (409)`,
-          ]),
+        : control === 'off'
+          ? []
+          : [
+              `  control plane in ${simulator.mode} mode: ${offeredIn(simulator.mode)}; the simulator's accounts, orders, rules, clock and settings are refused (409)`,
+            ]),
       `  API key: ${keyLine}`,
       `  try: ${curl}`,
       ...(state ? [`  state: ${state}`] : []),
