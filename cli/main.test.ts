@@ -1,7 +1,7 @@
 /**
  * The command dispatcher of the CLI, called in-process.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
@@ -11,7 +11,7 @@ import { recordingText } from '../recording/recording-lines.ts';
 import type { Recording } from '../recording/recording.ts';
 import { baseline, dataOf, VALUES_B } from '../recording/test-support.ts';
 import { CliError } from '../src/cli-error.ts';
-import { MAIN_HELP, main } from './main.ts';
+import { kitVersion, MAIN_HELP, main } from './main.ts';
 import { SERVE_HELP } from './serve.ts';
 
 afterEach(() => {
@@ -97,6 +97,34 @@ describe('main', () => {
     ]) {
       expect(SERVE_HELP).toContain(variable);
     }
+  });
+
+  it('prints the package version and answers 0 for --version', async () => {
+    const stdout = captureStdout();
+    expect(await main(['--version'], {})).toBe(0);
+    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    expect(stdout()).toBe(`${manifest.version}\n`);
+    expect(kitVersion()).toBe(manifest.version);
+  });
+
+  it('suggests the command nearest to a misspelt one', async () => {
+    const error = await main(['serv'], {}).catch((e: unknown) => e);
+    expect((error as CliError).message).toMatch(/^Unknown command 'serv' \(did you mean serve\?\)/);
+  });
+
+  it.each([
+    [['serve', '--host', '999.1.1.1'], {}, /^--host must be an IP address/],
+    [['serve', '--port', '-1'], {}, /^--port must be a whole number from 0 to 65535 \(got '-1'\)\.$/],
+    [['serve', '--prot', '8787'], {}, /did you mean --port\?/],
+    [['serve'], { ENERGY_SIM_QUIET: 'maybe' }, /^ENERGY_SIM_QUIET must be one of 1, true, yes/],
+    [['contract'], { CONTRACT_ALLOW_SPEND: 'sure' }, /^CONTRACT_ALLOW_SPEND must be one of 1, true, yes/],
+  ])('answers %j with one line and exit code 2 through run', async (argv, env, message) => {
+    const error = await main(argv, env).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).message).toMatch(message);
+    expect((error as CliError).message).not.toMatch(/\n|\.\./);
   });
 
   it('rejects an unknown command with a CliError naming it', async () => {

@@ -1,6 +1,8 @@
 /**
  * The `energy-rental-kit` command line.
  */
+import { readFileSync } from 'node:fs';
+import { closestFlag } from '../src/cli-args.ts';
 import { CliError } from '../src/cli-error.ts';
 import { createLogger } from './logger.ts';
 import { parseServeArgs, serve, SERVE_HELP } from './serve.ts';
@@ -16,8 +18,33 @@ Commands:
 
 In a project that has the kit installed, run a command as 'npx energy-rental-kit <command>'.
 Run 'npx energy-rental-kit <command> --help' for one command's options; every command's
-options follow.
+options follow. 'npx energy-rental-kit --version' prints the kit's version.
 `;
+
+const COMMANDS = ['serve', 'contract', 'record', 'drift', 'calibrate'] as const;
+
+/**
+ * The version of the installed kit, from its package.json: the nearest one above this
+ * module that is the kit's (cli/ in a checkout, dist/cli/ in the package).
+ *
+ * @example
+ *   kitVersion(); // '0.1.0'
+ */
+export function kitVersion(from: URL = new URL('.', import.meta.url)): string {
+  for (let dir = from; ; dir = new URL('..', dir)) {
+    try {
+      const manifest = JSON.parse(readFileSync(new URL('package.json', dir), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
+      if (manifest.name === 'energy-rental-kit' && manifest.version) return manifest.version;
+    } catch {
+      // No package.json here, or not readable: look one folder up.
+    }
+    if (new URL('..', dir).href === dir.href)
+      throw new Error('the package.json of energy-rental-kit was not found');
+  }
+}
 
 /** The whole help: the command list, then each command's usage with its flags. */
 export async function fullHelp(): Promise<string> {
@@ -44,6 +71,10 @@ export async function main(
   }
   if (command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(await fullHelp());
+    return 0;
+  }
+  if (command === '--version' || command === 'version') {
+    process.stdout.write(`${kitVersion()}\n`);
     return 0;
   }
   switch (command) {
@@ -82,10 +113,12 @@ export async function main(
       const { runCalibrate } = await import('../drift/calibrate-command.ts');
       return runCalibrate(rest, { env });
     }
-    default:
+    default: {
+      const near = closestFlag(command, COMMANDS)?.slice(2);
       throw new CliError(
-        `Unknown command '${command}'. Run 'npx energy-rental-kit --help' for the commands.`,
+        `Unknown command '${command}'${near ? ` (did you mean ${near}?)` : ''}. Run 'npx energy-rental-kit --help' for the commands.`,
       );
+    }
   }
 }
 

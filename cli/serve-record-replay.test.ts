@@ -103,6 +103,10 @@ describe('serve --record, then --replay, then drift', () => {
       };
       expect(health).toMatchObject({ mode: 'replay', proxy: { upstream: file } });
       expect(lines[0]).toMatch(/^energy-rental-kit replay listening on /);
+      const banner = lines.join('\n');
+      expect(banner).toContain(`answers from: ${file}`);
+      expect(banner).toContain("API key: key-1, the recording's alias of the key it was made with");
+      expect(banner).not.toMatch(/clock (real|manual), timing|seed \d|<API_KEY>/);
     } finally {
       await replay.close();
     }

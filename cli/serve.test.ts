@@ -160,6 +160,49 @@ describe('parseServeArgs', () => {
     expect(parseServeArgs(['--port=9000', '--clock=real'], {})).toMatchObject({ port: 9000, clock: 'real' });
   });
 
+  it.each([
+    ['ENERGY_SIM_QUIET', 'quiet'],
+    ['ENERGY_SIM_ALLOW_SPEND', 'allowSpend'],
+    ['ENERGY_SIM_FORWARD_UNKNOWN', 'forwardUnknown'],
+  ] as const)('reads %s as on for true and yes, and off for no and empty', (variable, option) => {
+    const env = (value: string): NodeJS.ProcessEnv => ({
+      ENERGY_SIM_UPSTREAM: 'http://x',
+      [variable]: value,
+    });
+    for (const on of ['true', 'YES', '1'])
+      expect((parseServeArgs([], env(on)) as ServeOptions)[option]).toBe(true);
+    for (const off of ['no', 'False', '0', ''])
+      expect((parseServeArgs([], env(off)) as ServeOptions)[option]).toBe(false);
+  });
+
+  it.each([
+    'ENERGY_SIM_QUIET',
+    'ENERGY_SIM_ALLOW_SPEND',
+    'ENERGY_SIM_RECORD_APPEND',
+    'ENERGY_SIM_RECORD_OVERWRITE',
+  ])('refuses %s=maybe, naming the variable and the values it takes', (variable) => {
+    const error = cliError(() =>
+      parseServeArgs([], {
+        ENERGY_SIM_UPSTREAM: 'http://x',
+        ENERGY_SIM_RECORD: 'r.json',
+        [variable]: 'maybe',
+      }),
+    );
+    expect(error.message).toBe(
+      `${variable} must be one of 1, true, yes (on) or 0, false, no, empty (off) (got 'maybe').`,
+    );
+  });
+
+  it('continues a recording when ENERGY_SIM_RECORD_APPEND is true', () => {
+    expect(
+      parseServeArgs([], {
+        ENERGY_SIM_UPSTREAM: 'http://x',
+        ENERGY_SIM_RECORD: 'r.json',
+        ENERGY_SIM_RECORD_APPEND: 'true',
+      }),
+    ).toMatchObject({ recordMode: 'append' });
+  });
+
   it('honours the environment variables', () => {
     const env = {
       ENERGY_SIM_PORT: '9100',
@@ -231,7 +274,7 @@ describe('parseServeArgs', () => {
 
   it.each([
     [['--port', '99999'], /--port.*0 to 65535.*'99999'/],
-    [['--port', '-1'], /port/],
+    [['--port', '-1'], /^--port must be a whole number from 0 to 65535 \(got '-1'\)\.$/],
     [['--port', 'http'], /--port.*'http'/],
     [['--port', '80.5'], /--port.*'80.5'/],
     [['--seed', '1.5'], /--seed.*'1.5'/],
@@ -241,7 +284,16 @@ describe('parseServeArgs', () => {
     [['--bogus'], /'--bogus'.*--help/],
     [['--verbose', '1'], /'--verbose'/],
     [['extra'], /'extra'/],
-    [['--port'], /'--port <value>' argument missing/],
+    [
+      ['--port'],
+      /^serve: --port needs a value, as in --port VALUE\. Run 'npx energy-rental-kit serve --help' for the options\.$/,
+    ],
+    [['--prot', '8787'], /^serve: unknown option '--prot' \(did you mean --port\?\)\. Run/],
+    [['--quiet=yes'], /^serve: --quiet is a switch and takes no value/],
+    [
+      ['--host', '999.1.1.1'],
+      /^--host must be an IP address or a host name of this machine.*\(got '999\.1\.1\.1'\)\.$/,
+    ],
   ])('refuses %j with a CliError naming the option', (args, message) => {
     expect(cliError(() => parseServeArgs(args, {})).message).toMatch(message);
   });
@@ -340,7 +392,11 @@ describe('serve()', () => {
     );
     const { url, lines } = await started({ config: file, clock: 'manual', seed: 4 });
     expect(lines.join('\n')).toMatch(/clock manual, timing instant, seed 4/);
-    expect(lines.join('\n')).toContain('API key: <API_KEY>');
+    expect(lines.join('\n')).not.toContain('<API_KEY>');
+    expect(lines.join('\n')).toContain(
+      `API key: the apiKey of an account of ${file} (1 account, none with demo-key), or a new one: curl -s -X POST '${url}/_sim/accounts'`,
+    );
+    expect(lines.join('\n')).toContain(`-H "API-KEY: $API_KEY"`);
     const account = (await (
       await fetch(`${url}/v1/account`, { headers: { 'API-KEY': 'yaml-key-1' } })
     ).json()) as any;
@@ -352,6 +408,24 @@ describe('serve()', () => {
     ).json()) as any;
     expect(price.data.sun).toBe('70');
     expect((await fetch(`${url}/v1/account`, { headers: demo })).status).toBe(401);
+  });
+
+  it('refuses an address this machine does not have with one line naming --host and the code', async () => {
+    const error = await rejection(serve({ port: 0, host: '192.0.2.1' }, () => {}));
+    expect(error).toBeInstanceOf(CliError);
+    expect(error.message).toBe(
+      "--host: cannot listen on '192.0.2.1' (EADDRNOTAVAIL); pass an address of this machine, such as 127.0.0.1 or 0.0.0.0.",
+    );
+  });
+
+  it('says how to make an account when the scenario has none, instead of a placeholder key', async () => {
+    const file = await tempFile('empty.json', JSON.stringify({ accounts: [] }));
+    const { url, lines } = await started({ config: file });
+    const banner = lines.join('\n');
+    expect(banner).not.toContain('<API_KEY>');
+    expect(banner).toContain(
+      `API key: none: the scenario has no account; create one with curl -s -X POST '${url}/_sim/accounts'`,
+    );
   });
 
   it('reads a JSON --config file', async () => {
@@ -607,10 +681,13 @@ describe('serve --upstream', () => {
   it.each([
     [['--upstream', 'api.eopen.io'], /--upstream must be the http\(s\) base URL of the service/],
     [['--upstream', 'ftp://x'], /--upstream must be the http\(s\) base URL/],
-    [['--allow-spend'], /--allow-spend only apply in front of a service: add --upstream URL/],
-    [['--max-orders', '2'], /--max-orders only apply in front of a service/],
-    [['--max-spend', '2'], /--max-spend only apply in front of a service/],
-    [['--forward-unknown'], /--forward-unknown only apply in front of a service/],
+    [
+      ['--allow-spend'],
+      /^--allow-spend applies only in front of a service: add --upstream URL, or leave it out\.$/,
+    ],
+    [['--max-orders', '2'], /--max-orders applies only in front of a service/],
+    [['--max-spend', '2'], /--max-spend applies only in front of a service/],
+    [['--forward-unknown'], /--forward-unknown applies only in front of a service/],
     [
       ['--upstream', 'http://x', '--max-spend', '1.2345678'],
       /--max-spend must be an amount of TRX such as 25 or 25\.5, at most 6 decimals \(got '1\.2345678'\)/,
@@ -634,7 +711,11 @@ describe('serve --upstream', () => {
     ],
     [
       ['--upstream-max-bytes', '1024'],
-      /^--upstream-max-bytes only apply in front of a service: add --upstream URL/,
+      /^--upstream-max-bytes applies only in front of a service: add --upstream URL/,
+    ],
+    [
+      ['--allow-spend', '--forward-unknown'],
+      /^--allow-spend and --forward-unknown apply only in front of a service: add --upstream URL, or leave them out\.$/,
     ],
     [['--record', 'x.json'], /--record records the traffic of a proxy: add --upstream URL/],
     [['--replay', 'x.json', '--upstream', 'http://x'], /--replay and --upstream exclude each other/],
@@ -700,7 +781,13 @@ describe('serve --upstream', () => {
         mode: 'proxy',
         proxy: { upstream: upstream.url, forwarded: 1, refusedOrders: 1 },
       });
-      expect(lines.join('\n')).toContain(`upstream: ${upstream.url} (orders refused: no --allow-spend`);
+      const banner = lines.join('\n');
+      expect(banner).toContain(`upstream: ${upstream.url} (only the API forwarded`);
+      expect(banner).toContain('spend guard: orders refused: no --allow-spend');
+      // What matters in front of a service: no clock, timing or seed, no placeholder key.
+      expect(banner).not.toMatch(/clock (real|manual), timing|seed \d|<API_KEY>/);
+      expect(banner).toContain('API key: your key of');
+      expect(banner).toContain('control plane in proxy mode: health, reset, config (rateLimit), faults');
     } finally {
       await proxy.close();
       await upstream.close();

@@ -2,10 +2,11 @@
  * `energy-rental-kit serve`: runs the simulator over HTTP.
  */
 import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { SimulatorError, TIMING_PROFILES, type TimingProfile } from '../mock/engine/index.ts';
+import { offeredIn } from '../mock/http/control-modes.ts';
 import { isLoopback } from '../mock/http/control-guard.ts';
 import { redactUrl } from '../mock/http/journal-redaction.ts';
 import { parseAllowedHosts } from '../mock/http/request-guard.ts';
@@ -26,11 +27,13 @@ import {
   regularFileStats,
   type FileLimit,
 } from '../src/bounded-file.ts';
+import { parseCommandArgs } from '../src/cli-args.ts';
 import { CliError } from '../src/cli-error.ts';
+import { envFlag } from '../src/env-flag.ts';
 import { createClosers } from './closers.ts';
 import { createLogger, type LogFormat, type Logger } from './logger.ts';
 import { createLiveRecording, LIVE_CASE, type RecordMode } from '../recording/live-recording.ts';
-import { loadRecording } from '../recording/recording.ts';
+import { loadRecording, MAIN_KEY_ALIAS } from '../recording/recording.ts';
 import { createReplay } from '../recording/replay-target.ts';
 import { lockStateFile } from './state-lock.ts';
 import { loadState, removeLeftovers, startSaver, STATE_FIX } from './state-file.ts';
@@ -102,6 +105,10 @@ In front of the real service (the control plane, /docs and the dashboard stay lo
   --record-overwrite  Replace FILE with a new recording (ENERGY_SIM_RECORD_OVERWRITE=1)
   --replay FILE       Answer the API from a recording instead: the recorded answer of the
                       same request, in recorded order (ENERGY_SIM_REPLAY)
+
+The variable of a switch (--quiet, --allow-spend, --forward-unknown, --record-append,
+--record-overwrite) is on with 1, true or yes and off with 0, false, no or empty, in any
+case; any other value stops the start.
 `;
 
 export interface ServeOptions {
@@ -179,47 +186,40 @@ export type ServeSources = Partial<Record<SourcedOption, string>>;
 
 /** Normalises flags and environment once, naming the option and the fix on any mistake. */
 export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOptions | 'help' {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        'allowed-hosts': { type: 'string' },
-        config: { type: 'string' },
-        seed: { type: 'string' },
-        clock: { type: 'string' },
-        timing: { type: 'string' },
-        token: { type: 'string' },
-        state: { type: 'string' },
-        'save-interval': { type: 'string' },
-        fsync: { type: 'string' },
-        'log-max-mb': { type: 'string' },
-        log: { type: 'string' },
-        quiet: { type: 'boolean' },
-        upstream: { type: 'string' },
-        'upstream-timeout': { type: 'string' },
-        'upstream-max-bytes': { type: 'string' },
-        'allow-spend': { type: 'boolean' },
-        'max-orders': { type: 'string' },
-        'max-spend': { type: 'string' },
-        'forward-unknown': { type: 'boolean' },
-        record: { type: 'string' },
-        'record-append': { type: 'boolean' },
-        'record-overwrite': { type: 'boolean' },
-        replay: { type: 'string' },
-        'max-file-mb': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new CliError(
-      `${(error as Error).message}. Run 'npx energy-rental-kit serve --help' for the options.`,
-    );
-  }
+  const { values } = parseCommandArgs('serve', {
+    args: argv,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'allowed-hosts': { type: 'string' },
+      config: { type: 'string' },
+      seed: { type: 'string' },
+      clock: { type: 'string' },
+      timing: { type: 'string' },
+      token: { type: 'string' },
+      state: { type: 'string' },
+      'save-interval': { type: 'string' },
+      fsync: { type: 'string' },
+      'log-max-mb': { type: 'string' },
+      log: { type: 'string' },
+      quiet: { type: 'boolean' },
+      upstream: { type: 'string' },
+      'upstream-timeout': { type: 'string' },
+      'upstream-max-bytes': { type: 'string' },
+      'allow-spend': { type: 'boolean' },
+      'max-orders': { type: 'string' },
+      'max-spend': { type: 'string' },
+      'forward-unknown': { type: 'boolean' },
+      record: { type: 'string' },
+      'record-append': { type: 'boolean' },
+      'record-overwrite': { type: 'boolean' },
+      replay: { type: 'string' },
+      'max-file-mb': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
   if (values.help) return 'help';
   // Every value is named by where it came from, so a bad ENERGY_SIM_CLOCK is not reported as --clock.
   const sources: ServeSources = {};
@@ -263,6 +263,17 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
       throw new CliError(`${label('allowed-hosts')}: ${(error as Error).message}`);
     }
   };
+  // Digits and dots only is meant as an IPv4 address: 999.1.1.1 is refused here, not by a
+  // resolver's error at listen time.
+  const hostAddress = (): string => {
+    const raw = pick('host');
+    if (raw === undefined || raw === '') return '127.0.0.1';
+    if ((/^[\d.]+$/.test(raw) && !isIP(raw)) || /\s/.test(raw))
+      throw new CliError(
+        `${label('host')} must be an IP address or a host name of this machine, such as 127.0.0.1 or 0.0.0.0 (got '${raw}').`,
+      );
+    return raw;
+  };
   const upstreamUrl = (): string | undefined => {
     const raw = pick('upstream');
     if (raw === undefined || raw === '') return undefined;
@@ -280,7 +291,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
     return raw;
   };
   const upstream = upstreamUrl();
-  const allowSpend = values['allow-spend'] ?? env.ENERGY_SIM_ALLOW_SPEND === '1';
+  const allowSpend = values['allow-spend'] ?? envFlag(env, 'ENERGY_SIM_ALLOW_SPEND');
   const upstreamTimeoutMs = integer('upstream-timeout', 1, 600_000);
   // The proxy holds an answer whole to check it: past a gigabyte a cap bounds nothing.
   const upstreamMaxBytes = integer('upstream-max-bytes', 1, MAX_UPSTREAM_MAX_BYTES);
@@ -294,18 +305,18 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
       );
     return raw;
   })();
-  const forwardUnknown = values['forward-unknown'] ?? env.ENERGY_SIM_FORWARD_UNKNOWN === '1';
+  const forwardUnknown = values['forward-unknown'] ?? envFlag(env, 'ENERGY_SIM_FORWARD_UNKNOWN');
   const record = pick('record') || undefined;
-  // As --allow-spend: a flag, or its variable set to 1.
+  // As --allow-spend: a flag, or its variable set on (1, true or yes).
   const recordFlags = (['append', 'overwrite'] as const).filter(
     (mode) =>
       values[`record-${mode}`] ??
-      env[mode === 'append' ? 'ENERGY_SIM_RECORD_APPEND' : 'ENERGY_SIM_RECORD_OVERWRITE'] === '1',
+      envFlag(env, mode === 'append' ? 'ENERGY_SIM_RECORD_APPEND' : 'ENERGY_SIM_RECORD_OVERWRITE'),
   );
   const recordLabel = (mode: 'append' | 'overwrite'): string =>
     values[`record-${mode}`]
       ? `--record-${mode}`
-      : `ENERGY_SIM_RECORD_${mode.toUpperCase()}=1 (the environment variable of --record-${mode})`;
+      : `ENERGY_SIM_RECORD_${mode.toUpperCase()} (the environment variable of --record-${mode})`;
   if (recordFlags.length === 2)
     throw new CliError(
       `${recordLabel('append')} and ${recordLabel('overwrite')} exclude each other: continue the recording, or replace it, not both.`,
@@ -338,7 +349,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
     ].filter(Boolean);
     if (stray.length > 0)
       throw new CliError(
-        `${stray.join(' and ')} only apply in front of a service: add --upstream URL, or leave them out.`,
+        `${stray.join(' and ')} ${stray.length === 1 ? 'applies' : 'apply'} only in front of a service: add --upstream URL, or leave ${stray.length === 1 ? 'it' : 'them'} out.`,
       );
   }
   return {
@@ -349,7 +360,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
     ...(replay ? { replay } : {}),
     ...(maxFileMb !== undefined ? { maxFileMb } : {}),
     port: integer('port', 0, 65535) ?? 8787,
-    host: pick('host') ?? '127.0.0.1',
+    host: hostAddress(),
     allowedHosts: hostList(),
     config: pick('config'),
     seed: integer('seed', 0, 2 ** 32 - 1),
@@ -361,7 +372,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
     fsync: oneOf('fsync', FSYNC_POLICIES) ?? 'everysec',
     logMaxMb: integer('log-max-mb', 1, 4096) ?? DEFAULT_LOG_MAX_MB,
     log: oneOf('log', ['pretty', 'json'] as const) ?? 'pretty',
-    quiet: values.quiet ?? env.ENERGY_SIM_QUIET === '1',
+    quiet: values.quiet ?? envFlag(env, 'ENERGY_SIM_QUIET'),
     sources,
   };
 }
@@ -644,7 +655,15 @@ export async function serve(
             ? new CliError(
                 `Port ${options.port} on ${options.host} is in use: pass --port (or ENERGY_SIM_PORT) with a free port, or 0 for any.`,
               )
-            : error,
+            : error.code === 'EACCES'
+              ? new CliError(
+                  `${source('port')}: port ${options.port} needs privileges this process lacks (EACCES); pass a port from 1024 up, or 0 for any.`,
+                )
+              : error.code
+                ? new CliError(
+                    `${source('host')}: cannot listen on '${options.host}' (${error.code}); pass an address of this machine, such as 127.0.0.1 or 0.0.0.0.`,
+                  )
+                : error,
         );
       });
     });
@@ -661,12 +680,36 @@ export async function serve(
     const port = typeof address === 'object' && address ? address.port : options.port;
     const host = options.host.includes(':') ? `[${options.host}]` : options.host;
     const url = `http://${host}:${port}`;
-    // The demo key is public by design; no other key is ever logged.
-    const demo = !options.upstream && simulator.engine.authenticate('demo-key') ? 'demo-key' : '<API_KEY>';
-    const curl = `curl -s '${url}/v1/tron/price?rentalCount=65000&period=1h' -H 'API-KEY: ${demo}'`;
+    // The demo key is public by design; no other key is ever logged. Where there is no key
+    // to show, the line says how to get one instead of printing a placeholder.
+    const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+    const accounts = simulator.engine.accounts().length;
+    const keyOf = (): { key: string; line: string } => {
+      if (simulator.mode === 'proxy')
+        return {
+          key: '$API_KEY',
+          line: `your key of ${redactUrl(options.upstream!)}, as the API-KEY header (passed on, never logged)`,
+        };
+      if (simulator.mode === 'replay')
+        return {
+          key: MAIN_KEY_ALIAS,
+          line: `${MAIN_KEY_ALIAS}, the recording's alias of the key it was made with (the recording keeps no key)`,
+        };
+      if (simulator.engine.authenticate('demo-key')) return { key: 'demo-key', line: 'demo-key' };
+      const create = `curl -s -X POST '${url}/_sim/accounts' -H 'content-type: application/json' -d '{"balance":{"trx":"100"}}'`;
+      return {
+        key: '$API_KEY',
+        line:
+          accounts === 0
+            ? `none: the scenario has no account; create one with ${create} (its answer holds the key)`
+            : `the apiKey of an account of ${options.config ?? 'the scenario'} (${plural(accounts, 'account', 'accounts')}, none with demo-key), or a new one: ${create}`,
+      };
+    };
+    const { key, line: keyLine } = keyOf();
+    const curl = `curl -s '${url}/v1/tron/price?rentalCount=65000&period=1h' -H ${key.startsWith('$') ? `"API-KEY: ${key}"` : `'API-KEY: ${key}'`}`;
     const control = !loopback && !token ? 'off' : `${url}/_sim${token ? ' (token required)' : ''}`;
     const state = options.state
-      ? `${options.state} (${restore || effects.length > 0 ? `restored ${simulator.engine.storedOrders} orders, ${simulator.engine.accounts().length} accounts${effects.length > 0 ? `, ${effects.length} changes from the log` : ''}` : 'new'}; every change appended to ${logFile} (fsync ${options.fsync ?? 'everysec'}), a snapshot every ${options.saveIntervalMs ?? 1000} ms and on shutdown)`
+      ? `${options.state} (${restore || effects.length > 0 ? `restored ${plural(simulator.engine.storedOrders, 'order', 'orders')}, ${plural(accounts, 'account', 'accounts')}${effects.length > 0 ? `, ${plural(effects.length, 'change', 'changes')} from the log` : ''}` : 'new'}; every change appended to ${logFile} (fsync ${options.fsync ?? 'everysec'}), a snapshot every ${options.saveIntervalMs ?? 1000} ms and on shutdown)`
       : undefined;
     const limits = [
       options.maxOrders !== undefined && `at most ${options.maxOrders}`,
@@ -679,21 +722,31 @@ export async function serve(
         : 'forwarded: they spend real TRX';
     const upstreamName = options.upstream ? redactUrl(options.upstream) : undefined;
     const proxy = options.upstream
-      ? `${upstreamName} (orders ${orders}; ${options.forwardUnknown ? 'GET and HEAD of other paths forwarded too' : 'only the API forwarded'}; answers checked against the spec)`
+      ? `${upstreamName} (${options.forwardUnknown ? 'GET and HEAD of other paths forwarded too' : 'only the API forwarded'}; answers checked against the spec)`
       : undefined;
+    // The engine's clock, timing and seed answer nothing in front of a service or a recording.
+    const engineShown = simulator.mode === 'simulator';
     const lines = [
       `energy-rental-kit ${simulator.mode} listening on ${url}`,
-      ...(proxy ? [`  upstream: ${proxy}`] : []),
+      ...(proxy ? [`  upstream: ${proxy}`, `  spend guard: orders ${orders}`] : []),
       ...(options.record
         ? [
-            `  recording to: ${options.record} (each exchange appended as it ends${live?.continued ? `; continuing its ${live.continued} interactions` : options.recordMode === 'overwrite' ? '; replaced' : ''})`,
+            `  recording to: ${options.record} (each exchange appended as it ends${live?.continued ? `; continuing its ${plural(live.continued, 'interaction', 'interactions')}` : options.recordMode === 'overwrite' ? '; replaced' : ''})`,
           ]
         : []),
       ...(options.replay
         ? [`  answers from: ${options.replay} (the recorded answer of the same request, in recorded order)`]
         : []),
-      `  clock ${simulator.clock.mode}, timing ${simulator.engine.settings().timing}, seed ${simulator.engine.seed}`,
-      `  API key: ${demo}`,
+      ...(engineShown
+        ? [
+            `  clock ${simulator.clock.mode}, timing ${simulator.engine.settings().timing}, seed ${simulator.engine.seed}`,
+          ]
+        : control === 'off'
+          ? []
+          : [
+              `  control plane in ${simulator.mode} mode: ${offeredIn(simulator.mode)}; the simulator's accounts, orders, rules, clock and settings are refused (409)`,
+            ]),
+      `  API key: ${keyLine}`,
       `  try: ${curl}`,
       ...(state ? [`  state: ${state}`] : []),
       `  control plane: ${control === 'off' ? 'off (listening off loopback without --token)' : control}`,
@@ -701,14 +754,20 @@ export async function serve(
     ];
     log.banner(lines, 'listening', {
       url,
-      clock: simulator.clock.mode,
-      timing: simulator.engine.settings().timing,
-      seed: simulator.engine.seed,
-      apiKey: demo,
+      ...(engineShown
+        ? {
+            clock: simulator.clock.mode,
+            timing: simulator.engine.settings().timing,
+            seed: simulator.engine.seed,
+          }
+        : {}),
+      apiKey: key,
       curl,
       controlPlane: control,
       mode: simulator.mode,
-      ...(proxy ? { upstream: upstreamName } : {}),
+      ...(proxy ? { upstream: upstreamName, spendGuard: `orders ${orders}` } : {}),
+      ...(options.record ? { record: options.record } : {}),
+      ...(options.replay ? { replay: options.replay } : {}),
       ...(state ? { state } : {}),
     });
     return { url, close: () => closers.close('closed') };

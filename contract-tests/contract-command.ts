@@ -9,11 +9,13 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { fileLimitFrom } from '../src/bounded-file.ts';
+import { parseCommandArgs } from '../src/cli-args.ts';
 import { CliError } from '../src/cli-error.ts';
+import { envFlag } from '../src/env-flag.ts';
 import { loadRecording } from '../recording/recording.ts';
 import { newRunId } from './contract-config.ts';
+import { checkTarget } from './target-check.ts';
 
 export const CONTRACT_HELP = `Usage: energy-rental-kit contract [options]
 
@@ -24,6 +26,9 @@ started with 'npx energy-rental-kit serve', or the real service (https://api.eop
 Against a URL that is not a simulator, cases that create orders run only with
 --allow-spend, use the cheapest order (64000 energy for 10min), create at most
 --max-orders orders, and the run prints what it spent.
+
+A URL is read once first (GET /v1/account with the key): a target that is not
+reachable, or that refuses the key, stops the run with one line and exit code 2.
 
 Options (each has an environment variable; the flag wins):
   --base-url URL        Target base URL (CONTRACT_BASE_URL)
@@ -38,6 +43,8 @@ Options (each has an environment variable; the flag wins):
                         from the recording (CONTRACT_REPLAY); read only when it is a
                         regular file of at most ENERGY_SIM_MAX_FILE_MB MB, default 256
   -h, --help            Show this help
+
+CONTRACT_ALLOW_SPEND is on with 1, true or yes and off with 0, false, no or empty.
 `;
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -64,7 +71,9 @@ export function applyContractFlags(values: ContractFlags, env: NodeJS.ProcessEnv
   const out: NodeJS.ProcessEnv = { ...env };
   if (values['base-url'] !== undefined) out.CONTRACT_BASE_URL = values['base-url'];
   if (values['api-key'] !== undefined) out.CONTRACT_API_KEY = values['api-key'];
-  if (values['allow-spend']) out.CONTRACT_ALLOW_SPEND = '1';
+  // Read once here, so a misspelt CONTRACT_ALLOW_SPEND stops the run before it starts.
+  if (values['allow-spend'] || envFlag(env, 'CONTRACT_ALLOW_SPEND')) out.CONTRACT_ALLOW_SPEND = '1';
+  else delete out.CONTRACT_ALLOW_SPEND;
   if (values['max-orders'] !== undefined) {
     if (!/^\d+$/.test(values['max-orders']))
       throw new CliError(`--max-orders must be a whole number (got '${values['max-orders']}').`);
@@ -83,19 +92,12 @@ export function applyContractFlags(values: ContractFlags, env: NodeJS.ProcessEnv
 
 /** Turns the flags into the suite's environment, naming the flag and the fix on a mistake. */
 export function contractEnv(argv: string[], env: NodeJS.ProcessEnv): NodeJS.ProcessEnv | 'help' {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: { ...CONTRACT_OPTIONS, replay: { type: 'string' } },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new CliError(
-      `${(error as Error).message}. Run 'npx energy-rental-kit contract --help' for the options.`,
-    );
-  }
+  const { values } = parseCommandArgs('contract', {
+    args: argv,
+    options: { ...CONTRACT_OPTIONS, replay: { type: 'string' } },
+    strict: true,
+    allowPositionals: false,
+  });
   if (values.help) return 'help';
   if (values.replay !== undefined) {
     const clash = (['base-url', 'allow-spend', 'max-orders', 'pledge-address'] as const).filter(
@@ -201,17 +203,39 @@ export function spawnContractSuite(env: NodeJS.ProcessEnv, options: SuiteSpawnOp
 }
 
 /**
+ * Stops the run with one line (a CliError, exit code 2) when the URL it targets is not
+ * reachable or refuses the key; in-process and replay runs have nothing to check.
+ *
+ * @example
+ *   await requireReachableTarget({ CONTRACT_BASE_URL: 'http://127.0.0.1:8787', CONTRACT_API_KEY: 'demo-key' });
+ */
+export async function requireReachableTarget(
+  suiteEnv: NodeJS.ProcessEnv,
+  fetchImpl?: typeof fetch,
+): Promise<void> {
+  const baseUrl = suiteEnv.CONTRACT_BASE_URL?.trim();
+  if (!baseUrl || suiteEnv.CONTRACT_REPLAY) return;
+  const problem = await checkTarget(baseUrl, suiteEnv.CONTRACT_API_KEY ?? '', fetchImpl);
+  if (problem) throw new CliError(problem);
+}
+
+/**
  * Runs the suite and resolves with vitest's exit code.
  *
  * @example
  *   await runContract(['--base-url', 'http://127.0.0.1:8787', '--api-key', 'demo-key']);
  */
-export async function runContract(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runContract(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  options: { fetch?: typeof fetch } = {},
+): Promise<number> {
   const suiteEnv = contractEnv(argv, env);
   if (suiteEnv === 'help') {
     process.stdout.write(CONTRACT_HELP);
     return 0;
   }
+  await requireReachableTarget(suiteEnv, options.fetch);
   // One directory per run holds the order slots that all workers share.
   const runDir = mkdtempSync(path.join(os.tmpdir(), 'energy-rental-contract-'));
   suiteEnv.CONTRACT_RUN_DIR = runDir;

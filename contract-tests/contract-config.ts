@@ -3,6 +3,7 @@
  * sets them from its flags).
  */
 import { fileLimitFrom, type FileLimit } from '../src/bounded-file.ts';
+import { envFlag } from '../src/env-flag.ts';
 import { loadRecording } from '../recording/recording.ts';
 
 export interface ContractConfig {
@@ -44,6 +45,17 @@ export interface ContractConfig {
   asUpstream?: boolean;
   /** In-process only: the simulator's clock (default manual) and timing (default realistic). */
   simulator?: { clock?: 'manual' | 'real'; timing?: 'realistic' | 'fast' | 'instant' };
+}
+
+/**
+ * Why a spending case is skipped once the run's orders are used up.
+ *
+ * @example
+ *   ordersUsedUp(1); // 'the 1 order CONTRACT_MAX_ORDERS=1 allows was already created in this run'
+ */
+export function ordersUsedUp(maxOrders: number): string {
+  const one = maxOrders === 1;
+  return `the ${maxOrders} ${one ? 'order' : 'orders'} CONTRACT_MAX_ORDERS=${maxOrders} allows ${one ? 'was' : 'were'} already created in this run`;
 }
 
 /** A fresh run id: the time in base 36 and the process id, unique enough per run. */
@@ -96,7 +108,7 @@ export function readContractConfig(env: NodeJS.ProcessEnv = process.env): Contra
   const config: ContractConfig = {
     mode: replayPath ? 'replay' : baseUrl ? 'url' : 'in-process',
     apiKey: env.CONTRACT_API_KEY ?? 'demo-key',
-    allowSpend: env.CONTRACT_ALLOW_SPEND === '1',
+    allowSpend: envFlag(env, 'CONTRACT_ALLOW_SPEND'),
     maxOrders,
     reportPath: env.CONTRACT_REPORT ?? 'contract-report.json',
     runId: env.CONTRACT_RUN_ID?.trim() || fallbackRunId,
@@ -106,7 +118,7 @@ export function readContractConfig(env: NodeJS.ProcessEnv = process.env): Contra
   if (env.CONTRACT_VARIANT) config.variant = env.CONTRACT_VARIANT;
   if (env.CONTRACT_RUN_DIR) config.runDir = env.CONTRACT_RUN_DIR;
   if (env.CONTRACT_RECORD) config.recordDir = env.CONTRACT_RECORD;
-  if (env.CONTRACT_AS_UPSTREAM === '1') config.asUpstream = true;
+  if (envFlag(env, 'CONTRACT_AS_UPSTREAM')) config.asUpstream = true;
   const clock = env.CONTRACT_SIM_CLOCK?.trim() || undefined;
   const timing = env.CONTRACT_SIM_TIMING?.trim() || undefined;
   if (clock !== undefined && clock !== 'manual' && clock !== 'real')

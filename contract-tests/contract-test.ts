@@ -9,7 +9,7 @@ import path from 'node:path';
 import { test as base, type TestContext } from 'vitest';
 import { createClient, type EnergyRentalClient, type Exchange } from '../src/client/index.ts';
 import type { OrderCreated } from '../src/models.ts';
-import { readContractConfig, type ContractConfig } from './contract-config.ts';
+import { ordersUsedUp, readContractConfig, type ContractConfig } from './contract-config.ts';
 import { connectTarget, type Capability, type ContractTarget, type TargetInfo } from './contract-target.ts';
 import { checkExchange, describeViolations, SpecViolationError, type SpecViolation } from './spec-check.ts';
 import { claimOrderSlot } from './spend-guard.ts';
@@ -164,7 +164,7 @@ export const contractTest = base.extend<Fixtures>({
   requireSpend: async ({ target, config, skip }, use) => {
     await use(() => {
       if (!target.info.simulator && !config.allowSpend)
-        skip('creates an order, which spends real TRX: set CONTRACT_ALLOW_SPEND=1 to run it');
+        skip('creates an order, which spends real TRX: set CONTRACT_ALLOW_SPEND=1 (or true, yes) to run it');
     });
   },
 
@@ -173,8 +173,7 @@ export const contractTest = base.extend<Fixtures>({
     await use(() => target.info.simulator || claimOrderSlot(runDir, config.maxOrders));
   },
 
-  slotsExhausted: async ({ config }, use) =>
-    use(`CONTRACT_MAX_ORDERS=${config.maxOrders} orders were already created in this run`),
+  slotsExhausted: async ({ config }, use) => use(ordersUsedUp(config.maxOrders)),
 
   noteSpent: async ({ task, target }, use) => {
     await use((created) => {

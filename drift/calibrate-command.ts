@@ -6,10 +6,10 @@
  */
 import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { Document, isMap, isPair, isScalar, isSeq, parse as parseYaml, type Node, type YAMLMap } from 'yaml';
 import type { components } from '../src/generated/control.ts';
 import { BoundedFileError, fileLimitFrom, readBoundedFile, type FileLimit } from '../src/bounded-file.ts';
+import { parseCommandArgs } from '../src/cli-args.ts';
 import { CliError } from '../src/cli-error.ts';
 import { createValidators, loadSpec } from '../src/spec/loader.ts';
 import { loadRecording } from '../recording/recording.ts';
@@ -48,24 +48,17 @@ export function parseCalibrateArgs(
   argv: string[],
   env: NodeJS.ProcessEnv = process.env,
 ): { recording: string; out: string; base?: string; limit: FileLimit } | 'help' {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      options: {
-        out: { type: 'string' },
-        base: { type: 'string' },
-        'max-file-mb': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: true,
-    });
-  } catch (error) {
-    throw new CliError(
-      `${(error as Error).message}. Run 'npx energy-rental-kit calibrate --help' for the options.`,
-    );
-  }
+  const parsed = parseCommandArgs('calibrate', {
+    args: argv,
+    options: {
+      out: { type: 'string' },
+      base: { type: 'string' },
+      'max-file-mb': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+    allowPositionals: true,
+  });
   if (parsed.values.help) return 'help';
   if (parsed.positionals.length !== 1) {
     throw new CliError(

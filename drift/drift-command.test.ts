@@ -131,7 +131,7 @@ describe('drift', () => {
     [['--spec', 'a.json', 'b.json'], /drift --spec takes one recording \(got 2\)/],
     [['a', 'b', '--format', 'html'], /--format must be markdown or json \(got 'html'\)/],
     [['a', 'b', '--timing-threshold', 'soon'], /--timing-threshold must be a non-negative number of seconds/],
-    [['a', 'b', '--colour'], /Unknown option '--colour'.*energy-rental-kit drift --help/],
+    [['a', 'b', '--colour'], /unknown option '--colour'.*energy-rental-kit drift --help/],
     [
       ['a', 'b', '--max-file-mb', '0'],
       /^--max-file-mb must be a whole number of megabytes from 1 to 511 \(got '0'\)\.$/,

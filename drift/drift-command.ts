@@ -4,8 +4,8 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { DEFAULT_FILE_LIMIT, fileLimitFrom, type FileLimit } from '../src/bounded-file.ts';
+import { parseCommandArgs } from '../src/cli-args.ts';
 import { CliError } from '../src/cli-error.ts';
 import type { TargetInfo } from '../contract-tests/contract-target.ts';
 import { compareRecordings, DEFAULT_TIMING_THRESHOLD } from './compare.ts';
@@ -64,27 +64,20 @@ interface DriftArgs {
 
 /** Parses the flags and the environment, naming the flag and the fix on a mistake. */
 export function parseDriftArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): DriftArgs | 'help' {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      options: {
-        spec: { type: 'boolean' },
-        format: { type: 'string' },
-        markdown: { type: 'string' },
-        json: { type: 'string' },
-        'timing-threshold': { type: 'string' },
-        'max-file-mb': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: true,
-    });
-  } catch (error) {
-    throw new CliError(
-      `${(error as Error).message}. Run 'npx energy-rental-kit drift --help' for the options.`,
-    );
-  }
+  const parsed = parseCommandArgs('drift', {
+    args: argv,
+    options: {
+      spec: { type: 'boolean' },
+      format: { type: 'string' },
+      markdown: { type: 'string' },
+      json: { type: 'string' },
+      'timing-threshold': { type: 'string' },
+      'max-file-mb': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+    allowPositionals: true,
+  });
   const { values, positionals } = parsed;
   if (values.help) return 'help';
   const mode = values.spec ? 'spec' : 'recordings';

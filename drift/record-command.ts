@@ -5,12 +5,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommandArgs } from '../src/cli-args.ts';
 import { CliError } from '../src/cli-error.ts';
+import { envFlag } from '../src/env-flag.ts';
 import { newRunId } from '../contract-tests/contract-config.ts';
 import {
   applyContractFlags,
   CONTRACT_OPTIONS,
+  requireReachableTarget,
   spawnContractSuite,
   suiteLayout,
 } from '../contract-tests/contract-command.ts';
@@ -39,17 +41,23 @@ Options:
   --pledge-address A    Address that receives the energy, default the account's wallet
                         (CONTRACT_PLEDGE_ADDRESS)
   --report FILE         Where to write the contract report, default contract-report.json
+                        (e.g. reports/contract-report.json, beside the other reports)
   --as-upstream         Record a simulator exactly as the real service is recorded: its
                         control plane is never called, no capabilities, the spending
                         guard on (to compare a calibrated simulator like with like)
   -h, --help            Show this help
 
-The recording is written even when cases fail (that is what 'drift' is for); the
-exit code is the contract suite's.
+The recording is written even when cases fail (that is what 'drift' is for). Exit
+code 0: every case passed; 1: cases failed, the recording is written; 2: nothing was
+recorded (a usage error, a target not reachable or refusing the key, a suite that
+connected to nothing). In CI, tolerate 1 only: '… record … || [ $? -eq 1 ]'.
 
 Next: 'npx energy-rental-kit contract --replay FILE' runs the suite offline against it;
 'npx energy-rental-kit drift OLD FILE' compares it with an earlier recording.
 `;
+
+/** What `record`'s exit code says; a CI job tolerates casesFailed and stops on nothingRecorded. */
+export const RECORD_EXIT = { passed: 0, casesFailed: 1, nothingRecorded: 2 } as const;
 
 export interface RecordOptions {
   /** Where progress lines go. Default: stdout. */
@@ -58,6 +66,10 @@ export interface RecordOptions {
   vitestArgs?: string[];
   /** 'pipe' hides vitest's own output (tests). Default 'inherit'. */
   stdio?: 'inherit' | 'pipe';
+  /** Runs the suite with its environment and resolves with its exit code (tests). Default: vitest. */
+  suite?: (env: NodeJS.ProcessEnv) => Promise<number>;
+  /** The fetch of the first read of a URL target (tests). */
+  fetch?: typeof fetch;
 }
 
 /** Parses the flags into the suite's environment and the output file. */
@@ -65,19 +77,12 @@ export function parseRecordArgs(
   argv: string[],
   env: NodeJS.ProcessEnv,
 ): { env: NodeJS.ProcessEnv; out: string } | 'help' {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: { ...CONTRACT_OPTIONS, out: { type: 'string' }, 'as-upstream': { type: 'boolean' } },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new CliError(
-      `${(error as Error).message}. Run 'npx energy-rental-kit record --help' for the options.`,
-    );
-  }
+  const { values } = parseCommandArgs('record', {
+    args: argv,
+    options: { ...CONTRACT_OPTIONS, out: { type: 'string' }, 'as-upstream': { type: 'boolean' } },
+    strict: true,
+    allowPositionals: false,
+  });
   if (values.help) return 'help';
   if (!values.out)
     throw new CliError(
@@ -94,8 +99,9 @@ export function parseRecordArgs(
 }
 
 /**
- * Records and resolves with the suite's exit code (the recording is written either
- * way: a failing target is exactly what `drift` wants to see).
+ * Records and resolves with RECORD_EXIT's code: 0 all passed, 1 cases failed (the
+ * recording is written either way: a failing target is exactly what `drift` wants to
+ * see), 2 nothing recorded.
  *
  * @example
  *   await runRecord(['--out', 'fixtures/simulator-recording.json']);
@@ -112,6 +118,8 @@ export async function runRecord(
     return 0;
   }
   const { env: suiteEnv, out } = parsed;
+  // An unreachable URL or a refused key records nothing: one line, exit code 2.
+  await requireReachableTarget(suiteEnv, options.fetch);
   const runId = suiteEnv.CONTRACT_RUN_ID?.trim() || newRunId();
   const runDir = mkdtempSync(path.join(os.tmpdir(), 'energy-rental-record-'));
   const logDir = path.join(runDir, 'recording');
@@ -120,27 +128,29 @@ export async function runRecord(
   write(`Recording the contract suite against ${where} (run ${runId})…\n`);
   try {
     // The verbose reporter prints a line per case as it finishes: the run's progress.
-    const code = await spawnContractSuite(suiteEnv, {
-      vitestArgs: [
-        '--reporter=verbose',
-        `--reporter=${suiteLayout().reporter}`,
-        ...(options.vitestArgs ?? []),
-      ],
-      stdio: options.stdio ?? 'inherit',
-    });
+    const code = options.suite
+      ? await options.suite(suiteEnv)
+      : await spawnContractSuite(suiteEnv, {
+          vitestArgs: [
+            '--reporter=verbose',
+            `--reporter=${suiteLayout().reporter}`,
+            ...(options.vitestArgs ?? []),
+          ],
+          stdio: options.stdio ?? 'inherit',
+        });
     let recording: Recording;
     try {
       recording = assembleRecording(logDir, {
         runId,
         settings: {
-          allowSpend: suiteEnv.CONTRACT_ALLOW_SPEND === '1',
+          allowSpend: envFlag(suiteEnv, 'CONTRACT_ALLOW_SPEND'),
           maxOrders: Number(suiteEnv.CONTRACT_MAX_ORDERS ?? '1'),
           ...(suiteEnv.CONTRACT_PLEDGE_ADDRESS ? { pledgeAddress: suiteEnv.CONTRACT_PLEDGE_ADDRESS } : {}),
         },
       });
     } catch (error) {
       write(`No recording written: ${(error as Error).message}\n`);
-      return code === 0 ? 1 : code;
+      return RECORD_EXIT.nothingRecorded;
     }
     // Format 2 like `serve --record`: one format written, read a line at a time at any size.
     writeRecordingFile(out, recording);
@@ -149,8 +159,9 @@ export async function runRecord(
       write(
         `The contract suite failed against this target (exit ${code}); the recording holds everything up to each failure, and 'drift' can compare it.\n`,
       );
+      return RECORD_EXIT.casesFailed;
     }
-    return code;
+    return RECORD_EXIT.passed;
   } finally {
     rmSync(runDir, { recursive: true, force: true });
   }

@@ -8,9 +8,11 @@ import {
   CANDIDATES_PER_OPERATION,
   CANDIDATES_PER_VALUE,
   createReplay,
+  missAdvice,
   REPLAY_MISS_CODE,
   REPLAY_MISS_STATUS,
 } from './replay-target.ts';
+import { LIVE_CASE } from './live-recording.ts';
 import { recordingOf } from './test-support.ts';
 
 const BASE = 'http://replay.invalid';
@@ -192,6 +194,60 @@ describe('createReplay', () => {
     expect(body.msg).toMatch(
       /closest recorded request is POST \/v1\/tron\/order, form outOrderNo=erk-1&period=10min, API key key-1 .*form period: "1h" here, "10min" recorded/,
     );
+  });
+});
+
+describe('a replay across the two spellings of the API', () => {
+  const account = (path: string) =>
+    recordingOf([interaction(LIVE_CASE, { path, apiKeyAlias: 'key-1' }, { code: 0, data: { at: path } })]);
+
+  it.each([
+    ['/api/v1/account', '/v1/account'],
+    ['/v1/account', '/api/v1/account'],
+  ])('answers a request for %s from a recording of %s', async (recorded, asked) => {
+    const replay = createReplay(account(recorded), { apiKey: 'demo-key' });
+    const response = await replay.transport(get(asked, 'demo-key'), LIVE_CASE, LIVE_CASE);
+    expect(response.status).toBe(200);
+    expect((await json(response)).data).toEqual({ at: recorded });
+  });
+
+  it('still tells /api/v2 from /v1', async () => {
+    const replay = createReplay(account('/v1/account'), { apiKey: 'demo-key' });
+    expect((await replay.transport(get('/api/v2/account', 'demo-key'), LIVE_CASE, LIVE_CASE)).status).toBe(
+      REPLAY_MISS_STATUS,
+    );
+  });
+});
+
+describe('the advice of a miss', () => {
+  const price = (caseName: string) => interaction(caseName, { path: '/v1/tron/price' }, { code: 0 });
+
+  it('tells a recording of live traffic to send the request through the recording proxy once', () => {
+    const advice = missAdvice(recordingOf([price(LIVE_CASE)]));
+    expect(advice).toMatch(/live traffic a proxy forwarded to https:\/\/api\.example\.test\/api/);
+    expect(advice).toContain('serve --upstream https://api.example.test/api --record FILE --record-append');
+    expect(advice).not.toMatch(/energy-rental-kit record --/);
+  });
+
+  it("tells the suite's recording of a live service to record the suite at that URL, or the traffic through a proxy", () => {
+    const advice = missAdvice(recordingOf([price(CASE_A)]));
+    expect(advice).toContain("record --base-url https://api.example.test/api --api-key KEY --out FILE'");
+    expect(advice).toContain('serve --upstream URL --record FILE');
+  });
+
+  it("tells the suite's recording of a simulator to record again or to run the simulator itself", () => {
+    const advice = missAdvice(recording);
+    expect(advice).toMatch(
+      /recording of a simulator: .*'npx energy-rental-kit record --out FILE'.*'npx energy-rental-kit serve', without --replay/,
+    );
+  });
+
+  it('ends the 501 of a miss with the advice of its recording', async () => {
+    const replay = createReplay(recordingOf([price(LIVE_CASE)]), { apiKey: 'demo-key' });
+    const body = await json(
+      await replay.transport(get('/v1/tron/price?period=1h', 'demo-key'), LIVE_CASE, ''),
+    );
+    expect(body.msg?.endsWith(missAdvice(recordingOf([price(LIVE_CASE)])))).toBe(true);
   });
 });
 

@@ -14,6 +14,8 @@
  * parameter (for the closest request of a miss), so a miss compares a bounded number of
  * recorded requests however many the recording holds, and costs what a hit costs.
  */
+import { withoutApiPrefix } from '../mock/http/api-operations.ts';
+import { LIVE_CASE } from './live-recording.ts';
 import { paramsOf, type CaseTransport } from './recorder.ts';
 import {
   describeRequest,
@@ -89,7 +91,8 @@ export function createReplay(
   const signature = (r: RecordedRequest): string =>
     canonical([
       r.method,
-      r.path,
+      // The real service's /api/v1/… and the simulator's /v1/… are one API: either matches.
+      withoutApiPrefix(r.path),
       r.query,
       r.form ?? null,
       r.json ?? null,
@@ -123,6 +126,7 @@ export function createReplay(
   }
   let lastMissComparisons = 0;
   const misses = new Map<string, string[]>();
+  const advice = missAdvice(recording);
 
   /** The alias a replayed request's key stands for. */
   const aliasOf = (key: string | null): string | undefined => {
@@ -177,7 +181,7 @@ export function createReplay(
       if (!cursor) {
         const candidates = index.candidates(wanted);
         lastMissComparisons = candidates.length;
-        const msg = missMessage(wanted, candidates, caseName, recording.interactions.length === 0);
+        const msg = missMessage(wanted, candidates, caseName, recording.interactions.length === 0, advice);
         misses.set(caseName, [...(misses.get(caseName) ?? []), msg]);
         options.onMiss?.(msg);
         return Response.json(
@@ -230,7 +234,8 @@ function respond(interaction: Interaction): Response {
 function differences(a: RecordedRequest, b: RecordedRequest): string[] {
   const out: string[] = [];
   if (a.method !== b.method) out.push(`method ${a.method} here, ${b.method} recorded`);
-  if (a.path !== b.path) out.push(`path ${a.path} here, ${b.path} recorded`);
+  if (withoutApiPrefix(a.path) !== withoutApiPrefix(b.path))
+    out.push(`path ${a.path} here, ${b.path} recorded`);
   const compare = (
     where: string,
     x: Record<string, unknown> | undefined,
@@ -293,9 +298,10 @@ function createMissIndex(): MissIndex {
   const operations = new Map<string, { first: number[]; byPair: Map<string, number | number[]> }>();
   const operationMemo = new Map<string, string>();
   const operation = (r: RecordedRequest): string => {
-    const key = `${r.method} ${r.path}`;
+    const path = withoutApiPrefix(r.path);
+    const key = `${r.method} ${path}`;
     let found = operationMemo.get(key);
-    if (found === undefined) operationMemo.set(key, (found = operationOf(r.method, r.path)));
+    if (found === undefined) operationMemo.set(key, (found = operationOf(r.method, path)));
     return found;
   };
   // One request of each operation, for a miss whose operation was never recorded.
@@ -330,11 +336,40 @@ function createMissIndex(): MissIndex {
   };
 }
 
+/**
+ * What to do about a request the recording never saw, by what the recording holds: the
+ * contract suite run against a simulator, the suite run against a live service, or the
+ * live traffic a proxy forwarded (`serve --upstream URL --record FILE`).
+ *
+ * @example
+ *   missAdvice(liveRecording); // "It holds the live traffic a proxy forwarded to https://…; …"
+ */
+export function missAdvice(recording: Pick<Recording, 'target' | 'interactions'>): string {
+  const target = recording.target;
+  const live = recording.interactions.some((i) => i.case === LIVE_CASE);
+  if (live)
+    return (
+      `It holds the live traffic a proxy forwarded to ${target.baseUrl}, and this request was never sent through it: ` +
+      `send it once through 'npx energy-rental-kit serve --upstream ${target.baseUrl} --record FILE --record-append' to add it.`
+    );
+  if (target.simulator)
+    return (
+      `It is the contract suite's recording of a simulator: if the suite changed since, record again with 'npx energy-rental-kit record --out FILE'; ` +
+      `to answer any request, run the simulator itself ('npx energy-rental-kit serve', without --replay).`
+    );
+  return (
+    `It is the contract suite's recording of ${target.baseUrl}, which holds the suite's requests only: if the suite changed since, record again with ` +
+    `'npx energy-rental-kit record --base-url ${target.baseUrl} --api-key KEY --out FILE'; to replay other traffic, record it through a proxy ` +
+    `('npx energy-rental-kit serve --upstream URL --record FILE').`
+  );
+}
+
 function missMessage(
   wanted: RecordedRequest,
   interactions: Interaction[],
   caseName: string,
   empty: boolean,
+  advice: string,
 ): string {
   let best: { interaction: Interaction; score: number; diffs: string[] } | undefined;
   for (const interaction of interactions) {
@@ -348,10 +383,9 @@ function missMessage(
     if (!best || score < best.score) best = { interaction, score, diffs };
   }
   const head = `No recorded interaction matches ${describeRequest(wanted)}`;
-  if (!best || empty) return `${head}; the recording is empty.`;
+  if (!best || empty) return `${head}; the recording is empty. ${advice}`;
   return (
     `${head}; the closest recorded request is ${describeRequest(best.interaction.request)} (case "${best.interaction.case}"), ` +
-    `which differs in ${best.diffs.join('; ') || 'nothing but its case'}. ` +
-    `If the contract suite changed since it was recorded, record again with 'energy-rental-kit record --out FILE'.`
+    `which differs in ${best.diffs.join('; ') || 'nothing but its case'}. ${advice}`
   );
 }

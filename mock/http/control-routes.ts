@@ -18,6 +18,7 @@ import { toSettingsPatch } from '../scenario/scenario-input.ts';
 import { requireApiKey } from './authenticate.ts';
 import { accountView, orderView, settingsView } from './control-views.ts';
 import type { SimEnv } from './context.ts';
+import { requireMode, requireSettingsMode } from './control-modes.ts';
 import { sendJson } from './envelope.ts';
 import type { FaultInjector } from './fault-injector.ts';
 import type { Journal } from './journal.ts';
@@ -67,10 +68,13 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   const { engine, journal, validators, queryValidators } = ctx;
   const control = new Hono<SimEnv>();
   const auth = requireApiKey(engine);
+  const mode = ctx.answerSource?.mode ?? 'simulator';
+  // Each route names its operation; one the spec does not list for this mode is refused here.
   const op =
     (operation: string): MiddlewareHandler<SimEnv> =>
     async (c, next) => {
       c.set('operation', operation);
+      requireMode(operation, mode);
       await next();
     };
   const body = async <T>(c: Parameters<MiddlewareHandler<SimEnv>>[0], operationId: string): Promise<T> =>
@@ -78,7 +82,6 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
 
   control.get('/health', op('getHealth'), (c) => {
     const capabilities: C['Capability'][] = [];
-    const mode = ctx.answerSource?.mode ?? 'simulator';
     // Through a proxy the API is the upstream's: the simulator's capabilities are not its.
     if (ctx.controlEnabled && mode === 'simulator') {
       if (engine.clock.mode === 'manual') capabilities.push('clock');
@@ -138,6 +141,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   control.get('/config', op('getConfig'), (c) => sendJson(c, settingsView(engine.settings())));
   control.patch('/config', op('updateConfig'), async (c) => {
     const patch = await body<C['SettingsPatch']>(c, 'updateConfig');
+    requireSettingsMode(patch, mode);
     return sendJson(c, settingsView(engine.updateSettings(toSettingsPatch(patch))));
   });
 

@@ -56,11 +56,16 @@ const newest = <T>(items: readonly T[], limit: number): T[] => items.slice(-limi
 
 export function dashboardSnapshot(ctx: ControlContext, orderLimit = DASHBOARD_ORDER_LIMIT): C['Dashboard'] {
   const { engine } = ctx;
-  const accounts = engine.accounts();
-  const addresses = engine.addresses();
-  const rules = engine.rules.list();
+  const mode = ctx.answerSource?.mode ?? 'simulator';
+  // In front of a service or a recording the engine answers nothing: its lists would show
+  // a demo account and "no orders" while the traffic went elsewhere. The journal shows it.
+  const engineShown = mode === 'simulator';
+  const accounts = engineShown ? engine.accounts() : [];
+  const addresses = engineShown ? engine.addresses() : [];
+  const rules = engineShown ? engine.rules.list() : [];
   const faults = ctx.faults.list();
   return {
+    mode,
     clock: {
       mode: engine.clock.mode,
       now: engine.clock.now(),
@@ -69,7 +74,7 @@ export function dashboardSnapshot(ctx: ControlContext, orderLimit = DASHBOARD_OR
     settings: settingsView(engine.settings()),
     supply: engine.supply(),
     accounts: newest(accounts, DASHBOARD_LIST_LIMIT).map((account) => accountView(engine, account)),
-    orders: recentOrders(engine, orderLimit),
+    orders: engineShown ? recentOrders(engine, orderLimit) : [],
     addresses: newest(addresses, DASHBOARD_LIST_LIMIT).map(addressState),
     // Rules and faults in the order they are tried, the first ones (those that decide).
     rules: rules.slice(0, DASHBOARD_LIST_LIMIT),
@@ -77,7 +82,7 @@ export function dashboardSnapshot(ctx: ControlContext, orderLimit = DASHBOARD_OR
     journal: ctx.journal.list({ limit: DASHBOARD_JOURNAL_LIMIT }).reverse(),
     totals: {
       accounts: accounts.length,
-      orders: engine.storedOrders,
+      orders: engineShown ? engine.storedOrders : 0,
       addresses: addresses.length,
       rules: rules.length,
       faults: faults.length,

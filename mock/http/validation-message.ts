@@ -47,14 +47,41 @@ export function describeErrors(
       parameter: options.map((o) => o.slice(1, -1)).join(' or '),
     };
   }
-  const messages = [...new Set(specific.map((e) => describeOne(e, original, noun, errors)))];
+  // One sentence per parameter, in the order ajv met them: a value that breaks two rules
+  // (a TRON address's pattern and its checksum format) is named once, by the rule that
+  // says most, and a later bad parameter is never crowded out by an earlier one's rules.
+  const byParameter = new Map<string, ErrorObject>();
+  for (const e of specific) {
+    const name = parameterOf(e);
+    const held = byParameter.get(name);
+    if (!held || rank(e) > rank(held)) byParameter.set(name, e);
+  }
+  const messages = [...new Set([...byParameter.values()].map((e) => describeOne(e, original, noun, errors)))];
   const first = specific[0];
+  const shown = messages.slice(0, MAX_PARAMETERS_NAMED);
+  const more = messages.length - shown.length;
   return {
     missing: false,
-    message: messages.slice(0, 3).join(' '),
+    message: more > 0 ? `${shown.join(' ')} And ${more} more.` : shown.join(' '),
     belowMinimum: first?.keyword === 'minimum',
     ...(first ? { parameter: first.instancePath.replace(/^\//, '').replace(/\//g, '.') || '(body)' } : {}),
   };
+}
+
+/** How many bad parameters one message names; a body of a thousand unknown fields is not quoted whole. */
+const MAX_PARAMETERS_NAMED = 8;
+
+/** The parameter an error is about: its path, or the field it names. */
+function parameterOf(e: ErrorObject): string {
+  const p = e.params as Record<string, unknown>;
+  return e.keyword === 'additionalProperties'
+    ? joinPath(e.instancePath, String(p.additionalProperty))
+    : e.instancePath;
+}
+
+/** Of two rules one value breaks, the one whose sentence tells the caller more. */
+function rank(e: ErrorObject): number {
+  return e.keyword === 'format' ? 2 : e.keyword === 'pattern' ? 0 : 1;
 }
 
 function joinPath(instancePath: string, name: string): string {

@@ -119,6 +119,8 @@ export interface paths {
         /**
          * Change behaviour settings at run time
          * @description Only the fields sent change. Open orders keep the delays they were scheduled with.
+         *     In proxy and replay mode only the settings whose `x-modes` list that mode are
+         *     taken; a patch holding any other is refused whole (409), naming those settings.
          */
         patch: operations["updateConfig"];
         trace?: never;
@@ -522,13 +524,7 @@ export interface components {
             now: number;
             timing: components["schemas"]["TimingProfile"];
             capabilities: components["schemas"]["Capability"][];
-            /**
-             * @description What answers the API: the simulator's engine, the upstream service behind
-             *     `serve --upstream` (a validating, spend-guarded proxy), or a recording
-             *     (`serve --replay`).
-             * @enum {string}
-             */
-            mode?: "simulator" | "proxy" | "replay";
+            mode?: components["schemas"]["Mode"];
             proxy?: components["schemas"]["ProxyStats"];
         };
         /** @description In proxy mode, what the proxy has done since it started. */
@@ -542,6 +538,14 @@ export interface components {
             /** @description Order creations refused by the spending guard (`--allow-spend`, `--max-orders`). */
             refusedOrders: number;
         };
+        /**
+         * @description What answers the API: the simulator's engine, the upstream service behind
+         *     `serve --upstream` (a validating, spend-guarded proxy), or a recording
+         *     (`serve --replay`). Each control-plane operation lists the modes it works in
+         *     as `x-modes`.
+         * @enum {string}
+         */
+        Mode: "simulator" | "proxy" | "replay";
         /** @enum {string} */
         ClockMode: "real" | "manual";
         /**
@@ -713,6 +717,12 @@ export interface components {
             contentType?: string;
             /** @description The outcome the request asked for with `Prefer: outcome=…` (see PreferOutcome), when it did. */
             outcomeAsked?: components["schemas"]["PreferOutcome"];
+            /**
+             * @description The HTTP status answered. 599 means no answer at all: a `drop` fault closed
+             *     the connection without sending a response, and `fault` names that fault.
+             *     The client saw a network error (a reset socket), not a status; 599, the
+             *     highest status a response can carry, stands for it in the journal only.
+             */
             status: number;
             /**
              * @description The response body. When its JSON text was longer than 4 KiB, the first 4096
@@ -889,7 +899,9 @@ export interface components {
         /**
          * @description Settings to change, as PATCH /_sim/config and a scenario's `settings` take them;
          *     a field left out keeps its value. Each setting's rule is its own schema, shared
-         *     with Settings, EngineSettings and StateFile.
+         *     with Settings, EngineSettings and StateFile. A setting works in the modes its
+         *     `x-modes` lists; one without `x-modes` sets the engine, so works in the
+         *     `simulator` mode alone.
          */
         SettingsPatch: {
             timing?: components["schemas"]["TimingProfile"];
@@ -1127,8 +1139,13 @@ export interface components {
          * @enum {string}
          */
         UnknownPathAnswer: "envelope" | "html";
-        /** @description One snapshot of the simulator for the live dashboard. */
+        /**
+         * @description One snapshot of the simulator for the live dashboard. In proxy and replay mode
+         *     the engine's lists (accounts, orders, addresses, rules) are empty: the traffic
+         *     is the journal's.
+         */
         Dashboard: {
+            mode?: components["schemas"]["Mode"];
             clock: components["schemas"]["Clock"];
             settings: components["schemas"]["Settings"];
             supply: components["schemas"]["Supply"];
@@ -1495,12 +1512,36 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request conflicts with the simulator's state (for example advancing a real clock). */
+        /**
+         * @description The request conflicts with the simulator's state (for example advancing a real
+         *     clock), or is a simulator control refused in proxy or replay mode (see NotInThisMode).
+         */
         Conflict: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description A control of the simulator's engine, refused because this server runs in proxy
+         *     or replay mode, where the engine does not answer the API (code 30003). `msg`
+         *     names the mode and what the control plane offers in it.
+         */
+        NotInThisMode: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": 30003,
+                 *       "msg": "POST /_sim/rules is refused in proxy mode (serve --upstream): the upstream answers the API, so the simulator's accounts, orders, rules, clock, supply, addresses and scenario do nothing to it. In this mode the control plane offers: health, reset, config (rateLimit), faults, journal, events and the dashboard.",
+                 *       "time": "1741801809",
+                 *       "data": null
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -1576,6 +1617,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     getClock: {
@@ -1597,6 +1639,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     advanceClock: {
@@ -1684,6 +1727,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     listAccounts: {
@@ -1707,6 +1751,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     createAccount: {
@@ -1763,6 +1808,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     deposit: {
@@ -1794,6 +1840,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     listOrders: {
@@ -1823,6 +1870,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     getOrderTimeline: {
@@ -1848,6 +1896,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     listRules: {
@@ -1871,6 +1920,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     addRule: {
@@ -1909,6 +1959,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     clearRules: {
@@ -1930,6 +1981,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     deleteRule: {
@@ -1955,6 +2007,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     listFaults: {
@@ -2081,6 +2134,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     setSupply: {
@@ -2114,6 +2168,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     listAddresses: {
@@ -2137,6 +2192,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     getAddress: {
@@ -2162,6 +2218,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     setAddress: {
@@ -2198,6 +2255,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     getJournal: {

@@ -1005,3 +1005,328 @@ export const TIMED_STATUSES = [
   "FAILED",
   "REFUNDED"
 ] as const;
+
+/** spec/control.yaml's Mode enum: what answers the API. */
+export const MODES = [
+  "simulator",
+  "proxy",
+  "replay"
+] as const;
+
+export type Mode = (typeof MODES)[number];
+
+/** Each control-plane operation of spec/control.yaml: its method, path and the modes it works in (its `x-modes`). */
+export const CONTROL_OPERATIONS: Record<string, { readonly method: string; readonly path: string; readonly modes: readonly Mode[] }> = {
+  "getHealth": {
+    "method": "GET",
+    "path": "/_sim/health",
+    "modes": [
+      "simulator",
+      "proxy",
+      "replay"
+    ]
+  },
+  "reset": {
+    "method": "POST",
+    "path": "/_sim/reset",
+    "modes": [
+      "simulator",
+      "proxy",
+      "replay"
+    ]
+  },
+  "getScenario": {
+    "method": "GET",
+    "path": "/_sim/scenario",
+    "modes": [
+      "simulator"
+    ]
+  },
+  "getClock": {
+    "method": "GET",
+    "path": "/_sim/clock",
+    "modes": [
+      "simulator"
+    ]
+  },
+  "advanceClock": {
+    "method": "POST",
+    "path": "/_sim/clock/advance",
+    "modes": [
+      "simulator"
+    ]
+  },
+  "getConfig": {
+    "method": "GET",
+    "path": "/_sim/config",
+    "modes": [
+      "simulator",
+      "proxy",
+      "replay"
+    ]
+  },
+  "updateConfig": {
+    "method": "PATCH",
+    "path": "/_sim/config",
+    "modes": [
+      "simulator",
+      "proxy",
+      "replay"
+    ]
+  },
+  "listAccounts": {
+    "method": "GET",
+    "path": "/_sim/accounts",
+    "modes": [
+      "simulator"
+    ]
+  },
+  "createAccount": {
+    "method": "POST",
+    "path": "/_sim/accounts",
+    "modes": [
+      "simulator"
+    ]
+  },
+  "getOwnAccount": {
+    "method": "GET",
+    "path": "/_sim/accounts/me",
+    "modes": [
+      "simulator"
+    ]
+  },
+  "deposit": {
+    "method": "POST",
+    "path": "/_sim/accounts/me/deposit",
+    "modes": [
+      "simulator"
+    ]
+  },
+  "listOrders": {
+    "method": "GET",
+    "path": "/_sim/orders",
+    "modes": [
+      "simulator"
+    ]
+  },
+  "getOrderTimeline": {
+    "method": "GET",
+    "path": "/_sim/orders/{orderId}",
+    "modes": [
+      "simulator"
+    ]
+  },
+  "listRules": {
+    "method": "GET",
+    "path": "/_sim/rules",
+    "modes": [
+      "simulator"
+    ]
+  },
+  "addRule": {
+    "method": "POST",
+    "path": "/_sim/rules",
+    "modes": [
+      "simulator"
+    ]
+  },
+  "clearRules": {
+    "method": "DELETE",
+    "path": "/_sim/rules",
+    "modes": [
+      "simulator"
+    ]
+  },
+  "deleteRule": {
+    "method": "DELETE",
+    "path": "/_sim/rules/{id}",
+    "modes": [
+      "simulator"
+    ]
+  },
+  "listFaults": {
+    "method": "GET",
+    "path": "/_sim/faults",
+    "modes": [
+      "simulator",
+      "proxy",
+      "replay"
+    ]
+  },
+  "injectFault": {
+    "method": "POST",
+    "path": "/_sim/faults",
+    "modes": [
+      "simulator",
+      "proxy",
+      "replay"
+    ]
+  },
+  "clearFaults": {
+    "method": "DELETE",
+    "path": "/_sim/faults",
+    "modes": [
+      "simulator",
+      "proxy",
+      "replay"
+    ]
+  },
+  "deleteFault": {
+    "method": "DELETE",
+    "path": "/_sim/faults/{id}",
+    "modes": [
+      "simulator",
+      "proxy",
+      "replay"
+    ]
+  },
+  "getSupply": {
+    "method": "GET",
+    "path": "/_sim/supply",
+    "modes": [
+      "simulator"
+    ]
+  },
+  "setSupply": {
+    "method": "PUT",
+    "path": "/_sim/supply",
+    "modes": [
+      "simulator"
+    ]
+  },
+  "listAddresses": {
+    "method": "GET",
+    "path": "/_sim/addresses",
+    "modes": [
+      "simulator"
+    ]
+  },
+  "getAddress": {
+    "method": "GET",
+    "path": "/_sim/addresses/{address}",
+    "modes": [
+      "simulator"
+    ]
+  },
+  "setAddress": {
+    "method": "PUT",
+    "path": "/_sim/addresses/{address}",
+    "modes": [
+      "simulator"
+    ]
+  },
+  "getJournal": {
+    "method": "GET",
+    "path": "/_sim/journal",
+    "modes": [
+      "simulator",
+      "proxy",
+      "replay"
+    ]
+  },
+  "clearJournal": {
+    "method": "DELETE",
+    "path": "/_sim/journal",
+    "modes": [
+      "simulator",
+      "proxy",
+      "replay"
+    ]
+  },
+  "getDashboard": {
+    "method": "GET",
+    "path": "/_sim/dashboard",
+    "modes": [
+      "simulator",
+      "proxy",
+      "replay"
+    ]
+  },
+  "streamEvents": {
+    "method": "GET",
+    "path": "/_sim/events",
+    "modes": [
+      "simulator",
+      "proxy",
+      "replay"
+    ]
+  },
+  "getDashboardPage": {
+    "method": "GET",
+    "path": "/_sim/ui",
+    "modes": [
+      "simulator",
+      "proxy",
+      "replay"
+    ]
+  }
+};
+
+/** The modes each setting of spec/control.yaml's SettingsPatch works in (its `x-modes`; else the simulator's alone). */
+export const SETTING_MODES: Record<keyof typeof SETTINGS, readonly Mode[]> = {
+  "timing": [
+    "simulator"
+  ],
+  "prices": [
+    "simulator"
+  ],
+  "failureRate": [
+    "simulator"
+  ],
+  "usdtPerTrx": [
+    "simulator"
+  ],
+  "accountSuccessCode": [
+    "simulator"
+  ],
+  "duplicateOutOrderNo": [
+    "simulator"
+  ],
+  "errorStatus": [
+    "simulator"
+  ],
+  "activationDelayMs": [
+    "simulator"
+  ],
+  "rateLimit": [
+    "simulator",
+    "proxy",
+    "replay"
+  ],
+  "maxStoredOrders": [
+    "simulator"
+  ],
+  "maxStoredAddresses": [
+    "simulator"
+  ],
+  "errors": [
+    "simulator"
+  ],
+  "createdAtUnit": [
+    "simulator"
+  ],
+  "delaysMs": [
+    "simulator"
+  ],
+  "unknownPath": [
+    "simulator"
+  ],
+  "envelopeTimeUnit": [
+    "simulator"
+  ],
+  "decimals": [
+    "simulator"
+  ],
+  "extraFields": [
+    "simulator"
+  ],
+  "hiddenStatuses": [
+    "simulator"
+  ],
+  "historyPrefers": [
+    "simulator"
+  ],
+  "whenTrxShort": [
+    "simulator"
+  ]
+};

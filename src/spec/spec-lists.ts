@@ -69,6 +69,23 @@ export interface SpecLists {
   recordingV1Format: unknown;
   /** The statuses a recording times (the fields of spec/control.yaml's TimedSeconds). */
   timedStatuses: string[];
+  /** spec/control.yaml's Mode enum: what answers the API. */
+  modes: string[];
+  /** Each control-plane operation: its method, path and the modes it works in (its `x-modes`). */
+  controlOperations: Record<string, { method: string; path: string; modes: string[] }>;
+  /** The modes each setting of SettingsPatch works in (its `x-modes`, else the simulator's alone). */
+  settingModes: Record<string, string[]>;
+}
+
+/** The `x-modes` of an operation or a property, checked against the Mode enum. */
+function modesOf(owner: unknown, modes: string[], where: string, fallback?: string[]): string[] {
+  const listed = (owner as Record<string, unknown> | undefined)?.['x-modes'];
+  if (listed === undefined && fallback) return fallback;
+  if (!Array.isArray(listed) || listed.length === 0 || listed.some((m) => !modes.includes(m as string)))
+    throw new Error(
+      `${where}: x-modes must list modes of ${modes.join(', ')} (got ${JSON.stringify(listed)}).`,
+    );
+  return listed as string[];
 }
 
 const RULE_KEYWORDS = [
@@ -207,7 +224,26 @@ export function specLists(api: LoadedSpec, control: LoadedSpec): SpecLists {
     recordingFormat: formatOf(control, 'RecordingHeader'),
     recordingV1Format: formatOf(control, 'Recording'),
     timedStatuses: Object.keys(fieldsOf(control, 'TimedSeconds')),
+    ...modeLists(control),
   };
+}
+
+function modeLists(control: LoadedSpec): Pick<SpecLists, 'modes' | 'controlOperations' | 'settingModes'> {
+  const modes = enumOf(control, 'Mode') as string[];
+  const controlOperations = Object.fromEntries(
+    control.operations.map((op) => [
+      op.operationId,
+      { method: op.method, path: op.path, modes: modesOf(op.operation, modes, op.operationId) },
+    ]),
+  );
+  const properties = (control.schemas.SettingsPatch?.properties ?? {}) as Record<string, unknown>;
+  const settingModes = Object.fromEntries(
+    Object.entries(properties).map(([name, property]) => [
+      name,
+      modesOf(property, modes, `SettingsPatch.${name}`, ['simulator']),
+    ]),
+  );
+  return { modes, controlOperations, settingModes };
 }
 
 const json = (value: unknown): string => JSON.stringify(value, null, 2);
@@ -281,6 +317,17 @@ export function renderLists(lists: SpecLists, header: string): string {
     '',
     "/** The statuses a recording times: the fields of spec/control.yaml's TimedSeconds. */",
     `export const TIMED_STATUSES = ${json(lists.timedStatuses)} as const;`,
+    '',
+    "/** spec/control.yaml's Mode enum: what answers the API. */",
+    `export const MODES = ${json(lists.modes)} as const;`,
+    '',
+    'export type Mode = (typeof MODES)[number];',
+    '',
+    '/** Each control-plane operation of spec/control.yaml: its method, path and the modes it works in (its `x-modes`). */',
+    `export const CONTROL_OPERATIONS: Record<string, { readonly method: string; readonly path: string; readonly modes: readonly Mode[] }> = ${json(lists.controlOperations)};`,
+    '',
+    "/** The modes each setting of spec/control.yaml's SettingsPatch works in (its `x-modes`; else the simulator's alone). */",
+    `export const SETTING_MODES: Record<keyof typeof SETTINGS, readonly Mode[]> = ${json(lists.settingModes)};`,
     '',
   ].join('\n');
 }

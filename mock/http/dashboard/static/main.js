@@ -4,6 +4,7 @@ import { api, base, token } from './api.js';
 import { setupControls } from './controls.js';
 import { $, dateTime, fill, h, iso } from './dom.js';
 import { renderJournal, setupJournal } from './journal.js';
+import { renderModeView } from './modes.js';
 import { renderOrderDetail, setupOrderDetail } from './orders.js';
 import { renderAccounts, renderAddresses, renderOrders, renderRules, renderSettings } from './render.js';
 
@@ -55,6 +56,7 @@ function render(data, journal, health) {
   renderClock();
   renderControls();
   renderMode(health);
+  renderModeView(data.mode || (health && health.mode), health);
   renderSettings(data);
   renderAccounts(data.accounts, totals.accounts);
   renderOrders(data.orders, data.accounts, totals.orders);

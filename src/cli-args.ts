@@ -1,0 +1,109 @@
+/**
+ * The flags of every command, read with Node's parseArgs but answered in the kit's own
+ * words: one line naming the flag and the fix, a "did you mean" for a misspelt flag, and
+ * a negative number taken as the value it is (`--port -1`), so that the command's own
+ * rule can refuse it.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { CliError } from './cli-error.ts';
+
+/**
+ * The edit distance with a swap of two neighbours as one edit (optimal string alignment),
+ * so '--prot' is one typo from '--port'. Written out: a dozen lines, where no dependency
+ * of the package offers one (the copies under node_modules belong to other packages).
+ *
+ * @example
+ *   editDistance('prot', 'port'); // 1
+ */
+export function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = best;
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/**
+ * The known flag nearest to a misspelt one, when it is near enough to be a typo.
+ *
+ * @example
+ *   closestFlag('--prot', ['port', 'host']); // '--port'
+ */
+export function closestFlag(given: string, known: readonly string[]): string | undefined {
+  const name = given.replace(/^-+/, '').split('=')[0]!;
+  let best: { flag: string; distance: number } | undefined;
+  for (const flag of known) {
+    const distance = editDistance(name, flag);
+    if (!best || distance < best.distance) best = { flag, distance };
+  }
+  // A third of the name, at least one and at most two edits: further is a different flag.
+  const allowed = Math.min(2, Math.max(1, Math.floor(name.length / 3)));
+  return best && best.distance <= allowed ? `--${best.flag}` : undefined;
+}
+
+/**
+ * parseArgs for the command `command`, whose mistakes are CliErrors of one line.
+ *
+ * @example
+ *   const { values } = parseCommandArgs('serve', {
+ *     args: ['--port', '8787'],
+ *     options: { port: { type: 'string' } },
+ *     strict: true,
+ *   });
+ */
+export function parseCommandArgs<T extends ParseArgsConfig>(
+  command: string,
+  config: T,
+): ReturnType<typeof parseArgs<T>> {
+  const options = config.options ?? {};
+  const known = Object.keys(options);
+  const spellings = new Set(
+    Object.entries(options).flatMap(([name, o]) => [`--${name}`, ...(o.short ? [`-${o.short}`] : [])]),
+  );
+  // '--port -1' is the value -1, not a flag: joined, it reaches the rule of --port.
+  const args = [...(config.args ?? [])];
+  for (let i = 0; i < args.length - 1; i++) {
+    const name = args[i]!.startsWith('--') ? args[i]!.slice(2) : undefined;
+    const next = args[i + 1]!;
+    if (name && options[name]?.type === 'string' && /^-[^-]/.test(next) && !spellings.has(next)) {
+      args.splice(i, 2, `--${name}=${next}`);
+    }
+  }
+  const help = `Run 'npx energy-rental-kit ${command} --help' for the options.`;
+  try {
+    // The same config with the joined arguments: its parse has the same type.
+    return parseArgs({ ...config, args }) as ReturnType<typeof parseArgs<T>>;
+  } catch (error) {
+    const { code, message } = error as { code?: string; message: string };
+    const quoted = /'([^']+)'/.exec(message)?.[1] ?? '';
+    const flag = quoted.split(' ')[0]!;
+    switch (code) {
+      case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
+        const near = closestFlag(flag, known);
+        throw new CliError(
+          `${command}: unknown option '${flag}'${near ? ` (did you mean ${near}?)` : ''}. ${help}`,
+        );
+      }
+      case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+        throw new CliError(
+          options[flag.replace(/^-+/, '')]?.type === 'boolean' || message.includes('does not take')
+            ? `${command}: ${flag} is a switch and takes no value; give it alone. ${help}`
+            : `${command}: ${flag} needs a value, as in ${flag} VALUE. ${help}`,
+        );
+      case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+        throw new CliError(
+          `${command}: unexpected argument '${flag}'; ${command} takes options only. ${help}`,
+        );
+      default:
+        throw new CliError(`${command}: ${message.replace(/\.?\s*$/, '')}. ${help}`);
+    }
+  }
+}
