@@ -13,6 +13,8 @@ import { readContractConfig, type ContractConfig } from './contract-config.ts';
 import { connectTarget, type Capability, type ContractTarget, type TargetInfo } from './contract-target.ts';
 import { checkExchange, describeViolations, SpecViolationError, type SpecViolation } from './spec-check.ts';
 import { claimOrderSlot } from './spend-guard.ts';
+import { CASE_TIMEOUT_MS } from './contract-project.ts';
+import type { PoliteWaits } from './polite-transport.ts';
 
 export interface RecordedInteraction {
   operationId: string;
@@ -27,7 +29,15 @@ export interface ContractMeta {
   target: TargetInfo;
   interactions: RecordedInteraction[];
   spent: Array<{ amount: string; currency: string }>;
+  /** What the case waited to be polite to a target that is not a simulator, and why. */
+  politeness?: PoliteWaits;
 }
+
+/**
+ * The client's own deadline while the suite is polite: its clock would count the pace's
+ * waits, so each sending's deadline is held by the polite transport instead.
+ */
+const POLITE_CLIENT_TIMEOUT_MS = 24 * 60 * 60_000;
 
 declare module 'vitest' {
   interface TaskMeta {
@@ -101,7 +111,29 @@ export const contractTest = base.extend<Fixtures>({
       const misses = connection.takeReplayMisses(task.fullName);
       if (misses.length > 0) throw new ReplayMissError(misses);
     });
-    await use(connection.forCase(task.fullName, task.file.name));
+    if (!connection.polite()) {
+      await use(connection.forCase(task.fullName, task.file.name));
+      return;
+    }
+    // vitest's clock counts the case's waits for the pace and for Retry-After; this one does not.
+    const waits = connection.waitsOf(task.fullName);
+    ensureMeta({ task } as TestContext, connection).politeness = waits;
+    const controller = new AbortController();
+    const started = performance.now();
+    const watchdog = setInterval(() => {
+      const waiting = waits.waitingSince === undefined ? 0 : performance.now() - waits.waitingSince;
+      if (performance.now() - started - waits.waitedMs - waiting <= CASE_TIMEOUT_MS) return;
+      controller.abort(
+        new Error(
+          `the case spent more than ${CASE_TIMEOUT_MS} ms of its own time (its timeout), not counting the ${Math.round(waits.waitedMs)} ms it waited to be polite`,
+        ),
+      );
+    }, 1000);
+    try {
+      await use(connection.forCase(task.fullName, task.file.name, controller.signal));
+    } finally {
+      clearInterval(watchdog);
+    }
   },
 
   clientFor: async ({ target, task, onTestFinished }, use) => {
@@ -111,6 +143,7 @@ export const contractTest = base.extend<Fixtures>({
       createClient({
         baseUrl: target.info.baseUrl,
         ...(apiKey ? { apiKey } : {}),
+        ...(target.polite() ? { timeoutMs: POLITE_CLIENT_TIMEOUT_MS } : {}),
         fetch: target.fetch,
         sleep: (ms) => target.sleep(ms),
         now: () => target.now(),

@@ -11,6 +11,7 @@ import { newRunId } from '../contract-tests/contract-config.ts';
 import {
   applyContractFlags,
   CONTRACT_OPTIONS,
+  POLITENESS_HELP,
   spawnContractSuite,
   suiteLayout,
 } from '../contract-tests/contract-command.ts';
@@ -28,7 +29,9 @@ simulator.
 
 Against a URL that is not a simulator only the read-only cases run, unless you pass
 --allow-spend: orders are created only as the contract suite's spending guard allows
-(the cheapest order, at most --max-orders).
+(the cheapest order, at most --max-orders). The run is paced (--max-rps) and waits
+out a 429; the recording keeps each 429 it retried, marked 'retried', which 'drift'
+leaves out.
 
 Options:
   --out FILE            Where to write the recording (required); its folder is created
@@ -42,7 +45,7 @@ Options:
   --as-upstream         Record a simulator exactly as the real service is recorded: its
                         control plane is never called, no capabilities, the spending
                         guard on (to compare a calibrated simulator like with like)
-  -h, --help            Show this help
+${POLITENESS_HELP}  -h, --help            Show this help
 
 The recording is written even when cases fail (that is what 'drift' is for); the
 exit code is the contract suite's.
