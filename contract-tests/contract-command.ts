@@ -119,7 +119,14 @@ export function applyContractFlags(values: ContractFlags, env: NodeJS.ProcessEnv
   ] as const) {
     if (values[flag] !== undefined) out[POLITENESS_ENV[flag]] = values[flag];
   }
-  if (values['retry-orders']) out[POLITENESS_ENV['retry-orders']] = '1';
+  if (values['retry-orders']) {
+    if (out[POLITENESS_ENV['duplicate-out-order-no']]?.trim() !== 'return-existing') {
+      throw new CliError(
+        "--retry-orders sends a createOrder again only to a target known to answer a repeated outOrderNo with the existing order: add --duplicate-out-order-no return-existing (what 'calibrate' learnt as duplicateOutOrderNo), or drop --retry-orders.",
+      );
+    }
+    out[POLITENESS_ENV['retry-orders']] = '1';
+  }
   try {
     readPoliteness(out, !out.CONTRACT_BASE_URL);
   } catch (error) {

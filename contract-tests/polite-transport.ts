@@ -207,33 +207,33 @@ export function politeTransport(inner: CaseTransport, options: PoliteOptions): C
     for (let attempt = 1; ; attempt++) {
       const slot = await schedule.take(key, intervalMs);
       await wait(caseName, slot.reason, slot.waitMs);
-      let retry: { ms: number; reason: WaitReason } | undefined;
-      let refused = false;
-      // Decided when the answer arrives, before the recording writes it, so it is marked.
-      const mark = (response: Response): RetryMark => {
-        retry = undefined;
-        refused = false;
-        if (response.status === 429) {
-          const asked = retryAfterMs(response.headers.get('retry-after'), now());
-          const ms = asked ?? backoffMs(options.seed, caseName, attempt);
-          const reason: WaitReason = asked === undefined ? 'backoff' : 'retryAfter';
-          const capped = asked === undefined ? Math.min(ms, settings.waitMaxMs) : ms;
-          if (
-            retryable &&
-            attempt <= settings.retries &&
-            capped <= settings.waitMaxMs &&
-            waitedForRetries + capped <= settings.waitTotalMs
-          )
-            retry = { ms: capped, reason };
-          else refused = true;
-        }
-        return {
-          ...(outerMark?.(response) ?? {}),
-          ...(attempt > 1 ? { attempt } : {}),
-          ...(retry ? { retried: true as const } : {}),
-        };
+      let decided: { retry?: { ms: number; reason: WaitReason }; refused: boolean } | undefined;
+      // Decided when the answer arrives, before a recording writes it, so it is marked.
+      const decide = (response: Response) => {
+        decided = { refused: false };
+        if (response.status !== 429) return decided;
+        const asked = retryAfterMs(response.headers.get('retry-after'), now());
+        const reason: WaitReason = asked === undefined ? 'backoff' : 'retryAfter';
+        // A backoff of ours may be shortened to the cap; a wait the target asked for may not.
+        const ms = asked ?? Math.min(backoffMs(options.seed, caseName, attempt), settings.waitMaxMs);
+        if (
+          retryable &&
+          attempt <= settings.retries &&
+          ms <= settings.waitMaxMs &&
+          waitedForRetries + ms <= settings.waitTotalMs
+        )
+          decided.retry = { ms, reason };
+        else decided.refused = true;
+        return decided;
       };
+      const mark = (response: Response): RetryMark => ({
+        ...(outerMark?.(response) ?? {}),
+        ...(attempt > 1 ? { attempt } : {}),
+        ...(decide(response).retry ? { retried: true as const } : {}),
+      });
       const response = await send(template.clone(), caseName, file, mark);
+      // A transport below that records nothing never asks.
+      const { retry, refused } = decided ?? decide(response);
       const hold = rateLimitHoldMs(response.headers, now());
       if (hold !== undefined && hold > 0)
         await schedule.hold(key, Math.min(hold, settings.waitMaxMs), 'rateLimitHeaders');
