@@ -15,6 +15,22 @@ describe('the pace schedule', () => {
     expect((await schedule.take('other', 250)).waitMs).toBe(0);
   });
 
+  it('lets a request go only a whole interval after the last that went, however late a timer fired', async () => {
+    let now = 0;
+    const schedule = createPaceSchedule(() => now);
+    expect((await schedule.take('target', 250)).waitMs).toBe(0);
+    expect((await schedule.take('target', 250)).waitMs).toBe(250);
+    expect((await schedule.take('target', 250)).waitMs).toBe(500);
+    // The second's timer fires 150 ms late; it goes then.
+    now = 400;
+    expect(await schedule.go('target', 250)).toEqual({ waitMs: 0, reason: 'pace' });
+    // The third's fires on time, but must keep a whole interval after the second.
+    now = 500;
+    expect(await schedule.go('target', 250)).toEqual({ waitMs: 150, reason: 'pace' });
+    now = 650;
+    expect((await schedule.go('target', 250)).waitMs).toBe(0);
+  });
+
   it('holds every request of a target for as long as a hold asks, and says why', async () => {
     const now = 0;
     const schedule = createPaceSchedule(() => now);

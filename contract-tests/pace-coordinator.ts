@@ -10,8 +10,11 @@
  * round trip per request, and only while the pace or a hold is on.
  *
  * A slot is a reservation: the schedule moves on by one interval per grant, and the
- * worker sleeps until its slot. So N workers together send at most `rps` requests a
- * second, however they interleave.
+ * worker sleeps until its slot. A timer may fire late, though (a loaded machine), and a
+ * late request would then go close to the next one; so after sleeping, a worker asks to
+ * go, and goes only once a whole interval has passed since the last request that went
+ * (and no hold is on). So N workers together send at most `rps` requests a second,
+ * however they interleave and however late their timers fire.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -27,14 +30,20 @@ export interface Slot {
 
 /** The schedule: what workers ask of the run's pace. */
 export interface PaceSchedule {
-  /** Reserves the next slot of `key` at one request per `intervalMs` (0: no pace, only holds). */
+  /**
+   * Reserves the next slot of `key` at one request per `intervalMs` (0: no pace, only
+   * holds). A wait of 0 means go now; else sleep, then ask `go`.
+   */
   take(key: string, intervalMs: number): Promise<Slot>;
+  /** After sleeping for a slot: 0 to go now (noted as the last request), else how much longer. */
+  go(key: string, intervalMs: number): Promise<Slot>;
   /** Holds every request of `key` for `ms` from now (a Retry-After, a rate limit at 0). */
   hold(key: string, ms: number, reason: WaitReason): Promise<void>;
 }
 
 interface KeyState {
   nextFree: number;
+  lastWent: number;
   heldUntil: number;
   heldReason: WaitReason;
 }
@@ -51,7 +60,8 @@ export function createPaceSchedule(now: () => number): PaceSchedule {
   const keys = new Map<string, KeyState>();
   const stateOf = (key: string): KeyState => {
     let state = keys.get(key);
-    if (!state) keys.set(key, (state = { nextFree: 0, heldUntil: 0, heldReason: 'pace' }));
+    if (!state)
+      keys.set(key, (state = { nextFree: 0, lastWent: -Infinity, heldUntil: 0, heldReason: 'pace' }));
     return state;
   };
   return {
@@ -61,6 +71,16 @@ export function createPaceSchedule(now: () => number): PaceSchedule {
       const paced = Math.max(at, state.nextFree);
       const start = Math.max(paced, state.heldUntil);
       state.nextFree = intervalMs > 0 ? start + intervalMs : state.nextFree;
+      const reason: WaitReason = state.heldUntil > paced ? state.heldReason : 'pace';
+      if (start === at) state.lastWent = at;
+      return Promise.resolve({ waitMs: start - at, reason });
+    },
+    go(key, intervalMs) {
+      const state = stateOf(key);
+      const at = now();
+      const paced = Math.max(at, state.lastWent + intervalMs);
+      const start = Math.max(paced, state.heldUntil);
+      if (start === at) state.lastWent = at;
       const reason: WaitReason = state.heldUntil > paced ? state.heldReason : 'pace';
       return Promise.resolve({ waitMs: start - at, reason });
     },
@@ -112,6 +132,7 @@ export async function servePaceSchedule(
     if (typeof body.key !== 'string') throw new Error('key must be a string');
     if (url === '/take' && typeof body.intervalMs === 'number')
       return schedule.take(body.key, body.intervalMs);
+    if (url === '/go' && typeof body.intervalMs === 'number') return schedule.go(body.key, body.intervalMs);
     if (url === '/hold' && typeof body.ms === 'number' && typeof body.reason === 'string') {
       await schedule.hold(body.key, body.ms, body.reason as WaitReason);
       return {};
@@ -173,6 +194,7 @@ export function paceScheduleAt(url: string | undefined): PaceSchedule {
   if (!url) return (ownSchedule ??= createPaceSchedule(() => performance.now()));
   return {
     take: (key, intervalMs) => post<Slot>(url, '/take', { key, intervalMs }),
+    go: (key, intervalMs) => post<Slot>(url, '/go', { key, intervalMs }),
     hold: async (key, ms, reason) => void (await post(url, '/hold', { key, ms, reason })),
   };
 }

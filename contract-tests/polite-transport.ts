@@ -205,8 +205,11 @@ export function politeTransport(inner: CaseTransport, options: PoliteOptions): C
     const template = request.clone();
     let waitedForRetries = 0;
     for (let attempt = 1; ; attempt++) {
-      const slot = await schedule.take(key, intervalMs);
-      await wait(caseName, slot.reason, slot.waitMs);
+      let slot = await schedule.take(key, intervalMs);
+      while (slot.waitMs > 0) {
+        await wait(caseName, slot.reason, slot.waitMs);
+        slot = await schedule.go(key, intervalMs);
+      }
       let decided: { retry?: { ms: number; reason: WaitReason }; refused: boolean } | undefined;
       // Decided when the answer arrives, before a recording writes it, so it is marked.
       const decide = (response: Response) => {

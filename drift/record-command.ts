@@ -61,6 +61,8 @@ export interface RecordOptions {
   vitestArgs?: string[];
   /** 'pipe' hides vitest's own output (tests). Default 'inherit'. */
   stdio?: 'inherit' | 'pipe';
+  /** With stdio 'pipe': hears vitest's output, the contract summary included. */
+  onOutput?: (chunk: string) => void;
 }
 
 /** Parses the flags into the suite's environment and the output file. */
@@ -130,6 +132,7 @@ export async function runRecord(
         ...(options.vitestArgs ?? []),
       ],
       stdio: options.stdio ?? 'inherit',
+      ...(options.onOutput ? { onOutput: options.onOutput } : {}),
     });
     let recording: Recording;
     try {
