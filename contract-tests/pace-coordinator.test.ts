@@ -29,6 +29,9 @@ describe('the pace schedule', () => {
     expect(await schedule.go('target', 250)).toEqual({ waitMs: 150, reason: 'pace' });
     now = 650;
     expect((await schedule.go('target', 250)).waitMs).toBe(0);
+    // A new request past every reservation still keeps a whole interval after the last that went.
+    now = 800;
+    expect((await schedule.take('target', 250)).waitMs).toBe(100);
   });
 
   it('holds every request of a target for as long as a hold asks, and says why', async () => {

@@ -68,7 +68,8 @@ export function createPaceSchedule(now: () => number): PaceSchedule {
     take(key, intervalMs) {
       const state = stateOf(key);
       const at = now();
-      const paced = Math.max(at, state.nextFree);
+      // After the last reserved slot, and a whole interval after the last that went (it may have gone late).
+      const paced = Math.max(at, state.nextFree, state.lastWent + intervalMs);
       const start = Math.max(paced, state.heldUntil);
       state.nextFree = intervalMs > 0 ? start + intervalMs : state.nextFree;
       const reason: WaitReason = state.heldUntil > paced ? state.heldReason : 'pace';
