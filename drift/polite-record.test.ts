@@ -120,6 +120,9 @@ describe('the suite against a rate-limited stand-in', () => {
       expect(times.at(-1)! - times[0]!).toBeLessThan(
         (times.length / 3) * 1000 * 2 + politeness.waits.retryAfter.ms + 15_000,
       );
+      expect(paced.output).toContain(
+        `${retried.length} answer${retried.length === 1 ? '' : 's'} (HTTP 429) waited out and sent again, marked 'retried'`,
+      );
       expect(paced.output).toMatch(
         /waited [\d.]+ s to be polite \(pace 3 requests\/s\): pace [\d.]+ s \(\d+ waits?\), rate-limit headers [\d.]+ s \(\d+ waits?\), Retry-After [\d.]+ s \(\d+ waits?\), backoff [\d.]+ s \(\d+ waits?\); \d+ retr(y|ies) after a 429, 0 429s not retried/,
       );

@@ -169,11 +169,17 @@ export function describeRecording(recording: Recording, file: string): string {
   const medians = Object.entries(recording.timing.summary.medianSecondsTo).map(
     ([status, s]) => `${status} ${s} s`,
   );
+  const retried = recording.interactions.filter((i) => i.retried).length;
   return [
     `Recording written to ${file}`,
     `  ${recording.interactions.length} interactions from ${cases} cases (${api} API, ${recording.interactions.length - api} control plane)`,
     `  API keys replaced by aliases: ${recording.apiKeys.map((k) => `${k.alias} (${k.role})`).join(', ')}`,
     `  timing: ${recording.timing.summary.orders} order${recording.timing.summary.orders === 1 ? '' : 's'}${medians.length ? `, median seconds from creation to ${medians.join(', ')}` : ''}`,
+    ...(retried > 0
+      ? [
+          `  ${retried} answer${retried === 1 ? '' : 's'} (HTTP 429) waited out and sent again, marked 'retried': drift and replay leave them out`,
+        ]
+      : []),
   ].join('\n');
 }
 
