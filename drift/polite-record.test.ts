@@ -34,7 +34,7 @@ function record(
   variant: string,
   args: string[],
   workers: number,
-  files: string[] = [],
+  vitestArgs: string[] = [],
 ): Promise<Run> {
   return withSlot(async () => {
     const out = path.join(scratch, `${name}.json`);
@@ -46,7 +46,7 @@ function record(
       { ...process.env, CONTRACT_VARIANT: variant },
       {
         write: (text) => void (output += text),
-        vitestArgs: [`--maxWorkers=${workers}`, ...files],
+        vitestArgs: [`--maxWorkers=${workers}`, ...vitestArgs],
         stdio: 'pipe',
         onOutput: (chunk) => void (output += chunk),
       },
@@ -72,14 +72,16 @@ const READ_ONLY_FILES = ['contract-tests/price.contract.test.ts', 'contract-test
 
 describe('the suite against a rate-limited stand-in', () => {
   it.concurrent(
-    'passes spending one order, two workers together under one pace, and says how long it waited',
+    'passes spending one order, two worker processes together under one pace, and says how long it waited',
     { timeout: 240_000 },
     async () => {
+      // Two worker processes (forks), so the pace is shared across processes, not only threads.
       const run = await record(
         'paced-spend',
         'stand-in+rate-limited',
         ['--allow-spend', '--max-orders', '1', '--max-rps', String(RPS)],
         2,
+        ['--pool=forks'],
       );
       expect(run.code, run.output.slice(-3000)).toBe(0);
       expect(run.report.summary.failed).toBe(0);
