@@ -15,6 +15,7 @@ import { checkExchange, describeViolations, SpecViolationError, type SpecViolati
 import { claimOrderSlot } from './spend-guard.ts';
 import { CASE_TIMEOUT_MS } from './contract-project.ts';
 import type { PoliteWaits } from './polite-transport.ts';
+import { watchOwnTime } from './own-time.ts';
 
 export interface RecordedInteraction {
   operationId: string;
@@ -118,21 +119,11 @@ export const contractTest = base.extend<Fixtures>({
     // vitest's clock counts the case's waits for the pace and for Retry-After; this one does not.
     const waits = connection.waitsOf(task.fullName);
     ensureMeta({ task } as TestContext, connection).politeness = waits;
-    const controller = new AbortController();
-    const started = performance.now();
-    const watchdog = setInterval(() => {
-      const waiting = waits.waitingSince === undefined ? 0 : performance.now() - waits.waitingSince;
-      if (performance.now() - started - waits.waitedMs - waiting <= CASE_TIMEOUT_MS) return;
-      controller.abort(
-        new Error(
-          `the case spent more than ${CASE_TIMEOUT_MS} ms of its own time (its timeout), not counting the ${Math.round(waits.waitedMs)} ms it waited to be polite`,
-        ),
-      );
-    }, 1000);
+    const watch = watchOwnTime(waits, CASE_TIMEOUT_MS);
     try {
-      await use(connection.forCase(task.fullName, task.file.name, controller.signal));
+      await use(connection.forCase(task.fullName, task.file.name, watch.signal));
     } finally {
-      clearInterval(watchdog);
+      watch.stop();
     }
   },
 
