@@ -16,6 +16,7 @@ import { envFlag } from '../src/env-flag.ts';
 import { loadRecording } from '../recording/recording.ts';
 import { newRunId } from './contract-config.ts';
 import { checkTarget } from './target-check.ts';
+import { POLITENESS_ENV, readPoliteness } from './politeness-settings.ts';
 
 export const CONTRACT_HELP = `Usage: energy-rental-kit contract [options]
 
@@ -25,7 +26,8 @@ started with 'npx energy-rental-kit serve', or the real service (https://api.eop
 
 Against a URL that is not a simulator, cases that create orders run only with
 --allow-spend, use the cheapest order (64000 energy for 10min), create at most
---max-orders orders, and the run prints what it spent.
+--max-orders orders, and the run prints what it spent. The suite is polite to it:
+paced (--max-rps), and it waits out a 429 (see docs/politeness.md).
 
 A URL is read once first (GET /v1/account with the key): a target that is not
 reachable, or that refuses the key, stops the run with one line and exit code 2.
@@ -38,6 +40,20 @@ Options (each has an environment variable; the flag wins):
   --pledge-address A    Address that receives the energy, default the account's wallet
                         (CONTRACT_PLEDGE_ADDRESS)
   --report FILE         Where to write the report, default contract-report.json (CONTRACT_REPORT)
+  --max-rps N           Against a target that is not a simulator: most requests a
+                        second of the whole run, every worker together; default 4 for a
+                        URL, 0 (off) in-process; 0 turns the pace off (CONTRACT_MAX_RPS)
+  --retries N           Most times a call is sent again after HTTP 429, default 4
+                        (CONTRACT_RETRIES); only read-only calls, unless --retry-orders
+  --retry-wait-max S    Longest single wait before a retry, seconds, default 30; a longer
+                        Retry-After is not waited for (CONTRACT_RETRY_WAIT_MAX)
+  --retry-wait-total S  Most seconds one call waits for its retries, default 60
+                        (CONTRACT_RETRY_WAIT_TOTAL)
+  --retry-orders        Also retry a createOrder after 429, with the same outOrderNo;
+                        needs --duplicate-out-order-no return-existing (CONTRACT_RETRY_ORDERS=1)
+  --duplicate-out-order-no return-existing|reject
+                        What the target answers to a repeated outOrderNo, as 'calibrate'
+                        learnt it (CONTRACT_DUPLICATE_OUT_ORDER_NO)
   --replay FILE         Run offline against a recording made by 'npx energy-rental-kit record'
                         instead of a live target; its spending guard and run id come
                         from the recording (CONTRACT_REPLAY); read only when it is a
@@ -57,8 +73,31 @@ export const CONTRACT_OPTIONS = {
   'max-orders': { type: 'string' },
   'pledge-address': { type: 'string' },
   report: { type: 'string' },
+  'max-rps': { type: 'string' },
+  retries: { type: 'string' },
+  'retry-wait-max': { type: 'string' },
+  'retry-wait-total': { type: 'string' },
+  'retry-orders': { type: 'boolean' },
+  'duplicate-out-order-no': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
+
+/** The politeness flags' help lines, shared with `record`. */
+export const POLITENESS_HELP = `  --max-rps N           Against a target that is not a simulator: most requests a
+                        second of the whole run, every worker together; default 4 for a
+                        URL, 0 (off) in-process; 0 turns the pace off (CONTRACT_MAX_RPS)
+  --retries N           Most times a call is sent again after HTTP 429, default 4
+                        (CONTRACT_RETRIES); only read-only calls, unless --retry-orders
+  --retry-wait-max S    Longest single wait before a retry, seconds, default 30; a longer
+                        Retry-After is not waited for (CONTRACT_RETRY_WAIT_MAX)
+  --retry-wait-total S  Most seconds one call waits for its retries, default 60
+                        (CONTRACT_RETRY_WAIT_TOTAL)
+  --retry-orders        Also retry a createOrder after 429, with the same outOrderNo;
+                        needs --duplicate-out-order-no return-existing (CONTRACT_RETRY_ORDERS=1)
+  --duplicate-out-order-no return-existing|reject
+                        What the target answers to a repeated outOrderNo, as 'calibrate'
+                        learnt it (CONTRACT_DUPLICATE_OUT_ORDER_NO)
+`;
 
 type ContractFlags = {
   [K in keyof typeof CONTRACT_OPTIONS]?: (typeof CONTRACT_OPTIONS)[K]['type'] extends 'string'
@@ -80,6 +119,33 @@ export function applyContractFlags(values: ContractFlags, env: NodeJS.ProcessEnv
     out.CONTRACT_MAX_ORDERS = values['max-orders'];
   }
   if (values['pledge-address'] !== undefined) out.CONTRACT_PLEDGE_ADDRESS = values['pledge-address'];
+  for (const flag of [
+    'max-rps',
+    'retries',
+    'retry-wait-max',
+    'retry-wait-total',
+    'duplicate-out-order-no',
+  ] as const) {
+    if (values[flag] !== undefined) out[POLITENESS_ENV[flag]] = values[flag];
+  }
+  if (values['retry-orders']) {
+    if (out[POLITENESS_ENV['duplicate-out-order-no']]?.trim() !== 'return-existing') {
+      throw new CliError(
+        "--retry-orders sends a createOrder again only to a target known to answer a repeated outOrderNo with the existing order: add --duplicate-out-order-no return-existing (what 'calibrate' learnt as duplicateOutOrderNo), or drop --retry-orders.",
+      );
+    }
+    out[POLITENESS_ENV['retry-orders']] = '1';
+  }
+  try {
+    readPoliteness(out, !out.CONTRACT_BASE_URL);
+  } catch (error) {
+    // Named as the flag the user typed, when a flag set it.
+    let message = (error as Error).message;
+    for (const [flag, name] of Object.entries(POLITENESS_ENV))
+      if (values[flag as keyof typeof POLITENESS_ENV] !== undefined)
+        message = message.replaceAll(name, `--${flag}`);
+    throw new CliError(message);
+  }
   // Resolved here, against the user's working directory, whatever directory vitest runs in.
   out.CONTRACT_REPORT = path.resolve(values.report ?? out.CONTRACT_REPORT ?? 'contract-report.json');
   if (out.CONTRACT_BASE_URL && !out.CONTRACT_API_KEY) {

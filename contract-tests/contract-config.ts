@@ -5,6 +5,7 @@
 import { fileLimitFrom, type FileLimit } from '../src/bounded-file.ts';
 import { envFlag } from '../src/env-flag.ts';
 import { loadRecording } from '../recording/recording.ts';
+import { readPoliteness, type Politeness } from './politeness-settings.ts';
 
 export interface ContractConfig {
   /**
@@ -43,6 +44,8 @@ export interface ContractConfig {
    * (`record --as-upstream`), so a calibrated simulator is recorded like with like.
    */
   asUpstream?: boolean;
+  /** The pace and the retries of a rate-limited call, against a target that is not a simulator. */
+  politeness: Politeness;
   /** In-process only: the simulator's clock (default manual) and timing (default realistic). */
   simulator?: { clock?: 'manual' | 'real'; timing?: 'realistic' | 'fast' | 'instant' };
 }
@@ -112,6 +115,7 @@ export function readContractConfig(env: NodeJS.ProcessEnv = process.env): Contra
     maxOrders,
     reportPath: env.CONTRACT_REPORT ?? 'contract-report.json',
     runId: env.CONTRACT_RUN_ID?.trim() || fallbackRunId,
+    politeness: readPoliteness(env, !baseUrl),
   };
   if (baseUrl) config.baseUrl = baseUrl.replace(/\/+$/, '');
   if (env.CONTRACT_PLEDGE_ADDRESS) config.pledgeAddress = env.CONTRACT_PLEDGE_ADDRESS;

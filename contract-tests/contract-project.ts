@@ -2,11 +2,29 @@
  * The contract project's vitest settings, shared by the repository's vitest.config.ts
  * and the config an installed package runs its suite with (contract.vitest.config.ts).
  */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { mayWaitPolitely } from './politeness-settings.ts';
+
+/** A case's own time limit, waits for the target's pace and rate limit not counted. */
+export const CASE_TIMEOUT_MS = 120_000;
+
+/**
+ * vitest's timeout when the run may wait to be polite: only a backstop for a case stuck
+ * outside any request, since the suite itself fails a case that spends CASE_TIMEOUT_MS of
+ * its own time (contract-test.ts) and vitest's clock cannot leave the waits out.
+ */
+export const POLITE_BACKSTOP_MS = 30 * 60_000;
+
+const here = fileURLToPath(import.meta.url);
+
 export const CONTRACT_PROJECT = {
   name: 'contract',
-  testTimeout: 120_000,
+  testTimeout: mayWaitPolitely(process.env) ? POLITE_BACKSTOP_MS : CASE_TIMEOUT_MS,
   // Contract files keep their state in fixtures, so sharing one module graph is safe, and
   // it halves the suite's start-up.
   pool: 'threads',
   isolate: false,
+  // The run's one pace, shared by every worker: .ts in a checkout, .js in the package.
+  globalSetup: path.join(path.dirname(here), `pace-global-setup${path.extname(here)}`),
 } as const;

@@ -4,6 +4,21 @@
  */
 import type { ContractMeta, RecordedInteraction } from './contract-test.ts';
 import type { TargetInfo } from './contract-target.ts';
+import { emptyWaits, type PoliteWaits } from './polite-transport.ts';
+import type { WaitReason } from './pace-coordinator.ts';
+
+/** What the whole run waited to be polite to a target that is not a simulator. */
+export interface PolitenessReport {
+  /** The pace, requests a second for all workers together (0: none). */
+  maxRps?: number;
+  waitedMs: number;
+  /** By reason: the pace, rate-limit headers at 0, a 429's Retry-After, backoff after a 429 without one. */
+  waits: Record<WaitReason, { count: number; ms: number }>;
+  /** Requests sent again after a 429. */
+  retries: number;
+  /** 429s the suite did not retry (a POST, or past a cap) and handed to the case. */
+  gaveUp: number;
+}
 
 export interface ContractCase {
   name: string;
@@ -12,6 +27,8 @@ export interface ContractCase {
   reason?: string;
   errors?: string[];
   durationMs?: number;
+  /** Of durationMs, what the case waited to be polite. */
+  waitedMs?: number;
   interactions: RecordedInteraction[];
 }
 
@@ -21,6 +38,8 @@ export interface ContractReport {
   target: TargetInfo | undefined;
   summary: { passed: number; failed: number; skipped: number };
   spent: { orders: number; byCurrency: Record<string, string> };
+  /** Present when the suite was polite to the target (it is no simulator). */
+  politeness?: PolitenessReport;
   cases: ContractCase[];
 }
 
@@ -41,13 +60,19 @@ export function sumDecimals(amounts: string[]): string {
 export function buildReport(
   cases: Array<ContractCase & { meta?: ContractMeta }>,
   finishedAt: Date,
+  options: { maxRps?: number } = {},
 ): ContractReport {
   const spentAmounts: Record<string, string[]> = {};
   let orders = 0;
   let target: TargetInfo | undefined;
+  let polite: PoliteWaits | undefined;
   const out: ContractCase[] = [];
   for (const { meta, ...c } of cases) {
     target ??= meta?.target;
+    if (meta?.politeness) {
+      polite = addWaits(polite ?? emptyWaits(), meta.politeness);
+      if (meta.politeness.waitedMs > 0) c.waitedMs = Math.round(meta.politeness.waitedMs);
+    }
     for (const spend of meta?.spent ?? []) {
       orders++;
       (spentAmounts[spend.currency] ??= []).push(spend.amount);
@@ -66,8 +91,60 @@ export function buildReport(
       skipped: out.filter((c) => c.verdict === 'skipped').length,
     },
     spent: { orders, byCurrency },
+    ...(polite
+      ? {
+          politeness: {
+            ...(options.maxRps === undefined ? {} : { maxRps: options.maxRps }),
+            waitedMs: Math.round(polite.waitedMs),
+            waits: Object.fromEntries(
+              Object.entries(polite.waits).map(([reason, t]) => [
+                reason,
+                { count: t.count, ms: Math.round(t.ms) },
+              ]),
+            ) as PolitenessReport['waits'],
+            retries: polite.retries,
+            gaveUp: polite.gaveUp,
+          },
+        }
+      : {}),
     cases: out,
   };
+}
+
+function addWaits(total: PoliteWaits, add: PoliteWaits): PoliteWaits {
+  for (const [reason, tally] of Object.entries(add.waits) as Array<
+    [WaitReason, { count: number; ms: number }]
+  >) {
+    total.waits[reason].count += tally.count;
+    total.waits[reason].ms += tally.ms;
+  }
+  total.retries += add.retries;
+  total.gaveUp += add.gaveUp;
+  total.waitedMs += add.waitedMs;
+  return total;
+}
+
+const REASON_NAMES: Record<WaitReason, string> = {
+  pace: 'pace',
+  rateLimitHeaders: 'rate-limit headers',
+  retryAfter: 'Retry-After',
+  backoff: 'backoff',
+};
+
+/**
+ * One line on how long the run waited to be polite and why.
+ *
+ * @example
+ *   describePoliteness(report.politeness!); // 'waited 11.8 s to be polite (pace 4 requests/s): pace 11.3 s (45 waits), …'
+ */
+export function describePoliteness(p: PolitenessReport): string {
+  const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+  const pace = p.maxRps === undefined ? '' : p.maxRps > 0 ? ` (pace ${p.maxRps} requests/s)` : ' (no pace)';
+  const reasons = (Object.keys(REASON_NAMES) as WaitReason[]).map(
+    (reason) =>
+      `${REASON_NAMES[reason]} ${seconds(p.waits[reason].ms)} (${p.waits[reason].count} wait${p.waits[reason].count === 1 ? '' : 's'})`,
+  );
+  return `waited ${seconds(p.waitedMs)} to be polite${pace}: ${reasons.join(', ')}; ${p.retries} ${p.retries === 1 ? 'retry' : 'retries'} after a 429, ${p.gaveUp} 429${p.gaveUp === 1 ? '' : 's'} not retried`;
 }
 
 /** The short human summary printed after a run. */
@@ -104,6 +181,7 @@ export function summarise(report: ContractReport, reportPath: string): string {
   lines.push(
     `  spent: ${report.spent.orders} order${report.spent.orders === 1 ? '' : 's'}${spent.length ? ` (${spent.join(', ')})` : ''}${free}`,
   );
+  if (report.politeness) lines.push(`  ${describePoliteness(report.politeness)}`);
   lines.push(`  report: ${reportPath}`);
   return `${lines.join('\n')}\n`;
 }

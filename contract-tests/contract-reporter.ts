@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
 import { buildReport, summarise, type ContractCase } from './contract-report.ts';
 import type { ContractMeta } from './contract-test.ts';
+import { readPoliteness } from './politeness-settings.ts';
 
 /**
  * The cases of contract test modules, with what each recorded; also read by the
@@ -37,12 +38,21 @@ export function contractCases(
   return cases;
 }
 
+/** The run's pace as its workers read it, for the report; undefined when unreadable. */
+function runPace(): number | undefined {
+  try {
+    return readPoliteness(process.env, !process.env.CONTRACT_BASE_URL?.trim()).maxRps;
+  } catch {
+    return undefined;
+  }
+}
+
 export default class ContractReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
     const modules = testModules.filter((m) => m.project.name === 'contract');
     if (modules.length === 0) return;
     const reportPath = process.env.CONTRACT_REPORT ?? 'contract-report.json';
-    const report = buildReport(contractCases(modules), new Date());
+    const report = buildReport(contractCases(modules), new Date(), { maxRps: runPace() });
     writeFileSync(reportPath, `${JSON.stringify(report, null, 2)}\n`);
     process.stdout.write(summarise(report, reportPath));
   }

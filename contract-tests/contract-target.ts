@@ -13,6 +13,8 @@ import { createReplay } from '../recording/replay-target.ts';
 import { ALTERED_VARIANTS, BROKEN_VARIANTS, OPAQUE_VARIANT } from './broken-variants.ts';
 import { STAND_IN_VARIANTS } from './stand-in-variants.ts';
 import type { ContractConfig } from './contract-config.ts';
+import { paceScheduleAt } from './pace-coordinator.ts';
+import { emptyWaits, politeTransport, type PoliteWaits } from './polite-transport.ts';
 
 type ControlSchemas = components['schemas'];
 export type { Capability, TargetInfo } from '../recording/recording.ts';
@@ -30,8 +32,16 @@ export interface ContractTarget {
   /**
    * The same target, with every request it sends labelled as the case's (a recording
    * notes the case, a replay prefers what the case recorded). Clock state is shared.
+   * Once `signal` aborts, the case's requests and sleeps reject with its reason.
    */
-  forCase(caseName: string, file: string): ContractTarget;
+  forCase(caseName: string, file: string, signal?: AbortSignal): ContractTarget;
+  /**
+   * Whether the suite is polite to this target (paced, retrying 429s): it is no
+   * simulator and no replay. Known once connected.
+   */
+  polite(): boolean;
+  /** What a case waited to be polite, live while it runs (polite-transport.ts). */
+  waitsOf(caseName: string): PoliteWaits;
   /** Replay only: the requests of a case that matched no recorded interaction (emptied by the call). */
   takeReplayMisses(caseName: string): string[];
 }
@@ -112,9 +122,28 @@ export async function connectTarget(config: ContractConfig, seed = 7): Promise<C
       : undefined;
     transport = recorder ? recorder.wrap(targetFetch) : (request) => targetFetch(request);
   }
-  const fetchFor = (caseName: string, file: string): typeof fetch =>
+  // Every request waits for the run's pace until the target proves to be a simulator.
+  let polite = config.mode !== 'replay';
+  const waits = new Map<string, PoliteWaits>();
+  const waitsOf = (caseName: string): PoliteWaits => {
+    let tally = waits.get(caseName);
+    if (!tally) waits.set(caseName, (tally = emptyWaits()));
+    return tally;
+  };
+  if (polite) {
+    transport = politeTransport(transport, {
+      settings: config.politeness,
+      schedule: paceScheduleAt(process.env.CONTRACT_PACE_URL),
+      // One pace per target, whichever account a request uses.
+      key: `${baseUrl}${config.variant ? `#${config.variant}` : ''}`,
+      seed: config.runId,
+      active: () => polite,
+      waitsOf,
+    });
+  }
+  const fetchFor = (caseName: string, file: string, signal?: AbortSignal): typeof fetch =>
     ((input: RequestInfo | URL, init?: RequestInit) =>
-      transport(new Request(input, init), caseName, file)) as typeof fetch;
+      untilAborted(transport(new Request(input, init), caseName, file), signal)) as typeof fetch;
 
   const token = process.env.CONTRACT_SIM_TOKEN;
   const controlHeaders = (apiKey?: string): Record<string, string> => ({
@@ -128,6 +157,7 @@ export async function connectTarget(config: ContractConfig, seed = 7): Promise<C
     .then(async (r) => (r.ok ? ((await r.json()) as Partial<ControlSchemas['Health']>) : undefined))
     .catch(() => undefined);
   const simulator = health?.simulator === 'energy-rental-kit';
+  if (simulator) polite = false;
   const capabilities = simulator ? (health.capabilities ?? []) : [];
   const info: TargetInfo = { kind: config.mode, baseUrl, simulator, capabilities };
   if (health?.clock) info.clock = health.clock;
@@ -153,8 +183,8 @@ export async function connectTarget(config: ContractConfig, seed = 7): Promise<C
   const clockControlled = capabilities.includes('clock');
   // A replay never waits for real: what it serves was recorded already.
   const virtualClock = clockControlled || config.mode === 'replay';
-  const build = (caseName: string, file: string): ContractTarget => {
-    const targetFetch = fetchFor(caseName, file);
+  const build = (caseName: string, file: string, signal?: AbortSignal): ContractTarget => {
+    const targetFetch = fetchFor(caseName, file, signal);
     const call = async <T>(method: string, path: string, body?: unknown, apiKey?: string): Promise<T> => {
       const response = await targetFetch(`${baseUrl}/_sim${path}`, {
         method,
@@ -173,7 +203,7 @@ export async function connectTarget(config: ContractConfig, seed = 7): Promise<C
       has: (capability) => capabilities.includes(capability),
       async sleep(ms) {
         if (clockControlled) await call('POST', '/clock/advance', { ms });
-        else if (!virtualClock) await new Promise((resolve) => setTimeout(resolve, ms));
+        else if (!virtualClock) await untilAborted(new Promise((resolve) => setTimeout(resolve, ms)), signal);
         if (virtualClock) virtualNow += ms;
       },
       now: () => (virtualClock ? virtualNow : Date.now()),
@@ -189,8 +219,21 @@ export async function connectTarget(config: ContractConfig, seed = 7): Promise<C
         },
       },
       forCase: build,
+      polite: () => polite,
+      waitsOf,
       takeReplayMisses: (name) => replay?.takeMisses(name) ?? [],
     };
   };
   return build(CONNECT_CASE, '');
+}
+
+/** Settles with `work`, or rejects with the signal's reason once it aborts. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

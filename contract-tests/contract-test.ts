@@ -13,6 +13,9 @@ import { ordersUsedUp, readContractConfig, type ContractConfig } from './contrac
 import { connectTarget, type Capability, type ContractTarget, type TargetInfo } from './contract-target.ts';
 import { checkExchange, describeViolations, SpecViolationError, type SpecViolation } from './spec-check.ts';
 import { claimOrderSlot } from './spend-guard.ts';
+import { CASE_TIMEOUT_MS } from './contract-project.ts';
+import type { PoliteWaits } from './polite-transport.ts';
+import { watchOwnTime } from './own-time.ts';
 
 export interface RecordedInteraction {
   operationId: string;
@@ -27,7 +30,15 @@ export interface ContractMeta {
   target: TargetInfo;
   interactions: RecordedInteraction[];
   spent: Array<{ amount: string; currency: string }>;
+  /** What the case waited to be polite to a target that is not a simulator, and why. */
+  politeness?: PoliteWaits;
 }
+
+/**
+ * The client's own deadline while the suite is polite: its clock would count the pace's
+ * waits, so each sending's deadline is held by the polite transport instead.
+ */
+const POLITE_CLIENT_TIMEOUT_MS = 24 * 60 * 60_000;
 
 declare module 'vitest' {
   interface TaskMeta {
@@ -101,7 +112,19 @@ export const contractTest = base.extend<Fixtures>({
       const misses = connection.takeReplayMisses(task.fullName);
       if (misses.length > 0) throw new ReplayMissError(misses);
     });
-    await use(connection.forCase(task.fullName, task.file.name));
+    if (!connection.polite()) {
+      await use(connection.forCase(task.fullName, task.file.name));
+      return;
+    }
+    // vitest's clock counts the case's waits for the pace and for Retry-After; this one does not.
+    const waits = connection.waitsOf(task.fullName);
+    ensureMeta({ task } as TestContext, connection).politeness = waits;
+    const watch = watchOwnTime(waits, CASE_TIMEOUT_MS);
+    try {
+      await use(connection.forCase(task.fullName, task.file.name, watch.signal));
+    } finally {
+      watch.stop();
+    }
   },
 
   clientFor: async ({ target, task, onTestFinished }, use) => {
@@ -111,6 +134,7 @@ export const contractTest = base.extend<Fixtures>({
       createClient({
         baseUrl: target.info.baseUrl,
         ...(apiKey ? { apiKey } : {}),
+        ...(target.polite() ? { timeoutMs: POLITE_CLIENT_TIMEOUT_MS } : {}),
         fetch: target.fetch,
         sleep: (ms) => target.sleep(ms),
         now: () => target.now(),

@@ -18,6 +18,16 @@
  */
 import type { Simulator } from '../mock/simulator.ts';
 import { BROKEN_VARIANTS } from './broken-variants.ts';
+import { rateLimited } from './stand-ins/rate-limit.ts';
+
+/** The rate limit of 'stand-in+rate-limited': what a provider that publishes none might enforce. */
+export const STAND_IN_RATE_LIMIT = { perSecond: 8 } as const;
+
+/**
+ * The rate limit of 'stand-in+rate-limited-strict': so tight that an unpaced suite meets
+ * 429s in every file, whose Retry-After is an HTTP date.
+ */
+export const STRICT_RATE_LIMIT = { perSecond: 2, retryAfter: 'http-date' } as const;
 
 /** Its own prices, sun per unit: every period differs from the simulator's defaults. */
 const STAND_IN_PRICES = { '10min': 47, '1h': 71, '1d': 83, '3d': 89, '7d': 97, '14d': 101, '30d': 103 };
@@ -97,8 +107,10 @@ function withoutTxId(sim: Simulator): typeof fetch {
 }
 
 /**
- * The stand-in variants by name: 'stand-in', 'stand-in-failing', and 'stand-in+<broken>'
- * for each of STAND_IN_BREAKS.
+ * The stand-in variants by name: 'stand-in', 'stand-in-failing', 'stand-in+rate-limited'
+ * (at most 8 requests a second per key, then 429 with `Retry-After: 1`),
+ * 'stand-in+rate-limited-strict' (2 a second, `Retry-After` as an HTTP date), and
+ * 'stand-in+<broken>' for each of STAND_IN_BREAKS.
  *
  * @example
  *   STAND_IN_VARIANTS['stand-in+wrong-rounding'].apply(sim); // a fetch the suite must fail
@@ -112,6 +124,14 @@ export const STAND_IN_VARIANTS: Record<string, { breaks: string; apply: (sim: Si
     'stand-in-failing': {
       breaks: 'nothing documented: every order fails and is refunded at once',
       apply: (sim) => standIn(sim, { failEveryOrder: true }).fetch,
+    },
+    'stand-in+rate-limited': {
+      breaks: `nothing documented: at most ${STAND_IN_RATE_LIMIT.perSecond} requests a second per API key, then HTTP 429 with Retry-After: 1`,
+      apply: (sim) => rateLimited(standIn(sim, { failEveryOrder: false }).fetch, STAND_IN_RATE_LIMIT),
+    },
+    'stand-in+rate-limited-strict': {
+      breaks: `nothing documented: at most ${STRICT_RATE_LIMIT.perSecond} requests a second per API key, then HTTP 429 with Retry-After as an HTTP date`,
+      apply: (sim) => rateLimited(standIn(sim, { failEveryOrder: false }).fetch, STRICT_RATE_LIMIT),
     },
     'stand-in+txid-missing': {
       breaks: 'the stand-in, and a COMPLETED order without its txId',

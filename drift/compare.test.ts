@@ -23,6 +23,27 @@ describe('compareRecordings: no drift', () => {
   });
 });
 
+describe('compareRecordings: a paced recording that met 429s', () => {
+  it('leaves out the 429s the suite waited out and retried, and keeps one it handed to a case', () => {
+    const tooMany = { code: 42900, msg: 'Too many requests', time: 1741801809, data: null };
+    const retried = baseline(VALUES_B, (interactions) => {
+      const price = interactions.findIndex((i) => i.operation === 'getPrice');
+      const superseded = structuredClone(interactions[price]!);
+      superseded.response = { status: 429, headers: { 'content-type': 'application/json' }, body: tooMany };
+      superseded.retried = true;
+      interactions[price]!.attempt = 2;
+      interactions.splice(price, 0, superseded);
+    });
+    expect(compareRecordings(baseline(), retried)).toEqual([]);
+    // Unmarked, the same 429 is what the case got: drift shows it.
+    const unmarked = structuredClone(retried);
+    for (const i of unmarked.interactions) delete i.retried;
+    expect(compareRecordings(baseline(), unmarked)).toContainEqual(
+      expect.objectContaining({ operation: 'getPrice', message: expect.stringContaining('429') as string }),
+    );
+  });
+});
+
 describe('compareRecordings: each kind of drift', () => {
   const drift = (change: Parameters<typeof baseline>[1]) =>
     compareRecordings(baseline(), baseline(VALUES_B, change));

@@ -364,7 +364,21 @@ export function compareInferred(
   return findings;
 }
 
-/** Compares two recordings. */
+/**
+ * A recording without its superseded answers: the 429s a paced run waited out and sent
+ * again (`retried`), whose retries it keeps, so a polite recording compares like an
+ * unpaced one. A 429 the run gave up on stays: that answer reached the suite.
+ *
+ * @example
+ *   settled(recording).interactions.some((i) => i.retried); // false
+ */
+export function settled(recording: Recording): Recording {
+  return recording.interactions.some((i) => i.retried)
+    ? { ...recording, interactions: recording.interactions.filter((i) => !i.retried) }
+    : recording;
+}
+
+/** Compares two recordings, each without its superseded answers (settled). */
 export function compareRecordings(old: Recording, next: Recording, options: CompareOptions = {}): Finding[] {
-  return compareInferred(inferRecording(old), inferRecording(next), options);
+  return compareInferred(inferRecording(settled(old)), inferRecording(settled(next)), options);
 }

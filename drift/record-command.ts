@@ -12,6 +12,7 @@ import { newRunId } from '../contract-tests/contract-config.ts';
 import {
   applyContractFlags,
   CONTRACT_OPTIONS,
+  POLITENESS_HELP,
   requireReachableTarget,
   spawnContractSuite,
   suiteLayout,
@@ -30,7 +31,9 @@ simulator.
 
 Against a URL that is not a simulator only the read-only cases run, unless you pass
 --allow-spend: orders are created only as the contract suite's spending guard allows
-(the cheapest order, at most --max-orders).
+(the cheapest order, at most --max-orders). The run is paced (--max-rps) and waits
+out a 429; the recording keeps each 429 it retried, marked 'retried', which 'drift'
+leaves out.
 
 Options:
   --out FILE            Where to write the recording (required); its folder is created
@@ -45,7 +48,7 @@ Options:
   --as-upstream         Record a simulator exactly as the real service is recorded: its
                         control plane is never called, no capabilities, the spending
                         guard on (to compare a calibrated simulator like with like)
-  -h, --help            Show this help
+${POLITENESS_HELP}  -h, --help            Show this help
 
 The recording is written even when cases fail (that is what 'drift' is for). Exit
 code 0: every case passed; 1: cases failed, the recording is written; 2: nothing was
@@ -70,6 +73,8 @@ export interface RecordOptions {
   suite?: (env: NodeJS.ProcessEnv) => Promise<number>;
   /** The fetch of the first read of a URL target (tests). */
   fetch?: typeof fetch;
+  /** With stdio 'pipe': hears vitest's output, the contract summary included. */
+  onOutput?: (chunk: string) => void;
 }
 
 /** Parses the flags into the suite's environment and the output file. */
@@ -137,6 +142,7 @@ export async function runRecord(
             ...(options.vitestArgs ?? []),
           ],
           stdio: options.stdio ?? 'inherit',
+          ...(options.onOutput ? { onOutput: options.onOutput } : {}),
         });
     let recording: Recording;
     try {
@@ -174,11 +180,17 @@ export function describeRecording(recording: Recording, file: string): string {
   const medians = Object.entries(recording.timing.summary.medianSecondsTo).map(
     ([status, s]) => `${status} ${s} s`,
   );
+  const retried = recording.interactions.filter((i) => i.retried).length;
   return [
     `Recording written to ${file}`,
     `  ${recording.interactions.length} interactions from ${cases} cases (${api} API, ${recording.interactions.length - api} control plane)`,
     `  API keys replaced by aliases: ${recording.apiKeys.map((k) => `${k.alias} (${k.role})`).join(', ')}`,
     `  timing: ${recording.timing.summary.orders} order${recording.timing.summary.orders === 1 ? '' : 's'}${medians.length ? `, median seconds from creation to ${medians.join(', ')}` : ''}`,
+    ...(retried > 0
+      ? [
+          `  ${retried} answer${retried === 1 ? '' : 's'} (HTTP 429) waited out and sent again, marked 'retried': drift and replay leave them out`,
+        ]
+      : []),
   ].join('\n');
 }
 

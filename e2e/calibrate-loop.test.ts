@@ -20,7 +20,9 @@ import { runRecord } from '../drift/record-command.ts';
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'calibrate-loop-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-const SPEND = ['--allow-spend', '--max-orders', '2'];
+// The kit's own loop: no pace (a served simulator recorded --as-upstream is no simulator to
+// the suite), so the repository's test time does not grow.
+const SPEND = ['--allow-spend', '--max-orders', '2', '--max-rps', '0'];
 
 async function record(name: string, args: string[], env: Record<string, string> = {}): Promise<string> {
   const out = path.join(scratch, `${name}.json`);

@@ -91,6 +91,8 @@ export function assembleRecording(
       };
       if (line.response) interaction.response = rename(line.response) as Interaction['response'];
       if (line.error !== undefined) interaction.error = line.error;
+      if (line.attempt !== undefined) interaction.attempt = line.attempt;
+      if (line.retried) interaction.retried = true;
       if (interaction.case === CONNECT_CASE && !interaction.file) interaction.file = log.file;
       interactions.push(interaction);
     }

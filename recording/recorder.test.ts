@@ -145,4 +145,29 @@ describe('createRecorder and assembleRecording', () => {
     expect(created).toEqual(['key-2', 'key-4']);
     expect(recording.apiKeys.map((k) => k.alias)).toEqual(['key-1', 'key-2', 'key-3', 'key-4', 'key-5']);
   });
+
+  it('marks an answer the suite sends its request again after, and the retry, as the transport above asks', async () => {
+    const dir = path.join(scratch, 'marks');
+    const recorder = createRecorder({ dir, mainKey: 'demo-key', baseUrl: 'http://sim.test' });
+    let calls = 0;
+    const transport = recorder.wrap(() =>
+      Promise.resolve(
+        ++calls === 1
+          ? Response.json({ code: 42900, msg: 'Too many requests', time: 0, data: null }, { status: 429 })
+          : Response.json({ code: 0, msg: 'ok', time: 0, data: {} }),
+      ),
+    );
+    recorder.noteTarget(TARGET);
+    const request = () => new Request('http://sim.test/v1/account', { headers: { 'API-KEY': 'demo-key' } });
+    await transport(request(), 'x > a case', 'x', () => ({ retried: true }));
+    await transport(request(), 'x > a case', 'x', () => ({ attempt: 2 }));
+    const recording = assembleRecording(dir, {
+      runId: 'run-3',
+      settings: { allowSpend: false, maxOrders: 1 },
+    });
+    expect(recording.interactions.map((i) => [i.response?.status, i.retried, i.attempt])).toEqual([
+      [429, true, undefined],
+      [200, undefined, 2],
+    ]);
+  });
 });

@@ -16,8 +16,19 @@ import { MAIN_KEY_ALIAS, operationOf, type Interaction, type TargetInfo } from '
 
 export { paramsOf } from './exchange-scrubber.ts';
 
-/** A fetch that knows which case (and file) sends the request. */
-export type CaseTransport = (request: Request, caseName: string, file: string) => Promise<Response>;
+/**
+ * A fetch that knows which case (and file) sends the request; `mark` tells, once the
+ * answer is in, whether the suite will send the request again (polite-transport.ts).
+ */
+export type CaseTransport = (
+  request: Request,
+  caseName: string,
+  file: string,
+  mark?: (response: Response) => RetryMark,
+) => Promise<Response>;
+
+/** How a recorded answer is marked when the suite sends its request again after it. */
+export type RetryMark = Pick<Interaction, 'attempt' | 'retried'>;
 
 /** One line of a worker's log. */
 export type LogLine =
@@ -58,7 +69,7 @@ export function createRecorder(options: { dir: string; mainKey: string; baseUrl:
   return {
     file,
     noteTarget: (target) => write({ type: 'target', target }),
-    wrap: (fetch) => async (request, caseName, testFile) => {
+    wrap: (fetch) => async (request, caseName, testFile, mark) => {
       const recorded = await scrubber.describeRequest(request);
       const operation = operationOf(recorded.method, recorded.path);
       const at = new Date().toISOString();
@@ -90,7 +101,7 @@ export function createRecorder(options: { dir: string; mainKey: string; baseUrl:
         text,
         operation === 'createAccount',
       );
-      write({ ...line, response: recordedResponse, durationMs: elapsed(started) });
+      write({ ...line, ...mark?.(response), response: recordedResponse, durationMs: elapsed(started) });
       return response;
     },
   };

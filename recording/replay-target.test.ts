@@ -117,6 +117,25 @@ describe('createReplay', () => {
     expect(statuses).toEqual(['PENDING', 'PROCESSING', 'COMPLETED', 'COMPLETED', 'COMPLETED']);
   });
 
+  it('skips the 429s the recording run waited out and sent again, serving what came after', async () => {
+    const superseded = {
+      ...interaction(
+        CASE_A,
+        { query: { orderId: 'OR9' }, apiKeyAlias: 'key-1' },
+        { code: 42900, data: null },
+        429,
+      ),
+      retried: true,
+    };
+    const replay = createReplay(
+      { ...recording, interactions: [superseded, { ...history('OR9', 'COMPLETED'), attempt: 2 }] },
+      { apiKey: 'demo-key' },
+    );
+    const response = await replay.transport(get('/v1/tron/history?orderId=OR9', 'demo-key'), CASE_A, '');
+    expect(response.status).toBe(200);
+    expect((await json(response)).data!.status).toBe('COMPLETED');
+  });
+
   it('matches by content, not by sequence', async () => {
     const { transport } = createReplay(recording, { apiKey: 'demo-key' });
     // OR2 was recorded second; asked first, it still gets its own answer.

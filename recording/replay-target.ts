@@ -105,6 +105,8 @@ export function createReplay(
   const bySignature = new Map<string, Answers>();
   const index = createMissIndex();
   for (const interaction of recording.interactions) {
+    // A 429 the recording run waited out and sent again: the replay serves what came after.
+    if (interaction.retried) continue;
     const sig = signature(interaction.request);
     const entry = bySignature.get(sig);
     if (!entry) {

@@ -1426,6 +1426,10 @@ export interface components {
              */
             at: string;
             durationMs: number;
+            /** @description The how-manieth sending of the same request this was, when the suite sent it again after a 429 (absent on a first sending). */
+            attempt?: number;
+            /** @description The suite sent this request again after this answer (a 429 within its retry caps): a superseded answer, which drift, calibration and replay leave out. */
+            retried?: boolean;
         };
         /** @description Parameters by name, keys sorted; a repeated parameter keeps all its values. */
         RecordedParams: {

@@ -1,0 +1,255 @@
+/**
+ * The suite's manners toward a target that is not a simulator, as a layer over its
+ * transport: every request waits for the run's pace (shared by all workers,
+ * pace-coordinator.ts) and for any hold the target asked for; a rate-limit header at 0
+ * holds the run until its reset; a 429 to a read-only call is sent again after its
+ * Retry-After (seconds or an HTTP date) or, without one, after an exponential backoff
+ * with a jitter seeded by the run, within a cap per wait and per call. A createOrder is
+ * sent again only when the run allows it and the target answers a repeated outOrderNo
+ * with the existing order, and then as the very same request (same outOrderNo).
+ *
+ * Every answer reaches the transport below (so a recording holds the 429s too); an
+ * answer that was sent again is marked `retried`, and its retry carries its `attempt`,
+ * so that drift and replay can leave the superseded answers out.
+ */
+import { createHash } from 'node:crypto';
+import type { CaseTransport, RetryMark } from '../recording/recorder.ts';
+import type { Politeness } from './politeness-settings.ts';
+import type { PaceSchedule, WaitReason } from './pace-coordinator.ts';
+
+export interface WaitTally {
+  count: number;
+  ms: number;
+}
+
+/** What one case (or the run) waited, and why; live while the case runs. */
+export interface PoliteWaits {
+  waits: Record<WaitReason, WaitTally>;
+  /** Requests sent again after a 429. */
+  retries: number;
+  /** 429s answered to the caller: not retryable (a POST), or past a cap. */
+  gaveUp: number;
+  /** All waits, ms. */
+  waitedMs: number;
+  /** When the wait under way began (performance.now()), if one is. */
+  waitingSince?: number;
+}
+
+/**
+ * A fresh tally.
+ *
+ * @example
+ *   emptyWaits().waits.pace; // { count: 0, ms: 0 }
+ */
+export function emptyWaits(): PoliteWaits {
+  return {
+    waits: {
+      pace: { count: 0, ms: 0 },
+      rateLimitHeaders: { count: 0, ms: 0 },
+      retryAfter: { count: 0, ms: 0 },
+      backoff: { count: 0, ms: 0 },
+    },
+    retries: 0,
+    gaveUp: 0,
+    waitedMs: 0,
+  };
+}
+
+export interface PoliteOptions {
+  settings: Politeness;
+  schedule: PaceSchedule;
+  /** The pace's key: one per target. */
+  key: string;
+  /** Seeds the backoff's jitter, so a run with the same id waits the same. */
+  seed: string;
+  /** Whether to be polite now: false once the target proved to be a simulator. */
+  active: () => boolean;
+  /** The live tally of a case. */
+  waitsOf: (caseName: string) => PoliteWaits;
+  /** Default: setTimeout. */
+  sleep?: (ms: number) => Promise<void>;
+  /** The wall clock, for a Retry-After or reset given as a date. Default Date.now. */
+  now?: () => number;
+  /** Each sending's own deadline, until its body is read; waits are not in it. Default 10 000. */
+  attemptTimeoutMs?: number;
+}
+
+/** The first backoff, doubled on each further attempt. */
+export const BACKOFF_BASE_MS = 500;
+
+/**
+ * Milliseconds a Retry-After asks for: seconds, or an HTTP date; undefined when absent or unreadable.
+ *
+ * @example
+ *   retryAfterMs('2', 0); // 2000
+ *   retryAfterMs('Wed, 21 Oct 2015 07:28:01 GMT', Date.parse('Wed, 21 Oct 2015 07:28:00 GMT')); // 1000
+ */
+export function retryAfterMs(value: string | null, nowMs: number): number | undefined {
+  if (value === null) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
+}
+
+/**
+ * How long the rate-limit headers ask to hold before the next request: only when they
+ * say no request is left (`X-RateLimit-Remaining`, `RateLimit-Remaining` or the
+ * `RateLimit` field's `remaining`, at 0), until the reset (seconds from now, or a Unix
+ * time in seconds or ms; one second when none is given).
+ *
+ * @example
+ *   rateLimitHoldMs(new Headers({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '2' }), 0); // 2000
+ */
+export function rateLimitHoldMs(headers: Headers, nowMs: number): number | undefined {
+  const field = headers.get('ratelimit');
+  const remaining =
+    headers.get('x-ratelimit-remaining') ??
+    headers.get('ratelimit-remaining') ??
+    /(?:^|[;,\s])remaining=(\d+)/.exec(field ?? '')?.[1] ??
+    null;
+  if (remaining === null || remaining.trim() !== '0') return undefined;
+  const reset =
+    headers.get('x-ratelimit-reset') ??
+    headers.get('ratelimit-reset') ??
+    /(?:^|[;,\s])reset=(\d+)/.exec(field ?? '')?.[1] ??
+    null;
+  if (reset === null) return 1000;
+  const number = Number(reset.trim());
+  if (Number.isNaN(number)) {
+    const date = Date.parse(reset);
+    return Number.isNaN(date) ? 1000 : Math.max(0, date - nowMs);
+  }
+  if (number > 1e12) return Math.max(0, number - nowMs);
+  if (number > 1e9) return Math.max(0, number * 1000 - nowMs);
+  return number * 1000;
+}
+
+/**
+ * The backoff before attempt `attempt + 1` when no Retry-After came: BACKOFF_BASE_MS
+ * doubled per attempt, times a jitter in [0.5, 1) drawn from the seed (no Math.random,
+ * so a rerun with the same run id waits alike).
+ *
+ * @example
+ *   backoffMs('run-1', 'case', 1); // between 250 and 500
+ */
+export function backoffMs(seed: string, caseName: string, attempt: number): number {
+  const hash = createHash('sha256').update(`${seed}\n${caseName}\n${attempt}`).digest();
+  const unit = hash.readUInt32BE(0) / 0x1_0000_0000;
+  return Math.round(BACKOFF_BASE_MS * 2 ** (attempt - 1) * (0.5 + unit / 2));
+}
+
+const NULL_BODY = new Set([101, 204, 205, 304]);
+
+/**
+ * Wraps a transport with the run's manners (see the module's comment).
+ *
+ * @example
+ *   const transport = politeTransport(recorder.wrap(fetch), { settings, schedule, key, seed, active: () => true, waitsOf });
+ */
+export function politeTransport(inner: CaseTransport, options: PoliteOptions): CaseTransport {
+  const { settings, schedule, key } = options;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const now = options.now ?? Date.now;
+  const attemptTimeoutMs = options.attemptTimeoutMs ?? 10_000;
+  const intervalMs = settings.maxRps > 0 ? 1000 / settings.maxRps : 0;
+
+  const wait = async (caseName: string, reason: WaitReason, ms: number): Promise<void> => {
+    if (ms <= 0) return;
+    const tally = options.waitsOf(caseName);
+    tally.waits[reason].count++;
+    tally.waits[reason].ms += ms;
+    tally.waitingSince = performance.now();
+    try {
+      await sleep(ms);
+    } finally {
+      tally.waitedMs += ms;
+      delete tally.waitingSince;
+    }
+  };
+
+  /** One sending within its own deadline, its body read, so no wait of ours is in the caller's. */
+  const send = async (request: Request, caseName: string, file: string, mark: (r: Response) => RetryMark) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`no complete response within ${attemptTimeoutMs} ms (timeout)`)),
+        attemptTimeoutMs,
+      );
+    });
+    try {
+      return await Promise.race([
+        (async () => {
+          const response = await inner(request, caseName, file, mark);
+          const body = NULL_BODY.has(response.status) ? null : await response.arrayBuffer();
+          return new Response(body, {
+            status: response.status,
+            statusText: response.statusText,
+            headers: response.headers,
+          });
+        })(),
+        deadline,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  return async (request, caseName, file, outerMark) => {
+    if (!options.active()) return inner(request, caseName, file, outerMark);
+    const retryable =
+      request.method === 'GET' ||
+      request.method === 'HEAD' ||
+      (settings.retryOrders && settings.duplicateOutOrderNo === 'return-existing');
+    // Each sending gets a copy: a body can be read once.
+    const template = request.clone();
+    let waitedForRetries = 0;
+    for (let attempt = 1; ; attempt++) {
+      let slot = await schedule.take(key, intervalMs);
+      while (slot.waitMs > 0) {
+        await wait(caseName, slot.reason, slot.waitMs);
+        slot = await schedule.go(key, intervalMs);
+      }
+      let decided: { retry?: { ms: number; reason: WaitReason }; refused: boolean } | undefined;
+      // Decided when the answer arrives, before a recording writes it, so it is marked.
+      const decide = (response: Response) => {
+        decided = { refused: false };
+        if (response.status !== 429) return decided;
+        const asked = retryAfterMs(response.headers.get('retry-after'), now());
+        const reason: WaitReason = asked === undefined ? 'backoff' : 'retryAfter';
+        // A backoff of ours may be shortened to the cap; a wait the target asked for may not.
+        const ms = asked ?? Math.min(backoffMs(options.seed, caseName, attempt), settings.waitMaxMs);
+        if (
+          retryable &&
+          attempt <= settings.retries &&
+          ms <= settings.waitMaxMs &&
+          waitedForRetries + ms <= settings.waitTotalMs
+        )
+          decided.retry = { ms, reason };
+        else decided.refused = true;
+        return decided;
+      };
+      const mark = (response: Response): RetryMark => ({
+        ...(outerMark?.(response) ?? {}),
+        ...(attempt > 1 ? { attempt } : {}),
+        ...(decide(response).retry ? { retried: true as const } : {}),
+      });
+      const response = await send(template.clone(), caseName, file, mark);
+      // A transport below that records nothing never asks.
+      const { retry, refused } = decided ?? decide(response);
+      const hold = rateLimitHoldMs(response.headers, now());
+      if (hold !== undefined && hold > 0)
+        await schedule.hold(key, Math.min(hold, settings.waitMaxMs), 'rateLimitHeaders');
+      if (!retry) {
+        if (refused) options.waitsOf(caseName).gaveUp++;
+        return response;
+      }
+      const { ms, reason } = retry;
+      // Every worker holds off, not only this call.
+      await schedule.hold(key, ms, reason);
+      options.waitsOf(caseName).retries++;
+      waitedForRetries += ms;
+      await wait(caseName, reason, ms);
+    }
+  };
+}
