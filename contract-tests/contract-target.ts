@@ -103,15 +103,7 @@ export async function connectTarget(config: ContractConfig, seed = 7): Promise<C
       baseUrl = config.baseUrl!;
       targetFetch = (request) => globalThis.fetch(request);
     }
-    if (config.asUpstream) {
-      // As the real service: its control plane does not exist for this run.
-      const inner = targetFetch;
-      const controlPrefix = `${new URL(baseUrl).pathname.replace(/\/+$/, '')}/_sim`;
-      targetFetch = (request) =>
-        new URL(request.url).pathname.startsWith(controlPrefix)
-          ? Promise.resolve(new Response('Not Found', { status: 404 }))
-          : inner(request);
-    }
+    if (config.asUpstream) targetFetch = hideControlPlane(targetFetch, baseUrl);
     recorder = config.recordDir
       ? createRecorder({ dir: config.recordDir, mainKey: config.apiKey, baseUrl })
       : undefined;
@@ -198,4 +190,28 @@ export async function connectTarget(config: ContractConfig, seed = 7): Promise<C
     };
   };
   return build(CONNECT_CASE, '');
+}
+
+/**
+ * The target as the real service: its control plane does not exist. A control-plane
+ * request is answered as the target answers a path its API does not have (the same path
+ * under `/v1`), so a calibrated simulator, whose unknown-path answer was learnt from the
+ * real service, hides its control plane behind exactly that answer.
+ *
+ * @example
+ *   hideControlPlane(sim.fetch, 'http://127.0.0.1:8787')(new Request('http://127.0.0.1:8787/_sim/health'));
+ *   // answered as GET /v1/_sim/health: the unknown-path answer
+ */
+export function hideControlPlane(
+  inner: (request: Request) => Promise<Response>,
+  baseUrl: string,
+): (request: Request) => Promise<Response> {
+  const basePath = new URL(baseUrl).pathname.replace(/\/+$/, '');
+  const controlPrefix = `${basePath}/_sim`;
+  return (request) => {
+    const url = new URL(request.url);
+    if (!url.pathname.startsWith(controlPrefix)) return inner(request);
+    url.pathname = `${basePath}/v1${url.pathname.slice(basePath.length)}`;
+    return inner(new Request(url, { method: request.method, headers: request.headers }));
+  };
 }
