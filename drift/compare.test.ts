@@ -221,6 +221,38 @@ describe('compareRecordings: each kind of drift', () => {
     ]);
   });
 
+  describe('a status one side never showed because of its manual clock', () => {
+    // OLD never shows PROCESSING: its manual clock moved in polling steps over it.
+    const withoutProcessing = (i: Parameters<Parameters<typeof baseline>[1]>[0]) =>
+      bodiesOf(i, 'getOrderHistory').forEach((b) => {
+        const data = b.data as { status: string };
+        if (data.status === 'PROCESSING') data.status = 'PENDING';
+      });
+    const sampledOld = (clock: string) => {
+      const old = baseline(VALUES_A, withoutProcessing);
+      return { ...old, target: { ...old.target, simulator: true, clock } };
+    };
+
+    it('is sampling, not drift, when OLD was recorded with a manual clock', () => {
+      const findings = compareRecordings(sampledOld('manual'), baseline(VALUES_B));
+      expect(breakingOf(findings)).toEqual([]);
+      expect(findings).toContainEqual(
+        expect.objectContaining({
+          kind: 'new-status-path',
+          severity: 'non-breaking',
+          new: 'PENDING → PROCESSING → COMPLETED',
+          message: expect.stringMatching(/manual clock/),
+        }),
+      );
+    });
+
+    it('is a new status path when OLD ran on a real clock', () => {
+      expect(breakingOf(compareRecordings(sampledOld('real'), baseline(VALUES_B)))).toEqual([
+        expect.objectContaining({ kind: 'new-status-path', new: 'PENDING → PROCESSING → COMPLETED' }),
+      ]);
+    });
+  });
+
   it('reports a timing shift beyond the threshold, non-breaking, and none within it', () => {
     const slow = baseline({
       ...VALUES_A,
