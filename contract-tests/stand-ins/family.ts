@@ -327,7 +327,7 @@ export const FAMILY_BREAKS: Record<string, { breaks: string; needs: Needs; apply
       apply: (inner) =>
         rewrite(inner, '/v1/account', (b) => {
           const available = (data(b)?.balance as { available?: { usdt?: string } } | undefined)?.available;
-          if (available?.usdt) available.usdt = String(Number(available.usdt));
+          if (available?.usdt) available.usdt = Number(available.usdt).toFixed(2);
         }),
     },
     'id-format': {
