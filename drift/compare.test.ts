@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareRecordings } from './compare.ts';
 import type { Finding } from './finding.ts';
+import type { Interaction } from '../recording/recording.ts';
 import { baseline, bodiesOf, dataOf, exchange, VALUES_A, VALUES_B } from '../recording/test-support.ts';
 
 const breakingOf = (findings: Finding[]) => findings.filter((f) => f.severity === 'breaking');
@@ -223,7 +224,7 @@ describe('compareRecordings: each kind of drift', () => {
 
   describe('a status one side never showed because of its manual clock', () => {
     // OLD never shows PROCESSING: its manual clock moved in polling steps over it.
-    const withoutProcessing = (i: Parameters<Parameters<typeof baseline>[1]>[0]) =>
+    const withoutProcessing = (i: Interaction[]) =>
       bodiesOf(i, 'getOrderHistory').forEach((b) => {
         const data = b.data as { status: string };
         if (data.status === 'PROCESSING') data.status = 'PENDING';

@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROKEN_VARIANTS } from '../contract-tests/broken-variants.ts';
-import { type SelfTestOutcome, type SelfTestTarget } from './contract-self-test-reporter.ts';
+import type { SelfTestOutcome, SelfTestTarget } from './contract-self-test-reporter.ts';
 import {
   expectFailedNaming,
   expectPassed as passed,

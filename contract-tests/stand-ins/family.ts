@@ -19,7 +19,6 @@ import type { Simulator } from '../../mock/simulator.ts';
 import { BROKEN_VARIANTS } from '../broken-variants.ts';
 import {
   createIndependentService,
-  TRX,
   type Rejection,
   type RejectionKind,
   type ServiceChoices,

@@ -10,7 +10,7 @@
  * suite it looks like the real service.
  */
 import { createHash } from 'node:crypto';
-import { API_OPERATION_SPECS, PERIODS, REJECTION_KINDS } from '../../src/generated/lists.ts';
+import { API_OPERATION_SPECS, PERIODS, type REJECTION_KINDS } from '../../src/generated/lists.ts';
 import { encodeTronAddress, isTronAddress } from '../../src/tron-address.ts';
 
 export type RejectionKind = (typeof REJECTION_KINDS)[number];
@@ -91,7 +91,6 @@ export interface ServiceOptions {
   seed?: string;
 }
 
-const SUN_PER_TRX = 1_000_000n;
 const MICRO = 1_000_000n;
 
 /** "4.23" from an amount in millionths, trimmed or with `fixed` decimals. */
@@ -354,6 +353,3 @@ export function createIndependentService(options: ServiceOptions): {
     },
   };
 }
-
-/** SUN_PER_TRX for readers of the balances: 1 TRX is 10^6 sun. */
-export const TRX = (whole: number): bigint => BigInt(whole) * SUN_PER_TRX;
