@@ -48,7 +48,7 @@ export const PLAIN_CHOICES: ServiceChoices = {
   },
   showsProcessing: true,
   failEveryOrder: false,
-  deliveryMs: 1200,
+  deliveryMs: 3000,
   failedLingersMs: 0,
   historyPrefers: 'orderId',
   usdtWhenTrxShort: false,
@@ -146,16 +146,26 @@ export function memberChoices(member: FamilyMember): ServiceChoices {
 /** The pace of the rate-limited member: at most 8 requests a second per key, then 429 with Retry-After. */
 export const RATE_LIMIT = { perSecond: 8, retryAfter: 'seconds', headers: false } as const;
 
-/** The module that provides the limiter; named through a variable so that its absence is not a compile error. */
-const RATE_LIMIT_MODULE = './rate-limit.ts';
 type RateLimited = (inner: Fetch, options: typeof RATE_LIMIT) => Fetch;
 
-/** The limiter, or a fetch that says the member is unavailable until rate-limit.ts exists. */
+/**
+ * The limiter of contract-tests/stand-ins/rate-limit.ts, or undefined while that module is
+ * not there: loaded by a computed name, so that its absence is no compile error, as the
+ * source (.ts) or as built (.js).
+ */
+function loadLimiter(): Promise<RateLimited | undefined> {
+  const load = (file: string) =>
+    import(/* @vite-ignore */ new URL(file, import.meta.url).href).then(
+      (module: { rateLimited?: unknown }) =>
+        typeof module.rateLimited === 'function' ? (module.rateLimited as RateLimited) : undefined,
+      () => undefined,
+    );
+  return load('./rate-limit.ts').then((found) => found ?? load('./rate-limit.js'));
+}
+
+/** The limiter over a fetch, or a fetch that says the member is unavailable until rate-limit.ts exists. */
 function rateLimitedFetch(inner: Fetch): Fetch {
-  const limiter = import(/* @vite-ignore */ new URL(RATE_LIMIT_MODULE, import.meta.url).href).then(
-    (module: { rateLimited?: RateLimited }) => module.rateLimited,
-    () => undefined,
-  );
+  const limiter = loadLimiter();
   let limited: Fetch | undefined;
   return (async (input: RequestInfo | URL, init?: RequestInit) => {
     const rateLimited = await limiter;
@@ -177,10 +187,7 @@ export class RateLimitUnavailableError extends Error {
 
 /** Whether the rate-limited member can run here. */
 export async function rateLimitAvailable(): Promise<boolean> {
-  return import(/* @vite-ignore */ new URL(RATE_LIMIT_MODULE, import.meta.url).href).then(
-    (module: { rateLimited?: unknown }) => typeof module.rateLimited === 'function',
-    () => false,
-  );
+  return (await loadLimiter()) !== undefined;
 }
 
 /**
