@@ -253,8 +253,11 @@ function reused(name: keyof typeof BROKEN_VARIANTS & string): (inner: Fetch) => 
   return (inner) => BROKEN_VARIANTS[name]!.apply({ fetch: inner } as unknown as Simulator);
 }
 
-/** What a break needs of a member to show: an order that completes, or one read while PENDING. */
-type Needs = 'completion' | 'none';
+/**
+ * What a break needs to show: an order that completes, an order at all (a run that may
+ * spend), or only read-only calls.
+ */
+export type Needs = 'completion' | 'order' | 'none';
 
 /** Planted breaks of documented facts, each one the suite must catch. */
 export const FAMILY_BREAKS: Record<string, { breaks: string; needs: Needs; apply: (inner: Fetch) => Fetch }> =
@@ -266,7 +269,7 @@ export const FAMILY_BREAKS: Record<string, { breaks: string; needs: Needs; apply
     },
     'type-changed': {
       breaks: BROKEN_VARIANTS['type-changed']!.breaks,
-      needs: 'none',
+      needs: 'order',
       apply: reused('type-changed'),
     },
     'number-as-string': {
@@ -281,7 +284,7 @@ export const FAMILY_BREAKS: Record<string, { breaks: string; needs: Needs; apply
     },
     'wrong-echo': {
       breaks: BROKEN_VARIANTS['wrong-echo']!.breaks,
-      needs: 'none',
+      needs: 'order',
       apply: reused('wrong-echo'),
     },
     'auth-dropped': {
@@ -291,7 +294,7 @@ export const FAMILY_BREAKS: Record<string, { breaks: string; needs: Needs; apply
     },
     'status-skipped': {
       breaks: BROKEN_VARIANTS['status-skipped']!.breaks,
-      needs: 'none',
+      needs: 'order',
       apply: reused('status-skipped'),
     },
     'status-reversed': {
@@ -310,7 +313,7 @@ export const FAMILY_BREAKS: Record<string, { breaks: string; needs: Needs; apply
     },
     'minimum-ignored': {
       breaks: 'an order of 63999, below the documented minimum, is accepted',
-      needs: 'none',
+      needs: 'order',
       apply: (inner) => rewriteParameter(inner, 'rentalCount', '63999', '64000'),
     },
     'period-ignored': {
@@ -338,7 +341,7 @@ export const FAMILY_BREAKS: Record<string, { breaks: string; needs: Needs; apply
     },
     'id-format': {
       breaks: "order ids are not 'OR' + 14 digits + 8 upper-case letters and digits",
-      needs: 'none',
+      needs: 'order',
       apply: (inner) =>
         rewrite(inner, '/v1/tron/order', (b) => {
           const d = data(b);
