@@ -247,6 +247,20 @@ describe('compareRecordings: each kind of drift', () => {
       );
     });
 
+    it('is sampling when both sides sampled one documented lifecycle differently', () => {
+      // OLD (manual) saw PENDING → COMPLETED; NEW polled late and saw PROCESSING → COMPLETED.
+      const lateFirstRead = (i: Interaction[]) =>
+        bodiesOf(i, 'getOrderHistory').forEach((b) => {
+          const data = b.data as { status: string };
+          if (data.status === 'PENDING') data.status = 'PROCESSING';
+        });
+      const findings = compareRecordings(sampledOld('manual'), baseline(VALUES_B, lateFirstRead));
+      expect(breakingOf(findings)).toEqual([]);
+      expect(
+        breakingOf(compareRecordings(sampledOld('real'), baseline(VALUES_B, lateFirstRead))),
+      ).toHaveLength(1);
+    });
+
     it('is a new status path when OLD ran on a real clock', () => {
       expect(breakingOf(compareRecordings(sampledOld('real'), baseline(VALUES_B)))).toEqual([
         expect.objectContaining({ kind: 'new-status-path', new: 'PENDING → PROCESSING → COMPLETED' }),
