@@ -69,6 +69,18 @@ const EXAMPLES: Array<[string, HintedFinding, string]> = [
     { kind: 'new-status-path', operation: 'getOrderHistory', path: '/data/status' },
     'statuses (which the service shows) and delaysMs',
   ],
+  [
+    'a txId where the service failed its orders',
+    {
+      kind: 'format-changed',
+      operation: 'getOrderHistory',
+      path: '/data/txId',
+      response: ok,
+      old: 'empty',
+      new: 'hex64',
+    },
+    'failureRate',
+  ],
   ['a timing shift', { kind: 'timing-shift', operation: 'getOrderHistory', path: '' }, 'delaysMs'],
   [
     'the other identifier winning in history',

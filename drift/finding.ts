@@ -90,6 +90,12 @@ export const CALIBRATION_HINTS: ReadonlyArray<{
       f.operation === 'getAccount' && f.kind === 'code-changed' && /HTTP 2/.test(f.response ?? ''),
   },
   {
+    // A txId where the service sent none (or none where it sent one): its orders fail, the simulator's complete.
+    class: 'share of orders that fail',
+    setting: 'failureRate',
+    fixes: (f) => f.operation === 'getOrderHistory' && f.path === '/data/txId' && f.kind === 'format-changed',
+  },
+  {
     class: 'statuses shown',
     setting: 'statuses (which the service shows) and delaysMs',
     fixes: (f) => f.kind === 'new-status-path',
