@@ -15,7 +15,7 @@ const EXAMPLES: Array<[string, HintedFinding, string]> = [
       old: 'time in s',
       new: 'time in ms',
     },
-    'timeUnit',
+    'envelopeTimeUnit',
   ],
   [
     'createdAt in seconds',
@@ -67,7 +67,7 @@ const EXAMPLES: Array<[string, HintedFinding, string]> = [
   [
     'a status path the simulator does not show',
     { kind: 'new-status-path', operation: 'getOrderHistory', path: '/data/status' },
-    'statuses (which the service shows) and delaysMs',
+    'hiddenStatuses and delaysMs',
   ],
   [
     'a txId where the service failed its orders',
@@ -96,7 +96,7 @@ const EXAMPLES: Array<[string, HintedFinding, string]> = [
   [
     'another currency paid',
     { kind: 'format-changed', operation: 'createOrder', path: '/data/currency', response: ok },
-    'currencyWhenTrxShort',
+    'whenTrxShort',
   ],
   [
     'the account answering code 1',

@@ -65,7 +65,7 @@ export const CALIBRATION_HINTS: ReadonlyArray<{
 }> = [
   {
     class: 'unit of the envelope time',
-    setting: 'timeUnit',
+    setting: 'envelopeTimeUnit',
     fixes: (f) => f.kind === 'format-changed' && f.path === '/time',
   },
   {
@@ -80,7 +80,7 @@ export const CALIBRATION_HINTS: ReadonlyArray<{
   },
   {
     class: 'currency paid when TRX is short',
-    setting: 'currencyWhenTrxShort',
+    setting: 'whenTrxShort',
     fixes: (f) => f.path === '/data/currency' && !isRejection(f),
   },
   {
@@ -97,7 +97,7 @@ export const CALIBRATION_HINTS: ReadonlyArray<{
   },
   {
     class: 'statuses shown',
-    setting: 'statuses (which the service shows) and delaysMs',
+    setting: 'hiddenStatuses and delaysMs',
     fixes: (f) => f.kind === 'new-status-path',
   },
   { class: 'lifecycle timing', setting: 'delaysMs', fixes: (f) => f.kind === 'timing-shift' },
