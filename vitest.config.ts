@@ -49,7 +49,8 @@ export default defineConfig({
             'recording/**/*.test.ts',
             'e2e/**/*.test.ts',
           ],
-          exclude: ['contract-tests/**/*.contract.test.ts', ...ALONE],
+          // The fidelity files run as `npm run test:fidelity` (vitest.fidelity.config.ts).
+          exclude: ['contract-tests/**/*.contract.test.ts', '**/*.fidelity.test.ts', ...ALONE],
         },
       },
       {

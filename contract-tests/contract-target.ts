@@ -12,6 +12,7 @@ import { CONNECT_CASE, loadRecording } from '../recording/recording.ts';
 import { createReplay } from '../recording/replay-target.ts';
 import { ALTERED_VARIANTS, BROKEN_VARIANTS, OPAQUE_VARIANT } from './broken-variants.ts';
 import { STAND_IN_VARIANTS } from './stand-in-variants.ts';
+import { FAMILY_VARIANTS, isFamilyVariant } from './stand-ins/family.ts';
 import type { ContractConfig } from './contract-config.ts';
 import { paceScheduleAt } from './pace-coordinator.ts';
 import { emptyWaits, politeTransport, type PoliteWaits } from './polite-transport.ts';
@@ -81,7 +82,10 @@ export async function connectTarget(config: ContractConfig, seed = 7): Promise<C
     if (config.mode === 'in-process') {
       // Looking like the real service means no clock control either: real time, fast timing.
       // So does the stand-in that chooses differently (stand-in-variants.ts).
-      const opaque = config.variant === 'opaque' || config.variant?.startsWith('stand-in') === true;
+      const opaque =
+        config.variant === 'opaque' ||
+        config.variant?.startsWith('stand-in') === true ||
+        isFamilyVariant(config.variant);
       const sim = createSimulator({
         clock: opaque ? 'real' : (config.simulator?.clock ?? 'manual'),
         timing: opaque ? 'fast' : (config.simulator?.timing ?? 'realistic'),
@@ -94,10 +98,11 @@ export async function connectTarget(config: ContractConfig, seed = 7): Promise<C
             ? OPAQUE_VARIANT
             : (BROKEN_VARIANTS[config.variant] ??
               ALTERED_VARIANTS[config.variant] ??
-              STAND_IN_VARIANTS[config.variant]);
+              STAND_IN_VARIANTS[config.variant] ??
+              FAMILY_VARIANTS[config.variant]);
         if (!variant) {
           throw new Error(
-            `CONTRACT_VARIANT '${config.variant}' is unknown; known: opaque, ${[...Object.keys(BROKEN_VARIANTS), ...Object.keys(ALTERED_VARIANTS), ...Object.keys(STAND_IN_VARIANTS)].join(', ')}.`,
+            `CONTRACT_VARIANT '${config.variant}' is unknown; known: opaque, ${[...Object.keys(BROKEN_VARIANTS), ...Object.keys(ALTERED_VARIANTS), ...Object.keys(STAND_IN_VARIANTS), ...Object.keys(FAMILY_VARIANTS)].join(', ')}.`,
           );
         }
         targetFetch = variant.apply(sim);
@@ -108,15 +113,7 @@ export async function connectTarget(config: ContractConfig, seed = 7): Promise<C
       baseUrl = config.baseUrl!;
       targetFetch = (request) => globalThis.fetch(request);
     }
-    if (config.asUpstream) {
-      // As the real service: its control plane does not exist for this run.
-      const inner = targetFetch;
-      const controlPrefix = `${new URL(baseUrl).pathname.replace(/\/+$/, '')}/_sim`;
-      targetFetch = (request) =>
-        new URL(request.url).pathname.startsWith(controlPrefix)
-          ? Promise.resolve(new Response('Not Found', { status: 404 }))
-          : inner(request);
-    }
+    if (config.asUpstream) targetFetch = hideControlPlane(targetFetch, baseUrl);
     recorder = config.recordDir
       ? createRecorder({ dir: config.recordDir, mainKey: config.apiKey, baseUrl })
       : undefined;
@@ -236,4 +233,28 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Pro
     signal.addEventListener('abort', onAbort, { once: true });
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
+}
+
+/**
+ * The target as the real service: its control plane does not exist. A control-plane
+ * request is answered as the target answers a path its API does not have (the same path
+ * under `/v1`), so a calibrated simulator, whose unknown-path answer was learnt from the
+ * real service, hides its control plane behind exactly that answer.
+ *
+ * @example
+ *   hideControlPlane(sim.fetch, 'http://127.0.0.1:8787')(new Request('http://127.0.0.1:8787/_sim/health'));
+ *   // answered as GET /v1/_sim/health: the unknown-path answer
+ */
+export function hideControlPlane(
+  inner: (request: Request) => Promise<Response>,
+  baseUrl: string,
+): (request: Request) => Promise<Response> {
+  const basePath = new URL(baseUrl).pathname.replace(/\/+$/, '');
+  const controlPrefix = `${basePath}/_sim`;
+  return (request) => {
+    const url = new URL(request.url);
+    if (!url.pathname.startsWith(controlPrefix)) return inner(request);
+    url.pathname = `${basePath}/v1${url.pathname.slice(basePath.length)}`;
+    return inner(new Request(url, { method: request.method, headers: request.headers }));
+  };
 }

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareRecordings } from './compare.ts';
 import type { Finding } from './finding.ts';
+import type { Interaction } from '../recording/recording.ts';
 import { baseline, bodiesOf, dataOf, exchange, VALUES_A, VALUES_B } from '../recording/test-support.ts';
 
 const breakingOf = (findings: Finding[]) => findings.filter((f) => f.severity === 'breaking');
@@ -240,6 +241,52 @@ describe('compareRecordings: each kind of drift', () => {
         new: 'PENDING → COMPLETED',
       }),
     ]);
+  });
+
+  describe('a status one side never showed because of its manual clock', () => {
+    // OLD never shows PROCESSING: its manual clock moved in polling steps over it.
+    const withoutProcessing = (i: Interaction[]) =>
+      bodiesOf(i, 'getOrderHistory').forEach((b) => {
+        const data = b.data as { status: string };
+        if (data.status === 'PROCESSING') data.status = 'PENDING';
+      });
+    const sampledOld = (clock: string) => {
+      const old = baseline(VALUES_A, withoutProcessing);
+      return { ...old, target: { ...old.target, simulator: true, clock } };
+    };
+
+    it('is sampling, not drift, when OLD was recorded with a manual clock', () => {
+      const findings = compareRecordings(sampledOld('manual'), baseline(VALUES_B));
+      expect(breakingOf(findings)).toEqual([]);
+      expect(findings).toContainEqual(
+        expect.objectContaining({
+          kind: 'new-status-path',
+          severity: 'non-breaking',
+          new: 'PENDING → PROCESSING → COMPLETED',
+          message: expect.stringMatching(/manual clock/),
+        }),
+      );
+    });
+
+    it('is sampling when both sides sampled one documented lifecycle differently', () => {
+      // OLD (manual) saw PENDING → COMPLETED; NEW polled late and saw PROCESSING → COMPLETED.
+      const lateFirstRead = (i: Interaction[]) =>
+        bodiesOf(i, 'getOrderHistory').forEach((b) => {
+          const data = b.data as { status: string };
+          if (data.status === 'PENDING') data.status = 'PROCESSING';
+        });
+      const findings = compareRecordings(sampledOld('manual'), baseline(VALUES_B, lateFirstRead));
+      expect(breakingOf(findings)).toEqual([]);
+      expect(
+        breakingOf(compareRecordings(sampledOld('real'), baseline(VALUES_B, lateFirstRead))),
+      ).toHaveLength(1);
+    });
+
+    it('is a new status path when OLD ran on a real clock', () => {
+      expect(breakingOf(compareRecordings(sampledOld('real'), baseline(VALUES_B)))).toEqual([
+        expect.objectContaining({ kind: 'new-status-path', new: 'PENDING → PROCESSING → COMPLETED' }),
+      ]);
+    });
   });
 
   it('reports a timing shift beyond the threshold, non-breaking, and none within it', () => {

@@ -3,6 +3,8 @@
  * breaking or non-breaking, and the report that holds them (its JSON output).
  */
 
+import { documentedResponse, schemaAt } from './spec-schema.ts';
+
 export type FindingKind =
   | 'field-added'
   | 'field-removed'
@@ -37,37 +39,108 @@ export interface Finding {
   calibration?: string;
 }
 
+/** What a hint rule reads of a finding. */
+export type HintedFinding = Pick<Finding, 'kind' | 'operation' | 'path' | 'response'> &
+  Partial<Pick<Finding, 'old' | 'new'>>;
+
+const isRoute = (operation: string): boolean => /^[A-Z]+ \//.test(operation);
+const isSuccess = (response: string | undefined): boolean =>
+  /HTTP 2\d\d, code [01]$|HTTP 2xx, code [01]$/.test(response ?? '');
+const isRejection = (f: HintedFinding): boolean => f.response !== undefined && !isSuccess(f.response);
+/** Whether the document declares the path in the operation's success answer. */
+const documented = (f: HintedFinding): boolean => {
+  const root = documentedResponse(f.operation, 200)?.schema;
+  return root !== undefined && schemaAt(root, f.path) !== undefined;
+};
+
 /**
- * The setting calibration can fix a finding with, or undefined when it cannot (a field
- * added or removed, a type or enum change: those are the service's shapes, not choices
- * the simulator leaves open).
+ * Each class of choice calibration learns, the setting that holds it, and which findings it
+ * fixes; the first rule that matches names the setting. A new calibratable class is one
+ * more row.
+ */
+export const CALIBRATION_HINTS: ReadonlyArray<{
+  class: string;
+  setting: string;
+  fixes: (f: HintedFinding) => boolean;
+}> = [
+  {
+    class: 'unit of the envelope time',
+    setting: 'envelopeTimeUnit',
+    fixes: (f) => f.kind === 'format-changed' && f.path === '/time',
+  },
+  {
+    class: 'unit of createdAt',
+    setting: 'createdAtUnit',
+    fixes: (f) => f.kind === 'format-changed' && f.path === '/data/createdAt',
+  },
+  {
+    class: 'decimals of decimal strings',
+    setting: 'decimals',
+    fixes: (f) => f.kind === 'format-changed' && /decimal/.test(`${f.old ?? ''} ${f.new ?? ''}`),
+  },
+  {
+    class: 'currency paid when TRX is short',
+    setting: 'whenTrxShort',
+    fixes: (f) => f.path === '/data/currency' && !isRejection(f),
+  },
+  {
+    class: 'account success code',
+    setting: 'accountSuccessCode',
+    fixes: (f) =>
+      f.operation === 'getAccount' && f.kind === 'code-changed' && /HTTP 2/.test(f.response ?? ''),
+  },
+  {
+    // A txId where the service sent none (or none where it sent one): its orders fail, the simulator's complete.
+    class: 'share of orders that fail',
+    setting: 'failureRate',
+    fixes: (f) => f.operation === 'getOrderHistory' && f.path === '/data/txId' && f.kind === 'format-changed',
+  },
+  {
+    class: 'statuses shown',
+    setting: 'hiddenStatuses and delaysMs',
+    fixes: (f) => f.kind === 'new-status-path',
+  },
+  { class: 'lifecycle timing', setting: 'delaysMs', fixes: (f) => f.kind === 'timing-shift' },
+  {
+    class: 'identifier history prefers',
+    setting: 'historyPrefers',
+    fixes: (f) =>
+      f.operation === 'getOrderHistory' &&
+      f.kind === 'response-changed' &&
+      /code 0/.test(`${f.old} ${f.new}`),
+  },
+  {
+    class: 'unknown-path and wrong-method answers',
+    setting: 'unknownPath and errors.notFound (errors.methodNotAllowed for a wrong method)',
+    fixes: (f) => isRoute(f.operation),
+  },
+  {
+    class: 'fields the document does not list',
+    setting: 'extraFields',
+    fixes: (f) =>
+      (f.kind === 'field-removed' || f.kind === 'field-added') && !isRejection(f) && !documented(f),
+  },
+  {
+    class: 'rejections: status, code, message, content type and body',
+    setting: 'errors (the error catalogue)',
+    fixes: (f) =>
+      f.kind === 'code-changed' ||
+      f.kind === 'response-changed' ||
+      (f.kind === 'message-changed' && !/code 0/.test(f.response ?? '')) ||
+      (isRejection(f) && ['field-added', 'field-removed', 'type-changed', 'format-changed'].includes(f.kind)),
+  },
+];
+
+/**
+ * The setting calibration can fix a finding with, or undefined when it cannot (a
+ * documented field added or removed, a type or enum change of the service's own shapes:
+ * those are not choices the simulator leaves open).
  *
  * @example
  *   calibrationSetting({ kind: 'format-changed', operation: 'getOrderHistory', path: '/data/createdAt', … }); // 'createdAtUnit'
  */
-export function calibrationSetting(
-  finding: Pick<Finding, 'kind' | 'operation' | 'path' | 'response'>,
-): string | undefined {
-  if (finding.kind === 'format-changed' && finding.path === '/data/createdAt') return 'createdAtUnit';
-  if (finding.kind === 'timing-shift' || finding.kind === 'new-status-path') return 'delaysMs';
-  if (
-    finding.operation === 'getAccount' &&
-    finding.kind === 'code-changed' &&
-    /HTTP 2/.test(finding.response ?? '')
-  )
-    return 'accountSuccessCode';
-  if (
-    /^[A-Z]+ \//.test(finding.operation) &&
-    (finding.kind === 'response-changed' || finding.kind === 'code-changed')
-  )
-    return 'unknownPath and errors.notFound';
-  if (
-    finding.kind === 'code-changed' ||
-    finding.kind === 'response-changed' ||
-    (finding.kind === 'message-changed' && !/code 0/.test(finding.response ?? ''))
-  )
-    return 'errors (the error catalogue)';
-  return undefined;
+export function calibrationSetting(finding: HintedFinding): string | undefined {
+  return CALIBRATION_HINTS.find((hint) => hint.fixes(finding))?.setting;
 }
 
 /** One side of a comparison, as the report names it. */

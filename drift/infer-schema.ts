@@ -66,6 +66,12 @@ export interface InferredRecording {
   caseResponses: Map<string, Set<string>>;
   statusPaths: Map<string, number>;
   timing: Timing['summary'];
+  /**
+   * The recorded simulator's clock, from the recording's header ('manual' or 'real'):
+   * a manual clock is advanced in the client's polling steps, so a status shorter than a
+   * step never shows.
+   */
+  clock?: string;
 }
 
 export const responseKey = (operation: string, statusClass: string, code: number | null): string =>
@@ -250,6 +256,7 @@ export function inferRecording(recording: Recording): InferredRecording {
     caseResponses,
     statusPaths: statusPaths(recording.interactions),
     timing: recording.timing.summary,
+    ...(recording.target?.clock ? { clock: recording.target.clock } : {}),
   };
 }
 

@@ -10,34 +10,20 @@
  * rather than this worker, because the suite reads its settings from the environment
  * and runs under its own vitest config (threads, not isolated).
  */
-import { spawn } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROKEN_VARIANTS } from '../contract-tests/broken-variants.ts';
+import type { SelfTestOutcome, SelfTestTarget } from './contract-self-test-reporter.ts';
 import {
-  outcomePath,
-  type SelfTestOutcome,
-  type SelfTestPlan,
-  type SelfTestTarget,
-} from './contract-self-test-reporter.ts';
+  expectFailedNaming,
+  expectPassed as passed,
+  runSelfTest,
+  type SelfTestRun,
+} from './contract-self-test-run.ts';
+import { FAMILY_GATE_TARGETS, FAMILY_GATE_EXPECTATIONS } from './stand-in-family-targets.ts';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const vitestCli = path.join(
-  path.dirname(createRequire(import.meta.url).resolve('vitest/package.json')),
-  'vitest.mjs',
-);
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'contract-self-test-'));
 
 /** What each variant's failure must name: a case and a phrase of its error. */
@@ -111,37 +97,8 @@ function plannedTargets(urls: Record<string, string>): SelfTestTarget[] {
   ];
 }
 
-const CONTRACT_FILES = readdirSync(path.join(root, 'contract-tests')).filter((f) =>
-  f.endsWith('.contract.test.ts'),
-);
-
-/**
- * Writes a folder per target with a test file per contract file: each imports its contract
- * file under a query of its own, so every target gets fresh module state (the reference
- * order of the lifecycle cases), and hands the target's environment to useTarget.
- */
-function writeTargetFiles(plan: SelfTestPlan): void {
-  const helper = path.join(root, 'e2e/contract-self-test-target.ts');
-  plan.targets.forEach((target, index) => {
-    const folder = path.join(plan.dir, target.name);
-    mkdirSync(folder);
-    for (const file of CONTRACT_FILES) {
-      const env = { ...target.env, CONTRACT_RUN_DIR: path.join(plan.dir, `${target.name}.run`) };
-      writeFileSync(
-        path.join(folder, file),
-        [
-          `import { useTarget } from ${JSON.stringify(helper)};`,
-          `import ${JSON.stringify(`${path.join(root, 'contract-tests', file)}?target=${index}`)};`,
-          `useTarget(${JSON.stringify(env)});`,
-          '',
-        ].join('\n'),
-      );
-    }
-  });
-}
-
 const servers: Array<{ close(): Promise<void> }> = [];
-let childOutput = '';
+let selfTest: SelfTestRun;
 
 beforeAll(async () => {
   const { serve } = await import('../cli/serve.ts');
@@ -153,33 +110,9 @@ beforeAll(async () => {
   }
   // Three workers on two cores: the real-clock targets mostly wait, and their waits
   // overlap the others' work.
-  const plan: SelfTestPlan = { dir: scratch, targets: plannedTargets(urls), maxWorkers: 3 };
-  writeTargetFiles(plan);
-  const planFile = path.join(scratch, 'plan.json');
-  writeFileSync(planFile, JSON.stringify(plan));
-  const code = await new Promise<number | null>((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [vitestCli, 'run', '--config', path.join(root, 'e2e/contract-self-test.vitest.config.ts')],
-      {
-        cwd: root,
-        env: { ...process.env, CONTRACT_SELF_TEST_PLAN: planFile },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    child.stdout.on('data', (chunk: Buffer) => (childOutput += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (childOutput += chunk.toString()));
-    child.once('error', reject);
-    child.once('exit', resolve);
-  });
-  const missing = plan.targets.filter((t) => !existsSync(outcomePath(plan, t.name)));
-  if (missing.length > 0) {
-    throw new Error(
-      `no outcome for ${missing.map((t) => t.name).join(', ')} from the self-test's vitest (exit ${code}): ${childOutput.slice(-3000)}`,
-    );
-  }
+  selfTest = await runSelfTest(scratch, [...plannedTargets(urls), ...FAMILY_GATE_TARGETS], 3);
   // Broken variants are among the targets, so the run as a whole must fail.
-  expect(code, 'the run of every target exits non-zero').toBe(1);
+  expect(selfTest.code, 'the run of every target exits non-zero').toBe(1);
 }, 300_000);
 
 afterAll(async () => {
@@ -189,47 +122,12 @@ afterAll(async () => {
 
 /** A target's outcome, as if the suite had run against it alone. */
 function outcome(name: string): SelfTestOutcome {
-  return JSON.parse(readFileSync(outcomePath({ dir: scratch }, name), 'utf8')) as SelfTestOutcome;
-}
-
-/** What a failed passing run shows: its failures, errors outside cases, and the child's output. */
-function why(run: SelfTestOutcome): string {
-  return JSON.stringify(
-    {
-      failed: run.report.cases
-        .filter((c) => c.verdict === 'failed')
-        .map((c) => ({ name: c.name, errors: c.errors })),
-      errors: run.errors,
-      output: childOutput.slice(-1500),
-    },
-    null,
-    1,
-  );
+  return selfTest.outcome(name);
 }
 
 /** A passing target: exit 0 alone, no failed case, and nothing failed outside a case. */
-function expectPassed(run: SelfTestOutcome): void {
-  expect(run.code, why(run)).toBe(0);
-  expect(run.report.cases.filter((c) => c.verdict === 'failed')).toEqual([]);
-}
-
-/** A broken target: the run fails, and one failure names the break. */
-function expectFailedNaming(run: SelfTestOutcome, name: string, expected: { test: RegExp; error: RegExp }) {
-  // Each target's files ran under its own environment, not a neighbour's.
-  expect(run.report.target?.variant, 'the suite ran against the variant').toBe(name);
-  expect(run.code, `the suite must exit non-zero against ${name}`).not.toBe(0);
-  const failed = run.report.cases.filter((c) => c.verdict === 'failed');
-  const named = failed.find(
-    (c) => expected.test.test(c.name) && c.errors?.some((e) => expected.error.test(e)),
-  );
-  expect(
-    named,
-    `no failure names the break; failures: ${JSON.stringify(
-      failed.map((c) => ({ name: c.name, errors: c.errors })),
-      null,
-      1,
-    )}`,
-  ).toBeDefined();
+function expectPassed(outcome: SelfTestOutcome): void {
+  passed(outcome, selfTest.output);
 }
 
 describe('the contract suite against broken simulators', () => {
@@ -301,5 +199,23 @@ describe('the contract suite against a stand-in that chooses differently where u
 
   it.for(Object.keys(STAND_IN_BREAKS))('fails %s, naming the documented fact it breaks', (variant) => {
     expectFailedNaming(outcome(variant), variant, STAND_IN_BREAKS[variant]!);
+  });
+});
+
+describe('the contract suite against the family of stand-ins', () => {
+  it.for(FAMILY_GATE_TARGETS.filter((t) => !t.name.includes('+')).map((t) => t.name))(
+    'passes against %s',
+    (name) => {
+      const result = outcome(name);
+      expectPassed(result);
+      expect(result.report.target?.simulator).toBe(false);
+      expect(result.report.spent.orders, 'one order spent, or none read-only').toBe(
+        name.endsWith('-spend') ? 1 : 0,
+      );
+    },
+  );
+
+  it.for(Object.keys(FAMILY_GATE_EXPECTATIONS))('fails %s, naming the documented fact it breaks', (name) => {
+    expectFailedNaming(outcome(name), name, FAMILY_GATE_EXPECTATIONS[name]!);
   });
 });

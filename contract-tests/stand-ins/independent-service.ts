@@ -1,0 +1,355 @@
+/**
+ * A small service of its own, written from the interface document and the provider's
+ * published facts only (not the simulator): the four operations, their documented
+ * parameters, rounding, minimum, periods, envelope, id and address formats. Wherever
+ * upstream is silent it makes a choice, and every such choice is a parameter
+ * (`ServiceChoices`), so the family of stand-ins (family.ts) can choose each one
+ * differently and prove the suite holds a service to documented facts only.
+ *
+ * It is a fetch handler, `(Request) => Promise<Response>`, with no control plane: to the
+ * suite it looks like the real service.
+ */
+import { createHash } from 'node:crypto';
+import { API_OPERATION_SPECS, PERIODS, type REJECTION_KINDS } from '../../src/generated/lists.ts';
+import { encodeTronAddress, isTronAddress } from '../../src/tron-address.ts';
+
+export type RejectionKind = (typeof REJECTION_KINDS)[number];
+type Period = (typeof PERIODS)[number];
+type Status = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'REFUNDED';
+
+/** How one rejection is answered: an envelope, an empty body, or a page of text. */
+export interface Rejection {
+  status: number;
+  code: number;
+  msg: string;
+  /** Default `application/json` for an envelope, `text/html` for text. */
+  contentType?: string;
+  /** 'envelope' (default), 'empty' (no body at all) or 'text' (an HTML page, not JSON). */
+  body?: 'envelope' | 'empty' | 'text';
+}
+
+/** Values a member adds to an answer's `data` beyond the documented fields. */
+export type ExtraFields = (data: Record<string, unknown>, order?: OrderRecord) => Record<string, unknown>;
+
+/** Every choice upstream leaves open, as this service makes it. */
+export interface ServiceChoices {
+  /** Unit of the envelope's `time`. */
+  timeUnit: 's' | 'ms';
+  /** Unit of the history's `createdAt`. */
+  createdAtUnit: 's' | 'ms';
+  /** Decimals of balances and of the history's amount: trimmed, or always this many. */
+  fixedDecimals?: number;
+  /** Undocumented fields the service adds, per answer. */
+  extraFields: { price?: ExtraFields; order?: ExtraFields; history?: ExtraFields; account?: ExtraFields };
+  /** Every rejection, including the wrong method (`methodNotAllowed`) and an unknown path (`notFound`). */
+  rejections: Record<RejectionKind, Rejection>;
+  /** Whether history shows PROCESSING between PENDING and the outcome. */
+  showsProcessing: boolean;
+  /** Every order fails (and is refunded), or every order completes. */
+  failEveryOrder: boolean;
+  /** From creation to the outcome (COMPLETED or FAILED). */
+  deliveryMs: number;
+  /** How long a failed order stays FAILED before it is REFUNDED. */
+  failedLingersMs: number;
+  /** Which identifier history looks up when both are given. */
+  historyPrefers: 'orderId' | 'outOrderNo';
+  /** Whether an order is paid in USDT when the account's TRX is short. */
+  usdtWhenTrxShort: boolean;
+  /** `code` of a successful account answer (the provider has shown 1). */
+  accountSuccessCode: 0 | 1;
+  /** What a second order with the same `outOrderNo` gets. */
+  duplicateOutOrderNo: 'return-existing' | 'reject';
+  /** Sun per unit of energy, per period. */
+  prices: Record<Period, number>;
+  /** The account of the key, in sun and micro-USDT. */
+  balance: { trxSun: bigint; usdtMicro: bigint };
+  /** Micro-USDT per 0.01 TRX, for orders paid in USDT. */
+  usdtMicroPerTrxCent: bigint;
+}
+
+/** One order as the service keeps it. */
+export interface OrderRecord {
+  orderId: string;
+  outOrderNo?: string;
+  pledgeAddress: string;
+  rentalCount: number;
+  period: Period;
+  currency: 'TRX' | 'USDT';
+  /** In sun for TRX, micro-USDT for USDT. */
+  amount: bigint;
+  createdAtMs: number;
+  txId: string;
+}
+
+/** The options of a service: its choices, the API key it serves, and a clock. */
+export interface ServiceOptions {
+  choices: ServiceChoices;
+  apiKey?: string;
+  /** Milliseconds since the epoch; default the real clock. */
+  now?: () => number;
+  /** Seeds the wallet address, order ids and txIds. */
+  seed?: string;
+}
+
+const MICRO = 1_000_000n;
+
+/** "4.23" from an amount in millionths, trimmed or with `fixed` decimals. */
+function decimal(millionths: bigint, fixed: number | undefined): string {
+  const whole = millionths / MICRO;
+  const fraction = String(millionths % MICRO).padStart(6, '0');
+  if (fixed !== undefined)
+    return fixed === 0 ? `${whole}` : `${whole}.${fraction.slice(0, fixed).padEnd(fixed, '0')}`;
+  const trimmed = fraction.replace(/0+$/, '');
+  return trimmed ? `${whole}.${trimmed}` : `${whole}`;
+}
+
+/** TRX cents of a cost in sun, rounded half up, as upstream's example shows ("4.23" for 4.225). */
+function trxCents(costSun: bigint): bigint {
+  return (costSun + 5_000n) / 10_000n;
+}
+
+/**
+ * Creates the service.
+ *
+ * @example
+ *   const service = createIndependentService({ choices: { ...PLAIN_CHOICES, timeUnit: 'ms' } });
+ *   await service.fetch(new Request('http://x/v1/account', { headers: { 'API-KEY': 'demo-key' } }));
+ */
+export function createIndependentService(options: ServiceOptions): {
+  fetch: (request: Request) => Promise<Response>;
+} {
+  const { choices } = options;
+  const apiKey = options.apiKey ?? 'demo-key';
+  const now = options.now ?? (() => Date.now());
+  let counter = 0;
+  const seed = options.seed ?? 'independent-service';
+  const bytes = (label: string): Buffer => createHash('sha256').update(`${seed}\n${label}`).digest();
+  const wallet = encodeTronAddress(bytes('wallet').subarray(0, 20));
+  const orders: OrderRecord[] = [];
+
+  const envelope = (
+    code: number,
+    msg: string,
+    data: unknown,
+    status = 200,
+    contentType = 'application/json',
+  ) => {
+    const time = choices.timeUnit === 'ms' ? String(now()) : String(Math.floor(now() / 1000));
+    return new Response(JSON.stringify({ code, msg, time, data }), {
+      status,
+      headers: { 'content-type': contentType },
+    });
+  };
+
+  const reject = (kind: RejectionKind, detail?: string): Response => {
+    const rejection = choices.rejections[kind];
+    const msg = detail ? `${rejection.msg}: ${detail}` : rejection.msg;
+    if (rejection.body === 'empty') return new Response(null, { status: rejection.status });
+    if (rejection.body === 'text') {
+      return new Response(`<html><body><h1>${rejection.status}</h1><p>${msg}</p></body></html>`, {
+        status: rejection.status,
+        headers: { 'content-type': rejection.contentType ?? 'text/html' },
+      });
+    }
+    return envelope(rejection.code, msg, null, rejection.status, rejection.contentType);
+  };
+
+  const statusAt = (order: OrderRecord, at: number): Status => {
+    const age = at - order.createdAtMs;
+    if (age < choices.deliveryMs) {
+      return choices.showsProcessing && age >= choices.deliveryMs / 3 ? 'PROCESSING' : 'PENDING';
+    }
+    if (!choices.failEveryOrder) return 'COMPLETED';
+    return age < choices.deliveryMs + choices.failedLingersMs ? 'FAILED' : 'REFUNDED';
+  };
+
+  /** The account's balances now: what each order holds, spends or gave back. */
+  const balances = (at: number) => {
+    let trx = choices.balance.trxSun;
+    let usdt = choices.balance.usdtMicro;
+    let frozenTrx = 0n;
+    for (const order of orders) {
+      const status = statusAt(order, at);
+      if (status === 'REFUNDED') continue;
+      if (order.currency === 'USDT') usdt -= order.amount;
+      else if (status === 'COMPLETED') trx -= order.amount;
+      else {
+        trx -= order.amount;
+        frozenTrx += order.amount;
+      }
+    }
+    return { trx, usdt, frozenTrx };
+  };
+
+  const orderId = (at: number): string => {
+    const stamp = new Date(at).toISOString().replace(/[-:T]/g, '').slice(0, 14);
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+    const random = [...bytes(`order ${counter}`).subarray(0, 8)]
+      .map((b) => alphabet[b % alphabet.length])
+      .join('');
+    return `OR${stamp}${random}`;
+  };
+
+  const params = async (request: Request, url: URL): Promise<URLSearchParams> => {
+    const merged = new URLSearchParams(url.search);
+    if (request.method === 'POST') {
+      const text = await request.text();
+      for (const [key, value] of new URLSearchParams(text)) if (!merged.has(key)) merged.set(key, value);
+    }
+    return merged;
+  };
+
+  /** A whole number parameter, or the rejection that says why not. */
+  const wholeNumber = (value: string | null, name: string): number | Response => {
+    if (value === null || value === '') return reject('parameterMissing', name);
+    if (!/^\d{1,10}$/.test(value) || Number(value) < 1 || Number(value) > 1_000_000_000)
+      return reject('parameterInvalid', `${name} must be a whole number from 1 to 1000000000`);
+    return Number(value);
+  };
+  const period = (value: string | null): Period | Response => {
+    if (value === null || value === '') return reject('parameterMissing', 'period');
+    if (!(PERIODS as readonly string[]).includes(value))
+      return reject('parameterInvalid', `period must be one of ${PERIODS.join(', ')}`);
+    return value as Period;
+  };
+  const withExtra = (extra: ExtraFields | undefined, data: Record<string, unknown>, order?: OrderRecord) =>
+    extra ? { ...data, ...extra(data, order) } : data;
+
+  const created = (order: OrderRecord): Record<string, unknown> =>
+    withExtra(
+      choices.extraFields.order,
+      {
+        id: order.orderId,
+        amount: Number(decimal(order.amount, undefined)),
+        currency: order.currency,
+        ...(order.outOrderNo === undefined ? {} : { outOrderNo: order.outOrderNo }),
+      },
+      order,
+    );
+
+  const operations = {
+    getPrice: async (query: URLSearchParams) => {
+      const rentalCount = wholeNumber(query.get('rentalCount'), 'rentalCount');
+      if (rentalCount instanceof Response) return rentalCount;
+      const chosen = period(query.get('period'));
+      if (chosen instanceof Response) return chosen;
+      const sun = choices.prices[chosen];
+      const cents = trxCents(BigInt(rentalCount) * BigInt(sun));
+      const data = {
+        sun: String(sun),
+        trxPrice: `${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`,
+        period: chosen,
+        resourceType: 'ENERGY',
+        rentalCount,
+      };
+      return envelope(0, 'Get price successfully', withExtra(choices.extraFields.price, data));
+    },
+    createOrder: async (query: URLSearchParams) => {
+      const address = query.get('pledgeAddress');
+      if (!address) return reject('parameterMissing', 'pledgeAddress');
+      if (!isTronAddress(address)) return reject('parameterInvalid', 'pledgeAddress must be a TRON address');
+      const rentalCount = wholeNumber(query.get('rentalCount'), 'rentalCount');
+      if (rentalCount instanceof Response) return rentalCount;
+      if (rentalCount < 64_000) return reject('belowMinimum', 'rentalCount must be at least 64000');
+      const chosen = period(query.get('period'));
+      if (chosen instanceof Response) return chosen;
+      const outOrderNo = query.get('outOrderNo') ?? undefined;
+      const existing = outOrderNo === undefined ? undefined : orders.find((o) => o.outOrderNo === outOrderNo);
+      if (existing) {
+        if (choices.duplicateOutOrderNo === 'reject') return reject('duplicateOutOrderNo', outOrderNo!);
+        return envelope(
+          0,
+          'Order generated successfully, please check order processing status later',
+          created(existing),
+        );
+      }
+      const at = now();
+      const cents = trxCents(BigInt(rentalCount) * BigInt(choices.prices[chosen]));
+      const trxCost = cents * 10_000n;
+      const usdtCost = cents * choices.usdtMicroPerTrxCent;
+      const funds = balances(at);
+      let currency: 'TRX' | 'USDT' = 'TRX';
+      if (funds.trx < trxCost) {
+        if (!choices.usdtWhenTrxShort || funds.usdt < usdtCost) return reject('insufficientBalance');
+        currency = 'USDT';
+      }
+      counter += 1;
+      const order: OrderRecord = {
+        orderId: orderId(at),
+        ...(outOrderNo === undefined ? {} : { outOrderNo }),
+        pledgeAddress: address,
+        rentalCount,
+        period: chosen,
+        currency,
+        amount: currency === 'TRX' ? trxCost : usdtCost,
+        createdAtMs: at,
+        txId: bytes(`tx ${counter}`).toString('hex'),
+      };
+      orders.push(order);
+      return envelope(
+        0,
+        'Order generated successfully, please check order processing status later',
+        created(order),
+      );
+    },
+    getOrderHistory: async (query: URLSearchParams) => {
+      const byId = query.get('orderId') || undefined;
+      const byOut = query.get('outOrderNo') || undefined;
+      if (!byId && !byOut) return reject('parameterMissing', 'orderId or outOrderNo');
+      const useOut = byOut !== undefined && (byId === undefined || choices.historyPrefers === 'outOrderNo');
+      const order = useOut
+        ? orders.find((o) => o.outOrderNo === byOut)
+        : orders.find((o) => o.orderId === byId);
+      if (!order) return reject('orderNotFound', useOut ? byOut : byId);
+      const status = statusAt(order, now());
+      const createdAt =
+        choices.createdAtUnit === 's' ? Math.floor(order.createdAtMs / 1000) : order.createdAtMs;
+      const data = {
+        orderId: order.orderId,
+        amount: decimal(order.amount, choices.fixedDecimals),
+        currency: order.currency,
+        status,
+        txId: status === 'COMPLETED' ? order.txId : '',
+        pledgeAddress: order.pledgeAddress,
+        createdAt,
+        rentalCount: String(order.rentalCount),
+        period: order.period,
+        resourceType: 'ENERGY',
+      };
+      return envelope(0, 'Get order successfully', withExtra(choices.extraFields.history, data, order));
+    },
+    getAccount: async () => {
+      const funds = balances(now());
+      const data = {
+        name: `User-${wallet.slice(0, 6)}`,
+        walletAddress: wallet,
+        balance: {
+          available: { trx: decimal(funds.trx, choices.fixedDecimals), usdt: decimal(funds.usdt, 6) },
+          frozen: { trx: decimal(funds.frozenTrx, choices.fixedDecimals) },
+        },
+        referralCount: 0,
+      };
+      return envelope(
+        choices.accountSuccessCode,
+        'Get user information successfully',
+        withExtra(choices.extraFields.account, data),
+      );
+    },
+  } satisfies Record<keyof typeof API_OPERATION_SPECS, (query: URLSearchParams) => Promise<Response>>;
+
+  return {
+    async fetch(request) {
+      const url = new URL(request.url);
+      // The API is under /v1 wherever the base URL puts it.
+      const at = url.pathname.indexOf('/v1/');
+      const path = at < 0 ? url.pathname : url.pathname.slice(at);
+      const operation = Object.values(API_OPERATION_SPECS).find((spec) => spec.path === path);
+      if (!operation) return reject('notFound');
+      if (operation.method !== request.method) return reject('methodNotAllowed');
+      const key = request.headers.get('api-key');
+      if (!key) return reject('apiKeyMissing', 'send the API-KEY header');
+      if (key !== apiKey) return reject('apiKeyUnknown', 'the API key names no account');
+      return operations[operation.operationId](await params(request, url));
+    },
+  };
+}
