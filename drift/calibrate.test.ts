@@ -39,6 +39,30 @@ describe('calibrated lifecycle delays', () => {
   });
 });
 
+describe('a calibrated failure rate', () => {
+  it('is the share of orders whose last seen status failed', () => {
+    const failed = baseline(
+      withPolls([
+        ['PENDING', 0],
+        ['FAILED', 2],
+        ['REFUNDED', 4],
+      ]),
+    );
+    const { settings, table } = calibrate(failed);
+    expect(settings.failureRate).toBe(1);
+    expect(table.find((row) => row.setting === 'failureRate')?.evidence?.observed).toBe(
+      '1 of 1 orders failed',
+    );
+    expect(calibrate(baseline(VALUES_A)).settings.failureRate).toBe(0);
+  });
+
+  it('is not learnt from a simulator whose outcomes the suite forced with rules', () => {
+    const forced = baseline(withPolls([['FAILED', 2]]));
+    forced.target = { ...forced.target, simulator: true, capabilities: ['rules'] };
+    expect(calibrate(forced).settings.failureRate).toBeUndefined();
+  });
+});
+
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const refused = (code: number) => ({ code, msg: 'refused', time: '1741801809', data: null });
 

@@ -210,6 +210,32 @@ export function calibrate(recording: Recording): Calibration {
   }
   if (Object.keys(prices).length > 0) settings.prices = prices;
 
+  // How often orders fail: each order's last status seen. A simulator that ran the suite's
+  // rules forced its outcomes, so those say nothing of a rate.
+  const outcomes = new Map<string, boolean>();
+  let lastOutcome: Interaction | undefined;
+  for (const i of interactions) {
+    if (!sentTo(i, 'getOrderHistory') || !isSuccess(i)) continue;
+    const data = bodyOf(i)?.data;
+    const status = data?.status;
+    if (typeof data?.orderId !== 'string' || typeof status !== 'string') continue;
+    if (status === 'COMPLETED' || status === 'FAILED' || status === 'REFUNDED') {
+      outcomes.set(data.orderId, status !== 'COMPLETED');
+      lastOutcome = i;
+    }
+  }
+  const forced = recording.target.capabilities.includes('rules');
+  if (outcomes.size > 0 && !forced) {
+    const failed = [...outcomes.values()].filter(Boolean).length;
+    // Two decimals: a rate is all a handful of orders can show.
+    settings.failureRate = Math.round((100 * failed) / outcomes.size) / 100;
+    table.push({
+      setting: 'failureRate',
+      value: settings.failureRate,
+      evidence: evidence(lastOutcome!, `${failed} of ${outcomes.size} orders failed`),
+    });
+  } else table.push({ setting: 'failureRate', value: undefined });
+
   // A second order with a known outOrderNo: refused, or the first order again.
   const duplicate = interactions.find((i) => duplicates.has(i));
   if (duplicate) {
