@@ -20,6 +20,7 @@ import {
 } from './engine/index.ts';
 import type { SimEnv } from './http/context.ts';
 import type { ControlOptions, RemoteAddress } from './http/control-guard.ts';
+import { createCallCounts, type CallCounts } from './http/call-counts.ts';
 import { createApp } from './http/create-app.ts';
 import { engineSource } from './http/engine-source.ts';
 import { createExchangeEvents, DROPPED_HEADER, type ExchangeEvents } from './http/exchange.ts';
@@ -121,6 +122,8 @@ export interface Simulator {
   engine: Engine;
   clock: Clock;
   journal: Journal;
+  /** The calls and the behaviour coverage counted since the start (a reset leaves them). */
+  calls: CallCounts;
   faults: FaultInjector;
   /** The request validators compiled from spec/openapi.yaml. */
   apiValidators: SpecValidators;
@@ -203,6 +206,9 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   // Every finished exchange is announced once; the journal is its first observer.
   const exchanges = createExchangeEvents();
   exchanges.subscribe((exchange) => journal.record(exchange));
+  // The counting layer hears every exchange too; unlike the journal it forgets none.
+  const calls = createCallCounts({ mode, settings: () => engine.settings() });
+  exchanges.subscribe((exchange) => calls.observe(exchange));
   const core = createRequestCore({
     engine,
     source,
@@ -224,6 +230,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       version: VERSION,
       scenario: scenarioChecked,
       controlEnabled: options.control?.enabled ?? true,
+      calls,
       answerSource:
         mode === 'simulator'
           ? undefined
@@ -271,6 +278,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     engine,
     clock,
     journal,
+    calls,
     faults,
     apiValidators,
     core,

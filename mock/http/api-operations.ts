@@ -30,6 +30,8 @@ export interface ApiAnswer {
   data(): unknown;
   /** The JSON text of the data, from the read cache where the operation allows it. */
   text(cache: ReadDataCache): string;
+  /** The order it created activates its address (behaviour coverage counts it; the answer does not show it). */
+  activation?: true;
 }
 
 export interface ApiOperation<Id extends ApiOperationId = ApiOperationId> {
@@ -71,13 +73,15 @@ function answered(
 /** What each operation does; the spec gives the rest of its entry in API_OPERATIONS. */
 const ANSWERS: { readonly [Id in ApiOperationId]: ApiOperation<Id>['answer'] } = {
   createOrder(engine, account, params) {
-    const { order } = engine.createOrder(account, {
+    const { order, duplicate } = engine.createOrder(account, {
       pledgeAddress: params.pledgeAddress,
       rentalCount: params.rentalCount,
       period: params.period,
       outOrderNo: params.outOrderNo,
     });
-    return answered(SUCCESS_MESSAGES.createOrder, () => orderCreatedData(order));
+    const answer = answered(SUCCESS_MESSAGES.createOrder, () => orderCreatedData(order));
+    if (order.activates && !duplicate) answer.activation = true;
+    return answer;
   },
   getPrice(engine, _account, { rentalCount, period }) {
     const quote = engine.quote(rentalCount, period);

@@ -116,6 +116,7 @@ export function engineSource(engine: Engine, validators: SpecValidators): Answer
         exchange.account!,
         params as unknown as ApiParams[keyof ApiParams] & Record<string, never>,
       );
+      if (answer.activation) exchange.activation = true;
       return {
         status: 200,
         headers: JSON_TYPE,

@@ -706,3 +706,41 @@ export const TIMED_STATUSES = [
   "FAILED",
   "REFUNDED"
 ] as const;
+
+/** spec/openapi.yaml's Currency enum. */
+export const CURRENCIES = [
+  "TRX",
+  "USDT"
+] as const;
+
+/** spec/openapi.yaml's OrderStatus `x-lifecycle`: a new order's status and each status's next steps. */
+export const ORDER_LIFECYCLE = {
+  "created": "PENDING",
+  "steps": {
+    "PENDING": [
+      "PROCESSING"
+    ],
+    "PROCESSING": [
+      "COMPLETED",
+      "FAILED"
+    ],
+    "FAILED": [
+      "REFUNDED"
+    ]
+  }
+} as const;
+
+/** The kinds of fault of spec/control.yaml's FaultSpec: its statuses, its other responses, and latency alone. */
+export const FAULT_KINDS = [
+  "429",
+  "500",
+  "502",
+  "503",
+  "malformed",
+  "truncated",
+  "drop",
+  "latency"
+] as const;
+
+/** The format of a coverage file (spec/control.yaml's CoverageFile). */
+export const COVERAGE_FORMAT = "energy-rental-kit/coverage@1";
