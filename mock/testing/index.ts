@@ -1,1 +1,3 @@
 export { startSimulator, type StartSimulatorOptions, type TestSimulator } from './start-simulator.ts';
+export { expectCalls, CallCountError, type CallsTarget } from './expect-calls.ts';
+export type { CallFilter, CallRow } from '../http/call-filter.ts';
