@@ -39,6 +39,14 @@ import { check } from './http/validate.ts';
 import { DEFAULT_SCENARIO, toEngineScenario, type ScenarioInput } from './scenario/scenario-input.ts';
 
 export { DEFAULT_SCENARIO, type ScenarioInput } from './scenario/scenario-input.ts';
+export {
+  callDifferences,
+  describeCall,
+  describeFilter,
+  type CallFilter,
+  type CallRow,
+} from './http/call-filter.ts';
+export { COVERAGE_IDS, KNOWN_COVERAGE_IDS, resolveCoverageId, type ResolvedId } from '../src/coverage/coverage-ids.ts';
 
 export const DEFAULT_SEED = 1;
 export const DEFAULT_JOURNAL_LIMIT = 1000;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type TestSimulator } from '../testing/start-simulator.ts';
 import { expectCalls } from '../testing/expect-calls.ts';
-import { COVERAGE_IDS, KNOWN_COVERAGE_IDS, resolveCoverageId } from './coverage-ids.ts';
+import { COVERAGE_IDS, KNOWN_COVERAGE_IDS, resolveCoverageId } from '../../src/coverage/coverage-ids.ts';
 
 const ADDRESS = 'TAcN9gFvXZAxsWQQzWWbydBmscBHnEi5nZ';
 const ORDER_ID = 'OR20250101000000ABCDEFGH';

@@ -24,7 +24,12 @@ import {
 } from '../../src/generated/lists.ts';
 import { ERROR_CODES } from '../engine/simulator-error.ts';
 import { callMatches, type CallFilter, type CallRow } from './call-filter.ts';
-import { COVERAGE_IDS, impossibleIds, KNOWN_COVERAGE_IDS, type CoverageSettings } from './coverage-ids.ts';
+import {
+  COVERAGE_IDS,
+  impossibleIds,
+  KNOWN_COVERAGE_IDS,
+  type CoverageSettings,
+} from '../../src/coverage/coverage-ids.ts';
 import type { ExchangeFinished } from './exchange.ts';
 
 type C = components['schemas'];
@@ -76,6 +81,7 @@ interface Row {
 /** Index of each listed and known id in the counters. */
 const INDEX = new Map<string, number>(KNOWN_COVERAGE_IDS.map((id, i) => [id, i]));
 const at = (id: string): number => INDEX.get(id)!;
+const CALLED_INDEX = new Map<string, number>(API_OPERATION_IDS.map((id, i) => [id, i]));
 const OP_INDEX = new Map<string, number>(API_OPERATION_IDS.map((id) => [id, at(`op:${id}`)]));
 const REJECTION_INDEX = new Map<string, number>(
   REJECTION_KINDS.map((kind) => [kind, at(`rejection:${kind}`)]),
@@ -122,6 +128,8 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
   /** Kinds the spec does not list (a backwards transition, an uncatalogued rejection). */
   let extra = new Map<string, number>();
   let unclassified = 0;
+  /** Calls of each operation (API_OPERATION_IDS' order), whatever the answer. */
+  let called = new Float64Array(API_OPERATION_IDS.length);
   /** account → orderId → (last status index << 8 | bit mask of statuses seen). */
   let tracked = new Map<string, Map<string, number>>();
   let trackedCount = 0;
@@ -351,7 +359,11 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
         body === undefined ? (query ?? '') : query === undefined || query === '' ? body : `${query}&${body}`;
       countCall(x, paramsText);
       if (x.operation === undefined) countUnmatched(x);
-      else noteParameters(x.operation, paramsText);
+      else {
+        const index = CALLED_INDEX.get(x.operation);
+        if (index !== undefined) called[index]!++;
+        noteParameters(x.operation, paramsText);
+      }
       observeCoverage(x);
     },
     count(filter) {
@@ -385,6 +397,10 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
       const unobservable = mode === 'simulator' ? [] : ['activation'];
       const left = new Set([...impossible.map((i) => i.id), ...unobservable]);
       const never = COVERAGE_IDS.filter((id) => exercised[id] === undefined && !left.has(id));
+      const calledOps: Record<string, number> = {};
+      API_OPERATION_IDS.forEach((id, i) => {
+        if (called[i]! > 0) calledOps[id] = called[i]!;
+      });
       const parameters: Record<string, string[]> = {};
       for (const [operation, names] of parameterNames) parameters[operation] = [...names].sort();
       return {
@@ -394,6 +410,7 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
         impossible: impossible.filter((i) => exercised[i.id] === undefined),
         unobservable,
         unclassified,
+        called: calledOps,
         parameters,
       };
     },
@@ -408,6 +425,7 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
       counters = new Float64Array(KNOWN_COVERAGE_IDS.length);
       extra = new Map();
       unclassified = 0;
+      called = new Float64Array(API_OPERATION_IDS.length);
       tracked = new Map();
       trackedCount = 0;
       parameterNames = new Map();

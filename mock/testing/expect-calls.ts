@@ -4,7 +4,7 @@
  * calls that differ from the filter in one criterion, each saying how.
  */
 import type { components } from '../../src/generated/control.ts';
-import { callDifferences, describeCall, describeFilter, type CallFilter } from '../http/call-filter.ts';
+import { callDifferences, describeCall, describeFilter, type CallFilter } from '../simulator.ts';
 
 type C = components['schemas'];
 

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { components } from '../../src/generated/control.ts';
 import { createClient, type ClientOptions, type EnergyRentalClient } from '../../src/client/index.ts';
 import { createSimulatorServer } from '../node-server.ts';
+import { leaveCoverage } from './coverage-reporter.ts';
 import { createSimulator, type Simulator, type SimulatorOptions } from '../simulator.ts';
 import type { Clock } from '../engine/index.ts';
 
@@ -64,7 +65,7 @@ export interface TestSimulator {
   clearCoverage(): Promise<void>;
   /** Back to the starting scenario (POST /_sim/reset); the calls and the coverage stay. */
   reset(): Promise<void>;
-  /** Stops the server, if it listens. */
+  /** Stops the server, if it listens; under the coverage reporter, leaves its coverage for the run's report. */
   stop(): Promise<void>;
 }
 
@@ -166,7 +167,11 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     clearCalls: async () => void (await control('DELETE', '/calls')),
     clearCoverage: async () => void (await control('DELETE', '/coverage')),
     reset: async () => void (await control('POST', '/reset')),
-    stop: close,
+    stop: async () => {
+      // Under the coverage reporter, what this simulator's tests exercised joins the run's report.
+      leaveCoverage(simulator.calls.coverage());
+      await close();
+    },
   };
 }
 

@@ -914,6 +914,10 @@ export interface components {
             unobservable?: string[];
             /** @description API exchanges whose behaviour could not be named (an upstream's error that is no catalogued rejection, an answer that could not be read). */
             unclassified?: number;
+            /** @description How many times the tests called each operation, whatever the answer. */
+            called?: {
+                [key: string]: number;
+            };
             /** @description The parameter names the tests sent to each operation; never their values. */
             parameters?: {
                 [key: string]: string[];
@@ -935,6 +939,7 @@ export interface components {
             impossible?: components["schemas"]["Coverage"]["impossible"];
             unobservable?: components["schemas"]["Coverage"]["unobservable"];
             unclassified?: components["schemas"]["Coverage"]["unclassified"];
+            called?: components["schemas"]["Coverage"]["called"];
             parameters?: components["schemas"]["Coverage"]["parameters"];
         };
         /** @description Sun per unit of energy for each period, whole numbers in strings. */

@@ -12,7 +12,7 @@ import {
   ORDER_LIFECYCLE,
   ORDER_STATUSES,
   REJECTION_KINDS,
-} from '../../src/generated/lists.ts';
+} from '../generated/lists.ts';
 
 /** The lifecycle's steps, `A>B`, in the spec's order: the transitions `never` lists. */
 const STEPS: string[] = Object.entries(ORDER_LIFECYCLE.steps as Record<string, readonly string[]>).flatMap(
