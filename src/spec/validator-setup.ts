@@ -37,6 +37,7 @@ const OPENAPI_KEYWORDS = [
   'xml',
   'externalDocs',
   'x-unverified',
+  'x-lifecycle',
   'components',
   'operations',
 ];
