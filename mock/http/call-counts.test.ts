@@ -188,6 +188,22 @@ describe('behaviour coverage', () => {
     expect(never).not.toContain('transition:PENDING>REFUNDED');
   });
 
+  it('does not take the answer to a repeated outOrderNo for a new look at the order', async () => {
+    const sim = await start();
+    sim0 = sim;
+    await order('demo-key', '&outOrderNo=same');
+    const id = await orderId(sim, 'first');
+    await sim.advance(60_000);
+    await call(sim, `/v1/tron/history?orderId=${id}`);
+    await order('demo-key', '&outOrderNo=same');
+    const { exercised } = await sim.coverage();
+    expect(Object.keys(exercised).filter((k) => k.startsWith('transition:'))).toEqual([
+      'transition:PENDING>COMPLETED',
+    ]);
+    expect(exercised['status:PENDING']).toBe(1);
+    expect(exercised['currency:TRX']).toBe(1);
+  });
+
   it('keeps its counts across a simulator reset, and forgets them only by its own reset', async () => {
     const sim = await start();
     await call(sim, PRICE);

@@ -219,7 +219,13 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
   }
 
   /** One look at an order: its status and currency, counted once per order, and the step from the last look. */
-  function seeOrder(account: string, orderId: string, status: number, currency: number): void {
+  function seeOrder(
+    account: string,
+    orderId: string,
+    status: number,
+    currency: number,
+    created: boolean,
+  ): void {
     const orders = child(tracked, account, () => new Map<string, number>());
     const last = orders.get(orderId);
     if (last === undefined) {
@@ -233,7 +239,9 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
       orders.set(orderId, status === -1 ? 0 : (status << 8) | (1 << status) | 0x80);
       return;
     }
-    if (status === -1) return;
+    // A creation answer shows no status: an order seen before (a repeated outOrderNo
+    // answered with it) is not seen again by it.
+    if (status === -1 || created) return;
     const hasLast = (last & 0x80) !== 0;
     const previous = last >> 8;
     const mask = last & 0x7f;
@@ -257,7 +265,13 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
       const end = text.indexOf('"', start);
       if (end === -1) return false;
       const status = created ? CREATED_STATUS : codeAt(text, STATUS_FIELD, STATUS_CODES);
-      seeOrder(account, text.slice(start, end), status, codeAt(text, CURRENCY_FIELD, CURRENCY_CODES));
+      seeOrder(
+        account,
+        text.slice(start, end),
+        status,
+        codeAt(text, CURRENCY_FIELD, CURRENCY_CODES),
+        created,
+      );
       return true;
     }
     const data = (x.response as { data?: Record<string, unknown> } | null | undefined)?.data;
@@ -265,7 +279,7 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
     const id = created ? data.id : data.orderId;
     if (typeof id !== 'string') return false;
     const status = created ? CREATED_STATUS : STATUS_CODES.indexOf(String(data.status));
-    seeOrder(account, id, status, CURRENCY_CODES.indexOf(String(data.currency)));
+    seeOrder(account, id, status, CURRENCY_CODES.indexOf(String(data.currency)), created);
     return true;
   }
 
