@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createSimulator } from '../simulator.ts';
 import { startSimulator, type TestSimulator } from '../testing/start-simulator.ts';
 import { expectCalls } from '../testing/expect-calls.ts';
 import { COVERAGE_IDS, KNOWN_COVERAGE_IDS, resolveCoverageId } from '../../src/coverage/coverage-ids.ts';
@@ -286,5 +287,31 @@ describe('coverage ids', () => {
     expect(resolveCoverageId('status')).toMatchObject({ ok: false, problem: 'ambiguous' });
     expect(resolveCoverageId('REFUND')).toMatchObject({ ok: false, problem: 'unknown' });
     expect(KNOWN_COVERAGE_IDS).toEqual(expect.arrayContaining([...COVERAGE_IDS]));
+  });
+});
+
+describe('coverage in front of a service', () => {
+  it('counts what a proxy can classify, and says what it cannot', async () => {
+    // The upstream is a simulator of its own; its rejections reach the proxy as answers.
+    const upstream = createSimulator({ clock: 'manual', timing: 'instant', seed: 5 });
+    const proxy = createSimulator({
+      clock: 'manual',
+      proxy: {
+        upstream: 'http://upstream.test',
+        fetch: (input, init) => upstream.fetch(new Request(input as RequestInfo, init)),
+        onViolation: () => {},
+      },
+    });
+    const get = async (path: string, key = 'demo-key'): Promise<number> =>
+      (await proxy.fetch(`http://sim${path}`, { headers: { 'API-KEY': key } })).status;
+    expect(await get(PRICE)).toBe(200);
+    expect(await get(PRICE, 'no-such-key')).toBe(401);
+    const coverage = proxy.calls.coverage();
+    expect(coverage.mode).toBe('proxy');
+    expect(coverage.exercised).toEqual({ 'op:getPrice': 1 });
+    expect(coverage.unclassified).toBe(1);
+    expect(coverage.unobservable).toEqual(['activation']);
+    expect(coverage.never).not.toContain('activation');
+    expect(proxy.calls.count({ operation: 'getPrice' })).toEqual({ count: 2 });
   });
 });

@@ -343,15 +343,14 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
 
   function publicRow(row: Row): CallRow {
     row.params ??= row.paramsText === PARAMS_DROPPED ? {} : paramsOf(row.paramsText);
-    const out: CallRow = {
-      method: row.method,
-      path: row.path,
-      status: row.status,
-      params: row.params,
-      count: row.count,
-    };
-    if (row.operation !== undefined) out.operation = row.operation;
+    const out: CallRow =
+      row.operation !== undefined ? ({ operation: row.operation } as CallRow) : ({} as CallRow);
+    out.method = row.method;
+    out.path = row.path;
+    out.status = row.status;
     if (row.account !== undefined) out.account = row.account;
+    out.params = row.params;
+    out.count = row.count;
     return out;
   }
 
