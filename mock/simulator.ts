@@ -46,7 +46,12 @@ export {
   type CallFilter,
   type CallRow,
 } from './http/call-filter.ts';
-export { COVERAGE_IDS, KNOWN_COVERAGE_IDS, resolveCoverageId, type ResolvedId } from '../src/coverage/coverage-ids.ts';
+export {
+  COVERAGE_IDS,
+  KNOWN_COVERAGE_IDS,
+  resolveCoverageId,
+  type ResolvedId,
+} from '../src/coverage/coverage-ids.ts';
 
 export const DEFAULT_SEED = 1;
 export const DEFAULT_JOURNAL_LIMIT = 1000;
