@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CliError } from '../src/cli-error.ts';
-import { coverageFileOf } from '../src/coverage/coverage-file.ts';
+import { coverageFileOf } from '../src/behaviour/coverage-file.ts';
 import { createSimulator } from '../mock/simulator.ts';
 import { runCoverage } from './coverage-command.ts';
 

@@ -15,7 +15,7 @@ import {
   renderCoverageMarkdown,
   renderCoverageText,
   type CoverageFile,
-} from '../src/coverage/coverage-file.ts';
+} from '../src/behaviour/coverage-file.ts';
 
 export const COVERAGE_HELP = `Usage: energy-rental-kit coverage FILES… [options]
 

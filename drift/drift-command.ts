@@ -12,7 +12,7 @@ import {
   readBoundedFile,
   type FileLimit,
 } from '../src/bounded-file.ts';
-import { readCoverageFile, type CoverageFile } from '../src/coverage/coverage-file.ts';
+import { readCoverageFile, type CoverageFile } from '../src/behaviour/coverage-file.ts';
 import { CliError } from '../src/cli-error.ts';
 import type { TargetInfo } from '../contract-tests/contract-target.ts';
 import { compareRecordings, DEFAULT_TIMING_THRESHOLD } from './compare.ts';

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CoverageFile } from '../src/coverage/coverage-file.ts';
+import type { CoverageFile } from '../src/behaviour/coverage-file.ts';
 import { COVERAGE_FORMAT } from '../src/generated/lists.ts';
 import { recordingText } from '../recording/recording-lines.ts';
 import type { Recording } from '../recording/recording.ts';

@@ -5,7 +5,7 @@
  * names the ids that make it so, and those findings come first.
  */
 import { ORDER_STATUSES, REJECTION_KINDS } from '../src/generated/lists.ts';
-import type { CoverageFile } from '../src/coverage/coverage-file.ts';
+import type { CoverageFile } from '../src/behaviour/coverage-file.ts';
 import { ERROR_CODES } from '../mock/engine/simulator-error.ts';
 import type { DriftReport, Finding } from './finding.ts';
 

@@ -51,7 +51,7 @@ export {
   KNOWN_COVERAGE_IDS,
   resolveCoverageId,
   type ResolvedId,
-} from '../src/coverage/coverage-ids.ts';
+} from '../src/behaviour/coverage-ids.ts';
 
 export const DEFAULT_SEED = 1;
 export const DEFAULT_JOURNAL_LIMIT = 1000;

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulator } from '../simulator.ts';
 import { startSimulator, type TestSimulator } from '../testing/start-simulator.ts';
 import { expectCalls } from '../testing/expect-calls.ts';
-import { COVERAGE_IDS, KNOWN_COVERAGE_IDS, resolveCoverageId } from '../../src/coverage/coverage-ids.ts';
+import { COVERAGE_IDS } from '../../src/behaviour/coverage-ids.ts';
 
 const ADDRESS = 'TAcN9gFvXZAxsWQQzWWbydBmscBHnEi5nZ';
 const ORDER_ID = 'OR20250101000000ABCDEFGH';
@@ -275,18 +275,6 @@ describe('call verification', () => {
       /Expected 1 call matching operation=getPrice params\.period=1h, got 0\.\nNear misses \(one criterion off\):\n {2}1× getPrice GET \/v1\/tron\/price → 200 .*period=1d {2}\(params\.period is '1d', not '1h'\)/,
     );
     expect(await expectCalls(sim, { operation: 'getPrice' }, 1)).toBe(1);
-  });
-});
-
-describe('coverage ids', () => {
-  it('resolves bare names where one id has them, and names the ambiguous and the unknown', () => {
-    expect(resolveCoverageId('REFUNDED')).toEqual({ ok: true, id: 'status:REFUNDED' });
-    expect(resolveCoverageId('FAILED>REFUNDED')).toEqual({ ok: true, id: 'transition:FAILED>REFUNDED' });
-    expect(resolveCoverageId('PENDING>COMPLETED')).toEqual({ ok: true, id: 'transition:PENDING>COMPLETED' });
-    expect(resolveCoverageId('createorder')).toEqual({ ok: true, id: 'op:createOrder' });
-    expect(resolveCoverageId('status')).toMatchObject({ ok: false, problem: 'ambiguous' });
-    expect(resolveCoverageId('REFUND')).toMatchObject({ ok: false, problem: 'unknown' });
-    expect(KNOWN_COVERAGE_IDS).toEqual(expect.arrayContaining([...COVERAGE_IDS]));
   });
 });
 

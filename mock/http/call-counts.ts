@@ -29,7 +29,7 @@ import {
   impossibleIds,
   KNOWN_COVERAGE_IDS,
   type CoverageSettings,
-} from '../../src/coverage/coverage-ids.ts';
+} from '../../src/behaviour/coverage-ids.ts';
 import type { ExchangeFinished } from './exchange.ts';
 
 type C = components['schemas'];

@@ -17,7 +17,7 @@ import {
   readCoverageFile,
   type Coverage,
   type CoverageFile,
-} from '../../src/coverage/coverage-file.ts';
+} from '../../src/behaviour/coverage-file.ts';
 
 /** Where `startSimulator()` leaves its coverage when stopped; the reporter sets it for the run. */
 export const COVERAGE_DIR_ENV = 'ENERGY_COVERAGE_DIR';
