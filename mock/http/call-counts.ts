@@ -133,9 +133,9 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
   /** account → orderId → (last status index << 8 | bit mask of statuses seen). */
   let tracked = new Map<string, Map<string, number>>();
   let trackedCount = 0;
-  /** operationId → parameter names sent, and the texts they were read from (to read each once). */
+  /** operationId → parameter names sent, and the signatures of the sets of names already read. */
   let parameterNames = new Map<string, Set<string>>();
-  let parameterTexts = new Map<string, Set<string>>();
+  let parameterSignatures = new Map<string, Set<number>>();
 
   function child<K, V>(map: Map<K, V>, key: K, make: () => V): V {
     let value = map.get(key);
@@ -148,19 +148,15 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
 
   function countCall(x: ExchangeFinished, paramsText: string): void {
     total++;
-    const byParams = child(
-      child(
-        child(
-          child(rows, x.path, () => new Map()),
-          x.method,
-          () => new Map(),
-        ),
-        x.status,
-        () => new Map(),
-      ),
-      x.account ?? '',
-      () => new Map<string, Row>(),
-    );
+    let byMethod = rows.get(x.path);
+    if (byMethod === undefined) rows.set(x.path, (byMethod = new Map()));
+    let byStatus = byMethod.get(x.method);
+    if (byStatus === undefined) byMethod.set(x.method, (byStatus = new Map()));
+    let byAccount = byStatus.get(x.status);
+    if (byAccount === undefined) byStatus.set(x.status, (byAccount = new Map()));
+    const account = x.account ?? '';
+    let byParams = byAccount.get(account);
+    if (byParams === undefined) byAccount.set(account, (byParams = new Map()));
     let row = byParams.get(paramsText);
     if (row === undefined) {
       let text = paramsText;
@@ -206,11 +202,14 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
 
   function noteParameters(operation: string, paramsText: string): void {
     if (paramsText === '') return;
-    const texts = child(parameterTexts, operation, () => new Set<string>());
-    if (texts.has(paramsText)) return;
-    // Kept to read each text once; past a few hundred, new texts are read every time.
-    if (texts.size < 256) texts.add(paramsText);
-    const names = child(parameterNames, operation, () => new Set<string>());
+    // The names are read once per set of names: a signature of the names alone (values
+    // skipped) is computed without allocating, so calls that differ only in their values
+    // (a new outOrderNo each time) cost a walk over the text.
+    const signature = nameSignature(paramsText);
+    const signatures = child(parameterSignatures, operation, newNumberSet);
+    if (signatures.has(signature)) return;
+    signatures.add(signature);
+    const names = child(parameterNames, operation, newStringSet);
     for (const pair of paramsText.split('&')) {
       const eq = pair.indexOf('=');
       const name = eq === -1 ? pair : pair.slice(0, eq);
@@ -226,7 +225,8 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
     currency: number,
     created: boolean,
   ): void {
-    const orders = child(tracked, account, () => new Map<string, number>());
+    let orders = tracked.get(account);
+    if (orders === undefined) tracked.set(account, (orders = new Map()));
     const last = orders.get(orderId);
     if (last === undefined) {
       if (currency !== -1) bump(CURRENCY_INDEX[currency]!);
@@ -442,9 +442,30 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
       tracked = new Map();
       trackedCount = 0;
       parameterNames = new Map();
-      parameterTexts = new Map();
+      parameterSignatures = new Map();
     },
   };
+}
+
+// Made once: a child set is made by these, not by a closure per call.
+const newNumberSet = (): Set<number> => new Set<number>();
+const newStringSet = (): Set<string> => new Set<string>();
+
+/**
+ * A hash of the parameter names of a query or form text, values skipped: texts with the same
+ * names in the same order have the same signature. Allocates nothing.
+ */
+function nameSignature(text: string): number {
+  let hash = 0x811c9dc5;
+  let inValue = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 38 /* & */) inValue = false;
+    else if (inValue) continue;
+    else if (c === 61 /* = */) inValue = true;
+    hash = Math.imul(hash ^ c, 0x01000193);
+  }
+  return hash >>> 0;
 }
 
 /** The index in `codes` of the value of a string field found in `text`; -1 when absent or unknown. */
