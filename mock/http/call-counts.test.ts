@@ -252,6 +252,9 @@ describe('call verification', () => {
       (await sim.fetch(`http://simulator/_sim/calls/count?${query}`)).json();
     expect(await ask('operation=getPrice&params[period]=1h')).toEqual({ count: 1 });
     expect(await ask('operation=getPrice&params[period]=1d')).toEqual({ count: 0 });
+    const typo = await sim.fetch('http://simulator/_sim/calls/count?operaton=getPrice');
+    expect(typo.status).toBe(400);
+    expect(((await typo.json()) as { msg: string }).msg).toContain("Unknown query parameter 'operaton'");
     const bad = await sim.fetch('http://simulator/_sim/calls/count?status=abc');
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { msg: string }).msg).toContain('status');

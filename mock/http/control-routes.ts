@@ -268,6 +268,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   });
   control.get('/calls/count', op('countCalls'), async (c) => {
     const raw = await readParams(c, false);
+    const COUNT_CRITERIA = new Set(['operation', 'method', 'path', 'status', 'account']);
     const query = check<CallFilter>(queryValidators.request('countCalls'), raw);
     const filter: CallFilter = {};
     for (const key of ['operation', 'method', 'path', 'status', 'account'] as const)
@@ -279,6 +280,11 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
       else if (key === 'params' || key.startsWith('params['))
         throw SimulatorError.invalidParameter(
           `Query parameter '${key}' must name a parameter: params[period]=1h counts calls that sent period=1h.`,
+        );
+      // A misspelt criterion would count every call and pass a verification it should fail.
+      else if (!COUNT_CRITERIA.has(key))
+        throw SimulatorError.invalidParameter(
+          `Unknown query parameter '${key}': a count filters by operation, method, path, status, account and params[name].`,
         );
     }
     return sendJson(c, ctx.calls.count(filter));
