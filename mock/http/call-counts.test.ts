@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulator } from '../simulator.ts';
+import { createCallCounts, MAX_CALL_ROWS } from './call-counts.ts';
+import type { ExchangeFinished } from './exchange.ts';
 import { startSimulator, type TestSimulator } from '../testing/start-simulator.ts';
 import { expectCalls } from '../testing/expect-calls.ts';
 import { COVERAGE_IDS } from '../../src/behaviour/coverage-ids.ts';
@@ -304,5 +306,32 @@ describe('coverage in front of a service', () => {
     expect(coverage.unobservable).toEqual(['activation']);
     expect(coverage.never).not.toContain('activation');
     expect(proxy.calls.count({ operation: 'getPrice' })).toEqual({ count: 2 });
+  });
+});
+
+describe('the bounds of the calls kept apart', () => {
+  it('counts every call past the cap, and says a parameter filter can no longer be exact', () => {
+    const counts = createCallCounts({
+      mode: 'simulator',
+      settings: () => ({ duplicateOutOrderNo: 'reject', rateLimit: null, accountSuccessCode: 0 }),
+    });
+    const price = (query: string, path = '/v1/tron/price'): ExchangeFinished => ({
+      at: 0,
+      method: 'GET',
+      path,
+      status: 200,
+      durationMs: 0,
+      operation: 'getPrice',
+      queryText: query,
+      responseText: '{"code":0,"msg":"ok","data":{}}',
+    });
+    for (let i = 0; i < MAX_CALL_ROWS; i++) counts.observe(price(`rentalCount=${i + 1}&period=1h`));
+    counts.observe(price('rentalCount=65000&period=1d'));
+    counts.observe(price('', '/v1/tron/elsewhere'));
+    expect(counts.count({ operation: 'getPrice' })).toEqual({ count: MAX_CALL_ROWS + 2 });
+    expect(counts.count({ params: { period: '1d' } })).toEqual({ count: 0, exact: false });
+    expect(counts.count({ params: { rentalCount: '7' } })).toEqual({ count: 1, exact: false });
+    expect(counts.count({ path: '(other paths)' })).toEqual({ count: 1 });
+    expect(counts.coverage().exercised['op:getPrice']).toBe(MAX_CALL_ROWS + 2);
   });
 });

@@ -34,13 +34,15 @@ import type { ExchangeFinished } from './exchange.ts';
 
 type C = components['schemas'];
 
-/** Distinct calls kept apart; past it, calls alike but for their parameters are counted together. */
+/** Distinct calls kept apart; past it, calls alike but for their parameters (or on a new path) are counted together. */
 export const MAX_CALL_ROWS = 100_000;
 /** Distinct unmatched method and path pairs listed; the rest are counted in `omitted`. */
 export const MAX_UNMATCHED = 1000;
 /** Orders whose last seen status is kept, per account, for transitions; the oldest is forgotten past it. */
 export const MAX_TRACKED_ORDERS = 100_000;
 
+/** The path of the calls to paths first seen past MAX_CALL_ROWS. */
+const OTHER_PATHS = '(other paths)';
 /** The parameters of a call counted past MAX_CALL_ROWS: not kept apart. */
 const PARAMS_DROPPED = '\u0000';
 
@@ -148,8 +150,14 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
 
   function countCall(x: ExchangeFinished, paramsText: string): void {
     total++;
-    let byMethod = rows.get(x.path);
-    if (byMethod === undefined) rows.set(x.path, (byMethod = new Map()));
+    let path = x.path;
+    let byMethod = rows.get(path);
+    if (byMethod === undefined) {
+      // Past the cap, a path never seen (a scanner's) is counted under one row of its own.
+      if (rowCount >= MAX_CALL_ROWS) path = OTHER_PATHS;
+      byMethod = rows.get(path);
+      if (byMethod === undefined) rows.set(path, (byMethod = new Map()));
+    }
     let byStatus = byMethod.get(x.method);
     if (byStatus === undefined) byMethod.set(x.method, (byStatus = new Map()));
     let byAccount = byStatus.get(x.status);
@@ -168,7 +176,7 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
         row = {
           operation: x.operation,
           method: x.method,
-          path: x.path,
+          path,
           status: x.status,
           account: x.account,
           paramsText: text,
