@@ -56,7 +56,7 @@ describe('main', () => {
       const help = stdout();
       expect(help.startsWith(MAIN_HELP)).toBe(true);
       expect(help).toContain(SERVE_HELP);
-      for (const command of ['serve', 'contract', 'record', 'drift'])
+      for (const command of ['serve', 'contract', 'record', 'drift', 'coverage'])
         expect(help).toContain(`Usage: energy-rental-kit ${command}`);
       for (const flag of [
         '--port',
@@ -157,6 +157,7 @@ describe('main dispatches record and drift', () => {
   it('lists record and drift among the commands', () => {
     expect(MAIN_HELP).toMatch(/\n {2}record {5}.*--out FILE/);
     expect(MAIN_HELP).toMatch(/\n {2}drift {6}.*OLD NEW/);
+    expect(MAIN_HELP).toMatch(/\n {2}coverage {3}.*FILES… --require IDS/);
   });
 
   it('dispatches drift and record, each with --help', async () => {

@@ -15,13 +15,14 @@ Commands:
   record     Run the contract suite against a target and save a recording (--out FILE)
   drift      Compare two recordings, or a recording with the spec (OLD NEW, --spec NEW)
   calibrate  Learn the real service's choices from a recording, as a scenario (RECORDING --out FILE)
+  coverage   Merge a test run's coverage files and print what was exercised (FILES… --require IDS)
 
 In a project that has the kit installed, run a command as 'npx energy-rental-kit <command>'.
 Run 'npx energy-rental-kit <command> --help' for one command's options; every command's
 options follow. 'npx energy-rental-kit --version' prints the kit's version.
 `;
 
-const COMMANDS = ['serve', 'contract', 'record', 'drift', 'calibrate'] as const;
+const COMMANDS = ['serve', 'contract', 'record', 'drift', 'calibrate', 'coverage'] as const;
 
 /**
  * The version of the installed kit, from its package.json: the nearest one above this
@@ -49,14 +50,18 @@ export function kitVersion(from: URL = new URL('.', import.meta.url)): string {
 /** The whole help: the command list, then each command's usage with its flags. */
 export async function fullHelp(): Promise<string> {
   // Loaded only for --help, so that serve starts without the other commands' modules.
-  const [{ CONTRACT_HELP }, { RECORD_HELP }, { DRIFT_HELP }, { CALIBRATE_HELP }] = await Promise.all([
-    import('../contract-tests/contract-command.ts'),
-    import('../drift/record-command.ts'),
-    import('../drift/drift-command.ts'),
-    import('../drift/calibrate-command.ts'),
-  ]);
+  const [{ CONTRACT_HELP }, { RECORD_HELP }, { DRIFT_HELP }, { CALIBRATE_HELP }, { COVERAGE_HELP }] =
+    await Promise.all([
+      import('../contract-tests/contract-command.ts'),
+      import('../drift/record-command.ts'),
+      import('../drift/drift-command.ts'),
+      import('../drift/calibrate-command.ts'),
+      import('./coverage-command.ts'),
+    ]);
   const rule = `\n${'─'.repeat(78)}\n\n`;
-  return [MAIN_HELP, SERVE_HELP, CONTRACT_HELP, RECORD_HELP, DRIFT_HELP, CALIBRATE_HELP].join(rule);
+  return [MAIN_HELP, SERVE_HELP, CONTRACT_HELP, RECORD_HELP, DRIFT_HELP, CALIBRATE_HELP, COVERAGE_HELP].join(
+    rule,
+  );
 }
 
 /** Runs the CLI; resolves with the exit code for commands that end. */
@@ -112,6 +117,10 @@ export async function main(
     case 'calibrate': {
       const { runCalibrate } = await import('../drift/calibrate-command.ts');
       return runCalibrate(rest, { env });
+    }
+    case 'coverage': {
+      const { runCoverage } = await import('./coverage-command.ts');
+      return runCoverage(rest, { env });
     }
     default: {
       const near = closestFlag(command, COMMANDS)?.slice(2);

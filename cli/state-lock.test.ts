@@ -133,7 +133,7 @@ describe('serve --state takes a lock on its file', () => {
         cleanups,
         /listening on (http:\/\/\S+)[^]*control plane:/,
       );
-      expect(next.output()).toMatch(/restored 1 orders/);
+      expect(next.output()).toMatch(/restored 1 order,/);
       expect(JSON.parse(await readFile(`${real}.lock`, 'utf8')).pid).toBe(next.child.pid);
       expect(existsSync(`${link}.lock`)).toBe(false);
       next.child.kill('SIGTERM');

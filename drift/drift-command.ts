@@ -4,7 +4,14 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_FILE_LIMIT, fileLimitFrom, type FileLimit } from '../src/bounded-file.ts';
+import {
+  BoundedFileError,
+  DEFAULT_FILE_LIMIT,
+  fileLimitFrom,
+  readBoundedFile,
+  type FileLimit,
+} from '../src/bounded-file.ts';
+import { readCoverageFile, type CoverageFile } from '../src/behaviour/coverage-file.ts';
 import { parseCommandArgs } from '../src/cli-args.ts';
 import { CliError } from '../src/cli-error.ts';
 import type { TargetInfo } from '../contract-tests/contract-target.ts';
@@ -13,6 +20,7 @@ import { compareWithSpec, SPEC_NOTES } from './compare-spec.ts';
 import { buildReport, type DriftReport, type DriftSide } from './finding.ts';
 import { loadRecording, type Recording } from '../recording/recording.ts';
 import { renderMarkdown } from './render-markdown.ts';
+import { withUsage } from './usage.ts';
 
 export const DRIFT_HELP = `Usage: energy-rental-kit drift OLD NEW [options]
        energy-rental-kit drift --spec NEW [options]
@@ -33,6 +41,10 @@ Options:
   --format FORMAT         What to print on stdout: markdown (default) or json
   --markdown FILE         Also write the markdown report to FILE
   --json FILE             Also write the JSON report to FILE
+  --usage FILE            A coverage file of your tests (energy-coverage*.json): mark
+                          every finding on an operation they called, or a status,
+                          transition or rejection kind they met, as on behaviour your
+                          tests exercised, and list those first
   --timing-threshold S    Seconds a median time from creation to a status may move
                           before it is reported, default ${DEFAULT_TIMING_THRESHOLD}
   --max-file-mb N         Largest recording read, in MB, default 256; only regular files
@@ -57,6 +69,8 @@ interface DriftArgs {
   format: 'markdown' | 'json';
   markdownFile?: string;
   jsonFile?: string;
+  /** A coverage file: the usage profile the findings are held against. */
+  usageFile?: string;
   timingThreshold: number;
   /** The largest recording read. */
   limit: FileLimit;
@@ -71,6 +85,7 @@ export function parseDriftArgs(argv: string[], env: NodeJS.ProcessEnv = process.
       format: { type: 'string' },
       markdown: { type: 'string' },
       json: { type: 'string' },
+      usage: { type: 'string' },
       'timing-threshold': { type: 'string' },
       'max-file-mb': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -108,6 +123,7 @@ export function parseDriftArgs(argv: string[], env: NodeJS.ProcessEnv = process.
   };
   if (values.markdown !== undefined) args.markdownFile = values.markdown;
   if (values.json !== undefined) args.jsonFile = values.json;
+  if (values.usage !== undefined) args.usageFile = values.usage;
   return args;
 }
 
@@ -175,6 +191,33 @@ export function driftReport(
   });
 }
 
+function loadUsage(file: string, limit: FileLimit): CoverageFile {
+  let text: string;
+  try {
+    text = readBoundedFile(
+      file,
+      limit,
+      'pass a coverage file the vitest reporter wrote (energy-coverage*.json)',
+    );
+  } catch (error) {
+    if (!(error instanceof BoundedFileError)) throw error;
+    if (error.rule === 'not-regular' || error.rule === 'too-large')
+      throw new CliError(`--usage: ${error.message}`);
+    throw new CliError(
+      `--usage: cannot read '${file}' (${error.code}): pass a coverage file the vitest reporter wrote.`,
+    );
+  }
+  try {
+    return readCoverageFile(JSON.parse(text), `--usage ${file}`);
+  } catch (error) {
+    throw new CliError(
+      error instanceof SyntaxError
+        ? `--usage ${file}: not JSON (${error.message}).`
+        : (error as Error).message,
+    );
+  }
+}
+
 /**
  * Runs `drift`; resolves with 1 on breaking drift, else 0.
  *
@@ -188,7 +231,11 @@ export async function runDrift(argv: string[], options: DriftOptions = {}): Prom
     write(DRIFT_HELP);
     return 0;
   }
-  const report = driftReport(args);
+  const plain = driftReport(args);
+  const report =
+    args.usageFile === undefined
+      ? plain
+      : withUsage(plain, loadUsage(args.usageFile, args.limit), args.usageFile);
   const markdown = renderMarkdown(report);
   const json = `${JSON.stringify(report, null, 2)}\n`;
   for (const [file, text] of [

@@ -37,6 +37,8 @@ export interface Finding {
   message: string;
   /** The simulator setting `calibrate` learns that would make the simulator match NEW here, when there is one. */
   calibration?: string;
+  /** With `--usage`: the behaviour ids the tests exercised that this finding is on (it is then listed first). */
+  exercised?: string[];
 }
 
 /** What a hint rule reads of a finding. */
@@ -166,6 +168,8 @@ export interface DriftReport {
   /** What this comparison cannot see, e.g. that the document has no timing. */
   notes: string[];
   summary: { breaking: number; nonBreaking: number };
+  /** With `--usage`: the usage profile held against, and how many findings are on behaviour the tests exercised. */
+  usage?: { source: string; exercisedFindings: number };
   findings: Finding[];
 }
 

@@ -41,6 +41,11 @@ export function renderMarkdown(report: DriftReport): string {
     lines.push(
       `**Verdict: ${breaking > 0 ? 'breaking drift' : 'non-breaking drift only'}.** ${breaking} breaking, ${nonBreaking} non-breaking finding${breaking + nonBreaking === 1 ? '' : 's'}.`,
     );
+    if (report.usage)
+      lines.push(
+        '',
+        `**${report.usage.exercisedFindings} finding${report.usage.exercisedFindings === 1 ? ' is' : 's are'} on behaviour your tests exercised** (usage: \`${report.usage.source}\`); they come first, marked ◆.`,
+      );
     const byOperation = new Map<string, Finding[]>();
     for (const finding of report.findings)
       byOperation.set(finding.operation, [...(byOperation.get(finding.operation) ?? []), finding]);
@@ -54,12 +59,16 @@ export function renderMarkdown(report: DriftReport): string {
       );
       for (const f of findings) {
         lines.push(
-          `| ${f.severity === 'breaking' ? '**breaking**' : 'non-breaking'} | ${f.kind} | ${cell(f.response)} | ${f.path ? `\`${cell(f.path)}\`` : f.response ? '(body)' : '—'} | ${cell(f.old)} | ${cell(f.new)} |`,
+          `| ${f.exercised ? '◆ ' : ''}${f.severity === 'breaking' ? '**breaking**' : 'non-breaking'} | ${f.kind} | ${cell(f.response)} | ${f.path ? `\`${cell(f.path)}\`` : f.response ? '(body)' : '—'} | ${cell(f.old)} | ${cell(f.new)} |`,
         );
       }
       lines.push('');
       for (const f of findings) {
         lines.push(`- ${f.message}`);
+        if (f.exercised)
+          lines.push(
+            `  - on behaviour your tests exercised: ${f.exercised.map((id) => `\`${id}\``).join(', ')}.`,
+          );
         if (f.calibration)
           lines.push(
             `  - calibration can fix this: setting \`${f.calibration}\` ('npx energy-rental-kit calibrate NEW' learns it).`,

@@ -20,6 +20,7 @@ import {
 } from './engine/index.ts';
 import type { SimEnv } from './http/context.ts';
 import type { ControlOptions, RemoteAddress } from './http/control-guard.ts';
+import { createCallCounts, type CallCounts } from './http/call-counts.ts';
 import { createApp } from './http/create-app.ts';
 import { engineSource } from './http/engine-source.ts';
 import {
@@ -44,6 +45,19 @@ import { check } from './http/validate.ts';
 import { DEFAULT_SCENARIO, toEngineScenario, type ScenarioInput } from './scenario/scenario-input.ts';
 
 export { DEFAULT_SCENARIO, type ScenarioInput } from './scenario/scenario-input.ts';
+export {
+  callDifferences,
+  describeCall,
+  describeFilter,
+  type CallFilter,
+  type CallRow,
+} from './http/call-filter.ts';
+export {
+  COVERAGE_IDS,
+  KNOWN_COVERAGE_IDS,
+  resolveCoverageId,
+  type ResolvedId,
+} from '../src/behaviour/coverage-ids.ts';
 
 export const DEFAULT_SEED = 1;
 export const DEFAULT_JOURNAL_LIMIT = 1000;
@@ -129,6 +143,8 @@ export interface Simulator {
   engine: Engine;
   clock: Clock;
   journal: Journal;
+  /** The calls and the behaviour coverage counted since the start (a reset leaves them). */
+  calls: CallCounts;
   faults: FaultInjector;
   /** The request validators compiled from spec/openapi.yaml. */
   apiValidators: SpecValidators;
@@ -211,6 +227,9 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   // Every finished exchange is announced once; the journal is its first observer.
   const exchanges = createExchangeEvents();
   exchanges.subscribe((exchange) => journal.record(exchange));
+  // The counting layer hears every exchange too; unlike the journal it forgets none.
+  const calls = createCallCounts({ mode, settings: () => engine.settings() });
+  exchanges.subscribe((exchange) => calls.observe(exchange));
   const core = createRequestCore({
     engine,
     source,
@@ -233,6 +252,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       version: VERSION,
       scenario: scenarioChecked,
       controlEnabled: options.control?.enabled ?? true,
+      calls,
       answerSource:
         mode === 'simulator'
           ? undefined
@@ -278,6 +298,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     engine,
     clock,
     journal,
+    calls,
     faults,
     apiValidators,
     core,

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { parseCoverageArgs } from '../../cli/coverage-command.ts';
 import { parseServeArgs } from '../../cli/serve.ts';
 import { contractEnv } from '../../contract-tests/contract-command.ts';
 import { parseDriftArgs } from '../../drift/drift-command.ts';
@@ -47,6 +48,7 @@ const PARSERS: Record<string, (argv: string[]) => unknown> = {
   drift: (argv) => parseDriftArgs(argv),
   serve: (argv) => parseServeArgs(argv, {}),
   contract: (argv) => contractEnv(argv, {}),
+  coverage: (argv) => parseCoverageArgs(argv, {}),
 };
 
 describe('examples/ci/upstream-check.yml', () => {
@@ -57,12 +59,14 @@ describe('examples/ci/upstream-check.yml', () => {
 
   it('records read-only with the key from a repository secret, compares, and uploads both reports', () => {
     const commands = kitCommands();
-    expect(commands.map((c) => c[0])).toEqual(['record', 'drift']);
-    const record = commands[0]!;
+    expect(commands.map((c) => c[0])).toEqual(['coverage', 'record', 'drift']);
+    const record = commands[1]!;
     expect(record).not.toContain('--allow-spend');
     expect(text).toMatch(/\$\{\{ secrets\.[A-Z_]+ \}\}/);
-    const drift = commands[1]!;
-    expect(drift).toEqual(expect.arrayContaining(['--markdown', '--json']));
+    const drift = commands[2]!;
+    expect(drift).toEqual(
+      expect.arrayContaining(['--markdown', '--json', '--usage', 'energy-coverage.json']),
+    );
     const upload = Object.values(workflow.jobs)
       .flatMap((j) => j.steps)
       .find((s) => s.uses?.startsWith('actions/upload-artifact@'));

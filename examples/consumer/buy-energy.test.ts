@@ -1,7 +1,7 @@
 // An example of testing your own code against the simulator: one simulator per test,
 // a manual clock, so waiting for delivery takes no real time.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type TestSimulator } from 'energy-rental-kit/testing';
+import { expectCalls, startSimulator, type TestSimulator } from 'energy-rental-kit/testing';
 import { buyEnergy } from './buy-energy.ts';
 
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
@@ -32,6 +32,20 @@ describe('buyEnergy', () => {
     ).rejects.toThrow(/ended FAILED/);
     await sim.advance(10_000);
     expect((await sim.client().getAccount()).balance.available.trx).toBe('1000');
+  });
+
+  it('sees the refund of a failed delivery in the order history', async () => {
+    await sim.addRule({ match: { pledgeAddress: ADDRESS }, outcome: 'FAILED', times: 1 });
+    const client = sim.client();
+    await expect(
+      buyEnergy(client, { address: ADDRESS, energy: 65_000, period: '1h', reference: 'invoice-5' }),
+    ).rejects.toThrow(/ended FAILED/);
+    // waitForOrder stops at FAILED; the refund follows it.
+    await sim.advance(10_000);
+    const refunded = await client.getOrderHistory({ outOrderNo: 'invoice-5' });
+    expect(refunded.status).toBe('REFUNDED');
+    // Verification: one order was created for this reference, however often it was polled.
+    await expectCalls(sim, { operation: 'createOrder', params: { outOrderNo: 'invoice-5' } }, 1);
   });
 
   it('does not pay twice when retried with the same reference', async () => {

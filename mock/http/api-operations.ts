@@ -30,6 +30,8 @@ export interface ApiAnswer {
   data(): unknown;
   /** The JSON text of the data, from the read cache where the operation allows it. */
   text(cache: ReadDataCache): string;
+  /** The order it created activates its address (behaviour coverage counts it; the answer does not show it). */
+  activation?: true;
   /** The order the answer is about, for the extra fields that copy or time from it. */
   order?: Order;
 }
@@ -82,7 +84,7 @@ function answered(
 /** What each operation does; the spec gives the rest of its entry in API_OPERATIONS. */
 const ANSWERS: { readonly [Id in ApiOperationId]: ApiOperation<Id>['answer'] } = {
   createOrder(engine, account, params, asked) {
-    const { order } = engine.createOrder(
+    const { order, duplicate } = engine.createOrder(
       account,
       {
         pledgeAddress: params.pledgeAddress,
@@ -92,7 +94,9 @@ const ANSWERS: { readonly [Id in ApiOperationId]: ApiOperation<Id>['answer'] } =
       },
       asked,
     );
-    return answered(SUCCESS_MESSAGES.createOrder, () => orderCreatedData(order), undefined, 0, order);
+    const answer = answered(SUCCESS_MESSAGES.createOrder, () => orderCreatedData(order), undefined, 0, order);
+    if (order.activates && !duplicate) answer.activation = true;
+    return answer;
   },
   getPrice(engine, _account, { rentalCount, period }) {
     const quote = engine.quote(rentalCount, period);

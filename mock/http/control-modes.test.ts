@@ -140,7 +140,7 @@ describe('the control plane in simulator mode', () => {
     const shared = Object.entries(SETTING_MODES).filter(([, modes]) => modes.includes('proxy'));
     expect(shared.map(([name]) => name)).toEqual(['rateLimit']);
     expect(offeredIn('proxy')).toBe(
-      'health, reset, config (rateLimit), faults, journal, dashboard, events, ui',
+      'health, reset, config (rateLimit), faults, journal, calls, coverage, dashboard, events, ui',
     );
   });
 });

@@ -20,6 +20,8 @@ import { accountView, orderView, settingsView } from './control-views.ts';
 import type { SimEnv } from './context.ts';
 import { requireMode, requireSettingsMode } from './control-modes.ts';
 import { sendJson } from './envelope.ts';
+import type { CallCounts } from './call-counts.ts';
+import type { CallFilter } from './call-filter.ts';
 import type { FaultInjector } from './fault-injector.ts';
 import type { Journal } from './journal.ts';
 import { readJsonBody, readParams } from './request-params.ts';
@@ -40,6 +42,8 @@ export interface ControlContext {
   answerSource?: { mode: 'simulator' | 'proxy' | 'replay'; proxyStats?: () => C['ProxyStats'] } | undefined;
   /** False when the control plane is off: health then advertises no capability. */
   controlEnabled: boolean;
+  /** The counting layer: calls and coverage, which a reset leaves. */
+  calls: CallCounts;
 }
 
 function amounts(input: C['Amounts'] | undefined): { trx?: number; usdt?: number } {
@@ -282,6 +286,44 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
     const { activated } = await body<{ activated: boolean }>(c, 'setAddress');
     engine.setAddress(address, activated);
     return sendJson(c, addressView(address));
+  });
+
+  control.get('/calls', op('listCalls'), async (c) => {
+    const query = check<{ limit?: number }>(queryValidators.request('listCalls'), await readParams(c, false));
+    return sendJson(c, ctx.calls.list(query.limit ?? 1000));
+  });
+  control.delete('/calls', op('clearCalls'), (c) => {
+    ctx.calls.clearCalls();
+    return sendJson(c, { ok: true });
+  });
+  control.get('/calls/count', op('countCalls'), async (c) => {
+    const raw = await readParams(c, false);
+    const COUNT_CRITERIA = new Set(['operation', 'method', 'path', 'status', 'account']);
+    const query = check<CallFilter>(queryValidators.request('countCalls'), raw);
+    const filter: CallFilter = {};
+    for (const key of ['operation', 'method', 'path', 'status', 'account'] as const)
+      if (query[key] !== undefined) (filter as Record<string, unknown>)[key] = query[key];
+    // Parameters are spelled params[name]=value (OpenAPI's deepObject), read here by hand.
+    for (const [key, value] of Object.entries(raw)) {
+      const name = /^params\[(.+)\]$/.exec(key)?.[1];
+      if (name !== undefined) (filter.params ??= {})[name] = value;
+      else if (key === 'params' || key.startsWith('params['))
+        throw SimulatorError.invalidParameter(
+          `Query parameter '${key}' must name a parameter: params[period]=1h counts calls that sent period=1h.`,
+        );
+      // A misspelt criterion would count every call and pass a verification it should fail.
+      else if (!COUNT_CRITERIA.has(key))
+        throw SimulatorError.invalidParameter(
+          `Unknown query parameter '${key}': a count filters by operation, method, path, status, account and params[name].`,
+        );
+    }
+    return sendJson(c, ctx.calls.count(filter));
+  });
+  control.get('/calls/unmatched', op('getUnmatchedCalls'), (c) => sendJson(c, ctx.calls.unmatched()));
+  control.get('/coverage', op('getCoverage'), (c) => sendJson(c, ctx.calls.coverage()));
+  control.delete('/coverage', op('clearCoverage'), (c) => {
+    ctx.calls.clearCoverage();
+    return sendJson(c, { ok: true });
   });
 
   control.get('/journal', op('getJournal'), async (c) => {

@@ -128,6 +128,7 @@ export function engineSource(engine: Engine, validators: SpecValidators): Answer
         // The core took a rejection asked for before the engine; what is left is an order's outcome.
         exchange.outcomeAsked !== undefined ? { outcome: exchange.outcomeAsked as Outcome } : undefined,
       );
+      if (answer.activation) exchange.activation = true;
       const settings = engine.settings();
       const extras = settings.extraFields[op.id];
       if (extras !== undefined && extras.length > 0) {

@@ -16,6 +16,7 @@
  *
  * Transports only translate: a request into plain fields (exchange.ts), an answer back.
  */
+import { FAULT_KINDS } from '../../src/generated/lists.ts';
 import { digestKey } from '../engine/accounts.ts';
 import { SimulatorError, type Account, type Engine } from '../engine/index.ts';
 import { envelopeTime } from './envelope.ts';
@@ -39,6 +40,10 @@ export interface Exchange {
   readonly query: string | undefined;
   operation?: string | undefined;
   fault?: string | undefined;
+  /** What the fault did (ExchangeFinished's faultKind). */
+  faultKind?: string | undefined;
+  /** The order this exchange created activates its address. */
+  activation?: true | undefined;
   account?: Account | undefined;
   /** The body as the journal keeps it, when the answer source set it (else the core reads it). */
   violations?: Array<{ path: string; message: string }> | undefined;
@@ -133,6 +138,7 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
     if (hit) {
       const { fault, latencyMs } = hit;
       exchange.fault = fault.id;
+      exchange.faultKind = faultKindOf(fault);
       if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
       switch (fault.response) {
         case 'status': {
@@ -257,6 +263,8 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
     };
     if (exchange.operation) done.operation = exchange.operation;
     if (exchange.fault) done.fault = exchange.fault;
+    if (exchange.faultKind) done.faultKind = exchange.faultKind;
+    if (exchange.activation) done.activation = true;
     if (exchange.account) done.account = exchange.account.walletAddress;
     if (exchange.query !== undefined) done.queryText = kept(exchange.query);
     const method = exchange.method;
@@ -277,6 +285,23 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
     exchanges.finish(done);
   }
 }
+
+/**
+ * What a fault does, as FaultSpec's kinds name it: its status for `response: status`, its
+ * response otherwise, `latency` for latency alone.
+ *
+ * @example
+ *   faultKindOf({ operation: '*', response: 'status', status: 429 }); // '429'
+ */
+export function faultKindOf(fault: { response?: string | undefined; status?: number | undefined }): string {
+  if (fault.response === 'status') return STATUS_KINDS[fault.status ?? 503] ?? String(fault.status);
+  return fault.response ?? 'latency';
+}
+
+/** The status kinds as strings, made once: a fault's kind allocates nothing. */
+const STATUS_KINDS: Record<number, string> = Object.fromEntries(
+  FAULT_KINDS.filter((kind) => /^[0-9]+$/.test(kind)).map((kind) => [Number(kind), kind]),
+);
 
 /**
  * A request body as the journal keeps it: redacted and cut. Redacting parses and

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { components } from '../../src/generated/control.ts';
 import { createClient, type ClientOptions, type EnergyRentalClient } from '../../src/client/index.ts';
 import { createSimulatorServer } from '../node-server.ts';
+import { leaveCoverage } from './coverage-reporter.ts';
 import { createSimulator, type Simulator, type SimulatorOptions } from '../simulator.ts';
 import type { Clock } from '../engine/index.ts';
 
@@ -45,9 +46,26 @@ export interface TestSimulator {
   injectFault(fault: Control['FaultRequest']): Promise<string>;
   /** The newest journal entries, oldest first (GET /_sim/journal). */
   journal(filter?: { limit?: number; operation?: string }): Promise<Control['JournalEntry'][]>;
-  /** Back to the starting scenario (POST /_sim/reset). */
+  /**
+   * How many calls matched a filter since the start (every call with none): operation, or
+   * method and path; parameters; status; account (a wallet address). Never evicted, and a
+   * reset leaves it: `expect(await sim.calls({ operation: 'createOrder' })).toBe(1)`. For a
+   * failure that lists the near misses, `expectCalls(sim, filter, n)`.
+   */
+  calls(filter?: Control['CallFilter']): Promise<number>;
+  /** The calls counted, alike ones together, most frequent first (GET /_sim/calls). */
+  callList(): Promise<Control['CallList']>;
+  /** The requests no operation took (GET /_sim/calls/unmatched). */
+  unmatched(): Promise<Control['UnmatchedCalls']['requests']>;
+  /** The behaviours exercised and those never (GET /_sim/coverage). */
+  coverage(): Promise<Control['Coverage']>;
+  /** Forgets the calls counted (DELETE /_sim/calls). */
+  clearCalls(): Promise<void>;
+  /** Forgets the coverage (DELETE /_sim/coverage). */
+  clearCoverage(): Promise<void>;
+  /** Back to the starting scenario (POST /_sim/reset); the calls and the coverage stay. */
   reset(): Promise<void>;
-  /** Stops the server, if it listens. */
+  /** Stops the server, if it listens; under the coverage reporter, leaves its coverage for the run's report. */
   stop(): Promise<void>;
 }
 
@@ -133,8 +151,27 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
         await control<{ entries: Control['JournalEntry'][] }>('GET', `/journal${query ? `?${query}` : ''}`)
       ).entries;
     },
+    calls: async (filter = {}) => {
+      const query = new URLSearchParams();
+      for (const [key, value] of Object.entries(filter))
+        if (key === 'params')
+          for (const [name, v] of Object.entries(value as Record<string, string>))
+            query.append(`params[${name}]`, v);
+        else if (value !== undefined) query.append(key, String(value));
+      const text = query.toString();
+      return (await control<Control['CallCount']>('GET', `/calls/count${text ? `?${text}` : ''}`)).count;
+    },
+    callList: () => control('GET', '/calls?limit=100000'),
+    unmatched: async () => (await control<Control['UnmatchedCalls']>('GET', '/calls/unmatched')).requests,
+    coverage: () => control('GET', '/coverage'),
+    clearCalls: async () => void (await control('DELETE', '/calls')),
+    clearCoverage: async () => void (await control('DELETE', '/coverage')),
     reset: async () => void (await control('POST', '/reset')),
-    stop: close,
+    stop: async () => {
+      // Under the coverage reporter, what this simulator's tests exercised joins the run's report.
+      leaveCoverage(simulator.calls.coverage());
+      await close();
+    },
   };
 }
 

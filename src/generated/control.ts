@@ -33,7 +33,8 @@ export interface paths {
         put?: never;
         /**
          * Reset every account, order, rule and registry to the starting scenario
-         * @description The clock keeps its mode; a manual clock goes back to its starting time.
+         * @description The clock keeps its mode; a manual clock goes back to its starting time. The calls
+         *     counted and the coverage stay (`DELETE /_sim/calls`, `DELETE /_sim/coverage`).
          */
         post: operations["reset"];
         delete?: never;
@@ -396,6 +397,98 @@ export interface paths {
         post?: never;
         /** Clear the request journal */
         delete: operations["clearJournal"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_sim/calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the calls counted so far, grouped by what they were
+         * @description Every API call since the start or the last `DELETE /_sim/calls`, grouped: one row
+         *     per operation (or method and path), parameters as sent, status and account, with
+         *     how many times it came. A simulator reset leaves them. What `sim.calls()` and the
+         *     near misses of `expectCalls` read.
+         */
+        get: operations["listCalls"];
+        put?: never;
+        post?: never;
+        /** Forget the calls counted so far (not the coverage) */
+        delete: operations["clearCalls"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_sim/calls/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the calls that match a filter
+         * @description Counts every API call since the start or the last `DELETE /_sim/calls` that
+         *     matches all the criteria given: `operation`, or `method` and `path`; parameters,
+         *     each as `params[name]=value`; `status`; `account` (a wallet address). No criterion
+         *     counts every call.
+         */
+        get: operations["countCalls"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_sim/calls/unmatched": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the requests no operation took
+         * @description Requests to the API's side that matched no operation (a wrong path or method),
+         *     grouped by method and path, with how many times each came.
+         */
+        get: operations["getUnmatchedCalls"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_sim/coverage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the behaviours exercised so far, and those never
+         * @description Each behaviour id the spec lists (`op:`, `rejection:`, `status:`, `transition:`,
+         *     `currency:`, `fault:`, `activation`, `ratelimit`) with how often the tests met
+         *     it, and the ids never met. `never` leaves out what the settings in force make
+         *     impossible (listed in `impossible`) and what this mode cannot see (`unobservable`).
+         */
+        get: operations["getCoverage"];
+        put?: never;
+        post?: never;
+        /** Forget the behaviours exercised so far (not the calls) */
+        delete: operations["clearCoverage"];
         options?: never;
         head?: never;
         patch?: never;
@@ -776,6 +869,121 @@ export interface components {
             refused?: components["schemas"]["JournalEntry"]["refused"];
             /** @description The error catalogue's name of the rejection answered (a key of `errors` in Settings). */
             rejection?: string;
+            /**
+             * @description What the injected fault did, when `fault` is set: its status (`'503'`), its
+             *     `response` (`drop`, `malformed`, `truncated`), or `latency` for a fault of
+             *     latency alone (FaultSpec).
+             */
+            faultKind?: string;
+            /**
+             * @description Present (true) when the order this exchange created activates its pledge address.
+             * @constant
+             */
+            activation?: true;
+        };
+        /** @description How many calls matched a filter. */
+        CallCount: {
+            count: number;
+            /**
+             * @description Present (false) when more distinct calls came than are kept apart and a parameter filter could only count some.
+             * @constant
+             */
+            exact?: false;
+        };
+        /** @description What `sim.calls(filter)` and `GET /_sim/calls/count` match; every criterion given must hold. */
+        CallFilter: {
+            operation?: string;
+            method?: string;
+            path?: string;
+            params?: {
+                [key: string]: string;
+            };
+            status?: number;
+            account?: string;
+        };
+        /** @description Calls alike in operation, method, path, parameters, status and account, counted together. */
+        CallRow: {
+            operation?: string;
+            method: string;
+            path: string;
+            status: number;
+            /** @description The wallet address of the calling account. */
+            account?: string;
+            /** @description The parameters as sent (query and form body), keys redacted. */
+            params: {
+                [key: string]: string;
+            };
+            count: number;
+        };
+        CallList: {
+            calls: components["schemas"]["CallRow"][];
+            /** @description Every call counted, listed or not. */
+            total: number;
+        };
+        UnmatchedCalls: {
+            requests: {
+                method: string;
+                path: string;
+                /** @description The status of the last one. */
+                status: number;
+                count: number;
+            }[];
+            /** @description Requests of further paths, counted but not listed apart. */
+            omitted?: number;
+        };
+        /**
+         * @description The behaviours exercised, by id, with how often, and those never. Ids:
+         *     `op:<operationId>` (a success), `rejection:<kind>` (the ErrorCatalogue's kinds),
+         *     `status:<OrderStatus>` (once per order and status seen, through history or
+         *     creation), `transition:<A>><B>` (two consecutive observations of one order by one
+         *     account; the steps of OrderStatus's `x-lifecycle` are listed, a slow poller's
+         *     skipped step is counted as the pair it saw), `activation`, `currency:<Currency>`
+         *     (once per order), `fault:<kind>` (FaultSpec's statuses and responses, `latency`),
+         *     `ratelimit`.
+         */
+        Coverage: {
+            /** @enum {string} */
+            mode?: "simulator" | "proxy" | "replay";
+            exercised: {
+                [key: string]: number;
+            };
+            never: string[];
+            /** @description Ids left out of `never` because the settings in force rule them out. */
+            impossible?: {
+                id: string;
+                reason: string;
+            }[];
+            /** @description Ids this mode cannot see (an upstream or a recording does not tell them), left out of `never`. */
+            unobservable?: string[];
+            /** @description API exchanges whose behaviour could not be named (an upstream's error that is no catalogued rejection, an answer that could not be read). */
+            unclassified?: number;
+            /** @description How many times the tests called each operation, whatever the answer. */
+            called?: {
+                [key: string]: number;
+            };
+            /** @description The parameter names the tests sent to each operation; never their values. */
+            parameters?: {
+                [key: string]: string[];
+            };
+        };
+        /**
+         * @description A coverage file, `energy-coverage*.json`, as the vitest reporter writes it and
+         *     `energy-rental-kit coverage` merges it; also the usage profile of `drift --usage`.
+         *     It keeps parameter names, never values.
+         */
+        CoverageFile: {
+            /** @constant */
+            format: "energy-rental-kit/coverage@1";
+            /** @description The simulators (base URLs) or files it was read from. */
+            sources?: string[];
+            mode?: components["schemas"]["Coverage"]["mode"];
+            exercised: components["schemas"]["Coverage"]["exercised"];
+            never: components["schemas"]["Coverage"]["never"];
+            impossible?: components["schemas"]["Coverage"]["impossible"];
+            unobservable?: components["schemas"]["Coverage"]["unobservable"];
+            unclassified?: components["schemas"]["Coverage"]["unclassified"];
+            called?: components["schemas"]["Coverage"]["called"];
+            parameters?: components["schemas"]["Coverage"]["parameters"];
         };
         /** @description Sun per unit of energy for each period, whole numbers in strings. */
         Prices: {
@@ -2292,6 +2500,151 @@ export interface operations {
         };
     };
     clearJournal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ok"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    listCalls: {
+        parameters: {
+            query?: {
+                /** @description At most this many rows, the most frequent first. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rows. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    clearCalls: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ok"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    countCalls: {
+        parameters: {
+            query?: {
+                /** @description An operationId of spec/openapi.yaml. */
+                operation?: string;
+                method?: string;
+                /** @description The path as sent, without the query. */
+                path?: string;
+                /** @description The HTTP status answered. */
+                status?: number;
+                /** @description The calling account's wallet address. */
+                account?: string;
+                /** @description Parameters the call must have sent with these values, `params[period]=1h`. */
+                params?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many calls matched. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallCount"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    getUnmatchedCalls: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The requests. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnmatchedCalls"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    getCoverage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The coverage. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Coverage"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    clearCoverage: {
         parameters: {
             query?: never;
             header?: never;

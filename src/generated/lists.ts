@@ -1233,6 +1233,60 @@ export const CONTROL_OPERATIONS: Record<string, { readonly method: string; reado
       "replay"
     ]
   },
+  "listCalls": {
+    "method": "GET",
+    "path": "/_sim/calls",
+    "modes": [
+      "simulator",
+      "proxy",
+      "replay"
+    ]
+  },
+  "clearCalls": {
+    "method": "DELETE",
+    "path": "/_sim/calls",
+    "modes": [
+      "simulator",
+      "proxy",
+      "replay"
+    ]
+  },
+  "countCalls": {
+    "method": "GET",
+    "path": "/_sim/calls/count",
+    "modes": [
+      "simulator",
+      "proxy",
+      "replay"
+    ]
+  },
+  "getUnmatchedCalls": {
+    "method": "GET",
+    "path": "/_sim/calls/unmatched",
+    "modes": [
+      "simulator",
+      "proxy",
+      "replay"
+    ]
+  },
+  "getCoverage": {
+    "method": "GET",
+    "path": "/_sim/coverage",
+    "modes": [
+      "simulator",
+      "proxy",
+      "replay"
+    ]
+  },
+  "clearCoverage": {
+    "method": "DELETE",
+    "path": "/_sim/coverage",
+    "modes": [
+      "simulator",
+      "proxy",
+      "replay"
+    ]
+  },
   "getDashboard": {
     "method": "GET",
     "path": "/_sim/dashboard",
@@ -1330,3 +1384,43 @@ export const SETTING_MODES: Record<keyof typeof SETTINGS, readonly Mode[]> = {
     "simulator"
   ]
 };
+/** spec/openapi.yaml's Currency enum. */
+export const CURRENCIES = [
+  "TRX",
+  "USDT"
+] as const;
+
+/** spec/openapi.yaml's OrderStatus `x-lifecycle`: a new order's status and each status's next steps. */
+export const ORDER_LIFECYCLE = {
+  "created": "PENDING",
+  "steps": {
+    "PENDING": [
+      "PROCESSING"
+    ],
+    "PROCESSING": [
+      "COMPLETED",
+      "FAILED"
+    ],
+    "FAILED": [
+      "REFUNDED"
+    ]
+  }
+} as const;
+
+/** The kinds of fault of spec/control.yaml's FaultSpec: its statuses, its other responses, and latency alone. */
+export const FAULT_KINDS = [
+  "429",
+  "500",
+  "502",
+  "503",
+  "malformed",
+  "truncated",
+  "drop",
+  "reset",
+  "garbage",
+  "drip",
+  "latency"
+] as const;
+
+/** The format of a coverage file (spec/control.yaml's CoverageFile). */
+export const COVERAGE_FORMAT = "energy-rental-kit/coverage@1";

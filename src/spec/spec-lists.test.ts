@@ -7,7 +7,11 @@ import {
   API_OPERATION_IDS,
   API_OPERATION_SPECS,
   API_PATHS,
+  COVERAGE_FORMAT,
+  CURRENCIES,
   ENGINE_SETTINGS,
+  FAULT_KINDS,
+  ORDER_LIFECYCLE,
   ORDER_STATUSES,
   PERIODS,
   RECORDING_FORMAT,
@@ -106,5 +110,18 @@ describe('the generated lists', () => {
     expect(RECORDING_FORMAT).toBe(control.components.schemas.RecordingHeader.properties.format.const);
     expect(RECORDING_V1_FORMAT).toBe(control.components.schemas.Recording.properties.format.const);
     expect(TIMED_STATUSES).toEqual(Object.keys(control.components.schemas.TimedSeconds.properties));
+  });
+
+  it("hold the currencies, the order lifecycle, the fault kinds and the coverage file's format as the documents state them", () => {
+    expect(CURRENCIES).toEqual(api.components.schemas.Currency.enum);
+    const lifecycle = api.components.schemas.OrderStatus['x-lifecycle'];
+    expect(ORDER_LIFECYCLE).toEqual({ created: lifecycle.created, steps: lifecycle.steps });
+    const fault = control.components.schemas.FaultSpec.properties;
+    expect(FAULT_KINDS).toEqual([
+      ...fault.status.enum.map(String),
+      ...fault.response.enum.filter((r: string) => r !== 'status'),
+      'latency',
+    ]);
+    expect(COVERAGE_FORMAT).toBe(control.components.schemas.CoverageFile.properties.format.const);
   });
 });

@@ -69,6 +69,13 @@ export interface SpecLists {
   recordingV1Format: unknown;
   /** The statuses a recording times (the fields of spec/control.yaml's TimedSeconds). */
   timedStatuses: string[];
+  /** spec/openapi.yaml's Currency enum. */
+  currencies: unknown[];
+  /** OrderStatus's `x-lifecycle`: the status of a new order and each status's next steps. */
+  orderLifecycle: OrderLifecycle;
+  /** The kinds of fault FaultSpec names: its statuses, its other responses, and `latency`. */
+  faultKinds: string[];
+  coverageFormat: unknown;
   /** spec/control.yaml's Mode enum: what answers the API. */
   modes: string[];
   /** Each control-plane operation: its method, path and the modes it works in (its `x-modes`). */
@@ -86,6 +93,12 @@ function modesOf(owner: unknown, modes: string[], where: string, fallback?: stri
       `${where}: x-modes must list modes of ${modes.join(', ')} (got ${JSON.stringify(listed)}).`,
     );
   return listed as string[];
+}
+
+/** The lifecycle of an order as OrderStatus's `x-lifecycle` states it. */
+export interface OrderLifecycle {
+  created: string;
+  steps: Record<string, string[]>;
 }
 
 const RULE_KEYWORDS = [
@@ -224,6 +237,10 @@ export function specLists(api: LoadedSpec, control: LoadedSpec): SpecLists {
     recordingFormat: formatOf(control, 'RecordingHeader'),
     recordingV1Format: formatOf(control, 'Recording'),
     timedStatuses: Object.keys(fieldsOf(control, 'TimedSeconds')),
+    currencies: enumOf(api, 'Currency'),
+    orderLifecycle: lifecycleOf(api),
+    faultKinds: faultKindsOf(control),
+    coverageFormat: formatOf(control, 'CoverageFile'),
     ...modeLists(control),
   };
 }
@@ -244,6 +261,34 @@ function modeLists(control: LoadedSpec): Pick<SpecLists, 'modes' | 'controlOpera
     ]),
   );
   return { modes, controlOperations, settingModes };
+}
+
+/** OrderStatus's `x-lifecycle`, checked against its enum; throws naming what is wrong. */
+function lifecycleOf(spec: LoadedSpec): OrderLifecycle {
+  const schema = resolveReference(spec.document, { $ref: '#/components/schemas/OrderStatus' }) as Record<
+    string,
+    unknown
+  >;
+  const lifecycle = schema['x-lifecycle'] as { created?: unknown; steps?: unknown } | undefined;
+  const statuses = new Set(enumOf(spec, 'OrderStatus'));
+  const known = (value: unknown): value is string => typeof value === 'string' && statuses.has(value);
+  if (!lifecycle || !known(lifecycle.created) || typeof lifecycle.steps !== 'object' || !lifecycle.steps)
+    throw new Error(`The ${spec.name} document's OrderStatus has no x-lifecycle with 'created' and 'steps'.`);
+  const steps: Record<string, string[]> = {};
+  for (const [from, next] of Object.entries(lifecycle.steps as Record<string, unknown>)) {
+    if (!known(from) || !Array.isArray(next) || !next.every(known))
+      throw new Error(`OrderStatus's x-lifecycle step '${from}' names a status OrderStatus does not list.`);
+    steps[from] = next;
+  }
+  return { created: lifecycle.created, steps };
+}
+
+/** FaultSpec's kinds: each status of `response: status`, each other response, and `latency` (no response). */
+function faultKindsOf(spec: LoadedSpec): string[] {
+  const fields = fieldsOf(spec, 'FaultSpec');
+  const responses = (fields.response?.enum ?? []).map(String);
+  const statuses = (fields.status?.enum ?? []).map(String);
+  return [...statuses, ...responses.filter((r) => r !== 'status'), 'latency'];
 }
 
 const json = (value: unknown): string => JSON.stringify(value, null, 2);
@@ -328,6 +373,17 @@ export function renderLists(lists: SpecLists, header: string): string {
     '',
     "/** The modes each setting of spec/control.yaml's SettingsPatch works in (its `x-modes`; else the simulator's alone). */",
     `export const SETTING_MODES: Record<keyof typeof SETTINGS, readonly Mode[]> = ${json(lists.settingModes)};`,
+    "/** spec/openapi.yaml's Currency enum. */",
+    `export const CURRENCIES = ${json(lists.currencies)} as const;`,
+    '',
+    "/** spec/openapi.yaml's OrderStatus `x-lifecycle`: a new order's status and each status's next steps. */",
+    `export const ORDER_LIFECYCLE = ${json(lists.orderLifecycle)} as const;`,
+    '',
+    "/** The kinds of fault of spec/control.yaml's FaultSpec: its statuses, its other responses, and latency alone. */",
+    `export const FAULT_KINDS = ${json(lists.faultKinds)} as const;`,
+    '',
+    "/** The format of a coverage file (spec/control.yaml's CoverageFile). */",
+    `export const COVERAGE_FORMAT = ${json(lists.coverageFormat)};`,
     '',
   ].join('\n');
 }

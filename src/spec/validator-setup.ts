@@ -38,6 +38,7 @@ const OPENAPI_KEYWORDS = [
   'externalDocs',
   'x-unverified',
   'x-modes',
+  'x-lifecycle',
   'components',
   'operations',
 ];

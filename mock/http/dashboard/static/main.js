@@ -2,6 +2,7 @@
 // after every action) and renders it.
 import { api, base, token } from './api.js';
 import { setupControls } from './controls.js';
+import { renderCoverage } from './coverage.js';
 import { $, dateTime, fill, h, iso } from './dom.js';
 import { renderJournal, setupJournal } from './journal.js';
 import { renderModeView } from './modes.js';
@@ -88,15 +89,17 @@ async function load() {
   loading = true;
   try {
     // The journal's own read holds more than the snapshot's newest few; health is optional.
-    const [data, journal, health] = await Promise.all([
+    const [data, journal, health, coverage] = await Promise.all([
       api('dashboard'),
       api('journal?limit=500').then(
         (j) => j.entries,
         () => undefined,
       ),
       api('health').catch(() => undefined),
+      api('coverage').catch(() => undefined),
     ]);
     render(data, journal, health);
+    renderCoverage(coverage);
     $('auth-banner').hidden = true;
   } catch (error) {
     showBanner(error);

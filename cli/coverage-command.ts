@@ -1,0 +1,160 @@
+/**
+ * `energy-rental-kit coverage FILES…`: merges the coverage files a test run wrote
+ * (`energy-coverage*.json`), prints what was exercised, how often, and what never was,
+ * and with `--require` fails CI when a behaviour a project relies on went untested.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { BoundedFileError, fileLimitFrom, readBoundedFile, type FileLimit } from '../src/bounded-file.ts';
+import { parseCommandArgs } from '../src/cli-args.ts';
+import { CliError } from '../src/cli-error.ts';
+import {
+  checkRequired,
+  mergeCoverage,
+  readCoverageFile,
+  renderCoverageMarkdown,
+  renderCoverageText,
+  type CoverageFile,
+} from '../src/behaviour/coverage-file.ts';
+
+export const COVERAGE_HELP = `Usage: energy-rental-kit coverage FILES… [options]
+
+Merges the coverage files of a test run (energy-coverage*.json, written by the vitest
+reporter 'energy-rental-kit/coverage-reporter') and prints a table: each behaviour
+exercised and how often, then those never exercised. Behaviours are named by ids:
+op:<operationId>, rejection:<kind>, status:<STATUS>, transition:<A>><B>, activation,
+currency:<CURRENCY>, fault:<kind>, ratelimit.
+
+Options:
+  --require IDS      Ids that must have been exercised, comma-separated (repeatable);
+                     a bare name is enough where one id has it: REFUNDED is
+                     status:REFUNDED, FAILED>REFUNDED is transition:FAILED>REFUNDED
+  --json FILE        Also write the merged coverage to FILE (a coverage file)
+  --markdown FILE    Also write the table as markdown to FILE
+  --max-file-mb N    Largest file read, in MB, default 256 (ENERGY_SIM_MAX_FILE_MB)
+  -h, --help         Show this help
+
+Exit code 1 when a required id was not exercised (each is named), 2 on a usage error:
+a file that cannot be read, or a --require name that is unknown or ambiguous.
+`;
+
+interface CoverageArgs {
+  files: string[];
+  require: string[];
+  jsonFile?: string;
+  markdownFile?: string;
+  limit: FileLimit;
+}
+
+/** Parses the flags, naming the flag and the fix on a mistake. */
+export function parseCoverageArgs(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): CoverageArgs | 'help' {
+  const parsed = parseCommandArgs('coverage', {
+    args: argv,
+    options: {
+      require: { type: 'string', multiple: true },
+      json: { type: 'string' },
+      markdown: { type: 'string' },
+      'max-file-mb': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+    allowPositionals: true,
+  });
+  const { values, positionals } = parsed;
+  if (values.help) return 'help';
+  if (positionals.length === 0)
+    throw new CliError(
+      'coverage takes at least one coverage file: energy-rental-kit coverage energy-coverage*.json (the vitest reporter writes them).',
+    );
+  const require = (values.require ?? [])
+    .flatMap((list) => list.split(','))
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  if (values.require !== undefined && require.length === 0)
+    throw new CliError('--require needs at least one id, e.g. --require op:createOrder,REFUNDED.');
+  const args: CoverageArgs = {
+    files: positionals,
+    require,
+    limit: fileLimitFrom(values['max-file-mb'], env),
+  };
+  if (values.json !== undefined) args.jsonFile = values.json;
+  if (values.markdown !== undefined) args.markdownFile = values.markdown;
+  return args;
+}
+
+function load(file: string, limit: FileLimit): CoverageFile {
+  let text: string;
+  try {
+    text = readBoundedFile(
+      file,
+      limit,
+      'pass a coverage file the vitest reporter wrote (energy-coverage*.json)',
+    );
+  } catch (error) {
+    if (!(error instanceof BoundedFileError)) throw error;
+    if (error.rule === 'not-regular' || error.rule === 'too-large') throw new CliError(error.message);
+    throw new CliError(
+      `cannot read '${file}' (${error.code}): pass a coverage file the vitest reporter wrote.`,
+    );
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new CliError(
+      `${file}: not JSON (${(error as Error).message}); is it a file the coverage reporter wrote?`,
+    );
+  }
+  try {
+    return readCoverageFile(value, file);
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
+}
+
+/**
+ * Runs `coverage`; resolves with 1 when a required id was not exercised, else 0.
+ *
+ * @example
+ *   await runCoverage(['energy-coverage.json', '--require', 'REFUNDED']); // 1, naming status:REFUNDED
+ */
+export async function runCoverage(
+  argv: string[],
+  options: { write?: (text: string) => void; env?: NodeJS.ProcessEnv } = {},
+): Promise<number> {
+  const write = options.write ?? ((text: string) => void process.stdout.write(text));
+  const args = parseCoverageArgs(argv, options.env);
+  if (args === 'help') {
+    write(COVERAGE_HELP);
+    return 0;
+  }
+  const merged = mergeCoverage(args.files.map((file) => load(file, args.limit)));
+  const { missing, unresolved } = checkRequired(merged, args.require);
+  if (unresolved.length > 0)
+    throw new CliError(
+      `--require: ${unresolved
+        .map((u) =>
+          u.problem === 'ambiguous'
+            ? `'${u.name}' is ambiguous (${u.candidates.join(', ')}): write the whole id`
+            : `'${u.name}' is no behaviour id (ids look like op:createOrder, status:REFUNDED, transition:FAILED>REFUNDED)`,
+        )
+        .join('; ')}.`,
+    );
+  for (const [file, text] of [
+    [args.jsonFile, `${JSON.stringify(merged, null, 2)}\n`],
+    [args.markdownFile, renderCoverageMarkdown(merged)],
+  ] as const) {
+    if (file === undefined) continue;
+    mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    writeFileSync(file, text);
+  }
+  write(renderCoverageText(merged));
+  if (missing.length > 0) {
+    write(`\nRequired but never exercised: ${missing.join(', ')}.\n`);
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,234 @@
+/**
+ * Coverage files (`energy-coverage*.json`, spec/control.yaml's CoverageFile): read and
+ * checked, merged, printed as a table (text or markdown), and held against a list of
+ * required ids. The vitest reporter writes them, `energy-rental-kit coverage` merges them,
+ * `drift --usage` reads one as the usage profile. They keep parameter names, never values.
+ */
+import type { components } from '../generated/control.ts';
+import { COVERAGE_FORMAT } from '../generated/lists.ts';
+import { COVERAGE_IDS, KNOWN_COVERAGE_IDS, resolveCoverageId } from './coverage-ids.ts';
+
+export type CoverageFile = components['schemas']['CoverageFile'];
+export type Coverage = components['schemas']['Coverage'];
+
+/**
+ * A coverage file of one simulator's coverage.
+ *
+ * @example
+ *   coverageFileOf(await sim.coverage(), ['http://127.0.0.1:8080']).format; // 'energy-rental-kit/coverage@1'
+ */
+export function coverageFileOf(coverage: Coverage, sources: string[]): CoverageFile {
+  return { format: COVERAGE_FORMAT as CoverageFile['format'], sources, ...coverage };
+}
+
+/**
+ * Checks a parsed coverage file, naming the file, the field and the rule on a mistake.
+ *
+ * @example
+ *   readCoverageFile(JSON.parse(text), 'energy-coverage.json');
+ */
+export function readCoverageFile(value: unknown, name: string): CoverageFile {
+  const problem = (field: string, rule: string): Error =>
+    new Error(`${name}: ${field} ${rule}; is it a file the coverage reporter wrote?`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw problem('the document', 'must be a JSON object');
+  const file = value as Record<string, unknown>;
+  if (file.format !== COVERAGE_FORMAT) throw problem("'format'", `must be '${COVERAGE_FORMAT}'`);
+  const counts = (field: string): void => {
+    const map = file[field];
+    if (map === undefined && field !== 'exercised') return;
+    if (typeof map !== 'object' || map === null || Array.isArray(map))
+      throw problem(`'${field}'`, 'must be an object of counts');
+    for (const [id, n] of Object.entries(map))
+      if (!Number.isSafeInteger(n) || (n as number) < 1)
+        throw problem(`'${field}.${id}'`, 'must be a whole number of at least 1');
+  };
+  counts('exercised');
+  counts('called');
+  const strings = (field: string, required: boolean): void => {
+    const list = file[field];
+    if (list === undefined && !required) return;
+    if (!Array.isArray(list) || !list.every((x) => typeof x === 'string'))
+      throw problem(`'${field}'`, 'must be a list of strings');
+  };
+  strings('never', true);
+  strings('unobservable', false);
+  strings('sources', false);
+  if (
+    file.unclassified !== undefined &&
+    (!Number.isSafeInteger(file.unclassified) || (file.unclassified as number) < 0)
+  )
+    throw problem("'unclassified'", 'must be a whole number');
+  if (file.parameters !== undefined) {
+    const parameters = file.parameters;
+    if (
+      typeof parameters !== 'object' ||
+      parameters === null ||
+      !Object.values(parameters).every(
+        (names) => Array.isArray(names) && names.every((n) => typeof n === 'string'),
+      )
+    )
+      throw problem("'parameters'", 'must map each operation to a list of parameter names');
+  }
+  if (file.impossible !== undefined) {
+    const list = file.impossible;
+    if (
+      !Array.isArray(list) ||
+      !list.every(
+        (i) =>
+          typeof i === 'object' && i !== null && typeof i.id === 'string' && typeof i.reason === 'string',
+      )
+    )
+      throw problem("'impossible'", 'must be a list of { id, reason }');
+  }
+  return value as CoverageFile;
+}
+
+function addCounts(into: Record<string, number>, from: Record<string, number> | undefined): void {
+  for (const [id, n] of Object.entries(from ?? {})) into[id] = (into[id] ?? 0) + n;
+}
+
+/**
+ * Merges coverage files: counts add up; an id is never met when no file met it and a file
+ * could have; it is impossible or unobservable only when it is so in every file.
+ *
+ * @example
+ *   mergeCoverage([a, b]).exercised['op:createOrder']; // a's count plus b's
+ */
+export function mergeCoverage(files: CoverageFile[]): CoverageFile {
+  const exercised: Record<string, number> = {};
+  const called: Record<string, number> = {};
+  const names = new Map<string, Set<string>>();
+  let unclassified = 0;
+  for (const file of files) {
+    addCounts(exercised, file.exercised);
+    addCounts(called, file.called);
+    unclassified += file.unclassified ?? 0;
+    for (const [op, list] of Object.entries(file.parameters ?? {})) {
+      const set = names.get(op) ?? new Set<string>();
+      for (const name of list) set.add(name);
+      names.set(op, set);
+    }
+  }
+  const inEvery = (pick: (file: CoverageFile) => string[]): Set<string> => {
+    const sets = files.map((f) => new Set(pick(f)));
+    return new Set(sets.length === 0 ? [] : [...sets[0]!].filter((id) => sets.every((s) => s.has(id))));
+  };
+  const impossibleIds = inEvery((f) => (f.impossible ?? []).map((i) => i.id));
+  const unobservable = [...inEvery((f) => f.unobservable ?? [])].filter((id) => exercised[id] === undefined);
+  const listed = new Set([...COVERAGE_IDS, ...files.flatMap((f) => f.never)]);
+  const never = [...listed].filter(
+    (id) => exercised[id] === undefined && !impossibleIds.has(id) && !unobservable.includes(id),
+  );
+  const impossible = files
+    .flatMap((f) => f.impossible ?? [])
+    .filter(
+      (i, index, all) =>
+        impossibleIds.has(i.id) &&
+        exercised[i.id] === undefined &&
+        all.findIndex((j) => j.id === i.id) === index,
+    );
+  const parameters: Record<string, string[]> = {};
+  for (const [op, set] of names) parameters[op] = [...set].sort();
+  return {
+    format: COVERAGE_FORMAT as CoverageFile['format'],
+    sources: files.flatMap((f) => f.sources ?? []),
+    exercised: ordered(exercised),
+    never: never.sort(byListOrder),
+    impossible,
+    unobservable,
+    unclassified,
+    called,
+    parameters,
+  };
+}
+
+const ORDER = new Map(KNOWN_COVERAGE_IDS.map((id, i) => [id, i]));
+function byListOrder(a: string, b: string): number {
+  return (ORDER.get(a) ?? Infinity) - (ORDER.get(b) ?? Infinity) || a.localeCompare(b);
+}
+
+function ordered(counts: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => byListOrder(a, b)));
+}
+
+/** What `--require` found: the ids missing, and the names it could not resolve. */
+export interface RequireResult {
+  missing: string[];
+  unresolved: Array<{ name: string; problem: 'unknown' | 'ambiguous'; candidates: string[] }>;
+}
+
+/**
+ * Holds merged coverage against required ids (bare names allowed where unambiguous).
+ *
+ * @example
+ *   checkRequired(merged, ['REFUNDED', 'op:createOrder']); // { missing: ['status:REFUNDED'], unresolved: [] }
+ */
+export function checkRequired(coverage: CoverageFile, names: string[]): RequireResult {
+  const result: RequireResult = { missing: [], unresolved: [] };
+  for (const name of names) {
+    const resolved = resolveCoverageId(name);
+    if (!resolved.ok) result.unresolved.push(resolved);
+    else if (coverage.exercised[resolved.id] === undefined && !result.missing.includes(resolved.id))
+      result.missing.push(resolved.id);
+  }
+  return result;
+}
+
+/** The rows of the table: every id met, with its count, then those never met. */
+function rows(coverage: CoverageFile): Array<{ id: string; count: string; state: string }> {
+  const out = Object.entries(coverage.exercised).map(([id, n]) => ({
+    id,
+    count: String(n),
+    state: 'exercised',
+  }));
+  for (const id of coverage.never) out.push({ id, count: '0', state: 'never' });
+  for (const { id, reason } of coverage.impossible ?? [])
+    out.push({ id, count: '—', state: `impossible: ${reason}` });
+  for (const id of coverage.unobservable ?? [])
+    out.push({ id, count: '—', state: 'not observable in this mode' });
+  return out;
+}
+
+function summary(coverage: CoverageFile): string {
+  const met = Object.keys(coverage.exercised).filter((id) => COVERAGE_IDS.includes(id)).length;
+  const listed = met + coverage.never.length;
+  const extra = coverage.unclassified ? `; ${coverage.unclassified} exchanges could not be classified` : '';
+  return `${met} of ${listed} behaviours exercised${extra}.`;
+}
+
+/**
+ * The table as plain text, for a terminal.
+ *
+ * @example
+ *   renderCoverageText(merged); // 'behaviour   count  \nop:getPrice     3  exercised\n…'
+ */
+export function renderCoverageText(coverage: CoverageFile): string {
+  const table = rows(coverage);
+  const idWidth = Math.max(9, ...table.map((r) => r.id.length));
+  const countWidth = Math.max(5, ...table.map((r) => r.count.length));
+  const lines = [`${'behaviour'.padEnd(idWidth)}  ${'count'.padStart(countWidth)}  state`];
+  for (const r of table) lines.push(`${r.id.padEnd(idWidth)}  ${r.count.padStart(countWidth)}  ${r.state}`);
+  lines.push('', summary(coverage));
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The table as markdown, for a CI summary.
+ *
+ * @example
+ *   renderCoverageMarkdown(merged); // '# Behaviour coverage\n\n| behaviour | count | state |…'
+ */
+export function renderCoverageMarkdown(coverage: CoverageFile): string {
+  const lines = [
+    '# Behaviour coverage',
+    '',
+    summary(coverage),
+    '',
+    '| behaviour | count | state |',
+    '|---|---:|---|',
+  ];
+  for (const r of rows(coverage))
+    lines.push(`| \`${r.id}\` | ${r.count} | ${r.state.replace(/\|/g, '\\|')} |`);
+  return `${lines.join('\n')}\n`;
+}
