@@ -27,6 +27,16 @@ describe('calibrated lifecycle delays', () => {
     expect(calibrate(done).settings.delaysMs).toEqual({ processing: 0, outcome: 0 });
   });
 
+  it('give PENDING no time when the polls first saw the order PROCESSING', () => {
+    const late = baseline(
+      withPolls([
+        ['PROCESSING', 3],
+        ['COMPLETED', 6],
+      ]),
+    );
+    expect(calibrate(late).settings.delaysMs).toMatchObject({ processing: 0, outcome: 6000 });
+  });
+
   it('time a refund from the first FAILED the polls saw', () => {
     const failed = baseline(
       withPolls([

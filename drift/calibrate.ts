@@ -272,6 +272,9 @@ export function calibrate(recording: Recording): Calibration {
     delays.processing = 0;
     delays.outcome = 0;
   }
+  // Likewise PENDING alone: an order first seen PROCESSING (a paced run's first poll comes
+  // late) was PROCESSING at once, as far as a client can tell.
+  if (outcome !== undefined && !seen.has('PENDING') && seen.has('PROCESSING')) delays.processing = 0;
   // A status the polls never caught did not last: it came with the outcome.
   if (delays.processing === undefined && delays.outcome !== undefined) delays.processing = delays.outcome;
   if (delays.outcome !== undefined) {
