@@ -65,7 +65,7 @@ describe('examples/ci/upstream-check.yml', () => {
     expect(text).toMatch(/\$\{\{ secrets\.[A-Z_]+ \}\}/);
     const drift = commands[2]!;
     expect(drift).toEqual(
-      expect.arrayContaining(['--markdown', '--json', '--usage', 'energy-coverage.json']),
+      expect.arrayContaining(['--markdown', '--json', '--usage', 'reports/energy-coverage.json']),
     );
     const upload = Object.values(workflow.jobs)
       .flatMap((j) => j.steps)
