@@ -5,16 +5,15 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { BoundedFileError, fileLimitFrom, readBoundedFile, type FileLimit } from '../src/bounded-file.ts';
+import { fileLimitFrom, type FileLimit } from '../src/bounded-file.ts';
 import { parseCommandArgs } from '../src/cli-args.ts';
 import { CliError } from '../src/cli-error.ts';
 import {
   checkRequired,
   mergeCoverage,
-  readCoverageFile,
+  loadCoverageFile,
   renderCoverageMarkdown,
   renderCoverageText,
-  type CoverageFile,
 } from '../src/behaviour/coverage-file.ts';
 
 export const COVERAGE_HELP = `Usage: energy-rental-kit coverage FILES… [options]
@@ -85,36 +84,6 @@ export function parseCoverageArgs(
   return args;
 }
 
-function load(file: string, limit: FileLimit): CoverageFile {
-  let text: string;
-  try {
-    text = readBoundedFile(
-      file,
-      limit,
-      'pass a coverage file the vitest reporter wrote (energy-coverage*.json)',
-    );
-  } catch (error) {
-    if (!(error instanceof BoundedFileError)) throw error;
-    if (error.rule === 'not-regular' || error.rule === 'too-large') throw new CliError(error.message);
-    throw new CliError(
-      `cannot read '${file}' (${error.code}): pass a coverage file the vitest reporter wrote.`,
-    );
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new CliError(
-      `${file}: not JSON (${(error as Error).message}); is it a file the coverage reporter wrote?`,
-    );
-  }
-  try {
-    return readCoverageFile(value, file);
-  } catch (error) {
-    throw new CliError((error as Error).message);
-  }
-}
-
 /**
  * Runs `coverage`; resolves with 1 when a required id was not exercised, else 0.
  *
@@ -131,7 +100,7 @@ export async function runCoverage(
     write(COVERAGE_HELP);
     return 0;
   }
-  const merged = mergeCoverage(args.files.map((file) => load(file, args.limit)));
+  const merged = mergeCoverage(args.files.map((file) => loadCoverageFile(file, args.limit)));
   const { missing, unresolved } = checkRequired(merged, args.require);
   if (unresolved.length > 0)
     throw new CliError(

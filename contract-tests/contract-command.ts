@@ -18,6 +18,23 @@ import { newRunId } from './contract-config.ts';
 import { checkTarget } from './target-check.ts';
 import { POLITENESS_ENV, readPoliteness } from './politeness-settings.ts';
 
+/** The politeness flags' help lines, shared with `record`. */
+export const POLITENESS_HELP = `  --max-rps N           Against a target that is not a simulator: most requests a
+                        second of the whole run, every worker together; default 4 for a
+                        URL, 0 (off) in-process; 0 turns the pace off (CONTRACT_MAX_RPS)
+  --retries N           Most times a call is sent again after HTTP 429, default 4
+                        (CONTRACT_RETRIES); only read-only calls, unless --retry-orders
+  --retry-wait-max S    Longest single wait before a retry, seconds, default 30; a longer
+                        Retry-After is not waited for (CONTRACT_RETRY_WAIT_MAX)
+  --retry-wait-total S  Most seconds one call waits for its retries, default 60
+                        (CONTRACT_RETRY_WAIT_TOTAL)
+  --retry-orders        Also retry a createOrder after 429, with the same outOrderNo;
+                        needs --duplicate-out-order-no return-existing (CONTRACT_RETRY_ORDERS=1)
+  --duplicate-out-order-no return-existing|reject
+                        What the target answers to a repeated outOrderNo, as 'calibrate'
+                        learnt it (CONTRACT_DUPLICATE_OUT_ORDER_NO)
+`;
+
 export const CONTRACT_HELP = `Usage: energy-rental-kit contract [options]
 
 Runs the contract suite. With no options it runs against a fresh in-process simulator
@@ -40,21 +57,7 @@ Options (each has an environment variable; the flag wins):
   --pledge-address A    Address that receives the energy, default the account's wallet
                         (CONTRACT_PLEDGE_ADDRESS)
   --report FILE         Where to write the report, default contract-report.json (CONTRACT_REPORT)
-  --max-rps N           Against a target that is not a simulator: most requests a
-                        second of the whole run, every worker together; default 4 for a
-                        URL, 0 (off) in-process; 0 turns the pace off (CONTRACT_MAX_RPS)
-  --retries N           Most times a call is sent again after HTTP 429, default 4
-                        (CONTRACT_RETRIES); only read-only calls, unless --retry-orders
-  --retry-wait-max S    Longest single wait before a retry, seconds, default 30; a longer
-                        Retry-After is not waited for (CONTRACT_RETRY_WAIT_MAX)
-  --retry-wait-total S  Most seconds one call waits for its retries, default 60
-                        (CONTRACT_RETRY_WAIT_TOTAL)
-  --retry-orders        Also retry a createOrder after 429, with the same outOrderNo;
-                        needs --duplicate-out-order-no return-existing (CONTRACT_RETRY_ORDERS=1)
-  --duplicate-out-order-no return-existing|reject
-                        What the target answers to a repeated outOrderNo, as 'calibrate'
-                        learnt it (CONTRACT_DUPLICATE_OUT_ORDER_NO)
-  --replay FILE         Run offline against a recording made by 'npx energy-rental-kit record'
+${POLITENESS_HELP}  --replay FILE         Run offline against a recording made by 'npx energy-rental-kit record'
                         instead of a live target; its spending guard and run id come
                         from the recording (CONTRACT_REPLAY); read only when it is a
                         regular file of at most ENERGY_SIM_MAX_FILE_MB MB, default 256
@@ -81,23 +84,6 @@ export const CONTRACT_OPTIONS = {
   'duplicate-out-order-no': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
-
-/** The politeness flags' help lines, shared with `record`. */
-export const POLITENESS_HELP = `  --max-rps N           Against a target that is not a simulator: most requests a
-                        second of the whole run, every worker together; default 4 for a
-                        URL, 0 (off) in-process; 0 turns the pace off (CONTRACT_MAX_RPS)
-  --retries N           Most times a call is sent again after HTTP 429, default 4
-                        (CONTRACT_RETRIES); only read-only calls, unless --retry-orders
-  --retry-wait-max S    Longest single wait before a retry, seconds, default 30; a longer
-                        Retry-After is not waited for (CONTRACT_RETRY_WAIT_MAX)
-  --retry-wait-total S  Most seconds one call waits for its retries, default 60
-                        (CONTRACT_RETRY_WAIT_TOTAL)
-  --retry-orders        Also retry a createOrder after 429, with the same outOrderNo;
-                        needs --duplicate-out-order-no return-existing (CONTRACT_RETRY_ORDERS=1)
-  --duplicate-out-order-no return-existing|reject
-                        What the target answers to a repeated outOrderNo, as 'calibrate'
-                        learnt it (CONTRACT_DUPLICATE_OUT_ORDER_NO)
-`;
 
 type ContractFlags = {
   [K in keyof typeof CONTRACT_OPTIONS]?: (typeof CONTRACT_OPTIONS)[K]['type'] extends 'string'

@@ -4,14 +4,8 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import {
-  BoundedFileError,
-  DEFAULT_FILE_LIMIT,
-  fileLimitFrom,
-  readBoundedFile,
-  type FileLimit,
-} from '../src/bounded-file.ts';
-import { readCoverageFile, type CoverageFile } from '../src/behaviour/coverage-file.ts';
+import { DEFAULT_FILE_LIMIT, fileLimitFrom, type FileLimit } from '../src/bounded-file.ts';
+import { loadCoverageFile } from '../src/behaviour/coverage-file.ts';
 import { parseCommandArgs } from '../src/cli-args.ts';
 import { CliError } from '../src/cli-error.ts';
 import type { TargetInfo } from '../contract-tests/contract-target.ts';
@@ -191,33 +185,6 @@ export function driftReport(
   });
 }
 
-function loadUsage(file: string, limit: FileLimit): CoverageFile {
-  let text: string;
-  try {
-    text = readBoundedFile(
-      file,
-      limit,
-      'pass a coverage file the vitest reporter wrote (energy-coverage*.json)',
-    );
-  } catch (error) {
-    if (!(error instanceof BoundedFileError)) throw error;
-    if (error.rule === 'not-regular' || error.rule === 'too-large')
-      throw new CliError(`--usage: ${error.message}`);
-    throw new CliError(
-      `--usage: cannot read '${file}' (${error.code}): pass a coverage file the vitest reporter wrote.`,
-    );
-  }
-  try {
-    return readCoverageFile(JSON.parse(text), `--usage ${file}`);
-  } catch (error) {
-    throw new CliError(
-      error instanceof SyntaxError
-        ? `--usage ${file}: not JSON (${error.message}).`
-        : (error as Error).message,
-    );
-  }
-}
-
 /**
  * Runs `drift`; resolves with 1 on breaking drift, else 0.
  *
@@ -235,7 +202,7 @@ export async function runDrift(argv: string[], options: DriftOptions = {}): Prom
   const report =
     args.usageFile === undefined
       ? plain
-      : withUsage(plain, loadUsage(args.usageFile, args.limit), args.usageFile);
+      : withUsage(plain, loadCoverageFile(args.usageFile, args.limit, '--usage'), args.usageFile);
   const markdown = renderMarkdown(report);
   const json = `${JSON.stringify(report, null, 2)}\n`;
   for (const [file, text] of [

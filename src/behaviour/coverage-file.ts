@@ -4,6 +4,8 @@
  * required ids. The vitest reporter writes them, `energy-rental-kit coverage` merges them,
  * `drift --usage` reads one as the usage profile. They keep parameter names, never values.
  */
+import { BoundedFileError, readBoundedFile, type FileLimit } from '../bounded-file.ts';
+import { CliError } from '../cli-error.ts';
 import type { components } from '../generated/control.ts';
 import { COVERAGE_FORMAT } from '../generated/lists.ts';
 import { COVERAGE_IDS, KNOWN_COVERAGE_IDS, resolveCoverageId } from './coverage-ids.ts';
@@ -231,4 +233,43 @@ export function renderCoverageMarkdown(coverage: CoverageFile): string {
   for (const r of rows(coverage))
     lines.push(`| \`${r.id}\` | ${r.count} | ${r.state.replace(/\|/g, '\\|')} |`);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Reads a coverage file for a command, bounded by `limit`; every problem is one CliError
+ * naming the file (after `flag`, when the file came with one).
+ *
+ * @example
+ *   loadCoverageFile('energy-coverage.json', DEFAULT_FILE_LIMIT, '--usage'); // a CoverageFile
+ */
+export function loadCoverageFile(file: string, limit: FileLimit, flag?: string): CoverageFile {
+  const where = flag ? `${flag} ` : '';
+  let text: string;
+  try {
+    text = readBoundedFile(
+      file,
+      limit,
+      'pass a coverage file the vitest reporter wrote (energy-coverage*.json)',
+    );
+  } catch (error) {
+    if (!(error instanceof BoundedFileError)) throw error;
+    if (error.rule === 'not-regular' || error.rule === 'too-large')
+      throw new CliError(`${flag ? `${flag}: ` : ''}${error.message}`);
+    throw new CliError(
+      `${flag ? `${flag}: ` : ''}cannot read '${file}' (${error.code}): pass a coverage file the vitest reporter wrote.`,
+    );
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new CliError(
+      `${where}${file}: not JSON (${(error as Error).message}); is it a file the coverage reporter wrote?`,
+    );
+  }
+  try {
+    return readCoverageFile(value, `${where}${file}`);
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
 }
