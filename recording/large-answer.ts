@@ -120,6 +120,7 @@ function createPieces(escape = false): { add(text: string): void; end(): Buffer[
 }
 
 // What JSON.stringify escapes in a string: quotes, backslashes, control characters, surrogates.
+// eslint-disable-next-line no-control-regex -- the control characters are what it looks for
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** The JSON of a string's characters, without its quotes. */
