@@ -7,6 +7,9 @@
 import { isSecretName, keyAcross, replaceKeys } from '../mock/http/journal-redaction.ts';
 import type { RecordedRequest, RecordedResponse } from './recording.ts';
 
+/** How much of a text given in pieces TextScrub gathers before it scrubs any. */
+const TEXT_SCRUB_CHARS = 64 * 1024;
+
 /** Names and hides the keys of one recorder. */
 export interface ExchangeScrubber {
   /** The request as recorded: path relative to the base URL, keys as aliases. */
@@ -64,6 +67,8 @@ export function createExchangeScrubber(options: {
     return {
       push(text) {
         pending += text;
+        // Small pieces are gathered first: each scrub looks for every key once.
+        if (pending.length < TEXT_SCRUB_CHARS) return '';
         // The longest a key can stand in a text (percent-encoded: 12 characters a character).
         let reach = 0;
         for (const key of aliases.keys()) reach = Math.max(reach, key.length * 12);
