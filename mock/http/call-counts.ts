@@ -38,8 +38,23 @@ type C = components['schemas'];
 export const MAX_CALL_ROWS = 100_000;
 /** Distinct unmatched method and path pairs listed; the rest are counted in `omitted`. */
 export const MAX_UNMATCHED = 1000;
-/** Orders whose last seen status is kept, per account, for transitions; the oldest is forgotten past it. */
+/**
+ * Orders whose last seen status is kept for transitions, at most: two generations of half
+ * as many, the older forgotten whole when the younger fills, so an order is remembered for
+ * at least MAX_TRACKED_ORDERS / 2 looks at other orders after its last.
+ */
 export const MAX_TRACKED_ORDERS = 100_000;
+const GENERATION = MAX_TRACKED_ORDERS / 2;
+
+/**
+ * One account's orders looked at: order id → (last status index << 8 | bit mask of the
+ * statuses seen | 0x80 once a status was seen). Generations rather than an ordered map
+ * with an eviction per look: a look at a new order is one insert, and nothing is deleted.
+ */
+interface Looks {
+  young: Map<string, number>;
+  old: Map<string, number>;
+}
 
 /** The path of the calls to paths first seen past MAX_CALL_ROWS. */
 const OTHER_PATHS = '(other paths)';
@@ -132,13 +147,10 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
   let unclassified = 0;
   /** Calls of each operation (API_OPERATION_IDS' order), whatever the answer. */
   let called = new Float64Array(API_OPERATION_IDS.length);
-  /** account → orderId → (last status index << 8 | bit mask of statuses seen). */
-  let tracked = new Map<string, Map<string, number>>();
-  // The orders looked at, oldest first, as a ring: past MAX_TRACKED_ORDERS the oldest is
-  // forgotten without walking a map to find it.
-  let ringOrders: Array<Map<string, number>> = [];
-  let ringIds: string[] = [];
-  let ringNext = 0;
+  /** account → the orders it looked at. */
+  let tracked = new Map<string, Looks>();
+  /** Orders in the young generations of every account. */
+  let youngCount = 0;
   /** operationId → parameter names sent, and the signatures of the sets of names already read. */
   let parameterNames = new Map<string, Set<string>>();
   let parameterSignatures = new Map<string, Set<number>>();
@@ -261,22 +273,15 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
     currency: number,
     created: boolean,
   ): void {
-    let orders = tracked.get(account);
-    if (orders === undefined) tracked.set(account, (orders = new Map()));
-    const last = orders.get(orderId);
+    let looks = tracked.get(account);
+    if (looks === undefined) tracked.set(account, (looks = { young: new Map(), old: new Map() }));
+    let last = looks.young.get(orderId);
+    const young = last !== undefined;
+    if (!young && looks.old.size > 0) last = looks.old.get(orderId);
     if (last === undefined) {
       if (currency !== -1) bump(CURRENCY_INDEX[currency]!);
       if (status !== -1) bump(STATUS_INDEX[status]!);
-      if (ringIds.length < MAX_TRACKED_ORDERS) {
-        ringOrders.push(orders);
-        ringIds.push(orderId);
-      } else {
-        ringOrders[ringNext]!.delete(ringIds[ringNext]!);
-        ringOrders[ringNext] = orders;
-        ringIds[ringNext] = orderId;
-        ringNext = (ringNext + 1) % MAX_TRACKED_ORDERS;
-      }
-      orders.set(orderId, status === -1 ? 0 : (status << 8) | (1 << status) | 0x80);
+      keep(looks, orderId, false, status === -1 ? 0 : (status << 8) | (1 << status) | 0x80);
       return;
     }
     // A creation answer shows no status: an order seen before (a repeated outOrderNo
@@ -291,7 +296,22 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
       if (index !== -1) bump(index);
       else bumpExtra(`transition:${STATUS_CODES[previous]}>${STATUS_CODES[status]}`);
     }
-    orders.set(orderId, (status << 8) | mask | (1 << status) | 0x80);
+    keep(looks, orderId, young, (status << 8) | mask | (1 << status) | 0x80);
+  }
+
+  /** Keeps an order's look in its account's young generation, forgetting every old one when the young are full. */
+  function keep(looks: Looks, orderId: string, young: boolean, value: number): void {
+    if (!young) {
+      if (youngCount >= GENERATION) {
+        for (const each of tracked.values()) {
+          each.old = each.young;
+          each.young = new Map();
+        }
+        youngCount = 0;
+      }
+      youngCount++;
+    }
+    looks.young.set(orderId, value);
   }
 
   /** The order an answer shows (its text, or the value a proxy or replay kept), if it shows one. */
@@ -481,9 +501,7 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
       unclassified = 0;
       called = new Float64Array(API_OPERATION_IDS.length);
       tracked = new Map();
-      ringOrders = [];
-      ringIds = [];
-      ringNext = 0;
+      youngCount = 0;
       parameterNames = new Map();
       parameterSignatures = new Map();
       lastNoted = undefined;
