@@ -29,6 +29,14 @@ const ALONE = ['cli/serve-upstream-bounds.test.ts'];
  */
 const PACKAGE = ['scripts/package-install.test.ts'];
 
+/**
+ * Files that need a process of their own. The unit files share one per worker (a file's
+ * modules stay loaded for the next, which halves what the run spends importing them); MSW
+ * patches the process's fetch and http, which a process shared with other files does not
+ * leave to it alone.
+ */
+const OWN_PROCESS = ['mock/msw/simulator-handlers.test.ts'];
+
 const UNIT_FILES = [
   'src/**/*.test.ts',
   'mock/**/*.test.ts',
@@ -57,10 +65,18 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: UNIT_FILES,
+          isolate: false,
           // The fidelity files run as `npm run test:fidelity` (vitest.fidelity.config.ts).
-          exclude: ['contract-tests/**/*.contract.test.ts', '**/*.fidelity.test.ts', ...ALONE, ...PACKAGE],
+          exclude: [
+            'contract-tests/**/*.contract.test.ts',
+            '**/*.fidelity.test.ts',
+            ...ALONE,
+            ...PACKAGE,
+            ...OWN_PROCESS,
+          ],
         },
       },
+      { extends: true, test: { name: 'own-process', include: OWN_PROCESS } },
       { extends: true, test: { name: 'package', include: PACKAGE } },
       {
         extends: true,
