@@ -705,7 +705,10 @@ describe.concurrent('the README, followed by a package user', () => {
       expect(commands[0], 'the README installs the kit before it runs it').toMatch(/^npm install\b/);
       // Commands that talk to `serve` on its default port reach one started here instead.
       let simulator: Awaited<ReturnType<typeof serve>> | undefined;
-      const env: NodeJS.ProcessEnv = { ...userEnv(), ERK_API_KEY: 'demo-key' };
+      // The runs against the stand-in keep a pace (it is no simulator to the suite), at 20
+      // requests a second instead of the real service's 4: the pace is proved in
+      // drift/polite-record.test.ts, and four paced runs took 45 s of this walk.
+      const env: NodeJS.ProcessEnv = { ...userEnv(), ERK_API_KEY: 'demo-key', CONTRACT_MAX_RPS: '20' };
       try {
         for (const typed of commands) {
           let line = typed
