@@ -315,11 +315,14 @@ describe.concurrent.each([
     'prints the help of every command, naming the commands as a user types them',
     { concurrent: false, timeout: 2 * MINUTE },
     async () => {
-      const help = await kit(project, '--help');
+      // Both at once: each only prints.
+      const [help, contractHelp] = await Promise.all([
+        kit(project, '--help'),
+        kit(project, 'contract', '--help'),
+      ]);
       expect(help.code, help.out).toBe(0);
       for (const command of ['serve', 'contract', 'record', 'drift', 'calibrate'])
         expect(help.out).toContain(`energy-rental-kit ${command}`);
-      const contractHelp = await kit(project, 'contract', '--help');
       expect(contractHelp.code, contractHelp.out).toBe(0);
       expect(contractHelp.out).toContain('--base-url');
       for (const text of [help.out, contractHelp.out]) expect(text).not.toMatch(/npm start|npm run /);
@@ -407,10 +410,13 @@ describe.concurrent.each([
           '',
         ].join('\n'),
       );
-      for (const [name, resolution] of [
+      // The two resolutions are checked at the same time: each is a tsc of its own, and
+      // neither writes anything (noEmit).
+      const resolutions = [
         ['nodenext', { module: 'nodenext', moduleResolution: 'nodenext' }],
         ['bundler', { module: 'esnext', moduleResolution: 'bundler' }],
-      ] as const) {
+      ] as const;
+      const checks = resolutions.map(async ([name, resolution]) => {
         const config = `tsconfig.strict-${name}.json`;
         writeFileSync(
           path.join(project, config),
@@ -427,7 +433,9 @@ describe.concurrent.each([
             include: ['strict'],
           }),
         );
-        const checked = await run('npx', ['--no', '--', 'tsc', '-p', config], project);
+        return { name, checked: await run('npx', ['--no', '--', 'tsc', '-p', config], project) };
+      });
+      for (const { name, checked } of await Promise.all(checks)) {
         // Only what the kit ships is the kit's to answer for: no error may name its dist/.
         const own = checked.out.split('\n').filter((line) => line.includes('energy-rental-kit/dist/'));
         expect(own, `${name}: ${checked.out}`).toEqual([]);
@@ -499,10 +507,12 @@ describe.concurrent.each([
           '',
         ].join('\n'),
       );
-      for (const [name, resolution] of [
+      // Both resolutions at the same time, as in the strict check above.
+      const resolutions = [
         ['nodenext', { module: 'nodenext', moduleResolution: 'nodenext' }],
         ['bundler', { module: 'esnext', moduleResolution: 'bundler' }],
-      ] as const) {
+      ] as const;
+      const checks = resolutions.map(async ([name, resolution]) => {
         const config = `tsconfig.${name}.json`;
         writeFileSync(
           path.join(project, config),
@@ -519,9 +529,10 @@ describe.concurrent.each([
             include: ['consumer'],
           }),
         );
-        const checked = await run('npx', ['--no', '--', 'tsc', '-p', config], project);
+        return { name, checked: await run('npx', ['--no', '--', 'tsc', '-p', config], project) };
+      });
+      for (const { name, checked } of await Promise.all(checks))
         expect(checked.code, `${name}: ${checked.out}`).toBe(0);
-      }
     },
   );
 });
