@@ -272,12 +272,14 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
     status: number,
     currency: number,
     created: boolean,
+    fresh = false,
   ): void {
     let looks = tracked.get(account);
     if (looks === undefined) tracked.set(account, (looks = { young: new Map(), old: new Map() }));
-    let last = looks.young.get(orderId);
+    // A new order (created without an outOrderNo that could name an existing one) was never looked at.
+    let last = fresh ? undefined : looks.young.get(orderId);
     const young = last !== undefined;
-    if (!young && looks.old.size > 0) last = looks.old.get(orderId);
+    if (!fresh && !young && looks.old.size > 0) last = looks.old.get(orderId);
     if (last === undefined) {
       if (currency !== -1) bump(CURRENCY_INDEX[currency]!);
       if (status !== -1) bump(STATUS_INDEX[status]!);
@@ -315,8 +317,10 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
   }
 
   /** The order an answer shows (its text, or the value a proxy or replay kept), if it shows one. */
-  function readOrder(x: ExchangeFinished, created: boolean): boolean {
+  function readOrder(x: ExchangeFinished, created: boolean, paramsText = ''): boolean {
     const account = x.account ?? '';
+    // Only an outOrderNo (spelt out or escaped) can get an order answered that already exists.
+    const fresh = created && !paramsText.includes('outOrderNo') && !paramsText.includes('%');
     const text = x.responseText;
     if (text !== undefined) {
       const idAt = text.indexOf(created ? CREATED_ID_FIELD : ORDER_ID_FIELD);
@@ -331,6 +335,7 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
         status,
         codeAt(text, CURRENCY_FIELD, CURRENCY_CODES),
         created,
+        fresh,
       );
       return true;
     }
@@ -362,7 +367,7 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
     return typeof code === 'number' ? code : undefined;
   }
 
-  function observeCoverage(x: ExchangeFinished): void {
+  function observeCoverage(x: ExchangeFinished, paramsText: string): void {
     let named = false;
     const faultKind = x.faultKind;
     if (faultKind !== undefined) {
@@ -392,7 +397,7 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
         if (success) {
           const index = OP_INDEX.get(x.operation);
           if (index !== undefined) bump(index);
-          if (x.operation === 'createOrder') readOrder(x, true);
+          if (x.operation === 'createOrder') readOrder(x, true, paramsText);
           else if (x.operation === 'getOrderHistory') readOrder(x, false);
           named = true;
         }
@@ -437,7 +442,7 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
         if (index !== undefined) called[index]!++;
         noteParameters(x.operation, paramsText);
       }
-      observeCoverage(x);
+      observeCoverage(x, paramsText);
     },
     count(filter) {
       let count = 0;

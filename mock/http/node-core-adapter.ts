@@ -44,13 +44,9 @@ export function createNodeCoreAdapter(
     res.end(payload ?? undefined);
   };
   const handle = (req: IncomingMessage, res: ServerResponse, request: CoreRequest): void => {
-    const answer = core.handle(request);
-    if (isPromise(answer))
-      answer.then(
-        (answered) => write(req, res, answered),
-        (error: unknown) => boundary.fail(req, res, error),
-      );
-    else write(req, res, answer);
+    // The core hands the answer over before its observers take their note: written at once.
+    const answer = core.handle(request, (answered) => write(req, res, answered));
+    if (isPromise(answer)) answer.then(undefined, (error: unknown) => boundary.fail(req, res, error));
   };
   return (req, res) => {
     const headers = req.headers;

@@ -61,4 +61,25 @@ describe('the request core', () => {
     expect(isPromise(answer)).toBe(false);
     expect((answer as CoreAnswer).status).toBe(400);
   });
+
+  it('hands the answer to the transport before its observers take their note, in the same turn', () => {
+    const sim = createSimulator({ clock: 'manual' });
+    const seen: Array<{ status: number; journaled: number }> = [];
+    const answer = sim.core.handle(plain('GET', '/v1/tron/price?rentalCount=65000&period=1h'), (sent) =>
+      seen.push({ status: sent.status, journaled: sim.journal.size }),
+    );
+    expect(seen).toEqual([{ status: 200, journaled: 0 }]);
+    expect(isPromise(answer)).toBe(false);
+    expect(sim.journal.size).toBe(1);
+  });
+
+  it('takes the note even when the transport fails to send, and then reports the failure', () => {
+    const sim = createSimulator({ clock: 'manual' });
+    expect(() =>
+      sim.core.handle(plain('GET', '/v1/account'), () => {
+        throw new Error('socket gone');
+      }),
+    ).toThrow('socket gone');
+    expect(sim.journal.list({ limit: 1 })[0]).toMatchObject({ operation: 'getAccount', status: 200 });
+  });
 });

@@ -93,8 +93,11 @@ export interface RequestCore {
    * Answers one request; never throws or rejects. The answer comes back synchronously
    * when no step had to wait (a read, most rejections), else as a promise: a transport
    * writes a synchronous answer in the turn the request arrived in, with no promise made.
+   * `send`, when given, gets the answer before the observers hear the exchange, in the same
+   * turn: a transport writes it there, so the client has it while the journal and the counts
+   * take their note (an error `send` throws comes back from `handle`, after the note).
    */
-  handle(request: CoreRequest): CoreAnswer | Promise<CoreAnswer>;
+  handle(request: CoreRequest, send?: (answer: CoreAnswer) => void): CoreAnswer | Promise<CoreAnswer>;
 }
 
 /** The transport's sign that the client went away before its body was read. */
@@ -254,7 +257,7 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
 
   return {
     takes: (path) => source.takes(path),
-    handle(request) {
+    handle(request, send) {
       const target = request.target;
       const q = target.indexOf('?');
       const exchange: Exchange = {
@@ -273,20 +276,21 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
       }
       if (isPromise(answered))
         return answered.then(
-          (a) => settle(request, exchange, effects, before, a),
-          (error: unknown) => settle(request, exchange, effects, undefined, failed(error, exchange)),
+          (a) => settle(request, exchange, effects, before, a, send),
+          (error: unknown) => settle(request, exchange, effects, undefined, failed(error, exchange), send),
         );
-      return settle(request, exchange, effects, before, answered);
+      return settle(request, exchange, effects, before, answered, send);
     },
   };
 
-  /** The answer as sent, once the change log has kept its change, announced to the observers. */
+  /** The answer as sent, once the change log has kept its change: sent, then announced to the observers. */
   function settle(
     request: CoreRequest,
     exchange: Exchange,
     effects: Effects,
     before: number | undefined,
     answer: CoreAnswer,
+    send: ((answer: CoreAnswer) => void) | undefined,
   ): CoreAnswer | Promise<CoreAnswer> {
     let answered = answer;
     if (answered.status < 400) {
@@ -296,17 +300,54 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
     if (effects.drip && answered.body !== null && !answered.dropped)
       answered = { ...answered, drip: effects.drip };
     const sent = answered;
-    const told = (error: unknown): CoreAnswer => {
-      // The answer matters more than its journal entry.
-      options.onUnexpectedError?.(error);
-      return sent;
-    };
-    try {
-      const done = finish(request, exchange, sent);
-      return done === undefined ? sent : done.then(() => sent, told);
-    } catch (error) {
-      return told(error);
+    // A body nobody read is read for the journal before the answer goes, so that a request
+    // the client sends after it finds the exchange noted.
+    if (bodyUnread(request, exchange, sent)) {
+      const noted = (): CoreAnswer => {
+        send?.(sent);
+        return sent;
+      };
+      try {
+        return finish(request, exchange, sent)!.then(noted, (error: unknown) => {
+          unexpected(error);
+          return noted();
+        });
+      } catch (error) {
+        unexpected(error);
+        return noted();
+      }
     }
+    let failure: { error: unknown } | undefined;
+    try {
+      send?.(sent);
+    } catch (error) {
+      failure = { error };
+    }
+    try {
+      // The body was read, so the note is taken at once; were it not, its failure is reported all the same.
+      finish(request, exchange, sent)?.catch(unexpected);
+    } catch (error) {
+      unexpected(error);
+    }
+    if (failure) throw failure.error;
+    return sent;
+  }
+
+  /** An observer's failure: the answer matters more than its journal entry. */
+  function unexpected(error: unknown): void {
+    options.onUnexpectedError?.(error);
+  }
+
+  /** Whether the journal would wait for a body no source has read. */
+  function bodyUnread(request: CoreRequest, exchange: Exchange, answered: CoreAnswer): boolean {
+    const method = exchange.method;
+    return (
+      method !== 'GET' &&
+      method !== 'HEAD' &&
+      request.hasBody &&
+      answered.status !== 413 &&
+      request.bodyIfRead?.() === undefined
+    );
   }
 
   /** Announces the finished exchange; waits only for a body nobody has read yet. */

@@ -159,7 +159,11 @@ export function createRequestGuard(
   // A client sends the same Host with every request: its verdict is worked out once. Bounded,
   // so a client sending a new Host each time cannot grow it.
   const verdicts = new Map<string, boolean>();
+  let lastHost = '';
+  let lastAllowed = false;
   const allowedHost = (host: string): boolean => {
+    // The same Host as the last request: compared, not hashed.
+    if (host === lastHost) return lastAllowed;
     let allowed = verdicts.get(host);
     if (allowed === undefined) {
       const name = hostName(host);
@@ -167,6 +171,8 @@ export function createRequestGuard(
       if (verdicts.size >= MAX_HOST_VERDICTS) verdicts.clear();
       verdicts.set(host, allowed);
     }
+    lastHost = host;
+    lastAllowed = allowed;
     return allowed;
   };
 
