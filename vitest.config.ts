@@ -17,42 +17,76 @@ const packageNames = Object.entries(tsconfig.compilerOptions.paths ?? {}).map(([
 }));
 
 /**
- * Files that run after all others, one at a time: the package test packs the checkout (its
- * build empties dist/, its prepack rewrites package.json, and
- * mock/http/dashboard-routes.test.ts builds dist/ too), and the upstream bounds hold a
- * server's health to 100 ms, which another file's work beside it can take.
+ * Files that run after all others, one at a time: the upstream bounds hold a server's health
+ * to 100 ms, which another file's work beside it can take.
  */
-const ALONE = ['scripts/package-install.test.ts', 'cli/serve-upstream-bounds.test.ts'];
+const ALONE = ['cli/serve-upstream-bounds.test.ts'];
+
+/**
+ * The package test, in a project of its own so that it starts first (vitest queues the
+ * projects of one group by name, and 'package' comes before 'unit'): it is the longest file
+ * by far, and it packs a copy of the checkout, so it can run beside all the others.
+ */
+const PACKAGE = ['scripts/package-install.test.ts'];
+
+/**
+ * Files that need a process of their own. The unit files share one per worker (a file's
+ * modules stay loaded for the next, which halves what the run spends importing them); MSW
+ * patches the process's fetch and http, which a process shared with other files does not
+ * leave to it alone.
+ */
+const OWN_PROCESS = ['mock/msw/simulator-handlers.test.ts'];
+
+const UNIT_FILES = [
+  'src/**/*.test.ts',
+  'mock/**/*.test.ts',
+  'cli/**/*.test.ts',
+  'contract-tests/**/*.test.ts',
+  'scripts/**/*.test.ts',
+  'examples/**/*.test.ts',
+  'drift/**/*.test.ts',
+  'recording/**/*.test.ts',
+  'e2e/**/*.test.ts',
+];
+
+/**
+ * A vitest that a test starts (the contract suite that `contract`, `record` and the loops
+ * run, a dozen times in `npm test`) keeps the modules it transforms on disk, keyed by their
+ * content, so the next one starts from them instead of transforming the same sources again
+ * (about a second of CPU each time). Only such nested runs do: yours transform afresh.
+ */
+const NESTED = process.env.VITEST_POOL_ID !== undefined;
 
 export default defineConfig({
   resolve: { alias: packageNames },
   test: {
+    experimental: { fsModuleCache: NESTED },
     testTimeout: 20_000,
     // vitest's default is one worker fewer than the cores, so one file at a time on this
     // project's two-core machines; most slow files wait on a child process, a server or a
-    // browser, and a second file fills those waits.
-    maxWorkers: 2,
+    // browser, and other files fill those waits. Three, as the package test holds one worker
+    // for most of the run.
+    maxWorkers: 3,
     reporters: ['default', './contract-tests/contract-reporter.ts'],
     projects: [
       {
         extends: true,
         test: {
           name: 'unit',
-          include: [
-            'src/**/*.test.ts',
-            'mock/**/*.test.ts',
-            'cli/**/*.test.ts',
-            'contract-tests/**/*.test.ts',
-            'scripts/**/*.test.ts',
-            'examples/**/*.test.ts',
-            'drift/**/*.test.ts',
-            'recording/**/*.test.ts',
-            'e2e/**/*.test.ts',
-          ],
+          include: UNIT_FILES,
+          isolate: false,
           // The fidelity files run as `npm run test:fidelity` (vitest.fidelity.config.ts).
-          exclude: ['contract-tests/**/*.contract.test.ts', '**/*.fidelity.test.ts', ...ALONE],
+          exclude: [
+            'contract-tests/**/*.contract.test.ts',
+            '**/*.fidelity.test.ts',
+            ...ALONE,
+            ...PACKAGE,
+            ...OWN_PROCESS,
+          ],
         },
       },
+      { extends: true, test: { name: 'own-process', include: OWN_PROCESS } },
+      { extends: true, test: { name: 'package', include: PACKAGE } },
       {
         extends: true,
         test: {

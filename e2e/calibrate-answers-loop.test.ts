@@ -58,7 +58,10 @@ async function record(name: string, url: string): Promise<string> {
   const code = await runRecord(
     [
       ...['--out', out, '--report', path.join(scratch, `${name}-report.json`)],
-      ...['--allow-spend', '--max-orders', '2'],
+      // No pace, as in calibrate-loop.test.ts: a served simulator recorded --as-upstream is no
+      // simulator to the suite, so it would be paced at 4 requests a second, which only
+      // added some 20 s of waiting to this file.
+      ...['--allow-spend', '--max-orders', '2', '--max-rps', '0'],
       ...['--base-url', url, '--api-key', 'demo-key', '--as-upstream'],
     ],
     process.env,

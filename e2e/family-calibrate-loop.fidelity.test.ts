@@ -7,11 +7,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAMILY_MEMBERS, rateLimitAvailable } from '../contract-tests/stand-ins/family.ts';
+import { FAMILY_MEMBERS } from '../contract-tests/stand-ins/family.ts';
 import { calibrateLoop, describeFindings, recordServed, type LoopResult } from './calibrate-loop-harness.ts';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'family-calibrate-loop-'));
-const rateLimit = await rateLimitAvailable();
 const results = new Map<string, LoopResult>();
 let defaults: string;
 
@@ -34,9 +33,7 @@ describe('record, calibrate, serve, record --as-upstream and drift on each membe
   it.for(FAMILY_MEMBERS)(
     'leaves no breaking drift on the %s member once calibrated',
     { timeout: 600_000 },
-    async (member, { skip }) => {
-      if (member === 'rate-limited' && !rateLimit)
-        skip('needs contract-tests/stand-ins/rate-limit.ts (rateLimited), which is not there yet');
+    async (member) => {
       const result = await calibrateLoop(scratch, `family-${member}`, defaults);
       results.set(member, result);
       expect(

@@ -44,7 +44,10 @@ export const BREAK_EXPECTATIONS: Record<string, { test: RegExp; error: RegExp }>
 /** The member that combines every choice: it and its breaks run in the gate. */
 export const GATE_MEMBER: FamilyMember = 'all-choices';
 
-/** Members whose runs need a module another part of the kit provides (see family.ts). */
+/**
+ * Members the fidelity run takes read-only and spending but without planted breaks: the
+ * rate-limited one is paced at 8 requests a second, and its choices are the plain member's.
+ */
 export const FIDELITY_ONLY_MEMBERS: FamilyMember[] = ['rate-limited'];
 
 const readOnly = (member: FamilyMember): SelfTestTarget => ({
@@ -87,9 +90,11 @@ export const FAMILY_GATE_TARGETS: SelfTestTarget[] = [
 export const FAMILY_GATE_EXPECTATIONS = expectationsOf(FAMILY_GATE_TARGETS);
 
 /** The fidelity run's targets: every member's runs and breaks the gate leaves out. */
-export function fidelityTargets(options: { rateLimit: boolean }): SelfTestTarget[] {
+export function fidelityTargets(): SelfTestTarget[] {
   const gate = new Set(FAMILY_GATE_TARGETS.map((t) => t.name));
-  return FAMILY_MEMBERS.filter((m) => options.rateLimit || !FIDELITY_ONLY_MEMBERS.includes(m))
-    .flatMap((m) => [readOnly(m), spending(m), ...(FIDELITY_ONLY_MEMBERS.includes(m) ? [] : breakTargets(m))])
-    .filter((t) => !gate.has(t.name));
+  return FAMILY_MEMBERS.flatMap((m) => [
+    readOnly(m),
+    spending(m),
+    ...(FIDELITY_ONLY_MEMBERS.includes(m) ? [] : breakTargets(m)),
+  ]).filter((t) => !gate.has(t.name));
 }

@@ -1,26 +1,23 @@
 /**
  * The family of stand-ins beyond what the gate runs: every member read-only and spending
  * one order, and each member's planted breaks (the gate runs the member that combines
- * every choice, and the plain one spending). The rate-limited member runs once its
- * limiter module exists, and is skipped with the reason until then.
+ * every choice, and the plain one spending).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { breaksFor, FAMILY_MEMBERS, rateLimitAvailable } from '../contract-tests/stand-ins/family.ts';
+import { breaksFor, FAMILY_MEMBERS } from '../contract-tests/stand-ins/family.ts';
 import { expectFailedNaming, expectPassed, runSelfTest, type SelfTestRun } from './contract-self-test-run.ts';
 import {
   BREAK_EXPECTATIONS,
   expectationsOf,
   FAMILY_GATE_TARGETS,
-  FIDELITY_ONLY_MEMBERS,
   fidelityTargets,
 } from './stand-in-family-targets.ts';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'stand-in-family-'));
-const rateLimit = await rateLimitAvailable();
-const targets = fidelityTargets({ rateLimit });
+const targets = fidelityTargets();
 const expectations = expectationsOf(targets);
 const passing = targets.filter((t) => !t.name.includes('+')).map((t) => t.name);
 let selfTest: SelfTestRun;
@@ -38,10 +35,9 @@ describe('the family of stand-ins', () => {
 
   it('runs every member read-only and spending, here or in the gate', () => {
     const run = new Set([...passing, ...FAMILY_GATE_TARGETS.map((t) => t.name)]);
-    const members = FAMILY_MEMBERS.filter((m) => rateLimit || !FIDELITY_ONLY_MEMBERS.includes(m));
-    const missing = members
-      .flatMap((m) => [`family-${m}-read-only`, `family-${m}-spend`])
-      .filter((n) => !run.has(n));
+    const missing = FAMILY_MEMBERS.flatMap((m) => [`family-${m}-read-only`, `family-${m}-spend`]).filter(
+      (n) => !run.has(n),
+    );
     expect(missing).toEqual([]);
   });
 
@@ -55,9 +51,4 @@ describe('the family of stand-ins', () => {
   it.for(Object.keys(expectations))('fails %s, naming the documented fact it breaks', (name) => {
     expectFailedNaming(selfTest.outcome(name), name, expectations[name]!);
   });
-
-  it.skipIf(rateLimit)(
-    'runs the rate-limited member once contract-tests/stand-ins/rate-limit.ts provides rateLimited',
-    ({ skip }) => skip('contract-tests/stand-ins/rate-limit.ts is not there yet'),
-  );
 });

@@ -23,6 +23,7 @@ import {
   UpstreamStatusInvalid,
   UpstreamTooLarge,
   joinChunks,
+  upstreamTimeout,
   type RawExchange,
   type UpstreamAnswer,
 } from './http/upstream-forward.ts';
@@ -200,10 +201,9 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
     const headers = exchange.body
       ? { ...exchange.headers, 'content-length': String(exchange.body.byteLength) }
       : exchange.headers;
-    const signal = exchange.signal;
-    if (signal.aborted) return Promise.reject(signal.reason);
     return new Promise<UpstreamAnswer>((resolve, reject) => {
       let settled = false;
+      const timer = setTimeout(() => fail(upstreamTimeout(exchange.timeoutMs)), exchange.timeoutMs);
       const outgoing = (https_ ? https : http).request(
         exchange.url,
         { method: exchange.method, headers, agent: agents[https_ ? 'https:' : 'http:'] },
@@ -223,7 +223,7 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
           incoming.on('end', () => {
             if (settled) return;
             settled = true;
-            signal.removeEventListener('abort', abort);
+            clearTimeout(timer);
             const answerHeaders: Record<string, string> = {};
             const raw = incoming.rawHeaders;
             for (let i = 0; i + 1 < raw.length; i += 2) {
@@ -248,14 +248,10 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
       function fail(error: unknown): void {
         if (settled) return;
         settled = true;
-        signal.removeEventListener('abort', abort);
+        clearTimeout(timer);
         outgoing.destroy();
         reject(error);
       }
-      function abort(): void {
-        fail(signal.reason);
-      }
-      signal.addEventListener('abort', abort, { once: true });
       outgoing.on('error', (error: NodeJS.ErrnoException) =>
         fail(
           error.code === 'HPE_INVALID_STATUS'

@@ -7,7 +7,15 @@ export interface BundleOptions {
   entry?: string;
   /** Where cli.mjs goes. */
   directory?: string;
+  /**
+   * What the bundle runs: `serve` (the default: the checkout's cli.mjs, which leaves the other
+   * commands' folders to run time), or `all-but-suite` (cli-all-but-suite.mjs, for the CLI's
+   * tests: every command but `contract` and `record`).
+   */
+  commands?: 'serve' | 'all-but-suite';
 }
+
+export const EXTERNAL: Record<NonNullable<BundleOptions['commands']>, RegExp>;
 
 export function staleness(options?: BundleOptions): string | undefined;
 export function freshBundle(options?: BundleOptions): string | undefined;

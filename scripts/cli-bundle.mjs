@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // A checkout's `serve` runs from one esbuild bundle of the CLI instead of the TypeScript
 // sources through tsx: tsx's loader hooks and transform cache and some 300 module loads
-// made up most of its start (≈ 600 ms against ≈ 170 ms bundled). `npm ci` (prepare) and
-// `npm start` (prestart) build the bundle when it is stale; bin/energy-rental-kit.js
-// uses it only when freshBundle() proves it was built from the files as they are now,
-// and runs the sources through tsx otherwise, so an old bundle never shadows an edit.
+// made up most of its start (≈ 600 ms against ≈ 170 ms bundled). `npm ci` (prepare),
+// `npm start` (prestart) and `npm test` (pretest, for the tests' some 40 starts of `serve`)
+// build the bundle when it is stale; bin/energy-rental-kit.js uses it only when
+// freshBundle() proves it was built from the files as they are now, and runs the sources
+// through tsx otherwise, so an old bundle never shadows an edit.
 //
 // The proof is a stamp on the bundle's last line (one file, renamed into place, so a
 // bundle and its stamp cannot come from different builds): for every file esbuild read,
@@ -12,9 +13,10 @@
 // into the bundle, plus the files that steer the build. A file whose size and mtime
 // match is unchanged; one whose mtime moved (touch, checkout) is hashed.
 //
-//   node scripts/cli-bundle.mjs           build if stale (prepare, prestart)
+//   node scripts/cli-bundle.mjs           build if stale (prepare, prestart, pretest)
 //   node scripts/cli-bundle.mjs --force   build
 //   node scripts/cli-bundle.mjs --check   say whether it is fresh (exit 0) or why not (exit 1)
+//   … --commands all-but-suite            the same for the bundle the CLI's tests run (EXTERNAL)
 import {
   closeSync,
   fstatSync,
@@ -45,14 +47,28 @@ const LOADERS = {
 };
 
 /**
+ * The modules a bundle leaves to be loaded at run time, by what it runs. `serve`: the
+ * checkout's bundle, to which bin/energy-rental-kit.js hands only `serve`, leaves out the
+ * other commands' folders (the contract suite with vitest, drift). `all-but-suite`: the
+ * bundle the CLI's tests run every other command from leaves out only the two modules that
+ * start the suite (`contract`, `record`), whose runner finds the suite's files from its own
+ * module's place, which in a bundle is the bundle's.
+ */
+export const EXTERNAL = {
+  serve: /\/(contract-tests|drift)\//,
+  'all-but-suite': /\/(contract-tests\/contract-command|drift\/record-command)\.ts$/,
+};
+
+/**
  * What to bundle and where. The bundle lives inside node_modules: ignored by git,
  * dropped by `npm ci` (whose prepare rebuilds it), and the bare imports left to run time
  * (swagger-ui-dist's files, ajv for validators that are not precompiled) resolve from
  * there to the checkout's node_modules.
  */
-function settings({ root = ROOT, entry = 'cli/main.ts', directory } = {}) {
+function settings({ root = ROOT, entry = 'cli/main.ts', directory, commands = 'serve' } = {}) {
   const dir = directory ?? path.join(root, 'node_modules/.cache/energy-rental-kit');
-  return { root, entry, bundle: path.join(dir, 'cli.mjs') };
+  const file = commands === 'serve' ? 'cli.mjs' : `cli-${commands}.mjs`;
+  return { root, entry, commands, bundle: path.join(dir, file) };
 }
 
 // Files that steer the build without esbuild loading them: the compiler options, the
@@ -106,13 +122,16 @@ function readTail(file, bytes = 256 * 1024) {
 
 /** Why the bundle cannot be used (not built, or the first file that changed); undefined when it is fresh. */
 export function staleness(options) {
-  const { root, entry, bundle } = settings(options);
+  const { root, entry, commands, bundle } = settings(options);
   try {
     const tail = readTail(bundle);
     const at = tail.lastIndexOf(`\n${STAMP_PREFIX}`);
     if (at === -1) return 'no stamp';
     const stamp = JSON.parse(tail.subarray(at + 1 + Buffer.byteLength(STAMP_PREFIX)).toString('utf8'));
     if (stamp.entry !== entry) return `built from ${stamp.entry}`;
+    // A stamp of a builder that knew only the serve bundle has no `commands`.
+    const built = stamp.commands ?? 'serve';
+    if (built !== commands) return `built for ${built} commands`;
     for (const [file, print] of Object.entries(stamp.files)) {
       if (!unchanged(path.resolve(root, file), print)) return `${file} changed`;
     }
@@ -130,7 +149,7 @@ export function freshBundle(options) {
 
 /** Builds the bundle; resolves with its path and the build's milliseconds. */
 export async function buildBundle(options) {
-  const { root, entry, bundle } = settings(options);
+  const { root, entry, commands, bundle } = settings(options);
   const started = performance.now();
   const { build } = await import('esbuild');
   const files = {};
@@ -154,9 +173,8 @@ export async function buildBundle(options) {
       {
         name: 'energy-rental-kit',
         setup(b) {
-          // The other commands (the contract suite with vitest, drift) run through tsx:
-          // bin/energy-rental-kit.js hands only `serve` to the bundle.
-          b.onResolve({ filter: /\/(contract-tests|drift)\// }, (args) => ({
+          // What this bundle does not run is loaded at run time, if ever (EXTERNAL).
+          b.onResolve({ filter: EXTERNAL[commands] }, (args) => ({
             path: args.path,
             external: true,
           }));
@@ -173,7 +191,7 @@ export async function buildBundle(options) {
     ],
   });
   for (const file of steeringFiles(root)) files[path.relative(root, file)] = readWithFingerprint(file).print;
-  const stamp = `${STAMP_PREFIX}${JSON.stringify({ entry, files })}\n`;
+  const stamp = `${STAMP_PREFIX}${JSON.stringify({ entry, ...(commands === 'serve' ? {} : { commands }), files })}\n`;
   mkdirSync(path.dirname(bundle), { recursive: true });
   // The bundle last: a start at this moment reads either build whole (a stale map at worst).
   const outputs = [...result.outputFiles].sort(
@@ -188,15 +206,21 @@ export async function buildBundle(options) {
 }
 
 async function main(argv) {
-  const { root, bundle } = settings();
+  const at = argv.indexOf('--commands');
+  const options = at === -1 ? {} : { commands: argv[at + 1] };
+  if (!Object.hasOwn(EXTERNAL, options.commands ?? 'serve')) {
+    console.error(`cli-bundle: --commands must be one of ${Object.keys(EXTERNAL).join(', ')}.`);
+    return 2;
+  }
+  const { root, bundle } = settings(options);
   if (argv.includes('--check')) {
-    const stale = staleness();
+    const stale = staleness(options);
     console.log(stale ? `stale: ${stale}` : `fresh: ${path.relative(root, bundle)}`);
     return stale ? 1 : 0;
   }
-  if (!argv.includes('--force') && !staleness()) return 0;
+  if (!argv.includes('--force') && !staleness(options)) return 0;
   try {
-    const { ms } = await buildBundle();
+    const { ms } = await buildBundle(options);
     console.log(
       `energy-rental-kit: bundled the CLI into ${path.relative(root, bundle)} in ${Math.round(ms)} ms`,
     );

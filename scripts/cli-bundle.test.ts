@@ -68,6 +68,19 @@ describe('the CLI bundle (scripts/cli-bundle.mjs)', () => {
     expect(staleness(options())).toBe('package.json changed');
   });
 
+  it("keeps the tests' bundle of every command but the suite's apart from the serve bundle, each fresh on its own", async () => {
+    const all = { root, commands: 'all-but-suite' } as const;
+    const { bundle } = await buildBundle(all);
+    expect(path.basename(bundle)).toBe('cli-all-but-suite.mjs');
+    expect(staleness(all)).toBeUndefined();
+    expect(staleness(options())).toBe('not built');
+    expect(await runBundle(bundle)).toBe('one');
+    // A bundle built for the other set of commands, in its place, is not taken for it.
+    const { bundle: serveBundle } = await buildBundle(options());
+    await writeFile(bundle, await readFile(serveBundle));
+    expect(staleness(all)).toBe('built for serve commands');
+  });
+
   it('is stale when its stamp is damaged', async () => {
     const { bundle } = await buildBundle(options());
     const text = await readFile(bundle, 'utf8');

@@ -8,9 +8,14 @@
  * cache (made to be shared), so their suites run at the same time, their waits on npm,
  * vitest and the server overlapping; the cases of one project stay in order, as they
  * share its directory and its contract-report.json.
+ *
+ * The pack is made from a copy of the working tree (stageCheckout), so this file leaves the
+ * checkout's dist/ and package.json alone and runs beside the other test files instead of
+ * after them.
  */
 import { spawn } from 'node:child_process';
 import {
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -18,13 +23,14 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { serve as serveFetch } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STAND_IN_VARIANTS } from '../contract-tests/stand-in-variants.ts';
@@ -112,20 +118,55 @@ async function serve(project: string): Promise<{ url: string; stop(): Promise<nu
   };
 }
 
+/** What the copy of the checkout leaves out: what npm ci, a build, git or a test run makes. */
+const NOT_STAGED = new Set([
+  'node_modules',
+  'dist',
+  '.git',
+  'coverage',
+  'test-artifacts',
+  '.scratch',
+  '.state',
+]);
+
+/**
+ * A copy of the checkout's working tree as it is now (edits not yet committed included),
+ * to pack instead of the checkout: `npm pack` empties and rebuilds dist/ and rewrites
+ * package.json while it runs, which the other test files, running beside this one, must
+ * not see. Its node_modules links to each of the checkout's installed packages; the CLI
+ * bundle's cache is left out, so the copy's `prepare` builds a bundle of its own there
+ * rather than writing over the checkout's.
+ */
+function stageCheckout(): string {
+  const stage = mkdtempSync(path.join(tmpdir(), 'erk-stage-'));
+  for (const entry of readdirSync(ROOT))
+    if (!NOT_STAGED.has(entry)) cpSync(path.join(ROOT, entry), path.join(stage, entry), { recursive: true });
+  mkdirSync(path.join(stage, 'node_modules'));
+  for (const entry of readdirSync(path.join(ROOT, 'node_modules')))
+    if (entry !== '.cache')
+      symlinkSync(path.join(ROOT, 'node_modules', entry), path.join(stage, 'node_modules', entry));
+  return stage;
+}
+
+let stage: string;
 let packDir: string;
 let tarball: string;
 const manifestBefore = readFileSync(path.join(ROOT, 'package.json'), 'utf8');
 
 beforeAll(async () => {
+  stage = stageCheckout();
   packDir = mkdtempSync(path.join(tmpdir(), 'erk-pack-'));
-  const packed = await npm(['pack', '--pack-destination', packDir], ROOT);
+  const packed = await npm(['pack', '--pack-destination', packDir], stage);
   expect(packed.code, packed.out).toBe(0);
   tarball = path.join(
     packDir,
     readdirSync(packDir).find((f) => f.endsWith('.tgz'))!,
   );
 }, 5 * MINUTE);
-afterAll(() => rmSync(packDir, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(packDir, { recursive: true, force: true });
+  rmSync(stage, { recursive: true, force: true });
+});
 
 describe('the packed tarball', () => {
   it('ships the built kit, its suite and its documents, and no tests, bench, fixtures, sources or maps', async () => {
@@ -164,8 +205,27 @@ describe('the packed tarball', () => {
     const published = JSON.parse(manifest.out) as Record<string, unknown>;
     expect(published.scripts).toBeUndefined();
     expect(published.bin).toEqual({ 'energy-rental-kit': './bin/energy-rental-kit.js' });
-    expect(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).toBe(manifestBefore);
-    expect(existsSync(path.join(ROOT, 'package.json.pack-saved'))).toBe(false);
+    // The copy that was packed has its package.json back, byte for byte, and the checkout never lost its own.
+    for (const dir of [stage, ROOT]) {
+      expect(readFileSync(path.join(dir, 'package.json'), 'utf8')).toBe(manifestBefore);
+      expect(existsSync(path.join(dir, 'package.json.pack-saved'))).toBe(false);
+    }
+  });
+
+  it('was built by its prepack into a dist/ whose simulator serves every static file of the dashboard', async () => {
+    // The packed copy's dist/, as `npm pack` built it: the dashboard's files are found from
+    // there, not only from the TypeScript sources.
+    const { createSimulator: createBuilt } = (await import(
+      pathToFileURL(path.join(stage, 'dist/mock/simulator.js')).href
+    )) as typeof import('../mock/simulator.ts');
+    const sim = createBuilt({ clock: 'manual' });
+    const names = readdirSync(path.join(ROOT, 'mock/http/dashboard/static'));
+    expect(names).toContain('index.html');
+    for (const name of names) {
+      const res = await sim.app.request(name === 'index.html' ? '/_sim/ui' : `/_sim/ui/${name}`);
+      expect(res.status, name).toBe(200);
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    }
   });
 });
 
@@ -255,11 +315,14 @@ describe.concurrent.each([
     'prints the help of every command, naming the commands as a user types them',
     { concurrent: false, timeout: 2 * MINUTE },
     async () => {
-      const help = await kit(project, '--help');
+      // Both at once: each only prints.
+      const [help, contractHelp] = await Promise.all([
+        kit(project, '--help'),
+        kit(project, 'contract', '--help'),
+      ]);
       expect(help.code, help.out).toBe(0);
       for (const command of ['serve', 'contract', 'record', 'drift', 'calibrate'])
         expect(help.out).toContain(`energy-rental-kit ${command}`);
-      const contractHelp = await kit(project, 'contract', '--help');
       expect(contractHelp.code, contractHelp.out).toBe(0);
       expect(contractHelp.out).toContain('--base-url');
       for (const text of [help.out, contractHelp.out]) expect(text).not.toMatch(/npm start|npm run /);
@@ -347,10 +410,13 @@ describe.concurrent.each([
           '',
         ].join('\n'),
       );
-      for (const [name, resolution] of [
+      // The two resolutions are checked at the same time: each is a tsc of its own, and
+      // neither writes anything (noEmit).
+      const resolutions = [
         ['nodenext', { module: 'nodenext', moduleResolution: 'nodenext' }],
         ['bundler', { module: 'esnext', moduleResolution: 'bundler' }],
-      ] as const) {
+      ] as const;
+      const checks = resolutions.map(async ([name, resolution]) => {
         const config = `tsconfig.strict-${name}.json`;
         writeFileSync(
           path.join(project, config),
@@ -367,7 +433,9 @@ describe.concurrent.each([
             include: ['strict'],
           }),
         );
-        const checked = await run('npx', ['--no', '--', 'tsc', '-p', config], project);
+        return { name, checked: await run('npx', ['--no', '--', 'tsc', '-p', config], project) };
+      });
+      for (const { name, checked } of await Promise.all(checks)) {
         // Only what the kit ships is the kit's to answer for: no error may name its dist/.
         const own = checked.out.split('\n').filter((line) => line.includes('energy-rental-kit/dist/'));
         expect(own, `${name}: ${checked.out}`).toEqual([]);
@@ -439,10 +507,12 @@ describe.concurrent.each([
           '',
         ].join('\n'),
       );
-      for (const [name, resolution] of [
+      // Both resolutions at the same time, as in the strict check above.
+      const resolutions = [
         ['nodenext', { module: 'nodenext', moduleResolution: 'nodenext' }],
         ['bundler', { module: 'esnext', moduleResolution: 'bundler' }],
-      ] as const) {
+      ] as const;
+      const checks = resolutions.map(async ([name, resolution]) => {
         const config = `tsconfig.${name}.json`;
         writeFileSync(
           path.join(project, config),
@@ -459,9 +529,10 @@ describe.concurrent.each([
             include: ['consumer'],
           }),
         );
-        const checked = await run('npx', ['--no', '--', 'tsc', '-p', config], project);
+        return { name, checked: await run('npx', ['--no', '--', 'tsc', '-p', config], project) };
+      });
+      for (const { name, checked } of await Promise.all(checks))
         expect(checked.code, `${name}: ${checked.out}`).toBe(0);
-      }
     },
   );
 });
@@ -645,7 +716,10 @@ describe.concurrent('the README, followed by a package user', () => {
       expect(commands[0], 'the README installs the kit before it runs it').toMatch(/^npm install\b/);
       // Commands that talk to `serve` on its default port reach one started here instead.
       let simulator: Awaited<ReturnType<typeof serve>> | undefined;
-      const env: NodeJS.ProcessEnv = { ...userEnv(), ERK_API_KEY: 'demo-key' };
+      // The runs against the stand-in keep a pace (it is no simulator to the suite), at 20
+      // requests a second instead of the real service's 4: the pace is proved in
+      // drift/polite-record.test.ts, and four paced runs took 45 s of this walk.
+      const env: NodeJS.ProcessEnv = { ...userEnv(), ERK_API_KEY: 'demo-key', CONTRACT_MAX_RPS: '20' };
       try {
         for (const typed of commands) {
           let line = typed

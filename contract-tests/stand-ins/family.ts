@@ -8,8 +8,7 @@
  *   identifier history prefers, the currency when TRX is short, `createdAt`'s unit, the
  *   account's success code, duplicate `outOrderNo`) appears in at least one member;
  * - `all-choices` combines them all;
- * - `rate-limited` paces its key (its limiter comes from rate-limit.ts, loaded lazily: until
- *   that module exists the member is unavailable and says so).
+ * - `rate-limited` paces its key (rate-limit.ts).
  *
  * The suite must pass on each member read-only and spending one order, and fail on each
  * break that applies to it (`FAMILY_VARIANTS`: 'family-<member>' and
@@ -23,6 +22,7 @@ import {
   type RejectionKind,
   type ServiceChoices,
 } from './independent-service.ts';
+import { rateLimited } from './rate-limit.ts';
 
 type Fetch = typeof fetch;
 
@@ -146,50 +146,6 @@ export function memberChoices(member: FamilyMember): ServiceChoices {
 /** The pace of the rate-limited member: at most 8 requests a second per key, then 429 with Retry-After. */
 export const RATE_LIMIT = { perSecond: 8, retryAfter: 'seconds', headers: false } as const;
 
-type RateLimited = (inner: Fetch, options: typeof RATE_LIMIT) => Fetch;
-
-/**
- * The limiter of contract-tests/stand-ins/rate-limit.ts, or undefined while that module is
- * not there: loaded by a computed name, so that its absence is no compile error, as the
- * source (.ts) or as built (.js).
- */
-function loadLimiter(): Promise<RateLimited | undefined> {
-  const load = (file: string) =>
-    import(/* @vite-ignore */ new URL(file, import.meta.url).href).then(
-      (module: { rateLimited?: unknown }) =>
-        typeof module.rateLimited === 'function' ? (module.rateLimited as RateLimited) : undefined,
-      () => undefined,
-    );
-  return load('./rate-limit.ts').then((found) => found ?? load('./rate-limit.js'));
-}
-
-/** The limiter over a fetch, or a fetch that says the member is unavailable until rate-limit.ts exists. */
-function rateLimitedFetch(inner: Fetch): Fetch {
-  const limiter = loadLimiter();
-  let limited: Fetch | undefined;
-  return (async (input: RequestInfo | URL, init?: RequestInit) => {
-    const rateLimited = await limiter;
-    if (!rateLimited) throw new RateLimitUnavailableError();
-    limited ??= rateLimited(inner, RATE_LIMIT);
-    return limited(input, init);
-  }) as Fetch;
-}
-
-/** The rate-limited member cannot run: its limiter module is not there yet. */
-export class RateLimitUnavailableError extends Error {
-  constructor() {
-    super(
-      "the 'rate-limited' member needs contract-tests/stand-ins/rate-limit.ts (rateLimited), which is not there",
-    );
-    this.name = 'RateLimitUnavailableError';
-  }
-}
-
-/** Whether the rate-limited member can run here. */
-export async function rateLimitAvailable(): Promise<boolean> {
-  return (await loadLimiter()) !== undefined;
-}
-
 /**
  * A member's service as a fetch.
  *
@@ -208,7 +164,7 @@ export function memberFetch(
   });
   const plain = ((input: RequestInfo | URL, init?: RequestInit) =>
     service.fetch(new Request(input, init))) as Fetch;
-  return member === 'rate-limited' ? rateLimitedFetch(plain) : plain;
+  return member === 'rate-limited' ? rateLimited(plain, RATE_LIMIT) : plain;
 }
 
 /** Rewrites the JSON body of one path's answers. */

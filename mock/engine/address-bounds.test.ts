@@ -137,4 +137,31 @@ describe('the activation registry bound', () => {
     registry.set(address(5), true, 0);
     expect(registry.list().map((r) => r.address)).toEqual([address(2), address(3), address(5)]);
   });
+
+  it('evicts the oldest write first through many evictions, an address written again counting as new', () => {
+    const registry = createAddressRegistry([], 0, [], { capacity: () => 3 });
+    // The addresses the registry should hold, oldest write first.
+    let kept: number[] = [];
+    const write = (n: number): void => {
+      registry.set(address(n), true, 0);
+      kept = [...kept.filter((k) => k !== n), n].slice(-3);
+    };
+    const held = (): string[] => registry.list().map((r) => r.address);
+    // Fresh addresses, each pushing the oldest out, with an older one written again now and then.
+    for (let n = 1; n <= 200; n++) {
+      write(n);
+      if (n % 7 === 0) write(n - 2);
+      expect(held().sort()).toEqual(kept.map(address).sort());
+    }
+    // Named addresses fill it past its capacity; once released, the oldest of them goes first.
+    for (const n of [300, 301, 302, 303]) {
+      registry.claim(address(n), `o-${n}`);
+      registry.retain(address(n));
+    }
+    expect(registry.size).toBe(4);
+    for (const n of [300, 301, 302, 303]) registry.release(address(n));
+    expect(registry.list().map((r) => r.address)).toEqual([301, 302, 303].map(address));
+    registry.set(address(304), true, 0);
+    expect(registry.list().map((r) => r.address)).toEqual([302, 303, 304].map(address));
+  });
 });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulator } from '../simulator.ts';
-import { createCallCounts, MAX_CALL_ROWS } from './call-counts.ts';
+import { createCallCounts, MAX_CALL_ROWS, MAX_TRACKED_ORDERS } from './call-counts.ts';
 import type { ExchangeFinished } from './exchange.ts';
 import { startSimulator, type TestSimulator } from '../testing/start-simulator.ts';
 import { expectCalls } from '../testing/expect-calls.ts';
@@ -337,5 +337,80 @@ describe('the bounds of the calls kept apart', () => {
     expect(counts.count({ params: { rentalCount: '7' } })).toEqual({ count: 1, exact: false });
     expect(counts.count({ path: '(other paths)' })).toEqual({ count: 1 });
     expect(counts.coverage().exercised['op:getPrice']).toBe(MAX_CALL_ROWS + 2);
+  });
+
+  it('counts calls that alternate between rows, and repeats of one, each on its own row', () => {
+    const counts = createCallCounts({
+      mode: 'simulator',
+      settings: () => ({ duplicateOutOrderNo: 'reject', rateLimit: null, accountSuccessCode: 0 }),
+    });
+    const price = (query: string, status = 200, account?: string): ExchangeFinished => ({
+      at: 0,
+      method: 'GET',
+      path: '/v1/tron/price',
+      status,
+      durationMs: 0,
+      operation: 'getPrice',
+      queryText: query,
+      ...(account ? { account } : {}),
+      responseText: '{"code":0,"msg":"ok","data":{}}',
+    });
+    const a = 'rentalCount=65000&period=1h';
+    const b = 'rentalCount=65000&period=1d';
+    for (const x of [
+      price(a),
+      price(a),
+      price(b),
+      price(a),
+      price(b, 429),
+      price(b, 429),
+      price(a, 200, ADDRESS),
+    ])
+      counts.observe(x);
+    expect(counts.count({ params: { period: '1h' } })).toEqual({ count: 4 });
+    expect(counts.count({ params: { period: '1h' }, account: ADDRESS })).toEqual({ count: 1 });
+    expect(counts.count({ params: { period: '1d' }, status: 200 })).toEqual({ count: 1 });
+    expect(counts.count({ params: { period: '1d' }, status: 429 })).toEqual({ count: 2 });
+    expect(counts.list().calls.map((row) => row.count)).toEqual([3, 2, 1, 1]);
+  });
+
+  it('remembers an order for MAX_TRACKED_ORDERS / 2 looks at others, and forgets it past MAX_TRACKED_ORDERS', () => {
+    const counts = createCallCounts({
+      mode: 'simulator',
+      settings: () => ({ duplicateOutOrderNo: 'reject', rateLimit: null, accountSuccessCode: 0 }),
+    });
+    const id = (i: number): string => `OR2025010100000${String(i).padStart(9, '0')}`;
+    const created = (i: number): ExchangeFinished => ({
+      at: 0,
+      method: 'POST',
+      path: '/v1/tron/order',
+      status: 200,
+      durationMs: 0,
+      operation: 'createOrder',
+      account: ADDRESS,
+      responseText: `{"code":0,"msg":"ok","time":"1","data":{"id":"${id(i)}","amount":4.23,"currency":"TRX"}}`,
+    });
+    const completed = (i: number): ExchangeFinished => ({
+      at: 0,
+      method: 'GET',
+      path: '/v1/tron/history',
+      status: 200,
+      durationMs: 0,
+      operation: 'getOrderHistory',
+      account: ADDRESS,
+      queryText: `orderId=${id(i)}`,
+      responseText: `{"code":0,"msg":"ok","time":"1","data":{"orderId":"${id(i)}","status":"COMPLETED","currency":"TRX"}}`,
+    });
+    for (let i = 0; i <= MAX_TRACKED_ORDERS; i++) counts.observe(created(i));
+    const steps = () => counts.coverage().exercised['transition:PENDING>COMPLETED'];
+    // The newest is remembered: seeing it completed is a step from PENDING.
+    counts.observe(completed(MAX_TRACKED_ORDERS));
+    expect(steps()).toBe(1);
+    // MAX_TRACKED_ORDERS looks at others ago: forgotten, so seeing it completed is a first look.
+    counts.observe(completed(0));
+    expect(steps()).toBe(1);
+    // MAX_TRACKED_ORDERS / 2 looks ago: still remembered.
+    counts.observe(completed(MAX_TRACKED_ORDERS / 2));
+    expect(steps()).toBe(2);
   });
 });

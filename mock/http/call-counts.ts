@@ -38,8 +38,23 @@ type C = components['schemas'];
 export const MAX_CALL_ROWS = 100_000;
 /** Distinct unmatched method and path pairs listed; the rest are counted in `omitted`. */
 export const MAX_UNMATCHED = 1000;
-/** Orders whose last seen status is kept, per account, for transitions; the oldest is forgotten past it. */
+/**
+ * Orders whose last seen status is kept for transitions, at most: two generations of half
+ * as many, the older forgotten whole when the younger fills, so an order is remembered for
+ * at least MAX_TRACKED_ORDERS / 2 looks at other orders after its last.
+ */
 export const MAX_TRACKED_ORDERS = 100_000;
+const GENERATION = MAX_TRACKED_ORDERS / 2;
+
+/**
+ * One account's orders looked at: order id → (last status index << 8 | bit mask of the
+ * statuses seen | 0x80 once a status was seen). Generations rather than an ordered map
+ * with an eviction per look: a look at a new order is one insert, and nothing is deleted.
+ */
+interface Looks {
+  young: Map<string, number>;
+  old: Map<string, number>;
+}
 
 /** The path of the calls to paths first seen past MAX_CALL_ROWS. */
 const OTHER_PATHS = '(other paths)';
@@ -132,9 +147,10 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
   let unclassified = 0;
   /** Calls of each operation (API_OPERATION_IDS' order), whatever the answer. */
   let called = new Float64Array(API_OPERATION_IDS.length);
-  /** account → orderId → (last status index << 8 | bit mask of statuses seen). */
-  let tracked = new Map<string, Map<string, number>>();
-  let trackedCount = 0;
+  /** account → the orders it looked at. */
+  let tracked = new Map<string, Looks>();
+  /** Orders in the young generations of every account. */
+  let youngCount = 0;
   /** operationId → parameter names sent, and the signatures of the sets of names already read. */
   let parameterNames = new Map<string, Set<string>>();
   let parameterSignatures = new Map<string, Set<number>>();
@@ -148,8 +164,25 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
     return value;
   }
 
+  // The row of the last call: a client repeating a call (a poll, a load test) finds its row
+  // by comparing five fields instead of walking five maps.
+  let last: Row | undefined;
+
   function countCall(x: ExchangeFinished, paramsText: string): void {
     total++;
+    const account = x.account ?? '';
+    const previous = last;
+    if (
+      previous !== undefined &&
+      previous.status === x.status &&
+      previous.paramsText === paramsText &&
+      previous.path === x.path &&
+      previous.method === x.method &&
+      (previous.account ?? '') === account
+    ) {
+      previous.count++;
+      return;
+    }
     let path = x.path;
     let byMethod = rows.get(path);
     if (byMethod === undefined) {
@@ -162,7 +195,6 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
     if (byStatus === undefined) byMethod.set(x.method, (byStatus = new Map()));
     let byAccount = byStatus.get(x.status);
     if (byAccount === undefined) byStatus.set(x.status, (byAccount = new Map()));
-    const account = x.account ?? '';
     let byParams = byAccount.get(account);
     if (byParams === undefined) byAccount.set(account, (byParams = new Map()));
     let row = byParams.get(paramsText);
@@ -187,6 +219,8 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
       }
     }
     row.count++;
+    // A row standing for calls past the cap is never taken as the last: its fields are not theirs.
+    last = row.paramsText === paramsText && row.path === x.path ? row : undefined;
   }
 
   function countUnmatched(x: ExchangeFinished): void {
@@ -208,8 +242,14 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
     extra.set(id, (extra.get(id) ?? 0) + 1);
   }
 
+  let lastNoted: { operation: string; paramsText: string } | undefined;
+
   function noteParameters(operation: string, paramsText: string): void {
     if (paramsText === '') return;
+    // The same parameters as the last call: their names are noted already.
+    if (lastNoted !== undefined && lastNoted.paramsText === paramsText && lastNoted.operation === operation)
+      return;
+    lastNoted = { operation, paramsText };
     // The names are read once per set of names: a signature of the names alone (values
     // skipped) is computed without allocating, so calls that differ only in their values
     // (a new outOrderNo each time) cost a walk over the text.
@@ -232,19 +272,18 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
     status: number,
     currency: number,
     created: boolean,
+    fresh = false,
   ): void {
-    let orders = tracked.get(account);
-    if (orders === undefined) tracked.set(account, (orders = new Map()));
-    const last = orders.get(orderId);
+    let looks = tracked.get(account);
+    if (looks === undefined) tracked.set(account, (looks = { young: new Map(), old: new Map() }));
+    // A new order (created without an outOrderNo that could name an existing one) was never looked at.
+    let last = fresh ? undefined : looks.young.get(orderId);
+    const young = last !== undefined;
+    if (!fresh && !young && looks.old.size > 0) last = looks.old.get(orderId);
     if (last === undefined) {
       if (currency !== -1) bump(CURRENCY_INDEX[currency]!);
       if (status !== -1) bump(STATUS_INDEX[status]!);
-      if (trackedCount >= MAX_TRACKED_ORDERS) {
-        const oldest = orders.keys().next();
-        if (!oldest.done) orders.delete(oldest.value);
-        else trackedCount++;
-      } else trackedCount++;
-      orders.set(orderId, status === -1 ? 0 : (status << 8) | (1 << status) | 0x80);
+      keep(looks, orderId, false, status === -1 ? 0 : (status << 8) | (1 << status) | 0x80);
       return;
     }
     // A creation answer shows no status: an order seen before (a repeated outOrderNo
@@ -259,12 +298,29 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
       if (index !== -1) bump(index);
       else bumpExtra(`transition:${STATUS_CODES[previous]}>${STATUS_CODES[status]}`);
     }
-    orders.set(orderId, (status << 8) | mask | (1 << status) | 0x80);
+    keep(looks, orderId, young, (status << 8) | mask | (1 << status) | 0x80);
+  }
+
+  /** Keeps an order's look in its account's young generation, forgetting every old one when the young are full. */
+  function keep(looks: Looks, orderId: string, young: boolean, value: number): void {
+    if (!young) {
+      if (youngCount >= GENERATION) {
+        for (const each of tracked.values()) {
+          each.old = each.young;
+          each.young = new Map();
+        }
+        youngCount = 0;
+      }
+      youngCount++;
+    }
+    looks.young.set(orderId, value);
   }
 
   /** The order an answer shows (its text, or the value a proxy or replay kept), if it shows one. */
-  function readOrder(x: ExchangeFinished, created: boolean): boolean {
+  function readOrder(x: ExchangeFinished, created: boolean, paramsText = ''): boolean {
     const account = x.account ?? '';
+    // Only an outOrderNo (spelt out or escaped) can get an order answered that already exists.
+    const fresh = created && !paramsText.includes('outOrderNo') && !paramsText.includes('%');
     const text = x.responseText;
     if (text !== undefined) {
       const idAt = text.indexOf(created ? CREATED_ID_FIELD : ORDER_ID_FIELD);
@@ -279,6 +335,7 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
         status,
         codeAt(text, CURRENCY_FIELD, CURRENCY_CODES),
         created,
+        fresh,
       );
       return true;
     }
@@ -310,7 +367,7 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
     return typeof code === 'number' ? code : undefined;
   }
 
-  function observeCoverage(x: ExchangeFinished): void {
+  function observeCoverage(x: ExchangeFinished, paramsText: string): void {
     let named = false;
     const faultKind = x.faultKind;
     if (faultKind !== undefined) {
@@ -340,7 +397,7 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
         if (success) {
           const index = OP_INDEX.get(x.operation);
           if (index !== undefined) bump(index);
-          if (x.operation === 'createOrder') readOrder(x, true);
+          if (x.operation === 'createOrder') readOrder(x, true, paramsText);
           else if (x.operation === 'getOrderHistory') readOrder(x, false);
           named = true;
         }
@@ -385,7 +442,7 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
         if (index !== undefined) called[index]!++;
         noteParameters(x.operation, paramsText);
       }
-      observeCoverage(x);
+      observeCoverage(x, paramsText);
     },
     count(filter) {
       let count = 0;
@@ -439,6 +496,7 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
       rows = new Map();
       rowCount = 0;
       total = 0;
+      last = undefined;
       unmatched = new Map();
       omitted = 0;
     },
@@ -448,9 +506,10 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
       unclassified = 0;
       called = new Float64Array(API_OPERATION_IDS.length);
       tracked = new Map();
-      trackedCount = 0;
+      youngCount = 0;
       parameterNames = new Map();
       parameterSignatures = new Map();
+      lastNoted = undefined;
     },
   };
 }

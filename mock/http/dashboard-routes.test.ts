@@ -1,10 +1,7 @@
 /**
  * The live dashboard's routes: the snapshot, the page and the event stream, in process.
  */
-import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createValidators, loadSpec } from '../../src/spec/loader.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
@@ -232,6 +229,8 @@ describe('GET /_sim/ui', () => {
     expect(sim.journal.size).toBe(0);
   });
 
+  // That the built dist/ serves them too is held by scripts/package-install.test.ts, on the
+  // dist/ its pack builds anyway: a build of its own here cost some 10 s of CPU.
   it('serves every static file with its content type, nosniff, and no journal entry', async () => {
     const sim = createSimulator({ clock: 'manual', control: { token: 't' } });
     const dir = new URL('./dashboard/static/', import.meta.url);
@@ -262,21 +261,6 @@ describe('GET /_sim/ui', () => {
       expect(res.status, name).toBe(404);
     }
   });
-
-  it('serves every static file from the built dist/ too', async () => {
-    const root = fileURLToPath(new URL('../../', import.meta.url));
-    const built = path.join(root, 'dist', 'mock', 'simulator.js');
-    execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' });
-    const { createSimulator: createBuilt } = (await import(
-      pathToFileURL(built).href
-    )) as typeof import('../simulator.ts');
-    const sim = createBuilt({ clock: 'manual' });
-    for (const name of readdirSync(path.join(root, 'mock/http/dashboard/static'))) {
-      const res = await sim.app.request(name === 'index.html' ? '/_sim/ui' : `/_sim/ui/${name}`);
-      expect(res.status, name).toBe(200);
-      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
-    }
-  }, 180_000);
 });
 
 describe('GET /_sim/events', () => {

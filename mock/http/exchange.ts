@@ -23,6 +23,8 @@ export interface CoreRequest {
    * with a `bodyTooLarge` SimulatorError (413). Empty when none was sent.
    */
   body(): Promise<Uint8Array>;
+  /** The body's bytes once `body()` has read them; undefined before (or when it failed). */
+  bodyIfRead?(): Uint8Array | undefined;
   /** The connection it came on, for what may be kept per connection; undefined in process. */
   readonly connection?: object | undefined;
   /** When it arrived (performance.now()). */

@@ -27,12 +27,14 @@ export async function coreAnswerOf(
   // Behind @hono/node-server the target as sent; in process, the URL's (already normalised).
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
   let body: Promise<Uint8Array> | undefined;
+  let bytes: Uint8Array | undefined;
   const request: CoreRequest = {
     method: raw.method,
     target: incoming?.url?.startsWith('/') ? incoming.url : url.pathname + url.search,
     header: (name) => raw.headers.get(name) ?? undefined,
     hasBody: raw.body !== null,
-    body: () => (body ??= readLimited(raw, maxBodyBytes)),
+    body: () => (body ??= readLimited(raw, maxBodyBytes).then((read) => (bytes = read))),
+    bodyIfRead: () => bytes,
     started: performance.now(),
   };
   const answer = await core.handle(request);

@@ -23,7 +23,7 @@ import { envelopeTime } from './envelope.ts';
 import { unexpectedError, CLIENT_CLOSED_NOTE, CLIENT_CLOSED_STATUS } from './error-boundary.ts';
 import { catalogued } from './error-catalogue.ts';
 import type { CoreAnswer, CoreRequest, ExchangeEvents, ExchangeFinished } from './exchange.ts';
-import type { FaultInjector } from './fault-injector.ts';
+import type { FaultHit, FaultInjector } from './fault-injector.ts';
 import { JOURNAL_BODY_LIMIT, journalContentType } from './journal.ts';
 import { redactBody, redactKeys, replaceKeys, replaceKeysIn } from './journal-redaction.ts';
 import { afterChange, beforeChange, type ChangeLog } from './change-log.ts';
@@ -53,6 +53,8 @@ export interface Exchange {
   outcomeAsked?: PreferOutcome | undefined;
   /** The answer's body as the journal keeps it: JSON text, or a value. */
   responseText?: string | undefined;
+  /** The request body as text, once a source has decoded it: the journal keeps it without decoding it again. */
+  bodyText?: string | undefined;
   response?: unknown;
   /** The keys a kept copy must not hold by value, with their aliases (proxy mode). */
   keyEcho?: ReadonlyArray<readonly [string, string]> | undefined;
@@ -87,8 +89,15 @@ export interface RequestCoreOptions {
 export interface RequestCore {
   /** Whether a path is the core's to answer (the API; in front of a service, every path but the control plane's). */
   takes(path: string): boolean;
-  /** Answers one request; never rejects. */
-  handle(request: CoreRequest): Promise<CoreAnswer>;
+  /**
+   * Answers one request; never throws or rejects. The answer comes back synchronously
+   * when no step had to wait (a read, most rejections), else as a promise: a transport
+   * writes a synchronous answer in the turn the request arrived in, with no promise made.
+   * `send`, when given, gets the answer before the observers hear the exchange, in the same
+   * turn: a transport writes it there, so the client has it while the journal and the counts
+   * take their note (an error `send` throws comes back from `handle`, after the note).
+   */
+  handle(request: CoreRequest, send?: (answer: CoreAnswer) => void): CoreAnswer | Promise<CoreAnswer>;
 }
 
 /** The transport's sign that the client went away before its body was read. */
@@ -122,8 +131,22 @@ const JSON_TYPE = { 'content-type': 'application/json' };
 export function createRequestCore(options: RequestCoreOptions): RequestCore {
   const { engine, source, faults, exchanges } = options;
   const limiter = createRateLimiter(engine);
+  // A client sends the same content type with every request: what the journal keeps of it is worked out once.
+  let lastType: string | undefined;
+  let lastKept: string | undefined;
+  const keptContentType = (value: string | undefined): string | undefined => {
+    if (value !== lastType) {
+      lastKept = journalContentType(value);
+      lastType = value;
+    }
+    return lastKept;
+  };
 
-  async function answer(request: CoreRequest, exchange: Exchange, effects: Effects): Promise<CoreAnswer> {
+  function answer(
+    request: CoreRequest,
+    exchange: Exchange,
+    effects: Effects,
+  ): CoreAnswer | Promise<CoreAnswer> {
     // Every oversized body gets the one answer, 413, whatever else is wrong with the request.
     if (request.hasBody && Number(request.header('content-length') ?? 0) > options.maxBodyBytes)
       throw new SimulatorError(
@@ -133,55 +156,75 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
     const route = source.route(request, exchange);
     const asked = preferredOutcome(request.header('prefer'), source.mode, exchange.operation);
     exchange.outcomeAsked = asked;
-    let truncate = false;
     const hit = faults.active ? faults.take(exchange.operation ?? '') : undefined;
-    if (hit) {
-      const { fault, latencyMs } = hit;
-      exchange.fault = fault.id;
-      exchange.faultKind = faultKindOf(fault);
-      if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
-      switch (fault.response) {
-        case 'status': {
-          const status = fault.status ?? 503;
-          const headers: Record<string, string> = {};
-          const retryAfter =
-            fault.withRetryAfter === false
-              ? undefined
-              : (fault.retryAfter ?? (status === 429 ? 1 : undefined));
-          if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
-          if (fault.withBody === false) return { status, headers, body: null };
-          const body = {
-            code: status === 429 ? 10003 : 50000,
-            msg: `Injected fault ${fault.id}: HTTP ${status}. Remove it with DELETE /_sim/faults/${fault.id}.`,
-            time: envelopeTime(engine),
-            data: null,
-          };
-          exchange.response = body;
-          return { status, headers: { ...JSON_TYPE, ...headers }, body: JSON.stringify(body) };
-        }
-        case 'malformed':
-          exchange.response = MALFORMED_BODY;
-          return { status: 200, headers: JSON_TYPE, body: MALFORMED_BODY };
-        case 'drop':
-          return { status: 599, headers: {}, body: null, dropped: fault.id };
-        case 'reset':
-          return { status: 599, headers: {}, body: null, dropped: fault.id, cut: 'reset' };
-        case 'garbage': {
-          const bytes = hit.garbage ?? new Uint8Array(0);
-          exchange.response = `[${bytes.byteLength} random bytes instead of an answer, then the connection closed]`;
-          return { status: 599, headers: {}, body: null, dropped: fault.id, cut: bytes };
-        }
-        case 'drip':
-          // Whatever the answer turns out to be, a rejection included, it drips.
-          effects.drip = { chunks: fault.dripChunks ?? DRIP_CHUNKS, ms: fault.dripMs ?? DRIP_MS };
-          break;
-        case 'truncated':
-          truncate = true;
-          break;
-        default:
-          break;
+    if (hit === undefined) return answerUnfaulted(request, exchange, route, asked, false);
+    exchange.fault = hit.fault.id;
+    exchange.faultKind = faultKindOf(hit.fault);
+    if (hit.latencyMs > 0)
+      return new Promise<void>((resolve) => setTimeout(resolve, hit.latencyMs)).then(() =>
+        answerFaulted(request, exchange, effects, route, asked, hit),
+      );
+    return answerFaulted(request, exchange, effects, route, asked, hit);
+  }
+
+  /** The answer once an injected fault's latency has passed: what the fault answers, or the source's answer it alters. */
+  function answerFaulted(
+    request: CoreRequest,
+    exchange: Exchange,
+    effects: Effects,
+    route: unknown,
+    asked: PreferOutcome | undefined,
+    hit: FaultHit,
+  ): CoreAnswer | Promise<CoreAnswer> {
+    const { fault } = hit;
+    switch (fault.response) {
+      case 'status': {
+        const status = fault.status ?? 503;
+        const headers: Record<string, string> = {};
+        const retryAfter =
+          fault.withRetryAfter === false ? undefined : (fault.retryAfter ?? (status === 429 ? 1 : undefined));
+        if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
+        if (fault.withBody === false) return { status, headers, body: null };
+        const body = {
+          code: status === 429 ? 10003 : 50000,
+          msg: `Injected fault ${fault.id}: HTTP ${status}. Remove it with DELETE /_sim/faults/${fault.id}.`,
+          time: envelopeTime(engine),
+          data: null,
+        };
+        exchange.response = body;
+        return { status, headers: { ...JSON_TYPE, ...headers }, body: JSON.stringify(body) };
       }
+      case 'malformed':
+        exchange.response = MALFORMED_BODY;
+        return { status: 200, headers: JSON_TYPE, body: MALFORMED_BODY };
+      case 'drop':
+        return { status: 599, headers: {}, body: null, dropped: fault.id };
+      case 'reset':
+        return { status: 599, headers: {}, body: null, dropped: fault.id, cut: 'reset' };
+      case 'garbage': {
+        const bytes = hit.garbage ?? new Uint8Array(0);
+        exchange.response = `[${bytes.byteLength} random bytes instead of an answer, then the connection closed]`;
+        return { status: 599, headers: {}, body: null, dropped: fault.id, cut: bytes };
+      }
+      case 'drip':
+        // Whatever the answer turns out to be, a rejection included, it drips.
+        effects.drip = { chunks: fault.dripChunks ?? DRIP_CHUNKS, ms: fault.dripMs ?? DRIP_MS };
+        return answerUnfaulted(request, exchange, route, asked, false);
+      case 'truncated':
+        return answerUnfaulted(request, exchange, route, asked, true);
+      default:
+        return answerUnfaulted(request, exchange, route, asked, false);
     }
+  }
+
+  /** The answer source's answer, after the asked rejection, authentication and the rate limit. */
+  function answerUnfaulted(
+    request: CoreRequest,
+    exchange: Exchange,
+    route: unknown,
+    asked: PreferOutcome | undefined,
+    truncate: boolean,
+  ): CoreAnswer | Promise<CoreAnswer> {
     // A rejection asked for is the answer, whoever asks; an order's outcome goes to the engine.
     if (asked !== undefined && isRejection(asked)) throw askedRejection(asked);
     // Faults come before authentication, as a broken proxy in front of the service would.
@@ -189,16 +232,9 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
     exchange.account = account;
     if (engine.settings().rateLimit)
       limiter.check(account?.keyDigest ?? digestKey(request.header('api-key') ?? ''));
-    const answered = await source.answer(request, exchange, route);
-    if (truncate && answered.body !== null) {
-      const text =
-        typeof answered.body === 'string' ? answered.body : new TextDecoder().decode(answered.body);
-      const cut = text.slice(0, Math.floor(text.length / 2));
-      // The journal keeps what was sent: the cut text, which is no JSON.
-      exchange.response = cut;
-      return { ...answered, body: cut };
-    }
-    return answered;
+    const answered = source.answer(request, exchange, route);
+    if (!truncate) return answered;
+    return isPromise(answered) ? answered.then((a) => truncated(exchange, a)) : truncated(exchange, answered);
   }
 
   /** The answer to a thrown error: the catalogued envelope, a client gone (499), or a simulator bug (500). */
@@ -221,7 +257,7 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
 
   return {
     takes: (path) => source.takes(path),
-    async handle(request) {
+    handle(request, send) {
       const target = request.target;
       const q = target.indexOf('?');
       const exchange: Exchange = {
@@ -229,29 +265,93 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
         path: q === -1 ? target : target.slice(0, q),
         query: q === -1 ? undefined : target.slice(q + 1),
       };
-      let answered: CoreAnswer;
       const effects: Effects = {};
+      let before: number | undefined;
+      let answered: CoreAnswer | Promise<CoreAnswer>;
       try {
-        const before = beforeChange(options.changeLog, request.method);
-        answered = await answer(request, exchange, effects);
-        const unkept = answered.status < 400 ? afterChange(options.changeLog, before) : undefined;
-        if (unkept) throw unkept;
+        before = beforeChange(options.changeLog, request.method);
+        answered = answer(request, exchange, effects);
       } catch (error) {
         answered = failed(error, exchange);
       }
-      if (effects.drip && answered.body !== null && !answered.dropped)
-        answered = { ...answered, drip: effects.drip };
-      try {
-        await finish(request, exchange, answered);
-      } catch (error) {
-        // The answer matters more than its journal entry.
-        options.onUnexpectedError?.(error);
-      }
-      return answered;
+      if (isPromise(answered))
+        return answered.then(
+          (a) => settle(request, exchange, effects, before, a, send),
+          (error: unknown) => settle(request, exchange, effects, undefined, failed(error, exchange), send),
+        );
+      return settle(request, exchange, effects, before, answered, send);
     },
   };
 
-  async function finish(request: CoreRequest, exchange: Exchange, answered: CoreAnswer): Promise<void> {
+  /** The answer as sent, once the change log has kept its change: sent, then announced to the observers. */
+  function settle(
+    request: CoreRequest,
+    exchange: Exchange,
+    effects: Effects,
+    before: number | undefined,
+    answer: CoreAnswer,
+    send: ((answer: CoreAnswer) => void) | undefined,
+  ): CoreAnswer | Promise<CoreAnswer> {
+    let answered = answer;
+    if (answered.status < 400) {
+      const unkept = afterChange(options.changeLog, before);
+      if (unkept) answered = failed(unkept, exchange);
+    }
+    if (effects.drip && answered.body !== null && !answered.dropped)
+      answered = { ...answered, drip: effects.drip };
+    const sent = answered;
+    // A body nobody read is read for the journal before the answer goes, so that a request
+    // the client sends after it finds the exchange noted.
+    if (bodyUnread(request, exchange, sent)) {
+      const noted = (): CoreAnswer => {
+        send?.(sent);
+        return sent;
+      };
+      try {
+        return finish(request, exchange, sent)!.then(noted, (error: unknown) => {
+          unexpected(error);
+          return noted();
+        });
+      } catch (error) {
+        unexpected(error);
+        return noted();
+      }
+    }
+    let failure: { error: unknown } | undefined;
+    try {
+      send?.(sent);
+    } catch (error) {
+      failure = { error };
+    }
+    try {
+      // The body was read, so the note is taken at once; were it not, its failure is reported all the same.
+      finish(request, exchange, sent)?.catch(unexpected);
+    } catch (error) {
+      unexpected(error);
+    }
+    if (failure) throw failure.error;
+    return sent;
+  }
+
+  /** An observer's failure: the answer matters more than its journal entry. */
+  function unexpected(error: unknown): void {
+    options.onUnexpectedError?.(error);
+  }
+
+  /** Whether the journal would wait for a body no source has read. */
+  function bodyUnread(request: CoreRequest, exchange: Exchange, answered: CoreAnswer): boolean {
+    const method = exchange.method;
+    return (
+      method !== 'GET' &&
+      method !== 'HEAD' &&
+      request.hasBody &&
+      answered.status !== 413 &&
+      request.bodyIfRead?.() === undefined
+    );
+  }
+
+  /** Announces the finished exchange; waits only for a body nobody has read yet. */
+  function finish(request: CoreRequest, exchange: Exchange, answered: CoreAnswer): Promise<void> | undefined {
     const keys = exchange.keyEcho ?? [];
     const kept = (text: string): string => (keys.length > 0 ? replaceKeys(text, keys) : text);
     const done: ExchangeFinished = {
@@ -269,10 +369,28 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
     if (exchange.query !== undefined) done.queryText = kept(exchange.query);
     const method = exchange.method;
     if (method !== 'GET' && method !== 'HEAD' && request.hasBody && answered.status !== 413) {
-      const bytes = await request.body().catch(() => undefined);
-      if (bytes && bytes.byteLength > 0) done.body = kept(journalBody(new TextDecoder().decode(bytes)));
+      const read = request.bodyIfRead?.();
+      if (read === undefined)
+        return request.body().then(
+          (bytes) => announce(request, exchange, answered, done, keys, bytes),
+          () => announce(request, exchange, answered, done, keys, undefined),
+        );
+      return announce(request, exchange, answered, done, keys, read);
     }
-    const contentType = journalContentType(request.header('content-type'));
+    return announce(request, exchange, answered, done, keys, undefined);
+  }
+
+  function announce(
+    request: CoreRequest,
+    exchange: Exchange,
+    answered: CoreAnswer,
+    done: ExchangeFinished,
+    keys: ReadonlyArray<readonly [string, string]>,
+    bytes: Uint8Array | undefined,
+  ): undefined {
+    const kept = (text: string): string => (keys.length > 0 ? replaceKeys(text, keys) : text);
+    if (bytes && bytes.byteLength > 0) done.body = kept(journalBody(exchange.bodyText ?? decodeText(bytes)));
+    const contentType = keptContentType(request.header('content-type'));
     if (contentType) done.contentType = contentType;
     if (exchange.outcomeAsked) done.outcomeAsked = exchange.outcomeAsked;
     // The text an answer carried, unless a source or a fault said what the journal keeps.
@@ -283,7 +401,30 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
     if (exchange.refused) done.refused = exchange.refused;
     if (exchange.rejection) done.rejection = exchange.rejection;
     exchanges.finish(done);
+    return undefined;
   }
+}
+
+/** An answer cut to half its text (a truncated fault); the journal keeps what was sent, which is no JSON. */
+function truncated(exchange: Exchange, answered: CoreAnswer): CoreAnswer {
+  if (answered.body === null) return answered;
+  const text = typeof answered.body === 'string' ? answered.body : decodeText(answered.body);
+  const cut = text.slice(0, Math.floor(text.length / 2));
+  exchange.response = cut;
+  return { ...answered, body: cut };
+}
+
+/** Whether a step's result is one to wait for. */
+export function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+/** One decoder for every body: decoding keeps no state between calls. */
+const UTF8 = new TextDecoder();
+
+/** UTF-8 text of bytes, a malformed sequence replaced, as TextDecoder does. */
+export function decodeText(bytes: Uint8Array): string {
+  return UTF8.decode(bytes);
 }
 
 /**
@@ -312,7 +453,10 @@ const STATUS_KINDS: Record<number, string> = Object.fromEntries(
  *   journalBody('apiKey=sk_1&rentalCount=65000'); // 'apiKey=[redacted]&rentalCount=65000'
  */
 export function journalBody(text: string): string {
-  if (jsonDepth(text) > MAX_JSON_DEPTH)
+  const first = text.charCodeAt(0);
+  // Only JSON nests; a form body or plain text is redacted as it is.
+  const nests = first === 123 /* { */ || first === 91 /* [ */ || /^\s/.test(text);
+  if (nests && jsonDepth(text) > MAX_JSON_DEPTH)
     return `[body not kept: it nests deeper than ${MAX_JSON_DEPTH} levels]`;
   try {
     return redactBody(text).slice(0, JOURNAL_BODY_LIMIT);

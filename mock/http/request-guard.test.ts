@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createValidators, loadSpec } from '../../src/spec/loader.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
-import { parseAllowedHosts, type RequestGuardOptions } from './request-guard.ts';
+import { createRequestGuard, parseAllowedHosts, type RequestGuardOptions } from './request-guard.ts';
 import {
   listen,
   socketRequest,
@@ -177,6 +177,29 @@ describe('the Host check', () => {
       (await rawRequest(port, 'POST', '/_sim/accounts', { host: 'evil.example', ...JSON_TYPE }, body)).status,
     ).toBe(403);
     expect((await rawRequest(port, 'GET', '/_sim/health')).status).toBe(200);
+  });
+});
+
+describe('the verdicts the guard keeps', () => {
+  it('gives every Host the same verdict each time it is sent, past the number of verdicts it keeps', () => {
+    const guard = createRequestGuard({ host: '127.0.0.1' });
+    const get = (host: string) => guard({ method: 'GET', url: '/v1/account', headers: { host } });
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 3000; i++) expect(get(`h${i}.example:8787`)?.code).toBe(10005);
+      expect(get('localhost:8787')).toBeNull();
+      expect(get('127.0.0.1:8787')).toBeNull();
+      expect(get('evil.example')?.code).toBe(10005);
+    }
+  });
+
+  it('looks for the control plane in every spelling of a write, escaped or not, and nowhere else', () => {
+    const guard = createRequestGuard({ host: '127.0.0.1' });
+    const post = (url: string) =>
+      guard({ method: 'POST', url, headers: { host: '127.0.0.1:8787', origin: 'https://evil.example' } });
+    for (const url of ['/_sim/reset', '/%5Fsim/reset', '/%5fSIM/reset', '//_sim/reset', '/v1/../_sim/reset'])
+      expect(post(url)?.code, url).toBe(10006);
+    for (const url of ['/v1/tron/order', '/api/v1/tron/order?x=1', '/sim/reset'])
+      expect(post(url), url).toBeNull();
   });
 });
 

@@ -40,6 +40,11 @@ export interface GuardedRequest {
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const HOST_HEADER = /^(\[[0-9a-f:.]+\]|[^:[\]\s/@?#]+)(?::(\d{1,5}))?$/i;
 
+/** Host verdicts kept at most; past it they are worked out afresh. */
+const MAX_HOST_VERDICTS = 1024;
+/** What a target routed to `/_sim` must contain: the name itself, or a percent-escape that may spell it. */
+const MAY_ROUTE_TO_CONTROL = /_sim|%/i;
+
 const first = (value: string | string[] | undefined): string | undefined =>
   Array.isArray(value) ? value[0] : value;
 
@@ -151,6 +156,25 @@ export function createRequestGuard(
     exact.has(name) ||
     suffixes.some((suffix) => name.endsWith(suffix)) ||
     isIP(name.replace(/^\[|\]$/g, '')) !== 0;
+  // A client sends the same Host with every request: its verdict is worked out once. Bounded,
+  // so a client sending a new Host each time cannot grow it.
+  const verdicts = new Map<string, boolean>();
+  let lastHost = '';
+  let lastAllowed = false;
+  const allowedHost = (host: string): boolean => {
+    // The same Host as the last request: compared, not hashed.
+    if (host === lastHost) return lastAllowed;
+    let allowed = verdicts.get(host);
+    if (allowed === undefined) {
+      const name = hostName(host);
+      allowed = name !== undefined && allowedName(name);
+      if (verdicts.size >= MAX_HOST_VERDICTS) verdicts.clear();
+      verdicts.set(host, allowed);
+    }
+    lastHost = host;
+    lastAllowed = allowed;
+    return allowed;
+  };
 
   return ({ method, url, headers }) => {
     const host = first(headers.host);
@@ -161,10 +185,9 @@ export function createRequestGuard(
         "The request has no Host header: HTTP/1.1 requires one and every browser sends it. Send the name you reach the simulator by, such as 'Host: 127.0.0.1:8787'.",
       );
     }
-    if (!all) {
-      const name = hostName(host);
-      if (name === undefined || !allowedName(name)) {
-        const suggestion = name ?? 'NAME';
+    if (!all && !allowedHost(host)) {
+      {
+        const suggestion = hostName(host) ?? 'NAME';
         return new SimulatorError(
           'hostNotAllowed',
           `Host '${host}' is not allowed: the simulator answers only localhost, IP addresses, its --host and the names given with --allowed-hosts, which keeps DNS-rebinding web pages out. To allow it, start with --allowed-hosts ${suggestion} (or ENERGY_SIM_ALLOWED_HOSTS=${suggestion}), or --allowed-hosts all behind a proxy.`,
@@ -172,6 +195,8 @@ export function createRequestGuard(
       }
     }
     if (!STATE_CHANGING.has(method)) return null;
+    // A target that spells no `_sim` anywhere, escaped or not, cannot route to the control plane.
+    if (!MAY_ROUTE_TO_CONTROL.test(url)) return null;
     const path = routedPath(url);
     // Repeated slashes too: refusing a path that routes nowhere costs nothing.
     if (!/^\/+_sim(\/|$)/i.test(path)) return null;

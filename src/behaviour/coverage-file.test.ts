@@ -45,8 +45,19 @@ describe('merging coverage files', () => {
 
   it('refuses a file that breaks the format, naming the field and the rule', () => {
     expect(() => readCoverageFile({ format: COVERAGE_FORMAT, exercised: {}, never: 'x' }, 'a.json')).toThrow(
-      "a.json: 'never' must be a list of strings",
+      'a.json: /never: must be array (got "x")',
     );
-    expect(() => readCoverageFile([], 'b.json')).toThrow('b.json: the document must be a JSON object');
+    expect(() => readCoverageFile([], 'b.json')).toThrow('b.json: /: must be object (got [])');
+    expect(() =>
+      readCoverageFile({ format: COVERAGE_FORMAT, exercised: { 'op:getPrice': 0 }, never: [] }, 'c.json'),
+    ).toThrow(
+      'c.json: /exercised/op:getPrice: must be >= 1 (got 0); is it a file the coverage reporter wrote?',
+    );
+    expect(() =>
+      readCoverageFile(
+        { format: COVERAGE_FORMAT, exercised: {}, never: [], values: { apiKey: 'x' } },
+        'd.json',
+      ),
+    ).toThrow("d.json: /: unknown field 'values'");
   });
 });

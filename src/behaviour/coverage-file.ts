@@ -8,6 +8,8 @@ import { BoundedFileError, readBoundedFile, type FileLimit } from '../bounded-fi
 import { CliError } from '../cli-error.ts';
 import type { components } from '../generated/control.ts';
 import { COVERAGE_FORMAT } from '../generated/lists.ts';
+import { createValidators, loadSpec, type ValidateFunction } from '../spec/loader.ts';
+import { describeSchemaProblem } from '../spec/schema-problem.ts';
 import { COVERAGE_IDS, KNOWN_COVERAGE_IDS, resolveCoverageId } from './coverage-ids.ts';
 
 export type CoverageFile = components['schemas']['CoverageFile'];
@@ -23,67 +25,23 @@ export function coverageFileOf(coverage: Coverage, sources: string[]): CoverageF
   return { format: COVERAGE_FORMAT as CoverageFile['format'], sources, ...coverage };
 }
 
+/** The check of spec/control.yaml's CoverageFile, compiled when a file is first read. */
+let checkFile: ValidateFunction | undefined;
+
 /**
- * Checks a parsed coverage file, naming the file, the field and the rule on a mistake.
+ * Checks a parsed coverage file against spec/control.yaml's CoverageFile, naming the file,
+ * the field and the rule on a mistake.
  *
  * @example
  *   readCoverageFile(JSON.parse(text), 'energy-coverage.json');
  */
 export function readCoverageFile(value: unknown, name: string): CoverageFile {
-  const problem = (field: string, rule: string): Error =>
-    new Error(`${name}: ${field} ${rule}; is it a file the coverage reporter wrote?`);
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw problem('the document', 'must be a JSON object');
-  const file = value as Record<string, unknown>;
-  if (file.format !== COVERAGE_FORMAT) throw problem("'format'", `must be '${COVERAGE_FORMAT}'`);
-  const counts = (field: string): void => {
-    const map = file[field];
-    if (map === undefined && field !== 'exercised') return;
-    if (typeof map !== 'object' || map === null || Array.isArray(map))
-      throw problem(`'${field}'`, 'must be an object of counts');
-    for (const [id, n] of Object.entries(map))
-      if (!Number.isSafeInteger(n) || (n as number) < 1)
-        throw problem(`'${field}.${id}'`, 'must be a whole number of at least 1');
-  };
-  counts('exercised');
-  counts('called');
-  const strings = (field: string, required: boolean): void => {
-    const list = file[field];
-    if (list === undefined && !required) return;
-    if (!Array.isArray(list) || !list.every((x) => typeof x === 'string'))
-      throw problem(`'${field}'`, 'must be a list of strings');
-  };
-  strings('never', true);
-  strings('unobservable', false);
-  strings('sources', false);
-  if (
-    file.unclassified !== undefined &&
-    (!Number.isSafeInteger(file.unclassified) || (file.unclassified as number) < 0)
-  )
-    throw problem("'unclassified'", 'must be a whole number');
-  if (file.parameters !== undefined) {
-    const parameters = file.parameters;
-    if (
-      typeof parameters !== 'object' ||
-      parameters === null ||
-      !Object.values(parameters).every(
-        (names) => Array.isArray(names) && names.every((n) => typeof n === 'string'),
-      )
-    )
-      throw problem("'parameters'", 'must map each operation to a list of parameter names');
-  }
-  if (file.impossible !== undefined) {
-    const list = file.impossible;
-    if (
-      !Array.isArray(list) ||
-      !list.every(
-        (i) =>
-          typeof i === 'object' && i !== null && typeof i.id === 'string' && typeof i.reason === 'string',
-      )
-    )
-      throw problem("'impossible'", 'must be a list of { id, reason }');
-  }
-  return value as CoverageFile;
+  checkFile ??= createValidators(loadSpec('control')).schema('CoverageFile');
+  if (checkFile(value)) return value as CoverageFile;
+  const problems = checkFile.errors ?? [];
+  const first = describeSchemaProblem(problems[0]!, value);
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
+  throw new Error(`${name}: ${first}${more}; is it a file the coverage reporter wrote?`);
 }
 
 function addCounts(into: Record<string, number>, from: Record<string, number> | undefined): void {
