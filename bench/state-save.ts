@@ -1,11 +1,14 @@
 /**
- * Order latency while `serve --state` saves a large state.
+ * Order latency while `serve --state` saves a large state, and what --state costs an order.
  *
  * Builds a state file of 10^5 COMPLETED orders in-process (the checkout's own
  * createSimulator, the bench scenario), starts `serve --state FILE --save-interval MS` on
  * it and loads POST /v1/tron/order. Every order changes the state, so a save of the whole
  * store (~50 MB) is under way or due all through the measured window; the p99 and max of
- * the order latencies are what a save costs the requests it overlaps.
+ * the order latencies are what a save costs the requests it overlaps. Then the same load on
+ * `--state` with a new (empty) state file and on a server without --state, both starting
+ * from an empty store: the pair says what --state costs an order, its log line and saves
+ * included, with nothing else different.
  */
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -15,6 +18,12 @@ import { parse } from 'yaml';
 import { runLoad, type LoadOptions, type LoadResult } from './load.ts';
 import { orderTarget } from './requests.ts';
 import { BENCH_KEY, BENCH_SCENARIO, DEFAULT_SERVE_ARGS, PLEDGE_ADDRESS, startServer } from './servers.ts';
+
+/** One server of the comparison: with --state at a save interval and a state of `orders`, or without (null). */
+export interface SaveCase {
+  intervalMs: number | null;
+  orders: number;
+}
 
 export interface SaveLoadResult extends LoadResult {
   /** The save interval; null for the same load on a server without --state, to compare. */
@@ -45,24 +54,23 @@ async function buildStateFile(root: string, file: string, orders: number): Promi
 }
 
 /**
- * Order latency under load while the state is saved, once per save interval.
+ * Order latency under load, once per case: with --state on a state of its `orders` at its
+ * save interval, or without --state.
  *
  * @example
- *   const rows = await measureSaveLatency({ root, intervalsMs: [1000, 200], orders: 1e5, load });
+ *   const rows = await measureSaveLatency({ root, cases: [{ intervalMs: 1000, orders: 1e5 }, { intervalMs: null, orders: 0 }], load });
  */
 export async function measureSaveLatency(options: {
   root: string;
-  /** null: the same empty server without --state (what --state costs an order). */
-  intervalsMs: Array<number | null>;
-  orders: number;
+  cases: SaveCase[];
   load: LoadOptions;
 }): Promise<SaveLoadResult[]> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'energy-rental-bench-state-'));
   const results: SaveLoadResult[] = [];
   try {
-    for (const intervalMs of options.intervalsMs) {
-      const file = path.join(dir, `state-${intervalMs}.json`);
-      if (intervalMs !== null) await buildStateFile(options.root, file, options.orders);
+    for (const [i, { intervalMs, orders }] of options.cases.entries()) {
+      const file = path.join(dir, `state-${i}.json`);
+      if (intervalMs !== null) await buildStateFile(options.root, file, orders);
       const fileBytes = intervalMs !== null ? statSync(file).size : 0;
       const sim = await startServer({
         kind: 'sim',
@@ -81,7 +89,7 @@ export async function measureSaveLatency(options: {
         results.push({
           ...result,
           intervalMs,
-          storedOrders: intervalMs === null ? 0 : options.orders,
+          storedOrders: intervalMs === null ? 0 : orders,
           fileBytes,
         });
       } finally {

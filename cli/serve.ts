@@ -33,8 +33,8 @@ import { envFlag } from '../src/env-flag.ts';
 import { createClosers } from './closers.ts';
 import { createLogger, type LogFormat, type Logger } from './logger.ts';
 import { createLiveRecording, LIVE_CASE, type RecordMode } from '../recording/live-recording.ts';
-import { loadRecording, MAIN_KEY_ALIAS } from '../recording/recording.ts';
-import { createReplay } from '../recording/replay-target.ts';
+import { MAIN_KEY_ALIAS } from '../recording/recording.ts';
+import { loadReplay } from '../recording/replay-target.ts';
 import { lockStateFile } from './state-lock.ts';
 import { loadState, removeLeftovers, startSaver, STATE_FIX } from './state-file.ts';
 import {
@@ -481,16 +481,17 @@ export async function serve(
     // A recording is read (or begun) before anything listens: a bad file stops the start.
     let replay: ReplayOptions | undefined;
     if (options.replay) {
-      let recording;
+      let replayed;
       try {
-        recording = loadRecording(options.replay, limit);
+        // A line at a time, each line kept as its text: a recording of any size (loadReplay).
+        replayed = loadReplay(options.replay, limit, {
+          apiKey: '',
+          onMiss: (message) => log.warn(`replay: ${message}`),
+          onWarning: (line) => log.warn(line),
+        });
       } catch (error) {
         throw new CliError(`${source('replay')}: ${(error as Error).message}`);
       }
-      const replayed = createReplay(recording, {
-        apiKey: '',
-        onMiss: (message) => log.warn(`replay: ${message}`),
-      });
       replay = {
         fetch: (request) => replayed.transport(request, LIVE_CASE, LIVE_CASE),
         source: options.replay,

@@ -22,6 +22,7 @@ import {
   RAW_EXCHANGE,
   UpstreamStatusInvalid,
   UpstreamTooLarge,
+  joinChunks,
   upstreamTimeout,
   type RawExchange,
   type UpstreamAnswer,
@@ -231,12 +232,11 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
               const seen = answerHeaders[name];
               answerHeaders[name] = seen === undefined ? raw[i + 1]! : `${seen}, ${raw[i + 1]!}`;
             }
-            const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-            resolve({
-              status,
-              headers: answerHeaders,
-              body: new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength),
-            });
+            // Joined a few megabytes per turn: a large answer copied at once would stall every other request.
+            joinChunks(chunks, received).then(
+              (body) => resolve({ status, headers: answerHeaders, body }),
+              reject,
+            );
           });
           // A connection lost mid-body (a reset, the upstream gone), as the global fetch reports it.
           incoming.on('error', (error) => fail(new TypeError('fetch failed', { cause: error })));

@@ -4,8 +4,11 @@
  * alias. The contract recorder (recorder.ts) and `serve --record` (live-recording.ts)
  * share it, so both redact alike.
  */
-import { isSecretName, replaceKeys } from '../mock/http/journal-redaction.ts';
+import { isSecretName, keyAcross, replaceKeys } from '../mock/http/journal-redaction.ts';
 import type { RecordedRequest, RecordedResponse } from './recording.ts';
+
+/** How much of a text given in pieces TextScrub gathers before it scrubs any. */
+const TEXT_SCRUB_CHARS = 64 * 1024;
 
 /** Names and hides the keys of one recorder. */
 export interface ExchangeScrubber {
@@ -15,6 +18,22 @@ export interface ExchangeScrubber {
   describeResponse(status: number, headers: Headers, text: string, issuing: boolean): RecordedResponse;
   /** Replaces every key seen so far in a text (an error message, say). */
   scrubText(text: string): string;
+  /** What a secret-named field holding `value` is recorded as: a string's alias, '[redacted]' for anything else. */
+  secretValue(value: unknown, issuing: boolean): string;
+  /** `scrubText` over a text that comes in pieces, never all at once (see TextScrub). */
+  textScrub(): TextScrub;
+}
+
+/**
+ * `scrubText` over one text given in pieces: `push` returns the scrubbed text so far but
+ * holds back its tail while a key may stand across the end of it, `end` returns the rest.
+ * Joined, what they return is what `scrubText` gives for the whole text, except that a
+ * key touching a cut may be replaced though a key character touched it on the other side
+ * (more is hidden, never less).
+ */
+export interface TextScrub {
+  push(text: string): string;
+  end(): string;
 }
 
 /**
@@ -41,6 +60,34 @@ export function createExchangeScrubber(options: {
   };
   /** Replaces every known key where it stands as a token, raw or percent-encoded (journal-redaction.ts). */
   const scrubText = (text: string): string => replaceKeys(text, aliases);
+  const secretValue = (value: unknown, issuing: boolean): string =>
+    typeof value === 'string' ? aliasOf(value, issuing ? 'issued' : 'foreign') : '[redacted]';
+  const textScrub = (): TextScrub => {
+    let pending = '';
+    return {
+      push(text) {
+        pending += text;
+        // Small pieces are gathered first: each scrub looks for every key once.
+        if (pending.length < TEXT_SCRUB_CHARS) return '';
+        // The longest a key can stand in a text (percent-encoded: 12 characters a character).
+        let reach = 0;
+        for (const key of aliases.keys()) reach = Math.max(reach, key.length * 12);
+        let cut = pending.length - reach;
+        // Cut before any key standing across the cut; moving back, the cut may meet another.
+        for (let across = keyAcross(pending, cut, aliases); cut > 0 && across !== -1;)
+          across = keyAcross(pending, (cut = across), aliases);
+        if (cut <= 0) return '';
+        const done = pending.slice(0, cut);
+        pending = pending.slice(cut);
+        return scrubText(done);
+      },
+      end() {
+        const rest = pending;
+        pending = '';
+        return scrubText(rest);
+      },
+    };
+  };
   const scrub = (value: unknown, issuing: boolean): unknown => {
     if (typeof value === 'string') return scrubText(value);
     if (Array.isArray(value)) return value.map((v) => scrub(v, issuing));
@@ -50,9 +97,9 @@ export function createExchangeScrubber(options: {
         // Whatever a secret-named field holds is a key: one the target hands out
         // (createAccount) is 'issued', any other (a key sent in a query, a form or a JSON
         // body, or echoed back) 'foreign'; it is recorded as its alias so replay still matches.
-        if (isSecretName(k))
-          out[k] = typeof v === 'string' ? aliasOf(v, issuing ? 'issued' : 'foreign') : '[redacted]';
-        else out[k] = scrub(v, issuing);
+        // The name too is text: a key sent as a field's name is no less a key.
+        if (isSecretName(k)) out[scrubText(k)] = secretValue(v, issuing);
+        else out[scrubText(k)] = scrub(v, issuing);
       }
       return out;
     }
@@ -61,6 +108,8 @@ export function createExchangeScrubber(options: {
 
   return {
     scrubText,
+    secretValue,
+    textScrub,
     async describeRequest(request) {
       const url = new URL(request.url);
       let pathname = url.pathname;

@@ -5,11 +5,12 @@
  * The header line is written at the start; then each exchange is appended as one line
  * once it ends, through an append stream and in order of ending. Nothing is ever written
  * whole again. An answer is read beside the proxy as the chunks that arrive, never joined;
- * one of over a megabyte is decoded, scrubbed and serialised a quarter megabyte per turn
- * of the event loop, and its pieces wait for the stream to drain, so a 100 MB answer
- * being recorded holds up no other request (cli/serve-upstream-bounds.test.ts). Every key is an alias of role
- * 'foreign' (the proxy cannot tell whose key is the "main" one): `key-2`, `key-3`, … in
- * order of first appearance, continuing after the highest alias of a file appended to.
+ * one of over a megabyte is decoded, scrubbed and written a few milliseconds of work at a
+ * time (large-answer.ts), its pieces waiting for the stream to drain, so a 100 MB answer
+ * being recorded holds up no other request (cli/serve-upstream-bounds.test.ts). Every key
+ * is an alias of role 'foreign' (the proxy cannot tell whose key is the "main" one):
+ * `key-2`, `key-3`, … in order of first appearance, continuing after the highest alias of a
+ * file appended to.
  */
 import {
   closeSync,
@@ -20,12 +21,13 @@ import {
   truncateSync,
   writeFileSync,
 } from 'node:fs';
+import { once } from 'node:events';
 import { setImmediate as turn } from 'node:timers/promises';
 import { redactUrl } from '../mock/http/journal-redaction.ts';
 import { DEFAULT_FILE_LIMIT, type FileLimit } from '../src/bounded-file.ts';
 import { realPathOf } from '../src/real-path.ts';
 import { createExchangeScrubber } from './exchange-scrubber.ts';
-import { jsonPieces } from './json-pieces.ts';
+import { scrubLargeAnswer, type LargeAnswer } from './large-answer.ts';
 import { headerOf } from './recording-lines.ts';
 import {
   MAIN_KEY_ALIAS,
@@ -34,16 +36,13 @@ import {
   RECORDING_FORMAT,
   RecordingError,
   type Interaction,
-  type RecordedResponse,
 } from './recording.ts';
 
 /** The case and file names a live interaction is recorded under. */
 export const LIVE_CASE = '(live traffic)';
 
-/** Past this many bytes an answer is decoded and written a piece at a time. */
+/** Past this many bytes an answer is decoded, scrubbed and written a piece at a time. */
 export const LARGE_ANSWER_BYTES = 1024 * 1024;
-/** How much of a large answer is decoded, scrubbed or serialised in one turn of the event loop. */
-const TURN_BYTES = 256 * 1024;
 
 /** What `--record` does with a file that is there: refuse it, continue it or replace it. */
 export type RecordMode = 'new' | 'append' | 'overwrite';
@@ -142,28 +141,20 @@ export function createLiveRecording(
     });
   };
   const writeLine = async (interaction: Interaction): Promise<void> => {
-    const texts = largeTexts.get(interaction);
-    const large = texts !== undefined || largeAnswers.has(interaction);
-    const pieces = texts
-      ? textLinePieces(interaction, texts)
-      : large
-        ? jsonPieces(interaction, TURN_BYTES)
-        : [JSON.stringify(interaction)];
+    const large = largeAnswers.get(interaction);
+    const pieces = large ? largeLinePieces(interaction, large) : [JSON.stringify(interaction)];
     for (const piece of pieces) {
       if (!stream.write(piece))
-        await new Promise<void>((resolve) => {
-          stream.once('drain', resolve);
-          stream.once('error', () => resolve());
+        await once(stream, 'drain').catch(() => {
+          // The stream failed: its 'error' listener above has set `failed`.
         });
       else if (large) await turn();
       if (failed) return;
     }
     stream.write('\n');
   };
-  // Interactions whose answer was large, so their line is written in pieces.
-  const largeAnswers = new WeakSet<Interaction>();
-  // The text of a large answer that is no JSON, as scrubbed pieces.
-  const largeTexts = new WeakMap<Interaction, string[]>();
+  // The scrubbed body of an interaction whose answer was large, written in pieces.
+  const largeAnswers = new WeakMap<Interaction, LargeAnswer>();
 
   return {
     continued,
@@ -209,30 +200,26 @@ export function createLiveRecording(
             };
           const issuing = operation === 'createAccount';
           const length = read.chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
-          const large = length > LARGE_ANSWER_BYTES;
-          const decoded = large
-            ? await decodeLarge(read.chunks)
-            : { text: new TextDecoder().decode(Buffer.concat(read.chunks)) };
-          let recordedResponse: RecordedResponse;
-          let textPieces: string[] | undefined;
-          if ('pieces' in decoded) {
-            // No JSON: its text is scrubbed and kept a piece at a time, never joined.
-            recordedResponse = scrubber.describeResponse(status, headers, '', issuing);
-            delete recordedResponse.text;
-            textPieces = [];
-            for (const piece of decoded.pieces) {
-              textPieces.push(scrubber.scrubText(piece));
-              await turn();
-            }
-          } else recordedResponse = scrubber.describeResponse(status, headers, decoded.text, issuing);
+          // A large answer is scrubbed a slice at a time (large-answer.ts): its body or text is
+          // left out of the response here and written in pieces in its place.
+          const large =
+            length > LARGE_ANSWER_BYTES ? await scrubLargeAnswer(read.chunks, scrubber, issuing) : undefined;
+          const recordedResponse = large
+            ? scrubber.describeResponse(status, headers, '', issuing)
+            : scrubber.describeResponse(
+                status,
+                headers,
+                new TextDecoder().decode(Buffer.concat(read.chunks)),
+                issuing,
+              );
+          if (large) delete recordedResponse.text;
           const interaction: Interaction = {
             ...base(recorded, at),
             operation,
             response: recordedResponse,
             durationMs: read.durationMs,
           };
-          if (textPieces) largeTexts.set(interaction, textPieces);
-          else if (large) largeAnswers.add(interaction);
+          if (large) largeAnswers.set(interaction, large);
           return interaction;
         });
         return response;
@@ -257,46 +244,6 @@ function elapsed(started: number): number {
   return Math.round((performance.now() - started) * 1000) / 1000;
 }
 
-/**
- * A large body decoded a quarter megabyte per turn of the event loop: its text when it may be
- * JSON (its first character that is not white space opens a JSON value), else its pieces,
- * each cut just after white space so that no key (which holds none) is split between two.
- */
-async function decodeLarge(chunks: Uint8Array[]): Promise<{ text: string } | { pieces: string[] }> {
-  const decoder = new TextDecoder();
-  const pieces: string[] = [];
-  let carry = '';
-  let first: string | undefined;
-  for (let i = 0; i < chunks.length;) {
-    // A quarter megabyte of chunks (or one larger chunk) per turn.
-    let chunk = '';
-    for (let bytes = 0; i < chunks.length && bytes < TURN_BYTES; i++) {
-      bytes += chunks[i]!.byteLength;
-      chunk += decoder.decode(chunks[i], { stream: true });
-    }
-    const last = i === chunks.length;
-    if (last) chunk += decoder.decode();
-    first ??= /\S/.exec(chunk)?.[0];
-    const text = carry + chunk;
-    const cut = Math.max(
-      text.lastIndexOf(' '),
-      text.lastIndexOf('\n'),
-      text.lastIndexOf('\t'),
-      text.lastIndexOf('\r'),
-    );
-    // With no white space in it, a piece waits for the next (a key is never that long).
-    if (cut === -1 && !last) carry = text;
-    else {
-      pieces.push(text.slice(0, cut + 1));
-      carry = text.slice(cut + 1);
-    }
-    await turn();
-  }
-  if (carry !== '') pieces.push(carry);
-  if (first !== undefined && /[[{"\-0-9tfn]/.test(first)) return { text: pieces.join('') };
-  return { pieces };
-}
-
 /** The chunks of a body as they arrive. */
 async function readChunks(response: Response): Promise<Uint8Array[]> {
   const chunks: Uint8Array[] = [];
@@ -309,14 +256,26 @@ async function readChunks(response: Response): Promise<Uint8Array[]> {
   }
 }
 
-/** The line of an interaction whose response text is `texts`, in pieces. */
-function* textLinePieces(interaction: Interaction, texts: string[]): Generator<string> {
-  const mark = `\u0000text-${Date.now()}\u0000`;
-  const line = JSON.stringify({ ...interaction, response: { ...interaction.response, text: mark } });
-  const at = line.indexOf(JSON.stringify(mark));
-  yield `${line.slice(0, at)}"`;
-  for (const text of texts) yield JSON.stringify(text).slice(1, -1);
-  yield `"${line.slice(at + JSON.stringify(mark).length)}`;
+/**
+ * The line of an interaction whose large answer is `large`, in pieces: the interaction's
+ * JSON around the answer's, which goes in as the response's `body` (its JSON) or `text`
+ * (between the quotes of a JSON string).
+ */
+function* largeLinePieces(interaction: Interaction, large: LargeAnswer): Generator<string | Buffer> {
+  const mark = `\u0000large-${Date.now()}\u0000`;
+  const field = 'json' in large ? 'body' : 'text';
+  const line = JSON.stringify({ ...interaction, response: { ...interaction.response, [field]: mark } });
+  const quotedMark = JSON.stringify(mark);
+  const at = line.indexOf(quotedMark);
+  if ('json' in large) {
+    yield line.slice(0, at);
+    yield* large.json;
+    yield line.slice(at + quotedMark.length);
+  } else {
+    yield `${line.slice(0, at)}"`;
+    yield* large.text;
+    yield `"${line.slice(at + quotedMark.length)}`;
+  }
 }
 
 /** Whether a file is empty or ends with a newline. */

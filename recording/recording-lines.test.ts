@@ -8,7 +8,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fileLimit } from '../src/bounded-file.ts';
-import { jsonPieces } from './json-pieces.ts';
 import { recordingText, writeRecordingFile } from './recording-lines.ts';
 import { loadRecording, readRecordingFile, RECORDING_FORMAT, RECORDING_V1_FORMAT } from './recording.ts';
 import { baseline } from './test-support.ts';
@@ -92,13 +91,5 @@ describe('a recording@2 file', () => {
     const file = path.join(scratch, 'large.jsonl');
     writeFileSync(file, `${recordingText(baseline())}${' '.repeat(1024 * 1024)}\n`);
     expect(() => readRecordingFile(file, fileLimit(1), () => {})).toThrow(/over the limit of 1 MB/);
-  });
-});
-
-describe('jsonPieces', () => {
-  it('joins into what JSON.stringify gives, a surrogate pair never split', () => {
-    const value = { a: [1, 'x'.repeat(10) + '😀'.repeat(20), null, { b: true, c: undefined }], d: 'é' };
-    for (const size of [1, 3, 7, 1024])
-      expect([...jsonPieces(value, size)].join('')).toBe(JSON.stringify(value));
   });
 });

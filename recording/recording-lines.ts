@@ -100,6 +100,14 @@ export interface ReadLinesOptions {
   fail: (what: string) => Error;
   /** The message of a file that cannot be read (missing, too large, no regular file). */
   fix: string;
+  /**
+   * Takes each interaction, checked, with its line's text and number, in place of the
+   * recording, whose `interactions` are then left empty (and its timing too): what a
+   * replay of any size keeps of a line is its own to choose.
+   */
+  onInteraction?: (interaction: Interaction, text: string, lineNumber: number) => void;
+  /** Takes the header, checked, before any interaction. */
+  onHeader?: (header: RecordingHeader) => void;
 }
 
 /** A recording@2 as read: the recording, and where its last whole line ends, in bytes. */
@@ -130,6 +138,10 @@ export function readRecordingLines(
   let header: RecordingHeader | undefined;
   let notV2 = false;
   const interactions: Interaction[] = [];
+  let count = 0;
+  // An alias that no header line names is a key the recorder met later: a foreign one.
+  const apiKeys: RecordedApiKey[] = [];
+  const known = new Set<string>();
   let wholeBytes = 0;
   let tornLine: number | undefined;
   const problem = (check: ValidateFunction, value: unknown): string => {
@@ -157,6 +169,11 @@ export function readRecordingLines(
       }
       if (!checkHeader(value)) throw options.fail(`line 1, its header: ${problem(checkHeader, value)}`);
       header = value as RecordingHeader;
+      options.onHeader?.(header);
+      for (const key of header.apiKeys) {
+        apiKeys.push(key);
+        known.add(key.alias);
+      }
       wholeBytes += Buffer.byteLength(text) + 1;
       return;
     }
@@ -171,28 +188,26 @@ export function readRecordingLines(
       if (!ended) {
         tornLine = lineNumber;
         options.onWarning(
-          `warning: '${file}' line ${lineNumber} is cut short (its recorder stopped while writing it); it is dropped, the ${interactions.length} interactions before it are read.`,
+          `warning: '${file}' line ${lineNumber} is cut short (its recorder stopped while writing it); it is dropped, the ${count} interactions before it are read.`,
         );
         return;
       }
       throw options.fail(`line ${lineNumber} is not JSON (${(error as Error).message})`);
     }
     if (!checkLine(value)) throw options.fail(`line ${lineNumber}: ${problem(checkLine, value)}`);
-    interactions.push(value as Interaction);
-    wholeBytes += Buffer.byteLength(text) + (ended ? 1 : 0);
-  });
-  if (notV2) return undefined;
-  if (!header) throw options.fail('it is empty');
-  // An alias that no header line names is a key the recorder met later: a foreign one.
-  const apiKeys: RecordedApiKey[] = [...header.apiKeys];
-  const known = new Set(apiKeys.map((k) => k.alias));
-  for (const interaction of interactions) {
+    const interaction = value as Interaction;
     const alias = interaction.request.apiKeyAlias;
     if (alias !== undefined && !known.has(alias)) {
       known.add(alias);
       apiKeys.push({ alias, role: 'foreign' });
     }
-  }
+    count++;
+    if (options.onInteraction) options.onInteraction(interaction, text, lineNumber);
+    else interactions.push(interaction);
+    wholeBytes += Buffer.byteLength(text) + (ended ? 1 : 0);
+  });
+  if (notV2) return undefined;
+  if (!header) throw options.fail('it is empty');
   const recording: Recording = { ...header, apiKeys, interactions, timing: computeTiming(interactions) };
   return { recording, wholeBytes, ...(tornLine !== undefined ? { tornLine } : {}) };
 }

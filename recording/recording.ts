@@ -20,7 +20,7 @@ import { RECORDING_FORMAT, RECORDING_V1_FORMAT, TIMED_STATUSES } from '../src/ge
 import { isSecretName } from '../mock/http/journal-redaction.ts';
 import { createValidators, loadSpec, type ValidateFunction } from '../src/spec/loader.ts';
 import { describeSchemaProblem } from '../src/spec/schema-problem.ts';
-import { readRecordingLines } from './recording-lines.ts';
+import { readRecordingLines, type ReadLinesOptions } from './recording-lines.ts';
 
 type C = components['schemas'];
 
@@ -89,17 +89,16 @@ export function loadRecording(
   if (cached) return cached;
   const recording = readRecordingFile(file, limit, onWarning).recording;
   const keyLooking = keyLookingPaths(recording);
-  if (keyLooking.length > 0)
-    onWarning(
-      `warning: '${file}' holds what looks like an API key in clear at ${keyLooking.slice(0, 5).join(', ')}${keyLooking.length > 5 ? ` and ${keyLooking.length - 5} more` : ''}; a recording keeps aliases (key-1, key-2, …): do not share or commit it until they are removed.`,
-    );
+  if (keyLooking.length > 0) onWarning(keyLookingWarning(file, keyLooking.slice(0, 5), keyLooking.length));
   cache.set(key, recording);
   return recording;
 }
 
 /**
  * Reads a recording file of either format, uncached; for a recording@2 file also where its
- * last whole line ends (what `serve --record-append` continues from).
+ * last whole line ends (what `serve --record-append` continues from). `lineHooks` take a
+ * recording@2's header and each interaction as read, the interactions then not kept
+ * (readRecordingLines).
  *
  * @example
  *   readRecordingFile('traffic.jsonl', fileLimit(256), warn).recording.format; // 'energy-rental-kit/recording@2'
@@ -108,10 +107,12 @@ export function readRecordingFile(
   file: string,
   limit: FileLimit,
   onWarning: (line: string) => void,
+  lineHooks: Pick<ReadLinesOptions, 'onHeader' | 'onInteraction'> = {},
 ): { recording: Recording; wholeBytes?: number; tornLine?: number } {
   let lines;
   try {
     lines = readRecordingLines(file, limit, {
+      ...lineHooks,
       onWarning,
       fix: RECORDING_FIX,
       fail: (what) =>
@@ -154,23 +155,69 @@ const KEPT_INSTEAD_OF_A_KEY = /^(key-\d+|key-local-\d+-(issued|foreign)|key-over
  */
 export function keyLookingPaths(recording: Recording): string[] {
   const found: string[] = [];
-  const walk = (value: unknown, at: string, depth: number): void => {
-    if (typeof value !== 'object' || value === null || depth > 64) return;
-    for (const [name, item] of Object.entries(value)) {
-      const path = `${at}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-      if (isSecretName(name) && !(typeof item === 'string' && KEPT_INSTEAD_OF_A_KEY.test(item))) {
-        if (item !== null && item !== '' && typeof item !== 'boolean') found.push(path);
-      } else walk(item, path, depth + 1);
-    }
-  };
   recording.interactions.forEach((interaction, i) => {
     const at = recording.format === RECORDING_FORMAT ? `line ${i + 2} ` : `/interactions/${i}`;
-    walk(interaction.request.query, `${at}/request/query`, 0);
-    walk(interaction.request.form, `${at}/request/form`, 0);
-    walk(interaction.request.json, `${at}/request/json`, 0);
-    walk(interaction.response?.body, `${at}/response/body`, 0);
+    found.push(...keyLookingPathsOf(interaction, at));
   });
   return found;
+}
+
+/** Secret names by field name: a recording names the same few fields a million times. */
+const secretNames = new Map<string, boolean>();
+
+function isSecretNameSeen(name: string): boolean {
+  let secret = secretNames.get(name);
+  if (secret === undefined) {
+    secret = isSecretName(name);
+    if (secretNames.size < 10_000) secretNames.set(name, secret);
+  }
+  return secret;
+}
+
+/**
+ * keyLookingPaths of one interaction, its paths starting with `at`. A path is spelled only
+ * for what is found: a large recording is walked a line at a time as it is read.
+ *
+ * @example
+ *   keyLookingPathsOf(interaction, 'line 5 '); // ['line 5 /request/query/api_key']
+ */
+export function keyLookingPathsOf(interaction: Interaction, at: string): string[] {
+  const found: string[] = [];
+  const names: string[] = [];
+  const walk = (value: unknown, depth: number): void => {
+    if (typeof value !== 'object' || value === null || depth > 64) return;
+    for (const name in value) {
+      const item = (value as Record<string, unknown>)[name];
+      if (isSecretNameSeen(name) && !(typeof item === 'string' && KEPT_INSTEAD_OF_A_KEY.test(item))) {
+        if (item !== null && item !== '' && typeof item !== 'boolean')
+          found.push(
+            at + [...names, name].map((n) => `/${n.replace(/~/g, '~0').replace(/\//g, '~1')}`).join(''),
+          );
+      } else if (typeof item === 'object' && item !== null) {
+        names.push(name);
+        walk(item, depth + 1);
+        names.pop();
+      }
+    }
+  };
+  const visit = (value: unknown, ...where: string[]): void => {
+    names.push(...where);
+    walk(value, 0);
+    names.length = 0;
+  };
+  visit(interaction.request.query, 'request', 'query');
+  visit(interaction.request.form, 'request', 'form');
+  visit(interaction.request.json, 'request', 'json');
+  visit(interaction.response?.body, 'response', 'body');
+  return found;
+}
+
+/**
+ * The warning of a recording that holds what looks like a key in clear, naming the first
+ * `paths` of the `count` found.
+ */
+export function keyLookingWarning(file: string, paths: string[], count: number): string {
+  return `warning: '${file}' holds what looks like an API key in clear at ${paths.join(', ')}${count > paths.length ? ` and ${count - paths.length} more` : ''}; a recording keeps aliases (key-1, key-2, …): do not share or commit it until they are removed.`;
 }
 
 let validateRecording: ValidateFunction | undefined;

@@ -2,12 +2,18 @@
  * The replay target: matching by content, recorded order per identical request, key
  * aliases, health from the recording, and a clear error naming the closest request.
  */
-import { describe, expect, it, vi } from 'vitest';
-import type { Interaction } from './recording.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { fileLimit } from '../src/bounded-file.ts';
+import { writeRecordingFile } from './recording-lines.ts';
+import { loadRecording, type Interaction, type Recording } from './recording.ts';
 import {
   CANDIDATES_PER_OPERATION,
   CANDIDATES_PER_VALUE,
   createReplay,
+  loadReplay,
   missAdvice,
   REPLAY_MISS_CODE,
   REPLAY_MISS_STATUS,
@@ -16,6 +22,23 @@ import { LIVE_CASE } from './live-recording.ts';
 import { recordingOf } from './test-support.ts';
 
 const BASE = 'http://replay.invalid';
+
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'replay-target-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+let files = 0;
+
+/** `serve --replay`'s way: the recording written to a file, read back a line at a time. */
+function replayFromFile(recording: Recording, options: Parameters<typeof createReplay>[1]) {
+  const file = path.join(scratch, `recording-${++files}.jsonl`);
+  writeRecordingFile(file, recording);
+  return loadReplay(file, fileLimit(64), { ...options, onWarning: () => {} });
+}
+
+/** Both ways to a replay: from a recording in memory, and from its file. */
+const BUILDERS = [
+  ['a recording in memory', createReplay],
+  ['a recording read from its file a line at a time', replayFromFile],
+] as const;
 const CASE_A = 'x.contract.test.ts > a';
 const CASE_B = 'x.contract.test.ts > b';
 
@@ -105,7 +128,7 @@ const json = async (response: Response) =>
     apiKey?: string;
   };
 
-describe('createReplay', () => {
+describe.each(BUILDERS)('a replay of %s', (_from, createReplay) => {
   it('serves identical requests in recorded order, repeating the last one', async () => {
     const { transport } = createReplay(recording, { apiKey: 'demo-key' });
     const statuses = [];
@@ -270,7 +293,7 @@ describe('the advice of a miss', () => {
   });
 });
 
-describe('a replay of a large recording', () => {
+describe.each(BUILDERS)('a large replay of %s', (_from, createReplay) => {
   it('answers a miss from its index, comparing a bounded number of recorded requests, and still names the closest', async () => {
     const interactions: Interaction[] = [];
     for (let i = 0; i < 100_000; i++)
@@ -301,5 +324,47 @@ describe('a replay of a large recording', () => {
     expect(((await miss.json()) as { msg: string }).msg).toMatch(
       /closest recorded request is GET \/v1\/tron\/price\?rentalCount=65001&period=1h.*query extra: "1" here, absent recorded; query rentalCount: "99999999" here, "65001" recorded/,
     );
+  });
+});
+
+describe('loadReplay', () => {
+  it('serves a recording@1 document as createReplay serves it read whole', async () => {
+    const fixture = 'fixtures/simulator-recording.json';
+    const whole = createReplay(loadRecording(fixture), { apiKey: 'demo-key' });
+    const read = loadReplay(fixture, fileLimit(64), { apiKey: 'demo-key', onWarning: () => {} });
+    const account = () => get('/v1/account', 'demo-key');
+    const [a, b] = await Promise.all([
+      whole.transport(account(), CASE_A, ''),
+      read.transport(account(), CASE_A, ''),
+    ]);
+    expect(b.status).toBe(a.status);
+    expect(await b.json()).toEqual(await a.json());
+    expect(read.info).toEqual(whole.info);
+  });
+
+  it('warns of a key in clear by its line and of a torn last line, and serves the lines before it', async () => {
+    const file = path.join(scratch, 'keys.jsonl');
+    const withKey = recordingOf([
+      interaction(
+        CASE_A,
+        { path: '/v1/account', query: { api_key: 'sk_live_12345' } },
+        { code: 0, data: null },
+      ),
+      history('OR1', 'PENDING'),
+    ]);
+    writeRecordingFile(file, withKey);
+    writeFileSync(file, `${JSON.stringify(history('OR2', 'PENDING')).slice(0, 40)}`, { flag: 'a' });
+    const warnings: string[] = [];
+    const replay = loadReplay(file, fileLimit(64), {
+      apiKey: 'demo-key',
+      onWarning: (w) => warnings.push(w),
+    });
+    expect(warnings).toEqual([
+      expect.stringMatching(/line 4 is cut short/),
+      expect.stringMatching(/looks like an API key in clear at line 2 \/request\/query\/api_key;/),
+    ]);
+    expect(warnings.join('\n')).not.toContain('sk_live_12345');
+    const response = await replay.transport(get('/v1/tron/history?orderId=OR1', 'demo-key'), CASE_A, '');
+    expect((await json(response)).data!.status).toBe('PENDING');
   });
 });

@@ -12,16 +12,28 @@
  *
  * The recording is indexed once, at load: by request (for a hit) and by operation and
  * parameter (for the closest request of a miss), so a miss compares a bounded number of
- * recorded requests however many the recording holds, and costs what a hit costs.
+ * recorded requests however many the recording holds, and costs what a hit costs. The
+ * index holds interactions by their position; `loadReplay` keeps each of a file's lines as
+ * its bytes, outside the heap (line-store.ts), and parses it again when it is served or
+ * compared, so a recording of a million interactions is a few buffers in memory rather
+ * than fifteen million objects that every collection of the garbage collector walks.
  */
 import { withoutApiPrefix } from '../mock/http/api-operations.ts';
+import type { FileLimit } from '../src/bounded-file.ts';
+import { createLineStore } from './line-store.ts';
 import { LIVE_CASE } from './live-recording.ts';
 import { paramsOf, type CaseTransport } from './recorder.ts';
 import {
   describeRequest,
+  keyLookingPaths,
+  keyLookingPathsOf,
+  keyLookingWarning,
   operationOf,
+  readRecordingFile,
   MAIN_KEY_ALIAS,
+  RECORDING_FORMAT,
   type Interaction,
+  type RecordedApiKey,
   type RecordedRequest,
   type Recording,
   type TargetInfo,
@@ -45,18 +57,36 @@ export const CANDIDATES_PER_VALUE = 32;
 /** How many of an operation's first recorded requests a miss compares with besides. */
 export const CANDIDATES_PER_OPERATION = 32;
 
+/** The answers of one request in recorded order, by position, and the next to serve. */
 interface Cursor {
-  items: Interaction[];
+  items: number[];
   next: number;
 }
 
 /** The recorded answers of one request: all of them, and those of each case. */
 interface Answers {
+  /** The request's signature (see createReplayIndex). */
+  signature: string;
   all: Cursor;
   firstCase: string;
   /** The first case's; the same items as `all` while no other case sent the request. */
   own: Cursor;
   others?: Map<string, Cursor>;
+}
+
+/** A request's entry in the index: the position of its one answer, or its answers. */
+type Entry = number | Answers;
+
+/**
+ * What a replay serves: the recording's target and keys, whether it holds live traffic, and
+ * its interactions by position (in memory, or parsed again from their lines).
+ */
+interface ReplaySource {
+  target: TargetInfo;
+  apiKeys: RecordedApiKey[];
+  live: boolean;
+  count: number;
+  at(position: number): Interaction;
 }
 
 /** JSON with object keys sorted, so equal content gives equal text. */
@@ -84,10 +114,114 @@ export function createReplay(
   options: { apiKey: string; onMiss?: (message: string) => void },
 ): Replay {
   const roles = new Map(recording.apiKeys.map((k) => [k.alias, k.role]));
-  const hasForeign = recording.apiKeys.some((k) => k.role === 'foreign');
-  // Foreign keys (made up by the suite, never issued) all stand for "a key the target does not know".
+  const index = createReplayIndex(
+    (alias) => roles.get(alias),
+    (position) => recording.interactions[position]!,
+  );
+  recording.interactions.forEach((interaction, position) => index.add(interaction, position));
+  return serveReplay(
+    {
+      target: recording.target,
+      apiKeys: recording.apiKeys,
+      live: recording.interactions.some((i) => i.case === LIVE_CASE),
+      count: recording.interactions.length,
+      at: (position) => recording.interactions[position]!,
+    },
+    index,
+    options,
+  );
+}
+
+/**
+ * Reads a recording file of either format and serves it, as `serve --replay` does. A
+ * recording@2 is read a line at a time, each line checked and indexed as it comes, and kept
+ * as its bytes, parsed again when it is served or compared with a miss: a million
+ * interactions load in a few seconds and in a few hundred megabytes. A recording@1 is read
+ * whole (loadRecording). `onWarning` hears a torn last line and keys in clear.
+ *
+ * @example
+ *   const replay = loadReplay('traffic.jsonl', fileLimit(256), { apiKey: '', onWarning: log.warn });
+ */
+export function loadReplay(
+  file: string,
+  limit: FileLimit,
+  options: { apiKey: string; onMiss?: (message: string) => void; onWarning: (line: string) => void },
+): Replay {
+  const lines = createLineStore();
+  // Read after the header: an alias it does not name is a key the recorder met later, a foreign one.
+  let header: Map<string, RecordedApiKey['role']> | undefined;
+  const at = (position: number): Interaction => JSON.parse(lines.at(position)) as Interaction;
+  const index = createReplayIndex((alias) => header?.get(alias) ?? 'foreign', at);
+  let live = false;
+  const keyLooking: string[] = [];
+  let keyLookingCount = 0;
+  const { recording } = readRecordingFile(file, limit, options.onWarning, {
+    onHeader: (read) => (header = new Map(read.apiKeys.map((k) => [k.alias, k.role]))),
+    onInteraction: (interaction, text, lineNumber) => {
+      index.add(interaction, lines.push(text));
+      if (interaction.case === LIVE_CASE) live = true;
+      const found = keyLookingPathsOf(interaction, `line ${lineNumber} `);
+      keyLookingCount += found.length;
+      if (keyLooking.length < 5) keyLooking.push(...found.slice(0, 5 - keyLooking.length));
+    },
+  });
+  if (recording.format !== RECORDING_FORMAT) {
+    const keyLookingV1 = keyLookingPaths(recording);
+    if (keyLookingV1.length > 0)
+      options.onWarning(keyLookingWarning(file, keyLookingV1.slice(0, 5), keyLookingV1.length));
+    return createReplay(recording, options);
+  }
+  if (keyLookingCount > 0) options.onWarning(keyLookingWarning(file, keyLooking, keyLookingCount));
+  return serveReplay(
+    {
+      target: recording.target,
+      apiKeys: recording.apiKeys,
+      live,
+      count: lines.length,
+      at,
+    },
+    index,
+    options,
+  );
+}
+
+/** The recorded requests by their content (for a hit) and by operation and parameter (for a miss). */
+interface ReplayIndex {
+  /** Indexes the interaction at `position`, in recorded order. */
+  add(interaction: Interaction, position: number): void;
+  /** The answers recorded for a request of this signature: a position, or several. */
+  answers(wanted: RecordedRequest): Entry | undefined;
+  /** The positions a miss is compared with. */
+  candidates(wanted: RecordedRequest): number[];
+}
+
+/**
+ * A 31-bit FNV-1a hash of a text: a small integer V8 keeps in a Map without an object of
+ * its own, where the text itself would be a string kept for as long as the index.
+ */
+function hashOf(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash >>> 1;
+}
+
+/**
+ * The index of a replay. A request's signature is its content with the class of its key:
+ * a foreign key (made up by the suite, never issued) stands for "a key the target does not
+ * know", whichever alias it has. `roleOf` gives an alias's role, `at` the interaction at a
+ * position.
+ *
+ * Requests are found by the hash of their signature, so that a million of them cost a
+ * million small integers rather than a million strings; two signatures of one hash are
+ * told apart by the signatures themselves, those of requests recorded once computed again
+ * from their interaction when needed.
+ */
+function createReplayIndex(
+  roleOf: (alias: string) => RecordedApiKey['role'] | undefined,
+  at: (position: number) => Interaction,
+): ReplayIndex {
   const keyClass = (alias: string | undefined): string | undefined =>
-    alias !== undefined && roles.get(alias) === 'foreign' ? 'foreign' : alias;
+    alias !== undefined && roleOf(alias) === 'foreign' ? 'foreign' : alias;
   const signature = (r: RecordedRequest): string =>
     canonical([
       r.method,
@@ -99,55 +233,118 @@ export function createReplay(
       r.text ?? null,
       keyClass(r.apiKeyAlias) ?? null,
     ]);
-
-  // Each request's recorded answers, in order: of every case, and of the case that sent it
-  // first; those of other cases apart only once there are any (a live recording has one case).
-  const bySignature = new Map<string, Answers>();
-  const index = createMissIndex();
-  for (const interaction of recording.interactions) {
-    // A 429 the recording run waited out and sent again: the replay serves what came after.
-    if (interaction.retried) continue;
-    const sig = signature(interaction.request);
-    const entry = bySignature.get(sig);
-    if (!entry) {
-      const items = [interaction];
-      bySignature.set(sig, { all: { items, next: 0 }, firstCase: interaction.case, own: { items, next: 0 } });
-      // Each distinct request once: a request polled a thousand times is one candidate.
-      index.add(interaction);
-      continue;
+  // Each request's recorded answers, in order: a position while there is one, then of every
+  // case and of the case that sent it first; those of other cases apart only once there are
+  // any (a live recording has one case). Under a hash, one such entry, or a list of them
+  // when signatures share it.
+  const byHash = new Map<number, Entry | Entry[]>();
+  const signatureOf = (entry: Entry): string =>
+    typeof entry === 'number' ? signature(at(entry).request) : entry.signature;
+  /** The entry of `sig` among those of its hash, and where it stands. */
+  const find = (sig: string, hash: number): { entry?: Entry; list?: Entry[]; at: number } => {
+    const found = byHash.get(hash);
+    if (found === undefined) return { at: -1 };
+    if (!Array.isArray(found))
+      return signatureOf(found) === sig ? { entry: found, at: -1 } : { list: [found], at: -1 };
+    const i = found.findIndex((entry) => signatureOf(entry) === sig);
+    return i === -1 ? { list: found, at: -1 } : { entry: found[i], list: found, at: i };
+  };
+  // The case of each position, as runs (a position where the case changes, and the case):
+  // a live recording is one run, a contract run one per case, never a string per request.
+  const runStarts: number[] = [];
+  const runCases: string[] = [];
+  const caseOf = (position: number): string => {
+    let low = 0;
+    let high = runStarts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (runStarts[middle]! <= position) low = middle;
+      else high = middle - 1;
     }
-    if (interaction.case !== entry.firstCase) {
+    return runCases[low]!;
+  };
+  const misses = createMissIndex();
+  const add = (interaction: Interaction, position: number): void => {
+    if (runCases.at(-1) !== interaction.case) {
+      runStarts.push(position);
+      runCases.push(interaction.case);
+    }
+    // A 429 the recording run waited out and sent again: the replay serves what came after.
+    if (interaction.retried) return;
+    const sig = signature(interaction.request);
+    const hash = hashOf(sig);
+    const found = find(sig, hash);
+    if (found.entry === undefined) {
+      // A request not seen before (alone under its hash, or beside another's signature).
+      if (found.list === undefined) byHash.set(hash, position);
+      else byHash.set(hash, [...found.list, position]);
+      // Each distinct request once: a request polled a thousand times is one candidate.
+      misses.add(interaction, position);
+      return;
+    }
+    let answers: Answers;
+    if (typeof found.entry === 'number') {
+      const items = [found.entry];
+      answers = {
+        signature: sig,
+        all: { items, next: 0 },
+        firstCase: caseOf(found.entry),
+        own: { items, next: 0 },
+      };
+      if (found.list === undefined) byHash.set(hash, answers);
+      else found.list[found.at] = answers;
+    } else answers = found.entry;
+    if (interaction.case !== answers.firstCase) {
       // From here on the first case's answers and all answers differ: they part.
-      if (entry.own.items === entry.all.items) entry.own = { items: [...entry.all.items], next: 0 };
-      entry.others ??= new Map();
-      let cursor = entry.others.get(interaction.case);
-      if (!cursor) entry.others.set(interaction.case, (cursor = { items: [], next: 0 }));
-      cursor.items.push(interaction);
-    } else if (entry.own.items !== entry.all.items) entry.own.items.push(interaction);
-    entry.all.items.push(interaction);
-  }
+      if (answers.own.items === answers.all.items) answers.own = { items: [...answers.all.items], next: 0 };
+      answers.others ??= new Map();
+      let cursor = answers.others.get(interaction.case);
+      if (!cursor) answers.others.set(interaction.case, (cursor = { items: [], next: 0 }));
+      cursor.items.push(position);
+    } else if (answers.own.items !== answers.all.items) answers.own.items.push(position);
+    answers.all.items.push(position);
+  };
+  return {
+    add,
+    answers(wanted) {
+      const sig = signature(wanted);
+      return find(sig, hashOf(sig)).entry;
+    },
+    candidates: (wanted) => misses.candidates(wanted),
+  };
+}
+
+/** The transport of a replay over its source and index. */
+function serveReplay(
+  source: ReplaySource,
+  index: ReplayIndex,
+  options: { apiKey: string; onMiss?: (message: string) => void },
+): Replay {
+  const { target, apiKeys } = source;
+  const roles = new Map(apiKeys.map((k) => [k.alias, k.role]));
+  const hasForeign = apiKeys.some((k) => k.role === 'foreign');
   let lastMissComparisons = 0;
   const misses = new Map<string, string[]>();
-  const advice = missAdvice(recording);
+  const advice = adviceFor(target, source.live);
 
   /** The alias a replayed request's key stands for. */
   const aliasOf = (key: string | null): string | undefined => {
     if (key === null) return undefined;
     if (roles.has(key)) return key;
     if (key === options.apiKey) return MAIN_KEY_ALIAS;
-    return hasForeign ? recording.apiKeys.find((k) => k.role === 'foreign')!.alias : MAIN_KEY_ALIAS;
+    return hasForeign ? apiKeys.find((k) => k.role === 'foreign')!.alias : MAIN_KEY_ALIAS;
   };
 
   const health = (): Response =>
-    recording.target.simulator
+    target.simulator
       ? Response.json({
           ok: true,
           simulator: 'energy-rental-kit',
           version: 'replay',
-          clock: recording.target.clock ?? 'manual',
+          clock: target.clock ?? 'manual',
           now: 0,
-          timing: recording.target.timing ?? 'realistic',
-          capabilities: recording.target.capabilities,
+          timing: target.timing ?? 'realistic',
+          capabilities: target.capabilities,
         })
       : new Response('Not Found', { status: 404 });
 
@@ -155,11 +352,11 @@ export function createReplay(
     info: {
       kind: 'replay',
       baseUrl: 'http://replay.invalid',
-      simulator: recording.target.simulator,
-      capabilities: recording.target.capabilities,
-      ...(recording.target.clock ? { clock: recording.target.clock } : {}),
-      ...(recording.target.timing ? { timing: recording.target.timing } : {}),
-      ...(recording.target.variant ? { variant: recording.target.variant } : {}),
+      simulator: target.simulator,
+      capabilities: target.capabilities,
+      ...(target.clock ? { clock: target.clock } : {}),
+      ...(target.timing ? { timing: target.timing } : {}),
+      ...(target.variant ? { variant: target.variant } : {}),
     },
     get lastMissComparisons() {
       return lastMissComparisons;
@@ -173,17 +370,11 @@ export function createReplay(
       const url = new URL(request.url);
       if (request.method === 'GET' && url.pathname === '/_sim/health') return health();
       const wanted = await describeIncoming(request, aliasOf(request.headers.get('api-key')));
-      const sig = signature(wanted);
-      const entry = bySignature.get(sig);
-      const cursor = !entry
-        ? undefined
-        : caseName === entry.firstCase
-          ? entry.own
-          : (entry.others?.get(caseName) ?? entry.all);
-      if (!cursor) {
-        const candidates = index.candidates(wanted);
+      const entry = index.answers(wanted);
+      if (entry === undefined) {
+        const candidates = index.candidates(wanted).map((position) => source.at(position));
         lastMissComparisons = candidates.length;
-        const msg = missMessage(wanted, candidates, caseName, recording.interactions.length === 0, advice);
+        const msg = missMessage(wanted, candidates, caseName, source.count === 0, advice);
         misses.set(caseName, [...(misses.get(caseName) ?? []), msg]);
         options.onMiss?.(msg);
         return Response.json(
@@ -191,9 +382,11 @@ export function createReplay(
           { status: REPLAY_MISS_STATUS },
         );
       }
-      const interaction = cursor.items[Math.min(cursor.next, cursor.items.length - 1)]!;
+      if (typeof entry === 'number') return respond(source.at(entry));
+      const cursor = caseName === entry.firstCase ? entry.own : (entry.others?.get(caseName) ?? entry.all);
+      const position = cursor.items[Math.min(cursor.next, cursor.items.length - 1)]!;
       cursor.next++;
-      return respond(interaction);
+      return respond(source.at(position));
     },
   };
 }
@@ -282,9 +475,9 @@ function pairsOf(request: RecordedRequest): string[] {
 }
 
 interface MissIndex {
-  add(interaction: Interaction): void;
-  /** The recorded requests a miss is compared with: of its operation, sharing its values. */
-  candidates(wanted: RecordedRequest): Interaction[];
+  add(interaction: Interaction, position: number): void;
+  /** The positions of the recorded requests a miss is compared with: of its operation, sharing its values. */
+  candidates(wanted: RecordedRequest): number[];
 }
 
 /**
@@ -293,11 +486,12 @@ interface MissIndex {
  * with its operation's first few, never with the whole recording.
  */
 function createMissIndex(): MissIndex {
-  // Requests are held by their position among the distinct ones, so the lists are of numbers,
-  // a list of one is its number, and candidates come out in recorded order: of two equally
-  // close requests the first recorded is named.
-  const distinct: Interaction[] = [];
-  const operations = new Map<string, { first: number[]; byPair: Map<string, number | number[]> }>();
+  // Requests are held by their position, so the lists are of numbers, a list of one is its
+  // number, and candidates come out in recorded order: of two equally close requests the
+  // first recorded is named.
+  // A parameter value by the hash of its `where name value` text: a hash two values share
+  // only adds candidates, which the comparison then ranks.
+  const operations = new Map<string, { first: number[]; byPair: Map<number, number | number[]> }>();
   const operationMemo = new Map<string, string>();
   const operation = (r: RecordedRequest): string => {
     const path = withoutApiPrefix(r.path);
@@ -307,21 +501,21 @@ function createMissIndex(): MissIndex {
     return found;
   };
   // One request of each operation, for a miss whose operation was never recorded.
-  const perOperation: Interaction[] = [];
+  const perOperation: number[] = [];
   return {
-    add(interaction) {
-      const position = distinct.push(interaction) - 1;
+    add(interaction, position) {
       const op = operation(interaction.request);
       let entry = operations.get(op);
       if (!entry) {
         operations.set(op, (entry = { first: [], byPair: new Map() }));
-        if (perOperation.length < CANDIDATES_PER_OPERATION * 8) perOperation.push(interaction);
+        if (perOperation.length < CANDIDATES_PER_OPERATION * 8) perOperation.push(position);
       }
       if (entry.first.length < CANDIDATES_PER_OPERATION) entry.first.push(position);
       for (const pair of pairsOf(interaction.request)) {
-        const list = entry.byPair.get(pair);
-        if (list === undefined) entry.byPair.set(pair, position);
-        else if (typeof list === 'number') entry.byPair.set(pair, [list, position]);
+        const hash = hashOf(pair);
+        const list = entry.byPair.get(hash);
+        if (list === undefined) entry.byPair.set(hash, position);
+        else if (typeof list === 'number') entry.byPair.set(hash, [list, position]);
         else if (list.length < CANDIDATES_PER_VALUE) list.push(position);
       }
     },
@@ -330,10 +524,10 @@ function createMissIndex(): MissIndex {
       if (!entry) return perOperation;
       const found = new Set(entry.first);
       for (const pair of pairsOf(wanted)) {
-        const list = entry.byPair.get(pair) ?? [];
+        const list = entry.byPair.get(hashOf(pair)) ?? [];
         for (const position of typeof list === 'number' ? [list] : list) found.add(position);
       }
-      return [...found].sort((a, b) => a - b).map((position) => distinct[position]!);
+      return [...found].sort((a, b) => a - b);
     },
   };
 }
@@ -347,8 +541,14 @@ function createMissIndex(): MissIndex {
  *   missAdvice(liveRecording); // "It holds the live traffic a proxy forwarded to https://…; …"
  */
 export function missAdvice(recording: Pick<Recording, 'target' | 'interactions'>): string {
-  const target = recording.target;
-  const live = recording.interactions.some((i) => i.case === LIVE_CASE);
+  return adviceFor(
+    recording.target,
+    recording.interactions.some((i) => i.case === LIVE_CASE),
+  );
+}
+
+/** missAdvice of a recording of `target`, `live` when it holds a proxy's traffic. */
+function adviceFor(target: TargetInfo, live: boolean): string {
   if (live)
     return (
       `It holds the live traffic a proxy forwarded to ${target.baseUrl}, and this request was never sent through it: ` +

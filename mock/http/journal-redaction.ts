@@ -174,6 +174,38 @@ export function replaceKeys(text: string, keys: Iterable<readonly [key: string, 
 }
 
 /**
+ * Where the first occurrence of a key that `replaceKeys` would replace, standing across
+ * `at` (starting before it and ending after it), starts in `text`; -1 when none does. A
+ * text scrubbed in pieces is cut only where this says -1, so that no key is split between
+ * two pieces and missed by both.
+ *
+ * @example
+ *   keyAcross('a sk_live_12345 b', 5, [['sk_live_12345', 'key-2']]); // 2
+ *   keyAcross('a sk_live_12345 b', 1, [['sk_live_12345', 'key-2']]); // -1
+ */
+export function keyAcross(
+  text: string,
+  at: number,
+  keys: Iterable<readonly [key: string, alias: string]>,
+): number {
+  let start = -1;
+  for (const [key] of keys) {
+    if (key.length < MIN_SCRUBBED_KEY_LENGTH) continue;
+    // A percent-encoded character is at most 12 characters (four bytes, each `%XX`) long.
+    const reach = key.length * 12;
+    const from = Math.max(0, at - reach);
+    const window = text.slice(from, at + reach);
+    if (!window.includes(key) && !window.includes('%')) continue;
+    for (const match of window.matchAll(keyPattern(key))) {
+      const matchStart = from + match.index;
+      if (matchStart >= at) break;
+      if (matchStart + match[0].length > at && (start === -1 || matchStart < start)) start = matchStart;
+    }
+  }
+  return start;
+}
+
+/**
  * A JSON value with `replaceKeys` applied to every string in it (names included), at any
  * depth up to 64; the same value when nothing changed.
  *

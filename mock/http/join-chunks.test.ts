@@ -1,0 +1,36 @@
+/**
+ * joinChunks gives the bytes of a body in order, and joins a large one over several turns
+ * of the event loop rather than in one copy.
+ */
+import { describe, expect, it } from 'vitest';
+import { joinChunks } from './upstream-forward.ts';
+
+describe('joinChunks', () => {
+  it('gives the chunks of a body as one array, in order', async () => {
+    const chunks = [
+      new Uint8Array([1, 2]),
+      new Uint8Array([]),
+      new Uint8Array([3]),
+      new Uint8Array([4, 5, 6]),
+    ];
+    expect([...(await joinChunks(chunks, 6))]).toEqual([1, 2, 3, 4, 5, 6]);
+    expect([...(await joinChunks([new Uint8Array([7])], 1))]).toEqual([7]);
+  });
+
+  it('lets the event loop turn while it joins 40 MB', async () => {
+    const chunks = Array.from({ length: 640 }, (_, i) => new Uint8Array(64 * 1024).fill(i % 251));
+    let turns = 0;
+    let counting = true;
+    const count = (): void => {
+      turns++;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    const joined = await joinChunks(chunks, 640 * 64 * 1024);
+    counting = false;
+    expect(joined.byteLength).toBe(640 * 64 * 1024);
+    expect(joined[639 * 64 * 1024]).toBe(639 % 251);
+    // A few megabytes per turn: 40 MB takes about ten.
+    expect(turns).toBeGreaterThanOrEqual(8);
+  });
+});

@@ -1,0 +1,58 @@
+/**
+ * The scrub of a text given in pieces replaces a known key wherever the pieces are cut,
+ * and joins into what the scrub of the whole text gives; a key used as a field's name is
+ * replaced as well as one used as a value.
+ */
+import { describe, expect, it } from 'vitest';
+import { createExchangeScrubber } from './exchange-scrubber.ts';
+
+const KEY = 'sk_live_0123456789abcdef';
+const DOTTED = 'eyJhbGciOi.J9.eyJzdWIiOi';
+
+function scrubber() {
+  return createExchangeScrubber({
+    baseUrl: 'http://upstream.test',
+    known: [
+      [KEY, 'key-1'],
+      [DOTTED, 'key-2'],
+    ],
+    newAlias: () => 'key-3',
+  });
+}
+
+describe('textScrub', () => {
+  it('replaces a key cut between two pieces at any of its characters, raw or percent-encoded', () => {
+    for (const spelled of [KEY, DOTTED, 'sk%5Flive%5F0123456789abcdef']) {
+      const before = `${'a '.repeat(40_000)}`;
+      const text = `${before}${spelled} and after`;
+      const whole = scrubber().scrubText(text);
+      expect(whole).not.toContain(spelled);
+      for (let k = 1; k < spelled.length; k++) {
+        const scrub = scrubber().textScrub();
+        const out =
+          scrub.push(text.slice(0, before.length + k)) +
+          scrub.push(text.slice(before.length + k)) +
+          scrub.end();
+        expect(out, `cut ${k} characters into ${spelled}`).toBe(whole);
+      }
+    }
+  });
+
+  it('gives back the text unchanged, in order, when it holds no key', () => {
+    const scrub = scrubber().textScrub();
+    const pieces = Array.from({ length: 50 }, (_, i) => `${i} ${'x'.repeat(5_000)} `);
+    expect(pieces.map((p) => scrub.push(p)).join('') + scrub.end()).toBe(pieces.join(''));
+  });
+});
+
+describe('describeResponse', () => {
+  it('replaces a known key used as a field name, and hides a secret-named field by its alias', () => {
+    const response = scrubber().describeResponse(
+      200,
+      new Headers(),
+      JSON.stringify({ [KEY]: 1, data: { apiKey: 'sk_other_key_value' } }),
+      false,
+    );
+    expect(response.body).toEqual({ 'key-1': 1, data: { apiKey: 'key-3' } });
+  });
+});
