@@ -10,7 +10,12 @@
  * suite it looks like the real service.
  */
 import { createHash } from 'node:crypto';
-import { API_OPERATION_SPECS, PERIODS, type REJECTION_KINDS } from '../../src/generated/lists.ts';
+import {
+  API_OPERATION_SPECS,
+  PERIODS,
+  type ApiOperationId,
+  type REJECTION_KINDS,
+} from '../../src/generated/lists.ts';
 import { encodeTronAddress, isTronAddress } from '../../src/tron-address.ts';
 
 export type RejectionKind = (typeof REJECTION_KINDS)[number];
@@ -335,7 +340,8 @@ export function createIndependentService(options: ServiceOptions): {
         withExtra(choices.extraFields.account, data),
       );
     },
-  } satisfies Record<keyof typeof API_OPERATION_SPECS, (query: URLSearchParams) => Promise<Response>>;
+  } satisfies Partial<Record<ApiOperationId, (query: URLSearchParams) => Promise<Response>>>;
+  const answerOf: Partial<Record<ApiOperationId, (query: URLSearchParams) => Promise<Response>>> = operations;
 
   return {
     async fetch(request) {
@@ -349,7 +355,11 @@ export function createIndependentService(options: ServiceOptions): {
       const key = request.headers.get('api-key');
       if (!key) return reject('apiKeyMissing', 'send the API-KEY header');
       if (key !== apiKey) return reject('apiKeyUnknown', 'the API key names no account');
-      return operations[operation.operationId](await params(request, url));
+      // An operation the document gained that this service was not given is answered as a
+      // service without it answers: as a path it does not know.
+      const answer = answerOf[operation.operationId];
+      if (!answer) return reject('notFound');
+      return answer(await params(request, url));
     },
   };
 }
