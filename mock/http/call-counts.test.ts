@@ -5,6 +5,8 @@ import type { ExchangeFinished } from './exchange.ts';
 import { startSimulator, type TestSimulator } from '../testing/start-simulator.ts';
 import { expectCalls } from '../testing/expect-calls.ts';
 import { COVERAGE_IDS } from '../../src/behaviour/coverage-ids.ts';
+import { API_OPERATION_IDS } from '../../src/generated/lists.ts';
+import { loadSpec } from '../../src/spec/loader.ts';
 
 const ADDRESS = 'TAcN9gFvXZAxsWQQzWWbydBmscBHnEi5nZ';
 const ORDER_ID = 'OR20250101000000ABCDEFGH';
@@ -130,6 +132,19 @@ describe('behaviour coverage', () => {
       await sim.injectFault({ operation: 'getPrice', times: 1, ...fault });
       // A reset or random bytes reject an in-process fetch, as they would over a socket.
       await call(sim, PRICE).catch(() => 0);
+    }
+    // Every operation this test does not drive by hand (one the spec gains later) once, with
+    // its parameters' examples.
+    const api = loadSpec('api');
+    const byHand = ['createOrder', 'getOrderHistory', 'getPrice', 'getAccount'];
+    for (const id of API_OPERATION_IDS) {
+      if (byHand.includes(id)) continue;
+      const op = api.operation(id);
+      const query = new URLSearchParams();
+      for (const p of op.parameters)
+        if (p.in === 'query' && p.example !== undefined) query.set(p.name, String(p.example));
+      const target = query.size > 0 ? `${op.path}?${query.toString()}` : op.path;
+      expect(await call(sim, target, { method: op.method }), `${op.method} ${target}`).toBe(200);
     }
     // The rate limit: the first account read passes, the second is limited.
     await control(sim, 'PATCH', '/config', { rateLimit: { requests: 1, windowMs: 60_000 } });
