@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createNodeFetch, type NodeFetch } from './node-fetch.ts';
+import { RAW_EXCHANGE } from './http/upstream-forward.ts';
 import { createSimulator } from './simulator.ts';
 
 interface Seen {
@@ -153,6 +154,31 @@ describe('createNodeFetch', () => {
     server.on('connection', (socket) => sockets.add(socket));
     for (let i = 0; i < 5; i++) await (await nodeFetch(`${base}/anything`)).arrayBuffer();
     expect(sockets.size).toBe(1);
+  });
+
+  it('sends every target as WHATWG URL spells it, whichever origin and however odd the path', async () => {
+    const port = (server.address() as AddressInfo).port;
+    const targets = [
+      `${base}/v1/tron/price?rentalCount=65000&period=1h`,
+      `${base}/api/v1/account`,
+      `http://localhost:${port}/v1/account?x=1`,
+      `${base}/a b?q="<é>"`,
+      `${base}/a/../b/./c`,
+      `${base}/a/%2E%2e/b`,
+      `${base}/.well-known/x?y=/.z`,
+      `${base}/p%zz?r=%41#frag`,
+    ];
+    for (const url of targets)
+      await nodeFetch[RAW_EXCHANGE]({
+        url,
+        method: 'GET',
+        headers: {},
+        body: undefined,
+        timeoutMs: 5_000,
+        maxBytes: 1_000,
+      });
+    expect(seen.map((s) => s.url)).toEqual(targets.map((url) => new URL(url).pathname + new URL(url).search));
+    expect(seen[2]!.headers.host).toBe(`localhost:${port}`);
   });
 
   describe('as the fetch of serve --upstream', () => {

@@ -16,6 +16,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import {
   forwardedResponseHeader,
   RAW_BODY,
@@ -27,6 +28,11 @@ import {
   type RawExchange,
   type UpstreamAnswer,
 } from './http/upstream-forward.ts';
+
+/** A path and query that WHATWG URL keeps byte for byte (no character it percent-encodes). */
+const PLAIN_PATH = /^\/[A-Za-z0-9\-._~!$&()*+,;=:@/?%]*$/;
+/** A `.` or `..` segment (also spelt `%2e`), which URL resolves away. */
+const DOT_SEGMENT = /\/(?:\.|%2e)/i;
 
 /** Status codes whose answer has no body (a Response refuses one). */
 const NULL_BODY_STATUS = new Set([204, 205, 304]);
@@ -191,6 +197,24 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
       outgoing.end(body);
     });
   }) as NodeFetch;
+  // The upstream's origin is the same on every exchange: parsed once, not per request
+  // (the URL parse showed in the proxy's profile, ~3 % of its CPU).
+  let lastOrigin = '';
+  let lastParsed: http.RequestOptions = {};
+  const target = (url: string): http.RequestOptions => {
+    const slash = url.indexOf('/', url.indexOf('//') + 2);
+    const path = slash === -1 ? '/' : url.slice(slash);
+    // Only a path that URL would leave as it is skips the parse: anything it would
+    // percent-encode, or a dot segment it would resolve, goes through it as before.
+    if (!PLAIN_PATH.test(path) || DOT_SEGMENT.test(path)) return urlToHttpOptions(new URL(url));
+    const origin = slash === -1 ? url : url.slice(0, slash);
+    if (origin !== lastOrigin) {
+      const { protocol, hostname, port, auth } = urlToHttpOptions(new URL(origin));
+      lastParsed = { protocol, hostname, port, auth };
+      lastOrigin = origin;
+    }
+    return { ...lastParsed, path };
+  };
   nodeFetch[RAW_EXCHANGE] = (exchange) => {
     const https_ = exchange.url.startsWith('https:');
     if (!https_ && !exchange.url.startsWith('http:'))
@@ -205,8 +229,12 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
       let settled = false;
       const timer = setTimeout(() => fail(upstreamTimeout(exchange.timeoutMs)), exchange.timeoutMs);
       const outgoing = (https_ ? https : http).request(
-        exchange.url,
-        { method: exchange.method, headers, agent: agents[https_ ? 'https:' : 'http:'] },
+        {
+          ...target(exchange.url),
+          method: exchange.method,
+          headers,
+          agent: agents[https_ ? 'https:' : 'http:'],
+        },
         (incoming) => {
           const status = incoming.statusCode ?? 0;
           if (status < 200 || status > 599) return fail(new UpstreamStatusInvalid(String(status)));

@@ -22,7 +22,8 @@ import type { CoreAnswer, CoreRequest } from './exchange.ts';
 import { addPlainPairs } from './plain-pairs.ts';
 import { createReadDataCache } from './read-data-cache.ts';
 import { addAll } from './request-params.ts';
-import { decodeText, type AnswerSource, type Exchange } from './request-core.ts';
+import { decodeText } from './decode-text.ts';
+import type { AnswerSource, Exchange } from './request-core.ts';
 import { check, passes } from './validate.ts';
 
 /** The API's paths, with and without the real service's /api prefix. */

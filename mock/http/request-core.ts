@@ -19,6 +19,7 @@
 import { FAULT_KINDS } from '../../src/generated/lists.ts';
 import { digestKey } from '../engine/accounts.ts';
 import { SimulatorError, type Account, type Engine } from '../engine/index.ts';
+import { decodeText } from './decode-text.ts';
 import { envelopeTime } from './envelope.ts';
 import { unexpectedError, CLIENT_CLOSED_NOTE, CLIENT_CLOSED_STATUS } from './error-boundary.ts';
 import { catalogued } from './error-catalogue.ts';
@@ -417,14 +418,6 @@ function truncated(exchange: Exchange, answered: CoreAnswer): CoreAnswer {
 /** Whether a step's result is one to wait for. */
 export function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
-}
-
-/** One decoder for every body: decoding keeps no state between calls. */
-const UTF8 = new TextDecoder();
-
-/** UTF-8 text of bytes, a malformed sequence replaced, as TextDecoder does. */
-export function decodeText(bytes: Uint8Array): string {
-  return UTF8.decode(bytes);
 }
 
 /**

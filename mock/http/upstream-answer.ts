@@ -8,6 +8,7 @@
  */
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
+import { decodeText } from './decode-text.ts';
 import { JOURNAL_RESPONSE_LIMIT } from './journal.ts';
 import { jsonDepth, MAX_JSON_DEPTH } from './request-params.ts';
 import type { UpstreamAnswer } from './upstream-forward.ts';
@@ -55,7 +56,7 @@ export async function readUpstreamAnswer(answer: UpstreamAnswer, maxBytes: numbe
   if (!type || !/\bjson\b/i.test(type)) {
     // Nothing to check: the journal keeps the start of the text, and no more is decoded.
     if (encoded) return { journal: `[${encoding}-encoded answer, not kept]` };
-    return { journal: new TextDecoder().decode(answer.body.subarray(0, JOURNAL_TEXT_BYTES)) };
+    return { journal: decodeText(answer.body.subarray(0, JOURNAL_TEXT_BYTES)) };
   }
   let bytes: Uint8Array = answer.body;
   if (encoded) {
@@ -68,11 +69,11 @@ export async function readUpstreamAnswer(answer: UpstreamAnswer, maxBytes: numbe
   if (bytes.byteLength > CHECK_MAX_BYTES) {
     const message = `not checked: the body (${bytes.byteLength} bytes) is larger than the ${CHECK_MAX_BYTES} bytes the proxy checks without holding up other requests`;
     return {
-      journal: new TextDecoder().decode(bytes.subarray(0, JOURNAL_TEXT_BYTES)),
+      journal: decodeText(bytes.subarray(0, JOURNAL_TEXT_BYTES)),
       unchecked: { rule: 'size', message },
     };
   }
-  const text = new TextDecoder().decode(bytes);
+  const text = decodeText(bytes);
   // Parsing is safe at any depth; checking and journaling recurse. A valid JSON text
   // nesting past the limit has an opening and a closing bracket per level, so a shorter
   // one need not be measured.

@@ -17,6 +17,7 @@
 import { loadSpec } from '../../src/spec/loader.ts';
 import { parseUnits, SimulatorError } from '../engine/index.ts';
 import { API_OPERATIONS, API_PATHS_NAMED } from './api-operations.ts';
+import { decodeText } from './decode-text.ts';
 import { createEdgeClassifier, type EdgeVerdict } from './edge-classifier.ts';
 import type { CoreAnswer, CoreRequest } from './exchange.ts';
 import { replaceKeys, secretValuesOf, type KeyAliases } from './journal-redaction.ts';
@@ -127,7 +128,7 @@ async function forward(request: CoreRequest, exchange: Exchange, proxy: ProxyCon
     }
   }
   if (forwarded) {
-    const more = secretValuesOf(new TextDecoder().decode(forwarded));
+    const more = secretValuesOf(decodeText(forwarded));
     if (more.length > 0)
       exchange.keyEcho = [
         ...(exchange.keyEcho ?? []),
@@ -169,8 +170,7 @@ async function orderCost(
 ): Promise<{ sun?: number; why?: string }> {
   const params = new URLSearchParams(exchange.query ?? '');
   if (body && /application\/x-www-form-urlencoded/i.test(request.header('content-type') ?? '')) {
-    for (const [name, value] of new URLSearchParams(new TextDecoder().decode(body)))
-      params.append(name, value);
+    for (const [name, value] of new URLSearchParams(decodeText(body))) params.append(name, value);
   }
   const rentalCount = params.get('rentalCount');
   const period = params.get('period');
