@@ -39,14 +39,16 @@ const BUNDLED = new Set(['drift', 'calibrate', 'coverage']);
 const TEST_BUNDLE = join(ROOT, 'node_modules/.cache/energy-rental-kit/cli-all-but-suite.mjs');
 let bundled: Promise<string | undefined> | undefined;
 function testBundle(): Promise<string | undefined> {
-  // A child process, as bin/ is one: the builder is a script, which no module imports. One
-  // that cannot bundle removes the bundle and says why, and the CLI then runs from bin/.
+  // A child process, as bin/ runs it: cli/ may not import scripts/. A builder that cannot
+  // bundle removes the bundle and says why; one that did not end well (killed, or failing
+  // before it could remove it) may leave an old bundle, which is not used. Either way the
+  // CLI then runs from bin/.
   bundled ??= new Promise((resolve) =>
     execFile(
       process.execPath,
       [join(ROOT, 'scripts/cli-bundle.mjs'), '--commands', 'all-but-suite'],
       { cwd: ROOT },
-      () => resolve(existsSync(TEST_BUNDLE) ? TEST_BUNDLE : undefined),
+      (error) => resolve(!error && existsSync(TEST_BUNDLE) ? TEST_BUNDLE : undefined),
     ),
   );
   return bundled;

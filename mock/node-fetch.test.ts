@@ -181,6 +181,21 @@ describe('createNodeFetch', () => {
     expect(seen[2]!.headers.host).toBe(`localhost:${port}`);
   });
 
+  it('rejects a request Node will not send, leaving no timer behind to fail later', async () => {
+    const refused = nodeFetch[RAW_EXCHANGE]({
+      url: `${base}/v1/account`,
+      method: 'GET',
+      headers: { 'api-key': 'bad\nkey' },
+      body: undefined,
+      timeoutMs: 20,
+      maxBytes: 1_000,
+    });
+    await expect(refused).rejects.toThrow(/Invalid character in header content/);
+    // Past the deadline: a timer left armed would throw on a request that was never made.
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(seen).toEqual([]);
+  });
+
   describe('as the fetch of serve --upstream', () => {
     it('passes the upstream answer through byte for byte', async () => {
       const proxy = createSimulator({ proxy: { upstream: base, fetch: nodeFetch, onViolation: () => {} } });

@@ -227,7 +227,9 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
       : exchange.headers;
     return new Promise<UpstreamAnswer>((resolve, reject) => {
       let settled = false;
-      const timer = setTimeout(() => fail(upstreamTimeout(exchange.timeoutMs)), exchange.timeoutMs);
+      // Armed once the request exists: a request Node refuses at once (a header it will not
+      // send) rejects here, and no timer is left to destroy a request that never was.
+      let timer: NodeJS.Timeout | undefined = undefined;
       const outgoing = (https_ ? https : http).request(
         {
           ...target(exchange.url),
@@ -280,6 +282,7 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
         outgoing.destroy();
         reject(error);
       }
+      timer = setTimeout(() => fail(upstreamTimeout(exchange.timeoutMs)), exchange.timeoutMs);
       outgoing.on('error', (error: NodeJS.ErrnoException) =>
         fail(
           error.code === 'HPE_INVALID_STATUS'

@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { countingTurns } from '../mock/test-support/event-loop-turns.ts';
 import { createExchangeScrubber, type ExchangeScrubber } from './exchange-scrubber.ts';
 import { scrubLargeAnswer } from './large-answer.ts';
 
@@ -139,17 +140,11 @@ describe('scrubLargeAnswer', () => {
 
   it('gives the event loop turns while it works through a large answer', async () => {
     const text = JSON.stringify({ data: Array.from({ length: 200_000 }, (_, id) => ({ id, apiKey: KEY })) });
-    let turns = 0;
-    let counting = true;
-    const count = (): void => {
-      turns++;
-      if (counting) setImmediate(count);
-    };
-    setImmediate(count);
     const started = performance.now();
-    const answer = await scrubLargeAnswer(chunked(text), scrubber(), false);
+    const { result: answer, turns } = await countingTurns(() =>
+      scrubLargeAnswer(chunked(text), scrubber(), false),
+    );
     const ms = performance.now() - started;
-    counting = false;
     expect('json' in answer).toBe(true);
     // Slices of about 5 ms: far more turns than one per 50 ms of the whole.
     expect(turns).toBeGreaterThan(ms / 50);

@@ -11,7 +11,7 @@ import { readBoundedLines, type FileLimit } from '../src/bounded-file.ts';
 import type { components } from '../src/generated/control.ts';
 import { RECORDING_FORMAT } from '../src/generated/lists.ts';
 import { createValidators, loadSpec, type ValidateFunction } from '../src/spec/loader.ts';
-import { describeSchemaProblem } from '../src/spec/schema-problem.ts';
+import { describeSchemaProblems } from '../src/spec/schema-problem.ts';
 import { realPathOf } from '../src/real-path.ts';
 import { computeTiming } from './order-observations.ts';
 import type { Interaction, RecordedApiKey, Recording } from './recording.ts';
@@ -144,12 +144,9 @@ export function readRecordingLines(
   const known = new Set<string>();
   let wholeBytes = 0;
   let tornLine: number | undefined;
-  const problem = (check: ValidateFunction, value: unknown): string => {
-    const problems = check.errors ?? [];
-    // The line itself is the root: "line 4: unknown field 'x'", not "line 4: /: …".
-    const first = describeSchemaProblem(problems[0]!, value).replace(/^\/: /, '');
-    return problems.length > 1 ? `${first} (and ${problems.length - 1} more)` : first;
-  };
+  // The line itself is the root: "line 4: unknown field 'x'", not "line 4: /: …".
+  const problem = (check: ValidateFunction, value: unknown): string =>
+    describeSchemaProblems(check.errors ?? [], value).replace(/^\/: /, '');
   readBoundedLines(file, limit, options.fix, (text, lineNumber, ended) => {
     if (lineNumber === 1) {
       let value: unknown;

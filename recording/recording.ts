@@ -19,7 +19,7 @@ import type { components } from '../src/generated/control.ts';
 import { RECORDING_FORMAT, RECORDING_V1_FORMAT, TIMED_STATUSES } from '../src/generated/lists.ts';
 import { isSecretName } from '../mock/http/journal-redaction.ts';
 import { createValidators, loadSpec, type ValidateFunction } from '../src/spec/loader.ts';
-import { describeSchemaProblem } from '../src/spec/schema-problem.ts';
+import { describeSchemaProblems } from '../src/spec/schema-problem.ts';
 import { readRecordingLines, type ReadLinesOptions } from './recording-lines.ts';
 
 type C = components['schemas'];
@@ -250,9 +250,7 @@ export function parseRecording(value: unknown, name = 'the recording'): Recordin
   };
   validateRecording ??= createValidators(loadSpec('control')).schema('Recording');
   if (!validateRecording(recording)) {
-    const problems = validateRecording.errors ?? [];
-    const first = describeSchemaProblem(problems[0]!, recording);
-    return fail(problems.length > 1 ? `${first} (and ${problems.length - 1} more)` : first);
+    return fail(describeSchemaProblems(validateRecording.errors ?? [], recording));
   }
   return recording as Recording;
 }

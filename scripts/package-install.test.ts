@@ -183,8 +183,11 @@ describe('the packed tarball', () => {
       f.endsWith('.contract.test.ts'),
     );
     expect(files.filter((f) => f.endsWith('.contract.test.js')).length).toBe(suite.length);
-    // The dashboard's page, styles and scripts are served as they are, with no build step.
-    expect(files).toContain('mock/http/dashboard/static/index.html');
+    // The dashboard's page, styles and scripts are served as they are, with no build step:
+    // every one of them ships.
+    const statics = readdirSync(path.join(ROOT, 'mock/http/dashboard/static'));
+    expect(statics).toContain('index.html');
+    for (const name of statics) expect(files).toContain(`mock/http/dashboard/static/${name}`);
     const unwanted = files.filter(
       (f) =>
         (!f.startsWith('mock/http/dashboard/static/') &&

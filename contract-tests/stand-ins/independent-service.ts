@@ -232,7 +232,8 @@ export function createIndependentService(options: ServiceOptions): {
       order,
     );
 
-  const operations = {
+  // Partial: an operation the document gained that this service was not given is one it lacks.
+  const answerOf: Partial<Record<ApiOperationId, (query: URLSearchParams) => Promise<Response>>> = {
     getPrice: async (query: URLSearchParams) => {
       const rentalCount = wholeNumber(query.get('rentalCount'), 'rentalCount');
       if (rentalCount instanceof Response) return rentalCount;
@@ -340,8 +341,7 @@ export function createIndependentService(options: ServiceOptions): {
         withExtra(choices.extraFields.account, data),
       );
     },
-  } satisfies Partial<Record<ApiOperationId, (query: URLSearchParams) => Promise<Response>>>;
-  const answerOf: Partial<Record<ApiOperationId, (query: URLSearchParams) => Promise<Response>>> = operations;
+  };
 
   return {
     async fetch(request) {
@@ -349,17 +349,17 @@ export function createIndependentService(options: ServiceOptions): {
       // The API is under /v1 wherever the base URL puts it.
       const at = url.pathname.indexOf('/v1/');
       const path = at < 0 ? url.pathname : url.pathname.slice(at);
-      const operation = Object.values(API_OPERATION_SPECS).find((spec) => spec.path === path);
+      // An operation the document gained that this service was not given is a path it does
+      // not know, as for a service without it: refused before its method or key are looked at.
+      const operation = Object.values(API_OPERATION_SPECS).find(
+        (spec) => spec.path === path && answerOf[spec.operationId] !== undefined,
+      );
       if (!operation) return reject('notFound');
       if (operation.method !== request.method) return reject('methodNotAllowed');
       const key = request.headers.get('api-key');
       if (!key) return reject('apiKeyMissing', 'send the API-KEY header');
       if (key !== apiKey) return reject('apiKeyUnknown', 'the API key names no account');
-      // An operation the document gained that this service was not given is answered as a
-      // service without it answers: as a path it does not know.
-      const answer = answerOf[operation.operationId];
-      if (!answer) return reject('notFound');
-      return answer(await params(request, url));
+      return answerOf[operation.operationId]!(await params(request, url));
     },
   };
 }

@@ -3,6 +3,7 @@
  * of the event loop rather than in one copy.
  */
 import { describe, expect, it } from 'vitest';
+import { countingTurns } from '../test-support/event-loop-turns.ts';
 import { joinChunks } from './upstream-forward.ts';
 
 describe('joinChunks', () => {
@@ -19,15 +20,7 @@ describe('joinChunks', () => {
 
   it('lets the event loop turn while it joins 40 MB', async () => {
     const chunks = Array.from({ length: 640 }, (_, i) => new Uint8Array(64 * 1024).fill(i % 251));
-    let turns = 0;
-    let counting = true;
-    const count = (): void => {
-      turns++;
-      if (counting) setImmediate(count);
-    };
-    setImmediate(count);
-    const joined = await joinChunks(chunks, 640 * 64 * 1024);
-    counting = false;
+    const { result: joined, turns } = await countingTurns(() => joinChunks(chunks, 640 * 64 * 1024));
     expect(joined.byteLength).toBe(640 * 64 * 1024);
     expect(joined[639 * 64 * 1024]).toBe(639 % 251);
     // A few megabytes per turn: 40 MB takes about ten.

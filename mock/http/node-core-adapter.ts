@@ -36,10 +36,12 @@ export function createNodeCoreAdapter(
     }
     const length =
       payload === null ? 0 : typeof payload === 'string' ? Buffer.byteLength(payload) : payload.byteLength;
-    // A headers object of its own: a source may share one between its answers.
-    const out: Record<string, string | number> = { 'content-length': length };
+    // A headers object of its own: a source may share one between its answers. The length
+    // is set last: it is the length of what is written here, whatever a source's headers say.
+    const out: Record<string, string | number> = {};
     const headers = answer.headers;
     for (const name in headers) out[name] = headers[name]!;
+    out['content-length'] = length;
     res.writeHead(answer.status, out);
     res.end(payload ?? undefined);
   };

@@ -339,16 +339,15 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
     options.onUnexpectedError?.(error);
   }
 
+  /** Whether the journal keeps the request's body: a method that has one, and an answer that is no 413. */
+  function bodyJournaled(request: CoreRequest, exchange: Exchange, answered: CoreAnswer): boolean {
+    const method = exchange.method;
+    return method !== 'GET' && method !== 'HEAD' && request.hasBody && answered.status !== 413;
+  }
+
   /** Whether the journal would wait for a body no source has read. */
   function bodyUnread(request: CoreRequest, exchange: Exchange, answered: CoreAnswer): boolean {
-    const method = exchange.method;
-    return (
-      method !== 'GET' &&
-      method !== 'HEAD' &&
-      request.hasBody &&
-      answered.status !== 413 &&
-      request.bodyIfRead?.() === undefined
-    );
+    return bodyJournaled(request, exchange, answered) && request.bodyIfRead?.() === undefined;
   }
 
   /** Announces the finished exchange; waits only for a body nobody has read yet. */
@@ -368,34 +367,34 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
     if (exchange.activation) done.activation = true;
     if (exchange.account) done.account = exchange.account.walletAddress;
     if (exchange.query !== undefined) done.queryText = kept(exchange.query);
-    const method = exchange.method;
-    if (method !== 'GET' && method !== 'HEAD' && request.hasBody && answered.status !== 413) {
+    if (bodyJournaled(request, exchange, answered)) {
       const read = request.bodyIfRead?.();
       if (read === undefined)
         return request.body().then(
-          (bytes) => announce(request, exchange, answered, done, keys, bytes),
-          () => announce(request, exchange, answered, done, keys, undefined),
+          (bytes) => announce(request, exchange, answered, done, kept, bytes),
+          () => announce(request, exchange, answered, done, kept, undefined),
         );
-      return announce(request, exchange, answered, done, keys, read);
+      return announce(request, exchange, answered, done, kept, read);
     }
-    return announce(request, exchange, answered, done, keys, undefined);
+    return announce(request, exchange, answered, done, kept, undefined);
   }
 
+  /** The exchange's note completed with its body and answer, told to the observers. */
   function announce(
     request: CoreRequest,
     exchange: Exchange,
     answered: CoreAnswer,
     done: ExchangeFinished,
-    keys: ReadonlyArray<readonly [string, string]>,
+    kept: (text: string) => string,
     bytes: Uint8Array | undefined,
   ): undefined {
-    const kept = (text: string): string => (keys.length > 0 ? replaceKeys(text, keys) : text);
     if (bytes && bytes.byteLength > 0) done.body = kept(journalBody(exchange.bodyText ?? decodeText(bytes)));
     const contentType = keptContentType(request.header('content-type'));
     if (contentType) done.contentType = contentType;
     if (exchange.outcomeAsked) done.outcomeAsked = exchange.outcomeAsked;
     // The text an answer carried, unless a source or a fault said what the journal keeps.
-    if (exchange.response !== undefined) done.response = replaceKeysIn(redactKeys(exchange.response), keys);
+    if (exchange.response !== undefined)
+      done.response = replaceKeysIn(redactKeys(exchange.response), exchange.keyEcho ?? []);
     else if (typeof answered.body === 'string' && answered.body.length > 0)
       done.responseText = kept(answered.body);
     if (exchange.violations) done.violations = exchange.violations;

@@ -186,13 +186,11 @@ export function createRequestGuard(
       );
     }
     if (!all && !allowedHost(host)) {
-      {
-        const suggestion = hostName(host) ?? 'NAME';
-        return new SimulatorError(
-          'hostNotAllowed',
-          `Host '${host}' is not allowed: the simulator answers only localhost, IP addresses, its --host and the names given with --allowed-hosts, which keeps DNS-rebinding web pages out. To allow it, start with --allowed-hosts ${suggestion} (or ENERGY_SIM_ALLOWED_HOSTS=${suggestion}), or --allowed-hosts all behind a proxy.`,
-        );
-      }
+      const suggestion = hostName(host) ?? 'NAME';
+      return new SimulatorError(
+        'hostNotAllowed',
+        `Host '${host}' is not allowed: the simulator answers only localhost, IP addresses, its --host and the names given with --allowed-hosts, which keeps DNS-rebinding web pages out. To allow it, start with --allowed-hosts ${suggestion} (or ENERGY_SIM_ALLOWED_HOSTS=${suggestion}), or --allowed-hosts all behind a proxy.`,
+      );
     }
     if (!STATE_CHANGING.has(method)) return null;
     // A target that spells no `_sim` anywhere, escaped or not, cannot route to the control plane.

@@ -291,3 +291,22 @@ describe('one simulator behind both transports', () => {
     expect(Number(again.headers.get('content-length'))).toBe(Buffer.byteLength(await again.text()));
   });
 });
+
+describe('the Node adapter', () => {
+  it("writes the length of the body it sends, whatever length a source's headers name", async () => {
+    const body = JSON.stringify({ code: 0, msg: 'replayed', data: { long: 'x'.repeat(100) } });
+    // A recording may hold the length of an answer it now serves re-serialised.
+    const sim = createSimulator({
+      clock: 'manual',
+      replay: {
+        fetch: async () =>
+          new Response(body, { headers: { 'content-type': 'application/json', 'Content-Length': '2' } }),
+        source: 'r.json',
+      },
+    });
+    const url = await listen(createSimulatorServer(sim));
+    const res = await fetch(`${url}/v1/account`, { headers: { 'API-KEY': 'demo-key' } });
+    expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(body)));
+    expect(await res.text()).toBe(body);
+  });
+});

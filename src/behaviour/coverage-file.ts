@@ -9,7 +9,7 @@ import { CliError } from '../cli-error.ts';
 import type { components } from '../generated/control.ts';
 import { COVERAGE_FORMAT } from '../generated/lists.ts';
 import { createValidators, loadSpec, type ValidateFunction } from '../spec/loader.ts';
-import { describeSchemaProblem } from '../spec/schema-problem.ts';
+import { describeSchemaProblems } from '../spec/schema-problem.ts';
 import { COVERAGE_IDS, KNOWN_COVERAGE_IDS, resolveCoverageId } from './coverage-ids.ts';
 
 export type CoverageFile = components['schemas']['CoverageFile'];
@@ -38,10 +38,8 @@ let checkFile: ValidateFunction | undefined;
 export function readCoverageFile(value: unknown, name: string): CoverageFile {
   checkFile ??= createValidators(loadSpec('control')).schema('CoverageFile');
   if (checkFile(value)) return value as CoverageFile;
-  const problems = checkFile.errors ?? [];
-  const first = describeSchemaProblem(problems[0]!, value);
-  const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
-  throw new Error(`${name}: ${first}${more}; is it a file the coverage reporter wrote?`);
+  const problems = describeSchemaProblems(checkFile.errors ?? [], value);
+  throw new Error(`${name}: ${problems}; is it a file the coverage reporter wrote?`);
 }
 
 function addCounts(into: Record<string, number>, from: Record<string, number> | undefined): void {

@@ -32,3 +32,14 @@ export function describeSchemaProblem(error: ErrorObject, root: unknown): string
   }
   return `${path}: ${rule} (got ${got !== undefined && got.length > 40 ? `${got.slice(0, 40)}…` : got})`;
 }
+
+/**
+ * The first error of validating `root`, and how many more there are: one line for a user.
+ *
+ * @example
+ *   describeSchemaProblems(validate.errors ?? [], parsed); // "/seed: must be >= 0 (got -1) (and 2 more)"
+ */
+export function describeSchemaProblems(errors: readonly ErrorObject[], root: unknown): string {
+  const first = errors[0] ? describeSchemaProblem(errors[0], root) : '/: does not match its schema';
+  return errors.length > 1 ? `${first} (and ${errors.length - 1} more)` : first;
+}

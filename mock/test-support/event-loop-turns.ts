@@ -1,0 +1,26 @@
+/**
+ * How many turns the event loop made while a piece of work ran: the proof that work on a
+ * large body yields between slices instead of holding every other request.
+ */
+
+/**
+ * Runs `work` and counts the event loop's turns meanwhile (one `setImmediate` per turn).
+ *
+ * @example
+ *   const { result, turns } = await countingTurns(() => joinChunks(chunks, total));
+ *   expect(turns).toBeGreaterThanOrEqual(8);
+ */
+export async function countingTurns<T>(work: () => Promise<T>): Promise<{ result: T; turns: number }> {
+  let turns = 0;
+  let counting = true;
+  const count = (): void => {
+    turns++;
+    if (counting) setImmediate(count);
+  };
+  setImmediate(count);
+  try {
+    return { result: await work(), turns };
+  } finally {
+    counting = false;
+  }
+}
