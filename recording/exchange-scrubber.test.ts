@@ -56,3 +56,32 @@ describe('describeResponse', () => {
     expect(response.body).toEqual({ 'key-1': 1, data: { apiKey: 'key-3' } });
   });
 });
+
+describe('a key the scrubber meets for the first time', () => {
+  const NEW = 'sk_live_FIRSTSEEN_0123456789';
+  let n = 0;
+  const fresh = () =>
+    createExchangeScrubber({ baseUrl: 'http://upstream.test', known: [], newAlias: () => `key-${++n + 1}` });
+
+  it('is hidden in the query and body of the request whose header carries it', async () => {
+    const request = new Request(`http://upstream.test/v1/account?ref=${NEW}`, {
+      method: 'POST',
+      headers: { 'API-KEY': NEW, 'content-type': 'application/json' },
+      body: JSON.stringify({ note: `key ${NEW}` }),
+    });
+    const recorded = await fresh().describeRequest(request);
+    expect(JSON.stringify(recorded)).not.toContain(NEW);
+    expect(recorded.apiKeyAlias).toMatch(/^key-/);
+  });
+
+  it('is hidden in an answer that is no JSON, broken JSON or JSON too deep to walk', () => {
+    for (const text of [
+      `{"apiKey":"${NEW}","x":[1,2`,
+      `api_key=${NEW}&ok=1`,
+      `${'['.repeat(5000)}{"apiKey":"${NEW}"}${']'.repeat(5000)}`,
+    ]) {
+      const recorded = fresh().describeResponse(200, new Headers(), text, false);
+      expect(JSON.stringify(recorded), text.slice(0, 40)).not.toContain(NEW);
+    }
+  });
+});

@@ -4,7 +4,7 @@
  * alias. The contract recorder (recorder.ts) and `serve --record` (live-recording.ts)
  * share it, so both redact alike.
  */
-import { isSecretName, keyAcross, replaceKeys } from '../mock/http/journal-redaction.ts';
+import { isSecretName, keyAcross, replaceKeys, secretPairValues } from '../mock/http/journal-redaction.ts';
 import type { RecordedRequest, RecordedResponse } from './recording.ts';
 
 /** How much of a text given in pieces TextScrub gathers before it scrubs any. */
@@ -57,6 +57,10 @@ export function createExchangeScrubber(options: {
       aliases.set(key, alias);
     }
     return alias;
+  };
+  /** Learns the values of a text's secret-named pairs before any of it is scrubbed: a key echoed before its field, or in JSON that cannot be walked, is replaced too. */
+  const learnSecrets = (text: string, issuing: boolean): void => {
+    for (const value of secretPairValues(text)) aliasOf(value, issuing ? 'issued' : 'foreign');
   };
   /** Replaces every known key where it stands as a token, raw or percent-encoded (journal-redaction.ts). */
   const scrubText = (text: string): string => replaceKeys(text, aliases);
@@ -116,12 +120,17 @@ export function createExchangeScrubber(options: {
       if (basePath && (pathname === basePath || pathname.startsWith(`${basePath}/`)))
         pathname = pathname.slice(basePath.length) || '/';
       const key = request.headers.get('api-key');
+      const text = request.body === null ? '' : await request.clone().text();
+      // Every key the request carries is known before any part of it is scrubbed: the
+      // header's, and the values of secret-named fields of its query and body.
+      const apiKeyAlias = key === null ? undefined : aliasOf(key, 'foreign');
+      learnSecrets(url.search, false);
+      learnSecrets(text, false);
       const out: RecordedRequest = {
         method: request.method.toUpperCase(),
         path: pathname,
         query: scrub(paramsOf(url.searchParams), false) as RecordedRequest['query'],
       };
-      const text = request.body === null ? '' : await request.clone().text();
       if (text !== '') {
         const type = request.headers.get('content-type') ?? '';
         if (type.includes('application/x-www-form-urlencoded'))
@@ -134,7 +143,7 @@ export function createExchangeScrubber(options: {
           }
         }
       }
-      if (key !== null) out.apiKeyAlias = aliases.get(key) ?? aliasOf(key, 'foreign');
+      if (apiKeyAlias !== undefined) out.apiKeyAlias = apiKeyAlias;
       return out;
     },
     describeResponse(status, headers, text, issuing) {
@@ -147,6 +156,8 @@ export function createExchangeScrubber(options: {
       try {
         recorded.body = scrub(JSON.parse(text), issuing);
       } catch {
+        // Not JSON, or JSON too deep to walk: its secret-named pairs are found by a scan.
+        learnSecrets(text, issuing);
         recorded.text = scrubText(text);
       }
       return recorded;

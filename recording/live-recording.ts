@@ -266,7 +266,8 @@ function* largeLinePieces(interaction: Interaction, large: LargeAnswer): Generat
   const field = 'json' in large ? 'body' : 'text';
   const line = JSON.stringify({ ...interaction, response: { ...interaction.response, [field]: mark } });
   const quotedMark = JSON.stringify(mark);
-  const at = line.indexOf(quotedMark);
+  // The last: the response comes after the request, whose text could spell the mark too.
+  const at = line.lastIndexOf(quotedMark);
   if ('json' in large) {
     yield line.slice(0, at);
     yield* large.json;

@@ -225,6 +225,40 @@ describe.each(BUILDERS)('a replay of %s', (_from, createReplay) => {
     expect(replay.takeMisses(CASE_A)).toEqual([]);
   });
 
+  it('names no key of a missed request, in its query, form or JSON body, whatever its field', async () => {
+    const SECRET = 'sk_live_SECRET_0123456789';
+    const onMiss = vi.fn();
+    const replay = createReplay(recording, { apiKey: SECRET, onMiss });
+    await replay.transport(
+      get(`/v1/tron/history?orderId=OR9&api_key=${SECRET}&ref=${SECRET}`, SECRET),
+      CASE_A,
+      '',
+    );
+    const post = (body: string, type: string) =>
+      new Request(`${BASE}/v1/tron/order`, {
+        method: 'POST',
+        headers: { 'API-KEY': SECRET, 'content-type': type },
+        body,
+      });
+    await replay.transport(
+      post(JSON.stringify({ password: 'hunter2_PASSWORD_x', note: SECRET }), 'application/json'),
+      CASE_A,
+      '',
+    );
+    await replay.transport(
+      post(`token=${SECRET}&rentalCount=1`, 'application/x-www-form-urlencoded'),
+      CASE_A,
+      '',
+    );
+    await replay.transport(post(`{"apiKey":"sk_other_0123456789","x":[`, 'application/json'), CASE_A, '');
+    expect(onMiss).toHaveBeenCalledTimes(4);
+    for (const [message] of onMiss.mock.calls as [string][]) {
+      expect(message).not.toContain(SECRET);
+      expect(message).not.toContain('hunter2_PASSWORD_x');
+      expect(message).not.toContain('sk_other_0123456789');
+    }
+  });
+
   it('names a different method or body in the closest request', async () => {
     const replay = createReplay(recording, { apiKey: 'demo-key' });
     const post = new Request(`${BASE}/v1/tron/order`, {

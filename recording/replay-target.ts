@@ -19,6 +19,7 @@
  * than fifteen million objects that every collection of the garbage collector walks.
  */
 import { withoutApiPrefix } from '../mock/http/api-operations.ts';
+import { isSecretName, redactBody, replaceKeys } from '../mock/http/journal-redaction.ts';
 import type { FileLimit } from '../src/bounded-file.ts';
 import { createLineStore } from './line-store.ts';
 import { LIVE_CASE } from './live-recording.ts';
@@ -335,6 +336,27 @@ function serveReplay(
     return hasForeign ? apiKeys.find((k) => k.role === 'foreign')!.alias : MAIN_KEY_ALIAS;
   };
 
+  /**
+   * A replayed request's value as the recorder keeps one: a secret-named field's key by its
+   * alias, this run's key by its alias wherever it stands. So it can match, and no message
+   * of a miss repeats a key.
+   */
+  const keptAsRecorded = (value: unknown, depth = 0): unknown => {
+    if (typeof value === 'string')
+      return options.apiKey ? replaceKeys(value, [[options.apiKey, MAIN_KEY_ALIAS]]) : value;
+    if (typeof value !== 'object' || value === null) return value;
+    if (depth > MAX_KEPT_DEPTH) return '[redacted]';
+    if (Array.isArray(value)) return value.map((item) => keptAsRecorded(item, depth + 1));
+    const out: Record<string, unknown> = {};
+    for (const [name, item] of Object.entries(value))
+      out[name] = isSecretName(name)
+        ? typeof item === 'string'
+          ? aliasOf(item)
+          : '[redacted]'
+        : keptAsRecorded(item, depth + 1);
+    return out;
+  };
+
   const health = (): Response =>
     target.simulator
       ? Response.json({
@@ -369,7 +391,7 @@ function serveReplay(
     async transport(request, caseName) {
       const url = new URL(request.url);
       if (request.method === 'GET' && url.pathname === '/_sim/health') return health();
-      const wanted = await describeIncoming(request, aliasOf(request.headers.get('api-key')));
+      const wanted = await describeIncoming(request, aliasOf(request.headers.get('api-key')), keptAsRecorded);
       const entry = index.answers(wanted);
       if (entry === undefined) {
         const candidates = index.candidates(wanted).map((position) => source.at(position));
@@ -391,22 +413,31 @@ function serveReplay(
   };
 }
 
-async function describeIncoming(request: Request, alias: string | undefined): Promise<RecordedRequest> {
+/** How deep a replayed request's JSON is looked into: deeper, it is hidden whole. */
+const MAX_KEPT_DEPTH = 64;
+
+/** A request to replay, described as the recorder describes one, its values `kept` as the recorder keeps them. */
+async function describeIncoming(
+  request: Request,
+  alias: string | undefined,
+  kept: (value: unknown) => unknown,
+): Promise<RecordedRequest> {
   const url = new URL(request.url);
   const out: RecordedRequest = {
     method: request.method.toUpperCase(),
     path: url.pathname,
-    query: paramsOf(url.searchParams),
+    query: kept(paramsOf(url.searchParams)) as RecordedRequest['query'],
   };
   const text = request.body === null ? '' : await request.text();
   if (text !== '') {
     if ((request.headers.get('content-type') ?? '').includes('application/x-www-form-urlencoded'))
-      out.form = paramsOf(new URLSearchParams(text));
+      out.form = kept(paramsOf(new URLSearchParams(text))) as RecordedRequest['form'];
     else {
       try {
-        out.json = JSON.parse(text);
+        out.json = kept(JSON.parse(text));
       } catch {
-        out.text = text;
+        // A text is matched as the recorder kept it; a secret-named pair in it is never shown.
+        out.text = redactBody(kept(text) as string);
       }
     }
   }

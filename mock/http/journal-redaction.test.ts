@@ -12,6 +12,7 @@ import {
   replaceKeysIn,
   redactUrl,
   secretValuesOf,
+  secretPairValues,
 } from './journal-redaction.ts';
 
 const KEY = 'live-team-key-9';
@@ -193,5 +194,18 @@ describe('redactUrl', () => {
       'https://[redacted]@api.example/api?token=[redacted]&x=1',
     );
     expect(redactUrl('https://api.eopen.io/api')).toBe('https://api.eopen.io/api');
+  });
+});
+
+describe('secretPairValues', () => {
+  it('finds the values of secret-named pairs in broken JSON and forms, quotes and escapes taken off', () => {
+    expect(secretPairValues('{"note":"x","apiKey":"sk_live_1234\\u0035678","x":[1,2')).toEqual([
+      'sk_live_12345678',
+    ]);
+    expect(secretPairValues('ok=1&api_key=sk%5Flive%5F12345678')).toEqual(['sk_live_12345678']);
+  });
+
+  it('leaves out bare numbers and literals, and values too short to replace by value', () => {
+    expect(secretPairValues('{"token": 123456789012, "auth": true, "password": "short"}')).toEqual([]);
   });
 });

@@ -300,6 +300,41 @@ export function secretValuesOf(text: string): string[] {
   return values;
 }
 
+/** A bare JSON number or literal: never a key. */
+const BARE_LITERAL = /^(?:-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)$/;
+
+/**
+ * The values of every secret-named `name: value` or `name=value` pair of a text, wherever
+ * it stands (JSON too deep or broken, a form, plain text), as the scan of a body that does
+ * not parse finds them, quotes and escapes taken off; only values long enough to be
+ * replaced by value. A copy that replaces keys by value learns them here first, so that a
+ * key is replaced before its field as well as after it.
+ *
+ * @example
+ *   secretPairValues('{"note":"new key sk_12345678","apiKey":"sk_12345678"'); // ['sk_12345678']
+ */
+export function secretPairValues(text: string): string[] {
+  if (!MAY_HOLD_SECRET.test(text)) return [];
+  const values = new Set<string>();
+  for (const [, , name, , raw] of text.matchAll(PAIR)) {
+    if (!isSecretName(decodeName(name!))) continue;
+    const quote = raw!.startsWith('"') || raw!.startsWith("'") ? raw![0]! : '';
+    const inner =
+      quote && raw!.length > 1 && raw!.endsWith(quote) ? raw!.slice(1, -1) : raw!.slice(quote.length);
+    let value = inner;
+    try {
+      value =
+        quote === '"' ? (JSON.parse(`"${inner}"`) as string) : decodeURIComponent(inner.replace(/\+/g, ' '));
+    } catch {
+      // Escapes that do not decode: the value as it stands.
+    }
+    // A bare number or literal is no key (a secret-named field's key is a string).
+    if (!quote && BARE_LITERAL.test(value)) continue;
+    if (value.length >= MIN_SCRUBBED_KEY_LENGTH) values.add(value);
+  }
+  return [...values];
+}
+
 /**
  * A URL fit to print or keep: its user information and the values of its secret-named
  * query parameters replaced (an upstream URL may carry credentials).
