@@ -247,16 +247,19 @@ describe('serve --record onto a file that is there', () => {
     );
   });
   afterAll(() => upstream.close());
-  const record = async (file: string, extra: Partial<ServeOptions> = {}): Promise<void> => {
+  /** One proxied call recorded into `file`; the lines the server logged. */
+  const record = async (file: string, extra: Partial<ServeOptions> = {}): Promise<string[]> => {
+    const lines: string[] = [];
     const proxy = await serve(
       { port: 0, host: '127.0.0.1', upstream: upstream.url, record: file, quiet: true, ...extra },
-      () => {},
+      (line) => lines.push(line),
     );
     try {
       await fetch(`${proxy.url}/v1/account`, { headers: KEY });
     } finally {
       await proxy.close();
     }
+    return lines;
   };
   const interactions = (file: string): number => readFileSync(file, 'utf8').trimEnd().split('\n').length - 1;
 
@@ -273,8 +276,9 @@ describe('serve --record onto a file that is there', () => {
   it('continues it with --record-append, and replaces it with --record-overwrite', async () => {
     const file = path.join(dir, 'continued.jsonl');
     await record(file);
-    await record(file, { recordMode: 'append' });
+    const appending = await record(file, { recordMode: 'append', quiet: false });
     expect(interactions(file)).toBe(2);
+    expect(appending.join('\n')).toContain('continuing its 1 interaction)');
     await record(file, { recordMode: 'overwrite' });
     expect(interactions(file)).toBe(1);
   }, 60_000);

@@ -57,6 +57,22 @@ describe('describeResponse', () => {
   });
 });
 
+describe('textScrub, cutting a long piece', () => {
+  it('moves its cut before a key that stands across it, wherever in the key the cut would fall', () => {
+    // The held-back tail is the longest a known key can be, percent-encoded: 12 characters a character.
+    const reach = KEY.length * 12;
+    const before = 'a '.repeat(40_000);
+    for (let k = 1; k < KEY.length; k++) {
+      // One piece, so long that it is cut at its length less the reach: k characters into the key.
+      const text = `${before}${KEY}${' '.repeat(reach + k - KEY.length)}`;
+      const scrub = scrubber().textScrub();
+      const out = scrub.push(text) + scrub.end();
+      expect(out, `cut ${k} characters into the key`).not.toContain(KEY);
+      expect(out).toBe(scrubber().scrubText(text));
+    }
+  });
+});
+
 describe('a key the scrubber meets for the first time', () => {
   const NEW = 'sk_live_FIRSTSEEN_0123456789';
   let n = 0;

@@ -87,8 +87,12 @@ export function createLiveRecording(
   let aliasCount = 1;
   let continued = 0;
   if (options.mode === 'append') {
-    const read = readRecordingFile(file, options.limit ?? DEFAULT_FILE_LIMIT, (line) =>
-      options.onWarning?.(line),
+    // Counted as read, not kept: a long recording is continued without holding it whole.
+    const read = readRecordingFile(
+      file,
+      options.limit ?? DEFAULT_FILE_LIMIT,
+      (line) => options.onWarning?.(line),
+      { onInteraction: () => void continued++ },
     );
     const { recording } = read;
     if (recording.format !== RECORDING_FORMAT)
@@ -106,7 +110,6 @@ export function createLiveRecording(
       const n = /^key-(\d+)$/.exec(alias)?.[1];
       if (n !== undefined) aliasCount = Math.max(aliasCount, Number(n));
     }
-    continued = recording.interactions.length;
   } else {
     const header = headerOf({
       recordedAt: new Date().toISOString(),

@@ -215,11 +215,15 @@ function hashOf(text: string): number {
  * Requests are found by the hash of their signature, so that a million of them cost a
  * million small integers rather than a million strings; two signatures of one hash are
  * told apart by the signatures themselves, those of requests recorded once computed again
- * from their interaction when needed.
+ * from their interaction when needed. `hash` is FNV-1a; a test gives one that collides.
+ *
+ * @example
+ *   const index = createReplayIndex((alias) => roles.get(alias), (position) => interactions[position]!);
  */
-function createReplayIndex(
+export function createReplayIndex(
   roleOf: (alias: string) => RecordedApiKey['role'] | undefined,
   at: (position: number) => Interaction,
+  hash: (text: string) => number = hashOf,
 ): ReplayIndex {
   const keyClass = (alias: string | undefined): string | undefined =>
     alias !== undefined && roleOf(alias) === 'foreign' ? 'foreign' : alias;
@@ -273,12 +277,12 @@ function createReplayIndex(
     // A 429 the recording run waited out and sent again: the replay serves what came after.
     if (interaction.retried) return;
     const sig = signature(interaction.request);
-    const hash = hashOf(sig);
-    const found = find(sig, hash);
+    const hashed = hash(sig);
+    const found = find(sig, hashed);
     if (found.entry === undefined) {
       // A request not seen before (alone under its hash, or beside another's signature).
-      if (found.list === undefined) byHash.set(hash, position);
-      else byHash.set(hash, [...found.list, position]);
+      if (found.list === undefined) byHash.set(hashed, position);
+      else byHash.set(hashed, [...found.list, position]);
       // Each distinct request once: a request polled a thousand times is one candidate.
       misses.add(interaction, position);
       return;
@@ -292,7 +296,7 @@ function createReplayIndex(
         firstCase: caseOf(found.entry),
         own: { items, next: 0 },
       };
-      if (found.list === undefined) byHash.set(hash, answers);
+      if (found.list === undefined) byHash.set(hashed, answers);
       else found.list[found.at] = answers;
     } else answers = found.entry;
     if (interaction.case !== answers.firstCase) {
@@ -309,7 +313,7 @@ function createReplayIndex(
     add,
     answers(wanted) {
       const sig = signature(wanted);
-      return find(sig, hashOf(sig)).entry;
+      return find(sig, hash(sig)).entry;
     },
     candidates: (wanted) => misses.candidates(wanted),
   };
