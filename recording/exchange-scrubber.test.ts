@@ -100,4 +100,15 @@ describe('a key the scrubber meets for the first time', () => {
       expect(JSON.stringify(recorded), text.slice(0, 40)).not.toContain(NEW);
     }
   });
+
+  it('is hidden in a JSON answer where it is echoed before the field that names it, at any depth', () => {
+    for (const answer of [
+      { note: `your key is ${NEW}`, apiKey: NEW },
+      { data: [{ echo: NEW }, { token: NEW }] },
+      { first: NEW, auth: { inner: { password: NEW } } },
+    ]) {
+      const recorded = fresh().describeResponse(200, new Headers(), JSON.stringify(answer), true);
+      expect(JSON.stringify(recorded), JSON.stringify(answer)).not.toContain(NEW);
+    }
+  });
 });

@@ -22,6 +22,11 @@ export interface ExchangeScrubber {
   secretValue(value: unknown, issuing: boolean): string;
   /** `scrubText` over a text that comes in pieces, never all at once (see TextScrub). */
   textScrub(): TextScrub;
+  /**
+   * Learns the values of a text's secret-named pairs (secretPairValues) as keys, before the
+   * text is scrubbed; `openEnd` for a window on a longer text.
+   */
+  learnPairs(text: string, issuing: boolean, openEnd?: boolean): void;
 }
 
 /**
@@ -59,8 +64,25 @@ export function createExchangeScrubber(options: {
     return alias;
   };
   /** Learns the values of a text's secret-named pairs before any of it is scrubbed: a key echoed before its field, or in JSON that cannot be walked, is replaced too. */
-  const learnSecrets = (text: string, issuing: boolean): void => {
-    for (const value of secretPairValues(text)) aliasOf(value, issuing ? 'issued' : 'foreign');
+  const learnSecrets = (text: string, issuing: boolean, openEnd = false): void => {
+    for (const value of secretPairValues(text, { openEnd })) aliasOf(value, issuing ? 'issued' : 'foreign');
+  };
+  /**
+   * Learns what every secret-named field of a JSON value holds, at any depth (inside one
+   * that is hidden whole too), before the value is scrubbed: a key echoed in a field before
+   * the one that names it is then replaced as well. It walks in the scrub's order, so that
+   * new keys are numbered as they stand.
+   */
+  const learnFields = (value: unknown, issuing: boolean): void => {
+    if (typeof value !== 'object' || value === null) return;
+    if (Array.isArray(value)) {
+      for (const item of value) learnFields(item, issuing);
+      return;
+    }
+    for (const [k, v] of Object.entries(value)) {
+      if (typeof v === 'string' && isSecretName(k)) aliasOf(v, issuing ? 'issued' : 'foreign');
+      else learnFields(v, issuing);
+    }
   };
   /** Replaces every known key where it stands as a token, raw or percent-encoded (journal-redaction.ts). */
   const scrubText = (text: string): string => replaceKeys(text, aliases);
@@ -114,6 +136,7 @@ export function createExchangeScrubber(options: {
     scrubText,
     secretValue,
     textScrub,
+    learnPairs: learnSecrets,
     async describeRequest(request) {
       const url = new URL(request.url);
       let pathname = url.pathname;
@@ -137,7 +160,9 @@ export function createExchangeScrubber(options: {
           out.form = scrub(paramsOf(new URLSearchParams(text)), false) as RecordedRequest['form'];
         else {
           try {
-            out.json = scrub(JSON.parse(text), false);
+            const value: unknown = JSON.parse(text);
+            learnFields(value, false);
+            out.json = scrub(value, false);
           } catch {
             out.text = scrubText(text);
           }
@@ -154,7 +179,9 @@ export function createExchangeScrubber(options: {
       }
       const recorded: RecordedResponse = { status, headers: kept };
       try {
-        recorded.body = scrub(JSON.parse(text), issuing);
+        const value: unknown = JSON.parse(text);
+        learnFields(value, issuing);
+        recorded.body = scrub(value, issuing);
       } catch {
         // Not JSON, or JSON too deep to walk: its secret-named pairs are found by a scan.
         learnSecrets(text, issuing);

@@ -138,6 +138,25 @@ describe('scrubLargeAnswer', () => {
     expect(await recordedInSlices(spaces, [0.25, 0.75])).toEqual({ text: spaces });
   });
 
+  it('hides a key met for the first time where it is echoed before the field that names it', async () => {
+    const NEW = 'sk_live_FIRSTSEEN_0123456789';
+    const filler = 'x '.repeat(200_000);
+    const texts = [
+      JSON.stringify({ note: `${filler}${NEW} ${filler}`, data: { apiKey: NEW } }),
+      // No JSON: the pair stands far past the echo, across the cuts of the chunks.
+      `echo ${NEW} ${filler} api_key=${NEW}&more=${filler}`,
+    ];
+    for (const text of texts) {
+      for (const cuts of [[0.5], [0.2, 0.9999]]) {
+        const answer = await scrubLargeAnswer(chunked(text, cuts), scrubber(), false);
+        const out = joined('json' in answer ? answer.json : answer.text);
+        expect(out.length).toBeGreaterThan(400_000);
+        expect(out.includes(NEW), `${text.slice(0, 20)} cut at ${cuts.join()}`).toBe(false);
+        expect(await recordedInSlices(text, cuts)).toEqual(recordedWhole(text));
+      }
+    }
+  });
+
   it('gives the event loop turns while it works through a large answer', async () => {
     const text = JSON.stringify({ data: Array.from({ length: 200_000 }, (_, id) => ({ id, apiKey: KEY })) });
     const started = performance.now();

@@ -36,6 +36,11 @@ const PIECE_CHARS = 256 * 1024;
 const MAX_SECRET_CHARS = 64 * 1024;
 /** A name longer than this is taken as secret-named: what it names is hidden, not judged. */
 const MAX_NAME_CHARS = 4 * 1024;
+/**
+ * How long a secret-named pair of a text that is no JSON may be and still be learnt (its
+ * value then replaced wherever it stands): a key is far shorter.
+ */
+const PAIR_REACH = 8 * 1024;
 
 /** A large answer as recorded: its JSON (`body`) or its text, in pieces that join into it. */
 export type LargeAnswer = { json: Buffer[] } | { text: Buffer[] };
@@ -55,13 +60,27 @@ export async function scrubLargeAnswer(
   scrubber: ExchangeScrubber,
   issuing: boolean,
 ): Promise<LargeAnswer> {
-  const json = createJsonScrub(scrubber, issuing);
+  // Two passes, as a small answer is walked twice: the first learns every secret-named
+  // field's value, so that the second replaces a key echoed before its field as well.
   try {
+    const learn = createJsonLearn(scrubber, issuing);
+    await eachSlice(chunks, (text) => learn.push(text));
+    learn.end();
+    const json = createJsonScrub(scrubber, issuing);
     await eachSlice(chunks, (text) => json.push(text));
     return { json: json.end() };
   } catch {
     // Not JSON after all (or not all of it): the text, decoded again from the bytes.
   }
+  // Its secret-named pairs are learnt through windows that overlap by PAIR_REACH, so that a
+  // pair cut by the end of one stands whole in the next.
+  let carry = '';
+  await eachSlice(chunks, (piece) => {
+    const window = carry + piece;
+    scrubber.learnPairs(window, issuing, true);
+    carry = window.slice(-PAIR_REACH);
+  });
+  scrubber.learnPairs(carry, issuing);
   const text = scrubber.textScrub();
   const out = createPieces(true);
   await eachSlice(chunks, (piece) => out.add(text.push(piece)));
@@ -126,6 +145,73 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 /** The JSON of a string's characters, without its quotes. */
 function escaped(text: string): string {
   return NEEDS_ESCAPE.test(text) ? JSON.stringify(text).slice(1, -1) : text;
+}
+
+/**
+ * The first pass over JSON text given in slices: every secret-named field's string value,
+ * at any depth, learnt as a key in the order it stands (as the scrubber's walk of a small
+ * answer learns them). `push` throws on text that is not JSON, `end` on JSON that is not
+ * complete. A name past MAX_NAME_CHARS counts as secret-named, as in the scrub.
+ */
+function createJsonLearn(
+  scrubber: ExchangeScrubber,
+  issuing: boolean,
+): { push(text: string): void; end(): void } {
+  const parse = jsonParser({ packValues: false, streamValues: true });
+  let name = '';
+  let inName = false;
+  // Whether the next value is a secret-named field's, and whether the string read is one.
+  let secret = false;
+  let holding = false;
+  let held = '';
+  const take = (token: Token): void => {
+    switch (token.name) {
+      case 'startKey':
+        inName = true;
+        name = '';
+        return;
+      case 'stringChunk':
+        if (inName) {
+          if (name.length <= MAX_NAME_CHARS) name += token.value;
+        } else if (holding && held.length <= MAX_SECRET_CHARS) held += token.value;
+        return;
+      case 'endKey':
+        inName = false;
+        secret = name.length > MAX_NAME_CHARS || isSecretName(name);
+        return;
+      case 'startString':
+        holding = secret;
+        secret = false;
+        held = '';
+        return;
+      case 'endString':
+        // Past the bound the scrub hides it as '[redacted]', which gives no alias.
+        if (holding && held.length <= MAX_SECRET_CHARS) scrubber.secretValue(held, issuing);
+        holding = false;
+        return;
+      case 'startNumber':
+      case 'startObject':
+      case 'startArray':
+      case 'nullValue':
+      case 'trueValue':
+      case 'falseValue':
+        secret = false;
+        return;
+      default:
+        return;
+    }
+  };
+  const takeAll = (tokens: ReturnType<typeof parse>): void => {
+    if (tokens !== none) for (const token of getManyValues(tokens)) take(token);
+  };
+  return {
+    push(text) {
+      if (text !== '') takeAll(parse(text));
+    },
+    end() {
+      takeAll(parse(none as unknown as string));
+    },
+  };
 }
 
 /**

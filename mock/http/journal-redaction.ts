@@ -308,15 +308,20 @@ const BARE_LITERAL = /^(?:-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)$/;
  * it stands (JSON too deep or broken, a form, plain text), as the scan of a body that does
  * not parse finds them, quotes and escapes taken off; only values long enough to be
  * replaced by value. A copy that replaces keys by value learns them here first, so that a
- * key is replaced before its field as well as after it.
+ * key is replaced before its field as well as after it. With `openEnd`, a pair that runs to
+ * the end of the text is left out: the text is a window on a longer one, and the next
+ * window, which overlaps this one, holds the pair whole.
  *
  * @example
  *   secretPairValues('{"note":"new key sk_12345678","apiKey":"sk_12345678"'); // ['sk_12345678']
  */
-export function secretPairValues(text: string): string[] {
+export function secretPairValues(text: string, options: { openEnd?: boolean } = {}): string[] {
   if (!MAY_HOLD_SECRET.test(text)) return [];
   const values = new Set<string>();
-  for (const [, , name, , raw] of text.matchAll(PAIR)) {
+  for (const match of text.matchAll(PAIR)) {
+    const [pair, , name, , raw] = match;
+    // A text that goes on past its end (a window on a longer one) may have cut this value.
+    if (options.openEnd && match.index + pair.length === text.length) continue;
     if (!isSecretName(decodeName(name!))) continue;
     const quote = raw!.startsWith('"') || raw!.startsWith("'") ? raw![0]! : '';
     const inner =
