@@ -110,5 +110,13 @@ describe('a key the scrubber meets for the first time', () => {
       const recorded = fresh().describeResponse(200, new Headers(), JSON.stringify(answer), true);
       expect(JSON.stringify(recorded), JSON.stringify(answer)).not.toContain(NEW);
     }
+    // A name given twice (JSON.parse keeps the last value), and a pair inside a string.
+    for (const text of [
+      `{"note":"${NEW}","apiKey":"${NEW}","apiKey":"sk_live_another_0123456789"}`,
+      `{"note":"${NEW}","log":["sent token=${NEW} upstream"]}`,
+    ]) {
+      const recorded = fresh().describeResponse(200, new Headers(), text, false);
+      expect(JSON.stringify(recorded), text).not.toContain(NEW);
+    }
   });
 });

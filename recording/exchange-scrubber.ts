@@ -181,6 +181,9 @@ export function createExchangeScrubber(options: {
       try {
         const value: unknown = JSON.parse(text);
         learnFields(value, issuing);
+        // What the walk cannot see: a repeated name's earlier value (JSON.parse keeps the
+        // last), and a `token=…` pair inside a string.
+        learnSecrets(text, issuing);
         recorded.body = scrub(value, issuing);
       } catch {
         // Not JSON, or JSON too deep to walk: its secret-named pairs are found by a scan.

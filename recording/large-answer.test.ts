@@ -141,18 +141,24 @@ describe('scrubLargeAnswer', () => {
   it('hides a key met for the first time where it is echoed before the field that names it', async () => {
     const NEW = 'sk_live_FIRSTSEEN_0123456789';
     const filler = 'x '.repeat(200_000);
-    const texts = [
-      JSON.stringify({ note: `${filler}${NEW} ${filler}`, data: { apiKey: NEW } }),
+    // Each with whether it records what the small path records (a name given twice keeps
+    // both values here, the last in JSON.parse's; their aliases are numbered in another order).
+    const texts: Array<[string, boolean]> = [
+      [JSON.stringify({ note: `${filler}${NEW} ${filler}`, data: { apiKey: NEW } }), true],
       // No JSON: the pair stands far past the echo, across the cuts of the chunks.
-      `echo ${NEW} ${filler} api_key=${NEW}&more=${filler}`,
+      [`echo ${NEW} ${filler} api_key=${NEW}&more=${filler}`, true],
+      // A name given twice: the first value is none the less a key.
+      [`{"note":"${filler}${NEW} ${filler}","apiKey":"${NEW}","apiKey":"sk_live_another_0123456789"}`, false],
+      // A pair inside a long string, far past the echo.
+      [JSON.stringify({ note: `${NEW} ${filler}`, log: `${filler} sent token=${NEW} upstream` }), false],
     ];
-    for (const text of texts) {
+    for (const [text, sameAsWhole] of texts) {
       for (const cuts of [[0.5], [0.2, 0.9999]]) {
         const answer = await scrubLargeAnswer(chunked(text, cuts), scrubber(), false);
         const out = joined('json' in answer ? answer.json : answer.text);
         expect(out.length).toBeGreaterThan(400_000);
         expect(out.includes(NEW), `${text.slice(0, 20)} cut at ${cuts.join()}`).toBe(false);
-        expect(await recordedInSlices(text, cuts)).toEqual(recordedWhole(text));
+        if (sameAsWhole) expect(await recordedInSlices(text, cuts)).toEqual(recordedWhole(text));
       }
     }
   });

@@ -5,7 +5,10 @@
  * Why not parse it and scrub the value, as a small answer is: JSON.parse of 100 MB, the
  * walk that replaces secret-named fields and the serialisation each hold the event loop
  * for a second or more. Here the text is decoded, tokenised, scrubbed and written out in
- * slices of a few milliseconds, with a turn of the event loop between two slices:
+ * slices of a few milliseconds, with a turn of the event loop between two slices, and in
+ * two passes, as a small answer is walked twice: the first learns every secret-named
+ * field's value (and the `name=value` pairs inside strings, or of a text that is no JSON),
+ * so that the second replaces a key echoed before its field as well as after it:
  *
  * - JSON goes through stream-json's tokenizer, which hands keys, strings and numbers out
  *   in chunks as they come, so no token, however long, is ever held whole. What comes out
@@ -164,6 +167,13 @@ function createJsonLearn(
   let secret = false;
   let holding = false;
   let held = '';
+  // The string or name being read, for the `token=…` pairs it may hold (as a small
+  // answer's text is scanned for them): scanned in windows that overlap by PAIR_REACH.
+  let window = '';
+  const scanWindow = (complete: boolean): void => {
+    scrubber.learnPairs(window, issuing, !complete);
+    window = complete ? '' : window.slice(-PAIR_REACH);
+  };
   const take = (token: Token): void => {
     switch (token.name) {
       case 'startKey':
@@ -171,11 +181,14 @@ function createJsonLearn(
         name = '';
         return;
       case 'stringChunk':
+        window += token.value;
+        if (window.length > 2 * PAIR_REACH) scanWindow(false);
         if (inName) {
           if (name.length <= MAX_NAME_CHARS) name += token.value;
         } else if (holding && held.length <= MAX_SECRET_CHARS) held += token.value;
         return;
       case 'endKey':
+        scanWindow(true);
         inName = false;
         secret = name.length > MAX_NAME_CHARS || isSecretName(name);
         return;
@@ -188,6 +201,7 @@ function createJsonLearn(
         // Past the bound the scrub hides it as '[redacted]', which gives no alias.
         if (holding && held.length <= MAX_SECRET_CHARS) scrubber.secretValue(held, issuing);
         holding = false;
+        scanWindow(true);
         return;
       case 'startNumber':
       case 'startObject':
