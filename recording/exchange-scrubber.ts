@@ -4,7 +4,8 @@
  * alias. The contract recorder (recorder.ts) and `serve --record` (live-recording.ts)
  * share it, so both redact alike.
  */
-import { isSecretName, keyAcross, replaceKeys, secretPairValues } from '../mock/http/journal-redaction.ts';
+import { isSecretName, secretPairValues } from '../mock/http/journal-redaction.ts';
+import { createKeyIndex } from '../mock/http/key-index.ts';
 import type { RecordedRequest, RecordedResponse } from './recording.ts';
 
 /** How much of a text given in pieces TextScrub gathers before it scrubs any. */
@@ -55,11 +56,15 @@ export function createExchangeScrubber(options: {
 }): ExchangeScrubber {
   const basePath = new URL(options.baseUrl).pathname.replace(/\/+$/, '');
   const aliases = new Map<string, string>(options.known);
+  // The keys as replaced in texts: one pass over a text however many keys were seen.
+  const index = createKeyIndex();
+  for (const [key, alias] of options.known) index.add(key, alias);
   const aliasOf = (key: string, role: 'issued' | 'foreign'): string => {
     let alias = aliases.get(key);
     if (!alias) {
       alias = options.newAlias(role);
       aliases.set(key, alias);
+      index.add(key, alias);
     }
     return alias;
   };
@@ -84,8 +89,8 @@ export function createExchangeScrubber(options: {
       else learnFields(v, issuing);
     }
   };
-  /** Replaces every known key where it stands as a token, raw or percent-encoded (journal-redaction.ts). */
-  const scrubText = (text: string): string => replaceKeys(text, aliases);
+  /** Replaces every known key where it stands as a token, raw or percent-encoded (key-index.ts). */
+  const scrubText = (text: string): string => index.replace(text);
   const secretValue = (value: unknown, issuing: boolean): string =>
     typeof value === 'string' ? aliasOf(value, issuing ? 'issued' : 'foreign') : '[redacted]';
   const textScrub = (): TextScrub => {
@@ -96,12 +101,10 @@ export function createExchangeScrubber(options: {
         // Small pieces are gathered first: each scrub looks for every key once.
         if (pending.length < TEXT_SCRUB_CHARS) return '';
         // The longest a key can stand in a text (percent-encoded: 12 characters a character).
-        let reach = 0;
-        for (const key of aliases.keys()) reach = Math.max(reach, key.length * 12);
-        let cut = pending.length - reach;
+        let cut = pending.length - index.reach;
         // Cut before any key standing across the cut; moving back, the cut may meet another.
-        for (let across = keyAcross(pending, cut, aliases); cut > 0 && across !== -1;)
-          across = keyAcross(pending, (cut = across), aliases);
+        for (let across = index.across(pending, cut); cut > 0 && across !== -1;)
+          across = index.across(pending, (cut = across));
         if (cut <= 0) return '';
         const done = pending.slice(0, cut);
         pending = pending.slice(cut);
