@@ -160,7 +160,6 @@ function createJsonLearn(
   scrubber: ExchangeScrubber,
   issuing: boolean,
 ): { push(text: string): void; end(): void } {
-  const parse = jsonParser({ packValues: false, streamValues: true });
   let name = '';
   let inName = false;
   // Whether the next value is a secret-named field's, and whether the string read is one.
@@ -215,17 +214,7 @@ function createJsonLearn(
         return;
     }
   };
-  const takeAll = (tokens: ReturnType<typeof parse>): void => {
-    if (tokens !== none) for (const token of getManyValues(tokens)) take(token);
-  };
-  return {
-    push(text) {
-      if (text !== '') takeAll(parse(text));
-    },
-    end() {
-      takeAll(parse(none as unknown as string));
-    },
-  };
+  return tokenStream(take);
 }
 
 /**
@@ -236,7 +225,6 @@ function createJsonScrub(
   scrubber: ExchangeScrubber,
   issuing: boolean,
 ): { push(text: string): void; end(): Buffer[] } {
-  const parse = jsonParser({ packValues: false, streamValues: true });
   const out = createPieces();
   // Per open container, innermost last: 1 in an object, 0 in an array; and whether
   // something was written in it yet (a comma goes before the next).
@@ -363,18 +351,31 @@ function createJsonScrub(
         return;
     }
   };
+  const tokens = tokenStream(take);
+  return {
+    push: tokens.push,
+    end() {
+      tokens.end();
+      return out.end();
+    },
+  };
+}
+
+/**
+ * stream-json's tokenizer over JSON text given in slices, each token handed to `take`:
+ * `push` throws on text that is not JSON, `end` (the flush) on JSON that is not complete.
+ */
+function tokenStream(take: (token: Token) => void): { push(text: string): void; end(): void } {
+  const parse = jsonParser({ packValues: false, streamValues: true });
   const takeAll = (tokens: ReturnType<typeof parse>): void => {
     if (tokens !== none) for (const token of getManyValues(tokens)) take(token);
   };
-
   return {
     push(text) {
       if (text !== '') takeAll(parse(text));
     },
     end() {
-      // The flush: a value not yet complete throws here.
       takeAll(parse(none as unknown as string));
-      return out.end();
     },
   };
 }
