@@ -1,7 +1,8 @@
 /**
  * No key is kept anywhere by `serve --upstream --record`, however it arrives: in the
  * API-KEY header, a query parameter, a form or a JSON body, and echoed back by the
- * upstream raw, percent-encoded, nested, or as a value that breaks the spec. Every sink is
+ * upstream raw, percent-encoded, nested, or as a value that breaks the spec; nor one the
+ * upstream hands out, repeated before the field that holds it. Every sink is
  * read: the recording and every temporary file, the journal, the dashboard, the live
  * events, the state file, and everything the process printed.
  */
@@ -20,6 +21,8 @@ const KEYS = {
   form: 'frm-key-CCCC3333',
   json: 'jsn-key-DDDD4444',
   token: 'tok-key-EEEE5555',
+  // Never sent: the upstream hands it out, and repeats it before the field that holds it.
+  issued: 'iss-key-FFFF6666',
 };
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 
@@ -45,7 +48,9 @@ async function echoingUpstream(): Promise<string> {
       const data = req.url!.startsWith('/v1/tron/price')
         ? // A key where digits belong: a spec violation whose report would quote it.
           { sun: key, trxPrice: '4.23', period: '1h', resourceType: 'ENERGY', rentalCount: 65000, echo }
-        : { id: 'OR20250312175009BJ1QRQH7', amount: 4.23, currency: 'TRX', echo };
+        : req.url!.startsWith('/v1/account')
+          ? { note: `your new key is ${KEYS.issued}`, credentials: { token: KEYS.issued }, echo }
+          : { id: 'OR20250312175009BJ1QRQH7', amount: 4.23, currency: 'TRX', echo };
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ code: 0, msg: `you sent ${key} and ${echo.sent}`, time, data }));
     });

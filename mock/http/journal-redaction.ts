@@ -279,24 +279,35 @@ export function createKeyAliases(limit = 10_000): KeyAliases {
  */
 export function secretValuesOf(text: string): string[] {
   if (!MAY_HOLD_SECRET.test(text)) return [];
-  const values: string[] = [];
   const first = text.trimStart().charCodeAt(0);
   if (first === 123 /* { */ || first === 91 /* [ */) {
     try {
-      const walk = (value: unknown, depth: number): void => {
-        if (typeof value !== 'object' || value === null || depth > MAX_DEPTH) return;
-        for (const [name, item] of Object.entries(value)) {
-          if (isSecretName(name) && typeof item === 'string' && item) values.push(item);
-          else walk(item, depth + 1);
-        }
-      };
-      walk(JSON.parse(text), 0);
-      return values;
+      return secretValuesIn(JSON.parse(text));
     } catch {
       // Not JSON after all: read as pairs below.
     }
   }
+  const values: string[] = [];
   for (const [name, value] of new URLSearchParams(text)) if (isSecretName(name) && value) values.push(value);
+  return values;
+}
+
+/**
+ * The string values of the secret-named fields of a JSON value, at any depth up to 64.
+ *
+ * @example
+ *   secretValuesIn({ data: { token: 'tk_12345678', note: 'x' } }); // ['tk_12345678']
+ */
+export function secretValuesIn(value: unknown): string[] {
+  const values: string[] = [];
+  const walk = (item: unknown, depth: number): void => {
+    if (typeof item !== 'object' || item === null || depth > MAX_DEPTH) return;
+    for (const [name, inner] of Object.entries(item)) {
+      if (isSecretName(name) && typeof inner === 'string' && inner) values.push(inner);
+      else walk(inner, depth + 1);
+    }
+  };
+  walk(value, 0);
   return values;
 }
 

@@ -20,7 +20,13 @@ import { API_OPERATIONS, API_PATHS_NAMED } from './api-operations.ts';
 import { decodeText } from './decode-text.ts';
 import { createEdgeClassifier, type EdgeVerdict } from './edge-classifier.ts';
 import type { CoreAnswer, CoreRequest } from './exchange.ts';
-import { replaceKeys, secretValuesOf, type KeyAliases } from './journal-redaction.ts';
+import {
+  replaceKeys,
+  secretPairValues,
+  secretValuesIn,
+  secretValuesOf,
+  type KeyAliases,
+} from './journal-redaction.ts';
 import type { LiveValidation } from './live-validation.ts';
 import type { AnswerSource, Exchange } from './request-core.ts';
 import type { SpendGuard } from './spend-guard.ts';
@@ -139,6 +145,19 @@ async function forward(request: CoreRequest, exchange: Exchange, proxy: ProxyCon
   const answered = await forwardToUpstream(proxy.upstream, request, forwarded);
   const read = await readUpstreamAnswer(answered, proxy.upstream.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
   exchange.response = read.journal;
+  // A key the answer holds in a secret-named field is hidden wherever else a copy shows it
+  // (a message that repeats it, the spec-violation report), not only in that field.
+  const held =
+    read.json !== undefined
+      ? secretValuesIn(read.json)
+      : typeof read.journal === 'string'
+        ? secretPairValues(read.journal)
+        : [];
+  if (held.length > 0)
+    exchange.keyEcho = [
+      ...(exchange.keyEcho ?? []),
+      ...held.map((k) => [k, proxy.aliases.alias(k)] as const),
+    ];
   if (operation) {
     const keys = exchange.keyEcho ?? [];
     const violations = read.unchecked
