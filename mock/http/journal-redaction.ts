@@ -70,6 +70,17 @@ const PAIR =
 // these is scanned, so an order's form body costs one test of this pattern.
 const MAY_HOLD_SECRET = /key|token|secret|passw|auth|bearer|%|\\/i;
 
+/**
+ * Whether a text may hold a secret-named field or pair at all: most answers do not, and
+ * skip every search for them.
+ *
+ * @example
+ *   mayHoldSecret('{"code":0,"data":{"sun":65}}'); // false
+ */
+export function mayHoldSecret(text: string): boolean {
+  return MAY_HOLD_SECRET.test(text);
+}
+
 /** Decodes the escapes a name may carry (JSON \uXXXX, URL %XX and +), as a parser would. */
 function decodeName(raw: string): string {
   let name = raw

@@ -21,7 +21,7 @@ export interface Unchecked {
 
 /** An upstream answer as read: JSON to check, or what the journal keeps and, when it should have been checked, why it was not. */
 export type ReadAnswer =
-  | { json: unknown; journal: unknown; unchecked?: undefined }
+  | { json: unknown; journal: unknown; text: string; unchecked?: undefined }
   | { json?: undefined; journal: string; unchecked?: Unchecked | undefined };
 
 const gunzip = promisify(zlib.gunzip);
@@ -88,7 +88,7 @@ export async function readUpstreamAnswer(answer: UpstreamAnswer, maxBytes: numbe
   }
   try {
     const json: unknown = JSON.parse(text);
-    return { json, journal: json };
+    return { json, journal: json, text };
   } catch (error) {
     return {
       journal: text.slice(0, JOURNAL_TEXT_BYTES),

@@ -21,6 +21,7 @@ import { decodeText } from './decode-text.ts';
 import { createEdgeClassifier, type EdgeVerdict } from './edge-classifier.ts';
 import type { CoreAnswer, CoreRequest } from './exchange.ts';
 import {
+  mayHoldSecret,
   replaceKeys,
   secretPairValues,
   secretValuesIn,
@@ -149,7 +150,9 @@ async function forward(request: CoreRequest, exchange: Exchange, proxy: ProxyCon
   // (a message that repeats it, the spec-violation report), not only in that field.
   const held =
     read.json !== undefined
-      ? secretValuesIn(read.json)
+      ? mayHoldSecret(read.text)
+        ? secretValuesIn(read.json)
+        : []
       : typeof read.journal === 'string'
         ? secretPairValues(read.journal)
         : [];
