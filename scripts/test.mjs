@@ -20,7 +20,11 @@ const vitestArgs = process.argv.slice(2);
 /** Runs a command; resolves with its exit code and, when `hold`, its output. */
 function run(command, args, { hold = false, lowPriority = false } = {}) {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: hold ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    const child = spawn(command, args, {
+      stdio: hold ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+      // Windows starts npm.cmd only through a shell (Node refuses .cmd files without one).
+      shell: process.platform === 'win32' && command.endsWith('.cmd'),
+    });
     // A niced parent's children (eslint, tsc, …) inherit its priority.
     if (lowPriority && child.pid !== undefined) {
       try {
