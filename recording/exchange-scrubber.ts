@@ -4,7 +4,7 @@
  * alias. The contract recorder (recorder.ts) and `serve --record` (live-recording.ts)
  * share it, so both redact alike.
  */
-import { isSecretName, secretPairValues } from '../mock/http/journal-redaction.ts';
+import { isSecretName, secretPairValues, secretValuesIn } from '../mock/http/journal-redaction.ts';
 import { createKeyIndex } from '../mock/http/key-index.ts';
 import type { RecordedRequest, RecordedResponse } from './recording.ts';
 
@@ -75,19 +75,11 @@ export function createExchangeScrubber(options: {
   /**
    * Learns what every secret-named field of a JSON value holds, at any depth (inside one
    * that is hidden whole too), before the value is scrubbed: a key echoed in a field before
-   * the one that names it is then replaced as well. It walks in the scrub's order, so that
-   * new keys are numbered as they stand.
+   * the one that names it is then replaced as well. secretValuesIn walks in the scrub's
+   * order, so that new keys are numbered as they stand.
    */
   const learnFields = (value: unknown, issuing: boolean): void => {
-    if (typeof value !== 'object' || value === null) return;
-    if (Array.isArray(value)) {
-      for (const item of value) learnFields(item, issuing);
-      return;
-    }
-    for (const [k, v] of Object.entries(value)) {
-      if (typeof v === 'string' && isSecretName(k)) aliasOf(v, issuing ? 'issued' : 'foreign');
-      else learnFields(v, issuing);
-    }
+    for (const held of secretValuesIn(value)) aliasOf(held, issuing ? 'issued' : 'foreign');
   };
   /** Replaces every known key where it stands as a token, raw or percent-encoded (key-index.ts). */
   const scrubText = (text: string): string => index.replace(text);

@@ -198,7 +198,8 @@ function createJsonLearn(
         return;
       case 'endString':
         // Past the bound the scrub hides it as '[redacted]', which gives no alias.
-        if (holding && held.length <= MAX_SECRET_CHARS) scrubber.secretValue(held, issuing);
+        // An empty one is no key (the small path's walk, secretValuesIn, skips it too).
+        if (holding && held !== '' && held.length <= MAX_SECRET_CHARS) scrubber.secretValue(held, issuing);
         holding = false;
         scanWindow(true);
         return;

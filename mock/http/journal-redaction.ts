@@ -141,7 +141,7 @@ export function redactBody(text: string): string {
 /** Keys shorter than this are not looked for by value: they would clobber ordinary text. */
 export const MIN_SCRUBBED_KEY_LENGTH = 8;
 /** Characters a key token is made of: a key is replaced only where none of these touch it. */
-const TOKEN_EDGE = 'A-Za-z0-9_\\-';
+export const TOKEN_EDGE = 'A-Za-z0-9_\\-';
 
 /**
  * A pattern matching `key` as a whole token, each of its characters raw or percent-encoded

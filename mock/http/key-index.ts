@@ -20,13 +20,25 @@
  * character raw or percent-encoded) is this project's own; Aho-Corasick packages match raw
  * substrings.
  */
-import { keyAcross, MIN_SCRUBBED_KEY_LENGTH, replaceKeys } from './journal-redaction.ts';
+import { keyAcross, MIN_SCRUBBED_KEY_LENGTH, replaceKeys, TOKEN_EDGE } from './journal-redaction.ts';
 
-const TOKEN_CHAR = /^[A-Za-z0-9_-]+$/;
-/** A percent-escape of a token character (0x2D, 0x30–0x39, 0x41–0x5A, 0x5F, 0x61–0x7A). */
-const TOKEN_ESCAPE = '%(?:2[dD]|3[0-9]|4[1-9a-fA-F]|5[0-9aA]|5[fF]|6[1-9a-fA-F]|7[0-9aA])';
+/** Which ASCII codes are token characters, read once off replaceKeys' own TOKEN_EDGE. */
+const TOKEN_CODES = Uint8Array.from({ length: 128 }, (_, code) =>
+  new RegExp(`^[${TOKEN_EDGE}]$`).test(String.fromCharCode(code)) ? 1 : 0,
+);
+const TOKEN_CHAR = new RegExp(`^[${TOKEN_EDGE}]+$`);
+/** A percent-escape of a token character, hex in either case (`%5F`, `%2d`, …). */
+const TOKEN_ESCAPE = (() => {
+  const lows = new Map<string, string>();
+  TOKEN_CODES.forEach((token, code) => {
+    if (!token) return;
+    const [high, low] = code.toString(16).padStart(2, '0').split('') as [string, string];
+    lows.set(high, (lows.get(high) ?? '') + (/[a-f]/.test(low) ? `${low}${low.toUpperCase()}` : low));
+  });
+  return `%(?:${[...lows].map(([high, low]) => `${high}[${low}]`).join('|')})`;
+})();
 /** A segment long enough to be a key: token characters and escapes of them, at least 8 in all. */
-const SEGMENT = new RegExp(`(?:[A-Za-z0-9_-]|${TOKEN_ESCAPE}){${MIN_SCRUBBED_KEY_LENGTH},}`, 'g');
+const SEGMENT = new RegExp(`(?:[${TOKEN_EDGE}]|${TOKEN_ESCAPE}){${MIN_SCRUBBED_KEY_LENGTH},}`, 'g');
 /** How many keys replaceKeys takes one after another before the index walks the text instead. */
 const FEW_KEYS = 8;
 
@@ -53,13 +65,7 @@ function hexValue(code: number): number {
 }
 
 function isTokenCode(code: number): boolean {
-  return (
-    (code >= 48 && code <= 57) ||
-    (code >= 65 && code <= 90) ||
-    (code >= 97 && code <= 122) ||
-    code === 95 ||
-    code === 45
-  );
+  return code < 128 && TOKEN_CODES[code] === 1;
 }
 
 /** The token character a `%XX` at `i` encodes, or -1 when there is none. */
@@ -91,6 +97,8 @@ export function createKeyIndex(options: { fewKeys?: number } = {}): KeyIndex {
   /** Every key, in the order added, while they are few. */
   const all: Array<[string, string]> = [];
   let longest = 0;
+  // A token character percent-encoded is 3 characters; another key's may be 4 bytes, 12.
+  const reach = (): number => longest * 12;
 
   /**
    * The alias of the key that stands at the start of `segment` (a match of SEGMENT), and
@@ -166,7 +174,7 @@ export function createKeyIndex(options: { fewKeys?: number } = {}): KeyIndex {
         if (inEscape || joined) {
           // Back to the segment's start, where alone a key can start; past `reach`, none can
           // stand across `at`.
-          const floor = Math.max(0, at - this.reach);
+          const floor = Math.max(0, at - reach());
           let start = at;
           const unitBefore = (i: number): boolean =>
             isTokenCode(text.charCodeAt(i - 1)) || escapedToken(text, i - 1) !== -1;
@@ -181,8 +189,7 @@ export function createKeyIndex(options: { fewKeys?: number } = {}): KeyIndex {
       return first;
     },
     get reach() {
-      // A token character percent-encoded is 3 characters; another key's may be 4 bytes, 12.
-      return longest * 12;
+      return reach();
     },
   };
 }
