@@ -7,9 +7,11 @@
 // checkout, so they run beside vitest instead of before it, at a lower priority: on a
 // two-core machine vitest leaves about a core-minute idle while its files wait on child
 // processes, servers and the browser, which is what the checks need. Their output is held
-// and printed once they end, so it never interleaves with vitest's. `lint:package` packs
-// the checkout (its prepack rewrites package.json and dist/ for a moment), so it runs
-// after vitest, never beside it. The run fails if any part fails, and says which.
+// and printed once they end, so it never interleaves with vitest's. The package's lint
+// (scripts/lint-package.mjs) runs in the package test, on the tarball that test packs from a
+// copy of the checkout; a run given vitest arguments may leave that test out, so it packs
+// the checkout after vitest instead (its prepack rewrites package.json and dist/ for a
+// moment: never beside vitest). The run fails if any part fails, and says which.
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -59,7 +61,7 @@ const failed = [];
 if (checked.code !== 0) failed.push('checks (npm run checks)');
 if (vitest.code !== 0) failed.push('vitest');
 // Packing is pointless on a broken checkout, and slow: only when the rest passed.
-if (failed.length === 0) {
+if (failed.length === 0 && vitestArgs.length > 0) {
   const packaged = await run(npm, ['run', 'lint:package']);
   if (packaged.code !== 0) failed.push('lint:package');
 }
