@@ -99,10 +99,12 @@ const ANSWERS: { readonly [Id in ApiOperationId]: ApiOperation<Id>['answer'] } =
     return answer;
   },
   getPrice(engine, _account, { rentalCount, period }) {
-    const quote = engine.quote(rentalCount, period);
+    // Priced only when the read cache has no text for these parameters (quote is a pure
+    // function of them and the prices, whose change empties the cache): its BigInt
+    // arithmetic was a tenth of a cached price read's JavaScript.
     return answered(
       SUCCESS_MESSAGES.getPrice,
-      () => priceQuoteData(quote, engine.settings()),
+      () => priceQuoteData(engine.quote(rentalCount, period), engine.settings()),
       (cache, make) => cache.price(rentalCount, period, make),
     );
   },

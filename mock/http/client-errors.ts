@@ -21,9 +21,13 @@ const LINGER_MS = 2000;
 /**
  * Tracks the responses each connection owes; call `track` for every request.
  *
- * A list per socket, pruned of finished responses as it grows, rather than a listener per
- * response: this runs for every request, and listeners per response cost measurable read
- * throughput (bench/README.md); the list is only read when a connection sends something Node refuses.
+ * A list per socket rather than a listener per response: this runs for every request, and
+ * listeners per response cost measurable read throughput (bench/README.md); the list is
+ * only read when a connection sends something Node refuses. A connection answers in the
+ * order it was asked, so the finished responses are those at the list's head: each request
+ * drops them there, and a connection keeps no more than it owes plus its last answer (a
+ * finished response kept longer takes its request and headers through every young-space
+ * garbage collection).
  *
  * @example
  *   const owed = createOwedResponses();
@@ -34,19 +38,13 @@ export function createOwedResponses(): { track(res: ServerResponse): void; owed:
   return {
     track(res) {
       const socket = res.req.socket;
-      let list = bySocket.get(socket);
-      if (list === undefined) bySocket.set(socket, (list = []));
-      else if (list.length >= 8) list = pruned(socket, list);
+      const list = bySocket.get(socket);
+      if (list === undefined) return void bySocket.set(socket, [res]);
+      while (list.length > 0 && (list[0]!.writableFinished || list[0]!.destroyed)) list.shift();
       list.push(res);
     },
     owed: (socket) => bySocket.get(socket) ?? [],
   };
-
-  function pruned(socket: Socket, list: ServerResponse[]): ServerResponse[] {
-    const open = list.filter((res) => !res.writableFinished && !res.destroyed);
-    bySocket.set(socket, open);
-    return open;
-  }
 }
 
 /**
