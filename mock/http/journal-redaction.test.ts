@@ -207,5 +207,7 @@ describe('secretPairValues', () => {
 
   it('leaves out bare numbers and literals, and values too short to replace by value', () => {
     expect(secretPairValues('{"token": 123456789012, "auth": true, "password": "short"}')).toEqual([]);
+    // JSON.stringify writes large numbers with an exponent; a form's '+' would make it a space.
+    expect(secretPairValues('{"apiKey":1.0000000000000001e+21,"token":-2.5E-300}')).toEqual([]);
   });
 });

@@ -355,8 +355,9 @@ export function secretPairValues(text: string, options: { openEnd?: boolean } = 
     } catch {
       // Escapes that do not decode: the value as it stands.
     }
-    // A bare number or literal is no key (a secret-named field's key is a string).
-    if (!quote && BARE_LITERAL.test(value)) continue;
+    // A bare number or literal is no key (a secret-named field's key is a string); tested
+    // before decoding too, where a form's '+' would turn the exponent of 1.5e+21 into a space.
+    if (!quote && (BARE_LITERAL.test(inner) || BARE_LITERAL.test(value))) continue;
     if (value.length >= MIN_SCRUBBED_KEY_LENGTH) values.add(value);
   }
   return [...values];
