@@ -352,8 +352,8 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
 
   /** Announces the finished exchange; waits only for a body nobody has read yet. */
   function finish(request: CoreRequest, exchange: Exchange, answered: CoreAnswer): Promise<void> | undefined {
-    const keys = exchange.keyEcho ?? [];
-    const kept = (text: string): string => (keys.length > 0 ? replaceKeys(text, keys) : text);
+    const keys = exchange.keyEcho ?? NO_KEYS;
+    const kept = keys.length > 0 ? (text: string): string => replaceKeys(text, keys) : unchanged;
     const done: ExchangeFinished = {
       at: engine.clock.now(),
       method: exchange.method,
@@ -394,7 +394,7 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
     if (exchange.outcomeAsked) done.outcomeAsked = exchange.outcomeAsked;
     // The text an answer carried, unless a source or a fault said what the journal keeps.
     if (exchange.response !== undefined)
-      done.response = replaceKeysIn(redactKeys(exchange.response), exchange.keyEcho ?? []);
+      done.response = replaceKeysIn(redactKeys(exchange.response), exchange.keyEcho ?? NO_KEYS);
     else if (typeof answered.body === 'string' && answered.body.length > 0)
       done.responseText = kept(answered.body);
     if (exchange.violations) done.violations = exchange.violations;
@@ -404,6 +404,10 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
     return undefined;
   }
 }
+
+/** No keys to hide, and the text as it is: most exchanges, which need no array or closure of their own. */
+const NO_KEYS: ReadonlyArray<readonly [string, string]> = [];
+const unchanged = (text: string): string => text;
 
 /** An answer cut to half its text (a truncated fault); the journal keeps what was sent, which is no JSON. */
 function truncated(exchange: Exchange, answered: CoreAnswer): CoreAnswer {
