@@ -114,6 +114,9 @@ describe('a key the scrubber meets for the first time', () => {
     for (const text of [
       `{"note":"${NEW}","apiKey":"${NEW}","apiKey":"sk_live_another_0123456789"}`,
       `{"note":"${NEW}","log":["sent token=${NEW} upstream"]}`,
+      // A pair inside a field's string, and a name whose letters separators keep apart.
+      `{"data":{"reference":"${NEW}"},"msg":"created; api_key=${NEW}"}`,
+      `{"note":"${NEW}","API_K-E-Y":"${NEW}"}`,
     ]) {
       const recorded = fresh().describeResponse(200, new Headers(), text, false);
       expect(JSON.stringify(recorded), text).not.toContain(NEW);

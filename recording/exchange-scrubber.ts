@@ -4,7 +4,12 @@
  * alias. The contract recorder (recorder.ts) and `serve --record` (live-recording.ts)
  * share it, so both redact alike.
  */
-import { isSecretName, secretPairValues, secretValuesIn } from '../mock/http/journal-redaction.ts';
+import {
+  isSecretName,
+  secretPairValues,
+  secretValuesIn,
+  secretValuesOfJson,
+} from '../mock/http/journal-redaction.ts';
 import { createKeyIndex } from '../mock/http/key-index.ts';
 import type { RecordedRequest, RecordedResponse } from './recording.ts';
 
@@ -175,10 +180,8 @@ export function createExchangeScrubber(options: {
       const recorded: RecordedResponse = { status, headers: kept };
       try {
         const value: unknown = JSON.parse(text);
-        learnFields(value, issuing);
-        // What the walk cannot see: a repeated name's earlier value (JSON.parse keeps the
-        // last), and a `token=…` pair inside a string.
-        learnSecrets(text, issuing);
+        // Its fields' keys and those of the pairs its text shows, as the proxy learns them.
+        for (const held of secretValuesOfJson(value, text)) aliasOf(held, issuing ? 'issued' : 'foreign');
         recorded.body = scrub(value, issuing);
       } catch {
         // Not JSON, or JSON too deep to walk: its secret-named pairs are found by a scan.

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createSimulator } from '../simulator.ts';
 import {
   createKeyAliases,
+  isSecretName,
   redactBody,
   redactKeys,
   replaceKeys,
@@ -13,6 +14,7 @@ import {
   redactUrl,
   secretValuesOf,
   secretPairValues,
+  secretValuesOfJson,
 } from './journal-redaction.ts';
 
 const KEY = 'live-team-key-9';
@@ -194,6 +196,33 @@ describe('redactUrl', () => {
       'https://[redacted]@api.example/api?token=[redacted]&x=1',
     );
     expect(redactUrl('https://api.eopen.io/api')).toBe('https://api.eopen.io/api');
+  });
+});
+
+describe('secretValuesOfJson', () => {
+  it("finds a JSON answer's keys in its secret-named fields and in the pairs its strings hold, in document order, each once", () => {
+    const value = {
+      note: 'api_key=sk_pair_12345678',
+      data: { token: 'tk_field_12345678' },
+      again: { token: 'tk_field_12345678' },
+    };
+    expect(secretValuesOfJson(value, JSON.stringify(value))).toEqual([
+      'sk_pair_12345678',
+      'tk_field_12345678',
+    ]);
+    // A name given twice: JSON.parse keeps the last value, the text shows both.
+    expect(
+      secretValuesOfJson(
+        { apiKey: 'sk_second_12345678' },
+        '{"apiKey":"sk_first_12345678","apiKey":"sk_second_12345678"}',
+      ),
+    ).toEqual(['sk_second_12345678', 'sk_first_12345678']);
+  });
+
+  it('finds a key under a name whose letters separators keep apart, as isSecretName reads it', () => {
+    const value = { 'API_K-E-Y': 'sk_spread_12345678' };
+    expect(isSecretName('API_K-E-Y')).toBe(true);
+    expect(secretValuesOfJson(value, JSON.stringify(value))).toEqual(['sk_spread_12345678']);
   });
 });
 

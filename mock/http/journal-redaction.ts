@@ -66,20 +66,19 @@ export function redactKeys(body: unknown): unknown {
 // run of name characters does: the scan stays linear on any 64 KiB body.
 const PAIR =
   /(?<![A-Za-z0-9_.+%\\-])(["']?)((?:[A-Za-z0-9_.+-]|\\.|%[0-9A-Fa-f]{2})+)\1(\s*[:=]\s*)("(?:[^"\\]|\\.)*(?:"|$)|'(?:[^'\\]|\\.)*(?:'|$)|[^,&;{}[\]\s"':=]*)/g;
-// What any secret name contains, spelled plainly or escaped: only a body with one of
-// these is scanned, so an order's form body costs one test of this pattern.
-const MAY_HOLD_SECRET = /key|token|secret|passw|auth|bearer|%|\\/i;
-
-/**
- * Whether a text may hold a secret-named field or pair at all: most answers do not, and
- * skip every search for them.
- *
- * @example
- *   mayHoldSecret('{"code":0,"data":{"sun":65}}'); // false
- */
-export function mayHoldSecret(text: string): boolean {
-  return MAY_HOLD_SECRET.test(text);
-}
+// What any secret name contains (isSecretName), spelled plainly, with separators between
+// its letters (isSecretName drops them: `API_K-E-Y` names a key) or escaped: only a body
+// with one of these is scanned, so an order's form body costs one test of this pattern.
+const MAY_HOLD_SECRET = new RegExp(
+  [
+    ...['key', 'token', 'secret', 'passw', 'auth', 'bearer'].map((word) =>
+      word.split('').join('[^A-Za-z0-9]*'),
+    ),
+    '%',
+    '\\\\',
+  ].join('|'),
+  'i',
+);
 
 /** Decodes the escapes a name may carry (JSON \uXXXX, URL %XX and +), as a parser would. */
 function decodeName(raw: string): string {
@@ -304,22 +303,41 @@ export function secretValuesOf(text: string): string[] {
 }
 
 /**
- * The string values of the secret-named fields of a JSON value, at any depth up to 64.
+ * The keys a JSON value holds, in document order, at any depth up to 64: the string of each
+ * secret-named field, and the values of the secret-named pairs (`api_key=…`) any other
+ * string holds.
  *
  * @example
  *   secretValuesIn({ data: { token: 'tk_12345678', note: 'x' } }); // ['tk_12345678']
+ *   secretValuesIn({ msg: 'created; api_key=sk_12345678' }); // ['sk_12345678']
  */
 export function secretValuesIn(value: unknown): string[] {
   const values: string[] = [];
   const walk = (item: unknown, depth: number): void => {
     if (typeof item !== 'object' || item === null || depth > MAX_DEPTH) return;
     for (const [name, inner] of Object.entries(item)) {
-      if (isSecretName(name) && typeof inner === 'string' && inner) values.push(inner);
-      else walk(inner, depth + 1);
+      if (typeof inner === 'string') {
+        if (!isSecretName(name)) values.push(...secretPairValues(inner));
+        else if (inner) values.push(inner);
+      } else walk(inner, depth + 1);
     }
   };
   walk(value, 0);
   return values;
+}
+
+/**
+ * The keys a JSON answer holds, each once, in the order a scrub meets them: what
+ * secretValuesIn finds in the parsed value, then the values of the secret-named pairs its
+ * text shows, which the parsed value lost (a name given twice, of which JSON.parse keeps the
+ * last). The recorder and the proxy learn an answer's keys here.
+ *
+ * @example
+ *   secretValuesOfJson({ msg: 'api_key=sk_12345678' }, '{"msg":"api_key=sk_12345678"}'); // ['sk_12345678']
+ */
+export function secretValuesOfJson(value: unknown, text: string): string[] {
+  if (!MAY_HOLD_SECRET.test(text)) return [];
+  return [...new Set([...secretValuesIn(value), ...secretPairValues(text)])];
 }
 
 /** A bare JSON number or literal: never a key. */

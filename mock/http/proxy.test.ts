@@ -138,6 +138,24 @@ describe('what the journal keeps of an answer', () => {
     expect(kept).not.toContain('upstream-own-token-1');
     expect(kept).toContain('[redacted]');
   });
+
+  it("hides a key the upstream's answer gives as a pair inside a string wherever else it repeats it", async () => {
+    const issued = 'sk_pair_issued_0042';
+    const fetch = (async () =>
+      new Response(
+        JSON.stringify({
+          code: 0,
+          msg: `created; api_key=${issued}`,
+          time: '1',
+          data: { reference: issued },
+        }),
+        { headers: { 'content-type': 'application/json' } },
+      )) as typeof globalThis.fetch;
+    const { proxy } = proxyOf(fetch);
+    const res = await proxy.app.request('/v1/account', { headers: KEY });
+    expect(await res.text()).toContain(issued);
+    expect(JSON.stringify(proxy.journal.list())).not.toContain(issued);
+  });
 });
 
 describe('the spending guard', () => {

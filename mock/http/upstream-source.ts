@@ -21,11 +21,10 @@ import { decodeText } from './decode-text.ts';
 import { createEdgeClassifier, type EdgeVerdict } from './edge-classifier.ts';
 import type { CoreAnswer, CoreRequest } from './exchange.ts';
 import {
-  mayHoldSecret,
   replaceKeys,
   secretPairValues,
-  secretValuesIn,
   secretValuesOf,
+  secretValuesOfJson,
   type KeyAliases,
 } from './journal-redaction.ts';
 import type { LiveValidation } from './live-validation.ts';
@@ -146,13 +145,11 @@ async function forward(request: CoreRequest, exchange: Exchange, proxy: ProxyCon
   const answered = await forwardToUpstream(proxy.upstream, request, forwarded);
   const read = await readUpstreamAnswer(answered, proxy.upstream.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
   exchange.response = read.journal;
-  // A key the answer holds in a secret-named field is hidden wherever else a copy shows it
-  // (a message that repeats it, the spec-violation report), not only in that field.
+  // A key the answer holds in a secret-named field or pair is hidden wherever else a copy
+  // shows it (a message that repeats it, the spec-violation report), not only where it stands.
   const held =
     read.json !== undefined
-      ? mayHoldSecret(read.text)
-        ? secretValuesIn(read.json)
-        : []
+      ? secretValuesOfJson(read.json, read.text)
       : typeof read.journal === 'string'
         ? secretPairValues(read.journal)
         : [];
