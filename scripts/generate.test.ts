@@ -37,8 +37,8 @@ describe('generated models', () => {
         path.join(scratch, 'tsconfig.json'),
         JSON.stringify({
           extends: path.join(root, 'tsconfig.json'),
-          include: ['src'],
-          exclude: ['src/**/*.test.ts'],
+          // The file that reads the field and what it imports: half the time of all of src/.
+          include: ['src/client/wait-for-order.ts'],
         }),
       );
       const result = await run(process.execPath, [
