@@ -224,6 +224,26 @@ describe('secretValuesOfJson', () => {
     expect(isSecretName('API_K-E-Y')).toBe(true);
     expect(secretValuesOfJson(value, JSON.stringify(value))).toEqual(['sk_spread_12345678']);
   });
+  it.each([
+    'apiKey',
+    'API-KEY',
+    'access_token',
+    'client.Secret',
+    'password',
+    'PassWd',
+    'Authorization',
+    'authorisation',
+    'bearer',
+    'A-u-t-h-o-r-i-s-a-t-i-o-n',
+    'p_a_s_s_w_o_r_d',
+  ])(
+    'finds a key under %s: every name isSecretName accepts gets past the gate in front of the search',
+    (name) => {
+      const value = { [name]: 'sk_named_12345678' };
+      expect(isSecretName(name)).toBe(true);
+      expect(secretValuesOfJson(value, JSON.stringify(value))).toEqual(['sk_named_12345678']);
+    },
+  );
 });
 
 describe('secretPairValues', () => {

@@ -13,13 +13,30 @@
 const REDACTED = '[redacted]';
 
 /**
+ * The words a secret's name is made of: each the rule a name (lower case, separators
+ * dropped) must match, and the plain letters every name it matches contains. Both
+ * isSecretName and the gate in front of every search for secrets (MAY_HOLD_SECRET) are
+ * built from this one table, so a word added here is searched for wherever it appears.
+ */
+const SECRET_WORDS = [
+  { rule: 'key$', letters: 'key' },
+  { rule: 'token', letters: 'token' },
+  { rule: 'secret', letters: 'secret' },
+  { rule: 'passw(or)?d', letters: 'passw' },
+  { rule: 'authori[sz]ation', letters: 'authori' },
+  { rule: 'bearer', letters: 'bearer' },
+] as const;
+const SECRET_NAME = new RegExp(SECRET_WORDS.map(({ rule }) => rule).join('|'));
+
+/**
  * Whether a field name names a secret: apiKey, api_key, API-KEY, token, secret,
  * password, authorization, in any case and with any separator.
+ *
+ * @example
+ *   isSecretName('API_K-E-Y'); // true
  */
 export function isSecretName(name: string): boolean {
-  return /key$|token|secret|passw(or)?d|authori[sz]ation|bearer/.test(
-    name.toLowerCase().replace(/[^a-z0-9]+/g, ''),
-  );
+  return SECRET_NAME.test(name.toLowerCase().replace(/[^a-z0-9]+/g, ''));
 }
 
 /** Returned by `redact` for a value nested deeper than it walks. */
@@ -70,13 +87,7 @@ const PAIR =
 // its letters (isSecretName drops them: `API_K-E-Y` names a key) or escaped: only a body
 // with one of these is scanned, so an order's form body costs one test of this pattern.
 const MAY_HOLD_SECRET = new RegExp(
-  [
-    ...['key', 'token', 'secret', 'passw', 'auth', 'bearer'].map((word) =>
-      word.split('').join('[^A-Za-z0-9]*'),
-    ),
-    '%',
-    '\\\\',
-  ].join('|'),
+  [...SECRET_WORDS.map(({ letters }) => letters.split('').join('[^A-Za-z0-9]*')), '%', '\\\\'].join('|'),
   'i',
 );
 
