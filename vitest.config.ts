@@ -53,18 +53,9 @@ const UNIT_FILES = [
   'e2e/**/*.test.ts',
 ];
 
-/**
- * A vitest that a test starts (the contract suite that `contract`, `record` and the loops
- * run, a dozen times in `npm test`) keeps the modules it transforms on disk, keyed by their
- * content, so the next one starts from them instead of transforming the same sources again
- * (about a second of CPU each time). Only such nested runs do: yours transform afresh.
- */
-const NESTED = process.env.VITEST_POOL_ID !== undefined;
-
 export default defineConfig({
   resolve: { alias: packageNames },
   test: {
-    experimental: { fsModuleCache: NESTED },
     testTimeout: 20_000,
     // vitest's default is one worker fewer than the cores, so one file at a time on this
     // project's two-core machines; most slow files wait on a child process, a server or a

@@ -1,8 +1,8 @@
 /**
  * Wall time of the whole contract suite, two ways:
  *
- * - in-process: `vitest run --project contract` with no target, so each file builds its
- *   own simulator with the manual clock (what `npm run contract` and `npm test` run);
+ * - in-process: the suite as `npm run contract` runs it, with no target, so each file
+ *   builds its own simulator with the manual clock;
  * - over HTTP: the same suite with CONTRACT_BASE_URL and CONTRACT_API_KEY=demo-key against
  *   a simulator started with `serve --timing realistic` (the real clock: orders take the
  *   realistic 3–6 s). The simulator is started before the clock starts.

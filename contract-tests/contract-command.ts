@@ -189,23 +189,24 @@ export function vitestCliIn(dir: string): string {
 }
 
 /**
- * How this copy of the kit runs its suite. In a checkout: the TypeScript sources, with
- * the repository's vitest.config.ts and its `contract` project. In an installed package
- * (this module is built JS): the built suite with the config shipped beside it, so the
+ * How a copy of the kit runs its suite. This checkout (this module is TypeScript): vitest
+ * with contract.vitest.config.ts beside this module, run from the checkout. Another
+ * checkout (`dir`, the bench's `--root`): its vitest.config.ts's `contract` project, which
+ * every version of a checkout has. An installed package (this module is built JS): the
+ * built suite's config, run from the user's directory, where its report belongs, so the
  * kit's own vitest runs it and nothing is read from the user's project.
  */
-export function suiteLayout(dir = root): { vitestArgs: string[]; reporter: string } {
-  // The path, not the URL: tsx (bin/ in a checkout) adds a query to a module's URL.
-  if (path.extname(fileURLToPath(import.meta.url)) === '.ts' || dir !== root) {
-    return {
-      vitestArgs: ['--project', 'contract'],
-      reporter: path.join(dir, 'contract-tests', 'contract-reporter.ts'),
-    };
-  }
+export function suiteLayout(dir = root): { vitestArgs: string[]; reporter: string; cwd: string | undefined } {
+  const reporter = path.join(dir, 'contract-tests', 'contract-reporter.ts');
+  if (dir !== root) return { vitestArgs: ['--project', 'contract'], reporter, cwd: dir };
   const here = path.dirname(fileURLToPath(import.meta.url));
+  // The path, not the URL: tsx (bin/ in a checkout) adds a query to a module's URL.
+  if (path.extname(fileURLToPath(import.meta.url)) === '.ts')
+    return { vitestArgs: ['--config', path.join(here, 'contract.vitest.config.ts')], reporter, cwd: dir };
   return {
     vitestArgs: ['--config', path.join(here, 'contract.vitest.config.js'), '--root', path.dirname(here)],
     reporter: path.join(here, 'contract-reporter.js'),
+    cwd: undefined,
   };
 }
 
@@ -228,8 +229,7 @@ export function spawnContractSuite(env: NodeJS.ProcessEnv, options: SuiteSpawnOp
   const dir = options.cwd ?? root;
   const layout = suiteLayout(dir);
   const vitest = vitestCliIn(dir);
-  // An installed kit runs in the user's directory, where its report belongs; a checkout in its own.
-  const cwd = layout.vitestArgs[0] === '--config' ? process.cwd() : dir;
+  const cwd = layout.cwd ?? process.cwd();
   return new Promise<number>((resolve, reject) => {
     const child = spawn(
       process.execPath,

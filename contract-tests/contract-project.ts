@@ -1,6 +1,7 @@
 /**
  * The contract project's vitest settings, shared by the repository's vitest.config.ts
- * and the config an installed package runs its suite with (contract.vitest.config.ts).
+ * (`npm test`) and the config the `contract` and `record` commands run the suite with, in
+ * a checkout and in an installed package (contract.vitest.config.ts).
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
