@@ -1,7 +1,8 @@
 /**
  * The package as its users get it: `npm pack`, installed into a fresh project, every
- * command run from there as a user types it. Once in a project with no vitest of its own,
- * once beside the user's vitest 4 with a config of theirs that the kit must not read.
+ * command run from there as a user types it. Once in the README's project (the kit and
+ * nothing else, installed as the README says), once beside the user's vitest 4 with a
+ * config of theirs that the kit must not read.
  * Dependencies come from the npm cache (or the registry when the cache lacks one).
  *
  * Once packed, the checkout's run and the two projects share only the tarball and npm's
@@ -388,68 +389,9 @@ describe.concurrent(BESIDE_USER_VITEST, () => {
   );
 
   it(
-    'typechecks an import of every entry point strictly under both resolutions, and under nodenext the declarations of the kit and its dependencies too (skipLibCheck false)',
+    "answers the user's own MSW test from the simulator; the README's recipe and snippets and an import of every entry point typecheck strictly under both resolutions, and under nodenext the declarations of the kit and its dependencies too (skipLibCheck false)",
     // Checking every declaration file twice took 2.7 minutes on a loaded machine.
     { concurrent: false, timeout: 8 * MINUTE },
-    async () => {
-      // Every entry point package.json exports with types, so a new one is checked too.
-      const exported = (JSON.parse(manifestBefore) as { exports: Record<string, unknown> }).exports;
-      const entries = Object.entries(exported)
-        .filter(([, target]) => typeof target === 'object' && target !== null && 'types' in target)
-        .map(([subpath]) => `energy-rental-kit${subpath.slice(1)}`);
-      expect(entries).toEqual(
-        expect.arrayContaining(['energy-rental-kit/simulator', 'energy-rental-kit/msw']),
-      );
-      mkdirSync(path.join(project, 'strict'), { recursive: true });
-      writeFileSync(
-        path.join(project, 'strict/entry-points.ts'),
-        [
-          ...entries.map((entry, i) => `import * as entry${i} from '${entry}';`),
-          `export const all = [${entries.map((_, i) => `entry${i}`).join(', ')}];`,
-          '',
-        ].join('\n'),
-      );
-      // The two resolutions are checked at the same time: each is a tsc of its own, and
-      // neither writes anything (noEmit). The declarations themselves are checked under
-      // nodenext, the stricter (every import of a declaration file must name its file);
-      // bundler checks the imports of every entry point with them taken as they are: its
-      // resolution of each entry point and each import in the kit's declarations is
-      // checked by Are the Types Wrong above, and checking vitest's, vite's and msw's
-      // declarations again took 8 s of CPU.
-      const resolutions = [
-        ['nodenext', { module: 'nodenext', moduleResolution: 'nodenext', skipLibCheck: false }],
-        ['bundler', { module: 'esnext', moduleResolution: 'bundler', skipLibCheck: true }],
-      ] as const;
-      const checks = resolutions.map(async ([name, resolution]) => {
-        const config = `tsconfig.strict-${name}.json`;
-        writeFileSync(
-          path.join(project, config),
-          JSON.stringify({
-            compilerOptions: {
-              ...resolution,
-              target: 'es2022',
-              lib: ['es2023', 'dom'],
-              strict: true,
-              noEmit: true,
-              types: ['node'],
-            },
-            include: ['strict'],
-          }),
-        );
-        return { name, checked: await run('npx', ['--no', '--', 'tsc', '-p', config], project) };
-      });
-      for (const { name, checked } of await Promise.all(checks)) {
-        // Only what the kit ships is the kit's to answer for: no error may name its dist/.
-        const own = checked.out.split('\n').filter((line) => line.includes('energy-rental-kit/dist/'));
-        expect(own, `${name}: ${checked.out}`).toEqual([]);
-        expect(checked.code, `${name}: ${checked.out}`).toBe(0);
-      }
-    },
-  );
-
-  it(
-    "answers the user's own MSW test from the simulator, and every entry point and the README recipe typecheck",
-    { concurrent: false, timeout: 4 * MINUTE },
     async () => {
       mkdirSync(path.join(project, 'consumer'), { recursive: true });
       writeFileSync(
@@ -469,11 +411,9 @@ describe.concurrent(BESIDE_USER_VITEST, () => {
           '',
         ].join('\n'),
       );
-      const tested = await run('npx', ['--no', 'vitest', 'run'], project);
-      expect(tested.code, tested.out).toBe(0);
-      expect(tested.out).toMatch(/1 passed/);
+      const tested = run('npx', ['--no', 'vitest', 'run'], project);
 
-      // The globalSetup recipe exactly as the README shows it, and every entry point.
+      // The globalSetup recipe exactly as the README shows it.
       const readme = shippedMarkdown()
         .map((file) => readFileSync(path.join(ROOT, file), 'utf8'))
         .join('\n');
@@ -510,32 +450,67 @@ describe.concurrent(BESIDE_USER_VITEST, () => {
           '',
         ].join('\n'),
       );
-      // Both resolutions at the same time, as in the strict check above.
-      const resolutions = [
-        ['nodenext', { module: 'nodenext', moduleResolution: 'nodenext' }],
-        ['bundler', { module: 'esnext', moduleResolution: 'bundler' }],
+      // Every entry point package.json exports with types, so a new one is checked too.
+      const exported = (JSON.parse(manifestBefore) as { exports: Record<string, unknown> }).exports;
+      const entries = Object.entries(exported)
+        .filter(([, target]) => typeof target === 'object' && target !== null && 'types' in target)
+        .map(([subpath]) => `energy-rental-kit${subpath.slice(1)}`);
+      expect(entries).toEqual(
+        expect.arrayContaining(['energy-rental-kit/simulator', 'energy-rental-kit/msw']),
+      );
+      mkdirSync(path.join(project, 'strict'), { recursive: true });
+      writeFileSync(
+        path.join(project, 'strict/every-entry-point.ts'),
+        [
+          ...entries.map((entry, i) => `import * as entry${i} from '${entry}';`),
+          `export const all = [${entries.map((_, i) => `entry${i}`).join(', ')}];`,
+          '',
+        ].join('\n'),
+      );
+      // Three programs, at the same time (each a tsc of its own; none writes anything), with
+      // the project's own tsc, without npx's start. The declarations themselves are checked
+      // under nodenext, the stricter (every import of a declaration file must name its
+      // file), from the import of every entry point alone: the user's files beside it would
+      // add msw/node's declarations, which are not the kit's (4 s of CPU). Bundler checks
+      // the user's files and every entry point in one program with the declarations taken
+      // as they are: its resolution of each entry point and each import in the kit's
+      // declarations is checked by Are the Types Wrong above, and checking vitest's,
+      // vite's and msw's declarations again took 8 s of CPU.
+      const tsc = path.join(project, 'node_modules/.bin/tsc');
+      const programs = [
+        ['nodenext-declarations', 'nodenext', false, ['strict']],
+        ['nodenext', 'nodenext', true, ['consumer']],
+        ['bundler', 'bundler', true, ['consumer', 'strict']],
       ] as const;
-      const checks = resolutions.map(async ([name, resolution]) => {
+      const checks = programs.map(async ([name, resolution, skipLibCheck, include]) => {
         const config = `tsconfig.${name}.json`;
         writeFileSync(
           path.join(project, config),
           JSON.stringify({
             compilerOptions: {
-              ...resolution,
+              module: resolution === 'nodenext' ? 'nodenext' : 'esnext',
+              moduleResolution: resolution,
+              skipLibCheck,
               target: 'es2022',
               lib: ['es2023', 'dom'],
               strict: true,
               noEmit: true,
-              skipLibCheck: true,
               types: ['node'],
             },
-            include: ['consumer'],
+            include,
           }),
         );
-        return { name, checked: await run('npx', ['--no', '--', 'tsc', '-p', config], project) };
+        return { name, checked: await run(tsc, ['-p', config], project) };
       });
-      for (const { name, checked } of await Promise.all(checks))
+      for (const { name, checked } of await Promise.all(checks)) {
+        // Only what the kit ships is the kit's to answer for: no error may name its dist/.
+        const own = checked.out.split('\n').filter((line) => line.includes('energy-rental-kit/dist/'));
+        expect(own, `${name}: ${checked.out}`).toEqual([]);
         expect(checked.code, `${name}: ${checked.out}`).toBe(0);
+      }
+      const answered = await tested;
+      expect(answered.code, answered.out).toBe(0);
+      expect(answered.out).toMatch(/1 passed/);
     },
   );
 });
