@@ -35,7 +35,7 @@ export const POLITENESS_HELP = `  --max-rps N           Against a target that is
                         learnt it (CONTRACT_DUPLICATE_OUT_ORDER_NO)
 `;
 
-export const CONTRACT_HELP = `Usage: energy-rental-kit contract [options]
+export const CONTRACT_HELP: string = `Usage: energy-rental-kit contract [options]
 
 Runs the contract suite. With no options it runs against a fresh in-process simulator
 (manual clock, no socket). With --base-url it runs against any server: a simulator
@@ -196,7 +196,11 @@ export function vitestCliIn(dir: string): string {
  * built suite's config, run from the user's directory, where its report belongs, so the
  * kit's own vitest runs it and nothing is read from the user's project.
  */
-export function suiteLayout(dir = root): { vitestArgs: string[]; reporter: string; cwd: string | undefined } {
+export function suiteLayout(dir: string = root): {
+  vitestArgs: string[];
+  reporter: string;
+  cwd: string | undefined;
+} {
   const reporter = path.join(dir, 'contract-tests', 'contract-reporter.ts');
   if (dir !== root) return { vitestArgs: ['--project', 'contract'], reporter, cwd: dir };
   const here = path.dirname(fileURLToPath(import.meta.url));

@@ -62,7 +62,7 @@ export function ordersUsedUp(maxOrders: number): string {
 }
 
 /** A fresh run id: the time in base 36 and the process id, unique enough per run. */
-export function newRunId(now = Date.now()): string {
+export function newRunId(now: number = Date.now()): string {
   return `${now.toString(36)}${process.pid.toString(36)}`;
 }
 

@@ -15,11 +15,20 @@ export const CASE_TIMEOUT_MS = 120_000;
  * outside any request, since the suite itself fails a case that spends CASE_TIMEOUT_MS of
  * its own time (contract-test.ts) and vitest's clock cannot leave the waits out.
  */
-export const POLITE_BACKSTOP_MS = 30 * 60_000;
+export const POLITE_BACKSTOP_MS: number = 30 * 60_000;
 
 const here = fileURLToPath(import.meta.url);
 
-export const CONTRACT_PROJECT = {
+/** The settings of the contract project (a vitest project's test options). */
+export interface ContractProject {
+  readonly name: 'contract';
+  readonly testTimeout: number;
+  readonly pool: 'threads';
+  readonly isolate: false;
+  readonly globalSetup: string;
+}
+
+export const CONTRACT_PROJECT: ContractProject = {
   name: 'contract',
   testTimeout: mayWaitPolitely(process.env) ? POLITE_BACKSTOP_MS : CASE_TIMEOUT_MS,
   // Contract files keep their state in fixtures, so sharing one module graph is safe, and
@@ -28,4 +37,4 @@ export const CONTRACT_PROJECT = {
   isolate: false,
   // The run's one pace, shared by every worker: .ts in a checkout, .js in the package.
   globalSetup: path.join(path.dirname(here), `pace-global-setup${path.extname(here)}`),
-} as const;
+};

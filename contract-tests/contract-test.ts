@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import { test as base, type TestContext } from 'vitest';
+import { test as base, type TestAPI, type TestContext } from 'vitest';
 import { createClient, type EnergyRentalClient, type Exchange } from '../src/client/index.ts';
 import type { OrderCreated } from '../src/models.ts';
 import { ordersUsedUp, readContractConfig, type ContractConfig } from './contract-config.ts';
@@ -100,7 +100,7 @@ function ensureMeta(context: TestContext, target: ContractTarget): ContractMeta 
   return context.task.meta.contract;
 }
 
-export const contractTest = base.extend<Fixtures>({
+export const contractTest: TestAPI<Fixtures> = base.extend<Fixtures>({
   // vitest reads a fixture's dependencies from its first parameter's pattern: this one has none.
   // eslint-disable-next-line no-empty-pattern
   config: [async ({}, use) => use(readContractConfig()), { scope: 'file' }],

@@ -10,14 +10,14 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type ViteUserConfig } from 'vitest/config';
 import { CONTRACT_PROJECT } from './contract-project.ts';
 
 const here = fileURLToPath(import.meta.url);
 /** '.ts' in a checkout, '.js' in the package. */
 const extension = path.extname(here);
 
-export default defineConfig({
+const config: ViteUserConfig = defineConfig({
   test: {
     ...CONTRACT_PROJECT,
     root: path.resolve(path.dirname(here), '..'),
@@ -32,3 +32,5 @@ export default defineConfig({
     experimental: { fsModuleCache: extension === '.ts' && process.env.VITEST_POOL_ID !== undefined },
   },
 });
+
+export default config;

@@ -25,7 +25,7 @@ import { isApiOperation, type Interaction, type Recording } from '../recording/r
 import { documentedResponse, documentedStatusPaths, schemaAt, valueAt } from './spec-schema.ts';
 
 /** What the document cannot tell, so a spec comparison never reports it. */
-export const SPEC_NOTES = [
+export const SPEC_NOTES: string[] = [
   'spec/openapi.yaml publishes no error codes, message texts or timing for the real service, so those are not compared; compare two recordings for them.',
 ];
 

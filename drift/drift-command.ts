@@ -16,7 +16,7 @@ import { loadRecording, type Recording } from '../recording/recording.ts';
 import { renderMarkdown } from './render-markdown.ts';
 import { withUsage } from './usage.ts';
 
-export const DRIFT_HELP = `Usage: energy-rental-kit drift OLD NEW [options]
+export const DRIFT_HELP: string = `Usage: energy-rental-kit drift OLD NEW [options]
        energy-rental-kit drift --spec NEW [options]
 
 Compares two recordings made by 'npx energy-rental-kit record' and reports, per operation

@@ -21,7 +21,7 @@ import { assembleRecording } from '../recording/assemble-recording.ts';
 import { writeRecordingFile } from '../recording/recording-lines.ts';
 import { isApiOperation, type Recording } from '../recording/recording.ts';
 
-export const RECORD_HELP = `Usage: energy-rental-kit record --out FILE [options]
+export const RECORD_HELP: string = `Usage: energy-rental-kit record --out FILE [options]
 
 Runs the contract suite against a target and saves a recording: every interaction,
 control plane included, with API keys replaced by aliases (key-1 is yours) and no

@@ -27,7 +27,7 @@ export type { RequestGuardOptions } from './http/request-guard.ts';
  * Draining keeps the connection orderly; the bound keeps a client from
  * making the simulator read forever.
  */
-export const DRAIN_LIMIT_BYTES = 8 * 1024 * 1024;
+export const DRAIN_LIMIT_BYTES: number = 8 * 1024 * 1024;
 
 /**
  * Creates (does not start) the HTTP server of a simulator. `options` say which Host

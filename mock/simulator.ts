@@ -61,7 +61,7 @@ export {
 
 export const DEFAULT_SEED = 1;
 export const DEFAULT_JOURNAL_LIMIT = 1000;
-export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+export const DEFAULT_MAX_BODY_BYTES: number = 64 * 1024;
 
 export interface SimulatorOptions {
   /** Seed of ids, addresses, txIds and outcomes. Default: the scenario's, else 1. */

@@ -42,7 +42,7 @@ import {
 export const LIVE_CASE = '(live traffic)';
 
 /** Past this many bytes an answer is decoded, scrubbed and written a piece at a time. */
-export const LARGE_ANSWER_BYTES = 1024 * 1024;
+export const LARGE_ANSWER_BYTES: number = 1024 * 1024;
 
 /** What `--record` does with a file that is there: refuse it, continue it or replace it. */
 export type RecordMode = 'new' | 'append' | 'overwrite';

@@ -34,7 +34,7 @@ export type RetryMark = Pick<Interaction, 'attempt' | 'retried'>;
 export type LogLine =
   { type: 'target'; target: TargetInfo } | ({ type: 'interaction'; seq: number } & Interaction);
 
-export const LOCAL_ALIAS = /key-local-(\d+)-(issued|foreign)/g;
+export const LOCAL_ALIAS: RegExp = /key-local-(\d+)-(issued|foreign)/g;
 
 export interface Recorder {
   /** Wraps the target's fetch. */

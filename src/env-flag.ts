@@ -9,7 +9,7 @@ const ON = ['1', 'true', 'yes'] as const;
 const OFF = ['0', 'false', 'no', ''] as const;
 
 /** The spellings accepted, for help texts and messages. */
-export const ENV_FLAG_VALUES = `${ON.join(', ')} (on) or ${OFF.filter(Boolean).join(', ')}, empty (off)`;
+export const ENV_FLAG_VALUES: string = `${ON.join(', ')} (on) or ${OFF.filter(Boolean).join(', ')}, empty (off)`;
 
 /**
  * Reads an on/off variable: 1, true, yes are on; 0, false, no and empty are off (any

@@ -101,8 +101,22 @@ const EXTRA_FIELDS: ServiceChoices['extraFields'] = {
   account: () => ({ email: '', level: 1 }),
 };
 
-/** Each member's choices, as changes to the plain ones. */
-const MEMBERS = {
+/** The members of the family, by name. */
+export const FAMILY_MEMBERS = [
+  'plain',
+  'time-units',
+  'answer-shapes',
+  'own-rejections',
+  'lifecycle-choices',
+  'lingering-failure',
+  'usdt-payer',
+  'all-choices',
+  'rate-limited',
+] as const;
+export type FamilyMember = (typeof FAMILY_MEMBERS)[number];
+
+/** Each member's choices, as changes to the plain ones (a member missing here, or one too many, does not compile). */
+const MEMBERS: Record<FamilyMember, Partial<ServiceChoices>> = {
   plain: {},
   'time-units': { timeUnit: 'ms', createdAtUnit: 's' },
   'answer-shapes': { fixedDecimals: 6, extraFields: EXTRA_FIELDS },
@@ -133,14 +147,11 @@ const MEMBERS = {
     balance: { trxSun: 1_500_000n, usdtMicro: 50_000_000n },
   },
   'rate-limited': {},
-} satisfies Record<string, Partial<ServiceChoices>>;
-
-export type FamilyMember = keyof typeof MEMBERS;
-export const FAMILY_MEMBERS = Object.keys(MEMBERS) as FamilyMember[];
+};
 
 /** A member's full choices. */
 export function memberChoices(member: FamilyMember): ServiceChoices {
-  return { ...PLAIN_CHOICES, ...(MEMBERS[member] as Partial<ServiceChoices>) };
+  return { ...PLAIN_CHOICES, ...MEMBERS[member] };
 }
 
 /** The pace of the rate-limited member: at most 8 requests a second per key, then 429 with Retry-After. */

@@ -9,7 +9,7 @@ export const DEFAULT_MANUAL_START = 1_741_801_809_000;
  * time as a 14-digit yyyyMMddHHmmss stamp, so a fifth year digit would break them (and a
  * Date stops at +275760, where `toISOString` throws "Invalid time value").
  */
-export const MAX_CLOCK_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+export const MAX_CLOCK_MS: number = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 const MAX_ISO = '9999-12-31T23:59:59.999Z';
 
 interface Alarm {

@@ -12,7 +12,7 @@ export const UNIT_DECIMALS = 6;
 export const UNITS_PER_COIN = 1_000_000;
 
 /** The largest amount any balance may hold, in smallest units (about 9 billion coins). */
-export const MAX_AMOUNT = Number.MAX_SAFE_INTEGER;
+export const MAX_AMOUNT: number = Number.MAX_SAFE_INTEGER;
 
 const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 

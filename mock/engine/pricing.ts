@@ -32,7 +32,7 @@ export const DEFAULT_PRICES: Record<PeriodCode, number> = {
 };
 
 /** Highest sun per unit a price table accepts, so that no cost can overflow (spec/control.yaml's StateSunPerUnit). */
-export const MAX_SUN_PER_UNIT = ENGINE_SETTINGS.prices.properties['1h'].maximum;
+export const MAX_SUN_PER_UNIT: number = ENGINE_SETTINGS.prices.properties['1h'].maximum;
 
 /** Amounts are charged and shown to 0.01 of a coin, as upstream shows "4.23". */
 export const CHARGE_STEP = 10_000n;

@@ -10,7 +10,7 @@ export type { AccountSnapshot } from './accounts.ts';
 export type { OrderSnapshot } from './order.ts';
 
 /** The format a snapshot is saved in: StateFile's `format` constant in spec/control.yaml. */
-export const SNAPSHOT_FORMAT = STATE_FORMAT;
+export const SNAPSHOT_FORMAT: typeof STATE_FORMAT = STATE_FORMAT;
 
 /**
  * The engine's whole state as JSON-ready data: spec/control.yaml's StateFile, the one

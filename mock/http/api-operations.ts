@@ -143,7 +143,7 @@ export const API_OPERATIONS = Object.fromEntries(
 ) as { readonly [Id in ApiOperationId]: ApiOperation<Id> };
 
 /** The API's paths as messages list them: '/v1/tron/order, /v1/tron/price, …'. */
-export const API_PATHS_NAMED = API_PATHS.join(', ');
+export const API_PATHS_NAMED: string = API_PATHS.join(', ');
 
 /** The real service lives under /api (https://api.eopen.io/api/v1/...); the simulator answers with and without it. */
 export const API_PREFIX = '/api';

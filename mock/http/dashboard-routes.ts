@@ -54,7 +54,10 @@ function addressState(record: ReturnType<Engine['address']>): C['AddressState'] 
 /** The newest `limit` items of a list kept oldest first, newest first. */
 const newest = <T>(items: readonly T[], limit: number): T[] => items.slice(-limit).reverse();
 
-export function dashboardSnapshot(ctx: ControlContext, orderLimit = DASHBOARD_ORDER_LIMIT): C['Dashboard'] {
+export function dashboardSnapshot(
+  ctx: ControlContext,
+  orderLimit: number = DASHBOARD_ORDER_LIMIT,
+): C['Dashboard'] {
   const { engine } = ctx;
   const mode = ctx.answerSource?.mode ?? 'simulator';
   // In front of a service or a recording the engine answers nothing: its lists would show

@@ -38,7 +38,7 @@ const JOURNAL_TEXT_BYTES = 2 * JOURNAL_RESPONSE_LIMIT;
  * request waits; the API's answers are envelopes of a few KiB, so a larger one is passed on
  * and reported as not checked instead.
  */
-export const CHECK_MAX_BYTES = 4 * 1024 * 1024;
+export const CHECK_MAX_BYTES: number = 4 * 1024 * 1024;
 
 /**
  * Reads an answer for the check and the journal. Work is spent only where it is needed:

@@ -22,7 +22,7 @@ export interface UpstreamOptions {
 }
 
 /** The default of `--upstream-max-bytes`: 8 MiB, far above any answer of the API, far below what hurts a process. */
-export const DEFAULT_UPSTREAM_MAX_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_UPSTREAM_MAX_BYTES: number = 8 * 1024 * 1024;
 
 /**
  * Marks a Response whose body is the bytes the upstream sent, its content-encoding not

@@ -8,13 +8,15 @@
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { createTronAddressCheck, isTronAddress } from '../tron-address.ts';
 
-export const specFormats = {
+/** The shape of a formats object the validators accept. */
+export type SpecFormats = typeof fullFormats & {
+  readonly 'tron-address': { readonly type: 'string'; readonly validate: (address: string) => boolean };
+};
+
+export const specFormats: SpecFormats = {
   ...fullFormats,
   'tron-address': { type: 'string', validate: isTronAddress },
-} as const;
-
-/** The shape of a formats object the validators accept. */
-export type SpecFormats = typeof specFormats;
+};
 
 /**
  * The same formats with a `tron-address` check of their own that remembers the valid
