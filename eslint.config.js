@@ -10,6 +10,8 @@ import { boundaryZones, TEST_FILES } from './eslint.boundaries.js';
 import { houseRules } from './eslint.house-rules.js';
 
 const SOURCES = ['**/*.ts', '**/*.mts', '**/*.js', '**/*.mjs'];
+/** The files linted with type information (scripts/typecheck-and-lint.mjs hands them tsc's program). */
+export const TYPED_FILES = ['**/*.ts', '**/*.mts'];
 
 export default tseslint.config(
   {
@@ -59,7 +61,7 @@ export default tseslint.config(
   // compiler does not and that would take a server down: a promise nobody awaits (its
   // rejection ends the process) or one handed where a callback's result is ignored.
   {
-    files: ['**/*.ts', '**/*.mts'],
+    files: TYPED_FILES,
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
