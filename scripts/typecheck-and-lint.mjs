@@ -17,11 +17,16 @@ import ts from 'typescript';
 import { ESLint } from 'eslint';
 import { TYPED_FILES } from '../eslint.config.js';
 
-process.chdir(process.argv[2] ?? fileURLToPath(new URL('..', import.meta.url)));
-
 function exitWith(message) {
   console.error(message);
   process.exit(2);
+}
+
+const dir = process.argv[2] ?? fileURLToPath(new URL('..', import.meta.url));
+try {
+  process.chdir(dir);
+} catch (error) {
+  exitWith(`typecheck-and-lint: DIR must be a directory with a tsconfig.json (${error.code}: ${dir}).`);
 }
 
 const parsed = ts.getParsedCommandLineOfConfigFile(
