@@ -14,12 +14,19 @@ describe('the config the contract and record commands run the suite with', () =>
     expect(layout.cwd).toBe(path.resolve(here, '..'));
   });
 
-  it("includes the checkout's contract files, TypeScript, from the repository root", () => {
+  it("includes exactly the checkout's contract files, TypeScript, from the repository root", () => {
     const test = config.test!;
     expect(test.root).toBe(path.resolve(here, '..'));
     const files = readdirSync(here).filter((name) => name.endsWith('.contract.test.ts'));
     expect(files.length).toBeGreaterThan(0);
     expect(test.include).toEqual(['contract-tests/*.contract.test.ts']);
+    // Its one `*` stands for a file name: exactly the contract files of the folder match,
+    // no helper, no other test.
+    const [pattern] = test.include as string[];
+    const escaped = pattern!.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
+    const glob = new RegExp(`^${escaped.join('[^/]*')}$`);
+    for (const name of readdirSync(here))
+      expect(glob.test(`contract-tests/${name}`), name).toBe(files.includes(name));
     expect(test.reporters).toContain(path.join(here, 'contract-reporter.ts'));
   });
 });
