@@ -8,7 +8,7 @@
  * (client-errors.ts, request-guard.ts), and a body the simulator does not read is drained,
  * bounded, so its answer is never lost to a reset.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import { answerClientErrors, createOwedResponses } from './http/client-errors.ts';
 import { createErrorBoundary } from './http/error-boundary.ts';
@@ -56,7 +56,7 @@ export function createSimulatorServer(sim: Simulator, options: RequestGuardOptio
     track(res);
     // Only a request that declares a body can leave one unread.
     if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined)
-      drainAfterAnswer(req, res);
+      drainAfterAnswer(res);
     try {
       // The guard reads the Host as sent; routing below never does.
       if (refused(req, res)) return;
@@ -83,30 +83,35 @@ const DRAIN_TIMEOUT_MS = 30_000;
  * After the answer, reads and discards what is left of the body, up to DRAIN_LIMIT_BYTES,
  * and only then lets the connection close.
  */
-function drainAfterAnswer(req: IncomingMessage, res: ServerResponse): void {
-  res.once('finish', () => {
-    if (req.complete || req.destroyed) return;
-    const socket = req.socket;
-    // Under `Connection: close` Node has just ended the socket and destroys it once the
-    // answer is flushed (net.Socket#destroySoon); destroying it while the body still
-    // arrives is what resets. The socket is destroyed once the body is in instead.
-    if (socket.writableEnded) socket.removeListener('finish', socket.destroy);
-    const cut = (): void => {
-      clearTimeout(timer);
-      if (socket.writableEnded) socket.destroy();
-    };
-    const timer = setTimeout(() => socket.destroy(), DRAIN_TIMEOUT_MS).unref();
-    let drained = 0;
-    // As Node's own dump of an unread body does: whatever read part of it (the web stream
-    // Hono reads a body through pauses the request when its queue is full) reads no more.
-    req.removeAllListeners('data');
-    req.on('data', (chunk: Buffer) => {
-      drained += chunk.length;
-      if (drained > DRAIN_LIMIT_BYTES) socket.destroy();
-    });
-    req.on('end', cut);
-    req.on('error', cut);
-    req.on('close', () => clearTimeout(timer));
-    req.resume();
+function drainAfterAnswer(res: ServerResponse): void {
+  // One function shared by every response, not a closure each: this runs for every order.
+  res.on('finish', drainRest);
+}
+
+/** The 'finish' listener of drainAfterAnswer ('finish' is emitted once). */
+function drainRest(this: ServerResponse): void {
+  const req = this.req;
+  if (req.complete || req.destroyed) return;
+  const socket = req.socket;
+  // Under `Connection: close` Node has just ended the socket and destroys it once the
+  // answer is flushed (net.Socket#destroySoon); destroying it while the body still
+  // arrives is what resets. The socket is destroyed once the body is in instead.
+  if (socket.writableEnded) socket.removeListener('finish', socket.destroy);
+  const cut = (): void => {
+    clearTimeout(timer);
+    if (socket.writableEnded) socket.destroy();
+  };
+  const timer = setTimeout(() => socket.destroy(), DRAIN_TIMEOUT_MS).unref();
+  let drained = 0;
+  // As Node's own dump of an unread body does: whatever read part of it (the web stream
+  // Hono reads a body through pauses the request when its queue is full) reads no more.
+  req.removeAllListeners('data');
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > DRAIN_LIMIT_BYTES) socket.destroy();
   });
+  req.on('end', cut);
+  req.on('error', cut);
+  req.on('close', () => clearTimeout(timer));
+  req.resume();
 }

@@ -169,7 +169,8 @@ function formText(
 ): string | undefined {
   if (bytes === undefined || bytes.byteLength === 0) return undefined;
   const type = request.header('content-type');
-  if (type?.split(';', 1)[0]!.trim().toLowerCase() !== FORM) {
+  // The exact type, as clients send it, is told without splitting and lower-casing it.
+  if (type !== FORM && type?.split(';', 1)[0]!.trim().toLowerCase() !== FORM) {
     throw new SimulatorError(
       'contentTypeUnsupported',
       `Unsupported content type '${type ?? 'none'}': send the parameters in the query string or as an ${FORM} body.`,
