@@ -201,19 +201,28 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
   // (the URL parse showed in the proxy's profile, ~3 % of its CPU).
   let lastOrigin = '';
   let lastParsed: http.RequestOptions = {};
-  const target = (url: string): http.RequestOptions => {
+  const requestOptions = (
+    url: string,
+    method: string,
+    headers: Record<string, string>,
+    agent: http.Agent,
+  ): http.RequestOptions => {
     const slash = url.indexOf('/', url.indexOf('//') + 2);
     const path = slash === -1 ? '/' : url.slice(slash);
     // Only a path that URL would leave as it is skips the parse: anything it would
     // percent-encode, or a dot segment it would resolve, goes through it as before.
-    if (!PLAIN_PATH.test(path) || DOT_SEGMENT.test(path)) return urlToHttpOptions(new URL(url));
+    if (!PLAIN_PATH.test(path) || DOT_SEGMENT.test(path))
+      return { ...urlToHttpOptions(new URL(url)), method, headers, agent };
     const origin = slash === -1 ? url : url.slice(0, slash);
     if (origin !== lastOrigin) {
       const { protocol, hostname, port, auth } = urlToHttpOptions(new URL(origin));
       lastParsed = { protocol, hostname, port, auth };
       lastOrigin = origin;
     }
-    return { ...lastParsed, path };
+    // One literal of one shape rather than spreads: the spreads of the origin's fields and
+    // of the request's showed in the proxy's profile (~1 µs of its ~10 of JavaScript).
+    const { protocol, hostname, port, auth } = lastParsed;
+    return { protocol, hostname, port, auth, path, method, headers, agent };
   };
   nodeFetch[RAW_EXCHANGE] = (exchange) => {
     const https_ = exchange.url.startsWith('https:');
@@ -231,12 +240,7 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
       // send) rejects here, and no timer is left to destroy a request that never was.
       let timer: NodeJS.Timeout | undefined = undefined;
       const outgoing = (https_ ? https : http).request(
-        {
-          ...target(exchange.url),
-          method: exchange.method,
-          headers,
-          agent: agents[https_ ? 'https:' : 'http:'],
-        },
+        requestOptions(exchange.url, exchange.method, headers, agents[https_ ? 'https:' : 'http:']),
         (incoming) => {
           const status = incoming.statusCode ?? 0;
           if (status < 200 || status > 599) return fail(new UpstreamStatusInvalid(String(status)));

@@ -111,6 +111,30 @@ describe('response validators', () => {
   it('compile each validator once and reuse it', () => {
     expect(validators.response('getPrice', 200)).toBe(validators.response('getPrice', 200));
   });
+
+  it('answer each status with its own schema however often and in whatever order they are asked', () => {
+    const fresh = createValidators(loadSpec('api'));
+    const asked = [200, 400, 200, 599, 400, 404, 599, 200];
+    const answers = asked.map((status) => fresh.response('getPrice', status));
+    // 200 has its schema, 4xx the error envelope, 404 too (the document's 4XX or default), 599 none or the default.
+    expect(answers[0]).toBe(answers[2]);
+    expect(answers[1]).toBe(answers[4]);
+    expect(answers[3]).toBe(answers[6]);
+    expect(answers[0]).not.toBe(answers[1]);
+    const ok = {
+      code: 0,
+      msg: 'ok',
+      time: '1',
+      data: { sun: '65', trxPrice: '4.23', period: '1h', resourceType: 'ENERGY', rentalCount: 65000 },
+    };
+    expect(answers[7]!(ok)).toBe(true);
+    expect(answers[4]!(ok)).toBe(false);
+  });
+
+  it('refuse an unknown operation every time it is asked for, not only the first', () => {
+    expect(() => validators.response('noSuchOperation', 200)).toThrow(/noSuchOperation/);
+    expect(() => validators.response('noSuchOperation', 200)).toThrow(/noSuchOperation/);
+  });
 });
 
 describe('control-plane validators', () => {

@@ -80,6 +80,8 @@ export function createValidators(spec: LoadedSpec, options: ValidatorOptions = {
   const sets = new Map<string, Record<string, ValidateFunction>>();
   let ajv: Ajv2020 | undefined;
   const cache = new Map<string, ValidateFunction>();
+  /** operationId → numeric status → its response validator (undefined: none). */
+  const responseValidators = new Map<string, Map<number, ValidateFunction | undefined>>();
   const compiled = (pointer: string): ValidateFunction => {
     let fn = cache.get(pointer);
     if (!fn) {
@@ -111,11 +113,21 @@ export function createValidators(spec: LoadedSpec, options: ValidatorOptions = {
       return compiled(validatorPointer.jsonBody(operationId));
     },
     response(operationId, status) {
-      spec.operation(operationId);
+      // A proxy asks this for every answer it checks: the answer for a numeric status is
+      // kept, so the pointer is not built and hashed again (it showed in the proxy's profile).
+      let byStatus = responseValidators.get(operationId);
+      if (byStatus === undefined) {
+        spec.operation(operationId);
+        responseValidators.set(operationId, (byStatus = new Map()));
+      }
+      if (typeof status === 'number' && byStatus.has(status)) return byStatus.get(status);
       const responses = document.responses[operationId]!;
       const key = String(status);
       const found = [key, `${key[0]}XX`, 'default'].find((k) => k in responses);
-      return found === undefined ? undefined : compiled(validatorPointer.response(operationId, found));
+      const validate =
+        found === undefined ? undefined : compiled(validatorPointer.response(operationId, found));
+      if (typeof status === 'number') byStatus.set(status, validate);
+      return validate;
     },
     schema(name) {
       if (!spec.schemas[name]) throw new Error(`No schema '${name}' in the ${spec.name} document.`);
