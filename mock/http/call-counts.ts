@@ -358,7 +358,8 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
     const account = x.account ?? '';
     // Only an outOrderNo (spelt out or escaped) can get an order answered that already exists.
     const fresh = created && !paramsText.includes('outOrderNo') && !paramsText.includes('%');
-    const text = x.responseText;
+    // The value first, as envelopeCode reads it.
+    const text = x.response === undefined ? x.responseText : undefined;
     if (text !== undefined) {
       const idAt = text.indexOf(created ? CREATED_ID_FIELD : ORDER_ID_FIELD);
       if (idAt === -1) return false;
@@ -386,7 +387,9 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
   }
 
   function envelopeCode(x: ExchangeFinished): number | undefined {
-    const text = x.responseText;
+    // A value, when there is one, before its text: a proxy's text is the upstream's, in
+    // whatever layout it was sent, where the searches below expect the compact one.
+    const text = x.response === undefined ? x.responseText : undefined;
     if (text !== undefined) {
       if (!text.startsWith(CODE_PREFIX)) return undefined;
       let i = CODE_PREFIX.length;

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulatorServer } from '../node-server.ts';
 import { createSimulator, type ProxyOptions, type Simulator } from '../simulator.ts';
+import type { ExchangeFinished } from './exchange.ts';
 
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const KEY = { 'API-KEY': 'demo-key' };
@@ -155,6 +156,47 @@ describe('what the journal keeps of an answer', () => {
     const res = await proxy.app.request('/v1/account', { headers: KEY });
     expect(await res.text()).toContain(issued);
     expect(JSON.stringify(proxy.journal.list())).not.toContain(issued);
+  });
+
+  /** A proxy in front of a stand-in that answers this JSON text: what its journal and its exchange event keep of the answer to a GET /v1/account with `key`. */
+  async function kept(sent: string, key = 'live-key-77') {
+    const fetch = (async () =>
+      new Response(sent, { headers: { 'content-type': 'application/json' } })) as typeof globalThis.fetch;
+    const { proxy } = proxyOf(fetch);
+    const heard: ExchangeFinished[] = [];
+    proxy.exchanges.subscribe((exchange) => heard.push(exchange));
+    const res = await proxy.app.request('/v1/account', { headers: { 'API-KEY': key } });
+    expect(await res.text()).toBe(sent);
+    return { journal: JSON.stringify(proxy.journal.list()), event: heard[0]! };
+  }
+
+  it('keeps an answer that hides nothing as the upstream sent it, layout and all, without writing its JSON again', async () => {
+    const sent = '{ "code": 0, "msg": "ok", "time": "1", "data": { "name": "n", "referralCount": 0 } }';
+    const { journal, event } = await kept(sent);
+    expect(event.responseText).toBe(sent);
+    expect(event.response).toEqual(JSON.parse(sent));
+    expect(JSON.parse(journal)[0].response).toEqual(JSON.parse(sent));
+  });
+
+  it.each([
+    [
+      'by value under a name the parse dropped for its duplicate',
+      '{"code":0,"msg":"ok","time":"1","data":{"echo":"live-key-77","echo":"x"}}',
+    ],
+    [
+      'escaped letter by letter',
+      '{"code":0,"msg":"ok","time":"1","data":{"echo":"live\\u002dkey\\u002d77"}}',
+    ],
+    [
+      'under a secret name the parse dropped for its duplicate',
+      '{"code":0,"msg":"ok","time":"1","data":{"apiKey":"upstream-secret-99","apiKey":null}}',
+    ],
+  ])('never keeps a key the upstream sent %s', async (_how, sent) => {
+    const { journal, event } = await kept(sent);
+    expect(event.responseText).toBeUndefined();
+    const everything = `${journal} ${JSON.stringify(event)}`;
+    for (const secret of ['live-key-77', 'live\\u002dkey', 'upstream-secret-99'])
+      expect(everything).not.toContain(secret);
   });
 });
 

@@ -57,6 +57,8 @@ export interface Exchange {
   /** The request body as text, once a source has decoded it: the journal keeps it without decoding it again. */
   bodyText?: string | undefined;
   response?: unknown;
+  /** The JSON text `response` was parsed from, as the source received it (proxy mode). */
+  responseSent?: string | undefined;
   /** The keys a kept copy must not hold by value, with their aliases (proxy mode). */
   keyEcho?: ReadonlyArray<readonly [string, string]> | undefined;
 }
@@ -393,9 +395,18 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
     if (contentType) done.contentType = contentType;
     if (exchange.outcomeAsked) done.outcomeAsked = exchange.outcomeAsked;
     // The text an answer carried, unless a source or a fault said what the journal keeps.
-    if (exchange.response !== undefined)
-      done.response = replaceKeysIn(redactKeys(exchange.response), exchange.keyEcho ?? NO_KEYS);
-    else if (typeof answered.body === 'string' && answered.body.length > 0)
+    if (exchange.response !== undefined) {
+      const keys = exchange.keyEcho ?? NO_KEYS;
+      const shown = replaceKeysIn(redactKeys(exchange.response), keys);
+      done.response = shown;
+      // The text the value came from, for the journal to keep as it is instead of writing
+      // the JSON again (that showed in the proxy's profile), only when hiding changed
+      // nothing: no field redacted, no key replaced, no key in the text at all (a key in a
+      // duplicate name's value that the parse dropped) and no escape that could spell one.
+      const sent = exchange.responseSent;
+      if (sent !== undefined && shown === exchange.response && holdsNoKey(sent, keys))
+        done.responseText = sent;
+    } else if (typeof answered.body === 'string' && answered.body.length > 0)
       done.responseText = kept(answered.body);
     if (exchange.violations) done.violations = exchange.violations;
     if (exchange.refused) done.refused = exchange.refused;
@@ -403,6 +414,13 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
     exchanges.finish(done);
     return undefined;
   }
+}
+
+/** Whether a JSON text can be kept as it is: no escape, and none of the keys spelled out. */
+function holdsNoKey(text: string, keys: ReadonlyArray<readonly [string, string]>): boolean {
+  if (text.includes('\\')) return false;
+  for (const [key] of keys) if (text.includes(key)) return false;
+  return true;
 }
 
 /** No keys to hide, and the text as it is: most exchanges, which need no array or closure of their own. */

@@ -145,6 +145,7 @@ async function forward(request: CoreRequest, exchange: Exchange, proxy: ProxyCon
   const answered = await forwardToUpstream(proxy.upstream, request, forwarded);
   const read = await readUpstreamAnswer(answered, proxy.upstream.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
   exchange.response = read.journal;
+  if (read.json !== undefined) exchange.responseSent = read.text;
   // A key the answer holds in a secret-named field or pair is hidden wherever else a copy
   // shows it (a message that repeats it, the spec-violation report), not only where it stands.
   const held =
