@@ -191,11 +191,15 @@ describe('what the journal keeps of an answer', () => {
       'under a secret name the parse dropped for its duplicate',
       '{"code":0,"msg":"ok","time":"1","data":{"apiKey":"upstream-secret-99","apiKey":null}}',
     ],
+    [
+      'short, under a secret name whose duplicate already reads as redacted',
+      '{"code":0,"msg":"ok","time":"1","data":{"apiKey":"sk9","apiKey":"[redacted]"}}',
+    ],
   ])('never keeps a key the upstream sent %s', async (_how, sent) => {
     const { journal, event } = await kept(sent);
     expect(event.responseText).toBeUndefined();
     const everything = `${journal} ${JSON.stringify(event)}`;
-    for (const secret of ['live-key-77', 'live\\u002dkey', 'upstream-secret-99'])
+    for (const secret of ['live-key-77', 'live\\u002dkey', 'upstream-secret-99', '"sk9"'])
       expect(everything).not.toContain(secret);
   });
 });
