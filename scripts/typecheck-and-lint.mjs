@@ -12,22 +12,27 @@
 // answered them already: 29 s of CPU against 27 + 12.5 for the two commands. What is
 // reported is theirs: tsc's diagnostics as tsc prints them, eslint's problems in its
 // stylish format, any warning failing the run as `--max-warnings 0` does.
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
-import { ESLint } from 'eslint';
-import { TYPED_FILES } from '../eslint.config.js';
 
 function exitWith(message) {
   console.error(message);
   process.exit(2);
 }
 
+// DIR is checked before TypeScript and ESLint are loaded: a wrong one is told in a line, at once.
 const dir = process.argv[2] ?? fileURLToPath(new URL('..', import.meta.url));
 try {
   process.chdir(dir);
 } catch (error) {
   exitWith(`typecheck-and-lint: DIR must be a directory with a tsconfig.json (${error.code}: ${dir}).`);
 }
+if (!existsSync('tsconfig.json'))
+  exitWith(`typecheck-and-lint: DIR must be a directory with a tsconfig.json (none in ${dir}).`);
+
+const { default: ts } = await import('typescript');
+const { ESLint } = await import('eslint');
+const { TYPED_FILES } = await import('../eslint.config.js');
 
 const parsed = ts.getParsedCommandLineOfConfigFile(
   'tsconfig.json',

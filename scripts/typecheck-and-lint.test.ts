@@ -81,4 +81,23 @@ describe('the type check and the lint in one pass (npm run checks)', () => {
     expect(run.out).toContain('typecheck: 1 diagnostics; lint: 2 problems');
     expect(run.code).toBe(1);
   });
+
+  it('says in one line that DIR must be a directory with a tsconfig.json, exit 2, for a missing folder and for a folder without one', async () => {
+    const missing = await check(path.join(scratch, 'no-such-folder'));
+    expect(missing.code).toBe(2);
+    expect(missing.out.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^typecheck-and-lint: DIR must be a directory with a tsconfig\.json \(ENOENT: .*no-such-folder\)\.$/,
+      ),
+    ]);
+    const bare = path.join(scratch, 'no-tsconfig');
+    mkdirSync(bare);
+    const empty = await check(bare);
+    expect(empty.code).toBe(2);
+    expect(empty.out.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^typecheck-and-lint: DIR must be a directory with a tsconfig\.json \(none in .*no-tsconfig\)\.$/,
+      ),
+    ]);
+  });
 });

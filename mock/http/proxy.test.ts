@@ -184,7 +184,7 @@ describe('what the journal keeps of an answer', () => {
       '{"code":0,"msg":"ok","time":"1","data":{"echo":"live-key-77","echo":"x"}}',
     ],
     [
-      'escaped letter by letter',
+      'spelled with JSON escapes inside it',
       '{"code":0,"msg":"ok","time":"1","data":{"echo":"live\\u002dkey\\u002d77"}}',
     ],
     [
@@ -199,7 +199,7 @@ describe('what the journal keeps of an answer', () => {
     const { journal, event } = await kept(sent);
     expect(event.responseText).toBeUndefined();
     const everything = `${journal} ${JSON.stringify(event)}`;
-    for (const secret of ['live-key-77', 'live\\u002dkey', 'upstream-secret-99', '"sk9"'])
+    for (const secret of ['live-key-77', 'live\\u002dkey', 'upstream-secret-99', 'sk9'])
       expect(everything).not.toContain(secret);
   });
 });

@@ -80,7 +80,7 @@ export function createValidators(spec: LoadedSpec, options: ValidatorOptions = {
   const sets = new Map<string, Record<string, ValidateFunction>>();
   let ajv: Ajv2020 | undefined;
   const cache = new Map<string, ValidateFunction>();
-  /** operationId → numeric status → its response validator (undefined: none). */
+  /** operationId → HTTP status (a number, 100 to 599) → its response validator (undefined: none). */
   const responseValidators = new Map<string, Map<number, ValidateFunction | undefined>>();
   const compiled = (pointer: string): ValidateFunction => {
     let fn = cache.get(pointer);
@@ -120,13 +120,16 @@ export function createValidators(spec: LoadedSpec, options: ValidatorOptions = {
         spec.operation(operationId);
         responseValidators.set(operationId, (byStatus = new Map()));
       }
-      if (typeof status === 'number' && byStatus.has(status)) return byStatus.get(status);
+      // Only HTTP's statuses are kept, so no caller can grow the memo without bound.
+      const keptStatus =
+        typeof status === 'number' && Number.isInteger(status) && status >= 100 && status <= 599;
+      if (keptStatus && byStatus.has(status)) return byStatus.get(status);
       const responses = document.responses[operationId]!;
       const key = String(status);
       const found = [key, `${key[0]}XX`, 'default'].find((k) => k in responses);
       const validate =
         found === undefined ? undefined : compiled(validatorPointer.response(operationId, found));
-      if (typeof status === 'number') byStatus.set(status, validate);
+      if (keptStatus) byStatus.set(status, validate);
       return validate;
     },
     schema(name) {
