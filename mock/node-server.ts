@@ -12,7 +12,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import { answerClientErrors, createOwedResponses } from './http/client-errors.ts';
 import { createErrorBoundary } from './http/error-boundary.ts';
-import { createNodeCoreAdapter, originForm } from './http/node-core-adapter.ts';
+import { bodyReadWhole, createNodeCoreAdapter, originForm } from './http/node-core-adapter.ts';
 import { createNodeRequestGuard, type RequestGuardOptions } from './http/request-guard.ts';
 import { routableHost } from './http/request-origin.ts';
 import type { Simulator } from './simulator.ts';
@@ -91,7 +91,7 @@ function drainAfterAnswer(res: ServerResponse): void {
 /** The 'finish' listener of drainAfterAnswer ('finish' is emitted once). */
 function drainRest(this: ServerResponse): void {
   const req = this.req;
-  if (req.complete || req.destroyed) return;
+  if (req.complete || req.destroyed || bodyReadWhole(req)) return;
   const socket = req.socket;
   // Under `Connection: close` Node has just ended the socket and destroys it once the
   // answer is flushed (net.Socket#destroySoon); destroying it while the body still

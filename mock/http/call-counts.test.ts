@@ -428,4 +428,55 @@ describe('the bounds of the calls kept apart', () => {
     counts.observe(completed(MAX_TRACKED_ORDERS / 2));
     expect(steps()).toBe(2);
   });
+
+  it('reads a polled answer once, yet takes the same answer as a new look under another account or once the order is forgotten', () => {
+    const counts = createCallCounts({
+      mode: 'simulator',
+      settings: () => ({ duplicateOutOrderNo: 'reject', rateLimit: null, accountSuccessCode: 0 }),
+    });
+    const id = (i: number): string => `OR2025010100000${String(i).padStart(9, '0')}`;
+    const look = (i: number, status: string, account = ADDRESS): ExchangeFinished => ({
+      at: 0,
+      method: 'GET',
+      path: '/v1/tron/history',
+      status: 200,
+      durationMs: 0,
+      operation: 'getOrderHistory',
+      account,
+      queryText: `orderId=${id(i)}`,
+      responseText: `{"code":0,"msg":"ok","time":"1","data":{"orderId":"${id(i)}","status":"${status}","currency":"TRX"}}`,
+    });
+    const exercised = () => counts.coverage().exercised;
+    // A poll: the same answer again and again is one look at a PENDING order.
+    for (let i = 0; i < 5; i++) counts.observe(look(0, 'PENDING'));
+    expect(exercised()['status:PENDING']).toBe(1);
+    expect(exercised()['op:getOrderHistory']).toBe(5);
+    // The very same text under another account is that account's first look at it.
+    counts.observe(look(0, 'PENDING', 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3'));
+    expect(exercised()['status:PENDING']).toBe(2);
+    // Back on the first account, the step to COMPLETED, then a poll of that.
+    counts.observe(look(0, 'COMPLETED'));
+    counts.observe(look(0, 'COMPLETED'));
+    expect(exercised()['transition:PENDING>COMPLETED']).toBe(1);
+    expect(exercised()['status:COMPLETED']).toBe(1);
+    // MAX_TRACKED_ORDERS orders created since forget it: the same answer again is a first look.
+    for (let i = 1; i <= MAX_TRACKED_ORDERS; i++)
+      counts.observe({
+        at: 0,
+        method: 'POST',
+        path: '/v1/tron/order',
+        status: 200,
+        durationMs: 0,
+        operation: 'createOrder',
+        account: ADDRESS,
+        responseText: `{"code":0,"msg":"ok","time":"1","data":{"id":"${id(i)}","amount":4.23,"currency":"TRX"}}`,
+      });
+    counts.observe(look(0, 'COMPLETED'));
+    expect(exercised()['status:COMPLETED']).toBe(2);
+    expect(exercised()['transition:PENDING>COMPLETED']).toBe(1);
+    // Coverage cleared: the same answer once more is the first look of a fresh count.
+    counts.clearCoverage();
+    counts.observe(look(0, 'COMPLETED'));
+    expect(exercised()['status:COMPLETED']).toBe(1);
+  });
 });

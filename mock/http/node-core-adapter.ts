@@ -148,6 +148,23 @@ export function originForm(target: string): string {
   return rest.startsWith('/') ? rest : `/${rest}`;
 }
 
+/** Set on a request whose body readBody has read to its last byte. */
+const READ_WHOLE = Symbol('body read whole');
+type MarkedRequest = IncomingMessage & { [READ_WHOLE]?: true };
+
+/**
+ * Whether the adapter read the request's body to its last byte, so nothing of it is left
+ * to drain after the answer. `req.complete` cannot tell yet: Node sets it as the stream
+ * ends, a turn after a body read by its Content-Length has been answered (node-server.ts
+ * would otherwise arm a drain, its timer and four listeners for every order).
+ *
+ * @example
+ *   res.on('finish', () => { if (!req.complete && !bodyReadWhole(req)) drain(req); });
+ */
+export function bodyReadWhole(req: IncomingMessage): boolean {
+  return (req as MarkedRequest)[READ_WHOLE] === true;
+}
+
 /**
  * The body, read up to `max` bytes: a declared or sent body past it is the 413 rejection
  * (what is left of it the server drains after the answer); a client gone mid-body is a
@@ -168,6 +185,7 @@ function readBody(
   let size = 0;
   const end = (): void => {
     stop();
+    (req as MarkedRequest)[READ_WHOLE] = true;
     done(undefined, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
   };
   const onData = (chunk: Buffer): void => {
