@@ -328,6 +328,34 @@ describe('coverage in front of a service', () => {
   });
 });
 
+/** A made-up order id, one for each `i`. */
+const madeUpId = (i: number): string => `OR2025010100000${String(i).padStart(9, '0')}`;
+
+/** The creation of order `i` on ADDRESS, answered as the simulator answers it. */
+const creation = (i: number): ExchangeFinished => ({
+  at: 0,
+  method: 'POST',
+  path: '/v1/tron/order',
+  status: 200,
+  durationMs: 0,
+  operation: 'createOrder',
+  account: ADDRESS,
+  responseText: `{"code":0,"msg":"ok","time":"1","data":{"id":"${madeUpId(i)}","amount":4.23,"currency":"TRX"}}`,
+});
+
+/** A history answer showing order `i` in `status` to `account`. */
+const historyLook = (i: number, status: string, account = ADDRESS): ExchangeFinished => ({
+  at: 0,
+  method: 'GET',
+  path: '/v1/tron/history',
+  status: 200,
+  durationMs: 0,
+  operation: 'getOrderHistory',
+  account,
+  queryText: `orderId=${madeUpId(i)}`,
+  responseText: `{"code":0,"msg":"ok","time":"1","data":{"orderId":"${madeUpId(i)}","status":"${status}","currency":"TRX"}}`,
+});
+
 describe('the bounds of the calls kept apart', () => {
   it('counts every call past the cap, and says a parameter filter can no longer be exact', () => {
     const counts = createCallCounts({
@@ -394,28 +422,8 @@ describe('the bounds of the calls kept apart', () => {
       mode: 'simulator',
       settings: () => ({ duplicateOutOrderNo: 'reject', rateLimit: null, accountSuccessCode: 0 }),
     });
-    const id = (i: number): string => `OR2025010100000${String(i).padStart(9, '0')}`;
-    const created = (i: number): ExchangeFinished => ({
-      at: 0,
-      method: 'POST',
-      path: '/v1/tron/order',
-      status: 200,
-      durationMs: 0,
-      operation: 'createOrder',
-      account: ADDRESS,
-      responseText: `{"code":0,"msg":"ok","time":"1","data":{"id":"${id(i)}","amount":4.23,"currency":"TRX"}}`,
-    });
-    const completed = (i: number): ExchangeFinished => ({
-      at: 0,
-      method: 'GET',
-      path: '/v1/tron/history',
-      status: 200,
-      durationMs: 0,
-      operation: 'getOrderHistory',
-      account: ADDRESS,
-      queryText: `orderId=${id(i)}`,
-      responseText: `{"code":0,"msg":"ok","time":"1","data":{"orderId":"${id(i)}","status":"COMPLETED","currency":"TRX"}}`,
-    });
+    const created = creation;
+    const completed = (i: number): ExchangeFinished => historyLook(i, 'COMPLETED');
     for (let i = 0; i <= MAX_TRACKED_ORDERS; i++) counts.observe(created(i));
     const steps = () => counts.coverage().exercised['transition:PENDING>COMPLETED'];
     // The newest is remembered: seeing it completed is a step from PENDING.
@@ -434,18 +442,7 @@ describe('the bounds of the calls kept apart', () => {
       mode: 'simulator',
       settings: () => ({ duplicateOutOrderNo: 'reject', rateLimit: null, accountSuccessCode: 0 }),
     });
-    const id = (i: number): string => `OR2025010100000${String(i).padStart(9, '0')}`;
-    const look = (i: number, status: string, account = ADDRESS): ExchangeFinished => ({
-      at: 0,
-      method: 'GET',
-      path: '/v1/tron/history',
-      status: 200,
-      durationMs: 0,
-      operation: 'getOrderHistory',
-      account,
-      queryText: `orderId=${id(i)}`,
-      responseText: `{"code":0,"msg":"ok","time":"1","data":{"orderId":"${id(i)}","status":"${status}","currency":"TRX"}}`,
-    });
+    const look = historyLook;
     const exercised = () => counts.coverage().exercised;
     // A poll: the same answer again and again is one look at a PENDING order.
     for (let i = 0; i < 5; i++) counts.observe(look(0, 'PENDING'));
@@ -460,17 +457,7 @@ describe('the bounds of the calls kept apart', () => {
     expect(exercised()['transition:PENDING>COMPLETED']).toBe(1);
     expect(exercised()['status:COMPLETED']).toBe(1);
     // MAX_TRACKED_ORDERS orders created since forget it: the same answer again is a first look.
-    for (let i = 1; i <= MAX_TRACKED_ORDERS; i++)
-      counts.observe({
-        at: 0,
-        method: 'POST',
-        path: '/v1/tron/order',
-        status: 200,
-        durationMs: 0,
-        operation: 'createOrder',
-        account: ADDRESS,
-        responseText: `{"code":0,"msg":"ok","time":"1","data":{"id":"${id(i)}","amount":4.23,"currency":"TRX"}}`,
-      });
+    for (let i = 1; i <= MAX_TRACKED_ORDERS; i++) counts.observe(creation(i));
     counts.observe(look(0, 'COMPLETED'));
     expect(exercised()['status:COMPLETED']).toBe(2);
     expect(exercised()['transition:PENDING>COMPLETED']).toBe(1);
