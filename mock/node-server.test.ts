@@ -13,8 +13,9 @@ import { createSimulator } from './simulator.ts';
 
 const servers: Server[] = [];
 afterEach(async () => {
-  for (const server of servers.splice(0)) server.closeAllConnections();
-  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+  const open = servers.splice(0);
+  for (const server of open) server.closeAllConnections();
+  await Promise.all(open.map((s) => new Promise((resolve) => s.close(resolve))));
 });
 
 /**

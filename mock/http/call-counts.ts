@@ -275,7 +275,6 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
     }
   }
 
-  /** One look at an order: its status and currency, counted once per order, and the step from the last look. */
   /**
    * The last look, when it was a history answer and nothing has been looked at since: the
    * same answer again (a client polling an order) finds that order in the young generation
@@ -283,6 +282,7 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
    */
   let lastLook: { account: string; text: string } | undefined;
 
+  /** One look at an order: its status and currency, counted once per order, and the step from the last look. */
   function seeOrder(
     account: string,
     orderId: string,
