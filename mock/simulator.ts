@@ -203,8 +203,14 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     ...(options.effects?.length ? { replay: options.effects } : {}),
   });
   if (options.restore && options.timing) engine.updateSettings({ timing: options.timing });
+  // Every finished exchange is announced once, in a batch at the end of its turn; the
+  // journal is its first observer, and it and the call counts take what is pending before
+  // any read.
+  const exchanges = createExchangeEvents({ onListenerError: options.onUnexpectedError });
+  const settle = (): void => exchanges.flush();
   const journal = createJournal(
     options.journalLimit ?? scenarioChecked.journalLimit ?? DEFAULT_JOURNAL_LIMIT,
+    { settle },
   );
   // Faults draw from a source of their own, so injecting one never shifts the engine's ids.
   const faults = createFaultInjector(() => createRandomSource(engine.seed ^ 0x5eed));
@@ -224,11 +230,9 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       ? recordingSource((request) => (replayed.count++, options.replay!.fetch(request)))
       : engineSource(engine, apiValidators);
   const mode = source.mode;
-  // Every finished exchange is announced once; the journal is its first observer.
-  const exchanges = createExchangeEvents();
   exchanges.subscribe((exchange) => journal.record(exchange));
   // The counting layer hears every exchange too; unlike the journal it forgets none.
-  const calls = createCallCounts({ mode, settings: () => engine.settings() });
+  const calls = createCallCounts({ mode, settings: () => engine.settings(), settle });
   exchanges.subscribe((exchange) => calls.observe(exchange));
   const core = createRequestCore({
     engine,

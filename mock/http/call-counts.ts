@@ -90,6 +90,11 @@ export interface CallCountsOptions {
   mode: 'simulator' | 'proxy' | 'replay';
   /** The settings in force, read when coverage is asked for and for an account's success code. */
   settings: () => CoverageSettings & { accountSuccessCode: number };
+  /**
+   * Called before every read and clear: hands over the exchanges finished and not yet
+   * observed (ExchangeEvents.flush), so no count is behind the answers given.
+   */
+  settle?: (() => void) | undefined;
 }
 
 interface Row {
@@ -144,6 +149,7 @@ const CODE_PREFIX = '{"code":';
  */
 export function createCallCounts(options: CallCountsOptions): CallCounts {
   const { mode } = options;
+  const settle = options.settle ?? (() => {});
   // path → method → status → account → parameters as sent → row: no key is built per call.
   let rows = new Map<string, Map<string, Map<number, Map<string, Map<string, Row>>>>>();
   let rowCount = 0;
@@ -496,6 +502,7 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
       observeCoverage(x, paramsText);
     },
     count(filter) {
+      settle();
       let count = 0;
       let exact = true;
       const byParams = filter.params !== undefined && Object.keys(filter.params).length > 0;
@@ -509,14 +516,17 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
       return exact ? { count } : { count, exact: false };
     },
     list(limit = 1000) {
+      settle();
       const all = [...allRows()].sort((a, b) => b.count - a.count);
       return { calls: all.slice(0, limit).map(publicRow), total };
     },
     unmatched() {
+      settle();
       const requests = [...unmatched.values()].map((r) => ({ ...r }));
       return omitted > 0 ? { requests, omitted } : { requests };
     },
     coverage() {
+      settle();
       const exercised: Record<string, number> = {};
       for (let i = 0; i < KNOWN_COVERAGE_IDS.length; i++)
         if (counters[i]! > 0) exercised[KNOWN_COVERAGE_IDS[i]!] = counters[i]!;
@@ -544,6 +554,7 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
       };
     },
     clearCalls() {
+      settle();
       rows = new Map();
       rowCount = 0;
       total = 0;
@@ -552,6 +563,7 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
       omitted = 0;
     },
     clearCoverage() {
+      settle();
       counters = new Float64Array(KNOWN_COVERAGE_IDS.length);
       extra = new Map();
       unclassified = 0;

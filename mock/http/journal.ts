@@ -127,6 +127,16 @@ function cut(text: string, limit: number): string {
   return text.slice(0, end);
 }
 
+export interface JournalOptions {
+  /**
+   * Called before every read, clear and direct record: hands over the exchanges finished
+   * and not yet heard (ExchangeEvents.flush), so the journal is never behind its answers.
+   */
+  settle?: (() => void) | undefined;
+}
+
+const noop = (): void => {};
+
 /**
  * Creates a journal holding at most `capacity` entries.
  *
@@ -135,7 +145,8 @@ function cut(text: string, limit: number): string {
  *   journal.record({ at: Date.now(), method: 'GET', path: '/v1/account', status: 200, durationMs: 0.2 });
  *   journal.list(); // [{ id: 1, at: …, method: 'GET', path: '/v1/account', status: 200, durationMs: 0.2 }]
  */
-export function createJournal(capacity: number): Journal {
+export function createJournal(capacity: number, options: JournalOptions = {}): Journal {
+  const settle = options.settle ?? noop;
   const ids = new Float64Array(capacity);
   const ats = new Float64Array(capacity);
   const statuses = new Uint16Array(capacity);
@@ -207,6 +218,7 @@ export function createJournal(capacity: number): Journal {
 
   return {
     record(entry, raw) {
+      settle();
       const id = nextId++;
       entry.id = id;
       if (capacity > 0) {
@@ -251,6 +263,7 @@ export function createJournal(capacity: number): Journal {
       for (const listener of listeners) listener(entry as JournalEntry);
     },
     list(filter = {}) {
+      settle();
       const out: JournalEntry[] = [];
       const limit = filter.limit ?? 100;
       for (let i = 1; i <= count && out.length < limit; i++) {
@@ -261,6 +274,7 @@ export function createJournal(capacity: number): Journal {
       return out.reverse();
     },
     clear() {
+      settle();
       methods.fill(undefined as unknown as string);
       paths.fill(undefined as unknown as string);
       operations.fill(undefined);
@@ -275,6 +289,7 @@ export function createJournal(capacity: number): Journal {
       count = 0;
     },
     get size() {
+      settle();
       return count;
     },
     subscribe(listener) {
