@@ -4,6 +4,7 @@
  * keep can take the pending ones first.
  */
 import { describe, expect, it } from 'vitest';
+import { createSimulator } from '../simulator.ts';
 import { createExchangeEvents, MAX_PENDING_EXCHANGES, type ExchangeFinished } from './exchange.ts';
 
 const exchangeAt = (path: string): ExchangeFinished => ({
@@ -73,6 +74,23 @@ describe('the exchange hub', () => {
     expect(errors).toEqual([new Error('listener broke')]);
   });
 
+  it("still hands the rest of the batch over when the reporter of a listener's throw throws too", async () => {
+    const hub = createExchangeEvents({
+      onListenerError: () => {
+        throw new Error('reporter broke');
+      },
+    });
+    const heard: string[] = [];
+    hub.subscribe((x) => {
+      if (x.path === '/a') throw new Error('listener broke');
+      heard.push(x.path);
+    });
+    hub.finish(exchangeAt('/a'), true);
+    hub.finish(exchangeAt('/b'), true);
+    await nextTurn();
+    expect(heard).toEqual(['/b']);
+  });
+
   it('hands an exchange a listener finishes to every listener, after the batch under way', () => {
     const hub = createExchangeEvents();
     const heard: string[] = [];
@@ -92,8 +110,7 @@ describe('the exchange hub', () => {
 });
 
 describe("a simulator's journal and call counts", () => {
-  it('include the exchanges a server finished this turn whenever they are read or cleared', async () => {
-    const { createSimulator } = await import('../simulator.ts');
+  it('include the exchanges a server finished this turn whenever they are read or cleared', () => {
     const sim = createSimulator({ clock: 'manual' });
     const served = (): ExchangeFinished => ({ ...exchangeAt('/v1/account'), operation: 'getAccount' });
     sim.exchanges.finish(served(), true);

@@ -127,7 +127,12 @@ export function createExchangeEvents(options: ExchangeEventsOptions = {}): Excha
             try {
               listener(exchange);
             } catch (error) {
-              options.onListenerError?.(error);
+              // A reporter that throws too must not cost the rest of the batch its turn.
+              try {
+                options.onListenerError?.(error);
+              } catch {
+                // Nothing left to tell it to.
+              }
             }
           }
       }
