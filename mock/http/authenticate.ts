@@ -13,13 +13,13 @@ import type { SimEnv } from './context.ts';
  */
 export function authenticate(engine: Engine, key: string | undefined): Account {
   if (!key)
-    throw new SimulatorError(
+    throw SimulatorError.answer(
       'apiKeyMissing',
       "Missing API key: send the account's key in the 'API-KEY' header.",
     );
   const account = engine.authenticate(key);
   if (!account)
-    throw new SimulatorError(
+    throw SimulatorError.answer(
       'apiKeyUnknown',
       "Unknown API key: the 'API-KEY' header names no account. Check the key, or create an account with POST /_sim/accounts.",
     );

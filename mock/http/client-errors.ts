@@ -56,23 +56,23 @@ export function createOwedResponses(): { track(res: ServerResponse): void; owed:
 export function parserError(error: NodeJS.ErrnoException): SimulatorError {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
-      return new SimulatorError(
+      return SimulatorError.answer(
         'headersTooLarge',
         'The request headers are larger than the server accepts (16 KiB in all); send fewer or shorter headers.',
       );
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return new SimulatorError(
+      return SimulatorError.answer(
         'requestTimeout',
         'The request was not received in time; send it again, whole.',
       );
     case 'HPE_UNEXPECTED_CONTENT_LENGTH':
     case 'HPE_INVALID_CONTENT_LENGTH':
-      return new SimulatorError(
+      return SimulatorError.answer(
         'bodyInvalid',
         `The request's Content-Length is invalid or given more than once (${error.code}); send one Content-Length, or Transfer-Encoding: chunked.`,
       );
     default:
-      return new SimulatorError(
+      return SimulatorError.answer(
         'bodyInvalid',
         `The request is not valid HTTP/1.1 (${error.code ?? 'parse error'}); check the request line, the headers and the body framing.`,
       );
@@ -108,7 +108,7 @@ export function answerClientErrors(server: Server, engine: Engine, owed: OwedRes
     endWithEnvelope(
       socket,
       engine,
-      new SimulatorError(
+      SimulatorError.answer(
         'methodNotAllowed',
         `Method CONNECT is not allowed: the simulator tunnels nothing; use ${ALLOWED_METHODS.join(', ')} on its paths (the API under /v1, the control plane under /_sim).`,
       ),
@@ -119,7 +119,7 @@ export function answerClientErrors(server: Server, engine: Engine, owed: OwedRes
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     const text = errorEnvelopeText(
       engine,
-      new SimulatorError(
+      SimulatorError.answer(
         'expectationFailed',
         `Expect: ${String(req.headers.expect)} is not supported; send Expect: 100-continue or no Expect header.`,
       ),

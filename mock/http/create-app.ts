@@ -110,7 +110,7 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
   // the same: it is never read, and is drained by the Node server, but every oversized
   // body gets the one answer, 413).
   const tooLarge = (): SimulatorError =>
-    new SimulatorError(
+    SimulatorError.answer(
       'bodyTooLarge',
       `The request body is larger than ${options.maxBodyBytes} bytes; send a smaller body.`,
     );
@@ -137,7 +137,7 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     methodNotAllowed({
       app,
       onMethodNotAllowed: (c, allowed) => {
-        throw new SimulatorError(
+        throw SimulatorError.answer(
           'methodNotAllowed',
           `Method ${c.req.method} is not allowed on ${c.req.path}; use ${allowed.join(' or ')}.`,
           { Allow: allowed.join(', ') },
@@ -154,7 +154,7 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
   app.notFound((c) =>
     errorResponse(
       c,
-      new SimulatorError(
+      SimulatorError.answer(
         'notFound',
         `No such path. The API is under /v1 (${API_PATHS_NAMED}); the control plane is under /_sim.`,
       ),
@@ -166,7 +166,7 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     if (error instanceof SimulatorError) {
       simError = error;
     } else if (error instanceof HTTPException) {
-      simError = new SimulatorError(
+      simError = SimulatorError.answer(
         error.status === 413 ? 'bodyTooLarge' : 'bodyInvalid',
         error.message || 'The request could not be read.',
       );

@@ -89,13 +89,13 @@ export function engineSource(engine: Engine, validators: SpecValidators): Answer
         }
       const allowed = methodsAt.get(path);
       if (allowed) {
-        throw new SimulatorError(
+        throw SimulatorError.answer(
           'methodNotAllowed',
           `Method ${request.method} is not allowed on ${exchange.path}; use ${allowed.join(' or ')}.`,
           { Allow: allowed.join(', ') },
         );
       }
-      throw new SimulatorError(
+      throw SimulatorError.answer(
         'notFound',
         `No such path. The API is under /v1 (${API_PATHS_NAMED}); the control plane is under /_sim.`,
       );
@@ -171,7 +171,7 @@ function formText(
   const type = request.header('content-type');
   // The exact type, as clients send it, is told without splitting and lower-casing it.
   if (type !== FORM && type?.split(';', 1)[0]!.trim().toLowerCase() !== FORM) {
-    throw new SimulatorError(
+    throw SimulatorError.answer(
       'contentTypeUnsupported',
       `Unsupported content type '${type ?? 'none'}': send the parameters in the query string or as an ${FORM} body.`,
     );

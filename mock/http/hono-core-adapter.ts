@@ -60,7 +60,10 @@ export async function coreAnswerOf(
 /** A request's body, read up to `max` bytes; past it, the 413 rejection. */
 async function readLimited(request: Request, max: number): Promise<Uint8Array> {
   const tooLarge = (): SimulatorError =>
-    new SimulatorError('bodyTooLarge', `The request body is larger than ${max} bytes; send a smaller body.`);
+    SimulatorError.answer(
+      'bodyTooLarge',
+      `The request body is larger than ${max} bytes; send a smaller body.`,
+    );
   if (Number(request.headers.get('content-length') ?? 0) > max) throw tooLarge();
   if (request.body === null) return new Uint8Array(0);
   const reader = request.body.getReader();

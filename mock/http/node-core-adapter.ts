@@ -179,7 +179,10 @@ function readBody(
   done: (error: SimulatorError | ClientClosed | undefined, bytes?: Uint8Array) => void,
 ): void {
   const tooLarge = (): SimulatorError =>
-    new SimulatorError('bodyTooLarge', `The request body is larger than ${max} bytes; send a smaller body.`);
+    SimulatorError.answer(
+      'bodyTooLarge',
+      `The request body is larger than ${max} bytes; send a smaller body.`,
+    );
   const declared = req.headers['content-length'];
   const length = declared === undefined ? undefined : Number(declared);
   if (length !== undefined && length > max) return done(tooLarge());

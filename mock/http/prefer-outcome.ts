@@ -38,15 +38,18 @@ export function preferredOutcome(
   // A value is echoed in the message: a long one is cut, as anything sent may be.
   const shown = value.length > 64 ? `${value.slice(0, 64)}…` : value;
   if (mode !== 'simulator')
-    throw SimulatorError.invalidParameter(
+    throw SimulatorError.answer(
+      'parameterInvalid',
       `Header 'Prefer: outcome=${shown}' is refused in ${mode} mode: only the simulator decides outcomes, and the header is never forwarded. Send the request without it.`,
     );
   if (!ACCEPTED.has(value))
-    throw SimulatorError.invalidParameter(
+    throw SimulatorError.answer(
+      'parameterInvalid',
       `Header 'Prefer' asks for outcome '${shown}', which is none of: ${PREFER_OUTCOMES.join(', ')}.`,
     );
   if (!REJECTIONS.has(value) && operation !== 'createOrder')
-    throw SimulatorError.invalidParameter(
+    throw SimulatorError.answer(
+      'parameterInvalid',
       `Header 'Prefer: outcome=${value}' applies to createOrder only (${ORDER_OUTCOMES.join(' or ')} is an order's outcome); ${operation ?? 'this request'} takes a kind of rejection: ${REJECTION_KINDS.join(', ')}.`,
     );
   return value as PreferOutcome;
@@ -63,11 +66,11 @@ export function askedRejection(kind: ErrorCatalogueKind): SimulatorError {
   const message = `Answered as asked by 'Prefer: outcome=${kind}'; nothing changed.`;
   if (kind === 'belowMinimum') {
     // The catalogue's belowMinimum is a parameterInvalid with its finer reason.
-    const error = SimulatorError.invalidParameter(message);
+    const error = SimulatorError.answer('parameterInvalid', message);
     error.reason = 'belowMinimum';
     return error;
   }
-  return new SimulatorError(kind, message);
+  return SimulatorError.answer(kind, message);
 }
 
 /** Whether an accepted outcome is a kind of rejection rather than an order's outcome. */

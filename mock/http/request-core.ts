@@ -152,7 +152,7 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
   ): CoreAnswer | Promise<CoreAnswer> {
     // Every oversized body gets the one answer, 413, whatever else is wrong with the request.
     if (request.hasBody && Number(request.header('content-length') ?? 0) > options.maxBodyBytes)
-      throw new SimulatorError(
+      throw SimulatorError.answer(
         'bodyTooLarge',
         `The request body is larger than ${options.maxBodyBytes} bytes; send a smaller body.`,
       );

@@ -180,14 +180,14 @@ export function createRequestGuard(
     const host = first(headers.host);
     if (host === undefined) {
       // The app builds its URL from the Host, so without one it could only fail bare.
-      return new SimulatorError(
+      return SimulatorError.answer(
         'hostNotAllowed',
         "The request has no Host header: HTTP/1.1 requires one and every browser sends it. Send the name you reach the simulator by, such as 'Host: 127.0.0.1:8787'.",
       );
     }
     if (!all && !allowedHost(host)) {
       const suggestion = hostName(host) ?? 'NAME';
-      return new SimulatorError(
+      return SimulatorError.answer(
         'hostNotAllowed',
         `Host '${host}' is not allowed: the simulator answers only localhost, IP addresses, its --host and the names given with --allowed-hosts, which keeps DNS-rebinding web pages out. To allow it, start with --allowed-hosts ${suggestion} (or ENERGY_SIM_ALLOWED_HOSTS=${suggestion}), or --allowed-hosts all behind a proxy.`,
       );
@@ -201,14 +201,14 @@ export function createRequestGuard(
 
     const origin = first(headers.origin);
     if (origin !== undefined && !isOwnOrigin(origin, host)) {
-      return new SimulatorError(
+      return SimulatorError.answer(
         'crossSiteWrite',
         `Cross-site write refused: ${method} ${path} came from Origin '${origin}', not from this simulator's own pages. The control plane takes writes from its own pages and from tools that send no Origin (curl, scripts, tests).`,
       );
     }
     const site = first(headers['sec-fetch-site']);
     if (site === 'cross-site' || site === 'same-site') {
-      return new SimulatorError(
+      return SimulatorError.answer(
         'crossSiteWrite',
         `Cross-site write refused: ${method} ${path} came from another site (Sec-Fetch-Site: ${site}). The control plane takes writes from its own pages and from tools such as curl.`,
       );
@@ -221,7 +221,7 @@ export function createRequestGuard(
       hasBody &&
       (type === undefined || type.split(';', 1)[0]!.trim().toLowerCase() !== 'application/json')
     ) {
-      return new SimulatorError(
+      return SimulatorError.answer(
         'contentTypeUnsupported',
         `The control plane reads JSON bodies only: send 'content-type: application/json' with ${method} ${path} (got ${type === undefined ? 'no content type' : `'${type}'`}).`,
       );
@@ -251,7 +251,7 @@ export function createNodeRequestGuard(
     // closed as after every malformed request. HTTP/1.0 had no Host: that stays the guard's 403.
     const malformed = req.headers.host === undefined && req.httpVersion !== '1.0';
     if (malformed) {
-      refusal = new SimulatorError(
+      refusal = SimulatorError.answer(
         'bodyInvalid',
         `The request is not valid HTTP/${req.httpVersion}: it has no Host header. Send the name you reach the simulator by, such as 'Host: 127.0.0.1:8787'.`,
       );

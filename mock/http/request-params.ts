@@ -46,7 +46,7 @@ export function addAll(params: Record<string, string>, source: URLSearchParams, 
   for (const [name, value] of source) {
     const seen = params[name];
     if (seen !== undefined && seen !== value) {
-      throw new SimulatorError(
+      throw SimulatorError.answer(
         'bodyInvalid',
         `Parameter '${name}' is given more than once with different values ('${seen}' and '${value}' in the ${where}); send it once.`,
       );
@@ -61,7 +61,7 @@ async function readFormBody(c: Context): Promise<URLSearchParams | undefined> {
   if (text.length === 0) return undefined;
   const mediaType = type?.split(';', 1)[0]!.trim().toLowerCase();
   if (mediaType !== FORM) {
-    throw new SimulatorError(
+    throw SimulatorError.answer(
       'contentTypeUnsupported',
       `Unsupported content type '${type ?? 'none'}': send the parameters in the query string or as an ${FORM} body.`,
     );
@@ -76,13 +76,13 @@ export async function readJsonBody(c: Context): Promise<unknown> {
   const type = c.req.header('content-type')?.split(';', 1)[0]!.trim().toLowerCase();
   // curl -d sends form or text types; the body is JSON either way, so those are read as JSON.
   if (type !== undefined && !JSON_READABLE.has(type)) {
-    throw new SimulatorError(
+    throw SimulatorError.answer(
       'contentTypeUnsupported',
       `Unsupported content type '${type}': the control plane takes application/json.`,
     );
   }
   if (jsonDepth(text) > MAX_JSON_DEPTH) {
-    throw new SimulatorError(
+    throw SimulatorError.answer(
       'bodyInvalid',
       `The body nests arrays or objects deeper than ${MAX_JSON_DEPTH} levels; send a flatter JSON object.`,
     );

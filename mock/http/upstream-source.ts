@@ -95,18 +95,18 @@ function forwardsUnknown(verdict: EdgeVerdict, method: string, proxy: ProxyConte
 function refusal(verdict: EdgeVerdict, method: string, path: string): SimulatorError {
   switch (verdict.kind) {
     case 'wrong-method':
-      return new SimulatorError(
+      return SimulatorError.answer(
         'methodNotAllowed',
         `Method ${method} is not allowed on ${verdict.canonical}; use ${verdict.allowed}.${verdict.order ? ' Nothing was forwarded upstream.' : ''}`,
         { Allow: verdict.allowed },
       );
     case 'misspelled':
-      return new SimulatorError(
+      return SimulatorError.answer(
         'notFound',
         `No such path: the proxy forwards ${verdict.canonical} only as spelled so; '${path}' is another spelling of it and was not forwarded upstream.`,
       );
     default:
-      return new SimulatorError(
+      return SimulatorError.answer(
         'notFound',
         verdict.order
           ? `No such path: '${path}' names an order but is not the API's ${API_OPERATIONS.createOrder.path}; it was not forwarded upstream.`
@@ -130,7 +130,7 @@ async function forward(request: CoreRequest, exchange: Exchange, proxy: ProxyCon
     }
     if (reason) {
       exchange.refused = reason;
-      throw new SimulatorError('spendRefused', reason);
+      throw SimulatorError.answer('spendRefused', reason);
     }
   }
   if (forwarded) {
