@@ -14,6 +14,12 @@ export const priceTarget = (sim: RunningServer): LoadTarget => ({
   url: `${sim.url}/v1/tron/price?rentalCount=65000&period=1h`,
   headers: AUTH,
 });
+/** A price read with a key that names no account: every answer the 401 of an unknown key. */
+export const unknownKeyTarget = (sim: RunningServer): LoadTarget => ({
+  url: `${sim.url}/v1/tron/price?rentalCount=65000&period=1h`,
+  headers: { 'API-KEY': 'bench-unknown-key' },
+  expect: { status: 401, code: 10002 },
+});
 export const orderTarget = (sim: RunningServer): LoadTarget => ({
   url: `${sim.url}/v1/tron/order`,
   method: 'POST',

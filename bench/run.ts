@@ -16,8 +16,8 @@
  *   npm run bench -- --repeat 5        pairings repeated 5 times (default 3)
  *   npm run bench -- --only price,startup
  *                                      only these parts: price, history, account, order,
- *                                      compiled, quiet, hono, startup, growth, contract, save,
- *                                      proxy
+ *                                      rejected, compiled, quiet, hono, startup, growth,
+ *                                      contract, save, proxy
  *   npm run bench -- --profile         CPU profiles under load instead (bench/profile.ts)
  *   npm run bench -- --root DIR        benchmark another checkout's simulator
  *   npm run bench -- --out FILE        write the results elsewhere
@@ -40,6 +40,7 @@ import {
   historyTarget,
   orderTarget,
   priceTarget,
+  unknownKeyTarget,
   type HistoryOrder,
 } from './requests.ts';
 import { BENCH_DIR, DEFAULT_SERVE_ARGS, REPO_ROOT, startServer, type RunningServer } from './servers.ts';
@@ -71,6 +72,7 @@ const PARTS = [
   'history',
   'account',
   'order',
+  'rejected',
   'compiled',
   'quiet',
   'hono',
@@ -274,6 +276,15 @@ const ENDPOINTS: Endpoint[] = [
   },
   { name: 'GET /v1/account', part: 'account', server: 'sim', kind: 'read', target: accountTarget },
   { name: 'POST /v1/tron/order', part: 'order', server: 'sim', kind: 'order', target: orderTarget },
+  // What a rejection costs: a client retrying with a wrong key, a fuzzer, a load test of the
+  // rate limit are served at this rate. No target: the row is there to be compared.
+  {
+    name: 'GET /v1/tron/price [unknown key: 401]',
+    part: 'rejected',
+    server: 'sim',
+    kind: 'reference',
+    target: unknownKeyTarget,
+  },
   {
     name: 'GET /v1/tron/price [compiled JS]',
     part: 'compiled',
@@ -309,7 +320,9 @@ const ENDPOINTS: Endpoint[] = [
 /** The same request sent to the bare server: same method, path, headers and body. */
 function mirror(target: LoadTarget, bare: RunningServer): LoadTarget {
   const url = new URL(target.url);
-  return { ...target, url: `${bare.url}${url.pathname}${url.search}` };
+  // The bare server answers every request with its success: a rejection's row is compared with it.
+  const { expect: _rejection, ...request } = target;
+  return { ...request, url: `${bare.url}${url.pathname}${url.search}` };
 }
 
 /** Creates the order the history endpoints look up. */
