@@ -34,11 +34,19 @@ describe('SimulatorError', () => {
       }),
     );
     expect(unknown.status).toBe(401);
-    expect(await unknown.json()).toMatchObject({ code: 10002, data: null });
+    expect(await unknown.json()).toMatchObject({
+      code: 10002,
+      msg: expect.stringContaining('Unknown API key'),
+      data: null,
+    });
     const nowhere = await sim.fetch(
       new Request('http://sim.test/v1/tron/nothing', { headers: { 'API-KEY': 'demo-key' } }),
     );
     expect(nowhere.status).toBe(404);
-    expect(await nowhere.json()).toMatchObject({ code: 40400, data: null });
+    expect(await nowhere.json()).toMatchObject({
+      code: 40400,
+      msg: expect.stringContaining('No such path'),
+      data: null,
+    });
   });
 });

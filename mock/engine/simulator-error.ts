@@ -35,11 +35,10 @@ export const ERROR_CODES = {
 export type ErrorKind = keyof typeof ERROR_CODES;
 
 /**
- * Whether this runtime lets a stack trace be skipped (V8's `Error.stackTraceLimit`); a frozen
- * `Error` (a hardened realm) or another engine keeps its stacks.
+ * Whether this runtime lets a stack trace be skipped (V8's `Error.stackTraceLimit`, a writable
+ * data property); a frozen `Error` (a hardened realm) or another engine keeps its stacks.
  */
-const STACK_LIMIT_WRITABLE =
-  Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit')?.writable === true && !Object.isFrozen(Error);
+const STACK_LIMIT_WRITABLE = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit')?.writable === true;
 
 export class SimulatorError extends Error {
   readonly kind: ErrorKind;

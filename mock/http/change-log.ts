@@ -29,7 +29,7 @@ export function beforeChange(log: ChangeLog | undefined, method: string): number
   if (!log || READS.has(method)) return undefined;
   const problem = log.check();
   if (problem)
-    throw new SimulatorError(
+    throw SimulatorError.answer(
       'stateNotWritten',
       `Nothing was changed: the state log cannot be written (${problem.message}). Free the disk or mend --state; changes are taken again once a write succeeds.`,
     );
@@ -42,7 +42,7 @@ export function afterChange(
   before: number | undefined,
 ): SimulatorError | undefined {
   if (!log || before === undefined || log.failures === before) return undefined;
-  return new SimulatorError(
+  return SimulatorError.answer(
     'stateNotWritten',
     'The change was made in memory but could not be written to the state log, so it is not acknowledged: it is written once the disk takes it, or lost at a crash. Read the state back (order history, GET /_sim/…) before repeating it.',
   );

@@ -39,7 +39,8 @@ export function controlGuard(
   const expected = options.token ? digest(options.token) : undefined;
   return async (c, next) => {
     if (!enabled) {
-      throw SimulatorError.notFound(
+      throw SimulatorError.answer(
+        'notFound',
         'The control plane is off: this simulator listens off loopback without a token. Start it with --token (or ENERGY_SIM_TOKEN) to turn it on.',
       );
     }
@@ -54,20 +55,20 @@ export function controlGuard(
           : undefined;
     if (expected) {
       if (given === undefined) {
-        throw new SimulatorError(
+        throw SimulatorError.answer(
           'controlUnauthorized',
           "The control plane needs its token: send 'Authorization: Bearer <token>'.",
         );
       }
       // Comparing digests of equal length in constant time leaks neither content nor length.
       if (!timingSafeEqual(digest(given), expected)) {
-        throw new SimulatorError(
+        throw SimulatorError.answer(
           'controlUnauthorized',
           "Wrong control-plane token: send the token the simulator was started with as 'Authorization: Bearer <token>'.",
         );
       }
     } else if (!isLoopback(remoteAddress?.(c))) {
-      throw new SimulatorError(
+      throw SimulatorError.answer(
         'controlUnauthorized',
         "The control plane refuses callers off loopback without a token: start the simulator with --token (or ENERGY_SIM_TOKEN) and send it as 'Authorization: Bearer <token>'.",
       );

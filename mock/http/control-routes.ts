@@ -55,7 +55,8 @@ function amounts(input: C['Amounts'] | undefined): { trx?: number; usdt?: number
 
 function requireTronAddress(address: string): string {
   if (!isTronAddress(address)) {
-    throw SimulatorError.invalidParameter(
+    throw SimulatorError.answer(
+      'parameterInvalid',
       `Path parameter 'address' must be a TRON address: 34 Base58Check characters starting with T (got '${address}').`,
     );
   }
@@ -133,7 +134,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   control.post('/clock/advance', op('advanceClock'), async (c) => {
     const { ms } = await body<C['AdvanceRequest']>(c, 'advanceClock');
     if (engine.clock.mode !== 'manual') {
-      throw new SimulatorError(
+      throw SimulatorError.answer(
         'conflict',
         'The clock is real and cannot be advanced; start the simulator with --clock manual.',
       );
@@ -170,7 +171,8 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
     const input = await body<C['Amounts']>(c, 'deposit');
     const parsed = amounts(input);
     if (!parsed.trx && !parsed.usdt)
-      throw SimulatorError.invalidParameter(
+      throw SimulatorError.answer(
+        'parameterInvalid',
         'Deposit nothing? Send \'trx\' and/or \'usdt\' as positive decimal strings, e.g. { "trx": "50" }.',
       );
     return sendJson(c, accountView(engine, engine.deposit(c.get('account'), parsed)));
@@ -205,7 +207,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   control.delete('/rules/:id', op('deleteRule'), (c) => {
     const id = c.req.param('id');
     if (!engine.rules.remove(id))
-      throw SimulatorError.notFound(`No rule '${id}'; GET /_sim/rules lists the rules in force.`);
+      throw SimulatorError.answer('notFound', `No rule '${id}'; GET /_sim/rules lists the rules in force.`);
     return sendJson(c, { ok: true });
   });
 
@@ -213,7 +215,8 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   control.post('/faults', op('injectFault'), async (c) => {
     const input = await body<C['FaultRequest']>(c, 'injectFault');
     if (input.response === undefined && !input.latencyMs && !input.latencyMaxMs && !input.latencyMedianMs) {
-      throw SimulatorError.invalidParameter(
+      throw SimulatorError.answer(
+        'parameterInvalid',
         `A fault needs a 'response' (${FAULT_RESPONSES.join(', ')}), a 'latencyMs' above 0 or a 'latencyMedianMs'.`,
       );
     }
@@ -221,12 +224,13 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
       input.latencyMedianMs !== undefined &&
       (input.latencyMs !== undefined || input.latencyMaxMs !== undefined)
     ) {
-      throw SimulatorError.invalidParameter(
+      throw SimulatorError.answer(
+        'parameterInvalid',
         "Field 'latencyMedianMs' (a lognormal delay) goes without 'latencyMs' and 'latencyMaxMs' (a fixed delay or a range): choose one.",
       );
     }
     if (input.latencySigma !== undefined && input.latencyMedianMs === undefined) {
-      throw SimulatorError.invalidParameter("Field 'latencySigma' goes with 'latencyMedianMs'.");
+      throw SimulatorError.answer('parameterInvalid', "Field 'latencySigma' goes with 'latencyMedianMs'.");
     }
     for (const [field, response] of [
       ['withRetryAfter', 'status'],
@@ -235,20 +239,26 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
       ['dripChunks', 'drip'],
     ] as const) {
       if (input[field] !== undefined && input.response !== response)
-        throw SimulatorError.invalidParameter(`Field '${field}' goes with "response": "${response}".`);
+        throw SimulatorError.answer(
+          'parameterInvalid',
+          `Field '${field}' goes with "response": "${response}".`,
+        );
     }
     if (input.withRetryAfter === false && input.retryAfter !== undefined) {
-      throw SimulatorError.invalidParameter(
+      throw SimulatorError.answer(
+        'parameterInvalid',
         "Field 'retryAfter' sets the Retry-After header that 'withRetryAfter: false' leaves out: send one of them.",
       );
     }
     if (input.latencyMaxMs !== undefined && input.latencyMaxMs < (input.latencyMs ?? 0)) {
-      throw SimulatorError.invalidParameter(
+      throw SimulatorError.answer(
+        'parameterInvalid',
         `Field 'latencyMaxMs' must be at least 'latencyMs' (${input.latencyMs ?? 0}).`,
       );
     }
     if (input.response !== 'status' && (input.status !== undefined || input.withBody !== undefined)) {
-      throw SimulatorError.invalidParameter(
+      throw SimulatorError.answer(
+        'parameterInvalid',
         'Fields \'status\' and \'withBody\' go with "response": "status".',
       );
     }
@@ -261,7 +271,10 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   control.delete('/faults/:id', op('deleteFault'), (c) => {
     const id = c.req.param('id');
     if (!ctx.faults.remove(id))
-      throw SimulatorError.notFound(`No fault '${id}'; GET /_sim/faults lists the faults in force.`);
+      throw SimulatorError.answer(
+        'notFound',
+        `No fault '${id}'; GET /_sim/faults lists the faults in force.`,
+      );
     return sendJson(c, { ok: true });
   });
 
@@ -308,12 +321,14 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
       const name = /^params\[(.+)\]$/.exec(key)?.[1];
       if (name !== undefined) (filter.params ??= {})[name] = value;
       else if (key === 'params' || key.startsWith('params['))
-        throw SimulatorError.invalidParameter(
+        throw SimulatorError.answer(
+          'parameterInvalid',
           `Query parameter '${key}' must name a parameter: params[period]=1h counts calls that sent period=1h.`,
         );
       // A misspelt criterion would count every call and pass a verification it should fail.
       else if (!COUNT_CRITERIA.has(key))
-        throw SimulatorError.invalidParameter(
+        throw SimulatorError.answer(
+          'parameterInvalid',
           `Unknown query parameter '${key}': a count filters by operation, method, path, status, account and params[name].`,
         );
     }

@@ -37,7 +37,7 @@ export function unexpectedError(error: unknown): SimulatorError {
   } catch {
     detail = 'unprintable error';
   }
-  return new SimulatorError(
+  return SimulatorError.answer(
     'internal',
     `Unexpected simulator error: ${detail.replace(/\.+$/, '')}. This is a simulator bug; please report it.`,
   );
@@ -47,7 +47,7 @@ export function unexpectedError(error: unknown): SimulatorError {
  * The error envelope's JSON text for `error`.
  *
  * @example
- *   errorEnvelopeText(engine, SimulatorError.notFound('No such path.')); // '{"code":40400,"msg":"No such path.","time":"1741801809","data":null}'
+ *   errorEnvelopeText(engine, SimulatorError.answer('notFound', 'No such path.')); // '{"code":40400,"msg":"No such path.","time":"1741801809","data":null}'
  */
 export function errorEnvelopeText(engine: Engine, error: SimulatorError): string {
   let time: string;
@@ -145,7 +145,7 @@ export function createErrorBoundary(ctx: BoundaryContext): ErrorBoundary {
     response(error, req) {
       let simError: SimulatorError;
       if (error instanceof RequestError) {
-        simError = new SimulatorError(
+        simError = SimulatorError.answer(
           'bodyInvalid',
           `The request could not be read (${error.message}); send an origin-form target such as /v1/account.`,
         );
