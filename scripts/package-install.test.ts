@@ -211,16 +211,21 @@ describe('the packed tarball', () => {
     expect(statSync(tarball).size).toBeLessThan(1024 * 1024);
   });
 
-  it('passes Are the Types Wrong (ESM only) and publint --strict as packed', async () => {
-    // The tarball this file packed anyway: `npm test` packs once, not once more to lint.
-    const linted = await run(
-      process.execPath,
-      [path.join(ROOT, 'scripts/lint-package.mjs'), tarball],
-      packDir,
-    );
-    expect(linted.code, linted.out).toBe(0);
-    expect(linted.out).toMatch(/All good!/);
-  });
+  it(
+    'passes Are the Types Wrong (ESM only) and publint --strict as packed',
+    // Two seconds alone; over 20 beside the installs and the rest of `npm test` on a slow machine.
+    { timeout: 2 * MINUTE },
+    async () => {
+      // The tarball this file packed anyway: `npm test` packs once, not once more to lint.
+      const linted = await run(
+        process.execPath,
+        [path.join(ROOT, 'scripts/lint-package.mjs'), tarball],
+        packDir,
+      );
+      expect(linted.code, linted.out).toBe(0);
+      expect(linted.out).toMatch(/All good!/);
+    },
+  );
 
   it("has a package.json without scripts, and leaves the checkout's as it was", async () => {
     const manifest = await run('tar', ['-xzOf', tarball, 'package/package.json'], packDir);
