@@ -21,6 +21,7 @@ import { Agent, get } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readRecordingFile } from '../recording/recording.ts';
 import { fileLimit } from '../src/bounded-file.ts';
+import { timedLessStalls } from '../mock/test-support/loop-stalls.ts';
 import { startCli, type Cleanups } from './test-support.ts';
 
 const cleanups: Cleanups = [];
@@ -132,30 +133,36 @@ function peakRssMb(pid: number): number {
  * already run when the load begins); `during`'s result and the latency of every poll that
  * overlapped it, ms. The polls have a kept-alive connection of their own: sharing the
  * global fetch's pool with the load, a poll would wait for a connection of the test's own
- * making.
+ * making. A poll's latency is the server's: the time this process itself could not run
+ * meanwhile (reading the 100 MB beside the polls, or descheduled) is taken off
+ * (loop-stalls.ts); a server that holds its loop still keeps this process waiting, idle.
  */
 async function whilePolling<T>(url: string, during: () => Promise<T>): Promise<[T, number[]]> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   cleanups.push(() => agent.destroy());
   const poll = async (): Promise<number> => {
-    const started = performance.now();
-    const status = await new Promise<number | undefined>((resolve, reject) => {
-      get(`${url}/_sim/health`, { agent }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode));
-      }).on('error', reject);
-    });
+    const {
+      result: status,
+      ms,
+      stalledMs,
+    } = await timedLessStalls(
+      () =>
+        new Promise<number | undefined>((resolve, reject) => {
+          get(`${url}/_sim/health`, { agent }, (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode));
+          }).on('error', reject);
+        }),
+    );
     expect(status).toBe(200);
-    return performance.now() - started;
+    return ms - stalledMs;
   };
   await poll();
   let over = false;
   const load = during().finally(() => (over = true));
   const latencies: number[] = [];
-  while (!over) {
-    latencies.push(await poll());
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  // The helper waits a timer period after each poll: the polls' pace.
+  while (!over) latencies.push(await poll());
   return [await load, latencies];
 }
 

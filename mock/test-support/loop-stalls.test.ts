@@ -29,4 +29,11 @@ describe('timing less the stalls of the event loop', () => {
     expect(ms).toBeGreaterThanOrEqual(199);
     expect(ms - stalledMs).toBeGreaterThan(150);
   });
+
+  it('gives a number, not NaN, for work shorter than the timer period, which may record no delay', async () => {
+    const { result, stalledMs } = await timedLessStalls(() => 'at once');
+    expect(result).toBe('at once');
+    expect(stalledMs).not.toBeNaN();
+    expect(stalledMs).toBeGreaterThanOrEqual(0);
+  });
 });

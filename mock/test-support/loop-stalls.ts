@@ -33,8 +33,9 @@ export async function timedLessStalls<T>(
     // The period in which the work ended is recorded once it is over: one more, so that a
     // stall at the very end is seen too.
     await sleep(RESOLUTION_MS + 1);
-    // Each recorded delay is a whole period; what exceeds the period is time lost.
-    const lostNs = delays.count * (delays.mean - RESOLUTION_MS * 1e6);
+    // Each recorded delay is a whole period; what exceeds the period is time lost. Work
+    // shorter than a period may leave no delay recorded, and the mean of none is NaN.
+    const lostNs = delays.count === 0 ? 0 : delays.count * (delays.mean - RESOLUTION_MS * 1e6);
     return { result, ms, stalledMs: Math.max(0, lostNs / 1e6) };
   } finally {
     delays.disable();
