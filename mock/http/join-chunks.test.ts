@@ -26,4 +26,16 @@ describe('joinChunks', () => {
     // A few megabytes per turn: 40 MB takes about ten.
     expect(turns).toBeGreaterThanOrEqual(8);
   });
+
+  it('lets the event loop turn after a few milliseconds of copying, however few megabytes that was', async () => {
+    // 1 MB, under the bytes a turn may copy: only the time can end a turn here. A clock that
+    // reads 3 ms later at every look makes every second chunk's copy take past the 5 ms.
+    const chunks = Array.from({ length: 16 }, (_, i) => new Uint8Array(64 * 1024).fill(i));
+    let ms = 0;
+    const { result: joined, turns } = await countingTurns(() =>
+      joinChunks(chunks, 16 * 64 * 1024, () => (ms += 3)),
+    );
+    expect(joined[15 * 64 * 1024]).toBe(15);
+    expect(turns).toBeGreaterThanOrEqual(7);
+  });
 });

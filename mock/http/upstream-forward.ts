@@ -246,13 +246,18 @@ async function readCapped(
   return joinChunks(chunks, total);
 }
 
-/** How many bytes of a body are copied in one turn of the event loop when its chunks are joined. */
+/** How many bytes of a body are copied in one turn of the event loop when its chunks are joined, at most. */
 const JOIN_TURN_BYTES = 4 * 1024 * 1024;
+/** How long one turn of joining may hold the event loop, ms, at most. */
+const JOIN_TURN_MS = 5;
 
 /**
- * The chunks of a body as one byte array. A large one is copied a few megabytes per turn
- * of the event loop: copying 100 MB at once held every other request for 50-100 ms
- * (cli/serve-upstream-bounds.test.ts), a few megabytes hold it for a millisecond or two.
+ * The chunks of a body as one byte array. A large one is copied over several turns of the
+ * event loop, each ending after a few megabytes or a few milliseconds, whichever comes
+ * first: copying 100 MB at once held every other request for 50-100 ms
+ * (cli/serve-upstream-bounds.test.ts). Time as well as bytes, because the copy's cost is
+ * the machine's: into fresh memory, each 4 KB page faults once, and 4 MB took 1-2 ms on one
+ * machine and 13-22 ms on another whose system calls are dear. `now` is for a test.
  *
  * @example
  *   const body = await joinChunks(chunks, chunks.reduce((sum, c) => sum + c.byteLength, 0));
@@ -260,6 +265,7 @@ const JOIN_TURN_BYTES = 4 * 1024 * 1024;
 export async function joinChunks(
   chunks: readonly Uint8Array[],
   total: number,
+  now: () => number = () => performance.now(),
 ): Promise<Uint8Array<ArrayBuffer>> {
   if (chunks.length === 1 && chunks[0]!.buffer instanceof ArrayBuffer)
     return chunks[0] as Uint8Array<ArrayBuffer>;
@@ -267,13 +273,15 @@ export async function joinChunks(
   const bytes = new Uint8Array(Buffer.allocUnsafeSlow(total).buffer, 0, total);
   let at = 0;
   let sinceTurn = 0;
+  let turnStarted = now();
   for (const chunk of chunks) {
     bytes.set(chunk, at);
     at += chunk.byteLength;
     sinceTurn += chunk.byteLength;
-    if (sinceTurn >= JOIN_TURN_BYTES) {
+    if (sinceTurn >= JOIN_TURN_BYTES || now() - turnStarted >= JOIN_TURN_MS) {
       sinceTurn = 0;
       await nextTurn();
+      turnStarted = now();
     }
   }
   return bytes;

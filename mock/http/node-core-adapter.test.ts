@@ -1,0 +1,83 @@
+/**
+ * How the Node adapter writes an answer: a large body a piece per turn of the event loop,
+ * so that one answer of 100 MB never holds every other request while the socket takes it.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { EventEmitter } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import type { ErrorBoundary } from './error-boundary.ts';
+import type { CoreAnswer } from './exchange.ts';
+import { createNodeCoreAdapter } from './node-core-adapter.ts';
+import type { RequestCore } from './request-core.ts';
+
+const MB = 1024 * 1024;
+
+/** A response that keeps what is written to it; `full` says whether the socket is full after each write. */
+function response(full: () => boolean = () => false) {
+  const written: number[] = [];
+  const res = Object.assign(new EventEmitter(), {
+    destroyed: false,
+    ended: false,
+    status: 0,
+    writeHead(status: number) {
+      res.status = status;
+      return res;
+    },
+    write(piece: Uint8Array) {
+      written.push(piece.byteLength);
+      return !full();
+    },
+    end(piece?: Uint8Array) {
+      if (piece) written.push(piece.byteLength);
+      res.ended = true;
+      return res;
+    },
+  });
+  return { res, written };
+}
+
+/** Answers one GET through the adapter with `answer`, to `res`. */
+function answerWith(answer: CoreAnswer, res: ReturnType<typeof response>['res']): void {
+  const core = {
+    handle: (_request: unknown, send: (a: CoreAnswer) => void) => send(answer),
+  } as unknown as RequestCore;
+  const req = { headers: {}, method: 'GET', url: '/v1/account', socket: {} } as unknown as IncomingMessage;
+  createNodeCoreAdapter(core, MB, {} as ErrorBoundary)(req, res as unknown as ServerResponse);
+}
+
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+describe('the Node adapter writing an answer', () => {
+  it('writes a small body at once', () => {
+    const { res, written } = response();
+    answerWith({ status: 200, headers: {}, body: new Uint8Array(MB) }, res);
+    expect(written).toEqual([MB]);
+    expect(res.ended).toBe(true);
+  });
+
+  it('writes a large body a megabyte per turn of the event loop, every byte of it', async () => {
+    const { res, written } = response();
+    answerWith({ status: 200, headers: {}, body: new Uint8Array(3.5 * MB) }, res);
+    // The first piece in the turn of the answer, each other in a turn of its own.
+    expect(written).toEqual([MB]);
+    for (let i = 0; i < 5 && !res.ended; i++) await turn();
+    expect(written).toEqual([MB, MB, MB, 0.5 * MB]);
+    expect(res.ended).toBe(true);
+    expect(res.status).toBe(200);
+  });
+
+  it('waits for the socket to drain when it is full, and stops for a client gone', async () => {
+    const { res, written } = response(() => true);
+    answerWith({ status: 200, headers: {}, body: new Uint8Array(3 * MB) }, res);
+    await turn();
+    await turn();
+    expect(written).toEqual([MB]);
+    res.emit('drain');
+    expect(written).toEqual([MB, MB]);
+    res.destroyed = true;
+    res.emit('drain');
+    await turn();
+    expect(written).toEqual([MB, MB]);
+    expect(res.ended).toBe(false);
+  });
+});
