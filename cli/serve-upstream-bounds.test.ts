@@ -249,9 +249,11 @@ describe.skipIf(!existsSync('/proc/self/status'))(
     // check limit, neither parses nor checks it; the recorder reads it beside the proxy as
     // the chunks that arrive, then decodes, tokenises and scrubs it in slices of about 5 ms
     // with a turn between two (recording/large-answer.ts), and writes its line a quarter
-    // megabyte at a time, each waiting for the file to drain. Measured in the server with
-    // CPU time per event-loop gap, the longest such step was 15-35 ms on a loaded machine;
-    // what is left of a slow poll is scheduling, which TIMED's retries absorb.
+    // megabyte at a time, each waiting for the file to drain; the proxy writes the answer
+    // to its client a megabyte per turn. Measured in the server with CPU time per event-loop
+    // gap, the longest such step was 15-35 ms on a loaded machine, 25-58 ms on a slower one
+    // (plus 13-60 ms waiting for a core); what is left of a slow poll is scheduling, which
+    // TIMED's retries absorb.
     it.each([
       ['a text (spaces)', 'hundred-megabytes'],
       ['a JSON whose every element holds a key', 'json'],

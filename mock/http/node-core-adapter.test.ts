@@ -81,11 +81,28 @@ describe('the Node adapter writing an answer', () => {
     await turn();
     expect(written).toEqual([MB]);
     res.emit('drain');
+    await turn();
     expect(written).toEqual([MB, MB]);
     res.destroyed = true;
     res.emit('drain');
     await turn();
     expect(written).toEqual([MB, MB]);
     expect(res.ended).toBe(false);
+  });
+
+  it('takes a turn of the event loop after each drain, though a socket that took a write whole drains at once', async () => {
+    // A megabyte is over a socket's high-water mark, so `write` says full even when the socket
+    // took it whole; 'drain' then comes in a nextTick, and a write straight from there would
+    // chain the whole body into one turn, before any other request ran.
+    const { res, written } = response(() => {
+      process.nextTick(() => res.emit('drain'));
+      return true;
+    });
+    answerWith({ status: 200, headers: {}, body: new Uint8Array(4 * MB) }, res);
+    await turn();
+    expect(written).toEqual([MB]);
+    for (let i = 0; i < 8 && !res.ended; i++) await turn();
+    expect(written).toEqual([MB, MB, MB, MB]);
+    expect(res.ended).toBe(true);
   });
 });

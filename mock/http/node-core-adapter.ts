@@ -127,7 +127,9 @@ function writeInTurns(res: ServerResponse, body: Uint8Array): void {
     at += piece.byteLength;
     if (at >= body.byteLength) res.end(piece);
     else if (res.write(piece)) setImmediate(next);
-    else res.once('drain', next);
+    // Not straight on from 'drain': a write the socket takes at once emits the next 'drain'
+    // in a nextTick, so the whole body would go in one turn, a chain of 100 MB of writes.
+    else res.once('drain', () => setImmediate(next));
   };
   next();
 }
