@@ -103,14 +103,15 @@ function validatorsModule(parsedDocuments: Map<DocumentName, OpenAPI3>): string 
   for (const set of PRECOMPILED_SETS) {
     const spec = readSpec(set.document, parsedDocuments.get(set.document) as unknown as OpenAPIObject);
     const document = validatorDocument(spec);
-    const ajv = createAjv({ coerceTypes: set.coerceTypes }, true);
+    const options = { coerceTypes: set.coerceTypes, verbose: set.verbose ?? false };
+    const ajv = createAjv(options, true);
     ajv.addSchema(document.schema);
     const pointers = set.pointers(spec);
     for (const pointer of pointers) compileAt(ajv, document, pointer);
     const code = standaloneCode
       .default(ajv, Object.fromEntries(pointers.map((pointer) => [pointer, pointer])))
       .replace(/^"use strict";/, '');
-    const setName = precompiledSetName(set.document, { coerceTypes: set.coerceTypes }, set.part)!;
+    const setName = precompiledSetName(set.document, options, set.part);
     factories.push(
       `  ${JSON.stringify(setName)}: (${FORMATS_IDENTIFIER}) => {\n    const exports = {};\n    ${code}\n    return exports;\n  },`,
     );

@@ -73,11 +73,12 @@ function inputsFor(names: string[]): unknown[] {
 
 describe('precompiled validators (src/generated/validators.ts)', () => {
   for (const set of PRECOMPILED_SETS) {
-    const setName = precompiledSetName(set.document, { coerceTypes: set.coerceTypes }, set.part)!;
+    const options = { coerceTypes: set.coerceTypes, verbose: set.verbose ?? false };
+    const setName = precompiledSetName(set.document, options, set.part);
     it(`${setName}: answer, errors and coercions equal a run-time compile of the same pointer`, () => {
       const spec = loadSpec(set.document);
       const document = validatorDocument(spec);
-      const ajv = createAjv({ coerceTypes: set.coerceTypes });
+      const ajv = createAjv(options);
       ajv.addSchema(document.schema);
       const precompiled = precompiledValidators[setName]!(specFormats);
       const pointers = set.pointers(spec);
@@ -97,7 +98,7 @@ describe('precompiled validators (src/generated/validators.ts)', () => {
     });
   }
 
-  it('are what createValidators gives for the kit documents, and only without verbose', () => {
+  it('are what createValidators gives for the kit documents, with the options they were made for', () => {
     const validate = createValidators(loadSpec('api'), { coerceTypes: true }).request('getPrice');
     expect(validate.toString()).toBe(
       precompiledValidators['api:coerce']!(specFormats)[validatorPointer.request('getPrice')]!.toString(),
@@ -106,6 +107,13 @@ describe('precompiled validators (src/generated/validators.ts)', () => {
     expect(createValidators(loadSpec('control')).schema('EngineSettings').toString()).toBe(
       precompiledValidators['control:plain:settings']!(specFormats)[
         validatorPointer.schema('EngineSettings')
+      ]!.toString(),
+    );
+    // The answers' checks (response-check.ts) are verbose and precompiled; a verbose request
+    // check is not, and is compiled at run time, verbose still.
+    expect(createValidators(loadSpec('api'), { verbose: true }).response('getPrice', 200)!.toString()).toBe(
+      precompiledValidators['api:plain:verbose']!(specFormats)[
+        validatorPointer.response('getPrice', '200')
       ]!.toString(),
     );
     const verbose = createValidators(loadSpec('api'), { coerceTypes: true, verbose: true }).request(

@@ -29,7 +29,7 @@ export interface CheckedAnswer {
 }
 
 let shared: SpecValidators | undefined;
-/** Compiled on first use: a simulator that never checks an answer never pays for it. */
+/** Made on first use (precompiled: validator-setup.ts): a simulator that never checks an answer never pays for it. */
 const validators = (): SpecValidators => (shared ??= createValidators(loadSpec('api'), { verbose: true }));
 
 /**
