@@ -26,6 +26,7 @@ import {
   FORMATS_IDENTIFIER,
   PRECOMPILED_SETS,
   precompiledSetName,
+  precompiledSetOptions,
   validatorDocument,
 } from '../src/spec/validator-setup.ts';
 
@@ -103,7 +104,7 @@ function validatorsModule(parsedDocuments: Map<DocumentName, OpenAPI3>): string 
   for (const set of PRECOMPILED_SETS) {
     const spec = readSpec(set.document, parsedDocuments.get(set.document) as unknown as OpenAPIObject);
     const document = validatorDocument(spec);
-    const options = { coerceTypes: set.coerceTypes, verbose: set.verbose ?? false };
+    const options = precompiledSetOptions(set);
     const ajv = createAjv(options, true);
     ajv.addSchema(document.schema);
     const pointers = set.pointers(spec);

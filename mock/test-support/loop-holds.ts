@@ -4,7 +4,14 @@
  * waited for a core, or the garbage collector paused it.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+
+/**
+ * How long after a hold ends its line is written at the latest, ms: the preload waits its
+ * SETTLE_MS (50) for the hold's GC entries, and looks every 5 ms; with room.
+ */
+const WRITTEN_WITHIN_MS = 100;
 
 /** One hold of a child's event loop, as the preload recorded it (times in ms; `end` in epoch ms). */
 export interface LoopHold {
@@ -41,6 +48,18 @@ export function loopHolds(file: string, since = 0): LoopHold[] {
     .map((line) => JSON.parse(line) as LoopHold)
     .filter((hold) => hold.end >= since)
     .sort((a, b) => b.ms - a.ms);
+}
+
+/**
+ * `loopHolds` once the preload has written every hold that ended so far: for a bound just
+ * failed, whose hold may have ended a moment ago.
+ *
+ * @example
+ *   expect(slowest, describeHolds(await settledHolds(file, since))).toBeLessThan(100);
+ */
+export async function settledHolds(file: string, since = 0): Promise<LoopHold[]> {
+  await sleep(WRITTEN_WITHIN_MS);
+  return loopHolds(file, since);
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   createAjv,
   PRECOMPILED_SETS,
   precompiledSetName,
+  precompiledSetOptions,
   validatorDocument,
   validatorPointer,
 } from './validator-setup.ts';
@@ -73,7 +74,7 @@ function inputsFor(names: string[]): unknown[] {
 
 describe('precompiled validators (src/generated/validators.ts)', () => {
   for (const set of PRECOMPILED_SETS) {
-    const options = { coerceTypes: set.coerceTypes, verbose: set.verbose ?? false };
+    const options = precompiledSetOptions(set);
     const setName = precompiledSetName(set.document, options, set.part);
     it(`${setName}: answer, errors and coercions equal a run-time compile of the same pointer`, () => {
       const spec = loadSpec(set.document);

@@ -207,6 +207,17 @@ export const PRECOMPILED_SETS: {
 ];
 
 /**
+ * The options a precompiled set's validators are made with: `npm run generate` makes them so,
+ * and a compile at run time with the same options gives the same validators.
+ *
+ * @example
+ *   precompiledSetOptions(PRECOMPILED_SETS[0]!); // { coerceTypes: true, verbose: false }
+ */
+export function precompiledSetOptions(set: (typeof PRECOMPILED_SETS)[number]): ValidatorOptions {
+  return { coerceTypes: set.coerceTypes, verbose: set.verbose ?? false };
+}
+
+/**
  * The name of the precompiled set (or of its `part`) for these options: `npm run generate`
  * makes a set of that name only for PRECOMPILED_SETS, and without one a validator is
  * compiled at run time.
