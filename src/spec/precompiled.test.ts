@@ -11,6 +11,7 @@ import {
   createAjv,
   PRECOMPILED_SETS,
   precompiledSetName,
+  precompiledSetOf,
   precompiledSetOptions,
   validatorDocument,
   validatorPointer,
@@ -122,6 +123,16 @@ describe('precompiled validators (src/generated/validators.ts)', () => {
     );
     expect(verbose({ period: '2h' })).toBe(false);
     expect(verbose.errors!.find((e) => e.keyword === 'enum')!.parentSchema).toBeDefined();
+  });
+
+  it('take a part only for the options it was made with, and the whole set of those options otherwise', () => {
+    const control = loadSpec('control');
+    const settings = validatorPointer.schema('EngineSettings');
+    expect(precompiledSetOf(control, {}, settings)).toBe('control:plain:settings');
+    // The part is plain: coercing or verbose checks of the same pointer are not in it.
+    expect(precompiledSetOf(control, { coerceTypes: true }, settings)).toBe('control:coerce');
+    expect(precompiledSetOf(control, { verbose: true }, settings)).toBe('control:plain:verbose');
+    expect(precompiledSetOf(control, {}, validatorPointer.schema('Health'))).toBe('control:plain');
   });
 
   it('call the formats they are given, so each simulator can bring its own', () => {

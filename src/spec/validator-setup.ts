@@ -239,12 +239,12 @@ export function precompiledSetName(document: DocumentName, options: ValidatorOpt
  */
 export function precompiledSetOf(spec: LoadedSpec, options: ValidatorOptions, pointer: string): string {
   const whole = precompiledSetName(spec.name, options);
+  // A set is for these options when its name without the part is this one: the name is
+  // where a set's document and options are told apart, so a new option is added there alone.
   const part = PRECOMPILED_SETS.find(
     (set) =>
       set.part !== undefined &&
-      set.document === spec.name &&
-      set.coerceTypes === (options.coerceTypes ?? false) &&
-      (set.verbose ?? false) === (options.verbose ?? false) &&
+      precompiledSetName(set.document, precompiledSetOptions(set)) === whole &&
       set.pointers(spec).includes(pointer),
   );
   return part ? precompiledSetName(spec.name, options, part.part) : whole;
