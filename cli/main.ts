@@ -2,27 +2,22 @@
  * The `energy-rental-kit` command line.
  */
 import { readFileSync } from 'node:fs';
-import { closestFlag } from '../src/cli-args.ts';
+import { closestFlag, type CommandName } from '../src/cli-args.ts';
 import { CliError } from '../src/cli-error.ts';
+import { CLI_COMMANDS } from '../src/generated/cli.ts';
 import { createLogger } from './logger.ts';
 import { parseServeArgs, serve, SERVE_HELP } from './serve.ts';
 
+const COMMANDS = Object.keys(CLI_COMMANDS) as CommandName[];
+
+/** The commands, one line each; `COMMAND --help` gives a command's options. */
 export const MAIN_HELP = `Usage: energy-rental-kit <command> [options]
 
-Commands:
-  serve      Run the Energy Rental API simulator
-  contract   Run the contract suite against the simulator or a URL
-  record     Run the contract suite against a target and save a recording (--out FILE)
-  drift      Compare two recordings, or a recording with the spec (OLD NEW, --spec NEW)
-  calibrate  Learn the real service's choices from a recording, as a scenario (RECORDING --out FILE)
-  coverage   Merge a test run's coverage files and print what was exercised (FILES… --require IDS)
+${COMMANDS.map((name) => `  ${name.padEnd(11)}${CLI_COMMANDS[name].summary}`).join('\n')}
 
-In a project that has the kit installed, run a command as 'npx energy-rental-kit <command>'.
-Run 'npx energy-rental-kit <command> --help' for one command's options; every command's
-options follow. 'npx energy-rental-kit --version' prints the kit's version.
+Run 'npx energy-rental-kit <command> --help' for a command's options, and
+'npx energy-rental-kit --version' for the kit's version.
 `;
-
-const COMMANDS = ['serve', 'contract', 'record', 'drift', 'calibrate', 'coverage'] as const;
 
 /**
  * The version of the installed kit, from its package.json: the nearest one above this
@@ -47,23 +42,6 @@ export function kitVersion(from: URL = new URL('.', import.meta.url)): string {
   }
 }
 
-/** The whole help: the command list, then each command's usage with its flags. */
-export async function fullHelp(): Promise<string> {
-  // Loaded only for --help, so that serve starts without the other commands' modules.
-  const [{ CONTRACT_HELP }, { RECORD_HELP }, { DRIFT_HELP }, { CALIBRATE_HELP }, { COVERAGE_HELP }] =
-    await Promise.all([
-      import('../contract-tests/contract-command.ts'),
-      import('../drift/record-command.ts'),
-      import('../drift/drift-command.ts'),
-      import('../drift/calibrate-command.ts'),
-      import('./coverage-command.ts'),
-    ]);
-  const rule = `\n${'─'.repeat(78)}\n\n`;
-  return [MAIN_HELP, SERVE_HELP, CONTRACT_HELP, RECORD_HELP, DRIFT_HELP, CALIBRATE_HELP, COVERAGE_HELP].join(
-    rule,
-  );
-}
-
 /** Runs the CLI; resolves with the exit code for commands that end. */
 export async function main(
   argv: string[],
@@ -75,7 +53,7 @@ export async function main(
     return 2;
   }
   if (command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(await fullHelp());
+    process.stdout.write(MAIN_HELP);
     return 0;
   }
   if (command === '--version' || command === 'version') {

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CliError } from '../src/cli-error.ts';
-import { parseServeArgs, serve, SERVE_ENV, SERVE_HELP, type ServeOptions } from './serve.ts';
+import { CLI_COMMANDS } from '../src/generated/cli.ts';
+import { parseServeArgs, serve, SERVE_HELP, type ServeOptions } from './serve.ts';
 import { exitOf, runCli, startCli } from './test-support.ts';
 
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
@@ -233,10 +234,11 @@ describe('parseServeArgs', () => {
       logMaxMb: 2,
       log: 'json',
       quiet: true,
+      // A value's source is kept for its messages; a switch needs none.
       sources: Object.fromEntries(
-        Object.entries(SERVE_ENV)
-          .filter(([, variable]) => variable in env)
-          .map(([name, variable]) => [name, `${variable} (the environment variable of --${name})`]),
+        Object.entries(CLI_COMMANDS.serve.options)
+          .filter(([, o]) => 'value' in o && 'env' in o && o.env in env)
+          .map(([name, o]) => [name, `${'env' in o ? o.env : ''} (the environment variable of --${name})`]),
       ),
     });
   });
@@ -744,7 +746,7 @@ describe('serve --upstream', () => {
   }, 40_000);
 
   it('lists --upstream-max-bytes and its variable in the help', () => {
-    expect(SERVE_HELP).toMatch(/--upstream-max-bytes N .*default 8388608/);
+    expect(SERVE_HELP).toMatch(/--upstream-max-bytes N [^]*default 8388608 bytes/);
     expect(SERVE_HELP).toContain('ENERGY_SIM_UPSTREAM_MAX_BYTES');
   });
 

@@ -1,11 +1,52 @@
 /**
- * The flags of every command, read with Node's parseArgs but answered in the kit's own
- * words: one line naming the flag and the fix, a "did you mean" for a misspelt flag, and
- * a negative number taken as the value it is (`--port -1`), so that the command's own
- * rule can refuse it.
+ * The flags of every command, by its table in spec/cli.yaml (src/generated/cli.ts), read
+ * with Node's parseArgs but answered in the kit's own words: one line naming the flag and
+ * the fix, a "did you mean" for a misspelt flag, and a negative number taken as the value
+ * it is (`--port -1`), so that the command's own rule can refuse it.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CliError } from './cli-error.ts';
+import type { CliOption } from './cli-help.ts';
+import { CLI_COMMANDS } from './generated/cli.ts';
+
+export type CommandName = keyof typeof CLI_COMMANDS;
+type OptionsOf<C extends CommandName> = (typeof CLI_COMMANDS)[C]['options'];
+/** The values of a table's options as read: a switch's a boolean, a repeatable flag's a list. */
+type ValuesOf<T> = {
+  -readonly [K in keyof T]?: T[K] extends { type: 'boolean' }
+    ? boolean
+    : T[K] extends { multiple: true }
+      ? string[]
+      : string;
+};
+
+/**
+ * Reads a command's arguments by its table, naming the flag and the fix on a mistake.
+ *
+ * @example
+ *   const { values } = readCommandArgs('drift', ['old.json', 'new.json', '--format', 'json'], true);
+ *   values.format; // 'json'
+ */
+export function readCommandArgs<C extends CommandName>(
+  command: C,
+  args: string[],
+  allowPositionals = false,
+): { values: ValuesOf<OptionsOf<C>>; positionals: string[] } {
+  const options: NonNullable<ParseArgsConfig['options']> = {};
+  for (const [name, o] of Object.entries(CLI_COMMANDS[command].options as Record<string, CliOption>))
+    options[name] = {
+      type: o.type,
+      ...(o.short ? { short: o.short } : {}),
+      ...(o.multiple ? { multiple: true } : {}),
+    };
+  const { values, positionals } = parseCommandArgs(command, {
+    args,
+    options,
+    strict: true,
+    allowPositionals,
+  });
+  return { values: values as ValuesOf<OptionsOf<C>>, positionals };
+}
 
 /**
  * The edit distance with a swap of two neighbours as one edit (optimal string alignment),
