@@ -487,11 +487,25 @@ describe('serve()', () => {
     expect(error.message).toMatch(/activatedAddresses.*'TNotAnAddress'/);
   });
 
-  it('refuses a --config file that is neither JSON nor YAML', async () => {
-    const file = await tempFile('broken.json', '{"accounts": [');
-    const error = await rejection(serve({ port: 0, host: '127.0.0.1', config: file }, () => {}));
-    expect(error.message).toMatch(/neither JSON nor YAML/);
-  });
+  it.each([
+    ['broken.json', '{"accounts": [', 1, 15],
+    [
+      'broken.yaml',
+      "seed: 42\naccounts:\n  - { apiKey: team-key, balance: { trx: '500' }\nrules: []\n",
+      4,
+      1,
+    ],
+    ['tabbed.yaml', 'seed: 42\n\tclock: manual\n', 2, 1],
+  ])(
+    'refuses a --config file %s that does not parse in one line: the file, line and column',
+    async (name, text, line, column) => {
+      const file = await tempFile(name, text);
+      const error = await rejection(serve({ port: 0, host: '127.0.0.1', config: file }, () => {}));
+      expect(error.message).toMatch(/neither JSON nor YAML: \S/);
+      expect(error.message.startsWith(`--config: ${file}:${line}:${column}: `), error.message).toBe(true);
+      expect(error.message).not.toContain('\n');
+    },
+  );
 
   it('refuses a port in use with a CliError that says what to do', async () => {
     const blocker = createServer();

@@ -34,6 +34,7 @@ import { CliError } from '../src/cli-error.ts';
 import { envFlag } from '../src/env-flag.ts';
 import { createClosers } from './closers.ts';
 import { createLogger, type LogFormat, type Logger } from './logger.ts';
+import { scenarioSyntaxError } from '../mock/scenario/scenario-input.ts';
 import { createLiveRecording, LIVE_CASE, type RecordMode } from '../recording/live-recording.ts';
 import { MAIN_KEY_ALIAS } from '../recording/recording.ts';
 import { loadReplay } from '../recording/replay-target.ts';
@@ -287,7 +288,7 @@ async function readScenario(file: string, source: string, limit: FileLimit): Pro
     const { parse: parseYaml } = await import('yaml');
     scenario = parseYaml(text);
   } catch (error) {
-    throw new CliError(`${source}: '${file}' is neither JSON nor YAML: ${(error as Error).message}`);
+    throw new CliError(`${source}: ${scenarioSyntaxError(error, file)}.`);
   }
   if (scenario === null || scenario === undefined) {
     throw new CliError(`${source}: '${file}' is empty. Fix: ${configFix(source)}.`);

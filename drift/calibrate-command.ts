@@ -15,7 +15,7 @@ import { CliError } from '../src/cli-error.ts';
 import { CLI_COMMANDS } from '../src/generated/cli.ts';
 import { createValidators, loadSpec } from '../src/spec/loader.ts';
 import { loadRecording } from '../recording/recording.ts';
-import { DEFAULT_SCENARIO } from '../mock/scenario/scenario-input.ts';
+import { DEFAULT_SCENARIO, scenarioSyntaxError } from '../mock/scenario/scenario-input.ts';
 import { calibrate, type CalibratedSetting } from './calibrate.ts';
 
 type Scenario = components['schemas']['Scenario'];
@@ -59,7 +59,12 @@ function readBase(file: string, limit: FileLimit): Scenario {
       `--base: cannot read '${file}' (${error.code}). Pass a JSON or YAML scenario, or leave --base out for the embedded one.`,
     );
   }
-  const value = parseYaml(text) as unknown;
+  let value: unknown;
+  try {
+    value = parseYaml(text);
+  } catch (error) {
+    throw new CliError(`--base: ${scenarioSyntaxError(error, file)}.`);
+  }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new CliError(`--base: '${file}' is no scenario (a JSON or YAML object).`);
   return value as Scenario;
