@@ -6,6 +6,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { SimulatorError, TIMING_PROFILES, type TimingProfile } from '../mock/engine/index.ts';
+import { API_PREFIX } from '../mock/http/api-operations.ts';
 import { offeredIn } from '../mock/http/control-modes.ts';
 import { isLoopback } from '../mock/http/control-guard.ts';
 import { redactUrl } from '../mock/http/journal-redaction.ts';
@@ -175,7 +176,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
     }
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
       throw new CliError(
-        `${label('upstream')} must be the http(s) base URL of the service, such as https://api.eopen.io (got '${raw}').`,
+        `${label('upstream')} must be the http(s) base URL of the service, such as https://api.eopen.io/api (got '${raw}').`,
       );
     }
     return raw;
@@ -596,7 +597,13 @@ export async function serve(
       };
     };
     const { key, line: keyLine } = keyOf();
-    const curl = `curl -s '${url}/v1/tron/price?rentalCount=65000&period=1h' -H ${key.startsWith('$') ? `"API-KEY: ${key}"` : `'API-KEY: ${key}'`}`;
+    // In front of a service the line reaches its documented base, https://…/api/v1/…: through
+    // this server's /api unless the upstream's own path ends with it (its path is a prefix).
+    const base =
+      options.upstream && !new URL(options.upstream).pathname.replace(/\/+$/, '').endsWith(API_PREFIX)
+        ? API_PREFIX
+        : '';
+    const curl = `curl -s '${url}${base}/v1/tron/price?rentalCount=65000&period=1h' -H ${key.startsWith('$') ? `"API-KEY: ${key}"` : `'API-KEY: ${key}'`}`;
     const control = !loopback && !token ? 'off' : `${url}/_sim${token ? ' (token required)' : ''}`;
     const state = options.state
       ? `${options.state} (${restore || effects.length > 0 ? `restored ${plural(simulator.engine.storedOrders, 'order', 'orders')}, ${plural(accounts, 'account', 'accounts')}${effects.length > 0 ? `, ${plural(effects.length, 'change', 'changes')} from the log` : ''}` : 'new'}; every change appended to ${logFile} (fsync ${options.fsync ?? 'everysec'}), a snapshot every ${options.saveIntervalMs ?? 1000} ms and on shutdown)`
