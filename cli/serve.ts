@@ -481,11 +481,13 @@ export async function serve(
       }
       throw error;
     }
-    // Every change is appended before anything else hears of it, so before its answer is sent.
+    // Every change is written before it takes effect, so before anyone hears of it.
     // The saver is made after the log it compacts; a full log asks it for a snapshot.
     const late: { saver?: ReturnType<typeof startSaver> } = {};
     const stateLog = logFile
       ? openStateLog(logFile, {
+          stateFile: options.state!,
+          limit,
           fsync: options.fsync ?? 'everysec',
           maxBytes: (options.logMaxMb ?? DEFAULT_LOG_MAX_MB) * 1024 * 1024,
           onFull: () => late.saver?.soon(),
@@ -495,10 +497,10 @@ export async function serve(
       : undefined;
     kept.log = stateLog;
     if (stateLog) {
-      const stop = simulator.engine.subscribeEffects(stateLog.append);
+      simulator.engine.writeAhead(stateLog);
       // Closed after the final save (closers run newest first).
       closers.push(() => {
-        stop();
+        simulator.engine.writeAhead(undefined);
         stateLog.close();
       });
     }
