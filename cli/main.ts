@@ -11,7 +11,7 @@ import { parseServeArgs, serve, SERVE_HELP } from './serve.ts';
 const COMMANDS = Object.keys(CLI_COMMANDS) as CommandName[];
 
 /** The commands, one line each; `COMMAND --help` gives a command's options. */
-export const MAIN_HELP = `Usage: energy-rental-kit <command> [options]
+export const MAIN_HELP: string = `Usage: energy-rental-kit <command> [options]
 
 ${COMMANDS.map((name) => `  ${name.padEnd(11)}${CLI_COMMANDS[name].summary}`).join('\n')}
 

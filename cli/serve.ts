@@ -51,9 +51,9 @@ import {
   type StateLog,
 } from './state-log.ts';
 
-const OPTIONS = CLI_COMMANDS.serve.options;
+const OPTIONS: (typeof CLI_COMMANDS)['serve']['options'] = CLI_COMMANDS.serve.options;
 /** `serve --help`, from its table in spec/cli.yaml. */
-export const SERVE_HELP = commandHelp(CLI_COMMANDS.serve);
+export const SERVE_HELP: string = commandHelp(CLI_COMMANDS.serve);
 
 export interface ServeOptions {
   port: number;
