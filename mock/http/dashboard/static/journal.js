@@ -9,7 +9,7 @@ let names = new Map();
 let openId;
 let mode = 'simulator';
 /** The key of the open exchange's account, asked of the control plane for it alone. */
-let shownKey = { id: undefined, key: undefined };
+let shownKey = { id: undefined, key: undefined, held: true };
 
 /** The page's own traffic: its assets, the docs, the reads it polls. */
 export function isOwn(e) {
@@ -207,11 +207,24 @@ function renderDetail() {
     h('h3', { class: 'sub-h' }, 'Response body'),
     h('pre', { class: 'json', testid: 'detail-response-body' }, pretty(e.response) || '(none)'),
   ]);
+  // Asked once per exchange opened, for its account alone, so no key sits in the page's data.
+  if (mode === 'simulator' && e.account && shownKey.id !== e.id) {
+    shownKey = { id: e.id, key: undefined, held: true };
+    const asked = shownKey;
+    api('accounts/' + encodeURIComponent(e.account) + '/key')
+      .then(
+        (answer) => (asked.key = answer.apiKey),
+        () => (asked.held = false),
+      )
+      .then(() => shownKey === asked && renderDetail());
+  }
   const keyed = e.account || /^\/v1\//.test(e.path);
   const key = shownKey.id === e.id ? shownKey.key : undefined;
   $('curl-command').textContent = curlFor(e, key);
+  // A placeholder is explained once it is sure no key will come.
+  const asking = mode === 'simulator' && e.account && shownKey.id === e.id && shownKey.held;
   $('curl-note').textContent =
-    !keyed || key
+    !keyed || key || asking
       ? ''
       : 'Replace <API_KEY> with ' +
         (mode === 'proxy'
@@ -221,18 +234,6 @@ function renderDetail() {
             : e.account
               ? 'this account\u2019s key: the simulator holds only its digest (it was restored, or not made here).'
               : 'the key of an account: this request carried none the simulator knows.');
-  // Asked once per exchange opened, for its account alone, so no key sits in the page's data.
-  if (mode === 'simulator' && e.account && shownKey.id !== e.id) {
-    shownKey = { id: e.id, key: undefined };
-    api('accounts/' + encodeURIComponent(e.account) + '/key').then(
-      (answer) => {
-        if (shownKey.id !== e.id) return;
-        shownKey.key = answer.apiKey;
-        renderDetail();
-      },
-      () => undefined,
-    );
-  }
 }
 
 /** Shows these entries (oldest first or newest first, any order: shown newest first) of a simulator in `shownMode`. */
