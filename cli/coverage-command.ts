@@ -21,23 +21,14 @@ import {
 /** `coverage --help`, from its table in spec/cli.yaml. */
 export const COVERAGE_HELP: string = commandHelp(CLI_COMMANDS.coverage);
 
-interface CoverageArgs {
-  files: string[];
-  require: string[];
-  jsonFile?: string;
-  markdownFile?: string;
-  limit: FileLimit;
-}
-
 /** Parses the flags, naming the flag and the fix on a mistake. */
 export function parseCoverageArgs(
   argv: string[],
   env: NodeJS.ProcessEnv = process.env,
-): CoverageArgs | 'help' {
-  const parsed = readCommandArgs('coverage', argv, true);
-  const { values, positionals } = parsed;
+): { files: string[]; require: string[]; json?: string; markdown?: string; limit: FileLimit } | 'help' {
+  const { values, positionals: files } = readCommandArgs('coverage', argv, true);
   if (values.help) return 'help';
-  if (positionals.length === 0)
+  if (files.length === 0)
     throw new CliError(
       'coverage takes at least one coverage file: energy-rental-kit coverage energy-coverage*.json (the vitest reporter writes them).',
     );
@@ -47,14 +38,7 @@ export function parseCoverageArgs(
     .filter((name) => name !== '');
   if (values.require !== undefined && require.length === 0)
     throw new CliError('--require needs at least one id, e.g. --require op:createOrder,REFUNDED.');
-  const args: CoverageArgs = {
-    files: positionals,
-    require,
-    limit: fileLimitFrom(values['max-file-mb'], env),
-  };
-  if (values.json !== undefined) args.jsonFile = values.json;
-  if (values.markdown !== undefined) args.markdownFile = values.markdown;
-  return args;
+  return { ...values, files, require, limit: fileLimitFrom(values['max-file-mb'], env) };
 }
 
 /**
@@ -86,8 +70,8 @@ export async function runCoverage(
         .join('; ')}.`,
     );
   for (const [file, text] of [
-    [args.jsonFile, `${JSON.stringify(merged, null, 2)}\n`],
-    [args.markdownFile, renderCoverageMarkdown(merged)],
+    [args.json, `${JSON.stringify(merged, null, 2)}\n`],
+    [args.markdown, renderCoverageMarkdown(merged)],
   ] as const) {
     if (file === undefined) continue;
     mkdirSync(path.dirname(path.resolve(file)), { recursive: true });

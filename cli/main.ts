@@ -42,6 +42,19 @@ export function kitVersion(from: URL = new URL('.', import.meta.url)): string {
   }
 }
 
+/** The commands that end, each loaded when run, so that serve starts without their modules. */
+const RUNNERS: Record<
+  Exclude<CommandName, 'serve'>,
+  (argv: string[], env: NodeJS.ProcessEnv) => Promise<number>
+> = {
+  contract: async (argv, env) =>
+    (await import('../contract-tests/contract-command.ts')).runContract(argv, env),
+  record: async (argv, env) => (await import('../drift/record-command.ts')).runRecord(argv, env),
+  drift: async (argv, env) => (await import('../drift/drift-command.ts')).runDrift(argv, { env }),
+  calibrate: async (argv, env) => (await import('../drift/calibrate-command.ts')).runCalibrate(argv, { env }),
+  coverage: async (argv, env) => (await import('./coverage-command.ts')).runCoverage(argv, { env }),
+};
+
 /** Runs the CLI; resolves with the exit code for commands that end. */
 export async function main(
   argv: string[],
@@ -60,53 +73,30 @@ export async function main(
     process.stdout.write(`${kitVersion()}\n`);
     return 0;
   }
-  switch (command) {
-    case 'serve': {
-      const options = parseServeArgs(rest, env);
-      if (options === 'help') {
-        process.stdout.write(SERVE_HELP);
-        return 0;
-      }
-      const log = createLogger({ format: options.log ?? 'pretty', quiet: options.quiet ?? false });
-      const running = await serve(options, log);
-      let stopping = false;
-      const stop = (signal: string): void => {
-        if (stopping) return;
-        stopping = true;
-        log.info(`${signal} received, shutting down`, { signal });
-        void running.close().then(() => process.exit(0));
-      };
-      process.once('SIGINT', () => stop('SIGINT'));
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      return 'running';
+  if (command === 'serve') {
+    const options = parseServeArgs(rest, env);
+    if (options === 'help') {
+      process.stdout.write(SERVE_HELP);
+      return 0;
     }
-    case 'contract': {
-      const { runContract } = await import('../contract-tests/contract-command.ts');
-      return runContract(rest, env);
-    }
-    case 'record': {
-      const { runRecord } = await import('../drift/record-command.ts');
-      return runRecord(rest, env);
-    }
-    case 'drift': {
-      const { runDrift } = await import('../drift/drift-command.ts');
-      return runDrift(rest, { env });
-    }
-    case 'calibrate': {
-      const { runCalibrate } = await import('../drift/calibrate-command.ts');
-      return runCalibrate(rest, { env });
-    }
-    case 'coverage': {
-      const { runCoverage } = await import('./coverage-command.ts');
-      return runCoverage(rest, { env });
-    }
-    default: {
-      const near = closestFlag(command, COMMANDS)?.slice(2);
-      throw new CliError(
-        `Unknown command '${command}'${near ? ` (did you mean ${near}?)` : ''}. Run 'npx energy-rental-kit --help' for the commands.`,
-      );
-    }
+    const log = createLogger({ format: options.log ?? 'pretty', quiet: options.quiet ?? false });
+    const running = await serve(options, log);
+    let stopping = false;
+    const stop = (signal: string): void => {
+      if (stopping) return;
+      stopping = true;
+      log.info(`${signal} received, shutting down`, { signal });
+      void running.close().then(() => process.exit(0));
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    return 'running';
   }
+  if (Object.hasOwn(RUNNERS, command)) return RUNNERS[command as keyof typeof RUNNERS](rest, env);
+  const near = closestFlag(command, COMMANDS)?.slice(2);
+  throw new CliError(
+    `Unknown command '${command}'${near ? ` (did you mean ${near}?)` : ''}. Run 'npx energy-rental-kit --help' for the commands.`,
+  );
 }
 
 export async function run(argv: string[]): Promise<void> {

@@ -55,10 +55,10 @@ const OPTIONS: (typeof CLI_COMMANDS)['serve']['options'] = CLI_COMMANDS.serve.op
 /** `serve --help`, from its table in spec/cli.yaml. */
 export const SERVE_HELP: string = commandHelp(CLI_COMMANDS.serve);
 
+/** What serve runs with: each field is a flag of its table in spec/cli.yaml, which names its default. */
 export interface ServeOptions {
   port: number;
   host: string;
-  /** Host names answered besides localhost, IP addresses and `host`; 'all' turns the check off. */
   allowedHosts?: string[] | 'all' | undefined;
   config?: string | undefined;
   seed?: number | undefined;
@@ -66,33 +66,22 @@ export interface ServeOptions {
   timing?: TimingProfile | undefined;
   token?: string | undefined;
   state?: string | undefined;
-  /** Default 1000. */
   saveIntervalMs?: number | undefined;
-  /** When the log of effects is forced to the disk; default 'everysec'. */
   fsync?: FsyncPolicy | undefined;
-  /** A log past this many MB has a snapshot written at once; default DEFAULT_LOG_MAX_MB. */
   logMaxMb?: number | undefined;
-  /** Default 'pretty'. */
   log?: LogFormat | undefined;
   quiet?: boolean | undefined;
-  /** Proxy mode: forward the API to this URL. */
   upstream?: string | undefined;
-  /** Default 10 000. */
   upstreamTimeoutMs?: number | undefined;
-  /** Default 8 MiB (DEFAULT_UPSTREAM_MAX_BYTES). */
   upstreamMaxBytes?: number | undefined;
   allowSpend?: boolean | undefined;
   maxOrders?: number | undefined;
-  /** TRX the forwarded orders may cost in all, a decimal string. */
   maxSpend?: string | undefined;
   forwardUnknown?: boolean | undefined;
-  /** Proxy mode: write the traffic to this recording. */
   record?: string | undefined;
   /** What to do when the recording is there already; default 'new' (refuse it). */
   recordMode?: RecordMode | undefined;
-  /** Replay mode: answer the API from this recording. */
   replay?: string | undefined;
-  /** The largest state, scenario or recording file read, in MB; default 256. */
   maxFileMb?: number | undefined;
   /** Where each value came from ('--clock' or 'ENERGY_SIM_CLOCK (…)'), for messages; default the flag. */
   sources?: ServeSources | undefined;

@@ -32,20 +32,51 @@ export function readCommandArgs<C extends CommandName>(
   args: string[],
   allowPositionals = false,
 ): { values: ValuesOf<OptionsOf<C>>; positionals: string[] } {
+  const table = Object.entries(CLI_COMMANDS[command].options as Record<string, CliOption>);
   const options: NonNullable<ParseArgsConfig['options']> = {};
-  for (const [name, o] of Object.entries(CLI_COMMANDS[command].options as Record<string, CliOption>))
+  for (const [name, o] of table)
     options[name] = {
       type: o.type,
       ...(o.short ? { short: o.short } : {}),
       ...(o.multiple ? { multiple: true } : {}),
     };
-  const { values, positionals } = parseCommandArgs(command, {
-    args,
-    options,
-    strict: true,
-    allowPositionals,
-  });
-  return { values: values as ValuesOf<OptionsOf<C>>, positionals };
+  const spellings = new Set(table.flatMap(([name, o]) => [`--${name}`, ...(o.short ? [`-${o.short}`] : [])]));
+  // '--port -1' is the value -1, not a flag: joined, it reaches the rule of --port.
+  const joined = [...args];
+  for (let i = 0; i < joined.length - 1; i++) {
+    const name = joined[i]!.startsWith('--') ? joined[i]!.slice(2) : undefined;
+    const next = joined[i + 1]!;
+    if (name && options[name]?.type === 'string' && /^-[^-]/.test(next) && !spellings.has(next))
+      joined.splice(i, 2, `--${name}=${next}`);
+  }
+  const help = `Run 'npx energy-rental-kit ${command} --help' for the options.`;
+  try {
+    const { values, positionals } = parseArgs({ args: joined, options, strict: true, allowPositionals });
+    return { values: values as ValuesOf<OptionsOf<C>>, positionals };
+  } catch (error) {
+    const { code, message } = error as { code?: string; message: string };
+    const flag = (/'([^']+)'/.exec(message)?.[1] ?? '').split(' ')[0]!;
+    switch (code) {
+      case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
+        const near = closestFlag(flag, Object.keys(options));
+        throw new CliError(
+          `${command}: unknown option '${flag}'${near ? ` (did you mean ${near}?)` : ''}. ${help}`,
+        );
+      }
+      case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+        throw new CliError(
+          options[flag.replace(/^-+/, '')]?.type === 'boolean' || message.includes('does not take')
+            ? `${command}: ${flag} is a switch and takes no value; give it alone. ${help}`
+            : `${command}: ${flag} needs a value, as in ${flag} VALUE. ${help}`,
+        );
+      case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+        throw new CliError(
+          `${command}: unexpected argument '${flag}'; ${command} takes options only. ${help}`,
+        );
+      default:
+        throw new CliError(`${command}: ${message.replace(/\.?\s*$/, '')}. ${help}`);
+    }
+  }
 }
 
 /**
@@ -88,63 +119,4 @@ export function closestFlag(given: string, known: readonly string[]): string | u
   // A third of the name, at least one and at most two edits: further is a different flag.
   const allowed = Math.min(2, Math.max(1, Math.floor(name.length / 3)));
   return best && best.distance <= allowed ? `--${best.flag}` : undefined;
-}
-
-/**
- * parseArgs for the command `command`, whose mistakes are CliErrors of one line.
- *
- * @example
- *   const { values } = parseCommandArgs('serve', {
- *     args: ['--port', '8787'],
- *     options: { port: { type: 'string' } },
- *     strict: true,
- *   });
- */
-export function parseCommandArgs<T extends ParseArgsConfig>(
-  command: string,
-  config: T,
-): ReturnType<typeof parseArgs<T>> {
-  const options = config.options ?? {};
-  const known = Object.keys(options);
-  const spellings = new Set(
-    Object.entries(options).flatMap(([name, o]) => [`--${name}`, ...(o.short ? [`-${o.short}`] : [])]),
-  );
-  // '--port -1' is the value -1, not a flag: joined, it reaches the rule of --port.
-  const args = [...(config.args ?? [])];
-  for (let i = 0; i < args.length - 1; i++) {
-    const name = args[i]!.startsWith('--') ? args[i]!.slice(2) : undefined;
-    const next = args[i + 1]!;
-    if (name && options[name]?.type === 'string' && /^-[^-]/.test(next) && !spellings.has(next)) {
-      args.splice(i, 2, `--${name}=${next}`);
-    }
-  }
-  const help = `Run 'npx energy-rental-kit ${command} --help' for the options.`;
-  try {
-    // The same config with the joined arguments: its parse has the same type.
-    return parseArgs({ ...config, args }) as ReturnType<typeof parseArgs<T>>;
-  } catch (error) {
-    const { code, message } = error as { code?: string; message: string };
-    const quoted = /'([^']+)'/.exec(message)?.[1] ?? '';
-    const flag = quoted.split(' ')[0]!;
-    switch (code) {
-      case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
-        const near = closestFlag(flag, known);
-        throw new CliError(
-          `${command}: unknown option '${flag}'${near ? ` (did you mean ${near}?)` : ''}. ${help}`,
-        );
-      }
-      case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
-        throw new CliError(
-          options[flag.replace(/^-+/, '')]?.type === 'boolean' || message.includes('does not take')
-            ? `${command}: ${flag} is a switch and takes no value; give it alone. ${help}`
-            : `${command}: ${flag} needs a value, as in ${flag} VALUE. ${help}`,
-        );
-      case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
-        throw new CliError(
-          `${command}: unexpected argument '${flag}'; ${command} takes options only. ${help}`,
-        );
-      default:
-        throw new CliError(`${command}: ${message.replace(/\.?\s*$/, '')}. ${help}`);
-    }
-  }
 }
