@@ -81,6 +81,20 @@ describe('energy-rental-kit coverage', () => {
     expect(readFileSync(markdown, 'utf8')).toContain('| `op:getPrice` | 1 | exercised |');
   });
 
+  it('reads what GET /_sim/coverage answered, saved as it came, as it reads a coverage file', async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'coverage-command-'));
+    const sim = createSimulator({ clock: 'manual' });
+    await sim.fetch(`http://sim${PRICE}`, { headers: { 'API-KEY': 'demo-key' } });
+    // What `curl …/_sim/coverage > energy-coverage.json` leaves.
+    const saved = path.join(dir, 'energy-coverage.json');
+    writeFileSync(saved, await (await sim.fetch('http://sim/_sim/coverage')).text());
+    expect(JSON.parse(readFileSync(saved, 'utf8'))).not.toHaveProperty('format');
+    const missing = await run([saved, '--require', 'insufficientBalance']);
+    expect(missing.code).toBe(1);
+    expect(missing.out).toContain('Required but never exercised: rejection:insufficientBalance.');
+    expect((await run([saved, '--require', 'getPrice'])).code).toBe(0);
+  });
+
   it('names a file that is no coverage file, and the rule it breaks', async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'coverage-command-'));
     const bad = path.join(dir, 'energy-coverage.json');

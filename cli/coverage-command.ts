@@ -6,8 +6,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileLimitFrom, type FileLimit } from '../src/bounded-file.ts';
-import { parseCommandArgs } from '../src/cli-args.ts';
+import { readCommandArgs } from '../src/cli-args.ts';
+import { commandHelp } from '../src/cli-help.ts';
 import { CliError } from '../src/cli-error.ts';
+import { CLI_COMMANDS } from '../src/generated/cli.ts';
 import {
   checkRequired,
   mergeCoverage,
@@ -16,55 +18,17 @@ import {
   renderCoverageText,
 } from '../src/behaviour/coverage-file.ts';
 
-export const COVERAGE_HELP = `Usage: energy-rental-kit coverage FILES… [options]
-
-Merges the coverage files of a test run (energy-coverage*.json, written by the vitest
-reporter 'energy-rental-kit/coverage-reporter') and prints a table: each behaviour
-exercised and how often, then those never exercised. Behaviours are named by ids:
-op:<operationId>, rejection:<kind>, status:<STATUS>, transition:<A>><B>, activation,
-currency:<CURRENCY>, fault:<kind>, ratelimit.
-
-Options:
-  --require IDS      Ids that must have been exercised, comma-separated (repeatable);
-                     a bare name is enough where one id has it: REFUNDED is
-                     status:REFUNDED, FAILED>REFUNDED is transition:FAILED>REFUNDED
-  --json FILE        Also write the merged coverage to FILE (a coverage file)
-  --markdown FILE    Also write the table as markdown to FILE
-  --max-file-mb N    Largest file read, in MB, default 256 (ENERGY_SIM_MAX_FILE_MB)
-  -h, --help         Show this help
-
-Exit code 1 when a required id was not exercised (each is named), 2 on a usage error:
-a file that cannot be read, or a --require name that is unknown or ambiguous.
-`;
-
-interface CoverageArgs {
-  files: string[];
-  require: string[];
-  jsonFile?: string;
-  markdownFile?: string;
-  limit: FileLimit;
-}
+/** `coverage --help`, from its table in spec/cli.yaml. */
+export const COVERAGE_HELP: string = commandHelp(CLI_COMMANDS.coverage);
 
 /** Parses the flags, naming the flag and the fix on a mistake. */
 export function parseCoverageArgs(
   argv: string[],
   env: NodeJS.ProcessEnv = process.env,
-): CoverageArgs | 'help' {
-  const parsed = parseCommandArgs('coverage', {
-    args: argv,
-    options: {
-      require: { type: 'string', multiple: true },
-      json: { type: 'string' },
-      markdown: { type: 'string' },
-      'max-file-mb': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    strict: true,
-    allowPositionals: true,
-  });
-  const { values, positionals } = parsed;
+): { files: string[]; require: string[]; json?: string; markdown?: string; limit: FileLimit } | 'help' {
+  const { values, positionals: files } = readCommandArgs('coverage', argv, true);
   if (values.help) return 'help';
-  if (positionals.length === 0)
+  if (files.length === 0)
     throw new CliError(
       'coverage takes at least one coverage file: energy-rental-kit coverage energy-coverage*.json (the vitest reporter writes them).',
     );
@@ -74,14 +38,7 @@ export function parseCoverageArgs(
     .filter((name) => name !== '');
   if (values.require !== undefined && require.length === 0)
     throw new CliError('--require needs at least one id, e.g. --require op:createOrder,REFUNDED.');
-  const args: CoverageArgs = {
-    files: positionals,
-    require,
-    limit: fileLimitFrom(values['max-file-mb'], env),
-  };
-  if (values.json !== undefined) args.jsonFile = values.json;
-  if (values.markdown !== undefined) args.markdownFile = values.markdown;
-  return args;
+  return { ...values, files, require, limit: fileLimitFrom(values['max-file-mb'], env) };
 }
 
 /**
@@ -113,8 +70,8 @@ export async function runCoverage(
         .join('; ')}.`,
     );
   for (const [file, text] of [
-    [args.jsonFile, `${JSON.stringify(merged, null, 2)}\n`],
-    [args.markdownFile, renderCoverageMarkdown(merged)],
+    [args.json, `${JSON.stringify(merged, null, 2)}\n`],
+    [args.markdown, renderCoverageMarkdown(merged)],
   ] as const) {
     if (file === undefined) continue;
     mkdirSync(path.dirname(path.resolve(file)), { recursive: true });

@@ -2,27 +2,22 @@
  * The `energy-rental-kit` command line.
  */
 import { readFileSync } from 'node:fs';
-import { closestFlag } from '../src/cli-args.ts';
+import { closestFlag, type CommandName } from '../src/cli-args.ts';
 import { CliError } from '../src/cli-error.ts';
+import { CLI_COMMANDS } from '../src/generated/cli.ts';
 import { createLogger } from './logger.ts';
 import { parseServeArgs, serve, SERVE_HELP } from './serve.ts';
 
-export const MAIN_HELP = `Usage: energy-rental-kit <command> [options]
+const COMMANDS = Object.keys(CLI_COMMANDS) as CommandName[];
 
-Commands:
-  serve      Run the Energy Rental API simulator
-  contract   Run the contract suite against the simulator or a URL
-  record     Run the contract suite against a target and save a recording (--out FILE)
-  drift      Compare two recordings, or a recording with the spec (OLD NEW, --spec NEW)
-  calibrate  Learn the real service's choices from a recording, as a scenario (RECORDING --out FILE)
-  coverage   Merge a test run's coverage files and print what was exercised (FILES… --require IDS)
+/** The commands, one line each; `COMMAND --help` gives a command's options. */
+export const MAIN_HELP: string = `Usage: energy-rental-kit <command> [options]
 
-In a project that has the kit installed, run a command as 'npx energy-rental-kit <command>'.
-Run 'npx energy-rental-kit <command> --help' for one command's options; every command's
-options follow. 'npx energy-rental-kit --version' prints the kit's version.
+${COMMANDS.map((name) => `  ${name.padEnd(11)}${CLI_COMMANDS[name].summary}`).join('\n')}
+
+Run 'npx energy-rental-kit <command> --help' for a command's options, and
+'npx energy-rental-kit --version' for the kit's version.
 `;
-
-const COMMANDS = ['serve', 'contract', 'record', 'drift', 'calibrate', 'coverage'] as const;
 
 /**
  * The version of the installed kit, from its package.json: the nearest one above this
@@ -47,22 +42,18 @@ export function kitVersion(from: URL = new URL('.', import.meta.url)): string {
   }
 }
 
-/** The whole help: the command list, then each command's usage with its flags. */
-export async function fullHelp(): Promise<string> {
-  // Loaded only for --help, so that serve starts without the other commands' modules.
-  const [{ CONTRACT_HELP }, { RECORD_HELP }, { DRIFT_HELP }, { CALIBRATE_HELP }, { COVERAGE_HELP }] =
-    await Promise.all([
-      import('../contract-tests/contract-command.ts'),
-      import('../drift/record-command.ts'),
-      import('../drift/drift-command.ts'),
-      import('../drift/calibrate-command.ts'),
-      import('./coverage-command.ts'),
-    ]);
-  const rule = `\n${'─'.repeat(78)}\n\n`;
-  return [MAIN_HELP, SERVE_HELP, CONTRACT_HELP, RECORD_HELP, DRIFT_HELP, CALIBRATE_HELP, COVERAGE_HELP].join(
-    rule,
-  );
-}
+/** The commands that end, each loaded when run, so that serve starts without their modules. */
+const RUNNERS: Record<
+  Exclude<CommandName, 'serve'>,
+  (argv: string[], env: NodeJS.ProcessEnv) => Promise<number>
+> = {
+  contract: async (argv, env) =>
+    (await import('../contract-tests/contract-command.ts')).runContract(argv, env),
+  record: async (argv, env) => (await import('../drift/record-command.ts')).runRecord(argv, env),
+  drift: async (argv, env) => (await import('../drift/drift-command.ts')).runDrift(argv, { env }),
+  calibrate: async (argv, env) => (await import('../drift/calibrate-command.ts')).runCalibrate(argv, { env }),
+  coverage: async (argv, env) => (await import('./coverage-command.ts')).runCoverage(argv, { env }),
+};
 
 /** Runs the CLI; resolves with the exit code for commands that end. */
 export async function main(
@@ -75,60 +66,37 @@ export async function main(
     return 2;
   }
   if (command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(await fullHelp());
+    process.stdout.write(MAIN_HELP);
     return 0;
   }
   if (command === '--version' || command === 'version') {
     process.stdout.write(`${kitVersion()}\n`);
     return 0;
   }
-  switch (command) {
-    case 'serve': {
-      const options = parseServeArgs(rest, env);
-      if (options === 'help') {
-        process.stdout.write(SERVE_HELP);
-        return 0;
-      }
-      const log = createLogger({ format: options.log ?? 'pretty', quiet: options.quiet ?? false });
-      const running = await serve(options, log);
-      let stopping = false;
-      const stop = (signal: string): void => {
-        if (stopping) return;
-        stopping = true;
-        log.info(`${signal} received, shutting down`, { signal });
-        void running.close().then(() => process.exit(0));
-      };
-      process.once('SIGINT', () => stop('SIGINT'));
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      return 'running';
+  if (command === 'serve') {
+    const options = parseServeArgs(rest, env);
+    if (options === 'help') {
+      process.stdout.write(SERVE_HELP);
+      return 0;
     }
-    case 'contract': {
-      const { runContract } = await import('../contract-tests/contract-command.ts');
-      return runContract(rest, env);
-    }
-    case 'record': {
-      const { runRecord } = await import('../drift/record-command.ts');
-      return runRecord(rest, env);
-    }
-    case 'drift': {
-      const { runDrift } = await import('../drift/drift-command.ts');
-      return runDrift(rest, { env });
-    }
-    case 'calibrate': {
-      const { runCalibrate } = await import('../drift/calibrate-command.ts');
-      return runCalibrate(rest, { env });
-    }
-    case 'coverage': {
-      const { runCoverage } = await import('./coverage-command.ts');
-      return runCoverage(rest, { env });
-    }
-    default: {
-      const near = closestFlag(command, COMMANDS)?.slice(2);
-      throw new CliError(
-        `Unknown command '${command}'${near ? ` (did you mean ${near}?)` : ''}. Run 'npx energy-rental-kit --help' for the commands.`,
-      );
-    }
+    const log = createLogger({ format: options.log ?? 'pretty', quiet: options.quiet ?? false });
+    const running = await serve(options, log);
+    let stopping = false;
+    const stop = (signal: string): void => {
+      if (stopping) return;
+      stopping = true;
+      log.info(`${signal} received, shutting down`, { signal });
+      void running.close().then(() => process.exit(0));
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    return 'running';
   }
+  if (Object.hasOwn(RUNNERS, command)) return RUNNERS[command as keyof typeof RUNNERS](rest, env);
+  const near = closestFlag(command, COMMANDS)?.slice(2);
+  throw new CliError(
+    `Unknown command '${command}'${near ? ` (did you mean ${near}?)` : ''}. Run 'npx energy-rental-kit --help' for the commands.`,
+  );
 }
 
 export async function run(argv: string[]): Promise<void> {

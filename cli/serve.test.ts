@@ -2,14 +2,19 @@
  * `energy-rental-kit serve`: its flags and environment, serve() over a real socket, and
  * the real CLI as a child process.
  */
+import { execFile } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { serve as serveFetch } from '@hono/node-server';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createSimulator } from '../mock/simulator.ts';
 import { CliError } from '../src/cli-error.ts';
-import { parseServeArgs, serve, SERVE_ENV, SERVE_HELP, type ServeOptions } from './serve.ts';
+import { CLI_COMMANDS } from '../src/generated/cli.ts';
+import { parseServeArgs, serve, SERVE_HELP, type ServeOptions } from './serve.ts';
 import { exitOf, runCli, startCli } from './test-support.ts';
 
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
@@ -233,10 +238,11 @@ describe('parseServeArgs', () => {
       logMaxMb: 2,
       log: 'json',
       quiet: true,
+      // A value's source is kept for its messages; a switch needs none.
       sources: Object.fromEntries(
-        Object.entries(SERVE_ENV)
-          .filter(([, variable]) => variable in env)
-          .map(([name, variable]) => [name, `${variable} (the environment variable of --${name})`]),
+        Object.entries(CLI_COMMANDS.serve.options)
+          .filter(([, o]) => 'value' in o && 'env' in o && o.env in env)
+          .map(([name, o]) => [name, `${'env' in o ? o.env : ''} (the environment variable of --${name})`]),
       ),
     });
   });
@@ -485,11 +491,25 @@ describe('serve()', () => {
     expect(error.message).toMatch(/activatedAddresses.*'TNotAnAddress'/);
   });
 
-  it('refuses a --config file that is neither JSON nor YAML', async () => {
-    const file = await tempFile('broken.json', '{"accounts": [');
-    const error = await rejection(serve({ port: 0, host: '127.0.0.1', config: file }, () => {}));
-    expect(error.message).toMatch(/neither JSON nor YAML/);
-  });
+  it.each([
+    ['broken.json', '{"accounts": [', 1, 15],
+    [
+      'broken.yaml',
+      "seed: 42\naccounts:\n  - { apiKey: team-key, balance: { trx: '500' }\nrules: []\n",
+      4,
+      1,
+    ],
+    ['tabbed.yaml', 'seed: 42\n\tclock: manual\n', 2, 1],
+  ])(
+    'refuses a --config file %s that does not parse in one line: the file, line and column',
+    async (name, text, line, column) => {
+      const file = await tempFile(name, text);
+      const error = await rejection(serve({ port: 0, host: '127.0.0.1', config: file }, () => {}));
+      expect(error.message).toMatch(/neither JSON nor YAML: \S/);
+      expect(error.message.startsWith(`--config: ${file}:${line}:${column}: `), error.message).toBe(true);
+      expect(error.message).not.toContain('\n');
+    },
+  );
 
   it('refuses a port in use with a CliError that says what to do', async () => {
     const blocker = createServer();
@@ -744,9 +764,42 @@ describe('serve --upstream', () => {
   }, 40_000);
 
   it('lists --upstream-max-bytes and its variable in the help', () => {
-    expect(SERVE_HELP).toMatch(/--upstream-max-bytes N .*default 8388608/);
+    expect(SERVE_HELP).toMatch(/--upstream-max-bytes N [^]*default 8388608 bytes/);
     expect(SERVE_HELP).toContain('ENERGY_SIM_UPSTREAM_MAX_BYTES');
   });
+
+  it.each([[''], ['/api'], ['/api/']])(
+    "prints a try line that reaches the upstream's documented base, /api/v1/…, given --upstream ORIGIN%s",
+    async (basePath) => {
+      // The real service answers under https://api.eopen.io/api only: so does this stand-in.
+      const seen: string[] = [];
+      const sim = createSimulator({ clock: 'manual' });
+      const upstream = serveFetch({
+        hostname: '127.0.0.1',
+        port: 0,
+        fetch: (request: Request) => {
+          const { pathname, search } = new URL(request.url);
+          seen.push(pathname + search);
+          return pathname.startsWith('/api/v1/')
+            ? sim.fetch(request)
+            : new Response('Not Found', { status: 404 });
+        },
+      });
+      await once(upstream, 'listening');
+      cleanups.push(() => new Promise((resolve) => upstream.close(resolve)));
+      const origin = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+      const proxy = await started({ upstream: `${origin}${basePath}` });
+      const line = /^ {2}try: (curl .*)$/m.exec(proxy.lines.join('\n'))?.[1];
+      expect(line, proxy.lines.join('\n')).toBeDefined();
+      const ran = await new Promise<string>((resolve, reject) =>
+        execFile('sh', ['-c', line!], { env: { ...process.env, API_KEY: 'demo-key' } }, (error, stdout) =>
+          error ? reject(error) : resolve(stdout),
+        ),
+      );
+      expect(JSON.parse(ran)).toMatchObject({ code: 0, data: { trxPrice: '4.23' } });
+      expect(seen).toEqual(['/api/v1/tron/price?rentalCount=65000&period=1h']);
+    },
+  );
 
   it('serves as a proxy in front of another simulator: the API goes upstream, the control plane stays local', async () => {
     const lines: string[] = [];

@@ -6,6 +6,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { SimulatorError, TIMING_PROFILES, type TimingProfile } from '../mock/engine/index.ts';
+import { API_PREFIX } from '../mock/http/api-operations.ts';
 import { offeredIn } from '../mock/http/control-modes.ts';
 import { isLoopback } from '../mock/http/control-guard.ts';
 import { redactUrl } from '../mock/http/journal-redaction.ts';
@@ -27,11 +28,14 @@ import {
   regularFileStats,
   type FileLimit,
 } from '../src/bounded-file.ts';
-import { parseCommandArgs } from '../src/cli-args.ts';
+import { readCommandArgs } from '../src/cli-args.ts';
+import { commandHelp, type CliOption } from '../src/cli-help.ts';
+import { CLI_COMMANDS } from '../src/generated/cli.ts';
 import { CliError } from '../src/cli-error.ts';
 import { envFlag } from '../src/env-flag.ts';
 import { createClosers } from './closers.ts';
 import { createLogger, type LogFormat, type Logger } from './logger.ts';
+import { scenarioSyntaxError } from '../mock/scenario/scenario-input.ts';
 import { createLiveRecording, LIVE_CASE, type RecordMode } from '../recording/live-recording.ts';
 import { MAIN_KEY_ALIAS } from '../recording/recording.ts';
 import { loadReplay } from '../recording/replay-target.ts';
@@ -47,74 +51,14 @@ import {
   type StateLog,
 } from './state-log.ts';
 
-export const SERVE_HELP = `Usage: energy-rental-kit serve [options]
+const OPTIONS: (typeof CLI_COMMANDS)['serve']['options'] = CLI_COMMANDS.serve.options;
+/** `serve --help`, from its table in spec/cli.yaml. */
+export const SERVE_HELP: string = commandHelp(CLI_COMMANDS.serve);
 
-Runs the Energy Rental API simulator. With no options it serves the embedded default
-scenario: a demo account with API key demo-key, 1000 TRX and 100 USDT.
-
-Options (each has an environment variable; the flag wins):
-  --port N            Port to listen on (ENERGY_SIM_PORT, default 8787; 0 picks a free one)
-  --host ADDR         Interface to bind (ENERGY_SIM_HOST, default 127.0.0.1)
-  --allowed-hosts A,B Host names answered besides localhost, IP addresses and --host;
-                      '.example.com' adds a domain and its subdomains, 'all' turns the
-                      check off behind a proxy (ENERGY_SIM_ALLOWED_HOSTS)
-  --config FILE       JSON or YAML scenario: accounts, balances, prices, delays, rules,
-                      activated addresses, supply (ENERGY_SIM_CONFIG)
-  --seed N            Seed of ids, addresses, txIds and outcomes (ENERGY_SIM_SEED, default 1)
-  --clock MODE        real | manual (ENERGY_SIM_CLOCK, default real)
-  --timing PROFILE    realistic | fast | instant (ENERGY_SIM_TIMING, default realistic)
-  --token TOKEN       Control-plane token, required off loopback (ENERGY_SIM_TOKEN)
-  --state FILE        Keep the state in FILE and restore it at start (ENERGY_SIM_STATE):
-                      every change is appended to FILE.log before its answer is sent,
-                      so every acknowledged change survives kill -9; FILE is a snapshot
-  --save-interval MS  How often a snapshot is written to FILE when the state changed, after
-                      which FILE.log is cut to the changes after it; default 1000
-                      (ENERGY_SIM_SAVE_INTERVAL)
-  --fsync POLICY      When FILE.log is forced to the disk: everysec (default; power loss
-                      loses at most about the last second), always (before each answer;
-                      slow), no (when the system likes) (ENERGY_SIM_FSYNC)
-  --log-max-mb N      FILE.log past N MB has a snapshot written at once, default 64
-                      (ENERGY_SIM_LOG_MAX_MB)
-  --max-file-mb N     Largest state, scenario or recording file read, in MB, default 256; only
-                      regular files are read (ENERGY_SIM_MAX_FILE_MB)
-  --log FORMAT        pretty (default) | json: one JSON object per line (ENERGY_SIM_LOG)
-  --quiet             Log only warnings and errors (ENERGY_SIM_QUIET=1)
-  -h, --help          Show this help
-
-In front of the real service (the control plane, /docs and the dashboard stay local):
-  --upstream URL      Forward the API to URL, e.g. https://api.eopen.io: each documented
-                      operation, spelled exactly and with its method; each answer is checked
-                      against the spec and passed on unaltered (ENERGY_SIM_UPSTREAM)
-  --upstream-timeout MS  How long the whole exchange with the upstream may take, its
-                      answer's body included, default 10000 (ENERGY_SIM_UPSTREAM_TIMEOUT);
-                      then 504
-  --upstream-max-bytes N  Largest upstream answer passed on, default 8388608 (8 MiB)
-                      (ENERGY_SIM_UPSTREAM_MAX_BYTES); a larger one is cut and answered 502
-  --allow-spend       Forward order creation, which spends real TRX; refused without it
-                      (ENERGY_SIM_ALLOW_SPEND=1)
-  --max-orders N      Forward at most N orders in this run (ENERGY_SIM_MAX_ORDERS)
-  --max-spend TRX     Forward orders only while their cost at the upstream's price, asked
-                      before each, stays within TRX in all (ENERGY_SIM_MAX_SPEND)
-  --forward-unknown   Also forward GET and HEAD of paths that are not the API, never one
-                      with an 'order' segment (ENERGY_SIM_FORWARD_UNKNOWN=1)
-  --record FILE       Write the traffic to FILE as a recording (JSON lines, the format of
-                      'record'), each exchange appended as it ends (ENERGY_SIM_RECORD); a
-                      FILE that is there already is refused unless one of these is given:
-  --record-append     Continue the recording FILE holds, of the same upstream
-                      (ENERGY_SIM_RECORD_APPEND=1)
-  --record-overwrite  Replace FILE with a new recording (ENERGY_SIM_RECORD_OVERWRITE=1)
-  --replay FILE       Answer the API from a recording instead: the recorded answer of the
-                      same request, in recorded order (ENERGY_SIM_REPLAY)
-
-The variable of a switch (--quiet, --allow-spend, --forward-unknown, --record-append,
---record-overwrite) is on with 1, true or yes and off with 0, false, no or empty, in any
-case; any other value stops the start.
-`;
-
+/** What serve runs with: each field is a flag of its table in spec/cli.yaml, which names its default. */
 export interface ServeOptions {
   port: number;
   host: string;
-  /** Host names answered besides localhost, IP addresses and `host`; 'all' turns the check off. */
   allowedHosts?: string[] | 'all' | undefined;
   config?: string | undefined;
   seed?: number | undefined;
@@ -122,33 +66,22 @@ export interface ServeOptions {
   timing?: TimingProfile | undefined;
   token?: string | undefined;
   state?: string | undefined;
-  /** Default 1000. */
   saveIntervalMs?: number | undefined;
-  /** When the log of effects is forced to the disk; default 'everysec'. */
   fsync?: FsyncPolicy | undefined;
-  /** A log past this many MB has a snapshot written at once; default DEFAULT_LOG_MAX_MB. */
   logMaxMb?: number | undefined;
-  /** Default 'pretty'. */
   log?: LogFormat | undefined;
   quiet?: boolean | undefined;
-  /** Proxy mode: forward the API to this URL. */
   upstream?: string | undefined;
-  /** Default 10 000. */
   upstreamTimeoutMs?: number | undefined;
-  /** Default 8 MiB (DEFAULT_UPSTREAM_MAX_BYTES). */
   upstreamMaxBytes?: number | undefined;
   allowSpend?: boolean | undefined;
   maxOrders?: number | undefined;
-  /** TRX the forwarded orders may cost in all, a decimal string. */
   maxSpend?: string | undefined;
   forwardUnknown?: boolean | undefined;
-  /** Proxy mode: write the traffic to this recording. */
   record?: string | undefined;
   /** What to do when the recording is there already; default 'new' (refuse it). */
   recordMode?: RecordMode | undefined;
-  /** Replay mode: answer the API from this recording. */
   replay?: string | undefined;
-  /** The largest state, scenario or recording file read, in MB; default 256. */
   maxFileMb?: number | undefined;
   /** Where each value came from ('--clock' or 'ENERGY_SIM_CLOCK (…)'), for messages; default the flag. */
   sources?: ServeSources | undefined;
@@ -157,84 +90,31 @@ export interface ServeOptions {
 /** The largest `--upstream-max-bytes`, 1 GiB. */
 const MAX_UPSTREAM_MAX_BYTES = 1024 * 1024 * 1024;
 
-/** The environment variable behind each serve flag (the flag wins). */
-export const SERVE_ENV = {
-  port: 'ENERGY_SIM_PORT',
-  host: 'ENERGY_SIM_HOST',
-  'allowed-hosts': 'ENERGY_SIM_ALLOWED_HOSTS',
-  config: 'ENERGY_SIM_CONFIG',
-  seed: 'ENERGY_SIM_SEED',
-  clock: 'ENERGY_SIM_CLOCK',
-  timing: 'ENERGY_SIM_TIMING',
-  token: 'ENERGY_SIM_TOKEN',
-  state: 'ENERGY_SIM_STATE',
-  'save-interval': 'ENERGY_SIM_SAVE_INTERVAL',
-  fsync: 'ENERGY_SIM_FSYNC',
-  'log-max-mb': 'ENERGY_SIM_LOG_MAX_MB',
-  log: 'ENERGY_SIM_LOG',
-  upstream: 'ENERGY_SIM_UPSTREAM',
-  'upstream-timeout': 'ENERGY_SIM_UPSTREAM_TIMEOUT',
-  'upstream-max-bytes': 'ENERGY_SIM_UPSTREAM_MAX_BYTES',
-  'max-orders': 'ENERGY_SIM_MAX_ORDERS',
-  'max-spend': 'ENERGY_SIM_MAX_SPEND',
-  record: 'ENERGY_SIM_RECORD',
-  replay: 'ENERGY_SIM_REPLAY',
-  'max-file-mb': 'ENERGY_SIM_MAX_FILE_MB',
-} as const;
-type SourcedOption = keyof typeof SERVE_ENV;
-export type ServeSources = Partial<Record<SourcedOption, string>>;
+type ServeFlag = keyof typeof OPTIONS;
+export type ServeSources = Partial<Record<ServeFlag, string>>;
 
 /** Normalises flags and environment once, naming the option and the fix on any mistake. */
 export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOptions | 'help' {
-  const { values } = parseCommandArgs('serve', {
-    args: argv,
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      'allowed-hosts': { type: 'string' },
-      config: { type: 'string' },
-      seed: { type: 'string' },
-      clock: { type: 'string' },
-      timing: { type: 'string' },
-      token: { type: 'string' },
-      state: { type: 'string' },
-      'save-interval': { type: 'string' },
-      fsync: { type: 'string' },
-      'log-max-mb': { type: 'string' },
-      log: { type: 'string' },
-      quiet: { type: 'boolean' },
-      upstream: { type: 'string' },
-      'upstream-timeout': { type: 'string' },
-      'upstream-max-bytes': { type: 'string' },
-      'allow-spend': { type: 'boolean' },
-      'max-orders': { type: 'string' },
-      'max-spend': { type: 'string' },
-      'forward-unknown': { type: 'boolean' },
-      record: { type: 'string' },
-      'record-append': { type: 'boolean' },
-      'record-overwrite': { type: 'boolean' },
-      replay: { type: 'string' },
-      'max-file-mb': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
+  const { values } = readCommandArgs('serve', argv);
   if (values.help) return 'help';
   // Every value is named by where it came from, so a bad ENERGY_SIM_CLOCK is not reported as --clock.
   const sources: ServeSources = {};
-  const pick = (name: SourcedOption): string | undefined => {
+  const pick = (name: ServeFlag): string | undefined => {
     const flag = values[name];
     if (flag !== undefined) {
       sources[name] = `--${name}`;
       return flag as string;
     }
-    const fromEnv = env[SERVE_ENV[name]];
-    if (fromEnv !== undefined) sources[name] = `${SERVE_ENV[name]} (the environment variable of --${name})`;
+    const variable = (OPTIONS[name] as CliOption).env!;
+    const fromEnv = env[variable];
+    if (fromEnv !== undefined) sources[name] = `${variable} (the environment variable of --${name})`;
     return fromEnv;
   };
-  const label = (name: SourcedOption): string => sources[name] ?? `--${name}`;
-  const integer = (name: SourcedOption, min: number, max: number): number | undefined => {
+  // A switch: the flag, or its variable set on (1, true or yes).
+  const on = (name: ServeFlag): boolean =>
+    (values[name] as boolean | undefined) ?? envFlag(env, (OPTIONS[name] as CliOption).env!);
+  const label = (name: ServeFlag): string => sources[name] ?? `--${name}`;
+  const integer = (name: ServeFlag, min: number, max: number): number | undefined => {
     const raw = pick(name);
     if (raw === undefined || raw === '') return undefined;
     const n = Number(raw);
@@ -242,7 +122,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
       throw new CliError(`${label(name)} must be a whole number from ${min} to ${max} (got '${raw}').`);
     return n;
   };
-  const oneOf = <T extends string>(name: SourcedOption, allowed: readonly T[]): T | undefined => {
+  const oneOf = <T extends string>(name: ServeFlag, allowed: readonly T[]): T | undefined => {
     const raw = pick(name);
     if (raw === undefined || raw === '') return undefined;
     if (!allowed.includes(raw as T))
@@ -285,13 +165,13 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
     }
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
       throw new CliError(
-        `${label('upstream')} must be the http(s) base URL of the service, such as https://api.eopen.io (got '${raw}').`,
+        `${label('upstream')} must be the http(s) base URL of the service, such as https://api.eopen.io/api (got '${raw}').`,
       );
     }
     return raw;
   };
   const upstream = upstreamUrl();
-  const allowSpend = values['allow-spend'] ?? envFlag(env, 'ENERGY_SIM_ALLOW_SPEND');
+  const allowSpend = on('allow-spend');
   const upstreamTimeoutMs = integer('upstream-timeout', 1, 600_000);
   // The proxy holds an answer whole to check it: past a gigabyte a cap bounds nothing.
   const upstreamMaxBytes = integer('upstream-max-bytes', 1, MAX_UPSTREAM_MAX_BYTES);
@@ -305,18 +185,13 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
       );
     return raw;
   })();
-  const forwardUnknown = values['forward-unknown'] ?? envFlag(env, 'ENERGY_SIM_FORWARD_UNKNOWN');
+  const forwardUnknown = on('forward-unknown');
   const record = pick('record') || undefined;
-  // As --allow-spend: a flag, or its variable set on (1, true or yes).
-  const recordFlags = (['append', 'overwrite'] as const).filter(
-    (mode) =>
-      values[`record-${mode}`] ??
-      envFlag(env, mode === 'append' ? 'ENERGY_SIM_RECORD_APPEND' : 'ENERGY_SIM_RECORD_OVERWRITE'),
-  );
+  const recordFlags = (['append', 'overwrite'] as const).filter((mode) => on(`record-${mode}`));
   const recordLabel = (mode: 'append' | 'overwrite'): string =>
     values[`record-${mode}`]
       ? `--record-${mode}`
-      : `ENERGY_SIM_RECORD_${mode.toUpperCase()} (the environment variable of --record-${mode})`;
+      : `${OPTIONS[`record-${mode}`].env} (the environment variable of --record-${mode})`;
   if (recordFlags.length === 2)
     throw new CliError(
       `${recordLabel('append')} and ${recordLabel('overwrite')} exclude each other: continue the recording, or replace it, not both.`,
@@ -372,7 +247,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
     fsync: oneOf('fsync', FSYNC_POLICIES) ?? 'everysec',
     logMaxMb: integer('log-max-mb', 1, 4096) ?? DEFAULT_LOG_MAX_MB,
     log: oneOf('log', ['pretty', 'json'] as const) ?? 'pretty',
-    quiet: values.quiet ?? envFlag(env, 'ENERGY_SIM_QUIET'),
+    quiet: on('quiet'),
     sources,
   };
 }
@@ -381,7 +256,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
 function configFix(source: string): string {
   return source.startsWith('--')
     ? 'pass the path of a JSON or YAML scenario (such as examples/scenario.yaml in the package), or leave out --config for the default scenario'
-    : `set ${SERVE_ENV.config} to the path of a JSON or YAML scenario, or unset it for the default scenario`;
+    : `set ${OPTIONS.config.env} to the path of a JSON or YAML scenario, or unset it for the default scenario`;
 }
 
 async function readScenario(file: string, source: string, limit: FileLimit): Promise<ScenarioInput> {
@@ -403,7 +278,7 @@ async function readScenario(file: string, source: string, limit: FileLimit): Pro
     const { parse: parseYaml } = await import('yaml');
     scenario = parseYaml(text);
   } catch (error) {
-    throw new CliError(`${source}: '${file}' is neither JSON nor YAML: ${(error as Error).message}`);
+    throw new CliError(`${source}: ${scenarioSyntaxError(error, file)}.`);
   }
   if (scenario === null || scenario === undefined) {
     throw new CliError(`${source}: '${file}' is empty. Fix: ${configFix(source)}.`);
@@ -426,7 +301,7 @@ export async function serve(
           err: logger,
         })
       : (logger ?? createLogger({ format: options.log ?? 'pretty', quiet: options.quiet ?? false }));
-  const source = (name: SourcedOption): string => options.sources?.[name] ?? `--${name}`;
+  const source = (name: ServeFlag): string => options.sources?.[name] ?? `--${name}`;
   const limit = fileLimit(options.maxFileMb ?? DEFAULT_MAX_FILE_MB);
   // A state or recording path that names a device or a pipe is refused before a lock or a
   // temporary file is made beside it, and before a save could rename a file over it.
@@ -595,11 +470,13 @@ export async function serve(
       }
       throw error;
     }
-    // Every change is appended before anything else hears of it, so before its answer is sent.
+    // Every change is written before it takes effect, so before anyone hears of it.
     // The saver is made after the log it compacts; a full log asks it for a snapshot.
     const late: { saver?: ReturnType<typeof startSaver> } = {};
     const stateLog = logFile
       ? openStateLog(logFile, {
+          stateFile: options.state!,
+          limit,
           fsync: options.fsync ?? 'everysec',
           maxBytes: (options.logMaxMb ?? DEFAULT_LOG_MAX_MB) * 1024 * 1024,
           onFull: () => late.saver?.soon(),
@@ -609,10 +486,10 @@ export async function serve(
       : undefined;
     kept.log = stateLog;
     if (stateLog) {
-      const stop = simulator.engine.subscribeEffects(stateLog.append);
+      simulator.engine.writeAhead(stateLog);
       // Closed after the final save (closers run newest first).
       closers.push(() => {
-        stop();
+        simulator.engine.writeAhead(undefined);
         stateLog.close();
       });
     }
@@ -711,7 +588,13 @@ export async function serve(
       };
     };
     const { key, line: keyLine } = keyOf();
-    const curl = `curl -s '${url}/v1/tron/price?rentalCount=65000&period=1h' -H ${key.startsWith('$') ? `"API-KEY: ${key}"` : `'API-KEY: ${key}'`}`;
+    // In front of a service the line reaches its documented base, https://…/api/v1/…: through
+    // this server's /api unless the upstream's own path ends with it (its path is a prefix).
+    const base =
+      options.upstream && !new URL(options.upstream).pathname.replace(/\/+$/, '').endsWith(API_PREFIX)
+        ? API_PREFIX
+        : '';
+    const curl = `curl -s '${url}${base}/v1/tron/price?rentalCount=65000&period=1h' -H ${key.startsWith('$') ? `"API-KEY: ${key}"` : `'API-KEY: ${key}'`}`;
     const control = !loopback && !token ? 'off' : `${url}/_sim${token ? ' (token required)' : ''}`;
     const state = options.state
       ? `${options.state} (${restore || effects.length > 0 ? `restored ${plural(simulator.engine.storedOrders, 'order', 'orders')}, ${plural(accounts, 'account', 'accounts')}${effects.length > 0 ? `, ${plural(effects.length, 'change', 'changes')} from the log` : ''}` : 'new'}; every change appended to ${logFile} (fsync ${options.fsync ?? 'everysec'}), a snapshot every ${options.saveIntervalMs ?? 1000} ms and on shutdown)`

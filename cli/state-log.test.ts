@@ -37,6 +37,8 @@ function loggedEngine(file: string, options: Partial<StateLogOptions> = {}) {
   const engine = createEngine({ clock, seed: 9, scenario });
   const errors: Error[] = [];
   const log = openStateLog(logFileOf(file), {
+    stateFile: file,
+    limit: DEFAULT_FILE_LIMIT,
     fsync: 'no',
     maxBytes: 1 << 30,
     onFull: () => undefined,
@@ -44,7 +46,7 @@ function loggedEngine(file: string, options: Partial<StateLogOptions> = {}) {
     ...options,
   });
   cleanups.push(() => log.close());
-  engine.subscribeEffects(log.append);
+  engine.writeAhead(log);
   const account = engine.authenticate('demo-key')!;
   let n = 0;
   const order = (): void =>

@@ -1,10 +1,11 @@
 /**
  * `--state FILE`'s log of effects, `FILE.log` beside the real file: one JSON line per change
- * of state (mock/engine/effects.ts), appended synchronously while the change is told, so
- * it is in the operating system's hands before any answer of that change leaves the
- * process and survives a kill -9. A snapshot of FILE records the last change it holds
- * (`logSeq`); at start the entries after it are put on it. After each snapshot the log is
- * replaced by its entries the snapshot does not hold.
+ * of state (mock/engine/effects.ts), written synchronously before the change takes effect
+ * (the engine's writeAhead), so it is in the operating system's hands before any answer of
+ * that change leaves the process and survives a kill -9, and a change it could not take
+ * is put back. A snapshot of FILE records the last change it holds (`logSeq`); at start the
+ * entries after it are put on it. After each snapshot the log is replaced by its entries
+ * the snapshot does not hold.
  */
 import {
   closeSync,
@@ -20,12 +21,12 @@ import {
   writeSync,
 } from 'node:fs';
 import path from 'node:path';
-import type { EngineEffect } from '../mock/engine/index.ts';
-import type { ChangeLog } from '../mock/http/change-log.ts';
+import type { EffectWriter, EngineEffect } from '../mock/engine/index.ts';
+import { notKept, notWritten, type ChangeLog } from '../mock/http/change-log.ts';
 import { BoundedFileError, readBoundedFile, type FileLimit } from '../src/bounded-file.ts';
 import { CliError } from '../src/cli-error.ts';
 import { realPathOf } from '../src/real-path.ts';
-import { temporaryOf } from './state-file.ts';
+import { loadState, temporaryOf } from './state-file.ts';
 
 /** When appended entries are forced to the disk: at each, about once a second, or when the system likes. */
 export const FSYNC_POLICIES = ['always', 'everysec', 'no'] as const;
@@ -116,9 +117,7 @@ function parseEntry(line: string): EngineEffect | undefined {
   return entry as EngineEffect;
 }
 
-export interface StateLog extends ChangeLog {
-  /** Appends one effect, synchronously: the engine's effect listener. */
-  append(effect: EngineEffect): void;
+export interface StateLog extends ChangeLog, EffectWriter {
   /** Bytes in the log now. */
   readonly bytes: number;
   /** True once the log outgrew its cap: a snapshot is due now. */
@@ -134,11 +133,15 @@ export interface StateLog extends ChangeLog {
 }
 
 export interface StateLogOptions {
+  /** The state file the log follows: what a put-back reads, with the log (readBack). */
+  stateFile: string;
+  /** The largest state or log read back. */
+  limit: FileLimit;
   fsync: FsyncPolicy;
   /** Past this size `onFull` is called, once until the next compaction. */
   maxBytes: number;
   onFull: () => void;
-  /** A write or a flush failed; the change stays in memory and in the next snapshot. */
+  /** A write or a flush failed (told once per run of failures). */
   onError: (error: Error) => void;
 }
 
@@ -146,11 +149,11 @@ export interface StateLogOptions {
  * Opens a log for appending (made when there is none).
  *
  * @example
- *   const log = openStateLog(logFileOf(file), { fsync: 'everysec', maxBytes: 64 << 20, onFull, onError });
- *   engine.subscribeEffects(log.append);
+ *   const log = openStateLog(logFileOf(file), { stateFile: file, limit, fsync: 'everysec', maxBytes: 64 << 20, onFull, onError });
+ *   engine.writeAhead(log);
  */
 export function openStateLog(file: string, options: StateLogOptions): StateLog {
-  const { fsync, maxBytes, onFull, onError } = options;
+  const { stateFile, limit, fsync, maxBytes, onFull, onError } = options;
   let fd = openSync(file, 'a');
   let bytes = 0;
   let signalled = false;
@@ -159,6 +162,8 @@ export function openStateLog(file: string, options: StateLogOptions): StateLog {
   /** Why appends fail now; undefined while they succeed. */
   let failing: Error | undefined;
   let failures = 0;
+  /** When a change was last refused: for a second after, changes are refused before they are made. */
+  let refusedAt = -Infinity;
   /** Lines whose write failed, in order: written before any later line, so the log keeps its order. */
   const unwritten: Buffer[] = [];
   // everysec: one flush at a time, on libuv's pool so the loop goes on; a file replaced
@@ -194,8 +199,15 @@ export function openStateLog(file: string, options: StateLogOptions): StateLog {
     }
   };
 
+  /** Told once per run of failures: a full disk would otherwise log a line per change. */
+  const failed = (error: Error): void => {
+    if (!failing) onError(error);
+    failing = error;
+  };
+
   /** Writes what failed before, oldest first; false (and `failing` set) when the disk still refuses. */
   const writeUnwritten = (): boolean => {
+    if (unwritten.length === 0) return true;
     try {
       while (unwritten.length > 0) {
         writeLine(unwritten[0]!);
@@ -207,24 +219,55 @@ export function openStateLog(file: string, options: StateLogOptions): StateLog {
       return true;
     } catch (error) {
       failures++;
-      // Told once per run of failures: a full disk would otherwise log a line per change.
-      if (!failing) onError(error as Error);
-      failing = error as Error;
+      failed(error as Error);
       return false;
     }
   };
 
+  /** Counts lines written, keeps them for the snapshot under way, and asks for one when full. */
+  const written = (entries: { seq: number; line: Buffer }[]): void => {
+    for (const entry of entries) bytes += entry.line.length;
+    kept?.push(...entries);
+    if (bytes > maxBytes && !signalled) {
+      signalled = true;
+      onFull();
+    }
+  };
+  const entryOf = (effect: EngineEffect): { seq: number; line: Buffer } => ({
+    seq: effect.seq,
+    line: Buffer.from(`${JSON.stringify(effect)}\n`),
+  });
+
   return {
-    append(effect) {
-      const line = Buffer.from(`${JSON.stringify(effect)}\n`);
-      unwritten.push(line);
-      writeUnwritten();
-      bytes += line.length;
-      kept?.push({ seq: effect.seq, line });
-      if (bytes > maxBytes && !signalled) {
-        signalled = true;
-        onFull();
+    write(effects) {
+      const entries = effects.map(entryOf);
+      const lines = Buffer.concat(entries.map((entry) => entry.line));
+      // What failed before goes first, so the log keeps its order; then this change, whole.
+      if (!writeUnwritten()) throw notWritten(failing!);
+      try {
+        writeLine(lines);
+        if (fsync === 'always') {
+          try {
+            fdatasyncSync(fd);
+          } catch (error) {
+            // Not on the disk, so not kept: cut off again, as if never written.
+            ftruncateSync(fd, fstatSync(fd).size - lines.length);
+            throw error;
+          }
+        } else dirty = true;
+      } catch (error) {
+        failed(error as Error);
+        refusedAt = Date.now();
+        throw notWritten(error as Error);
       }
+      failing = undefined;
+      written(entries);
+    },
+    append(effect) {
+      const entry = entryOf(effect);
+      unwritten.push(entry.line);
+      writeUnwritten();
+      written([entry]);
     },
     get bytes() {
       return bytes;
@@ -233,7 +276,24 @@ export function openStateLog(file: string, options: StateLogOptions): StateLog {
       return failures;
     },
     check() {
+      // Refused again at once, rather than made and put back, while the disk just refused.
+      if (failing && Date.now() - refusedAt < 1000) return failing;
       return failing && !writeUnwritten() ? failing : undefined;
+    },
+    readBack() {
+      // As a start reads them (serve.ts): the snapshot, the log's entries after it, then
+      // what is still to be written.
+      try {
+        const saved = loadState(stateFile, { limit });
+        const effects = readStateLog(file, { limit, after: saved?.logSeq ?? 0, warn: () => undefined });
+        for (const line of unwritten) effects.push(JSON.parse(line.toString()) as EngineEffect);
+        return { saved, effects };
+      } catch (error) {
+        onError(
+          new Error(`the state could not be read back to put a change back: ${(error as Error).message}`),
+        );
+        throw notKept();
+      }
     },
     get full() {
       return bytes > maxBytes;

@@ -10,110 +10,40 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fileLimitFrom } from '../src/bounded-file.ts';
-import { parseCommandArgs } from '../src/cli-args.ts';
+import { readCommandArgs } from '../src/cli-args.ts';
+import { commandHelp, type CliOption } from '../src/cli-help.ts';
 import { CliError } from '../src/cli-error.ts';
 import { envFlag } from '../src/env-flag.ts';
+import { CLI_COMMANDS } from '../src/generated/cli.ts';
 import { loadRecording } from '../recording/recording.ts';
 import { newRunId } from './contract-config.ts';
 import { checkTarget } from './target-check.ts';
 import { POLITENESS_ENV, readPoliteness } from './politeness-settings.ts';
 
-/** The politeness flags' help lines, shared with `record`. */
-export const POLITENESS_HELP = `  --max-rps N           Against a target that is not a simulator: most requests a
-                        second of the whole run, every worker together; default 4 for a
-                        URL, 0 (off) in-process; 0 turns the pace off (CONTRACT_MAX_RPS)
-  --retries N           Most times a call is sent again after HTTP 429, default 4
-                        (CONTRACT_RETRIES); only read-only calls, unless --retry-orders
-  --retry-wait-max S    Longest single wait before a retry, seconds, default 30; a longer
-                        Retry-After is not waited for (CONTRACT_RETRY_WAIT_MAX)
-  --retry-wait-total S  Most seconds one call waits for its retries, default 60
-                        (CONTRACT_RETRY_WAIT_TOTAL)
-  --retry-orders        Also retry a createOrder after 429, with the same outOrderNo;
-                        needs --duplicate-out-order-no return-existing (CONTRACT_RETRY_ORDERS=1)
-  --duplicate-out-order-no return-existing|reject
-                        What the target answers to a repeated outOrderNo, as 'calibrate'
-                        learnt it (CONTRACT_DUPLICATE_OUT_ORDER_NO)
-`;
-
-export const CONTRACT_HELP: string = `Usage: energy-rental-kit contract [options]
-
-Runs the contract suite. With no options it runs against a fresh in-process simulator
-(manual clock, no socket). With --base-url it runs against any server: a simulator
-started with 'npx energy-rental-kit serve', or the real service (https://api.eopen.io/api).
-
-Against a URL that is not a simulator, cases that create orders run only with
---allow-spend, use the cheapest order (64000 energy for 10min), create at most
---max-orders orders, and the run prints what it spent. The suite is polite to it:
-paced (--max-rps), and it waits out a 429 (see docs/politeness.md).
-
-A URL is read once first (GET /v1/account with the key): a target that is not
-reachable, or that refuses the key, stops the run with one line and exit code 2.
-
-Options (each has an environment variable; the flag wins):
-  --base-url URL        Target base URL (CONTRACT_BASE_URL)
-  --api-key KEY         API key of the account to test with (CONTRACT_API_KEY)
-  --allow-spend         Let cases create real orders (CONTRACT_ALLOW_SPEND=1)
-  --max-orders N        Most orders one run may create, default 1 (CONTRACT_MAX_ORDERS)
-  --pledge-address A    Address that receives the energy, default the account's wallet
-                        (CONTRACT_PLEDGE_ADDRESS)
-  --report FILE         Where to write the report, default contract-report.json (CONTRACT_REPORT)
-${POLITENESS_HELP}  --replay FILE         Run offline against a recording made by 'npx energy-rental-kit record'
-                        instead of a live target; its spending guard and run id come
-                        from the recording (CONTRACT_REPLAY); read only when it is a
-                        regular file of at most ENERGY_SIM_MAX_FILE_MB MB, default 256
-  -h, --help            Show this help
-
-CONTRACT_ALLOW_SPEND is on with 1, true or yes and off with 0, false, no or empty.
-`;
+/** `contract --help`, from its table in spec/cli.yaml. */
+export const CONTRACT_HELP: string = commandHelp(CLI_COMMANDS.contract);
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The flags of the contract suite, shared with `record`. */
-export const CONTRACT_OPTIONS = {
-  'base-url': { type: 'string' },
-  'api-key': { type: 'string' },
-  'allow-spend': { type: 'boolean' },
-  'max-orders': { type: 'string' },
-  'pledge-address': { type: 'string' },
-  report: { type: 'string' },
-  'max-rps': { type: 'string' },
-  retries: { type: 'string' },
-  'retry-wait-max': { type: 'string' },
-  'retry-wait-total': { type: 'string' },
-  'retry-orders': { type: 'boolean' },
-  'duplicate-out-order-no': { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
+/** The suite's flags (record's too), each handed to the workers as its variable. */
+const SUITE_OPTIONS: Readonly<Record<string, CliOption>> = CLI_COMMANDS.contract.options;
 
-type ContractFlags = {
-  [K in keyof typeof CONTRACT_OPTIONS]?: (typeof CONTRACT_OPTIONS)[K]['type'] extends 'string'
-    ? string
-    : boolean;
-};
+/** The suite's flags as read, by name (contract's and record's tables share them). */
+type ContractFlags = Partial<Record<string, string | boolean>>;
 
 /** Applies the suite's flags to an environment, naming the flag and the fix on a mistake. */
 export function applyContractFlags(values: ContractFlags, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { ...env };
-  if (values['base-url'] !== undefined) out.CONTRACT_BASE_URL = values['base-url'];
-  if (values['api-key'] !== undefined) out.CONTRACT_API_KEY = values['api-key'];
+  for (const [flag, option] of Object.entries(SUITE_OPTIONS)) {
+    const value = values[flag];
+    if (option.env && typeof value === 'string' && flag !== 'replay') out[option.env] = value;
+  }
   // Read once here, so a misspelt CONTRACT_ALLOW_SPEND stops the run before it starts.
   if (values['allow-spend'] || envFlag(env, 'CONTRACT_ALLOW_SPEND')) out.CONTRACT_ALLOW_SPEND = '1';
   else delete out.CONTRACT_ALLOW_SPEND;
-  if (values['max-orders'] !== undefined) {
-    if (!/^\d+$/.test(values['max-orders']))
-      throw new CliError(`--max-orders must be a whole number (got '${values['max-orders']}').`);
-    out.CONTRACT_MAX_ORDERS = values['max-orders'];
-  }
-  if (values['pledge-address'] !== undefined) out.CONTRACT_PLEDGE_ADDRESS = values['pledge-address'];
-  for (const flag of [
-    'max-rps',
-    'retries',
-    'retry-wait-max',
-    'retry-wait-total',
-    'duplicate-out-order-no',
-  ] as const) {
-    if (values[flag] !== undefined) out[POLITENESS_ENV[flag]] = values[flag];
-  }
+  const maxOrders = values['max-orders'];
+  if (typeof maxOrders === 'string' && !/^\d+$/.test(maxOrders))
+    throw new CliError(`--max-orders must be a whole number (got '${maxOrders}').`);
   if (values['retry-orders']) {
     if (out[POLITENESS_ENV['duplicate-out-order-no']]?.trim() !== 'return-existing') {
       throw new CliError(
@@ -133,7 +63,7 @@ export function applyContractFlags(values: ContractFlags, env: NodeJS.ProcessEnv
     throw new CliError(message);
   }
   // Resolved here, against the user's working directory, whatever directory vitest runs in.
-  out.CONTRACT_REPORT = path.resolve(values.report ?? out.CONTRACT_REPORT ?? 'contract-report.json');
+  out.CONTRACT_REPORT = path.resolve(out.CONTRACT_REPORT ?? 'contract-report.json');
   if (out.CONTRACT_BASE_URL && !out.CONTRACT_API_KEY) {
     throw new CliError(
       '--base-url needs --api-key (or CONTRACT_API_KEY): the key of the account to test with.',
@@ -144,12 +74,7 @@ export function applyContractFlags(values: ContractFlags, env: NodeJS.ProcessEnv
 
 /** Turns the flags into the suite's environment, naming the flag and the fix on a mistake. */
 export function contractEnv(argv: string[], env: NodeJS.ProcessEnv): NodeJS.ProcessEnv | 'help' {
-  const { values } = parseCommandArgs('contract', {
-    args: argv,
-    options: { ...CONTRACT_OPTIONS, replay: { type: 'string' } },
-    strict: true,
-    allowPositionals: false,
-  });
+  const { values } = readCommandArgs('contract', argv);
   if (values.help) return 'help';
   if (values.replay !== undefined) {
     const clash = (['base-url', 'allow-spend', 'max-orders', 'pledge-address'] as const).filter(

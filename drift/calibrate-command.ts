@@ -9,56 +9,26 @@ import path from 'node:path';
 import { Document, isMap, isPair, isScalar, isSeq, parse as parseYaml, type Node, type YAMLMap } from 'yaml';
 import type { components } from '../src/generated/control.ts';
 import { BoundedFileError, fileLimitFrom, readBoundedFile, type FileLimit } from '../src/bounded-file.ts';
-import { parseCommandArgs } from '../src/cli-args.ts';
+import { readCommandArgs } from '../src/cli-args.ts';
+import { commandHelp } from '../src/cli-help.ts';
 import { CliError } from '../src/cli-error.ts';
+import { CLI_COMMANDS } from '../src/generated/cli.ts';
 import { createValidators, loadSpec } from '../src/spec/loader.ts';
 import { loadRecording } from '../recording/recording.ts';
-import { DEFAULT_SCENARIO } from '../mock/scenario/scenario-input.ts';
+import { DEFAULT_SCENARIO, scenarioSyntaxError } from '../mock/scenario/scenario-input.ts';
 import { calibrate, type CalibratedSetting } from './calibrate.ts';
 
 type Scenario = components['schemas']['Scenario'];
 
-export const CALIBRATE_HELP = `Usage: energy-rental-kit calibrate RECORDING [options]
-
-Reads a recording (from 'record', or from 'serve --upstream --record') and writes a
-scenario whose settings are the real service's choices as the recording shows them:
-each kind of rejection's whole answer (status, code, a message template naming the
-parameter, or a body of its own: empty, HTML, text), the answer to an unknown path and
-a wrong method, the account's success code, the unit of createdAt and of the envelope's
-time, the decimals of each decimal-string field, the fields the service sends that the
-document does not list, the statuses the history shows, which identifier wins in the
-history, how an order is paid when TRX is short, the price of each period, the answer
-to a duplicate outOrderNo and the lifecycle delays (the recorded medians). Every
-calibrated setting carries a comment with its evidence; what the recording never
-showed keeps the simulator's default, and what it showed but the simulator cannot
-answer alike is printed as such. Serve it with 'serve --config FILE'.
-
-Options:
-  --out FILE       Where to write the scenario (YAML), default calibrated-scenario.yaml
-  --base SCENARIO  Accounts (and any other setting) from this scenario; default the
-                   embedded one, so demo-key works as usual. Balances are never taken
-                   from the recording.
-  --max-file-mb N  Largest recording or scenario read, in MB, default 256; only regular
-                   files are read (ENERGY_SIM_MAX_FILE_MB)
-  -h, --help       Show this help
-`;
+/** `calibrate --help`, from its table in spec/cli.yaml. */
+export const CALIBRATE_HELP: string = commandHelp(CLI_COMMANDS.calibrate);
 
 /** Parses the arguments and the environment, naming the flag and the fix on a mistake. */
 export function parseCalibrateArgs(
   argv: string[],
   env: NodeJS.ProcessEnv = process.env,
 ): { recording: string; out: string; base?: string; limit: FileLimit } | 'help' {
-  const parsed = parseCommandArgs('calibrate', {
-    args: argv,
-    options: {
-      out: { type: 'string' },
-      base: { type: 'string' },
-      'max-file-mb': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    strict: true,
-    allowPositionals: true,
-  });
+  const parsed = readCommandArgs('calibrate', argv, true);
   if (parsed.values.help) return 'help';
   if (parsed.positionals.length !== 1) {
     throw new CliError(
@@ -89,7 +59,12 @@ function readBase(file: string, limit: FileLimit): Scenario {
       `--base: cannot read '${file}' (${error.code}). Pass a JSON or YAML scenario, or leave --base out for the embedded one.`,
     );
   }
-  const value = parseYaml(text) as unknown;
+  let value: unknown;
+  try {
+    value = parseYaml(text);
+  } catch (error) {
+    throw new CliError(`--base: ${scenarioSyntaxError(error, file)}.`);
+  }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new CliError(`--base: '${file}' is no scenario (a JSON or YAML object).`);
   return value as Scenario;

@@ -6,8 +6,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_FILE_LIMIT, fileLimitFrom, type FileLimit } from '../src/bounded-file.ts';
 import { loadCoverageFile } from '../src/behaviour/coverage-file.ts';
-import { parseCommandArgs } from '../src/cli-args.ts';
+import { readCommandArgs } from '../src/cli-args.ts';
+import { commandHelp } from '../src/cli-help.ts';
 import { CliError } from '../src/cli-error.ts';
+import { CLI_COMMANDS } from '../src/generated/cli.ts';
 import type { TargetInfo } from '../contract-tests/contract-target.ts';
 import { compareRecordings, DEFAULT_TIMING_THRESHOLD } from './compare.ts';
 import { compareWithSpec, SPEC_NOTES } from './compare-spec.ts';
@@ -16,40 +18,8 @@ import { loadRecording, type Recording } from '../recording/recording.ts';
 import { renderMarkdown } from './render-markdown.ts';
 import { withUsage } from './usage.ts';
 
-export const DRIFT_HELP: string = `Usage: energy-rental-kit drift OLD NEW [options]
-       energy-rental-kit drift --spec NEW [options]
-
-Compares two recordings made by 'npx energy-rental-kit record' and reports, per operation
-and JSON path: fields added or removed; changes of type or format (number versus
-decimal string, the id format, the time unit, the number of decimals); enum values
-the spec does not list; changes of message text and of codes; responses that changed
-for the same case; status paths never seen before; timing shifts beyond a threshold.
-It compares schemas inferred from the responses, never the values: two recordings
-with different values and the same shapes show no drift.
-
-With --spec it compares the one recording NEW with spec/openapi.yaml and reports
-where the recorded service departs from the document.
-
-Options:
-  --spec                  Compare NEW with spec/openapi.yaml instead of with OLD
-  --format FORMAT         What to print on stdout: markdown (default) or json
-  --markdown FILE         Also write the markdown report to FILE
-  --json FILE             Also write the JSON report to FILE
-  --usage FILE            A coverage file of your tests (energy-coverage*.json): mark
-                          every finding on an operation they called, or a status,
-                          transition or rejection kind they met, as on behaviour your
-                          tests exercised, and list those first
-  --timing-threshold S    Seconds a median time from creation to a status may move
-                          before it is reported, default ${DEFAULT_TIMING_THRESHOLD}
-  --max-file-mb N         Largest recording read, in MB, default 256; only regular files
-                          are read (ENERGY_SIM_MAX_FILE_MB)
-  -h, --help              Show this help
-
-Breaking: a field removed, a type or format changed, an enum value the spec does not
-list, a code changed, a response status changed for the same case, a status path
-never seen. Non-breaking: a field added, a message changed, a timing shift, an
-operation not called. Exit code 1 on breaking drift, 0 otherwise, 2 on a usage error.
-`;
+/** `drift --help`, from its table in spec/cli.yaml. */
+export const DRIFT_HELP: string = commandHelp(CLI_COMMANDS.drift);
 
 export interface DriftOptions {
   write?: (text: string) => void;
@@ -72,21 +42,7 @@ interface DriftArgs {
 
 /** Parses the flags and the environment, naming the flag and the fix on a mistake. */
 export function parseDriftArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): DriftArgs | 'help' {
-  const parsed = parseCommandArgs('drift', {
-    args: argv,
-    options: {
-      spec: { type: 'boolean' },
-      format: { type: 'string' },
-      markdown: { type: 'string' },
-      json: { type: 'string' },
-      usage: { type: 'string' },
-      'timing-threshold': { type: 'string' },
-      'max-file-mb': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    strict: true,
-    allowPositionals: true,
-  });
+  const parsed = readCommandArgs('drift', argv, true);
   const { values, positionals } = parsed;
   if (values.help) return 'help';
   const mode = values.spec ? 'spec' : 'recordings';

@@ -5,14 +5,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseCommandArgs } from '../src/cli-args.ts';
+import { readCommandArgs } from '../src/cli-args.ts';
+import { commandHelp } from '../src/cli-help.ts';
 import { CliError } from '../src/cli-error.ts';
 import { envFlag } from '../src/env-flag.ts';
+import { CLI_COMMANDS } from '../src/generated/cli.ts';
 import { newRunId } from '../contract-tests/contract-config.ts';
 import {
   applyContractFlags,
-  CONTRACT_OPTIONS,
-  POLITENESS_HELP,
   requireReachableTarget,
   spawnContractSuite,
   suiteLayout,
@@ -21,43 +21,8 @@ import { assembleRecording } from '../recording/assemble-recording.ts';
 import { writeRecordingFile } from '../recording/recording-lines.ts';
 import { isApiOperation, type Recording } from '../recording/recording.ts';
 
-export const RECORD_HELP: string = `Usage: energy-rental-kit record --out FILE [options]
-
-Runs the contract suite against a target and saves a recording: every interaction,
-control plane included, with API keys replaced by aliases (key-1 is yours) and no
-Authorization header; and the lifecycle timing seen, in seconds from creation to
-each status by the server's clock. Without --base-url it records a fresh in-process
-simulator.
-
-Against a URL that is not a simulator only the read-only cases run, unless you pass
---allow-spend: orders are created only as the contract suite's spending guard allows
-(the cheapest order, at most --max-orders). The run is paced (--max-rps) and waits
-out a 429; the recording keeps each 429 it retried, marked 'retried', which 'drift'
-leaves out.
-
-Options:
-  --out FILE            Where to write the recording (required); its folder is created
-  --base-url URL        Target base URL (CONTRACT_BASE_URL); default: in-process simulator
-  --api-key KEY         API key of the account to record with (CONTRACT_API_KEY)
-  --allow-spend         Let cases create real orders (CONTRACT_ALLOW_SPEND=1)
-  --max-orders N        Most orders the run may create, default 1 (CONTRACT_MAX_ORDERS)
-  --pledge-address A    Address that receives the energy, default the account's wallet
-                        (CONTRACT_PLEDGE_ADDRESS)
-  --report FILE         Where to write the contract report, default contract-report.json
-                        (e.g. reports/contract-report.json, beside the other reports)
-  --as-upstream         Record a simulator exactly as the real service is recorded: its
-                        control plane is never called, no capabilities, the spending
-                        guard on (to compare a calibrated simulator like with like)
-${POLITENESS_HELP}  -h, --help            Show this help
-
-The recording is written even when cases fail (that is what 'drift' is for). Exit
-code 0: every case passed; 1: cases failed, the recording is written; 2: nothing was
-recorded (a usage error, a target not reachable or refusing the key, a suite that
-connected to nothing). In CI, tolerate 1 only: '… record … || [ $? -eq 1 ]'.
-
-Next: 'npx energy-rental-kit contract --replay FILE' runs the suite offline against it;
-'npx energy-rental-kit drift OLD FILE' compares it with an earlier recording.
-`;
+/** `record --help`, from its table in spec/cli.yaml. */
+export const RECORD_HELP: string = commandHelp(CLI_COMMANDS.record);
 
 /** What `record`'s exit code says; a CI job tolerates casesFailed and stops on nothingRecorded. */
 export const RECORD_EXIT = { passed: 0, casesFailed: 1, nothingRecorded: 2 } as const;
@@ -82,12 +47,7 @@ export function parseRecordArgs(
   argv: string[],
   env: NodeJS.ProcessEnv,
 ): { env: NodeJS.ProcessEnv; out: string } | 'help' {
-  const { values } = parseCommandArgs('record', {
-    args: argv,
-    options: { ...CONTRACT_OPTIONS, out: { type: 'string' }, 'as-upstream': { type: 'boolean' } },
-    strict: true,
-    allowPositionals: false,
-  });
+  const { values } = readCommandArgs('record', argv);
   if (values.help) return 'help';
   if (!values.out)
     throw new CliError(

@@ -108,7 +108,7 @@ describe('drift --usage', () => {
   it('refuses a usage file that is no coverage file, naming it', async () => {
     const bad = write('bad.json', JSON.stringify({ exercised: {} }));
     await expect(runDrift([OLD, NEW, '--usage', bad], { write: () => {} })).rejects.toThrow(
-      /--usage .*bad\.json: \/: must have required property 'format'.*; is it a file the coverage reporter wrote\?/,
+      /--usage .*bad\.json: \/: must have required property 'never'.*; is it a file the coverage reporter wrote, or what GET \/_sim\/coverage answered\?/,
     );
   });
 });

@@ -36,9 +36,11 @@ import { serve as serveFetch } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STAND_IN_VARIANTS } from '../contract-tests/stand-in-variants.ts';
 import { createSimulator } from '../mock/simulator.ts';
+import { openDashboard, useBrowser, WAIT_MS } from '../mock/test-support/dashboard-e2e-test-support.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MINUTE = 60_000;
+useBrowser();
 
 interface Run {
   code: number | null;
@@ -191,6 +193,10 @@ describe('the packed tarball', () => {
     expect(files).toContain('dist/contract-tests/contract.vitest.config.js');
     expect(files).toContain('dist/mock/msw/simulator-handlers.js');
     expect(files).toContain('bin/energy-rental-kit.js');
+    // The two files of Swagger UI that /docs needs, copied by the build instead of a dependency.
+    expect(files).toEqual(
+      expect.arrayContaining(['dist/swagger-ui/swagger-ui-bundle.js', 'dist/swagger-ui/swagger-ui.css']),
+    );
     // The suite is the product: its compiled files are the only *.test.* shipped.
     const suite = readdirSync(path.join(ROOT, 'contract-tests')).filter((f) =>
       f.endsWith('.contract.test.ts'),
@@ -213,7 +219,8 @@ describe('the packed tarball', () => {
         (f.endsWith('.ts') && !f.endsWith('.d.ts')),
     );
     expect(unwanted).toEqual([]);
-    expect(statSync(tarball).size).toBeLessThan(1024 * 1024);
+    // Swagger UI's two files are about 0.48 MB of it, compressed.
+    expect(statSync(tarball).size).toBeLessThan(1.5 * 1024 * 1024);
   });
 
   it(
@@ -258,6 +265,8 @@ describe('the packed tarball', () => {
       expect(res.status, name).toBe(200);
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     }
+    for (const asset of ['swagger-ui-bundle.js', 'swagger-ui.css'])
+      expect((await sim.app.request(`/docs/assets/${asset}`)).status, asset).toBe(200);
   });
 });
 
@@ -329,8 +338,10 @@ describe.concurrent(BESIDE_USER_VITEST, () => {
         kit(project, 'contract', '--help'),
       ]);
       expect(help.code, help.out).toBe(0);
-      for (const command of ['serve', 'contract', 'record', 'drift', 'calibrate'])
-        expect(help.out).toContain(`energy-rental-kit ${command}`);
+      // One line a command.
+      for (const command of ['serve', 'contract', 'record', 'drift', 'calibrate', 'coverage'])
+        expect(help.out).toMatch(new RegExp(`^ {2}${command} +\\S`, 'm'));
+      expect(help.out.split('\n').length).toBeLessThan(20);
       expect(contractHelp.code, contractHelp.out).toBe(0);
       expect(contractHelp.out).toContain('--base-url');
       for (const text of [help.out, contractHelp.out]) expect(text).not.toMatch(/npm start|npm run /);
@@ -422,25 +433,38 @@ describe.concurrent(BESIDE_USER_VITEST, () => {
           '',
         ].join('\n'),
       );
-      const tested = run('npx', ['--no', 'vitest', 'run'], project);
-
-      // The globalSetup recipe exactly as the README shows it.
+      // The README's files as it shows them, each where its first line puts it: the code
+      // under test and its test run here beside the user's own.
       const readme = shippedMarkdown()
         .map((file) => readFileSync(path.join(ROOT, file), 'utf8'))
         .join('\n');
+      const placed = [
+        ...readFileSync(path.join(ROOT, 'README.md'), 'utf8').matchAll(
+          /```ts\n\/\/ ([\w./-]+\.ts)\n([\s\S]*?)```/g,
+        ),
+      ].filter(([, file]) => file !== 'vitest.global-setup.ts');
+      expect(placed.map(([, file]) => file)).toEqual(['src/buy-energy.ts', 'test/buy-energy.test.ts']);
+      for (const [, file, code] of placed) {
+        mkdirSync(path.dirname(path.join(project, 'consumer', file!)), { recursive: true });
+        writeFileSync(path.join(project, 'consumer', file!), code!);
+      }
+      const tested = run('npx', ['--no', 'vitest', 'run'], project);
+
+      // The globalSetup recipe exactly as the README shows it.
       const recipe = /```ts\n(\/\/ vitest\.global-setup\.ts[\s\S]*?)```/.exec(readme)?.[1];
       expect(recipe, 'the README keeps its globalSetup recipe').toBeDefined();
       writeFileSync(path.join(project, 'consumer/vitest.global-setup.ts'), recipe!);
       // Every other snippet of the README and the docs pages that imports the kit, as shown (one that imports a checkout's
       // ./src or ./mock fails here: a package user has neither). Snippets that import the
-      // reader's own code ('../src/buy-energy.js') are left out.
+      // reader's own code ('../src/buy-energy.js') are left out, but for the README's files above.
       const snippets = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)]
         .map((m) => m[1]!)
         .filter(
           (code) =>
             /from '(energy-rental-kit|\.\/(src|mock)\/)/.test(code) &&
             !code.includes("from '../") &&
-            code !== recipe,
+            code !== recipe &&
+            !placed.some(([, , placedCode]) => placedCode === code),
         );
       expect(snippets.length).toBeGreaterThanOrEqual(3);
       snippets.forEach((code, i) => writeFileSync(path.join(project, `consumer/readme-${i}.ts`), code));
@@ -521,7 +545,7 @@ describe.concurrent(BESIDE_USER_VITEST, () => {
       }
       const answered = await tested;
       expect(answered.code, answered.out).toBe(0);
-      expect(answered.out).toMatch(/1 passed/);
+      expect(answered.out).toMatch(/Tests\s+2 passed/);
     },
   );
 });
@@ -733,6 +757,17 @@ describe.concurrent('the README, followed by a package user', () => {
               project,
             );
             expect(installed.code, `${typed}\n${installed.out}`).toBe(0);
+            // Nothing the kit brings runs an install script (nor reports installs from one):
+            // npm names each one it sees, and the lockfile marks it.
+            expect(installed.out).not.toMatch(/install-scripts|postinstall|preinstall/);
+            const lock = JSON.parse(readFileSync(path.join(project, 'package-lock.json'), 'utf8')) as {
+              packages: Record<string, { hasInstallScript?: boolean }>;
+            };
+            expect(
+              Object.entries(lock.packages)
+                .filter(([, entry]) => entry.hasInstallScript)
+                .map(([name]) => name),
+            ).toEqual([]);
             added = Number(/added (\d+) packages?/.exec(installed.out)?.[1]);
             continue;
           }
@@ -760,6 +795,42 @@ describe.concurrent('the README, followed by a package user', () => {
         }
       } finally {
         if (simulator) expect(await simulator.stop()).toBe(0);
+      }
+    },
+  );
+
+  it(
+    "copies, from the installed kit's dashboard in Chromium, a curl command that runs as copied",
+    { concurrent: false, timeout: 2 * MINUTE },
+    async () => {
+      expect(added, 'the README install ran first').toBeGreaterThan(0);
+      const server = await serve(project);
+      const { page, errors, close } = await openDashboard(`${server.url}/_sim/ui`);
+      try {
+        const order = await fetch(`${server.url}/v1/tron/order`, {
+          method: 'POST',
+          headers: { 'API-KEY': 'demo-key', 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'pledgeAddress=TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3&rentalCount=65000&period=1h&outOrderNo=copied-1',
+        });
+        expect(order.status).toBe(200);
+        await page.fill('[data-testid="filter-text"]', 'copied-1');
+        const exchange = page.locator('[data-testid="journal-row"]').first();
+        await exchange.waitFor({ timeout: WAIT_MS });
+        await exchange.click();
+        await page
+          .locator('[data-testid="curl-command"]', { hasText: "'API-KEY: demo-key'" })
+          .waitFor({ timeout: WAIT_MS });
+        await page.getByRole('button', { name: 'Copy as curl' }).click();
+        const copied = await page.evaluate(() => navigator.clipboard.readText());
+        const ran = await run('sh', ['-c', `${copied} -s`], project);
+        expect(ran.code, `${copied}\n${ran.out}`).toBe(0);
+        expect(JSON.parse(ran.out)).toMatchObject({ code: 0, data: { outOrderNo: 'copied-1' } });
+        for (const data of ['/_sim/journal', '/_sim/dashboard'])
+          expect(await (await fetch(`${server.url}${data}`)).text(), data).not.toContain('demo-key');
+        expect(errors).toEqual([]);
+      } finally {
+        await close();
+        expect(await server.stop()).toBe(0);
       }
     },
   );

@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { closestFlag, editDistance, parseCommandArgs } from './cli-args.ts';
+import { closestFlag, editDistance, readCommandArgs } from './cli-args.ts';
 import { CliError } from './cli-error.ts';
-
-const OPTIONS = { port: { type: 'string' }, host: { type: 'string' }, quiet: { type: 'boolean' } } as const;
 
 function refusal(args: string[]): string {
   try {
-    parseCommandArgs('serve', { args, options: OPTIONS, strict: true, allowPositionals: false });
+    readCommandArgs('serve', args);
   } catch (error) {
     expect(error).toBeInstanceOf(CliError);
     return (error as Error).message;
@@ -31,7 +29,7 @@ describe('closestFlag', () => {
   });
 });
 
-describe('parseCommandArgs', () => {
+describe('readCommandArgs', () => {
   it('says "did you mean" for a misspelt flag, in one line', () => {
     expect(refusal(['--prot', '1'])).toBe(
       "serve: unknown option '--prot' (did you mean --port?). Run 'npx energy-rental-kit serve --help' for the options.",
@@ -39,7 +37,7 @@ describe('parseCommandArgs', () => {
   });
 
   it('takes a negative number as the value of the flag before it', () => {
-    const { values } = parseCommandArgs('serve', { args: ['--port', '-1'], options: OPTIONS, strict: true });
+    const { values } = readCommandArgs('serve', ['--port', '-1']);
     expect(values.port).toBe('-1');
   });
 

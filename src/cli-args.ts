@@ -1,11 +1,83 @@
 /**
- * The flags of every command, read with Node's parseArgs but answered in the kit's own
- * words: one line naming the flag and the fix, a "did you mean" for a misspelt flag, and
- * a negative number taken as the value it is (`--port -1`), so that the command's own
- * rule can refuse it.
+ * The flags of every command, by its table in spec/cli.yaml (src/generated/cli.ts), read
+ * with Node's parseArgs but answered in the kit's own words: one line naming the flag and
+ * the fix, a "did you mean" for a misspelt flag, and a negative number taken as the value
+ * it is (`--port -1`), so that the command's own rule can refuse it.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CliError } from './cli-error.ts';
+import type { CliOption } from './cli-help.ts';
+import { CLI_COMMANDS } from './generated/cli.ts';
+
+export type CommandName = keyof typeof CLI_COMMANDS;
+type OptionsOf<C extends CommandName> = (typeof CLI_COMMANDS)[C]['options'];
+/** The values of a table's options as read: a switch's a boolean, a repeatable flag's a list. */
+type ValuesOf<T> = {
+  -readonly [K in keyof T]?: T[K] extends { type: 'boolean' }
+    ? boolean
+    : T[K] extends { multiple: true }
+      ? string[]
+      : string;
+};
+
+/**
+ * Reads a command's arguments by its table, naming the flag and the fix on a mistake.
+ *
+ * @example
+ *   const { values } = readCommandArgs('drift', ['old.json', 'new.json', '--format', 'json'], true);
+ *   values.format; // 'json'
+ */
+export function readCommandArgs<C extends CommandName>(
+  command: C,
+  args: string[],
+  allowPositionals = false,
+): { values: ValuesOf<OptionsOf<C>>; positionals: string[] } {
+  const table = Object.entries(CLI_COMMANDS[command].options as Record<string, CliOption>);
+  const options: NonNullable<ParseArgsConfig['options']> = {};
+  for (const [name, o] of table)
+    options[name] = {
+      type: o.type,
+      ...(o.short ? { short: o.short } : {}),
+      ...(o.multiple ? { multiple: true } : {}),
+    };
+  const spellings = new Set(table.flatMap(([name, o]) => [`--${name}`, ...(o.short ? [`-${o.short}`] : [])]));
+  // '--port -1' is the value -1, not a flag: joined, it reaches the rule of --port.
+  const joined = [...args];
+  for (let i = 0; i < joined.length - 1; i++) {
+    const name = joined[i]!.startsWith('--') ? joined[i]!.slice(2) : undefined;
+    const next = joined[i + 1]!;
+    if (name && options[name]?.type === 'string' && /^-[^-]/.test(next) && !spellings.has(next))
+      joined.splice(i, 2, `--${name}=${next}`);
+  }
+  const help = `Run 'npx energy-rental-kit ${command} --help' for the options.`;
+  try {
+    const { values, positionals } = parseArgs({ args: joined, options, strict: true, allowPositionals });
+    return { values: values as ValuesOf<OptionsOf<C>>, positionals };
+  } catch (error) {
+    const { code, message } = error as { code?: string; message: string };
+    const flag = (/'([^']+)'/.exec(message)?.[1] ?? '').split(' ')[0]!;
+    switch (code) {
+      case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
+        const near = closestFlag(flag, Object.keys(options));
+        throw new CliError(
+          `${command}: unknown option '${flag}'${near ? ` (did you mean ${near}?)` : ''}. ${help}`,
+        );
+      }
+      case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+        throw new CliError(
+          options[flag.replace(/^-+/, '')]?.type === 'boolean' || message.includes('does not take')
+            ? `${command}: ${flag} is a switch and takes no value; give it alone. ${help}`
+            : `${command}: ${flag} needs a value, as in ${flag} VALUE. ${help}`,
+        );
+      case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+        throw new CliError(
+          `${command}: unexpected argument '${flag}'; ${command} takes options only. ${help}`,
+        );
+      default:
+        throw new CliError(`${command}: ${message.replace(/\.?\s*$/, '')}. ${help}`);
+    }
+  }
+}
 
 /**
  * The edit distance with a swap of two neighbours as one edit (optimal string alignment),
@@ -47,63 +119,4 @@ export function closestFlag(given: string, known: readonly string[]): string | u
   // A third of the name, at least one and at most two edits: further is a different flag.
   const allowed = Math.min(2, Math.max(1, Math.floor(name.length / 3)));
   return best && best.distance <= allowed ? `--${best.flag}` : undefined;
-}
-
-/**
- * parseArgs for the command `command`, whose mistakes are CliErrors of one line.
- *
- * @example
- *   const { values } = parseCommandArgs('serve', {
- *     args: ['--port', '8787'],
- *     options: { port: { type: 'string' } },
- *     strict: true,
- *   });
- */
-export function parseCommandArgs<T extends ParseArgsConfig>(
-  command: string,
-  config: T,
-): ReturnType<typeof parseArgs<T>> {
-  const options = config.options ?? {};
-  const known = Object.keys(options);
-  const spellings = new Set(
-    Object.entries(options).flatMap(([name, o]) => [`--${name}`, ...(o.short ? [`-${o.short}`] : [])]),
-  );
-  // '--port -1' is the value -1, not a flag: joined, it reaches the rule of --port.
-  const args = [...(config.args ?? [])];
-  for (let i = 0; i < args.length - 1; i++) {
-    const name = args[i]!.startsWith('--') ? args[i]!.slice(2) : undefined;
-    const next = args[i + 1]!;
-    if (name && options[name]?.type === 'string' && /^-[^-]/.test(next) && !spellings.has(next)) {
-      args.splice(i, 2, `--${name}=${next}`);
-    }
-  }
-  const help = `Run 'npx energy-rental-kit ${command} --help' for the options.`;
-  try {
-    // The same config with the joined arguments: its parse has the same type.
-    return parseArgs({ ...config, args }) as ReturnType<typeof parseArgs<T>>;
-  } catch (error) {
-    const { code, message } = error as { code?: string; message: string };
-    const quoted = /'([^']+)'/.exec(message)?.[1] ?? '';
-    const flag = quoted.split(' ')[0]!;
-    switch (code) {
-      case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
-        const near = closestFlag(flag, known);
-        throw new CliError(
-          `${command}: unknown option '${flag}'${near ? ` (did you mean ${near}?)` : ''}. ${help}`,
-        );
-      }
-      case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
-        throw new CliError(
-          options[flag.replace(/^-+/, '')]?.type === 'boolean' || message.includes('does not take')
-            ? `${command}: ${flag} is a switch and takes no value; give it alone. ${help}`
-            : `${command}: ${flag} needs a value, as in ${flag} VALUE. ${help}`,
-        );
-      case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
-        throw new CliError(
-          `${command}: unexpected argument '${flag}'; ${command} takes options only. ${help}`,
-        );
-      default:
-        throw new CliError(`${command}: ${message.replace(/\.?\s*$/, '')}. ${help}`);
-    }
-  }
 }

@@ -111,3 +111,54 @@ describe('a log of effects', () => {
     expect(again.snapshot().orders).toEqual(engine.snapshot().orders);
   });
 });
+
+describe('an engine writing ahead', () => {
+  it('hands a change to the writer whole before it counts, and puts back one the writer refuses', () => {
+    const clock = createManualClock(1_700_000_000_000);
+    const engine = createEngine({
+      clock,
+      seed: 5,
+      scenario: { settings: { timing: 'instant' }, accounts: [{ apiKey: 'demo-key', trx: 900_000_000 }] },
+    });
+    const written: EngineEffect[][] = [];
+    const told: EngineEffect[] = [];
+    let refuse = false;
+    engine.writeAhead({
+      write: (effects) => {
+        if (refuse) throw new Error('disk full');
+        written.push(JSON.parse(JSON.stringify(effects)) as EngineEffect[]);
+      },
+      append: () => expect.unreachable('no step falls due outside a change here'),
+      // What a restart would read: the scenario, and every change written.
+      readBack: () => ({ saved: undefined, effects: written.flat() }),
+    });
+    engine.subscribeEffects((effect) => told.push(effect));
+    const demo = engine.authenticate('demo-key')!;
+    const order = (n: number) =>
+      engine.createOrder(engine.authenticate('demo-key')!, {
+        pledgeAddress: addressOf(n),
+        rentalCount: 65_000,
+        period: '1h',
+        outOrderNo: `w-${n}`,
+      });
+    order(1);
+    // The order and the steps it made due, instantly, in one write.
+    expect(written.map((effects) => effects.map((e) => e.type))).toEqual([['order', 'order', 'order']]);
+    expect(told).toEqual(written[0]);
+    const before = engine.snapshot();
+
+    refuse = true;
+    expect(() => order(2)).toThrow('disk full');
+    expect(() => engine.createAccount({ trx: 5_000_000 })).toThrow('disk full');
+    expect(() => engine.deposit(demo, { trx: 1_000_000 })).toThrow('disk full');
+    expect(() => engine.rules.add({ match: {}, outcome: 'FAILED' })).toThrow('disk full');
+    expect(() => engine.setSupply(1)).toThrow('disk full');
+    expect(engine.snapshot()).toEqual(before);
+    expect(told).toHaveLength(3);
+
+    refuse = false;
+    order(3);
+    expect(written.at(-1)![0]!.seq).toBe(before.logSeq + 1);
+    expect(engine.orders(engine.authenticate('demo-key')!).map((o) => o.outOrderNo)).toEqual(['w-3', 'w-1']);
+  });
+});

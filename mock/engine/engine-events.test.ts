@@ -168,6 +168,7 @@ const READS = [
   'seq',
   'subscribe',
   'subscribeEffects',
+  'writeAhead',
 ];
 
 /** Runs `change` and returns what it emitted and how far the version moved. */

@@ -146,6 +146,25 @@ export interface Engine {
    * Returns the function that stops it.
    */
   subscribeEffects(listener: (effect: EngineEffect) => void): () => void;
+  /**
+   * Sets where each change is written before it takes effect (a log of effects). A change
+   * asked for (an order with the steps it made due, an account, a deposit, a rule, the
+   * settings, the supply, an address) goes to `write` whole; when that throws, the state
+   * is put back to what `readBack` gives, as a restart would, and the error is thrown to
+   * the caller: nothing changed. What time made (a lifecycle step, a clock's move, a
+   * reset) goes to `append`. Undefined stops it.
+   */
+  writeAhead(writer: EffectWriter | undefined): void;
   /** Changes since the state began, across restores: the number of the last effect, and a snapshot's `logSeq`. */
   readonly seq: number;
+}
+
+/** A log of effects as the engine writes to it (Engine.writeAhead). */
+export interface EffectWriter {
+  /** Writes the effects of one change whole, or throws and keeps none of them. */
+  write(effects: readonly EngineEffect[]): void;
+  /** Writes an effect of time's, or keeps it to write before the next. */
+  append(effect: EngineEffect): void;
+  /** What a restart would read now: the state saved, and the changes written or kept after it. */
+  readBack(): { saved: EngineSnapshot | undefined; effects: readonly EngineEffect[] };
 }

@@ -22,10 +22,12 @@ import { createRandomSource } from './random-source.ts';
 import { refuseIfBroken, RestoreError, snapshotProblems } from './snapshot-check.ts';
 import { planDelays } from './timing.ts';
 import type { Engine, EngineEvent, EngineOptions, Scenario } from './engine-types.ts';
+import { createWriteAhead } from './write-ahead.ts';
 
 export type {
   AccountSeed,
   CreateOrderInput,
+  EffectWriter,
   Engine,
   EngineEvent,
   EngineOptions,
@@ -64,6 +66,12 @@ export function createEngine(options: EngineOptions): Engine {
   let seq = 0;
   /** Snapshots being written; each keeps an order's state before a step changes it. */
   const beforeChange = new Set<(order: Order) => void>();
+  /** Changes asked for are written before they take effect (write-ahead.ts). */
+  const ahead = createWriteAhead({
+    tell: (effect) => effectListeners.forEach((listener) => listener(effect)),
+    restore: (saved, effects) => restore(saved, effects),
+    runDue: () => state.scheduler.runDue(),
+  });
 
   /**
    * The one way a change of state is made known: every mutation below applies its change
@@ -73,7 +81,7 @@ export function createEngine(options: EngineOptions): Engine {
   function commit(event: EngineEvent): void {
     version++;
     seq++;
-    if (effectListeners.size > 0) tellEffect(effectOf(state, event));
+    if (ahead.writing || effectListeners.size > 0) tellEffect(effectOf(state, event));
     for (const listener of listeners) listener(event);
   }
 
@@ -81,12 +89,11 @@ export function createEngine(options: EngineOptions): Engine {
   if (clock.mode === 'manual' && 'onAdvanced' in clock)
     (clock as ManualClock).onAdvanced(() => {
       seq++;
-      if (effectListeners.size > 0) tellEffect({ type: 'clock' });
+      if (ahead.writing || effectListeners.size > 0) tellEffect({ type: 'clock' });
     });
 
   function tellEffect(body: EffectBody): void {
-    const effect = { seq, at: clock.now(), ...body } as EngineEffect;
-    for (const listener of effectListeners) listener(effect);
+    ahead.take({ seq, at: clock.now(), ...body } as EngineEffect);
   }
 
   /** Puts `next` in place of the whole state: the old one's pending steps go with it. */
@@ -182,8 +189,6 @@ export function createEngine(options: EngineOptions): Engine {
     // The event of the restore is no change of its own: seq is the last change restored.
     seq = at;
     if (effects.length > 0) refuseIfBroken(snapshotProblems(engine.snapshot()));
-    // Steps that fell due while the simulator was down happen now, in order.
-    state.scheduler.runDue();
   }
 
   const engine: Engine = {
@@ -271,7 +276,8 @@ export function createEngine(options: EngineOptions): Engine {
         s.orders.evict(settings.maxStoredOrders);
         // No event of its own (nothing a view shows), but a log of effects must repeat it here.
         seq++;
-        if (effectListeners.size > 0) tellEffect({ type: 'evicted', cap: settings.maxStoredOrders });
+        if (ahead.writing || effectListeners.size > 0)
+          tellEffect({ type: 'evicted', cap: settings.maxStoredOrders });
       }
       return { order, duplicate: false };
     },
@@ -382,6 +388,8 @@ export function createEngine(options: EngineOptions): Engine {
       return () => effectListeners.delete(listener);
     },
 
+    writeAhead: ahead.set,
+
     snapshot() {
       const later = engine.snapshotLater();
       const orders = later.next(Infinity);
@@ -418,6 +426,21 @@ export function createEngine(options: EngineOptions): Engine {
     },
   };
 
-  if (options.restore || options.replay?.length) restore(options.restore, options.replay ?? []);
+  for (const name of [
+    'createOrder',
+    'createAccount',
+    'deposit',
+    'updateSettings',
+    'setSupply',
+    'setAddress',
+  ] as const)
+    (engine as unknown as Record<string, unknown>)[name] = ahead.written(engine[name]);
+  for (const name of ['add', 'remove', 'clear'] as const)
+    (engine.rules as unknown as Record<string, unknown>)[name] = ahead.written(engine.rules[name]);
+  if (options.restore || options.replay?.length) {
+    restore(options.restore, options.replay ?? []);
+    // Steps that fell due while the simulator was down happen now, in order.
+    state.scheduler.runDue();
+  }
   return engine;
 }

@@ -1,7 +1,8 @@
 /**
  * A change is acknowledged only once it is kept: the request core and the control plane
  * ask the simulator's change log (the log of effects beside `--state`, cli/state-log.ts)
- * before a request that may change state, and look at it again before answering.
+ * before a request that may change state, and look at it again before answering. The
+ * engine itself writes each change it is asked for before it takes effect.
  */
 import { SimulatorError } from '../engine/index.ts';
 
@@ -28,12 +29,22 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function beforeChange(log: ChangeLog | undefined, method: string): number | undefined {
   if (!log || READS.has(method)) return undefined;
   const problem = log.check();
-  if (problem)
-    throw SimulatorError.answer(
-      'stateNotWritten',
-      `Nothing was changed: the state log cannot be written (${problem.message}). Free the disk or mend --state; changes are taken again once a write succeeds.`,
-    );
+  if (problem) throw notWritten(problem);
   return log.failures;
+}
+
+/**
+ * The refusal of a change the state log could not take: the engine put it back, or it was
+ * never made.
+ *
+ * @example
+ *   throw notWritten(new Error('ENOSPC: no space left on device, write'));
+ */
+export function notWritten(problem: Error): SimulatorError {
+  return SimulatorError.answer(
+    'stateNotWritten',
+    `Nothing was changed: the state log cannot be written (${problem.message}). Free the disk or mend --state; changes are taken again once a write succeeds.`,
+  );
 }
 
 /** The refusal to answer instead of a success when the log failed while the request was answered. */
@@ -41,7 +52,17 @@ export function afterChange(
   log: ChangeLog | undefined,
   before: number | undefined,
 ): SimulatorError | undefined {
-  if (!log || before === undefined || log.failures === before) return undefined;
+  // A change asked for is written before it counts (the engine's writeAhead): what is left
+  // is what time made meanwhile (a clock's move, a step), while it is still unwritten.
+  if (!log || before === undefined || log.failures === before || !log.check()) return undefined;
+  return notKept();
+}
+
+/**
+ * The refusal of a change that stayed in memory unwritten (what time made, or a change the
+ * engine could not put back): written once the disk takes it, or lost at a crash.
+ */
+export function notKept(): SimulatorError {
   return SimulatorError.answer(
     'stateNotWritten',
     'The change was made in memory but could not be written to the state log, so it is not acknowledged: it is written once the disk takes it, or lost at a crash. Read the state back (order history, GET /_sim/…) before repeating it.',

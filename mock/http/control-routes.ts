@@ -110,8 +110,13 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
     return sendJson(c, health);
   });
 
+  // The keys POST /accounts made (by wallet address) since the start or the last reset: with
+  // the scenario's, the only ones the simulator holds beside their digests.
+  const madeKeys = new Map<string, string>();
+
   control.post('/reset', op('reset'), (c) => {
     engine.reset();
+    madeKeys.clear();
     journal.clear();
     ctx.faults.reset();
     return sendJson(c, { ok: true });
@@ -161,8 +166,23 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
       ...(input.referralCount !== undefined ? { referralCount: input.referralCount } : {}),
     });
     c.set('account', account);
+    madeKeys.set(account.walletAddress, apiKey);
     const created: C['CreatedAccount'] = { apiKey, name: account.name, walletAddress: account.walletAddress };
     return sendJson(c, created, 201);
+  });
+  // For the dashboard's Copy as curl: one account's key, asked for that account alone.
+  control.get('/accounts/:address/key', op('getAccountKey'), (c) => {
+    const address = requireTronAddress(c.req.param('address'));
+    const apiKey = [madeKeys.get(address), ...(ctx.scenario.accounts ?? []).map((a) => a.apiKey)].find(
+      (key) => key !== undefined && engine.authenticate(key)?.walletAddress === address,
+    );
+    if (!apiKey)
+      throw SimulatorError.answer(
+        'notFound',
+        `No key held for account ${address}: the simulator holds the scenario's keys and those POST /_sim/accounts made, and of any other only its digest. Use the key the account was made with.`,
+      );
+    c.header('cache-control', 'no-store');
+    return sendJson(c, { apiKey });
   });
   control.get('/accounts/me', op('getOwnAccount'), auth, (c) =>
     sendJson(c, accountView(engine, c.get('account'))),

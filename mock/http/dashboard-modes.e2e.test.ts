@@ -47,10 +47,17 @@ describe('the dashboard of a proxy', () => {
         expect(await page.locator(`[data-testid="${hidden}"]`).isVisible(), hidden).toBe(false);
       for (const shown of ['journal-panel', 'fault-form', 'config-form'])
         expect(await page.locator(`[data-testid="${shown}"]`).isVisible(), shown).toBe(true);
-      await page
-        .locator('[data-testid="journal-row"]', { hasText: '/v1/tron/order' })
-        .first()
-        .waitFor({ timeout: WAIT_MS });
+      const forwarded = page.locator('[data-testid="journal-row"]', { hasText: '/v1/tron/order' }).first();
+      await forwarded.waitFor({ timeout: WAIT_MS });
+      // The key went upstream and is kept nowhere: the copy says where to put one.
+      await forwarded.click();
+      await page.locator('[data-testid="curl-note"]', { hasText: /\S/ }).waitFor({ timeout: WAIT_MS });
+      expect(await page.locator('[data-testid="curl-command"]').textContent()).toContain(
+        "'API-KEY: <API_KEY>'",
+      );
+      expect(await page.locator('[data-testid="curl-note"]').textContent()).toBe(
+        'Replace <API_KEY> with your key of the upstream: the proxy passes it on and keeps none.',
+      );
       expect(errors).toEqual([]);
     } finally {
       await close();

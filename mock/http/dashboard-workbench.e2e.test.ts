@@ -372,13 +372,19 @@ describe('the dashboard as a workbench', () => {
       const response = await page.locator('[data-testid="detail-response-body"]').innerText();
       expect(response).toContain('\n  "code": 0,'); // pretty-printed
       expect(JSON.parse(response).data.id).toBe(mine.id);
+      // The account's own key, asked of the control plane for it alone, never kept in the journal.
+      await page
+        .locator('[data-testid="curl-command"]', { hasText: "'API-KEY: demo-key'" })
+        .waitFor({ timeout: WAIT_MS });
       const curl = await text(page, '[data-testid="curl-command"]');
       expect(curl).toMatch(
-        /^curl -X POST 'http:\/\/127\.0\.0\.1:\d+\/v1\/tron\/order\?[^']*outOrderNo=shop-4242[^']*' -H 'API-KEY: <API_KEY>'$/,
+        /^curl -X POST 'http:\/\/127\.0\.0\.1:\d+\/v1\/tron\/order\?[^']*outOrderNo=shop-4242[^']*' -H 'API-KEY: demo-key'$/,
       );
-      expect(curl).not.toContain('demo-key');
+      expect(await text(page, '[data-testid="curl-note"]')).toBe('');
       await page.getByRole('button', { name: 'Copy as curl' }).click();
       expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(curl);
+      for (const path of ['/_sim/journal', '/_sim/dashboard'])
+        expect(await (await fetch(`${server.url}${path}`)).text(), path).not.toContain('demo-key');
       await page.evaluate(() => window.scrollTo(0, 0));
       for (const target of saveScreenshot('dashboard-journal.png'))
         await page.screenshot({ path: target, fullPage: true });
@@ -388,6 +394,43 @@ describe('the dashboard as a workbench', () => {
       await server.close();
     }
   }, 90_000);
+
+  it("copies each account's own key, and where the simulator holds none a placeholder and what to put there", async () => {
+    requireBrowser();
+    const server = await startServer({ clock: 'manual' });
+    const other = await server.call('POST', '/_sim/accounts', { json: { balance: { trx: '50' } } });
+    await createOrder(server, { outOrderNo: 'other-1', apiKey: other.apiKey, pledgeAddress: OTHER_ADDRESS });
+    await fetch(`${server.url}/v1/tron/price?rentalCount=65000&period=1h`, {
+      headers: { 'API-KEY': 'wrong-key-000' },
+    });
+    const { page, errors, close } = await openDashboard(`${server.url}/_sim/ui`);
+    try {
+      const rows = page.locator('[data-testid="journal-row"]');
+      await page.fill('[data-testid="filter-text"]', 'other-1');
+      await expect.poll(() => rows.count()).toBe(1);
+      await rows.first().click();
+      const command = page.locator('[data-testid="curl-command"]');
+      await command.filter({ hasText: `'API-KEY: ${other.apiKey}'` }).waitFor({ timeout: WAIT_MS });
+      // As copied: the same outOrderNo answers the order it made.
+      const { stdout } = await promisify(execFile)('sh', ['-c', `${await command.textContent()} -s`]);
+      expect(JSON.parse(stdout)).toMatchObject({ code: 0, data: { outOrderNo: 'other-1' } });
+      for (const path of ['/_sim/journal', '/_sim/dashboard'])
+        expect(await (await fetch(`${server.url}${path}`)).text(), path).not.toContain(other.apiKey);
+
+      await page.fill('[data-testid="filter-text"]', '');
+      await page.selectOption('[data-testid="filter-status"]', '4');
+      await expect.poll(() => rows.count()).toBe(1);
+      await rows.first().click();
+      await command.filter({ hasText: "'API-KEY: <API_KEY>'" }).waitFor({ timeout: WAIT_MS });
+      expect(await text(page, '[data-testid="curl-note"]')).toBe(
+        'Replace <API_KEY> with the key of an account: this request carried none the simulator knows.',
+      );
+      expect(errors).toEqual([]);
+    } finally {
+      await close();
+      await server.close();
+    }
+  }, 60_000);
 
   it('copies a curl command that the shell runs as the same request, quotes and all', async () => {
     requireBrowser();
@@ -431,11 +474,14 @@ describe('the dashboard as a workbench', () => {
     try {
       await page.fill('[data-testid="filter-operation"]', 'createOrder');
       await page.locator('[data-testid="journal-row"]').first().click();
+      await page
+        .locator('[data-testid="curl-command"]', { hasText: "'API-KEY: demo-key'" })
+        .waitFor({ timeout: WAIT_MS });
       const curl = await text(page, '[data-testid="curl-command"]');
       expect(curl).toContain("-H 'content-type: application/x-www-form-urlencoded'");
       expect(curl).not.toContain('application/json');
-      // The key is a placeholder in the copy; the shell fills it in, as a user would.
-      const command = curl.replace('<API_KEY>', 'demo-key').replace('form-1', 'form-2');
+      // As copied, but for a new outOrderNo.
+      const command = curl.replace('form-1', 'form-2');
       const { stdout } = await promisify(execFile)('sh', ['-c', `${command} -s`]);
       const answer = JSON.parse(stdout) as { code: number; data: { id: string } };
       expect(answer.code).toBe(0);

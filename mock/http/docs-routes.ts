@@ -1,29 +1,34 @@
 /**
- * Interactive API reference: Swagger UI (from swagger-ui-dist, served locally, so it
- * works with no network) for the API at /docs and the control plane at /docs/control.
- * The simulator itself is put first among the servers as the relative URL `/`, which
- * Swagger UI resolves against the page, so "Try it out" talks to this simulator; the
- * request's Host is never written into the document (it was reflected before). The demo
- * key is pre-authorised.
+ * Interactive API reference: Swagger UI (served locally, so it works with no network) for
+ * the API at /docs and the control plane at /docs/control. The simulator itself is put
+ * first among the servers as the relative URL `/`, which Swagger UI resolves against the
+ * page, so "Try it out" talks to this simulator; the request's Host is never written into
+ * the document (it was reflected before). The demo key is pre-authorised.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Hono } from 'hono';
 import { loadSpec, type DocumentName } from '../../src/spec/loader.ts';
 import { SimulatorError } from '../engine/index.ts';
 import type { SimEnv } from './context.ts';
 
+/** The two files of swagger-ui-dist the page needs (the build copies them; package.json "build"). */
 const ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
-  'swagger-ui-standalone-preset.js': 'text/javascript; charset=utf-8',
-  'favicon-32x32.png': 'image/png',
 };
 
+/**
+ * The package ships the two files in dist/swagger-ui/ rather than depending on
+ * swagger-ui-dist, whose @scarf/scarf runs a postinstall that reports installs; a checkout
+ * reads them from swagger-ui-dist, a devDependency.
+ */
 function assetDirectory(): string {
-  const swaggerUi = createRequire(import.meta.url)('swagger-ui-dist') as { getAbsoluteFSPath(): string };
-  return swaggerUi.getAbsoluteFSPath();
+  const shipped = fileURLToPath(new URL('../../swagger-ui/', import.meta.url));
+  if (existsSync(shipped)) return shipped;
+  return path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 }
 
 function page(title: string, specUrl: string, schemes: string[]): string {
@@ -36,16 +41,14 @@ function page(title: string, specUrl: string, schemes: string[]): string {
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>${title}</title>
-  <link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png">
   <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
-  <style>body { margin: 0; } .topbar { display: none; } .erk-nav { font: 14px system-ui, sans-serif; padding: 10px 20px; background: #1f2937; color: #e5e7eb; }
+  <style>body { margin: 0; } .erk-nav { font: 14px system-ui, sans-serif; padding: 10px 20px; background: #1f2937; color: #e5e7eb; }
   .erk-nav a { color: #93c5fd; margin-right: 16px; text-decoration: none; }</style>
 </head>
 <body>
   <nav class="erk-nav"><strong style="margin-right:20px">energy-rental-kit</strong><a href="/docs">API reference</a><a href="/docs/control">Control plane</a><a href="/_sim/ui">Dashboard</a></nav>
   <div id="swagger-ui"></div>
   <script src="/docs/assets/swagger-ui-bundle.js"></script>
-  <script src="/docs/assets/swagger-ui-standalone-preset.js"></script>
   <script>
     window.addEventListener('load', function () {
       var ui = SwaggerUIBundle({
@@ -54,8 +57,8 @@ function page(title: string, specUrl: string, schemes: string[]): string {
         deepLinking: true,
         persistAuthorization: true,
         tryItOutEnabled: true,
-        presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-        layout: 'StandaloneLayout',
+        presets: [SwaggerUIBundle.presets.apis],
+        layout: 'BaseLayout',
         onComplete: function () { ${preauthorize} }
       });
       window.ui = ui;

@@ -16,6 +16,19 @@ export const DEFAULT_SCENARIO: ScenarioInput = {
 };
 
 /**
+ * A scenario file that does not parse, in one line: the file, the line and column of the
+ * first mistake and what it is, without the parser's code frame.
+ *
+ * @example
+ *   scenarioSyntaxError(yamlError, 'team.yaml'); // "team.yaml:3:7: neither JSON nor YAML: Nested mappings are not allowed in compact mappings"
+ */
+export function scenarioSyntaxError(error: unknown, file: string): string {
+  const { message, linePos } = error as { message: string; linePos?: [{ line: number; col: number }] };
+  const where = linePos ? `:${linePos[0].line}:${linePos[0].col}` : '';
+  return `${file}${where}: neither JSON nor YAML: ${message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`;
+}
+
+/**
  * Converts the control plane's settings (decimal strings) into the engine's units.
  *
  * @example

@@ -16,6 +16,8 @@ type Control = components['schemas'];
 export interface StartSimulatorOptions extends SimulatorOptions {
   /** Listen on a loopback port (default true); false gives an in-process simulator only. */
   listen?: boolean;
+  /** The loopback port to listen on, for CI that allows only some ports; default 0, a free one. */
+  port?: number;
 }
 
 export interface TestSimulator {
@@ -71,25 +73,38 @@ export interface TestSimulator {
 
 /**
  * Starts a simulator for a test. Defaults: manual clock, realistic timing, the demo
- * account (key `demo-key`, 1000 TRX, 100 USDT).
+ * account (key `demo-key`, 1000 TRX, 100 USDT), a free loopback port.
  *
  * @example
- *   const sim = await startSimulator();
+ *   const sim = await startSimulator(); // or startSimulator({ port: 8787 }) where CI allows one port
+ *   sim.url; // 'http://127.0.0.1:53211'
  *   const client = sim.client();
  *   const { id } = await client.createOrder({ pledgeAddress, rentalCount: 65000, period: '1h' });
  *   await client.waitForOrder({ orderId: id }); // advances the manual clock, takes no real time
  *   await sim.stop();
  */
 export async function startSimulator(options: StartSimulatorOptions = {}): Promise<TestSimulator> {
-  const { listen = true, ...simulatorOptions } = options;
+  const { listen = true, port = 0, ...simulatorOptions } = options;
+  if (!Number.isInteger(port) || port < 0 || port > 65535 || (port !== 0 && !listen))
+    throw new TypeError(
+      `startSimulator: port must be a whole number from 0 to 65535, with listen left on (got ${port}${listen ? '' : ' and listen: false'}).`,
+    );
   const simulator = createSimulator({ clock: 'manual', ...simulatorOptions });
   let url = '';
   let close = async (): Promise<void> => {};
   if (listen) {
     const server = createSimulatorServer(simulator);
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
+      server.once('error', (error: NodeJS.ErrnoException) =>
+        reject(
+          error.code === 'EADDRINUSE'
+            ? new Error(
+                `startSimulator: port ${port} on 127.0.0.1 is in use; pass another port, or 0 for a free one.`,
+              )
+            : error,
+        ),
+      );
+      server.listen(port, '127.0.0.1', () => resolve());
     });
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     close = () =>

@@ -51,7 +51,7 @@ describe('merging coverage files', () => {
     expect(() =>
       readCoverageFile({ format: COVERAGE_FORMAT, exercised: { 'op:getPrice': 0 }, never: [] }, 'c.json'),
     ).toThrow(
-      'c.json: /exercised/op:getPrice: must be >= 1 (got 0); is it a file the coverage reporter wrote?',
+      'c.json: /exercised/op:getPrice: must be >= 1 (got 0); is it a file the coverage reporter wrote, or what GET /_sim/coverage answered?',
     );
     expect(() =>
       readCoverageFile(

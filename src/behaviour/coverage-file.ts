@@ -30,16 +30,23 @@ let checkFile: ValidateFunction | undefined;
 
 /**
  * Checks a parsed coverage file against spec/control.yaml's CoverageFile, naming the file,
- * the field and the rule on a mistake.
+ * the field and the rule on a mistake. What GET /_sim/coverage answers is read alike: it
+ * is a coverage file without its format line, so CI that saved it can gate on it.
  *
  * @example
  *   readCoverageFile(JSON.parse(text), 'energy-coverage.json');
  */
 export function readCoverageFile(value: unknown, name: string): CoverageFile {
   checkFile ??= createValidators(loadSpec('control')).schema('CoverageFile');
-  if (checkFile(value)) return value as CoverageFile;
-  const problems = describeSchemaProblems(checkFile.errors ?? [], value);
-  throw new Error(`${name}: ${problems}; is it a file the coverage reporter wrote?`);
+  const file =
+    typeof value === 'object' && value !== null && !Array.isArray(value) && !('format' in value)
+      ? coverageFileOf(value as Coverage, [name])
+      : value;
+  if (checkFile(file)) return file as CoverageFile;
+  const problems = describeSchemaProblems(checkFile.errors ?? [], file);
+  throw new Error(
+    `${name}: ${problems}; is it a file the coverage reporter wrote, or what GET /_sim/coverage answered?`,
+  );
 }
 
 function addCounts(into: Record<string, number>, from: Record<string, number> | undefined): void {

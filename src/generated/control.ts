@@ -147,6 +147,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/_sim/accounts/{address}/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the API key of one account, if the simulator holds it
+         * @description For the dashboard's Copy as curl, which asks it for the account of the exchange it
+         *     shows, so that the copied command runs as it is. Only a key the simulator holds is
+         *     answered: one of the scenario's, or one that POST /_sim/accounts made since the start
+         *     or the last reset. A key of an account restored from a state file is kept only as its
+         *     digest: 404. The answer is never cached, and the journal keeps the key redacted.
+         */
+        get: operations["getAccountKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/_sim/accounts/me": {
         parameters: {
             query?: never;
@@ -1999,6 +2023,37 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
+        };
+    };
+    getAccountKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A TRON address. */
+                address: components["parameters"]["Address"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's key. */
+            200: {
+                headers: {
+                    /** @description Always `no-store`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        apiKey: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["NotInThisMode"];
         };
     };
     getOwnAccount: {

@@ -1088,6 +1088,13 @@ export const CONTROL_OPERATIONS: Record<string, { readonly method: string; reado
       "simulator"
     ]
   },
+  "getAccountKey": {
+    "method": "GET",
+    "path": "/_sim/accounts/{address}/key",
+    "modes": [
+      "simulator"
+    ]
+  },
   "getOwnAccount": {
     "method": "GET",
     "path": "/_sim/accounts/me",

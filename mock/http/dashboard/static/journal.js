@@ -1,17 +1,20 @@
 // The journal: filters kept in the address's hash, the list, and one exchange in detail
 // with a "copy as curl" command.
-import { token } from './api.js';
+import { api, token } from './api.js';
 import { $, emptyRow, facts, fill, h, iso, pretty, short, timeMs } from './dom.js';
 
 const FILTERS = ['op', 'status', 'account', 'q', 'own'];
 let entries = [];
 let names = new Map();
 let openId;
+let mode = 'simulator';
+/** The key of the open exchange's account, asked of the control plane for it alone. */
+let shownKey = { id: undefined, key: undefined, held: true };
 
 /** The page's own traffic: its assets, the docs, the reads it polls. */
 export function isOwn(e) {
   if (/^\/(docs|favicon\.ico)(\/|$)/.test(e.path) || /^\/_sim\/ui(\/|$)/.test(e.path)) return true;
-  return e.method === 'GET' && /^\/_sim\/(dashboard|events|health|journal)$/.test(e.path);
+  return e.method === 'GET' && /^\/_sim\/(dashboard|events|health|journal|accounts\/\w+\/key)$/.test(e.path);
 }
 
 function readFilters() {
@@ -144,10 +147,10 @@ export function shellQuote(word) {
   return "'" + String(word).replace(/'/g, "'\\''") + "'";
 }
 
-/** A curl command that repeats the request, the key left as a placeholder. */
-export function curlFor(e) {
+/** A curl command that repeats the request: with `key`, or a placeholder for it. */
+export function curlFor(e, key) {
   const parts = ['curl', '-X', e.method, shellQuote(location.origin + fullPath(e))];
-  if (e.account || /^\/v1\//.test(e.path)) parts.push('-H', shellQuote('API-KEY: <API_KEY>'));
+  if (e.account || /^\/v1\//.test(e.path)) parts.push('-H', shellQuote('API-KEY: ' + (key || '<API_KEY>')));
   // The page's own token stays out of the command, like the key.
   if (token && /^\/_sim\//.test(e.path)) parts.push('-H', shellQuote('Authorization: Bearer <TOKEN>'));
   if (e.outcomeAsked) parts.push('-H', shellQuote('Prefer: outcome=' + e.outcomeAsked));
@@ -204,11 +207,38 @@ function renderDetail() {
     h('h3', { class: 'sub-h' }, 'Response body'),
     h('pre', { class: 'json', testid: 'detail-response-body' }, pretty(e.response) || '(none)'),
   ]);
-  $('curl-command').textContent = curlFor(e);
+  // Asked once per exchange opened, for its account alone, so no key sits in the page's data.
+  if (mode === 'simulator' && e.account && shownKey.id !== e.id) {
+    shownKey = { id: e.id, key: undefined, held: true };
+    const asked = shownKey;
+    api('accounts/' + encodeURIComponent(e.account) + '/key')
+      .then(
+        (answer) => (asked.key = answer.apiKey),
+        () => (asked.held = false),
+      )
+      .then(() => shownKey === asked && renderDetail());
+  }
+  const keyed = e.account || /^\/v1\//.test(e.path);
+  const key = shownKey.id === e.id ? shownKey.key : undefined;
+  $('curl-command').textContent = curlFor(e, key);
+  // A placeholder is explained once it is sure no key will come.
+  const asking = mode === 'simulator' && e.account && shownKey.id === e.id && shownKey.held;
+  $('curl-note').textContent =
+    !keyed || key || asking
+      ? ''
+      : 'Replace <API_KEY> with ' +
+        (mode === 'proxy'
+          ? 'your key of the upstream: the proxy passes it on and keeps none.'
+          : mode === 'replay'
+            ? "the recording's alias of the key it was made with (key-1 for its main account): it keeps no key."
+            : e.account
+              ? 'this account\u2019s key: the simulator holds only its digest (it was restored, or not made here).'
+              : 'the key of an account: this request carried none the simulator knows.');
 }
 
-/** Shows these entries (oldest first or newest first, any order: shown newest first). */
-export function renderJournal(list, accounts) {
+/** Shows these entries (oldest first or newest first, any order: shown newest first) of a simulator in `shownMode`. */
+export function renderJournal(list, accounts, shownMode) {
+  mode = shownMode || 'simulator';
   entries = list.slice().sort((a, b) => b.id - a.id);
   names = new Map(accounts.map((a) => [a.walletAddress, a.name]));
   const select = $('filter-account');

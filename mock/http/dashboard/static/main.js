@@ -64,7 +64,7 @@ function render(data, journal, health) {
   renderOrderDetail(data);
   renderAddresses(data.addresses, totals.addresses);
   renderRules(data.rules, data.faults);
-  renderJournal(journal || data.journal, data.accounts);
+  renderJournal(journal || data.journal, data.accounts, data.mode || (health && health.mode));
   document.body.setAttribute('data-loaded', 'true');
 }
 
