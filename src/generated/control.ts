@@ -368,7 +368,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read whether an address is activated */
+        /**
+         * Read whether an address is activated, and what the TRON node shows of it
+         * @description The activation record, and `chain`: the address as the simulated TRON node
+         *     (spec/tron-node.yaml) shows it now: whether it exists on the full node and in
+         *     confirmed blocks, its energy and stake, its USDT, and the delegation of each of
+         *     its stored orders with its expiry.
+         */
         get: operations["getAddress"];
         /** Mark an address activated or not */
         put: operations["setAddress"];
