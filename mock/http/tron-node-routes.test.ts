@@ -221,7 +221,7 @@ describe('the simulated TRON node', () => {
     expect(journal.text).not.toContain(SECRET);
   });
 
-  it('counts coverage chain:delivered and chain:expired from what a read showed', async () => {
+  it('counts the reads as calls, and coverage chain:delivered and chain:expired from what they showed', async () => {
     const sim = simulator();
     await order(sim);
     await resource(sim);
@@ -230,6 +230,8 @@ describe('the simulated TRON node', () => {
     const coverage = (await callGet(sim, '/_sim/coverage')).body;
     expect(coverage.exercised).toMatchObject({ 'chain:delivered': 1, 'chain:expired': 1 });
     expect(coverage.never).not.toContain('chain:delivered');
+    expect(coverage.unclassified).toBe(0);
+    expect(sim.calls.count({ operation: 'wallet_getaccountresource_post' })).toEqual({ count: 2 });
   });
 
   it('shows the address on chain in the control plane, and each order delegation', async () => {
