@@ -74,16 +74,8 @@ export function energyOf(stakeSun: number, chain: Chain): number {
   );
 }
 
-/** The energy one COMPLETED order delegated, from its delivery to `expiresAt`. */
-export interface Delegation {
-  orderId: string;
-  from: string;
-  to: string;
-  energy: number;
-  stakeSun: number;
-  deliveredAt: number;
-  expiresAt: number;
-}
+/** The energy one COMPLETED order delegated, from its delivery to `expiresAt` (spec/control.yaml's OrderDelegation). */
+export type Delegation = Omit<components['schemas']['OrderDelegation'], 'state'>;
 
 /**
  * An order's delegation: undefined unless it is COMPLETED.

@@ -5,7 +5,7 @@
  */
 import { isTronAddress } from '../tron-address.ts';
 import { EnergyRentalError } from './energy-rental-error.ts';
-import { untilAborted } from './send-request.ts';
+import { fetchWithin } from './send-request.ts';
 import { isTransient, type PollingClock } from './wait-for-order.ts';
 
 export interface WaitForEnergyOptions {
@@ -39,33 +39,16 @@ const OPERATION = 'waitForEnergy';
 export async function readEnergy(node: TronNode, address: string): Promise<number> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (node.apiKey) headers['TRON-PRO-API-KEY'] = node.apiKey;
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), node.timeoutMs);
-  let response: Response;
-  let text: string;
-  try {
-    const request = new Request(`${node.url.replace(/\/+$/, '')}/wallet/getaccountresource`, {
+  const { response, text } = await fetchWithin(
+    node,
+    OPERATION,
+    `${node.url.replace(/\/+$/, '')}/wallet/getaccountresource`,
+    {
       method: 'POST',
       headers,
       body: JSON.stringify({ address, visible: true }),
-      signal: controller.signal,
-    });
-    response = await untilAborted(
-      Promise.resolve().then(() => node.fetch(request)),
-      controller.signal,
-    );
-    text = await untilAborted(response.text(), controller.signal);
-  } catch (cause) {
-    const timedOut = controller.signal.aborted;
-    throw new EnergyRentalError(
-      timedOut
-        ? `no complete response within ${node.timeoutMs} ms (timeout)`
-        : `network error: ${String(cause)}`,
-      { operation: OPERATION, kind: timedOut ? 'timeout' : 'network', cause },
-    );
-  } finally {
-    clearTimeout(timer);
-  }
+    },
+  );
   const details = { operation: OPERATION, status: response.status, body: text } as const;
   if (!response.ok)
     throw new EnergyRentalError(`HTTP ${response.status} from the TRON node`, { ...details, kind: 'http' });
