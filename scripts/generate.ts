@@ -47,6 +47,12 @@ const documents = [
     models: 'src/generated/control.ts',
     json: 'src/generated/control.json',
   },
+  {
+    name: 'node',
+    source: 'spec/tron-node.yaml',
+    models: 'src/generated/tron-node.ts',
+    json: 'src/generated/tron-node.json',
+  },
 ] as const;
 
 const VALIDATORS_FILE = 'src/generated/validators.ts';
@@ -78,7 +84,8 @@ export async function generateArtifacts(sources: SourceDocuments = {}): Promise<
     const parsed =
       sources[doc.name] ?? (parse(await readFile(path.join(root, doc.source), 'utf8')) as OpenAPI3);
     parsedDocuments.set(doc.name, parsed);
-    const ast = await openapiTS(parsed, { silent: true });
+    // A field with a `default` may be left out (the kit fills it in), so it stays optional.
+    const ast = await openapiTS(parsed, { silent: true, defaultNonNullable: false });
     files.set(doc.models, `${header}// Source: ${doc.source}\n\n${astToString(ast)}`);
     files.set(doc.json, `${JSON.stringify(parsed, null, 2)}\n`);
   }
@@ -111,12 +118,12 @@ export async function generateArtifacts(sources: SourceDocuments = {}): Promise<
 
 /** The lists of src/spec/spec-lists.ts, read from the same parsed documents as everything else. */
 function listsModule(parsedDocuments: Map<DocumentName, OpenAPI3>): string {
-  const [api, control] = (['api', 'control'] as const).map((name) =>
+  const [api, control, node] = (['api', 'control', 'node'] as const).map((name) =>
     readSpec(name, parsedDocuments.get(name) as unknown as OpenAPIObject),
   );
   const sources = documents.map((doc) => doc.source).join(', ');
   return renderLists(
-    specLists(api!, control!),
+    specLists(api!, control!, node!),
     [
       header.replace('the file named below', 'the files named below').trimEnd(),
       `// Sources: ${sources}, through src/spec/spec-lists.ts`,

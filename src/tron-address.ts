@@ -89,3 +89,24 @@ export function encodeTronAddress(accountId: Uint8Array): string {
   bytes.set(checksum(bytes.subarray(0, PAYLOAD_BYTES)).subarray(0, CHECKSUM_BYTES), PAYLOAD_BYTES);
   return bs58.encode(bytes);
 }
+
+/**
+ * A TRON address in java-tron's hex form: the 21-byte payload, `41` first, 42 hex digits.
+ *
+ * @example
+ *   tronAddressToHex('TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3'); // '41bb3be79f2301ec17b64cccb8cedca70ea27269fa'
+ */
+export function tronAddressToHex(address: string): string {
+  return Buffer.from(bs58.decode(address).subarray(0, PAYLOAD_BYTES)).toString('hex');
+}
+
+/**
+ * The Base58Check address of java-tron's hex form, or undefined when `hex` is not 21 bytes starting 0x41.
+ *
+ * @example
+ *   tronAddressFromHex('41bb3be79f2301ec17b64cccb8cedca70ea27269fa'); // 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3'
+ */
+export function tronAddressFromHex(hex: string): string | undefined {
+  if (!/^41[0-9a-fA-F]{40}$/.test(hex)) return undefined;
+  return encodeTronAddress(Uint8Array.from(Buffer.from(hex.slice(2), 'hex')));
+}

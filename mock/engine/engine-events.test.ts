@@ -160,6 +160,7 @@ const READS = [
   'supply',
   'address',
   'addresses',
+  'delegations',
   'checkInvariants',
   'snapshot',
   'snapshotLater',

@@ -4,6 +4,7 @@
  */
 import type { Account } from './accounts.ts';
 import type { AddressRecord } from './address-registry.ts';
+import type { Delegation } from './chain.ts';
 import type { Clock } from './clock.ts';
 import type { NextStep } from './lifecycle.ts';
 import type { CreateOrderInput, Order, OrderStatusCode } from './order.ts';
@@ -120,6 +121,8 @@ export interface Engine {
   address(address: string): AddressRecord;
   setAddress(address: string, activated: boolean): AddressRecord;
   addresses(): AddressRecord[];
+  /** The delegations of the stored COMPLETED orders (all, or those to `to`), oldest first: chain.ts derives the chain from them. */
+  delegations(to?: string): Delegation[];
   /** Runs every lifecycle step due by the clock's now. */
   tick(): void;
   /** Back to the starting scenario, with the random source reseeded. */

@@ -5,6 +5,7 @@
  */
 import { accountSnapshot, digestKey } from './accounts.ts';
 import { booksProblems } from './books-check.ts';
+import { chainOf, delegationsOf } from './chain.ts';
 import { addAccount, restoredState, scenarioState, scheduleNext, type EngineState } from './engine-state.ts';
 import { deposit, releaseFrozen, spendFrozen } from './ledger.ts';
 import { nextStep } from './lifecycle.ts';
@@ -261,6 +262,7 @@ export function createEngine(options: EngineOptions): Engine {
           processingAfter: plan.processingAfter,
           outcomeAfter: plan.outcomeAfter,
           refundAfter: plan.refundAfter,
+          delegationMs: rule?.delegationMs,
         },
         input,
       );
@@ -368,6 +370,7 @@ export function createEngine(options: EngineOptions): Engine {
       return record;
     },
     addresses: () => state.registry.list(),
+    delegations: (to) => delegationsOf(state.orders.list(), chainOf(state.settings), to),
 
     tick: () => state.scheduler.runDue(),
 

@@ -10,5 +10,6 @@ export { SimulatorError, ERROR_CODES, type ErrorKind } from './simulator-error.t
 export { DEFAULT_SETTINGS, type Settings, type SettingsPatch } from './settings.ts';
 export { TIMING_PROFILES, type TimingProfile } from './timing.ts';
 export * from './snapshot.ts';
+export * from './chain.ts';
 export type { EffectBody, EngineEffect } from './effects.ts';
 export { RestoreError, snapshotProblems } from './snapshot-check.ts';

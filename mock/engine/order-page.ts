@@ -63,6 +63,8 @@ const TX_ID_HEX = /^[0-9a-f]{64}$/;
 export interface RareParts {
   failureReason?: string;
   plannedTxId?: string;
+  /** A rule's delegation length on chain, instead of the period. */
+  delegationMs?: number;
 }
 
 /**

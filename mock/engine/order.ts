@@ -104,6 +104,8 @@ export interface OrderMade {
   processingAfter: number;
   outcomeAfter: number;
   refundAfter: number;
+  /** How long its energy stays delegated on chain, when a rule says so instead of the period. */
+  delegationMs?: number | undefined;
 }
 
 /** What an order is created with; everything else follows from its steps. */
@@ -179,6 +181,7 @@ export class Order {
     this.setNumber(ORDER_NUMBERS.refundAfter, refundAfter);
     if (typeof plannedTxId !== 'string') page.setTxIdBytes(this.row, plannedTxId);
     else if (!page.setTxIdHex(this.row, plannedTxId)) this.rareParts().plannedTxId = plannedTxId;
+    if (made.delegationMs !== undefined) this.rareParts().delegationMs = made.delegationMs;
   }
 
   get status(): OrderStatusCode {
@@ -243,6 +246,11 @@ export class Order {
   set failureReason(reason: string | undefined) {
     if (reason === undefined && !(this.flags & HAS_RARE)) return;
     this.rareParts().failureReason = reason;
+  }
+
+  /** How long its energy stays delegated on chain when a rule said so; the period when undefined. */
+  get delegationMs(): number | undefined {
+    return this.flags & HAS_RARE ? this.page.rareParts(this.row)!.delegationMs : undefined;
   }
 
   /** Charged amount in smallest units (sun or micro-USDT). */
@@ -352,6 +360,7 @@ export class Order {
       refunds: this.refunds,
       reserved: this.reserved,
       ...(this.failureReason !== undefined ? { failureReason: this.failureReason } : {}),
+      ...(this.delegationMs !== undefined ? { delegationMs: this.delegationMs } : {}),
     };
   }
 

@@ -40,6 +40,7 @@ export function createOutcomeRules(): OutcomeRules {
         used: 0,
       };
       if (input.delayMs !== undefined) rule.delayMs = input.delayMs;
+      if (input.delegationMs !== undefined) rule.delegationMs = input.delegationMs;
       if (input.times !== undefined) rule.times = input.times;
       rules.push(rule);
       return rule;

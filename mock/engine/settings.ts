@@ -4,6 +4,7 @@
  * settings-check.ts); here is what the engine starts from and how a patch applies.
  */
 import type { components } from '../../src/generated/control.ts';
+import { parseUnits } from './money.ts';
 import { DEFAULT_PRICES, type PeriodCode } from './pricing.ts';
 import { checkSettingsPatch } from './settings-check.ts';
 import { defaultActivationDelay } from './timing.ts';
@@ -51,6 +52,8 @@ export const DEFAULT_SETTINGS: Settings = {
   hiddenStatuses: [],
   historyPrefers: 'orderId',
   whenTrxShort: 'pay-usdt',
+  // What a scenario set; chain.ts fills in the spec's defaults when the chain is read.
+  chain: {},
 };
 
 /**
@@ -62,12 +65,16 @@ export const DEFAULT_SETTINGS: Settings = {
  */
 export function applySettings(current: Settings, patch: SettingsPatch): Settings {
   checkSettingsPatch(patch);
-  const { prices, ...rest } = patch;
-  const next: Settings = { ...current, prices: { ...current.prices } };
+  const { prices, chain, ...rest } = patch;
+  // A chain patch changes the fields it names, as a settings patch does.
+  const next: Settings = { ...current, prices: { ...current.prices }, chain: { ...current.chain, ...chain } };
   for (const [period, sun] of Object.entries(prices ?? {}))
     if (sun !== undefined) next.prices[period as PeriodCode] = sun;
   for (const [key, value] of Object.entries(rest))
     if (value !== undefined) (next as unknown as Record<string, unknown>)[key] = value;
+  // A balance the token's 6 decimals cannot hold is refused now, not on a read of the chain.
+  for (const [address, usdt] of Object.entries(next.chain.usdtBalances ?? {}))
+    parseUnits(usdt, `chain.usdtBalances.${address}`);
   return next;
 }
 

@@ -24,6 +24,8 @@ interface ProfileDelays {
   refund: Range;
   /** Added before delivery when the order activates its address. */
   activation: number;
+  /** How far the TRON node's confirmed (solidity) view lags its full node's. */
+  confirmation: number;
 }
 
 const PROFILES: Record<TimingProfile, ProfileDelays> = {
@@ -32,18 +34,22 @@ const PROFILES: Record<TimingProfile, ProfileDelays> = {
     pending: { min: 500, max: 1500 },
     refund: { min: 1000, max: 3000 },
     activation: 1000,
+    // 19 blocks of 3 s: when main net's solidity node has a block.
+    confirmation: 57_000,
   },
   fast: {
     total: { min: 20, max: 60 },
     pending: { min: 5, max: 15 },
     refund: { min: 10, max: 30 },
     activation: 10,
+    confirmation: 60,
   },
   instant: {
     total: { min: 0, max: 0 },
     pending: { min: 0, max: 0 },
     refund: { min: 0, max: 0 },
     activation: 0,
+    confirmation: 0,
   },
 };
 
@@ -113,4 +119,9 @@ export function planDelays(
 /** The activation delay a profile uses when none is configured. */
 export function defaultActivationDelay(profile: TimingProfile): number {
   return PROFILES[profile].activation;
+}
+
+/** The TRON node's confirmation lag a profile uses when none is configured. */
+export function defaultConfirmation(profile: TimingProfile): number {
+  return PROFILES[profile].confirmation;
 }

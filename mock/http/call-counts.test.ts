@@ -97,6 +97,12 @@ describe('behaviour coverage', () => {
     await poll();
     await sim.advance(10_000); // B REFUNDED (A stays COMPLETED: no transition)
     await poll();
+    // A's energy read on the TRON node, then again once its period is over.
+    const energy = (): Promise<number> =>
+      call(sim, `/wallet/getaccountresource?address=${ADDRESS}&visible=true`, { key: null });
+    expect(await energy()).toBe(200);
+    await sim.advance(3_600_000);
+    expect(await energy()).toBe(200);
 
     expect(await call(sim, PRICE)).toBe(200);
     // Rejections, one each.
@@ -322,7 +328,7 @@ describe('coverage in front of a service', () => {
     expect(coverage.mode).toBe('proxy');
     expect(coverage.exercised).toEqual({ 'op:getPrice': 1 });
     expect(coverage.unclassified).toBe(1);
-    expect(coverage.unobservable).toEqual(['activation']);
+    expect(coverage.unobservable).toEqual(['activation', 'chain:delivered', 'chain:expired']);
     expect(coverage.never).not.toContain('activation');
     expect(proxy.calls.count({ operation: 'getPrice' })).toEqual({ count: 2 });
   });

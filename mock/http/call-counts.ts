@@ -18,6 +18,7 @@ import {
   API_OPERATION_IDS,
   CURRENCIES,
   FAULT_KINDS,
+  NODE_OPERATIONS,
   ORDER_LIFECYCLE,
   ORDER_STATUSES,
   REJECTION_KINDS,
@@ -25,6 +26,7 @@ import {
 import { ERROR_CODES } from '../engine/simulator-error.ts';
 import { callMatches, type CallFilter, type CallRow } from './call-filter.ts';
 import {
+  CHAIN_IDS,
   COVERAGE_IDS,
   impossibleIds,
   KNOWN_COVERAGE_IDS,
@@ -437,6 +439,11 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
       bump(ACTIVATION);
       named = true;
     }
+    // A read of the TRON node is no behaviour of the API: named, and counted when it showed energy come or go.
+    if (x.operation !== undefined && x.operation in NODE_OPERATIONS) {
+      if (x.chain) bump(at(`chain:${x.chain}`));
+      return;
+    }
     const rejection = x.rejection;
     if (rejection !== undefined) {
       const index = REJECTION_INDEX.get(rejection);
@@ -495,9 +502,12 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
       countCall(x, paramsText);
       if (x.operation === undefined) countUnmatched(x);
       else {
+        // The API's operations alone: a TRON node read is not a call of the API.
         const index = CALLED_INDEX.get(x.operation);
-        if (index !== undefined) called[index]!++;
-        noteParameters(x.operation, paramsText);
+        if (index !== undefined) {
+          called[index]!++;
+          noteParameters(x.operation, paramsText);
+        }
       }
       observeCoverage(x, paramsText);
     },
@@ -533,7 +543,7 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
       for (const [id, n] of extra) exercised[id] = n;
       // What the settings rule out is the simulator's to say; an upstream or a recording decides for itself.
       const impossible = mode === 'simulator' ? impossibleIds(options.settings()) : [];
-      const unobservable = mode === 'simulator' ? [] : ['activation'];
+      const unobservable = mode === 'simulator' ? [] : ['activation', ...CHAIN_IDS];
       const left = new Set([...impossible.map((i) => i.id), ...unobservable]);
       const never = COVERAGE_IDS.filter((id) => exercised[id] === undefined && !left.has(id));
       const calledOps: Record<string, number> = {};

@@ -25,5 +25,7 @@ export interface SimEnv {
     keyEcho: ReadonlyArray<readonly [key: string, alias: string]>;
     /** The kind of rejection answered, for the error catalogue (settings.errors). */
     rejection: ErrorCatalogueKind;
+    /** What a read of the simulated TRON node showed of its address, for coverage. */
+    chain: 'delivered' | 'expired';
   };
 }

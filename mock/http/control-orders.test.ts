@@ -324,7 +324,11 @@ describe('/_sim/addresses', () => {
     const reply = await callGet(sim, `/_sim/addresses/${ADDRESS}`);
     expect(reply.status).toBe(200);
     expectControlResponse('getAddress', reply);
-    expect(reply.body).toEqual({ address: ADDRESS, activated: false });
+    expect(reply.body).toEqual({
+      address: ADDRESS,
+      activated: false,
+      chain: expect.objectContaining({ exists: false }),
+    });
   });
 
   it('records the first order to a new address as its activator, and no later one', async () => {
@@ -335,16 +339,18 @@ describe('/_sim/addresses', () => {
     const reply = await callGet(sim, `/_sim/addresses/${ADDRESS}`);
     expectControlResponse('getAddress', reply);
     const processingAt = (await callGet(sim, `/_sim/orders/${first}`, 'demo-key')).body.timeline[1].at;
-    expect(reply.body).toEqual({
+    const { chain, ...record } = reply.body;
+    expect(record).toEqual({
       address: ADDRESS,
       activated: true,
       activatedAt: processingAt,
       activatedByOrderId: first,
     });
+    expect(chain.delegations.map((d: { orderId: string }) => d.orderId)).toEqual([first, second]);
     expect((await callGet(sim, `/_sim/orders/${second}`, 'demo-key')).body.activatedAddress).toBe(false);
     const list = await callGet(sim, '/_sim/addresses');
     expectItems(list, 'addresses', 'AddressState');
-    expect(list.body.addresses).toEqual([reply.body]);
+    expect(list.body.addresses).toEqual([record]);
   });
 
   it('lists the activated addresses of the scenario', async () => {

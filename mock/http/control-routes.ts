@@ -16,7 +16,7 @@ import {
 } from '../engine/index.ts';
 import { toSettingsPatch } from '../scenario/scenario-input.ts';
 import { requireApiKey } from './authenticate.ts';
-import { accountView, orderView, settingsView } from './control-views.ts';
+import { accountView, chainAddressView, orderView, settingsView } from './control-views.ts';
 import type { SimEnv } from './context.ts';
 import { requireMode, requireSettingsMode } from './control-modes.ts';
 import { sendJson } from './envelope.ts';
@@ -311,9 +311,10 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   control.get('/addresses', op('listAddresses'), (c) =>
     sendJson(c, { addresses: engine.addresses().map((a) => addressView(a.address)) }),
   );
-  control.get('/addresses/:address', op('getAddress'), (c) =>
-    sendJson(c, addressView(requireTronAddress(c.req.param('address')))),
-  );
+  control.get('/addresses/:address', op('getAddress'), (c) => {
+    const address = requireTronAddress(c.req.param('address'));
+    return sendJson(c, { ...addressView(address), chain: chainAddressView(engine, address) });
+  });
   control.put('/addresses/:address', op('setAddress'), async (c) => {
     const address = requireTronAddress(c.req.param('address'));
     const { activated } = await body<{ activated: boolean }>(c, 'setAddress');

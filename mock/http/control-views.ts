@@ -4,9 +4,17 @@
  */
 import type { components } from '../../src/generated/control.ts';
 import {
+  chainAccountAt,
+  chainOf,
+  delegatedAt,
+  delegationOf,
+  energyOf,
   formatFixed,
   formatUnits,
+  stakeOf,
+  usdtOf,
   type Account,
+  type Delegation,
   type Engine,
   type Order,
   type Settings,
@@ -51,6 +59,8 @@ export function orderView(engine: Engine, order: Order): C['OrderView'] {
     timeline: order.timeline(),
   };
   if (order.outOrderNo !== undefined) view.outOrderNo = order.outOrderNo;
+  const delegation = delegationOf(order, chainOf(engine.settings()));
+  if (delegation) view.delegation = delegationView(delegation, engine.clock.now());
   const next = engine.nextStep(order);
   if (next) view.next = next;
   return view;
@@ -82,5 +92,37 @@ export function settingsView(settings: Settings): C['Settings'] {
     hiddenStatuses: settings.hiddenStatuses,
     historyPrefers: settings.historyPrefers,
     whenTrxShort: settings.whenTrxShort,
+    chain: chainOf(settings),
   };
+}
+
+/** An order's delegation, and whether the full node shows it at `now`. */
+function delegationView(d: Delegation, now: number): C['OrderDelegation'] {
+  return { ...d, state: delegatedAt(d, now) ? 'delegated' : 'expired' };
+}
+
+/**
+ * An address on the simulated TRON node now: whether the full node and the confirmed
+ * view know it, its energy, and every delegation of its stored orders.
+ *
+ * @example
+ *   chainAddressView(engine, 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3').energyLimit; // 65000 once delivered
+ */
+export function chainAddressView(engine: Engine, address: string): C['ChainAddress'] {
+  const chain = chainOf(engine.settings());
+  const now = engine.clock.now();
+  const record = engine.address(address);
+  const delegations = engine.delegations(address);
+  const account = chainAccountAt(record, delegations, chain, now);
+  const stakeSun = stakeOf(account?.received ?? []);
+  const view: C['ChainAddress'] = {
+    exists: account !== undefined,
+    confirmed: chainAccountAt(record, delegations, chain, now - chain.confirmationMs) !== undefined,
+    energyLimit: energyOf(stakeSun, chain),
+    stakeSun,
+    usdt: formatUnits(usdtOf(chain, address)),
+    delegations: delegations.map((d) => delegationView(d, now)),
+  };
+  if (account) view.createTime = account.createTime;
+  return view;
 }

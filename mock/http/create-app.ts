@@ -18,6 +18,7 @@ import { controlGuard, type ControlOptions, type RemoteAddress } from './control
 import { controlRoutes, type ControlContext } from './control-routes.ts';
 import { dashboardRoutes } from './dashboard-routes.ts';
 import { docsRoutes } from './docs-routes.ts';
+import { tronNodeRoutes } from './tron-node-routes.ts';
 import { CLIENT_CLOSED_NOTE, CLIENT_CLOSED_STATUS, clientClosed, unexpectedError } from './error-boundary.ts';
 import { afterChange, beforeChange, type ChangeLog } from './change-log.ts';
 import { catalogued } from './error-catalogue.ts';
@@ -96,6 +97,8 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     if (response !== undefined) done.response = redactKeys(response);
     const rejection = c.get('rejection');
     if (rejection) done.rejection = rejection;
+    const chain = c.get('chain');
+    if (chain) done.chain = chain;
     options.exchanges.finish(done);
   });
 
@@ -149,6 +152,9 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
   app.route('/_sim', controlRoutes(options.control));
   app.route('/_sim', dashboardRoutes(options.control));
   app.route('/docs', docsRoutes());
+  // The TRON node's subset under java-tron's own paths; in proxy and replay mode the engine is no chain's.
+  if ((options.control.answerSource?.mode ?? 'simulator') === 'simulator')
+    app.route('/', tronNodeRoutes(engine));
 
   // Answered, not thrown: the 405 middleware only looks at a 404 that carries no error.
   app.notFound((c) =>

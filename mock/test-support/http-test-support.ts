@@ -2,6 +2,7 @@
  * Helpers shared by the tests that call a simulator's app in-process (no socket).
  */
 import { expect } from 'vitest';
+import { NODE_OPERATIONS } from '../../src/generated/lists.ts';
 import { createValidators, loadSpec, type ValidateFunction } from '../../src/spec/loader.ts';
 import type { Simulator } from '../simulator.ts';
 
@@ -126,4 +127,63 @@ export function expectError(reply: Reply, status: number, code: number, msg?: Re
   expect(reply.body).toMatchObject({ code, data: null });
   if (msg) expect(reply.body.msg).toMatch(msg);
   expect(control.schema('Error')(reply.body)).toBe(true);
+}
+
+const node = createValidators(loadSpec('node'));
+
+/** Checks an answer of the simulated TRON node against spec/tron-node.yaml's answer of its operation. */
+export function expectNodeAnswer(operationId: string, body: unknown): void {
+  expectValid(node.response(operationId, 200), body);
+}
+
+/**
+ * Sends one request to the simulated TRON node (POST with a JSON body, or GET with a query
+ * when `body` is a string) and checks its answer against spec/tron-node.yaml.
+ *
+ * @example
+ *   const { body } = await nodeCall(sim, '/wallet/getaccount', { address: DEMO_ADDRESS, visible: true });
+ */
+export async function nodeCall(
+  sim: Simulator,
+  path: string,
+  body: Record<string, unknown> | string = {},
+  headers: Record<string, string> = {},
+): Promise<Reply> {
+  const get = typeof body === 'string';
+  const reply = await send(sim, get ? `${path}?${body}` : path, {
+    method: get ? 'GET' : 'POST',
+    headers: get ? headers : { 'content-type': 'application/json', ...headers },
+    ...(get ? {} : { body: JSON.stringify(body) }),
+  });
+  expect(reply.status).toBe(200);
+  const operation = Object.entries(NODE_OPERATIONS).find(
+    ([, op]) => op.path === path && op.method === (get ? 'GET' : 'POST'),
+  )?.[0];
+  expectNodeAnswer(operation!, reply.body);
+  return reply;
+}
+
+/**
+ * Checks every answer of the simulated TRON node a simulator gives from now on against
+ * spec/tron-node.yaml, however it was asked (a TronWeb client over a socket too). The
+ * function it answers flushes the exchanges and tells how many were checked and which
+ * failed (a listener's throw would not reach the test).
+ */
+export function checkNodeAnswers(sim: Simulator): () => { checked: number; invalid: string[] } {
+  let checked = 0;
+  const invalid: string[] = [];
+  sim.exchanges.subscribe((exchange) => {
+    const operation = exchange.operation;
+    if (operation === undefined || !(operation in NODE_OPERATIONS)) return;
+    const validate = node.response(operation, 200)!;
+    if (!validate(exchange.response))
+      invalid.push(
+        `${operation}: ${JSON.stringify(validate.errors)} in ${JSON.stringify(exchange.response)}`,
+      );
+    checked++;
+  });
+  return () => {
+    sim.exchanges.flush();
+    return { checked, invalid };
+  };
 }

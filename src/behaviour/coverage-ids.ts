@@ -1,8 +1,8 @@
 /**
  * The behaviour ids of coverage, derived from the spec's lists once, at load: each
  * operation's success, each rejection kind of the error catalogue, each order status and
- * lifecycle step, each currency, each fault kind of FaultSpec, activation and the rate
- * limit. A new operation, status, step, rejection kind or fault kind of the spec is
+ * lifecycle step, each currency, each fault kind of FaultSpec, activation, the rate
+ * limit, and the rented energy seen on the simulated TRON node (delivered, then expired). A new operation, status, step, rejection kind or fault kind of the spec is
  * counted with no change here.
  */
 import {
@@ -13,6 +13,9 @@ import {
   ORDER_STATUSES,
   REJECTION_KINDS,
 } from '../generated/lists.ts';
+
+/** What a read of the simulated TRON node may show of an address: ExchangeFinished's `chain`. */
+export const CHAIN_IDS: readonly string[] = ['chain:delivered', 'chain:expired'];
 
 /** The lifecycle's steps, `A>B`, in the spec's order: the transitions `never` lists. */
 const STEPS: string[] = Object.entries(ORDER_LIFECYCLE.steps as Record<string, readonly string[]>).flatMap(
@@ -42,7 +45,7 @@ function reachableFrom(from: string): Set<string> {
 
 /**
  * The ids `never` may list, in a reader's order: operations, rejections, statuses,
- * transitions, activation, currencies, faults, the rate limit.
+ * transitions, activation, currencies, faults, the rate limit, the chain.
  *
  * @example
  *   COVERAGE_IDS.includes('transition:FAILED>REFUNDED'); // true
@@ -56,6 +59,7 @@ export const COVERAGE_IDS: readonly string[] = [
   ...CURRENCIES.map((currency) => `currency:${currency}`),
   ...FAULT_KINDS.map((kind) => `fault:${kind}`),
   'ratelimit',
+  ...CHAIN_IDS,
 ];
 
 /** Every id coverage may count: the listed ones and the transitions of skipped steps. */

@@ -13,6 +13,7 @@ import type {
 } from '../models.ts';
 import type { Exchange } from './exchange.ts';
 import { sendRequest, type Transport } from './send-request.ts';
+import { waitForEnergy, type TronNode, type WaitForEnergyOptions } from './wait-for-energy.ts';
 import {
   POLLING_CLOCK,
   waitForOrder,
@@ -32,10 +33,17 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** Called once per HTTP exchange, failed ones included. What it throws reaches the caller. */
   onResponse?: (exchange: Exchange) => void;
-  /** Used by `waitForOrder` only. Default: the clock `fetch` carries (a manual-clock simulator's: waiting moves it), else setTimeout. */
+  /** Used by `waitForOrder` and `waitForEnergy` only. Default: the clock `fetch` carries (a manual-clock simulator's: waiting moves it), else setTimeout. */
   sleep?: (ms: number) => Promise<void>;
-  /** Used by `waitForOrder` only. Default: the clock `fetch` carries, else Date.now. */
+  /** Used by `waitForOrder` and `waitForEnergy` only. Default: the clock `fetch` carries, else Date.now. */
   now?: () => number;
+  /**
+   * The TRON node `waitForEnergy` reads (java-tron's HTTP API), e.g. 'https://api.trongrid.io'.
+   * Default `baseUrl`: a simulator serves the node's subset on its own port.
+   */
+  tronNode?: string;
+  /** Sent to the TRON node as `TRON-PRO-API-KEY` (TronGrid's quota key); never to the rental API. */
+  tronProApiKey?: string;
 }
 
 /** Every method throws an `EnergyRentalError` when the call fails. */
@@ -79,6 +87,15 @@ export interface EnergyRentalClient {
    *   const order = await client.waitForOrder({ orderId: id }, { onStatus: (status) => console.log(status) });
    */
   waitForOrder(ref: OrderRef, options?: WaitForOrderOptions): Promise<Order>;
+  /**
+   * Reads the TRON node's getaccountresource until `address` can spend at least `energy`
+   * (EnergyLimit - EnergyUsed), and returns what it read; the same error policy as
+   * `waitForOrder`, its timeout error of operation 'waitForEnergy'.
+   *
+   * @example
+   *   await client.waitForEnergy('TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3', 65000, { timeoutMs: 30_000 });
+   */
+  waitForEnergy(address: string, energy: number, options?: WaitForEnergyOptions): Promise<number>;
 }
 
 /**
@@ -114,6 +131,12 @@ export function createClient(options: ClientOptions): EnergyRentalClient {
       ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
   };
   const getOrderHistory = (query: HistoryQuery) => sendRequest(transport, 'getOrderHistory', { query });
+  const node: TronNode = {
+    url: options.tronNode ?? transport.baseUrl,
+    fetch: transport.fetch,
+    timeoutMs,
+    apiKey: options.tronProApiKey,
+  };
 
   return {
     createOrder: (params) => sendRequest(transport, 'createOrder', { form: params }),
@@ -121,5 +144,6 @@ export function createClient(options: ClientOptions): EnergyRentalClient {
     getOrderHistory,
     getAccount: () => sendRequest(transport, 'getAccount'),
     waitForOrder: (ref, waitOptions) => waitForOrder(getOrderHistory, clock, ref, waitOptions),
+    waitForEnergy: (address, energy, waitOptions) => waitForEnergy(node, clock, address, energy, waitOptions),
   };
 }

@@ -18,8 +18,8 @@ export type EnergyRentalErrorKind = 'network' | 'timeout' | 'invalid-body' | 'ht
 
 /** What an {@link EnergyRentalError} carries besides its message. */
 export interface EnergyRentalErrorDetails {
-  /** The operationId of the failed call, or `waitForOrder` for a polling deadline. */
-  operation: OperationId | 'waitForOrder';
+  /** The operationId of the failed call, `waitForOrder` for a polling deadline, `waitForEnergy` for a TRON node read or its deadline. */
+  operation: OperationId | 'waitForOrder' | 'waitForEnergy';
   kind: EnergyRentalErrorKind;
   /** HTTP status, when a response arrived. */
   status?: number;

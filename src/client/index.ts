@@ -12,3 +12,4 @@ export type { EnergyRentalErrorDetails, EnergyRentalErrorKind } from './energy-r
 export type { Exchange } from './exchange.ts';
 export { POLLING_CLOCK, TERMINAL_STATUSES } from './wait-for-order.ts';
 export type { OrderRef, PollingClock, WaitForOrderOptions } from './wait-for-order.ts';
+export type { WaitForEnergyOptions } from './wait-for-energy.ts';

@@ -5,7 +5,7 @@
 // Not openapi-fetch: it throws away the raw text of a non-JSON 2xx body (a bare SyntaxError), which
 // invalid-body errors and onResponse need, so it would only build URLs.
 import type { OperationId } from '../models.ts';
-import { EnergyRentalError } from './energy-rental-error.ts';
+import { EnergyRentalError, type EnergyRentalErrorDetails } from './energy-rental-error.ts';
 import type { Exchange } from './exchange.ts';
 import { ROUTES, type DataOf, type FormOf, type QueryOf } from './routes.ts';
 
@@ -63,38 +63,17 @@ export async function sendRequest<Id extends OperationId>(
   const report = (received: Partial<Exchange>) =>
     transport.onResponse?.({ ...sent, ...received, durationMs: performance.now() - started });
 
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), transport.timeoutMs);
   let response: Response;
   let text: string;
   try {
-    const request = new Request(url, {
+    ({ response, text } = await fetchWithin(transport, operation, url, {
       method: sent.method,
       headers,
       body: requestBody,
-      signal: controller.signal,
-    });
-    response = await untilAborted(
-      Promise.resolve().then(() => transport.fetch(request)),
-      controller.signal,
-    );
-    text = await untilAborted(response.text(), controller.signal);
-  } catch (cause) {
-    const error = controller.signal.aborted
-      ? new EnergyRentalError(`no complete response within ${transport.timeoutMs} ms (timeout)`, {
-          operation,
-          kind: 'timeout',
-          cause,
-        })
-      : new EnergyRentalError(`network error: ${describeCause(cause)}`, {
-          operation,
-          kind: 'network',
-          cause,
-        });
-    report({ error });
+    }));
+  } catch (error) {
+    report({ error: error as EnergyRentalError });
     throw error;
-  } finally {
-    clearTimeout(timer);
   }
 
   const parsed = parseJson(text);
@@ -108,6 +87,45 @@ export async function sendRequest<Id extends OperationId>(
   });
   if (outcome.error) throw outcome.error;
   return outcome.data as DataOf<Id>;
+}
+
+/**
+ * One request's response and whole body within the transport's deadline; a failure is an
+ * EnergyRentalError of kind `timeout` or `network`, of `operation`.
+ *
+ * @example
+ *   const { response, text } = await fetchWithin(transport, 'getPrice', url, { method: 'GET', headers });
+ */
+export async function fetchWithin(
+  transport: Pick<Transport, 'fetch' | 'timeoutMs'>,
+  operation: EnergyRentalErrorDetails['operation'],
+  url: string,
+  init: RequestInit,
+): Promise<{ response: Response; text: string }> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), transport.timeoutMs);
+  try {
+    const request = new Request(url, { ...init, signal: controller.signal });
+    const response = await untilAborted(
+      Promise.resolve().then(() => transport.fetch(request)),
+      controller.signal,
+    );
+    return { response, text: await untilAborted(response.text(), controller.signal) };
+  } catch (cause) {
+    throw controller.signal.aborted
+      ? new EnergyRentalError(`no complete response within ${transport.timeoutMs} ms (timeout)`, {
+          operation,
+          kind: 'timeout',
+          cause,
+        })
+      : new EnergyRentalError(`network error: ${describeCause(cause)}`, {
+          operation,
+          kind: 'network',
+          cause,
+        });
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Classifies a complete response; `body` is the parsed JSON or else the raw `text`. */

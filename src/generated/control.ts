@@ -392,7 +392,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read whether an address is activated */
+        /**
+         * Read whether an address is activated, and what the TRON node shows of it
+         * @description The activation record, and `chain`: the address as the simulated TRON node
+         *     (spec/tron-node.yaml) shows it now: whether it exists on the full node and in
+         *     confirmed blocks, its energy and stake, its USDT, and the delegation of each of
+         *     its stored orders with its expiry.
+         */
         get: operations["getAddress"];
         /** Mark an address activated or not */
         put: operations["setAddress"];
@@ -740,6 +746,8 @@ export interface components {
             /** @description True when this order activated its pledgeAddress. */
             activatedAddress: boolean;
             timeline: components["schemas"]["TimelineStep"][];
+            /** @description What the order delegated on the simulated TRON node, once COMPLETED. */
+            delegation?: components["schemas"]["OrderDelegation"];
             /** @description The next scheduled status change of an open order. */
             next?: {
                 status: components["schemas"]["OrderStatus"];
@@ -767,9 +775,17 @@ export interface components {
             outcome: components["schemas"]["RuleOutcome"];
             /** @description Milliseconds from creation to the outcome, instead of the timing profile's. */
             delayMs?: number;
+            delegationMs?: components["schemas"]["DelegationMs"];
             /** @description How many orders the rule applies to before it is used up; unlimited when absent. */
             times?: number;
         };
+        /**
+         * @description How long a COMPLETED order's energy stays delegated on the simulated TRON node,
+         *     instead of its period: 0 is a delivery that never shows on chain (the order
+         *     completes, the address never holds the energy), less than the period a
+         *     delegation reclaimed early. What a client waiting for its energy must survive.
+         */
+        DelegationMs: number;
         /**
          * @description The outcome a rule, or a `Prefer` header (PreferOutcome), forces on an order.
          * @enum {string}
@@ -796,6 +812,7 @@ export interface components {
             match: components["schemas"]["RuleMatch"];
             outcome: components["schemas"]["RuleOutcome"];
             delayMs?: number;
+            delegationMs?: number;
             times?: number;
             /** @description How many orders the rule has decided so far. */
             used: number;
@@ -813,6 +830,8 @@ export interface components {
             activatedAt?: number;
             /** @description The order whose delivery activated it, when an order did. */
             activatedByOrderId?: string;
+            /** @description The address on the simulated TRON node (GET /_sim/addresses/{address} alone). */
+            chain?: components["schemas"]["ChainAddress"];
         };
         JournalEntry: {
             id: number;
@@ -904,6 +923,13 @@ export interface components {
              * @constant
              */
             activation?: true;
+            /**
+             * @description What a read of the simulated TRON node showed of its address: energy delegated
+             *     by an order (`delivered`), or none left after an order's delegation ended
+             *     (`expired`). Coverage counts them as `chain:delivered` and `chain:expired`.
+             * @enum {string}
+             */
+            chain?: "delivered" | "expired";
         };
         /** @description How many calls matched a filter. */
         CallCount: {
@@ -1116,6 +1142,7 @@ export interface components {
             hiddenStatuses: components["schemas"]["HiddenStatuses"];
             historyPrefers: components["schemas"]["HistoryPrefers"];
             whenTrxShort: components["schemas"]["WhenTrxShort"];
+            chain: components["schemas"]["ChainSettings"];
             rateLimit: components["schemas"]["RateLimit"];
             maxStoredOrders: components["schemas"]["MaxStoredOrders"];
             maxStoredAddresses: components["schemas"]["MaxStoredAddresses"];
@@ -1157,6 +1184,7 @@ export interface components {
             hiddenStatuses?: components["schemas"]["HiddenStatuses"];
             historyPrefers?: components["schemas"]["HistoryPrefers"];
             whenTrxShort?: components["schemas"]["WhenTrxShort"];
+            chain?: components["schemas"]["ChainSettings"];
         };
         /**
          * @description The settings as the engine holds them, in whole units: SettingsPatch with `prices`
@@ -1187,6 +1215,7 @@ export interface components {
             hiddenStatuses?: components["schemas"]["HiddenStatuses"];
             historyPrefers?: components["schemas"]["HistoryPrefers"];
             whenTrxShort?: components["schemas"]["WhenTrxShort"];
+            chain?: components["schemas"]["ChainSettings"];
         };
         /** @description Sun per unit of energy for each period, whole numbers (Prices carries them in strings). */
         EnginePrices: {
@@ -1367,6 +1396,110 @@ export interface components {
          */
         WhenTrxShort: "pay-usdt" | "reject";
         /**
+         * @description What the simulated TRON node shows (spec/tron-node.yaml, served under /wallet and
+         *     /walletsolidity on the simulator's port). A field left out keeps its value, and
+         *     each `default` is the kit's choice where no document gives one: GET /_sim/config
+         *     shows the values in force. A COMPLETED order delegates its `rentalCount` energy
+         *     from `poolAddress` at a stake of rentalCount × `totalEnergyWeight` ÷
+         *     `getTotalEnergyLimit` TRX (rounded up to whole TRX, in sun) until its period ends.
+         */
+        ChainSettings: {
+            /**
+             * @description The provider's address that stakes TRX and delegates every order's energy.
+             * @default TJR2XHNAFojq68V2Y6H1ESQy75LaUnB7ji
+             */
+            poolAddress?: components["schemas"]["TronAddress"];
+            /**
+             * @description The USDT (TRC-20) contract that triggerconstantcontract and estimateenergy answer for (main net's by default).
+             * @default TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t
+             */
+            usdtContract?: components["schemas"]["TronAddress"];
+            /**
+             * @description How far the solidity views (/walletsolidity/…, confirmed blocks) lag the full
+             *     node's. When absent, the timing profile's: 57000 for realistic (19 blocks of
+             *     3 s), 60 for fast, 0 for instant.
+             */
+            confirmationMs?: number;
+            /**
+             * @description TRX staked for energy on the whole chain (getaccountresource's TotalEnergyWeight); with the default getTotalEnergyLimit, a TRX of stake yields 10 energy.
+             * @default 18000000000
+             */
+            totalEnergyWeight?: number;
+            /**
+             * @description getchainparameters' list by key, the keys given merged over the defaults:
+             *     `getEnergyFee` is the sun burnt per energy an account lacks,
+             *     `getTotalEnergyLimit` getaccountresource's TotalEnergyLimit.
+             * @default {
+             *       "getMaintenanceTimeInterval": 21600000,
+             *       "getCreateAccountFee": 100000,
+             *       "getTransactionFee": 1000,
+             *       "getCreateNewAccountFeeInSystemContract": 1000000,
+             *       "getEnergyFee": 100,
+             *       "getTotalEnergyLimit": 180000000000
+             *     }
+             */
+            chainParameters?: {
+                [key: string]: number;
+            };
+            /**
+             * @description USDT each address holds (6 decimals): what balanceOf answers, and whether a transfer to it costs `transferEnergy.holder` or `transferEnergy.empty`.
+             * @default {}
+             */
+            usdtBalances?: {
+                [key: string]: components["schemas"]["DecimalString"];
+            };
+            /**
+             * @description The energy a USDT transfer uses, to an address that holds USDT and to one that holds none (providers' published figures).
+             * @default {
+             *       "holder": 64285,
+             *       "empty": 130285
+             *     }
+             */
+            transferEnergy?: {
+                holder: number;
+                empty: number;
+            };
+        };
+        /**
+         * @description The energy a COMPLETED order delegated on the simulated TRON node, from
+         *     `deliveredAt` (its COMPLETED) until `expiresAt` (`expire_time_for_energy`: the
+         *     period's end, or a rule's `delegationMs`).
+         */
+        OrderDelegation: {
+            orderId: string;
+            /** @description The pool address (ChainSettings' poolAddress). */
+            from: string;
+            /** @description The order's pledgeAddress. */
+            to: string;
+            /** @description The order's rentalCount. */
+            energy: number;
+            /** @description TRX (sun) staked for it (`frozen_balance_for_energy`). */
+            stakeSun: number;
+            deliveredAt: number;
+            expiresAt: number;
+            /**
+             * @description Whether the full node shows it now.
+             * @enum {string}
+             */
+            state: "delegated" | "expired";
+        };
+        /** @description An address as the simulated TRON node shows it now (GET /wallet/getaccount and getaccountresource). */
+        ChainAddress: {
+            /** @description The full node knows the account (getaccount is not `{}`). */
+            exists: boolean;
+            /** @description The solidity view (confirmed blocks, what TronWeb's trx.getAccount reads) knows it too. */
+            confirmed: boolean;
+            /** @description Its create_time, Unix ms. */
+            createTime?: number;
+            /** @description EnergyLimit of getaccountresource now. */
+            energyLimit: number;
+            /** @description TRX (sun) delegated to it now (acquired_delegated_frozenV2_balance_for_energy). */
+            stakeSun: number;
+            usdt: components["schemas"]["DecimalString"];
+            /** @description The delegations of its stored orders, oldest first, running and ended. */
+            delegations: components["schemas"]["OrderDelegation"][];
+        };
+        /**
          * @description What an unknown path answers, the JSON envelope (404, code 40400) or a plain HTML 404 as a web server gives.
          * @enum {string}
          */
@@ -1478,6 +1611,7 @@ export interface components {
                 hiddenStatuses?: components["schemas"]["HiddenStatuses"];
                 historyPrefers?: components["schemas"]["HistoryPrefers"];
                 whenTrxShort?: components["schemas"]["WhenTrxShort"];
+                chain?: components["schemas"]["ChainSettings"];
             };
             supply: {
                 energy: number | null;
@@ -1489,6 +1623,7 @@ export interface components {
                 /** @enum {string} */
                 outcome: "COMPLETED" | "FAILED";
                 delayMs?: number;
+                delegationMs?: components["schemas"]["DelegationMs"];
                 times?: number;
                 used: number;
             }[];
@@ -1549,6 +1684,7 @@ export interface components {
             refunds: number;
             reserved: boolean;
             failureReason?: string;
+            delegationMs?: components["schemas"]["DelegationMs"];
         };
         /**
          * @description The first line of a recording (format energy-rental-kit/recording@2, JSON lines):

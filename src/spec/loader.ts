@@ -12,6 +12,7 @@ import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { OpenAPIObject } from './openapi-types.ts';
 import apiDocument from '../generated/openapi.json' with { type: 'json' };
 import controlDocument from '../generated/control.json' with { type: 'json' };
+import nodeDocument from '../generated/tron-node.json' with { type: 'json' };
 import { precompiledValidators } from '../generated/validators.ts';
 import { specFormats } from './formats.ts';
 import { readSpec, type DocumentName, type LoadedSpec } from './spec-document.ts';
@@ -31,6 +32,7 @@ export type { ValidatorOptions } from './validator-setup.ts';
 const documents: Record<DocumentName, OpenAPIObject> = {
   api: apiDocument as unknown as OpenAPIObject,
   control: controlDocument as unknown as OpenAPIObject,
+  node: nodeDocument as unknown as OpenAPIObject,
 };
 
 /**

@@ -14,7 +14,8 @@ import type {
   SchemaObject,
 } from './openapi-types.ts';
 
-export type DocumentName = 'api' | 'control';
+/** The kit's documents: the rental API, the control plane, the TRON node subset. */
+export type DocumentName = 'api' | 'control' | 'node';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 type HttpMethod = (typeof HTTP_METHODS)[number];

@@ -29,6 +29,8 @@ export interface ValueRule {
   required?: string[];
   /** The alternatives of a value that takes one of several forms. */
   oneOf?: ValueRule[];
+  /** The value a setting has when a scenario leaves it out. */
+  default?: unknown;
 }
 
 /** One operation of the API document, as code that routes or classifies requests needs it. */
@@ -82,6 +84,8 @@ export interface SpecLists {
   controlOperations: Record<string, { method: string; path: string; modes: string[] }>;
   /** The modes each setting of SettingsPatch works in (its `x-modes`, else the simulator's alone). */
   settingModes: Record<string, string[]>;
+  /** Each operation of spec/tron-node.yaml: its method and path. */
+  nodeOperations: Record<string, { method: string; path: string }>;
 }
 
 /** The `x-modes` of an operation or a property, checked against the Mode enum. */
@@ -112,6 +116,7 @@ const RULE_KEYWORDS = [
   'pattern',
   'format',
   'required',
+  'default',
 ] as const;
 
 /**
@@ -128,6 +133,8 @@ export function ruleOf(spec: LoadedSpec, schema: SchemaObject | ReferenceObject,
   for (let hops = 0; hops < 16; hops++) {
     if ('$ref' in current && typeof current.$ref === 'string') {
       rule.schema ??= current.$ref.split('/').pop()!;
+      // A default beside a reference is the referring property's (a setting's default address).
+      if ((current as SchemaObject).default !== undefined) rule.default ??= (current as SchemaObject).default;
       current = resolveReference(spec.document, current);
       continue;
     }
@@ -140,7 +147,7 @@ export function ruleOf(spec: LoadedSpec, schema: SchemaObject | ReferenceObject,
   }
   const object = current as SchemaObject;
   for (const keyword of RULE_KEYWORDS) {
-    if (object[keyword] !== undefined) (rule as Record<string, unknown>)[keyword] = object[keyword];
+    if (object[keyword] !== undefined) (rule as Record<string, unknown>)[keyword] ??= object[keyword];
   }
   if (object.oneOf) rule.oneOf = object.oneOf.map((branch) => ruleOf(spec, branch, 0));
   if (depth > 0 && object.properties) {
@@ -215,12 +222,12 @@ function apiOperation(spec: LoadedSpec, op: OperationInfo): ApiOperationSpec {
 }
 
 /**
- * Derives every list from the two documents.
+ * Derives every list from the three documents.
  *
  * @example
- *   specLists(readSpec('api', api), readSpec('control', control)).periods; // ['10min', '1h', …]
+ *   specLists(readSpec('api', api), readSpec('control', control), readSpec('node', node)).periods; // ['10min', '1h', …]
  */
-export function specLists(api: LoadedSpec, control: LoadedSpec): SpecLists {
+export function specLists(api: LoadedSpec, control: LoadedSpec, node: LoadedSpec): SpecLists {
   const apiOperations = api.operations.map((op) => apiOperation(api, op));
   return {
     apiOperations,
@@ -242,6 +249,9 @@ export function specLists(api: LoadedSpec, control: LoadedSpec): SpecLists {
     faultKinds: faultKindsOf(control),
     coverageFormat: formatOf(control, 'CoverageFile'),
     ...modeLists(control),
+    nodeOperations: Object.fromEntries(
+      node.operations.map((op) => [op.operationId, { method: op.method, path: op.path }]),
+    ),
   };
 }
 
@@ -384,6 +394,11 @@ export function renderLists(lists: SpecLists, header: string): string {
     '',
     "/** The format of a coverage file (spec/control.yaml's CoverageFile). */",
     `export const COVERAGE_FORMAT = ${json(lists.coverageFormat)};`,
+    '',
+    '/** The operations of spec/tron-node.yaml by operationId, in document order: method and path. */',
+    `export const NODE_OPERATIONS = ${json(lists.nodeOperations)} as const;`,
+    '',
+    'export type NodeOperationId = keyof typeof NODE_OPERATIONS;',
     '',
   ].join('\n');
 }

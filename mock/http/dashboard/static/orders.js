@@ -1,8 +1,9 @@
 // One order in detail: its whole timeline from the snapshot (the same view as
 // /_sim/orders/{id}, which needs the account's API key the page does not have), and
 // with a manual clock a button that advances exactly to the next step.
+import { api } from './api.js';
 import { act, advanceBy } from './controls.js';
-import { $, badge, facts, fill, h, iso, span } from './dom.js';
+import { $, badge, facts, fill, h, iso, short, span } from './dom.js';
 
 let openId;
 let snapshot;
@@ -45,9 +46,52 @@ export function renderOrderDetail(data) {
       ],
     ]),
     h('ol', { class: 'steps' }, steps),
+    h('div', { testid: 'order-detail-chain' }),
   ]);
   const button = $('advance-next-button');
   button.hidden = !(next && data.clock.mode === 'manual');
+  renderChain(order.pledgeAddress, data.clock.now);
+}
+
+// The order's address as the simulated TRON node shows it (GET /_sim/addresses/{address}):
+// what a TronWeb client of the same simulator reads now.
+async function renderChain(address, now) {
+  let view;
+  try {
+    view = (await api('addresses/' + encodeURIComponent(address))).chain;
+  } catch (error) {
+    view = undefined;
+    fill('order-detail-chain', [h('p', { class: 'muted' }, 'On chain: ' + error.message)]);
+  }
+  if (!view) return;
+  const since = (at) => (at > now ? 'in ' + span(at - now) : span(now - at) + ' ago');
+  const delegations = view.delegations.map((d) =>
+    h(
+      'li',
+      { testid: 'order-detail-delegation', data: { state: d.state } },
+      d.energy.toLocaleString('en') + ' energy from ' + short(d.from) + ' \u00b7 ',
+      h('strong', null, d.state),
+      ' \u00b7 expires ' + iso(d.expiresAt) + ' (' + since(d.expiresAt) + ')',
+    ),
+  );
+  fill('order-detail-chain', [
+    h('h3', { class: 'sub-h' }, 'On chain \u00b7 ' + address),
+    facts([
+      [
+        'Account',
+        view.exists
+          ? 'since ' + iso(view.createTime) + (view.confirmed ? '' : ' (not yet in confirmed blocks)')
+          : 'none: getaccount answers {}',
+        'order-detail-chain-account',
+      ],
+      ['Energy', view.energyLimit.toLocaleString('en') + ' (EnergyLimit)', 'order-detail-chain-energy'],
+      ['Stake', (view.stakeSun / 1e6).toLocaleString('en') + ' TRX delegated'],
+      ['USDT', view.usdt],
+    ]),
+    delegations.length > 0
+      ? h('ol', { class: 'steps' }, delegations)
+      : h('p', { class: 'muted' }, 'No delegation yet.'),
+  ]);
 }
 
 export function setupOrderDetail(reload) {

@@ -192,6 +192,7 @@ export function renderOrders(orders, accounts, total) {
               stack(
                 h('span', null, o.rentalCount.toLocaleString('en')),
                 small(o.period + (o.activatedAddress ? ' \u00b7 activates' : '')),
+                chainNote(o.delegation),
               ),
             ),
             h(
@@ -370,5 +371,20 @@ export function renderRules(rules, faults) {
             h('td', null, remove('fault', f.id)),
           ),
         ),
+  );
+}
+
+/** What the simulated TRON node shows of an order's energy: on chain until its expiry, or reclaimed. */
+export function chainNote(delegation) {
+  if (!delegation) return null;
+  const on = delegation.state === 'delegated';
+  return h(
+    'span',
+    {
+      class: 'small chain ' + delegation.state,
+      testid: 'order-chain',
+      title: 'expire_time_for_energy ' + iso(delegation.expiresAt),
+    },
+    on ? 'on chain until ' + time(delegation.expiresAt) : 'reclaimed ' + time(delegation.expiresAt),
   );
 }

@@ -1,0 +1,229 @@
+/**
+ * The TRON chain as a rental's client reads it, derived on every read from the engine's
+ * orders, activation records and settings at a time it is given: nothing here is stored,
+ * so snapshots, the log of effects and a reset need nothing of their own. A COMPLETED
+ * order delegates its energy from the pool at its outcome until its period (or a rule's
+ * `delegationMs`) ends; a FAILED or REFUNDED order delivers nothing.
+ */
+import { hash } from 'node:crypto';
+import type { components } from '../../src/generated/control.ts';
+import { ENGINE_SETTINGS } from '../../src/generated/lists.ts';
+import type { AddressRecord } from './address-registry.ts';
+import { parseUnits } from './money.ts';
+import type { Order } from './order.ts';
+import { PERIOD_MS } from './pricing.ts';
+import type { Settings } from './settings.ts';
+import { defaultConfirmation } from './timing.ts';
+
+/** The chain settings in force: spec/control.yaml's ChainSettings with every field filled in. */
+export type Chain = Required<components['schemas']['ChainSettings']>;
+
+/** A block every 3 s of the clock, numbered from main net's genesis. */
+export const BLOCK_MS = 3000;
+const GENESIS_MS = 1_529_891_469_000;
+const SUN_PER_TRX = 1_000_000n;
+/** Energy of USDT's balanceOf: java-tron's documented example of the call (x-unverified). */
+const BALANCE_OF_ENERGY = 935;
+const DEFAULTS = ENGINE_SETTINGS.chain.properties;
+
+/**
+ * The chain settings in force: the scenario's over the spec's defaults, the confirmation
+ * lag the timing profile's when none is set.
+ *
+ * @example
+ *   chainOf(DEFAULT_SETTINGS).chainParameters.getEnergyFee; // 100
+ */
+export function chainOf(settings: Settings): Chain {
+  const set = settings.chain;
+  return {
+    poolAddress: set.poolAddress ?? DEFAULTS.poolAddress.default,
+    usdtContract: set.usdtContract ?? DEFAULTS.usdtContract.default,
+    confirmationMs: set.confirmationMs ?? defaultConfirmation(settings.timing),
+    totalEnergyWeight: set.totalEnergyWeight ?? DEFAULTS.totalEnergyWeight.default,
+    chainParameters: { ...DEFAULTS.chainParameters.default, ...set.chainParameters },
+    usdtBalances: set.usdtBalances ?? DEFAULTS.usdtBalances.default,
+    transferEnergy: set.transferEnergy ?? DEFAULTS.transferEnergy.default,
+  };
+}
+
+const totalEnergyLimit = (chain: Chain): bigint => BigInt(chain.chainParameters.getTotalEnergyLimit ?? 0);
+
+/**
+ * The stake (sun, whole TRX) whose energy is at least `energy`: energy × TotalEnergyWeight
+ * ÷ TotalEnergyLimit TRX, rounded up, since java-tron counts whole TRX of stake.
+ *
+ * @example
+ *   stakeFor(65_000, chainOf(DEFAULT_SETTINGS)); // 6_500_000_000 (6500 TRX at 10 energy a TRX)
+ */
+export function stakeFor(energy: number, chain: Chain): number {
+  const limit = totalEnergyLimit(chain);
+  if (limit === 0n) return 0;
+  const product = BigInt(energy) * BigInt(chain.totalEnergyWeight);
+  return Number(((product + limit - 1n) / limit) * SUN_PER_TRX);
+}
+
+/**
+ * The energy a stake yields, as java-tron computes EnergyLimit: whole TRX × TotalEnergyLimit ÷ TotalEnergyWeight.
+ *
+ * @example
+ *   energyOf(6_500_000_000, chainOf(DEFAULT_SETTINGS)); // 65_000
+ */
+export function energyOf(stakeSun: number, chain: Chain): number {
+  return Number(
+    ((BigInt(stakeSun) / SUN_PER_TRX) * totalEnergyLimit(chain)) / BigInt(chain.totalEnergyWeight),
+  );
+}
+
+/** The energy one COMPLETED order delegated, from its delivery to `expiresAt` (spec/control.yaml's OrderDelegation). */
+export type Delegation = Omit<components['schemas']['OrderDelegation'], 'state'>;
+
+/**
+ * An order's delegation: undefined unless it is COMPLETED.
+ *
+ * @example
+ *   delegationOf(order, chain)?.expiresAt; // order.outcomeAt + 3_600_000 for 1h
+ */
+export function delegationOf(order: Order, chain: Chain): Delegation | undefined {
+  if (order.status !== 'COMPLETED') return undefined;
+  const deliveredAt = order.outcomeAt;
+  return {
+    orderId: order.id,
+    from: chain.poolAddress,
+    to: order.pledgeAddress,
+    energy: order.rentalCount,
+    stakeSun: stakeFor(order.rentalCount, chain),
+    deliveredAt,
+    expiresAt: deliveredAt + (order.delegationMs ?? PERIOD_MS[order.period]),
+  };
+}
+
+/** Whether the chain shows a delegation at `at`. */
+export const delegatedAt = (delegation: Delegation, at: number): boolean =>
+  delegation.deliveredAt <= at && at < delegation.expiresAt;
+
+/**
+ * The delegations of the orders given (every one, or those to `to`), oldest first.
+ *
+ * @example
+ *   delegationsOf(orders, chain, 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3');
+ */
+export function delegationsOf(orders: readonly Order[], chain: Chain, to?: string): Delegation[] {
+  const out: Delegation[] = [];
+  for (const order of orders) {
+    if (to !== undefined && order.pledgeAddress !== to) continue;
+    const delegation = delegationOf(order, chain);
+    if (delegation) out.push(delegation);
+  }
+  return out;
+}
+
+/** An account on chain at a time: when it was made, and the delegations it shows then. */
+export interface ChainAccount {
+  address: string;
+  createTime: number;
+  /** Delegations to it that run at the time. */
+  received: Delegation[];
+  /** Delegations from it that run at the time (the pool's). */
+  lent: Delegation[];
+  /** Delegations to it that ended by the time. */
+  ended: Delegation[];
+}
+
+/**
+ * An address as the chain shows it at `at`, or undefined while it does not exist. The
+ * pool, a USDT holder and an address the scenario or the control plane activated exist
+ * from the start; one an order activates, from that activation (its PROCESSING).
+ *
+ * @example
+ *   chainAccountAt(engine.address(a), engine.delegations(), chain, now)?.received.length; // 1 once delivered
+ */
+export function chainAccountAt(
+  record: AddressRecord,
+  delegations: readonly Delegation[],
+  chain: Chain,
+  at: number,
+): ChainAccount | undefined {
+  const { address } = record;
+  const fromStart =
+    address === chain.poolAddress ||
+    chain.usdtBalances[address] !== undefined ||
+    (record.activated && record.activatedByOrderId === undefined);
+  if (!fromStart && !(record.activated && record.activatedAt! <= at)) return undefined;
+  const received: Delegation[] = [];
+  const lent: Delegation[] = [];
+  const ended: Delegation[] = [];
+  for (const d of delegations) {
+    const running = delegatedAt(d, at);
+    if (d.to === address && running) received.push(d);
+    else if (d.to === address && d.expiresAt <= at) ended.push(d);
+    if (d.from === address && running) lent.push(d);
+  }
+  return { address, createTime: record.activatedAt ?? GENESIS_MS, received, lent, ended };
+}
+
+/** The total of a delegation list's stakes, sun. */
+export const stakeOf = (delegations: readonly Delegation[]): number =>
+  delegations.reduce((sum, d) => sum + d.stakeSun, 0);
+
+/** A block of the simulated chain. */
+export interface ChainBlock {
+  number: number;
+  timestamp: number;
+  blockID: string;
+  parentHash: string;
+}
+
+/**
+ * The block of a time: a block every 3 s, its id the number in 8 bytes and a made-up hash.
+ *
+ * @example
+ *   blockAt(1_529_891_478_000).number; // 3: main net's genesis was 9 s earlier
+ */
+export function blockAt(at: number): ChainBlock {
+  const number = Math.max(0, Math.floor((at - GENESIS_MS) / BLOCK_MS));
+  return {
+    number,
+    timestamp: GENESIS_MS + number * BLOCK_MS,
+    blockID: blockId(number),
+    parentHash: blockId(Math.max(0, number - 1)),
+  };
+}
+
+function blockId(number: number): string {
+  return number.toString(16).padStart(16, '0') + hash('sha256', `block ${number}`, 'hex').slice(16);
+}
+
+/** A call of the USDT contract the simulator knows; `other` is any other function (it reverts). */
+export type UsdtCall =
+  | { fn: 'balanceOf'; holder: string }
+  | { fn: 'transfer'; owner: string; to: string; amount: bigint }
+  | { fn: 'other' };
+
+/** What a USDT call does: the energy it uses, its output word (hex) or a revert. */
+export interface UsdtResult {
+  energy: number;
+  output: string;
+  reverted: boolean;
+}
+
+/** The USDT an address holds, micro-USDT (the token's 6 decimals). */
+export const usdtOf = (chain: Chain, address: string): number =>
+  parseUnits(chain.usdtBalances[address] ?? '0', `chain.usdtBalances.${address}`);
+
+/**
+ * Runs a USDT call without a transaction: balanceOf answers the scenario's balance, a
+ * transfer uses `transferEnergy.holder` or `.empty` by what its receiver holds, and
+ * reverts when its owner holds less than it sends, as the token does.
+ *
+ * @example
+ *   callUsdt(chain, { fn: 'transfer', owner, to: emptyAddress, amount: 1n }).energy; // 130_285
+ */
+export function callUsdt(chain: Chain, call: UsdtCall): UsdtResult {
+  const word = (value: bigint): string => value.toString(16).padStart(64, '0');
+  if (call.fn === 'balanceOf')
+    return { energy: BALANCE_OF_ENERGY, output: word(BigInt(usdtOf(chain, call.holder))), reverted: false };
+  if (call.fn === 'other' || BigInt(usdtOf(chain, call.owner)) < call.amount)
+    return { energy: 0, output: '', reverted: true };
+  const energy = usdtOf(chain, call.to) > 0 ? chain.transferEnergy.holder : chain.transferEnergy.empty;
+  return { energy, output: word(1n), reverted: false };
+}

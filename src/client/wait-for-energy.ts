@@ -1,0 +1,124 @@
+/**
+ * Waiting until rented energy is on chain: a TRON node's getaccountresource read until
+ * the address can spend at least the energy asked (`EnergyLimit - EnergyUsed`), as
+ * providers tell their customers to confirm a delivery.
+ */
+import { isTronAddress } from '../tron-address.ts';
+import { EnergyRentalError } from './energy-rental-error.ts';
+import { fetchWithin } from './send-request.ts';
+import { isTransient, type PollingClock } from './wait-for-order.ts';
+
+export interface WaitForEnergyOptions {
+  /** Give up after this many ms of the client's `now` clock. Default 60_000. */
+  timeoutMs?: number;
+  /** Pause between two reads, in ms. Default 1_000. */
+  intervalMs?: number;
+  /** Called with the energy first read, then once on each change. */
+  onEnergy?: (energy: number) => void;
+}
+
+/** Where a TRON node is read: its base URL, the fetch and deadline of one read, an optional TronGrid key. */
+export interface TronNode {
+  url: string;
+  fetch: (request: Request) => Promise<Response> | Response;
+  timeoutMs: number;
+  apiKey?: string | undefined;
+}
+
+const OPERATION = 'waitForEnergy';
+
+/**
+ * The energy an address can spend now, read from `/wallet/getaccountresource`; 0 for an
+ * address that does not exist on chain (`{}`). Throws an EnergyRentalError of operation
+ * `waitForEnergy`: kind `network`, `timeout`, `http`, `invalid-body`, or `api` for java-tron's
+ * `{ "Error": … }`.
+ *
+ * @example
+ *   await readEnergy(node, 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3'); // 65000 once delivered
+ */
+export async function readEnergy(node: TronNode, address: string): Promise<number> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (node.apiKey) headers['TRON-PRO-API-KEY'] = node.apiKey;
+  const { response, text } = await fetchWithin(
+    node,
+    OPERATION,
+    `${node.url.replace(/\/+$/, '')}/wallet/getaccountresource`,
+    {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ address, visible: true }),
+    },
+  );
+  const details = { operation: OPERATION, status: response.status, body: text } as const;
+  if (!response.ok)
+    throw new EnergyRentalError(`HTTP ${response.status} from the TRON node`, { ...details, kind: 'http' });
+  let body: { EnergyLimit?: unknown; EnergyUsed?: unknown; Error?: unknown };
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    throw new EnergyRentalError(`the TRON node's answer is not JSON: '${text.slice(0, 100)}'`, {
+      ...details,
+      kind: 'invalid-body',
+    });
+  }
+  if (typeof body.Error === 'string')
+    throw new EnergyRentalError(`the TRON node refused: ${body.Error}`, { ...details, kind: 'api' });
+  const number = (value: unknown): number => (typeof value === 'number' ? value : 0);
+  return number(body.EnergyLimit) - number(body.EnergyUsed);
+}
+
+/**
+ * Reads the address's energy every `intervalMs` until it is at least `energy`, and returns
+ * what it read. Error policy as `waitForOrder`'s: a transient failure (network, timeout,
+ * invalid body, HTTP 5xx or 429) is tolerated until the deadline; any other is thrown at
+ * once; past the deadline an {@link EnergyRentalError} of kind `timeout` (operation
+ * `waitForEnergy`) names the address, the energy asked, the last energy read and the
+ * timeout, with the last transient failure as its `cause`.
+ *
+ * @example
+ *   const energy = await waitForEnergy(node, { now: Date.now, sleep }, 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3', 65_000);
+ */
+export async function waitForEnergy(
+  node: TronNode,
+  clock: PollingClock,
+  address: string,
+  energy: number,
+  options: WaitForEnergyOptions = {},
+): Promise<number> {
+  const { timeoutMs = 60_000, intervalMs = 1_000, onEnergy } = options;
+  if (!isTronAddress(address))
+    throw new RangeError(`waitForEnergy: address must be a Base58Check TRON address (got '${address}').`);
+  if (!(Number.isSafeInteger(energy) && energy > 0))
+    throw new RangeError(`waitForEnergy: energy must be a positive whole number (got ${energy}).`);
+  if (!(intervalMs > 0))
+    throw new RangeError(`waitForEnergy: intervalMs must be positive (got ${intervalMs}).`);
+  if (!(timeoutMs >= 0))
+    throw new RangeError(`waitForEnergy: timeoutMs must not be negative (got ${timeoutMs}).`);
+
+  const deadline = clock.now() + timeoutMs;
+  let last: number | undefined;
+  let lastError: EnergyRentalError | undefined;
+  for (;;) {
+    try {
+      const held = await readEnergy(node, address);
+      if (held !== last) {
+        last = held;
+        onEnergy?.(held);
+      }
+      if (held >= energy) return held;
+    } catch (error) {
+      if (!isTransient(error)) throw error;
+      lastError = error;
+    }
+    const remaining = deadline - clock.now();
+    if (remaining <= 0) {
+      const seen = last === undefined ? 'no energy read' : `last read: ${last}`;
+      const failure = lastError ? `; last error: ${lastError.message}` : '';
+      throw new EnergyRentalError(
+        `${address} did not hold ${energy} energy within ${timeoutMs} ms (timeout); ${seen}${failure}`,
+        { operation: OPERATION, kind: 'timeout', cause: lastError },
+      );
+    }
+    await clock.sleep(Math.min(intervalMs, remaining));
+  }
+}
