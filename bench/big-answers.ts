@@ -2,7 +2,7 @@
  * What the tests no longer bound in real time: `serve --upstream` passes a 100 MB answer on
  * (with and without --record), answers six over the cap with 502 and a dripping one with
  * 504, while /_sim/health is polled. Figures: the slowest poll, the server's longest
- * event-loop hold (loop-delay.mjs) and how long the answers took. The upstream runs at a
+ * event-loop hold and the CPU it ran within one (loop-delay.mjs) and how long the answers took. The upstream runs at a
  * lower priority: it stands in for a server on another machine.
  */
 import { closeSync, existsSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
@@ -71,19 +71,27 @@ function counted(url: string, agent?: Agent): Promise<{ status: number; bytes: n
   });
 }
 
-/** Ends the server's current loop-delay window (SIGUSR2); the longest hold in it, ms. */
-async function loopWindow(server: Server, file: string, window: number): Promise<number> {
+/** Ends the server's current loop-delay window (SIGUSR2): its longest hold, and the most CPU run within one, ms. */
+async function loopWindow(
+  server: Server,
+  file: string,
+  window: number,
+): Promise<{ maxMs: number; maxRunMs: number }> {
   process.kill(server.pid, 'SIGUSR2');
   for (let tries = 0; tries < 1000; tries++) {
     try {
-      const written = JSON.parse(readFileSync(file, 'utf8')) as { window: number; maxMs: number };
-      if (written.window === window) return written.maxMs;
+      const written = JSON.parse(readFileSync(file, 'utf8')) as {
+        window: number;
+        maxMs: number;
+        maxRunMs: number;
+      };
+      if (written.window === window) return written;
     } catch {
       // Not written yet, or half-written: look again.
     }
     await sleep(10);
   }
-  return NaN;
+  return { maxMs: NaN, maxRunMs: NaN };
 }
 
 /** Resolves once `file`, `before` bytes long, has grown by a whole line of over a megabyte. */
@@ -105,7 +113,7 @@ async function lineWritten(file: string, before: number): Promise<void> {
  * Runs one case against `serve --upstream` of the checkout at `root`.
  *
  * @example
- *   const { healthMaxMs, holdMaxMs } = await runBigCase(root, BIG_CASES[0]!);
+ *   const { healthMaxMs, hold } = await runBigCase(root, BIG_CASES[0]!);
  */
 export async function runBigCase(root: string, c: BigCase) {
   const [loopFile, record] = [path.join(TMP, 'loop-delay.json'), path.join(TMP, 'big-record.jsonl')];
@@ -157,7 +165,7 @@ export async function runBigCase(root: string, c: BigCase) {
       ...(c.record ? { recordedMs } : {}),
       healthMaxMs: Math.max(...polls),
       polls: polls.length,
-      holdMaxMs: await loopWindow(proxy, loopFile, 2),
+      hold: await loopWindow(proxy, loopFile, 2),
       ...(wrong ? { problem: `an answer was ${wrong.status} with ${wrong.bytes} bytes` } : {}),
     };
   } finally {
