@@ -18,6 +18,7 @@ export interface Row {
 }
 
 const UNITS = { x: '×', ms: ' ms', s: ' s' } as const;
+type Unit = keyof typeof UNITS;
 const rows: Row[] = [];
 let invalid = false;
 
@@ -31,27 +32,14 @@ export const loadAverage = (): number => Number(os.loadavg()[0]!.toFixed(2));
  * @example
  *   row('account ÷ bare node:http', 0.71, 'x', '≥ 0.6'); // account ÷ bare node:http  0.71×  ≥ 0.6×  met
  */
-export function row(
-  name: string,
-  value: number,
-  unit: keyof typeof UNITS,
-  target?: string,
-  cpu?: number,
-): void {
+export function row(name: string, value: number, unit: Unit, target?: string, cpu?: number): void {
   const [op, goalText] = target?.split(' ') ?? [];
   const goal = Number(goalText);
   const met = { '≥': value >= goal, '≤': value <= goal, '<': value < goal, '>': value > goal }[op ?? ''];
   const digits = unit === 's' || value >= 10 ? (unit === 'x' || unit === 's' ? 1 : 0) : 2;
   const figure = `${value.toFixed(digits)}${UNITS[unit]}`;
   const verdict = met === undefined ? 'info' : met ? 'met' : 'missed';
-  rows.push({
-    name,
-    figure,
-    target: target ? `${target}${UNITS[unit]}` : '',
-    verdict,
-    value,
-    ...(cpu ? { cpu } : {}),
-  });
+  rows.push({ name, figure, target: target ? target + UNITS[unit] : '', verdict, value, cpu });
   note(`${name}: ${figure} ${verdict}`);
 }
 
@@ -62,12 +50,10 @@ export function noFigure(name: string, verdict: string): void {
   note(`${name}: ${verdict}`);
 }
 
+type Loaded = { name: string; runs: LoadResult[] };
+
 /** Prints the rows and the servers under load, writes `out`; whether every run was valid. */
-export function report(
-  out: string,
-  header: string[],
-  loads: { name: string; runs: LoadResult[] }[],
-): boolean {
+export function report(out: string, header: string[], loads: Loaded[]): boolean {
   const width = Math.max(...rows.map((r) => r.name.length));
   const lines = [...header, ''];
   for (const r of rows)

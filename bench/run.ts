@@ -148,11 +148,8 @@ async function loads(): Promise<void> {
   if (wanted('reads')) {
     // A history order is made before each run: the order runs fill the store, whose oldest go.
     contender('ours history by orderId', sim, async () => {
-      const made = await fetch(`${sim.url}/v1/tron/order`, {
-        method: 'POST',
-        headers: FORM,
-        body: ORDER_BODY,
-      });
+      const order = { method: 'POST', headers: FORM, body: ORDER_BODY };
+      const made = await fetch(`${sim.url}/v1/tron/order`, order);
       const { data } = (await made.json()) as { data: { id: string } };
       return { url: `${sim.url}/v1/tron/history?orderId=${data.id}`, headers: AUTH };
     });
