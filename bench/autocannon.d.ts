@@ -14,7 +14,8 @@ declare module 'autocannon' {
   }
 
   interface Result {
-    requests: { mean: number };
+    /** Seconds the run took. */
+    duration: number;
     errors: number;
     timeouts: number;
     mismatches: number;

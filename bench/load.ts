@@ -74,7 +74,7 @@ export async function runLoad(
   const at = (p: number): number =>
     latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? NaN;
   return {
-    rps: result.requests.mean,
+    rps: (latencies.length + other) / result.duration,
     p50Ms: at(0.5),
     p99Ms: at(0.99),
     bad: other + result.mismatches + result.errors + result.timeouts + (latencies.length === 0 ? 1 : 0),

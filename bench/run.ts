@@ -4,8 +4,8 @@
  * to bench/results.json. The simulator is a black box started through its CLI (`serve
  * --timing instant --quiet`), so the harness runs on any checkout (--root).
  *
- *   npm run bench                          # every row, 3 interleaved rounds of 5 s
- *   npm run bench -- --quick               # 1 round of 2 s
+ *   npm run bench                          # every row, 7 interleaved rounds of 2 s
+ *   npm run bench -- --quick               # 2 rounds of 1 s
  *   npm run bench -- --only price,proxy    # rows: price reads orders startup contract proxy big
  *   npm run bench -- --root ../other       # the simulator, spec and suite of another checkout
  *   npm run bench -- --cpu-prof            # our servers' CPU profiles to bench/tmp/profiles
@@ -62,8 +62,8 @@ if (unknown.length > 0) {
 const wanted = (name: (typeof ROWS)[number]): boolean => only.includes(name);
 const root = path.resolve(values.root);
 const plan = values.quick
-  ? { rounds: 1, seconds: 2, warmS: 1, starts: 3, suites: 1 }
-  : { rounds: 3, seconds: 5, warmS: 2, starts: 7, suites: 3 };
+  ? { rounds: 2, seconds: 1, warmS: 1, starts: 3, suites: 1 }
+  : { rounds: 7, seconds: 2, warmS: 2, starts: 7, suites: 3 };
 const profiles = path.join(TMP, 'profiles');
 /** `serve` of the checkout under test with `args` (and --timing instant --quiet unless it proxies). */
 const ours = (...args: string[]): Command =>
