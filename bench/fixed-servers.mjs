@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // The bench's own servers, each the smallest thing that does its job:
 //
-//   node bench/fixed-servers.mjs <kind> <port> [body-file]
+//   node bench/fixed-servers.mjs <kind> <port> [body-file | upstream-url]
 //
 //   bare   node:http answering the bytes of body-file (default: a price envelope) to every request
 //   hono   the smallest Hono app on @hono/node-server answering the same bytes (the stack's floor)
 //   slow   `bare` after 10-30 ms (drawn per request): an upstream across a network
+//   proxy  node:http forwarding to upstream-url over kept-alive connections (a proxy's floor)
 //   big    100 MB of spaces as JSON (every other answer declares its Content-Length)
 //   json   100 MB of JSON whose every element holds a secret-named key
 //   drip   headers, then a kilobyte every 20 ms, forever
@@ -18,11 +19,12 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 
 const [kind, port = '0', bodyFile] = process.argv.slice(2);
-const body = bodyFile
-  ? readFileSync(bodyFile)
-  : Buffer.from(
-      '{"code":0,"msg":"Get price successfully","time":"1741801809","data":{"sun":"65","trxPrice":"4.23","period":"1h","resourceType":"ENERGY","rentalCount":65000}}',
-    );
+const body =
+  bodyFile && kind !== 'proxy'
+    ? readFileSync(bodyFile)
+    : Buffer.from(
+        '{"code":0,"msg":"Get price successfully","time":"1741801809","data":{"sun":"65","trxPrice":"4.23","period":"1h","resourceType":"ENERGY","rentalCount":65000}}',
+      );
 const JSON_TYPE = { 'content-type': 'application/json' };
 const MB = 1024 * 1024;
 const ELEMENT = '{"id":1,"apiKey":"sk_live_0123456789abcdef","note":"an element of a large answer"},';
@@ -36,6 +38,7 @@ function jsonBlock(n) {
 }
 
 const spaces = Buffer.alloc(MB, 0x20);
+const agent = new http.Agent({ keepAlive: true });
 let served = 0;
 
 /** @type {http.RequestListener} */
@@ -67,6 +70,14 @@ const handlers = {
   slow: (req, res) => {
     req.resume();
     setTimeout(() => handlers.bare(req, res), 10 + Math.random() * 20);
+  },
+  proxy: (req, res) => {
+    const options = { method: req.method, headers: req.headers, agent };
+    const forwarded = http.request(new URL(req.url, bodyFile), options, (answer) => {
+      res.writeHead(answer.statusCode, answer.headers);
+      answer.pipe(res);
+    });
+    req.pipe(forwarded.on('error', () => res.destroy()));
   },
   big: large,
   json: large,

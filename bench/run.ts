@@ -287,19 +287,22 @@ async function contract(): Promise<void> {
   }
 }
 
-/** `serve --upstream` in front of an upstream 10-30 ms away, against that upstream directly. */
+/** `serve --upstream` in front of an upstream 10-30 ms away, against it directly and a bare node:http proxy. */
 async function proxy(): Promise<void> {
   const upstream = await startServer('upstream-slow', fixedCommand('slow'));
-  contender('upstream 10-30 ms away', upstream, GET_PRICE);
-  contender(
+  const [direct, through, bare] = [
+    'upstream 10-30 ms away',
     'ours --upstream in front of it',
-    await startServer('proxy', ours('--upstream', upstream.url)),
-    GET_PRICE,
-  );
+    'bare node:http proxy',
+  ];
+  contender(direct, upstream, GET_PRICE);
+  contender(through, await startServer('proxy', ours('--upstream', upstream.url)), GET_PRICE);
+  contender(bare, await startServer('bare-proxy', fixedCommand('proxy', upstream.url)), GET_PRICE);
   await race();
-  const [direct, through] = ['upstream 10-30 ms away', 'ours --upstream in front of it'];
   paired('proxy ÷ direct req/s (upstream 10-30 ms away)', through, direct, '≥ 0.9', 'proxy');
   paired('proxy p50 − direct p50', through, direct, '≤ 1', 'p50 added');
+  paired("bare node:http proxy ÷ direct req/s (a proxy's floor)", bare, direct, undefined, 'proxy');
+  paired('bare node:http proxy p50 − direct p50', bare, direct, undefined, 'p50 added');
 }
 
 async function big(): Promise<void> {

@@ -112,10 +112,10 @@ export function simCommand(root: string, serveArgs: string[], nodeArgs: string[]
 /** The node flags of the preload that reports a server's longest event-loop hold (loop-delay.mjs). */
 export const LOOP_DELAY_ARGS = ['--import', pathToFileURL(path.join(BENCH_DIR, 'loop-delay.mjs')).href];
 
-/** One of fixed-servers.mjs's servers. */
-export function fixedCommand(kind: string, bodyFile?: string): Command {
+/** One of fixed-servers.mjs's servers; `extra` is its body file, or a proxy's upstream URL. */
+export function fixedCommand(kind: string, extra?: string): Command {
   const script = path.join(BENCH_DIR, 'fixed-servers.mjs');
-  return { file: process.execPath, args: [script, kind, '{port}', ...(bodyFile ? [bodyFile] : [])] };
+  return { file: process.execPath, args: [script, kind, '{port}', ...(extra ? [extra] : [])] };
 }
 
 /**
