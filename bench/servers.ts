@@ -139,9 +139,9 @@ function tool(name: string, spec: string, file: string): string | { skipped: str
   ];
   const npm = spawnSync('npm', args, { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
   if (npm.status === 0 && existsSync(target)) return target;
-  return {
-    skipped: `could not install ${spec}: ${(npm.stderr || String(npm.error)).trim().split('\n').at(-1)}`,
-  };
+  const lines = (npm.stderr || String(npm.error)).split('\n');
+  const why = lines.find((line) => /error/i.test(line) && !/complete log/.test(line))?.trim();
+  return { skipped: `could not install ${spec} (${why ?? `npm exited ${npm.status}`})` };
 }
 
 /** Prism 5.14.2 (the last on Node 20; 5.15 wants Node 24) mocking the checkout's spec, quiet as ours. */
@@ -168,7 +168,7 @@ export function prismCommand(root: string): Command | { skipped: string } {
  */
 export function wiremockCommand(urlPath: string, body: string): Command | { skipped: string } {
   if (spawnSync('java', ['-version'], { stdio: 'ignore' }).status !== 0)
-    return { skipped: 'no java on PATH' };
+    return { skipped: 'java -version failed: WireMock needs Java 11 or later' };
   const jar = tool('wiremock', 'wiremock@3.13.2', 'build/wiremock-standalone-3.13.2.jar');
   if (typeof jar !== 'string') return jar;
   const dir = path.join(TMP, 'wiremock');
