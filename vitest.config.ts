@@ -17,16 +17,6 @@ const packageNames = Object.entries(tsconfig.compilerOptions.paths ?? {}).map(([
 }));
 
 /**
- * Files that run before all others, one at a time: the upstream bounds hold a server's health
- * to 100 ms, which another file's work beside it can take. First rather than last: `npm test`
- * starts its static checks beside vitest at a lower priority (scripts/test.mjs), and they
- * take the core these files leave, where at the end of the run nothing would.
- */
-const ALONE = ['cli/serve-upstream-bounds.test.ts'];
-/** Every other project: after the files that run alone. */
-const AFTER_ALONE = { groupOrder: 1 };
-
-/**
  * The package test, in a project of its own so that it starts first (vitest queues the
  * projects of one group by name, and 'package' comes before 'unit'): it is the longest file
  * by far, and it packs a copy of the checkout, so it can run beside all the others.
@@ -69,33 +59,24 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: UNIT_FILES,
-          sequence: AFTER_ALONE,
           isolate: false,
           // The fidelity files run as `npm run test:fidelity` (vitest.fidelity.config.ts).
           exclude: [
             'contract-tests/**/*.contract.test.ts',
             '**/*.fidelity.test.ts',
-            ...ALONE,
             ...PACKAGE,
             ...OWN_PROCESS,
           ],
         },
       },
-      { extends: true, test: { name: 'own-process', include: OWN_PROCESS, sequence: AFTER_ALONE } },
-      { extends: true, test: { name: 'package', include: PACKAGE, sequence: AFTER_ALONE } },
+      { extends: true, test: { name: 'own-process', include: OWN_PROCESS } },
+      { extends: true, test: { name: 'package', include: PACKAGE } },
       {
         extends: true,
         test: {
           ...CONTRACT_PROJECT,
           include: ['contract-tests/**/*.contract.test.ts'],
-          sequence: AFTER_ALONE,
         },
-      },
-      {
-        extends: true,
-        // Not isolated (one file: nothing to isolate it from): vitest puts an isolated project
-        // with one worker and group 0 in a group of its own that runs after every other.
-        test: { name: 'alone', include: ALONE, sequence: { groupOrder: 0 }, maxWorkers: 1, isolate: false },
       },
     ],
   },

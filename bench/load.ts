@@ -1,114 +1,90 @@
 /**
- * One load run with autocannon's programmatic API: a warm-up that is thrown away, then
- * a measured run of fixed duration at a fixed number of connections.
- *
- * Latency percentiles are computed here from every response's own time (sub-millisecond),
- * because autocannon's histogram has 1 ms resolution and the target is p99 <= 2 ms.
- * Every response must be HTTP 2xx with a body starting `{"code":0,` (or, for a target that
- * expects a rejection, its status and code); anything else is counted (non2xx, mismatches,
- * errors, timeouts) and makes the run invalid.
+ * One load run with autocannon, the one load generator of the bench, in this process: a
+ * fixed number of connections for a fixed time. Every answer must be a 2xx whose body starts
+ * `{"code":0,`; a run with any other answer, error or timeout is invalid. Latencies are each
+ * response's own (sub-millisecond): autocannon's histogram rounds to whole milliseconds.
  */
 import autocannon from 'autocannon';
-import { percentile } from './stats.ts';
+import { readFileSync } from 'node:fs';
 
 export interface LoadTarget {
   url: string;
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string;
-  /** The answer every request must get, when it is not a success: a rejection's status and code. */
-  expect?: { status: number; code: number };
-}
-
-export interface LoadOptions {
-  connections: number;
-  durationS: number;
-  warmupS: number;
 }
 
 export interface LoadResult {
-  /** Mean of autocannon's per-second samples of completed requests. */
   rps: number;
-  requests: number;
   p50Ms: number;
-  p90Ms: number;
   p99Ms: number;
-  maxMs: number;
-  /** Answers of another status than the target's (a non-2xx one, unless it expects a rejection). */
-  non2xx: number;
-  mismatches: number;
-  errors: number;
-  timeouts: number;
-  /** True when every response was 2xx with code 0 and there was no error or timeout. */
-  valid: boolean;
+  /** Answers that were not a 2xx with code 0, errors and timeouts. */
+  bad: number;
+  /** CPU time (user + system) the server's process spent per answer, µs; NaN off Linux. */
+  cpuUs: number;
 }
 
-/** Whether a status is not the one the target expects (a 2xx unless it expects a rejection). */
-function unexpectedStatus(target: LoadTarget, status: number): boolean {
-  return target.expect ? status !== target.expect.status : status < 200 || status >= 300;
+/** CPU time (user + system) process `pid` has used so far, ms, from /proc (ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const [user, system] = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .slice(11, 13)
+      .map(Number);
+    return (user! + system!) * 10;
+  } catch {
+    return NaN;
+  }
 }
 
-/** Runs autocannon; `other` counts the answers of another status than the target's. */
-async function cannon(
+/**
+ * Loads `target`, served by process `pid`, with `connections` for `seconds`.
+ *
+ * @example
+ *   const { rps, p50Ms } = await runLoad({ url: `${url}/v1/account`, headers: { 'API-KEY': 'demo-key' } }, pid, 32, 4);
+ */
+export async function runLoad(
   target: LoadTarget,
+  pid: number,
   connections: number,
-  durationS: number,
-  onLatency?: (ms: number) => void,
-) {
-  const prefix = `{"code":${target.expect?.code ?? 0},`;
+  seconds: number,
+): Promise<LoadResult> {
+  const cpuBefore = cpuMs(pid);
+  const latencies: number[] = [];
   let other = 0;
   const instance = autocannon({
     url: target.url,
-    connections,
-    duration: durationS,
     method: target.method ?? 'GET',
     headers: target.headers ?? {},
-    ...(target.body !== undefined ? { body: target.body } : {}),
+    ...(target.body === undefined ? {} : { body: target.body }),
+    connections,
+    duration: seconds,
     timeout: 10,
-    verifyBody: (body: string) => body.startsWith(prefix),
+    verifyBody: (body: string) => body.startsWith('{"code":0,'),
   });
   instance.on('response', (_client, status, _bytes, ms) => {
-    if (unexpectedStatus(target, status)) other++;
-    else onLatency?.(ms);
+    if (status >= 200 && status < 300) latencies.push(ms);
+    else other++;
   });
   const result = await instance;
-  return { ...result, other };
+  const cpuUs = ((cpuMs(pid) - cpuBefore) * 1000) / (latencies.length + other);
+  latencies.sort((a, b) => a - b);
+  const at = (p: number): number =>
+    latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? NaN;
+  return {
+    rps: (latencies.length + other) / result.duration,
+    p50Ms: at(0.5),
+    p99Ms: at(0.99),
+    bad: other + result.mismatches + result.errors + result.timeouts + (latencies.length === 0 ? 1 : 0),
+    cpuUs,
+  };
 }
 
-/** Runs the warm-up and then the measured load. */
-export async function runLoad(target: LoadTarget, options: LoadOptions): Promise<LoadResult> {
-  if (options.warmupS > 0) {
-    const warm = await cannon(target, options.connections, options.warmupS);
-    if (warm.errors + warm.other + warm.mismatches > 0) {
-      const status = target.expect ? `other than ${target.expect.status}` : 'non-2xx';
-      throw new Error(
-        `${target.method ?? 'GET'} ${target.url}: the warm-up saw ${warm.other} answers ${status}, ${warm.mismatches} bodies without code ${target.expect?.code ?? 0} and ${warm.errors} errors.`,
-      );
-    }
-  }
-  let latencies = new Float64Array(1 << 18);
-  let n = 0;
-  const result = await cannon(target, options.connections, options.durationS, (ms) => {
-    if (n === latencies.length) {
-      const grown = new Float64Array(latencies.length * 2);
-      grown.set(latencies);
-      latencies = grown;
-    }
-    latencies[n++] = ms;
-  });
-  const sorted = latencies.subarray(0, n).sort();
-  return {
-    rps: result.requests.mean,
-    requests: n,
-    p50Ms: percentile(sorted, 50),
-    p90Ms: percentile(sorted, 90),
-    p99Ms: percentile(sorted, 99),
-    maxMs: n > 0 ? sorted[n - 1]! : NaN,
-    non2xx: result.other,
-    mismatches: result.mismatches,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    valid:
-      result.other === 0 && result.mismatches === 0 && result.errors === 0 && result.timeouts === 0 && n > 0,
-  };
+/** The median; NaN for none. */
+export function median(values: readonly number[]): number {
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length === 0 ? NaN : sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }

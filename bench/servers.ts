@@ -1,288 +1,191 @@
 /**
- * Starts the servers under test as separate processes on 127.0.0.1 and stops them.
- *
- * - the bare ceiling: `node bench/bare-server.mjs`
- * - a reference: the smallest Hono app, `node bench/hono-server.mjs`
- * - the proxy ceiling: `node bench/bare-proxy.mjs <port> <upstream>`, forwarding and nothing else
- * - the simulator as users run it: `node bin/energy-rental-kit.js serve …` (in a checkout
- *   the esbuild bundle of the sources when it is fresh, else tsx on them; `dist/` when
- *   the package is installed)
- * - the simulator from compiled JavaScript: `node bench/serve-built.mjs <build-dir> serve …`
- *
- * Every child started here is killed (by its pid) when the harness exits.
+ * The servers under the bench, each its own process on 127.0.0.1 on a port chosen before it
+ * starts (one that prints nothing is ready when it accepts a connection). Output goes to a
+ * file, not a pipe, so this process (the load generator too) never reads it. Every child is
+ * stopped by its pid: by `stop()`, by `stopAll()`, or killed when the harness exits.
  */
-import { spawn, spawnSync, type ChildProcess, type StdioOptions } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
-export const REPO_ROOT = path.resolve(BENCH_DIR, '..');
-export const BENCH_SCENARIO = path.join(BENCH_DIR, 'bench-scenario.yaml');
-export const BENCH_KEY = 'bench-key';
-export const PLEDGE_ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
+export const TMP = path.join(BENCH_DIR, 'tmp');
 
-export type ServerKind = 'bare' | 'bare-proxy' | 'hono' | 'sim' | 'sim-built';
-
-export interface ServerSpec {
-  kind: ServerKind;
-  /** Checkout whose simulator runs (default: this repository). */
-  root?: string;
-  /** For 'sim-built': the directory bench/build.ts compiled into. */
-  buildDir?: string;
-  /** Port to listen on; 0 picks a free one. */
-  port?: number;
-  /** Extra `serve` flags; default: the bench scenario, instant timing, seed 1. */
-  serveArgs?: string[];
-  /** Flags for node itself (e.g. --cpu-prof). */
-  nodeArgs?: string[];
-  /** For 'bare-proxy': the URL it forwards to. */
-  upstream?: string;
-}
-
-export interface RunningServer {
-  kind: ServerKind;
-  /** How the simulator's code was loaded: 'bundle', 'tsx', 'dist' or 'compiled'; 'bare' for the ceiling. */
-  runtime: string;
+export interface Server {
   url: string;
-  port: number;
   pid: number;
   child: ChildProcess;
-  output(): string;
+  log(): string;
   stop(): Promise<void>;
 }
 
-const children = new Set<ChildProcess>();
+/** A program and its arguments (`{port}` stands for the port), where and with what it runs. */
+export interface Command {
+  file: string;
+  args: string[];
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+const running = new Set<Server>();
 process.once('exit', () => {
-  for (const child of children) if (child.exitCode === null && child.pid) process.kill(child.pid, 'SIGKILL');
+  for (const { child } of running) if (child.exitCode === null) child.kill('SIGKILL');
 });
 
-export const DEFAULT_SERVE_ARGS = ['--timing', 'instant', '--seed', '1', '--config', BENCH_SCENARIO];
-
-/**
- * What bin/energy-rental-kit.js will run in `root`: 'tsx' (the TypeScript sources),
- * 'bundle' (their esbuild bundle, scripts/cli-bundle.mjs) or 'dist' (the built package).
- * The launcher has decided this three ways over time: first "dist/ when it exists", then
- * "the sources in a checkout, dist/ only with ENERGY_RENTAL_KIT_USE_DIST=1", then the
- * same with `serve` from the bundle when it is fresh; the label follows whichever this
- * checkout's launcher does.
- */
-export function binRuntime(root: string): 'tsx' | 'bundle' | 'dist' {
-  // cli/ today; mock/cli/ in older checkouts.
-  const hasDist =
-    existsSync(path.join(root, 'dist/cli/main.js')) || existsSync(path.join(root, 'dist/mock/cli/main.js'));
-  let launcher: string;
-  try {
-    launcher = readFileSync(path.join(root, 'bin/energy-rental-kit.js'), 'utf8');
-  } catch {
-    return 'tsx';
-  }
-  if (launcher.includes('ENERGY_RENTAL_KIT_USE_DIST')) {
-    const hasSource =
-      existsSync(path.join(root, 'cli/main.ts')) || existsSync(path.join(root, 'mock/cli/main.ts'));
-    if (!hasSource || process.env.ENERGY_RENTAL_KIT_USE_DIST === '1') return 'dist';
-    const bundled =
-      launcher.includes('cli-bundle.mjs') &&
-      process.env.ENERGY_RENTAL_KIT_USE_TSX !== '1' &&
-      bundleIsFresh(root);
-    return bundled ? 'bundle' : 'tsx';
-  }
-  return hasDist ? 'dist' : 'tsx';
-}
-
-const freshBundles = new Map<string, boolean>();
-/** Whether `root`'s CLI bundle is fresh; asked once per root (a child process, ~50 ms, best kept out of timed starts). */
-function bundleIsFresh(root: string): boolean {
-  let fresh = freshBundles.get(root);
-  if (fresh === undefined) {
-    fresh =
-      spawnSync(process.execPath, [path.join(root, 'scripts/cli-bundle.mjs'), '--check'], {
-        cwd: root,
-        stdio: 'ignore',
-      }).status === 0;
-    freshBundles.set(root, fresh);
-  }
-  return fresh;
-}
-
-/** The command line that starts a server. */
-export function serverCommand(spec: ServerSpec): {
-  args: string[];
-  runtime: string;
-  cwd: string;
-  port: number;
-} {
-  const root = spec.root ?? REPO_ROOT;
-  const portNumber = spec.port ?? 0;
-  const port = String(portNumber);
-  const nodeArgs = spec.nodeArgs ?? [];
-  if (spec.kind === 'bare')
-    return {
-      args: [...nodeArgs, path.join(BENCH_DIR, 'bare-server.mjs'), port],
-      runtime: 'bare',
-      cwd: root,
-      port: portNumber,
-    };
-  if (spec.kind === 'bare-proxy')
-    return {
-      args: [...nodeArgs, path.join(BENCH_DIR, 'bare-proxy.mjs'), port, spec.upstream ?? ''],
-      runtime: 'bare',
-      cwd: root,
-      port: portNumber,
-    };
-  if (spec.kind === 'hono')
-    return {
-      args: [...nodeArgs, path.join(BENCH_DIR, 'hono-server.mjs'), port],
-      runtime: 'hono',
-      cwd: REPO_ROOT,
-      port: portNumber,
-    };
-  const serveArgs = [
-    'serve',
-    '--port',
-    port,
-    '--host',
-    '127.0.0.1',
-    ...(spec.serveArgs ?? DEFAULT_SERVE_ARGS),
-  ];
-  if (spec.kind === 'sim') {
-    const runtime = binRuntime(root);
-    return {
-      args: [...nodeArgs, path.join(root, 'bin/energy-rental-kit.js'), ...serveArgs],
-      runtime,
-      cwd: root,
-      port: portNumber,
-    };
-  }
-  if (!spec.buildDir) throw new Error("A 'sim-built' server needs buildDir (see bench/build.ts).");
-  return {
-    args: [...nodeArgs, path.join(BENCH_DIR, 'serve-built.mjs'), spec.buildDir, ...serveArgs],
-    runtime: 'compiled',
-    cwd: root,
-    port: portNumber,
-  };
-}
-
-/**
- * Spawns a server and resolves once it accepts a connection. A start that
- * hangs (seen once on a machine busy with other builds) is killed and tried once more.
- */
-export async function startServer(spec: ServerSpec, timeoutMs = 45_000): Promise<RunningServer> {
-  try {
-    return await startServerOnce(spec, timeoutMs);
-  } catch (error) {
-    if (!(error instanceof Error) || !error.message.includes('did not listen')) throw error;
-    process.stderr.write(`bench: ${error.message.split('\n', 1)[0]}; trying once more\n`);
-    return startServerOnce(spec, timeoutMs);
-  }
-}
-
-async function startServerOnce(spec: ServerSpec, timeoutMs: number): Promise<RunningServer> {
-  // The port is chosen here, not by the server, so that a server that prints nothing
-  // (the simulator with --quiet) can still be found: it is ready when it accepts a connection.
-  const chosenPort = spec.port || (await freePort());
-  // The server's output goes to a file, not a pipe: the simulator logs every request, and
-  // a pipe would make this process (which is also the load generator) read and decode
-  // megabytes of log lines per second, taking CPU from the load it is meant to generate.
-  const logFile = path.join(os.tmpdir(), `energy-rental-bench-${process.pid}-${++logFiles}.log`);
-  const fd = openSync(logFile, 'w');
-  const { child, runtime, stop } = spawnCommand(serverCommand({ ...spec, port: chosenPort }), [
-    'ignore',
-    fd,
-    fd,
-  ]);
-  closeSync(fd);
-  const output = (): string => {
-    try {
-      const text = readFileSync(logFile, 'utf8');
-      return text.length > 32_768 ? `${text.slice(0, 16_384)}\n…\n${text.slice(-16_384)}` : text;
-    } catch {
-      return '';
-    }
-  };
-  await new Promise<void>((resolve, reject) => {
-    let settled = false;
-    const timer = setTimeout(() => {
-      settled = true;
-      if (child.pid) process.kill(child.pid, 'SIGKILL');
-      reject(new Error(`${spec.kind} did not listen within ${timeoutMs} ms:\n${output()}`));
-    }, timeoutMs);
-    const poll = (): void => {
-      if (settled || child.exitCode !== null) return;
-      const socket = net.connect(chosenPort, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve();
-      });
-      socket.once('error', () => setTimeout(poll, 10));
-    };
-    poll();
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      if (!settled)
-        reject(new Error(`${spec.kind} exited (${code ?? signal}) before it listened:\n${output()}`));
-      settled = true;
-    });
-  });
-  return {
-    kind: spec.kind,
-    runtime,
-    url: `http://127.0.0.1:${chosenPort}`,
-    port: chosenPort,
-    pid: child.pid!,
-    child,
-    output,
-    async stop() {
-      await stop();
-      rmSync(logFile, { force: true });
-    },
-  };
-}
-
-let logFiles = 0;
-
-/** SIGTERM, and SIGKILL if the child has not exited 10 s later. */
-async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<void> {
-  if (child.exitCode === null && child.signalCode === null) {
-    child.kill('SIGTERM');
-    const killed = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(killed);
-  }
-  children.delete(child);
-}
-
-/** A port that was free a moment ago (for start-up timing, where the port must be known before spawn). */
+/** A port that was free a moment ago. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
+    const probe = net.createServer().once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
     });
   });
 }
 
-export type ServerCommand = ReturnType<typeof serverCommand>;
+/** Spawns `command` on `port`, its output to bench/tmp/<name>.log. */
+export function spawnServer(name: string, command: Command, port: number): Server {
+  mkdirSync(TMP, { recursive: true });
+  const logFile = path.join(TMP, `${name}.log`);
+  const fd = openSync(logFile, 'w');
+  const args = command.args.map((arg) => arg.replace('{port}', String(port)));
+  const env = { ...process.env, ...command.env };
+  const child = spawn(command.file, args, { cwd: command.cwd ?? BENCH_DIR, env, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const server: Server = {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid!,
+    child,
+    log: () => readFileSync(logFile, 'utf8').slice(-4000),
+    async stop() {
+      running.delete(server);
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(kill);
+    },
+  };
+  running.add(server);
+  return server;
+}
+
+/** Starts a server and resolves once it accepts a connection (60 s at most: a JVM on a busy machine). */
+export async function startServer(name: string, command: Command): Promise<Server> {
+  const port = await freePort();
+  const server = spawnServer(name, command, port);
+  for (const began = Date.now(); !(await accepts(port)); await sleep(20)) {
+    if (server.child.exitCode === null && Date.now() - began < 60_000) continue;
+    await server.stop();
+    throw new Error(`${name} did not listen (exit ${server.child.exitCode}):\n${server.log()}`);
+  }
+  return server;
+}
+
+/** Stops every server started and not stopped yet. */
+export async function stopAll(): Promise<void> {
+  await Promise.all([...running].map((server) => server.stop()));
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1').setTimeout(1000, () => socket.destroy());
+    socket.once('connect', () => resolve(true)).once('close', () => resolve(false));
+    socket.once('connect', () => socket.destroy()).once('error', () => {});
+  });
+}
+
+/** `serve` of the checkout at `root`, as users start it; `nodeArgs` for node itself. */
+export function simCommand(root: string, serveArgs: string[], nodeArgs: string[] = []): Command {
+  const bin = path.join(root, 'bin/energy-rental-kit.js');
+  return {
+    file: process.execPath,
+    args: [...nodeArgs, bin, 'serve', '--port', '{port}', ...serveArgs],
+    cwd: root,
+  };
+}
+
+/** The node flags of the preload that reports a server's longest event-loop hold (loop-delay.mjs). */
+export const LOOP_DELAY_ARGS = ['--import', pathToFileURL(path.join(BENCH_DIR, 'loop-delay.mjs')).href];
+
+/** One of fixed-servers.mjs's servers; `extra` is its body file, or a proxy's upstream URL. */
+export function fixedCommand(kind: string, extra?: string): Command {
+  const script = path.join(BENCH_DIR, 'fixed-servers.mjs');
+  return { file: process.execPath, args: [script, kind, '{port}', ...(extra ? [extra] : [])] };
+}
 
 /**
- * Spawns a server's command without waiting for it (start-up timing builds the command
- * first: for the simulator that may ask whether the bundle is fresh, a child process of
- * its own). The child is killed when the harness exits.
+ * A tool the bench compares with, installed on first use into bench/.tools/<name> (git-ignored,
+ * never a devDependency, so `npm ci` does not fetch it): the path of `file` in the package, or why not.
  */
-export function spawnCommand(
-  command: ServerCommand,
-  stdio: StdioOptions = 'ignore',
-): { child: ChildProcess; runtime: string; stop(): Promise<void> } {
-  const child = spawn(process.execPath, command.args, { cwd: command.cwd, stdio });
-  children.add(child);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return { child, runtime: command.runtime, stop: () => stopChild(child, exited) };
+function tool(name: string, spec: string, file: string): string | { skipped: string } {
+  const prefix = path.join(BENCH_DIR, '.tools', name);
+  const target = path.join(prefix, 'node_modules', spec.slice(0, spec.lastIndexOf('@')), file);
+  if (existsSync(target)) return target;
+  process.stderr.write(`bench: installing ${spec} into bench/.tools/${name}\n`);
+  const args = [
+    'install',
+    '--prefix',
+    prefix,
+    '--no-save',
+    '--no-audit',
+    '--no-fund',
+    '--loglevel=error',
+    spec,
+  ];
+  const npm = spawnSync('npm', args, { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  if (npm.status === 0 && existsSync(target)) return target;
+  const lines = (npm.stderr || String(npm.error)).split('\n');
+  const why = lines.find((line) => /error/i.test(line) && !/complete log/.test(line))?.trim();
+  return { skipped: `could not install ${spec} (${why ?? `npm exited ${npm.status}`})` };
+}
+
+/** Prism 5.14.2 (the last on Node 20; 5.15 wants Node 24) mocking the checkout's spec, quiet as ours. */
+export function prismCommand(root: string): Command | { skipped: string } {
+  const cli = tool('prism', '@stoplight/prism-cli@5.14.2', 'dist/index.js');
+  if (typeof cli !== 'string') return cli;
+  const args = [
+    cli,
+    'mock',
+    path.join(root, 'spec/openapi.yaml'),
+    '-p',
+    '{port}',
+    '-h',
+    '127.0.0.1',
+    '-v',
+    'warn',
+  ];
+  return { file: process.execPath, args };
+}
+
+/**
+ * WireMock 3 standalone (the jar npm's `wiremock` ships) with one static stub: GET `urlPath`
+ * answered `body`. No request journal: nothing reads it, and under load it grows without end.
+ */
+export function wiremockCommand(urlPath: string, body: string): Command | { skipped: string } {
+  if (spawnSync('java', ['-version'], { stdio: 'ignore' }).status !== 0)
+    return { skipped: 'java -version failed: WireMock needs Java 11 or later' };
+  const jar = tool('wiremock', 'wiremock@3.13.2', 'build/wiremock-standalone-3.13.2.jar');
+  if (typeof jar !== 'string') return jar;
+  const dir = path.join(TMP, 'wiremock');
+  mkdirSync(path.join(dir, 'mappings'), { recursive: true });
+  const response = { status: 200, headers: { 'Content-Type': 'application/json' }, body };
+  writeFileSync(
+    path.join(dir, 'mappings/price.json'),
+    JSON.stringify({ request: { method: 'GET', urlPath }, response }),
+  );
+  const flags = [
+    '--port',
+    '{port}',
+    '--bind-address',
+    '127.0.0.1',
+    '--root-dir',
+    dir,
+    '--no-request-journal',
+  ];
+  return { file: 'java', args: ['-jar', jar, ...flags, '--disable-banner'] };
 }

@@ -36,7 +36,7 @@ describe('the folder boundaries', () => {
     ['src/planted.ts', "import { createSimulator } from '../mock/simulator.ts';"],
     ['recording/planted.test.ts', "import { runDrift } from '../drift/drift-command.ts';"],
     ['contract-tests/planted.test.ts', "import { serve } from '../cli/serve.ts';"],
-    ['drift/planted.ts', "import { runProfiles } from '../bench/profile.ts';"],
+    ['drift/planted.ts', "import { runLoad } from '../bench/load.ts';"],
     ['mock/engine/planted.test.ts', "import { createRealClock } from '../clock/real-clock.ts';"],
     ['mock/http/planted.ts', "import { createSimulator } from '../simulator.ts';"],
     ['mock/testing/planted.ts', "import { createApp } from '../http/create-app.ts';"],

@@ -1,0 +1,30 @@
+// A preload (`node --import`) for a server under the bench: on SIGUSR2 it writes to
+// BENCH_LOOP_FILE the longest its event loop went without a turn since the last SIGUSR2
+// (the widest gap between two ticks of a 5 ms timer) and the most CPU its main thread ran
+// within one such gap (Linux's schedstat; the rest of a gap is waiting for a core), then
+// starts a new window. JavaScript, as the server may run without a TypeScript loader.
+import { readFileSync, writeFileSync } from 'node:fs';
+
+const file = process.env.BENCH_LOOP_FILE;
+const schedstat = `/proc/self/task/${process.pid}/schedstat`;
+/** The main thread's time on a core so far, ms (NaN off Linux). */
+const ranMs = () => {
+  try {
+    return Number(readFileSync(schedstat, 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return NaN;
+  }
+};
+
+if (file) {
+  let [window, maxMs, maxRunMs, last, ran] = [0, 0, 0, performance.now(), ranMs()];
+  setInterval(() => {
+    const [now, nowRan] = [performance.now(), ranMs()];
+    [maxMs, maxRunMs] = [Math.max(maxMs, now - last), Math.max(maxRunMs, nowRan - ran)];
+    [last, ran] = [now, nowRan];
+  }, 5).unref();
+  process.on('SIGUSR2', () => {
+    writeFileSync(file, JSON.stringify({ window: ++window, maxMs, maxRunMs }));
+    [maxMs, maxRunMs] = [0, 0];
+  });
+}
