@@ -4,26 +4,7 @@
  * suite that passes against all of these would be a suite that cannot fail.
  */
 import type { Simulator } from '../mock/simulator.ts';
-
-type Body = { code?: number; data?: Record<string, unknown> } & Record<string, unknown>;
-
-/** Rewrites the JSON body of API responses of one path. */
-function rewrite(
-  sim: Simulator,
-  pathSuffix: string,
-  change: (body: Body, request: Request) => void,
-): typeof fetch {
-  return (async (input: RequestInfo | URL, init?: RequestInit) => {
-    const request = new Request(input, init);
-    const response = await sim.fetch(request.clone());
-    if (!new URL(request.url).pathname.endsWith(pathSuffix)) return response;
-    const body = (await response.json()) as Body;
-    change(body, request);
-    return new Response(JSON.stringify(body), { status: response.status, headers: response.headers });
-  }) as typeof fetch;
-}
-
-const readsByOrder = new WeakMap<Simulator, Map<string, number>>();
+import { BREAKS, rewrite } from './stand-ins/breaks.ts';
 
 /**
  * Not broken: a simulator that hides its control plane, so the suite treats it as the
@@ -40,58 +21,28 @@ export const OPAQUE_VARIANT = {
     }) as typeof fetch,
 };
 
+/** The planted breaks (stand-ins/breaks.ts) the self-test layers over the simulator itself. */
+const ON_THE_SIMULATOR = [
+  'field-removed',
+  'type-changed',
+  'number-as-string',
+  'status-skipped',
+  'status-reversed',
+  'wrong-rounding',
+  'wrong-echo',
+  'auth-dropped',
+] as const;
+
 export const BROKEN_VARIANTS: Record<string, { breaks: string; apply: (sim: Simulator) => typeof fetch }> = {
-  'field-removed': {
-    breaks: 'price omits the required field trxPrice',
-    apply: (sim) => rewrite(sim, '/v1/tron/price', (b) => void (b.data && delete b.data.trxPrice)),
-  },
-  'type-changed': {
-    breaks: 'history sends createdAt as an ISO string instead of a number',
-    apply: (sim) =>
-      rewrite(sim, '/v1/tron/history', (b) => {
-        if (b.data && typeof b.data.createdAt === 'number')
-          b.data.createdAt = new Date(b.data.createdAt).toISOString();
-      }),
-  },
-  'number-as-string': {
-    breaks: 'price sends rentalCount as a string',
-    apply: (sim) =>
-      rewrite(
-        sim,
-        '/v1/tron/price',
-        (b) => void (b.data && (b.data.rentalCount = String(b.data.rentalCount))),
-      ),
-  },
-  'status-skipped': {
-    breaks:
-      'history reports COMPLETED while the order is still PENDING, skipping PROCESSING and the delegation',
-    apply: (sim) =>
-      rewrite(
-        sim,
-        '/v1/tron/history',
-        (b) => void (b.data?.status === 'PENDING' && (b.data.status = 'COMPLETED')),
-      ),
-  },
-  'status-reversed': {
-    breaks: 'history reports a COMPLETED order as PROCESSING on every second read',
-    apply: (sim) =>
-      rewrite(sim, '/v1/tron/history', (b) => {
-        if (b.data?.status !== 'COMPLETED') return;
-        const reads = readsByOrder.get(sim) ?? new Map<string, number>();
-        readsByOrder.set(sim, reads);
-        const id = String(b.data.orderId);
-        const n = (reads.get(id) ?? 0) + 1;
-        reads.set(id, n);
-        if (n % 2 === 0) b.data.status = 'PROCESSING';
-      }),
-  },
-  'wrong-rounding': {
-    breaks: 'price computes trxPrice with binary floats and toFixed ("4.22" for 65000 at 65 sun)',
-    apply: (sim) =>
-      rewrite(sim, '/v1/tron/price', (b) => {
-        if (b.data) b.data.trxPrice = ((Number(b.data.sun) * Number(b.data.rentalCount)) / 1e6).toFixed(2);
-      }),
-  },
+  ...Object.fromEntries(
+    ON_THE_SIMULATOR.map((name) => [
+      name,
+      {
+        breaks: BREAKS[name]!.breaks,
+        apply: (sim: Simulator) => BREAKS[name]!.apply(sim.fetch as typeof fetch),
+      },
+    ]),
+  ),
   'missing-refund': {
     breaks: 'a REFUNDED order never gives the money back',
     apply: (sim) => {
@@ -103,28 +54,6 @@ export const BROKEN_VARIANTS: Record<string, { breaks: string; apply: (sim: Simu
       });
       return sim.fetch;
     },
-  },
-  'wrong-echo': {
-    breaks: 'order creation echoes a different outOrderNo',
-    apply: (sim) =>
-      rewrite(
-        sim,
-        '/v1/tron/order',
-        (b) => void (b.data?.outOrderNo && (b.data.outOrderNo = `${String(b.data.outOrderNo)}-x`)),
-      ),
-  },
-  'auth-dropped': {
-    breaks: 'a request without an API key is served as the demo account',
-    apply: (sim) =>
-      (async (input: RequestInfo | URL, init?: RequestInit) => {
-        const request = new Request(input, init);
-        if (!request.headers.has('api-key')) {
-          const headers = new Headers(request.headers);
-          headers.set('API-KEY', 'demo-key');
-          return sim.fetch(new Request(request, { headers }));
-        }
-        return sim.fetch(request);
-      }) as typeof fetch,
   },
 };
 
@@ -181,25 +110,12 @@ export const ALTERATIONS = [
   },
 ] as const;
 
-/** Rewrites the JSON body of every API response through `change`. */
-function alter(sim: Simulator, change: (path: string, body: Body, status: number) => void): typeof fetch {
-  return (async (input: RequestInfo | URL, init?: RequestInit) => {
-    const request = new Request(input, init);
-    const response = await sim.fetch(request.clone());
-    const path = new URL(request.url).pathname;
-    if (!path.startsWith('/v1/')) return response;
-    const body = (await response.json()) as Body;
-    change(path, body, response.status);
-    return new Response(JSON.stringify(body), { status: response.status, headers: response.headers });
-  }) as typeof fetch;
-}
-
 export const ALTERED_VARIANTS: Record<string, { breaks: string; apply: (sim: Simulator) => typeof fetch }> = {
   altered: {
     breaks: ALTERATIONS.map((a) => `${a.operation} ${a.does}`).join('; '),
     apply: (sim) =>
-      alter(sim, (path, b, status) => {
-        const data = b.data;
+      rewrite(sim.fetch as typeof fetch, '/v1/', (b, { path, status }) => {
+        const data = b.data as Record<string, unknown> | undefined;
         if (path === '/v1/tron/price' && data) {
           data.rentalCount = String(data.rentalCount);
           delete data.resourceType;

@@ -17,6 +17,7 @@ import { envFlag } from '../src/env-flag.ts';
 import { CLI_COMMANDS } from '../src/generated/cli.ts';
 import { loadRecording } from '../recording/recording.ts';
 import { newRunId } from './contract-config.ts';
+import { listFacts } from './facts.ts';
 import { checkTarget } from './target-check.ts';
 import { POLITENESS_ENV, readPoliteness } from './politeness-settings.ts';
 
@@ -73,9 +74,10 @@ export function applyContractFlags(values: ContractFlags, env: NodeJS.ProcessEnv
 }
 
 /** Turns the flags into the suite's environment, naming the flag and the fix on a mistake. */
-export function contractEnv(argv: string[], env: NodeJS.ProcessEnv): NodeJS.ProcessEnv | 'help' {
+export function contractEnv(argv: string[], env: NodeJS.ProcessEnv): NodeJS.ProcessEnv | 'help' | 'facts' {
   const { values } = readCommandArgs('contract', argv);
   if (values.help) return 'help';
+  if (values.facts) return 'facts';
   if (values.replay !== undefined) {
     const clash = (['base-url', 'allow-spend', 'max-orders', 'pledge-address'] as const).filter(
       (flag) => values[flag] !== undefined,
@@ -212,8 +214,8 @@ export async function runContract(
   options: { fetch?: typeof fetch } = {},
 ): Promise<number> {
   const suiteEnv = contractEnv(argv, env);
-  if (suiteEnv === 'help') {
-    process.stdout.write(CONTRACT_HELP);
+  if (suiteEnv === 'help' || suiteEnv === 'facts') {
+    process.stdout.write(suiteEnv === 'help' ? CONTRACT_HELP : listFacts());
     return 0;
   }
   await requireReachableTarget(suiteEnv, options.fetch);

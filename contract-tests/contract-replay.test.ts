@@ -146,6 +146,8 @@ describe('contract --replay', () => {
             },
             interactions: [],
             spent: [],
+            facts: [],
+            notes: [],
           },
         },
       ],

@@ -29,6 +29,10 @@ export interface ContractCase {
   durationMs?: number;
   /** Of durationMs, what the case waited to be polite. */
   waitedMs?: number;
+  /** The documented facts the case checked (ids of spec/openapi.yaml's x-facts; `contract --facts` quotes them). */
+  facts?: string[];
+  /** What the case saw where the documents are silent (a quantity refused, a fee on a fresh address). */
+  notes?: string[];
   interactions: RecordedInteraction[];
 }
 
@@ -38,6 +42,8 @@ export interface ContractReport {
   target: TargetInfo | undefined;
   summary: { passed: number; failed: number; skipped: number };
   spent: { orders: number; byCurrency: Record<string, string> };
+  /** Every documented fact some case checked. */
+  facts: string[];
   /** Present when the suite was polite to the target (it is no simulator). */
   politeness?: PolitenessReport;
   cases: ContractCase[];
@@ -73,6 +79,8 @@ export function buildReport(
       polite = addWaits(polite ?? emptyWaits(), meta.politeness);
       if (meta.politeness.waitedMs > 0) c.waitedMs = Math.round(meta.politeness.waitedMs);
     }
+    if (meta?.facts.length) c.facts = meta.facts;
+    if (meta?.notes.length) c.notes = meta.notes;
     for (const spend of meta?.spent ?? []) {
       orders++;
       (spentAmounts[spend.currency] ??= []).push(spend.amount);
@@ -91,6 +99,7 @@ export function buildReport(
       skipped: out.filter((c) => c.verdict === 'skipped').length,
     },
     spent: { orders, byCurrency },
+    facts: [...new Set(out.flatMap((c) => c.facts ?? []))].sort(),
     ...(polite
       ? {
           politeness: {
@@ -165,8 +174,12 @@ export function summarise(report: ContractReport, reportPath: string): string {
     `  capabilities: ${t?.capabilities.length ? t.capabilities.join(', ') : 'none'}`,
     `  ${report.summary.passed} passed, ${report.summary.failed} failed, ${report.summary.skipped} skipped`,
   ];
+  lines.push(
+    `  ${report.facts.length} documented facts checked (npx energy-rental-kit contract --facts quotes each)`,
+  );
   for (const c of report.cases.filter((x) => x.verdict === 'failed'))
     lines.push(`  FAILED ${c.name}: ${(c.errors?.[0] ?? '').split('\n')[0]}`);
+  for (const c of report.cases) for (const text of c.notes ?? []) lines.push(`  note: ${text}`);
   const reasons = new Map<string, number>();
   for (const c of report.cases.filter((x) => x.verdict === 'skipped'))
     reasons.set(c.reason ?? 'skipped', (reasons.get(c.reason ?? 'skipped') ?? 0) + 1);

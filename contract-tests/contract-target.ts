@@ -11,7 +11,6 @@ import { createRecorder, type CaseTransport } from '../recording/recorder.ts';
 import { CONNECT_CASE, loadRecording } from '../recording/recording.ts';
 import { createReplay } from '../recording/replay-target.ts';
 import { ALTERED_VARIANTS, BROKEN_VARIANTS, OPAQUE_VARIANT } from './broken-variants.ts';
-import { STAND_IN_VARIANTS } from './stand-in-variants.ts';
 import { FAMILY_VARIANTS, isFamilyVariant } from './stand-ins/family.ts';
 import type { ContractConfig } from './contract-config.ts';
 import { paceScheduleAt } from './pace-coordinator.ts';
@@ -81,11 +80,8 @@ export async function connectTarget(config: ContractConfig, seed = 7): Promise<C
     let targetFetch: (request: Request) => Promise<Response>;
     if (config.mode === 'in-process') {
       // Looking like the real service means no clock control either: real time, fast timing.
-      // So does the stand-in that chooses differently (stand-in-variants.ts).
-      const opaque =
-        config.variant === 'opaque' ||
-        config.variant?.startsWith('stand-in') === true ||
-        isFamilyVariant(config.variant);
+      // So do the stand-ins (stand-ins/family.ts).
+      const opaque = config.variant === 'opaque' || isFamilyVariant(config.variant);
       const sim = createSimulator({
         clock: opaque ? 'real' : (config.simulator?.clock ?? 'manual'),
         timing: opaque ? 'fast' : (config.simulator?.timing ?? 'realistic'),
@@ -98,11 +94,10 @@ export async function connectTarget(config: ContractConfig, seed = 7): Promise<C
             ? OPAQUE_VARIANT
             : (BROKEN_VARIANTS[config.variant] ??
               ALTERED_VARIANTS[config.variant] ??
-              STAND_IN_VARIANTS[config.variant] ??
               FAMILY_VARIANTS[config.variant]);
         if (!variant) {
           throw new Error(
-            `CONTRACT_VARIANT '${config.variant}' is unknown; known: opaque, ${[...Object.keys(BROKEN_VARIANTS), ...Object.keys(ALTERED_VARIANTS), ...Object.keys(STAND_IN_VARIANTS), ...Object.keys(FAMILY_VARIANTS)].join(', ')}.`,
+            `CONTRACT_VARIANT '${config.variant}' is unknown; known: opaque, ${[...Object.keys(BROKEN_VARIANTS), ...Object.keys(ALTERED_VARIANTS), ...Object.keys(FAMILY_VARIANTS)].join(', ')}.`,
           );
         }
         targetFetch = variant.apply(sim);

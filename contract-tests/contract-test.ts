@@ -6,12 +6,26 @@
 import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import { test as base, type TestAPI, type TestContext } from 'vitest';
-import { createClient, type EnergyRentalClient, type Exchange } from '../src/client/index.ts';
-import type { OrderCreated } from '../src/models.ts';
+import { test as base, type Assertion, type ExpectStatic, type TestAPI, type TestContext } from 'vitest';
+import {
+  createClient,
+  EnergyRentalError,
+  type ClientOptions,
+  type EnergyRentalClient,
+  type Exchange,
+} from '../src/client/index.ts';
+import { sendRequest } from '../src/client/send-request.ts';
+import type { OrderCreated, OrderRequest } from '../src/models.ts';
+import { describeFact, type FactId } from './facts.ts';
 import { ordersUsedUp, readContractConfig, type ContractConfig } from './contract-config.ts';
 import { connectTarget, type Capability, type ContractTarget, type TargetInfo } from './contract-target.ts';
-import { checkExchange, describeViolations, SpecViolationError, type SpecViolation } from './spec-check.ts';
+import {
+  checkExchange,
+  describeViolations,
+  factsOfAnswer,
+  SpecViolationError,
+  type SpecViolation,
+} from './spec-check.ts';
 import { claimOrderSlot } from './spend-guard.ts';
 import { CASE_TIMEOUT_MS } from './contract-project.ts';
 import type { PoliteWaits } from './polite-transport.ts';
@@ -30,6 +44,10 @@ export interface ContractMeta {
   target: TargetInfo;
   interactions: RecordedInteraction[];
   spent: Array<{ amount: string; currency: string }>;
+  /** The documented facts the case checked (spec/openapi.yaml's x-facts), by id. */
+  facts: string[];
+  /** What the case observed where the documents are silent, for the report (a refused quantity, a fee). */
+  notes: string[];
   /** What the case waited to be polite to a target that is not a simulator, and why. */
   politeness?: PoliteWaits;
 }
@@ -56,6 +74,17 @@ interface Fixtures {
   api: EnergyRentalClient;
   /** Makes another recording client, e.g. for a fresh account or no key at all. */
   clientFor: (apiKey: string | undefined) => EnergyRentalClient;
+  /** Creates an order with its parameters in the query string, as upstream's usage example (`curl -G`) sends them. */
+  orderInQuery: (params: OrderRequest, apiKey?: string) => Promise<OrderCreated>;
+  /**
+   * The one way a case asserts against any target: `expect`, its failure naming the
+   * documented fact (id, document, quote), and the fact booked as checked by the case.
+   */
+  expectFact: <T>(id: FactId, actual: T, message?: string) => Assertion<T>;
+  /** Runs checks no documented fact backs, against a simulator only (the kit's own choices). */
+  onSimulator: (checks: (expect: ExpectStatic) => void) => void;
+  /** Notes for the report what the case saw where the documents are silent. */
+  note: (text: string) => void;
   /** The cheapest order, to the configured receiving address. */
   orderParams: (overrides?: {
     outOrderNo?: string;
@@ -73,6 +102,53 @@ interface Fixtures {
   noteSpent: (created: OrderCreated) => void;
   /** A new outOrderNo of this case, the same in every run with the same run id (see uniqueOutOrderNo). */
   newOutOrderNo: (label: string) => string;
+}
+
+/** The two ways a case asserts: naming a documented fact, or against a simulator only. */
+export type Checks = Pick<Fixtures, 'expectFact' | 'onSimulator'>;
+
+/** A call the service refused: what its answer said. */
+export interface Refusal {
+  status?: number | undefined;
+  code?: number | undefined;
+  msg?: string | undefined;
+  /** The client's sentence for it. */
+  message: string;
+}
+
+/**
+ * A call's failure as a refusal (`.catch(refusalOf)`): an answer with a code other than
+ * success, whatever its HTTP status (none is documented). A network failure, a 429 past the
+ * retries or a 5xx is no refusal, and is thrown on.
+ */
+export function refusalOf(error: unknown): { refused: Refusal } {
+  const transient =
+    error instanceof EnergyRentalError &&
+    error.kind === 'http' &&
+    (error.status! >= 500 || error.status === 429);
+  if (!(error instanceof EnergyRentalError) || (error.kind !== 'api' && error.kind !== 'http') || transient)
+    throw error;
+  return { refused: { status: error.status, code: error.code, msg: error.msg, message: error.message } };
+}
+
+/** Asserts that `answer` is a refusal under `fact`, carrying a code other than 0 and a message. */
+export function expectRefused<T>(
+  { expectFact }: Checks,
+  fact: FactId,
+  answer: T | { refused: Refusal },
+  what: string,
+): asserts answer is { refused: Refusal } {
+  const refused =
+    typeof answer === 'object' && answer !== null && 'refused' in answer ? answer.refused : undefined;
+  expectFact(fact, refused !== undefined, `${what} must be refused`).toBe(true);
+  expectFact(
+    'rejection-code',
+    { code: refused?.code, msg: typeof refused?.msg },
+    `${what}: ${refused?.message}`,
+  ).toEqual({
+    code: refused?.code === 0 || refused?.code === undefined ? 'a code other than 0' : refused.code,
+    msg: 'string',
+  });
 }
 
 /** The cheapest order: the minimum quantity for the shortest period. */
@@ -95,8 +171,8 @@ export function runBytes(runId: string, caseName: string, label: string): Uint8A
   return createHash('sha256').update(`${runId}\n${caseName}\n${label}`).digest().subarray(0, 20);
 }
 
-function ensureMeta(context: TestContext, target: ContractTarget): ContractMeta {
-  context.task.meta.contract ??= { target: target.info, interactions: [], spent: [] };
+function ensureMeta(context: Pick<TestContext, 'task'>, target: ContractTarget): ContractMeta {
+  context.task.meta.contract ??= { target: target.info, interactions: [], spent: [], facts: [], notes: [] };
   return context.task.meta.contract;
 }
 
@@ -128,32 +204,36 @@ export const contractTest: TestAPI<Fixtures> = base.extend<Fixtures>({
   },
 
   clientFor: async ({ target, task, onTestFinished }, use) => {
-    const context = { task } as TestContext;
-    const pending: string[] = [];
-    const make = (apiKey: string | undefined): EnergyRentalClient =>
-      createClient({
-        baseUrl: target.info.baseUrl,
-        ...(apiKey ? { apiKey } : {}),
-        ...(target.polite() ? { timeoutMs: POLITE_CLIENT_TIMEOUT_MS } : {}),
-        fetch: target.fetch,
-        sleep: (ms) => target.sleep(ms),
-        now: () => target.now(),
-        onResponse: (exchange: Exchange) => {
-          const violations = checkExchange(exchange, target.info);
-          ensureMeta(context, target).interactions.push(record(exchange, violations));
-          if (violations.length > 0) {
-            const message = describeViolations(exchange, violations);
-            pending.push(message);
-            throw new SpecViolationError(message, violations);
-          }
-        },
+    await use((apiKey) => createClient(clientOptions({ target, task, onTestFinished }, apiKey)));
+  },
+
+  orderInQuery: async ({ target, task, onTestFinished }, use) => {
+    await use((params, apiKey = target.apiKey) => {
+      const options = clientOptions({ target, task, onTestFinished }, apiKey);
+      return sendRequest({ ...options, baseUrl: options.baseUrl.replace(/\/+$/, '') }, 'createOrder', {
+        query: params,
       });
-    // A violation swallowed by a test's own try/catch still fails the test.
-    onTestFinished(() => {
-      if (pending.length > 0) throw new SpecViolationError(pending.join('\n'), []);
     });
-    ensureMeta(context, target);
-    await use(make);
+  },
+
+  expectFact: async ({ task, target }, use) => {
+    const { expect } = task.context;
+    await use((id, actual, message) => {
+      const { facts } = ensureMeta({ task }, target);
+      if (!facts.includes(id)) facts.push(id);
+      return expect(actual, `${message ? `${message}; ` : ''}fact ${describeFact(id)}`);
+    });
+  },
+
+  onSimulator: async ({ task, target }, use) => {
+    const { expect } = task.context;
+    await use((checks) => {
+      if (target.info.simulator) checks(expect);
+    });
+  },
+
+  note: async ({ task, target }, use) => {
+    await use((text) => ensureMeta({ task }, target).notes.push(text));
   },
 
   api: async ({ clientFor, target }, use) => use(clientFor(target.apiKey)),
@@ -209,6 +289,39 @@ export const contractTest: TestAPI<Fixtures> = base.extend<Fixtures>({
   },
 });
 
+/**
+ * A client's options for the case: its requests go through the target and are recorded into
+ * the case, and every answer is checked against the spec. A violation fails the case even when
+ * the case's own try/catch swallows it.
+ */
+function clientOptions(
+  { target, task, onTestFinished }: Pick<TestContext, 'task' | 'onTestFinished'> & { target: ContractTarget },
+  apiKey: string | undefined,
+): ClientOptions & Required<Pick<ClientOptions, 'timeoutMs' | 'fetch'>> {
+  const context = { task };
+  const meta = ensureMeta(context, target);
+  return {
+    baseUrl: target.info.baseUrl,
+    ...(apiKey ? { apiKey } : {}),
+    timeoutMs: target.polite() ? POLITE_CLIENT_TIMEOUT_MS : 10_000,
+    fetch: target.fetch,
+    sleep: (ms) => target.sleep(ms),
+    now: () => target.now(),
+    onResponse: (exchange: Exchange) => {
+      const violations = checkExchange(exchange, target.info);
+      meta.interactions.push(record(exchange, violations));
+      if (exchange.status !== undefined)
+        for (const id of factsOfAnswer(exchange)) if (!meta.facts.includes(id)) meta.facts.push(id);
+      if (violations.length === 0) return;
+      const message = describeViolations(exchange, violations);
+      onTestFinished(() => {
+        throw new SpecViolationError(message, violations);
+      });
+      throw new SpecViolationError(message, violations);
+    },
+  };
+}
+
 function record(exchange: Exchange, violations: SpecViolation[]): RecordedInteraction {
   const interaction: RecordedInteraction = {
     operationId: exchange.operationId,
@@ -241,12 +354,3 @@ export class ReplayMissError extends Error {
     this.name = 'ReplayMissError';
   }
 }
-
-/** Statuses in the order they may happen; a later read may never show an earlier one. */
-export const STATUS_RANK: Record<string, number> = {
-  PENDING: 0,
-  PROCESSING: 1,
-  COMPLETED: 2,
-  FAILED: 2,
-  REFUNDED: 3,
-};

@@ -1,8 +1,10 @@
-import { describe, expect } from 'vitest';
-import type { EnergyRentalClient } from '../src/client/index.ts';
-import type { Order, OrderCreated, OrderStatus } from '../src/models.ts';
+import { describe, type ExpectStatic } from 'vitest';
+import { EnergyRentalError, type EnergyRentalClient } from '../src/client/index.ts';
+import type { Order, OrderCreated, OrderRequest, OrderStatus } from '../src/models.ts';
 import { encodeTronAddress } from '../src/tron-address.ts';
-import { contractTest as test, runBytes, STATUS_RANK } from './contract-test.ts';
+import { ORDER_LIFECYCLE } from '../src/generated/lists.ts';
+import { contractTest as test, runBytes, type Checks } from './contract-test.ts';
+import { atTwoDecimals } from './facts.ts';
 
 type Params = { pledgeAddress: string; rentalCount: number; period: '10min'; outOrderNo: string };
 
@@ -13,6 +15,12 @@ const normalise = (amount: string | number): string =>
     .replace(/\.$/, '');
 
 const WAIT = { timeoutMs: 60_000, intervalMs: 500 } as const;
+/**
+ * How long the reference order is followed: delivery is "typically 3 to 6 seconds", "not a
+ * guarantee", so an order still open by then is noted, not failed.
+ */
+const FOLLOW = { timeoutMs: 90_000, intervalMs: 500 } as const;
+const OUTCOMES: ReadonlySet<OrderStatus> = new Set(['COMPLETED', 'FAILED', 'REFUNDED']);
 
 /**
  * Polls until the order reaches `status` (waitForOrder stops at FAILED, which is not the
@@ -34,22 +42,50 @@ async function pollUntil(
   throw new Error(`order ${orderId} never reached ${status}; seen ${seen.join(' → ')}`);
 }
 
-function expectForwardOnly(statuses: OrderStatus[]): void {
+/** Whether the kit's assumed lifecycle (the spec's x-lifecycle) leads from one status to another. */
+const leadsTo = (from: string, to: string): boolean =>
+  from === to ||
+  ((ORDER_LIFECYCLE.steps as Record<string, readonly string[]>)[from] ?? []).some((next) =>
+    leadsTo(next, to),
+  );
+
+/** Statuses move only forward along the kit's assumed lifecycle (a poll may step over some). */
+function expectForwardOnly(expect: ExpectStatic, statuses: OrderStatus[]): void {
   for (let i = 1; i < statuses.length; i++) {
     expect(
-      STATUS_RANK[statuses[i]!],
+      leadsTo(statuses[i - 1]!, statuses[i]!),
       `status moved from ${statuses[i - 1]} back to ${statuses[i]} (seen ${statuses.join(' → ')})`,
-    ).toBeGreaterThanOrEqual(STATUS_RANK[statuses[i - 1]!]!);
+    ).toBe(true);
   }
 }
 
+/**
+ * Transitions are not documented, outcomes are: once the history shows an outcome, the order
+ * is not shown open again, and a COMPLETED order stays COMPLETED. The simulator's statuses
+ * move only forward.
+ */
+function expectOutcomeKept({ expectFact, onSimulator }: Checks, statuses: OrderStatus[]): void {
+  const first = statuses.findIndex((s) => OUTCOMES.has(s));
+  for (const [i, status] of statuses.entries()) {
+    if (first === -1 || i <= first) continue;
+    const kept = OUTCOMES.has(status) && (statuses[i - 1] !== 'COMPLETED' || status === 'COMPLETED');
+    expectFact(
+      'outcome-in-history',
+      kept,
+      `status moved from ${statuses[i - 1]} back to ${status} (seen ${statuses.join(' → ')})`,
+    ).toBe(true);
+  }
+  onSimulator((expect) => expectForwardOnly(expect, statuses));
+}
+
 // One order serves the create, history and lifecycle cases, so a guarded run against
-// the real service spends a single cheapest order on all three.
+// the real service spends a single cheapest order on all three. Its parameters go in the
+// query string, as upstream's usage example (`curl -G`) sends them.
 let reference: Promise<{ created: OrderCreated; params: Params } | undefined> | undefined;
 
 describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
   const referenceOrder = async (fx: {
-    api: EnergyRentalClient;
+    orderInQuery: (params: OrderRequest) => Promise<OrderCreated>;
     orderParams: () => Promise<Params>;
     requireSpend: () => void;
     claimOrder: () => boolean;
@@ -61,7 +97,7 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
     reference ??= (async () => {
       if (!fx.claimOrder()) return undefined;
       const params = await fx.orderParams();
-      const created = await fx.api.createOrder(params);
+      const created = await fx.orderInQuery(params);
       fx.noteSpent(created);
       return { created, params };
     })();
@@ -72,15 +108,18 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
 
   test('creates an order that echoes outOrderNo and charges what the price says', async ({
     api,
+    orderInQuery,
     orderParams,
     requireSpend,
     claimOrder,
     slotsExhausted,
     noteSpent,
     skip,
+    expectFact,
+    note,
   }) => {
     const { created, params } = await referenceOrder({
-      api,
+      orderInQuery,
       orderParams,
       requireSpend,
       claimOrder,
@@ -88,26 +127,35 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
       noteSpent,
       skip,
     });
-    expect(created.outOrderNo, 'outOrderNo is echoed back').toBe(params.outOrderNo);
-    if (created.currency === 'TRX') {
-      const quote = await api.getPrice({ rentalCount: params.rentalCount, period: params.period });
-      expect(normalise(created.amount), `amount charged vs price estimate ${quote.trxPrice}`).toBe(
-        normalise(quote.trxPrice),
+    expectFact('out-order-no-echo', created.outOrderNo, 'outOrderNo is echoed back').toBe(params.outOrderNo);
+    expectFact('order-id-format', created.id, 'the order id').toMatch(/^OR\d{14}[A-Z0-9]{8}$/);
+    if (created.currency !== 'TRX') return;
+    const quote = await api.getPrice({ rentalCount: params.rentalCount, period: params.period });
+    const charged = `amount charged ${created.amount} vs price estimate ${quote.trxPrice}`;
+    // Activating an address may cost what the estimate (which takes no address) leaves out:
+    // the charge is held to the estimate on an address the service surely activated, its own wallet.
+    const wallet = (await api.getAccount()).walletAddress;
+    if (params.pledgeAddress === wallet)
+      expectFact('charge-is-estimate', atTwoDecimals(created.amount), charged).toBe(
+        atTwoDecimals(quote.trxPrice),
       );
-    }
+    else if (atTwoDecimals(created.amount) !== atTwoDecimals(quote.trxPrice))
+      note(`${charged} on ${params.pledgeAddress}, an address the service may have had to activate`);
   });
 
   test('finds the created order in history by orderId and by outOrderNo', async ({
     api,
+    orderInQuery,
     orderParams,
     requireSpend,
     claimOrder,
     slotsExhausted,
     noteSpent,
     skip,
+    expectFact,
   }) => {
     const { created, params } = await referenceOrder({
-      api,
+      orderInQuery,
       orderParams,
       requireSpend,
       claimOrder,
@@ -121,26 +169,42 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
       ['orderId', byId],
       ['outOrderNo', byOut],
     ] as const) {
-      expect(order.orderId, `found by ${how}`).toBe(created.id);
-      expect(order.pledgeAddress, `pledgeAddress found by ${how}`).toBe(params.pledgeAddress);
-      expect(order.rentalCount, `rentalCount found by ${how}`).toBe(String(params.rentalCount));
-      expect(order.period, `period found by ${how}`).toBe(params.period);
-      expect(normalise(order.amount), `amount found by ${how}`).toBe(normalise(created.amount));
-      expect(order.currency, `currency found by ${how}`).toBe(created.currency);
+      expectFact('history-lookup', order.orderId, `found by ${how}`).toBe(created.id);
+      expectFact(
+        'history-record',
+        [
+          order.pledgeAddress,
+          Number(order.rentalCount),
+          order.period,
+          atTwoDecimals(order.amount),
+          order.currency,
+        ],
+        `pledgeAddress, rentalCount, period, amount and currency found by ${how}`,
+      ).toEqual([
+        params.pledgeAddress,
+        params.rentalCount,
+        params.period,
+        atTwoDecimals(created.amount),
+        created.currency,
+      ]);
     }
   });
 
-  test('drives an order to a terminal status, only forward, and COMPLETED carries a txId', async ({
+  test('follows an order to its outcome, which it keeps, and COMPLETED carries a txId', async ({
     api,
+    orderInQuery,
     orderParams,
     requireSpend,
     claimOrder,
     slotsExhausted,
     noteSpent,
     skip,
+    expectFact,
+    onSimulator,
+    note,
   }) => {
     const { created } = await referenceOrder({
-      api,
+      orderInQuery,
       orderParams,
       requireSpend,
       claimOrder,
@@ -149,20 +213,27 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
       skip,
     });
     const seen: OrderStatus[] = [];
-    const done = await api.waitForOrder(
-      { orderId: created.id },
-      { ...WAIT, onStatus: (status) => seen.push(status) },
-    );
-    // A terminal status must stay put (FAILED may still become REFUNDED).
+    const done = await api
+      .waitForOrder({ orderId: created.id }, { ...FOLLOW, onStatus: (status) => seen.push(status) })
+      .catch((error: unknown) => {
+        if (!(error instanceof EnergyRentalError && error.operation === 'waitForOrder')) throw error;
+        return undefined;
+      });
+    onSimulator((expect) => expect(done?.status, 'the simulator reaches an outcome').toBeDefined());
+    if (!done)
+      note(
+        `order ${created.id} showed no outcome within ${FOLLOW.timeoutMs / 1000} s (seen ${seen.join(' → ')})`,
+      );
+    // An outcome must stay put (FAILED may still become REFUNDED).
     for (let i = 0; i < 3; i++) seen.push((await api.getOrderHistory({ orderId: created.id })).status);
-    expectForwardOnly(seen);
-    if (done.status === 'COMPLETED') {
-      expect(done.txId, 'a COMPLETED order carries the delegation txId').toMatch(/^[0-9a-f]{64}$/);
-      expect(seen.at(-1)).toBe('COMPLETED');
-    }
+    expectOutcomeKept({ expectFact, onSimulator }, seen);
+    if (done?.status !== 'COMPLETED') return;
+    expectFact('txid-on-completed', done.txId, 'a COMPLETED order carries the delegation txId').toMatch(/\S/);
+    onSimulator((expect) => expect(done.txId, 'the txId is 64 hex digits').toMatch(/^[0-9a-f]{64}$/));
   });
 
   test('freezes the price on an account of its own, and spends it on completion', async ({
+    expect,
     target,
     clientFor,
     orderParams,
@@ -176,7 +247,7 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
     const open = await own.getAccount();
     const seen: OrderStatus[] = [];
     const done = await own.waitForOrder({ orderId: created.id }, { ...WAIT, onStatus: (s) => seen.push(s) });
-    expectForwardOnly(seen);
+    expectForwardOnly(expect, seen);
     expect(done.status).toBe('COMPLETED');
     const after = await own.getAccount();
     const cost = normalise(created.amount);
@@ -189,6 +260,7 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
   });
 
   test('refunds a forced failure: FAILED, then REFUNDED with the money back', async ({
+    expect,
     target,
     clientFor,
     orderParams,
@@ -210,7 +282,7 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
     const seen: OrderStatus[] = [];
     await own.waitForOrder({ orderId: created.id }, { ...WAIT, onStatus: (s) => seen.push(s) });
     const refunded = await pollUntil(own, (ms) => target.sleep(ms), created.id, 'REFUNDED', seen);
-    expectForwardOnly(seen);
+    expectForwardOnly(expect, seen);
     expect(seen.at(-1), 'the order ends refunded').toBe('REFUNDED');
     // A polling client may never see FAILED (fast timing refunds within one poll, and the
     // real service may refund at once); the control plane's timeline says it happened.
@@ -226,6 +298,7 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
   });
 
   test('activates a new receiving address exactly once, on its first order', async ({
+    expect,
     api,
     target,
     orderParams,
@@ -252,6 +325,7 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
   });
 
   test('honours a forced delay: the outcome comes exactly that long after creation', async ({
+    expect,
     api,
     target,
     orderParams,
@@ -278,6 +352,7 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
   });
 
   test('returns the first order for a duplicate outOrderNo, without a second charge', async ({
+    expect,
     target,
     clientFor,
     orderParams,

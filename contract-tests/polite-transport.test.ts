@@ -21,10 +21,15 @@ const ok = (headers: Record<string, string> = {}) =>
 function harness(answers: Array<() => Response>, settings: Partial<Politeness> = {}, active = true) {
   let clock = Date.parse('2026-01-01T00:00:00Z');
   const slept: number[] = [];
-  const sent: Array<{ method: string; body: string }> = [];
+  const sent: Array<{ method: string; body: string; path?: string }> = [];
   const marks: RetryMark[] = [];
   const inner: CaseTransport = async (request, _case, _file, mark) => {
-    sent.push({ method: request.method, body: await request.text() });
+    const path = new URL(request.url).pathname;
+    sent.push({
+      method: request.method,
+      body: await request.text(),
+      ...(path.endsWith('/price') ? {} : { path }),
+    });
     const response = answers[Math.min(sent.length - 1, answers.length - 1)]!();
     marks.push(mark?.(response) ?? {});
     return response;
@@ -45,8 +50,8 @@ function harness(answers: Array<() => Response>, settings: Partial<Politeness> =
     },
     now: () => clock,
   });
-  const call = (method = 'GET', body?: string) =>
-    transport(new Request('http://target/v1/tron/price', { method, body }), 'a case', 'a file', () => ({}));
+  const call = (method = 'GET', body?: string, path = '/v1/tron/price') =>
+    transport(new Request(`http://target${path}`, { method, body }), 'a case', 'a file', () => ({}));
   return { call, sent, marks, slept, waits, now: () => clock };
 }
 
@@ -132,6 +137,41 @@ describe('a polite transport', () => {
       { method: 'POST', body },
       { method: 'POST', body },
     ]);
+  });
+
+  it('sends an order refused by a rate limit again once the history shows no order of its outOrderNo', async () => {
+    const none = () =>
+      Response.json({ code: 40401, msg: 'no such order', time: '0', data: null }, { status: 404 });
+    const h = harness([() => tooMany({ 'retry-after': '1' }), none, () => ok()]);
+    const body = 'outOrderNo=erk-order-1&rentalCount=64000';
+    expect((await h.call('POST', body, '/api/v1/tron/order')).status).toBe(200);
+    expect(h.sent).toEqual([
+      { method: 'POST', body, path: '/api/v1/tron/order' },
+      { method: 'GET', body: '', path: '/api/v1/tron/history' },
+      { method: 'POST', body, path: '/api/v1/tron/order' },
+    ]);
+    expect(h.waits).toMatchObject({ retries: 1, gaveUp: 0 });
+  });
+
+  it('hands an order refused by a rate limit over when the history shows it was taken', async () => {
+    const h = harness([() => tooMany({ 'retry-after': '1' }), () => ok()]);
+    const response = await h.call('POST', 'outOrderNo=erk-order-1', '/v1/tron/order');
+    expect(response.status).toBe(429);
+    expect(h.sent.map((s) => s.path)).toEqual(['/v1/tron/order', '/v1/tron/history']);
+    expect(h.waits).toMatchObject({ retries: 0, gaveUp: 1 });
+  });
+
+  it('waits out a gateway’s HTML 503 until the X-RateLimit-Reset it gives as a Unix time', async () => {
+    const reset = String(Date.parse('2026-01-01T00:00:00Z') / 1000 + 2);
+    const gateway = () =>
+      new Response('<html><body>503 Service Unavailable</body></html>', {
+        status: 503,
+        headers: { 'content-type': 'text/html', 'x-ratelimit-reset': reset },
+      });
+    const limited = harness([gateway, () => ok()]);
+    expect((await limited.call()).status).toBe(200);
+    expect(limited.slept).toEqual([2000]);
+    expect(limited.waits.waits.rateLimitHeaders).toEqual({ count: 1, ms: 2000 });
   });
 
   it('keeps the pace: one request per 1/maxRps seconds', async () => {

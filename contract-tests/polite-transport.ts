@@ -2,17 +2,19 @@
  * The suite's manners toward a target that is not a simulator, as a layer over its
  * transport: every request waits for the run's pace (shared by all workers,
  * pace-coordinator.ts) and for any hold the target asked for; a rate-limit header at 0
- * holds the run until its reset; a 429 to a read-only call is sent again after its
- * Retry-After (seconds or an HTTP date) or, without one, after an exponential backoff
- * with a jitter seeded by the run, within a cap per wait and per call. A createOrder is
- * sent again only when the run allows it and the target answers a repeated outOrderNo
- * with the existing order, and then as the very same request (same outOrderNo).
+ * holds the run until its reset; a 429 or 503 to a read-only call is sent again after its
+ * Retry-After (seconds or an HTTP date), else its rate-limit reset, else an exponential
+ * backoff with a jitter seeded by the run, within a cap per wait and per call. A
+ * createOrder is sent again, as the very same request (same outOrderNo), when the run
+ * says the target answers a repeated outOrderNo with the existing order, or once the
+ * history shows no order of that outOrderNo.
  *
  * Every answer reaches the transport below (so a recording holds the 429s too); an
  * answer that was sent again is marked `retried`, and its retry carries its `attempt`,
  * so that drift and replay can leave the superseded answers out.
  */
 import { createHash } from 'node:crypto';
+import { API_OPERATION_SPECS } from '../src/generated/lists.ts';
 import type { CaseTransport, RetryMark } from '../recording/recorder.ts';
 import type { Politeness } from './politeness-settings.ts';
 import type { PaceSchedule, WaitReason } from './pace-coordinator.ts';
@@ -93,36 +95,47 @@ export function retryAfterMs(value: string | null, nowMs: number): number | unde
 }
 
 /**
+ * Milliseconds until the rate-limit headers' reset (`X-RateLimit-Reset`, `RateLimit-Reset` or
+ * the `RateLimit` field's `reset`): seconds from now, a Unix time in seconds or ms, or an HTTP
+ * date; undefined when none is given or it is unreadable.
+ *
+ * @example
+ *   resetMs(new Headers({ 'x-ratelimit-reset': '2' }), 0); // 2000
+ */
+export function resetMs(headers: Headers, nowMs: number): number | undefined {
+  const reset =
+    headers.get('x-ratelimit-reset') ??
+    headers.get('ratelimit-reset') ??
+    /(?:^|[;,\s])reset=(\d+)/.exec(headers.get('ratelimit') ?? '')?.[1] ??
+    null;
+  if (reset === null) return undefined;
+  const number = Number(reset.trim());
+  if (Number.isNaN(number)) {
+    const date = Date.parse(reset);
+    return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
+  }
+  if (number > 1e12) return Math.max(0, number - nowMs);
+  if (number > 1e9) return Math.max(0, number * 1000 - nowMs);
+  return number * 1000;
+}
+
+/**
  * How long the rate-limit headers ask to hold before the next request: only when they
  * say no request is left (`X-RateLimit-Remaining`, `RateLimit-Remaining` or the
- * `RateLimit` field's `remaining`, at 0), until the reset (seconds from now, or a Unix
- * time in seconds or ms; one second when none is given).
+ * `RateLimit` field's `remaining`, at 0), until the reset (resetMs; one second when none
+ * is given).
  *
  * @example
  *   rateLimitHoldMs(new Headers({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '2' }), 0); // 2000
  */
 export function rateLimitHoldMs(headers: Headers, nowMs: number): number | undefined {
-  const field = headers.get('ratelimit');
   const remaining =
     headers.get('x-ratelimit-remaining') ??
     headers.get('ratelimit-remaining') ??
-    /(?:^|[;,\s])remaining=(\d+)/.exec(field ?? '')?.[1] ??
+    /(?:^|[;,\s])remaining=(\d+)/.exec(headers.get('ratelimit') ?? '')?.[1] ??
     null;
   if (remaining === null || remaining.trim() !== '0') return undefined;
-  const reset =
-    headers.get('x-ratelimit-reset') ??
-    headers.get('ratelimit-reset') ??
-    /(?:^|[;,\s])reset=(\d+)/.exec(field ?? '')?.[1] ??
-    null;
-  if (reset === null) return 1000;
-  const number = Number(reset.trim());
-  if (Number.isNaN(number)) {
-    const date = Date.parse(reset);
-    return Number.isNaN(date) ? 1000 : Math.max(0, date - nowMs);
-  }
-  if (number > 1e12) return Math.max(0, number - nowMs);
-  if (number > 1e9) return Math.max(0, number * 1000 - nowMs);
-  return number * 1000;
+  return resetMs(headers, nowMs) ?? 1000;
 }
 
 /**
@@ -195,7 +208,7 @@ export function politeTransport(inner: CaseTransport, options: PoliteOptions): C
     }
   };
 
-  return async (request, caseName, file, outerMark) => {
+  const polite: CaseTransport = async (request, caseName, file, outerMark) => {
     if (!options.active()) return inner(request, caseName, file, outerMark);
     const retryable =
       request.method === 'GET' ||
@@ -203,6 +216,8 @@ export function politeTransport(inner: CaseTransport, options: PoliteOptions): C
       (settings.retryOrders && settings.duplicateOutOrderNo === 'return-existing');
     // Each sending gets a copy: a body can be read once.
     const template = request.clone();
+    // An order refused by a rate limit is sent again only once the history shows none by its outOrderNo.
+    const outOrderNo = retryable ? undefined : await outOrderNoOf(request.clone());
     let waitedForRetries = 0;
     for (let attempt = 1; ; attempt++) {
       let slot = await schedule.take(key, intervalMs);
@@ -214,13 +229,15 @@ export function politeTransport(inner: CaseTransport, options: PoliteOptions): C
       // Decided when the answer arrives, before a recording writes it, so it is marked.
       const decide = (response: Response) => {
         decided = { refused: false };
-        if (response.status !== 429) return decided;
+        if (!RATE_LIMITED.has(response.status)) return decided;
         const asked = retryAfterMs(response.headers.get('retry-after'), now());
-        const reason: WaitReason = asked === undefined ? 'backoff' : 'retryAfter';
+        const reset = asked === undefined ? resetMs(response.headers, now()) || undefined : undefined;
+        const reason: WaitReason =
+          asked !== undefined ? 'retryAfter' : reset !== undefined ? 'rateLimitHeaders' : 'backoff';
         // A backoff of ours may be shortened to the cap; a wait the target asked for may not.
-        const ms = asked ?? Math.min(backoffMs(options.seed, caseName, attempt), settings.waitMaxMs);
+        const ms = asked ?? reset ?? Math.min(backoffMs(options.seed, caseName, attempt), settings.waitMaxMs);
         if (
-          retryable &&
+          (retryable || outOrderNo !== undefined) &&
           attempt <= settings.retries &&
           ms <= settings.waitMaxMs &&
           waitedForRetries + ms <= settings.waitTotalMs
@@ -247,9 +264,47 @@ export function politeTransport(inner: CaseTransport, options: PoliteOptions): C
       const { ms, reason } = retry;
       // Every worker holds off, not only this call.
       await schedule.hold(key, ms, reason);
-      options.waitsOf(caseName).retries++;
       waitedForRetries += ms;
       await wait(caseName, reason, ms);
+      if (outOrderNo !== undefined && (await orderTaken(template, outOrderNo, caseName, file))) {
+        options.waitsOf(caseName).gaveUp++;
+        return response;
+      }
+      options.waitsOf(caseName).retries++;
     }
   };
+
+  /** Whether the history, asked politely, shows an order with this outOrderNo (or cannot say it does not). */
+  const orderTaken = async (order: Request, outOrderNo: string, caseName: string, file: string) => {
+    const url = new URL(order.url);
+    url.pathname = url.pathname.replace(ORDER_PATH, HISTORY_PATH);
+    url.search = new URLSearchParams({ outOrderNo }).toString();
+    const apiKey = order.headers.get('api-key');
+    const lookup = new Request(url, { headers: apiKey ? { 'API-KEY': apiKey } : {} });
+    try {
+      const answer = await polite(lookup, caseName, file);
+      const body = (await answer.json().catch(() => undefined)) as { code?: unknown } | undefined;
+      return !(
+        answer.status < 500 &&
+        answer.status !== 429 &&
+        typeof body?.code === 'number' &&
+        body.code !== 0
+      );
+    } catch {
+      return true;
+    }
+  };
+  return polite;
+}
+
+/** What a rate limit answers: 429, or a 503 from a gateway (often an HTML page). */
+const RATE_LIMITED = new Set([429, 503]);
+const ORDER_PATH = new RegExp(`${API_OPERATION_SPECS.createOrder.path}$`);
+const HISTORY_PATH = API_OPERATION_SPECS.getOrderHistory.path;
+
+/** The outOrderNo of an order request (query string or form body); undefined for anything else. */
+async function outOrderNoOf(request: Request): Promise<string | undefined> {
+  if (request.method !== 'POST' || !ORDER_PATH.test(new URL(request.url).pathname)) return undefined;
+  const sent = new URL(request.url).searchParams.get('outOrderNo');
+  return sent ?? new URLSearchParams(await request.text()).get('outOrderNo') ?? undefined;
 }

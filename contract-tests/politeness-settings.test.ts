@@ -53,7 +53,7 @@ describe('the politeness settings', () => {
     expect(mayWaitPolitely({})).toBe(false);
     expect(mayWaitPolitely(URL_ENV)).toBe(true);
     expect(mayWaitPolitely({ ...URL_ENV, CONTRACT_MAX_RPS: '0', CONTRACT_RETRIES: '0' })).toBe(false);
-    expect(mayWaitPolitely({ CONTRACT_VARIANT: 'stand-in+rate-limited' })).toBe(true);
+    expect(mayWaitPolitely({ CONTRACT_VARIANT: 'family-rate-limited' })).toBe(true);
     expect(mayWaitPolitely({ CONTRACT_REPLAY: 'recording.json' })).toBe(false);
   });
 });

@@ -55,6 +55,13 @@ describe('calibrating the envelope time unit', () => {
     expect(row(table, 'envelopeTimeUnit')?.evidence?.observed).toBe('time "1741801809123"');
   });
 
+  it('learns s.sss from a time in seconds with decimals', () => {
+    const recording = baseline(VALUES_A, (interactions) => {
+      for (const i of interactions) (i.response!.body as { time: string }).time += '.636';
+    });
+    expect(calibrate(recording).settings.envelopeTimeUnit).toBe('s.sss');
+  });
+
   it('learns s from the baseline, as the simulator answers by default', () => {
     expect(calibrate(baseline()).settings.envelopeTimeUnit).toBe('s');
   });
@@ -189,6 +196,40 @@ describe('calibrating rejections', () => {
       code: 1002,
       msg: 'Invalid parameter: {parameter}',
     });
+  });
+
+  it('learns the fields a rejection adds to the envelope: a constant, and a value drawn afresh', () => {
+    const traced = (traceId: string) => {
+      const i = refused('/v1/tron/price', { rentalCount: '65000', period: '2h' }, '参数错误');
+      Object.assign(i.response!.body as object, { success: false, traceId });
+      return i;
+    };
+    const { settings, table } = calibrate(recordingOf([traced('a'.repeat(32)), traced('b'.repeat(32))]));
+    expect(settings.errors?.parameterInvalid?.extraFields).toEqual([
+      { path: '/success', constant: false },
+      { path: '/traceId', generate: 'text', length: 32 },
+    ]);
+    expect(row(table, 'errors.*.extraFields.1')?.evidence?.observed).toMatch(/^\/traceId: text/);
+  });
+
+  it('learns the largest quantity priced as the maximum when a larger one was refused, and the minimum on the price', () => {
+    const recording = recordingOf([
+      refused('/v1/tron/price', { rentalCount: '987654321', period: '30d' }, '数量超出上限'),
+      price('30d', '9876543', '592.59'),
+      refused('/v1/tron/price', { rentalCount: '1000', period: '1h' }, '数量低于下限'),
+    ]);
+    const { settings, table } = calibrate(recording);
+    expect(settings).toMatchObject({
+      maxRentalCount: 9_876_543,
+      priceMinimum: true,
+      errors: { aboveMaximum: { status: 400, code: 1002 }, belowMinimum: { status: 400, code: 1002 } },
+    });
+    expect(row(table, 'maxRentalCount')?.evidence?.observed).toBe(
+      'rentalCount 987654321 refused, 9876543 accepted',
+    );
+    expect(
+      calibrate(recordingOf([price('30d', '9876543', '592.59')])).settings.maxRentalCount,
+    ).toBeUndefined();
   });
 
   it("answers the simulator's own message where the recorded one quotes a value of the request, and says so", () => {

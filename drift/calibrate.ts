@@ -15,16 +15,18 @@ import {
   type ApiOperationId,
 } from '../src/generated/lists.ts';
 import type { Interaction, Recording } from '../recording/recording.ts';
+import { extraFieldsOf, learnExtraFields } from './calibrate-extra-fields.ts';
 import {
   learnDecimals,
   learnEnvelopeTimeUnit,
-  learnExtraFields,
   learnHiddenStatuses,
   learnHistoryPrefers,
   learnWhenTrxShort,
   rejectionAnswer,
+  type Learning,
   type Unreproduced,
 } from './calibrate-answers.ts';
+import { documentedResponse, valueAt } from './spec-schema.ts';
 import { apiPath, bodyOf, evidence, isSuccess, param, sentTo, type Evidence } from './recorded-exchange.ts';
 
 export type { Unreproduced } from './calibrate-answers.ts';
@@ -73,6 +75,7 @@ export function rejectionKind(
   i: Interaction,
   foreignAliases: ReadonlySet<string>,
   duplicates: ReadonlySet<Interaction> = new Set(),
+  largestAccepted = Infinity,
 ): Kind | undefined {
   if (!i.response || isSuccess(i) || i.response.status >= 500 || i.response.status === 429) return undefined;
   const path = apiPath(i.request.path);
@@ -87,9 +90,12 @@ export function rejectionKind(
   if (!op.required.every(given) || op.requiredOneOf.some((group) => !group.some(given)))
     return 'parameterMissing';
   if (op.operationId === 'getOrderHistory') return 'orderNotFound';
-  if (op.operationId !== 'createOrder') return 'parameterInvalid';
+  // A quantity below the order's minimum, or above every one accepted, on a price or an order.
   const count = Number(param(i, 'rentalCount'));
-  if (Number.isInteger(count) && count < op.parameters.rentalCount.minimum) return 'belowMinimum';
+  if (Number.isInteger(count) && count < ORDER_MINIMUM && op.operationId !== 'getAccount')
+    return 'belowMinimum';
+  if (Number.isInteger(count) && count > largestAccepted) return 'aboveMaximum';
+  if (op.operationId !== 'createOrder') return 'parameterInvalid';
   // The same outOrderNo sent before, and accepted then: a duplicate.
   const code = bodyOf(i)?.code;
   return code !== undefined && duplicates.has(i)
@@ -97,6 +103,53 @@ export function rejectionKind(
     : typeof code === 'number' && i.response.status === 402
       ? 'insufficientBalance'
       : 'parameterInvalid';
+}
+
+const ORDER_MINIMUM = API_OPERATION_SPECS.createOrder.parameters.rentalCount.minimum;
+
+/** The envelope of a rejection as the document declares it: what its extra fields are told from. */
+const REJECTION_ENVELOPE = documentedResponse('getAccount', 401)!.schema;
+
+/** The largest rentalCount a price or an order was accepted with; Infinity when none was (no maximum shows). */
+function largestAccepted(interactions: Interaction[]): number {
+  const accepted = interactions
+    .filter((i) => (sentTo(i, 'getPrice') || sentTo(i, 'createOrder')) && isSuccess(i))
+    .map((i) => Number(param(i, 'rentalCount')))
+    .filter(Number.isInteger);
+  return accepted.length > 0 ? Math.max(...accepted) : Infinity;
+}
+
+/**
+ * The quantities refused where upstream is silent: a maximum (the largest quantity accepted,
+ * when a larger one was refused as aboveMaximum) and the minimum applied to the price.
+ */
+function learnQuantities(kinds: Map<Interaction, Kind | undefined>, largest: number): Learning {
+  const settings: Control['SettingsPatch'] = {};
+  const table: CalibratedSetting[] = [];
+  const above = [...kinds].find(([, kind]) => kind === 'aboveMaximum')?.[0];
+  if (above) settings.maxRentalCount = largest;
+  table.push({
+    setting: 'maxRentalCount',
+    value: settings.maxRentalCount,
+    ...(above
+      ? {
+          evidence: evidence(
+            above,
+            `rentalCount ${param(above, 'rentalCount')} refused, ${largest} accepted`,
+          ),
+        }
+      : {}),
+  });
+  const below = [...kinds].find(([i, kind]) => kind === 'belowMinimum' && sentTo(i, 'getPrice'))?.[0];
+  if (below) settings.priceMinimum = true;
+  table.push({
+    setting: 'priceMinimum',
+    value: settings.priceMinimum,
+    ...(below
+      ? { evidence: evidence(below, `a price of rentalCount ${param(below, 'rentalCount')} refused`) }
+      : {}),
+  });
+  return { settings, table, unreproduced: [] };
 }
 
 /** The order creations that repeat an outOrderNo the same key had accepted, and were refused. */
@@ -124,15 +177,30 @@ export function calibrate(recording: Recording): Calibration {
   const interactions = recording.interactions.filter((i) => i.response);
   const duplicates = refusedDuplicates(interactions);
   const foreign = new Set(recording.apiKeys.filter((k) => k.role === 'foreign').map((k) => k.alias));
+  const largest = largestAccepted(interactions);
+  const kinds = new Map(interactions.map((i) => [i, rejectionKind(i, foreign, duplicates, largest)]));
   const settings: Control['SettingsPatch'] = {};
   const table: CalibratedSetting[] = [];
 
   const unreproduced: Unreproduced[] = [];
 
+  // Fields rejections add to the envelope: one source per path, read over every rejection
+  // (a kind seen once cannot show that its traceId varies; the kinds together can).
+  const enveloped = interactions.filter((i) => {
+    const body = bodyOf(i);
+    return kinds.get(i) !== undefined && typeof body?.code === 'number' && typeof body.msg === 'string';
+  });
+  const rejectionExtras = extraFieldsOf(enveloped, REJECTION_ENVELOPE, {
+    operation: 'rejections',
+    setting: 'errors.*.extraFields',
+  });
+  table.push(...rejectionExtras.table);
+  unreproduced.push(...rejectionExtras.unreproduced);
+
   // The error catalogue: each kind's whole answer, and what an unknown path answers.
   const errors: Control['ErrorCatalogue'] = {};
   for (const kind of REJECTION_KINDS) {
-    const seen = interactions.filter((i) => rejectionKind(i, foreign, duplicates) === kind);
+    const seen = interactions.filter((i) => kinds.get(i) === kind);
     const first = seen[0];
     if (!first) {
       table.push({ setting: `errors.${kind}`, value: undefined });
@@ -140,6 +208,11 @@ export function calibrate(recording: Recording): Calibration {
     }
     const learnt = rejectionAnswer(seen);
     errors[kind] = learnt.answer;
+    // The fields every answer of the kind carries, their sources read over every rejection's.
+    const fields = rejectionExtras.fields.filter((f) =>
+      seen.every((i) => valueAt(i.response?.body, f.path) !== undefined),
+    );
+    if (learnt.answer.body === undefined && fields.length > 0) learnt.answer.extraFields = fields;
     table.push({
       setting: `errors.${kind}`,
       value: learnt.answer,
@@ -168,6 +241,7 @@ export function calibrate(recording: Recording): Calibration {
     learnHiddenStatuses(interactions),
     learnHistoryPrefers(interactions),
     learnWhenTrxShort(interactions),
+    learnQuantities(kinds, largest),
   ]) {
     Object.assign(settings, learning.settings);
     table.push(...learning.table);

@@ -5,7 +5,7 @@
  * declare are listed, time units and decimals are checked against the provider's
  * published examples, and status paths against the lifecycle the document describes.
  */
-import { checkExchange } from '../contract-tests/spec-check.ts';
+import { checkAnswer } from '../src/spec/response-check.ts';
 import type { Exchange } from '../src/client/index.ts';
 import type { OperationId } from '../src/models.ts';
 import { isSubsequence } from './compare.ts';
@@ -90,7 +90,7 @@ export function compareWithSpec(recording: Recording): Finding[] {
       body,
       durationMs: 0,
     } satisfies Exchange;
-    for (const violation of checkExchange(exchange, { simulator })) {
+    for (const violation of checkAnswer(exchange, { simulator })) {
       const kind = KIND_OF_KEYWORD[violation.keyword] ?? 'spec-violation';
       const path = violation.path === '/' ? '' : violation.path;
       const schema = violation.schema as

@@ -74,6 +74,16 @@ describe('compareRecordings: each kind of drift', () => {
     ]);
   });
 
+  it('reports no removal for the items of an array NEW only saw empty', () => {
+    const withList = (list: unknown[]) => (i: Interaction[]) =>
+      void (dataOf(i, 'getAccount').referrals = list);
+    const findings = compareRecordings(
+      baseline(VALUES_A, withList([{ address: 'T1' }])),
+      baseline(VALUES_B, withList([])),
+    );
+    expect(findings).toEqual([]);
+  });
+
   it('reports a number sent as a decimal string', () => {
     const findings = drift((i) => void (dataOf(i, 'createOrder').amount = '4.11'));
     expect(findings).toEqual([
@@ -324,6 +334,38 @@ describe('compareRecordings: each kind of drift', () => {
         new: 'HTTP 200 (code 0)',
       }),
     );
+  });
+
+  it('reports, as breaking, a request refused where OLD accepted it, with the same HTTP status', () => {
+    const findings = drift((i) => {
+      const price = i.find((x) => x.operation === 'getPrice' && x.response?.status === 200)!;
+      price.response = {
+        ...price.response!,
+        body: { code: 40003, msg: '数量超出上限', time: '1', data: null },
+      };
+    });
+    expect(findings).toContainEqual(
+      expect.objectContaining({
+        kind: 'response-changed',
+        severity: 'breaking',
+        operation: 'getPrice',
+        old: 'HTTP 200 (code 0)',
+        new: 'HTTP 200 (code 40003)',
+        message: expect.stringContaining('refused where OLD accepted it'),
+      }),
+    );
+  });
+
+  it('compares nothing for a request OLD only got a transient answer to (a 429 given up on)', () => {
+    const limited = baseline(VALUES_A, (i) => {
+      const rejected = i.find((x) => x.response?.status === 401)!;
+      rejected.response = {
+        ...rejected.response!,
+        status: 429,
+        body: { code: 42900, msg: 'slow down', time: '1', data: null },
+      };
+    });
+    expect(compareRecordings(limited, baseline()).filter((f) => f.kind === 'response-changed')).toEqual([]);
   });
 
   it('calls an operation that NEW never called unobserved, non-breaking', () => {

@@ -228,8 +228,14 @@ export function compareInferred(
       const now = shape.fields.get(path);
       if (now)
         findings.push(...compareField(shape.operation, response, field, now, documentedNode(shape, path)));
-      // A field OLD showed only sometimes (e.g. activatedAt once activated) may just not have come up.
-      else if (path !== '' && hasContainer(shape.fields, path) && isAlwaysPresent(before.fields, field)) {
+      // A field OLD showed only sometimes (e.g. activatedAt once activated) may just not have come up,
+      // nor may the items of arrays that NEW only saw empty.
+      else if (
+        path !== '' &&
+        !path.endsWith('/*') &&
+        hasContainer(shape.fields, path) &&
+        isAlwaysPresent(before.fields, field)
+      ) {
         findings.push({
           severity: 'breaking',
           kind: 'field-removed',
@@ -297,24 +303,38 @@ export function compareInferred(
     }
   }
 
-  // The same case answering with an HTTP status it never had (e.g. 401 became 200).
+  // The same request of a case answered with an HTTP status it never had (401 became 200), or
+  // accepted where OLD refused it or refused where OLD accepted it, whatever the status.
   const changes = new Map<
     string,
-    { operation: string; old: string; next: string; status: number; cases: string[] }
+    { operation: string; old: string; next: string; status: number; flip: string; cases: string[] }
   >();
   for (const [caseKey, pairs] of next.caseResponses) {
     const before = old.caseResponses.get(caseKey);
-    if (!before) continue;
+    // A request OLD only ever got a transient answer to (a 429 or 503 given up on) shows nothing to compare.
+    if (!before || [...before].every((p) => transient(Number(p.split('/')[0])))) continue;
     const oldStatuses = new Set([...before].map((p) => Number(p.split('/')[0])));
+    const oldOutcomes = new Set([...before].map((p) => p.split('/')[2]));
     for (const pair of pairs) {
-      const status = Number(pair.split('/')[0]);
-      if (oldStatuses.has(status)) continue;
+      const [statusText, , outcome] = pair.split('/') as [string, string, string];
+      const status = Number(statusText);
+      const flip = oldOutcomes.has(outcome)
+        ? ''
+        : `; ${outcome} where OLD ${outcome === 'accepted' ? 'refused' : 'accepted'} it`;
+      if (oldStatuses.has(status) && !flip) continue;
       const [caseName, operation] = caseKey.split('\n') as [string, string];
       const describe = (p: string): string => `HTTP ${p.split('/')[0]} (code ${p.split('/')[1]})`;
-      const oldText = [...before].map(describe).join(' or ');
+      const oldText = [...new Set([...before].map(describe))].join(' or ');
       const key = `${operation}\n${oldText}\n${pair}`;
-      const entry = changes.get(key) ?? { operation, old: oldText, next: describe(pair), status, cases: [] };
-      entry.cases.push(caseName);
+      const entry = changes.get(key) ?? {
+        operation,
+        old: oldText,
+        next: describe(pair),
+        status,
+        flip,
+        cases: [],
+      };
+      if (!entry.cases.includes(caseName)) entry.cases.push(caseName);
       changes.set(key, entry);
     }
   }
@@ -326,7 +346,7 @@ export function compareInferred(
       path: '',
       old: change.old,
       new: change.next,
-      message: `${change.operation} answered ${change.next} where OLD answered ${change.old}, in ${change.cases.length} case${change.cases.length === 1 ? '' : 's'} (e.g. "${change.cases[0]}")${transient(change.status) ? '; a transient status' : ''}.`,
+      message: `${change.operation} answered ${change.next} where OLD answered ${change.old}${change.flip}, in ${change.cases.length} case${change.cases.length === 1 ? '' : 's'} (e.g. "${change.cases[0]}")${transient(change.status) ? '; a transient status' : ''}.`,
     });
   }
 

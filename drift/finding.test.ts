@@ -94,6 +94,17 @@ const EXAMPLES: Array<[string, HintedFinding, string]> = [
     'historyPrefers',
   ],
   [
+    'a quantity priced where the service refused it',
+    {
+      kind: 'response-changed',
+      operation: 'getPrice',
+      path: '',
+      old: 'HTTP 200 (code 40003)',
+      new: 'HTTP 200 (code 0)',
+    },
+    'maxRentalCount and priceMinimum',
+  ],
+  [
     'another currency paid',
     { kind: 'format-changed', operation: 'createOrder', path: '/data/currency', response: ok },
     'whenTrxShort',

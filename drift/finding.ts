@@ -112,6 +112,14 @@ export const CALIBRATION_HINTS: ReadonlyArray<{
       /code 0/.test(`${f.old} ${f.new}`),
   },
   {
+    class: 'quantities refused',
+    setting: 'maxRentalCount and priceMinimum',
+    fixes: (f) =>
+      (f.operation === 'getPrice' || f.operation === 'createOrder') &&
+      f.kind === 'response-changed' &&
+      /code 0\)/.test(`${f.old} ${f.new}`),
+  },
+  {
     class: 'unknown-path and wrong-method answers',
     setting: 'unknownPath and errors.notFound (errors.methodNotAllowed for a wrong method)',
     fixes: (f) => isRoute(f.operation),

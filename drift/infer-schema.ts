@@ -62,7 +62,10 @@ export interface InferredRecording {
   operations: Set<string>;
   /** operation → HTTP status → codes seen. */
   codes: Map<string, Map<number, Set<number | null>>>;
-  /** `case\noperation` → 'status/code' pairs seen. */
+  /**
+   * `case\noperation\nparameters` (a request, its values that differ per run left out) →
+   * 'status/code/accepted' or 'status/code/refused' seen.
+   */
   caseResponses: Map<string, Set<string>>;
   statusPaths: Map<string, number>;
   timing: Timing['summary'];
@@ -244,10 +247,12 @@ export function inferRecording(recording: Recording): InferredRecording {
     let set = byStatus.get(response.status);
     if (!set) byStatus.set(response.status, (set = new Set()));
     set.add(code);
-    const caseKey = `${interaction.case}\n${interaction.operation}`;
+    const caseKey = `${interaction.case}\n${interaction.operation}\n${requestShape(interaction)}`;
     let pairs = caseResponses.get(caseKey);
     if (!pairs) caseResponses.set(caseKey, (pairs = new Set()));
-    pairs.add(`${response.status}/${code ?? 'none'}`);
+    const accepted =
+      response.status < 300 && (code === 0 || (code === 1 && interaction.operation === 'getAccount'));
+    pairs.add(`${response.status}/${code ?? 'none'}/${accepted ? 'accepted' : 'refused'}`);
   }
   return {
     responses: inferResponses(recording.interactions),
@@ -258,6 +263,19 @@ export function inferRecording(recording: Recording): InferredRecording {
     timing: recording.timing.summary,
     ...(recording.target?.clock ? { clock: recording.target.clock } : {}),
   };
+}
+
+/** Parameters whose values are made afresh per run (ids, addresses), left out of requestShape. */
+const PER_RUN = new Set(['outOrderNo', 'orderId', 'pledgeAddress']);
+
+/** A request's parameters (query and form), those made afresh per run aside, as one sorted text. */
+function requestShape({ request }: Interaction): string {
+  const params = { ...request.query, ...request.form };
+  return Object.keys(params)
+    .filter((name) => !PER_RUN.has(name))
+    .sort()
+    .map((name) => `${name}=${String(params[name])}`)
+    .join('&');
 }
 
 /** Whether a field was in every object (or array) it could have been in. */

@@ -78,7 +78,7 @@ describe('the suite against a rate-limited stand-in', () => {
       // Two worker processes (forks), so the pace is shared across processes, not only threads.
       const run = await record(
         'paced-spend',
-        'stand-in+rate-limited',
+        'family-rate-limited',
         ['--allow-spend', '--max-orders', '1', '--max-rps', String(RPS)],
         2,
         ['--pool=forks'],
@@ -111,9 +111,9 @@ describe('the suite against a rate-limited stand-in', () => {
     { timeout: 240_000 },
     async () => {
       const [unpaced, paced] = await Promise.all([
-        record('unpaced', 'stand-in', ['--max-rps', '0'], 2, READ_ONLY_FILES),
+        record('unpaced', 'family-plain', ['--max-rps', '0'], 2, READ_ONLY_FILES),
         // Two requests a second per key against a pace of three: 429s, with Retry-After as an HTTP date.
-        record('retried', 'stand-in+rate-limited-strict', ['--max-rps', '3'], 2, READ_ONLY_FILES),
+        record('retried', 'family-rate-limited-strict', ['--max-rps', '3'], 2, READ_ONLY_FILES),
       ]);
       expect(unpaced.code, unpaced.output.slice(-3000)).toBe(0);
       expect(paced.code, paced.output.slice(-3000)).toBe(0);

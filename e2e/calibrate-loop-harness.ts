@@ -70,13 +70,19 @@ export interface LoopResult {
 }
 
 /**
- * Runs the loop on a variant, against an already recorded default simulator.
+ * Runs the loop on a variant (in-process, or at `baseUrl` when it is served), against an
+ * already recorded default simulator.
  *
  * @example
  *   const { before, after } = await calibrateLoop(dir, 'family-time-units', defaults);
  */
-export async function calibrateLoop(dir: string, variant: string, defaults: string): Promise<LoopResult> {
-  const upstream = await recordTarget(dir, variant, { variant });
+export async function calibrateLoop(
+  dir: string,
+  variant: string,
+  defaults: string,
+  baseUrl?: string,
+): Promise<LoopResult> {
+  const upstream = await recordTarget(dir, variant, baseUrl ? { baseUrl } : { variant });
   const scenario = path.join(dir, `${variant}-calibrated.yaml`);
   let calibration = '';
   const code = await runCalibrate([upstream, '--out', scenario], {

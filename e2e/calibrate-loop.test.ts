@@ -1,6 +1,6 @@
 /**
- * The calibration loop: record a service that chooses differently from the
- * simulator in every calibratable choice (the stand-in), calibrate from that recording,
+ * The calibration loop: record a service that chooses differently from the simulator where
+ * upstream is silent (the family's gateway member), calibrate from that recording,
  * serve the scenario, record that simulator as the real service is recorded
  * (--as-upstream), and compare: no breaking drift. The default simulator, recorded the
  * same way, shows the differences.
@@ -60,7 +60,7 @@ async function drift(oldFile: string, newFile: string): Promise<{ code: number; 
 
 describe('record, calibrate, serve, record --as-upstream, drift', () => {
   it(
-    'learns every choice of a service that differs in all of them, so drift finds nothing breaking',
+    'learns the choices of a service behind a gateway (its rejections, their fields, time, decimals, quantities), so drift finds nothing breaking',
     { timeout: 300_000 },
     async () => {
       // The default simulator's recording needs nothing from the calibration, so it is made
@@ -69,7 +69,7 @@ describe('record, calibrate, serve, record --as-upstream, drift', () => {
       const plainRecording = recordServed('default', undefined);
       // Awaited below; until then a failure must not surface as an unhandled rejection.
       plainRecording.catch(() => {});
-      const upstream = await record('stand-in', [], { CONTRACT_VARIANT: 'stand-in' });
+      const upstream = await record('gateway', [], { CONTRACT_VARIANT: 'family-gateway' });
       const scenarioFile = path.join(scratch, 'calibrated.yaml');
       let table = '';
       expect(
@@ -79,23 +79,34 @@ describe('record, calibrate, serve, record --as-upstream, drift', () => {
       const text = readFileSync(scenarioFile, 'utf8');
       const scenario = parse(text) as { accounts: { apiKey: string }[]; settings: Record<string, unknown> };
       expect(scenario.accounts[0]!.apiKey).toBe('demo-key');
+      // Rejections as HTTP 200 with codes of its own, in Chinese, with success and a fresh
+      // traceId beside the code; time in ms; trxPrice trimmed; a maximum; the minimum on the price.
+      const extras = [
+        { path: '/success', constant: false },
+        { path: '/traceId', generate: 'text', length: 32 },
+      ];
       expect(scenario.settings).toMatchObject({
-        accountSuccessCode: 1,
-        createdAtUnit: 's',
-        unknownPath: 'html',
+        envelopeTimeUnit: 'ms',
+        decimals: { trxPrice: 'trimmed' },
+        maxRentalCount: 9_876_543,
+        priceMinimum: true,
         errors: {
-          apiKeyMissing: { status: 200, code: 1001, msg: 'API-KEY header is required' },
-          apiKeyUnknown: { status: 200, code: 401 },
-          orderNotFound: { status: 200, code: 1004 },
-          belowMinimum: { status: 200, code: 1002 },
-          parameterInvalid: { status: 200, code: 1003 },
-          methodNotAllowed: { status: 200, code: 1405 },
+          apiKeyMissing: { status: 200, code: 40001, msg: '缺少API-KEY请求头', extraFields: extras },
+          apiKeyUnknown: { status: 200, code: 40002, extraFields: extras },
+          orderNotFound: { status: 200, code: 40004 },
+          belowMinimum: { status: 200, code: 40003, msg: '租赁数量低于最小值' },
+          aboveMaximum: { status: 200, code: 40003, msg: '租赁数量超过最大值' },
+          parameterInvalid: { status: 200, code: 40003 },
+          methodNotAllowed: { status: 200, code: 40500 },
         },
-        prices: { '1h': '71' },
+        extraFields: { getPrice: [{ path: '/success', constant: true }, extras[1]] },
+        prices: { '1h': '70' },
       });
       // Each calibrated setting names its evidence above it.
-      expect(text).toMatch(/# getAccount, ".*": code 1\n\s*accountSuccessCode: 1/);
-      expect(table).toMatch(/accountSuccessCode\s+1\s+observed: getAccount, code 1/);
+      expect(text).toMatch(
+        /# getPrice, ".*": rentalCount 987654321 refused, 9876543 accepted\n\s*maxRentalCount: 9876543/,
+      );
+      expect(table).toMatch(/maxRentalCount\s+9876543\s+observed: getPrice, .*rentalCount 987654321 refused/);
       expect(table).toMatch(
         /errors\.insufficientBalance\s+\(default\)\s+default: the recording never showed it/,
       );
@@ -122,11 +133,15 @@ describe('record, calibrate, serve, record --as-upstream, drift', () => {
       const unlike = await drift(upstream, plain);
       expect(unlike.code).toBe(1);
       expect(unlike.report.findings.filter((f) => f.severity === 'breaking').map((f) => f.kind)).toEqual(
-        expect.arrayContaining(['code-changed']),
+        expect.arrayContaining(['response-changed', 'field-removed', 'format-changed']),
       );
       // Every breaking difference of a calibratable choice names the setting that fixes it.
       expect(unlike.report.findings.filter((f) => f.calibration).map((f) => f.calibration)).toEqual(
-        expect.arrayContaining(['errors (the error catalogue)', 'createdAtUnit']),
+        expect.arrayContaining([
+          'errors (the error catalogue)',
+          'envelopeTimeUnit',
+          'maxRentalCount and priceMinimum',
+        ]),
       );
     },
   );

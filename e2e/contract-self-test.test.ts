@@ -29,38 +29,28 @@ const scratch = mkdtempSync(path.join(os.tmpdir(), 'contract-self-test-'));
 /** What each variant's failure must name: a case and a phrase of its error. */
 const EXPECTED: Record<string, { test: RegExp; error: RegExp }> = {
   'field-removed': { test: /getPrice/, error: /\/data\/trxPrice: must have required property/ },
-  'type-changed': { test: /history/, error: /\/data\/createdAt: must be integer/ },
+  'type-changed': { test: /history/, error: /\/data\/createdAt: must be number/ },
   'number-as-string': {
     test: /getPrice/,
     error: /\/data\/rentalCount: must be integer[\s\S]*actual value: "64000"/,
   },
-  'status-skipped': { test: /terminal status/, error: /COMPLETED order carries the delegation txId/ },
-  'status-reversed': { test: /terminal status/, error: /status moved from COMPLETED back to PROCESSING/ },
+  'status-skipped': {
+    test: /follows an order to its outcome/,
+    error: /COMPLETED order carries the delegation txId/,
+  },
+  'status-reversed': {
+    test: /follows an order to its outcome/,
+    error: /status moved from COMPLETED back to PROCESSING/,
+  },
   'wrong-rounding': {
     test: /rounded half up/,
-    error: /trxPrice for 65000 × 65 sun: expected '4\.22' to be '4\.23'/,
+    error: /trxPrice for 65000 × 65 sun; fact price-rounding/,
   },
   'missing-refund': { test: /forced failure/, error: /the refund restores the balance/ },
   'wrong-echo': { test: /echoes outOrderNo/, error: /outOrderNo is echoed back/ },
-  'auth-dropped': { test: /without an API key/, error: /the call must be rejected/ },
-};
-
-/** What each break layered over the stand-in must name. */
-const STAND_IN_BREAKS: Record<string, { test: RegExp; error: RegExp }> = {
-  'stand-in+wrong-rounding': {
-    test: /half cent up/,
-    error: /trxPrice for \d+ × 71 sun: expected '[\d.]+' to be '[\d.]+'/,
-  },
-  'stand-in+number-as-string': { test: /getPrice|prices/, error: /\/data\/rentalCount: must be integer/ },
-  'stand-in+type-changed': { test: /history/, error: /\/data\/createdAt: must be integer/ },
-  'stand-in+wrong-echo': { test: /echoes outOrderNo/, error: /outOrderNo is echoed back/ },
-  'stand-in+status-reversed': {
-    test: /terminal status/,
-    error: /status moved from COMPLETED back to PROCESSING/,
-  },
-  'stand-in+txid-missing': {
-    test: /terminal status/,
-    error: /COMPLETED order carries the delegation txId/,
+  'auth-dropped': {
+    test: /refuses getPrice without an API key/,
+    error: /must be refused; fact api-key-required/,
   },
 };
 
@@ -71,7 +61,6 @@ const OVER_HTTP = [
   { timing: 'fast', clock: 'real' },
   { timing: 'instant', clock: 'manual' },
 ] as const;
-const STAND_IN_SPEND = { CONTRACT_ALLOW_SPEND: '1', CONTRACT_MAX_ORDERS: '2' };
 
 /** Every target, by project name; the servers' URLs are filled in once they listen. */
 function plannedTargets(urls: Record<string, string>): SelfTestTarget[] {
@@ -89,10 +78,6 @@ function plannedTargets(urls: Record<string, string>): SelfTestTarget[] {
     ...OVER_HTTP.map(({ timing, clock }) => ({
       name: `http-${timing}-${clock}`,
       env: { CONTRACT_BASE_URL: urls[`${timing}-${clock}`]!, CONTRACT_API_KEY: 'demo-key' },
-    })),
-    ...['stand-in', 'stand-in-failing', ...Object.keys(STAND_IN_BREAKS)].map((variant) => ({
-      name: variant,
-      env: { CONTRACT_VARIANT: variant, ...STAND_IN_SPEND },
     })),
   ];
 }
@@ -164,8 +149,9 @@ describe('the spending guard against a target that is not a simulator', () => {
       .flatMap((c) => c.interactions)
       .filter((i) => i.operationId === 'createOrder' && i.response?.status === 200);
     expect(accepted).toHaveLength(1);
-    expect(accepted[0]!.request.body).toContain('rentalCount=64000');
-    expect(accepted[0]!.request.body).toContain('period=10min');
+    // In the query string, as upstream's usage example sends an order.
+    expect(accepted[0]!.request.url).toContain('rentalCount=64000');
+    expect(accepted[0]!.request.url).toContain('period=10min');
     expect(report.spent).toEqual({ orders: 1, byCurrency: { TRX: '3.84' } });
     expect(run.summary).toMatch(/spent: 1 order \(3\.84 TRX\)/);
     expect(JSON.stringify(report)).not.toContain('demo-key');
@@ -183,22 +169,6 @@ describe('the contract suite against the simulator under every timing profile an
     const run = outcome(`http-${timing}-${clock}`);
     expectPassed(run);
     expect(run.report.target).toMatchObject({ kind: 'url', simulator: true, timing, clock });
-  });
-});
-
-describe('the contract suite against a stand-in that chooses differently where upstream is silent', () => {
-  it.for(['stand-in', 'stand-in-failing'])(
-    'passes against %s: errors as HTTP 200, account code 1, createdAt in seconds, HTML 404, duplicates refused, instant refunds, its own prices',
-    (variant) => {
-      const run = outcome(variant);
-      expectPassed(run);
-      expect(run.report.target?.simulator).toBe(false);
-      expect(run.report.spent.orders, 'the order cases ran').toBeGreaterThan(0);
-    },
-  );
-
-  it.for(Object.keys(STAND_IN_BREAKS))('fails %s, naming the documented fact it breaks', (variant) => {
-    expectFailedNaming(outcome(variant), variant, STAND_IN_BREAKS[variant]!);
   });
 });
 

@@ -7,18 +7,22 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAMILY_MEMBERS } from '../contract-tests/stand-ins/family.ts';
+import { FAMILY_MEMBERS, memberChoices } from '../contract-tests/stand-ins/family.ts';
 import { calibrateLoop, describeFindings, recordServed, type LoopResult } from './calibrate-loop-harness.ts';
+import { serveFamily } from './stand-in-family-targets.ts';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'family-calibrate-loop-'));
 const results = new Map<string, LoopResult>();
 let defaults: string;
+let family: Awaited<ReturnType<typeof serveFamily>>;
 
 beforeAll(async () => {
+  family = await serveFamily();
   defaults = await recordServed(scratch, 'simulator-defaults');
 }, 300_000);
 
-afterAll(() => {
+afterAll(async () => {
+  await family?.close();
   // The table the loop came to, for whoever reads the run (FAMILY_LOOP_TABLE names a file to keep it).
   const table = [
     'member | breaking before | breaking after',
@@ -34,7 +38,9 @@ describe('record, calibrate, serve, record --as-upstream and drift on each membe
     'leaves no breaking drift on the %s member once calibrated',
     { timeout: 600_000 },
     async (member) => {
-      const result = await calibrateLoop(scratch, `family-${member}`, defaults);
+      // A member whose choices need HTTP (gzip, Connection: close) is recorded where it is served.
+      const served = memberChoices(member).gzip ? `${family.url}/family-${member}` : undefined;
+      const result = await calibrateLoop(scratch, `family-${member}`, defaults, served);
       results.set(member, result);
       expect(
         result.after,

@@ -4,77 +4,113 @@
  * failure must name. The gate (`npm test`) runs what fits its budget (FAMILY_GATE_TARGETS);
  * the fidelity run (`npm run test:fidelity`) runs the rest.
  */
+import { gzipSync } from 'node:zlib';
+import { createAdaptorServer } from '@hono/node-server';
 import {
   breaksFor,
   FAMILY_BREAKS,
   FAMILY_MEMBERS,
+  FAMILY_VARIANTS,
+  memberChoices,
   type FamilyMember,
 } from '../contract-tests/stand-ins/family.ts';
 import type { SelfTestTarget } from './contract-self-test-reporter.ts';
 
 const SPEND = { CONTRACT_ALLOW_SPEND: '1', CONTRACT_MAX_ORDERS: '1' };
 
-/** What each planted break's failure must name: a case and a phrase of its error. */
-export const BREAK_EXPECTATIONS: Record<string, { test: RegExp; error: RegExp }> = {
-  'field-removed': { test: /getPrice/, error: /\/data\/trxPrice: must have required property/ },
-  'type-changed': { test: /history/, error: /\/data\/createdAt: must be integer/ },
-  'number-as-string': { test: /getPrice/, error: /\/data\/rentalCount: must be integer/ },
-  'wrong-rounding': {
-    test: /half up|half cent up/,
-    error: /trxPrice for \d+ × \d+ sun: expected '[\d.]+' to be '[\d.]+'/,
-  },
-  'wrong-echo': { test: /echoes outOrderNo/, error: /outOrderNo is echoed back/ },
-  'auth-dropped': { test: /without an API key/, error: /the call must be rejected/ },
-  // A PENDING read as COMPLETED shows either without its txId or, read again while
-  // PROCESSING, as a status that went back.
-  'status-skipped': {
-    test: /terminal status/,
-    error: /COMPLETED order carries the delegation txId|status moved from COMPLETED back to/,
-  },
-  'status-reversed': { test: /terminal status/, error: /status moved from COMPLETED back to PROCESSING/ },
-  'txid-missing': { test: /terminal status/, error: /COMPLETED order carries the delegation txId/ },
-  'minimum-ignored': { test: /below the 64000 minimum/, error: /the call must be rejected/ },
-  'period-ignored': { test: /outside the seven allowed values/, error: /the call must be rejected/ },
-  'name-unlike-wallet': { test: /names the account/, error: /expected 'User-000000' to be 'User-/ },
-  'usdt-trimmed': { test: /names the account/, error: /USDT shows six decimals/ },
-  'id-format': { test: /order/, error: /\/data\/id: must match pattern/ },
-  'time-not-numeric': { test: /getPrice/, error: /\/time: must match pattern/ },
-};
-
 /** The member that combines every choice: it and its breaks run in the gate. */
 export const GATE_MEMBER: FamilyMember = 'all-choices';
 
 /**
  * Members the fidelity run takes read-only and spending but without planted breaks: the
- * rate-limited one is paced at 8 requests a second, and its choices are the plain member's.
+ * rate-limited ones are limited to 8 and 2 requests a second, and their choices are the plain member's.
  */
-export const FIDELITY_ONLY_MEMBERS: FamilyMember[] = ['rate-limited'];
+export const FIDELITY_ONLY_MEMBERS: FamilyMember[] = ['rate-limited', 'rate-limited-strict'];
 
-const readOnly = (member: FamilyMember): SelfTestTarget => ({
+/**
+ * Where a variant is served: in-process, or at `served` (serveFamily's URL) for a member
+ * whose choices need HTTP (gzip, Connection: close). The suite keeps no pace: the kit's own
+ * stand-ins need none, and a rate-limited one answers unpaced requests with its refusals.
+ */
+export const targetEnv = (variant: string, served?: string): Record<string, string> =>
+  memberChoices(variant.replace(/^family-/, '').split('+')[0] as FamilyMember).gzip && served
+    ? {
+        CONTRACT_VARIANT: variant,
+        CONTRACT_BASE_URL: `${served}/${variant}`,
+        CONTRACT_API_KEY: 'demo-key',
+        CONTRACT_MAX_RPS: '0',
+      }
+    : { CONTRACT_VARIANT: variant };
+
+const readOnly = (member: FamilyMember, served?: string): SelfTestTarget => ({
   name: `family-${member}-read-only`,
-  env: { CONTRACT_VARIANT: `family-${member}` },
+  env: targetEnv(`family-${member}`, served),
 });
-const spending = (member: FamilyMember): SelfTestTarget => ({
+const spending = (member: FamilyMember, served?: string): SelfTestTarget => ({
   name: `family-${member}-spend`,
-  env: { CONTRACT_VARIANT: `family-${member}`, ...SPEND },
+  env: { ...targetEnv(`family-${member}`, served), ...SPEND },
 });
 
 /** A break that needs no order runs read-only: no lifecycle to wait for. */
-const breakTargets = (member: FamilyMember): SelfTestTarget[] =>
+const breakTargets = (member: FamilyMember, served?: string): SelfTestTarget[] =>
   breaksFor(member).map((name) => ({
     name: `family-${member}+${name}`,
     env: {
-      CONTRACT_VARIANT: `family-${member}+${name}`,
+      ...targetEnv(`family-${member}+${name}`, served),
       ...(FAMILY_BREAKS[name]!.needs === 'none' ? {} : SPEND),
     },
   }));
 
-/** The planted breaks among targets, with what each failure must name. */
+/** An address the activation-fee member has not activated: the run notes the fee, and passes. */
+export const FRESH_ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
+
+/**
+ * Serves every variant of the family over HTTP at `<url>/<variant>` (one service per variant,
+ * shared by its callers, as a real service is), gzip-compressed with `Connection: close` for
+ * a member that chooses so.
+ *
+ * @example
+ *   const family = await serveFamily();
+ *   await fetch(`${family.url}/family-gateway/v1/account`, { headers: { 'API-KEY': 'demo-key' } });
+ */
+export async function serveFamily(): Promise<{ url: string; close(): Promise<void> }> {
+  const services = new Map<string, (request: Request) => Promise<Response>>();
+  const server = createAdaptorServer({
+    fetch: async (request: Request) => {
+      const variant = new URL(request.url).pathname.split('/')[1] ?? '';
+      const entry = FAMILY_VARIANTS[variant];
+      if (!entry) return new Response('no such variant', { status: 404 });
+      let service = services.get(variant);
+      if (!service) services.set(variant, (service = entry.apply(undefined as never)));
+      const response = await service(request);
+      if (!memberChoices(variant.replace(/^family-/, '').split('+')[0] as FamilyMember).gzip) return response;
+      const headers = new Headers(response.headers);
+      headers.set('content-encoding', 'gzip');
+      headers.set('connection', 'close');
+      const body = new Uint8Array(await response.arrayBuffer());
+      return new Response(response.status === 204 ? null : gzipSync(body), {
+        status: response.status,
+        headers,
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The planted breaks among targets, each with what its failure must name: its fact (breaks.ts). */
 export const expectationsOf = (targets: SelfTestTarget[]): Record<string, { test: RegExp; error: RegExp }> =>
   Object.fromEntries(
     targets
       .filter((t) => t.name.includes('+'))
-      .map((t) => [t.name, BREAK_EXPECTATIONS[t.name.split('+')[1]!]!]),
+      .map((t) => {
+        const facts = FAMILY_BREAKS[t.name.split('+')[1]!]!.facts.join('|');
+        return [t.name, { test: /./, error: new RegExp(`fact (${facts}) \\(`) }];
+      }),
   );
 
 /**
@@ -89,12 +125,22 @@ export const FAMILY_GATE_TARGETS: SelfTestTarget[] = [
 ];
 export const FAMILY_GATE_EXPECTATIONS = expectationsOf(FAMILY_GATE_TARGETS);
 
-/** The fidelity run's targets: every member's runs and breaks the gate leaves out. */
-export function fidelityTargets(): SelfTestTarget[] {
+/**
+ * The fidelity run's targets: every member's runs and breaks the gate leaves out, the
+ * gateway's at `served` (serveFamily's URL), and the activation-fee member ordering for an
+ * address it has not activated.
+ */
+export function fidelityTargets(served: string): SelfTestTarget[] {
   const gate = new Set(FAMILY_GATE_TARGETS.map((t) => t.name));
-  return FAMILY_MEMBERS.flatMap((m) => [
-    readOnly(m),
-    spending(m),
-    ...(FIDELITY_ONLY_MEMBERS.includes(m) ? [] : breakTargets(m)),
-  ]).filter((t) => !gate.has(t.name));
+  return [
+    ...FAMILY_MEMBERS.flatMap((m) => [
+      readOnly(m, served),
+      spending(m, served),
+      ...(FIDELITY_ONLY_MEMBERS.includes(m) ? [] : breakTargets(m, served)),
+    ]),
+    {
+      name: 'family-gateway-activation-fee-fresh-address-spend',
+      env: { ...spending('gateway-activation-fee', served).env, CONTRACT_PLEDGE_ADDRESS: FRESH_ADDRESS },
+    },
+  ].filter((t) => !gate.has(t.name));
 }

@@ -34,7 +34,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { serve as serveFetch } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STAND_IN_VARIANTS } from '../contract-tests/stand-in-variants.ts';
+import { memberFetch } from '../contract-tests/stand-ins/family.ts';
 import { createSimulator } from '../mock/simulator.ts';
 import { openDashboard, useBrowser, WAIT_MS } from '../mock/test-support/dashboard-e2e-test-support.ts';
 
@@ -581,14 +581,15 @@ function anchorOf(heading: string): string {
 }
 
 /**
- * A stand-in for the real service on a loopback port: the contract suite's stand-in (it
- * chooses differently from the simulator wherever upstream is silent), with no control plane
+ * A stand-in for the real service on a loopback port: the member of the contract suite's
+ * family of stand-ins that chooses differently from the simulator wherever upstream is
+ * silent, with no control plane
  * under any prefix, as the real service has none. It answers from this file's event loop,
  * which the other describes share while it runs: nothing in this file may hold that loop
  * (a removal is fs/promises' rm, never rmSync).
  */
 async function startStandIn(): Promise<{ origin: string; close(): Promise<void> }> {
-  const standIn = STAND_IN_VARIANTS['stand-in']!.apply(createSimulator({ clock: 'real', seed: 7 }));
+  const standIn = memberFetch('all-choices');
   const server = serveFetch({
     hostname: '127.0.0.1',
     port: 0,

@@ -8,21 +8,27 @@
  *   identifier history prefers, the currency when TRX is short, `createdAt`'s unit, the
  *   account's success code, duplicate `outOrderNo`) appears in at least one member;
  * - `all-choices` combines them all;
- * - `rate-limited` paces its key (rate-limit.ts).
+ * - `rate-limited` paces its key (rate-limit.ts);
+ * - `gateway` makes the choices of a service behind a gateway (its rejections HTTP 200 with
+ *   Chinese messages, `success` and a fresh `traceId` on every answer, `time` in ms, trxPrice
+ *   trimmed, a maximum rentalCount, the minimum on the price, PENDING 8–12 s, and served over
+ *   HTTP gzip-compressed with `Connection: close`), and its modes: rate-limited (HTML 503,
+ *   `X-RateLimit-Reset` as a Unix time), slow delivery, every order failing, an activation fee
+ *   on a fresh address, `time` in seconds with decimals.
  *
  * The suite must pass on each member read-only and spending one order, and fail on each
  * break that applies to it (`FAMILY_VARIANTS`: 'family-<member>' and
  * 'family-<member>+<break>').
  */
 import type { Simulator } from '../../mock/simulator.ts';
-import { BROKEN_VARIANTS } from '../broken-variants.ts';
+import { BREAKS } from './breaks.ts';
 import {
   createIndependentService,
   type Rejection,
   type RejectionKind,
   type ServiceChoices,
 } from './independent-service.ts';
-import { rateLimited } from './rate-limit.ts';
+import { rateLimited, type RateLimitOptions } from './rate-limit.ts';
 
 type Fetch = typeof fetch;
 
@@ -40,6 +46,7 @@ export const PLAIN_CHOICES: ServiceChoices = {
     parameterMissing: { status: 400, code: 20001, msg: 'Missing parameter' },
     parameterInvalid: { status: 400, code: 20002, msg: 'Invalid parameter' },
     belowMinimum: { status: 400, code: 20002, msg: 'Invalid parameter' },
+    aboveMaximum: { status: 400, code: 20002, msg: 'Invalid parameter' },
     orderNotFound: { status: 404, code: 40401, msg: 'Order not found' },
     insufficientBalance: { status: 402, code: 30001, msg: 'Insufficient balance' },
     duplicateOutOrderNo: { status: 409, code: 30002, msg: 'Duplicate outOrderNo' },
@@ -83,6 +90,12 @@ const OWN_REJECTIONS: Record<RejectionKind, Rejection> = {
     msg: 'rentalCount too small',
     contentType: 'text/plain; charset=utf-8',
   },
+  aboveMaximum: {
+    status: 422,
+    code: 4224,
+    msg: 'rentalCount too large',
+    contentType: 'text/plain; charset=utf-8',
+  },
   orderNotFound: { status: 200, code: 4004, msg: 'order not exist' },
   insufficientBalance: { status: 402, code: 4020, msg: 'balance not enough', body: 'empty' },
   duplicateOutOrderNo: { status: 409, code: 4090, msg: 'outOrderNo exists', body: 'text' },
@@ -101,6 +114,37 @@ const EXTRA_FIELDS: ServiceChoices['extraFields'] = {
   account: () => ({ email: '', level: 1 }),
 };
 
+/** A gateway's rejections: HTTP 200, codes of its own, messages in Chinese, data null. */
+const GATEWAY_REJECTIONS: Record<RejectionKind, Rejection> = {
+  apiKeyMissing: { status: 200, code: 40001, msg: '缺少API-KEY请求头' },
+  apiKeyUnknown: { status: 200, code: 40002, msg: 'API-KEY无效' },
+  parameterMissing: { status: 200, code: 40003, msg: '缺少必填参数' },
+  parameterInvalid: { status: 200, code: 40003, msg: '参数错误' },
+  belowMinimum: { status: 200, code: 40003, msg: '租赁数量低于最小值' },
+  aboveMaximum: { status: 200, code: 40003, msg: '租赁数量超过最大值' },
+  orderNotFound: { status: 200, code: 40004, msg: '订单不存在' },
+  insufficientBalance: { status: 200, code: 40005, msg: '余额不足' },
+  duplicateOutOrderNo: { status: 200, code: 40006, msg: '外部订单号重复' },
+  methodNotAllowed: { status: 200, code: 40500, msg: '请求方法不支持' },
+  notFound: { status: 200, code: 40400, msg: '接口不存在' },
+};
+
+/** The gateway's choices, which its modes share. */
+const GATEWAY: Partial<ServiceChoices> = {
+  timeUnit: 'ms',
+  envelopeExtras: true,
+  trxPriceTrimmed: true,
+  maxRentalCount: 10_000_000,
+  minimumOnPrice: true,
+  rejections: GATEWAY_REJECTIONS,
+  terseMessages: true,
+  showsProcessing: false,
+  deliveryMs: [8000, 12_000],
+  gzip: true,
+  // 64000 × 75 sun is "4.8" trimmed.
+  prices: { '10min': 75, '1h': 70, '1d': 80, '3d': 85, '7d': 90, '14d': 95, '30d': 100 },
+};
+
 /** The members of the family, by name. */
 export const FAMILY_MEMBERS = [
   'plain',
@@ -112,6 +156,13 @@ export const FAMILY_MEMBERS = [
   'usdt-payer',
   'all-choices',
   'rate-limited',
+  'rate-limited-strict',
+  'gateway',
+  'gateway-rate-limited',
+  'gateway-slow',
+  'gateway-failing',
+  'gateway-activation-fee',
+  'gateway-fractional-time',
 ] as const;
 export type FamilyMember = (typeof FAMILY_MEMBERS)[number];
 
@@ -147,6 +198,13 @@ const MEMBERS: Record<FamilyMember, Partial<ServiceChoices>> = {
     balance: { trxSun: 1_500_000n, usdtMicro: 50_000_000n },
   },
   'rate-limited': {},
+  'rate-limited-strict': {},
+  gateway: GATEWAY,
+  'gateway-rate-limited': GATEWAY,
+  'gateway-slow': { ...GATEWAY, deliveryMs: [25_000, 30_000] },
+  'gateway-failing': { ...GATEWAY, failEveryOrder: true, failedLingersMs: 2000 },
+  'gateway-activation-fee': { ...GATEWAY, activationFeeSun: 1_100_000n },
+  'gateway-fractional-time': { ...GATEWAY, timeUnit: 's.sss' },
 };
 
 /** A member's full choices. */
@@ -154,8 +212,16 @@ export function memberChoices(member: FamilyMember): ServiceChoices {
   return { ...PLAIN_CHOICES, ...MEMBERS[member] };
 }
 
-/** The pace of the rate-limited member: at most 8 requests a second per key, then 429 with Retry-After. */
-export const RATE_LIMIT = { perSecond: 8, retryAfter: 'seconds', headers: false } as const;
+/**
+ * The members behind a rate limit: at most 8 requests a second per key, then 429 with
+ * Retry-After: 1; 2 a second, Retry-After as an HTTP date; the gateway's 3 a second, then an
+ * HTML 503 with X-RateLimit-Reset.
+ */
+export const RATE_LIMITS: Partial<Record<FamilyMember, RateLimitOptions>> = {
+  'rate-limited': { perSecond: 8, retryAfter: 'seconds', headers: false },
+  'rate-limited-strict': { perSecond: 2, retryAfter: 'http-date' },
+  'gateway-rate-limited': { perSecond: 3, refusal: 'gateway-503' },
+};
 
 /**
  * A member's service as a fetch.
@@ -175,161 +241,23 @@ export function memberFetch(
   });
   const plain = ((input: RequestInfo | URL, init?: RequestInit) =>
     service.fetch(new Request(input, init))) as Fetch;
-  return member === 'rate-limited' ? rateLimited(plain, RATE_LIMIT) : plain;
+  const limit = RATE_LIMITS[member];
+  return limit ? rateLimited(plain, limit) : plain;
 }
 
-/** Rewrites the JSON body of one path's answers. */
-function rewrite(inner: Fetch, pathSuffix: string, change: (body: Record<string, unknown>) => void): Fetch {
-  return (async (input: RequestInfo | URL, init?: RequestInit) => {
-    const request = new Request(input, init);
-    const response = await inner(request);
-    if (!new URL(request.url).pathname.endsWith(pathSuffix)) return response;
-    const text = await response.text();
-    let body: Record<string, unknown>;
-    try {
-      body = JSON.parse(text) as Record<string, unknown>;
-    } catch {
-      return new Response(text, { status: response.status, headers: response.headers });
-    }
-    change(body);
-    return new Response(JSON.stringify(body), { status: response.status, headers: response.headers });
-  }) as Fetch;
-}
-
-/** Rewrites one query or form parameter of every request before it reaches the service. */
-function rewriteParameter(inner: Fetch, name: string, from: string, to: string): Fetch {
-  return (async (input: RequestInfo | URL, init?: RequestInit) => {
-    const request = new Request(input, init);
-    const url = new URL(request.url);
-    if (url.searchParams.get(name) === from) url.searchParams.set(name, to);
-    let body: string | undefined;
-    if (request.method === 'POST') {
-      const form = new URLSearchParams(await request.text());
-      if (form.get(name) === from) form.set(name, to);
-      body = form.toString();
-    }
-    return inner(new Request(url, { method: request.method, headers: request.headers, body }));
-  }) as Fetch;
-}
-
-const data = (body: Record<string, unknown>) => body.data as Record<string, unknown> | null | undefined;
-
-/** A break reused from the simulator's broken variants, applied to any fetch. */
-function reused(name: keyof typeof BROKEN_VARIANTS & string): (inner: Fetch) => Fetch {
-  // Those breaks read only `fetch` of the simulator they wrap (and key their own state by it).
-  return (inner) => BROKEN_VARIANTS[name]!.apply({ fetch: inner } as unknown as Simulator);
-}
+/** Planted breaks of documented facts, each one the suite must catch (breaks.ts). */
+export const FAMILY_BREAKS = BREAKS;
 
 /**
- * What a break needs to show: an order that completes, an order at all (a run that may
- * spend), or only read-only calls.
+ * The breaks planted on a member: every one the suite can see on it (one whose orders all fail
+ * never completes one, one short of TRX pays in USDT); the gateway's modes but the gateway get none.
  */
-export type Needs = 'completion' | 'order' | 'none';
-
-/** Planted breaks of documented facts, each one the suite must catch. */
-export const FAMILY_BREAKS: Record<string, { breaks: string; needs: Needs; apply: (inner: Fetch) => Fetch }> =
-  {
-    'field-removed': {
-      breaks: BROKEN_VARIANTS['field-removed']!.breaks,
-      needs: 'none',
-      apply: reused('field-removed'),
-    },
-    'type-changed': {
-      breaks: BROKEN_VARIANTS['type-changed']!.breaks,
-      needs: 'order',
-      apply: reused('type-changed'),
-    },
-    'number-as-string': {
-      breaks: BROKEN_VARIANTS['number-as-string']!.breaks,
-      needs: 'none',
-      apply: reused('number-as-string'),
-    },
-    'wrong-rounding': {
-      breaks: BROKEN_VARIANTS['wrong-rounding']!.breaks,
-      needs: 'none',
-      apply: reused('wrong-rounding'),
-    },
-    'wrong-echo': {
-      breaks: BROKEN_VARIANTS['wrong-echo']!.breaks,
-      needs: 'order',
-      apply: reused('wrong-echo'),
-    },
-    'auth-dropped': {
-      breaks: BROKEN_VARIANTS['auth-dropped']!.breaks,
-      needs: 'none',
-      apply: reused('auth-dropped'),
-    },
-    'status-skipped': {
-      breaks: BROKEN_VARIANTS['status-skipped']!.breaks,
-      needs: 'order',
-      apply: reused('status-skipped'),
-    },
-    'status-reversed': {
-      breaks: BROKEN_VARIANTS['status-reversed']!.breaks,
-      needs: 'completion',
-      apply: reused('status-reversed'),
-    },
-    'txid-missing': {
-      breaks: 'a COMPLETED order in the history without its delegation txId',
-      needs: 'completion',
-      apply: (inner) =>
-        rewrite(inner, '/v1/tron/history', (b) => {
-          const d = data(b);
-          if (d?.status === 'COMPLETED') d.txId = '';
-        }),
-    },
-    'minimum-ignored': {
-      breaks: 'an order of 63999, below the documented minimum, is accepted',
-      needs: 'order',
-      apply: (inner) => rewriteParameter(inner, 'rentalCount', '63999', '64000'),
-    },
-    'period-ignored': {
-      breaks: "a period outside the seven allowed values ('2h') is priced",
-      needs: 'none',
-      apply: (inner) => rewriteParameter(inner, 'period', '2h', '1h'),
-    },
-    'name-unlike-wallet': {
-      breaks: 'the account name is not "User-" and the first six characters of the wallet',
-      needs: 'none',
-      apply: (inner) =>
-        rewrite(inner, '/v1/account', (b) => {
-          const d = data(b);
-          if (d) d.name = 'User-000000';
-        }),
-    },
-    'usdt-trimmed': {
-      breaks: 'the account shows USDT without its six decimals',
-      needs: 'none',
-      apply: (inner) =>
-        rewrite(inner, '/v1/account', (b) => {
-          const available = (data(b)?.balance as { available?: { usdt?: string } } | undefined)?.available;
-          if (available?.usdt) available.usdt = Number(available.usdt).toFixed(2);
-        }),
-    },
-    'id-format': {
-      breaks: "order ids are not 'OR' + 14 digits + 8 upper-case letters and digits",
-      needs: 'order',
-      apply: (inner) =>
-        rewrite(inner, '/v1/tron/order', (b) => {
-          const d = data(b);
-          if (typeof d?.id === 'string') d.id = d.id.toLowerCase();
-        }),
-    },
-    'time-not-numeric': {
-      breaks: "the envelope's time is not a numeric string",
-      needs: 'none',
-      apply: (inner) =>
-        rewrite(inner, '/v1/tron/price', (b) => {
-          b.time = new Date().toISOString();
-        }),
-    },
-  };
-
-/** The breaks the suite can see on a member: one whose orders all fail never completes one. */
 export function breaksFor(member: FamilyMember): string[] {
   const choices = memberChoices(member);
+  if (member.startsWith('gateway-')) return [];
   return Object.entries(FAMILY_BREAKS)
     .filter(([, b]) => b.needs !== 'completion' || !choices.failEveryOrder)
+    .filter(([, b]) => b.needs !== 'trx-order' || !choices.usdtWhenTrxShort)
     .map(([name]) => name);
 }
 

@@ -38,8 +38,20 @@ export type ExtraFields = (data: Record<string, unknown>, order?: OrderRecord) =
 
 /** Every choice upstream leaves open, as this service makes it. */
 export interface ServiceChoices {
-  /** Unit of the envelope's `time`. */
-  timeUnit: 's' | 'ms';
+  /** Unit of the envelope's `time`: seconds, milliseconds, or seconds with three decimals. */
+  timeUnit: 's' | 'ms' | 's.sss';
+  /** Fields beside `code` on every answer, success or rejection (`success`, a fresh `traceId`). */
+  envelopeExtras?: boolean;
+  /** trxPrice without trailing zeros ("5.7"). */
+  trxPriceTrimmed?: boolean;
+  /** The largest rentalCount priced or ordered; above it, `aboveMaximum`. */
+  maxRentalCount?: number;
+  /** The 64000 minimum applies to the price estimate too. */
+  minimumOnPrice?: boolean;
+  /** What an order to an address the service has not activated yet costs on top, in sun. */
+  activationFeeSun?: bigint;
+  /** Served over HTTP (serve-family.ts): answers gzip-compressed, and the connection closed after each. */
+  gzip?: boolean;
   /** Unit of the history's `createdAt`. */
   createdAtUnit: 's' | 'ms';
   /** Decimals of balances and of the history's amount: trimmed, or always this many. */
@@ -48,12 +60,14 @@ export interface ServiceChoices {
   extraFields: { price?: ExtraFields; order?: ExtraFields; history?: ExtraFields; account?: ExtraFields };
   /** Every rejection, including the wrong method (`methodNotAllowed`) and an unknown path (`notFound`). */
   rejections: Record<RejectionKind, Rejection>;
+  /** A rejection's message alone, without the detail that names the parameter and the rule. */
+  terseMessages?: boolean;
   /** Whether history shows PROCESSING between PENDING and the outcome. */
   showsProcessing: boolean;
   /** Every order fails (and is refunded), or every order completes. */
   failEveryOrder: boolean;
-  /** From creation to the outcome (COMPLETED or FAILED). */
-  deliveryMs: number;
+  /** From creation to the outcome (COMPLETED or FAILED): a time, or a range drawn from per order. */
+  deliveryMs: number | readonly [number, number];
   /** How long a failed order stays FAILED before it is REFUNDED. */
   failedLingersMs: number;
   /** Which identifier history looks up when both are given. */
@@ -83,6 +97,8 @@ export interface OrderRecord {
   /** In sun for TRX, micro-USDT for USDT. */
   amount: bigint;
   createdAtMs: number;
+  /** From creation to the outcome, ms. */
+  deliveryMs: number;
   txId: string;
 }
 
@@ -131,6 +147,7 @@ export function createIndependentService(options: ServiceOptions): {
   const bytes = (label: string): Buffer => createHash('sha256').update(`${seed}\n${label}`).digest();
   const wallet = encodeTronAddress(bytes('wallet').subarray(0, 20));
   const orders: OrderRecord[] = [];
+  let answers = 0;
 
   const envelope = (
     code: number,
@@ -139,8 +156,17 @@ export function createIndependentService(options: ServiceOptions): {
     status = 200,
     contentType = 'application/json',
   ) => {
-    const time = choices.timeUnit === 'ms' ? String(now()) : String(Math.floor(now() / 1000));
-    return new Response(JSON.stringify({ code, msg, time, data }), {
+    const at = Math.floor(now());
+    const time =
+      choices.timeUnit === 'ms'
+        ? String(at)
+        : choices.timeUnit === 's'
+          ? String(Math.floor(at / 1000))
+          : (at / 1000).toFixed(3);
+    const extras = choices.envelopeExtras
+      ? { success: code === 0, traceId: bytes(`trace ${answers++}`).toString('hex').slice(0, 32) }
+      : {};
+    return new Response(JSON.stringify({ code, msg, time, data, ...extras }), {
       status,
       headers: { 'content-type': contentType },
     });
@@ -148,7 +174,7 @@ export function createIndependentService(options: ServiceOptions): {
 
   const reject = (kind: RejectionKind, detail?: string): Response => {
     const rejection = choices.rejections[kind];
-    const msg = detail ? `${rejection.msg}: ${detail}` : rejection.msg;
+    const msg = detail && !choices.terseMessages ? `${rejection.msg}: ${detail}` : rejection.msg;
     if (rejection.body === 'empty') return new Response(null, { status: rejection.status });
     if (rejection.body === 'text') {
       return new Response(`<html><body><h1>${rejection.status}</h1><p>${msg}</p></body></html>`, {
@@ -161,11 +187,11 @@ export function createIndependentService(options: ServiceOptions): {
 
   const statusAt = (order: OrderRecord, at: number): Status => {
     const age = at - order.createdAtMs;
-    if (age < choices.deliveryMs) {
-      return choices.showsProcessing && age >= choices.deliveryMs / 3 ? 'PROCESSING' : 'PENDING';
+    if (age < order.deliveryMs) {
+      return choices.showsProcessing && age >= order.deliveryMs / 3 ? 'PROCESSING' : 'PENDING';
     }
     if (!choices.failEveryOrder) return 'COMPLETED';
-    return age < choices.deliveryMs + choices.failedLingersMs ? 'FAILED' : 'REFUNDED';
+    return age < order.deliveryMs + choices.failedLingersMs ? 'FAILED' : 'REFUNDED';
   };
 
   /** The account's balances now: what each order holds, spends or gave back. */
@@ -209,6 +235,8 @@ export function createIndependentService(options: ServiceOptions): {
     if (value === null || value === '') return reject('parameterMissing', name);
     if (!/^\d{1,10}$/.test(value) || Number(value) < 1 || Number(value) > 1_000_000_000)
       return reject('parameterInvalid', `${name} must be a whole number from 1 to 1000000000`);
+    if (choices.maxRentalCount !== undefined && Number(value) > choices.maxRentalCount)
+      return reject('aboveMaximum', `${name} must be at most ${choices.maxRentalCount}`);
     return Number(value);
   };
   const period = (value: string | null): Period | Response => {
@@ -237,13 +265,17 @@ export function createIndependentService(options: ServiceOptions): {
     getPrice: async (query: URLSearchParams) => {
       const rentalCount = wholeNumber(query.get('rentalCount'), 'rentalCount');
       if (rentalCount instanceof Response) return rentalCount;
+      if (choices.minimumOnPrice && rentalCount < 64_000)
+        return reject('belowMinimum', 'rentalCount must be at least 64000');
       const chosen = period(query.get('period'));
       if (chosen instanceof Response) return chosen;
       const sun = choices.prices[chosen];
       const cents = trxCents(BigInt(rentalCount) * BigInt(sun));
       const data = {
         sun: String(sun),
-        trxPrice: `${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`,
+        trxPrice: choices.trxPriceTrimmed
+          ? decimal(cents * 10_000n, undefined)
+          : `${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`,
         period: chosen,
         resourceType: 'ENERGY',
         rentalCount,
@@ -270,7 +302,10 @@ export function createIndependentService(options: ServiceOptions): {
         );
       }
       const at = now();
-      const cents = trxCents(BigInt(rentalCount) * BigInt(choices.prices[chosen]));
+      // The wallet, and every address an order went to, is activated; any other costs the fee.
+      const fresh = address !== wallet && !orders.some((o) => o.pledgeAddress === address);
+      const fee = fresh ? (choices.activationFeeSun ?? 0n) / 10_000n : 0n;
+      const cents = trxCents(BigInt(rentalCount) * BigInt(choices.prices[chosen])) + fee;
       const trxCost = cents * 10_000n;
       const usdtCost = cents * choices.usdtMicroPerTrxCent;
       const funds = balances(at);
@@ -289,6 +324,12 @@ export function createIndependentService(options: ServiceOptions): {
         currency,
         amount: currency === 'TRX' ? trxCost : usdtCost,
         createdAtMs: at,
+        deliveryMs:
+          typeof choices.deliveryMs === 'number'
+            ? choices.deliveryMs
+            : choices.deliveryMs[0] +
+              (bytes(`delivery ${counter}`).readUInt16BE(0) %
+                (choices.deliveryMs[1] - choices.deliveryMs[0] + 1)),
         txId: bytes(`tx ${counter}`).toString('hex'),
       };
       orders.push(order);

@@ -2,8 +2,9 @@
  * A rate limit in front of any fetch, as a service that publishes none might enforce
  * one: at most `perSecond` requests in any second per API key (the `API-KEY` header; no
  * key counts as one key of its own). Beyond, HTTP 429 with `Retry-After` and the API's
- * error envelope `{ code: 42900, msg, time, data: null }`, and the request never reaches
- * the service behind. A refused request does not count against the limit.
+ * error envelope `{ code: 42900, msg, time, data: null }` (or, as a gateway in front of a
+ * service answers, an HTML 503 with `X-RateLimit-Reset` as a Unix time), and the request
+ * never reaches the service behind. A refused request does not count against the limit.
  */
 
 /** How a rate-limited stand-in behaves; `now` is for tests (default Date.now). */
@@ -14,6 +15,8 @@ export interface RateLimitOptions {
   retryAfter?: 'seconds' | 'http-date' | 'none';
   /** Whether every answer carries X-RateLimit-Limit, -Remaining and -Reset (seconds until a request is free). */
   headers?: boolean;
+  /** 'gateway-503': the refusal is an HTML 503 whose X-RateLimit-Reset is the Unix time (s) a request is free. */
+  refusal?: 'envelope-429' | 'gateway-503';
   now?: () => number;
 }
 
@@ -57,6 +60,13 @@ export function rateLimited(
             'X-RateLimit-Reset': String(times.length < options.perSecond ? 0 : Math.ceil(freeInMs() / 1000)),
           }
         : {};
+    if (times.length >= options.perSecond && options.refusal === 'gateway-503') {
+      const reset = String(Math.ceil((at + freeInMs()) / 1000));
+      return new Response('<html><head><title>503 Service Temporarily Unavailable</title></head></html>', {
+        status: 503,
+        headers: { 'content-type': 'text/html', 'X-RateLimit-Reset': reset },
+      });
+    }
     if (times.length >= options.perSecond) {
       const headers: Record<string, string> = { 'content-type': 'application/json', ...limitHeaders() };
       if (retryAfter === 'seconds') headers['Retry-After'] = '1';

@@ -13,7 +13,7 @@ import { Order } from './order.ts';
 import { createOrderIdMaker } from './order-id.ts';
 import { TX_ID_BYTES } from './order-page.ts';
 import { freezePayment } from './payment.ts';
-import { quote } from './pricing.ts';
+import { checkQuantity, quote } from './pricing.ts';
 import type { ManualClock } from './clock.ts';
 import { activationDelay, applySettings } from './settings.ts';
 import { SimulatorError } from './simulator-error.ts';
@@ -206,7 +206,10 @@ export function createEngine(options: EngineOptions): Engine {
       return settings;
     },
     authenticate: (apiKey) => state.accountsByDigest.get(digestKey(apiKey)),
-    quote: (rentalCount, period) => quote(state.settings.prices, rentalCount, period),
+    quote(rentalCount, period) {
+      checkQuantity(state.settings, rentalCount, 'price');
+      return quote(state.settings.prices, rentalCount, period);
+    },
 
     createOrder(account, input, options) {
       const s = state;
@@ -223,6 +226,7 @@ export function createEngine(options: EngineOptions): Engine {
           return { order: existing, duplicate: true };
         }
       }
+      checkQuantity(settings, input.rentalCount, 'order');
       const priced = quote(settings.prices, input.rentalCount, input.period);
       const { currency, amount } = freezePayment(
         account.ledger,

@@ -2,8 +2,10 @@
  * Prices: sun per unit of energy for each period. The estimate and the charge come
  * from the same function, so they always agree.
  */
-import { ENGINE_SETTINGS, PERIODS } from '../../src/generated/lists.ts';
+import { API_OPERATION_SPECS, ENGINE_SETTINGS, PERIODS } from '../../src/generated/lists.ts';
 import { formatFixed, roundHalfUp, UNITS_PER_COIN } from './money.ts';
+import type { Settings } from './settings.ts';
+import { SimulatorError } from './simulator-error.ts';
 
 /** spec/openapi.yaml's Period enum. */
 export { PERIODS };
@@ -58,6 +60,38 @@ export function quote(prices: Record<PeriodCode, number>, rentalCount: number, p
   const sunPerUnit = prices[period];
   const costSun = Number(roundHalfUp(BigInt(rentalCount) * BigInt(sunPerUnit), CHARGE_STEP));
   return { period, rentalCount, sunPerUnit, costSun, trxPrice: formatFixed(costSun, SHOWN_DECIMALS) };
+}
+
+/** The order's minimum rentalCount (spec/openapi.yaml's OrderRentalCount). */
+const ORDER_MINIMUM: number = API_OPERATION_SPECS.createOrder.parameters.rentalCount.minimum;
+
+/**
+ * Refuses a quantity the settings rule out where upstream is silent: above `maxRentalCount`
+ * (price and order), below the order's minimum on a price when `priceMinimum` is on.
+ *
+ * @example
+ *   checkQuantity({ maxRentalCount: 10_000_000, priceMinimum: false }, 98_765_432, 'price'); // throws aboveMaximum
+ */
+export function checkQuantity(
+  settings: Pick<Settings, 'maxRentalCount' | 'priceMinimum'>,
+  rentalCount: number,
+  operation: 'price' | 'order',
+): void {
+  const max = settings.maxRentalCount;
+  const [reason, rule] =
+    max !== null && rentalCount > max
+      ? (['aboveMaximum', `at most ${max}`] as const)
+      : operation === 'price' && settings.priceMinimum && rentalCount < ORDER_MINIMUM
+        ? (['belowMinimum', `at least ${ORDER_MINIMUM}`] as const)
+        : [];
+  if (!reason) return;
+  const error = new SimulatorError(
+    'parameterInvalid',
+    `Parameter 'rentalCount' must be ${rule} (got ${rentalCount}).`,
+  );
+  error.reason = reason;
+  error.parameter = 'rentalCount';
+  throw error;
 }
 
 /**

@@ -54,6 +54,8 @@ export const DEFAULT_SETTINGS: Settings = {
   whenTrxShort: 'pay-usdt',
   // What a scenario set; chain.ts fills in the spec's defaults when the chain is read.
   chain: {},
+  maxRentalCount: null,
+  priceMinimum: false,
 };
 
 /**

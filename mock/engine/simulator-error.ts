@@ -46,8 +46,8 @@ export class SimulatorError extends Error {
   readonly status: number;
   /** Extra response headers, such as Retry-After. */
   readonly headers: Record<string, string> | undefined;
-  /** A finer kind for the error catalogue: a parameter below its minimum is 'belowMinimum'. */
-  reason?: 'belowMinimum';
+  /** A finer kind for the error catalogue: a rentalCount below its minimum, or above the maximum in force. */
+  reason?: 'belowMinimum' | 'aboveMaximum';
   /** The parameter a rejection of the request's parameters names, for the catalogue's `{parameter}`. */
   parameter?: string;
 

@@ -93,6 +93,8 @@ export function settingsView(settings: Settings): C['Settings'] {
     historyPrefers: settings.historyPrefers,
     whenTrxShort: settings.whenTrxShort,
     chain: chainOf(settings),
+    maxRentalCount: settings.maxRentalCount,
+    priceMinimum: settings.priceMinimum,
   };
 }
 

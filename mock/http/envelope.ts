@@ -6,10 +6,15 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Engine } from '../engine/index.ts';
 import type { SimEnv } from './context.ts';
 
-/** `time` as upstream sends it: Unix seconds in a string (or ms, as the settings say), from the simulator's clock. */
+/** `time` as upstream sends it: Unix seconds in a string (or ms, or s.sss, as the settings say), from the simulator's clock. */
 export function envelopeTime(engine: Engine): string {
-  const now = engine.clock.now();
-  return String(engine.settings().envelopeTimeUnit === 'ms' ? Math.floor(now) : Math.floor(now / 1000));
+  const now = Math.floor(engine.clock.now());
+  const unit = engine.settings().envelopeTimeUnit;
+  return unit === 'ms'
+    ? String(now)
+    : unit === 's'
+      ? String(Math.floor(now / 1000))
+      : (now / 1000).toFixed(3);
 }
 
 /**

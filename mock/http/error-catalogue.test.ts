@@ -101,6 +101,59 @@ describe('the error catalogue', () => {
   });
 });
 
+describe('settings of rejections calibration learns', () => {
+  it('adds extra fields to a rejection, a generated one afresh on each answer', async () => {
+    const sim = createSimulator({ clock: 'manual' });
+    const extraFields = [
+      { path: '/success', constant: false },
+      { path: '/traceId', generate: 'hex64' },
+    ];
+    expect(
+      (await patch(sim, { errors: { apiKeyMissing: { status: 200, code: 40001, extraFields } } })).status,
+    ).toBe(200);
+    const [first, second] = [await answer(sim, '/v1/account', {}), await answer(sim, '/v1/account', {})];
+    expect(first).toMatchObject({ status: 200, body: { code: 40001, data: null, success: false } });
+    expect(first.body.traceId).toMatch(/^[0-9a-f]{64}$/);
+    expect(second.body.traceId).not.toBe(first.body.traceId);
+  });
+
+  it('refuses a quantity above maxRentalCount on price and order, and below the minimum on price with priceMinimum', async () => {
+    const sim = createSimulator({ clock: 'manual' });
+    const price = (n: number) => answer(sim, `/v1/tron/price?rentalCount=${n}&period=1h`);
+    expect((await price(987_654_321)).body.code).toBe(0);
+    expect((await price(1000)).body.code).toBe(0);
+    await patch(sim, {
+      maxRentalCount: 10_000_000,
+      priceMinimum: true,
+      errors: { aboveMaximum: { status: 200, code: 40005 } },
+    });
+    expect(await price(98_765_432)).toMatchObject({
+      status: 200,
+      body: { code: 40005, msg: "Parameter 'rentalCount' must be at most 10000000 (got 98765432)." },
+    });
+    expect((await price(10_000_000)).body.code).toBe(0);
+    expect(await price(1000)).toMatchObject({
+      status: 400,
+      body: { code: 20002, msg: expect.stringContaining('at least 64000') },
+    });
+    const order = await answer(
+      sim,
+      `/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=10000001&period=1h`,
+      {
+        method: 'POST',
+        headers: KEY,
+      },
+    );
+    expect(order.body).toMatchObject({ code: 40005 });
+  });
+
+  it('sends the envelope time as seconds with three decimals when set to s.sss', async () => {
+    const sim = createSimulator({ clock: 'manual' });
+    await patch(sim, { envelopeTimeUnit: 's.sss' });
+    expect((await answer(sim, '/v1/account')).body.time).toMatch(/^\d{10}\.\d{3}$/);
+  });
+});
+
 describe('the answer to an unknown path', () => {
   it('is the JSON envelope by default, and a plain HTML 404 when set so', async () => {
     const sim = createSimulator({ clock: 'manual' });

@@ -6,6 +6,8 @@
  */
 import { REJECTION_KINDS } from '../../src/generated/lists.ts';
 import { envelopeTime } from './envelope.ts';
+import { addExtraFields } from './extra-fields.ts';
+import { createRandomSource, type RandomSource } from '../engine/random-source.ts';
 import type { Engine, SimulatorError } from '../engine/index.ts';
 import type { ErrorCatalogueKind } from '../engine/settings.ts';
 
@@ -19,7 +21,7 @@ const CATALOGUED: ReadonlySet<string> = new Set<ErrorCatalogueKind>(REJECTION_KI
  *   catalogueKindOf(new SimulatorError('apiKeyMissing', '…')); // 'apiKeyMissing'
  */
 export function catalogueKindOf(error: SimulatorError): ErrorCatalogueKind | undefined {
-  if (error.reason === 'belowMinimum') return 'belowMinimum';
+  if (error.reason !== undefined) return error.reason;
   return CATALOGUED.has(error.kind) ? (error.kind as ErrorCatalogueKind) : undefined;
 }
 
@@ -98,6 +100,7 @@ export function catalogued(engine: Engine, error: SimulatorError, catalogue: boo
     time: own.time,
     data: null,
   };
+  if (entry.extraFields?.length) addExtraFields(body, entry.extraFields, extraContext(engine));
   if (entry.contentType) headers['content-type'] = entry.contentType;
   return { status, headers, text: JSON.stringify(body), response: body, rejection: kind };
 }
@@ -111,6 +114,17 @@ export function catalogued(engine: Engine, error: SimulatorError, catalogue: boo
  */
 export function fill(template: string, values: Readonly<Record<string, string>>): string {
   return template.replace(/\{(\w+)\}/g, (whole, name: string) => values[name] ?? whole);
+}
+
+// Each simulator's rejections draw their generated extra fields from a source of their own,
+// seeded from the simulator's seed, so the engine's own draws stay what they are.
+const randoms = new WeakMap<Engine, RandomSource>();
+
+/** What a rejection's extra fields are made from: no parameters of its own, a fresh draw per answer. */
+function extraContext(engine: Engine): Parameters<typeof addExtraFields>[2] {
+  let random = randoms.get(engine);
+  if (!random) randoms.set(engine, (random = createRandomSource((engine.seed ^ 0x72656a65) >>> 0)));
+  return { params: {}, now: engine.clock.now(), random };
 }
 
 /** The body as the journal keeps it: its JSON when it is JSON, else its text. */

@@ -64,10 +64,10 @@ export function preferredOutcome(
  */
 export function askedRejection(kind: ErrorCatalogueKind): SimulatorError {
   const message = `Answered as asked by 'Prefer: outcome=${kind}'; nothing changed.`;
-  if (kind === 'belowMinimum') {
-    // The catalogue's belowMinimum is a parameterInvalid with its finer reason.
+  if (kind === 'belowMinimum' || kind === 'aboveMaximum') {
+    // The catalogue's belowMinimum and aboveMaximum are a parameterInvalid with its finer reason.
     const error = SimulatorError.answer('parameterInvalid', message);
-    error.reason = 'belowMinimum';
+    error.reason = kind;
     return error;
   }
   return SimulatorError.answer(kind, message);

@@ -275,6 +275,10 @@ export const CLI_COMMANDS = {
         "help": "Run offline against a recording made by 'npx energy-rental-kit record' instead of a live target; its spending guard and run id come from the recording; read only when it is a regular file of at most ENERGY_SIM_MAX_FILE_MB MB, default 256",
         "type": "string"
       },
+      "facts": {
+        "help": "Print every documented fact the suite holds a service to (its id, document and quoted sentence) and exit",
+        "type": "boolean"
+      },
       "help": {
         "short": "h",
         "help": "Show this help",

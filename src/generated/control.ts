@@ -1143,6 +1143,8 @@ export interface components {
             historyPrefers: components["schemas"]["HistoryPrefers"];
             whenTrxShort: components["schemas"]["WhenTrxShort"];
             chain: components["schemas"]["ChainSettings"];
+            maxRentalCount: components["schemas"]["MaxRentalCount"];
+            priceMinimum: components["schemas"]["PriceMinimum"];
             rateLimit: components["schemas"]["RateLimit"];
             maxStoredOrders: components["schemas"]["MaxStoredOrders"];
             maxStoredAddresses: components["schemas"]["MaxStoredAddresses"];
@@ -1185,6 +1187,8 @@ export interface components {
             historyPrefers?: components["schemas"]["HistoryPrefers"];
             whenTrxShort?: components["schemas"]["WhenTrxShort"];
             chain?: components["schemas"]["ChainSettings"];
+            maxRentalCount?: components["schemas"]["MaxRentalCount"];
+            priceMinimum?: components["schemas"]["PriceMinimum"];
         };
         /**
          * @description The settings as the engine holds them, in whole units: SettingsPatch with `prices`
@@ -1216,6 +1220,8 @@ export interface components {
             historyPrefers?: components["schemas"]["HistoryPrefers"];
             whenTrxShort?: components["schemas"]["WhenTrxShort"];
             chain?: components["schemas"]["ChainSettings"];
+            maxRentalCount?: components["schemas"]["MaxRentalCount"];
+            priceMinimum?: components["schemas"]["PriceMinimum"];
         };
         /** @description Sun per unit of energy for each period, whole numbers (Prices carries them in strings). */
         EnginePrices: {
@@ -1269,6 +1275,7 @@ export interface components {
             parameterMissing?: components["schemas"]["ErrorAnswer"];
             parameterInvalid?: components["schemas"]["ErrorAnswer"];
             belowMinimum?: components["schemas"]["ErrorAnswer"];
+            aboveMaximum?: components["schemas"]["ErrorAnswer"];
             orderNotFound?: components["schemas"]["ErrorAnswer"];
             insufficientBalance?: components["schemas"]["ErrorAnswer"];
             duplicateOutOrderNo?: components["schemas"]["ErrorAnswer"];
@@ -1292,6 +1299,12 @@ export interface components {
              *     time (JSON-escaped when `contentType` names JSON).
              */
             body?: string;
+            /**
+             * @description Fields the service adds to this rejection's envelope that the API document does
+             *     not list, as ExtraFields gives them to a success (a generated source draws afresh
+             *     for each answer). Not with a `body`.
+             */
+            extraFields?: components["schemas"]["ExtraFieldList"];
         };
         /**
          * @description The unit of an order's `createdAt` in the history (the simulator's default is ms).
@@ -1314,10 +1327,12 @@ export interface components {
             max: number;
         };
         /**
-         * @description The unit of the envelope's `time` (Unix time in a string); the simulator's default is s, as upstream's example shows.
+         * @description The unit of the envelope's `time` (Unix time in a string): seconds, milliseconds, or
+         *     seconds with the milliseconds as three decimals (`s.sss`, "1741801809.123"); the
+         *     simulator's default is s, as upstream's example shows.
          * @enum {string}
          */
-        EnvelopeTimeUnit: "s" | "ms";
+        EnvelopeTimeUnit: "s" | "ms" | "s.sss";
         /**
          * @description How many decimals each decimal-string field of the API's answers shows: a whole
          *     number N prints exactly N decimals (rounded half up below six, zero-padded above),
@@ -1500,6 +1515,17 @@ export interface components {
             delegations: components["schemas"]["OrderDelegation"][];
         };
         /**
+         * @description The largest rentalCount the service prices or orders (upstream shows no maximum);
+         *     above it both are refused as `aboveMaximum`, naming rentalCount. Default null: up
+         *     to the spec's 10^9.
+         */
+        MaxRentalCount: number | null;
+        /**
+         * @description Whether the order's minimum rentalCount (64000) applies to the price estimate too
+         *     (upstream does not say): below it a price is refused as `belowMinimum`. Default false.
+         */
+        PriceMinimum: boolean;
+        /**
          * @description What an unknown path answers, the JSON envelope (404, code 40400) or a plain HTML 404 as a web server gives.
          * @enum {string}
          */
@@ -1612,6 +1638,8 @@ export interface components {
                 historyPrefers?: components["schemas"]["HistoryPrefers"];
                 whenTrxShort?: components["schemas"]["WhenTrxShort"];
                 chain?: components["schemas"]["ChainSettings"];
+                maxRentalCount?: components["schemas"]["MaxRentalCount"];
+                priceMinimum?: components["schemas"]["PriceMinimum"];
             };
             supply: {
                 energy: number | null;

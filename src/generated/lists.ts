@@ -179,6 +179,7 @@ export const REJECTION_KINDS = [
   "parameterMissing",
   "parameterInvalid",
   "belowMinimum",
+  "aboveMaximum",
   "orderNotFound",
   "insufficientBalance",
   "duplicateOutOrderNo",
@@ -195,6 +196,7 @@ export const PREFER_OUTCOMES = [
   "parameterMissing",
   "parameterInvalid",
   "belowMinimum",
+  "aboveMaximum",
   "orderNotFound",
   "insufficientBalance",
   "duplicateOutOrderNo",
@@ -364,6 +366,10 @@ export const SETTINGS = {
         "schema": "ErrorAnswer",
         "type": "object"
       },
+      "aboveMaximum": {
+        "schema": "ErrorAnswer",
+        "type": "object"
+      },
       "orderNotFound": {
         "schema": "ErrorAnswer",
         "type": "object"
@@ -464,7 +470,8 @@ export const SETTINGS = {
     "type": "string",
     "enum": [
       "s",
-      "ms"
+      "ms",
+      "s.sss"
     ]
   },
   "decimals": {
@@ -651,6 +658,19 @@ export const SETTINGS = {
         }
       }
     }
+  },
+  "maxRentalCount": {
+    "schema": "MaxRentalCount",
+    "type": [
+      "integer",
+      "null"
+    ],
+    "minimum": 1,
+    "maximum": 1000000000
+  },
+  "priceMinimum": {
+    "schema": "PriceMinimum",
+    "type": "boolean"
   }
 } as const;
 
@@ -813,6 +833,10 @@ export const ENGINE_SETTINGS = {
         "schema": "ErrorAnswer",
         "type": "object"
       },
+      "aboveMaximum": {
+        "schema": "ErrorAnswer",
+        "type": "object"
+      },
       "orderNotFound": {
         "schema": "ErrorAnswer",
         "type": "object"
@@ -913,7 +937,8 @@ export const ENGINE_SETTINGS = {
     "type": "string",
     "enum": [
       "s",
-      "ms"
+      "ms",
+      "s.sss"
     ]
   },
   "decimals": {
@@ -1100,6 +1125,19 @@ export const ENGINE_SETTINGS = {
         }
       }
     }
+  },
+  "maxRentalCount": {
+    "schema": "MaxRentalCount",
+    "type": [
+      "integer",
+      "null"
+    ],
+    "minimum": 1,
+    "maximum": 1000000000
+  },
+  "priceMinimum": {
+    "schema": "PriceMinimum",
+    "type": "boolean"
   }
 } as const;
 
@@ -1506,6 +1544,12 @@ export const SETTING_MODES: Record<keyof typeof SETTINGS, readonly Mode[]> = {
   ],
   "chain": [
     "simulator"
+  ],
+  "maxRentalCount": [
+    "simulator"
+  ],
+  "priceMinimum": [
+    "simulator"
   ]
 };
 /** spec/openapi.yaml's Currency enum. */
@@ -1642,3 +1686,133 @@ export const NODE_OPERATIONS = {
 } as const;
 
 export type NodeOperationId = keyof typeof NODE_OPERATIONS;
+/** spec/openapi.yaml's `x-facts`: the documented facts the contract suite holds a service to, each with its quote. */
+export const FACTS = [
+  {
+    "id": "envelope",
+    "source": "energy-rental-interface.md",
+    "quote": "Every response is a JSON object with the envelope below."
+  },
+  {
+    "id": "rejection-code",
+    "source": "energy-rental-interface.md",
+    "quote": "Every response carries `code` and `msg`. `code` `0` is success on all operations."
+  },
+  {
+    "id": "time-numeric",
+    "source": "energy-rental-interface.md",
+    "quote": "Numeric timestamp of the response, carried as a string"
+  },
+  {
+    "id": "order-created-fields",
+    "source": "energy-rental-interface.md",
+    "quote": "Response: the envelope with `data` as the order creation result."
+  },
+  {
+    "id": "price-fields",
+    "source": "energy-rental-interface.md",
+    "quote": "Response: the envelope with `data` as the price estimate."
+  },
+  {
+    "id": "history-fields",
+    "source": "energy-rental-interface.md",
+    "quote": "Response: the envelope with `data` as the order record."
+  },
+  {
+    "id": "account-fields",
+    "source": "energy-rental-interface.md",
+    "quote": "Response: the envelope with `data` as the account record."
+  },
+  {
+    "id": "api-key-required",
+    "source": "energy-rental-interface.md",
+    "quote": "Every operation requires the header `API-KEY`, whose value is the account's unique API key (placeholder <API_KEY>)."
+  },
+  {
+    "id": "api-key-account",
+    "source": "energy-rental-interface.md",
+    "quote": "The key identifies the account on which orders are placed and whose details are returned."
+  },
+  {
+    "id": "periods",
+    "source": "energy-rental-interface.md",
+    "quote": "Allowed values of `period`: `10min`, `1h`, `1d`, `3d`, `7d`, `14d`, `30d` (min = minutes, h = hours, d = days)."
+  },
+  {
+    "id": "resource-energy",
+    "source": "energy-rental-interface.md",
+    "quote": "The service rents a blockchain resource (resourceType value `ENERGY`) to a receiving address for a chosen period."
+  },
+  {
+    "id": "price-echo",
+    "source": "energy-rental-interface.md",
+    "quote": "Purpose: get the estimated payment amount for a quantity and period."
+  },
+  {
+    "id": "price-rounding",
+    "source": "upstream.md",
+    "quote": "65000 x 65 sun = 4,225,000 sun = 4.225 TRX, shown as \"4.23\": rounded to two decimals, half up (or up)."
+  },
+  {
+    "id": "order-minimum",
+    "source": "energy-rental-interface.md",
+    "quote": "`rentalCount` in order creation: minimum 64000."
+  },
+  {
+    "id": "order-parameters",
+    "source": "upstream.md",
+    "quote": "A faithful simulator accepts them in the query string and in an `application/x-www-form-urlencoded` body."
+  },
+  {
+    "id": "out-order-no-echo",
+    "source": "energy-rental-interface.md",
+    "quote": "The external order number supplied in the request, echoed back"
+  },
+  {
+    "id": "order-id-format",
+    "source": "upstream.md",
+    "quote": "The id looks like `OR` + a 14-digit UTC timestamp (yyyyMMddHHmmss) + 8 upper-case letters and digits."
+  },
+  {
+    "id": "charge-is-estimate",
+    "source": "energy-rental-interface.md",
+    "quote": "Amount of TRX needed for the purchase"
+  },
+  {
+    "id": "history-lookup",
+    "source": "energy-rental-interface.md",
+    "quote": "At least one of `orderId` and `outOrderNo` is supplied; either one identifies the order."
+  },
+  {
+    "id": "history-record",
+    "source": "energy-rental-interface.md",
+    "quote": "Purpose: query a recently completed order."
+  },
+  {
+    "id": "outcome-in-history",
+    "source": "energy-rental-interface.md",
+    "quote": "The outcome of processing is read afterwards from the order history by status."
+  },
+  {
+    "id": "txid-on-completed",
+    "source": "energy-rental-interface.md",
+    "quote": "Identifier of the transaction on the blockchain"
+  },
+  {
+    "id": "tron-address",
+    "source": "upstream.md",
+    "quote": "TRON addresses are Base58Check strings of 34 characters that start with `T` (a 21-byte payload whose first byte is 0x41)."
+  },
+  {
+    "id": "account-name",
+    "source": "upstream.md",
+    "quote": "The name is \"User-\" followed by the first six characters of the wallet address."
+  },
+  {
+    "id": "usdt-decimals",
+    "source": "upstream.md",
+    "quote": "USDT shows six decimals."
+  }
+] as const;
+
+export type FactId = (typeof FACTS)[number]['id'];

@@ -183,10 +183,11 @@ export interface components {
          */
         DecimalString: string;
         /**
-         * @description Unix time in seconds, carried as a string.
+         * @description A numeric timestamp carried in a string. Its unit is not shown by the provider (its
+         *     example is Unix seconds); a decimal is numeric too. The simulator sends Unix seconds.
          * @example 1741801809
          */
-        UnixSecondsString: string;
+        NumericString: string;
         /** @description Parameters of order creation, in the query string or as a form body. */
         OrderRequest: {
             pledgeAddress: components["schemas"]["TronAddress"];
@@ -215,7 +216,8 @@ export interface components {
              */
             sun: string;
             /**
-             * @description TRX needed for the purchase, `rentalCount × sun / 10^6` rounded to two decimals, half up.
+             * @description TRX needed for the purchase, `rentalCount × sun / 10^6` rounded to two decimals,
+             *     half up, as a decimal string (the simulator prints two decimals).
              * @example 4.23
              */
             trxPrice: string;
@@ -243,7 +245,8 @@ export interface components {
             txId: string;
             pledgeAddress: components["schemas"]["TronAddress"];
             /**
-             * @description Creation time. Its unit and time zone are not shown by the provider; the simulator sends Unix milliseconds (UTC).
+             * @description Creation time, a number. Its unit and time zone are not shown by the provider; the
+             *     simulator sends whole Unix milliseconds (UTC).
              * @example 1741801809000
              */
             createdAt: number;
@@ -289,7 +292,7 @@ export interface components {
             code: number;
             /** @description Human-readable message. */
             msg: string;
-            time: components["schemas"]["UnixSecondsString"];
+            time: components["schemas"]["NumericString"];
         };
         /** @description Envelope of order creation. */
         CreateOrderResponse: components["schemas"]["Envelope"] & {

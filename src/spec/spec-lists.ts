@@ -86,6 +86,33 @@ export interface SpecLists {
   settingModes: Record<string, string[]>;
   /** Each operation of spec/tron-node.yaml: its method and path. */
   nodeOperations: Record<string, { method: string; path: string }>;
+  /** spec/openapi.yaml's `x-facts`: the documented facts the contract suite holds a service to. */
+  facts: Fact[];
+}
+
+/** One documented fact: its id, the document it comes from and the sentence quoted from it. */
+export interface Fact {
+  id: string;
+  source: string;
+  quote: string;
+}
+
+/** The document's `x-facts`, each checked to have an id of its own, a source and a quote. */
+function factsOf(spec: LoadedSpec): Fact[] {
+  const facts = (spec.document as unknown as { 'x-facts'?: unknown })['x-facts'];
+  const list = Array.isArray(facts) ? (facts as Partial<Fact>[]) : [];
+  const ids = new Set<string>();
+  for (const [index, fact] of list.entries()) {
+    if (
+      ![fact.id, fact.source, fact.quote].every((v) => typeof v === 'string' && v !== '') ||
+      ids.has(fact.id!)
+    )
+      throw new Error(
+        `x-facts.${index} needs an id of its own, a source and a quote (got ${JSON.stringify(fact)}).`,
+      );
+    ids.add(fact.id!);
+  }
+  return list.map(({ id, source, quote }) => ({ id: id!, source: source!, quote: quote! }));
 }
 
 /** The `x-modes` of an operation or a property, checked against the Mode enum. */
@@ -252,6 +279,7 @@ export function specLists(api: LoadedSpec, control: LoadedSpec, node: LoadedSpec
     nodeOperations: Object.fromEntries(
       node.operations.map((op) => [op.operationId, { method: op.method, path: op.path }]),
     ),
+    facts: factsOf(api),
   };
 }
 
@@ -399,6 +427,10 @@ export function renderLists(lists: SpecLists, header: string): string {
     `export const NODE_OPERATIONS = ${json(lists.nodeOperations)} as const;`,
     '',
     'export type NodeOperationId = keyof typeof NODE_OPERATIONS;',
+    "/** spec/openapi.yaml's `x-facts`: the documented facts the contract suite holds a service to, each with its quote. */",
+    `export const FACTS = ${json(lists.facts)} as const;`,
+    '',
+    "export type FactId = (typeof FACTS)[number]['id'];",
     '',
   ].join('\n');
 }

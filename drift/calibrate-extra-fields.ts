@@ -1,0 +1,252 @@
+/**
+ * Calibration of the fields a service sends that the document does not list: of each
+ * operation's successes (`extraFields`) and of rejections (`errors.<kind>.extraFields`),
+ * each with the source that reproduces every sample (a constant, a copy of a parameter or of
+ * the order's record, a time at an offset from createdAt, a generated value), or reported.
+ */
+import type { components } from '../src/generated/control.ts';
+import { API_OPERATION_IDS } from '../src/generated/lists.ts';
+import { toUnixSeconds } from '../recording/order-observations.ts';
+import type { Interaction } from '../recording/recording.ts';
+import {
+  empty,
+  isObject,
+  json,
+  short,
+  type Learning,
+  type Learnt,
+  type Unreproduced,
+} from './calibrate-answers.ts';
+import { inferResponses, timeUnit, type FieldShape } from './infer-schema.ts';
+import { bodyOf, evidence, isSuccess, param, paramsOf, sentTo } from './recorded-exchange.ts';
+import { documentedResponse, schemaAt, valueAt } from './spec-schema.ts';
+
+type Control = components['schemas'];
+type ExtraField = Control['ExtraField'];
+
+/** The order record an answer is about, by the history's field names, for copies. */
+function orderRecordOf(operation: string, i: Interaction): Record<string, unknown> | undefined {
+  const data = bodyOf(i)?.data;
+  if (!isObject(data)) return undefined;
+  if (operation === 'getOrderHistory') {
+    // The documented fields only: an undocumented one is what is being explained.
+    const documented = documentedResponse('getOrderHistory', 200)?.schema;
+    const record: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(data))
+      if (documented && schemaAt(documented, `/data/${name}`) !== undefined) record[name] = value;
+    const outOrderNo = param(i, 'outOrderNo');
+    if (outOrderNo !== undefined) record.outOrderNo = outOrderNo;
+    return record;
+  }
+  if (operation === 'createOrder') {
+    const record: Record<string, unknown> = { orderId: data.id, currency: data.currency };
+    for (const name of ['pledgeAddress', 'rentalCount', 'period', 'outOrderNo']) {
+      const sent = param(i, name);
+      if (sent !== undefined) record[name] = sent;
+    }
+    if (typeof data.outOrderNo === 'string') record.outOrderNo = data.outOrderNo;
+    return record;
+  }
+  return undefined;
+}
+
+/** Names whose value equals the sample's in every sample, in the order the first sample lists them. */
+function commonNames(
+  samples: Array<{ value: unknown; from: Record<string, unknown> | undefined }>,
+  equal: (a: unknown, b: unknown) => boolean,
+): string[] {
+  let names: string[] | undefined;
+  for (const { value, from } of samples) {
+    const matching = Object.keys(from ?? {}).filter((n) => equal(from![n], value));
+    names = names === undefined ? matching : names.filter((n) => matching.includes(n));
+    if (names.length === 0) return [];
+  }
+  return names ?? [];
+}
+
+/**
+ * The source of one extra field from its samples, or why there is none: a constant when
+ * every sample is equal, a copy when every sample equals the same parameter or order
+ * field, a time at a fixed offset from `createdAt`, else a generated value of the format
+ * infer-schema reads.
+ */
+function extraSource(
+  operation: string,
+  path: string,
+  samples: Array<{ i: Interaction; value: unknown }>,
+  field: FieldShape,
+): { source: Omit<ExtraField, 'path'>; observed: string } | { why: string } {
+  const first = samples[0]!.value;
+  if (samples.every((s) => json(s.value) === json(first)))
+    return { source: { constant: first }, observed: `${samples.length}× ${short(first)}` };
+  const params = commonNames(
+    samples.map((s) => ({ value: s.value, from: paramsOf(s.i) })),
+    (a, b) => typeof b === 'string' && a === b,
+  );
+  if (params.length > 0)
+    return {
+      source: { copyParameter: params[0]! },
+      observed: `equals the request's ${params[0]} in ${samples.length} answers`,
+    };
+  const fields = commonNames(
+    samples.map((s) => ({ value: s.value, from: orderRecordOf(operation, s.i) })),
+    (a, b) => json(a) === json(b),
+  );
+  if (fields.length > 0)
+    return {
+      source: { copyOrderField: fields[0]! },
+      observed: `equals the order's ${fields[0]} in ${samples.length} answers`,
+    };
+  // A Unix time (by magnitude) at one offset from the order's creation.
+  if (operation === 'getOrderHistory' && samples.every((s) => typeof s.value === 'number')) {
+    const unit = timeUnit(first as number);
+    const offsets = samples.map((s) => {
+      const createdAt = toUnixSeconds((bodyOf(s.i)?.data as Record<string, unknown> | undefined)?.createdAt);
+      const at = toUnixSeconds(s.value);
+      return createdAt === undefined || at === undefined ? undefined : Math.round((at - createdAt) * 1000);
+    });
+    const offset = offsets[0];
+    if (
+      (first as number) >= 1e9 &&
+      unit !== 'microseconds' &&
+      offset !== undefined &&
+      Math.abs(offset) <= 31_536_000_000 &&
+      offsets.every((o) => o === offset)
+    )
+      return {
+        source: { createdAtOffsetMs: offset, unit: unit === 'milliseconds' ? 'ms' : 's' },
+        observed: `createdAt + ${offset} ms in ${samples.length} answers`,
+      };
+  }
+  const types = [...field.types];
+  if (types.length !== 1) return { why: `its type varies (${types.sort().join(', ')})` };
+  const example = String(first);
+  if (types[0] === 'integer')
+    return {
+      source: { generate: 'integer', length: Math.min(15, String(Math.abs(first as number)).length) },
+      observed: `integers such as ${example}`,
+    };
+  if (types[0] !== 'string') return { why: `${types[0]} values that vary cannot be drawn` };
+  const formats = [...field.formats];
+  if (formats.length !== 1) return { why: `its formats vary (${formats.sort().join(', ')})` };
+  const format = formats[0]!;
+  const length = Math.min(64, example.length);
+  switch (format) {
+    case 'uuid':
+    case 'hex64':
+    case 'order-id':
+    case 'tron-address':
+      return { source: { generate: format }, observed: `${format} values such as ${json(first)}` };
+    case 'integer-string':
+    case 'text':
+      return { source: { generate: format, length }, observed: `${format} values such as ${json(first)}` };
+    case 'decimal-string':
+      return {
+        source: { generate: format, decimals: Math.max(1, field.decimals?.max ?? 2) },
+        observed: `decimal strings such as ${json(first)}`,
+      };
+    default:
+      return { why: `${format} values cannot be drawn` };
+  }
+}
+
+/**
+ * The fields the service sends that the document does not list, per operation: each
+ * with the source that reproduces every sample, or reported when none does.
+ *
+ * @example
+ *   learnExtraFields(interactions).settings.extraFields; // { getPrice: [{ path: '/data/fee', constant: '0' }] }
+ */
+export function learnExtraFields(interactions: Interaction[]): Learning {
+  const out = empty();
+  const extraFields: Control['ExtraFields'] = {};
+  for (const operation of API_OPERATION_IDS) {
+    const answers = interactions.filter((i) => sentTo(i, operation) && isSuccess(i));
+    const documented = documentedResponse(operation, 200)?.schema;
+    if (answers.length === 0 || !documented) continue;
+    const found = extraFieldsOf(answers, documented, { operation, setting: `extraFields.${operation}` });
+    out.table.push(...found.table);
+    out.unreproduced.push(...found.unreproduced);
+    if (found.fields.length > 0) extraFields[operation] = found.fields;
+  }
+  if (Object.keys(extraFields).length > 0) out.settings.extraFields = extraFields;
+  else out.table.push({ setting: 'extraFields', value: undefined });
+  return out;
+}
+
+/**
+ * The fields of some answers (an operation's successes, or one kind of rejection) that
+ * `documented` does not declare, each with the source that reproduces every sample; what
+ * no source reproduces is reported. `operation` names the answers in reports, and lets an
+ * order's answers copy the order's fields.
+ *
+ * @example
+ *   extraFieldsOf(rejections, envelope, { operation: 'errors.apiKeyMissing', setting: 'errors.apiKeyMissing.extraFields' }).fields;
+ *   // [{ path: '/traceId', generate: 'hex64' }]
+ */
+export function extraFieldsOf(
+  answers: Interaction[],
+  documented: NonNullable<ReturnType<typeof schemaAt>>,
+  { operation, setting }: { operation: string; setting: string },
+): { fields: ExtraField[]; table: Learnt[]; unreproduced: Unreproduced[] } {
+  const out = { fields: [] as ExtraField[], table: [] as Learnt[], unreproduced: [] as Unreproduced[] };
+  const shapes = new Map<string, FieldShape>();
+  for (const shape of inferResponses(answers).values())
+    for (const [path, field] of shape.fields) if (!shapes.has(path)) shapes.set(path, field);
+  // The undocumented paths whose parent the document declares: the roots of what it does not list.
+  const roots = [...new Set(answers.flatMap((i) => undocumentedRoots(i.response?.body, documented)))];
+  const visit = (path: string): void => {
+    const samples = answers
+      .map((i) => ({ i, value: valueAt(i.response?.body, path) }))
+      .filter((s) => s.value !== undefined);
+    const field = shapes.get(path);
+    if (samples.length === 0 || !field) return;
+    const where = `${operation} ${path}`;
+    if (samples.length < answers.length)
+      out.unreproduced.push({
+        what: where,
+        why: `present in ${samples.length} of ${answers.length} answers; the simulator sends it in every one`,
+        evidence: evidence(samples[0]!.i, short(samples[0]!.value)),
+      });
+    const allObjects = samples.every((s) => isObject(s.value));
+    const allEqual = samples.every((s) => json(s.value) === json(samples[0]!.value));
+    if (allObjects && !allEqual) {
+      const keys = new Set(samples.flatMap((s) => Object.keys(s.value as object)));
+      for (const key of keys) visit(`${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+      return;
+    }
+    const found = extraSource(operation, path, samples, field);
+    if ('why' in found) {
+      out.unreproduced.push({
+        what: where,
+        why: `${found.why}; the simulator leaves it out`,
+        evidence: evidence(samples[0]!.i, short(samples[0]!.value)),
+      });
+      return;
+    }
+    const entry = { path, ...found.source } as ExtraField;
+    out.table.push({
+      setting: `${setting}.${out.fields.length}`,
+      value: entry,
+      evidence: evidence(samples[0]!.i, `${path}: ${found.observed}`),
+    });
+    out.fields.push(entry);
+  };
+  for (const root of roots.sort()) visit(root);
+  return out;
+}
+
+/** The paths of a body the document does not declare, whose parent it does. */
+function undocumentedRoots(body: unknown, documented: NonNullable<ReturnType<typeof schemaAt>>): string[] {
+  const roots: string[] = [];
+  const walk = (node: unknown, path: string): void => {
+    if (!isObject(node)) return;
+    for (const [key, child] of Object.entries(node)) {
+      const childPath = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      if (schemaAt(documented, childPath) === undefined) roots.push(childPath);
+      else walk(child, childPath);
+    }
+  };
+  walk(body, '');
+  return roots;
+}
