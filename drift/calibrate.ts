@@ -75,7 +75,7 @@ export function rejectionKind(
   i: Interaction,
   foreignAliases: ReadonlySet<string>,
   duplicates: ReadonlySet<Interaction> = new Set(),
-  largestAccepted = Infinity,
+  largestAccepted: number = Infinity,
 ): Kind | undefined {
   if (!i.response || isSuccess(i) || i.response.status >= 500 || i.response.status === 429) return undefined;
   const path = apiPath(i.request.path);

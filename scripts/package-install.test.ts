@@ -35,7 +35,6 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { serve as serveFetch } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memberFetch } from '../contract-tests/stand-ins/family.ts';
-import { createSimulator } from '../mock/simulator.ts';
 import { openDashboard, useBrowser, WAIT_MS } from '../mock/test-support/dashboard-e2e-test-support.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

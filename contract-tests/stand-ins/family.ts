@@ -21,7 +21,7 @@
  * 'family-<member>+<break>').
  */
 import type { Simulator } from '../../mock/simulator.ts';
-import { BREAKS } from './breaks.ts';
+import { BREAKS, type Break } from './breaks.ts';
 import {
   createIndependentService,
   type Rejection,
@@ -246,7 +246,7 @@ export function memberFetch(
 }
 
 /** Planted breaks of documented facts, each one the suite must catch (breaks.ts). */
-export const FAMILY_BREAKS = BREAKS;
+export const FAMILY_BREAKS: Record<string, Break> = BREAKS;
 
 /**
  * The breaks planted on a member: every one the suite can see on it (one whose orders all fail

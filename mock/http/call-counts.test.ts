@@ -116,6 +116,9 @@ describe('behaviour coverage', () => {
         body: `pledgeAddress=${ADDRESS}&rentalCount=1000&period=1h`,
       }),
     ).toBe(400);
+    await control(sim, 'PATCH', '/config', { maxRentalCount: 100_000 });
+    expect(await call(sim, '/v1/tron/price?rentalCount=100001&period=1h')).toBe(400);
+    await control(sim, 'PATCH', '/config', { maxRentalCount: null });
     expect(await call(sim, `/v1/tron/history?orderId=${ORDER_ID}`)).toBe(404);
     expect(await order(poor)).toBe(402);
     expect(await order('demo-key', '&outOrderNo=a-1')).toBe(409);
