@@ -580,15 +580,15 @@ function anchorOf(heading: string): string {
 }
 
 /**
- * A stand-in for the real service on a loopback port: the member of the contract suite's
- * family of stand-ins that chooses differently from the simulator wherever upstream is
- * silent, with no control plane
- * under any prefix, as the real service has none. It answers from this file's event loop,
+ * A stand-in for the real service on a loopback port: the plain member of the contract
+ * suite's family of stand-ins (written from the documents alone, departing from none of
+ * them, so the README's `drift --spec` finds nothing), with no control plane under any
+ * prefix, as the real service has none. It answers from this file's event loop,
  * which the other describes share while it runs: nothing in this file may hold that loop
  * (a removal is fs/promises' rm, never rmSync).
  */
 async function startStandIn(): Promise<{ origin: string; close(): Promise<void> }> {
-  const standIn = memberFetch('all-choices');
+  const standIn = memberFetch('plain');
   const server = serveFetch({
     hostname: '127.0.0.1',
     port: 0,
