@@ -12,6 +12,7 @@ import {
   FAMILY_MEMBERS,
   FAMILY_VARIANTS,
   memberChoices,
+  RATE_LIMITS,
   type FamilyMember,
 } from '../contract-tests/stand-ins/family.ts';
 import type { SelfTestTarget } from './contract-self-test-reporter.ts';
@@ -31,16 +32,20 @@ export const FIDELITY_ONLY_MEMBERS: FamilyMember[] = ['rate-limited', 'rate-limi
  * Where a variant is served: in-process, or at `served` (serveFamily's URL) for a member
  * whose choices need HTTP (gzip, Connection: close). The suite keeps no pace: the kit's own
  * stand-ins need none, and a rate-limited one answers unpaced requests with its refusals.
+ * Its runs share one limit per key, as callers of a real service do, so a call may be
+ * refused more often than the default of 4 retries allows.
  */
-export const targetEnv = (variant: string, served?: string): Record<string, string> =>
-  memberChoices(variant.replace(/^family-/, '').split('+')[0] as FamilyMember).gzip && served
-    ? {
-        CONTRACT_VARIANT: variant,
-        CONTRACT_BASE_URL: `${served}/${variant}`,
-        CONTRACT_API_KEY: 'demo-key',
-        CONTRACT_MAX_RPS: '0',
-      }
-    : { CONTRACT_VARIANT: variant };
+export const targetEnv = (variant: string, served?: string): Record<string, string> => {
+  const member = variant.replace(/^family-/, '').split('+')[0] as FamilyMember;
+  if (!memberChoices(member).gzip || !served) return { CONTRACT_VARIANT: variant };
+  return {
+    CONTRACT_VARIANT: variant,
+    CONTRACT_BASE_URL: `${served}/${variant}`,
+    CONTRACT_API_KEY: 'demo-key',
+    CONTRACT_MAX_RPS: '0',
+    ...(RATE_LIMITS[member] ? { CONTRACT_RETRIES: '30' } : {}),
+  };
+};
 
 const readOnly = (member: FamilyMember, served?: string): SelfTestTarget => ({
   name: `family-${member}-read-only`,
