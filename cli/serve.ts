@@ -672,11 +672,7 @@ export async function serve(
     closers.push(
       () =>
         new Promise<void>((resolve) => {
-          server.close(() => {
-            // The last answers' exchanges reach the journal and the request log before the exit.
-            simulator.exchanges.flush();
-            resolve();
-          });
+          server.close(() => resolve());
           // Keep-alive connections would hold close() open; end them.
           (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
         }),

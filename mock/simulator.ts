@@ -203,14 +203,10 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     ...(options.effects?.length ? { replay: options.effects } : {}),
   });
   if (options.restore && options.timing) engine.updateSettings({ timing: options.timing });
-  // Every finished exchange is announced once, in a batch at the end of its turn; the
-  // journal is its first observer, and it and the call counts take what is pending before
-  // any read.
+  // Every finished exchange is announced once, as it finishes; the journal is its first observer.
   const exchanges = createExchangeEvents({ onListenerError: options.onUnexpectedError });
-  const settle = (): void => exchanges.flush();
   const journal = createJournal(
     options.journalLimit ?? scenarioChecked.journalLimit ?? DEFAULT_JOURNAL_LIMIT,
-    { settle },
   );
   // Faults draw from a source of their own, so injecting one never shifts the engine's ids.
   const faults = createFaultInjector(() => createRandomSource(engine.seed ^ 0x5eed));
@@ -232,7 +228,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const mode = source.mode;
   exchanges.subscribe((exchange) => journal.record(exchange));
   // The counting layer hears every exchange too; unlike the journal it forgets none.
-  const calls = createCallCounts({ mode, settings: () => engine.settings(), settle });
+  const calls = createCallCounts({ mode, settings: () => engine.settings() });
   exchanges.subscribe((exchange) => calls.observe(exchange));
   const core = createRequestCore({
     engine,

@@ -1,7 +1,6 @@
 /**
  * The operations of the Energy Rental API, each written once: how its checked parameters
- * map to the engine, the engine call, the response view, its message and code, and how its
- * data may be cached. Its id, method, path and parameters are spec/openapi.yaml's (the
+ * map to the engine, the engine call, the response view, its message and code. Its id, method, path and parameters are spec/openapi.yaml's (the
  * generated lists), so an operation of the document without an entry here fails to compile.
  * The engine's answer source (engine-source.ts) reads this table behind the one request
  * core; the upstream and the recording are answer sources beside it, keyed by the same ids.
@@ -15,7 +14,6 @@ import {
 } from '../../src/generated/lists.ts';
 import type { Account, Engine, Order, Outcome } from '../engine/index.ts';
 import { accountData, orderCreatedData, orderRecord, priceQuoteData } from './api-views.ts';
-import type { ReadDataCache } from './read-data-cache.ts';
 
 /** The checked parameters of each operation: its form body, else its query (generated from the spec). */
 export type ApiParams = ApiRequestParams;
@@ -27,9 +25,7 @@ export interface ApiAnswer {
   code: number;
   msg: string;
   /** The data, as the operation's response schema. */
-  data(): unknown;
-  /** The JSON text of the data, from the read cache where the operation allows it. */
-  text(cache: ReadDataCache): string;
+  data: unknown;
   /** The order it created activates its address (behaviour coverage counts it; the answer does not show it). */
   activation?: true;
   /** The order the answer is about, for the extra fields that copy or time from it. */
@@ -63,24 +59,6 @@ export const SUCCESS_MESSAGES = Object.fromEntries(
   API_OPERATION_IDS.map((id) => [id, API_OPERATION_SPECS[id].successMessage]),
 ) as { readonly [Id in ApiOperationId]: (typeof API_OPERATION_SPECS)[Id]['successMessage'] };
 
-/** One answer of code 0 whose data is built at most once. */
-function answered(
-  msg: string,
-  data: () => unknown,
-  cached?: (cache: ReadDataCache, make: () => unknown) => string,
-  code = 0,
-  order?: Order,
-): ApiAnswer {
-  const answer: ApiAnswer = {
-    code,
-    msg,
-    data,
-    text: (cache) => (cached ? cached(cache, data) : JSON.stringify(data())),
-  };
-  if (order) answer.order = order;
-  return answer;
-}
-
 /** What each operation does; the spec gives the rest of its entry in API_OPERATIONS. */
 const ANSWERS: { readonly [Id in ApiOperationId]: ApiOperation<Id>['answer'] } = {
   createOrder(engine, account, params, asked) {
@@ -94,37 +72,35 @@ const ANSWERS: { readonly [Id in ApiOperationId]: ApiOperation<Id>['answer'] } =
       },
       asked,
     );
-    const answer = answered(SUCCESS_MESSAGES.createOrder, () => orderCreatedData(order), undefined, 0, order);
+    const answer: ApiAnswer = {
+      code: 0,
+      msg: SUCCESS_MESSAGES.createOrder,
+      data: orderCreatedData(order),
+      order,
+    };
     if (order.activates && !duplicate) answer.activation = true;
     return answer;
   },
   getPrice(engine, _account, { rentalCount, period }) {
-    // Priced only when the read cache has no text for these parameters (quote is a pure
-    // function of them and the prices, whose change empties the cache): its BigInt
-    // arithmetic was a tenth of a cached price read's JavaScript.
-    return answered(
-      SUCCESS_MESSAGES.getPrice,
-      () => priceQuoteData(engine.quote(rentalCount, period), engine.settings()),
-      (cache, make) => cache.price(rentalCount, period, make),
-    );
+    const data = priceQuoteData(engine.quote(rentalCount, period), engine.settings());
+    return { code: 0, msg: SUCCESS_MESSAGES.getPrice, data };
   },
   getOrderHistory(engine, account, params) {
     const order = engine.findOrder(account, params);
-    return answered(
-      SUCCESS_MESSAGES.getOrderHistory,
-      () => orderRecord(order, engine.settings()),
-      (cache, make) => cache.order(order, make),
-      0,
+    return {
+      code: 0,
+      msg: SUCCESS_MESSAGES.getOrderHistory,
+      data: orderRecord(order, engine.settings()),
       order,
-    );
+    };
   },
   getAccount(engine, account) {
-    return answered(
-      SUCCESS_MESSAGES.getAccount,
-      () => accountData(account, engine.settings()),
-      (cache, make) => cache.account(account, make),
-      engine.settings().accountSuccessCode,
-    );
+    const settings = engine.settings();
+    return {
+      code: settings.accountSuccessCode,
+      msg: SUCCESS_MESSAGES.getAccount,
+      data: accountData(account, settings),
+    };
   },
 };
 
@@ -133,7 +109,7 @@ const ANSWERS: { readonly [Id in ApiOperationId]: ApiOperation<Id>['answer'] } =
  *
  * @example
  *   const op = API_OPERATIONS.getPrice;
- *   op.answer(engine, account, { rentalCount: 65000, period: '1h' }).data(); // { sun: '65', trxPrice: '4.23', ... }
+ *   op.answer(engine, account, { rentalCount: 65000, period: '1h' }).data; // { sun: '65', trxPrice: '4.23', ... }
  */
 export const API_OPERATIONS = Object.fromEntries(
   API_OPERATION_IDS.map((id) => {

@@ -417,7 +417,7 @@ describe('the bounds of the calls kept apart', () => {
     expect(counts.list().calls.map((row) => row.count)).toEqual([3, 2, 1, 1]);
   });
 
-  it('remembers an order for MAX_TRACKED_ORDERS / 2 looks at others, and forgets it past MAX_TRACKED_ORDERS', () => {
+  it('remembers the MAX_TRACKED_ORDERS orders looked at last, and forgets the one looked at longest ago', () => {
     const counts = createCallCounts({
       mode: 'simulator',
       settings: () => ({ duplicateOutOrderNo: 'reject', rateLimit: null, accountSuccessCode: 0 }),
@@ -429,10 +429,10 @@ describe('the bounds of the calls kept apart', () => {
     // The newest is remembered: seeing it completed is a step from PENDING.
     counts.observe(completed(MAX_TRACKED_ORDERS));
     expect(steps()).toBe(1);
-    // MAX_TRACKED_ORDERS looks at others ago: forgotten, so seeing it completed is a first look.
+    // Looked at longest ago, past the bound: forgotten, so seeing it completed is a first look.
     counts.observe(completed(0));
     expect(steps()).toBe(1);
-    // MAX_TRACKED_ORDERS / 2 looks ago: still remembered.
+    // Among the last MAX_TRACKED_ORDERS looked at: still remembered.
     counts.observe(completed(MAX_TRACKED_ORDERS / 2));
     expect(steps()).toBe(2);
   });

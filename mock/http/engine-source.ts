@@ -5,7 +5,7 @@
  * validators, then the operation's answer in the success envelope.
  */
 import type { SpecValidators, ValidateFunction } from '../../src/spec/loader.ts';
-import { SimulatorError, type Account, type Engine, type Outcome } from '../engine/index.ts';
+import { SimulatorError, type Engine, type Outcome } from '../engine/index.ts';
 import {
   API_OPERATIONS,
   API_PATHS_NAMED,
@@ -16,15 +16,13 @@ import {
 import { authenticate } from './authenticate.ts';
 import { createRandomSource } from '../engine/random-source.ts';
 import { orderRecord } from './api-views.ts';
-import { envelopeText, envelopeTime } from './envelope.ts';
+import { envelopeTime } from './envelope.ts';
 import { addExtraFields } from './extra-fields.ts';
 import type { CoreAnswer, CoreRequest } from './exchange.ts';
-import { addPlainPairs } from './plain-pairs.ts';
-import { createReadDataCache } from './read-data-cache.ts';
 import { addAll } from './request-params.ts';
 import { decodeText } from './decode-text.ts';
 import type { AnswerSource, Exchange } from './request-core.ts';
-import { check, passes } from './validate.ts';
+import { check } from './validate.ts';
 
 /** The API's paths, with and without the real service's /api prefix. */
 const API_NAMESPACE = /^(\/api)?\/v1(\/|$)/;
@@ -44,7 +42,6 @@ interface Routed {
  *   createRequestCore({ engine, source, faults, exchanges });
  */
 export function engineSource(engine: Engine, validators: SpecValidators): AnswerSource<Routed> {
-  const cache = createReadDataCache(engine);
   const operations = Object.values(API_OPERATIONS) as ApiOperation[];
   // One entry per operation, each with the validator of its parameters from the spec.
   const methodsAt = new Map<string, string[]>();
@@ -56,15 +53,6 @@ export function engineSource(engine: Engine, validators: SpecValidators): Answer
     methodsAt.set(op.path, [...(methodsAt.get(op.path) ?? []), ...methods]);
   }
 
-  // Per connection, the last key it sent and that key's account: a keep-alive client sends
-  // the same key with every request, and hashing it showed in a read's profile
-  // (bench/README.md). Comparing a key with what the same connection sent before tells
-  // nothing about anyone else's key. A reset replaces every account: the cache starts afresh.
-  let accountsEpoch = 0;
-  engine.subscribe((event) => {
-    if (event.type === 'reset') accountsEpoch++;
-  });
-  const lastKey = new WeakMap<object, { key: string; account: Account; epoch: number }>();
   // The extra fields' generated values draw from a source of their own, seeded from the
   // engine's: the engine's own draws (order ids, outcomes) stay what they are without them.
   const extraSeed = (engine.seed ^ 0x65787472) >>> 0;
@@ -80,8 +68,6 @@ export function engineSource(engine: Engine, validators: SpecValidators): Answer
       const path = withoutApiPrefix(exchange.path);
       // HEAD is GET without the body, as HTTP has it.
       const method = request.method === 'HEAD' ? 'GET' : request.method;
-      // A handful of operations: comparing the path with each is cheaper than building a
-      // key and hashing it, which showed in a read's profile.
       for (const routed of routeList)
         if (routed.op.path === path && routed.op.method === method) {
           exchange.operation = routed.op.id;
@@ -100,17 +86,7 @@ export function engineSource(engine: Engine, validators: SpecValidators): Answer
         `No such path. The API is under /v1 (${API_PATHS_NAMED}); the control plane is under /_sim.`,
       );
     },
-    authenticate(request) {
-      const key = request.header('api-key');
-      const connection = request.connection;
-      if (connection && key) {
-        const last = lastKey.get(connection);
-        if (last !== undefined && last.key === key && last.epoch === accountsEpoch) return last.account;
-      }
-      const account = authenticate(engine, key);
-      if (connection && key) lastKey.set(connection, { key, account, epoch: accountsEpoch });
-      return account;
-    },
+    authenticate: (request) => authenticate(engine, request.header('api-key')),
     answer(request, exchange, routed) {
       if (routed.op.method !== 'POST') return answerWith(exchange, routed, undefined);
       const read = request.bodyIfRead?.();
@@ -122,27 +98,19 @@ export function engineSource(engine: Engine, validators: SpecValidators): Answer
 
   /** The operation's answer to the parameters of the query and, for an order, the form body. */
   function answerWith(exchange: Exchange, { op, validate }: Routed, form: string | undefined): CoreAnswer {
-    let params: Record<string, unknown> = {};
-    const pairs = params as Record<string, string>;
-    // The plain case (most requests) is split by hand; the rest, and every rejection, by
-    // readParams, whose messages name what is wrong.
-    const plain =
-      (exchange.query === undefined || addPlainPairs(exchange.query, pairs)) &&
-      (form === undefined || addPlainPairs(form, pairs));
-    if (!plain || !passes(validate, params)) params = check(validate, readParams(exchange.query, form));
+    const params = check<Record<string, unknown>>(validate, readParams(exchange.query, form));
     const answer = op.answer(
       engine,
       exchange.account!,
-      params as unknown as ApiParams[keyof ApiParams] & Record<string, never>,
+      params as ApiParams[keyof ApiParams] & Record<string, never>,
       // The core took a rejection asked for before the engine; what is left is an order's outcome.
       exchange.outcomeAsked !== undefined ? { outcome: exchange.outcomeAsked as Outcome } : undefined,
     );
     if (answer.activation) exchange.activation = true;
     const settings = engine.settings();
     const extras = settings.extraFields[op.id];
+    const body = { code: answer.code, msg: answer.msg, time: envelopeTime(engine), data: answer.data };
     if (extras !== undefined && extras.length > 0) {
-      // Extra fields may copy the request or draw fresh values: never from the read cache.
-      const body = { code: answer.code, msg: answer.msg, time: envelopeTime(engine), data: answer.data() };
       const order = answer.order;
       addExtraFields(body, extras, {
         params,
@@ -151,13 +119,8 @@ export function engineSource(engine: Engine, validators: SpecValidators): Answer
         now: engine.clock.now(),
         random: extraRandom,
       });
-      return { status: 200, headers: JSON_TYPE, body: JSON.stringify(body) };
     }
-    return {
-      status: 200,
-      headers: JSON_TYPE,
-      body: envelopeText(engine, answer.msg, answer.text(cache), answer.code),
-    };
+    return { status: 200, headers: JSON_TYPE, body: JSON.stringify(body) };
   }
 }
 

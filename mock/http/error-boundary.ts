@@ -113,8 +113,9 @@ export function createErrorBoundary(ctx: BoundaryContext): ErrorBoundary {
         durationMs: 0,
       };
       ctx.journal.record(
-        status === CLIENT_CLOSED_STATUS ? { ...entry, response: { note: CLIENT_CLOSED_NOTE } } : entry,
-        { responseText },
+        status === CLIENT_CLOSED_STATUS
+          ? { ...entry, response: { note: CLIENT_CLOSED_NOTE } }
+          : { ...entry, ...(responseText === undefined ? {} : { responseText }) },
       );
     } catch {
       // The answer matters more than its journal entry.

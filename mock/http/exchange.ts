@@ -29,13 +29,6 @@ export interface CoreRequest {
   readonly connection?: object | undefined;
   /** When it arrived (performance.now()). */
   readonly started: number;
-  /**
-   * Whether its observers may hear it at the end of the event-loop turn rather than before
-   * its answer resolves: a server's requests, whose callers are in other processes or see
-   * the answer a turn later anyway. In-process callers (`sim.fetch`, MSW) leave it unset,
-   * so a journal listener has heard an exchange once its answer is back.
-   */
-  readonly observeLater?: boolean;
 }
 
 /** An answer as the core gives it; a transport writes it. */
@@ -58,106 +51,47 @@ export type ExchangeFinished = components['schemas']['ExchangeFinished'];
 
 /** Where exchanges are announced once finished. */
 export interface ExchangeEvents {
-  /**
-   * Announces one finished exchange to every listener: at once, after any still pending,
-   * or with `later`, at the end of the event-loop turn (see createExchangeEvents).
-   */
-  finish(exchange: ExchangeFinished, later?: boolean): void;
+  /** Announces one finished exchange to every listener, in the order they subscribed. */
+  finish(exchange: ExchangeFinished): void;
   /** Listens to every finished exchange; answers how to stop. */
   subscribe(listener: (exchange: ExchangeFinished) => void): () => void;
-  /**
-   * Hands every exchange finished so far to the listeners now. Whatever reads what the
-   * listeners keep (the journal, the call counts) calls it first, so it never sees less
-   * than every exchange answered before it.
-   */
-  flush(): void;
 }
 
 export interface ExchangeEventsOptions {
-  /** Hears what a listener throws; the other listeners and exchanges are still served. */
+  /** Hears what a listener throws; the other listeners are still served. */
   onListenerError?: ((error: unknown) => void) | undefined;
 }
 
 /**
- * Exchanges kept at most before they are handed over at once, whatever the turn: bounds
- * what a burst holds and how late a listener hears it.
- */
-export const MAX_PENDING_EXCHANGES = 256;
-
-/** The next macrotask: setImmediate where the runtime has it (Node), a zero timeout elsewhere. */
-const nextTurn: (run: () => void) => void =
-  typeof globalThis.setImmediate === 'function'
-    ? (run) => void globalThis.setImmediate(run)
-    : (run) => void setTimeout(run, 0);
-
-/**
- * Creates the hub of one simulator's finished exchanges. Listeners hear them in order. An
- * exchange finished `later` (a server's) waits for the end of the event-loop turn that
- * answered it, or for a reader's flush, or for an exchange finished at once: a busy server
- * answers every request of a turn before it journals and counts them, and the observers'
- * code and data stay warm over the batch. Handing over each as it finished cost an order
- * ~4.5 µs more CPU in `npm run bench` (bench/README.md).
+ * Creates the hub of one simulator's finished exchanges: each is told to every listener
+ * as it finishes, so a journal read after an answer always holds it.
  *
  * @example
  *   const exchanges = createExchangeEvents();
  *   exchanges.subscribe((x) => journal.record(x));
- *   exchanges.finish(x, true);
- *   exchanges.flush(); // journal.record(x) has run
+ *   exchanges.finish(x); // journal.record(x) has run
  */
 export function createExchangeEvents(options: ExchangeEventsOptions = {}): ExchangeEvents {
   const listeners = new Set<(exchange: ExchangeFinished) => void>();
-  let pending: ExchangeFinished[] = [];
-  let scheduled = false;
-  let flushing = false;
-
-  function flush(): void {
-    // A listener that reads (and so flushes) while a batch is handed over: the batch under
-    // way goes on in order.
-    if (flushing || pending.length === 0) return;
-    flushing = true;
-    try {
-      // Exchanges finished by a listener meanwhile make the next batch.
-      while (pending.length > 0) {
-        const batch = pending;
-        pending = [];
-        // One listener over the whole batch, then the next: each still hears every exchange
-        // in order, with its own code and data warm.
-        for (const listener of listeners)
-          for (const exchange of batch) {
-            try {
-              listener(exchange);
-            } catch (error) {
-              // A reporter that throws too must not cost the rest of the batch its turn.
-              try {
-                options.onListenerError?.(error);
-              } catch {
-                // Nothing left to tell it to.
-              }
-            }
-          }
-      }
-    } finally {
-      flushing = false;
-    }
-  }
-
   return {
-    finish(exchange, later = false) {
-      pending.push(exchange);
-      if (!later || pending.length >= MAX_PENDING_EXCHANGES) flush();
-      else if (!scheduled) {
-        scheduled = true;
-        nextTurn(() => {
-          scheduled = false;
-          flush();
-        });
+    finish(exchange) {
+      for (const listener of listeners) {
+        try {
+          listener(exchange);
+        } catch (error) {
+          // A reporter that throws too must not cost the other listeners their turn.
+          try {
+            options.onListenerError?.(error);
+          } catch {
+            // Nothing left to tell it to.
+          }
+        }
       }
     },
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    flush,
   };
 }
 

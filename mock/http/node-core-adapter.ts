@@ -76,9 +76,6 @@ class NodeRequest implements CoreRequest {
   readonly hasBody: boolean;
   readonly connection: object;
   readonly started = performance.now();
-  // A server's caller sees its answer a turn later at the soonest: its exchange is journaled
-  // and counted with the rest of the turn's.
-  readonly observeLater = true;
   readonly #headers: IncomingHttpHeaders;
   /** The body once read; `failure` when reading it failed. */
   bytes: Uint8Array | undefined;

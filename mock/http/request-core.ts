@@ -411,7 +411,7 @@ export function createRequestCore(options: RequestCoreOptions): RequestCore {
     if (exchange.violations) done.violations = exchange.violations;
     if (exchange.refused) done.refused = exchange.refused;
     if (exchange.rejection) done.rejection = exchange.rejection;
-    exchanges.finish(done, request.observeLater === true);
+    exchanges.finish(done);
     return undefined;
   }
 }
