@@ -31,7 +31,6 @@ import {
 } from './http/exchange.ts';
 import { recordingSource } from './http/recording-source.ts';
 import type { ChangeLog } from './http/change-log.ts';
-import { createRequestCore, type RequestCore } from './http/request-core.ts';
 import { upstreamSource, type ProxyContext } from './http/upstream-source.ts';
 import { POLLING_CLOCK, type PollingClock } from '../src/client/wait-for-order.ts';
 import { createLiveValidation } from './http/live-validation.ts';
@@ -148,8 +147,6 @@ export interface Simulator {
   faults: FaultInjector;
   /** The request validators compiled from spec/openapi.yaml. */
   apiValidators: SpecValidators;
-  /** The one request core every transport hands the API's requests to (request-core.ts). */
-  core: RequestCore;
   /** Every finished exchange, announced once to its observers (the journal is the first). */
   exchanges: ExchangeEvents;
   /** Largest request body accepted, bytes. */
@@ -230,18 +227,10 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   // The counting layer hears every exchange too; unlike the journal it forgets none.
   const calls = createCallCounts({ mode, settings: () => engine.settings() });
   exchanges.subscribe((exchange) => calls.observe(exchange));
-  const core = createRequestCore({
+  const app = createApp({
     engine,
     source,
     faults,
-    exchanges,
-    maxBodyBytes,
-    onUnexpectedError: options.onUnexpectedError,
-    changeLog: options.changeLog,
-  });
-  const app = createApp({
-    engine,
-    core,
     exchanges,
     control: {
       engine,
@@ -277,7 +266,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     ...(options.control ? { controlOptions: options.control } : {}),
     ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}),
     maxBodyBytes,
-    ...(options.onUnexpectedError ? { onUnexpectedError: options.onUnexpectedError } : {}),
+    onUnexpectedError: options.onUnexpectedError,
     changeLog: options.changeLog,
   });
   const simulatorFetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
@@ -301,7 +290,6 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     calls,
     faults,
     apiValidators,
-    core,
     exchanges,
     maxBodyBytes,
     mode,

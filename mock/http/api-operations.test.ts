@@ -28,10 +28,10 @@ describe('the API operation table', () => {
   it('answers with the data of its view', () => {
     const sim = createSimulator({ clock: 'manual' });
     const account = sim.engine.authenticate('demo-key')!;
-    const price = API_OPERATIONS.getPrice.answer(sim.engine, account, { rentalCount: 65_000, period: '1h' });
+    const price = API_OPERATIONS.getPrice.run(sim.engine, account, { rentalCount: 65_000, period: '1h' });
     expect(price).toMatchObject({ code: 0, msg: 'Get price successfully' });
     expect(price.data).toMatchObject({ sun: '65', trxPrice: '4.23', period: '1h', rentalCount: 65_000 });
-    expect(API_OPERATIONS.getAccount.answer(sim.engine, account, {}).data).toMatchObject({
+    expect(API_OPERATIONS.getAccount.run(sim.engine, account, {}).data).toMatchObject({
       walletAddress: account.walletAddress,
     });
   });

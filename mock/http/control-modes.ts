@@ -46,7 +46,7 @@ export function offeredIn(mode: Mode): string {
 export function requireMode(operationId: string, mode: Mode): void {
   const op = CONTROL_OPERATIONS[operationId];
   if (!op || op.modes.includes(mode)) return;
-  throw SimulatorError.answer(
+  throw new SimulatorError(
     'conflict',
     `${op.method} ${op.path} is refused in ${WHAT_ANSWERS[mode]}, so the simulator's accounts, orders, rules, clock, supply, addresses and scenario do nothing to it. In this mode the control plane offers: ${offeredIn(mode)}.`,
   );
@@ -60,7 +60,7 @@ export function requireSettingsMode(patch: object, mode: Mode): void {
   const allowed = settingsIn(mode);
   const refused = Object.keys(patch).filter((name) => !allowed.includes(name));
   if (refused.length === 0) return;
-  throw SimulatorError.answer(
+  throw new SimulatorError(
     'conflict',
     `PATCH /_sim/config is refused whole in ${WHAT_ANSWERS[mode]}: ${refused.join(', ')} ${refused.length === 1 ? 'sets' : 'set'} the simulator's engine, which does not answer it. In this mode only ${allowed.join(', ')} can be changed; send ${allowed.length === 1 ? 'it' : 'them'} alone.`,
   );

@@ -24,7 +24,7 @@ import type { CallCounts } from './call-counts.ts';
 import type { CallFilter } from './call-filter.ts';
 import type { FaultInjector } from './fault-injector.ts';
 import type { Journal } from './journal.ts';
-import { readJsonBody, readParams } from './request-params.ts';
+import { readJsonBody, readQuery } from './request-params.ts';
 import { check } from './validate.ts';
 
 type C = components['schemas'];
@@ -55,7 +55,7 @@ function amounts(input: C['Amounts'] | undefined): { trx?: number; usdt?: number
 
 function requireTronAddress(address: string): string {
   if (!isTronAddress(address)) {
-    throw SimulatorError.answer(
+    throw new SimulatorError(
       'parameterInvalid',
       `Path parameter 'address' must be a TRON address: 34 Base58Check characters starting with T (got '${address}').`,
     );
@@ -134,7 +134,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   control.post('/clock/advance', op('advanceClock'), async (c) => {
     const { ms } = await body<C['AdvanceRequest']>(c, 'advanceClock');
     if (engine.clock.mode !== 'manual') {
-      throw SimulatorError.answer(
+      throw new SimulatorError(
         'conflict',
         'The clock is real and cannot be advanced; start the simulator with --clock manual.',
       );
@@ -171,7 +171,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
     const input = await body<C['Amounts']>(c, 'deposit');
     const parsed = amounts(input);
     if (!parsed.trx && !parsed.usdt)
-      throw SimulatorError.answer(
+      throw new SimulatorError(
         'parameterInvalid',
         'Deposit nothing? Send \'trx\' and/or \'usdt\' as positive decimal strings, e.g. { "trx": "50" }.',
       );
@@ -181,7 +181,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   control.get('/orders', op('listOrders'), auth, async (c) => {
     const query = check<{ status?: OrderStatusCode; limit?: number }>(
       queryValidators.request('listOrders'),
-      await readParams(c, false),
+      readQuery(c),
     );
     const orders = engine.orders(c.get('account'), {
       limit: query.limit ?? 100,
@@ -207,7 +207,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   control.delete('/rules/:id', op('deleteRule'), (c) => {
     const id = c.req.param('id');
     if (!engine.rules.remove(id))
-      throw SimulatorError.answer('notFound', `No rule '${id}'; GET /_sim/rules lists the rules in force.`);
+      throw new SimulatorError('notFound', `No rule '${id}'; GET /_sim/rules lists the rules in force.`);
     return sendJson(c, { ok: true });
   });
 
@@ -215,7 +215,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   control.post('/faults', op('injectFault'), async (c) => {
     const input = await body<C['FaultRequest']>(c, 'injectFault');
     if (input.response === undefined && !input.latencyMs && !input.latencyMaxMs && !input.latencyMedianMs) {
-      throw SimulatorError.answer(
+      throw new SimulatorError(
         'parameterInvalid',
         `A fault needs a 'response' (${FAULT_RESPONSES.join(', ')}), a 'latencyMs' above 0 or a 'latencyMedianMs'.`,
       );
@@ -224,13 +224,13 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
       input.latencyMedianMs !== undefined &&
       (input.latencyMs !== undefined || input.latencyMaxMs !== undefined)
     ) {
-      throw SimulatorError.answer(
+      throw new SimulatorError(
         'parameterInvalid',
         "Field 'latencyMedianMs' (a lognormal delay) goes without 'latencyMs' and 'latencyMaxMs' (a fixed delay or a range): choose one.",
       );
     }
     if (input.latencySigma !== undefined && input.latencyMedianMs === undefined) {
-      throw SimulatorError.answer('parameterInvalid', "Field 'latencySigma' goes with 'latencyMedianMs'.");
+      throw new SimulatorError('parameterInvalid', "Field 'latencySigma' goes with 'latencyMedianMs'.");
     }
     for (const [field, response] of [
       ['withRetryAfter', 'status'],
@@ -239,25 +239,22 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
       ['dripChunks', 'drip'],
     ] as const) {
       if (input[field] !== undefined && input.response !== response)
-        throw SimulatorError.answer(
-          'parameterInvalid',
-          `Field '${field}' goes with "response": "${response}".`,
-        );
+        throw new SimulatorError('parameterInvalid', `Field '${field}' goes with "response": "${response}".`);
     }
     if (input.withRetryAfter === false && input.retryAfter !== undefined) {
-      throw SimulatorError.answer(
+      throw new SimulatorError(
         'parameterInvalid',
         "Field 'retryAfter' sets the Retry-After header that 'withRetryAfter: false' leaves out: send one of them.",
       );
     }
     if (input.latencyMaxMs !== undefined && input.latencyMaxMs < (input.latencyMs ?? 0)) {
-      throw SimulatorError.answer(
+      throw new SimulatorError(
         'parameterInvalid',
         `Field 'latencyMaxMs' must be at least 'latencyMs' (${input.latencyMs ?? 0}).`,
       );
     }
     if (input.response !== 'status' && (input.status !== undefined || input.withBody !== undefined)) {
-      throw SimulatorError.answer(
+      throw new SimulatorError(
         'parameterInvalid',
         'Fields \'status\' and \'withBody\' go with "response": "status".',
       );
@@ -271,10 +268,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   control.delete('/faults/:id', op('deleteFault'), (c) => {
     const id = c.req.param('id');
     if (!ctx.faults.remove(id))
-      throw SimulatorError.answer(
-        'notFound',
-        `No fault '${id}'; GET /_sim/faults lists the faults in force.`,
-      );
+      throw new SimulatorError('notFound', `No fault '${id}'; GET /_sim/faults lists the faults in force.`);
     return sendJson(c, { ok: true });
   });
 
@@ -302,7 +296,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   });
 
   control.get('/calls', op('listCalls'), async (c) => {
-    const query = check<{ limit?: number }>(queryValidators.request('listCalls'), await readParams(c, false));
+    const query = check<{ limit?: number }>(queryValidators.request('listCalls'), readQuery(c));
     return sendJson(c, ctx.calls.list(query.limit ?? 1000));
   });
   control.delete('/calls', op('clearCalls'), (c) => {
@@ -310,7 +304,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
     return sendJson(c, { ok: true });
   });
   control.get('/calls/count', op('countCalls'), async (c) => {
-    const raw = await readParams(c, false);
+    const raw = readQuery(c);
     const COUNT_CRITERIA = new Set(['operation', 'method', 'path', 'status', 'account']);
     const query = check<CallFilter>(queryValidators.request('countCalls'), raw);
     const filter: CallFilter = {};
@@ -321,13 +315,13 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
       const name = /^params\[(.+)\]$/.exec(key)?.[1];
       if (name !== undefined) (filter.params ??= {})[name] = value;
       else if (key === 'params' || key.startsWith('params['))
-        throw SimulatorError.answer(
+        throw new SimulatorError(
           'parameterInvalid',
           `Query parameter '${key}' must name a parameter: params[period]=1h counts calls that sent period=1h.`,
         );
       // A misspelt criterion would count every call and pass a verification it should fail.
       else if (!COUNT_CRITERIA.has(key))
-        throw SimulatorError.answer(
+        throw new SimulatorError(
           'parameterInvalid',
           `Unknown query parameter '${key}': a count filters by operation, method, path, status, account and params[name].`,
         );
@@ -344,7 +338,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   control.get('/journal', op('getJournal'), async (c) => {
     const query = check<{ limit?: number; operation?: string }>(
       queryValidators.request('getJournal'),
-      await readParams(c, false),
+      readQuery(c),
     );
     return sendJson(c, {
       entries: journal.list({

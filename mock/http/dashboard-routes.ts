@@ -12,7 +12,7 @@ import { accountView, orderView, settingsView } from './control-views.ts';
 import { dashboardAssets } from './dashboard/assets.ts';
 import { sendJson } from './envelope.ts';
 import type { JournalEntry } from './journal.ts';
-import { readParams } from './request-params.ts';
+import { readQuery } from './request-params.ts';
 import { check } from './validate.ts';
 
 type C = components['schemas'];
@@ -203,10 +203,7 @@ export function dashboardRoutes(ctx: ControlContext): Hono<SimEnv> {
 
   routes.get('/dashboard', async (c) => {
     c.set('operation', 'getDashboard');
-    const query = check<{ limit?: number }>(
-      ctx.queryValidators.request('getDashboard'),
-      await readParams(c, false),
-    );
+    const query = check<{ limit?: number }>(ctx.queryValidators.request('getDashboard'), readQuery(c));
     return sendJson(c, dashboardSnapshot(ctx, query.limit ?? DASHBOARD_ORDER_LIMIT));
   });
 

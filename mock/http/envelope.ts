@@ -31,7 +31,7 @@ export function sendJson(
   status: ContentfulStatusCode = 200,
   headers?: Record<string, string>,
 ): Response {
-  c.set('responseBody', body);
+  c.set('response', body);
   return c.json(body, status, headers);
 }
 

@@ -1,9 +1,20 @@
 /**
- * The hub of finished exchanges: each is heard by every listener, in order, as it finishes.
+ * The one ExchangeFinished of every request, and the hub that tells it to every listener,
+ * in order, as it finishes: a journal read after a response holds its exchange, whichever
+ * way the request came.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { listen, rawRequest } from '../test-support/socket-test-support.ts';
 import { createSimulator } from '../simulator.ts';
 import { createExchangeEvents, type ExchangeFinished } from './exchange.ts';
+
+const ADDRESS = 'TAcN9gFvXZAxsWQQzWWbydBmscBHnEi5nZ';
+const ORDER = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;
+const FORM = { 'API-KEY': 'demo-key', 'content-type': 'application/x-www-form-urlencoded' };
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (closers.length > 0) await closers.pop()!();
+});
 
 const exchangeAt = (path: string): ExchangeFinished => ({
   at: 0,
@@ -81,5 +92,66 @@ describe("a simulator's journal and call counts", () => {
     expect(sim.calls.count({ operation: 'getAccount' }).count).toBe(0);
     sim.journal.clear();
     expect(sim.journal.size).toBe(0);
+  });
+});
+
+describe('the exchange of a request through the app', () => {
+  it('is journaled by the time a read is answered', async () => {
+    const sim = createSimulator({ clock: 'manual' });
+    const res = await sim.app.request('/v1/tron/price?rentalCount=65000&period=1h', {
+      headers: { 'API-KEY': 'demo-key' },
+    });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toMatch(/^\{"code":0,/);
+    expect(sim.journal.list({ limit: 1 })[0]).toMatchObject({ operation: 'getPrice', status: 200 });
+  });
+
+  it('is journaled with its body by the time an order is answered', async () => {
+    const sim = createSimulator({ clock: 'manual' });
+    const res = await sim.app.request('/v1/tron/order', { method: 'POST', headers: FORM, body: ORDER });
+    expect(res.status).toBe(200);
+    const [entry] = sim.journal.list({ limit: 1 });
+    expect(entry).toMatchObject({ operation: 'createOrder', status: 200, body: ORDER });
+  });
+
+  it('is journaled with its body for an order whose body streams in, answered as it would have been', async () => {
+    const sim = createSimulator({ clock: 'manual' });
+    const bytes = new TextEncoder().encode(ORDER);
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(bytes.subarray(0, 10));
+        controller.enqueue(bytes.subarray(10));
+        controller.close();
+      },
+    });
+    const res = await sim.app.request('/v1/tron/order', {
+      method: 'POST',
+      headers: FORM,
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    expect(res.status).toBe(200);
+    expect(sim.journal.list({ limit: 1 })[0]).toMatchObject({ operation: 'createOrder', body: ORDER });
+  });
+
+  it('is journaled for a rejection, with what was rejected', async () => {
+    const sim = createSimulator({ clock: 'manual' });
+    const res = await sim.app.request('/v1/tron/price?rentalCount=65000&period=7y', {
+      headers: { 'API-KEY': 'demo-key' },
+    });
+    expect(res.status).toBe(400);
+    expect(sim.journal.list({ limit: 1 })[0]).toMatchObject({
+      status: 400,
+      response: { code: 20002, msg: expect.stringContaining("'period'") },
+    });
+  });
+
+  it('is journaled over a socket by the time its answer arrives', async () => {
+    const sim = createSimulator({ clock: 'manual' });
+    const { port, close } = await listen(sim);
+    closers.push(close);
+    const reply = await rawRequest(port, 'GET', '/v1/account', { 'api-key': 'demo-key' });
+    expect(reply.status).toBe(200);
+    expect(sim.journal.list({ limit: 1 })[0]).toMatchObject({ operation: 'getAccount', status: 200 });
   });
 });

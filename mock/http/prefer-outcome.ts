@@ -4,9 +4,11 @@
  * Only the simulator decides outcomes, so a proxy or a replay refuses the header rather
  * than forward it or ignore it.
  */
-import { PREFER_OUTCOMES, REJECTION_KINDS } from '../../src/generated/lists.ts';
+import type { MiddlewareHandler } from 'hono';
+import { PREFER_OUTCOMES, REJECTION_KINDS, type Mode } from '../../src/generated/lists.ts';
 import { SimulatorError } from '../engine/index.ts';
 import type { ErrorCatalogueKind } from '../engine/settings.ts';
+import type { SimEnv } from './context.ts';
 
 export type PreferOutcome = (typeof PREFER_OUTCOMES)[number];
 
@@ -29,7 +31,7 @@ const ORDER_OUTCOMES = PREFER_OUTCOMES.filter((value) => !REJECTIONS.has(value))
  */
 export function preferredOutcome(
   header: string | undefined,
-  mode: 'simulator' | 'proxy' | 'replay',
+  mode: Mode,
   operation: string | undefined,
 ): PreferOutcome | undefined {
   if (header === undefined) return undefined;
@@ -38,22 +40,50 @@ export function preferredOutcome(
   // A value is echoed in the message: a long one is cut, as anything sent may be.
   const shown = value.length > 64 ? `${value.slice(0, 64)}…` : value;
   if (mode !== 'simulator')
-    throw SimulatorError.answer(
+    throw new SimulatorError(
       'parameterInvalid',
       `Header 'Prefer: outcome=${shown}' is refused in ${mode} mode: only the simulator decides outcomes, and the header is never forwarded. Send the request without it.`,
     );
   if (!ACCEPTED.has(value))
-    throw SimulatorError.answer(
+    throw new SimulatorError(
       'parameterInvalid',
       `Header 'Prefer' asks for outcome '${shown}', which is none of: ${PREFER_OUTCOMES.join(', ')}.`,
     );
   if (!REJECTIONS.has(value) && operation !== 'createOrder')
-    throw SimulatorError.answer(
+    throw new SimulatorError(
       'parameterInvalid',
       `Header 'Prefer: outcome=${value}' applies to createOrder only (${ORDER_OUTCOMES.join(' or ')} is an order's outcome); ${operation ?? 'this request'} takes a kind of rejection: ${REJECTION_KINDS.join(', ')}.`,
     );
   return value as PreferOutcome;
 }
+
+/**
+ * The step that checks a request's `Prefer: outcome=…` once its operation is known, and
+ * keeps what it asks for (the `outcomeAsked` variable): refused (400) as preferredOutcome says.
+ *
+ * @example
+ *   app.use(checkPrefer('simulator'));
+ */
+export function checkPrefer(mode: Mode): MiddlewareHandler<SimEnv> {
+  return async (c, next) => {
+    const asked = preferredOutcome(c.req.header('prefer'), mode, c.get('operation'));
+    if (asked !== undefined) c.set('outcomeAsked', asked);
+    await next();
+  };
+}
+
+/**
+ * The step, after the faults, where a rejection asked for is the response, whoever asks;
+ * an order's outcome goes on to the engine.
+ *
+ * @example
+ *   app.use(checkPrefer('simulator'), injectFaults(faults, engine), answerAskedRejection);
+ */
+export const answerAskedRejection: MiddlewareHandler<SimEnv> = async (c, next) => {
+  const asked = c.get('outcomeAsked');
+  if (asked !== undefined && isRejection(asked)) throw askedRejection(asked);
+  await next();
+};
 
 /**
  * The rejection a request that asked for it is answered with, as the error catalogue words
@@ -66,11 +96,11 @@ export function askedRejection(kind: ErrorCatalogueKind): SimulatorError {
   const message = `Answered as asked by 'Prefer: outcome=${kind}'; nothing changed.`;
   if (kind === 'belowMinimum') {
     // The catalogue's belowMinimum is a parameterInvalid with its finer reason.
-    const error = SimulatorError.answer('parameterInvalid', message);
+    const error = new SimulatorError('parameterInvalid', message);
     error.reason = 'belowMinimum';
     return error;
   }
-  return SimulatorError.answer(kind, message);
+  return new SimulatorError(kind, message);
 }
 
 /** Whether an accepted outcome is a kind of rejection rather than an order's outcome. */

@@ -319,26 +319,26 @@ function upstreamError(options: UpstreamOptions, maxBytes: number, error: unknow
       error.declared === undefined
         ? `more than ${maxBytes} bytes`
         : `${error.declared} bytes (its Content-Length)`;
-    return SimulatorError.answer(
+    return new SimulatorError(
       'upstreamUnreachable',
       `The upstream ${redactUrl(options.url)} answered ${size}, over --upstream-max-bytes ${maxBytes}; the answer was cut and not passed on. Raise --upstream-max-bytes (ENERGY_SIM_UPSTREAM_MAX_BYTES) if answers this large are expected.`,
     );
   }
   if (error instanceof UpstreamStatusInvalid) {
-    return SimulatorError.answer(
+    return new SimulatorError(
       'upstreamUnreachable',
       `The upstream ${redactUrl(options.url)} answered with status ${error.status}, which is not a final HTTP status (200 to 599); the answer was not passed on.`,
     );
   }
   const cause = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
   if (cause?.name === 'TimeoutError' || cause?.name === 'AbortError') {
-    return SimulatorError.answer(
+    return new SimulatorError(
       'upstreamTimeout',
       `The upstream ${redactUrl(options.url)} did not answer within ${options.timeoutMs} ms (--upstream-timeout); nothing more is known of this request's fate there.`,
     );
   }
   const why = cause?.cause?.code ?? cause?.cause?.message ?? cause?.message ?? String(error);
-  return SimulatorError.answer(
+  return new SimulatorError(
     'upstreamUnreachable',
     `The upstream ${redactUrl(options.url)} could not be reached (${why}). Check --upstream and that the service is up.`,
   );
