@@ -497,7 +497,7 @@ export async function serve(
         source: options.replay,
       };
     }
-    // Node's own http client in front of the upstream; the global fetch does the same work slower.
+    // Node's own http client in front of the upstream: the global fetch decodes what it passes on.
     // Capped itself too: the recorder of --record reads each answer whole before the proxy does.
     const upstreamFetch = options.upstream
       ? createNodeFetch({ maxBodyBytes: options.upstreamMaxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES })

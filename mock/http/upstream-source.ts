@@ -31,7 +31,7 @@ import {
 import type { LiveValidation } from './live-validation.ts';
 import { requestBody } from './request-body.ts';
 import type { SpendGuard } from './spend-guard.ts';
-import { readUpstreamAnswer } from './upstream-answer.ts';
+import { readUpstreamResponse } from './upstream-response.ts';
 import { DEFAULT_UPSTREAM_MAX_BYTES, forwardToUpstream, type UpstreamOptions } from './upstream-forward.ts';
 
 export interface ProxyContext {
@@ -150,8 +150,8 @@ async function forward(c: SimContext, proxy: ProxyContext): Promise<Response> {
     target: query === undefined ? path : `${path}?${query}`,
     header: (name: string) => c.req.header(name),
   };
-  const answered = await forwardToUpstream(proxy.upstream, request, body);
-  const read = await readUpstreamAnswer(answered, proxy.upstream.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
+  const response = await forwardToUpstream(proxy.upstream, request, body);
+  const read = await readUpstreamResponse(response, proxy.upstream.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
   c.set('response', read.journal);
   if (read.json !== undefined) c.set('responseText', read.text);
   // A key the response holds in a secret-named field or pair is hidden wherever else a copy
@@ -168,17 +168,25 @@ async function forward(c: SimContext, proxy: ProxyContext): Promise<Response> {
   if (operation) {
     const keys = c.get('keys') ?? [];
     const violations = read.unchecked
-      ? proxy.validation.unchecked(operation, answered.status, read.unchecked)
+      ? proxy.validation.unchecked(operation, response.status, read.unchecked)
       : read.json !== undefined
-        ? proxy.validation.check(operation, answered.status, read.json, (text) => replaceKeys(text, keys))
+        ? proxy.validation.check(operation, response.status, read.json, (text) => replaceKeys(text, keys))
         : [];
     if (violations.length > 0) c.set('violations', violations);
   }
-  // The response is passed on as it came, still encoded if it was: the proxy reports
-  // drift, it never hides it.
-  return new Response(answered.body.byteLength > 0 ? answered.body : null, {
-    status: answered.status,
-    headers: answered.headers,
+  // The response is passed on as it came, still encoded if it was (the proxy reports
+  // drift, it never hides it), a piece at a time as the socket takes them.
+  const chunks = response.chunks.values();
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const next = chunks.next();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+  });
+  return new Response(response.size > 0 ? stream : null, {
+    status: response.status,
+    headers: response.headers,
   });
 }
 
@@ -206,17 +214,17 @@ async function orderCost(
     target: `${API_OPERATIONS.getPrice.path}?${query}`,
     header: (name: string) => (name === 'api-key' ? key : undefined),
   };
-  let answer: { data?: { trxPrice?: unknown } } | undefined;
+  let price: { data?: { trxPrice?: unknown } } | undefined;
   try {
-    const answered = await forwardToUpstream(proxy.upstream, priceRequest, undefined);
+    const response = await forwardToUpstream(proxy.upstream, priceRequest, undefined);
     proxy.counters.forwarded++;
-    const read = await readUpstreamAnswer(answered, proxy.upstream.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
-    answer = answered.status === 200 ? (read.json as typeof answer) : undefined;
-    if (!answer) return { why: `the upstream's price answered HTTP ${answered.status}` };
+    const read = await readUpstreamResponse(response, proxy.upstream.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
+    price = response.status === 200 ? (read.json as typeof price) : undefined;
+    if (!price) return { why: `the upstream's price answered HTTP ${response.status}` };
   } catch (error) {
     return { why: `the upstream's price could not be had: ${(error as Error).message}` };
   }
-  const trxPrice = answer?.data?.trxPrice;
+  const trxPrice = price?.data?.trxPrice;
   try {
     if (typeof trxPrice !== 'string') throw new Error('no trxPrice');
     return { sun: parseUnits(trxPrice, 'trxPrice') };
