@@ -564,8 +564,9 @@ export async function serve(
                 fetch: live ? live.wrap(upstreamFetch!) : upstreamFetch,
               },
             }
-          : {}),
-        ...(replay ? { replay } : {}),
+          : replay
+            ? { replay }
+            : {}),
         ...(logFile
           ? {
               changeLog: {

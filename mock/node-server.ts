@@ -10,7 +10,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { getRequestListener, RequestError } from '@hono/node-server';
-import { answerClientErrors, createOwedResponses } from './http/client-errors.ts';
+import { respondToClientErrors, createOwedResponses } from './http/client-errors.ts';
 import { errorEnvelopeText, unexpectedError, unreadableRequest } from './http/error-catalogue.ts';
 import { createRequestGuard, SENT_HOST, type RequestGuardOptions } from './http/request-guard.ts';
 import type { Simulator } from './simulator.ts';
@@ -79,7 +79,7 @@ export function createSimulatorServer(sim: Simulator, options: RequestGuardOptio
     }
     void listener(req, res);
   });
-  answerClientErrors(server, sim.engine, owed);
+  respondToClientErrors(server, sim.engine, owed);
   return server;
 }
 

@@ -21,13 +21,10 @@ const LINGER_MS = 2000;
 /**
  * Tracks the responses each connection owes; call `track` for every request.
  *
- * A list per socket rather than a listener per response: this runs for every request, and
- * listeners per response cost measurable read throughput (bench/README.md); the list is
- * only read when a connection sends something Node refuses. A connection answers in the
- * order it was asked, so the finished responses are those at the list's head: each request
- * drops them there, and a connection keeps no more than it owes plus its last answer (a
- * finished response kept longer takes its request and headers through every young-space
- * garbage collection).
+ * The list is only read when a connection sends something Node refuses. A connection
+ * answers in the order it was asked, so the finished responses are those at the list's
+ * head: each request drops them there, and a connection keeps no more than it owes plus
+ * its last answer.
  *
  * @example
  *   const owed = createOwedResponses();
@@ -86,14 +83,14 @@ export function parserError(error: NodeJS.ErrnoException): SimulatorError {
  *
  * @example
  *   const { track, owed } = createOwedResponses();
- *   answerClientErrors(server, sim.engine, owed);
+ *   respondToClientErrors(server, sim.engine, owed);
  */
-export function answerClientErrors(server: Server, engine: Engine, owed: OwedResponses): void {
-  const answered = new WeakSet<Socket>();
+export function respondToClientErrors(server: Server, engine: Engine, owed: OwedResponses): void {
+  const responded = new WeakSet<Socket>();
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     // The parser calls again for every later chunk it cannot read; one answer per connection.
-    if (answered.has(socket)) return;
-    answered.add(socket);
+    if (responded.has(socket)) return;
+    responded.add(socket);
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;

@@ -18,8 +18,8 @@ export interface SimEnv {
     guard?: (request: GuardedRequest) => SimulatorError | null;
   };
   Variables: {
-    /** The path and query as sent (the Node server's request target), read once. */
-    target: { path: string; query: string | undefined };
+    /** The path and query as sent (a socket's request target), read once. */
+    sent: { path: string; query: string | undefined };
     /** The request is the API's: the answer source's steps run for it. */
     api: true;
     /** The body's bytes, once read, and the most read (request-body.ts). */
@@ -58,20 +58,20 @@ export interface SimEnv {
 export type SimContext = Context<SimEnv>;
 
 /**
- * The request target as sent, in origin form: over a socket Node's own (`/v1//x?y`, an
- * absolute-form target losing its scheme and host), in process the URL's.
+ * The path and query as sent, in origin form: over a socket the request target Node read
+ * (`/v1//x?y`, an absolute-form target losing its scheme and host), in process the URL's.
  *
  * @example
- *   targetOf(c); // { path: '/v1/tron/price', query: 'rentalCount=65000&period=1h' }
+ *   asSent(c); // { path: '/v1/tron/price', query: 'rentalCount=65000&period=1h' }
  */
-export function targetOf(c: SimContext): { path: string; query: string | undefined } {
-  let target = c.get('target');
+export function asSent(c: SimContext): { path: string; query: string | undefined } {
+  let target = c.get('sent');
   if (target !== undefined) return target;
   const sent = c.env?.incoming?.url;
   const raw = sent === undefined ? c.req.url.slice(c.req.url.indexOf('/', 8)) : originForm(sent);
   const q = raw.indexOf('?');
   target = q === -1 ? { path: raw, query: undefined } : { path: raw.slice(0, q), query: raw.slice(q + 1) };
-  c.set('target', target);
+  c.set('sent', target);
   return target;
 }
 

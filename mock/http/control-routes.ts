@@ -18,6 +18,7 @@ import { toSettingsPatch } from '../scenario/scenario-input.ts';
 import { requireApiKey } from './authenticate.ts';
 import { accountView, orderView, settingsView } from './control-views.ts';
 import type { SimEnv } from './context.ts';
+import type { ResponseSource } from './create-app.ts';
 import { requireMode, requireSettingsMode } from './control-modes.ts';
 import { sendJson } from './envelope.ts';
 import type { CallCounts } from './call-counts.ts';
@@ -38,8 +39,8 @@ export interface ControlContext {
   version: string;
   /** The starting scenario as the user gave it, for GET /_sim/scenario. */
   scenario: C['Scenario'];
-  /** What answers the API, and in proxy mode what the proxy has done; the engine when absent. */
-  answerSource?: { mode: 'simulator' | 'proxy' | 'replay'; proxyStats?: () => C['ProxyStats'] } | undefined;
+  /** What responds to the API: its mode, and in front of a service or a recording what it has done. */
+  source: ResponseSource;
   /** False when the control plane is off: health then advertises no capability. */
   controlEnabled: boolean;
   /** The counting layer: calls and coverage, which a reset leaves. */
@@ -73,7 +74,8 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   const { engine, journal, validators, queryValidators } = ctx;
   const control = new Hono<SimEnv>();
   const auth = requireApiKey(engine);
-  const mode = ctx.answerSource?.mode ?? 'simulator';
+  const { source } = ctx;
+  const mode = source.mode;
   // Each route names its operation; one the spec does not list for this mode is refused here.
   const op =
     (operation: string): MiddlewareHandler<SimEnv> =>
@@ -105,8 +107,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
       capabilities,
       mode,
     };
-    const proxy = ctx.answerSource?.proxyStats?.();
-    if (proxy) health.proxy = proxy;
+    if (source.mode !== 'simulator') health.proxy = source.stats();
     return sendJson(c, health);
   });
 

@@ -22,7 +22,7 @@
  */
 import { Hono, type MiddlewareHandler } from 'hono';
 import { methodNotAllowed as allowedOnly } from 'hono/method-not-allowed';
-import type { Mode } from '../../src/generated/lists.ts';
+import type { components } from '../../src/generated/control.ts';
 import type { Account, Engine } from '../engine/index.ts';
 import { refuseWhileUnkept, type ChangeLog } from './change-log.ts';
 import type { SimContext, SimEnv } from './context.ts';
@@ -33,14 +33,24 @@ import { docsRoutes } from './docs-routes.ts';
 import { errorResponse, methodNotAllowed, notFound } from './error-catalogue.ts';
 import { finishExchange, type ExchangeEvents } from './exchange.ts';
 import { injectFaults, type FaultInjector } from './fault-injector.ts';
-import { answerAskedRejection, checkPrefer } from './prefer-outcome.ts';
+import { rejectAsAsked, checkPrefer } from './prefer-outcome.ts';
 import { limitRate } from './rate-limit.ts';
 import { guardSocket } from './request-guard.ts';
 import { limitBody } from './request-body.ts';
 
-/** Where the API's responses come from: the engine, the upstream, or a recording. */
-export interface ResponseSource {
-  readonly mode: Mode;
+/**
+ * Where the API's responses come from, by the simulator's mode: the engine ('simulator'),
+ * or, in front of the real service or a recording ('proxy', 'replay'), one that also says
+ * what it has done for /_sim/health.
+ */
+export type ResponseSource = SourceSteps &
+  ({ readonly mode: 'simulator' } | { readonly mode: 'proxy' | 'replay'; stats(): ProxyStats });
+
+/** What /_sim/health says of a proxy's or a replay's work (spec/control.yaml's ProxyStats). */
+export type ProxyStats = components['schemas']['ProxyStats'];
+
+/** The steps of a response source in the pipeline. */
+interface SourceSteps {
   /** Whether a path (as the app routes it) is this source's to answer; the rest is the control plane's or nobody's. */
   takes(path: string): boolean;
   /** Names the request's operation (the `operation` variable), or throws the SimulatorError that refuses it. */
@@ -105,7 +115,7 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
   });
   app.use(api(checkPrefer(source.mode)));
   app.use(api(injectFaults(options.faults, engine)));
-  app.use(api(answerAskedRejection));
+  app.use(api(rejectAsAsked));
   app.use(
     api(async (c, next) => {
       // Faults come before authentication, as a broken proxy in front of the service would.

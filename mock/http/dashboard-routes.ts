@@ -59,7 +59,7 @@ export function dashboardSnapshot(
   orderLimit: number = DASHBOARD_ORDER_LIMIT,
 ): C['Dashboard'] {
   const { engine } = ctx;
-  const mode = ctx.answerSource?.mode ?? 'simulator';
+  const mode = ctx.source.mode;
   // In front of a service or a recording the engine answers nothing: its lists would show
   // a demo account and "no orders" while the traffic went elsewhere. The journal shows it.
   const engineShown = mode === 'simulator';

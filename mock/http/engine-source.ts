@@ -16,9 +16,9 @@ import {
 } from './api-operations.ts';
 import { orderRecord } from './api-views.ts';
 import { authenticate } from './authenticate.ts';
-import { targetOf, type SimContext } from './context.ts';
+import { asSent, type SimContext } from './context.ts';
 import type { ResponseSource } from './create-app.ts';
-import { envelopeTime } from './envelope.ts';
+import { envelope } from './envelope.ts';
 import { methodNotAllowed, notFound } from './error-catalogue.ts';
 import { addExtraFields } from './extra-fields.ts';
 import { requestText } from './request-body.ts';
@@ -60,7 +60,7 @@ export function engineSource(engine: Engine, validators: SpecValidators): Respon
     takes: isApiPath,
     route(c) {
       // Routed by the path as sent: another spelling of an API path is no API path.
-      const sent = targetOf(c).path;
+      const sent = asSent(c).path;
       const path = withoutApiPrefix(sent);
       // HEAD is GET without the body, as HTTP has it.
       const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
@@ -75,7 +75,7 @@ export function engineSource(engine: Engine, validators: SpecValidators): Respon
       const form = op.method === 'POST' ? await formText(c) : undefined;
       const params = check<Record<string, unknown>>(
         validatorOf.get(op.id)!,
-        readParams(targetOf(c).query, form),
+        readParams(asSent(c).query, form),
       );
       const asked = c.get('outcomeAsked');
       const result = op.run(
@@ -88,7 +88,7 @@ export function engineSource(engine: Engine, validators: SpecValidators): Respon
       if (result.activation) c.set('activation', true);
       const settings = engine.settings();
       const extras = settings.extraFields[op.id];
-      const body = { code: result.code, msg: result.msg, time: envelopeTime(engine), data: result.data };
+      const body = envelope(engine, result.code, result.msg, result.data);
       if (extras !== undefined && extras.length > 0) {
         const order = result.order;
         addExtraFields(body, extras, {

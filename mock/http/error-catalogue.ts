@@ -10,7 +10,7 @@ import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { API_PATHS_NAMED } from './api-operations.ts';
 import { REJECTION_KINDS } from '../../src/generated/lists.ts';
-import { envelopeTime } from './envelope.ts';
+import { envelope, envelopeTime } from './envelope.ts';
 import { SimulatorError, type Engine } from '../engine/index.ts';
 import type { ErrorCatalogueKind } from '../engine/settings.ts';
 import type { SimEnv } from './context.ts';
@@ -141,13 +141,13 @@ export function errorResponse(
     }
     simError = unexpectedError(error);
   }
-  const answer = catalogued(engine, simError, catalogue);
-  if (answer.rejection) c.set('rejection', answer.rejection);
-  c.set('response', answer.response);
-  const status = answer.status as ContentfulStatusCode;
+  const shaped = catalogued(engine, simError, catalogue);
+  if (shaped.rejection) c.set('rejection', shaped.rejection);
+  c.set('response', shaped.response);
+  const status = shaped.status as ContentfulStatusCode;
   // An empty text is no body: a Response would give it a text/plain type the answer never had.
-  if (answer.text === '') return c.body(null, status, answer.headers);
-  return c.body(answer.text, status, answer.headers);
+  if (shaped.text === '') return c.body(null, status, shaped.headers);
+  return c.body(shaped.text, status, shaped.headers);
 }
 
 /** Whether the request's client went away before its body was read: its doing, not a simulator bug. */
@@ -196,7 +196,7 @@ export interface CataloguedError {
  *   catalogued(engine, new SimulatorError('apiKeyMissing', 'Missing API key …'), true).status; // 401
  */
 export function catalogued(engine: Engine, error: SimulatorError, catalogue: boolean): CataloguedError {
-  const own = { code: error.code, msg: error.message, time: envelopeTime(engine), data: null };
+  const own = envelope(engine, error.code, error.message, null);
   const headers = { 'content-type': 'application/json', ...error.headers };
   const kind = catalogueKindOf(error);
   if (!catalogue)
@@ -236,9 +236,9 @@ export function catalogued(engine: Engine, error: SimulatorError, catalogue: boo
       code: String(code),
       time: own.time,
     });
-    const answerHeaders: Record<string, string> = { ...error.headers };
-    if (type !== '') answerHeaders['content-type'] = type;
-    return { status, headers: answerHeaders, text, response: parsedOrText(text), rejection: kind };
+    const bodyHeaders: Record<string, string> = { ...error.headers };
+    if (type !== '') bodyHeaders['content-type'] = type;
+    return { status, headers: bodyHeaders, text, response: parsedOrText(text), rejection: kind };
   }
   const body = {
     code,

@@ -9,7 +9,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { components } from '../../src/generated/control.ts';
 import type { Engine } from '../engine/index.ts';
 import { afterChange, type ChangeLog } from './change-log.ts';
-import { targetOf, type SimEnv } from './context.ts';
+import { asSent, type SimEnv } from './context.ts';
 import { decodeText } from './decode-text.ts';
 import { errorResponse } from './error-catalogue.ts';
 import { redactBody, redactKeys, replaceKeys, replaceKeysIn } from './journal-redaction.ts';
@@ -98,7 +98,7 @@ export function finishExchange(options: FinishOptions): MiddlewareHandler<SimEnv
     }
     if (!isJournaled(method, c.req.path)) return;
     const status = c.res.status;
-    const { path, query } = targetOf(c);
+    const { path, query } = asSent(c);
     const keys = c.get('keys') ?? NO_KEYS;
     const kept = keys.length > 0 ? (text: string): string => replaceKeys(text, keys) : unchanged;
     const done: ExchangeFinished = {

@@ -12,7 +12,7 @@ import type { components } from '../../src/generated/control.ts';
 import type { Engine } from '../engine/index.ts';
 import type { RandomSource } from '../engine/random-source.ts';
 import type { SimContext, SimEnv } from './context.ts';
-import { envelopeTime } from './envelope.ts';
+import { envelope } from './envelope.ts';
 import { DROPPED_HEADER, DROPPED_HOW_HEADER } from './exchange.ts';
 
 export type FaultRequest = components['schemas']['FaultRequest'];
@@ -156,12 +156,12 @@ export function injectFaults(faults: FaultInjector, engine: Engine): MiddlewareH
           fault.withRetryAfter === false ? undefined : (fault.retryAfter ?? (status === 429 ? 1 : undefined));
         if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
         if (fault.withBody === false) return new Response(null, { status, headers });
-        const body = {
-          code: status === 429 ? 10003 : 50000,
-          msg: `Injected fault ${fault.id}: HTTP ${status}. Remove it with DELETE /_sim/faults/${fault.id}.`,
-          time: envelopeTime(engine),
-          data: null,
-        };
+        const body = envelope(
+          engine,
+          status === 429 ? 10003 : 50000,
+          `Injected fault ${fault.id}: HTTP ${status}. Remove it with DELETE /_sim/faults/${fault.id}.`,
+          null,
+        );
         c.set('response', body);
         return new Response(JSON.stringify(body), { status, headers: { ...JSON_TYPE, ...headers } });
       }

@@ -130,8 +130,7 @@ function redactPairs(text: string): string {
  *   redactBody('rentalCount=65000');           // unchanged
  */
 export function redactBody(text: string): string {
-  // Only a JSON object or array is parsed: parsing (and throwing on) every form body showed in
-  // order creation's profile (bench/README.md).
+  // Only a JSON object or array is parsed; anything else is scanned for pairs.
   const first = text.trimStart().charCodeAt(0);
   if (first === 123 /* { */ || first === 91 /* [ */) {
     let parsed: unknown;

@@ -77,9 +77,9 @@ export function checkPrefer(mode: Mode): MiddlewareHandler<SimEnv> {
  * an order's outcome goes on to the engine.
  *
  * @example
- *   app.use(checkPrefer('simulator'), injectFaults(faults, engine), answerAskedRejection);
+ *   app.use(checkPrefer('simulator'), injectFaults(faults, engine), rejectAsAsked);
  */
-export const answerAskedRejection: MiddlewareHandler<SimEnv> = async (c, next) => {
+export const rejectAsAsked: MiddlewareHandler<SimEnv> = async (c, next) => {
   const asked = c.get('outcomeAsked');
   if (asked !== undefined && isRejection(asked)) throw askedRejection(asked);
   await next();

@@ -34,7 +34,7 @@ const BROKEN_PRICE = JSON.stringify({
 const MiB = 1024 * 1024;
 
 /** What the upstream saw of one request: its headers, how much of the answer it wrote, and whether the proxy hung up. */
-interface Exchange {
+interface UpstreamCall {
   headers: IncomingMessage['headers'];
   written: number;
   closed: Promise<void>;
@@ -42,9 +42,9 @@ interface Exchange {
 
 /** A node:http upstream on a free loopback port. */
 async function upstream(handler: (req: IncomingMessage, res: ServerResponse) => void) {
-  const exchanges: Exchange[] = [];
+  const exchanges: UpstreamCall[] = [];
   const server = createHttpServer((req, res) => {
-    const exchange: Exchange = {
+    const exchange: UpstreamCall = {
       headers: req.headers,
       written: 0,
       closed: new Promise((resolve) => res.once('close', () => resolve())),

@@ -7,25 +7,35 @@
  * network.
  */
 import { findApiOperation, isApiPath, withoutApiPrefix } from './api-operations.ts';
-import { targetOf } from './context.ts';
+import { asSent } from './context.ts';
 import type { ResponseSource } from './create-app.ts';
 import { requestBody } from './request-body.ts';
 
 /** What a replay is asked: one API request (recording/replay-target.ts). */
 export type ReplayFetch = (request: Request) => Promise<Response>;
 
+/** Where a replay's responses come from (`serve --replay FILE`). */
+export interface ReplayOptions {
+  /** Answers one API request from the recording (recording/replay-target.ts). */
+  fetch: ReplayFetch;
+  /** What is replayed, for /_sim/health (the recording's file). */
+  source: string;
+}
+
 /**
  * Creates the recording's response source.
  *
  * @example
- *   const source = recordingSource((request) => replay.transport(request, LIVE_CASE, LIVE_CASE));
+ *   const source = recordingSource({ fetch: (request) => replay.transport(request, LIVE_CASE, LIVE_CASE), source: 'traffic.jsonl' });
  */
-export function recordingSource(replay: ReplayFetch): ResponseSource {
+export function recordingSource(replay: ReplayOptions): ResponseSource {
+  let replayed = 0;
   return {
     mode: 'replay',
+    stats: () => ({ upstream: replay.source, forwarded: replayed, violations: 0, refusedOrders: 0 }),
     takes: isApiPath,
     route(c) {
-      const op = findApiOperation(c.req.method, withoutApiPrefix(targetOf(c).path));
+      const op = findApiOperation(c.req.method, withoutApiPrefix(asSent(c).path));
       if (op) c.set('operation', op.id);
     },
     async respond(c) {
@@ -35,7 +45,8 @@ export function recordingSource(replay: ReplayFetch): ResponseSource {
         method === 'GET' || method === 'HEAD'
           ? c.req.raw
           : new Request(c.req.raw, { body: new Uint8Array(await requestBody(c)) });
-      const response = await replay(request);
+      replayed++;
+      const response = await replay.fetch(request);
       const text = await response.text();
       try {
         c.set('response', JSON.parse(text));

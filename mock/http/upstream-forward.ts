@@ -84,10 +84,10 @@ const forwardedResponseHeader = (name: string): boolean =>
 /** Statuses whose response has no body (a Response refuses one). */
 const NULL_BODY_STATUS = new Set([204, 205, 304]);
 
-/** What is forwarded of a request: its method, its target (path and query, as sent) and the headers read. */
+/** What is forwarded of a request: its method, its path and query as sent, and the headers read. */
 export interface UpstreamRequest {
   readonly method: string;
-  readonly target: string;
+  readonly pathAndQuery: string;
   header(name: string): string | undefined;
 }
 
@@ -126,7 +126,7 @@ export async function forwardToUpstream(
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   try {
     const response = await Promise.race([
-      (options.fetch ?? fetch)(options.url.replace(/\/+$/, '') + request.target, {
+      (options.fetch ?? fetch)(options.url.replace(/\/+$/, '') + request.pathAndQuery, {
         method: request.method,
         headers,
         body: body && body.byteLength > 0 ? body : undefined,

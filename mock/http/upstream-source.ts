@@ -17,11 +17,12 @@
 import { loadSpec } from '../../src/spec/loader.ts';
 import { parseUnits, SimulatorError } from '../engine/index.ts';
 import { API_OPERATIONS, API_PATHS_NAMED } from './api-operations.ts';
-import { targetOf, type SimContext } from './context.ts';
+import { asSent, type SimContext } from './context.ts';
 import type { ResponseSource } from './create-app.ts';
 import { decodeText } from './decode-text.ts';
 import { createEdgeClassifier, type EdgeVerdict } from './edge-classifier.ts';
 import {
+  redactUrl,
   replaceKeys,
   secretPairValues,
   secretValuesOf,
@@ -60,10 +61,16 @@ export function upstreamSource(proxy: ProxyContext): ResponseSource {
   const classify = createEdgeClassifier(loadSpec('api').operations);
   return {
     mode: 'proxy',
+    stats: () => ({
+      upstream: redactUrl(proxy.upstream.url),
+      forwarded: proxy.counters.forwarded,
+      violations: proxy.validation.count,
+      refusedOrders: proxy.guard.refused,
+    }),
     takes: (path) => !LOCAL_PATHS.test(path),
     route(c) {
       c.set('keys', keysOf(c, proxy.aliases));
-      const { path, query } = targetOf(c);
+      const { path, query } = asSent(c);
       const method = c.req.method;
       const verdict = classify(method, query === undefined ? path : `${path}?${query}`);
       if (verdict.kind === 'api') c.set('operation', verdict.operationId);
@@ -78,7 +85,7 @@ export function upstreamSource(proxy: ProxyContext): ResponseSource {
 
 /** The request's keys with their aliases: its API-KEY, and secret-named query parameters. */
 function keysOf(c: SimContext, aliases: KeyAliases): Array<[string, string]> {
-  const query = targetOf(c).query;
+  const query = asSent(c).query;
   const keys = query === undefined ? [] : secretValuesOf(query);
   const header = c.req.header('api-key');
   if (header) keys.unshift(header);
@@ -144,10 +151,10 @@ async function forward(c: SimContext, proxy: ProxyContext): Promise<Response> {
   }
   if (body) addKeys(c, proxy, secretValuesOf(decodeText(body)));
   proxy.counters.forwarded++;
-  const { path, query } = targetOf(c);
+  const { path, query } = asSent(c);
   const request = {
     method,
-    target: query === undefined ? path : `${path}?${query}`,
+    pathAndQuery: query === undefined ? path : `${path}?${query}`,
     header: (name: string) => c.req.header(name),
   };
   const response = await forwardToUpstream(proxy.upstream, request, body);
@@ -200,7 +207,7 @@ async function orderCost(
   proxy: ProxyContext,
   body: Uint8Array | undefined,
 ): Promise<{ sun?: number; why?: string }> {
-  const params = new URLSearchParams(targetOf(c).query ?? '');
+  const params = new URLSearchParams(asSent(c).query ?? '');
   if (body && /application\/x-www-form-urlencoded/i.test(c.req.header('content-type') ?? '')) {
     for (const [name, value] of new URLSearchParams(decodeText(body))) params.append(name, value);
   }
@@ -211,7 +218,7 @@ async function orderCost(
   const key = c.req.header('api-key');
   const priceRequest = {
     method: 'GET',
-    target: `${API_OPERATIONS.getPrice.path}?${query}`,
+    pathAndQuery: `${API_OPERATIONS.getPrice.path}?${query}`,
     header: (name: string) => (name === 'api-key' ? key : undefined),
   };
   let price: { data?: { trxPrice?: unknown } } | undefined;

@@ -40,17 +40,6 @@ export function check<T>(
 }
 
 /**
- * Whether `data` passes `validate` (coerced in place) as `check` would accept it, without
- * building a message: for the Node fast path, which leaves every rejection to Hono.
- *
- * @example
- *   passes(validators.request('getPrice'), { rentalCount: '65000', period: '1h' }); // true
- */
-export function passes(validate: ValidateFunction, data: Record<string, unknown>): boolean {
-  return validate(data) && nonFinite(data) === undefined;
-}
-
-/**
  * The first parameter holding a non-finite number. Coercion reads 'Infinity' and '1e400'
  * as Infinity, which ajv's integer and range checks let through; no parameter of either
  * document accepts a non-finite number.

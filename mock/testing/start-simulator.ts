@@ -13,10 +13,10 @@ import type { Clock } from '../engine/index.ts';
 
 type Control = components['schemas'];
 
-export interface StartSimulatorOptions extends SimulatorOptions {
+export type StartSimulatorOptions = SimulatorOptions & {
   /** Listen on a loopback port (default true); false gives an in-process simulator only. */
   listen?: boolean;
-}
+};
 
 export interface TestSimulator {
   /** Base URL of the listening simulator, e.g. http://127.0.0.1:53211 ('' with listen: false). */
