@@ -6,7 +6,6 @@
  * exactly and the engine's ids do not shift.
  */
 import type { Socket } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { MiddlewareHandler } from 'hono';
 import type { components } from '../../src/generated/control.ts';
 import type { Engine } from '../engine/index.ts';
@@ -147,7 +146,7 @@ export function injectFaults(faults: FaultInjector, engine: Engine): MiddlewareH
     const { fault } = hit;
     c.set('fault', fault.id);
     c.set('faultKind', faultKindOf(fault));
-    if (hit.latencyMs > 0) await sleep(hit.latencyMs);
+    if (hit.latencyMs > 0) await new Promise<void>((resolve) => setTimeout(resolve, hit.latencyMs));
     switch (fault.response) {
       case 'status': {
         const status = fault.status ?? 503;
