@@ -8,19 +8,14 @@
  *   body limit   a declared body over the limit is 413 (request-body.ts)
  *   control      the control plane's token and loopback rule (control-guard.ts; /_sim only)
  *   change log   a change is refused while it cannot be kept (change-log.ts)
- *   the API's steps, for a path its response source takes:
- *     route      the source names the operation or refuses (404, 405, a proxy's refusals)
- *     prefer     a `Prefer: outcome=…` header checked (prefer-outcome.ts)
- *     faults     an injected fault (fault-injector.ts)
- *     asked      a rejection asked for by `Prefer` is the response
- *     auth       the account of the API-KEY (the engine only)
- *     rate limit per key, on the simulator's clock (rate-limit.ts)
- *     respond    the source: the engine, the upstream, or a recording
+ *   the API      for a path the response source takes: route, Prefer, faults, the asked
+ *                rejection, authentication, rate limit, and the source's response (api-steps.ts)
+ *   405          a control-plane path with another method
  *   routes       the control plane, the dashboard and the docs
  *
  * A step that throws is answered by the one error handler (error-catalogue.ts).
  */
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono } from 'hono';
 import { methodNotAllowed as allowedOnly } from 'hono/method-not-allowed';
 import type { components } from '../../src/generated/control.ts';
 import type { Account, Engine } from '../engine/index.ts';
@@ -32,9 +27,8 @@ import { dashboardRoutes } from './dashboard-routes.ts';
 import { docsRoutes } from './docs-routes.ts';
 import { errorResponse, methodNotAllowed, notFound } from './error-catalogue.ts';
 import { finishExchange, type ExchangeEvents } from './exchange.ts';
-import { injectFaults, type FaultInjector } from './fault-injector.ts';
-import { rejectAsAsked, checkPrefer } from './prefer-outcome.ts';
-import { limitRate } from './rate-limit.ts';
+import type { FaultInjector } from './fault-injector.ts';
+import { apiSteps } from './api-steps.ts';
 import { guardSocket } from './request-guard.ts';
 import { limitBody } from './request-body.ts';
 
@@ -91,12 +85,6 @@ const OPEN_PAGES = new Set(['/_sim/health', '/_sim/ui']);
 export function createApp(options: AppOptions): Hono<SimEnv> {
   const { engine, source } = options;
   const app = new Hono<SimEnv>();
-  /** A step of the API's, skipped for the control plane's requests. */
-  const api =
-    (step: MiddlewareHandler<SimEnv>): MiddlewareHandler<SimEnv> =>
-    (c, next) =>
-      c.get('api') ? step(c, next) : next();
-
   app.use(guardSocket(engine));
   app.use(finishExchange(options));
   app.use(limitBody(options.maxBodyBytes));
@@ -105,26 +93,7 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     OPEN_PAGES.has(c.req.path) || c.req.path.startsWith('/_sim/ui/') ? next() : guard(c, next),
   );
   app.use(refuseWhileUnkept(options.changeLog));
-
-  app.use(async (c, next) => {
-    if (source.takes(c.req.path)) {
-      c.set('api', true);
-      source.route(c);
-    }
-    await next();
-  });
-  app.use(api(checkPrefer(source.mode)));
-  app.use(api(injectFaults(options.faults, engine)));
-  app.use(api(rejectAsAsked));
-  app.use(
-    api(async (c, next) => {
-      // Faults come before authentication, as a broken proxy in front of the service would.
-      if (source.authenticate) c.set('account', source.authenticate(c));
-      await next();
-    }),
-  );
-  app.use(api(limitRate(engine)));
-  app.use(api(async (c) => source.respond(c)));
+  for (const step of apiSteps(engine, source, options.faults)) app.use(step);
   // Only the control plane's, the dashboard's and the docs' requests come this far.
   app.use(
     allowedOnly({

@@ -4,11 +4,9 @@
  * Only the simulator decides outcomes, so a proxy or a replay refuses the header rather
  * than forward it or ignore it.
  */
-import type { MiddlewareHandler } from 'hono';
 import { PREFER_OUTCOMES, REJECTION_KINDS, type Mode } from '../../src/generated/lists.ts';
 import { SimulatorError } from '../engine/index.ts';
 import type { ErrorCatalogueKind } from '../engine/settings.ts';
-import type { SimEnv } from './context.ts';
 
 export type PreferOutcome = (typeof PREFER_OUTCOMES)[number];
 
@@ -56,34 +54,6 @@ export function preferredOutcome(
     );
   return value as PreferOutcome;
 }
-
-/**
- * The step that checks a request's `Prefer: outcome=…` once its operation is known, and
- * keeps what it asks for (the `outcomeAsked` variable): refused (400) as preferredOutcome says.
- *
- * @example
- *   app.use(checkPrefer('simulator'));
- */
-export function checkPrefer(mode: Mode): MiddlewareHandler<SimEnv> {
-  return async (c, next) => {
-    const asked = preferredOutcome(c.req.header('prefer'), mode, c.get('operation'));
-    if (asked !== undefined) c.set('outcomeAsked', asked);
-    await next();
-  };
-}
-
-/**
- * The step, after the faults, where a rejection asked for is the response, whoever asks;
- * an order's outcome goes on to the engine.
- *
- * @example
- *   app.use(checkPrefer('simulator'), injectFaults(faults, engine), rejectAsAsked);
- */
-export const rejectAsAsked: MiddlewareHandler<SimEnv> = async (c, next) => {
-  const asked = c.get('outcomeAsked');
-  if (asked !== undefined && isRejection(asked)) throw askedRejection(asked);
-  await next();
-};
 
 /**
  * The rejection a request that asked for it is answered with, as the error catalogue words

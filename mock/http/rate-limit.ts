@@ -2,10 +2,7 @@
  * The optional per-key rate limit: a fixed window on the simulator's clock, so a test
  * with a manual clock decides exactly when the window opens again.
  */
-import type { MiddlewareHandler } from 'hono';
-import { digestKey } from '../engine/accounts.ts';
 import { SimulatorError, type Engine } from '../engine/index.ts';
-import type { SimEnv } from './context.ts';
 
 /** How many keys' windows are kept before those of past windows are swept. */
 const SWEEP_AT = 10_000;
@@ -55,22 +52,5 @@ export function createRateLimiter(engine: Engine): RateLimiter {
       }
       window.count++;
     },
-  };
-}
-
-/**
- * The rate limit as a step of the API's: each request counted against its account's key,
- * or the key it sent (in front of a service, which knows its own keys), while the setting
- * is on.
- *
- * @example
- *   app.use(limitRate(engine));
- */
-export function limitRate(engine: Engine): MiddlewareHandler<SimEnv> {
-  const limiter = createRateLimiter(engine);
-  return async (c, next) => {
-    if (engine.settings().rateLimit)
-      limiter.check(c.get('account')?.keyDigest ?? digestKey(c.req.header('api-key') ?? ''));
-    await next();
   };
 }
