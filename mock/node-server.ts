@@ -40,27 +40,31 @@ const DRAIN_TIMEOUT_MS = 30_000;
  */
 export function createSimulatorServer(sim: Simulator, options: RequestGuardOptions = {}): Server {
   const guard = createRequestGuard(options);
-  const listener = getRequestListener((request, env) => sim.app.fetch(request, { ...env, guard }), {
-    // The listener's own clean-up cuts a connection 500 ms after the answer while the body
-    // is still arriving; drainAfterAnswer below replaces it.
-    autoCleanupIncoming: false,
-    errorHandler: (error) => {
-      let refusal;
-      if (error instanceof RequestError) refusal = unreadableRequest(error.message);
-      else {
-        try {
-          sim.onUnexpectedError?.(error);
-        } catch {
-          // A failing logger must not turn one bug into two.
+  // Each request's bindings are an object of its own: the guard is put on it for the app's first step.
+  const listener = getRequestListener(
+    (request, env) => sim.app.fetch(request, Object.assign(env, { guard })),
+    {
+      // The listener's own clean-up cuts a connection 500 ms after the answer while the body
+      // is still arriving; drainAfterAnswer below replaces it.
+      autoCleanupIncoming: false,
+      errorHandler: (error) => {
+        let refusal;
+        if (error instanceof RequestError) refusal = unreadableRequest(error.message);
+        else {
+          try {
+            sim.onUnexpectedError?.(error);
+          } catch {
+            // A failing logger must not turn one bug into two.
+          }
+          refusal = unexpectedError(error);
         }
-        refusal = unexpectedError(error);
-      }
-      return new Response(errorEnvelopeText(sim.engine, refusal), {
-        status: refusal.status,
-        headers: { 'content-type': 'application/json' },
-      });
+        return new Response(errorEnvelopeText(sim.engine, refusal), {
+          status: refusal.status,
+          headers: { 'content-type': 'application/json' },
+        });
+      },
     },
-  });
+  );
   const { track, owed } = createOwedResponses();
   // Node answers an HTTP/1.1 request with no Host with a bare 400 of its own; the guard
   // answers it with the envelope instead (request-guard.ts).

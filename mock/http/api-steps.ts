@@ -20,7 +20,7 @@ import type { SimContext, SimEnv } from './context.ts';
 import type { ResponseSource } from './create-app.ts';
 import { envelope } from './envelope.ts';
 import { DROPPED_HEADER, DROPPED_HOW_HEADER } from './exchange.ts';
-import type { FaultInjector } from './fault-injector.ts';
+import type { FaultHit, FaultInjector } from './fault-injector.ts';
 import { askedRejection, isRejection, preferredOutcome } from './prefer-outcome.ts';
 import { createRateLimiter } from './rate-limit.ts';
 
@@ -40,30 +40,31 @@ export function apiSteps(
   const steps: MiddlewareHandler<SimEnv>[] = [
     checkPrefer(source.mode),
     injectFaults(faults, engine),
-    async (c, next) => {
+    (c, next) => {
       // A rejection asked for is the response, whoever asks; an order's outcome goes on to the engine.
       const asked = c.get('outcomeAsked');
       if (asked !== undefined && isRejection(asked)) throw askedRejection(asked);
-      await next();
+      return next();
     },
-    async (c, next) => {
+    (c, next) => {
       // Faults come before authentication, as a broken proxy in front of the service would.
       if (source.authenticate) c.set('account', source.authenticate(c));
-      await next();
+      return next();
     },
-    async (c, next) => {
+    (c, next) => {
       if (engine.settings().rateLimit)
         limiter.check(c.get('account')?.keyDigest ?? digestKey(c.req.header('api-key') ?? ''));
-      await next();
+      return next();
     },
-    async (c) => source.respond(c),
+    // The source's response, or its promise: a step that need not wait makes no promise of its own.
+    ((c) => source.respond(c)) as MiddlewareHandler<SimEnv>,
   ];
-  const route: MiddlewareHandler<SimEnv> = async (c, next) => {
+  const route: MiddlewareHandler<SimEnv> = (c, next) => {
     if (source.takes(c.req.path)) {
       c.set('api', true);
       source.route(c);
     }
-    await next();
+    return next();
   };
   return [
     route,
@@ -77,11 +78,11 @@ export function apiSteps(
 
 /** The step that checks a request's `Prefer: outcome=…` once its operation is known, keeping what it asks for. */
 function checkPrefer(mode: ResponseSource['mode']): MiddlewareHandler<SimEnv> {
-  return async (c, next) => {
+  return (c, next) => {
     const header = c.req.header('prefer');
     const asked = header === undefined ? undefined : preferredOutcome(header, mode, c.get('operation'));
     if (asked !== undefined) c.set('outcomeAsked', asked);
-    await next();
+    return next();
   };
 }
 
@@ -101,71 +102,81 @@ const JSON_TYPE = { 'content-type': 'application/json' };
  * dripped: whatever it is, a rejection included for a drip).
  */
 function injectFaults(faults: FaultInjector, engine: Engine): MiddlewareHandler<SimEnv> {
-  return async (c, next) => {
+  return (c, next) => {
     const hit = faults.active ? faults.take(c.get('operation') ?? '') : undefined;
-    if (hit === undefined) return next();
-    const { fault } = hit;
-    c.set('fault', fault.id);
-    c.set('faultKind', faultKindOf(fault));
-    if (hit.latencyMs > 0) await new Promise<void>((resolve) => setTimeout(resolve, hit.latencyMs));
-    switch (fault.response) {
-      case 'status': {
-        const status = fault.status ?? 503;
-        const headers: Record<string, string> = {};
-        const retryAfter =
-          fault.withRetryAfter === false ? undefined : (fault.retryAfter ?? (status === 429 ? 1 : undefined));
-        if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
-        if (fault.withBody === false) return new Response(null, { status, headers });
-        const body = envelope(
-          engine,
-          status === 429 ? 10003 : 50000,
-          `Injected fault ${fault.id}: HTTP ${status}. Remove it with DELETE /_sim/faults/${fault.id}.`,
-          null,
-        );
-        c.set('response', body);
-        return new Response(JSON.stringify(body), { status, headers: { ...JSON_TYPE, ...headers } });
-      }
-      case 'malformed':
-        c.set('response', MALFORMED_BODY);
-        return new Response(MALFORMED_BODY, { status: 200, headers: JSON_TYPE });
-      case 'drop':
-        return cut(c, fault.id, 'close');
-      case 'reset':
-        return cut(c, fault.id, 'reset');
-      case 'garbage': {
-        const bytes = hit.garbage ?? new Uint8Array(0);
-        c.set(
-          'response',
-          `[${bytes.byteLength} random bytes instead of an answer, then the connection closed]`,
-        );
-        return cut(c, fault.id, bytes);
-      }
-      case 'drip':
-        await next();
-        if (c.res.body !== null)
-          c.res = new Response(
-            dripStream(
-              new Uint8Array(await c.res.arrayBuffer()),
-              fault.dripChunks ?? DRIP_CHUNKS,
-              fault.dripMs ?? DRIP_MS,
-            ),
-            c.res,
-          );
-        return;
-      case 'truncated': {
-        await next();
-        // Only what the source answered is cut; a rejection before it goes whole.
-        if (c.error !== undefined || c.res.body === null) return;
-        const text = await c.res.text();
-        const half = text.slice(0, Math.floor(text.length / 2));
-        c.set('response', half);
-        c.res = new Response(half, c.res);
-        return;
-      }
-      default:
-        return next();
-    }
+    return hit === undefined ? next() : deliver(c, next, hit, engine);
   };
+}
+
+/** What a fault that hit does, once its latency has passed. */
+async function deliver(
+  c: SimContext,
+  next: () => Promise<void>,
+  hit: FaultHit,
+  engine: Engine,
+): Promise<Response | undefined> {
+  const { fault } = hit;
+  c.set('fault', fault.id);
+  c.set('faultKind', faultKindOf(fault));
+  if (hit.latencyMs > 0) await new Promise<void>((resolve) => setTimeout(resolve, hit.latencyMs));
+  switch (fault.response) {
+    case 'status': {
+      const status = fault.status ?? 503;
+      const headers: Record<string, string> = {};
+      const retryAfter =
+        fault.withRetryAfter === false ? undefined : (fault.retryAfter ?? (status === 429 ? 1 : undefined));
+      if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
+      if (fault.withBody === false) return new Response(null, { status, headers });
+      const body = envelope(
+        engine,
+        status === 429 ? 10003 : 50000,
+        `Injected fault ${fault.id}: HTTP ${status}. Remove it with DELETE /_sim/faults/${fault.id}.`,
+        null,
+      );
+      c.set('response', body);
+      return new Response(JSON.stringify(body), { status, headers: { ...JSON_TYPE, ...headers } });
+    }
+    case 'malformed':
+      c.set('response', MALFORMED_BODY);
+      return new Response(MALFORMED_BODY, { status: 200, headers: JSON_TYPE });
+    case 'drop':
+      return cut(c, fault.id, 'close');
+    case 'reset':
+      return cut(c, fault.id, 'reset');
+    case 'garbage': {
+      const bytes = hit.garbage ?? new Uint8Array(0);
+      c.set(
+        'response',
+        `[${bytes.byteLength} random bytes instead of an answer, then the connection closed]`,
+      );
+      return cut(c, fault.id, bytes);
+    }
+    case 'drip':
+      await next();
+      if (c.res.body !== null)
+        c.res = new Response(
+          dripStream(
+            new Uint8Array(await c.res.arrayBuffer()),
+            fault.dripChunks ?? DRIP_CHUNKS,
+            fault.dripMs ?? DRIP_MS,
+          ),
+          c.res,
+        );
+      return;
+    case 'truncated': {
+      await next();
+      // Only what the source answered is cut; a rejection before it goes whole.
+      if (c.error !== undefined || c.res.body === null) return;
+      const text = await c.res.text();
+      const half = text.slice(0, Math.floor(text.length / 2));
+      c.set('response', half);
+      c.res = new Response(half, c.res);
+      return;
+    }
+    default:
+      await next();
+      return undefined;
+  }
 }
 
 /**

@@ -340,7 +340,7 @@ const creation = (i: number): ExchangeFinished => ({
   durationMs: 0,
   operation: 'createOrder',
   account: ADDRESS,
-  responseText: `{"code":0,"msg":"ok","time":"1","data":{"id":"${madeUpId(i)}","amount":4.23,"currency":"TRX"}}`,
+  response: { code: 0, msg: 'ok', time: '1', data: { id: madeUpId(i), amount: 4.23, currency: 'TRX' } },
 });
 
 /** A history answer showing order `i` in `status` to `account`. */
@@ -353,7 +353,7 @@ const historyLook = (i: number, status: string, account = ADDRESS): ExchangeFini
   operation: 'getOrderHistory',
   account,
   queryText: `orderId=${madeUpId(i)}`,
-  responseText: `{"code":0,"msg":"ok","time":"1","data":{"orderId":"${madeUpId(i)}","status":"${status}","currency":"TRX"}}`,
+  response: { code: 0, msg: 'ok', time: '1', data: { orderId: madeUpId(i), status, currency: 'TRX' } },
 });
 
 describe('the bounds of the calls kept apart', () => {
@@ -370,7 +370,7 @@ describe('the bounds of the calls kept apart', () => {
       durationMs: 0,
       operation: 'getPrice',
       queryText: query,
-      responseText: '{"code":0,"msg":"ok","data":{}}',
+      response: { code: 0, msg: 'ok', data: {} },
     });
     for (let i = 0; i < MAX_CALL_ROWS; i++) counts.observe(price(`rentalCount=${i + 1}&period=1h`));
     counts.observe(price('rentalCount=65000&period=1d'));
@@ -396,7 +396,7 @@ describe('the bounds of the calls kept apart', () => {
       operation: 'getPrice',
       queryText: query,
       ...(account ? { account } : {}),
-      responseText: '{"code":0,"msg":"ok","data":{}}',
+      response: { code: 0, msg: 'ok', data: {} },
     });
     const a = 'rentalCount=65000&period=1h';
     const b = 'rentalCount=65000&period=1d';
@@ -417,7 +417,7 @@ describe('the bounds of the calls kept apart', () => {
     expect(counts.list().calls.map((row) => row.count)).toEqual([3, 2, 1, 1]);
   });
 
-  it('remembers the MAX_TRACKED_ORDERS orders looked at last, and forgets the one looked at longest ago', () => {
+  it('remembers an order for MAX_TRACKED_ORDERS / 2 looks at others, and forgets it past MAX_TRACKED_ORDERS', () => {
     const counts = createCallCounts({
       mode: 'simulator',
       settings: () => ({ duplicateOutOrderNo: 'reject', rateLimit: null, accountSuccessCode: 0 }),
@@ -429,10 +429,10 @@ describe('the bounds of the calls kept apart', () => {
     // The newest is remembered: seeing it completed is a step from PENDING.
     counts.observe(completed(MAX_TRACKED_ORDERS));
     expect(steps()).toBe(1);
-    // Looked at longest ago, past the bound: forgotten, so seeing it completed is a first look.
+    // MAX_TRACKED_ORDERS looks at others ago: forgotten, so seeing it completed is a first look.
     counts.observe(completed(0));
     expect(steps()).toBe(1);
-    // Among the last MAX_TRACKED_ORDERS looked at: still remembered.
+    // MAX_TRACKED_ORDERS / 2 looks ago: still remembered.
     counts.observe(completed(MAX_TRACKED_ORDERS / 2));
     expect(steps()).toBe(2);
   });

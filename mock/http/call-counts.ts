@@ -31,19 +31,18 @@ type C = components['schemas'];
 export const MAX_CALL_ROWS = 100_000;
 /** Distinct unmatched method and path pairs listed; the rest are counted in `omitted`. */
 export const MAX_UNMATCHED = 1000;
-/** Orders whose statuses seen are kept for the transitions, at most: the ones looked at last. */
+/**
+ * Orders whose statuses seen are kept for the transitions, at most: two generations of half
+ * as many, the older forgotten whole when the younger fills, so an order is remembered for
+ * at least MAX_TRACKED_ORDERS / 2 looks at other orders after its last.
+ */
 export const MAX_TRACKED_ORDERS = 100_000;
 
 /** The path of the calls to paths first seen past MAX_CALL_ROWS. */
 const OTHER_PATHS = '(other paths)';
 /** The parameters of a call counted past MAX_CALL_ROWS: not kept apart. */
 const PARAMS_DROPPED = '\u0000';
-/** A response text longer than this is not read for the behaviour it shows (an API envelope is a few hundred bytes). */
-const MAX_READ_CHARS = 64 * 1024;
 const RATE_LIMITED_CODE = ERROR_CODES.rateLimited.code;
-/** The code at the start of an envelope as the simulator writes it. */
-const CODE = /^\{"code":(-?\d+)[,}]/;
-const STATUSES: ReadonlySet<unknown> = new Set(ORDER_STATUSES);
 const KNOWN_CURRENCIES: ReadonlySet<unknown> = new Set(CURRENCIES);
 
 export interface CallCounts {
@@ -79,12 +78,6 @@ interface Row {
   count: number;
 }
 
-/** An order as the counts last saw it: the statuses seen, and the last. */
-interface Look {
-  seen: Set<string>;
-  last: string | undefined;
-}
-
 /**
  * Creates the counting layer of one simulator.
  *
@@ -103,8 +96,12 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
   let exercised = new Map<string, number>();
   let unclassified = 0;
   let called = new Map<string, number>();
-  /** account and order id → what was seen of it, the least recently looked at first. */
-  let looks = new Map<string, Look>();
+  /**
+   * account and order id → what was seen of it, in two generations: a bit per status of
+   * ORDER_STATUSES seen, and the last one's index + 1 from bit 8 (0: none yet).
+   */
+  let young = new Map<string, number>();
+  let old = new Map<string, number>();
   let parameters = new Map<string, Set<string>>();
 
   const bump = (id: string): void => void exercised.set(id, (exercised.get(id) ?? 0) + 1);
@@ -150,21 +147,24 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
   /** One look at an order: each status counted once per order, and the step from the last look. */
   function seeOrder(account: string, orderId: string, status: string | undefined, currency: unknown): void {
     const key = `${account}\n${orderId}`;
-    let look = looks.get(key);
+    let look = young.get(key) ?? old.get(key);
     if (look === undefined) {
       if (KNOWN_CURRENCIES.has(currency)) bump(`currency:${String(currency)}`);
-      look = { seen: new Set(), last: undefined };
-      if (looks.size >= MAX_TRACKED_ORDERS) looks.delete(looks.keys().next().value!);
-    } else looks.delete(key);
-    // Most recently looked at last, so the first key is the one to forget.
-    looks.set(key, look);
-    if (status === undefined) return;
-    if (!look.seen.has(status)) {
-      look.seen.add(status);
-      bump(`status:${status}`);
+      look = 0;
     }
-    if (look.last !== undefined && look.last !== status) bump(`transition:${look.last}>${status}`);
-    look.last = status;
+    const index =
+      status === undefined ? -1 : ORDER_STATUSES.indexOf(status as (typeof ORDER_STATUSES)[number]);
+    if (index !== -1) {
+      if ((look & (1 << index)) === 0) bump(`status:${status}`);
+      const last = (look >> 8) - 1;
+      if (last !== -1 && last !== index) bump(`transition:${ORDER_STATUSES[last]}>${status}`);
+      look = ((index + 1) << 8) | (look & 0xff) | (1 << index);
+    }
+    if (!young.has(key) && young.size >= MAX_TRACKED_ORDERS / 2) {
+      old = young;
+      young = new Map();
+    }
+    young.set(key, look);
   }
 
   /** The order an answer shows, if it shows one: a creation's (CREATED, unless seen before) or a history's. */
@@ -176,33 +176,16 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
     const account = x.account ?? '';
     // A creation answer shows no status: an order seen before (a repeated outOrderNo) is not seen again by it.
     const status = created
-      ? looks.has(`${account}\n${id}`)
+      ? young.has(`${account}\n${id}`) || old.has(`${account}\n${id}`)
         ? undefined
         : ORDER_LIFECYCLE.created
-      : STATUSES.has(data.status)
-        ? String(data.status)
-        : undefined;
+      : String(data.status);
     seeOrder(account, id, status, data.currency);
   }
 
-  /** The response as a value: the one a source kept, else its text parsed when it is small JSON. */
+  /** The response as the journal keeps it, when it is an object (an envelope). */
   function bodyOf(x: ExchangeFinished): { code?: unknown; data?: unknown } | undefined {
-    if (x.response !== undefined)
-      return typeof x.response === 'object' && x.response !== null ? x.response : undefined;
-    const text = x.responseText;
-    if (text === undefined || text.length > MAX_READ_CHARS || !text.startsWith('{')) return undefined;
-    try {
-      return JSON.parse(text) as { code?: unknown };
-    } catch {
-      return undefined;
-    }
-  }
-
-  /** The envelope's code: the value's, else read off the start of the simulator's compact text. */
-  function codeOf(x: ExchangeFinished): unknown {
-    if (x.response !== undefined) return bodyOf(x)?.code;
-    const code = x.responseText === undefined ? undefined : CODE.exec(x.responseText)?.[1];
-    return code === undefined ? undefined : Number(code);
+    return typeof x.response === 'object' && x.response !== null ? x.response : undefined;
   }
 
   function observeCoverage(x: ExchangeFinished): void {
@@ -220,7 +203,7 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
       bump(`rejection:${x.rejection}`);
       named = true;
     } else if (faultKind === undefined || faultKind === 'latency') {
-      const code = codeOf(x);
+      const code = bodyOf(x)?.code;
       if (x.status === 429 || code === RATE_LIMITED_CODE) {
         bump('ratelimit');
         named = true;
@@ -326,7 +309,8 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
       exercised = new Map();
       unclassified = 0;
       called = new Map();
-      looks = new Map();
+      young = new Map();
+      old = new Map();
       parameters = new Map();
     },
   };

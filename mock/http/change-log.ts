@@ -27,14 +27,14 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
  *   app.use(refuseWhileUnkept(log)); // a POST on a full disk: SimulatorError('stateNotWritten')
  */
 export function refuseWhileUnkept(log: ChangeLog | undefined): MiddlewareHandler<SimEnv> {
-  return async (c, next) => {
+  return (c, next) => {
     const problem = log && !READS.has(c.req.method) ? log.check() : undefined;
     if (problem)
       throw new SimulatorError(
         'stateNotWritten',
         `Nothing was changed: the state log cannot be written (${problem.message}). Free the disk or mend --state; changes are taken again once a write succeeds.`,
       );
-    await next();
+    return next();
   };
 }
 

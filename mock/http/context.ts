@@ -22,9 +22,8 @@ export interface SimEnv {
     sent: { path: string; query: string | undefined };
     /** The request is the API's: the answer source's steps run for it. */
     api: true;
-    /** The body's bytes, once read, and the most read (request-body.ts). */
+    /** The body's bytes, read by the body-limit step (request-body.ts). */
     body: Uint8Array;
-    bodyLimit: number;
     /** The operationId the request was routed to. */
     operation: string;
     /** The account of the request's API-KEY, once authenticated. */

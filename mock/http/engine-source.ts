@@ -21,8 +21,8 @@ import type { ResponseSource } from './create-app.ts';
 import { envelope } from './envelope.ts';
 import { methodNotAllowed, notFound } from './error-catalogue.ts';
 import { addExtraFields } from './extra-fields.ts';
-import { requestText } from './request-body.ts';
-import { addAll } from './request-params.ts';
+import { textOf } from './request-body.ts';
+import { readParams } from './request-params.ts';
 import { check } from './validate.ts';
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -70,12 +70,15 @@ export function engineSource(engine: Engine, validators: SpecValidators): Respon
       throw allowed ? methodNotAllowed(c.req.method, sent, allowed) : notFound();
     },
     authenticate: (c) => authenticate(engine, c.req.header('api-key')),
-    async respond(c) {
+    respond(c) {
       const op = API_OPERATIONS[c.get('operation') as keyof typeof API_OPERATIONS] as ApiOperation;
-      const form = op.method === 'POST' ? await formText(c) : undefined;
+      const form = op.method === 'POST' ? formText(c) : undefined;
       const params = check<Record<string, unknown>>(
         validatorOf.get(op.id)!,
-        readParams(asSent(c).query, form),
+        readParams([
+          [asSent(c).query, 'query string'],
+          [form, 'form body'],
+        ]),
       );
       const asked = c.get('outcomeAsked');
       const result = op.run(
@@ -100,6 +103,7 @@ export function engineSource(engine: Engine, validators: SpecValidators): Respon
         });
       }
       const text = JSON.stringify(body);
+      c.set('response', body);
       c.set('responseText', text);
       return c.body(text, 200, JSON_TYPE);
     },
@@ -107,8 +111,8 @@ export function engineSource(engine: Engine, validators: SpecValidators): Respon
 }
 
 /** An order's form body as text; undefined when there is none. Any other content type is refused (415). */
-async function formText(c: SimContext): Promise<string | undefined> {
-  const text = await requestText(c);
+function formText(c: SimContext): string | undefined {
+  const text = textOf(c);
   if (text.length === 0) return undefined;
   const type = c.req.header('content-type');
   if (type?.split(';', 1)[0]!.trim().toLowerCase() !== FORM) {
@@ -118,17 +122,4 @@ async function formText(c: SimContext): Promise<string | undefined> {
     );
   }
   return text;
-}
-
-/**
- * The parameters of the query string and a form body in one object. A parameter given
- * twice with different values is refused: guessing which one the caller meant would hide
- * a bug in their client.
- */
-function readParams(query: string | undefined, form: string | undefined): Record<string, string> {
-  // No prototype: a parameter named 'toString' or '__proto__' is just a parameter.
-  const params = Object.create(null) as Record<string, string>;
-  if (query !== undefined) addAll(params, new URLSearchParams(query), 'query string');
-  if (form !== undefined) addAll(params, new URLSearchParams(form), 'form body');
-  return params;
 }

@@ -1,7 +1,7 @@
 /**
  * A recording as the API's response source (`serve --replay FILE`): every request in the
  * API's namespace goes to the replay, as the WHATWG Request it came as (its body read
- * first, bounded as every body is), and the replay
+ * by the body-limit step, bounded as every body is), and the replay
  * answers what was recorded for the same request (the recorded unknown path and wrong
  * method included) and 501 for what it never saw. Nothing is spent and nothing goes to a
  * network.
@@ -9,7 +9,7 @@
 import { findApiOperation, isApiPath, withoutApiPrefix } from './api-operations.ts';
 import { asSent } from './context.ts';
 import type { ResponseSource } from './create-app.ts';
-import { requestBody } from './request-body.ts';
+import { bodyOf } from './request-body.ts';
 
 /** What a replay is asked: one API request (recording/replay-target.ts). */
 export type ReplayFetch = (request: Request) => Promise<Response>;
@@ -44,7 +44,7 @@ export function recordingSource(replay: ReplayOptions): ResponseSource {
       const request =
         method === 'GET' || method === 'HEAD'
           ? c.req.raw
-          : new Request(c.req.raw, { body: new Uint8Array(await requestBody(c)) });
+          : new Request(c.req.raw, { body: new Uint8Array(bodyOf(c)) });
       replayed++;
       const response = await replay.fetch(request);
       const text = await response.text();

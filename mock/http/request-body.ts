@@ -10,17 +10,26 @@ import type { SimContext, SimEnv } from './context.ts';
 import { decodeText } from './decode-text.ts';
 
 const EMPTY = new Uint8Array(0);
-/** The limit of a request that met no limitBody step (none: every app has one). */
-const DEFAULT_LIMIT = 64 * 1024;
+
+/**
+ * The request's body as the body-limit step read it: its bytes, empty when none was sent
+ * (or its method has none).
+ *
+ * @example
+ *   const bytes = bodyOf(c);
+ */
+export function bodyOf(c: SimContext): Uint8Array {
+  return c.get('body') ?? EMPTY;
+}
 
 /**
  * The request's body as text (UTF-8, a malformed sequence replaced).
  *
  * @example
- *   const text = await requestText(c);
+ *   const text = textOf(c);
  */
-export async function requestText(c: SimContext): Promise<string> {
-  return decodeText(await requestBody(c));
+export function textOf(c: SimContext): string {
+  return decodeText(bodyOf(c));
 }
 
 /**
@@ -33,26 +42,16 @@ export async function requestText(c: SimContext): Promise<string> {
  *   app.use(limitBody(65536));
  */
 export function limitBody(maxBytes: number): MiddlewareHandler<SimEnv> {
-  return async (c, next) => {
+  return (c, next) => {
     if (Number(c.req.header('content-length') ?? 0) > maxBytes) throw bodyTooLarge(maxBytes);
-    c.set('bodyLimit', maxBytes);
     const method = c.req.method;
-    if (method !== 'GET' && method !== 'HEAD' && mayHaveBody(c)) await requestBody(c);
-    await next();
+    if (method === 'GET' || method === 'HEAD' || !mayHaveBody(c)) return next();
+    return readBody(c, maxBytes).then(next);
   };
 }
 
-/**
- * The request's body, at most the body limit of it (past that, the 413 rejection), read
- * once and kept on the context; empty when none was sent.
- *
- * @example
- *   const bytes = await requestBody(c);
- */
-export async function requestBody(c: SimContext): Promise<Uint8Array> {
-  const kept = c.get('body');
-  if (kept !== undefined) return kept;
-  const maxBytes = c.get('bodyLimit') ?? DEFAULT_LIMIT;
+/** The request's body, at most `maxBytes` of it (past that, the 413 rejection), kept on the context. */
+async function readBody(c: SimContext, maxBytes: number): Promise<void> {
   let bytes: Uint8Array = EMPTY;
   // A length the socket's request declared bounds what Node's parser delivers (limitBody
   // checked it): @hono/node-server reads that straight off the socket.
@@ -77,7 +76,6 @@ export async function requestBody(c: SimContext): Promise<Uint8Array> {
     bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
   }
   c.set('body', bytes);
-  return bytes;
 }
 
 /** Whether a request may carry a body: over a socket, one it declares; in process, any Request body. */

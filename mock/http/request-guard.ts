@@ -229,7 +229,7 @@ export const SENT_HOST: unique symbol = Symbol('energy-rental-kit.sentHost');
  *   app.use(guardSocket(engine));
  */
 export function guardSocket(engine: Engine): MiddlewareHandler<SimEnv> {
-  return async (c, next) => {
+  return (c, next) => {
     const incoming = c.env?.incoming;
     const guard = c.env?.guard;
     if (incoming === undefined || guard === undefined) return next();
@@ -246,6 +246,6 @@ export function guardSocket(engine: Engine): MiddlewareHandler<SimEnv> {
         `The request is not valid HTTP/${incoming.httpVersion}: it has no Host header. Send the name you reach the simulator by, such as 'Host: 127.0.0.1:8787'.`,
         { connection: 'close' },
       );
-    return errorResponse(c, engine, refusal, undefined, false);
+    return Promise.resolve(errorResponse(c, engine, refusal, undefined, false));
   };
 }

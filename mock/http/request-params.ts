@@ -5,7 +5,7 @@
 import type { Context } from 'hono';
 import { SimulatorError } from '../engine/index.ts';
 import type { SimContext } from './context.ts';
-import { requestText } from './request-body.ts';
+import { textOf } from './request-body.ts';
 import { parseStrictJson } from './strict-json.ts';
 
 const JSON_READABLE = new Set(['application/json', 'text/plain', 'application/x-www-form-urlencoded', '']);
@@ -19,41 +19,44 @@ const JSON_READABLE = new Set(['application/json', 'text/plain', 'application/x-
 export const MAX_JSON_DEPTH = 32;
 
 /**
- * The parameters of a control-plane request's query string, each once (no prototype: a
- * parameter named 'toString' or '__proto__' is just a parameter). A parameter given twice
- * with different values is refused: guessing which one the caller meant would hide a bug.
- */
-export function readQuery(c: Context): Record<string, string> {
-  const params: Record<string, string> = Object.create(null) as Record<string, string>;
-  const url = c.req.url;
-  const q = url.indexOf('?');
-  if (q !== -1) addAll(params, new URLSearchParams(url.slice(q + 1)), 'query string');
-  return params;
-}
-
-/**
- * Adds the pairs of `source` to `params`, refusing a parameter given twice with different
- * values (`where` names the carrier in the message).
+ * The parameters of query strings and form bodies in one object, each once. A parameter
+ * given twice with different values is refused: guessing which one the caller meant
+ * would hide a bug in their client. A parameter named like a prototype member
+ * ('toString', '__proto__') is just a parameter.
  *
  * @example
- *   addAll(params, new URLSearchParams('period=1h'), 'query string');
+ *   readParams([['rentalCount=65000&period=1h', 'query string']]); // { rentalCount: '65000', period: '1h' }
  */
-export function addAll(params: Record<string, string>, source: URLSearchParams, where: string): void {
-  for (const [name, value] of source) {
-    const seen = params[name];
-    if (seen !== undefined && seen !== value) {
-      throw new SimulatorError(
-        'bodyInvalid',
-        `Parameter '${name}' is given more than once with different values ('${seen}' and '${value}' in the ${where}); send it once.`,
-      );
+export function readParams(
+  sources: ReadonlyArray<readonly [text: string | undefined, where: string]>,
+): Record<string, string> {
+  const params = new Map<string, string>();
+  for (const [text, where] of sources) {
+    if (text === undefined) continue;
+    for (const [name, value] of new URLSearchParams(text)) {
+      const seen = params.get(name);
+      if (seen !== undefined && seen !== value) {
+        throw new SimulatorError(
+          'bodyInvalid',
+          `Parameter '${name}' is given more than once with different values ('${seen}' and '${value}' in the ${where}); send it once.`,
+        );
+      }
+      params.set(name, value);
     }
-    params[name] = value;
   }
+  return Object.fromEntries(params);
+}
+
+/** The parameters of a control-plane request's query string (readParams). */
+export function readQuery(c: Context): Record<string, string> {
+  const url = c.req.url;
+  const q = url.indexOf('?');
+  return readParams([[q === -1 ? undefined : url.slice(q + 1), 'query string']]);
 }
 
 /** Reads a JSON body of the control plane; an empty body reads as `{}`. Duplicate fields and unsafe numbers are refused (strict-json.ts). */
 export async function readJsonBody(c: SimContext): Promise<unknown> {
-  const text = await requestText(c);
+  const text = textOf(c);
   if (text.trim().length === 0) return {};
   const type = c.req.header('content-type')?.split(';', 1)[0]!.trim().toLowerCase();
   // curl -d sends form or text types; the body is JSON either way, so those are read as JSON.

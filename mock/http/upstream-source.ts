@@ -30,7 +30,7 @@ import {
   type KeyAliases,
 } from './journal-redaction.ts';
 import type { LiveValidation } from './live-validation.ts';
-import { requestBody } from './request-body.ts';
+import { bodyOf } from './request-body.ts';
 import type { SpendGuard } from './spend-guard.ts';
 import { readUpstreamResponse } from './upstream-response.ts';
 import { DEFAULT_UPSTREAM_MAX_BYTES, forwardToUpstream, type UpstreamOptions } from './upstream-forward.ts';
@@ -134,7 +134,7 @@ function addKeys(c: SimContext, proxy: ProxyContext, more: readonly string[]): v
 async function forward(c: SimContext, proxy: ProxyContext): Promise<Response> {
   const operation = c.get('operation');
   const method = c.req.method;
-  const bytes = method === 'GET' || method === 'HEAD' ? undefined : await requestBody(c);
+  const bytes = method === 'GET' || method === 'HEAD' ? undefined : bodyOf(c);
   const body = bytes && bytes.byteLength > 0 ? new Uint8Array(bytes) : undefined;
   if (operation === API_OPERATIONS.createOrder.id) {
     const guard = proxy.guard;
