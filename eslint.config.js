@@ -131,27 +131,5 @@ export default tseslint.config(
       ],
     },
   },
-  // Every rejection the HTTP layer makes only ever becomes an answer: built without a stack
-  // trace (SimulatorError.answer), which was a fifth of a rejected request's CPU.
-  {
-    files: ['mock/http/**/*.ts'],
-    ignores: TEST_FILES,
-    rules: {
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: "NewExpression[callee.name='SimulatorError']",
-          message:
-            'A rejection of the HTTP layer only becomes an answer: build it with SimulatorError.answer(kind, message).',
-        },
-        {
-          selector:
-            "CallExpression[callee.object.name='SimulatorError'][callee.property.name=/^(invalidParameter|notFound)$/]",
-          message:
-            'A rejection of the HTTP layer only becomes an answer: build it with SimulatorError.answer(kind, message).',
-        },
-      ],
-    },
-  },
   prettier,
 );

@@ -372,7 +372,7 @@ export async function serve(
         source: options.replay,
       };
     }
-    // Node's own http client in front of the upstream; the global fetch does the same work slower.
+    // Node's own http client in front of the upstream: the global fetch decodes what it passes on.
     // Capped itself too: the recorder of --record reads each answer whole before the proxy does.
     const upstreamFetch = options.upstream
       ? createNodeFetch({ maxBodyBytes: options.upstreamMaxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES })
@@ -439,8 +439,9 @@ export async function serve(
                 fetch: live ? live.wrap(upstreamFetch!) : upstreamFetch,
               },
             }
-          : {}),
-        ...(replay ? { replay } : {}),
+          : replay
+            ? { replay }
+            : {}),
         ...(logFile
           ? {
               changeLog: {
@@ -549,11 +550,7 @@ export async function serve(
     closers.push(
       () =>
         new Promise<void>((resolve) => {
-          server.close(() => {
-            // The last answers' exchanges reach the journal and the request log before the exit.
-            simulator.exchanges.flush();
-            resolve();
-          });
+          server.close(() => resolve());
           // Keep-alive connections would hold close() open; end them.
           (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
         }),

@@ -255,6 +255,14 @@ describe('options', () => {
     expect((error as Error).message).toMatch(message);
   });
 
+  it('refuses proxy and replay together, which only a caller without types can give', () => {
+    const both = {
+      proxy: { upstream: 'http://upstream.test' },
+      replay: { fetch: async () => new Response('{}'), source: 'r.json' },
+    } as unknown as SimulatorOptions;
+    expect(() => createSimulator(both)).toThrow(/proxy and replay exclude each other/);
+  });
+
   it('reports an unexpected error to onUnexpectedError and answers 500 with code 50000', async () => {
     const seen: unknown[] = [];
     const sim = createSimulator({ clock: 'manual', onUnexpectedError: (error) => seen.push(error) });

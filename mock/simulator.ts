@@ -29,17 +29,17 @@ import {
   DROPPED_HOW_HEADER,
   type ExchangeEvents,
 } from './http/exchange.ts';
-import { recordingSource } from './http/recording-source.ts';
+import { recordingSource, type ReplayOptions } from './http/recording-source.ts';
 import type { ChangeLog } from './http/change-log.ts';
-import { createRequestCore, type RequestCore } from './http/request-core.ts';
 import { upstreamSource, type ProxyContext } from './http/upstream-source.ts';
 import { POLLING_CLOCK, type PollingClock } from '../src/client/wait-for-order.ts';
+import type { Mode } from '../src/generated/lists.ts';
 import { createLiveValidation } from './http/live-validation.ts';
 import { createSpendGuard } from './http/spend-guard.ts';
 import { DEFAULT_UPSTREAM_MAX_BYTES } from './http/upstream-forward.ts';
 import { createFaultInjector, type FaultInjector } from './http/fault-injector.ts';
 import { createJournal, type Journal } from './http/journal.ts';
-import { createKeyAliases, redactUrl } from './http/journal-redaction.ts';
+import { createKeyAliases } from './http/journal-redaction.ts';
 import { createRandomSource } from './engine/random-source.ts';
 import { check } from './http/validate.ts';
 import { DEFAULT_SCENARIO, toEngineScenario, type ScenarioInput } from './scenario/scenario-input.ts';
@@ -63,7 +63,35 @@ export const DEFAULT_SEED = 1;
 export const DEFAULT_JOURNAL_LIMIT = 1000;
 export const DEFAULT_MAX_BODY_BYTES: number = 64 * 1024;
 
-export interface SimulatorOptions {
+/**
+ * The options of a simulator. What answers the API is its mode: the engine (neither
+ * `proxy` nor `replay`), the upstream (`proxy`) or a recording (`replay`), never two.
+ */
+export type SimulatorOptions = CommonOptions &
+  (
+    | { proxy?: undefined; replay?: undefined }
+    | {
+        /**
+         * Proxy mode (`serve --upstream`): the API is answered by the upstream at `upstream`,
+         * behind the same journal, faults and rate limit; the control plane stays local.
+         */
+        proxy: ProxyOptions;
+        replay?: undefined;
+      }
+    | {
+        /**
+         * Replay mode (`serve --replay FILE`): the API is answered by `fetch`, which serves a
+         * recording; the control plane stays local.
+         */
+        replay: ReplayOptions;
+        proxy?: undefined;
+      }
+  );
+
+export type { ReplayOptions } from './http/recording-source.ts';
+
+/** What every simulator may be given, whatever its mode. */
+export interface CommonOptions {
   /** Seed of ids, addresses, txIds and outcomes. Default: the scenario's, else 1. */
   seed?: number;
   /** 'real' (default), 'manual', or a clock of your own. */
@@ -85,24 +113,6 @@ export interface SimulatorOptions {
   onUnexpectedError?: (error: unknown) => void;
   /** Where changes are kept (serve --state's log): a change is acknowledged only once it is. */
   changeLog?: ChangeLog;
-  /**
-   * Proxy mode (`serve --upstream`): the API is answered by the upstream at `upstream`,
-   * behind the same journal, faults and rate limit; the control plane stays local.
-   */
-  proxy?: ProxyOptions;
-  /**
-   * Replay mode (`serve --replay FILE`): the API is answered by `fetch`, which serves a
-   * recording; the control plane stays local. Exclusive with `proxy`.
-   */
-  replay?: ReplayOptions;
-}
-
-/** Where a replay's answers come from. */
-export interface ReplayOptions {
-  /** Answers one API request from the recording (recording/replay-target.ts). */
-  fetch: (request: Request) => Promise<Response>;
-  /** What is replayed, for /_sim/health (the recording's file). */
-  source: string;
 }
 
 /** How the simulator stands in front of the real service. */
@@ -148,14 +158,12 @@ export interface Simulator {
   faults: FaultInjector;
   /** The request validators compiled from spec/openapi.yaml. */
   apiValidators: SpecValidators;
-  /** The one request core every transport hands the API's requests to (request-core.ts). */
-  core: RequestCore;
   /** Every finished exchange, announced once to its observers (the journal is the first). */
   exchanges: ExchangeEvents;
   /** Largest request body accepted, bytes. */
   maxBodyBytes: number;
   /** What answers the API: the engine ('simulator'), the upstream ('proxy') or a recording ('replay'). */
-  mode: 'simulator' | 'proxy' | 'replay';
+  mode: Mode;
   /** Reports unexpected errors (the option given), also for the Node server around the app. */
   onUnexpectedError?: ((error: unknown) => void) | undefined;
   /** A fetch that calls the app in-process, for `createClient({ fetch })`. */
@@ -203,49 +211,36 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     ...(options.effects?.length ? { replay: options.effects } : {}),
   });
   if (options.restore && options.timing) engine.updateSettings({ timing: options.timing });
-  // Every finished exchange is announced once, in a batch at the end of its turn; the
-  // journal is its first observer, and it and the call counts take what is pending before
-  // any read.
+  // Every finished exchange is announced once, as it finishes; the journal is its first observer.
   const exchanges = createExchangeEvents({ onListenerError: options.onUnexpectedError });
-  const settle = (): void => exchanges.flush();
   const journal = createJournal(
     options.journalLimit ?? scenarioChecked.journalLimit ?? DEFAULT_JOURNAL_LIMIT,
-    { settle },
   );
   // Faults draw from a source of their own, so injecting one never shifts the engine's ids.
   const faults = createFaultInjector(() => createRandomSource(engine.seed ^ 0x5eed));
   const apiValidators = createValidators(loadSpec('api'), { coerceTypes: true, formats });
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  // A caller without types may still pass both.
   if (options.proxy && options.replay)
     throw new SimulatorError(
       'parameterInvalid',
       'proxy and replay exclude each other: a simulator answers from the upstream or from a recording, not both.',
     );
-  const proxy = options.proxy ? createProxyContext(options.proxy) : undefined;
-  const replayed = { count: 0 };
-  // Where the API's answers come from; the rest of the request's path is the same for all.
-  const source = proxy
-    ? upstreamSource(proxy)
+  // Where the API's responses come from; the rest of a request's way is the same for all.
+  const source = options.proxy
+    ? upstreamSource(createProxyContext(options.proxy))
     : options.replay
-      ? recordingSource((request) => (replayed.count++, options.replay!.fetch(request)))
+      ? recordingSource(options.replay)
       : engineSource(engine, apiValidators);
   const mode = source.mode;
   exchanges.subscribe((exchange) => journal.record(exchange));
   // The counting layer hears every exchange too; unlike the journal it forgets none.
-  const calls = createCallCounts({ mode, settings: () => engine.settings(), settle });
+  const calls = createCallCounts({ mode, settings: () => engine.settings() });
   exchanges.subscribe((exchange) => calls.observe(exchange));
-  const core = createRequestCore({
+  const app = createApp({
     engine,
     source,
     faults,
-    exchanges,
-    maxBodyBytes,
-    onUnexpectedError: options.onUnexpectedError,
-    changeLog: options.changeLog,
-  });
-  const app = createApp({
-    engine,
-    core,
     exchanges,
     control: {
       engine,
@@ -257,31 +252,12 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       scenario: scenarioChecked,
       controlEnabled: options.control?.enabled ?? true,
       calls,
-      answerSource:
-        mode === 'simulator'
-          ? undefined
-          : {
-              mode,
-              proxyStats: () =>
-                proxy
-                  ? {
-                      upstream: redactUrl(proxy.upstream.url),
-                      forwarded: proxy.counters.forwarded,
-                      violations: proxy.validation.count,
-                      refusedOrders: proxy.guard.refused,
-                    }
-                  : {
-                      upstream: options.replay!.source,
-                      forwarded: replayed.count,
-                      violations: 0,
-                      refusedOrders: 0,
-                    },
-            },
+      source,
     },
     ...(options.control ? { controlOptions: options.control } : {}),
     ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}),
     maxBodyBytes,
-    ...(options.onUnexpectedError ? { onUnexpectedError: options.onUnexpectedError } : {}),
+    onUnexpectedError: options.onUnexpectedError,
     changeLog: options.changeLog,
   });
   const simulatorFetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
@@ -305,7 +281,6 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     calls,
     faults,
     apiValidators,
-    core,
     exchanges,
     maxBodyBytes,
     mode,

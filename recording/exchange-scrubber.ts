@@ -10,7 +10,7 @@ import {
   secretValuesIn,
   secretValuesOfJson,
 } from '../mock/http/journal-redaction.ts';
-import { createKeyIndex } from '../mock/http/key-index.ts';
+import { createKeyIndex } from './key-index.ts';
 import type { RecordedRequest, RecordedResponse } from './recording.ts';
 
 /** How much of a text given in pieces TextScrub gathers before it scrubs any. */

@@ -6,7 +6,7 @@
  * once it ends, through an append stream and in order of ending. Nothing is ever written
  * whole again. An answer is read beside the proxy as the chunks that arrive, never joined;
  * one of over a megabyte is decoded, scrubbed and written a few milliseconds of work at a
- * time (large-answer.ts), its pieces waiting for the stream to drain, so a 100 MB answer
+ * time (large-response.ts), its pieces waiting for the stream to drain, so a 100 MB answer
  * being recorded holds up no other request (cli/serve-upstream-bounds.test.ts). Every key
  * is an alias of role 'foreign' (the proxy cannot tell whose key is the "main" one):
  * `key-2`, `key-3`, … in order of first appearance, continuing after the highest alias of a
@@ -27,7 +27,7 @@ import { redactUrl } from '../mock/http/journal-redaction.ts';
 import { DEFAULT_FILE_LIMIT, type FileLimit } from '../src/bounded-file.ts';
 import { realPathOf } from '../src/real-path.ts';
 import { createExchangeScrubber } from './exchange-scrubber.ts';
-import { scrubLargeAnswer, type LargeAnswer } from './large-answer.ts';
+import { scrubLargeResponse, type LargeResponse } from './large-response.ts';
 import { headerOf } from './recording-lines.ts';
 import {
   MAIN_KEY_ALIAS,
@@ -42,7 +42,7 @@ import {
 export const LIVE_CASE = '(live traffic)';
 
 /** Past this many bytes an answer is decoded, scrubbed and written a piece at a time. */
-export const LARGE_ANSWER_BYTES: number = 1024 * 1024;
+export const LARGE_RESPONSE_BYTES: number = 1024 * 1024;
 
 /** What `--record` does with a file that is there: refuse it, continue it or replace it. */
 export type RecordMode = 'new' | 'append' | 'overwrite';
@@ -144,7 +144,7 @@ export function createLiveRecording(
     });
   };
   const writeLine = async (interaction: Interaction): Promise<void> => {
-    const large = largeAnswers.get(interaction);
+    const large = largeResponses.get(interaction);
     const pieces = large ? largeLinePieces(interaction, large) : [JSON.stringify(interaction)];
     for (const piece of pieces) {
       if (!stream.write(piece))
@@ -157,7 +157,7 @@ export function createLiveRecording(
     stream.write('\n');
   };
   // The scrubbed body of an interaction whose answer was large, written in pieces.
-  const largeAnswers = new WeakMap<Interaction, LargeAnswer>();
+  const largeResponses = new WeakMap<Interaction, LargeResponse>();
 
   return {
     continued,
@@ -203,10 +203,12 @@ export function createLiveRecording(
             };
           const issuing = operation === 'createAccount';
           const length = read.chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
-          // A large answer is scrubbed a slice at a time (large-answer.ts): its body or text is
+          // A large answer is scrubbed a slice at a time (large-response.ts): its body or text is
           // left out of the response here and written in pieces in its place.
           const large =
-            length > LARGE_ANSWER_BYTES ? await scrubLargeAnswer(read.chunks, scrubber, issuing) : undefined;
+            length > LARGE_RESPONSE_BYTES
+              ? await scrubLargeResponse(read.chunks, scrubber, issuing)
+              : undefined;
           const recordedResponse = large
             ? scrubber.describeResponse(status, headers, '', issuing)
             : scrubber.describeResponse(
@@ -222,7 +224,7 @@ export function createLiveRecording(
             response: recordedResponse,
             durationMs: read.durationMs,
           };
-          if (large) largeAnswers.set(interaction, large);
+          if (large) largeResponses.set(interaction, large);
           return interaction;
         });
         return response;
@@ -264,7 +266,7 @@ async function readChunks(response: Response): Promise<Uint8Array[]> {
  * JSON around the answer's, which goes in as the response's `body` (its JSON) or `text`
  * (between the quotes of a JSON string).
  */
-function* largeLinePieces(interaction: Interaction, large: LargeAnswer): Generator<string | Buffer> {
+function* largeLinePieces(interaction: Interaction, large: LargeResponse): Generator<string | Buffer> {
   const mark = `\u0000large-${Date.now()}\u0000`;
   const field = 'json' in large ? 'body' : 'text';
   const line = JSON.stringify({ ...interaction, response: { ...interaction.response, [field]: mark } });

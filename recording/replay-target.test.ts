@@ -9,11 +9,9 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { fileLimit } from '../src/bounded-file.ts';
 import { writeRecordingFile } from './recording-lines.ts';
 import { loadRecording, type Interaction, type Recording } from './recording.ts';
+import { CANDIDATES_PER_OPERATION, CANDIDATES_PER_VALUE, createReplayIndex } from './replay-index.ts';
 import {
-  CANDIDATES_PER_OPERATION,
-  CANDIDATES_PER_VALUE,
   createReplay,
-  createReplayIndex,
   loadReplay,
   missAdvice,
   REPLAY_MISS_CODE,
@@ -420,7 +418,7 @@ describe('the replay index', () => {
     );
     interactions.forEach((each, position) => index.add(each, position));
     const positions = (orderId: string): number[] => {
-      const entry = index.answers({ method: 'GET', path: '/v1/tron/history', query: { orderId } });
+      const entry = index.responses({ method: 'GET', path: '/v1/tron/history', query: { orderId } });
       return entry === undefined ? [] : typeof entry === 'number' ? [entry] : entry.all.items;
     };
     expect(positions('OR1')).toEqual([0, 2]);

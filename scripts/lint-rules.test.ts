@@ -72,30 +72,6 @@ describe('the engine', () => {
   });
 });
 
-describe('the HTTP layer', () => {
-  const planted = "import { SimulatorError } from '../engine/index.ts';\n";
-  it.each([
-    ['new SimulatorError', "export const e = new SimulatorError('notFound', 'No such path.');"],
-    ['SimulatorError.invalidParameter', "export const e = SimulatorError.invalidParameter('Bad.');"],
-    ['SimulatorError.notFound', "export const e = SimulatorError.notFound('Gone.');"],
-  ])('may not build a rejection with %s, which captures a stack trace', async (_what, code) => {
-    expect(await rulesBrokenBy('mock/http/planted.ts', planted + code)).toContain('no-restricted-syntax');
-    // The engine's errors keep their stacks: a program may catch them.
-    expect(await rulesBrokenBy('mock/engine/planted.ts', planted + code)).not.toContain(
-      'no-restricted-syntax',
-    );
-  });
-
-  it('builds a rejection with SimulatorError.answer', async () => {
-    expect(
-      await rulesBrokenBy(
-        'mock/http/planted.ts',
-        planted + "export const e = SimulatorError.answer('notFound', 'No such path.');",
-      ),
-    ).toEqual([]);
-  });
-});
-
 describe('the house rules', () => {
   it('refuse an issue number in a comment or a test name, and take the reason', async () => {
     expect(

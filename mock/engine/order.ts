@@ -137,7 +137,7 @@ export class Order {
    *   order.status; // 'PENDING'
    */
   constructor(pages: OrderPages, init: OrderInit);
-  /** The engine's form: what the caller asked for apart, so that no object is spread per order (a spread there showed in order creation's CPU; bench/README.md). */
+  /** The engine's form: what the caller asked for apart from what the engine made of it. */
   constructor(pages: OrderPages, made: OrderMade, request: CreateOrderInput);
   constructor(
     /** The engine's page allocator, where the order takes its row. */

@@ -3,9 +3,9 @@
  * simulator's seed, so the same seed gives the same ids, keys, addresses, txIds and
  * outcomes.
  */
-// The locale entry imports in a fraction of the package root's time, and start-up time
-// is a benchmark target (bench/README.md); it exports a ready instance, not the class, so
-// the class is taken from that instance to build one private faker per engine.
+// The locale entry imports in a fraction of the package root's time; it exports a ready
+// instance, not the class, so the class is taken from that instance to build one private
+// faker per engine.
 import { faker as baseFaker } from '@faker-js/faker/locale/base';
 
 type FakerInstance = typeof baseFaker;

@@ -34,12 +34,6 @@ export const ERROR_CODES = {
 
 export type ErrorKind = keyof typeof ERROR_CODES;
 
-/**
- * Whether this runtime lets a stack trace be skipped (V8's `Error.stackTraceLimit`, a writable
- * data property); a frozen `Error` (a hardened realm) or another engine keeps its stacks.
- */
-const STACK_LIMIT_WRITABLE = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit')?.writable === true;
-
 export class SimulatorError extends Error {
   readonly kind: ErrorKind;
   readonly code: number;
@@ -58,27 +52,6 @@ export class SimulatorError extends Error {
     this.code = ERROR_CODES[kind].code;
     this.status = ERROR_CODES[kind].status;
     this.headers = headers;
-  }
-
-  /**
-   * A rejection that only ever becomes an answer (the request core's own: a missing key, an
-   * unknown path, a parameter out of range), built without a stack trace. Capturing the
-   * stack was a fifth of a rejected request's CPU (bench/README.md, "Figures behind the
-   * code"), and nobody reads it: the core turns the error into its envelope. Errors a
-   * program can catch (the engine's) keep theirs.
-   *
-   * @example
-   *   throw SimulatorError.answer('apiKeyMissing', "Missing 'API-KEY' header.");
-   */
-  static answer(kind: ErrorKind, message: string, headers?: Record<string, string>): SimulatorError {
-    if (!STACK_LIMIT_WRITABLE) return new SimulatorError(kind, message, headers);
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    try {
-      return new SimulatorError(kind, message, headers);
-    } finally {
-      Error.stackTraceLimit = limit;
-    }
   }
 
   static invalidParameter(message: string): SimulatorError {

@@ -1,10 +1,9 @@
 /**
  * The operations of the Energy Rental API, each written once: how its checked parameters
- * map to the engine, the engine call, the response view, its message and code, and how its
- * data may be cached. Its id, method, path and parameters are spec/openapi.yaml's (the
+ * map to the engine, the engine call, the response view, its message and code. Its id, method, path and parameters are spec/openapi.yaml's (the
  * generated lists), so an operation of the document without an entry here fails to compile.
- * The engine's answer source (engine-source.ts) reads this table behind the one request
- * core; the upstream and the recording are answer sources beside it, keyed by the same ids.
+ * The engine's response source (engine-source.ts) reads this table; the upstream and the
+ * recording are response sources beside it, keyed by the same ids.
  */
 import {
   API_OPERATION_IDS,
@@ -15,24 +14,21 @@ import {
 } from '../../src/generated/lists.ts';
 import type { Account, Engine, Order, Outcome } from '../engine/index.ts';
 import { accountData, orderCreatedData, orderRecord, priceQuoteData } from './api-views.ts';
-import type { ReadDataCache } from './read-data-cache.ts';
 
 /** The checked parameters of each operation: its form body, else its query (generated from the spec). */
 export type ApiParams = ApiRequestParams;
 
 export type { ApiOperationId };
 
-/** What an operation answers with: the envelope's code and message, and its data. */
-export interface ApiAnswer {
+/** What an operation results in: the envelope's code and message, and its data. */
+export interface ApiResult {
   code: number;
   msg: string;
   /** The data, as the operation's response schema. */
-  data(): unknown;
-  /** The JSON text of the data, from the read cache where the operation allows it. */
-  text(cache: ReadDataCache): string;
-  /** The order it created activates its address (behaviour coverage counts it; the answer does not show it). */
+  data: unknown;
+  /** The order it created activates its address (behaviour coverage counts it; the response does not show it). */
   activation?: true;
-  /** The order the answer is about, for the extra fields that copy or time from it. */
+  /** The order the result is about, for the extra fields that copy or time from it. */
   order?: Order;
 }
 
@@ -49,10 +45,9 @@ export interface ApiOperation<Id extends ApiOperationId = ApiOperationId> {
   readonly path: (typeof API_OPERATION_SPECS)[Id]['path'];
   /**
    * Runs the operation on the engine. Throws a SimulatorError when the engine rejects it,
-   * and a rejection changes nothing (Engine.createOrder states it, a test holds it), so a
-   * transport may hand a rejected request to another to word the error.
+   * and a rejection changes nothing (Engine.createOrder states it, a test holds it).
    */
-  answer(engine: Engine, account: Account, params: ApiParams[Id], asked?: OperationAsked): ApiAnswer;
+  run(engine: Engine, account: Account, params: ApiParams[Id], asked?: OperationAsked): ApiResult;
 }
 
 /**
@@ -63,26 +58,8 @@ export const SUCCESS_MESSAGES = Object.fromEntries(
   API_OPERATION_IDS.map((id) => [id, API_OPERATION_SPECS[id].successMessage]),
 ) as { readonly [Id in ApiOperationId]: (typeof API_OPERATION_SPECS)[Id]['successMessage'] };
 
-/** One answer of code 0 whose data is built at most once. */
-function answered(
-  msg: string,
-  data: () => unknown,
-  cached?: (cache: ReadDataCache, make: () => unknown) => string,
-  code = 0,
-  order?: Order,
-): ApiAnswer {
-  const answer: ApiAnswer = {
-    code,
-    msg,
-    data,
-    text: (cache) => (cached ? cached(cache, data) : JSON.stringify(data())),
-  };
-  if (order) answer.order = order;
-  return answer;
-}
-
 /** What each operation does; the spec gives the rest of its entry in API_OPERATIONS. */
-const ANSWERS: { readonly [Id in ApiOperationId]: ApiOperation<Id>['answer'] } = {
+const RUN: { readonly [Id in ApiOperationId]: ApiOperation<Id>['run'] } = {
   createOrder(engine, account, params, asked) {
     const { order, duplicate } = engine.createOrder(
       account,
@@ -94,37 +71,35 @@ const ANSWERS: { readonly [Id in ApiOperationId]: ApiOperation<Id>['answer'] } =
       },
       asked,
     );
-    const answer = answered(SUCCESS_MESSAGES.createOrder, () => orderCreatedData(order), undefined, 0, order);
-    if (order.activates && !duplicate) answer.activation = true;
-    return answer;
+    const result: ApiResult = {
+      code: 0,
+      msg: SUCCESS_MESSAGES.createOrder,
+      data: orderCreatedData(order),
+      order,
+    };
+    if (order.activates && !duplicate) result.activation = true;
+    return result;
   },
   getPrice(engine, _account, { rentalCount, period }) {
-    // Priced only when the read cache has no text for these parameters (quote is a pure
-    // function of them and the prices, whose change empties the cache): its BigInt
-    // arithmetic was a tenth of a cached price read's JavaScript.
-    return answered(
-      SUCCESS_MESSAGES.getPrice,
-      () => priceQuoteData(engine.quote(rentalCount, period), engine.settings()),
-      (cache, make) => cache.price(rentalCount, period, make),
-    );
+    const data = priceQuoteData(engine.quote(rentalCount, period), engine.settings());
+    return { code: 0, msg: SUCCESS_MESSAGES.getPrice, data };
   },
   getOrderHistory(engine, account, params) {
     const order = engine.findOrder(account, params);
-    return answered(
-      SUCCESS_MESSAGES.getOrderHistory,
-      () => orderRecord(order, engine.settings()),
-      (cache, make) => cache.order(order, make),
-      0,
+    return {
+      code: 0,
+      msg: SUCCESS_MESSAGES.getOrderHistory,
+      data: orderRecord(order, engine.settings()),
       order,
-    );
+    };
   },
   getAccount(engine, account) {
-    return answered(
-      SUCCESS_MESSAGES.getAccount,
-      () => accountData(account, engine.settings()),
-      (cache, make) => cache.account(account, make),
-      engine.settings().accountSuccessCode,
-    );
+    const settings = engine.settings();
+    return {
+      code: settings.accountSuccessCode,
+      msg: SUCCESS_MESSAGES.getAccount,
+      data: accountData(account, settings),
+    };
   },
 };
 
@@ -133,12 +108,12 @@ const ANSWERS: { readonly [Id in ApiOperationId]: ApiOperation<Id>['answer'] } =
  *
  * @example
  *   const op = API_OPERATIONS.getPrice;
- *   op.answer(engine, account, { rentalCount: 65000, period: '1h' }).data(); // { sun: '65', trxPrice: '4.23', ... }
+ *   op.run(engine, account, { rentalCount: 65000, period: '1h' }).data; // { sun: '65', trxPrice: '4.23', ... }
  */
 export const API_OPERATIONS = Object.fromEntries(
   API_OPERATION_IDS.map((id) => {
     const { method, path } = API_OPERATION_SPECS[id];
-    return [id, { id, method, path, answer: ANSWERS[id] }];
+    return [id, { id, method, path, run: RUN[id] }];
   }),
 ) as { readonly [Id in ApiOperationId]: ApiOperation<Id> };
 
@@ -147,6 +122,20 @@ export const API_PATHS_NAMED: string = API_PATHS.join(', ');
 
 /** The real service lives under /api (https://api.eopen.io/api/v1/...); the simulator answers with and without it. */
 export const API_PREFIX = '/api';
+
+/** The API's namespace: /v1 and what is under it, with and without the /api prefix. */
+const API_NAMESPACE = /^(\/api)?\/v1(\/|$)/;
+
+/**
+ * Whether a path is in the API's namespace.
+ *
+ * @example
+ *   isApiPath('/api/v1/account'); // true
+ *   isApiPath('/_sim/health');    // false
+ */
+export function isApiPath(path: string): boolean {
+  return API_NAMESPACE.test(path);
+}
 
 /**
  * A request path without the /api prefix, as the operation table names it.

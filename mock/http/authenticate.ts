@@ -1,5 +1,5 @@
 /**
- * The account of an API key, or the rejection every transport gives.
+ * The account of an API key, or the one rejection of a missing or unknown key.
  */
 import type { MiddlewareHandler } from 'hono';
 import { SimulatorError, type Account, type Engine } from '../engine/index.ts';
@@ -13,13 +13,13 @@ import type { SimEnv } from './context.ts';
  */
 export function authenticate(engine: Engine, key: string | undefined): Account {
   if (!key)
-    throw SimulatorError.answer(
+    throw new SimulatorError(
       'apiKeyMissing',
       "Missing API key: send the account's key in the 'API-KEY' header.",
     );
   const account = engine.authenticate(key);
   if (!account)
-    throw SimulatorError.answer(
+    throw new SimulatorError(
       'apiKeyUnknown',
       "Unknown API key: the 'API-KEY' header names no account. Check the key, or create an account with POST /_sim/accounts.",
     );

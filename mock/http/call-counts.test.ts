@@ -349,7 +349,7 @@ const creation = (i: number): ExchangeFinished => ({
   durationMs: 0,
   operation: 'createOrder',
   account: ADDRESS,
-  responseText: `{"code":0,"msg":"ok","time":"1","data":{"id":"${madeUpId(i)}","amount":4.23,"currency":"TRX"}}`,
+  response: { code: 0, msg: 'ok', time: '1', data: { id: madeUpId(i), amount: 4.23, currency: 'TRX' } },
 });
 
 /** A history answer showing order `i` in `status` to `account`. */
@@ -362,7 +362,7 @@ const historyLook = (i: number, status: string, account = ADDRESS): ExchangeFini
   operation: 'getOrderHistory',
   account,
   queryText: `orderId=${madeUpId(i)}`,
-  responseText: `{"code":0,"msg":"ok","time":"1","data":{"orderId":"${madeUpId(i)}","status":"${status}","currency":"TRX"}}`,
+  response: { code: 0, msg: 'ok', time: '1', data: { orderId: madeUpId(i), status, currency: 'TRX' } },
 });
 
 describe('the bounds of the calls kept apart', () => {
@@ -379,7 +379,7 @@ describe('the bounds of the calls kept apart', () => {
       durationMs: 0,
       operation: 'getPrice',
       queryText: query,
-      responseText: '{"code":0,"msg":"ok","data":{}}',
+      response: { code: 0, msg: 'ok', data: {} },
     });
     for (let i = 0; i < MAX_CALL_ROWS; i++) counts.observe(price(`rentalCount=${i + 1}&period=1h`));
     counts.observe(price('rentalCount=65000&period=1d'));
@@ -405,7 +405,7 @@ describe('the bounds of the calls kept apart', () => {
       operation: 'getPrice',
       queryText: query,
       ...(account ? { account } : {}),
-      responseText: '{"code":0,"msg":"ok","data":{}}',
+      response: { code: 0, msg: 'ok', data: {} },
     });
     const a = 'rentalCount=65000&period=1h';
     const b = 'rentalCount=65000&period=1d';

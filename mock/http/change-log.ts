@@ -1,12 +1,15 @@
 /**
- * A change is acknowledged only once it is kept: the request core and the control plane
- * ask the simulator's change log (the log of effects beside `--state`, cli/state-log.ts)
- * before a request that may change state, and look at it again before answering. The
- * engine itself writes each change it is asked for before it takes effect.
+ * A change is acknowledged only once it is kept: a request that may change state is
+ * refused while the simulator's change log (the log of effects beside `--state`,
+ * cli/state-log.ts) cannot be written, and a success whose change the log failed to keep
+ * meanwhile is answered 507 instead (the finishing step, exchange.ts). The engine itself
+ * writes each change it is asked for before it takes effect.
  */
+import type { MiddlewareHandler } from 'hono';
 import { SimulatorError } from '../engine/index.ts';
+import type { SimEnv } from './context.ts';
 
-/** Where a simulator's changes are kept, as the request core and the control plane see it. */
+/** Where a simulator's changes are kept, as the pipeline sees it. */
 export interface ChangeLog {
   /** Failed writes so far: if it moved while a request was answered, the change may not be kept. */
   readonly failures: number;
@@ -18,19 +21,18 @@ export interface ChangeLog {
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * For a request that may change state: refuses it (507) before anything changes while the
- * log cannot be written, else returns the failure count to compare after the answer.
+ * The step that refuses a request that may change state (507) before anything changes
+ * while the log cannot be written.
  *
  * @example
- *   const before = beforeChange(log, 'POST'); // throws SimulatorError('stateNotWritten') on a full disk
- *   …answer…
- *   const refusal = afterChange(log, before);   // a 507 to answer instead of a success, or undefined
+ *   app.use(refuseWhileUnkept(log)); // a POST on a full disk: SimulatorError('stateNotWritten')
  */
-export function beforeChange(log: ChangeLog | undefined, method: string): number | undefined {
-  if (!log || READS.has(method)) return undefined;
-  const problem = log.check();
-  if (problem) throw notWritten(problem);
-  return log.failures;
+export function refuseWhileUnkept(log: ChangeLog | undefined): MiddlewareHandler<SimEnv> {
+  return (c, next) => {
+    const problem = log && !READS.has(c.req.method) ? log.check() : undefined;
+    if (problem) throw notWritten(problem);
+    return next();
+  };
 }
 
 /**
@@ -41,20 +43,27 @@ export function beforeChange(log: ChangeLog | undefined, method: string): number
  *   throw notWritten(new Error('ENOSPC: no space left on device, write'));
  */
 export function notWritten(problem: Error): SimulatorError {
-  return SimulatorError.answer(
+  return new SimulatorError(
     'stateNotWritten',
     `Nothing was changed: the state log cannot be written (${problem.message}). Free the disk or mend --state; changes are taken again once a write succeeds.`,
   );
 }
 
-/** The refusal to answer instead of a success when the log failed while the request was answered. */
+/**
+ * The refusal to answer instead of a success when the log failed (its `failures` moved
+ * from `before`) while a request that may change state was answered.
+ *
+ * @example
+ *   const before = log.failures; …answer…; const refusal = afterChange(log, 'POST', before);
+ */
 export function afterChange(
   log: ChangeLog | undefined,
+  method: string,
   before: number | undefined,
 ): SimulatorError | undefined {
   // A change asked for is written before it counts (the engine's writeAhead): what is left
   // is what time made meanwhile (a clock's move, a step), while it is still unwritten.
-  if (!log || before === undefined || log.failures === before || !log.check()) return undefined;
+  if (!log || READS.has(method) || log.failures === before || !log.check()) return undefined;
   return notKept();
 }
 
@@ -63,7 +72,7 @@ export function afterChange(
  * engine could not put back): written once the disk takes it, or lost at a crash.
  */
 export function notKept(): SimulatorError {
-  return SimulatorError.answer(
+  return new SimulatorError(
     'stateNotWritten',
     'The change was made in memory but could not be written to the state log, so it is not acknowledged: it is written once the disk takes it, or lost at a crash. Read the state back (order history, GET /_sim/…) before repeating it.',
   );

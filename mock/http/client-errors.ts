@@ -10,7 +10,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { SimulatorError, type Engine } from '../engine/index.ts';
-import { errorEnvelopeText } from './error-boundary.ts';
+import { errorEnvelopeText } from './error-catalogue.ts';
 
 /** The responses a connection may still owe (finished ones included), in the order they will be written. */
 export type OwedResponses = (socket: Socket) => readonly ServerResponse[];
@@ -21,13 +21,10 @@ const LINGER_MS = 2000;
 /**
  * Tracks the responses each connection owes; call `track` for every request.
  *
- * A list per socket rather than a listener per response: this runs for every request, and
- * listeners per response cost measurable read throughput (bench/README.md); the list is
- * only read when a connection sends something Node refuses. A connection answers in the
- * order it was asked, so the finished responses are those at the list's head: each request
- * drops them there, and a connection keeps no more than it owes plus its last answer (a
- * finished response kept longer takes its request and headers through every young-space
- * garbage collection).
+ * The list is only read when a connection sends something Node refuses. A connection
+ * answers in the order it was asked, so the finished responses are those at the list's
+ * head: each request drops them there, and a connection keeps no more than it owes plus
+ * its last answer.
  *
  * @example
  *   const owed = createOwedResponses();
@@ -56,23 +53,23 @@ export function createOwedResponses(): { track(res: ServerResponse): void; owed:
 export function parserError(error: NodeJS.ErrnoException): SimulatorError {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
-      return SimulatorError.answer(
+      return new SimulatorError(
         'headersTooLarge',
         'The request headers are larger than the server accepts (16 KiB in all); send fewer or shorter headers.',
       );
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return SimulatorError.answer(
+      return new SimulatorError(
         'requestTimeout',
         'The request was not received in time; send it again, whole.',
       );
     case 'HPE_UNEXPECTED_CONTENT_LENGTH':
     case 'HPE_INVALID_CONTENT_LENGTH':
-      return SimulatorError.answer(
+      return new SimulatorError(
         'bodyInvalid',
         `The request's Content-Length is invalid or given more than once (${error.code}); send one Content-Length, or Transfer-Encoding: chunked.`,
       );
     default:
-      return SimulatorError.answer(
+      return new SimulatorError(
         'bodyInvalid',
         `The request is not valid HTTP/1.1 (${error.code ?? 'parse error'}); check the request line, the headers and the body framing.`,
       );
@@ -86,14 +83,14 @@ export function parserError(error: NodeJS.ErrnoException): SimulatorError {
  *
  * @example
  *   const { track, owed } = createOwedResponses();
- *   answerClientErrors(server, sim.engine, owed);
+ *   respondToClientErrors(server, sim.engine, owed);
  */
-export function answerClientErrors(server: Server, engine: Engine, owed: OwedResponses): void {
-  const answered = new WeakSet<Socket>();
+export function respondToClientErrors(server: Server, engine: Engine, owed: OwedResponses): void {
+  const responded = new WeakSet<Socket>();
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     // The parser calls again for every later chunk it cannot read; one answer per connection.
-    if (answered.has(socket)) return;
-    answered.add(socket);
+    if (responded.has(socket)) return;
+    responded.add(socket);
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
@@ -108,7 +105,7 @@ export function answerClientErrors(server: Server, engine: Engine, owed: OwedRes
     endWithEnvelope(
       socket,
       engine,
-      SimulatorError.answer(
+      new SimulatorError(
         'methodNotAllowed',
         `Method CONNECT is not allowed: the simulator tunnels nothing; use ${ALLOWED_METHODS.join(', ')} on its paths (the API under /v1, the control plane under /_sim).`,
       ),
@@ -119,7 +116,7 @@ export function answerClientErrors(server: Server, engine: Engine, owed: OwedRes
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     const text = errorEnvelopeText(
       engine,
-      SimulatorError.answer(
+      new SimulatorError(
         'expectationFailed',
         `Expect: ${String(req.headers.expect)} is not supported; send Expect: 100-continue or no Expect header.`,
       ),

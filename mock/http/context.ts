@@ -1,31 +1,92 @@
 /**
- * What the HTTP layer keeps per request on the Hono context.
+ * What the one pipeline keeps of a request while it is answered: Hono's context variables,
+ * set by the steps and read by the finishing step (exchange.ts) into the request's
+ * ExchangeFinished; and the bindings of a request that came over a socket.
  */
-import type { Account } from '../engine/index.ts';
+import type { IncomingMessage } from 'node:http';
+import type { Context } from 'hono';
+import type { Account, SimulatorError } from '../engine/index.ts';
 import type { ErrorCatalogueKind } from '../engine/settings.ts';
+import type { PreferOutcome } from './prefer-outcome.ts';
+import type { GuardedRequest } from './request-guard.ts';
 
 export interface SimEnv {
+  /** Set by @hono/node-server for a request that came over a socket; absent in process. */
+  Bindings: {
+    incoming?: IncomingMessage;
+    /** The socket's Host and cross-site check (request-guard.ts), given by the Node server. */
+    guard?: (request: GuardedRequest) => SimulatorError | null;
+  };
   Variables: {
-    /** The operationId the request was routed to, for the journal. */
+    /** The path and query as sent (a socket's request target), read once. */
+    sent: { path: string; query: string | undefined };
+    /** The request is the API's: the answer source's steps run for it. */
+    api: true;
+    /** The body's bytes, read by the body-limit step (request-body.ts). */
+    body: Uint8Array;
+    /** The operationId the request was routed to. */
     operation: string;
     /** The account of the request's API-KEY, once authenticated. */
     account: Account;
-    /** The body sent, kept so the journal records it without re-parsing. */
-    responseBody: unknown;
-    /** The injected fault that hit the request, for the journal. */
+    /** What the request's `Prefer: outcome=…` asked for, once accepted. */
+    outcomeAsked: PreferOutcome;
+    /** The injected fault that hit the request, and what it did (ExchangeFinished's faultKind). */
     fault: string;
-    /** Proxy mode: where the upstream's answer breaks the spec, for the journal. */
+    faultKind: string;
+    /** The order this request created activates its address. */
+    activation: true;
+    /** The response body as a value, for the journal; redacted before it is kept. */
+    response: unknown;
+    /** The response body as the text sent, kept as it is when hiding changes nothing. */
+    responseText: string;
+    /** Proxy mode: where the upstream's answer breaks the spec. */
     violations: { path: string; message: string }[];
-    /** Proxy mode: why the request was not forwarded, for the journal. */
+    /** Proxy mode: why the request was not forwarded. */
     refused: string;
     /**
      * Proxy mode: the keys (with their aliases) a copy of this exchange must not hold by
      * value, the request's own API-KEY above all, which an upstream may echo.
      */
-    keyEcho: ReadonlyArray<readonly [key: string, alias: string]>;
+    keys: ReadonlyArray<readonly [key: string, alias: string]>;
     /** The kind of rejection answered, for the error catalogue (settings.errors). */
     rejection: ErrorCatalogueKind;
     /** What a read of the simulated TRON node showed of its address, for coverage. */
     chain: 'delivered' | 'expired';
   };
+}
+
+/** The context of a request in the pipeline. */
+export type SimContext = Context<SimEnv>;
+
+/**
+ * The path and query as sent, in origin form: over a socket the request target Node read
+ * (`/v1//x?y`, an absolute-form target losing its scheme and host), in process the URL's.
+ *
+ * @example
+ *   asSent(c); // { path: '/v1/tron/price', query: 'rentalCount=65000&period=1h' }
+ */
+export function asSent(c: SimContext): { path: string; query: string | undefined } {
+  let target = c.get('sent');
+  if (target !== undefined) return target;
+  const sent = c.env?.incoming?.url;
+  const raw = sent === undefined ? c.req.url.slice(c.req.url.indexOf('/', 8)) : originForm(sent);
+  const q = raw.indexOf('?');
+  target = q === -1 ? { path: raw, query: undefined } : { path: raw.slice(0, q), query: raw.slice(q + 1) };
+  c.set('sent', target);
+  return target;
+}
+
+/**
+ * A request target in origin form: an absolute-form target (`http://host/path`) loses its
+ * scheme and host, as routing by the target alone (never the Host) wants.
+ *
+ * @example
+ *   originForm('http://elsewhere.example/v1/account?x=1'); // '/v1/account?x=1'
+ */
+export function originForm(target: string): string {
+  if (target.startsWith('/')) return target;
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(target);
+  if (!authority) return target;
+  const rest = target.slice(authority[0].length);
+  return rest.startsWith('/') ? rest : `/${rest}`;
 }

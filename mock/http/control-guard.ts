@@ -39,7 +39,7 @@ export function controlGuard(
   const expected = options.token ? digest(options.token) : undefined;
   return async (c, next) => {
     if (!enabled) {
-      throw SimulatorError.answer(
+      throw new SimulatorError(
         'notFound',
         'The control plane is off: this simulator listens off loopback without a token. Start it with --token (or ENERGY_SIM_TOKEN) to turn it on.',
       );
@@ -55,20 +55,20 @@ export function controlGuard(
           : undefined;
     if (expected) {
       if (given === undefined) {
-        throw SimulatorError.answer(
+        throw new SimulatorError(
           'controlUnauthorized',
           "The control plane needs its token: send 'Authorization: Bearer <token>'.",
         );
       }
       // Comparing digests of equal length in constant time leaks neither content nor length.
       if (!timingSafeEqual(digest(given), expected)) {
-        throw SimulatorError.answer(
+        throw new SimulatorError(
           'controlUnauthorized',
           "Wrong control-plane token: send the token the simulator was started with as 'Authorization: Bearer <token>'.",
         );
       }
     } else if (!isLoopback(remoteAddress?.(c))) {
-      throw SimulatorError.answer(
+      throw new SimulatorError(
         'controlUnauthorized',
         "The control plane refuses callers off loopback without a token: start the simulator with --token (or ENERGY_SIM_TOKEN) and send it as 'Authorization: Bearer <token>'.",
       );

@@ -6,7 +6,7 @@
 import { CONTROL_OPERATIONS, SETTING_MODES, type Mode } from '../../src/generated/lists.ts';
 import { SimulatorError } from '../engine/index.ts';
 
-const WHAT_ANSWERS: Record<Mode, string> = {
+const WHAT_RESPONDS: Record<Mode, string> = {
   simulator: "simulator mode: the simulator's engine answers the API",
   proxy: 'proxy mode (serve --upstream): the upstream answers the API',
   replay: 'replay mode (serve --replay): a recording answers the API',
@@ -46,9 +46,9 @@ export function offeredIn(mode: Mode): string {
 export function requireMode(operationId: string, mode: Mode): void {
   const op = CONTROL_OPERATIONS[operationId];
   if (!op || op.modes.includes(mode)) return;
-  throw SimulatorError.answer(
+  throw new SimulatorError(
     'conflict',
-    `${op.method} ${op.path} is refused in ${WHAT_ANSWERS[mode]}, so the simulator's accounts, orders, rules, clock, supply, addresses and scenario do nothing to it. In this mode the control plane offers: ${offeredIn(mode)}.`,
+    `${op.method} ${op.path} is refused in ${WHAT_RESPONDS[mode]}, so the simulator's accounts, orders, rules, clock, supply, addresses and scenario do nothing to it. In this mode the control plane offers: ${offeredIn(mode)}.`,
   );
 }
 
@@ -60,8 +60,8 @@ export function requireSettingsMode(patch: object, mode: Mode): void {
   const allowed = settingsIn(mode);
   const refused = Object.keys(patch).filter((name) => !allowed.includes(name));
   if (refused.length === 0) return;
-  throw SimulatorError.answer(
+  throw new SimulatorError(
     'conflict',
-    `PATCH /_sim/config is refused whole in ${WHAT_ANSWERS[mode]}: ${refused.join(', ')} ${refused.length === 1 ? 'sets' : 'set'} the simulator's engine, which does not answer it. In this mode only ${allowed.join(', ')} can be changed; send ${allowed.length === 1 ? 'it' : 'them'} alone.`,
+    `PATCH /_sim/config is refused whole in ${WHAT_RESPONDS[mode]}: ${refused.join(', ')} ${refused.length === 1 ? 'sets' : 'set'} the simulator's engine, which does not answer it. In this mode only ${allowed.join(', ')} can be changed; send ${allowed.length === 1 ? 'it' : 'them'} alone.`,
   );
 }

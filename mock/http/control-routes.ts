@@ -18,13 +18,14 @@ import { toSettingsPatch } from '../scenario/scenario-input.ts';
 import { requireApiKey } from './authenticate.ts';
 import { accountView, chainAddressView, orderView, settingsView } from './control-views.ts';
 import type { SimEnv } from './context.ts';
+import type { ResponseSource } from './create-app.ts';
 import { requireMode, requireSettingsMode } from './control-modes.ts';
 import { sendJson } from './envelope.ts';
 import type { CallCounts } from './call-counts.ts';
 import type { CallFilter } from './call-filter.ts';
 import type { FaultInjector } from './fault-injector.ts';
 import type { Journal } from './journal.ts';
-import { readJsonBody, readParams } from './request-params.ts';
+import { readJsonBody, readQuery } from './request-params.ts';
 import { check } from './validate.ts';
 
 type C = components['schemas'];
@@ -38,8 +39,8 @@ export interface ControlContext {
   version: string;
   /** The starting scenario as the user gave it, for GET /_sim/scenario. */
   scenario: C['Scenario'];
-  /** What answers the API, and in proxy mode what the proxy has done; the engine when absent. */
-  answerSource?: { mode: 'simulator' | 'proxy' | 'replay'; proxyStats?: () => C['ProxyStats'] } | undefined;
+  /** What responds to the API: its mode, and in front of a service or a recording what it has done. */
+  source: ResponseSource;
   /** False when the control plane is off: health then advertises no capability. */
   controlEnabled: boolean;
   /** The counting layer: calls and coverage, which a reset leaves. */
@@ -55,7 +56,7 @@ function amounts(input: C['Amounts'] | undefined): { trx?: number; usdt?: number
 
 function requireTronAddress(address: string): string {
   if (!isTronAddress(address)) {
-    throw SimulatorError.answer(
+    throw new SimulatorError(
       'parameterInvalid',
       `Path parameter 'address' must be a TRON address: 34 Base58Check characters starting with T (got '${address}').`,
     );
@@ -73,7 +74,8 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   const { engine, journal, validators, queryValidators } = ctx;
   const control = new Hono<SimEnv>();
   const auth = requireApiKey(engine);
-  const mode = ctx.answerSource?.mode ?? 'simulator';
+  const { source } = ctx;
+  const mode = source.mode;
   // Each route names its operation; one the spec does not list for this mode is refused here.
   const op =
     (operation: string): MiddlewareHandler<SimEnv> =>
@@ -105,8 +107,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
       capabilities,
       mode,
     };
-    const proxy = ctx.answerSource?.proxyStats?.();
-    if (proxy) health.proxy = proxy;
+    if (source.mode !== 'simulator') health.proxy = source.stats();
     return sendJson(c, health);
   });
 
@@ -139,7 +140,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   control.post('/clock/advance', op('advanceClock'), async (c) => {
     const { ms } = await body<C['AdvanceRequest']>(c, 'advanceClock');
     if (engine.clock.mode !== 'manual') {
-      throw SimulatorError.answer(
+      throw new SimulatorError(
         'conflict',
         'The clock is real and cannot be advanced; start the simulator with --clock manual.',
       );
@@ -177,7 +178,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
       (key) => key !== undefined && engine.authenticate(key)?.walletAddress === address,
     );
     if (!apiKey)
-      throw SimulatorError.answer(
+      throw new SimulatorError(
         'notFound',
         `No key held for account ${address}: the simulator holds the scenario's keys and those POST /_sim/accounts made, and of any other only its digest. Use the key the account was made with.`,
       );
@@ -191,7 +192,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
     const input = await body<C['Amounts']>(c, 'deposit');
     const parsed = amounts(input);
     if (!parsed.trx && !parsed.usdt)
-      throw SimulatorError.answer(
+      throw new SimulatorError(
         'parameterInvalid',
         'Deposit nothing? Send \'trx\' and/or \'usdt\' as positive decimal strings, e.g. { "trx": "50" }.',
       );
@@ -201,7 +202,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   control.get('/orders', op('listOrders'), auth, async (c) => {
     const query = check<{ status?: OrderStatusCode; limit?: number }>(
       queryValidators.request('listOrders'),
-      await readParams(c, false),
+      readQuery(c),
     );
     const orders = engine.orders(c.get('account'), {
       limit: query.limit ?? 100,
@@ -227,7 +228,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   control.delete('/rules/:id', op('deleteRule'), (c) => {
     const id = c.req.param('id');
     if (!engine.rules.remove(id))
-      throw SimulatorError.answer('notFound', `No rule '${id}'; GET /_sim/rules lists the rules in force.`);
+      throw new SimulatorError('notFound', `No rule '${id}'; GET /_sim/rules lists the rules in force.`);
     return sendJson(c, { ok: true });
   });
 
@@ -235,7 +236,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   control.post('/faults', op('injectFault'), async (c) => {
     const input = await body<C['FaultRequest']>(c, 'injectFault');
     if (input.response === undefined && !input.latencyMs && !input.latencyMaxMs && !input.latencyMedianMs) {
-      throw SimulatorError.answer(
+      throw new SimulatorError(
         'parameterInvalid',
         `A fault needs a 'response' (${FAULT_RESPONSES.join(', ')}), a 'latencyMs' above 0 or a 'latencyMedianMs'.`,
       );
@@ -244,13 +245,13 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
       input.latencyMedianMs !== undefined &&
       (input.latencyMs !== undefined || input.latencyMaxMs !== undefined)
     ) {
-      throw SimulatorError.answer(
+      throw new SimulatorError(
         'parameterInvalid',
         "Field 'latencyMedianMs' (a lognormal delay) goes without 'latencyMs' and 'latencyMaxMs' (a fixed delay or a range): choose one.",
       );
     }
     if (input.latencySigma !== undefined && input.latencyMedianMs === undefined) {
-      throw SimulatorError.answer('parameterInvalid', "Field 'latencySigma' goes with 'latencyMedianMs'.");
+      throw new SimulatorError('parameterInvalid', "Field 'latencySigma' goes with 'latencyMedianMs'.");
     }
     for (const [field, response] of [
       ['withRetryAfter', 'status'],
@@ -259,25 +260,22 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
       ['dripChunks', 'drip'],
     ] as const) {
       if (input[field] !== undefined && input.response !== response)
-        throw SimulatorError.answer(
-          'parameterInvalid',
-          `Field '${field}' goes with "response": "${response}".`,
-        );
+        throw new SimulatorError('parameterInvalid', `Field '${field}' goes with "response": "${response}".`);
     }
     if (input.withRetryAfter === false && input.retryAfter !== undefined) {
-      throw SimulatorError.answer(
+      throw new SimulatorError(
         'parameterInvalid',
         "Field 'retryAfter' sets the Retry-After header that 'withRetryAfter: false' leaves out: send one of them.",
       );
     }
     if (input.latencyMaxMs !== undefined && input.latencyMaxMs < (input.latencyMs ?? 0)) {
-      throw SimulatorError.answer(
+      throw new SimulatorError(
         'parameterInvalid',
         `Field 'latencyMaxMs' must be at least 'latencyMs' (${input.latencyMs ?? 0}).`,
       );
     }
     if (input.response !== 'status' && (input.status !== undefined || input.withBody !== undefined)) {
-      throw SimulatorError.answer(
+      throw new SimulatorError(
         'parameterInvalid',
         'Fields \'status\' and \'withBody\' go with "response": "status".',
       );
@@ -291,10 +289,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   control.delete('/faults/:id', op('deleteFault'), (c) => {
     const id = c.req.param('id');
     if (!ctx.faults.remove(id))
-      throw SimulatorError.answer(
-        'notFound',
-        `No fault '${id}'; GET /_sim/faults lists the faults in force.`,
-      );
+      throw new SimulatorError('notFound', `No fault '${id}'; GET /_sim/faults lists the faults in force.`);
     return sendJson(c, { ok: true });
   });
 
@@ -323,7 +318,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   });
 
   control.get('/calls', op('listCalls'), async (c) => {
-    const query = check<{ limit?: number }>(queryValidators.request('listCalls'), await readParams(c, false));
+    const query = check<{ limit?: number }>(queryValidators.request('listCalls'), readQuery(c));
     return sendJson(c, ctx.calls.list(query.limit ?? 1000));
   });
   control.delete('/calls', op('clearCalls'), (c) => {
@@ -331,7 +326,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
     return sendJson(c, { ok: true });
   });
   control.get('/calls/count', op('countCalls'), async (c) => {
-    const raw = await readParams(c, false);
+    const raw = readQuery(c);
     const COUNT_CRITERIA = new Set(['operation', 'method', 'path', 'status', 'account']);
     const query = check<CallFilter>(queryValidators.request('countCalls'), raw);
     const filter: CallFilter = {};
@@ -342,13 +337,13 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
       const name = /^params\[(.+)\]$/.exec(key)?.[1];
       if (name !== undefined) (filter.params ??= {})[name] = value;
       else if (key === 'params' || key.startsWith('params['))
-        throw SimulatorError.answer(
+        throw new SimulatorError(
           'parameterInvalid',
           `Query parameter '${key}' must name a parameter: params[period]=1h counts calls that sent period=1h.`,
         );
       // A misspelt criterion would count every call and pass a verification it should fail.
       else if (!COUNT_CRITERIA.has(key))
-        throw SimulatorError.answer(
+        throw new SimulatorError(
           'parameterInvalid',
           `Unknown query parameter '${key}': a count filters by operation, method, path, status, account and params[name].`,
         );
@@ -365,7 +360,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   control.get('/journal', op('getJournal'), async (c) => {
     const query = check<{ limit?: number; operation?: string }>(
       queryValidators.request('getJournal'),
-      await readParams(c, false),
+      readQuery(c),
     );
     return sendJson(c, {
       entries: journal.list({

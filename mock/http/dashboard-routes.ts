@@ -12,7 +12,7 @@ import { accountView, orderView, settingsView } from './control-views.ts';
 import { dashboardAssets } from './dashboard/assets.ts';
 import { sendJson } from './envelope.ts';
 import type { JournalEntry } from './journal.ts';
-import { readParams } from './request-params.ts';
+import { readQuery } from './request-params.ts';
 import { check } from './validate.ts';
 
 type C = components['schemas'];
@@ -59,7 +59,7 @@ export function dashboardSnapshot(
   orderLimit: number = DASHBOARD_ORDER_LIMIT,
 ): C['Dashboard'] {
   const { engine } = ctx;
-  const mode = ctx.answerSource?.mode ?? 'simulator';
+  const mode = ctx.source.mode;
   // In front of a service or a recording the engine answers nothing: its lists would show
   // a demo account and "no orders" while the traffic went elsewhere. The journal shows it.
   const engineShown = mode === 'simulator';
@@ -203,10 +203,7 @@ export function dashboardRoutes(ctx: ControlContext): Hono<SimEnv> {
 
   routes.get('/dashboard', async (c) => {
     c.set('operation', 'getDashboard');
-    const query = check<{ limit?: number }>(
-      ctx.queryValidators.request('getDashboard'),
-      await readParams(c, false),
-    );
+    const query = check<{ limit?: number }>(ctx.queryValidators.request('getDashboard'), readQuery(c));
     return sendJson(c, dashboardSnapshot(ctx, query.limit ?? DASHBOARD_ORDER_LIMIT));
   });
 

@@ -1,4 +1,4 @@
-/** One decoder for every body: decoding keeps no state between calls, and a decoder made per call showed in the proxy's profile. */
+/** One decoder for every body: decoding keeps no state between calls. */
 const UTF8 = new TextDecoder();
 
 /**

@@ -97,7 +97,7 @@ export function docsRoutes(): Hono<SimEnv> {
   docs.get('/assets/:file', (c) => {
     const file = c.req.param('file');
     const type = ASSETS[file];
-    if (!type) throw SimulatorError.answer('notFound', `No asset '${file}' under /docs/assets.`);
+    if (!type) throw new SimulatorError('notFound', `No asset '${file}' under /docs/assets.`);
     let content = cache.get(file);
     if (!content) {
       content = readFileSync(path.join(assetDirectory(), file));

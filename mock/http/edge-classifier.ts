@@ -44,7 +44,7 @@ const ORDER_SEGMENT = 'order';
  */
 export function createEdgeClassifier(
   operations: readonly EdgeOperation[],
-): (method: string, rawTarget: string) => EdgeVerdict {
+): (method: string, sent: string) => EdgeVerdict {
   const byPath = new Map<string, EdgeOperation[]>();
   for (const op of operations) byPath.set(op.path, [...(byPath.get(op.path) ?? []), op]);
   const byNormalPath = new Map([...byPath.keys()].map((path) => [normalisePath(path).path, path]));
@@ -52,8 +52,8 @@ export function createEdgeClassifier(
     operations.filter((op) => lastSegment(op.path) === ORDER_SEGMENT).map((op) => op.path),
   );
 
-  return (method, rawTarget) => {
-    const raw = pathOf(rawTarget);
+  return (method, sent) => {
+    const raw = pathOf(sent);
     const exact = raw.startsWith(API_PREFIX + '/') ? raw.slice(API_PREFIX.length) : raw;
     const atPath = byPath.get(exact);
     if (atPath) {

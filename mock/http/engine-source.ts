@@ -1,70 +1,52 @@
 /**
- * The engine as the API's answer source: the operation table (api-operations.ts) routed
+ * The engine as the API's response source: the operation table (api-operations.ts) routed
  * by method and path, the account of the API-KEY, the parameters read from the query and,
  * for an order, a form body, checked against spec/openapi.yaml by its precompiled
- * validators, then the operation's answer in the success envelope.
+ * validators, then the operation's result in the success envelope.
  */
 import type { SpecValidators, ValidateFunction } from '../../src/spec/loader.ts';
-import { SimulatorError, type Account, type Engine, type Outcome } from '../engine/index.ts';
+import { SimulatorError, type Engine, type Outcome } from '../engine/index.ts';
+import { createRandomSource } from '../engine/random-source.ts';
 import {
   API_OPERATIONS,
-  API_PATHS_NAMED,
+  isApiPath,
   withoutApiPrefix,
   type ApiOperation,
   type ApiParams,
 } from './api-operations.ts';
-import { authenticate } from './authenticate.ts';
-import { createRandomSource } from '../engine/random-source.ts';
 import { orderRecord } from './api-views.ts';
-import { envelopeText, envelopeTime } from './envelope.ts';
+import { authenticate } from './authenticate.ts';
+import { asSent, type SimContext } from './context.ts';
+import type { ResponseSource } from './create-app.ts';
+import { envelope } from './envelope.ts';
+import { methodNotAllowed, notFound } from './error-catalogue.ts';
 import { addExtraFields } from './extra-fields.ts';
-import type { CoreAnswer, CoreRequest } from './exchange.ts';
-import { addPlainPairs } from './plain-pairs.ts';
-import { createReadDataCache } from './read-data-cache.ts';
-import { addAll } from './request-params.ts';
-import { decodeText } from './decode-text.ts';
-import type { AnswerSource, Exchange } from './request-core.ts';
-import { check, passes } from './validate.ts';
+import { textOf } from './request-body.ts';
+import { readParams } from './request-params.ts';
+import { check } from './validate.ts';
 
-/** The API's paths, with and without the real service's /api prefix. */
-const API_NAMESPACE = /^(\/api)?\/v1(\/|$)/;
 const FORM = 'application/x-www-form-urlencoded';
 const JSON_TYPE = { 'content-type': 'application/json' };
 
-interface Routed {
-  op: ApiOperation;
-  validate: ValidateFunction;
-}
-
 /**
- * Creates the engine's answer source.
+ * Creates the engine's response source.
  *
  * @example
  *   const source = engineSource(engine, apiValidators);
- *   createRequestCore({ engine, source, faults, exchanges });
+ *   createApp({ engine, source, … });
  */
-export function engineSource(engine: Engine, validators: SpecValidators): AnswerSource<Routed> {
-  const cache = createReadDataCache(engine);
+export function engineSource(engine: Engine, validators: SpecValidators): ResponseSource {
   const operations = Object.values(API_OPERATIONS) as ApiOperation[];
-  // One entry per operation, each with the validator of its parameters from the spec.
+  // The validator of each operation's parameters, from the spec; the methods of each path.
+  const validatorOf = new Map<string, ValidateFunction>();
   const methodsAt = new Map<string, string[]>();
-  const routeList: Routed[] = [];
   for (const op of operations) {
-    routeList.push({ op, validate: validators.request(op.id) });
+    validatorOf.set(op.id, validators.request(op.id));
     // HEAD is answered wherever GET is, as HTTP has it.
     const methods = op.method === 'GET' ? ['GET', 'HEAD'] : [op.method];
     methodsAt.set(op.path, [...(methodsAt.get(op.path) ?? []), ...methods]);
   }
 
-  // Per connection, the last key it sent and that key's account: a keep-alive client sends
-  // the same key with every request, and hashing it showed in a read's profile
-  // (bench/README.md). Comparing a key with what the same connection sent before tells
-  // nothing about anyone else's key. A reset replaces every account: the cache starts afresh.
-  let accountsEpoch = 0;
-  engine.subscribe((event) => {
-    if (event.type === 'reset') accountsEpoch++;
-  });
-  const lastKey = new WeakMap<object, { key: string; account: Account; epoch: number }>();
   // The extra fields' generated values draw from a source of their own, seeded from the
   // engine's: the engine's own draws (order ids, outcomes) stay what they are without them.
   const extraSeed = (engine.seed ^ 0x65787472) >>> 0;
@@ -75,119 +57,69 @@ export function engineSource(engine: Engine, validators: SpecValidators): Answer
 
   return {
     mode: 'simulator',
-    takes: (path) => API_NAMESPACE.test(path),
-    route(request, exchange) {
-      const path = withoutApiPrefix(exchange.path);
+    takes: isApiPath,
+    route(c) {
+      // Routed by the path as sent: another spelling of an API path is no API path.
+      const sent = asSent(c).path;
+      const path = withoutApiPrefix(sent);
       // HEAD is GET without the body, as HTTP has it.
-      const method = request.method === 'HEAD' ? 'GET' : request.method;
-      // A handful of operations: comparing the path with each is cheaper than building a
-      // key and hashing it, which showed in a read's profile.
-      for (const routed of routeList)
-        if (routed.op.path === path && routed.op.method === method) {
-          exchange.operation = routed.op.id;
-          return routed;
-        }
+      const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
+      const op = operations.find((o) => o.path === path && o.method === method);
+      if (op) return void c.set('operation', op.id);
       const allowed = methodsAt.get(path);
-      if (allowed) {
-        throw SimulatorError.answer(
-          'methodNotAllowed',
-          `Method ${request.method} is not allowed on ${exchange.path}; use ${allowed.join(' or ')}.`,
-          { Allow: allowed.join(', ') },
-        );
-      }
-      throw SimulatorError.answer(
-        'notFound',
-        `No such path. The API is under /v1 (${API_PATHS_NAMED}); the control plane is under /_sim.`,
+      throw allowed ? methodNotAllowed(c.req.method, sent, allowed) : notFound();
+    },
+    authenticate: (c) => authenticate(engine, c.req.header('api-key')),
+    respond(c) {
+      const op = API_OPERATIONS[c.get('operation') as keyof typeof API_OPERATIONS] as ApiOperation;
+      const form = op.method === 'POST' ? formText(c) : undefined;
+      const params = check<Record<string, unknown>>(
+        validatorOf.get(op.id)!,
+        readParams([
+          [asSent(c).query, 'query string'],
+          [form, 'form body'],
+        ]),
       );
-    },
-    authenticate(request) {
-      const key = request.header('api-key');
-      const connection = request.connection;
-      if (connection && key) {
-        const last = lastKey.get(connection);
-        if (last !== undefined && last.key === key && last.epoch === accountsEpoch) return last.account;
+      const asked = c.get('outcomeAsked');
+      const result = op.run(
+        engine,
+        c.get('account'),
+        params as ApiParams[keyof ApiParams] & Record<string, never>,
+        // A rejection asked for was answered before the engine; what is left is an order's outcome.
+        asked !== undefined ? { outcome: asked as Outcome } : undefined,
+      );
+      if (result.activation) c.set('activation', true);
+      const settings = engine.settings();
+      const extras = settings.extraFields[op.id];
+      const body = envelope(engine, result.code, result.msg, result.data);
+      if (extras !== undefined && extras.length > 0) {
+        const order = result.order;
+        addExtraFields(body, extras, {
+          params,
+          order: order && { ...orderRecord(order, settings), outOrderNo: order.outOrderNo },
+          createdAtMs: order?.createdAt,
+          now: engine.clock.now(),
+          random: extraRandom,
+        });
       }
-      const account = authenticate(engine, key);
-      if (connection && key) lastKey.set(connection, { key, account, epoch: accountsEpoch });
-      return account;
-    },
-    answer(request, exchange, routed) {
-      if (routed.op.method !== 'POST') return answerWith(exchange, routed, undefined);
-      const read = request.bodyIfRead?.();
-      if (read !== undefined || !request.hasBody)
-        return answerWith(exchange, routed, formText(request, exchange, read));
-      return request.body().then((bytes) => answerWith(exchange, routed, formText(request, exchange, bytes)));
+      const text = JSON.stringify(body);
+      c.set('response', body);
+      c.set('responseText', text);
+      return c.body(text, 200, JSON_TYPE);
     },
   };
-
-  /** The operation's answer to the parameters of the query and, for an order, the form body. */
-  function answerWith(exchange: Exchange, { op, validate }: Routed, form: string | undefined): CoreAnswer {
-    let params: Record<string, unknown> = {};
-    const pairs = params as Record<string, string>;
-    // The plain case (most requests) is split by hand; the rest, and every rejection, by
-    // readParams, whose messages name what is wrong.
-    const plain =
-      (exchange.query === undefined || addPlainPairs(exchange.query, pairs)) &&
-      (form === undefined || addPlainPairs(form, pairs));
-    if (!plain || !passes(validate, params)) params = check(validate, readParams(exchange.query, form));
-    const answer = op.answer(
-      engine,
-      exchange.account!,
-      params as unknown as ApiParams[keyof ApiParams] & Record<string, never>,
-      // The core took a rejection asked for before the engine; what is left is an order's outcome.
-      exchange.outcomeAsked !== undefined ? { outcome: exchange.outcomeAsked as Outcome } : undefined,
-    );
-    if (answer.activation) exchange.activation = true;
-    const settings = engine.settings();
-    const extras = settings.extraFields[op.id];
-    if (extras !== undefined && extras.length > 0) {
-      // Extra fields may copy the request or draw fresh values: never from the read cache.
-      const body = { code: answer.code, msg: answer.msg, time: envelopeTime(engine), data: answer.data() };
-      const order = answer.order;
-      addExtraFields(body, extras, {
-        params,
-        order: order && { ...orderRecord(order, settings), outOrderNo: order.outOrderNo },
-        createdAtMs: order?.createdAt,
-        now: engine.clock.now(),
-        random: extraRandom,
-      });
-      return { status: 200, headers: JSON_TYPE, body: JSON.stringify(body) };
-    }
-    return {
-      status: 200,
-      headers: JSON_TYPE,
-      body: envelopeText(engine, answer.msg, answer.text(cache), answer.code),
-    };
-  }
 }
 
 /** An order's form body as text; undefined when there is none. Any other content type is refused (415). */
-function formText(
-  request: CoreRequest,
-  exchange: Exchange,
-  bytes: Uint8Array | undefined,
-): string | undefined {
-  if (bytes === undefined || bytes.byteLength === 0) return undefined;
-  const type = request.header('content-type');
-  // The exact type, as clients send it, is told without splitting and lower-casing it.
-  if (type !== FORM && type?.split(';', 1)[0]!.trim().toLowerCase() !== FORM) {
-    throw SimulatorError.answer(
+function formText(c: SimContext): string | undefined {
+  const text = textOf(c);
+  if (text.length === 0) return undefined;
+  const type = c.req.header('content-type');
+  if (type?.split(';', 1)[0]!.trim().toLowerCase() !== FORM) {
+    throw new SimulatorError(
       'contentTypeUnsupported',
       `Unsupported content type '${type ?? 'none'}': send the parameters in the query string or as an ${FORM} body.`,
     );
   }
-  return (exchange.bodyText = decodeText(bytes));
-}
-
-/**
- * The parameters of the query string and a form body in one object. A parameter given
- * twice with different values is refused: guessing which one the caller meant would hide
- * a bug in their client.
- */
-function readParams(query: string | undefined, form: string | undefined): Record<string, string> {
-  // No prototype: a parameter named 'toString' or '__proto__' is just a parameter.
-  const params = Object.create(null) as Record<string, string>;
-  if (query !== undefined) addAll(params, new URLSearchParams(query), 'query string');
-  if (form !== undefined) addAll(params, new URLSearchParams(form), 'form body');
-  return params;
+  return text;
 }

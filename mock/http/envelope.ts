@@ -1,5 +1,6 @@
 /**
- * The upstream response envelope and the error envelope every rejection uses.
+ * The service's response envelope, `{ code, msg, time, data }`: a success's, and the one
+ * every rejection uses (error-catalogue.ts).
  */
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -18,15 +19,18 @@ export function envelopeTime(engine: Engine): string {
 }
 
 /**
- * The success envelope as JSON text, with `data` already serialised: exactly what
- * `JSON.stringify({ code, msg, time, data })` writes (`code` is an integer, `time` a
- * string of digits), for the Node fast path, which keeps a read's data as text.
+ * The envelope of a response: its code, its message, the time and its data.
  *
  * @example
- *   envelopeText(engine, 'Get price successfully', '{"sun":"65"}'); // '{"code":0,"msg":"Get price successfully","time":"1741801809","data":{"sun":"65"}}'
+ *   envelope(engine, 0, 'Get price successfully', { sun: '65' }); // { code: 0, msg: …, time: '1741801809', data: { sun: '65' } }
  */
-export function envelopeText(engine: Engine, msg: string, dataText: string, code = 0): string {
-  return `{"code":${code},"msg":${JSON.stringify(msg)},"time":"${envelopeTime(engine)}","data":${dataText}}`;
+export function envelope(
+  engine: Engine,
+  code: number,
+  msg: string,
+  data: unknown,
+): { code: number; msg: string; time: string; data: unknown } {
+  return { code, msg, time: envelopeTime(engine), data };
 }
 
 /** Sends a JSON body and keeps it for the journal. */
@@ -36,17 +40,6 @@ export function sendJson(
   status: ContentfulStatusCode = 200,
   headers?: Record<string, string>,
 ): Response {
-  c.set('responseBody', body);
+  c.set('response', body);
   return c.json(body, status, headers);
-}
-
-/** Sends the success envelope. */
-export function sendEnvelope(
-  c: Context<SimEnv>,
-  engine: Engine,
-  msg: string,
-  data: unknown,
-  code = 0,
-): Response {
-  return sendJson(c, { code, msg, time: envelopeTime(engine), data });
 }

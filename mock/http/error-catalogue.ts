@@ -1,15 +1,163 @@
 /**
- * The error catalogue in force (settings.errors, settings.errorStatus, settings.unknownPath):
- * what each kind of API rejection answers. Applied once, where a rejection becomes an
- * answer, so that every step before it (the 405 check above all) sees the simulator's own
- * status, and an injected fault or an upstream's answer is never rewritten.
+ * Every rejection's answer, worded and shaped once: the rejections the HTTP layer makes
+ * itself (an unknown path, a method not allowed, a body too large, a client gone, a
+ * simulator bug), and the error catalogue in force (settings.errors, settings.errorStatus,
+ * settings.unknownPath), applied where a rejection becomes a response, so that every step
+ * before it sees the simulator's own status, and an injected fault or an upstream's
+ * response is never rewritten.
  */
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { API_PATHS_NAMED } from './api-operations.ts';
 import { REJECTION_KINDS } from '../../src/generated/lists.ts';
-import { envelopeTime } from './envelope.ts';
+import { envelope, envelopeTime } from './envelope.ts';
 import { addExtraFields } from './extra-fields.ts';
 import { createRandomSource, type RandomSource } from '../engine/random-source.ts';
-import type { Engine, SimulatorError } from '../engine/index.ts';
+import { SimulatorError, type Engine } from '../engine/index.ts';
 import type { ErrorCatalogueKind } from '../engine/settings.ts';
+import type { SimEnv } from './context.ts';
+
+/**
+ * The 404 of a path nobody answers.
+ *
+ * @example
+ *   throw notFound(); // 404, code 40400, naming the API's paths and /_sim
+ */
+export function notFound(): SimulatorError {
+  return new SimulatorError(
+    'notFound',
+    `No such path. The API is under /v1 (${API_PATHS_NAMED}); the control plane is under /_sim.`,
+  );
+}
+
+/**
+ * The 405 of a method a path does not take, with its Allow header.
+ *
+ * @example
+ *   throw methodNotAllowed('PUT', '/v1/tron/price', ['GET', 'HEAD']);
+ */
+export function methodNotAllowed(method: string, path: string, allowed: readonly string[]): SimulatorError {
+  return new SimulatorError(
+    'methodNotAllowed',
+    `Method ${method} is not allowed on ${path}; use ${allowed.join(' or ')}.`,
+    { Allow: allowed.join(', ') },
+  );
+}
+
+/**
+ * The 413 of a body over the simulator's limit.
+ *
+ * @example
+ *   throw bodyTooLarge(65536);
+ */
+export function bodyTooLarge(maxBytes: number): SimulatorError {
+  return new SimulatorError(
+    'bodyTooLarge',
+    `The request body is larger than ${maxBytes} bytes; send a smaller body.`,
+  );
+}
+
+/**
+ * The 400 of a request the HTTP layer cannot read: a request target or Host it cannot
+ * build a URL from.
+ *
+ * @example
+ *   unreadableRequest('Backslash in request path').status; // 400
+ */
+export function unreadableRequest(why: string): SimulatorError {
+  return new SimulatorError(
+    'bodyInvalid',
+    `The request could not be read (${why}); send an origin-form target such as /v1/account.`,
+  );
+}
+
+/**
+ * The SimulatorError an unexpected error is answered with: the one wording of a 500.
+ *
+ * @example
+ *   unexpectedError(new RangeError('Invalid time value')).code; // 50000
+ */
+export function unexpectedError(error: unknown): SimulatorError {
+  let detail: string;
+  try {
+    detail = error instanceof Error ? error.message : String(error);
+  } catch {
+    detail = 'unprintable error';
+  }
+  return new SimulatorError(
+    'internal',
+    `Unexpected simulator error: ${detail.replace(/\.+$/, '')}. This is a simulator bug; please report it.`,
+  );
+}
+
+/** The journal status of a request whose client went away before it was read (nginx's 499). */
+export const CLIENT_CLOSED_STATUS = 499;
+/** What the journal says of such a request. */
+export const CLIENT_CLOSED_NOTE =
+  'The client closed the connection before the request was read; nothing was done.';
+
+/**
+ * The error envelope's JSON text for `error`, uncatalogued: for what answers outside the
+ * pipeline (the Node server's refusals of malformed HTTP).
+ *
+ * @example
+ *   errorEnvelopeText(engine, notFound()); // '{"code":40400,"msg":"No such path. …","time":"1741801809","data":null}'
+ */
+export function errorEnvelopeText(engine: Engine, error: SimulatorError): string {
+  let time: string;
+  try {
+    time = envelopeTime(engine);
+  } catch {
+    // A clock that cannot be read must not stop the error from being told.
+    time = String(Math.floor(Date.now() / 1000));
+  }
+  return JSON.stringify({ code: error.code, msg: error.message, time, data: null });
+}
+
+/**
+ * The response to whatever a step threw: the catalogued envelope of a SimulatorError (the
+ * control plane's own, and with `catalogue` false any other, uncatalogued), the 499 of a client gone mid-body, else the 500 of a
+ * simulator bug, reported once. Notes the rejection and the body for the journal.
+ *
+ * @example
+ *   app.onError((error, c) => errorResponse(c, engine, error, report));
+ */
+export function errorResponse(
+  c: Context<SimEnv>,
+  engine: Engine,
+  error: unknown,
+  onUnexpectedError?: (error: unknown) => void,
+  catalogue = !c.req.path.startsWith('/_sim'),
+): Response {
+  let simError: SimulatorError;
+  if (error instanceof SimulatorError) simError = error;
+  else if (clientGone(c)) {
+    // Nothing was done and nobody reads the answer; the journal says so (nginx's 499).
+    c.set('response', { note: CLIENT_CLOSED_NOTE });
+    return c.body(null, CLIENT_CLOSED_STATUS as ContentfulStatusCode);
+  } else {
+    try {
+      onUnexpectedError?.(error);
+    } catch {
+      // A failing logger must not turn one bug into two.
+    }
+    simError = unexpectedError(error);
+  }
+  const shaped = catalogued(engine, simError, catalogue);
+  if (shaped.rejection) c.set('rejection', shaped.rejection);
+  c.set('response', shaped.response);
+  const status = shaped.status as ContentfulStatusCode;
+  // An empty text is no body: a Response would give it a text/plain type the answer never had.
+  if (shaped.text === '') return c.body(null, status, shaped.headers);
+  return c.body(shaped.text, status, shaped.headers);
+}
+
+/** Whether the request's client went away before its body was read: its doing, not a simulator bug. */
+function clientGone(c: Context<SimEnv>): boolean {
+  const req = c.env?.incoming;
+  if (req === undefined) return false;
+  return (!req.complete && (req.destroyed || req.socket?.destroyed === true)) || req.aborted;
+}
 
 /** The kinds spec/control.yaml's ErrorCatalogue names. */
 const CATALOGUED: ReadonlySet<string> = new Set<ErrorCatalogueKind>(REJECTION_KINDS);
@@ -50,7 +198,7 @@ export interface CataloguedError {
  *   catalogued(engine, new SimulatorError('apiKeyMissing', 'Missing API key …'), true).status; // 401
  */
 export function catalogued(engine: Engine, error: SimulatorError, catalogue: boolean): CataloguedError {
-  const own = { code: error.code, msg: error.message, time: envelopeTime(engine), data: null };
+  const own = envelope(engine, error.code, error.message, null);
   const headers = { 'content-type': 'application/json', ...error.headers };
   const kind = catalogueKindOf(error);
   if (!catalogue)
@@ -90,9 +238,9 @@ export function catalogued(engine: Engine, error: SimulatorError, catalogue: boo
       code: String(code),
       time: own.time,
     });
-    const answerHeaders: Record<string, string> = { ...error.headers };
-    if (type !== '') answerHeaders['content-type'] = type;
-    return { status, headers: answerHeaders, text, response: parsedOrText(text), rejection: kind };
+    const bodyHeaders: Record<string, string> = { ...error.headers };
+    if (type !== '') bodyHeaders['content-type'] = type;
+    return { status, headers: bodyHeaders, text, response: parsedOrText(text), rejection: kind };
   }
   const body = {
     code,

@@ -1,11 +1,20 @@
 /**
- * The hub of finished exchanges: a server's exchanges are heard at the end of their turn, in
- * order, by every listener; an in-process one at once; and whatever reads what listeners
- * keep can take the pending ones first.
+ * The one ExchangeFinished of every request, and the hub that tells it to every listener,
+ * in order, as it finishes: a journal read after a response holds its exchange, whichever
+ * way the request came.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { listen, rawRequest } from '../test-support/socket-test-support.ts';
 import { createSimulator } from '../simulator.ts';
-import { createExchangeEvents, MAX_PENDING_EXCHANGES, type ExchangeFinished } from './exchange.ts';
+import { createExchangeEvents, type ExchangeFinished } from './exchange.ts';
+
+const ADDRESS = 'TAcN9gFvXZAxsWQQzWWbydBmscBHnEi5nZ';
+const ORDER = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;
+const FORM = { 'API-KEY': 'demo-key', 'content-type': 'application/x-www-form-urlencoded' };
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (closers.length > 0) await closers.pop()!();
+});
 
 const exchangeAt = (path: string): ExchangeFinished => ({
   at: 0,
@@ -14,52 +23,20 @@ const exchangeAt = (path: string): ExchangeFinished => ({
   status: 200,
   durationMs: 0,
 });
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 describe('the exchange hub', () => {
-  it("hands a server's exchanges over at the end of the turn, in order, to each listener", async () => {
+  it('hands each exchange to every listener as it finishes, in order', () => {
     const hub = createExchangeEvents();
     const heard: string[] = [];
     hub.subscribe((x) => heard.push(`journal ${x.path}`));
     hub.subscribe((x) => heard.push(`counts ${x.path}`));
-    hub.finish(exchangeAt('/a'), true);
-    hub.finish(exchangeAt('/b'), true);
-    expect(heard).toEqual([]);
-    await nextTurn();
-    expect(heard).toEqual(['journal /a', 'journal /b', 'counts /a', 'counts /b']);
+    hub.finish(exchangeAt('/a'));
+    expect(heard).toEqual(['journal /a', 'counts /a']);
+    hub.finish(exchangeAt('/b'));
+    expect(heard).toEqual(['journal /a', 'counts /a', 'journal /b', 'counts /b']);
   });
 
-  it('hands an in-process exchange over at once, after those still pending', () => {
-    const hub = createExchangeEvents();
-    const heard: string[] = [];
-    hub.subscribe((x) => heard.push(x.path));
-    hub.finish(exchangeAt('/served'), true);
-    hub.finish(exchangeAt('/in-process'));
-    expect(heard).toEqual(['/served', '/in-process']);
-  });
-
-  it('hands the pending exchanges over when a reader flushes, and only once', async () => {
-    const hub = createExchangeEvents();
-    const heard: string[] = [];
-    hub.subscribe((x) => heard.push(x.path));
-    hub.finish(exchangeAt('/a'), true);
-    hub.flush();
-    expect(heard).toEqual(['/a']);
-    await nextTurn();
-    expect(heard).toEqual(['/a']);
-  });
-
-  it('holds no more than its bound: the exchange that fills it hands the batch over at once', () => {
-    const hub = createExchangeEvents();
-    let heard = 0;
-    hub.subscribe(() => heard++);
-    for (let i = 0; i < MAX_PENDING_EXCHANGES - 1; i++) hub.finish(exchangeAt(`/${i}`), true);
-    expect(heard).toBe(0);
-    hub.finish(exchangeAt('/last'), true);
-    expect(heard).toBe(MAX_PENDING_EXCHANGES);
-  });
-
-  it('reports what a listener throws and still serves the other listeners and exchanges', async () => {
+  it('reports what a listener throws and still serves the other listeners and exchanges', () => {
     const errors: unknown[] = [];
     const hub = createExchangeEvents({ onListenerError: (error) => errors.push(error) });
     const heard: string[] = [];
@@ -67,14 +44,13 @@ describe('the exchange hub', () => {
       if (x.path === '/a') throw new Error('listener broke');
     });
     hub.subscribe((x) => heard.push(x.path));
-    hub.finish(exchangeAt('/a'), true);
-    hub.finish(exchangeAt('/b'), true);
-    await nextTurn();
+    hub.finish(exchangeAt('/a'));
+    hub.finish(exchangeAt('/b'));
     expect(heard).toEqual(['/a', '/b']);
     expect(errors).toEqual([new Error('listener broke')]);
   });
 
-  it("still hands the rest of the batch over when the reporter of a listener's throw throws too", async () => {
+  it("still serves the other listeners when the reporter of a listener's throw throws too", () => {
     const hub = createExchangeEvents({
       onListenerError: () => {
         throw new Error('reporter broke');
@@ -85,48 +61,97 @@ describe('the exchange hub', () => {
       if (x.path === '/a') throw new Error('listener broke');
       heard.push(x.path);
     });
-    hub.finish(exchangeAt('/a'), true);
-    hub.finish(exchangeAt('/b'), true);
-    await nextTurn();
-    expect(heard).toEqual(['/b']);
+    hub.subscribe((x) => heard.push(`second ${x.path}`));
+    hub.finish(exchangeAt('/a'));
+    hub.finish(exchangeAt('/b'));
+    expect(heard).toEqual(['second /a', '/b', 'second /b']);
   });
 
-  it('hands an exchange a listener finishes to every listener, after the batch under way', () => {
+  it('stops telling a listener once it unsubscribed', () => {
     const hub = createExchangeEvents();
     const heard: string[] = [];
-    hub.subscribe((x) => {
-      heard.push(`first ${x.path}`);
-      if (x.path === '/a') hub.finish(exchangeAt('/from-listener'));
-    });
-    hub.subscribe((x) => {
-      heard.push(`second ${x.path}`);
-      // A listener reading what is kept while the batch is handed over changes nothing.
-      hub.flush();
-    });
-    hub.finish(exchangeAt('/a'), true);
-    hub.flush();
-    expect(heard).toEqual(['first /a', 'second /a', 'first /from-listener', 'second /from-listener']);
+    const stop = hub.subscribe((x) => heard.push(x.path));
+    hub.finish(exchangeAt('/a'));
+    stop();
+    hub.finish(exchangeAt('/b'));
+    expect(heard).toEqual(['/a']);
   });
 });
 
 describe("a simulator's journal and call counts", () => {
-  it('include the exchanges a server finished this turn whenever they are read or cleared', () => {
+  it('hold each exchange as soon as it is finished, whenever they are read or cleared', () => {
     const sim = createSimulator({ clock: 'manual' });
     const served = (): ExchangeFinished => ({ ...exchangeAt('/v1/account'), operation: 'getAccount' });
-    sim.exchanges.finish(served(), true);
+    sim.exchanges.finish(served());
     expect(sim.journal.size).toBe(1);
-    sim.exchanges.finish(served(), true);
+    sim.exchanges.finish(served());
     expect(sim.journal.list().map((entry) => entry.path)).toEqual(['/v1/account', '/v1/account']);
-    sim.exchanges.finish(served(), true);
+    sim.exchanges.finish(served());
     expect(sim.calls.count({ operation: 'getAccount' }).count).toBe(3);
-    sim.exchanges.finish(served(), true);
-    expect(sim.calls.list().calls[0]?.count).toBe(4);
-    sim.exchanges.finish(served(), true);
     sim.calls.clearCalls();
     expect(sim.calls.count({ operation: 'getAccount' }).count).toBe(0);
-    // Cleared after the pending exchange was heard, not before it.
-    sim.exchanges.finish(served(), true);
     sim.journal.clear();
     expect(sim.journal.size).toBe(0);
+  });
+});
+
+describe('the exchange of a request through the app', () => {
+  it('is journaled by the time a read is answered', async () => {
+    const sim = createSimulator({ clock: 'manual' });
+    const res = await sim.app.request('/v1/tron/price?rentalCount=65000&period=1h', {
+      headers: { 'API-KEY': 'demo-key' },
+    });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toMatch(/^\{"code":0,/);
+    expect(sim.journal.list({ limit: 1 })[0]).toMatchObject({ operation: 'getPrice', status: 200 });
+  });
+
+  it('is journaled with its body by the time an order is answered', async () => {
+    const sim = createSimulator({ clock: 'manual' });
+    const res = await sim.app.request('/v1/tron/order', { method: 'POST', headers: FORM, body: ORDER });
+    expect(res.status).toBe(200);
+    const [entry] = sim.journal.list({ limit: 1 });
+    expect(entry).toMatchObject({ operation: 'createOrder', status: 200, body: ORDER });
+  });
+
+  it('is journaled with its body for an order whose body streams in, answered as it would have been', async () => {
+    const sim = createSimulator({ clock: 'manual' });
+    const bytes = new TextEncoder().encode(ORDER);
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(bytes.subarray(0, 10));
+        controller.enqueue(bytes.subarray(10));
+        controller.close();
+      },
+    });
+    const res = await sim.app.request('/v1/tron/order', {
+      method: 'POST',
+      headers: FORM,
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    expect(res.status).toBe(200);
+    expect(sim.journal.list({ limit: 1 })[0]).toMatchObject({ operation: 'createOrder', body: ORDER });
+  });
+
+  it('is journaled for a rejection, with what was rejected', async () => {
+    const sim = createSimulator({ clock: 'manual' });
+    const res = await sim.app.request('/v1/tron/price?rentalCount=65000&period=7y', {
+      headers: { 'API-KEY': 'demo-key' },
+    });
+    expect(res.status).toBe(400);
+    expect(sim.journal.list({ limit: 1 })[0]).toMatchObject({
+      status: 400,
+      response: { code: 20002, msg: expect.stringContaining("'period'") },
+    });
+  });
+
+  it('is journaled over a socket by the time its answer arrives', async () => {
+    const sim = createSimulator({ clock: 'manual' });
+    const { port, close } = await listen(sim);
+    closers.push(close);
+    const reply = await rawRequest(port, 'GET', '/v1/account', { 'api-key': 'demo-key' });
+    expect(reply.status).toBe(200);
+    expect(sim.journal.list({ limit: 1 })[0]).toMatchObject({ operation: 'getAccount', status: 200 });
   });
 });

@@ -1,7 +1,9 @@
 /**
  * Injected faults: latency (fixed, a range, or lognormal), error statuses, broken bodies,
- * a slow drip, and dropped, reset or garbled connections for the simulated API. Whether a probabilistic fault hits is drawn from a seeded source
- * of its own, so a run repeats exactly and the engine's ids do not shift.
+ * a slow drip, and dropped, reset or garbled connections for the simulated API (the
+ * pipeline's fault step, api-steps.ts, carries them out). Whether a probabilistic fault
+ * hits is drawn from a seeded source of its own, so a run repeats exactly and the engine's
+ * ids do not shift.
  */
 import type { components } from '../../src/generated/control.ts';
 import type { RandomSource } from '../engine/random-source.ts';

@@ -15,7 +15,7 @@ describe('createJournal bounds what one entry keeps', () => {
   it('keeps at most 4 KiB of a response given as JSON text, marked as cut', () => {
     const journal = createJournal(10);
     const big = JSON.stringify({ code: 0, data: 'x'.repeat(1_000_000) });
-    journal.record({ ...base }, { responseText: big });
+    journal.record({ ...base, responseText: big });
     const [entry] = journal.list();
     expect(entry!.responseTruncated).toBe(true);
     expect(entry!.response).toBe(big.slice(0, JOURNAL_RESPONSE_LIMIT));
@@ -47,7 +47,7 @@ describe('createJournal bounds what one entry keeps', () => {
     const journal = createJournal(1);
     // '{"d":"' is 6 characters: pad so that an emoji straddles the limit.
     const text = `{"d":"${'a'.repeat(JOURNAL_RESPONSE_LIMIT - 7)}😀😀"}`;
-    journal.record({ ...base }, { responseText: text });
+    journal.record({ ...base, responseText: text });
     const kept = journal.list()[0]!.response as string;
     expect(kept.length).toBe(JOURNAL_RESPONSE_LIMIT - 1);
     expect(kept.at(-1)).toBe('a');
@@ -56,7 +56,7 @@ describe('createJournal bounds what one entry keeps', () => {
   it('holds 1000 entries of megabyte responses in under 5 MB of listed JSON', () => {
     const journal = createJournal(1000);
     const big = JSON.stringify({ data: 'z'.repeat(1_000_000) });
-    for (let i = 0; i < 1000; i++) journal.record({ ...base }, { responseText: big });
+    for (let i = 0; i < 1000; i++) journal.record({ ...base, responseText: big });
     const listed = JSON.stringify(journal.list({ limit: 1000 }));
     expect(listed.length).toBeLessThan(5_000_000);
   });

@@ -130,8 +130,7 @@ function redactPairs(text: string): string {
  *   redactBody('rentalCount=65000');           // unchanged
  */
 export function redactBody(text: string): string {
-  // Only a JSON object or array is parsed: parsing (and throwing on) every form body showed in
-  // order creation's profile (bench/README.md).
+  // Only a JSON object or array is parsed; anything else is scanned for pairs.
   const first = text.trimStart().charCodeAt(0);
   if (first === 123 /* { */ || first === 91 /* [ */) {
     let parsed: unknown;
@@ -156,8 +155,11 @@ export const TOKEN_EDGE = 'A-Za-z0-9_\\-';
 /**
  * A pattern matching `key` as a whole token, each of its characters raw or percent-encoded
  * (hex in either case): an echo may encode any of them, needed or not.
+ *
+ * @example
+ *   keyPattern('sk_live_12345').test('k=sk_live%5F12345'); // true
  */
-function keyPattern(key: string): RegExp {
+export function keyPattern(key: string): RegExp {
   const hex = (byte: number): string =>
     byte
       .toString(16)
@@ -192,38 +194,6 @@ export function replaceKeys(text: string, keys: Iterable<readonly [key: string, 
     out = out.replace(keyPattern(key), alias);
   }
   return out;
-}
-
-/**
- * Where the first occurrence of a key that `replaceKeys` would replace, standing across
- * `at` (starting before it and ending after it), starts in `text`; -1 when none does. A
- * text scrubbed in pieces is cut only where this says -1, so that no key is split between
- * two pieces and missed by both.
- *
- * @example
- *   keyAcross('a sk_live_12345 b', 5, [['sk_live_12345', 'key-2']]); // 2
- *   keyAcross('a sk_live_12345 b', 1, [['sk_live_12345', 'key-2']]); // -1
- */
-export function keyAcross(
-  text: string,
-  at: number,
-  keys: Iterable<readonly [key: string, alias: string]>,
-): number {
-  let start = -1;
-  for (const [key] of keys) {
-    if (key.length < MIN_SCRUBBED_KEY_LENGTH) continue;
-    // A percent-encoded character is at most 12 characters (four bytes, each `%XX`) long.
-    const reach = key.length * 12;
-    const from = Math.max(0, at - reach);
-    const window = text.slice(from, at + reach);
-    if (!window.includes(key) && !window.includes('%')) continue;
-    for (const match of window.matchAll(keyPattern(key))) {
-      const matchStart = from + match.index;
-      if (matchStart >= at) break;
-      if (matchStart + match[0].length > at && (start === -1 || matchStart < start)) start = matchStart;
-    }
-  }
-  return start;
 }
 
 /**

@@ -296,7 +296,7 @@ describe('createJournal', () => {
       account: 'T1',
     };
     journal.record({ ...base, response, query: { rentalCount: '65000' } });
-    journal.record({ ...base }, { query: 'rentalCount=65000', responseText: JSON.stringify(response) });
+    journal.record({ ...base, queryText: 'rentalCount=65000', responseText: JSON.stringify(response) });
     const [asObject, asText] = journal.list().map(({ id: _id, ...rest }) => rest);
     expect(asText).toEqual(asObject);
     expect(JSON.stringify(asText)).toBe(JSON.stringify(asObject));

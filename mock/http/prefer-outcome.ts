@@ -4,7 +4,7 @@
  * Only the simulator decides outcomes, so a proxy or a replay refuses the header rather
  * than forward it or ignore it.
  */
-import { PREFER_OUTCOMES, REJECTION_KINDS } from '../../src/generated/lists.ts';
+import { PREFER_OUTCOMES, REJECTION_KINDS, type Mode } from '../../src/generated/lists.ts';
 import { SimulatorError } from '../engine/index.ts';
 import type { ErrorCatalogueKind } from '../engine/settings.ts';
 
@@ -29,7 +29,7 @@ const ORDER_OUTCOMES = PREFER_OUTCOMES.filter((value) => !REJECTIONS.has(value))
  */
 export function preferredOutcome(
   header: string | undefined,
-  mode: 'simulator' | 'proxy' | 'replay',
+  mode: Mode,
   operation: string | undefined,
 ): PreferOutcome | undefined {
   if (header === undefined) return undefined;
@@ -38,17 +38,17 @@ export function preferredOutcome(
   // A value is echoed in the message: a long one is cut, as anything sent may be.
   const shown = value.length > 64 ? `${value.slice(0, 64)}…` : value;
   if (mode !== 'simulator')
-    throw SimulatorError.answer(
+    throw new SimulatorError(
       'parameterInvalid',
       `Header 'Prefer: outcome=${shown}' is refused in ${mode} mode: only the simulator decides outcomes, and the header is never forwarded. Send the request without it.`,
     );
   if (!ACCEPTED.has(value))
-    throw SimulatorError.answer(
+    throw new SimulatorError(
       'parameterInvalid',
       `Header 'Prefer' asks for outcome '${shown}', which is none of: ${PREFER_OUTCOMES.join(', ')}.`,
     );
   if (!REJECTIONS.has(value) && operation !== 'createOrder')
-    throw SimulatorError.answer(
+    throw new SimulatorError(
       'parameterInvalid',
       `Header 'Prefer: outcome=${value}' applies to createOrder only (${ORDER_OUTCOMES.join(' or ')} is an order's outcome); ${operation ?? 'this request'} takes a kind of rejection: ${REJECTION_KINDS.join(', ')}.`,
     );
@@ -66,11 +66,11 @@ export function askedRejection(kind: ErrorCatalogueKind): SimulatorError {
   const message = `Answered as asked by 'Prefer: outcome=${kind}'; nothing changed.`;
   if (kind === 'belowMinimum' || kind === 'aboveMaximum') {
     // The catalogue's belowMinimum and aboveMaximum are a parameterInvalid with its finer reason.
-    const error = SimulatorError.answer('parameterInvalid', message);
+    const error = new SimulatorError('parameterInvalid', message);
     error.reason = kind;
     return error;
   }
-  return SimulatorError.answer(kind, message);
+  return new SimulatorError(kind, message);
 }
 
 /** Whether an accepted outcome is a kind of rejection rather than an order's outcome. */

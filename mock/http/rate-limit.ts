@@ -44,7 +44,7 @@ export function createRateLimiter(engine: Engine): RateLimiter {
       }
       if (window.count >= limit.requests) {
         const retryAfter = Math.max(1, Math.ceil((start + limit.windowMs - now) / 1000));
-        throw SimulatorError.answer(
+        throw new SimulatorError(
           'rateLimited',
           `Rate limit exceeded: at most ${limit.requests} requests per ${limit.windowMs} ms for this API key. Retry after ${retryAfter} s.`,
           { 'retry-after': String(retryAfter) },

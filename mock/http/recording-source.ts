@@ -1,63 +1,63 @@
 /**
- * A recording as the API's answer source (`serve --replay FILE`): every request under the
- * API's /v1 goes to the replay, which answers what was recorded for the same request (the
- * recorded unknown path and wrong method included) and 501 for what it never saw. Nothing
- * is spent and nothing goes to a network.
+ * A recording as the API's response source (`serve --replay FILE`): every request in the
+ * API's namespace goes to the replay, as the WHATWG Request it came as (its body read
+ * by the body-limit step, bounded as every body is), and the replay
+ * answers what was recorded for the same request (the recorded unknown path and wrong
+ * method included) and 501 for what it never saw. Nothing is spent and nothing goes to a
+ * network.
  */
-import { findApiOperation, withoutApiPrefix } from './api-operations.ts';
-import type { CoreAnswer } from './exchange.ts';
-import type { AnswerSource } from './request-core.ts';
+import { findApiOperation, isApiPath, withoutApiPrefix } from './api-operations.ts';
+import { asSent } from './context.ts';
+import type { ResponseSource } from './create-app.ts';
+import { bodyOf } from './request-body.ts';
 
-/** What a replay is asked: one API request, as a WHATWG Request (the recording's own transport). */
+/** What a replay is asked: one API request (recording/replay-target.ts). */
 export type ReplayFetch = (request: Request) => Promise<Response>;
 
-/** The API's paths, with and without the real service's /api prefix. */
-const API_NAMESPACE = /^(\/api)?\/v1\//;
-/** The request headers a recorded request is matched on. */
-const REPLAYED_HEADERS = ['api-key', 'content-type', 'accept'];
+/** Where a replay's responses come from (`serve --replay FILE`). */
+export interface ReplayOptions {
+  /** Answers one API request from the recording (recording/replay-target.ts). */
+  fetch: ReplayFetch;
+  /** What is replayed, for /_sim/health (the recording's file). */
+  source: string;
+}
 
 /**
- * Creates the recording's answer source.
+ * Creates the recording's response source.
  *
  * @example
- *   const source = recordingSource((request) => replay.transport(request, LIVE_CASE, LIVE_CASE));
+ *   const source = recordingSource({ fetch: (request) => replay.transport(request, LIVE_CASE, LIVE_CASE), source: 'traffic.jsonl' });
  */
-export function recordingSource(replay: ReplayFetch): AnswerSource<undefined> {
+export function recordingSource(replay: ReplayOptions): ResponseSource {
+  let replayed = 0;
   return {
     mode: 'replay',
-    takes: (path) => API_NAMESPACE.test(path),
-    route(request, exchange) {
-      const op = findApiOperation(request.method, withoutApiPrefix(exchange.path));
-      if (op) exchange.operation = op.id;
-      return undefined;
+    stats: () => ({ upstream: replay.source, forwarded: replayed, violations: 0, refusedOrders: 0 }),
+    takes: isApiPath,
+    route(c) {
+      const op = findApiOperation(c.req.method, withoutApiPrefix(asSent(c).path));
+      if (op) c.set('operation', op.id);
     },
-    async answer(request, exchange): Promise<CoreAnswer> {
-      const headers = new Headers();
-      for (const name of REPLAYED_HEADERS) {
-        const value = request.header(name);
-        if (value !== undefined) headers.set(name, value);
-      }
-      const method = request.method;
-      const body =
-        method === 'GET' || method === 'HEAD' || !request.hasBody ? undefined : await request.body();
-      const response = await replay(
-        new Request(`http://replay.local${request.target}`, {
-          method,
-          headers,
-          ...(body && body.byteLength > 0 ? { body: new Uint8Array(body) } : {}),
-        }),
-      );
+    async respond(c) {
+      const method = c.req.method;
+      // The Request as it came; a body is read first, bounded as every body is.
+      const request =
+        method === 'GET' || method === 'HEAD'
+          ? c.req.raw
+          : new Request(c.req.raw, { body: new Uint8Array(bodyOf(c)) });
+      replayed++;
+      const response = await replay.fetch(request);
       const text = await response.text();
-      const answerHeaders: Record<string, string> = {};
-      response.headers.forEach((value, name) => {
-        answerHeaders[name] = value;
-      });
       try {
-        exchange.response = JSON.parse(text);
+        c.set('response', JSON.parse(text));
       } catch {
-        exchange.response = text;
+        c.set('response', text);
       }
-      return { status: response.status, headers: answerHeaders, body: text.length > 0 ? text : null };
+      // The length is of the text sent here, whatever the recording's headers say.
+      const headers = new Headers(response.headers);
+      headers.delete('content-length');
+      headers.delete('transfer-encoding');
+      return new Response(text.length > 0 ? text : null, { status: response.status, headers });
     },
   };
 }

@@ -1,21 +1,24 @@
 /**
- * What a web page must not do to a simulator listening on a socket: read it through a
+ * The pipeline's first step, for a request that came over a socket: what a web page must
+ * not do to a simulator listening on one: read it through a
  * DNS-rebound name (the Host check, as Vite's `server.allowedHosts` after CVE-2025-24010
  * and webpack-dev-server's `allowedHosts` do), or change the control plane with a
  * cross-site request (a foreign `Origin`, `Sec-Fetch-Site`, or a body that is not JSON:
  * `text/plain`, forms and multipart are the bodies a browser sends cross-site without
  * a preflight).
  *
- * Only the Node listener calls it (mock/node-server.ts). The in-process `sim.fetch` and
- * `app.request` are not reachable from a web page, so they are not checked.
+ * The Node server gives the check to the app with each request (mock/node-server.ts). The
+ * in-process `sim.fetch` and `app.request` are not reachable from a web page, so they are
+ * not checked.
  *
  * Hand-written: the dev-server checks are middleware of their own servers, not
  * libraries, and the rules fit in a few lines.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
+import type { MiddlewareHandler } from 'hono';
 import { SimulatorError, type Engine } from '../engine/index.ts';
-import { envelopeTime } from './envelope.ts';
+import type { SimEnv } from './context.ts';
+import { errorResponse } from './error-catalogue.ts';
 
 export interface RequestGuardOptions {
   /**
@@ -40,8 +43,6 @@ export interface GuardedRequest {
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const HOST_HEADER = /^(\[[0-9a-f:.]+\]|[^:[\]\s/@?#]+)(?::(\d{1,5}))?$/i;
 
-/** Host verdicts kept at most; past it they are worked out afresh. */
-const MAX_HOST_VERDICTS = 1024;
 /** What a target routed to `/_sim` must contain: the name itself, or a percent-escape that may spell it. */
 const MAY_ROUTE_TO_CONTROL = /_sim|%/i;
 
@@ -156,38 +157,23 @@ export function createRequestGuard(
     exact.has(name) ||
     suffixes.some((suffix) => name.endsWith(suffix)) ||
     isIP(name.replace(/^\[|\]$/g, '')) !== 0;
-  // A client sends the same Host with every request: its verdict is worked out once. Bounded,
-  // so a client sending a new Host each time cannot grow it.
-  const verdicts = new Map<string, boolean>();
-  let lastHost = '';
-  let lastAllowed = false;
   const allowedHost = (host: string): boolean => {
-    // The same Host as the last request: compared, not hashed.
-    if (host === lastHost) return lastAllowed;
-    let allowed = verdicts.get(host);
-    if (allowed === undefined) {
-      const name = hostName(host);
-      allowed = name !== undefined && allowedName(name);
-      if (verdicts.size >= MAX_HOST_VERDICTS) verdicts.clear();
-      verdicts.set(host, allowed);
-    }
-    lastHost = host;
-    lastAllowed = allowed;
-    return allowed;
+    const name = hostName(host);
+    return name !== undefined && allowedName(name);
   };
 
   return ({ method, url, headers }) => {
     const host = first(headers.host);
     if (host === undefined) {
       // The app builds its URL from the Host, so without one it could only fail bare.
-      return SimulatorError.answer(
+      return new SimulatorError(
         'hostNotAllowed',
         "The request has no Host header: HTTP/1.1 requires one and every browser sends it. Send the name you reach the simulator by, such as 'Host: 127.0.0.1:8787'.",
       );
     }
     if (!all && !allowedHost(host)) {
       const suggestion = hostName(host) ?? 'NAME';
-      return SimulatorError.answer(
+      return new SimulatorError(
         'hostNotAllowed',
         `Host '${host}' is not allowed: the simulator answers only localhost, IP addresses, its --host and the names given with --allowed-hosts, which keeps DNS-rebinding web pages out. To allow it, start with --allowed-hosts ${suggestion} (or ENERGY_SIM_ALLOWED_HOSTS=${suggestion}), or --allowed-hosts all behind a proxy.`,
       );
@@ -201,14 +187,14 @@ export function createRequestGuard(
 
     const origin = first(headers.origin);
     if (origin !== undefined && !isOwnOrigin(origin, host)) {
-      return SimulatorError.answer(
+      return new SimulatorError(
         'crossSiteWrite',
         `Cross-site write refused: ${method} ${path} came from Origin '${origin}', not from this simulator's own pages. The control plane takes writes from its own pages and from tools that send no Origin (curl, scripts, tests).`,
       );
     }
     const site = first(headers['sec-fetch-site']);
     if (site === 'cross-site' || site === 'same-site') {
-      return SimulatorError.answer(
+      return new SimulatorError(
         'crossSiteWrite',
         `Cross-site write refused: ${method} ${path} came from another site (Sec-Fetch-Site: ${site}). The control plane takes writes from its own pages and from tools such as curl.`,
       );
@@ -221,7 +207,7 @@ export function createRequestGuard(
       hasBody &&
       (type === undefined || type.split(';', 1)[0]!.trim().toLowerCase() !== 'application/json')
     ) {
-      return SimulatorError.answer(
+      return new SimulatorError(
         'contentTypeUnsupported',
         `The control plane reads JSON bodies only: send 'content-type: application/json' with ${method} ${path} (got ${type === undefined ? 'no content type' : `'${type}'`}).`,
       );
@@ -230,45 +216,36 @@ export function createRequestGuard(
   };
 }
 
+/** Where the Node server keeps a request's Host as sent when it gave the app another to build its URL on. */
+export const SENT_HOST: unique symbol = Symbol('energy-rental-kit.sentHost');
+
 /**
- * The guard at the top of a Node request listener: answers a refused request with the
- * error envelope and returns true; returns false for a request to serve.
+ * The guard as the pipeline's first step: a request that came over a socket is checked by
+ * the check its server gave (`c.env.guard`), its refusal answered with the envelope,
+ * uncatalogued (the error catalogue words the service's rejections, not the kit's own
+ * guard's). A request in process has no socket and passes.
  *
  * @example
- *   const refuse = createNodeRequestGuard(sim.engine, { host: '127.0.0.1' });
- *   http.createServer((req, res) => refuse(req, res) || serve(req, res));
+ *   app.use(guardSocket(engine));
  */
-export function createNodeRequestGuard(
-  engine: Engine,
-  options: RequestGuardOptions = {},
-): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const guard = createRequestGuard(options);
-  return (req, res) => {
-    let refusal = guard({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers });
-    if (!refusal) return false;
+export function guardSocket(engine: Engine): MiddlewareHandler<SimEnv> {
+  return (c, next) => {
+    const incoming = c.env?.incoming;
+    const guard = c.env?.guard;
+    if (incoming === undefined || guard === undefined) return next();
+    const sent = incoming as typeof incoming & { [SENT_HOST]?: string | undefined };
+    const headers = SENT_HOST in sent ? { ...incoming.headers, host: sent[SENT_HOST] } : incoming.headers;
+    let refusal = guard({ method: incoming.method ?? 'GET', url: incoming.url ?? '/', headers });
+    if (!refusal) return next();
     // HTTP/1.1 makes Host mandatory (RFC 9112, 3.2): without one the request is malformed,
     // a 400 as Node's own parser would answer it, but with the envelope, and the connection
     // closed as after every malformed request. HTTP/1.0 had no Host: that stays the guard's 403.
-    const malformed = req.headers.host === undefined && req.httpVersion !== '1.0';
-    if (malformed) {
-      refusal = SimulatorError.answer(
+    if (headers.host === undefined && incoming.httpVersion !== '1.0')
+      refusal = new SimulatorError(
         'bodyInvalid',
-        `The request is not valid HTTP/${req.httpVersion}: it has no Host header. Send the name you reach the simulator by, such as 'Host: 127.0.0.1:8787'.`,
+        `The request is not valid HTTP/${incoming.httpVersion}: it has no Host header. Send the name you reach the simulator by, such as 'Host: 127.0.0.1:8787'.`,
+        { connection: 'close' },
       );
-    }
-    const text = JSON.stringify({
-      code: refusal.code,
-      msg: refusal.message,
-      time: envelopeTime(engine),
-      data: null,
-    });
-    res.writeHead(refusal.status, {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(text),
-      ...(malformed ? { connection: 'close' } : {}),
-    });
-    // Node reads and drops the unread body afterwards, so a keep-alive connection stays usable.
-    res.end(text);
-    return true;
+    return Promise.resolve(errorResponse(c, engine, refusal, undefined, false));
   };
 }

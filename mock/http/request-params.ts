@@ -1,13 +1,14 @@
 /**
- * Gathers an operation's parameters from the query string and, for order creation, a
- * form body, into one object that the spec's validator checks.
+ * How the control plane reads a request's parameters and JSON body, and the depth any
+ * JSON body may nest.
  */
 import type { Context } from 'hono';
 import { SimulatorError } from '../engine/index.ts';
+import type { SimContext } from './context.ts';
+import { textOf } from './request-body.ts';
 import { parseStrictJson } from './strict-json.ts';
 
-const FORM = 'application/x-www-form-urlencoded';
-const JSON_READABLE = new Set(['application/json', 'text/plain', FORM, '']);
+const JSON_READABLE = new Set(['application/json', 'text/plain', 'application/x-www-form-urlencoded', '']);
 
 /**
  * How deep a control-plane JSON body may nest. The deepest body the control plane takes
@@ -18,71 +19,55 @@ const JSON_READABLE = new Set(['application/json', 'text/plain', FORM, '']);
 export const MAX_JSON_DEPTH = 32;
 
 /**
- * Reads the parameters of a request. A parameter may come from the query string or the
- * body; given twice with different values it is rejected, because guessing which one the
- * caller meant would hide a bug in their client.
- */
-export async function readParams(c: Context, allowBody: boolean): Promise<Record<string, string>> {
-  // No prototype: a parameter named 'toString' or '__proto__' is just a parameter.
-  const params: Record<string, string> = Object.create(null) as Record<string, string>;
-  const url = c.req.url;
-  const q = url.indexOf('?');
-  if (q !== -1) addAll(params, new URLSearchParams(url.slice(q + 1)), 'query string');
-  if (allowBody) {
-    const body = await readFormBody(c);
-    if (body) addAll(params, body, 'form body');
-  }
-  return params;
-}
-
-/**
- * Adds the pairs of `source` to `params`, refusing a parameter given twice with different
- * values (`where` names the carrier in the message).
+ * The parameters of query strings and form bodies in one object, each once. A parameter
+ * given twice with different values is refused: guessing which one the caller meant
+ * would hide a bug in their client. A parameter named like a prototype member
+ * ('toString', '__proto__') is just a parameter.
  *
  * @example
- *   addAll(params, new URLSearchParams('period=1h'), 'query string');
+ *   readParams([['rentalCount=65000&period=1h', 'query string']]); // { rentalCount: '65000', period: '1h' }
  */
-export function addAll(params: Record<string, string>, source: URLSearchParams, where: string): void {
-  for (const [name, value] of source) {
-    const seen = params[name];
-    if (seen !== undefined && seen !== value) {
-      throw SimulatorError.answer(
-        'bodyInvalid',
-        `Parameter '${name}' is given more than once with different values ('${seen}' and '${value}' in the ${where}); send it once.`,
-      );
+export function readParams(
+  sources: ReadonlyArray<readonly [text: string | undefined, where: string]>,
+): Record<string, string> {
+  const params = new Map<string, string>();
+  for (const [text, where] of sources) {
+    if (text === undefined) continue;
+    for (const [name, value] of new URLSearchParams(text)) {
+      const seen = params.get(name);
+      if (seen !== undefined && seen !== value) {
+        throw new SimulatorError(
+          'bodyInvalid',
+          `Parameter '${name}' is given more than once with different values ('${seen}' and '${value}' in the ${where}); send it once.`,
+        );
+      }
+      params.set(name, value);
     }
-    params[name] = value;
   }
+  return Object.fromEntries(params);
 }
 
-async function readFormBody(c: Context): Promise<URLSearchParams | undefined> {
-  const type = c.req.header('content-type');
-  const text = await c.req.text();
-  if (text.length === 0) return undefined;
-  const mediaType = type?.split(';', 1)[0]!.trim().toLowerCase();
-  if (mediaType !== FORM) {
-    throw SimulatorError.answer(
-      'contentTypeUnsupported',
-      `Unsupported content type '${type ?? 'none'}': send the parameters in the query string or as an ${FORM} body.`,
-    );
-  }
-  return new URLSearchParams(text);
+/** The parameters of a control-plane request's query string (readParams). */
+export function readQuery(c: Context): Record<string, string> {
+  const url = c.req.url;
+  const q = url.indexOf('?');
+  return readParams([[q === -1 ? undefined : url.slice(q + 1), 'query string']]);
 }
 
 /** Reads a JSON body of the control plane; an empty body reads as `{}`. Duplicate fields and unsafe numbers are refused (strict-json.ts). */
-export async function readJsonBody(c: Context): Promise<unknown> {
-  const text = await c.req.text();
+export async function readJsonBody(c: SimContext): Promise<unknown> {
+  const text = textOf(c);
   if (text.trim().length === 0) return {};
   const type = c.req.header('content-type')?.split(';', 1)[0]!.trim().toLowerCase();
   // curl -d sends form or text types; the body is JSON either way, so those are read as JSON.
   if (type !== undefined && !JSON_READABLE.has(type)) {
-    throw SimulatorError.answer(
+    throw new SimulatorError(
       'contentTypeUnsupported',
       `Unsupported content type '${type}': the control plane takes application/json.`,
     );
   }
   if (jsonDepth(text) > MAX_JSON_DEPTH) {
-    throw SimulatorError.answer(
+    throw new SimulatorError(
       'bodyInvalid',
       `The body nests arrays or objects deeper than ${MAX_JSON_DEPTH} levels; send a flatter JSON object.`,
     );

@@ -39,7 +39,7 @@ export function parseStrictJson(text: string): unknown {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw SimulatorError.answer(
+    throw new SimulatorError(
       'bodyInvalid',
       `The body is not valid JSON (${(error as Error).message}); send a JSON object.`,
     );
@@ -83,7 +83,7 @@ export function parseStrictJson(text: string): unknown {
         const key = escaped ? (JSON.parse(raw) as string) : raw.slice(1, -1);
         top.at = key;
         if (top.keys!.has(key)) {
-          throw SimulatorError.answer(
+          throw new SimulatorError(
             'bodyInvalid',
             `Field '${path()}' is given more than once; a JSON object takes one value per field: send it once.`,
           );
@@ -96,7 +96,7 @@ export function parseStrictJson(text: string): unknown {
       while (end < text.length && isNumberPart(text.charCodeAt(end))) end++;
       const raw = text.slice(i, end);
       if (Math.abs(Number(raw)) > Number.MAX_SAFE_INTEGER) {
-        throw SimulatorError.answer(
+        throw new SimulatorError(
           'parameterInvalid',
           `Field '${path()}' is ${raw}, beyond ${Number.MAX_SAFE_INTEGER}, the largest integer a JSON number keeps exactly; send a smaller number.`,
         );

@@ -1,5 +1,5 @@
 /**
- * The upstream as the API's answer source (`serve --upstream URL`). What may go upstream is
+ * The upstream as the API's response source (`serve --upstream URL`). What may go upstream is
  * decided first, from the method and the request target as sent (edge-classifier.ts): only
  * the exact canonical spelling of a documented operation with its documented method is
  * forwarded; any other spelling of an API path is answered here (404 naming the canonical
@@ -7,7 +7,7 @@
  * path. Paths that are not the API stay here unless `--forward-unknown`, which lets GET and
  * HEAD through, never on a path with an `order` segment.
  *
- * A forwarded request has passed the core's faults and rate limit; then come the spending
+ * A forwarded request has passed the pipeline's faults and rate limit; then come the spending
  * guard (spend-guard.ts) and the upstream (upstream-forward.ts), whose answer is checked
  * against the spec as it passes (live-validation.ts) and passed on unaltered.
  *
@@ -17,10 +17,12 @@
 import { loadSpec } from '../../src/spec/loader.ts';
 import { parseUnits, SimulatorError } from '../engine/index.ts';
 import { API_OPERATIONS, API_PATHS_NAMED } from './api-operations.ts';
+import { asSent, type SimContext } from './context.ts';
+import type { ResponseSource } from './create-app.ts';
 import { decodeText } from './decode-text.ts';
 import { createEdgeClassifier, type EdgeVerdict } from './edge-classifier.ts';
-import type { CoreAnswer, CoreRequest } from './exchange.ts';
 import {
+  redactUrl,
   replaceKeys,
   secretPairValues,
   secretValuesOf,
@@ -28,9 +30,9 @@ import {
   type KeyAliases,
 } from './journal-redaction.ts';
 import type { LiveValidation } from './live-validation.ts';
-import type { AnswerSource, Exchange } from './request-core.ts';
+import { bodyOf } from './request-body.ts';
 import type { SpendGuard } from './spend-guard.ts';
-import { readUpstreamAnswer } from './upstream-answer.ts';
+import { readUpstreamResponse } from './upstream-response.ts';
 import { DEFAULT_UPSTREAM_MAX_BYTES, forwardToUpstream, type UpstreamOptions } from './upstream-forward.ts';
 
 export interface ProxyContext {
@@ -49,35 +51,43 @@ export interface ProxyContext {
 const LOCAL_PATHS = /^\/(_sim|docs)(\/|$)/;
 
 /**
- * Creates the upstream's answer source.
+ * Creates the upstream's response source.
  *
  * @example
  *   const source = upstreamSource(proxy);
- *   createRequestCore({ engine, source, faults, exchanges });
+ *   createApp({ engine, source, … });
  */
-export function upstreamSource(proxy: ProxyContext): AnswerSource<EdgeVerdict> {
+export function upstreamSource(proxy: ProxyContext): ResponseSource {
   const classify = createEdgeClassifier(loadSpec('api').operations);
   return {
     mode: 'proxy',
+    stats: () => ({
+      upstream: redactUrl(proxy.upstream.url),
+      forwarded: proxy.counters.forwarded,
+      violations: proxy.validation.count,
+      refusedOrders: proxy.guard.refused,
+    }),
     takes: (path) => !LOCAL_PATHS.test(path),
-    route(request, exchange) {
-      exchange.keyEcho = keysOf(request, exchange, proxy.aliases);
-      const verdict = classify(request.method, request.target);
-      if (verdict.kind === 'api') exchange.operation = verdict.operationId;
-      else if (!forwardsUnknown(verdict, request.method, proxy)) {
+    route(c) {
+      c.set('keys', keysOf(c, proxy.aliases));
+      const { path, query } = asSent(c);
+      const method = c.req.method;
+      const verdict = classify(method, query === undefined ? path : `${path}?${query}`);
+      if (verdict.kind === 'api') c.set('operation', verdict.operationId);
+      else if (!forwardsUnknown(verdict, method, proxy)) {
         if (verdict.order) proxy.guard.refuse();
-        throw refusal(verdict, request.method, exchange.path);
+        throw refusal(verdict, method, path);
       }
-      return verdict;
     },
-    answer: (request, exchange) => forward(request, exchange, proxy),
+    respond: (c) => forward(c, proxy),
   };
 }
 
 /** The request's keys with their aliases: its API-KEY, and secret-named query parameters. */
-function keysOf(request: CoreRequest, exchange: Exchange, aliases: KeyAliases): Array<[string, string]> {
-  const keys = exchange.query === undefined ? [] : secretValuesOf(exchange.query);
-  const header = request.header('api-key');
+function keysOf(c: SimContext, aliases: KeyAliases): Array<[string, string]> {
+  const query = asSent(c).query;
+  const keys = query === undefined ? [] : secretValuesOf(query);
+  const header = c.req.header('api-key');
   if (header) keys.unshift(header);
   return keys.map((key) => [key, aliases.alias(key)]);
 }
@@ -95,18 +105,18 @@ function forwardsUnknown(verdict: EdgeVerdict, method: string, proxy: ProxyConte
 function refusal(verdict: EdgeVerdict, method: string, path: string): SimulatorError {
   switch (verdict.kind) {
     case 'wrong-method':
-      return SimulatorError.answer(
+      return new SimulatorError(
         'methodNotAllowed',
         `Method ${method} is not allowed on ${verdict.canonical}; use ${verdict.allowed}.${verdict.order ? ' Nothing was forwarded upstream.' : ''}`,
         { Allow: verdict.allowed },
       );
     case 'misspelled':
-      return SimulatorError.answer(
+      return new SimulatorError(
         'notFound',
         `No such path: the proxy forwards ${verdict.canonical} only as spelled so; '${path}' is another spelling of it and was not forwarded upstream.`,
       );
     default:
-      return SimulatorError.answer(
+      return new SimulatorError(
         'notFound',
         verdict.order
           ? `No such path: '${path}' names an order but is not the API's ${API_OPERATIONS.createOrder.path}; it was not forwarded upstream.`
@@ -115,66 +125,76 @@ function refusal(verdict: EdgeVerdict, method: string, path: string): SimulatorE
   }
 }
 
-async function forward(request: CoreRequest, exchange: Exchange, proxy: ProxyContext): Promise<CoreAnswer> {
-  const operation = exchange.operation;
-  const method = request.method;
-  const body = method === 'GET' || method === 'HEAD' || !request.hasBody ? undefined : await request.body();
-  const forwarded = body && body.byteLength > 0 ? new Uint8Array(body) : undefined;
+/** Adds keys, with their aliases, to those a kept copy of the exchange must not hold. */
+function addKeys(c: SimContext, proxy: ProxyContext, more: readonly string[]): void {
+  if (more.length > 0)
+    c.set('keys', [...(c.get('keys') ?? []), ...more.map((k) => [k, proxy.aliases.alias(k)] as const)]);
+}
+
+async function forward(c: SimContext, proxy: ProxyContext): Promise<Response> {
+  const operation = c.get('operation');
+  const method = c.req.method;
+  const bytes = method === 'GET' || method === 'HEAD' ? undefined : bodyOf(c);
+  const body = bytes && bytes.byteLength > 0 ? new Uint8Array(bytes) : undefined;
   if (operation === API_OPERATIONS.createOrder.id) {
     const guard = proxy.guard;
     let reason = guard.check();
     if (reason) guard.refuse();
     else {
-      const cost = guard.needsCost ? await orderCost(request, exchange, proxy, forwarded) : undefined;
+      const cost = guard.needsCost ? await orderCost(c, proxy, body) : undefined;
       reason = guard.admit(cost?.sun, cost?.why);
     }
     if (reason) {
-      exchange.refused = reason;
-      throw SimulatorError.answer('spendRefused', reason);
+      c.set('refused', reason);
+      throw new SimulatorError('spendRefused', reason);
     }
   }
-  if (forwarded) {
-    const more = secretValuesOf(decodeText(forwarded));
-    if (more.length > 0)
-      exchange.keyEcho = [
-        ...(exchange.keyEcho ?? []),
-        ...more.map((k) => [k, proxy.aliases.alias(k)] as const),
-      ];
-  }
+  if (body) addKeys(c, proxy, secretValuesOf(decodeText(body)));
   proxy.counters.forwarded++;
-  const answered = await forwardToUpstream(proxy.upstream, request, forwarded);
-  const read = await readUpstreamAnswer(answered, proxy.upstream.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
-  exchange.response = read.journal;
-  if (read.json !== undefined) exchange.responseSent = read.text;
-  // A key the answer holds in a secret-named field or pair is hidden wherever else a copy
+  const { path, query } = asSent(c);
+  const request = {
+    method,
+    pathAndQuery: query === undefined ? path : `${path}?${query}`,
+    header: (name: string) => c.req.header(name),
+  };
+  const response = await forwardToUpstream(proxy.upstream, request, body);
+  const read = await readUpstreamResponse(response, proxy.upstream.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
+  c.set('response', read.journal);
+  if (read.json !== undefined) c.set('responseText', read.text);
+  // A key the response holds in a secret-named field or pair is hidden wherever else a copy
   // shows it (a message that repeats it, the spec-violation report), not only where it stands.
-  const held =
+  addKeys(
+    c,
+    proxy,
     read.json !== undefined
       ? secretValuesOfJson(read.json, read.text)
       : typeof read.journal === 'string'
         ? secretPairValues(read.journal)
-        : [];
-  if (held.length > 0)
-    exchange.keyEcho = [
-      ...(exchange.keyEcho ?? []),
-      ...held.map((k) => [k, proxy.aliases.alias(k)] as const),
-    ];
+        : [],
+  );
   if (operation) {
-    const keys = exchange.keyEcho ?? [];
+    const keys = c.get('keys') ?? [];
     const violations = read.unchecked
-      ? proxy.validation.unchecked(operation, answered.status, read.unchecked)
+      ? proxy.validation.unchecked(operation, response.status, read.unchecked)
       : read.json !== undefined
-        ? proxy.validation.check(operation, answered.status, read.json, (text) => replaceKeys(text, keys))
+        ? proxy.validation.check(operation, response.status, read.json, (text) => replaceKeys(text, keys))
         : [];
-    if (violations.length > 0) exchange.violations = violations;
+    if (violations.length > 0) c.set('violations', violations);
   }
-  // The answer is passed on as it came, still encoded if it was: the proxy reports drift,
-  // it never hides it.
-  return {
-    status: answered.status,
-    headers: answered.headers,
-    body: answered.body.byteLength > 0 ? answered.body : null,
-  };
+  // The response is passed on as it came, still encoded if it was (the proxy reports
+  // drift, it never hides it), a piece at a time as the socket takes them.
+  const chunks = response.chunks.values();
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const next = chunks.next();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+  });
+  return new Response(response.size > 0 ? stream : null, {
+    status: response.status,
+    headers: response.headers,
+  });
 }
 
 /**
@@ -183,36 +203,35 @@ async function forward(request: CoreRequest, exchange: Exchange, proxy: ProxyCon
  * key. Undefined `sun` with `why` when that cannot be known.
  */
 async function orderCost(
-  request: CoreRequest,
-  exchange: Exchange,
+  c: SimContext,
   proxy: ProxyContext,
   body: Uint8Array | undefined,
 ): Promise<{ sun?: number; why?: string }> {
-  const params = new URLSearchParams(exchange.query ?? '');
-  if (body && /application\/x-www-form-urlencoded/i.test(request.header('content-type') ?? '')) {
+  const params = new URLSearchParams(asSent(c).query ?? '');
+  if (body && /application\/x-www-form-urlencoded/i.test(c.req.header('content-type') ?? '')) {
     for (const [name, value] of new URLSearchParams(decodeText(body))) params.append(name, value);
   }
   const rentalCount = params.get('rentalCount');
   const period = params.get('period');
   if (!rentalCount || !period) return { why: 'the order names no rentalCount or no period' };
   const query = new URLSearchParams({ rentalCount, period });
-  const key = request.header('api-key');
+  const key = c.req.header('api-key');
   const priceRequest = {
     method: 'GET',
-    target: `${API_OPERATIONS.getPrice.path}?${query}`,
+    pathAndQuery: `${API_OPERATIONS.getPrice.path}?${query}`,
     header: (name: string) => (name === 'api-key' ? key : undefined),
   };
-  let answer: { data?: { trxPrice?: unknown } } | undefined;
+  let price: { data?: { trxPrice?: unknown } } | undefined;
   try {
-    const answered = await forwardToUpstream(proxy.upstream, priceRequest, undefined);
+    const response = await forwardToUpstream(proxy.upstream, priceRequest, undefined);
     proxy.counters.forwarded++;
-    const read = await readUpstreamAnswer(answered, proxy.upstream.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
-    answer = answered.status === 200 ? (read.json as typeof answer) : undefined;
-    if (!answer) return { why: `the upstream's price answered HTTP ${answered.status}` };
+    const read = await readUpstreamResponse(response, proxy.upstream.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
+    price = response.status === 200 ? (read.json as typeof price) : undefined;
+    if (!price) return { why: `the upstream's price answered HTTP ${response.status}` };
   } catch (error) {
     return { why: `the upstream's price could not be had: ${(error as Error).message}` };
   }
-  const trxPrice = answer?.data?.trxPrice;
+  const trxPrice = price?.data?.trxPrice;
   try {
     if (typeof trxPrice !== 'string') throw new Error('no trxPrice');
     return { sun: parseUnits(trxPrice, 'trxPrice') };

@@ -23,7 +23,7 @@ export function check<T>(
   if (validate(data)) {
     const name = nonFinite(data as Record<string, unknown>);
     if (name !== undefined) {
-      const error = SimulatorError.answer(
+      const error = new SimulatorError(
         'parameterInvalid',
         `${noun} '${name}' must be a finite number (got '${String(original[name])}').`,
       );
@@ -33,21 +33,10 @@ export function check<T>(
     return data as T;
   }
   const { missing, message, belowMinimum, parameter } = describeErrors(validate.errors ?? [], original, noun);
-  const error = SimulatorError.answer(missing ? 'parameterMissing' : 'parameterInvalid', message);
+  const error = new SimulatorError(missing ? 'parameterMissing' : 'parameterInvalid', message);
   if (belowMinimum) error.reason = 'belowMinimum';
   if (parameter !== undefined) error.parameter = parameter;
   throw error;
-}
-
-/**
- * Whether `data` passes `validate` (coerced in place) as `check` would accept it, without
- * building a message: for the Node fast path, which leaves every rejection to Hono.
- *
- * @example
- *   passes(validators.request('getPrice'), { rentalCount: '65000', period: '1h' }); // true
- */
-export function passes(validate: ValidateFunction, data: Record<string, unknown>): boolean {
-  return validate(data) && nonFinite(data) === undefined;
 }
 
 /**

@@ -43,10 +43,9 @@ export function simulatorHandlers(
       const url = new URL(request.url);
       // The simulator serves /v1/... and /_sim/... at its root: the base path goes.
       const target = `http://simulator${url.pathname.slice(prefix.length) || '/'}${url.search}`;
-      const body =
-        request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer();
       try {
-        return await sim.fetch(target, { method: request.method, headers: request.headers, body });
+        // The request as it came (its method, headers and body), at the simulator's URL.
+        return await sim.fetch(new Request(target, request));
       } catch (error) {
         // An injected connection drop (a `drop` fault) rejects the caller's fetch, as a real one does.
         if (error instanceof TypeError) return HttpResponse.error();

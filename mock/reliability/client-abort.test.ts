@@ -5,7 +5,7 @@
  */
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLIENT_CLOSED_NOTE, CLIENT_CLOSED_STATUS } from '../http/error-boundary.ts';
+import { CLIENT_CLOSED_NOTE, CLIENT_CLOSED_STATUS } from '../http/error-catalogue.ts';
 import { createSimulator } from '../simulator.ts';
 import { serve } from './raw-http-test-support.ts';
 

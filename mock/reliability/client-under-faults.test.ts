@@ -229,9 +229,11 @@ describe('the client under added latency', () => {
   it('waits for a late answer within its timeout', async () => {
     const { sim, client } = await setup();
     await inject(sim, { operation: 'getPrice', latencyMs: 40, times: 1 });
-    const started = performance.now();
     expect((await client.getPrice({ rentalCount: 65000, period: '1h' })).trxPrice).toBe('4.23');
-    expect(performance.now() - started).toBeGreaterThanOrEqual(39);
+    expect(sim.journal.list({ operation: 'getPrice' }).at(-1)).toMatchObject({
+      status: 200,
+      fault: 'fault-1',
+    });
   });
 
   it('raises kind timeout past its timeout, and a slow createOrder still creates the order afterwards', async () => {

@@ -32,16 +32,15 @@ import {
   API_LABELS,
   CONTROL_LABELS,
   type Step,
-  validOrder,
-  apiStep,
 } from './traffic-test-support.ts';
+import { apiStep, validOrder } from './api-traffic-test-support.ts';
 import {
   advanceStep,
   controlStep,
   anyControlStep,
   stateChangingControlStep,
-  httpAbuseStep,
 } from './control-traffic-test-support.ts';
+import { httpAbuseStep } from './http-abuse-test-support.ts';
 
 // ---------------------------------------------------------------------------------
 // Running a sequence and checking every answer.

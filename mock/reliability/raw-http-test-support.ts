@@ -16,7 +16,7 @@ export interface RawResponse {
   json: any;
 }
 
-export interface Exchange {
+export interface Transcript {
   /** Every byte received, as text. */
   text: string;
   /** The socket error seen (ECONNRESET, …), if any. */
@@ -49,7 +49,7 @@ export function exchange(
   port: number,
   data: string | Buffer | (string | Buffer)[],
   options: { keepOpen?: boolean; waitMs?: number } = {},
-): Promise<Exchange> {
+): Promise<Transcript> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];

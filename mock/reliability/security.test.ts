@@ -16,7 +16,7 @@ const controlOperations = loadSpec('control').operations;
 const apiOperations = loadSpec('api').operations;
 const label = (op: Pick<OperationInfo, 'method' | 'path'>) => `${op.method} ${op.path}`;
 
-interface Exchange {
+interface Call {
   label: string;
   status: number;
   text: string;
@@ -24,12 +24,7 @@ interface Exchange {
 }
 
 /** Sends one request and keeps everything a caller could read of the answer. */
-async function exchange(
-  sim: Simulator,
-  target: string,
-  path: string,
-  init: RequestInit = {},
-): Promise<Exchange> {
+async function exchange(sim: Simulator, target: string, path: string, init: RequestInit = {}): Promise<Call> {
   const res = await sim.app.request(path, init);
   const type = res.headers.get('content-type') ?? '';
   // A live event stream never ends; its headers are all there is to read at once.
@@ -53,9 +48,9 @@ const keyed = (apiKey: string, init: RequestInit = {}): RequestInit => ({
  */
 async function sessionOfEveryEndpoint(
   sim: Simulator,
-): Promise<{ exchanges: Exchange[]; createdKey: string; creations: Exchange[] }> {
-  const exchanges: Exchange[] = [];
-  const creations: Exchange[] = [];
+): Promise<{ exchanges: Call[]; createdKey: string; creations: Call[] }> {
+  const exchanges: Call[] = [];
+  const creations: Call[] = [];
   const call = async (target: string, path: string, init?: RequestInit) => {
     const x = await exchange(sim, target, path, init);
     exchanges.push(x);

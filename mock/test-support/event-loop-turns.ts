@@ -7,7 +7,7 @@
  * Runs `work` and counts the event loop's turns meanwhile (one `setImmediate` per turn).
  *
  * @example
- *   const { result, turns } = await countingTurns(() => joinChunks(chunks, total));
+ *   const { result, turns } = await countingTurns(() => scrubLargeResponse(chunks, scrubber, false));
  *   expect(turns).toBeGreaterThanOrEqual(8);
  */
 export async function countingTurns<T>(work: () => Promise<T>): Promise<{ result: T; turns: number }> {

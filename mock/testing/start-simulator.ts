@@ -13,12 +13,12 @@ import type { Clock } from '../engine/index.ts';
 
 type Control = components['schemas'];
 
-export interface StartSimulatorOptions extends SimulatorOptions {
+export type StartSimulatorOptions = SimulatorOptions & {
   /** Listen on a loopback port (default true); false gives an in-process simulator only. */
   listen?: boolean;
   /** The loopback port to listen on, for CI that allows only some ports; default 0, a free one. */
   port?: number;
-}
+};
 
 export interface TestSimulator {
   /** Base URL of the listening simulator, e.g. http://127.0.0.1:53211 ('' with listen: false). */

@@ -46,7 +46,7 @@ const MAX_NAME_CHARS = 4 * 1024;
 const PAIR_REACH = 8 * 1024;
 
 /** A large answer as recorded: its JSON (`body`) or its text, in pieces that join into it. */
-export type LargeAnswer = { json: Buffer[] } | { text: Buffer[] };
+export type LargeResponse = { json: Buffer[] } | { text: Buffer[] };
 
 /**
  * Scrubs the body `chunks` as `scrubber` does a small answer's, yielding to the event
@@ -55,14 +55,14 @@ export type LargeAnswer = { json: Buffer[] } | { text: Buffer[] };
  * those of `text`, into the text as a JSON string holds it, without its quotes (its `text`).
  *
  * @example
- *   const answer = await scrubLargeAnswer(chunks, scrubber, false);
+ *   const answer = await scrubLargeResponse(chunks, scrubber, false);
  *   if ('json' in answer) for (const piece of answer.json) stream.write(piece); // the response's body
  */
-export async function scrubLargeAnswer(
+export async function scrubLargeResponse(
   chunks: readonly Uint8Array[],
   scrubber: ExchangeScrubber,
   issuing: boolean,
-): Promise<LargeAnswer> {
+): Promise<LargeResponse> {
   // Two passes, as a small answer is walked twice: the first learns every secret-named
   // field's value, so that the second replaces a key echoed before its field as well.
   try {

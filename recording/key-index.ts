@@ -20,7 +20,12 @@
  * character raw or percent-encoded) is this project's own; Aho-Corasick packages match raw
  * substrings.
  */
-import { keyAcross, MIN_SCRUBBED_KEY_LENGTH, replaceKeys, TOKEN_EDGE } from './journal-redaction.ts';
+import {
+  keyPattern,
+  MIN_SCRUBBED_KEY_LENGTH,
+  replaceKeys,
+  TOKEN_EDGE,
+} from '../mock/http/journal-redaction.ts';
 
 /** Which ASCII codes are token characters, read once off replaceKeys' own TOKEN_EDGE. */
 const TOKEN_CODES = Uint8Array.from({ length: 128 }, (_, code) =>
@@ -192,4 +197,36 @@ export function createKeyIndex(options: { fewKeys?: number } = {}): KeyIndex {
       return reach();
     },
   };
+}
+
+/**
+ * Where the first occurrence of a key that `replaceKeys` would replace, standing across
+ * `at` (starting before it and ending after it), starts in `text`; -1 when none does. A
+ * text scrubbed in pieces is cut only where this says -1, so that no key is split between
+ * two pieces and missed by both.
+ *
+ * @example
+ *   keyAcross('a sk_live_12345 b', 5, [['sk_live_12345', 'key-2']]); // 2
+ *   keyAcross('a sk_live_12345 b', 1, [['sk_live_12345', 'key-2']]); // -1
+ */
+function keyAcross(
+  text: string,
+  at: number,
+  keys: Iterable<readonly [key: string, alias: string]>,
+): number {
+  let start = -1;
+  for (const [key] of keys) {
+    if (key.length < MIN_SCRUBBED_KEY_LENGTH) continue;
+    // A percent-encoded character is at most 12 characters (four bytes, each `%XX`) long.
+    const reach = key.length * 12;
+    const from = Math.max(0, at - reach);
+    const window = text.slice(from, at + reach);
+    if (!window.includes(key) && !window.includes('%')) continue;
+    for (const match of window.matchAll(keyPattern(key))) {
+      const matchStart = from + match.index;
+      if (matchStart >= at) break;
+      if (matchStart + match[0].length > at && (start === -1 || matchStart < start)) start = matchStart;
+    }
+  }
+  return start;
 }

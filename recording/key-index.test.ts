@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { replaceKeys } from './journal-redaction.ts';
+import { replaceKeys } from '../mock/http/journal-redaction.ts';
 import { createKeyIndex } from './key-index.ts';
 
 const TOKEN = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-';

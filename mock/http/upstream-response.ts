@@ -1,7 +1,7 @@
 /**
- * What the proxy of `serve --upstream` reads in an upstream answer, for the spec check and
- * the journal, without changing what it passes on: the body is decoded (gzip, deflate,
- * br) into a copy for the check only, bounded by `--upstream-max-bytes`, and an answer
+ * What the proxy of `serve --upstream` reads in an upstream response, for the spec check
+ * and the journal, without changing what it passes on: the body is decoded (gzip, deflate,
+ * br) into a copy for the check only, bounded by `--upstream-max-bytes`, and a response
  * that cannot be read safely (nested too deep, too large decoded, undecodable, not the
  * JSON its content type says) is passed on all the same, as a violation saying it was
  * not checked and why, never as an error of the proxy's own.
@@ -11,7 +11,7 @@ import zlib from 'node:zlib';
 import { decodeText } from './decode-text.ts';
 import { JOURNAL_RESPONSE_LIMIT } from './journal.ts';
 import { jsonDepth, MAX_JSON_DEPTH } from './request-params.ts';
-import type { UpstreamAnswer } from './upstream-forward.ts';
+import type { UpstreamResponse } from './upstream-forward.ts';
 
 /** Why an answer was not checked: `rule` is stable (one report per operation and rule), `message` says it in full. */
 export interface Unchecked {
@@ -19,8 +19,8 @@ export interface Unchecked {
   message: string;
 }
 
-/** An upstream answer as read: JSON to check, or what the journal keeps and, when it should have been checked, why it was not. */
-export type ReadAnswer =
+/** An upstream response as read: JSON to check, or what the journal keeps and, when it should have been checked, why it was not. */
+export type ReadResponse =
   | { json: unknown; journal: unknown; text: string; unchecked?: undefined }
   | { json?: undefined; journal: string; unchecked?: Unchecked | undefined };
 
@@ -41,24 +41,38 @@ const JOURNAL_TEXT_BYTES = 2 * JOURNAL_RESPONSE_LIMIT;
 export const CHECK_MAX_BYTES: number = 4 * 1024 * 1024;
 
 /**
- * Reads an answer for the check and the journal. Work is spent only where it is needed:
- * a body with no content-encoding is not copied, and a JSON text too short to nest past
- * the limit is not measured.
+ * Reads a response for the check and the journal. A body larger than the check takes is
+ * never joined whole: the journal keeps its start.
  *
  * @example
- *   const read = await readUpstreamAnswer(answer, 8 * 1024 * 1024);
- *   if (read.json !== undefined) validation.check('getPrice', answer.status, read.json);
+ *   const read = await readUpstreamResponse(response, 8 * 1024 * 1024);
+ *   if (read.json !== undefined) validation.check('getPrice', response.status, read.json);
  */
-export async function readUpstreamAnswer(answer: UpstreamAnswer, maxBytes: number): Promise<ReadAnswer> {
-  const type = answer.headers['content-type'];
-  const encoding = answer.headers['content-encoding']?.trim().toLowerCase();
+export async function readUpstreamResponse(
+  response: UpstreamResponse,
+  maxBytes: number,
+): Promise<ReadResponse> {
+  const type = response.headers['content-type'];
+  const encoding = response.headers['content-encoding']?.trim().toLowerCase();
   const encoded = encoding !== undefined && encoding !== '' && encoding !== 'identity';
+  const start = (): string => {
+    const head: Uint8Array[] = [];
+    let size = 0;
+    for (const chunk of response.chunks) {
+      if (size >= JOURNAL_TEXT_BYTES) break;
+      head.push(chunk);
+      size += chunk.byteLength;
+    }
+    return decodeText(Buffer.concat(head).subarray(0, JOURNAL_TEXT_BYTES));
+  };
   if (!type || !/\bjson\b/i.test(type)) {
     // Nothing to check: the journal keeps the start of the text, and no more is decoded.
     if (encoded) return { journal: `[${encoding}-encoded answer, not kept]` };
-    return { journal: decodeText(answer.body.subarray(0, JOURNAL_TEXT_BYTES)) };
+    return { journal: start() };
   }
-  let bytes: Uint8Array = answer.body;
+  if (!encoded && response.size > CHECK_MAX_BYTES)
+    return { journal: start(), unchecked: tooLargeToCheck(response.size) };
+  let bytes: Uint8Array = Buffer.concat(response.chunks);
   if (encoded) {
     const decoded = await decode(bytes, encoding, maxBytes);
     if ('unchecked' in decoded)
@@ -66,13 +80,11 @@ export async function readUpstreamAnswer(answer: UpstreamAnswer, maxBytes: numbe
     bytes = decoded.bytes;
   }
   if (bytes.byteLength === 0) return { journal: '' };
-  if (bytes.byteLength > CHECK_MAX_BYTES) {
-    const message = `not checked: the body (${bytes.byteLength} bytes) is larger than the ${CHECK_MAX_BYTES} bytes the proxy checks without holding up other requests`;
+  if (bytes.byteLength > CHECK_MAX_BYTES)
     return {
       journal: decodeText(bytes.subarray(0, JOURNAL_TEXT_BYTES)),
-      unchecked: { rule: 'size', message },
+      unchecked: tooLargeToCheck(bytes.byteLength),
     };
-  }
   const text = decodeText(bytes);
   // Parsing is safe at any depth; checking and journaling recurse. A valid JSON text
   // nesting past the limit has an opening and a closing bracket per level, so a shorter
@@ -147,4 +159,11 @@ async function decode(
     }
   }
   return { bytes };
+}
+
+function tooLargeToCheck(size: number): Unchecked {
+  return {
+    rule: 'size',
+    message: `not checked: the body (${size} bytes) is larger than the ${CHECK_MAX_BYTES} bytes the proxy checks without holding up other requests`,
+  };
 }

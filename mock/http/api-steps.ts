@@ -1,0 +1,259 @@
+/**
+ * The API's steps of the pipeline (create-app.ts), for a path the response source takes,
+ * in their order:
+ *
+ *   route      the source names the operation, or refuses (404, 405, a proxy's refusals)
+ *   prefer     a `Prefer: outcome=…` header checked (prefer-outcome.ts)
+ *   faults     the first injected fault that hits the operation (fault-injector.ts)
+ *   asked      a rejection asked for by `Prefer` is the response
+ *   auth       the account of the API-KEY (only a source with accounts has one)
+ *   rate limit per key, on the simulator's clock (rate-limit.ts)
+ *   respond    the source's response
+ *
+ * A step that refuses throws; the app's one error handler words it (error-catalogue.ts).
+ */
+import type { Socket } from 'node:net';
+import type { MiddlewareHandler } from 'hono';
+import { digestKey } from '../engine/accounts.ts';
+import type { Engine } from '../engine/index.ts';
+import type { SimContext, SimEnv } from './context.ts';
+import type { ResponseSource } from './create-app.ts';
+import { envelope } from './envelope.ts';
+import { DROPPED_HEADER, DROPPED_HOW_HEADER } from './exchange.ts';
+import type { FaultHit, FaultInjector } from './fault-injector.ts';
+import { askedRejection, isRejection, preferredOutcome } from './prefer-outcome.ts';
+import { createRateLimiter } from './rate-limit.ts';
+
+/**
+ * The API's steps over `source`, in their order; each passes a request the source does
+ * not take (the control plane's, the docs') straight on.
+ *
+ * @example
+ *   for (const step of apiSteps(engine, source, faults)) app.use(step);
+ */
+export function apiSteps(
+  engine: Engine,
+  source: ResponseSource,
+  faults: FaultInjector,
+): MiddlewareHandler<SimEnv>[] {
+  const limiter = createRateLimiter(engine);
+  const steps: MiddlewareHandler<SimEnv>[] = [
+    checkPrefer(source.mode),
+    injectFaults(faults, engine),
+    (c, next) => {
+      // A rejection asked for is the response, whoever asks; an order's outcome goes on to the engine.
+      const asked = c.get('outcomeAsked');
+      if (asked !== undefined && isRejection(asked)) throw askedRejection(asked);
+      return next();
+    },
+    (c, next) => {
+      // Faults come before authentication, as a broken proxy in front of the service would.
+      if (source.authenticate) c.set('account', source.authenticate(c));
+      return next();
+    },
+    (c, next) => {
+      if (engine.settings().rateLimit)
+        limiter.check(c.get('account')?.keyDigest ?? digestKey(c.req.header('api-key') ?? ''));
+      return next();
+    },
+    // The source's response, or its promise: a step that need not wait makes no promise of its own.
+    ((c) => source.respond(c)) as MiddlewareHandler<SimEnv>,
+  ];
+  const route: MiddlewareHandler<SimEnv> = (c, next) => {
+    if (source.takes(c.req.path)) {
+      c.set('api', true);
+      source.route(c);
+    }
+    return next();
+  };
+  return [
+    route,
+    ...steps.map(
+      (step): MiddlewareHandler<SimEnv> =>
+        (c, next) =>
+          c.get('api') ? step(c, next) : next(),
+    ),
+  ];
+}
+
+/** The step that checks a request's `Prefer: outcome=…` once its operation is known, keeping what it asks for. */
+function checkPrefer(mode: ResponseSource['mode']): MiddlewareHandler<SimEnv> {
+  return (c, next) => {
+    const header = c.req.header('prefer');
+    const asked = header === undefined ? undefined : preferredOutcome(header, mode, c.get('operation'));
+    if (asked !== undefined) c.set('outcomeAsked', asked);
+    return next();
+  };
+}
+
+/** How a drip fault sends a body when it does not say (FaultSpec's dripChunks and dripMs). */
+const DRIP_CHUNKS = 10;
+const DRIP_MS = 1000;
+
+const MALFORMED_BODY =
+  '{"code":0,"msg":"Get price successfully","data":{"sun":65,,}<!-- injected fault: not JSON';
+const JSON_TYPE = { 'content-type': 'application/json' };
+
+/**
+ * The fault step, after routing (a fault targets an operation): the first fault that hits
+ * the request waits its latency, then answers in its place (a status, a malformed body),
+ * cuts the connection (dropped, reset, random bytes: over a socket the socket, in process a
+ * 599 that `sim.fetch` rejects on), or alters what the later steps answer (truncated,
+ * dripped: whatever it is, a rejection included for a drip).
+ */
+function injectFaults(faults: FaultInjector, engine: Engine): MiddlewareHandler<SimEnv> {
+  return (c, next) => {
+    const hit = faults.active ? faults.take(c.get('operation') ?? '') : undefined;
+    return hit === undefined ? next() : deliver(c, next, hit, engine);
+  };
+}
+
+/** What a fault that hit does, once its latency has passed. */
+async function deliver(
+  c: SimContext,
+  next: () => Promise<void>,
+  hit: FaultHit,
+  engine: Engine,
+): Promise<Response | undefined> {
+  const { fault } = hit;
+  c.set('fault', fault.id);
+  c.set('faultKind', faultKindOf(fault));
+  if (hit.latencyMs > 0) await new Promise<void>((resolve) => setTimeout(resolve, hit.latencyMs));
+  switch (fault.response) {
+    case 'status': {
+      const status = fault.status ?? 503;
+      const headers: Record<string, string> = {};
+      const retryAfter =
+        fault.withRetryAfter === false ? undefined : (fault.retryAfter ?? (status === 429 ? 1 : undefined));
+      if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
+      if (fault.withBody === false) return new Response(null, { status, headers });
+      const body = envelope(
+        engine,
+        status === 429 ? 10003 : 50000,
+        `Injected fault ${fault.id}: HTTP ${status}. Remove it with DELETE /_sim/faults/${fault.id}.`,
+        null,
+      );
+      c.set('response', body);
+      return new Response(JSON.stringify(body), { status, headers: { ...JSON_TYPE, ...headers } });
+    }
+    case 'malformed':
+      c.set('response', MALFORMED_BODY);
+      return new Response(MALFORMED_BODY, { status: 200, headers: JSON_TYPE });
+    case 'drop':
+      return cut(c, fault.id, 'close');
+    case 'reset':
+      return cut(c, fault.id, 'reset');
+    case 'garbage': {
+      const bytes = hit.garbage ?? new Uint8Array(0);
+      c.set(
+        'response',
+        `[${bytes.byteLength} random bytes instead of an answer, then the connection closed]`,
+      );
+      return cut(c, fault.id, bytes);
+    }
+    case 'drip':
+      await next();
+      if (c.res.body !== null)
+        c.res = new Response(
+          dripStream(
+            new Uint8Array(await c.res.arrayBuffer()),
+            fault.dripChunks ?? DRIP_CHUNKS,
+            fault.dripMs ?? DRIP_MS,
+          ),
+          c.res,
+        );
+      return;
+    case 'truncated': {
+      await next();
+      // Only what the source answered is cut; a rejection before it goes whole.
+      if (c.error !== undefined || c.res.body === null) return;
+      const text = await c.res.text();
+      const half = text.slice(0, Math.floor(text.length / 2));
+      c.set('response', half);
+      c.res = new Response(half, c.res);
+      return;
+    }
+    default:
+      await next();
+      return undefined;
+  }
+}
+
+/**
+ * The response of a cut connection. Over a socket the socket is cut as the fault says (a
+ * reset sends a TCP RST; random bytes go raw, with no status line, before the close) and
+ * nothing more is written to it; in process, a 599 whose headers make `sim.fetch` reject
+ * as a real fetch does.
+ */
+async function cut(c: SimContext, fault: string, how: 'close' | 'reset' | Uint8Array): Promise<Response> {
+  const socket: Socket | undefined = c.env?.incoming?.socket;
+  if (socket) {
+    if (how === 'reset') socket.resetAndDestroy();
+    else if (how instanceof Uint8Array && how.byteLength > 0)
+      await new Promise<void>((resolve) => socket.end(how, () => resolve()));
+    socket.destroy();
+  }
+  const named = how instanceof Uint8Array ? 'garbage' : how;
+  return new Response(null, {
+    status: 599,
+    headers: { [DROPPED_HEADER]: fault, [DROPPED_HOW_HEADER]: named },
+  });
+}
+
+/**
+ * A body cut into at most `chunks` pieces of near-equal size, with the wait before each:
+ * the first goes at once, the last `ms` after it.
+ *
+ * @example
+ *   dripPlan(new Uint8Array(10), 5, 1000); // 5 pieces of 2 bytes, 0 / 250 / 250 / 250 / 250 ms apart
+ */
+export function dripPlan(
+  body: Uint8Array,
+  chunks: number,
+  ms: number,
+): Array<{ waitMs: number; bytes: Uint8Array }> {
+  const count = Math.max(1, Math.min(chunks, body.byteLength));
+  const gap = count > 1 ? ms / (count - 1) : 0;
+  const plan: Array<{ waitMs: number; bytes: Uint8Array }> = [];
+  for (let i = 0; i < count; i++) {
+    const from = Math.floor((i * body.byteLength) / count);
+    const to = Math.floor(((i + 1) * body.byteLength) / count);
+    plan.push({ waitMs: i === 0 ? 0 : gap, bytes: body.subarray(from, to) });
+  }
+  return plan;
+}
+
+/** A stream that drips a body as its plan says; cancelling it (a client gone) stops the timers. */
+function dripStream(body: Uint8Array, chunks: number, ms: number): ReadableStream<Uint8Array> {
+  const plan = dripPlan(body, chunks, ms);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let next = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const step = plan[next++];
+      if (!step) return controller.close();
+      return new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          controller.enqueue(step.bytes);
+          if (next >= plan.length) controller.close();
+          resolve();
+        }, step.waitMs);
+      });
+    },
+    cancel() {
+      clearTimeout(timer);
+    },
+  });
+}
+
+/**
+ * What a fault does, as FaultSpec's kinds name it: its status for `response: status`, its
+ * response otherwise, `latency` for latency alone.
+ *
+ * @example
+ *   faultKindOf({ operation: '*', response: 'status', status: 429 }); // '429'
+ */
+export function faultKindOf(fault: { response?: string | undefined; status?: number | undefined }): string {
+  if (fault.response === 'status') return String(fault.status ?? 503);
+  return fault.response ?? 'latency';
+}
