@@ -25,6 +25,7 @@ import {
 } from '../engine/index.ts';
 import type { SimEnv } from './context.ts';
 import { sendJson } from './envelope.ts';
+import { textOf } from './request-body.ts';
 
 /** What one request asks, read from its query and JSON body. */
 interface NodeRequest {
@@ -73,7 +74,7 @@ export function tronNodeRoutes(engine: Engine): Hono<SimEnv> {
     node.on(method, path, async (c) => {
       c.set('operation', operationId);
       try {
-        const request = await readRequest(c, engine, path.startsWith('/walletsolidity/'));
+        const request = readRequest(c, engine, path.startsWith('/walletsolidity/'));
         return sendJson(c, answer(engine, request, c));
       } catch (error) {
         if (error instanceof NodeError) return sendJson(c, { Error: error.message });
@@ -84,9 +85,9 @@ export function tronNodeRoutes(engine: Engine): Hono<SimEnv> {
   return node;
 }
 
-async function readRequest(c: Context<SimEnv>, engine: Engine, confirmed: boolean): Promise<NodeRequest> {
+function readRequest(c: Context<SimEnv>, engine: Engine, confirmed: boolean): NodeRequest {
   const fields: Record<string, unknown> = Object.fromEntries(new URL(c.req.url).searchParams);
-  const text = c.req.method === 'POST' ? await c.req.text() : '';
+  const text = c.req.method === 'POST' ? textOf(c) : '';
   if (text.trim() !== '') {
     let body: unknown;
     try {
