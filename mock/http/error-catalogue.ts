@@ -127,7 +127,7 @@ export function errorResponse(
   engine: Engine,
   error: unknown,
   onUnexpectedError?: (error: unknown) => void,
-  catalogue = !c.req.path.startsWith('/_sim'),
+  catalogue: boolean = !c.req.path.startsWith('/_sim'),
 ): Response {
   let simError: SimulatorError;
   if (error instanceof SimulatorError) simError = error;
