@@ -55,6 +55,28 @@ export const BROKEN_VARIANTS: Record<string, { breaks: string; apply: (sim: Simu
       return sim.fetch;
     },
   },
+  'no-delegation': {
+    breaks:
+      'orders complete, yet their energy never shows on chain (a rule of delegationMs 0 for each order)',
+    // Added as each order arrives, after any rule a case set for it, so those still win.
+    apply: (sim) =>
+      (async (input: RequestInfo | URL, init?: RequestInit) => {
+        const request = new Request(input, init);
+        const url = new URL(request.url);
+        if (request.method === 'POST' && url.pathname.endsWith('/order')) {
+          const form = new URLSearchParams(await request.clone().text());
+          const get = (name: string) => form.get(name) ?? url.searchParams.get(name) ?? undefined;
+          const outOrderNo = get('outOrderNo');
+          sim.engine.rules.add({
+            match: outOrderNo ? { outOrderNo } : { pledgeAddress: get('pledgeAddress') ?? '' },
+            outcome: 'COMPLETED',
+            delegationMs: 0,
+            times: 1,
+          });
+        }
+        return sim.fetch(request);
+      }) as typeof fetch,
+  },
 };
 
 /**

@@ -79,7 +79,7 @@ export function contractEnv(argv: string[], env: NodeJS.ProcessEnv): NodeJS.Proc
   if (values.help) return 'help';
   if (values.facts) return 'facts';
   if (values.replay !== undefined) {
-    const clash = (['base-url', 'allow-spend', 'max-orders', 'pledge-address'] as const).filter(
+    const clash = (['base-url', 'allow-spend', 'max-orders', 'pledge-address', 'tron-node'] as const).filter(
       (flag) => values[flag] !== undefined,
     );
     if (clash.length > 0) {

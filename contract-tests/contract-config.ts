@@ -46,6 +46,8 @@ export interface ContractConfig {
   asUpstream?: boolean;
   /** The pace and the retries of a rate-limited call, against a target that is not a simulator. */
   politeness: Politeness;
+  /** The TRON node whose chain the spending case reads (`--tron-node`); a simulator's own when absent. */
+  tronNode?: string;
   /** In-process only: the simulator's clock (default manual) and timing (default realistic). */
   simulator?: { clock?: 'manual' | 'real'; timing?: 'realistic' | 'fast' | 'instant' };
 }
@@ -123,6 +125,18 @@ export function readContractConfig(env: NodeJS.ProcessEnv = process.env): Contra
   if (env.CONTRACT_RUN_DIR) config.runDir = env.CONTRACT_RUN_DIR;
   if (env.CONTRACT_RECORD) config.recordDir = env.CONTRACT_RECORD;
   if (envFlag(env, 'CONTRACT_AS_UPSTREAM')) config.asUpstream = true;
+  const tronNode = env.CONTRACT_TRON_NODE?.trim() || undefined;
+  if (tronNode) {
+    if (!/^https?:\/\/[^/]/.test(tronNode) || !URL.canParse(tronNode))
+      throw new Error(
+        `CONTRACT_TRON_NODE must be an http(s) URL of a TRON node such as https://api.trongrid.io (got '${tronNode}').`,
+      );
+    if (replayPath)
+      throw new Error(
+        'CONTRACT_TRON_NODE and CONTRACT_REPLAY exclude each other: a replay reads the chain as recorded.',
+      );
+    config.tronNode = tronNode.replace(/\/+$/, '');
+  }
   const clock = env.CONTRACT_SIM_CLOCK?.trim() || undefined;
   const timing = env.CONTRACT_SIM_TIMING?.trim() || undefined;
   if (clock !== undefined && clock !== 'manual' && clock !== 'real')

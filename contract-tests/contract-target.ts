@@ -55,7 +55,8 @@ export interface ControlPlane {
   advance(ms: number): Promise<void>;
 }
 
-const IN_PROCESS_BASE = 'http://simulator.in-process';
+/** The in-process simulator's base URL (no socket: requests reach its fetch). */
+export const IN_PROCESS_BASE = 'http://simulator.in-process';
 
 /**
  * Connects to the configured target.

@@ -1,8 +1,12 @@
 import { describe, type ExpectStatic } from 'vitest';
 import { EnergyRentalError, type EnergyRentalClient } from '../src/client/index.ts';
+import { readEnergy } from '../src/client/wait-for-energy.ts';
 import type { Order, OrderCreated, OrderRequest, OrderStatus } from '../src/models.ts';
 import { encodeTronAddress } from '../src/tron-address.ts';
 import { ORDER_LIFECYCLE } from '../src/generated/lists.ts';
+import { chainNode, delegationEnd, DELIVERY_BOUND_MS, watchDelivery } from './chain-delivery.ts';
+import type { ContractConfig } from './contract-config.ts';
+import type { ContractTarget } from './contract-target.ts';
 import { contractTest as test, runBytes, type Checks } from './contract-test.ts';
 import { atTwoDecimals } from './facts.ts';
 
@@ -81,7 +85,9 @@ function expectOutcomeKept({ expectFact, onSimulator }: Checks, statuses: OrderS
 // One order serves the create, history and lifecycle cases, so a guarded run against
 // the real service spends a single cheapest order on all three. Its parameters go in the
 // query string, as upstream's usage example (`curl -G`) sends them.
-let reference: Promise<{ created: OrderCreated; params: Params } | undefined> | undefined;
+// With a TRON node to read, the receiving address's energy is read just before (heldBefore).
+type Reference = { created: OrderCreated; params: Params; createdAt: number; heldBefore: number };
+let reference: Promise<Reference | undefined> | undefined;
 
 describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
   const referenceOrder = async (fx: {
@@ -92,14 +98,20 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
     slotsExhausted: string;
     noteSpent: (created: OrderCreated) => void;
     skip: (note: string) => never;
+    target: ContractTarget;
+    config: ContractConfig;
   }) => {
     fx.requireSpend();
     reference ??= (async () => {
       if (!fx.claimOrder()) return undefined;
       const params = await fx.orderParams();
+      const node = chainNode(fx.config, fx.target);
+      // An unreadable node is the delivery case's to report, not this one's.
+      const heldBefore = node ? await readEnergy(node, params.pledgeAddress).catch(() => 0) : 0;
+      const createdAt = fx.target.now();
       const created = await fx.orderInQuery(params);
       fx.noteSpent(created);
-      return { created, params };
+      return { created, params, createdAt, heldBefore };
     })();
     const ready = await reference;
     if (!ready) fx.skip(fx.slotsExhausted);
@@ -115,6 +127,8 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
     slotsExhausted,
     noteSpent,
     skip,
+    target,
+    config,
     expectFact,
     note,
   }) => {
@@ -126,6 +140,8 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
       slotsExhausted,
       noteSpent,
       skip,
+      target,
+      config,
     });
     expectFact('out-order-no-echo', created.outOrderNo, 'outOrderNo is echoed back').toBe(params.outOrderNo);
     expectFact('order-id-format', created.id, 'the order id').toMatch(/^OR\d{14}[A-Z0-9]{8}$/);
@@ -152,6 +168,8 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
     slotsExhausted,
     noteSpent,
     skip,
+    target,
+    config,
     expectFact,
   }) => {
     const { created, params } = await referenceOrder({
@@ -162,6 +180,8 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
       slotsExhausted,
       noteSpent,
       skip,
+      target,
+      config,
     });
     const byId = await api.getOrderHistory({ orderId: created.id });
     const byOut = await api.getOrderHistory({ outOrderNo: params.outOrderNo });
@@ -199,6 +219,8 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
     slotsExhausted,
     noteSpent,
     skip,
+    target,
+    config,
     expectFact,
     onSimulator,
     note,
@@ -211,6 +233,8 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
       slotsExhausted,
       noteSpent,
       skip,
+      target,
+      config,
     });
     const seen: OrderStatus[] = [];
     const done = await api
@@ -230,6 +254,47 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
     if (done?.status !== 'COMPLETED') return;
     expectFact('txid-on-completed', done.txId, 'a COMPLETED order carries the delegation txId').toMatch(/\S/);
     onSimulator((expect) => expect(done.txId, 'the txId is 64 hex digits').toMatch(/^[0-9a-f]{64}$/));
+  });
+
+  test('delivers the energy on chain, delegated for the period ordered', async ({
+    orderInQuery,
+    orderParams,
+    requireSpend,
+    claimOrder,
+    slotsExhausted,
+    noteSpent,
+    skip,
+    target,
+    config,
+    expectFact,
+    note,
+  }) => {
+    const node = chainNode(config, target);
+    if (!node) skip('reads the chain only against a simulator or with --tron-node URL (CONTRACT_TRON_NODE)');
+    const ref = await referenceOrder({
+      orderInQuery,
+      orderParams,
+      requireSpend,
+      claimOrder,
+      slotsExhausted,
+      noteSpent,
+      skip,
+      target,
+      config,
+    });
+    const { pledgeAddress, rentalCount, period } = ref.params;
+    const delivery = await watchDelivery(node!, target, { ...ref.params, ...ref });
+    expectFact(
+      'energy-delivery',
+      delivery.missing ?? 'arrived',
+      `order ${ref.created.id}: ${rentalCount} energy on ${pledgeAddress} within ${DELIVERY_BOUND_MS / 1000} s of its creation, read at ${node!.url}/wallet/getaccountresource`,
+    ).toBe('arrived');
+    const took = delivery.tookMs! / 1000;
+    note(
+      `order ${ref.created.id}: its energy was on chain ${took.toFixed(1)} s after creation (documented: typically 3 to 6 s${took > 6 ? '; slower' : ''})`,
+    );
+    const end = delegationEnd(delivery, pledgeAddress, period);
+    expectFact('delegation-end', end.within, end.says).toBe(true);
   });
 
   test('freezes the price on an account of its own, and spends it on completion', async ({

@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROKEN_VARIANTS } from '../contract-tests/broken-variants.ts';
+import { IN_PROCESS_BASE } from '../contract-tests/contract-target.ts';
 import type { SelfTestOutcome, SelfTestTarget } from './contract-self-test-reporter.ts';
 import {
   expectFailedNaming,
@@ -52,7 +53,14 @@ const EXPECTED: Record<string, { test: RegExp; error: RegExp }> = {
     test: /refuses getPrice without an API key/,
     error: /must be refused; fact api-key-required/,
   },
+  'no-delegation': {
+    test: /delivers the energy on chain/,
+    error: /within 90 s of its creation.*fact energy-delivery/,
+  },
 };
+
+/** The node `--tron-node` names: the in-process simulator's own, reached through its fetch. */
+const TRON_NODE = { CONTRACT_TRON_NODE: IN_PROCESS_BASE };
 
 const IN_PROCESS = (['realistic', 'fast', 'instant'] as const).flatMap((timing) =>
   (['manual', 'real'] as const).map((clock) => ({ timing, clock })),
@@ -65,11 +73,14 @@ const OVER_HTTP = [
 /** Every target, by project name; the servers' URLs are filled in once they listen. */
 function plannedTargets(urls: Record<string, string>): SelfTestTarget[] {
   return [
-    ...Object.keys(EXPECTED).map((variant) => ({ name: variant, env: { CONTRACT_VARIANT: variant } })),
+    ...Object.keys(EXPECTED).map((variant) => ({
+      name: variant,
+      env: { CONTRACT_VARIANT: variant, ...(variant === 'no-delegation' ? TRON_NODE : {}) },
+    })),
     { name: 'opaque-read-only', env: { CONTRACT_VARIANT: 'opaque' } },
     {
       name: 'opaque-spend',
-      env: { CONTRACT_VARIANT: 'opaque', CONTRACT_ALLOW_SPEND: '1', CONTRACT_MAX_ORDERS: '1' },
+      env: { CONTRACT_VARIANT: 'opaque', CONTRACT_ALLOW_SPEND: '1', CONTRACT_MAX_ORDERS: '1', ...TRON_NODE },
     },
     ...IN_PROCESS.map(({ timing, clock }) => ({
       name: `in-process-${timing}-${clock}`,
@@ -155,6 +166,10 @@ describe('the spending guard against a target that is not a simulator', () => {
     expect(report.spent).toEqual({ orders: 1, byCurrency: { TRX: '3.84' } });
     expect(run.summary).toMatch(/spent: 1 order \(3\.84 TRX\)/);
     expect(JSON.stringify(report)).not.toContain('demo-key');
+    // --tron-node: the order's energy read on chain, against the documented facts.
+    const chain = report.cases.find((c) => c.name.includes('delivers the energy on chain'));
+    expect(chain).toMatchObject({ verdict: 'passed', facts: ['energy-delivery', 'delegation-end'] });
+    expect(chain?.notes?.join('\n')).toMatch(/its energy was on chain [\d.]+ s after creation/);
   });
 });
 

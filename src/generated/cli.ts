@@ -269,6 +269,13 @@ export const CLI_COMMANDS = {
         "help": "What the target answers to a repeated outOrderNo, as 'calibrate' learnt it",
         "type": "string"
       },
+      "tron-node": {
+        "value": "URL",
+        "env": "CONTRACT_TRON_NODE",
+        "default": "a simulator's own, else none",
+        "help": "TRON node (java-tron's HTTP API, e.g. https://api.trongrid.io) where the spending case waits for the order's energy on the receiving address and reads when its delegation ends",
+        "type": "string"
+      },
       "replay": {
         "value": "FILE",
         "env": "CONTRACT_REPLAY",

@@ -1799,6 +1799,16 @@ export const FACTS = [
     "quote": "Identifier of the transaction on the blockchain"
   },
   {
+    "id": "energy-delivery",
+    "source": "energy-rental-interface.md",
+    "quote": "When resource supply is sufficient, the resource typically arrives at the receiving address 3 to 6 seconds after the order is created."
+  },
+  {
+    "id": "delegation-end",
+    "source": "tron-node.md",
+    "quote": "`expire_time_for_energy` (ms) is the end of the delegation's lock period."
+  },
+  {
     "id": "tron-address",
     "source": "upstream.md",
     "quote": "TRON addresses are Base58Check strings of 34 characters that start with `T` (a 21-byte payload whose first byte is 0x41)."
