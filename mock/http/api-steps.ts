@@ -99,11 +99,19 @@ const JSON_TYPE = { 'content-type': 'application/json' };
  * the request waits its latency, then answers in its place (a status, a malformed body),
  * cuts the connection (dropped, reset, random bytes: over a socket the socket, in process a
  * 599 that `sim.fetch` rejects on), or alters what the later steps answer (truncated,
- * dripped: whatever it is, a rejection included for a drip).
+ * dripped: whatever it is, a rejection included for a drip). `operation` names what a
+ * fault's `operation` is matched with (the routed operation, or `tronNode`).
+ *
+ * @example
+ *   node.use(injectFaults(faults, engine, () => 'tronNode'));
  */
-function injectFaults(faults: FaultInjector, engine: Engine): MiddlewareHandler<SimEnv> {
+export function injectFaults(
+  faults: FaultInjector,
+  engine: Engine,
+  operation: (c: SimContext) => string = (c) => c.get('operation') ?? '',
+): MiddlewareHandler<SimEnv> {
   return (c, next) => {
-    const hit = faults.active ? faults.take(c.get('operation') ?? '') : undefined;
+    const hit = faults.active ? faults.take(operation(c)) : undefined;
     return hit === undefined ? next() : deliver(c, next, hit, engine);
   };
 }

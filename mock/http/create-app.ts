@@ -109,7 +109,7 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
   app.route('/_sim', dashboardRoutes(options.control));
   app.route('/docs', docsRoutes());
   // The TRON node's subset under java-tron's own paths; in proxy and replay mode the engine is no chain's.
-  if (source.mode === 'simulator') app.route('/', tronNodeRoutes(engine));
+  if (source.mode === 'simulator') app.route('/', tronNodeRoutes(engine, options.faults));
 
   // Answered, not thrown: the 405 step looks only at a 404 that carries no error.
   app.notFound((c) => errorResponse(c, engine, notFound()));

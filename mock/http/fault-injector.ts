@@ -92,7 +92,9 @@ export function createFaultInjector(newRandom: () => RandomSource): FaultInjecto
     take(operation) {
       if (faults.length === 0) return undefined;
       for (const fault of faults) {
-        if (fault.operation !== '*' && fault.operation !== operation) continue;
+        // '*' is the API's four operations; the TRON node's reads are broken by name only.
+        const hits = fault.operation === '*' ? operation !== 'tronNode' : fault.operation === operation;
+        if (!hits) continue;
         if (fault.probability !== undefined && fault.probability < 1 && !(random.float() < fault.probability))
           continue;
         fault.used++;

@@ -9,8 +9,10 @@ import { PERIOD_MS } from '../engine/index.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
 import {
   DEMO_ADDRESS,
+  call,
   callGet,
   expectControlResponse,
+  send,
   nodeCall,
   order,
 } from '../test-support/http-test-support.ts';
@@ -264,6 +266,27 @@ describe('the simulated TRON node', () => {
     expect(orderView.body.delegation).toEqual(reply.body.chain.delegations[0]);
     const config = await callGet(sim, '/_sim/config');
     expect(config.body.chain).toMatchObject({ poolAddress: POOL, confirmationMs: 30_000 });
+  });
+
+  it('answers an injected tronNode fault on its reads, and a fault on every API operation leaves them alone', async () => {
+    const sim = simulator();
+    const inject = (fault: Record<string, unknown>) => call(sim, 'POST', '/_sim/faults', { body: fault });
+    expect((await inject({ operation: '*', response: 'status', status: 500 })).status).toBe(201);
+    expect((await resource(sim)).status).toBe(200);
+    await call(sim, 'DELETE', '/_sim/faults');
+    await inject({ operation: 'tronNode', response: 'status', status: 503, times: 1 });
+    const broken = await send(sim, '/wallet/getaccountresource', {
+      method: 'POST',
+      body: JSON.stringify({ address: DEMO_ADDRESS, visible: true }),
+    });
+    expect(broken.status).toBe(503);
+    expect(broken.body.msg).toMatch(/Injected fault/);
+    expect((await callGet(sim, '/v1/tron/price?rentalCount=65000&period=1h', 'demo-key')).status).toBe(200);
+    expect((await resource(sim)).status).toBe(200);
+    const journal = (await callGet(sim, '/_sim/journal')).body.entries;
+    expect(journal.find((x: { status: number }) => x.status === 503)?.operation).toBe(
+      'wallet_getaccountresource_post',
+    );
   });
 
   it('is not served in front of an upstream, whose chain the engine does not know', async () => {

@@ -7,7 +7,7 @@
  * zero fields left out, failures as HTTP 200 `{ "Error": "class … : …" }`. No API-KEY is
  * asked; a TRON-PRO-API-KEY is accepted and never read (the journal keeps no header).
  */
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { NODE_OPERATIONS } from '../../src/generated/lists.ts';
 import { isTronAddress, tronAddressFromHex, tronAddressToHex } from '../../src/tron-address.ts';
 import {
@@ -26,6 +26,8 @@ import {
 import type { SimEnv } from './context.ts';
 import { sendJson } from './envelope.ts';
 import { textOf } from './request-body.ts';
+import { injectFaults } from './api-steps.ts';
+import type { FaultInjector } from './fault-injector.ts';
 
 /** What one request asks, read from its query and JSON body. */
 interface NodeRequest {
@@ -63,16 +65,20 @@ function nonZero<T extends Record<string, unknown>>(value: T): T {
  * Builds the node's routes, one per operation of spec/tron-node.yaml (mounted at `/`).
  *
  * @example
- *   app.route('/', tronNodeRoutes(engine));
+ *   app.route('/', tronNodeRoutes(engine, faults));
  */
-export function tronNodeRoutes(engine: Engine): Hono<SimEnv> {
+export function tronNodeRoutes(engine: Engine, faults: FaultInjector): Hono<SimEnv> {
   const node = new Hono<SimEnv>();
+  const fault = injectFaults(faults, engine, () => 'tronNode');
   for (const [operationId, { method, path }] of Object.entries(NODE_OPERATIONS)) {
     const name = path.slice(path.lastIndexOf('/') + 1);
     const answer = ANSWERS[name];
     if (!answer) throw new Error(`tron-node-routes: no answer for ${path} (spec/tron-node.yaml)`);
-    node.on(method, path, async (c) => {
+    const named: MiddlewareHandler<SimEnv> = (c, next) => {
       c.set('operation', operationId);
+      return next();
+    };
+    node.on(method, path, named, fault, (c) => {
       try {
         const request = readRequest(c, engine, path.startsWith('/walletsolidity/'));
         return sendJson(c, answer(engine, request, c));

@@ -1071,10 +1071,12 @@ export interface components {
         /** @description What a fault does and to which requests; shared by FaultRequest and Fault. */
         FaultSpec: {
             /**
-             * @description The API operation to break, or '*' for all four.
+             * @description The API operation to break, or '*' for all four; `tronNode` breaks every read of
+             *     the simulated TRON node (`/wallet/…`, `/walletsolidity/…`), which a client
+             *     waiting for its energy must survive.
              * @enum {string}
              */
-            operation: "createOrder" | "getPrice" | "getOrderHistory" | "getAccount" | "*";
+            operation: "createOrder" | "getPrice" | "getOrderHistory" | "getAccount" | "*" | "tronNode";
             /** @description Delay before answering; with latencyMaxMs, the low end of a range. */
             latencyMs?: number;
             /** @description High end of the latency range (drawn from the seeded random source). */
