@@ -131,6 +131,25 @@ export function refusalOf(error: unknown): { refused: Refusal } {
   return { refused: { status: error.status, code: error.code, msg: error.msg, message: error.message } };
 }
 
+/**
+ * Asserts that `answer` (a call's result, `.catch(refusalOf)`) is no refusal: a call a
+ * documented fact says must be answered fails naming that fact, and what was said.
+ *
+ * @example
+ *   const byId = await api.getOrderHistory({ orderId }).catch(refusalOf);
+ *   expectAnswered(checks, 'history-lookup', byId, 'the order looked up by orderId');
+ */
+export function expectAnswered<T>(
+  { expectFact }: Checks,
+  fact: FactId,
+  answer: T | { refused: Refusal },
+  what: string,
+): asserts answer is T {
+  const refused =
+    typeof answer === 'object' && answer !== null && 'refused' in answer ? answer.refused : undefined;
+  expectFact(fact, refused?.message, `${what} must be answered`).toBeUndefined();
+}
+
 /** Asserts that `answer` is a refusal under `fact`, carrying a code other than 0 and a message. */
 export function expectRefused<T>(
   { expectFact }: Checks,
