@@ -27,7 +27,6 @@ export interface Account {
 
 /** Digest under which a key is stored and looked up. */
 export function digestKey(apiKey: string): string {
-  // The one-shot hash: a third of createHash().update().digest(), and it runs per request.
   return hash('sha256', apiKey, 'base64');
 }
 

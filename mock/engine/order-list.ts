@@ -1,10 +1,6 @@
 /**
- * An account's orders, oldest first, with the oldest removed in O(1).
- *
- * Written by hand because eviction removes an account's oldest order once per new order
- * when the store is full, and `Array.prototype.shift` on an array past ~16k elements (in
- * V8's large-object space, which cannot be trimmed in place) copies the whole array:
- * at the default 100 000 stored orders every order paid for that copy (bench/README.md).
+ * An account's orders, oldest first, with the oldest removed in O(1): a full store evicts
+ * one per new order, and `Array.prototype.shift` would copy the whole array each time.
  */
 import type { Order } from './order.ts';
 

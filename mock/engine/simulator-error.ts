@@ -34,10 +34,7 @@ export const ERROR_CODES = {
 
 export type ErrorKind = keyof typeof ERROR_CODES;
 
-/**
- * Whether this runtime lets a stack trace be skipped (V8's `Error.stackTraceLimit`, a writable
- * data property); a frozen `Error` (a hardened realm) or another engine keeps its stacks.
- */
+/** A frozen `Error` (a hardened realm, --frozen-intrinsics) cannot skip its stack trace. */
 const STACK_LIMIT_WRITABLE = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit')?.writable === true;
 
 export class SimulatorError extends Error {
@@ -61,11 +58,8 @@ export class SimulatorError extends Error {
   }
 
   /**
-   * A rejection that only ever becomes an answer (the request core's own: a missing key, an
-   * unknown path, a parameter out of range), built without a stack trace. Capturing the
-   * stack was a fifth of a rejected request's CPU (bench/README.md, "Figures behind the
-   * code"), and nobody reads it: the core turns the error into its envelope. Errors a
-   * program can catch (the engine's) keep theirs.
+   * A rejection that only ever becomes an answer (a missing key, an unknown path), built
+   * without a stack trace nobody reads. Errors a program can catch (the engine's) keep theirs.
    *
    * @example
    *   throw SimulatorError.answer('apiKeyMissing', "Missing 'API-KEY' header.");
