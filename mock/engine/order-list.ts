@@ -1,7 +1,4 @@
-/**
- * An account's orders, oldest first, with the oldest removed in O(1): a full store evicts
- * one per new order, and `Array.prototype.shift` would copy the whole array each time.
- */
+/** An account's orders, oldest first; a full store evicts the oldest with every new order. */
 import type { Order } from './order.ts';
 
 /**
