@@ -4,7 +4,6 @@
  * a seeded random source. It knows nothing of HTTP.
  */
 import { accountSnapshot, digestKey } from './accounts.ts';
-import { booksProblems } from './books-check.ts';
 import { chainOf, delegationsOf } from './chain.ts';
 import type { ManualClock } from './clock.ts';
 import { applyEffect, effectOf, type EffectBody, type EngineEffect } from './effects.ts';
@@ -367,7 +366,7 @@ export function createEngine(options: EngineOptions): Engine {
       replace(scenarioState(basis), { type: 'reset' });
     },
 
-    checkInvariants: () => booksProblems(state.accounts),
+    checkInvariants: () => snapshotProblems(engine.snapshot()),
 
     subscribe(listener) {
       listeners.add(listener);
