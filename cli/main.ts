@@ -80,16 +80,28 @@ export async function main(
       return 0;
     }
     const log = createLogger({ format: options.log ?? 'pretty', quiet: options.quiet ?? false });
-    const running = await serve(options, log);
+    // Listened for before the banner goes out: a signal sent on seeing it must find them.
+    // One that comes during the start closes the server once it has started.
     let stopping = false;
-    const stop = (signal: string): void => {
+    const stop = (signal: NodeJS.Signals): void => {
       if (stopping) return;
       stopping = true;
       log.info(`${signal} received, shutting down`, { signal });
-      void running.close().then(() => process.exit(0));
+      void running.then(
+        (server) => server.close().then(() => process.exit(0)),
+        () => undefined, // A failed start is reported by the caller.
+      );
     };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    const running = serve(options, log);
+    try {
+      await running;
+    } catch (error) {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      throw error;
+    }
     return 'running';
   }
   if (Object.hasOwn(RUNNERS, command)) return RUNNERS[command as keyof typeof RUNNERS](rest, env);

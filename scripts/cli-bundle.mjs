@@ -1,17 +1,8 @@
 #!/usr/bin/env node
-// A checkout's `serve` runs from one esbuild bundle of the CLI instead of the TypeScript
-// sources through tsx: tsx's loader hooks and transform cache and some 300 module loads
-// made up most of its start (≈ 600 ms against ≈ 170 ms bundled). `npm ci` (prepare),
-// `npm start` (prestart) and `npm test` (pretest, for the tests' some 40 starts of `serve`)
-// build the bundle when it is stale; bin/energy-rental-kit.js uses it only when
-// freshBundle() proves it was built from the files as they are now, and runs the sources
-// through tsx otherwise, so an old bundle never shadows an edit.
-//
-// The proof is a stamp on the bundle's last line (one file, renamed into place, so a
-// bundle and its stamp cannot come from different builds): for every file esbuild read,
-// ours and node_modules', its size, mtime and the SHA-1 of the very content that went
-// into the bundle, plus the files that steer the build. A file whose size and mtime
-// match is unchanged; one whose mtime moved (touch, checkout) is hashed.
+// A checkout's `serve` runs from one esbuild bundle of the CLI, which starts faster than the
+// sources through tsx. bin/energy-rental-kit.js uses it only when freshBundle() proves it
+// was built from the files as they are now, so an old bundle never shadows an edit: the
+// proof is a stamp on its last line with the size, mtime and SHA-1 of every file it read.
 //
 //   node scripts/cli-bundle.mjs           build if stale (prepare, prestart, pretest)
 //   node scripts/cli-bundle.mjs --force   build
@@ -83,7 +74,7 @@ function steeringFiles(root) {
   ];
 }
 
-// node:crypto costs a start ~3 ms to load; it is needed only when an mtime moved.
+// Loaded only when an mtime moved: most starts need no hash.
 const sha1 = (content) => require('node:crypto').createHash('sha1').update(content).digest('hex');
 
 /**
@@ -106,7 +97,7 @@ function unchanged(file, print) {
   return stat.mtimeMs === mtimeMs || sha1(readFileSync(file)) === hash;
 }
 
-/** The last bytes of a file, where the stamp is (reading the whole megabyte cost ~3 ms). */
+/** The last bytes of a file, where the stamp is. */
 function readTail(file, bytes = 256 * 1024) {
   const fd = openSync(file, 'r');
   try {
@@ -161,8 +152,7 @@ export async function buildBundle(options) {
     target: 'node20',
     write: false,
     outfile: bundle,
-    // For `node --enable-source-maps`; without it stack traces name the bundle's lines,
-    // which are kept readable (no minifying: it saved only ~5 ms).
+    // For `node --enable-source-maps`; unminified, so the bundle's own lines stay readable.
     sourcemap: 'linked',
     logLevel: 'warning',
     // Bundled CommonJS (yaml, …) requires Node's built-ins.

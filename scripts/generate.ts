@@ -34,26 +34,19 @@ import {
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-const documents = [
-  {
-    name: 'api',
-    source: 'spec/openapi.yaml',
-    models: 'src/generated/openapi.ts',
-    json: 'src/generated/openapi.json',
-  },
-  {
-    name: 'control',
-    source: 'spec/control.yaml',
-    models: 'src/generated/control.ts',
-    json: 'src/generated/control.json',
-  },
-  {
-    name: 'node',
-    source: 'spec/tron-node.yaml',
-    models: 'src/generated/tron-node.ts',
-    json: 'src/generated/tron-node.json',
-  },
-] as const;
+/** Each document's source in spec/, and its models and JSON copy of the same name in src/generated/. */
+const documents = (
+  [
+    ['api', 'openapi'],
+    ['control', 'control'],
+    ['node', 'tron-node'],
+  ] as const
+).map(([name, file]) => ({
+  name,
+  source: `spec/${file}.yaml`,
+  models: `src/generated/${file}.ts`,
+  json: `src/generated/${file}.json`,
+}));
 
 const VALIDATORS_FILE = 'src/generated/validators.ts';
 const LISTS_FILE = 'src/generated/lists.ts';

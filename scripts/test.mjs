@@ -3,15 +3,11 @@
 //
 //   node scripts/test.mjs [vitest arguments]      (npm test)
 //
-// The static checks (`npm run checks`: eslint, redocly, prettier, tsc) only read the
-// checkout, so they run beside vitest instead of before it, at a lower priority: on a
-// two-core machine vitest leaves about a core-minute idle while its files wait on child
-// processes, servers and the browser, which is what the checks need. Their output is held
-// and printed once they end, so it never interleaves with vitest's. The package's lint
-// (scripts/lint-package.mjs) runs in the package test, on the tarball that test packs from a
-// copy of the checkout; a run given vitest arguments may leave that test out, so it packs
-// the checkout after vitest instead (its prepack rewrites package.json and dist/ for a
-// moment: never beside vitest). The run fails if any part fails, and says which.
+// The static checks (`npm run checks`) only read the checkout, so they run beside vitest at
+// a lower priority, their output held until they end. The package's lint runs in the package
+// test; a run given vitest arguments may leave that test out, so it packs the checkout after
+// vitest instead (prepack rewrites package.json: never beside vitest). Any part failing fails
+// the run, named.
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';

@@ -4,14 +4,9 @@
 //   node scripts/typecheck-and-lint.mjs [DIR]      (DIR: a project with its own tsconfig.json
 //                                                   and eslint.config.js; default this checkout)
 //
-// Both build tsconfig.json's TypeScript program: tsc to check it, typescript-eslint for the
-// type-aware rules (through its project service). Here it is built and checked once, as
-// `tsc --noEmit` does (every file of tsconfig.json, src/generated/ included, which eslint
-// does not lint), and the same program is handed to eslint.config.js's type-aware rules
-// (typescript-eslint's `programs`), whose type questions then meet a checker that has
-// answered them already: 29 s of CPU against 27 + 12.5 for the two commands. What is
-// reported is theirs: tsc's diagnostics as tsc prints them, eslint's problems in its
-// stylish format, any warning failing the run as `--max-warnings 0` does.
+// tsconfig.json's program is built and checked once, as `tsc --noEmit` does, and handed to
+// eslint's type-aware rules (typescript-eslint's `programs`), so the two share one checker.
+// What is reported is theirs, any warning failing the run as `--max-warnings 0` does.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 

@@ -1,11 +1,7 @@
 /**
  * TRON addresses: Base58Check of a 21-byte payload whose first byte is 0x41.
  *
- * bs58 does the Base58; the checksum (the first 4 bytes of SHA-256 twice) is computed
- * with node:crypto here rather than through bs58check, whose pure-JS SHA-256 made an
- * address check a large part of an order's budget in the simulator's fast path
- * (bench/README.md).
- * Only the checksum comparison and the TRON prefix rule are ours.
+ * bs58 does the Base58; the checksum (the first 4 bytes of SHA-256 twice) is node:crypto's.
  */
 import { hash } from 'node:crypto';
 import bs58 from 'bs58';
@@ -41,12 +37,9 @@ export function isTronAddress(value: string): boolean {
 export const REMEMBERED_ADDRESSES = 4096;
 
 /**
- * A TRON address check that remembers the valid addresses it has seen, up to `capacity`
- * (then it forgets them all and starts again). A client orders energy for the same few
- * addresses over and over, and the checksum (Base58 decoding and two SHA-256) showed in the
- * profile of an order in the simulator's fast path; a Set lookup is a fraction of that.
- * Invalid addresses are never remembered, so a wrong answer can never be kept. Each call
- * makes its own memory: a simulator makes one, so simulators share nothing.
+ * A TRON address check that remembers up to `capacity` valid addresses it has seen (then
+ * forgets them all), since a client orders for the same few again and again. Invalid ones
+ * are never remembered; each call makes its own memory, so simulators share nothing.
  *
  * @example
  *   const check = createTronAddressCheck();

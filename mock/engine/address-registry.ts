@@ -35,13 +35,6 @@ export interface AddressRegistry {
   trim(): void;
 }
 
-export interface AddressRegistryOptions {
-  /** Most records kept (`maxStoredAddresses`); unbounded when absent. */
-  capacity?: () => number;
-  /** Addresses never evicted: those the scenario seeds as activated. */
-  keep?: readonly string[];
-}
-
 /**
  * Creates a registry, optionally seeded with addresses that are already activated.
  *
@@ -53,7 +46,12 @@ export function createAddressRegistry(
   activated: readonly string[],
   at: number,
   saved: readonly AddressRecord[] = [],
-  options: AddressRegistryOptions = {},
+  options: {
+    /** Most records kept (`maxStoredAddresses`); unbounded when absent. */
+    capacity?: () => number;
+    /** Addresses never evicted: those the scenario seeds as activated. */
+    keep?: readonly string[];
+  } = {},
 ): AddressRegistry {
   const records = new Map<string, AddressRecord>();
   const keep = new Set([...activated, ...(options.keep ?? [])]);
@@ -69,12 +67,8 @@ export function createAddressRegistry(
     evictable.delete(record.address);
     if (!keep.has(record.address) && !named.has(record.address)) evictable.set(record.address, true);
   };
-  // One iterator, kept from trim to trim: a Map leaves a hole where an entry was deleted
-  // until it next rehashes, and a new iterator walks over every hole before the oldest
-  // entry, so starting one per eviction made a registry at capacity cost tens of
-  // microseconds a write (300 000 writes past a capacity of 100 000 took 13 s). A Map's
-  // iterator is live: it skips entries deleted after it was made and reaches entries added
-  // since, and every entry behind it is one it evicted, so the next it gives is the oldest.
+  // One live iterator, kept from trim to trim: every entry behind it is one it evicted, so
+  // the next it gives is the oldest, and it never walks the holes of deleted entries again.
   let oldest = evictable.keys();
   const trimTo = (limit: number): void => {
     while (records.size > limit) {

@@ -19,7 +19,7 @@ import { defaultConfirmation } from './timing.ts';
 export type Chain = Required<components['schemas']['ChainSettings']>;
 
 /** A block every 3 s of the clock, numbered from main net's genesis. */
-export const BLOCK_MS = 3000;
+const BLOCK_MS = 3000;
 const GENESIS_MS = 1_529_891_469_000;
 const SUN_PER_TRX = 1_000_000n;
 /** Energy of USDT's balanceOf: java-tron's documented example of the call (x-unverified). */

@@ -67,16 +67,13 @@ export function effectOf(state: EngineState, event: EngineEvent): EffectBody {
         account: accountSnapshot(event.account),
         created: state.created,
       };
-    case 'settings':
-      return { type: 'settings', settings: event.settings };
     case 'rules':
-      return event.change === 'added'
-        ? { type: 'rules', change: 'added', rule: { ...event.rule, match: { ...event.rule.match } } }
-        : event.change === 'removed'
-          ? { type: 'rules', change: 'removed', id: event.id }
-          : { type: 'rules', change: 'cleared' };
+      if (event.change === 'added')
+        return { ...event, rule: { ...event.rule, match: { ...event.rule.match } } };
+      return { ...event };
+    case 'settings':
     case 'supply':
-      return { type: 'supply', energy: event.energy };
+      return { ...event };
     case 'address':
       return { type: 'address', record: { ...event.record } };
     case 'reset':
@@ -108,20 +105,13 @@ export function applyEffect(basis: StateBasis, state: EngineState, effect: Effec
           const rule = state.rules.take(saved);
           if (!rule) throw new RestoreError(`order ${saved.id} was forced by a rule, and no rule matches it`);
         }
-        order = Order.fromSnapshot(state.pages, account, saved);
+        order = Order.fromSnapshot(account, saved);
         state.orders.add(order);
       } else {
         if (order.account !== account) throw new RestoreError(`order ${saved.id} is of another account`);
         if (effect.change === 'step' && saved.status === 'PROCESSING' && saved.activates)
           state.registry.activateClaimed(saved.pledgeAddress, saved.id, saved.processingAt);
-        order.status = saved.status;
-        order.outcome = saved.outcome;
-        order.processingAt = saved.processingAt;
-        order.outcomeAt = saved.outcomeAt;
-        order.refundedAt = saved.refundedAt;
-        order.refunds = saved.refunds;
-        order.reserved = saved.reserved;
-        order.failureReason = saved.failureReason;
+        order.restoreProgress(saved);
       }
       setBooks(account, effect.account);
       state.delegated = effect.delegated;

@@ -1,9 +1,6 @@
 /**
- * An engine's state as one object: the random source, the order pages, the settings,
- * the accounts, the orders, the activation registry, the rules, the supply and the
- * lifecycle scheduler. A reset and a restore build a new one and replace the old one
- * whole, so nothing of the state before survives either; the engine (engine.ts) changes
- * it and tells every change through one function.
+ * An engine's state as one object. A reset and a restore build a new one and replace the
+ * old one whole, so nothing of the state before survives either.
  */
 import {
   accountFromSnapshot,
@@ -13,13 +10,11 @@ import {
   type Account,
 } from './accounts.ts';
 import { createAddressRegistry, type AddressRegistry } from './address-registry.ts';
-import { booksProblems } from './books-check.ts';
 import type { Clock } from './clock.ts';
-import type { Scenario } from './engine-types.ts';
+import type { AccountSeed, Scenario } from './engine-types.ts';
 import { deposit } from './ledger.ts';
 import { wakeAt } from './lifecycle.ts';
 import { Order } from './order.ts';
-import { createOrderPages, type OrderPages } from './order-page.ts';
 import { createOrderStore, type OrderStore } from './order-store.ts';
 import { createOutcomeRules, type OutcomeRules } from './outcome-rules.ts';
 import { createRandomSource, type RandomSource } from './random-source.ts';
@@ -32,8 +27,6 @@ import { refuseIfBroken, snapshotProblems } from './snapshot-check.ts';
 export interface EngineState {
   /** Replaced once after a log of effects is put on a restored state (effects.ts). */
   random: RandomSource;
-  /** Where this state's orders take their rows: a new state starts on a fresh page. */
-  readonly pages: OrderPages;
   settings: Settings;
   readonly accountsByDigest: Map<string, Account>;
   /** Every account, in the order made (an account's id is its place here, from 1). */
@@ -60,43 +53,17 @@ export interface StateBasis {
   readonly step: (order: Order) => void;
 }
 
-/** What an account is made with. */
-export interface AccountInput {
-  apiKey?: string;
-  trx?: number;
-  usdt?: number;
-  referralCount?: number;
-}
+type StateParts = Omit<EngineState, 'accountsByDigest' | 'accounts' | 'orders' | 'scheduler'>;
 
-interface StateParts {
-  random: RandomSource;
-  settings: Settings;
-  registry: AddressRegistry;
-  rules: OutcomeRules;
-  supplyEnergy: number | null;
-  delegated: number;
-  created: number;
-}
-
-/**
- * One object literal for every state, so every state has one shape and the order path's
- * reads of it stay monomorphic. The registry's bound reads the settings of its own state.
- */
+/** A state of `parts`; the registry's bound reads the settings of its own state. */
 function makeState(basis: StateBasis, parts: (capacity: () => number) => StateParts): EngineState {
   const made = parts(() => state.settings.maxStoredAddresses);
   const state: EngineState = {
-    random: made.random,
-    pages: createOrderPages(),
-    settings: made.settings,
+    ...made,
     accountsByDigest: new Map(),
     accounts: [],
-    registry: made.registry,
     orders: createOrderStore(made.registry),
-    rules: made.rules,
-    supplyEnergy: made.supplyEnergy,
-    delegated: made.delegated,
     scheduler: createScheduler(basis.clock, basis.step),
-    created: made.created,
   };
   return state;
 }
@@ -175,10 +142,8 @@ export function restoredState(basis: StateBasis, saved: EngineSnapshot): EngineS
     state.accounts.push(account);
     byId.set(account.id, account);
   }
-  for (const o of saved.orders) state.orders.add(Order.fromSnapshot(state.pages, byId.get(o.accountId)!, o));
+  for (const o of saved.orders) state.orders.add(Order.fromSnapshot(byId.get(o.accountId)!, o));
   state.registry.trim();
-  // What the file says must hold before any step is queued on it.
-  refuseIfBroken(booksProblems(state.accounts));
   for (const order of state.orders.list()) scheduleNext(state, order);
   return state;
 }
@@ -189,7 +154,10 @@ export function restoredState(basis: StateBasis, saved: EngineSnapshot): EngineS
  * @example
  *   const { apiKey, account } = addAccount(state, { trx: 5_000_000 });
  */
-export function addAccount(state: EngineState, input: AccountInput): { apiKey: string; account: Account } {
+export function addAccount(
+  state: EngineState,
+  input: Partial<AccountSeed>,
+): { apiKey: string; account: Account } {
   const apiKey = input.apiKey ?? generateApiKey();
   if (state.accountsByDigest.has(digestKey(apiKey))) {
     throw new SimulatorError(

@@ -14,9 +14,9 @@ import type { Settings, SettingsPatch } from './settings.ts';
 import type { EngineSnapshot, PendingSnapshot } from './snapshot.ts';
 import type { EngineEffect } from './effects.ts';
 
-/** An account of the starting scenario. Amounts are in smallest units. */
 export type { CreateOrderInput } from './order.ts';
 
+/** An account of the starting scenario. Amounts are in smallest units. */
 export interface AccountSeed {
   apiKey: string;
   trx?: number;
@@ -96,7 +96,7 @@ export interface Engine {
    * Creates an order, or returns the existing one for a known outOrderNo (`duplicate: true`).
    * A rejection (a duplicate refused, a balance that cannot pay) throws a SimulatorError
    * before anything changes: no money frozen, nothing drawn from the random source, no
-   * event, no new version. The Node fast path relies on it (engine-rejections.test.ts).
+   * event, no new version.
    */
   createOrder(
     account: Account,
@@ -106,10 +106,7 @@ export interface Engine {
   ): { order: Order; duplicate: boolean };
   /** Finds an order of this account; with both identifiers, `settings.historyPrefers` names the one that wins. */
   findOrder(account: Account, ref: { orderId?: string | undefined; outOrderNo?: string | undefined }): Order;
-  createAccount(input?: { apiKey?: string; trx?: number; usdt?: number; referralCount?: number }): {
-    apiKey: string;
-    account: Account;
-  };
+  createAccount(input?: Partial<AccountSeed>): { apiKey: string; account: Account };
   deposit(account: Account, amounts: { trx?: number; usdt?: number }): Account;
   accounts(): Account[];
   orders(account: Account, filter?: { status?: OrderStatusCode; limit?: number }): Order[];

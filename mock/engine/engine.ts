@@ -4,25 +4,23 @@
  * a seeded random source. It knows nothing of HTTP.
  */
 import { accountSnapshot, digestKey } from './accounts.ts';
-import { booksProblems } from './books-check.ts';
 import { chainOf, delegationsOf } from './chain.ts';
+import type { ManualClock } from './clock.ts';
+import { applyEffect, effectOf, type EffectBody, type EngineEffect } from './effects.ts';
 import { addAccount, restoredState, scenarioState, scheduleNext, type EngineState } from './engine-state.ts';
+import type { Engine, EngineEvent, EngineOptions, Scenario } from './engine-types.ts';
 import { deposit, releaseFrozen, spendFrozen } from './ledger.ts';
 import { nextStep } from './lifecycle.ts';
 import { Order } from './order.ts';
-import { createOrderIdMaker } from './order-id.ts';
-import { TX_ID_BYTES } from './order-page.ts';
+import { orderIdAt } from './order-id.ts';
 import { freezePayment } from './payment.ts';
 import { checkQuantity, quote } from './pricing.ts';
-import type { ManualClock } from './clock.ts';
+import { createRandomSource } from './random-source.ts';
 import { activationDelay, applySettings } from './settings.ts';
 import { SimulatorError } from './simulator-error.ts';
 import { pendingSnapshot, SNAPSHOT_FORMAT, type EngineSnapshot } from './snapshot.ts';
-import { applyEffect, effectOf, type EffectBody, type EngineEffect } from './effects.ts';
-import { createRandomSource } from './random-source.ts';
 import { refuseIfBroken, RestoreError, snapshotProblems } from './snapshot-check.ts';
 import { planDelays } from './timing.ts';
-import type { Engine, EngineEvent, EngineOptions, Scenario } from './engine-types.ts';
 import { createWriteAhead } from './write-ahead.ts';
 
 export type {
@@ -55,10 +53,6 @@ export function createEngine(options: EngineOptions): Engine {
   const scenario = options.scenario ?? {};
   const listeners = new Set<(event: EngineEvent) => void>();
   const effectListeners = new Set<(effect: EngineEffect) => void>();
-  // This engine's own: the stamp of the last second an id was made in.
-  const orderId = createOrderIdMaker();
-  /** Where createOrder draws a txId before the order that keeps it exists; the Order copies it. */
-  const txIdDraw = new Uint8Array(TX_ID_BYTES);
   const basis = { clock, seed, scenario, step };
   /** Everything that changes; a reset or a restore replaces it whole (engine-state.ts). */
   let state: EngineState = scenarioState(basis);
@@ -74,28 +68,27 @@ export function createEngine(options: EngineOptions): Engine {
     runDue: () => state.scheduler.runDue(),
   });
 
+  /** Numbers a change, and hands its effect to the log of effects when one listens. */
+  function record(body: () => EffectBody): void {
+    seq++;
+    if (ahead.writing || effectListeners.size > 0)
+      ahead.take({ seq, at: clock.now(), ...body() } as EngineEffect);
+  }
+
   /**
    * The one way a change of state is made known: every mutation below applies its change
-   * and then calls this exactly once, with the event that says what it was. So `version`
-   * moves once per change, and one listener sees every change there is, in order.
+   * and then calls this exactly once, so `version` moves once per change and one listener
+   * sees every change there is, in order.
    */
   function commit(event: EngineEvent): void {
     version++;
-    seq++;
-    if (ahead.writing || effectListeners.size > 0) tellEffect(effectOf(state, event));
+    record(() => effectOf(state, event));
     for (const listener of listeners) listener(event);
   }
 
   // A manual clock's move is a change a restart must not undo, even when nothing fell due.
   if (clock.mode === 'manual' && 'onAdvanced' in clock)
-    (clock as ManualClock).onAdvanced(() => {
-      seq++;
-      if (ahead.writing || effectListeners.size > 0) tellEffect({ type: 'clock' });
-    });
-
-  function tellEffect(body: EffectBody): void {
-    ahead.take({ seq, at: clock.now(), ...body } as EngineEffect);
-  }
+    (clock as ManualClock).onAdvanced(() => record(() => ({ type: 'clock' })));
 
   /** Puts `next` in place of the whole state: the old one's pending steps go with it. */
   function replace(next: EngineState, event: EngineEvent): void {
@@ -105,9 +98,8 @@ export function createEngine(options: EngineOptions): Engine {
   }
 
   function newOrderId(): string {
-    const now = clock.now();
     for (;;) {
-      const id = orderId(now, state.random);
+      const id = orderIdAt(clock.now(), state.random);
       if (!state.orders.has(id)) return id;
     }
   }
@@ -235,8 +227,7 @@ export function createEngine(options: EngineOptions): Engine {
         settings.whenTrxShort,
       );
       const id = newOrderId();
-      // Kept as the 32 bytes the Order stores, drawn a 32-bit word at a time.
-      s.random.hexInto(txIdDraw, 0, TX_ID_BYTES);
+      const plannedTxId = s.random.hexWords(8);
       // An outcome asked for this order wins over the rules, and uses none of them up.
       const asked = options?.outcome;
       const rule = asked === undefined ? s.rules.take(input) : undefined;
@@ -250,26 +241,20 @@ export function createEngine(options: EngineOptions): Engine {
         fixedOutcomeMs: rule?.delayMs,
         delays: settings.delaysMs,
       });
-      // What the caller asked for is handed on as it is: a new request field needs no change here.
-      const order = new Order(
-        s.pages,
-        {
-          id,
-          account,
-          currency,
-          amount,
-          createdAt: clock.now(),
-          plannedTxId: txIdDraw,
-          outcome,
-          forced: rule !== undefined || asked !== undefined,
-          activates,
-          processingAfter: plan.processingAfter,
-          outcomeAfter: plan.outcomeAfter,
-          refundAfter: plan.refundAfter,
-          delegationMs: rule?.delegationMs,
-        },
-        input,
-      );
+      const order = new Order({
+        ...input,
+        id,
+        account,
+        currency,
+        amount,
+        createdAt: clock.now(),
+        plannedTxId,
+        outcome,
+        forced: rule !== undefined || asked !== undefined,
+        activates,
+        ...plan,
+        delegationMs: rule?.delegationMs,
+      });
       s.orders.add(order);
       s.created++;
       // Steps already due (the instant profile, a zero delay) happen before the caller sees
@@ -281,9 +266,7 @@ export function createEngine(options: EngineOptions): Engine {
       if (s.orders.size > settings.maxStoredOrders) {
         s.orders.evict(settings.maxStoredOrders);
         // No event of its own (nothing a view shows), but a log of effects must repeat it here.
-        seq++;
-        if (ahead.writing || effectListeners.size > 0)
-          tellEffect({ type: 'evicted', cap: settings.maxStoredOrders });
+        record(() => ({ type: 'evicted', cap: settings.maxStoredOrders }));
       }
       return { order, duplicate: false };
     },
@@ -379,11 +362,11 @@ export function createEngine(options: EngineOptions): Engine {
     tick: () => state.scheduler.runDue(),
 
     reset() {
-      if (clock.mode === 'manual' && 'rewind' in clock) (clock as { rewind(): void }).rewind();
+      if (clock.mode === 'manual' && 'rewind' in clock) (clock as ManualClock).rewind();
       replace(scenarioState(basis), { type: 'reset' });
     },
 
-    checkInvariants: () => booksProblems(state.accounts),
+    checkInvariants: () => snapshotProblems(engine.snapshot()),
 
     subscribe(listener) {
       listeners.add(listener);

@@ -1,6 +1,6 @@
 /**
  * An account's money, per currency, in smallest units. Every movement keeps
- * available + frozen + spent = deposited, which `checkLedger` verifies.
+ * available + frozen + spent = deposited, which the engine's checkInvariants verifies (snapshot-check.ts).
  */
 import { MAX_AMOUNT, formatUnits, type CurrencyCode } from './money.ts';
 import { SimulatorError } from './simulator-error.ts';
@@ -66,22 +66,4 @@ export function releaseFrozen(ledger: Ledger, currency: CurrencyCode, units: num
   const book = ledger[currency];
   book.frozen -= units;
   book.available += units;
-}
-
-/** Lists every broken ledger rule; empty when the books are right. */
-export function checkLedger(ledger: Ledger, owner: string): string[] {
-  const problems: string[] = [];
-  for (const currency of ['TRX', 'USDT'] as const) {
-    const b = ledger[currency];
-    if (b.available + b.frozen + b.spent !== b.deposited) {
-      problems.push(
-        `${owner} ${currency}: available ${b.available} + frozen ${b.frozen} + spent ${b.spent} != deposited ${b.deposited}`,
-      );
-    }
-    for (const key of ['available', 'frozen', 'spent', 'deposited'] as const) {
-      if (b[key] < 0 || !Number.isSafeInteger(b[key]))
-        problems.push(`${owner} ${currency} ${key} is ${b[key]}`);
-    }
-  }
-  return problems;
 }

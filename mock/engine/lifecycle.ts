@@ -48,10 +48,7 @@ export function nextStep(order: Order): NextStep | undefined {
 export function wakeAt(order: Order): number | undefined {
   const next = TRANSITIONS[order.status];
   if (next) return next.dueAt(order);
-  return order.status === 'COMPLETED' && order.reserved ? rentalEndsAt(order) : undefined;
-}
-
-/** The end of a completed rental, Unix ms. */
-export function rentalEndsAt(order: Order): number {
-  return order.outcomeAt + PERIOD_MS[order.period];
+  return order.status === 'COMPLETED' && order.reserved
+    ? order.outcomeAt + PERIOD_MS[order.period]
+    : undefined;
 }

@@ -8,7 +8,7 @@ import { SimulatorError } from './simulator-error.ts';
 export type CurrencyCode = 'TRX' | 'USDT';
 
 /** Both currencies have six decimals: 1 TRX = 10^6 sun, 1 USDT = 10^6 micro-USDT. */
-export const UNIT_DECIMALS = 6;
+const UNIT_DECIMALS = 6;
 export const UNITS_PER_COIN = 1_000_000;
 
 /** The largest amount any balance may hold, in smallest units (about 9 billion coins). */

@@ -1,10 +1,4 @@
-/**
- * An account's orders, oldest first, with the oldest removed in O(1).
- *
- * Written by hand because eviction removes an account's oldest order once per new order
- * when the store is full, and `Array.prototype.shift` on an array past ~16k elements (in
- * V8's large-object space, which cannot be trimmed in place) copies the whole array.
- */
+/** An account's orders, oldest first; a full store evicts the oldest with every new order. */
 import type { Order } from './order.ts';
 
 /**

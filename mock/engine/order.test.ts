@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { accountFromDigest } from './accounts.ts';
 import { Order, ORDER_STATUSES } from './order.ts';
-import { createOrderPages, type OrderPages } from './order-page.ts';
-import { PERIODS } from './pricing.ts';
+import type { PERIODS } from './pricing.ts';
 
 const ACCOUNT = accountFromDigest(1, 'digest', 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3', 0);
 const START = 1_741_801_809_000;
-const TX_BYTES = Uint8Array.from({ length: 32 }, (_, i) => 255 - i);
-const TX_HEX = Buffer.from(TX_BYTES).toString('hex');
+const TX_HEX = Buffer.from(Uint8Array.from({ length: 32 }, (_, i) => 255 - i)).toString('hex');
 
 function order(
   overrides: {
@@ -16,11 +14,10 @@ function order(
     outcome?: 'COMPLETED' | 'FAILED';
     forced?: boolean;
     activates?: boolean;
-    tx?: Uint8Array | string;
+    tx?: string;
   } = {},
-  pages: OrderPages = createOrderPages(),
 ): Order {
-  return new Order(pages, {
+  return new Order({
     id: 'OR20250312175009ZQAS3GWA',
     account: ACCOUNT,
     pledgeAddress: 'TA4Wt1DUCqz6YegbnsmqsWC5uUfbdBqPxm',
@@ -30,7 +27,7 @@ function order(
     amount: 4_230_000,
     createdAt: START,
     outOrderNo: 'my-order-1',
-    plannedTxId: overrides.tx ?? TX_BYTES,
+    plannedTxId: overrides.tx ?? TX_HEX,
     outcome: overrides.outcome ?? 'COMPLETED',
     forced: overrides.forced ?? false,
     activates: overrides.activates ?? false,
@@ -86,25 +83,6 @@ describe('order', () => {
     expect(o.plannedTxId).toBe(TX_HEX);
   });
 
-  it('keeps every period, currency, outcome and flag apart from the others', () => {
-    for (const period of PERIODS) {
-      for (const currency of ['TRX', 'USDT'] as const) {
-        for (const outcome of ['COMPLETED', 'FAILED'] as const) {
-          for (const flag of [false, true]) {
-            const o = order({ period, currency, outcome, forced: flag, activates: !flag });
-            expect([o.period, o.currency, o.outcome, o.forced, o.activates]).toEqual([
-              period,
-              currency,
-              outcome,
-              flag,
-              !flag,
-            ]);
-          }
-        }
-      }
-    }
-  });
-
   it('changes status, outcome, reservation and refunds without disturbing the rest', () => {
     const o = order({ period: '30d', currency: 'USDT', activates: true });
     for (const status of ORDER_STATUSES) {
@@ -128,7 +106,6 @@ describe('order', () => {
       0,
       '30d',
     ]);
-    expect(() => (o.refunds = -1)).toThrow(/refunds/);
   });
 
   it('starts PENDING and counts PENDING, PROCESSING and FAILED as open, wherever the spec lists them', () => {
@@ -161,19 +138,6 @@ describe('order', () => {
     expect(order({ tx: TX_HEX }).plannedTxId).toBe(TX_HEX);
   });
 
-  it('keeps the rare parts of orders sharing a page apart', () => {
-    const pages = createOrderPages();
-    const [plain, odd, failed] = [
-      order({}, pages),
-      order({ tx: 'written-by-hand' }, pages),
-      order({ tx: TX_HEX }, pages),
-    ];
-    failed.failureReason = 'insufficient supply';
-    expect([plain.plannedTxId, plain.failureReason]).toEqual([TX_HEX, undefined]);
-    expect([odd.plannedTxId, odd.failureReason]).toEqual(['written-by-hand', undefined]);
-    expect([failed.plannedTxId, failed.failureReason]).toEqual([TX_HEX, 'insufficient supply']);
-  });
-
   it('builds its timeline from the times of its steps', () => {
     const o = order({ activates: true });
     o.status = 'PROCESSING';
@@ -192,22 +156,11 @@ describe('order', () => {
     ]);
     expect(o.isOpen).toBe(false);
   });
-
-  it('rejects a period, currency, outcome or status it does not know', () => {
-    expect(() => order({ period: '2h' as never })).toThrow(/unknown period '2h'/);
-    expect(() => order({ currency: 'BTC' as never })).toThrow(/unknown currency/);
-    expect(() => order({ outcome: 'LOST' as never })).toThrow(/unknown outcome/);
-    expect(() => (order().status = 'DONE' as never)).toThrow(/unknown status/);
-  });
 });
 
 describe('order snapshot', () => {
   it('comes back from its snapshot with every stored field, as far along as it was', () => {
-    const pages = createOrderPages();
-    const o = order(
-      { outcome: 'FAILED', forced: true, activates: true, currency: 'USDT', period: '3d' },
-      pages,
-    );
+    const o = order({ outcome: 'FAILED', forced: true, activates: true, currency: 'USDT', period: '3d' });
     o.status = 'REFUNDED';
     o.processingAt = START + 1_435;
     o.outcomeAt = START + 3_586;
@@ -215,7 +168,7 @@ describe('order snapshot', () => {
     o.refunds = 1;
     o.failureReason = 'forced by rule r-1';
     const saved = o.toSnapshot();
-    const back = Order.fromSnapshot(pages, ACCOUNT, structuredClone(saved));
+    const back = Order.fromSnapshot(ACCOUNT, structuredClone(saved));
     expect(back.toSnapshot()).toEqual(saved);
     expect(back.timeline()).toEqual(o.timeline());
     expect(saved).toMatchObject({
@@ -227,7 +180,7 @@ describe('order snapshot', () => {
   });
 
   it('leaves optional fields out of the snapshot rather than writing undefined', () => {
-    const o = new Order(createOrderPages(), {
+    const o = new Order({
       ...order().toSnapshot(),
       account: ACCOUNT,
       outOrderNo: undefined,

@@ -37,7 +37,7 @@ export const DEFAULT_PRICES: Record<PeriodCode, number> = {
 export const MAX_SUN_PER_UNIT: number = ENGINE_SETTINGS.prices.properties['1h'].maximum;
 
 /** Amounts are charged and shown to 0.01 of a coin, as upstream shows "4.23". */
-export const CHARGE_STEP = 10_000n;
+const CHARGE_STEP = 10_000n;
 export const SHOWN_DECIMALS = 2;
 
 export interface Quote {

@@ -16,11 +16,7 @@ export interface Scheduler<T> {
   schedule(at: number, item: T): void;
   /** Handles every item due by the clock's now; called by the alarm and after changes. */
   runDue(): void;
-  /**
-   * Runs `fn` with arming held, then runs what is due and arms the alarm once. An order
-   * made under the instant profile is due at once: scheduling it outside a batch set a
-   * timer that the run right after cleared again, a timer per order.
-   */
+  /** Runs `fn` with arming held, then runs what is due and arms the alarm once. */
   batch(fn: () => void): void;
   /** How many items wait. */
   readonly size: number;

@@ -37,10 +37,9 @@ export const DEFAULT_SETTINGS: Settings = {
   errorStatus: 'mapped',
   activationDelayMs: undefined,
   rateLimit: null,
-  // About 35 MB of orders (≈ 350 B each): a week-long CI simulator stays that size.
+  // Bounds memory (docs/limits.md): a week-long CI simulator stays that size.
   maxStoredOrders: 100_000,
-  // As many as orders: the addresses stored orders name are kept whatever the bound, and
-  // a record is about 200 B (300 000 of them made a 93 MB state file with their orders).
+  // As many as orders: the addresses stored orders name are kept whatever the bound.
   maxStoredAddresses: 100_000,
   errors: {},
   createdAtUnit: 'ms',

@@ -1,7 +1,8 @@
 /**
- * What a state file must hold beyond its shape: the relations between its parts that no
- * JSON Schema can say (unique ids, references that resolve, books that add up). The shape
- * itself is spec/control.yaml's StateFile, checked before this runs.
+ * The engine's invariants, as a state file must hold them beyond its shape: the relations
+ * between its parts that no JSON Schema can say (unique ids, references that resolve, books
+ * that add up, timelines that run forward). A restore checks a file's shape first
+ * (spec/control.yaml's StateFile); `checkInvariants` checks the engine's own snapshot.
  */
 import { UNITS_PER_COIN } from './money.ts';
 import { SHOWN_DECIMALS } from './pricing.ts';
@@ -10,6 +11,8 @@ import type { EngineSnapshot } from './snapshot.ts';
 /** Order amounts are shown with SHOWN_DECIMALS decimals, so each is a whole multiple of this. */
 const AMOUNT_STEP = UNITS_PER_COIN / 10 ** SHOWN_DECIMALS;
 const OPEN = new Set(['PENDING', 'PROCESSING', 'FAILED']);
+/** How many of createdAt, processingAt, outcomeAt, refundedAt each status has reached. */
+const STEPS_REACHED = { PENDING: 1, PROCESSING: 2, COMPLETED: 3, FAILED: 3, REFUNDED: 4 } as const;
 
 /**
  * Every broken relation of a snapshot whose shape is valid, each as `JSON path: rule`;
@@ -55,6 +58,9 @@ export function snapshotProblems(saved: EngineSnapshot): string[] {
           `${path}/ledger/${currency}: available ${b.available} + frozen ${b.frozen} + spent ${b.spent} must equal deposited ${b.deposited}`,
         );
       }
+      for (const key of ['available', 'frozen', 'spent', 'deposited'] as const)
+        if (!(Number.isSafeInteger(b[key]) && b[key] >= 0))
+          problems.push(`${path}/ledger/${currency}/${key}: must be a whole number from 0 (got ${b[key]})`);
     }
   });
 
@@ -75,6 +81,9 @@ export function snapshotProblems(saved: EngineSnapshot): string[] {
       problems.push(
         `${path}/amount: must be a whole multiple of ${AMOUNT_STEP} (an amount with ${SHOWN_DECIMALS} decimals; got ${o.amount})`,
       );
+    const times = [o.createdAt, o.processingAt, o.outcomeAt, o.refundedAt].slice(0, STEPS_REACHED[o.status]);
+    if (times.some((at, k) => k > 0 && at < times[k - 1]!))
+      problems.push(`${path}: the timeline goes back in time (${times.join(', ')})`);
     const refunds = o.status === 'REFUNDED' ? 1 : 0;
     if (o.refunds !== refunds)
       problems.push(`${path}/refunds: must be ${refunds} for status ${o.status} (got ${o.refunds})`);

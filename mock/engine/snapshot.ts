@@ -13,10 +13,8 @@ export type { OrderSnapshot } from './order.ts';
 export const SNAPSHOT_FORMAT: typeof STATE_FORMAT = STATE_FORMAT;
 
 /**
- * The engine's whole state as JSON-ready data: spec/control.yaml's StateFile, the one
- * description of the file. The engine builds it from its own parts (accounts, orders,
- * rules, the registry) and restores them from it, so a part that drifts from the schema
- * fails to compile where it is built or read (engine.ts snapshot and restoreFrom).
+ * The engine's whole state as JSON-ready data: spec/control.yaml's StateFile, so a part
+ * that drifts from the schema fails to compile where it is built or read.
  */
 export type EngineSnapshot = components['schemas']['StateFile'];
 
@@ -28,35 +26,6 @@ export interface PendingSnapshot {
   next(count: number): OrderSnapshot[];
   /** Stops keeping copies of orders that change; call it when the snapshot is written. */
   close(): void;
-}
-
-/**
- * Tells whether a parsed file claims to be a snapshot this version writes. Only a claim:
- * the CLI then checks it against the StateFile schema, and a restore checks its parts.
- *
- * @example
- *   isSnapshotOfThisFormat(JSON.parse(text)); // false for [] or another format
- */
-export function isSnapshotOfThisFormat(value: unknown): value is { format: typeof SNAPSHOT_FORMAT } {
-  return (
-    typeof value === 'object' && value !== null && (value as { format?: unknown }).format === SNAPSHOT_FORMAT
-  );
-}
-
-/** The format of the files saved before the log of effects: they hold no `logSeq`. */
-export const FORMAT_BEFORE_LOG = 'energy-rental-kit/state@1';
-
-/**
- * A parsed state file of an older format brought to this one; anything else as it is.
- * A file of state@1 holds the state of no log entry, so it reads as `logSeq` 0.
- *
- * @example
- *   migrateSnapshot({ format: 'energy-rental-kit/state@1', ...rest }); // { format: SNAPSHOT_FORMAT, ...rest, logSeq: 0 }
- */
-export function migrateSnapshot(value: unknown): unknown {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
-  if ((value as { format?: unknown }).format !== FORMAT_BEFORE_LOG) return value;
-  return { ...value, format: SNAPSHOT_FORMAT, logSeq: 0 };
 }
 
 /**

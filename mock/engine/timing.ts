@@ -14,62 +14,41 @@ interface Range {
   min: number;
   max: number;
 }
+type Step = 'processing' | 'outcome' | 'refund';
 
-interface ProfileDelays {
-  /** Creation to the outcome (COMPLETED or FAILED). */
-  total: Range;
-  /** Creation to PROCESSING, a part of `total`. */
-  pending: Range;
-  /** FAILED to REFUNDED. */
-  refund: Range;
-  /** Added before delivery when the order activates its address. */
-  activation: number;
-  /** How far the TRON node's confirmed (solidity) view lags its full node's. */
-  confirmation: number;
-}
-
-const PROFILES: Record<TimingProfile, ProfileDelays> = {
+/**
+ * Per profile, the delays drawn for each step (creation to PROCESSING, creation to the
+ * outcome, FAILED to REFUNDED), what an activation adds before delivery, and how far the
+ * TRON node's confirmed (solidity) view lags its full node's.
+ */
+const PROFILES: Record<TimingProfile, Record<Step, Range> & { activation: number; confirmation: number }> = {
   realistic: {
-    total: { min: 3000, max: 6000 },
-    pending: { min: 500, max: 1500 },
+    processing: { min: 500, max: 1500 },
+    outcome: { min: 3000, max: 6000 },
     refund: { min: 1000, max: 3000 },
     activation: 1000,
     // 19 blocks of 3 s: when main net's solidity node has a block.
     confirmation: 57_000,
   },
   fast: {
-    total: { min: 20, max: 60 },
-    pending: { min: 5, max: 15 },
+    processing: { min: 5, max: 15 },
+    outcome: { min: 20, max: 60 },
     refund: { min: 10, max: 30 },
     activation: 10,
     confirmation: 60,
   },
   instant: {
-    total: { min: 0, max: 0 },
-    pending: { min: 0, max: 0 },
+    processing: { min: 0, max: 0 },
+    outcome: { min: 0, max: 0 },
     refund: { min: 0, max: 0 },
     activation: 0,
     confirmation: 0,
   },
 };
 
-/** Explicit per-step delays, ms: a number, or a range drawn from. */
-export interface ExplicitDelays {
-  processing?: number | Range;
-  outcome?: number | Range;
-  refund?: number | Range;
-}
-
-/** The delays planned for one order, in ms from its creation. */
-export interface OrderPlan {
-  processingAfter: number;
-  outcomeAfter: number;
-  refundAfter: number;
-}
-
 /**
- * Draws one order's delays from a profile, or spreads a rule's fixed `delayMs`
- * (creation to outcome) over the steps.
+ * Draws one order's delays (ms from its creation) from a profile, or spreads a rule's fixed
+ * `delayMs` (creation to outcome) over the steps.
  *
  * @example
  *   planDelays('realistic', random, { activates: false }).outcomeAfter; // 3000..6000
@@ -81,39 +60,34 @@ export function planDelays(
     activates: boolean;
     activationDelayMs?: number | undefined;
     fixedOutcomeMs?: number | undefined;
-    /** Explicit delays that replace the profile's, per step (settings.delaysMs). */
-    delays?: ExplicitDelays | undefined;
+    /** Explicit delays that replace the profile's, per step (settings.delaysMs): a number, or a range. */
+    delays?: Partial<Record<Step, number | Range>> | undefined;
   },
-): OrderPlan {
+): { processingAfter: number; outcomeAfter: number; refundAfter: number } {
   const base = PROFILES[profile];
-  const range = (d: number | Range | undefined, fallback: Range): Range =>
-    d === undefined ? fallback : typeof d === 'number' ? { min: d, max: d } : d;
-  const p: ProfileDelays = {
-    ...base,
-    total: range(options.delays?.outcome, base.total),
-    pending: range(options.delays?.processing, base.pending),
-    refund: range(options.delays?.refund, base.refund),
+  // Always three draws, in this order, whatever the profile or rule, so that the same seed
+  // gives the same ids and txIds under every timing.
+  const draw = (step: Step): number => {
+    const given = options.delays?.[step];
+    const { min, max } =
+      given === undefined ? base[step] : typeof given === 'number' ? { min: given, max: given } : given;
+    return min + (random.int(0, 1_000_000) % (max - min + 1));
   };
-  // Always three draws, whatever the profile or rule, so that the same seed gives the
-  // same ids and txIds under realistic, fast and instant timing alike.
-  const draw = (r: Range): number => {
-    const value = random.int(0, 1_000_000);
-    return r.min + (value % (r.max - r.min + 1));
-  };
-  const drawnTotal = draw(p.total);
-  const drawnPending = draw(p.pending);
-  const drawnRefund = draw(p.refund);
-  const activation = options.activates ? (options.activationDelayMs ?? p.activation) : 0;
-  let processingAfter: number;
-  let outcomeAfter: number;
+  const [outcome, processing, refund] = [draw('outcome'), draw('processing'), draw('refund')];
   if (options.fixedOutcomeMs !== undefined) {
-    outcomeAfter = options.fixedOutcomeMs;
-    processingAfter = Math.floor(outcomeAfter / 2);
-  } else {
-    outcomeAfter = drawnTotal + activation;
-    processingAfter = Math.min(drawnPending, outcomeAfter);
+    const outcomeAfter = options.fixedOutcomeMs;
+    return {
+      processingAfter: Math.floor(outcomeAfter / 2),
+      outcomeAfter,
+      refundAfter: outcomeAfter + refund,
+    };
   }
-  return { processingAfter, outcomeAfter, refundAfter: outcomeAfter + drawnRefund };
+  const outcomeAfter = outcome + (options.activates ? (options.activationDelayMs ?? base.activation) : 0);
+  return {
+    processingAfter: Math.min(processing, outcomeAfter),
+    outcomeAfter,
+    refundAfter: outcomeAfter + refund,
+  };
 }
 
 /** The activation delay a profile uses when none is configured. */

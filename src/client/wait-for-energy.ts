@@ -6,7 +6,7 @@
 import { isTronAddress } from '../tron-address.ts';
 import { EnergyRentalError } from './energy-rental-error.ts';
 import { fetchWithin } from './send-request.ts';
-import { isTransient, type PollingClock } from './wait-for-order.ts';
+import { poll, type PollingClock } from './wait-for-order.ts';
 
 export interface WaitForEnergyOptions {
   /** Give up after this many ms of the client's `now` clock. Default 60_000. */
@@ -69,11 +69,7 @@ export async function readEnergy(node: TronNode, address: string): Promise<numbe
 
 /**
  * Reads the address's energy every `intervalMs` until it is at least `energy`, and returns
- * what it read. Error policy as `waitForOrder`'s: a transient failure (network, timeout,
- * invalid body, HTTP 5xx or 429) is tolerated until the deadline; any other is thrown at
- * once; past the deadline an {@link EnergyRentalError} of kind `timeout` (operation
- * `waitForEnergy`) names the address, the energy asked, the last energy read and the
- * timeout, with the last transient failure as its `cause`.
+ * what it read. Errors as `poll`'s; the timeout names the energy asked and the last read.
  *
  * @example
  *   const energy = await waitForEnergy(node, { now: Date.now, sleep }, 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3', 65_000);
@@ -85,40 +81,16 @@ export async function waitForEnergy(
   energy: number,
   options: WaitForEnergyOptions = {},
 ): Promise<number> {
-  const { timeoutMs = 60_000, intervalMs = 1_000, onEnergy } = options;
   if (!isTronAddress(address))
     throw new RangeError(`waitForEnergy: address must be a Base58Check TRON address (got '${address}').`);
   if (!(Number.isSafeInteger(energy) && energy > 0))
     throw new RangeError(`waitForEnergy: energy must be a positive whole number (got ${energy}).`);
-  if (!(intervalMs > 0))
-    throw new RangeError(`waitForEnergy: intervalMs must be positive (got ${intervalMs}).`);
-  if (!(timeoutMs >= 0))
-    throw new RangeError(`waitForEnergy: timeoutMs must not be negative (got ${timeoutMs}).`);
-
-  const deadline = clock.now() + timeoutMs;
-  let last: number | undefined;
-  let lastError: EnergyRentalError | undefined;
-  for (;;) {
-    try {
-      const held = await readEnergy(node, address);
-      if (held !== last) {
-        last = held;
-        onEnergy?.(held);
-      }
-      if (held >= energy) return held;
-    } catch (error) {
-      if (!isTransient(error)) throw error;
-      lastError = error;
-    }
-    const remaining = deadline - clock.now();
-    if (remaining <= 0) {
-      const seen = last === undefined ? 'no energy read' : `last read: ${last}`;
-      const failure = lastError ? `; last error: ${lastError.message}` : '';
-      throw new EnergyRentalError(
-        `${address} did not hold ${energy} energy within ${timeoutMs} ms (timeout); ${seen}${failure}`,
-        { operation: OPERATION, kind: 'timeout', cause: lastError },
-      );
-    }
-    await clock.sleep(Math.min(intervalMs, remaining));
-  }
+  return poll(clock, OPERATION, options, {
+    read: () => readEnergy(node, address),
+    shown: (held) => held,
+    onChange: options.onEnergy,
+    done: (held) => held >= energy,
+    timedOut: (timeoutMs, last) =>
+      `${address} did not hold ${energy} energy within ${timeoutMs} ms (timeout); ${last === undefined ? 'no energy read' : `last read: ${last}`}`,
+  });
 }

@@ -47,15 +47,9 @@ export const TERMINAL_STATUSES: ReadonlySet<OrderStatus> = new Set<OrderStatus>(
 
 /**
  * Looks the order up every `intervalMs` until its status is COMPLETED, FAILED or
- * REFUNDED, and returns that order.
- *
- * Error policy: a transient failure of a lookup (kind `network`, `timeout` or
- * `invalid-body`, or HTTP 5xx or 429) is tolerated and polling goes on until the
- * deadline, since the order itself is unaffected by it. Any other failure (an API
- * code ≠ 0 such as an unknown order, any other 4xx) is thrown at once: waiting longer
- * cannot fix it. When the deadline passes, an {@link EnergyRentalError} of kind
- * `timeout` (operation `waitForOrder`) names the order, the last status seen and the
- * timeout, with the last transient failure, if any, as its `cause`.
+ * REFUNDED, and returns that order. Errors as `poll`'s: a lookup that failed for a while
+ * (network, timeout, invalid body, HTTP 5xx or 429) is tried again, any other failure
+ * (an unknown order, any other 4xx) thrown at once; the timeout names the last status seen.
  *
  * @example
  *   const order = await waitForOrder(client.getOrderHistory, { now: Date.now, sleep }, { orderId: 'OR20250312175009BJ1QRQH7' }, {
@@ -68,38 +62,64 @@ export async function waitForOrder(
   ref: OrderRef,
   options: WaitForOrderOptions = {},
 ): Promise<Order> {
-  const { timeoutMs = 60_000, intervalMs = 1_000, onStatus } = options;
-  // A zero interval would hammer the API in a tight loop.
-  if (!(intervalMs > 0))
-    throw new RangeError(`waitForOrder: intervalMs must be positive (got ${intervalMs}).`);
-  if (!(timeoutMs >= 0))
-    throw new RangeError(`waitForOrder: timeoutMs must not be negative (got ${timeoutMs}).`);
-
   const query: HistoryQuery = 'orderId' in ref ? { orderId: ref.orderId } : { outOrderNo: ref.outOrderNo };
-  const deadline = clock.now() + timeoutMs;
-  let lastStatus: OrderStatus | undefined;
-  let lastError: EnergyRentalError | undefined;
+  const { onStatus } = options;
+  return poll(clock, 'waitForOrder', options, {
+    read: () => getOrderHistory(query),
+    shown: (order) => order.status,
+    onChange: onStatus && ((order) => onStatus(order.status, order)),
+    done: (order) => TERMINAL_STATUSES.has(order.status),
+    timedOut: (timeoutMs, last) =>
+      `${describeRef(query)} did not reach COMPLETED, FAILED or REFUNDED within ${timeoutMs} ms (timeout); ${last === undefined ? 'no status seen' : `last status seen: ${last.status}`}`,
+  });
+}
 
+/**
+ * Reads every `intervalMs` until `done`, telling each change of `shown` to `onChange`. A
+ * transient failure (isTransient) is tolerated until the deadline, any other thrown at once;
+ * past it, an EnergyRentalError of kind `timeout` says `timedOut`, the last failure its `cause`.
+ *
+ * @example
+ *   await poll(clock, 'waitForEnergy', { timeoutMs: 5000 }, { read, shown: (n) => n, done: (n) => n > 0, timedOut });
+ */
+export async function poll<T>(
+  clock: PollingClock,
+  operation: 'waitForOrder' | 'waitForEnergy',
+  { timeoutMs = 60_000, intervalMs = 1_000 }: { timeoutMs?: number; intervalMs?: number },
+  step: {
+    read: () => Promise<T>;
+    shown: (value: T) => unknown;
+    onChange?: ((value: T) => void) | undefined;
+    done: (value: T) => boolean;
+    timedOut: (timeoutMs: number, last: T | undefined) => string;
+  },
+): Promise<T> {
+  // A zero interval would hammer the service in a tight loop.
+  if (!(intervalMs > 0))
+    throw new RangeError(`${operation}: intervalMs must be positive (got ${intervalMs}).`);
+  if (!(timeoutMs >= 0))
+    throw new RangeError(`${operation}: timeoutMs must not be negative (got ${timeoutMs}).`);
+  const deadline = clock.now() + timeoutMs;
+  let last: T | undefined;
+  let lastError: EnergyRentalError | undefined;
   for (;;) {
     try {
-      const order = await getOrderHistory(query);
-      if (order.status !== lastStatus) {
-        lastStatus = order.status;
-        onStatus?.(order.status, order);
-      }
-      if (TERMINAL_STATUSES.has(order.status)) return order;
+      const value = await step.read();
+      if (last === undefined || step.shown(value) !== step.shown(last)) step.onChange?.(value);
+      last = value;
+      if (step.done(value)) return value;
     } catch (error) {
       if (!isTransient(error)) throw error;
       lastError = error;
     }
     const remaining = deadline - clock.now();
     if (remaining <= 0) {
-      const seen = lastStatus === undefined ? 'no status seen' : `last status seen: ${lastStatus}`;
       const failure = lastError ? `; last error: ${lastError.message}` : '';
-      throw new EnergyRentalError(
-        `${describeRef(query)} did not reach COMPLETED, FAILED or REFUNDED within ${timeoutMs} ms (timeout); ${seen}${failure}`,
-        { operation: 'waitForOrder', kind: 'timeout', cause: lastError },
-      );
+      throw new EnergyRentalError(`${step.timedOut(timeoutMs, last)}${failure}`, {
+        operation,
+        kind: 'timeout',
+        cause: lastError,
+      });
     }
     await clock.sleep(Math.min(intervalMs, remaining));
   }

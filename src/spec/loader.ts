@@ -82,8 +82,6 @@ export function createValidators(spec: LoadedSpec, options: ValidatorOptions = {
   const sets = new Map<string, Record<string, ValidateFunction>>();
   let ajv: Ajv2020 | undefined;
   const cache = new Map<string, ValidateFunction>();
-  /** operationId → HTTP status (a number, 100 to 599) → its response validator (undefined: none). */
-  const responseValidators = new Map<string, Map<number, ValidateFunction | undefined>>();
   const compiled = (pointer: string): ValidateFunction => {
     let fn = cache.get(pointer);
     if (!fn) {
@@ -115,24 +113,11 @@ export function createValidators(spec: LoadedSpec, options: ValidatorOptions = {
       return compiled(validatorPointer.jsonBody(operationId));
     },
     response(operationId, status) {
-      // A proxy asks this for every answer it checks: the answer for a numeric status is
-      // kept, so the pointer is not built and hashed again (it showed in the proxy's profile).
-      let byStatus = responseValidators.get(operationId);
-      if (byStatus === undefined) {
-        spec.operation(operationId);
-        responseValidators.set(operationId, (byStatus = new Map()));
-      }
-      // Only HTTP's statuses are kept, so no caller can grow the memo without bound.
-      const keptStatus =
-        typeof status === 'number' && Number.isInteger(status) && status >= 100 && status <= 599;
-      if (keptStatus && byStatus.has(status)) return byStatus.get(status);
+      spec.operation(operationId);
       const responses = document.responses[operationId]!;
       const key = String(status);
       const found = [key, `${key[0]}XX`, 'default'].find((k) => k in responses);
-      const validate =
-        found === undefined ? undefined : compiled(validatorPointer.response(operationId, found));
-      if (keptStatus) byStatus.set(status, validate);
-      return validate;
+      return found === undefined ? undefined : compiled(validatorPointer.response(operationId, found));
     },
     schema(name) {
       if (!spec.schemas[name]) throw new Error(`No schema '${name}' in the ${spec.name} document.`);

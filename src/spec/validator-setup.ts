@@ -46,9 +46,8 @@ const OPENAPI_KEYWORDS = [
 /** The name under which precompiled code reaches its formats object (the parameter of each set's factory). */
 export const FORMATS_IDENTIFIER = 'specFormats';
 
-// ajv with its code generator, and ajv-formats, are slow to load (bench/README.md). A start
-// needs only precompiled validators, so they are loaded on the first compile; through
-// require, because compiling is synchronous.
+// A start needs only precompiled validators, so ajv's compiler is loaded on the first
+// compile; through require, because compiling is synchronous.
 const require = createRequire(import.meta.url);
 
 /** A configured ajv instance; `source` keeps the generated code, for standalone output. */
@@ -61,8 +60,7 @@ export function createAjv(options: ValidatorOptions, source = false): Ajv2020 {
     verbose: options.verbose ?? false,
     strict: true,
     strictRequired: false,
-    // The documents are linted (npm run lint:spec) and compiled in strict mode; checking
-    // them against the meta-schema again would slow every start.
+    // The documents are linted (npm run lint:spec) and compiled in strict mode already.
     validateSchema: false,
     allowUnionTypes: true,
     // Standalone code names every format through this object (ajv-formats would name
@@ -145,10 +143,7 @@ export const PRECOMPILED_SETS: {
   document: DocumentName;
   coerceTypes: boolean;
   verbose?: boolean;
-  /**
-   * A set of its own for a few pointers of a document that are needed without the rest:
-   * a set's code is compiled as a whole on its first use, ~100 ms for the control plane's.
-   */
+  /** A set of its own for a few pointers needed without the rest: a set is instantiated whole. */
   part?: string;
   pointers(spec: LoadedSpec): string[];
 }[] = [
@@ -188,8 +183,7 @@ export const PRECOMPILED_SETS: {
     pointers: () => [validatorPointer.schema('EngineSettings')],
   },
   // The API's answers as response-check.ts checks them (verbose: its violations show the
-  // failing schema and value), for the proxy of `serve --upstream` and the contract suite.
-  // Compiled on the first answer instead, they held the proxy's event loop 90-135 ms (two cores).
+  // failing schema and value), so the proxy's first answer waits on no compile.
   {
     document: 'api',
     coerceTypes: false,
