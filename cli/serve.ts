@@ -78,6 +78,7 @@ export interface ServeOptions {
   maxOrders?: number | undefined;
   maxSpend?: string | undefined;
   forwardUnknown?: boolean | undefined;
+  tronNode?: string | undefined;
   record?: string | undefined;
   /** What to do when the recording is there already; default 'new' (refuse it). */
   recordMode?: RecordMode | undefined;
@@ -154,8 +155,8 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
       );
     return raw;
   };
-  const upstreamUrl = (): string | undefined => {
-    const raw = pick('upstream');
+  const httpUrl = (name: 'upstream' | 'tron-node', what: string): string | undefined => {
+    const raw = pick(name);
     if (raw === undefined || raw === '') return undefined;
     let url: URL | undefined;
     try {
@@ -164,13 +165,12 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
       url = undefined;
     }
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-      throw new CliError(
-        `${label('upstream')} must be the http(s) base URL of the service, such as https://api.eopen.io/api (got '${raw}').`,
-      );
+      throw new CliError(`${label(name)} must be the http(s) base URL of ${what} (got '${raw}').`);
     }
     return raw;
   };
-  const upstream = upstreamUrl();
+  const upstream = httpUrl('upstream', 'the service, such as https://api.eopen.io/api');
+  const tronNode = httpUrl('tron-node', "a TRON node's HTTP API, such as https://api.trongrid.io");
   const allowSpend = on('allow-spend');
   const upstreamTimeoutMs = integer('upstream-timeout', 1, 600_000);
   // The proxy holds an answer whole to check it: past a gigabyte a cap bounds nothing.
@@ -221,6 +221,8 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
       maxOrders !== undefined && label('max-orders'),
       maxSpend !== undefined && label('max-spend'),
       values['forward-unknown'] && '--forward-unknown',
+      // In replay the node's reads are answered from the recording, with or without it.
+      tronNode !== undefined && !replay && label('tron-node'),
     ].filter(Boolean);
     if (stray.length > 0)
       throw new CliError(
@@ -229,7 +231,16 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
   }
   return {
     ...(upstream
-      ? { upstream, upstreamTimeoutMs, upstreamMaxBytes, allowSpend, maxOrders, maxSpend, forwardUnknown }
+      ? {
+          upstream,
+          upstreamTimeoutMs,
+          upstreamMaxBytes,
+          allowSpend,
+          maxOrders,
+          maxSpend,
+          forwardUnknown,
+          tronNode,
+        }
       : {}),
     ...(record ? { record, recordMode: recordMode ?? 'new' } : {}),
     ...(replay ? { replay } : {}),
@@ -437,6 +448,15 @@ export async function serve(
                 forwardUnknown: options.forwardUnknown ?? false,
                 onViolation: (line: string) => log.warn(line),
                 fetch: live ? live.wrap(upstreamFetch!) : upstreamFetch,
+                ...(options.tronNode
+                  ? {
+                      tronNode: {
+                        url: options.tronNode,
+                        // Recorded by its path below the node's URL, as the API's below the upstream's.
+                        fetch: live ? live.wrap(upstreamFetch!, options.tronNode) : upstreamFetch,
+                      },
+                    }
+                  : {}),
               },
             }
           : replay
@@ -614,6 +634,11 @@ export async function serve(
     const lines = [
       `energy-rental-kit ${simulator.mode} listening on ${url}`,
       ...(proxy ? [`  upstream: ${proxy}`, `  spend guard: orders ${orders}`] : []),
+      ...(options.upstream && options.tronNode
+        ? [
+            `  TRON node: ${redactUrl(options.tronNode)} (its reads of spec/tron-node.yaml forwarded; a broadcast or any other node path refused)`,
+          ]
+        : []),
       ...(options.record
         ? [
             `  recording to: ${options.record} (each exchange appended as it ends${live?.continued ? `; continuing its ${plural(live.continued, 'interaction', 'interactions')}` : options.recordMode === 'overwrite' ? '; replaced' : ''})`,

@@ -32,6 +32,7 @@ import {
 import { recordingSource, type ReplayOptions } from './http/recording-source.ts';
 import type { ChangeLog } from './http/change-log.ts';
 import { upstreamSource, type ProxyContext } from './http/upstream-source.ts';
+import { nodeForwarder, nodeReplay } from './http/tron-node-forward.ts';
 import { POLLING_CLOCK, type PollingClock } from '../src/client/wait-for-order.ts';
 import type { Mode } from '../src/generated/lists.ts';
 import { createLiveValidation } from './http/live-validation.ts';
@@ -143,6 +144,8 @@ export interface ProxyOptions {
   onViolation?: (line: string) => void;
   /** Where calls go instead of the global fetch (tests). */
   fetch?: typeof fetch;
+  /** A TRON node (`--tron-node`), e.g. https://api.trongrid.io, that the reads of spec/tron-node.yaml go to, on `fetch` (default the proxy's). */
+  tronNode?: { url: string; fetch?: typeof fetch | undefined };
 }
 
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 10_000;
@@ -227,8 +230,9 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       'proxy and replay exclude each other: a simulator answers from the upstream or from a recording, not both.',
     );
   // Where the API's responses come from; the rest of a request's way is the same for all.
-  const source = options.proxy
-    ? upstreamSource(createProxyContext(options.proxy))
+  const proxy = options.proxy ? createProxyContext(options.proxy) : undefined;
+  const source = proxy
+    ? upstreamSource(proxy)
     : options.replay
       ? recordingSource(options.replay)
       : engineSource(engine, apiValidators);
@@ -259,6 +263,21 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     maxBodyBytes,
     onUnexpectedError: options.onUnexpectedError,
     changeLog: options.changeLog,
+    // The TRON node's reads: forwarded to --tron-node, or answered by the recording like the API.
+    node:
+      proxy && options.proxy?.tronNode
+        ? nodeForwarder(
+            {
+              ...proxy.upstream,
+              url: httpUrl(options.proxy.tronNode.url, 'proxy.tronNode.url', 'https://api.trongrid.io'),
+              fetch: options.proxy.tronNode.fetch ?? proxy.upstream.fetch,
+            },
+            proxy.aliases,
+            proxy.counters,
+          )
+        : options.replay
+          ? nodeReplay(options.replay.fetch)
+          : undefined,
   });
   const simulatorFetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
     const response = await app.fetch(new Request(input, init));
@@ -297,23 +316,19 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   };
 }
 
+/** `url` without a trailing slash, or the error that names `name`'s rule. */
+function httpUrl(url: string, name: string, example: string): string {
+  if (!/^https?:$/.test(URL.parse(url)?.protocol ?? ''))
+    throw new SimulatorError(
+      'parameterInvalid',
+      `${name} must be an http(s) URL such as ${example} (got '${url}').`,
+    );
+  return url.replace(/\/+$/, '');
+}
+
 /** The proxy's parts, from the options as given (checked by the CLI, or by the caller). */
 function createProxyContext(options: ProxyOptions): ProxyContext {
-  let url: URL;
-  try {
-    url = new URL(options.upstream);
-  } catch {
-    throw new SimulatorError(
-      'parameterInvalid',
-      `proxy.upstream must be an http(s) URL such as https://api.eopen.io (got '${options.upstream}').`,
-    );
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new SimulatorError(
-      'parameterInvalid',
-      `proxy.upstream must be an http(s) URL such as https://api.eopen.io (got '${options.upstream}').`,
-    );
-  }
+  const url = httpUrl(options.upstream, 'proxy.upstream', 'https://api.eopen.io');
   const maxBytes = options.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES;
   if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) {
     throw new SimulatorError(
@@ -323,7 +338,7 @@ function createProxyContext(options: ProxyOptions): ProxyContext {
   }
   return {
     upstream: {
-      url: options.upstream.replace(/\/+$/, ''),
+      url,
       timeoutMs: options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
       maxBytes,
       fetch: options.fetch,

@@ -18,8 +18,8 @@ const TEXT_SCRUB_CHARS = 64 * 1024;
 
 /** Names and hides the keys of one recorder. */
 export interface ExchangeScrubber {
-  /** The request as recorded: path relative to the base URL, keys as aliases. */
-  describeRequest(request: Request): Promise<RecordedRequest>;
+  /** The request as recorded: path relative to the base URL (or `baseUrl`), keys as aliases. */
+  describeRequest(request: Request, baseUrl?: string): Promise<RecordedRequest>;
   /** The response as recorded from its body's text; `issuing` for an answer that hands out keys. */
   describeResponse(status: number, headers: Headers, text: string, issuing: boolean): RecordedResponse;
   /** Replaces every key seen so far in a text (an error message, say). */
@@ -59,7 +59,8 @@ export function createExchangeScrubber(options: {
   known: ReadonlyArray<readonly [key: string, alias: string]>;
   newAlias: (role: 'issued' | 'foreign') => string;
 }): ExchangeScrubber {
-  const basePath = new URL(options.baseUrl).pathname.replace(/\/+$/, '');
+  const pathOf = (url: string): string => new URL(url).pathname.replace(/\/+$/, '');
+  const basePath = pathOf(options.baseUrl);
   const aliases = new Map<string, string>(options.known);
   // The keys as replaced in texts: one pass over a text however many keys were seen.
   const index = createKeyIndex();
@@ -137,11 +138,15 @@ export function createExchangeScrubber(options: {
     secretValue,
     textScrub,
     learnPairs: learnSecrets,
-    async describeRequest(request) {
+    async describeRequest(request, baseUrl) {
       const url = new URL(request.url);
       let pathname = url.pathname;
-      if (basePath && (pathname === basePath || pathname.startsWith(`${basePath}/`)))
-        pathname = pathname.slice(basePath.length) || '/';
+      const prefix = baseUrl === undefined ? basePath : pathOf(baseUrl);
+      if (prefix && (pathname === prefix || pathname.startsWith(`${prefix}/`)))
+        pathname = pathname.slice(prefix.length) || '/';
+      // A TRON node's key is a key too: known, so that an echo of it is replaced; never recorded.
+      const nodeKey = request.headers.get('tron-pro-api-key');
+      if (nodeKey !== null) aliasOf(nodeKey, 'foreign');
       const key = request.headers.get('api-key');
       const text = request.body === null ? '' : await request.clone().text();
       // Every key the request carries is known before any part of it is scrubbed: the

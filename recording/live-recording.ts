@@ -48,8 +48,8 @@ export const LARGE_RESPONSE_BYTES: number = 1024 * 1024;
 export type RecordMode = 'new' | 'append' | 'overwrite';
 
 export interface LiveRecording {
-  /** The upstream's fetch, recording every exchange. */
-  wrap(fetch: typeof globalThis.fetch): typeof globalThis.fetch;
+  /** The upstream's fetch, recording every exchange; its path below `baseUrl` (default the upstream's, else a TRON node's). */
+  wrap(fetch: typeof globalThis.fetch, baseUrl?: string): typeof globalThis.fetch;
   /** Resolves once every exchange that ended so far is written. */
   flush(): Promise<void>;
   /** Writes what is pending and closes the file. */
@@ -161,10 +161,10 @@ export function createLiveRecording(
 
   return {
     continued,
-    wrap(fetch) {
+    wrap(fetch, baseUrl) {
       return (async (input: RequestInfo | URL, init?: RequestInit) => {
         const request = new Request(input, init);
-        const described = scrubber.describeRequest(request);
+        const described = scrubber.describeRequest(request, baseUrl);
         const at = new Date().toISOString();
         const started = performance.now();
         let response: Response;

@@ -8,6 +8,7 @@
  *   body limit   a declared body over the limit is 413 (request-body.ts)
  *   control      the control plane's token and loopback rule (control-guard.ts; /_sim only)
  *   change log   a change is refused while it cannot be kept (change-log.ts)
+ *   TRON node    in proxy and replay mode, the node's reads passed on, the rest of its paths refused
  *   the API      for a path the response source takes: route, Prefer, faults, the asked
  *                rejection, authentication, rate limit, and the source's response (api-steps.ts)
  *   405          a control-plane path with another method
@@ -26,6 +27,7 @@ import { controlRoutes, type ControlContext } from './control-routes.ts';
 import { dashboardRoutes } from './dashboard-routes.ts';
 import { docsRoutes } from './docs-routes.ts';
 import { tronNodeRoutes } from './tron-node-routes.ts';
+import { tronNodeForward, type NodeAnswer } from './tron-node-forward.ts';
 import { errorResponse, methodNotAllowed, notFound } from './error-catalogue.ts';
 import { finishExchange, type ExchangeEvents } from './exchange.ts';
 import type { FaultInjector } from './fault-injector.ts';
@@ -71,6 +73,8 @@ export interface AppOptions {
   onUnexpectedError?: ((error: unknown) => void) | undefined;
   /** Where changes are kept: a change is answered as made only once it is. */
   changeLog?: ChangeLog | undefined;
+  /** In proxy and replay mode, what answers the TRON node's reads (tron-node-forward.ts). */
+  node?: NodeAnswer | undefined;
 }
 
 /** Pages that hold no data; the data they fetch is guarded like any control call. */
@@ -94,6 +98,7 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
     OPEN_PAGES.has(c.req.path) || c.req.path.startsWith('/_sim/ui/') ? next() : guard(c, next),
   );
   app.use(refuseWhileUnkept(options.changeLog));
+  if (options.node) app.use(tronNodeForward(options.node));
   for (const step of apiSteps(engine, source, options.faults)) app.use(step);
   // Only the control plane's, the dashboard's and the docs' requests come this far.
   app.use(

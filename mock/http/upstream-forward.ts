@@ -20,6 +20,10 @@ export interface UpstreamOptions {
   maxBytes?: number | undefined;
   /** Where calls go; a test passes a stand-in. Default: the global fetch. */
   fetch?: typeof fetch | undefined;
+  /** The request headers passed on. Default: the API's (FORWARDED_REQUEST_HEADERS). */
+  headers?: readonly string[] | undefined;
+  /** The option that names `url`, for messages. Default '--upstream'. */
+  flag?: string | undefined;
 }
 
 /** The default of `--upstream-max-bytes`: 8 MiB, far above any response of the API, far below what hurts a process. */
@@ -113,7 +117,7 @@ export async function forwardToUpstream(
 ): Promise<UpstreamResponse> {
   const maxBytes = options.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES;
   const headers = new Headers();
-  for (const name of FORWARDED_REQUEST_HEADERS) {
+  for (const name of options.headers ?? FORWARDED_REQUEST_HEADERS) {
     const value = request.header(name);
     if (value !== undefined) headers.set(name, value);
   }
@@ -163,6 +167,28 @@ export async function forwardToUpstream(
   }
 }
 
+/**
+ * The upstream's response passed on as it came, still encoded if it was (the proxy reports
+ * drift, it never hides it), a piece at a time as the socket takes them.
+ *
+ * @example
+ *   return passOn(await forwardToUpstream(options, request, body));
+ */
+export function passOn(response: UpstreamResponse): Response {
+  const chunks = response.chunks.values();
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const next = chunks.next();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+  });
+  return new Response(response.size > 0 ? stream : null, {
+    status: response.status,
+    headers: response.headers,
+  });
+}
+
 /** The headers passed back; a content-encoding another fetch has already undone is dropped with it. */
 function passedOn(response: Response): Record<string, string> {
   const out: Record<string, string> = {};
@@ -204,6 +230,6 @@ function upstreamError(options: UpstreamOptions, maxBytes: number, error: unknow
   const why = cause?.cause?.code ?? cause?.cause?.message ?? cause?.message ?? String(error);
   return new SimulatorError(
     'upstreamUnreachable',
-    `The upstream ${upstream} could not be reached (${why}). Check --upstream and that the service is up.`,
+    `The upstream ${upstream} could not be reached (${why}). Check ${options.flag ?? '--upstream'} and that the service is up.`,
   );
 }

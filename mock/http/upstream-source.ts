@@ -33,7 +33,12 @@ import type { LiveValidation } from './live-validation.ts';
 import { bodyOf } from './request-body.ts';
 import type { SpendGuard } from './spend-guard.ts';
 import { readUpstreamResponse } from './upstream-response.ts';
-import { DEFAULT_UPSTREAM_MAX_BYTES, forwardToUpstream, type UpstreamOptions } from './upstream-forward.ts';
+import {
+  DEFAULT_UPSTREAM_MAX_BYTES,
+  forwardToUpstream,
+  passOn,
+  type UpstreamOptions,
+} from './upstream-forward.ts';
 
 export interface ProxyContext {
   upstream: UpstreamOptions;
@@ -181,20 +186,7 @@ async function forward(c: SimContext, proxy: ProxyContext): Promise<Response> {
         : [];
     if (violations.length > 0) c.set('violations', violations);
   }
-  // The response is passed on as it came, still encoded if it was (the proxy reports
-  // drift, it never hides it), a piece at a time as the socket takes them.
-  const chunks = response.chunks.values();
-  const stream = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      const next = chunks.next();
-      if (next.done) controller.close();
-      else controller.enqueue(next.value);
-    },
-  });
-  return new Response(response.size > 0 ? stream : null, {
-    status: response.status,
-    headers: response.headers,
-  });
+  return passOn(response);
 }
 
 /**

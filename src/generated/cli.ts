@@ -160,6 +160,12 @@ export const CLI_COMMANDS = {
         "help": "Also forward GET and HEAD of paths that are not the API, never one with an 'order' segment",
         "type": "boolean"
       },
+      "tron-node": {
+        "value": "URL",
+        "env": "ENERGY_SIM_TRON_NODE",
+        "help": "Also forward the TRON node's reads (spec/tron-node.yaml, e.g. POST /wallet/getaccountresource) to this node's HTTP API, e.g. https://api.trongrid.io, bounded as the API's and recorded with it; a broadcast or any other node path is refused, never forwarded; a TRON-PRO-API-KEY is passed on, never kept. In replay the reads are answered from the recording",
+        "type": "string"
+      },
       "record": {
         "value": "FILE",
         "env": "ENERGY_SIM_RECORD",

@@ -1,0 +1,127 @@
+/**
+ * The TRON node's subset in front of a real node or a recording (`serve --upstream …
+ * --tron-node URL`, `serve --replay FILE`), by allow-list: only the reads of
+ * spec/tron-node.yaml, with their documented method and path as sent (NODE_OPERATIONS); any
+ * other path of the node's namespaces (a broadcast, any write) is refused and never leaves.
+ * The node gets its own headers only: a TRON-PRO-API-KEY, never the rental API-KEY; the
+ * TRON-PRO-API-KEY is a key like the API-KEY, held by its alias in every kept copy.
+ */
+import type { MiddlewareHandler } from 'hono';
+import { NODE_OPERATIONS } from '../../src/generated/lists.ts';
+import { SimulatorError } from '../engine/index.ts';
+import { asSent, type SimContext, type SimEnv } from './context.ts';
+import { methodNotAllowed } from './error-catalogue.ts';
+import { secretValuesOf, type KeyAliases } from './journal-redaction.ts';
+import type { ReplayFetch } from './recording-source.ts';
+import { bodyOf } from './request-body.ts';
+import {
+  DEFAULT_UPSTREAM_MAX_BYTES,
+  forwardToUpstream,
+  passOn,
+  type UpstreamOptions,
+} from './upstream-forward.ts';
+import { readUpstreamResponse } from './upstream-response.ts';
+
+/** What answers a read of the node's subset once allowed: the node, or the recording. */
+export type NodeAnswer = (c: SimContext) => Promise<Response>;
+
+/** The request headers a node is sent. */
+const NODE_HEADERS = ['tron-pro-api-key', 'content-type', 'accept'];
+/** java-tron's HTTP namespaces: the full node's, the confirmed (solidity) and PBFT views. */
+const NODE_NAMESPACE = /^\/(wallet|walletsolidity|walletpbft)(\/|$)/;
+/** Each allowed path, with its methods' operation ids. */
+const ALLOWED = new Map<string, Map<string, string>>();
+for (const [id, { method, path }] of Object.entries(NODE_OPERATIONS))
+  ALLOWED.set(path, (ALLOWED.get(path) ?? new Map<string, string>()).set(method, id));
+
+/**
+ * The step that takes every request to the node's namespaces: an allowed read goes to
+ * `answer`, anything else is refused (404 for a path, 405 for a method) and goes nowhere.
+ *
+ * @example
+ *   app.use(tronNodeForward(nodeForwarder(upstream, aliases, counters)));
+ */
+export function tronNodeForward(answer: NodeAnswer): MiddlewareHandler<SimEnv> {
+  return async (c, next) => {
+    const { path } = asSent(c);
+    if (!NODE_NAMESPACE.test(path) && !NODE_NAMESPACE.test(c.req.path)) return next();
+    const methods = ALLOWED.get(path);
+    const operation = methods?.get(c.req.method);
+    if (operation === undefined) {
+      const rule = `only the TRON node's reads of spec/tron-node.yaml are passed on, by their documented method and path; ${c.req.method} ${path} was not`;
+      c.set('refused', rule);
+      if (methods) throw methodNotAllowed(c.req.method, path, [...methods.keys()]);
+      throw new SimulatorError(
+        'notFound',
+        `No such path: ${rule} (a broadcast or any other write never is). The reads: ${[...ALLOWED.keys()].join(', ')}.`,
+      );
+    }
+    c.set('operation', operation);
+    return answer(c);
+  };
+}
+
+/**
+ * The node as the answer of its reads (`--tron-node URL`), on the API's forwarder (bounded
+ * in time and size, the same header filter): its answer passed on unaltered, and journaled
+ * with every key by its alias.
+ *
+ * @example
+ *   nodeForwarder({ url: 'https://api.trongrid.io', timeoutMs: 10_000 }, aliases, counters);
+ */
+export function nodeForwarder(
+  node: UpstreamOptions,
+  aliases: KeyAliases,
+  counters: { forwarded: number },
+): NodeAnswer {
+  return async (c) => {
+    const { path, query } = asSent(c);
+    const keys = [c.req.header('tron-pro-api-key') ?? '', ...secretValuesOf(query ?? '')].filter(Boolean);
+    c.set(
+      'keys',
+      keys.map((key) => [key, aliases.alias(key)] as const),
+    );
+    const bytes = c.req.method === 'POST' ? bodyOf(c) : undefined;
+    counters.forwarded++;
+    const response = await forwardToUpstream(
+      { ...node, headers: NODE_HEADERS, flag: '--tron-node' },
+      {
+        method: c.req.method,
+        pathAndQuery: query === undefined ? path : `${path}?${query}`,
+        header: (name) => c.req.header(name),
+      },
+      bytes && bytes.byteLength > 0 ? new Uint8Array(bytes) : undefined,
+    );
+    const read = await readUpstreamResponse(response, node.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
+    c.set('response', read.journal);
+    if (read.json !== undefined) c.set('responseText', read.text);
+    return passOn(response);
+  };
+}
+
+/**
+ * The recording as the answer of the node's reads (`serve --replay FILE`): the request as the
+ * node was sent it (no rental API-KEY, as recorded) is answered as recorded, or missed.
+ *
+ * @example
+ *   nodeReplay((request) => replay.transport(request, LIVE_CASE, LIVE_CASE));
+ */
+export function nodeReplay(replay: ReplayFetch): NodeAnswer {
+  return async (c) => {
+    const type = c.req.header('content-type');
+    const headers = type === undefined ? undefined : { 'content-type': type };
+    const body = c.req.method === 'POST' ? new Uint8Array(bodyOf(c)) : undefined;
+    const response = await replay(new Request(c.req.url, { method: c.req.method, headers, body }));
+    const text = await response.text();
+    try {
+      c.set('response', JSON.parse(text));
+    } catch {
+      c.set('response', text);
+    }
+    // The length is of the text sent here, whatever the recording's headers say.
+    const kept = new Headers(response.headers);
+    kept.delete('content-length');
+    kept.delete('transfer-encoding');
+    return new Response(text.length > 0 ? text : null, { status: response.status, headers: kept });
+  };
+}
