@@ -69,8 +69,10 @@ export async function connectTarget(config: ContractConfig, seed = 7): Promise<C
   let transport: CaseTransport;
   let replay: ReturnType<typeof createReplay> | undefined;
   let recorder: ReturnType<typeof createRecorder> | undefined;
-  if (config.mode === 'replay') {
-    replay = createReplay(loadRecording(config.replayPath!, config.fileLimit), {
+  const recording =
+    config.mode === 'replay' ? loadRecording(config.replayPath!, config.fileLimit) : undefined;
+  if (recording) {
+    replay = createReplay(recording, {
       apiKey: config.apiKey,
       onMiss: (message) => console.error(`[replay] ${message}`),
     });
@@ -161,7 +163,7 @@ export async function connectTarget(config: ContractConfig, seed = 7): Promise<C
     const relative = relativePath(process.cwd(), config.replayPath!);
     info.recording =
       relative && !relative.startsWith('..') && !isAbsolute(relative) ? relative : config.replayPath!;
-    const recorded = loadRecording(config.replayPath!, config.fileLimit).target;
+    const recorded = recording!.target;
     info.recordedFrom =
       recorded.kind === 'in-process'
         ? 'the in-process simulator'

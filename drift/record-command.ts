@@ -53,13 +53,13 @@ export function parseRecordArgs(
     throw new CliError(
       'record needs --out FILE: where to write the recording, e.g. --out recordings/upstream.json.',
     );
-  const { 'as-upstream': asUpstream, ...suiteFlags } = values;
-  const suiteEnv = applyContractFlags(suiteFlags, env);
-  if (asUpstream) suiteEnv.CONTRACT_AS_UPSTREAM = '1';
-  if (suiteEnv.CONTRACT_REPLAY)
+  if (env.CONTRACT_REPLAY?.trim())
     throw new CliError(
       'CONTRACT_REPLAY is set: record talks to a live target, a replay cannot be recorded. Unset CONTRACT_REPLAY.',
     );
+  const { 'as-upstream': asUpstream, ...suiteFlags } = values;
+  const suiteEnv = applyContractFlags(suiteFlags, env);
+  if (asUpstream) suiteEnv.CONTRACT_AS_UPSTREAM = '1';
   return { env: suiteEnv, out: path.resolve(values.out) };
 }
 
