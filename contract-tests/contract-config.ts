@@ -2,6 +2,7 @@
  * The contract run's settings, read once per worker from the environment (the `contract`
  * command sets it from its flags, and reads it first to refuse a mistake before the run).
  */
+import path from 'node:path';
 import { fileLimitFrom, type FileLimit } from '../src/bounded-file.ts';
 import { envFlag } from '../src/env-flag.ts';
 import { loadRecording } from '../recording/recording.ts';
@@ -48,6 +49,17 @@ export interface ContractConfig {
 export function ordersUsedUp(maxOrders: number): string {
   const one = maxOrders === 1;
   return `the ${maxOrders} ${one ? 'order' : 'orders'} CONTRACT_MAX_ORDERS=${maxOrders} allows ${one ? 'was' : 'were'} already created in this run`;
+}
+
+/**
+ * A path as the user would name it: relative to the working directory when inside it.
+ *
+ * @example
+ *   displayPath(path.resolve('recordings/a.json')); // 'recordings/a.json'
+ */
+export function displayPath(file: string): string {
+  const relative = path.relative(process.cwd(), file);
+  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
 }
 
 /** A fresh run id: the time in base 36 and the process id. */

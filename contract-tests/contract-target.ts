@@ -3,7 +3,6 @@
  * capabilities at /_sim/health; anything else is treated as the real service, with
  * no capabilities and the spending guard on.
  */
-import { isAbsolute, relative as relativePath } from 'node:path';
 import type { components } from '../src/generated/control.ts';
 import type { Capability, TargetInfo } from '../recording/recording.ts';
 import { createSimulator } from '../mock/simulator.ts';
@@ -12,7 +11,7 @@ import { CONNECT_CASE, loadRecording } from '../recording/recording.ts';
 import { createReplay } from '../recording/replay-target.ts';
 import { ALTERED_VARIANTS, BROKEN_VARIANTS, OPAQUE_VARIANT } from './broken-variants.ts';
 import { FAMILY_VARIANTS, isFamilyVariant } from './stand-ins/family.ts';
-import type { ContractConfig } from './contract-config.ts';
+import { displayPath, type ContractConfig } from './contract-config.ts';
 import { paceScheduleAt } from './pace-coordinator.ts';
 import { emptyWaits, politeTransport, type PoliteWaits } from './polite-transport.ts';
 
@@ -159,10 +158,7 @@ export async function connectTarget(config: ContractConfig, seed = 7): Promise<C
   if (config.variant) info.variant = config.variant;
   if (replay) {
     if (replay.info.variant) info.variant = replay.info.variant;
-    // Named as the user would, relative to the working directory when it is inside it.
-    const relative = relativePath(process.cwd(), config.replayPath!);
-    info.recording =
-      relative && !relative.startsWith('..') && !isAbsolute(relative) ? relative : config.replayPath!;
+    info.recording = displayPath(config.replayPath!);
     const recorded = recording!.target;
     info.recordedFrom =
       recorded.kind === 'in-process'

@@ -1,13 +1,9 @@
 /**
- * The one pace of a contract run, shared by every worker (threads or processes): vitest's
- * main process keeps the schedule (this module is the contract project's global setup) and
- * serves it on a loopback port; each worker asks it for a slot before every request. One
- * process holds the whole state, so no lock goes stale, slots are granted in the order asked
- * for, and a hold one worker learns of (a Retry-After) reaches every worker's next request.
- *
- * A slot is a reservation: the worker sleeps until it, then asks to go, and goes only a whole
- * interval after the last request that went, so a timer that fired late on a loaded machine
- * never lets two requests go closer than the pace.
+ * The one pace of a contract run, shared by every worker: vitest's main process keeps the
+ * schedule (this module is the contract project's global setup) and serves it on a loopback
+ * port, so slots go in the order asked for and a hold one worker learns reaches every worker.
+ * A worker sleeps until its slot, then goes only a whole interval after the last request
+ * that went, so a late timer never lets two requests go closer than the pace.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,12 +1,8 @@
 /**
- * Calibration of how answers look: the envelope's time unit, the decimals of each
- * decimal-string field, each rejection's whole answer and message template (the fields
- * the document does not list are calibrate-extra-fields.ts's), the statuses the history shows,
- * which identifier wins in the history and how an order is paid when TRX is short.
- *
- * Shapes are read with infer-schema.ts, the reading `drift` compares with, so a value
- * calibrated here is one drift finds no change in. What the recording shows but the
- * simulator cannot answer alike is returned as such (`unreproduced`), never dropped.
+ * Calibration of how answers look: time unit, decimals, rejections, the statuses history
+ * shows, which identifier it prefers, how an order is paid when TRX is short. Shapes are read
+ * with infer-schema.ts, as drift reads them; what the simulator cannot answer alike is
+ * returned as `unreproduced`, never dropped.
  */
 import type { components } from '../src/generated/control.ts';
 import { API_OPERATION_SPECS, type ApiOperationId } from '../src/generated/lists.ts';

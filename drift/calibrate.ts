@@ -1,11 +1,7 @@
 /**
- * Calibration: the simulator's choices, learnt from a recording of the real service.
- * Every setting it can learn is read from what the recording shows, with the evidence
- * (operation, case, observed value); what the recording never showed stays the default.
- *
- * Rejections are classified by what was sent, not by the case that sent it, so a
- * recording of live traffic (`serve --upstream --record`) calibrates as well as one of
- * the contract suite.
+ * Calibration: the simulator's choices learnt from a recording of the real service, each with
+ * its evidence; what the recording never showed stays the default. Rejections are classified
+ * by what was sent, so live traffic (`serve --upstream --record`) calibrates too.
  */
 import type { components } from '../src/generated/control.ts';
 import {

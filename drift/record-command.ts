@@ -10,7 +10,7 @@ import { commandHelp } from '../src/cli-help.ts';
 import { CliError } from '../src/cli-error.ts';
 import { envFlag } from '../src/env-flag.ts';
 import { CLI_COMMANDS } from '../src/generated/cli.ts';
-import { newRunId } from '../contract-tests/contract-config.ts';
+import { displayPath, newRunId } from '../contract-tests/contract-config.ts';
 import {
   applyContractFlags,
   requireReachableTarget,
@@ -152,10 +152,4 @@ export function describeRecording(recording: Recording, file: string): string {
         ]
       : []),
   ].join('\n');
-}
-
-/** A path relative to the working directory when it is inside it, else absolute. */
-function displayPath(file: string): string {
-  const relative = path.relative(process.cwd(), file);
-  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
 }
