@@ -63,7 +63,7 @@ const IN_PROCESS_BASE = 'http://simulator.in-process';
  *   const target = await connectTarget(readContractConfig());
  *   target.has('clock'); // true in-process
  */
-export async function connectTarget(config: ContractConfig, seed = 7): Promise<ContractTarget> {
+export async function connectTarget(config: ContractConfig): Promise<ContractTarget> {
   let baseUrl: string;
   let transport: CaseTransport;
   let replay: ReturnType<typeof createReplay> | undefined;
@@ -86,7 +86,7 @@ export async function connectTarget(config: ContractConfig, seed = 7): Promise<C
       const sim = createSimulator({
         clock: opaque ? 'real' : (config.simulator?.clock ?? 'manual'),
         timing: opaque ? 'fast' : (config.simulator?.timing ?? 'realistic'),
-        seed,
+        seed: 7,
       });
       baseUrl = IN_PROCESS_BASE;
       if (config.variant) {

@@ -64,9 +64,10 @@ export interface PoliteOptions {
   sleep?: (ms: number) => Promise<void>;
   /** The wall clock, for a Retry-After or reset given as a date. Default Date.now. */
   now?: () => number;
-  /** Each sending's own deadline, until its body is read; waits are not in it. Default 10 000. */
-  attemptTimeoutMs?: number;
 }
+
+/** Each sending's own deadline, until its body is read; waits are not in it. */
+const ATTEMPT_TIMEOUT_MS = 10_000;
 
 /** The first backoff, doubled on each further attempt. */
 export const BACKOFF_BASE_MS = 500;
@@ -150,7 +151,6 @@ export function politeTransport(inner: CaseTransport, options: PoliteOptions): C
   const { settings, schedule, key } = options;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const now = options.now ?? Date.now;
-  const attemptTimeoutMs = options.attemptTimeoutMs ?? 10_000;
   const intervalMs = settings.maxRps > 0 ? 1000 / settings.maxRps : 0;
 
   const wait = async (caseName: string, reason: WaitReason, ms: number): Promise<void> => {
@@ -172,8 +172,8 @@ export function politeTransport(inner: CaseTransport, options: PoliteOptions): C
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new Error(`no complete response within ${attemptTimeoutMs} ms (timeout)`)),
-        attemptTimeoutMs,
+        () => reject(new Error(`no complete response within ${ATTEMPT_TIMEOUT_MS} ms (timeout)`)),
+        ATTEMPT_TIMEOUT_MS,
       );
     });
     try {
