@@ -20,6 +20,7 @@ import {
 } from './infer-schema.ts';
 import { statusPaths } from '../recording/order-observations.ts';
 import { isApiOperation, type Interaction, type Recording } from '../recording/recording.ts';
+import { isSuccess } from './recorded-exchange.ts';
 import { documentedResponse, documentedStatusPaths, schemaAt, valueAt } from './spec-schema.ts';
 
 /** What the document cannot tell, so a spec comparison never reports it. */
@@ -35,25 +36,6 @@ const KIND_OF_KEYWORD: Record<string, FindingKind> = {
   enum: 'unknown-enum-value',
   const: 'unknown-enum-value',
 };
-
-function isSuccess(interaction: Interaction): boolean {
-  const body = interaction.response?.body as { code?: unknown; msg?: unknown } | undefined;
-  const status = interaction.response?.status ?? 0;
-  return (
-    status >= 200 &&
-    status < 300 &&
-    (body?.code === 0 ||
-      (interaction.operation === 'getAccount' && body?.code === 1 && /success/i.test(String(body.msg))))
-  );
-}
-
-/**
- * Where the document describes a rejection: its own response, else the ErrorEnvelope.
- * (Validation of a service that is not a simulator asks only for the bare envelope, as
- * the contract suite does; which fields exist is still read from the fullest description.)
- */
-const fallbackFor = (interaction: Interaction): 'ErrorEnvelope' | undefined =>
-  isSuccess(interaction) ? undefined : 'ErrorEnvelope';
 
 /**
  * Reports where a recording departs from spec/openapi.yaml.
@@ -118,10 +100,12 @@ export function compareWithSpec(recording: Recording): Finding[] {
   }
 
   // Fields the document does not declare, and time units and decimals against the
-  // provider's published examples.
+  // provider's published examples. A rejection the document does not describe is read
+  // against the fullest description of one, the ErrorEnvelope.
   const byResponse = new Map<string, Interaction[]>();
   for (const interaction of api) {
-    const key = `${interaction.operation}\n${interaction.response!.status}\n${fallbackFor(interaction) ?? ''}`;
+    const fallback = isSuccess(interaction) ? '' : 'ErrorEnvelope';
+    const key = `${interaction.operation}\n${interaction.response!.status}\n${fallback}`;
     byResponse.set(key, [...(byResponse.get(key) ?? []), interaction]);
   }
   for (const [key, interactions] of byResponse) {
