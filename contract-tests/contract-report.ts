@@ -2,7 +2,6 @@
  * The contract report: the target, its capabilities, every interaction with the key
  * redacted, and each case's verdict. Built from the reporter's view of the run.
  */
-import { formatUnits, parseUnits } from '../mock/engine/money.ts';
 import type { ContractMeta, RecordedInteraction } from './contract-test.ts';
 import type { TargetInfo } from './contract-target.ts';
 import { emptyWaits, type PoliteWaits } from './polite-transport.ts';
@@ -50,14 +49,26 @@ export interface ContractReport {
   cases: ContractCase[];
 }
 
+/** Sums decimal amounts exactly (six decimals at most). */
+export function sumDecimals(amounts: string[]): string {
+  let total = 0n;
+  for (const amount of amounts) {
+    const [whole, fraction = ''] = amount.split('.');
+    total += BigInt(whole!) * 1_000_000n + BigInt(fraction.padEnd(6, '0').slice(0, 6));
+  }
+  const fraction = String(total % 1_000_000n)
+    .padStart(6, '0')
+    .replace(/0+$/, '');
+  return `${total / 1_000_000n}${fraction ? `.${fraction}` : ''}`;
+}
+
 /** Builds the report from the cases and the metas the tests recorded. */
 export function buildReport(
   cases: Array<ContractCase & { meta?: ContractMeta }>,
   finishedAt: Date,
   options: { maxRps?: number } = {},
 ): ContractReport {
-  // In millionths, so the sums are exact.
-  const spentUnits: Record<string, number> = {};
+  const spentAmounts: Record<string, string[]> = {};
   let orders = 0;
   let target: TargetInfo | undefined;
   let polite: PoliteWaits | undefined;
@@ -72,10 +83,12 @@ export function buildReport(
     if (meta?.notes.length) c.notes = meta.notes;
     for (const spend of meta?.spent ?? []) {
       orders++;
-      spentUnits[spend.currency] = (spentUnits[spend.currency] ?? 0) + parseUnits(spend.amount);
+      (spentAmounts[spend.currency] ??= []).push(spend.amount);
     }
     out.push(c);
   }
+  const byCurrency: Record<string, string> = {};
+  for (const [currency, amounts] of Object.entries(spentAmounts)) byCurrency[currency] = sumDecimals(amounts);
   return {
     tool: 'energy-rental-kit contract',
     finishedAt: finishedAt.toISOString(),
@@ -85,10 +98,7 @@ export function buildReport(
       failed: out.filter((c) => c.verdict === 'failed').length,
       skipped: out.filter((c) => c.verdict === 'skipped').length,
     },
-    spent: {
-      orders,
-      byCurrency: Object.fromEntries(Object.entries(spentUnits).map(([c, units]) => [c, formatUnits(units)])),
-    },
+    spent: { orders, byCurrency },
     facts: [...new Set(out.flatMap((c) => c.facts ?? []))].sort(),
     ...(polite
       ? {
