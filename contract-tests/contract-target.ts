@@ -229,10 +229,8 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Pro
 }
 
 /**
- * The target as the real service: its control plane does not exist. A control-plane
- * request is answered as the target answers a path its API does not have (the same path
- * under `/v1`), so a calibrated simulator, whose unknown-path answer was learnt from the
- * real service, hides its control plane behind exactly that answer.
+ * The target as the real service: a control-plane request is answered as the same path under
+ * `/v1`, the unknown-path answer a calibrated simulator learnt from the real service.
  *
  * @example
  *   hideControlPlane(sim.fetch, 'http://127.0.0.1:8787')(new Request('http://127.0.0.1:8787/_sim/health'));

@@ -66,10 +66,8 @@ export function readPoliteness(env: NodeJS.ProcessEnv, inProcess: boolean): Poli
 }
 
 /**
- * Whether a run with this environment may wait to be polite, known before any worker
- * connects: then vitest's case timeout is lifted and the suite times a case without its
- * waits (contract-test.ts). A 429 can come from any target that is not a simulator, the
- * in-process stand-ins included.
+ * Whether a run may wait to be polite, known before any worker connects: then the suite times
+ * a case without its waits (contract-test.ts). A 429 can come from any stand-in too.
  *
  * @example
  *   mayWaitPolitely({ CONTRACT_BASE_URL: 'https://api.eopen.io/api' }); // true
