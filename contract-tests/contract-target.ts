@@ -3,7 +3,6 @@
  * capabilities at /_sim/health; anything else is treated as the real service, with
  * no capabilities and the spending guard on.
  */
-import { isAbsolute, relative as relativePath } from 'node:path';
 import type { components } from '../src/generated/control.ts';
 import type { Capability, TargetInfo } from '../recording/recording.ts';
 import { createSimulator } from '../mock/simulator.ts';
@@ -12,7 +11,7 @@ import { CONNECT_CASE, loadRecording } from '../recording/recording.ts';
 import { createReplay } from '../recording/replay-target.ts';
 import { ALTERED_VARIANTS, BROKEN_VARIANTS, OPAQUE_VARIANT } from './broken-variants.ts';
 import { FAMILY_VARIANTS, isFamilyVariant } from './stand-ins/family.ts';
-import type { ContractConfig } from './contract-config.ts';
+import { displayPath, type ContractConfig } from './contract-config.ts';
 import { paceScheduleAt } from './pace-coordinator.ts';
 import { emptyWaits, politeTransport, type PoliteWaits } from './polite-transport.ts';
 
@@ -65,13 +64,15 @@ export const IN_PROCESS_BASE = 'http://simulator.in-process';
  *   const target = await connectTarget(readContractConfig());
  *   target.has('clock'); // true in-process
  */
-export async function connectTarget(config: ContractConfig, seed = 7): Promise<ContractTarget> {
+export async function connectTarget(config: ContractConfig): Promise<ContractTarget> {
   let baseUrl: string;
   let transport: CaseTransport;
   let replay: ReturnType<typeof createReplay> | undefined;
   let recorder: ReturnType<typeof createRecorder> | undefined;
-  if (config.mode === 'replay') {
-    replay = createReplay(loadRecording(config.replayPath!, config.fileLimit), {
+  const recording =
+    config.mode === 'replay' ? loadRecording(config.replayPath!, config.fileLimit) : undefined;
+  if (recording) {
+    replay = createReplay(recording, {
       apiKey: config.apiKey,
       onMiss: (message) => console.error(`[replay] ${message}`),
     });
@@ -86,7 +87,7 @@ export async function connectTarget(config: ContractConfig, seed = 7): Promise<C
       const sim = createSimulator({
         clock: opaque ? 'real' : (config.simulator?.clock ?? 'manual'),
         timing: opaque ? 'fast' : (config.simulator?.timing ?? 'realistic'),
-        seed,
+        seed: 7,
       });
       baseUrl = IN_PROCESS_BASE;
       if (config.variant) {
@@ -158,11 +159,8 @@ export async function connectTarget(config: ContractConfig, seed = 7): Promise<C
   if (config.variant) info.variant = config.variant;
   if (replay) {
     if (replay.info.variant) info.variant = replay.info.variant;
-    // Named as the user would, relative to the working directory when it is inside it.
-    const relative = relativePath(process.cwd(), config.replayPath!);
-    info.recording =
-      relative && !relative.startsWith('..') && !isAbsolute(relative) ? relative : config.replayPath!;
-    const recorded = loadRecording(config.replayPath!, config.fileLimit).target;
+    info.recording = displayPath(config.replayPath!);
+    const recorded = recording!.target;
     info.recordedFrom =
       recorded.kind === 'in-process'
         ? 'the in-process simulator'
@@ -232,10 +230,8 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Pro
 }
 
 /**
- * The target as the real service: its control plane does not exist. A control-plane
- * request is answered as the target answers a path its API does not have (the same path
- * under `/v1`), so a calibrated simulator, whose unknown-path answer was learnt from the
- * real service, hides its control plane behind exactly that answer.
+ * The target as the real service: a control-plane request is answered as the same path under
+ * `/v1`, the unknown-path answer a calibrated simulator learnt from the real service.
  *
  * @example
  *   hideControlPlane(sim.fetch, 'http://127.0.0.1:8787')(new Request('http://127.0.0.1:8787/_sim/health'));

@@ -174,9 +174,8 @@ export function expectRefused<T>(
 export const CHEAPEST = { rentalCount: 64000, period: '10min' } as const;
 
 /**
- * A run-unique outOrderNo, so repeated runs never collide on the real service: it
- * derives from the run id, the case's name and the case's own count, so a replay
- * (which reuses the recording's run id) sends exactly what the recording run sent.
+ * A run-unique outOrderNo from the run id, the case's name and its count: repeated runs never
+ * collide, and a replay (the recording's run id) sends what the recording run sent.
  *
  * @example
  *   uniqueOutOrderNo('order', 'mfx2k3j41a2b', 'contract-tests/x.contract.test.ts > creates', 0); // 'erk-order-mfx2k3j41a2b-7e72d0f8-0'

@@ -1,20 +1,9 @@
 /**
- * The one pace of a contract run, shared by every worker (threads or processes).
- *
- * The vitest main process keeps the schedule (pace-global-setup.ts) and serves it on a
- * loopback port; each worker asks it for a slot before every request it sends. Chosen over
- * a lock file with timestamps because one process holds the whole state: no lock can be
- * left stale by a worker that dies while holding it, nobody polls, slots are granted in
- * the order asked for, and a hold that one worker learns of (a Retry-After, a rate-limit
- * header at 0) reaches every other worker's next request at once. It costs one loopback
- * round trip per request, and only while the pace or a hold is on.
- *
- * A slot is a reservation: the schedule moves on by one interval per grant, and the
- * worker sleeps until its slot. A timer may fire late, though (a loaded machine), and a
- * late request would then go close to the next one; so after sleeping, a worker asks to
- * go, and goes only once a whole interval has passed since the last request that went
- * (and no hold is on). So N workers together send at most `rps` requests a second,
- * however they interleave and however late their timers fire.
+ * The one pace of a contract run, shared by every worker: vitest's main process keeps the
+ * schedule (this module is the contract project's global setup) and serves it on a loopback
+ * port, so slots go in the order asked for and a hold one worker learns reaches every worker.
+ * A worker sleeps until its slot, then goes only a whole interval after the last request
+ * that went, so a late timer never lets two requests go closer than the pace.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -28,24 +17,14 @@ export interface Slot {
   reason: WaitReason;
 }
 
-/** The schedule: what workers ask of the run's pace. */
+/** What workers ask of the run's pace, per key (one key per target). */
 export interface PaceSchedule {
-  /**
-   * Reserves the next slot of `key` at one request per `intervalMs` (0: no pace, only
-   * holds). A wait of 0 means go now; else sleep, then ask `go`.
-   */
+  /** Reserves the next slot at one request per `intervalMs` (0: only holds); after a wait, ask `go`. */
   take(key: string, intervalMs: number): Promise<Slot>;
   /** After sleeping for a slot: 0 to go now (noted as the last request), else how much longer. */
   go(key: string, intervalMs: number): Promise<Slot>;
   /** Holds every request of `key` for `ms` from now (a Retry-After, a rate limit at 0). */
   hold(key: string, ms: number, reason: WaitReason): Promise<void>;
-}
-
-interface KeyState {
-  nextFree: number;
-  lastWent: number;
-  heldUntil: number;
-  heldReason: WaitReason;
 }
 
 /**
@@ -57,48 +36,40 @@ interface KeyState {
  *   await schedule.take('https://api.eopen.io/api', 250); // { waitMs: 250, reason: 'pace' }
  */
 export function createPaceSchedule(now: () => number): PaceSchedule {
-  const keys = new Map<string, KeyState>();
-  const stateOf = (key: string): KeyState => {
-    let state = keys.get(key);
-    if (!state)
-      keys.set(key, (state = { nextFree: 0, lastWent: -Infinity, heldUntil: 0, heldReason: 'pace' }));
-    return state;
+  const keys = new Map<
+    string,
+    { nextFree: number; lastWent: number; heldUntil: number; heldReason: WaitReason }
+  >();
+  const stateOf = (key: string) => {
+    if (!keys.has(key)) keys.set(key, { nextFree: 0, lastWent: -Infinity, heldUntil: 0, heldReason: 'pace' });
+    return keys.get(key)!;
+  };
+  // `take` reserves: it starts after the last reserved slot; `go` only checks the last that went.
+  const slot = (key: string, intervalMs: number, reserve: boolean): Promise<Slot> => {
+    const state = stateOf(key);
+    const at = now();
+    const paced = Math.max(at, reserve ? state.nextFree : at, state.lastWent + intervalMs);
+    const start = Math.max(paced, state.heldUntil);
+    if (reserve && intervalMs > 0) state.nextFree = start + intervalMs;
+    if (start === at) state.lastWent = at;
+    return Promise.resolve({
+      waitMs: start - at,
+      reason: state.heldUntil > paced ? state.heldReason : 'pace',
+    });
   };
   return {
-    take(key, intervalMs) {
-      const state = stateOf(key);
-      const at = now();
-      // After the last reserved slot, and a whole interval after the last that went (it may have gone late).
-      const paced = Math.max(at, state.nextFree, state.lastWent + intervalMs);
-      const start = Math.max(paced, state.heldUntil);
-      state.nextFree = intervalMs > 0 ? start + intervalMs : state.nextFree;
-      const reason: WaitReason = state.heldUntil > paced ? state.heldReason : 'pace';
-      if (start === at) state.lastWent = at;
-      return Promise.resolve({ waitMs: start - at, reason });
-    },
-    go(key, intervalMs) {
-      const state = stateOf(key);
-      const at = now();
-      const paced = Math.max(at, state.lastWent + intervalMs);
-      const start = Math.max(paced, state.heldUntil);
-      if (start === at) state.lastWent = at;
-      const reason: WaitReason = state.heldUntil > paced ? state.heldReason : 'pace';
-      return Promise.resolve({ waitMs: start - at, reason });
-    },
+    take: (key, intervalMs) => slot(key, intervalMs, true),
+    go: (key, intervalMs) => slot(key, intervalMs, false),
     hold(key, ms, reason) {
       const state = stateOf(key);
-      const until = now() + ms;
-      if (until > state.heldUntil) {
-        state.heldUntil = until;
-        state.heldReason = reason;
-      }
+      if (now() + ms > state.heldUntil) Object.assign(state, { heldUntil: now() + ms, heldReason: reason });
       return Promise.resolve();
     },
   };
 }
 
 /**
- * Serves a schedule on 127.0.0.1 (POST /take, POST /hold, JSON bodies) for the run's
+ * Serves a schedule on 127.0.0.1 (POST /take, /go and /hold with JSON bodies) for the run's
  * workers; resolves with its URL and a close function.
  *
  * @example
@@ -116,40 +87,31 @@ export async function servePaceSchedule(
       if (text.length > 10_000) request.destroy();
     });
     request.on('end', () => {
-      void answer(request.url ?? '', text).then(
-        (body) => {
-          response.writeHead(200, { 'content-type': 'application/json' });
-          response.end(JSON.stringify(body));
-        },
-        (error: Error) => {
-          response.writeHead(400, { 'content-type': 'application/json' });
-          response.end(JSON.stringify({ error: error.message }));
-        },
+      const answer = async () => {
+        const { key, intervalMs, ms, reason } = JSON.parse(text) as Record<string, unknown>;
+        if (typeof key !== 'string') throw new Error('key must be a string');
+        const step = request.url?.slice(1);
+        if ((step === 'take' || step === 'go') && typeof intervalMs === 'number')
+          return schedule[step](key, intervalMs);
+        if (step === 'hold' && typeof ms === 'number' && typeof reason === 'string')
+          return schedule.hold(key, ms, reason as WaitReason).then(() => ({}));
+        throw new Error(`unknown request ${request.url}`);
+      };
+      answer().then(
+        (body) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body)),
+        (error: Error) => response.writeHead(400).end(JSON.stringify({ error: error.message })),
       );
     });
   });
-  const answer = async (url: string, text: string): Promise<unknown> => {
-    const body = JSON.parse(text) as { key?: unknown; intervalMs?: unknown; ms?: unknown; reason?: unknown };
-    if (typeof body.key !== 'string') throw new Error('key must be a string');
-    if (url === '/take' && typeof body.intervalMs === 'number')
-      return schedule.take(body.key, body.intervalMs);
-    if (url === '/go' && typeof body.intervalMs === 'number') return schedule.go(body.key, body.intervalMs);
-    if (url === '/hold' && typeof body.ms === 'number' && typeof body.reason === 'string') {
-      await schedule.hold(body.key, body.ms, body.reason as WaitReason);
-      return {};
-    }
-    throw new Error(`unknown request ${url}`);
-  };
   // Workers keep their connection open between requests: many small calls, one socket each.
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () =>
       new Promise<void>((resolve) => {
-        server.closeAllConnections();
         server.close(() => resolve());
+        server.closeAllConnections();
       }),
   };
 }
@@ -159,23 +121,19 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
 /** One JSON call to the run's schedule (node:http, so no stub of globalThis.fetch catches it). */
 function post<T>(base: string, pathname: string, body: unknown): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const request = http.request(
-      new URL(pathname, base),
-      { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
-      (response) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => (text += chunk));
-        response.on('end', () => {
-          try {
-            if (response.statusCode !== 200) throw new Error(`HTTP ${response.statusCode} ${text}`);
-            resolve(JSON.parse(text) as T);
-          } catch (error) {
-            reject(new Error(`the run's pace at ${base} answered badly: ${(error as Error).message}`));
-          }
-        });
-      },
-    );
+    const request = http.request(new URL(pathname, base), { method: 'POST', agent }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => {
+        try {
+          if (response.statusCode !== 200) throw new Error(`HTTP ${response.statusCode} ${text}`);
+          resolve(JSON.parse(text) as T);
+        } catch (error) {
+          reject(new Error(`the run's pace at ${base} answered badly: ${(error as Error).message}`));
+        }
+      });
+    });
     request.on('error', (error) =>
       reject(new Error(`the run's pace at ${base} is unreachable: ${error.message}`)),
     );
@@ -183,10 +141,11 @@ function post<T>(base: string, pathname: string, body: unknown): Promise<T> {
   });
 }
 
+let ownSchedule: PaceSchedule | undefined;
+
 /**
- * The run's schedule as a worker sees it: the shared one at `url` (CONTRACT_PACE_URL,
- * set by the contract project's global setup), else one of this worker's own, which
- * paces only this worker (a suite run outside the kit's vitest configs).
+ * The run's schedule as a worker sees it: the shared one at `url` (CONTRACT_PACE_URL, set by
+ * the global setup), else one of this worker's own (a suite run outside the kit's configs).
  *
  * @example
  *   const schedule = paceScheduleAt(process.env.CONTRACT_PACE_URL);
@@ -200,4 +159,12 @@ export function paceScheduleAt(url: string | undefined): PaceSchedule {
   };
 }
 
-let ownSchedule: PaceSchedule | undefined;
+/** The contract project's global setup: serves the run's one pace to every worker it starts. */
+export default async function setup(): Promise<() => Promise<void>> {
+  const server = await servePaceSchedule(createPaceSchedule(() => performance.now()));
+  process.env.CONTRACT_PACE_URL = server.url;
+  return async () => {
+    delete process.env.CONTRACT_PACE_URL;
+    await server.close();
+  };
+}

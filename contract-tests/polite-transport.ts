@@ -1,17 +1,9 @@
 /**
- * The suite's manners toward a target that is not a simulator, as a layer over its
- * transport: every request waits for the run's pace (shared by all workers,
- * pace-coordinator.ts) and for any hold the target asked for; a rate-limit header at 0
- * holds the run until its reset; a 429 or 503 to a read-only call is sent again after its
- * Retry-After (seconds or an HTTP date), else its rate-limit reset, else an exponential
- * backoff with a jitter seeded by the run, within a cap per wait and per call. A
- * createOrder is sent again, as the very same request (same outOrderNo), when the run
- * says the target answers a repeated outOrderNo with the existing order, or once the
- * history shows no order of that outOrderNo.
- *
- * Every answer reaches the transport below (so a recording holds the 429s too); an
- * answer that was sent again is marked `retried`, and its retry carries its `attempt`,
- * so that drift and replay can leave the superseded answers out.
+ * The suite's manners toward a target that is not a simulator (docs/politeness.md): every
+ * request waits for the run's pace and any hold; a 429 or 503 is sent again after its
+ * Retry-After, else its rate-limit reset, else a seeded backoff, within the caps; a
+ * createOrder only when a repeated outOrderNo is known safe. Every answer reaches the
+ * transport below, a superseded one marked `retried`, so drift and replay can leave it out.
  */
 import { createHash } from 'node:crypto';
 import { API_OPERATION_SPECS } from '../src/generated/lists.ts';
@@ -72,9 +64,10 @@ export interface PoliteOptions {
   sleep?: (ms: number) => Promise<void>;
   /** The wall clock, for a Retry-After or reset given as a date. Default Date.now. */
   now?: () => number;
-  /** Each sending's own deadline, until its body is read; waits are not in it. Default 10 000. */
-  attemptTimeoutMs?: number;
 }
+
+/** Each sending's own deadline, until its body is read; waits are not in it. */
+const ATTEMPT_TIMEOUT_MS = 10_000;
 
 /** The first backoff, doubled on each further attempt. */
 export const BACKOFF_BASE_MS = 500;
@@ -94,21 +87,22 @@ export function retryAfterMs(value: string | null, nowMs: number): number | unde
   return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
 }
 
+/** A rate-limit field: `X-RateLimit-<name>`, `RateLimit-<name>` or the `RateLimit` field's `<name>`. */
+function rateLimitField(headers: Headers, name: 'reset' | 'remaining'): string | undefined {
+  const field = new RegExp(`(?:^|[;,\\s])${name}=(\\d+)`).exec(headers.get('ratelimit') ?? '')?.[1];
+  return headers.get(`x-ratelimit-${name}`) ?? headers.get(`ratelimit-${name}`) ?? field;
+}
+
 /**
- * Milliseconds until the rate-limit headers' reset (`X-RateLimit-Reset`, `RateLimit-Reset` or
- * the `RateLimit` field's `reset`): seconds from now, a Unix time in seconds or ms, or an HTTP
- * date; undefined when none is given or it is unreadable.
+ * Milliseconds until the rate-limit headers' reset: seconds from now, a Unix time in seconds
+ * or ms, or an HTTP date; undefined when none is given or it is unreadable.
  *
  * @example
  *   resetMs(new Headers({ 'x-ratelimit-reset': '2' }), 0); // 2000
  */
 export function resetMs(headers: Headers, nowMs: number): number | undefined {
-  const reset =
-    headers.get('x-ratelimit-reset') ??
-    headers.get('ratelimit-reset') ??
-    /(?:^|[;,\s])reset=(\d+)/.exec(headers.get('ratelimit') ?? '')?.[1] ??
-    null;
-  if (reset === null) return undefined;
+  const reset = rateLimitField(headers, 'reset');
+  if (reset === undefined) return undefined;
   const number = Number(reset.trim());
   if (Number.isNaN(number)) {
     const date = Date.parse(reset);
@@ -120,21 +114,14 @@ export function resetMs(headers: Headers, nowMs: number): number | undefined {
 }
 
 /**
- * How long the rate-limit headers ask to hold before the next request: only when they
- * say no request is left (`X-RateLimit-Remaining`, `RateLimit-Remaining` or the
- * `RateLimit` field's `remaining`, at 0), until the reset (resetMs; one second when none
- * is given).
+ * How long the rate-limit headers ask to hold before the next request: only when they say no
+ * request is left, until the reset (one second when none is given).
  *
  * @example
  *   rateLimitHoldMs(new Headers({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '2' }), 0); // 2000
  */
 export function rateLimitHoldMs(headers: Headers, nowMs: number): number | undefined {
-  const remaining =
-    headers.get('x-ratelimit-remaining') ??
-    headers.get('ratelimit-remaining') ??
-    /(?:^|[;,\s])remaining=(\d+)/.exec(headers.get('ratelimit') ?? '')?.[1] ??
-    null;
-  if (remaining === null || remaining.trim() !== '0') return undefined;
+  if (rateLimitField(headers, 'remaining')?.trim() !== '0') return undefined;
   return resetMs(headers, nowMs) ?? 1000;
 }
 
@@ -164,7 +151,6 @@ export function politeTransport(inner: CaseTransport, options: PoliteOptions): C
   const { settings, schedule, key } = options;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const now = options.now ?? Date.now;
-  const attemptTimeoutMs = options.attemptTimeoutMs ?? 10_000;
   const intervalMs = settings.maxRps > 0 ? 1000 / settings.maxRps : 0;
 
   const wait = async (caseName: string, reason: WaitReason, ms: number): Promise<void> => {
@@ -186,8 +172,8 @@ export function politeTransport(inner: CaseTransport, options: PoliteOptions): C
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new Error(`no complete response within ${attemptTimeoutMs} ms (timeout)`)),
-        attemptTimeoutMs,
+        () => reject(new Error(`no complete response within ${ATTEMPT_TIMEOUT_MS} ms (timeout)`)),
+        ATTEMPT_TIMEOUT_MS,
       );
     });
     try {

@@ -18,11 +18,9 @@ const DATA_FACTS: Record<string, FactId> = {
 };
 
 /**
- * Checks one exchange (src/spec/response-check.ts: success bodies against the operation's
- * response; rejections against the simulator's error envelope, or the bare envelope for
- * another target, since upstream has published no error shape). Against a target that is
- * no simulator, a rule the spec marks `x-unverified` (the kit's reading where the documents
- * are silent: an id's pattern, a string's length) is not held, beyond the field's type.
+ * Checks one exchange against the spec (src/spec/response-check.ts). Against a target that is
+ * no simulator, a rule the spec marks `x-unverified` (the kit's reading where the documents are
+ * silent) is not held, beyond the field's type and presence.
  *
  * @example
  *   checkExchange(exchange, { simulator: true }); // [] when the body fits the spec

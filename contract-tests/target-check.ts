@@ -46,13 +46,8 @@ export async function checkTarget(
   } catch (error) {
     return `not reachable: ${shown} (${reasonOf(error)}); check --base-url (CONTRACT_BASE_URL) and that the server runs.`;
   }
-  const text = await response.text().catch(() => '');
-  let body: { code?: unknown; msg?: unknown } | undefined;
-  try {
-    body = JSON.parse(text) as typeof body;
-  } catch {
-    body = undefined;
-  }
+  const body = (await response.json().catch(() => undefined)) as
+    { code?: unknown; msg?: unknown } | undefined;
   // A service may answer a refused key with 200 and a code of its own (errorStatus always-200).
   const refusedInBody =
     response.ok && body && body.code !== 0 && typeof body.msg === 'string' && /key/i.test(body.msg);

@@ -1,12 +1,8 @@
 /**
- * Calibration of how answers look: the envelope's time unit, the decimals of each
- * decimal-string field, each rejection's whole answer and message template (the fields
- * the document does not list are calibrate-extra-fields.ts's), the statuses the history shows,
- * which identifier wins in the history and how an order is paid when TRX is short.
- *
- * Shapes are read with infer-schema.ts, the reading `drift` compares with, so a value
- * calibrated here is one drift finds no change in. What the recording shows but the
- * simulator cannot answer alike is returned as such (`unreproduced`), never dropped.
+ * Calibration of how answers look: time unit, decimals, rejections, the statuses history
+ * shows, which identifier it prefers, how an order is paid when TRX is short. Shapes are read
+ * with infer-schema.ts, as drift reads them; what the simulator cannot answer alike is
+ * returned as `unreproduced`, never dropped.
  */
 import type { components } from '../src/generated/control.ts';
 import { API_OPERATION_SPECS, type ApiOperationId } from '../src/generated/lists.ts';
@@ -60,6 +56,24 @@ export interface Learning {
 }
 
 export const empty = (): Learning => ({ settings: {}, table: [], unreproduced: [] });
+
+/**
+ * One setting learnt from `proof`, or, with no value, left at the default.
+ *
+ * @example
+ *   learnt('historyPrefers', 'outOrderNo', evidence(i, 'outOrderNo came back')).settings; // { historyPrefers: 'outOrderNo' }
+ */
+export function learnt<K extends keyof Settings>(
+  setting: K,
+  value?: Settings[K],
+  proof?: Evidence,
+): Learning {
+  return {
+    settings: value === undefined ? {} : ({ [setting]: value } as Settings),
+    table: [{ setting, value, ...(proof ? { evidence: proof } : {}) }],
+    unreproduced: [],
+  };
+}
 export const json = (value: unknown): string => JSON.stringify(value);
 export const short = (value: unknown): string => {
   const text = json(value) ?? String(value);
@@ -78,10 +92,7 @@ export function learnEnvelopeTimeUnit(interactions: Interaction[]): Learning {
     const time = bodyOf(i)?.time;
     return (typeof time === 'string' && /^\d+(\.\d+)?$/.test(time)) || typeof time === 'number';
   });
-  if (!first) {
-    out.table.push({ setting: 'envelopeTimeUnit', value: undefined });
-    return out;
-  }
+  if (!first) return learnt('envelopeTimeUnit');
   const time = bodyOf(first)!.time as string | number;
   const unit = timeUnit(Number(time));
   const fraction = /\.(\d+)$/.exec(String(time))?.[1];
@@ -289,21 +300,17 @@ export function rejectionAnswer(seen: Interaction[]): {
  * is not read for this.
  */
 export function learnHiddenStatuses(interactions: Interaction[]): Learning {
-  const out = empty();
   const orders = observeOrders(interactions);
   const paths = orders.map(statusPath);
-  if (orders.length === 0) {
-    out.table.push({ setting: 'hiddenStatuses', value: undefined });
-    return out;
-  }
+  if (orders.length === 0) return learnt('hiddenStatuses');
   const history = interactions.find((i) => sentTo(i, 'getOrderHistory') && isSuccess(i))!;
+  const unreproduced: Unreproduced[] = [];
   if (interactions.some((i) => i.operation === 'advanceClock')) {
-    out.table.push({ setting: 'hiddenStatuses', value: undefined });
-    out.unreproduced.push({
+    unreproduced.push({
       what: 'the statuses the history shows',
       why: "the recording advanced a manual clock: its polls sample the clock's steps, not the service's",
     });
-    return out;
+    return { ...learnt('hiddenStatuses'), unreproduced };
   }
   const hidden: Array<'PROCESSING' | 'REFUNDED'> = [];
   const notes: string[] = [];
@@ -328,18 +335,13 @@ export function learnHiddenStatuses(interactions: Interaction[]): Learning {
     notes.push(
       `${failed.length} FAILED orders, polled in FAILED for up to ${Math.round(lingered)} s, never REFUNDED`,
     );
-    out.unreproduced.push({
+    unreproduced.push({
       what: 'a REFUNDED later than the polls',
       why: `the recording cannot tell a REFUNDED after ${Math.round(lingered)} s from none: REFUNDED is hidden`,
     });
   }
-  if (hidden.length === 0) {
-    out.table.push({ setting: 'hiddenStatuses', value: undefined });
-    return out;
-  }
-  out.settings.hiddenStatuses = hidden;
-  out.table.push({ setting: 'hiddenStatuses', value: hidden, evidence: evidence(history, notes.join('; ')) });
-  return out;
+  const proof = hidden.length > 0 ? evidence(history, notes.join('; ')) : undefined;
+  return { ...learnt('hiddenStatuses', hidden.length > 0 ? hidden : undefined, proof), unreproduced };
 }
 
 /**
@@ -347,7 +349,6 @@ export function learnHiddenStatuses(interactions: Interaction[]): Learning {
  * when the two name different orders (the recording's own createOrder answers tell).
  */
 export function learnHistoryPrefers(interactions: Interaction[]): Learning {
-  const out = empty();
   const orderOf = new Map<string, string>();
   for (const i of interactions) {
     const data = bodyOf(i)?.data;
@@ -365,17 +366,14 @@ export function learnHistoryPrefers(interactions: Interaction[]): Learning {
     const other = orderOf.get(`${i.request.apiKeyAlias}\u0000${outOrderNo}`);
     if (!isObject(data) || other === undefined || other === orderId) continue;
     const winner = data.orderId === orderId ? 'orderId' : data.orderId === other ? 'outOrderNo' : undefined;
-    if (!winner) continue;
-    out.settings.historyPrefers = winner;
-    out.table.push({
-      setting: 'historyPrefers',
-      value: winner,
-      evidence: evidence(i, `orderId and outOrderNo of two orders: ${json(data.orderId)} came back`),
-    });
-    return out;
+    if (winner)
+      return learnt(
+        'historyPrefers',
+        winner,
+        evidence(i, `orderId and outOrderNo of two orders: ${json(data.orderId)} came back`),
+      );
   }
-  out.table.push({ setting: 'historyPrefers', value: undefined });
-  return out;
+  return learnt('historyPrefers');
 }
 
 /**
@@ -384,19 +382,10 @@ export function learnHistoryPrefers(interactions: Interaction[]): Learning {
  * USDT of at least the price in TRX (more than it costs at any rate below 1 USDT a TRX).
  */
 export function learnWhenTrxShort(interactions: Interaction[]): Learning {
-  const out = empty();
   const paid = interactions.find(
     (i) => sentTo(i, 'createOrder') && isSuccess(i) && bodyOf(i)?.data?.currency === 'USDT',
   );
-  if (paid) {
-    out.settings.whenTrxShort = 'pay-usdt';
-    out.table.push({
-      setting: 'whenTrxShort',
-      value: 'pay-usdt',
-      evidence: evidence(paid, 'an order paid in USDT'),
-    });
-    return out;
-  }
+  if (paid) return learnt('whenTrxShort', 'pay-usdt', evidence(paid, 'an order paid in USDT'));
   const balances = new Map<string, { trx: number; usdt: number }>();
   const prices = new Map<string, number>();
   for (const i of interactions) {
@@ -419,14 +408,8 @@ export function learnWhenTrxShort(interactions: Interaction[]): Learning {
     const balance = balances.get(String(i.request.apiKeyAlias));
     const price = prices.get(`${param(i, 'rentalCount')}\u0000${param(i, 'period')}`);
     if (!balance || price === undefined || !(balance.trx < price) || !(balance.usdt >= price)) continue;
-    out.settings.whenTrxShort = 'reject';
-    out.table.push({
-      setting: 'whenTrxShort',
-      value: 'reject',
-      evidence: evidence(i, `refused with ${balance.trx} TRX and ${balance.usdt} USDT for ${price} TRX`),
-    });
-    return out;
+    const observed = `refused with ${balance.trx} TRX and ${balance.usdt} USDT for ${price} TRX`;
+    return learnt('whenTrxShort', 'reject', evidence(i, observed));
   }
-  out.table.push({ setting: 'whenTrxShort', value: undefined });
-  return out;
+  return learnt('whenTrxShort');
 }

@@ -1,11 +1,7 @@
 /**
- * Calibration: the simulator's choices, learnt from a recording of the real service.
- * Every setting it can learn is read from what the recording shows, with the evidence
- * (operation, case, observed value); what the recording never showed stays the default.
- *
- * Rejections are classified by what was sent, not by the case that sent it, so a
- * recording of live traffic (`serve --upstream --record`) calibrates as well as one of
- * the contract suite.
+ * Calibration: the simulator's choices learnt from a recording of the real service, each with
+ * its evidence; what the recording never showed stays the default. Rejections are classified
+ * by what was sent, so live traffic (`serve --upstream --record`) calibrates too.
  */
 import type { components } from '../src/generated/control.ts';
 import {
@@ -21,6 +17,7 @@ import {
   learnEnvelopeTimeUnit,
   learnHiddenStatuses,
   learnHistoryPrefers,
+  learnt,
   learnWhenTrxShort,
   rejectionAnswer,
   type Learning,
@@ -206,69 +203,60 @@ export function calibrate(recording: Recording): Calibration {
       table.push({ setting: `errors.${kind}`, value: undefined });
       continue;
     }
-    const learnt = rejectionAnswer(seen);
-    errors[kind] = learnt.answer;
+    const answered = rejectionAnswer(seen);
+    errors[kind] = answered.answer;
     // The fields every answer of the kind carries, their sources read over every rejection's.
     const fields = rejectionExtras.fields.filter((f) =>
       seen.every((i) => valueAt(i.response?.body, f.path) !== undefined),
     );
-    if (learnt.answer.body === undefined && fields.length > 0) learnt.answer.extraFields = fields;
+    if (answered.answer.body === undefined && fields.length > 0) answered.answer.extraFields = fields;
     table.push({
       setting: `errors.${kind}`,
-      value: learnt.answer,
-      evidence: evidence(first, learnt.observed),
+      value: answered.answer,
+      evidence: evidence(first, answered.observed),
     });
-    for (const note of learnt.unreproduced)
+    for (const note of answered.unreproduced)
       unreproduced.push({
         ...note,
         what: `errors.${kind}: ${note.what}`,
-        evidence: evidence(first, learnt.observed),
+        evidence: evidence(first, answered.observed),
       });
     // A web server's page: the simulator's own HTML 404 where the catalogue gives no body of its own.
     if (kind === 'notFound' && /html/i.test(first.response!.headers['content-type'] ?? '')) {
       settings.unknownPath = 'html';
-      table.push({ setting: 'unknownPath', value: 'html', evidence: evidence(first, learnt.observed) });
+      table.push({ setting: 'unknownPath', value: 'html', evidence: evidence(first, answered.observed) });
     }
   }
   if (Object.keys(errors).length > 0) settings.errors = errors;
   if (settings.unknownPath === undefined) table.push({ setting: 'unknownPath', value: undefined });
 
   // How answers look: the envelope's time, decimals, undocumented fields, statuses, and two choices.
-  for (const learning of [
-    learnEnvelopeTimeUnit(interactions),
-    learnDecimals(interactions),
-    learnExtraFields(interactions),
-    learnHiddenStatuses(interactions),
-    learnHistoryPrefers(interactions),
-    learnWhenTrxShort(interactions),
-    learnQuantities(kinds, largest),
-  ]) {
+  const take = (learning: Learning): void => {
     Object.assign(settings, learning.settings);
     table.push(...learning.table);
     unreproduced.push(...learning.unreproduced);
-  }
+  };
+  take(learnEnvelopeTimeUnit(interactions));
+  take(learnDecimals(interactions));
+  take(learnExtraFields(interactions));
+  take(learnHiddenStatuses(interactions));
+  take(learnHistoryPrefers(interactions));
+  take(learnWhenTrxShort(interactions));
+  take(learnQuantities(kinds, largest));
 
   // The account's success code.
   const account = interactions.find((i) => sentTo(i, 'getAccount') && isSuccess(i));
-  if (account) {
-    const code = bodyOf(account)!.code as 0 | 1;
-    settings.accountSuccessCode = code;
-    table.push({ setting: 'accountSuccessCode', value: code, evidence: evidence(account, `code ${code}`) });
-  } else table.push({ setting: 'accountSuccessCode', value: undefined });
+  const code = account && (bodyOf(account)!.code as 0 | 1);
+  take(learnt('accountSuccessCode', code, account && evidence(account, `code ${code}`)));
 
   // The unit of createdAt: seconds are below 10^11 for any date before 5138.
   const history = interactions.find(
     (i) => sentTo(i, 'getOrderHistory') && isSuccess(i) && typeof bodyOf(i)?.data?.createdAt === 'number',
   );
-  if (history) {
-    const createdAt = bodyOf(history)!.data!.createdAt as number;
-    settings.createdAtUnit = createdAt < 1e11 ? 's' : 'ms';
-    table.push({
-      setting: 'createdAtUnit',
-      value: settings.createdAtUnit,
-      evidence: evidence(history, `createdAt ${createdAt}`),
-    });
-  } else table.push({ setting: 'createdAtUnit', value: undefined });
+  const createdAt = history && (bodyOf(history)!.data!.createdAt as number);
+  let unit: 's' | 'ms' | undefined;
+  if (createdAt !== undefined) unit = createdAt < 1e11 ? 's' : 'ms';
+  take(learnt('createdAtUnit', unit, history && evidence(history, `createdAt ${createdAt}`)));
 
   // Prices: the sun per unit each period was quoted at.
   const prices: Partial<Record<Period, string>> = {};
@@ -299,30 +287,16 @@ export function calibrate(recording: Recording): Calibration {
     }
   }
   const forced = recording.target.capabilities.includes('rules');
-  if (outcomes.size > 0 && !forced) {
-    const failed = [...outcomes.values()].filter(Boolean).length;
-    // Two decimals: a rate is all a handful of orders can show.
-    settings.failureRate = Math.round((100 * failed) / outcomes.size) / 100;
-    table.push({
-      setting: 'failureRate',
-      value: settings.failureRate,
-      evidence: evidence(lastOutcome!, `${failed} of ${outcomes.size} orders failed`),
-    });
-  } else table.push({ setting: 'failureRate', value: undefined });
+  const failed = [...outcomes.values()].filter(Boolean).length;
+  // Two decimals: a rate is all a handful of orders can show.
+  const rate = outcomes.size > 0 && !forced ? Math.round((100 * failed) / outcomes.size) / 100 : undefined;
+  const proof = lastOutcome && evidence(lastOutcome, `${failed} of ${outcomes.size} orders failed`);
+  take(learnt('failureRate', rate, rate === undefined ? undefined : proof));
 
   // A second order with a known outOrderNo: refused, or the first order again.
   const duplicate = interactions.find((i) => duplicates.has(i));
-  if (duplicate) {
-    settings.duplicateOutOrderNo = 'reject';
-    table.push({
-      setting: 'duplicateOutOrderNo',
-      value: 'reject',
-      evidence: evidence(
-        duplicate,
-        `HTTP ${duplicate.response!.status}, code ${String(bodyOf(duplicate)?.code)}`,
-      ),
-    });
-  } else table.push({ setting: 'duplicateOutOrderNo', value: undefined });
+  const answer = duplicate && `HTTP ${duplicate.response!.status}, code ${String(bodyOf(duplicate)?.code)}`;
+  take(learnt('duplicateOutOrderNo', duplicate && 'reject', duplicate && evidence(duplicate, answer!)));
 
   // Lifecycle delays: the recorded medians, in ms (upper bounds, to the polling interval).
   const medians = recording.timing.summary.medianSecondsTo;
@@ -351,18 +325,10 @@ export function calibrate(recording: Recording): Calibration {
   if (outcome !== undefined && !seen.has('PENDING') && seen.has('PROCESSING')) delays.processing = 0;
   // A status the polls never caught did not last: it came with the outcome.
   if (delays.processing === undefined && delays.outcome !== undefined) delays.processing = delays.outcome;
+  // The recorded times include any activation of a new address, so none is added on top.
   if (delays.outcome !== undefined) {
-    // The recorded times include any activation of a new address, so none is added on top.
-    settings.activationDelayMs = 0;
-    table.push({
-      setting: 'activationDelayMs',
-      value: 0,
-      evidence: {
-        operation: 'getOrderHistory',
-        case: 'the recorded outcome median',
-        observed: 'includes any activation',
-      },
-    });
+    const proof = { operation: 'getOrderHistory', case: 'the recorded outcome median' };
+    take(learnt('activationDelayMs', 0, { ...proof, observed: 'includes any activation' }));
   }
   for (const step of ['processing', 'outcome', 'refund'] as const) {
     const value = delays[step];

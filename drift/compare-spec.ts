@@ -1,9 +1,7 @@
 /**
- * Compares a recording with spec/openapi.yaml: where the recorded service departs
- * from the document. Each API response is validated as the contract suite validates it
- * (createValidators(loadSpec('api')) through spec-check), fields the document does not
- * declare are listed, time units and decimals are checked against the provider's
- * published examples, and status paths against the lifecycle the document describes.
+ * Compares a recording with spec/openapi.yaml: each API answer validated as the contract
+ * suite does, undeclared fields listed, time units and decimals against the provider's
+ * examples, status paths against the documented lifecycle.
  */
 import { checkAnswer } from '../src/spec/response-check.ts';
 import type { Exchange } from '../src/client/index.ts';
@@ -22,6 +20,7 @@ import {
 } from './infer-schema.ts';
 import { statusPaths } from '../recording/order-observations.ts';
 import { isApiOperation, type Interaction, type Recording } from '../recording/recording.ts';
+import { isSuccess } from './recorded-exchange.ts';
 import { documentedResponse, documentedStatusPaths, schemaAt, valueAt } from './spec-schema.ts';
 
 /** What the document cannot tell, so a spec comparison never reports it. */
@@ -37,25 +36,6 @@ const KIND_OF_KEYWORD: Record<string, FindingKind> = {
   enum: 'unknown-enum-value',
   const: 'unknown-enum-value',
 };
-
-function isSuccess(interaction: Interaction): boolean {
-  const body = interaction.response?.body as { code?: unknown; msg?: unknown } | undefined;
-  const status = interaction.response?.status ?? 0;
-  return (
-    status >= 200 &&
-    status < 300 &&
-    (body?.code === 0 ||
-      (interaction.operation === 'getAccount' && body?.code === 1 && /success/i.test(String(body.msg))))
-  );
-}
-
-/**
- * Where the document describes a rejection: its own response, else the ErrorEnvelope.
- * (Validation of a service that is not a simulator asks only for the bare envelope, as
- * the contract suite does; which fields exist is still read from the fullest description.)
- */
-const fallbackFor = (interaction: Interaction): 'ErrorEnvelope' | undefined =>
-  isSuccess(interaction) ? undefined : 'ErrorEnvelope';
 
 /**
  * Reports where a recording departs from spec/openapi.yaml.
@@ -120,10 +100,12 @@ export function compareWithSpec(recording: Recording): Finding[] {
   }
 
   // Fields the document does not declare, and time units and decimals against the
-  // provider's published examples.
+  // provider's published examples. A rejection the document does not describe is read
+  // against the fullest description of one, the ErrorEnvelope.
   const byResponse = new Map<string, Interaction[]>();
   for (const interaction of api) {
-    const key = `${interaction.operation}\n${interaction.response!.status}\n${fallbackFor(interaction) ?? ''}`;
+    const fallback = isSuccess(interaction) ? '' : 'ErrorEnvelope';
+    const key = `${interaction.operation}\n${interaction.response!.status}\n${fallback}`;
     byResponse.set(key, [...(byResponse.get(key) ?? []), interaction]);
   }
   for (const [key, interactions] of byResponse) {

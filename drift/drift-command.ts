@@ -4,7 +4,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_FILE_LIMIT, fileLimitFrom, type FileLimit } from '../src/bounded-file.ts';
+import { fileLimitFrom, type FileLimit } from '../src/bounded-file.ts';
 import { loadCoverageFile } from '../src/behaviour/coverage-file.ts';
 import { readCommandArgs } from '../src/cli-args.ts';
 import { commandHelp } from '../src/cli-help.ts';
@@ -20,12 +20,6 @@ import { withUsage } from './usage.ts';
 
 /** `drift --help`, from its table in spec/cli.yaml. */
 export const DRIFT_HELP: string = commandHelp(CLI_COMMANDS.drift);
-
-export interface DriftOptions {
-  write?: (text: string) => void;
-  /** Where ENERGY_SIM_MAX_FILE_MB is read; default process.env. */
-  env?: NodeJS.ProcessEnv;
-}
 
 interface DriftArgs {
   mode: 'recordings' | 'spec';
@@ -64,17 +58,16 @@ export function parseDriftArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     throw new CliError(
       `--timing-threshold must be a non-negative number of seconds, e.g. 2 or 0.5 (got '${thresholdText}').`,
     );
-  const args: DriftArgs = {
+  return {
     mode,
     files: positionals,
     format,
+    markdownFile: values.markdown,
+    jsonFile: values.json,
+    usageFile: values.usage,
     timingThreshold: Number(thresholdText),
     limit: fileLimitFrom(values['max-file-mb'], env),
   };
-  if (values.markdown !== undefined) args.markdownFile = values.markdown;
-  if (values.json !== undefined) args.jsonFile = values.json;
-  if (values.usage !== undefined) args.usageFile = values.usage;
-  return args;
 }
 
 function describeTarget(target: TargetInfo): string {
@@ -112,9 +105,9 @@ function load(file: string, role: string, limit: FileLimit): Recording {
  *   driftReport({ mode: 'recordings', files: ['old.json', 'new.json'], format: 'markdown', timingThreshold: 2 }).summary;
  */
 export function driftReport(
-  args: Pick<DriftArgs, 'mode' | 'files' | 'timingThreshold'> & { limit?: FileLimit },
+  args: Pick<DriftArgs, 'mode' | 'files' | 'timingThreshold' | 'limit'>,
 ): DriftReport {
-  const limit = args.limit ?? DEFAULT_FILE_LIMIT;
+  const { limit } = args;
   if (args.mode === 'spec') {
     const file = args.files[0]!;
     const recording = load(file, 'NEW', limit);
@@ -147,7 +140,10 @@ export function driftReport(
  * @example
  *   await runDrift(['fixtures/simulator-recording.json', 'recordings/new.json', '--json', 'drift.json']);
  */
-export async function runDrift(argv: string[], options: DriftOptions = {}): Promise<number> {
+export async function runDrift(
+  argv: string[],
+  options: { write?: (text: string) => void; env?: NodeJS.ProcessEnv } = {},
+): Promise<number> {
   const write = options.write ?? ((text: string) => void process.stdout.write(text));
   const args = parseDriftArgs(argv, options.env);
   if (args === 'help') {

@@ -5,19 +5,22 @@
 
 import { documentedResponse, schemaAt } from './spec-schema.ts';
 
-export type FindingKind =
-  | 'field-added'
-  | 'field-removed'
-  | 'type-changed'
-  | 'format-changed'
-  | 'unknown-enum-value'
-  | 'message-changed'
-  | 'code-changed'
-  | 'response-changed'
-  | 'new-status-path'
-  | 'timing-shift'
-  | 'operation-unobserved'
-  | 'spec-violation';
+/** Every kind of finding, in report order. */
+const KIND_ORDER = [
+  'field-removed',
+  'type-changed',
+  'format-changed',
+  'unknown-enum-value',
+  'code-changed',
+  'response-changed',
+  'new-status-path',
+  'spec-violation',
+  'field-added',
+  'message-changed',
+  'timing-shift',
+  'operation-unobserved',
+] as const;
+export type FindingKind = (typeof KIND_ORDER)[number];
 
 export type Severity = 'breaking' | 'non-breaking';
 
@@ -180,21 +183,6 @@ export interface DriftReport {
   usage?: { source: string; exercisedFindings: number };
   findings: Finding[];
 }
-
-const KIND_ORDER: FindingKind[] = [
-  'field-removed',
-  'type-changed',
-  'format-changed',
-  'unknown-enum-value',
-  'code-changed',
-  'response-changed',
-  'new-status-path',
-  'spec-violation',
-  'field-added',
-  'message-changed',
-  'timing-shift',
-  'operation-unobserved',
-];
 
 /** Findings in report order: by operation, breaking first, then by kind and path. */
 export function sortFindings(findings: Finding[]): Finding[] {

@@ -1,10 +1,7 @@
 /**
- * Schemas inferred from a recording's responses, per operation, status class and
- * result code: for each JSON path the JSON types seen, the string formats (decimal
- * string and its decimals, integer string, TRON address, order id, 64-hex, …), the
- * unit of time fields (by magnitude), the values of enum-like fields, and the message
- * templates. Values themselves never matter: two recordings with different values and
- * the same shapes infer the same schemas.
+ * Schemas inferred from a recording's responses, per operation, status class and result code:
+ * per JSON path the types, string formats, time units, enum-like values and message templates.
+ * Values never matter: the same shapes with other values infer the same schemas.
  */
 import { isTronAddress } from '../src/tron-address.ts';
 import { statusPaths } from '../recording/order-observations.ts';

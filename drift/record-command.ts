@@ -10,7 +10,7 @@ import { commandHelp } from '../src/cli-help.ts';
 import { CliError } from '../src/cli-error.ts';
 import { envFlag } from '../src/env-flag.ts';
 import { CLI_COMMANDS } from '../src/generated/cli.ts';
-import { newRunId } from '../contract-tests/contract-config.ts';
+import { displayPath, newRunId } from '../contract-tests/contract-config.ts';
 import {
   applyContractFlags,
   requireReachableTarget,
@@ -53,13 +53,13 @@ export function parseRecordArgs(
     throw new CliError(
       'record needs --out FILE: where to write the recording, e.g. --out recordings/upstream.json.',
     );
-  const { 'as-upstream': asUpstream, ...suiteFlags } = values;
-  const suiteEnv = applyContractFlags(suiteFlags, env);
-  if (asUpstream) suiteEnv.CONTRACT_AS_UPSTREAM = '1';
-  if (suiteEnv.CONTRACT_REPLAY)
+  if (env.CONTRACT_REPLAY?.trim())
     throw new CliError(
       'CONTRACT_REPLAY is set: record talks to a live target, a replay cannot be recorded. Unset CONTRACT_REPLAY.',
     );
+  const { 'as-upstream': asUpstream, ...suiteFlags } = values;
+  const suiteEnv = applyContractFlags(suiteFlags, env);
+  if (asUpstream) suiteEnv.CONTRACT_AS_UPSTREAM = '1';
   return { env: suiteEnv, out: path.resolve(values.out) };
 }
 
@@ -152,10 +152,4 @@ export function describeRecording(recording: Recording, file: string): string {
         ]
       : []),
   ].join('\n');
-}
-
-/** A path relative to the working directory when it is inside it, else absolute. */
-function displayPath(file: string): string {
-  const relative = path.relative(process.cwd(), file);
-  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
 }

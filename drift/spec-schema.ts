@@ -5,6 +5,7 @@
  */
 import type { SchemaObject } from '../src/spec/openapi-types.ts';
 import { loadSpec, type LoadedSpec, type OperationInfo } from '../src/spec/loader.ts';
+import { resolveReference } from '../src/spec/spec-document.ts';
 
 export interface SchemaNode {
   type?: string | string[];
@@ -20,29 +21,13 @@ export interface SchemaNode {
 const specs: Partial<Record<'api' | 'control', LoadedSpec>> = {};
 const spec = (name: 'api' | 'control'): LoadedSpec => (specs[name] ??= loadSpec(name));
 
-/** The operation of either document, or undefined. */
-export function operationInfo(operationId: string): { info: OperationInfo; spec: LoadedSpec } | undefined {
-  for (const name of ['api', 'control'] as const) {
-    const info = spec(name).operations.find((op) => op.operationId === operationId);
-    if (info) return { info, spec: spec(name) };
-  }
-  return undefined;
-}
-
-function resolveRef(document: LoadedSpec['document'], ref: string): unknown {
-  let node: unknown = document;
-  for (const raw of ref.slice(2).split('/'))
-    node = (node as Record<string, unknown>)[raw.replace(/~1/g, '/').replace(/~0/g, '~')];
-  return node;
-}
-
 /** Flattens `$ref` and `allOf` into one node (properties merged, the first type, enum and pattern kept). */
 export function flatten(document: LoadedSpec['document'], raw: unknown, depth = 0): SchemaNode {
   const node: SchemaNode = { unverified: false };
   if (depth > 32 || typeof raw !== 'object' || raw === null) return node;
   const schema = raw as SchemaObject & { $ref?: string; 'x-unverified'?: boolean };
   const parts: unknown[] = [];
-  if (schema.$ref) parts.push(resolveRef(document, schema.$ref));
+  if (schema.$ref) parts.push(resolveReference(document, { $ref: schema.$ref }));
   for (const part of schema.allOf ?? []) parts.push(part);
   for (const part of parts) {
     const flat = flatten(document, part, depth + 1);
@@ -109,17 +94,15 @@ export function documentedResponse(
 
 const responses = new Map<string, { schema: SchemaNode; example?: unknown } | undefined>();
 
-function findResponse(
-  operationId: string,
-  status: number,
-  fallback?: 'ErrorEnvelope' | 'Envelope',
-): { schema: SchemaNode; example?: unknown } | undefined {
-  const found = operationInfo(operationId);
-  if (!found) return undefined;
-  const own = fallback === 'Envelope' ? undefined : responseOf(found.info, status);
-  if (own?.schema) return { schema: flatten(found.spec.document, own.schema), example: own.example };
-  if (!fallback) return undefined;
-  return { schema: flatten(found.spec.document, { $ref: `#/components/schemas/${fallback}` }) };
+function findResponse(operationId: string, status: number, fallback?: 'ErrorEnvelope' | 'Envelope') {
+  for (const { operations, document } of [spec('api'), spec('control')]) {
+    const info = operations.find((op) => op.operationId === operationId);
+    if (!info) continue;
+    const own = fallback === 'Envelope' ? undefined : responseOf(info, status);
+    if (own?.schema) return { schema: flatten(document, own.schema), example: own.example };
+    return fallback && { schema: flatten(document, { $ref: `#/components/schemas/${fallback}` }) };
+  }
+  return undefined;
 }
 
 /** The node at a JSON path ('/data/status', '/data/timeline/*' for items); undefined when the document does not declare it. */

@@ -10,10 +10,10 @@ import { ERROR_CODES } from '../mock/engine/simulator-error.ts';
 import type { DriftReport, Finding } from './finding.ts';
 
 /** What each rejection kind answers by default: a finding that names its code is on that kind. */
-const KIND_BY_CODE = new Map<number, string>(
+const KIND_BY_CODE = new Map<number, (typeof REJECTION_KINDS)[number]>(
   REJECTION_KINDS.flatMap((kind) => {
     const known = (ERROR_CODES as Record<string, { code: number } | undefined>)[kind];
-    return known ? [[known.code, kind] as [number, string]] : [];
+    return known ? [[known.code, kind] as const] : [];
   }),
 );
 
@@ -39,18 +39,13 @@ export function exercisedBy(finding: Finding, usage: CoverageFile): string[] {
     const [from, to] = id.slice('transition:'.length).split('>') as [string, string];
     if (new RegExp(`\\b${from}\\s*(→|>|->)\\s*${to}\\b`).test(text)) out.push(id);
   }
-  for (const code of text.matchAll(/\bcode (-?\d+)\b/g)) {
-    const kind = KIND_BY_CODE.get(Number(code[1]));
-    if (kind !== undefined && met[`rejection:${kind}`] !== undefined && !out.includes(`rejection:${kind}`))
-      out.push(`rejection:${kind}`);
+  const kinds = new Set(REJECTION_KINDS.filter((kind) => new RegExp(`\\b${kind}\\b`).test(text)));
+  for (const [, code] of text.matchAll(/\bcode (-?\d+)\b/g)) {
+    const kind = KIND_BY_CODE.get(Number(code));
+    if (kind) kinds.add(kind);
   }
   for (const kind of REJECTION_KINDS)
-    if (
-      met[`rejection:${kind}`] !== undefined &&
-      new RegExp(`\\b${kind}\\b`).test(text) &&
-      !out.includes(`rejection:${kind}`)
-    )
-      out.push(`rejection:${kind}`);
+    if (kinds.has(kind) && met[`rejection:${kind}`] !== undefined) out.push(`rejection:${kind}`);
   return out;
 }
 

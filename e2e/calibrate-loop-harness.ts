@@ -1,9 +1,7 @@
 /**
- * The calibration loop on a service chosen by contract variant: record the suite against
- * it, `calibrate` from that recording, serve the calibrated scenario, record that
- * simulator as the real service is recorded (`--as-upstream`), and count what `drift`
- * still calls breaking. The same count between the service and the simulator's defaults
- * is how far it was before calibration.
+ * The calibration loop on a service chosen by contract variant: record it, calibrate, serve
+ * the scenario, record that simulator `--as-upstream`, and count what `drift` still calls
+ * breaking (against the simulator's defaults: how far it was before).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,12 +1,7 @@
 /**
- * The contract suite against every target of the self-test in one vitest process and
- * one project. e2e/contract-self-test.test.ts writes the plan (CONTRACT_SELF_TEST_PLAN)
- * and one small test file per target and contract file into the plan's directory; each
- * imports its contract file afresh and sets the target's environment
- * (contract-self-test-target.ts). Workers are not isolated, as in the contract project,
- * so each loads the suite's modules once and then runs file after file of any target;
- * a project per target would give each target workers and a module graph of its own,
- * which costs as much as the child process per target it replaces.
+ * The contract suite against every target of the self-test in one vitest process: one small
+ * test file per target and contract file (contract-self-test-run.ts), in unisolated workers,
+ * so each loads the suite's modules once.
  */
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';

@@ -1,24 +1,8 @@
 /**
- * The family of stand-ins: members of the independent service (independent-service.ts),
- * each choosing differently wherever upstream is silent, and the planted breaks of
- * documented facts the suite must catch on each.
- *
- * - every non-default choice of every class (envelope time, decimals, undocumented
- *   fields, rejections, wrong-method and unknown-path answers, statuses shown, the
- *   identifier history prefers, the currency when TRX is short, `createdAt`'s unit, the
- *   account's success code, duplicate `outOrderNo`) appears in at least one member;
- * - `all-choices` combines them all;
- * - `rate-limited` paces its key (rate-limit.ts);
- * - `gateway` makes the choices of a service behind a gateway (its rejections HTTP 200 with
- *   Chinese messages, `success` and a fresh `traceId` on every answer, `time` in ms, trxPrice
- *   trimmed, a maximum rentalCount, the minimum on the price, PENDING 8–12 s, and served over
- *   HTTP gzip-compressed with `Connection: close`), and its modes: rate-limited (HTML 503,
- *   `X-RateLimit-Reset` as a Unix time), slow delivery, every order failing, an activation fee
- *   on a fresh address, `time` in seconds with decimals.
- *
- * The suite must pass on each member read-only and spending one order, and fail on each
- * break that applies to it (`FAMILY_VARIANTS`: 'family-<member>' and
- * 'family-<member>+<break>').
+ * The family of stand-ins: members of the independent service, each choosing differently
+ * wherever upstream is silent (every non-default choice in at least one member), and the
+ * planted breaks (breaks.ts). The suite must pass on each member and fail on each break that
+ * applies to it (`FAMILY_VARIANTS`: 'family-<member>' and 'family-<member>+<break>').
  */
 import type { Simulator } from '../../mock/simulator.ts';
 import { BREAKS, type Break } from './breaks.ts';
@@ -129,7 +113,7 @@ const GATEWAY_REJECTIONS: Record<RejectionKind, Rejection> = {
   notFound: { status: 200, code: 40400, msg: '接口不存在' },
 };
 
-/** The gateway's choices, which its modes share. */
+/** A service behind a gateway (served gzipped, `Connection: close`); its modes share these. */
 const GATEWAY: Partial<ServiceChoices> = {
   timeUnit: 'ms',
   envelopeExtras: true,

@@ -1,13 +1,7 @@
 /**
- * A small service of its own, written from the interface document and the provider's
- * published facts only (not the simulator): the four operations, their documented
- * parameters, rounding, minimum, periods, envelope, id and address formats. Wherever
- * upstream is silent it makes a choice, and every such choice is a parameter
- * (`ServiceChoices`), so the family of stand-ins (family.ts) can choose each one
- * differently and prove the suite holds a service to documented facts only.
- *
- * It is a fetch handler, `(Request) => Promise<Response>`, with no control plane: to the
- * suite it looks like the real service.
+ * A small service of its own, written from the interface document and the provider's published
+ * facts only (not the simulator), with no control plane. Wherever upstream is silent it makes a
+ * choice, each a parameter (`ServiceChoices`), so the family (family.ts) can vary each one.
  */
 import { createHash } from 'node:crypto';
 import {

@@ -1,10 +1,7 @@
 /**
- * A rate limit in front of any fetch, as a service that publishes none might enforce
- * one: at most `perSecond` requests in any second per API key (the `API-KEY` header; no
- * key counts as one key of its own). Beyond, HTTP 429 with `Retry-After` and the API's
- * error envelope `{ code: 42900, msg, time, data: null }` (or, as a gateway in front of a
- * service answers, an HTML 503 with `X-RateLimit-Reset` as a Unix time), and the request
- * never reaches the service behind. A refused request does not count against the limit.
+ * A rate limit in front of any fetch: at most `perSecond` requests a second per API key, then
+ * HTTP 429 with `Retry-After` and the error envelope (or a gateway's HTML 503 with
+ * `X-RateLimit-Reset`), never reaching the service behind. A refusal does not count.
  */
 
 /** How a rate-limited stand-in behaves; `now` is for tests (default Date.now). */
