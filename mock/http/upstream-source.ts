@@ -31,7 +31,7 @@ import {
 } from './journal-redaction.ts';
 import type { LiveValidation } from './live-validation.ts';
 import { bodyOf } from './request-body.ts';
-import type { SpendGuard } from './spend-guard.ts';
+import { orderParams, type SpendGuard } from './spend-guard.ts';
 import { readUpstreamResponse } from './upstream-response.ts';
 import { DEFAULT_UPSTREAM_MAX_BYTES, forwardToUpstream, type UpstreamOptions } from './upstream-forward.ts';
 
@@ -138,10 +138,17 @@ async function forward(c: SimContext, proxy: ProxyContext): Promise<Response> {
   const body = bytes && bytes.byteLength > 0 ? new Uint8Array(bytes) : undefined;
   if (operation === API_OPERATIONS.createOrder.id) {
     const guard = proxy.guard;
+    let params: Map<string, string>;
+    try {
+      params = orderParams(asSent(c).query, body, c.req.header('content-type'));
+    } catch (error) {
+      guard.refuse();
+      throw error;
+    }
     let reason = guard.check();
     if (reason) guard.refuse();
     else {
-      const cost = guard.needsCost ? await orderCost(c, proxy, body) : undefined;
+      const cost = guard.needsCost ? await orderCost(c, proxy, params) : undefined;
       reason = guard.admit(cost?.sun, cost?.why);
     }
     if (reason) {
@@ -198,19 +205,15 @@ async function forward(c: SimContext, proxy: ProxyContext): Promise<Response> {
 }
 
 /**
- * What an order costs at the upstream's own price: its `rentalCount` and `period` (from
- * the query or the form body) asked of the upstream's price operation with the caller's
- * key. Undefined `sun` with `why` when that cannot be known.
+ * What an order costs at the upstream's own price: its `rentalCount` and `period` (as
+ * orderParams read them) asked of the upstream's price operation with the caller's key.
+ * Undefined `sun` with `why` when that cannot be known.
  */
 async function orderCost(
   c: SimContext,
   proxy: ProxyContext,
-  body: Uint8Array | undefined,
+  params: Map<string, string>,
 ): Promise<{ sun?: number; why?: string }> {
-  const params = new URLSearchParams(asSent(c).query ?? '');
-  if (body && /application\/x-www-form-urlencoded/i.test(c.req.header('content-type') ?? '')) {
-    for (const [name, value] of new URLSearchParams(decodeText(body))) params.append(name, value);
-  }
   const rentalCount = params.get('rentalCount');
   const period = params.get('period');
   if (!rentalCount || !period) return { why: 'the order names no rentalCount or no period' };
