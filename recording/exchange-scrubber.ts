@@ -177,7 +177,8 @@ export function createExchangeScrubber(options: {
         const value = headers.get(name);
         if (value !== null) kept[name] = value;
       }
-      const recorded: RecordedResponse = { status, headers: kept };
+      // Headers are redacted as a body's fields are, by the same walk: an upstream echoes keys there too.
+      const recorded: RecordedResponse = { status, headers: scrub(kept, issuing) as Record<string, string> };
       try {
         const value: unknown = JSON.parse(text);
         // Its fields' keys and those of the pairs its text shows, as the proxy learns them.
