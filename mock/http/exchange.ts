@@ -12,7 +12,7 @@ import { afterChange, type ChangeLog } from './change-log.ts';
 import { asSent, type SimEnv } from './context.ts';
 import { decodeText } from './decode-text.ts';
 import { errorResponse } from './error-catalogue.ts';
-import { redactBody, redactKeys, replaceKeys, replaceKeysIn } from './journal-redaction.ts';
+import { redactBody, redactKeys, replaceKeys } from './journal-redaction.ts';
 import { JOURNAL_BODY_LIMIT } from './journal.ts';
 import { jsonDepth, MAX_JSON_DEPTH } from './request-params.ts';
 
@@ -129,7 +129,7 @@ export function finishExchange(options: FinishOptions): MiddlewareHandler<SimEnv
     const value = c.get('response');
     const text = c.get('responseText');
     if (value !== undefined) {
-      const shown = replaceKeysIn(redactKeys(value), keys);
+      const shown = redactKeys(value, keys);
       done.response = shown;
       // The text the value came from is kept as it is (not written again) only when hiding
       // changed nothing: no field redacted, no key replaced, none in the text at all (a key

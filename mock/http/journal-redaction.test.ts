@@ -10,7 +10,6 @@ import {
   redactBody,
   redactKeys,
   replaceKeys,
-  replaceKeysIn,
   redactUrl,
   secretValuesOf,
   secretPairValues,
@@ -160,9 +159,9 @@ describe('replaceKeys', () => {
 
   it('replaces keys in every string of a JSON value, names included, and keeps the rest', () => {
     const value = { a: ['sk_live_12345'], sk_live_12345: 1, n: 3, ok: 'fine' };
-    expect(replaceKeysIn(value, KEYS)).toEqual({ a: ['key-2'], 'key-2': 1, n: 3, ok: 'fine' });
+    expect(redactKeys(value, KEYS)).toEqual({ a: ['key-2'], 'key-2': 1, n: 3, ok: 'fine' });
     const clean = { ok: 'fine' };
-    expect(replaceKeysIn(clean, KEYS)).toBe(clean);
+    expect(redactKeys(clean, KEYS)).toBe(clean);
   });
 });
 

@@ -44,36 +44,45 @@ const TOO_DEEP = Symbol('too deep');
 /** Deeper than this the walk stops (a 64 KiB body can nest 32 000 deep; recursion would overflow). */
 const MAX_DEPTH = 64;
 
-function redact(body: unknown, depth: number): unknown {
+function redact(body: unknown, depth: number, keys: KeyPairs): unknown {
+  if (typeof body === 'string') return replaceKeys(body, keys);
   if (typeof body !== 'object' || body === null) return body;
   if (depth > MAX_DEPTH) return TOO_DEEP;
   if (Array.isArray(body)) {
     let copy: unknown[] | undefined;
     for (let i = 0; i < body.length; i++) {
-      const redacted = redact(body[i], depth + 1);
+      const redacted = redact(body[i], depth + 1, keys);
       if (redacted === TOO_DEEP) return TOO_DEEP;
       if (redacted !== body[i]) (copy ??= [...body])[i] = redacted;
     }
     return copy ?? body;
   }
-  let copy: Record<string, unknown> | undefined;
+  const entries: Array<[string, unknown]> = [];
+  let changed = false;
   for (const [name, value] of Object.entries(body)) {
-    const redacted = isSecretName(name) ? REDACTED : redact(value, depth + 1);
+    // A name is text too: a key sent as a field's name is no less a key.
+    const shownName = replaceKeys(name, keys);
+    const redacted = isSecretName(name) ? REDACTED : redact(value, depth + 1, keys);
     if (redacted === TOO_DEEP) return TOO_DEEP;
-    if (redacted !== value) (copy ??= { ...(body as Record<string, unknown>) })[name] = redacted;
+    if (shownName !== name || redacted !== value) changed = true;
+    entries.push([shownName, redacted]);
   }
-  return copy ?? body;
+  return changed ? Object.fromEntries(entries) : body;
 }
 
+type KeyPairs = ReadonlyArray<readonly [key: string, alias: string]>;
+
 /**
- * A JSON value with every secret-named field replaced, at any depth up to 64 (the
- * simulator's own responses are far shallower); the same value when there is none.
+ * A JSON value with every secret-named field replaced and each of `keys` replaced by its
+ * alias in every string and name (replaceKeys), at any depth up to 64 (the simulator's own
+ * responses are far shallower); the same value when nothing changed.
  *
  * @example
  *   redactKeys({ apiKey: 'sk_1', walletAddress: 'T…' }); // { apiKey: '[redacted]', walletAddress: 'T…' }
+ *   redactKeys({ msg: 'bad key sk_live_12345' }, [['sk_live_12345', 'key-2']]); // { msg: 'bad key key-2' }
  */
-export function redactKeys(body: unknown): unknown {
-  const redacted = redact(body, 0);
+export function redactKeys(body: unknown, keys: KeyPairs = []): unknown {
+  const redacted = redact(body, 0, keys);
   return redacted === TOO_DEEP ? body : redacted;
 }
 
@@ -139,7 +148,7 @@ export function redactBody(text: string): string {
     } catch {
       return redactPairs(text);
     }
-    const redacted = redact(parsed, 0);
+    const redacted = redact(parsed, 0, []);
     // Too deep to walk: the text scan finds the pairs at any depth.
     if (redacted === TOO_DEEP) return redactPairs(text);
     return redacted === parsed ? text : JSON.stringify(redacted);
@@ -194,37 +203,6 @@ export function replaceKeys(text: string, keys: Iterable<readonly [key: string, 
     out = out.replace(keyPattern(key), alias);
   }
   return out;
-}
-
-/**
- * A JSON value with `replaceKeys` applied to every string in it (names included), at any
- * depth up to 64; the same value when nothing changed.
- *
- * @example
- *   replaceKeysIn({ msg: 'bad key sk_live_12345' }, [['sk_live_12345', 'key-2']]); // { msg: 'bad key key-2' }
- */
-export function replaceKeysIn(value: unknown, keys: ReadonlyArray<readonly [string, string]>): unknown {
-  if (keys.every(([key]) => key.length < MIN_SCRUBBED_KEY_LENGTH)) return value;
-  const walk = (v: unknown, depth: number): unknown => {
-    if (typeof v === 'string') return replaceKeys(v, keys);
-    if (typeof v !== 'object' || v === null || depth > MAX_DEPTH) return v;
-    if (Array.isArray(v)) {
-      let copy: unknown[] | undefined;
-      v.forEach((item, i) => {
-        const next = walk(item, depth + 1);
-        if (next !== item) (copy ??= [...v])[i] = next;
-      });
-      return copy ?? v;
-    }
-    let changed = false;
-    const entries = Object.entries(v).map(([name, item]) => {
-      const [nextName, next] = [replaceKeys(name, keys), walk(item, depth + 1)];
-      if (nextName !== name || next !== item) changed = true;
-      return [nextName, next];
-    });
-    return changed ? Object.fromEntries(entries) : v;
-  };
-  return walk(value, 0);
 }
 
 /** Names the keys of one run by first appearance, at most `limit` of them. */
