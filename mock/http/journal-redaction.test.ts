@@ -11,7 +11,6 @@ import {
   redactKeys,
   replaceKeys,
   redactUrl,
-  secretValuesOf,
   secretPairValues,
   secretValuesOfJson,
 } from './journal-redaction.ts';
@@ -178,14 +177,17 @@ describe('createKeyAliases', () => {
   });
 });
 
-describe('secretValuesOf', () => {
+describe('secretPairValues', () => {
   it('finds the keys a query, a form body or a JSON body carries under secret names', () => {
-    expect(secretValuesOf('rentalCount=1&api_key=sk_live_12345&API-KEY=other')).toEqual([
+    expect(secretPairValues('rentalCount=1&api_key=sk_live_12345&API-KEY=other-key-1')).toEqual([
       'sk_live_12345',
-      'other',
+      'other-key-1',
     ]);
-    expect(secretValuesOf('{"auth":{"token":"tk_12345678"},"apiKey":"a"}')).toEqual(['tk_12345678', 'a']);
-    expect(secretValuesOf('pledgeAddress=T1&rentalCount=65000')).toEqual([]);
+    expect(secretPairValues('{"auth":{"token":"tk_12345678"},"apiKey":"ak_12345678"}')).toEqual([
+      'tk_12345678',
+      'ak_12345678',
+    ]);
+    expect(secretPairValues('pledgeAddress=T1&rentalCount=65000')).toEqual([]);
   });
 });
 

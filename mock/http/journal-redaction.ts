@@ -238,30 +238,6 @@ export function createKeyAliases(limit = 10_000): KeyAliases {
 }
 
 /**
- * The values of secret-named fields of a query, a form body or a JSON body (`api_key=…`,
- * `{"token": "…"}`): keys a request carried besides its header, which a copy must not hold
- * by value either.
- *
- * @example
- *   secretValuesOf('rentalCount=1&api_key=sk_live_12345'); // ['sk_live_12345']
- *   secretValuesOf('{"auth":{"token":"tk_12345678"}}');     // ['tk_12345678']
- */
-export function secretValuesOf(text: string): string[] {
-  if (!MAY_HOLD_SECRET.test(text)) return [];
-  const first = text.trimStart().charCodeAt(0);
-  if (first === 123 /* { */ || first === 91 /* [ */) {
-    try {
-      return secretValuesIn(JSON.parse(text));
-    } catch {
-      // Not JSON after all: read as pairs below.
-    }
-  }
-  const values: string[] = [];
-  for (const [name, value] of new URLSearchParams(text)) if (isSecretName(name) && value) values.push(value);
-  return values;
-}
-
-/**
  * The keys a JSON value holds, in document order, at any depth up to 64: the string of each
  * secret-named field, and the values of the secret-named pairs (`api_key=…`) any other
  * string holds.

@@ -25,7 +25,6 @@ import {
   redactUrl,
   replaceKeys,
   secretPairValues,
-  secretValuesOf,
   secretValuesOfJson,
   type KeyAliases,
 } from './journal-redaction.ts';
@@ -86,7 +85,7 @@ export function upstreamSource(proxy: ProxyContext): ResponseSource {
 /** The request's keys with their aliases: its API-KEY, and secret-named query parameters. */
 function keysOf(c: SimContext, aliases: KeyAliases): Array<[string, string]> {
   const query = asSent(c).query;
-  const keys = query === undefined ? [] : secretValuesOf(query);
+  const keys = query === undefined ? [] : secretPairValues(query);
   const header = c.req.header('api-key');
   if (header) keys.unshift(header);
   return keys.map((key) => [key, aliases.alias(key)]);
@@ -156,7 +155,7 @@ async function forward(c: SimContext, proxy: ProxyContext): Promise<Response> {
       throw new SimulatorError('spendRefused', reason);
     }
   }
-  if (body) addKeys(c, proxy, secretValuesOf(decodeText(body)));
+  if (body) addKeys(c, proxy, secretPairValues(decodeText(body)));
   proxy.counters.forwarded++;
   const { path, query } = asSent(c);
   const request = {
