@@ -5,7 +5,7 @@
  * share it, so both redact alike.
  */
 import {
-  isSecretName,
+  redactWith,
   secretPairValues,
   secretValuesIn,
   secretValuesOfJson,
@@ -115,22 +115,13 @@ export function createExchangeScrubber(options: {
       },
     };
   };
+  // Whatever a secret-named field holds is a key: one the target hands out (createAccount)
+  // is 'issued', any other 'foreign'; it is recorded as its alias so replay still matches.
+  // Deeper than the walk goes, the caller records the text instead.
   const scrub = (value: unknown, issuing: boolean): unknown => {
-    if (typeof value === 'string') return scrubText(value);
-    if (Array.isArray(value)) return value.map((v) => scrub(v, issuing));
-    if (typeof value === 'object' && value !== null) {
-      const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value)) {
-        // Whatever a secret-named field holds is a key: one the target hands out
-        // (createAccount) is 'issued', any other (a key sent in a query, a form or a JSON
-        // body, or echoed back) 'foreign'; it is recorded as its alias so replay still matches.
-        // The name too is text: a key sent as a field's name is no less a key.
-        if (isSecretName(k)) out[scrubText(k)] = secretValue(v, issuing);
-        else out[scrubText(k)] = scrub(v, issuing);
-      }
-      return out;
-    }
-    return value;
+    const scrubbed = redactWith(value, { text: scrubText, secret: (v) => secretValue(v, issuing) });
+    if (scrubbed === undefined) throw new Error('nested too deep to walk');
+    return scrubbed;
   };
 
   return {

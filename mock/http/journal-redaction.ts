@@ -39,20 +39,33 @@ export function isSecretName(name: string): boolean {
   return SECRET_NAME.test(name.toLowerCase().replace(/[^a-z0-9]+/g, ''));
 }
 
-/** Returned by `redact` for a value nested deeper than it walks. */
-const TOO_DEEP = Symbol('too deep');
 /** Deeper than this the walk stops (a 64 KiB body can nest 32 000 deep; recursion would overflow). */
 const MAX_DEPTH = 64;
 
-function redact(body: unknown, depth: number, keys: KeyPairs): unknown {
-  if (typeof body === 'string') return replaceKeys(body, keys);
+/** How a walk hides secrets: what a text (a string, a field's name) and a secret-named field's value become. */
+export interface RedactRule {
+  text(text: string): string;
+  secret(value: unknown): unknown;
+}
+
+/**
+ * A JSON value with the rule applied to every string, name and secret-named field, up to
+ * 64 levels deep; the same value when nothing changed; undefined for a deeper one, which
+ * the caller keeps otherwise (as text, scanned, or not at all). Every copy kept of a value
+ * (the journal's, a recording's: bodies and headers alike) is hidden by this one walk.
+ *
+ * @example
+ *   redactWith({ apiKey: 'sk_1', msg: 'sk_live_12345' }, { text: (t) => replaceKeys(t, keys), secret: () => '[redacted]' });
+ */
+export function redactWith(body: unknown, rule: RedactRule, depth = 0): unknown {
+  if (typeof body === 'string') return rule.text(body);
   if (typeof body !== 'object' || body === null) return body;
-  if (depth > MAX_DEPTH) return TOO_DEEP;
+  if (depth > MAX_DEPTH) return undefined;
   if (Array.isArray(body)) {
     let copy: unknown[] | undefined;
     for (let i = 0; i < body.length; i++) {
-      const redacted = redact(body[i], depth + 1, keys);
-      if (redacted === TOO_DEEP) return TOO_DEEP;
+      const redacted = redactWith(body[i], rule, depth + 1);
+      if (redacted === undefined && body[i] !== undefined) return undefined;
       if (redacted !== body[i]) (copy ??= [...body])[i] = redacted;
     }
     return copy ?? body;
@@ -61,9 +74,9 @@ function redact(body: unknown, depth: number, keys: KeyPairs): unknown {
   let changed = false;
   for (const [name, value] of Object.entries(body)) {
     // A name is text too: a key sent as a field's name is no less a key.
-    const shownName = replaceKeys(name, keys);
-    const redacted = isSecretName(name) ? REDACTED : redact(value, depth + 1, keys);
-    if (redacted === TOO_DEEP) return TOO_DEEP;
+    const shownName = rule.text(name);
+    const redacted = isSecretName(name) ? rule.secret(value) : redactWith(value, rule, depth + 1);
+    if (redacted === undefined && value !== undefined) return undefined;
     if (shownName !== name || redacted !== value) changed = true;
     entries.push([shownName, redacted]);
   }
@@ -75,15 +88,14 @@ type KeyPairs = ReadonlyArray<readonly [key: string, alias: string]>;
 /**
  * A JSON value with every secret-named field replaced and each of `keys` replaced by its
  * alias in every string and name (replaceKeys), at any depth up to 64 (the simulator's own
- * responses are far shallower); the same value when nothing changed.
+ * responses are far shallower); the same value when nothing changed or it nests deeper.
  *
  * @example
  *   redactKeys({ apiKey: 'sk_1', walletAddress: 'T…' }); // { apiKey: '[redacted]', walletAddress: 'T…' }
  *   redactKeys({ msg: 'bad key sk_live_12345' }, [['sk_live_12345', 'key-2']]); // { msg: 'bad key key-2' }
  */
 export function redactKeys(body: unknown, keys: KeyPairs = []): unknown {
-  const redacted = redact(body, 0, keys);
-  return redacted === TOO_DEEP ? body : redacted;
+  return redactWith(body, { text: (text) => replaceKeys(text, keys), secret: () => REDACTED }) ?? body;
 }
 
 // A name (quoted or not, with JSON escapes and %-escapes), `:` or `=`, and its value: a
@@ -148,9 +160,9 @@ export function redactBody(text: string): string {
     } catch {
       return redactPairs(text);
     }
-    const redacted = redact(parsed, 0, []);
+    const redacted = redactWith(parsed, { text: (t) => t, secret: () => REDACTED });
     // Too deep to walk: the text scan finds the pairs at any depth.
-    if (redacted === TOO_DEEP) return redactPairs(text);
+    if (redacted === undefined) return redactPairs(text);
     return redacted === parsed ? text : JSON.stringify(redacted);
   }
   return redactPairs(text);
