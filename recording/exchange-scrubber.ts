@@ -10,7 +10,7 @@ import {
   secretValuesIn,
   secretValuesOfJson,
 } from '../mock/http/journal-redaction.ts';
-import { jsonDepth, MAX_JSON_DEPTH } from '../mock/http/request-params.ts';
+import { nestsTooDeep } from '../mock/http/request-params.ts';
 import { createKeyIndex } from './key-index.ts';
 import type { RecordedRequest, RecordedResponse } from './recording.ts';
 
@@ -174,7 +174,7 @@ export function createExchangeScrubber(options: {
       try {
         // Deeper than the proxy checks, an answer is kept as text: parsing and walking it would
         // hold the event loop (and the walk overflow the stack) for nothing a client reads.
-        if (text.length > 2 * MAX_JSON_DEPTH && jsonDepth(text) > MAX_JSON_DEPTH) throw new Error('too deep');
+        if (nestsTooDeep(text)) throw new Error('too deep');
         const value: unknown = JSON.parse(text);
         // Its fields' keys and those of the pairs its text shows, as the proxy learns them.
         for (const held of secretValuesOfJson(value, text)) aliasOf(held, issuing ? 'issued' : 'foreign');

@@ -14,7 +14,7 @@ import { decodeText } from './decode-text.ts';
 import { errorResponse } from './error-catalogue.ts';
 import { redactBody, redactKeys, replaceKeys } from './journal-redaction.ts';
 import { JOURNAL_BODY_LIMIT } from './journal.ts';
-import { jsonDepth, MAX_JSON_DEPTH } from './request-params.ts';
+import { MAX_JSON_DEPTH, nestsTooDeep } from './request-params.ts';
 
 /** One finished exchange as its observers hear it (spec/control.yaml's ExchangeFinished). */
 export type ExchangeFinished = components['schemas']['ExchangeFinished'];
@@ -197,7 +197,7 @@ export function journalContentType(value: string | undefined): string | undefine
  *   journalBody('apiKey=sk_1&rentalCount=65000'); // 'apiKey=[redacted]&rentalCount=65000'
  */
 export function journalBody(text: string): string {
-  if (/^\s*[[{]/.test(text) && jsonDepth(text) > MAX_JSON_DEPTH)
+  if (/^\s*[[{]/.test(text) && nestsTooDeep(text))
     return `[body not kept: it nests deeper than ${MAX_JSON_DEPTH} levels]`;
   try {
     return redactBody(text).slice(0, JOURNAL_BODY_LIMIT);
