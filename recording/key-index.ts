@@ -209,11 +209,7 @@ export function createKeyIndex(options: { fewKeys?: number } = {}): KeyIndex {
  *   keyAcross('a sk_live_12345 b', 5, [['sk_live_12345', 'key-2']]); // 2
  *   keyAcross('a sk_live_12345 b', 1, [['sk_live_12345', 'key-2']]); // -1
  */
-function keyAcross(
-  text: string,
-  at: number,
-  keys: Iterable<readonly [key: string, alias: string]>,
-): number {
+function keyAcross(text: string, at: number, keys: Iterable<readonly [key: string, alias: string]>): number {
   let start = -1;
   for (const [key] of keys) {
     if (key.length < MIN_SCRUBBED_KEY_LENGTH) continue;
