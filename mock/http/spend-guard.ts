@@ -9,11 +9,11 @@ import { formatUnits, SimulatorError } from '../engine/index.ts';
 import { decodeText } from './decode-text.ts';
 
 /**
- * A form's text as every server reads it alike: unreserved characters, `+`, `=`, `&` and
- * well-formed escapes. Any other (a `;` some servers split on, a space, a byte past ASCII)
- * could be read differently upstream.
+ * A form's text as every server reads it alike: the characters a query may hold unescaped
+ * and well-formed escapes. Any other (a `;` some servers split on, a space, a `%` that
+ * escapes nothing, a byte past ASCII) could be read differently upstream.
  */
-const PLAIN_FORM = /^(?:[A-Za-z0-9*._~+=&-]|%[0-9A-Fa-f]{2})*$/;
+const PLAIN_FORM = /^(?:[A-Za-z0-9!$'()*+,./:=?@_~&-]|%[0-9A-Fa-f]{2})*$/;
 const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(?:;\s*charset="?utf-8"?\s*)?$/i;
 
 /**
