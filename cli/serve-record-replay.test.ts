@@ -112,6 +112,41 @@ describe('serve --record, then --replay, then drift', () => {
     }
   }, 60_000);
 
+  it('serves a crafted recording under the header rules of the proxy: no cookie, one length, a foreign page sandboxed', async () => {
+    const [header, ...interactions] = readFileSync(file, 'utf8').trimEnd().split('\n');
+    const account = interactions
+      .map((line) => JSON.parse(line) as { request: { method: string; path: string }; response: object })
+      .find((x) => x.request.method === 'GET' && x.request.path === '/v1/account')!;
+    account.response = {
+      status: 200,
+      headers: {
+        'content-type': 'text/html',
+        'set-cookie': 'sid=1; Path=/',
+        'content-length': '3',
+        'transfer-encoding': 'chunked',
+        'content-encoding': 'gzip',
+      },
+      text: '<script>fetch("/_sim/reset",{method:"POST"})</script>',
+    };
+    const crafted = path.join(dir, 'crafted.json');
+    writeFileSync(crafted, `${header}\n${JSON.stringify(account)}\n`);
+    const replay = await serve({ port: 0, host: '127.0.0.1', replay: crafted, quiet: true }, () => {});
+    try {
+      const res = await fetch(`${replay.url}/v1/account`, { headers: KEY });
+      expect(await res.text()).toBe('<script>fetch("/_sim/reset",{method:"POST"})</script>');
+      expect(Object.fromEntries(res.headers)).toMatchObject({
+        'content-type': 'text/html',
+        'content-security-policy': 'sandbox',
+        'x-content-type-options': 'nosniff',
+      });
+      expect(res.headers.has('set-cookie')).toBe(false);
+      expect(res.headers.has('content-encoding')).toBe(false);
+      expect(res.headers.has('content-length') && res.headers.has('transfer-encoding')).toBe(false);
+    } finally {
+      await replay.close();
+    }
+  }, 60_000);
+
   it('lets drift compare the recording with itself and with the spec', async () => {
     let out = '';
     expect(await runDrift([file, file], { write: (text) => void (out += text) })).toBe(0);

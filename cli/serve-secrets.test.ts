@@ -21,6 +21,8 @@ const KEYS = {
   form: 'frm-key-CCCC3333',
   json: 'jsn-key-DDDD4444',
   token: 'tok-key-EEEE5555',
+  // Sent in a second API-KEY header beside the first: refused, never forwarded.
+  second: 'snd-key-GGGG7777',
   // Never sent: the upstream hands it out, and repeats it before the field that holds it.
   issued: 'iss-key-FFFF6666',
 };
@@ -51,7 +53,13 @@ async function echoingUpstream(): Promise<string> {
         : req.url!.startsWith('/v1/account')
           ? { note: `your new key is ${KEYS.issued}`, credentials: { token: KEYS.issued }, echo }
           : { id: 'OR20250312175009BJ1QRQH7', amount: 4.23, currency: 'TRX', echo };
-      res.writeHead(200, { 'content-type': 'application/json' });
+      // Echoed in answer headers too: raw, percent-encoded, and joined with another value.
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'retry-after': key,
+        location: `/v1/account?api_key=${echo.encoded}`,
+        'x-echo': `${key}, ${echo.encoded}`,
+      });
       res.end(JSON.stringify({ code: 0, msg: `you sent ${key} and ${echo.sent}`, time, data }));
     });
   });
@@ -120,6 +128,7 @@ describe('serve --upstream --record keeps no key', () => {
       { TMPDIR: scratch },
     );
     const form = { 'content-type': 'application/x-www-form-urlencoded', 'API-KEY': KEYS.header };
+    let twice = 0;
     const events = await readEvents(url, async () => {
       await fetch(`${url}/v1/tron/price?rentalCount=65000&period=1h&API-KEY=${KEYS.query}`, {
         headers: { 'API-KEY': KEYS.header },
@@ -137,6 +146,18 @@ describe('serve --upstream --record keeps no key', () => {
         headers: { 'content-type': 'application/json', 'API-KEY': KEYS.header },
         body: JSON.stringify({ pledgeAddress: ADDRESS, apiKey: KEYS.json, nested: { token: KEYS.token } }),
       });
+      twice = await new Promise<number>((resolve, reject) => {
+        const req = request(
+          `${url}/v1/account`,
+          { headers: { 'API-KEY': [KEYS.header, KEYS.second] } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode!);
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
     });
     const journal = await (await fetch(`${url}/_sim/journal?limit=100`)).text();
     const dashboard = await (await fetch(`${url}/_sim/dashboard`)).text();
@@ -153,9 +174,12 @@ describe('serve --upstream --record keeps no key', () => {
       ...filesUnder(scratch),
     ];
     expect(journal).toContain('/v1/tron/price');
+    expect(twice).toBe(400);
+    expect(readFileSync(recording, 'utf8')).toMatch(/"retry-after":"key-\d+"/);
     expect(output()).toContain('spec violation');
     expect(sinks.some((s) => s.file === recording)).toBe(true);
-    expect(loadRecording(recording).interactions.length).toBeGreaterThanOrEqual(4);
+    // The order with a JSON body is refused before the upstream (an order is forwarded as a form only).
+    expect(loadRecording(recording).interactions.length).toBeGreaterThanOrEqual(3);
     for (const { file, text } of sinks) {
       for (const [where, key] of Object.entries(KEYS)) {
         for (const spelling of [key, encodeURIComponent(key).replace(/-/g, '%2D')])

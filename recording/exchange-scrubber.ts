@@ -5,11 +5,12 @@
  * share it, so both redact alike.
  */
 import {
-  isSecretName,
+  redactWith,
   secretPairValues,
   secretValuesIn,
   secretValuesOfJson,
 } from '../mock/http/journal-redaction.ts';
+import { nestsTooDeep } from '../mock/http/request-params.ts';
 import { createKeyIndex } from './key-index.ts';
 import type { RecordedRequest, RecordedResponse } from './recording.ts';
 
@@ -115,22 +116,13 @@ export function createExchangeScrubber(options: {
       },
     };
   };
+  // Whatever a secret-named field holds is a key: one the target hands out (createAccount)
+  // is 'issued', any other 'foreign'; it is recorded as its alias so replay still matches.
+  // Deeper than the walk goes, the caller records the text instead.
   const scrub = (value: unknown, issuing: boolean): unknown => {
-    if (typeof value === 'string') return scrubText(value);
-    if (Array.isArray(value)) return value.map((v) => scrub(v, issuing));
-    if (typeof value === 'object' && value !== null) {
-      const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value)) {
-        // Whatever a secret-named field holds is a key: one the target hands out
-        // (createAccount) is 'issued', any other (a key sent in a query, a form or a JSON
-        // body, or echoed back) 'foreign'; it is recorded as its alias so replay still matches.
-        // The name too is text: a key sent as a field's name is no less a key.
-        if (isSecretName(k)) out[scrubText(k)] = secretValue(v, issuing);
-        else out[scrubText(k)] = scrub(v, issuing);
-      }
-      return out;
-    }
-    return value;
+    const scrubbed = redactWith(value, { text: scrubText, secret: (v) => secretValue(v, issuing) });
+    if (scrubbed === undefined) throw new Error('nested too deep to walk');
+    return scrubbed;
   };
 
   return {
@@ -182,8 +174,12 @@ export function createExchangeScrubber(options: {
         const value = headers.get(name);
         if (value !== null) kept[name] = value;
       }
-      const recorded: RecordedResponse = { status, headers: kept };
+      // Headers are redacted as a body's fields are, by the same walk: an upstream echoes keys there too.
+      const recorded: RecordedResponse = { status, headers: scrub(kept, issuing) as Record<string, string> };
       try {
+        // Deeper than the proxy checks, an answer is kept as text: parsing and walking it would
+        // hold the event loop (and the walk overflow the stack) for nothing a client reads.
+        if (nestsTooDeep(text)) throw new Error('too deep');
         const value: unknown = JSON.parse(text);
         // Its fields' keys and those of the pairs its text shows, as the proxy learns them.
         for (const held of secretValuesOfJson(value, text)) aliasOf(held, issuing ? 'issued' : 'foreign');

@@ -135,6 +135,9 @@ export function createLiveRecording(
   let queue: Promise<void> = Promise.resolve();
   const enqueue = (work: () => Promise<Interaction>): void => {
     queue = queue.then(async () => {
+      // A turn of the event loop between two exchanges: a burst of answers to record holds
+      // up no request that came meanwhile.
+      await turn();
       if (failed) return;
       try {
         await writeLine(await work());

@@ -18,7 +18,7 @@
  * than fifteen million objects that every collection of the garbage collector walks.
  */
 import { withoutApiPrefix } from '../mock/http/api-operations.ts';
-import { isSecretName, redactBody, replaceKeys } from '../mock/http/journal-redaction.ts';
+import { redactBody, redactWith, replaceKeys } from '../mock/http/journal-redaction.ts';
 import type { FileLimit } from '../src/bounded-file.ts';
 import { createLineStore } from './line-store.ts';
 import { canonical, createReplayIndex, type ReplayIndex } from './replay-index.ts';
@@ -173,21 +173,11 @@ function serveReplay(
    * alias, this run's key by its alias wherever it stands. So it can match, and no message
    * of a miss repeats a key.
    */
-  const keptAsRecorded = (value: unknown, depth = 0): unknown => {
-    if (typeof value === 'string')
-      return options.apiKey ? replaceKeys(value, [[options.apiKey, MAIN_KEY_ALIAS]]) : value;
-    if (typeof value !== 'object' || value === null) return value;
-    if (depth > MAX_KEPT_DEPTH) return '[redacted]';
-    if (Array.isArray(value)) return value.map((item) => keptAsRecorded(item, depth + 1));
-    const out: Record<string, unknown> = {};
-    for (const [name, item] of Object.entries(value))
-      out[name] = isSecretName(name)
-        ? typeof item === 'string'
-          ? aliasOf(item)
-          : '[redacted]'
-        : keptAsRecorded(item, depth + 1);
-    return out;
-  };
+  const keptAsRecorded = (value: unknown): unknown =>
+    redactWith(value, {
+      text: (text) => (options.apiKey ? replaceKeys(text, [[options.apiKey, MAIN_KEY_ALIAS]]) : text),
+      secret: (held) => (typeof held === 'string' ? aliasOf(held) : '[redacted]'),
+    }) ?? '[redacted]';
 
   const health = (): Response =>
     target.simulator
@@ -244,9 +234,6 @@ function serveReplay(
     },
   };
 }
-
-/** How deep a replayed request's JSON is looked into: deeper, it is hidden whole. */
-const MAX_KEPT_DEPTH = 64;
 
 /** A request to replay, described as the recorder describes one, its values `kept` as the recorder keeps them. */
 async function describeIncoming(

@@ -2,11 +2,13 @@
  * The API's rejections over HTTP: keys, parameters, balance and duplicates, and the lifecycle with realistic
  * timing.
  */
+import { request } from 'node:http';
 import bs58check from 'bs58check';
 import { describe, expect, it } from 'vitest';
 import { createValidators, loadSpec } from '../../src/spec/loader.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
 import { expectValid, get, send, type Reply } from '../test-support/http-test-support.ts';
+import { listen } from '../test-support/socket-test-support.ts';
 
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const ORDER_ID = /^OR\d{14}[A-Z0-9]{8}$/;
@@ -87,6 +89,41 @@ describe('API keys', () => {
       expect(await ordersOf(sim)).toEqual([]);
     },
   );
+
+  it('refuses two API-KEY headers with 400 naming API-KEY in every mode, in process and over a socket, reaching nothing behind', async () => {
+    let reached = 0;
+    const behind = async (): Promise<Response> => (reached++, Response.json({ code: 0 }));
+    const sims = [
+      createSimulator({ clock: 'manual' }),
+      createSimulator({ clock: 'manual', proxy: { upstream: 'http://127.0.0.1:9', fetch: behind } }),
+      createSimulator({ clock: 'manual', replay: { fetch: behind, source: 'r.jsonl' } }),
+    ];
+    for (const sim of sims) {
+      const headers = new Headers();
+      headers.append('API-KEY', 'demo-key');
+      headers.append('API-KEY', 'other-key-123');
+      expectRejection(await send(sim, '/v1/account', { headers }), 400, 20002, /More than one API-KEY/);
+      const served = await listen(sim);
+      try {
+        const reply = await new Promise<number>((resolve, reject) => {
+          const req = request(
+            {
+              port: served.port,
+              host: '127.0.0.1',
+              path: '/v1/account',
+              headers: { 'API-KEY': ['demo-key', 'demo-key'] },
+            },
+            (res) => (res.resume(), resolve(res.statusCode!)),
+          );
+          req.on('error', reject).end();
+        });
+        expect(reply, sim.mode).toBe(400);
+      } finally {
+        await served.close();
+      }
+    }
+    expect(reached).toBe(0);
+  });
 
   it('treats an empty API-KEY header as missing', async () => {
     const sim = createSimulator({ clock: 'manual' });

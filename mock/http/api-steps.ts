@@ -15,7 +15,7 @@
 import type { Socket } from 'node:net';
 import type { MiddlewareHandler } from 'hono';
 import { digestKey } from '../engine/accounts.ts';
-import type { Engine } from '../engine/index.ts';
+import { SimulatorError, type Engine } from '../engine/index.ts';
 import type { SimContext, SimEnv } from './context.ts';
 import type { ResponseSource } from './create-app.ts';
 import { envelope } from './envelope.ts';
@@ -63,6 +63,7 @@ export function apiSteps(
     if (source.takes(c.req.path)) {
       c.set('api', true);
       source.route(c);
+      refuseTwoKeys(c);
     }
     return next();
   };
@@ -74,6 +75,24 @@ export function apiSteps(
           c.get('api') ? step(c, next) : next(),
     ),
   ];
+}
+
+/**
+ * Refuses a request with more than one API-KEY, in every mode: Node and fetch join them into
+ * one value (`k1, k2`) that an upstream, a lookup or an echo would each read differently.
+ * Over a socket the raw headers are counted; in process a comma shows the join.
+ */
+function refuseTwoKeys(c: SimContext): void {
+  const raw = c.env?.incoming?.rawHeaders ?? [];
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'api-key') count++;
+  if (count < 2 && !c.req.header('api-key')?.includes(',')) return;
+  const error = new SimulatorError(
+    'parameterInvalid',
+    "More than one API-KEY header: send the account's key once, in one 'API-KEY' header.",
+  );
+  error.parameter = 'API-KEY';
+  throw error;
 }
 
 /** The step that checks a request's `Prefer: outcome=…` once its operation is known, keeping what it asks for. */

@@ -12,9 +12,9 @@ import { afterChange, type ChangeLog } from './change-log.ts';
 import { asSent, type SimEnv } from './context.ts';
 import { decodeText } from './decode-text.ts';
 import { errorResponse } from './error-catalogue.ts';
-import { redactBody, redactKeys, replaceKeys, replaceKeysIn } from './journal-redaction.ts';
+import { redactBody, redactKeys, replaceKeys } from './journal-redaction.ts';
 import { JOURNAL_BODY_LIMIT } from './journal.ts';
-import { jsonDepth, MAX_JSON_DEPTH } from './request-params.ts';
+import { MAX_JSON_DEPTH, nestsTooDeep } from './request-params.ts';
 
 /** One finished exchange as its observers hear it (spec/control.yaml's ExchangeFinished). */
 export type ExchangeFinished = components['schemas']['ExchangeFinished'];
@@ -129,7 +129,7 @@ export function finishExchange(options: FinishOptions): MiddlewareHandler<SimEnv
     const value = c.get('response');
     const text = c.get('responseText');
     if (value !== undefined) {
-      const shown = replaceKeysIn(redactKeys(value), keys);
+      const shown = redactKeys(value, keys);
       done.response = shown;
       // The text the value came from is kept as it is (not written again) only when hiding
       // changed nothing: no field redacted, no key replaced, none in the text at all (a key
@@ -197,7 +197,7 @@ export function journalContentType(value: string | undefined): string | undefine
  *   journalBody('apiKey=sk_1&rentalCount=65000'); // 'apiKey=[redacted]&rentalCount=65000'
  */
 export function journalBody(text: string): string {
-  if (/^\s*[[{]/.test(text) && jsonDepth(text) > MAX_JSON_DEPTH)
+  if (/^\s*[[{]/.test(text) && nestsTooDeep(text))
     return `[body not kept: it nests deeper than ${MAX_JSON_DEPTH} levels]`;
   try {
     return redactBody(text).slice(0, JOURNAL_BODY_LIMIT);

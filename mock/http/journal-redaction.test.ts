@@ -10,9 +10,7 @@ import {
   redactBody,
   redactKeys,
   replaceKeys,
-  replaceKeysIn,
   redactUrl,
-  secretValuesOf,
   secretPairValues,
   secretValuesOfJson,
 } from './journal-redaction.ts';
@@ -160,9 +158,9 @@ describe('replaceKeys', () => {
 
   it('replaces keys in every string of a JSON value, names included, and keeps the rest', () => {
     const value = { a: ['sk_live_12345'], sk_live_12345: 1, n: 3, ok: 'fine' };
-    expect(replaceKeysIn(value, KEYS)).toEqual({ a: ['key-2'], 'key-2': 1, n: 3, ok: 'fine' });
+    expect(redactKeys(value, KEYS)).toEqual({ a: ['key-2'], 'key-2': 1, n: 3, ok: 'fine' });
     const clean = { ok: 'fine' };
-    expect(replaceKeysIn(clean, KEYS)).toBe(clean);
+    expect(redactKeys(clean, KEYS)).toBe(clean);
   });
 });
 
@@ -179,14 +177,17 @@ describe('createKeyAliases', () => {
   });
 });
 
-describe('secretValuesOf', () => {
+describe('secretPairValues', () => {
   it('finds the keys a query, a form body or a JSON body carries under secret names', () => {
-    expect(secretValuesOf('rentalCount=1&api_key=sk_live_12345&API-KEY=other')).toEqual([
+    expect(secretPairValues('rentalCount=1&api_key=sk_live_12345&API-KEY=other-key-1')).toEqual([
       'sk_live_12345',
-      'other',
+      'other-key-1',
     ]);
-    expect(secretValuesOf('{"auth":{"token":"tk_12345678"},"apiKey":"a"}')).toEqual(['tk_12345678', 'a']);
-    expect(secretValuesOf('pledgeAddress=T1&rentalCount=65000')).toEqual([]);
+    expect(secretPairValues('{"auth":{"token":"tk_12345678"},"apiKey":"ak_12345678"}')).toEqual([
+      'tk_12345678',
+      'ak_12345678',
+    ]);
+    expect(secretPairValues('pledgeAddress=T1&rentalCount=65000')).toEqual([]);
   });
 });
 

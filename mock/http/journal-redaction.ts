@@ -39,42 +39,63 @@ export function isSecretName(name: string): boolean {
   return SECRET_NAME.test(name.toLowerCase().replace(/[^a-z0-9]+/g, ''));
 }
 
-/** Returned by `redact` for a value nested deeper than it walks. */
-const TOO_DEEP = Symbol('too deep');
 /** Deeper than this the walk stops (a 64 KiB body can nest 32 000 deep; recursion would overflow). */
 const MAX_DEPTH = 64;
 
-function redact(body: unknown, depth: number): unknown {
+/** How a walk hides secrets: what a text (a string, a field's name) and a secret-named field's value become. */
+export interface RedactRule {
+  text(text: string): string;
+  secret(value: unknown): unknown;
+}
+
+/**
+ * A JSON value with the rule applied to every string, name and secret-named field, up to
+ * 64 levels deep; the same value when nothing changed; undefined for a deeper one, which
+ * the caller keeps otherwise (as text, scanned, or not at all). Every copy kept of a value
+ * (the journal's, a recording's: bodies and headers alike) is hidden by this one walk.
+ *
+ * @example
+ *   redactWith({ apiKey: 'sk_1', msg: 'sk_live_12345' }, { text: (t) => replaceKeys(t, keys), secret: () => '[redacted]' });
+ */
+export function redactWith(body: unknown, rule: RedactRule, depth = 0): unknown {
+  if (typeof body === 'string') return rule.text(body);
   if (typeof body !== 'object' || body === null) return body;
-  if (depth > MAX_DEPTH) return TOO_DEEP;
+  if (depth > MAX_DEPTH) return undefined;
   if (Array.isArray(body)) {
     let copy: unknown[] | undefined;
     for (let i = 0; i < body.length; i++) {
-      const redacted = redact(body[i], depth + 1);
-      if (redacted === TOO_DEEP) return TOO_DEEP;
+      const redacted = redactWith(body[i], rule, depth + 1);
+      if (redacted === undefined && body[i] !== undefined) return undefined;
       if (redacted !== body[i]) (copy ??= [...body])[i] = redacted;
     }
     return copy ?? body;
   }
-  let copy: Record<string, unknown> | undefined;
+  const entries: Array<[string, unknown]> = [];
+  let changed = false;
   for (const [name, value] of Object.entries(body)) {
-    const redacted = isSecretName(name) ? REDACTED : redact(value, depth + 1);
-    if (redacted === TOO_DEEP) return TOO_DEEP;
-    if (redacted !== value) (copy ??= { ...(body as Record<string, unknown>) })[name] = redacted;
+    // A name is text too: a key sent as a field's name is no less a key.
+    const shownName = rule.text(name);
+    const redacted = isSecretName(name) ? rule.secret(value) : redactWith(value, rule, depth + 1);
+    if (redacted === undefined && value !== undefined) return undefined;
+    if (shownName !== name || redacted !== value) changed = true;
+    entries.push([shownName, redacted]);
   }
-  return copy ?? body;
+  return changed ? Object.fromEntries(entries) : body;
 }
 
+type KeyPairs = ReadonlyArray<readonly [key: string, alias: string]>;
+
 /**
- * A JSON value with every secret-named field replaced, at any depth up to 64 (the
- * simulator's own responses are far shallower); the same value when there is none.
+ * A JSON value with every secret-named field replaced and each of `keys` replaced by its
+ * alias in every string and name (replaceKeys), at any depth up to 64 (the simulator's own
+ * responses are far shallower); the same value when nothing changed or it nests deeper.
  *
  * @example
  *   redactKeys({ apiKey: 'sk_1', walletAddress: 'T…' }); // { apiKey: '[redacted]', walletAddress: 'T…' }
+ *   redactKeys({ msg: 'bad key sk_live_12345' }, [['sk_live_12345', 'key-2']]); // { msg: 'bad key key-2' }
  */
-export function redactKeys(body: unknown): unknown {
-  const redacted = redact(body, 0);
-  return redacted === TOO_DEEP ? body : redacted;
+export function redactKeys(body: unknown, keys: KeyPairs = []): unknown {
+  return redactWith(body, { text: (text) => replaceKeys(text, keys), secret: () => REDACTED }) ?? body;
 }
 
 // A name (quoted or not, with JSON escapes and %-escapes), `:` or `=`, and its value: a
@@ -139,9 +160,9 @@ export function redactBody(text: string): string {
     } catch {
       return redactPairs(text);
     }
-    const redacted = redact(parsed, 0);
+    const redacted = redactWith(parsed, { text: (t) => t, secret: () => REDACTED });
     // Too deep to walk: the text scan finds the pairs at any depth.
-    if (redacted === TOO_DEEP) return redactPairs(text);
+    if (redacted === undefined) return redactPairs(text);
     return redacted === parsed ? text : JSON.stringify(redacted);
   }
   return redactPairs(text);
@@ -196,37 +217,6 @@ export function replaceKeys(text: string, keys: Iterable<readonly [key: string, 
   return out;
 }
 
-/**
- * A JSON value with `replaceKeys` applied to every string in it (names included), at any
- * depth up to 64; the same value when nothing changed.
- *
- * @example
- *   replaceKeysIn({ msg: 'bad key sk_live_12345' }, [['sk_live_12345', 'key-2']]); // { msg: 'bad key key-2' }
- */
-export function replaceKeysIn(value: unknown, keys: ReadonlyArray<readonly [string, string]>): unknown {
-  if (keys.every(([key]) => key.length < MIN_SCRUBBED_KEY_LENGTH)) return value;
-  const walk = (v: unknown, depth: number): unknown => {
-    if (typeof v === 'string') return replaceKeys(v, keys);
-    if (typeof v !== 'object' || v === null || depth > MAX_DEPTH) return v;
-    if (Array.isArray(v)) {
-      let copy: unknown[] | undefined;
-      v.forEach((item, i) => {
-        const next = walk(item, depth + 1);
-        if (next !== item) (copy ??= [...v])[i] = next;
-      });
-      return copy ?? v;
-    }
-    let changed = false;
-    const entries = Object.entries(v).map(([name, item]) => {
-      const [nextName, next] = [replaceKeys(name, keys), walk(item, depth + 1)];
-      if (nextName !== name || next !== item) changed = true;
-      return [nextName, next];
-    });
-    return changed ? Object.fromEntries(entries) : v;
-  };
-  return walk(value, 0);
-}
-
 /** Names the keys of one run by first appearance, at most `limit` of them. */
 export interface KeyAliases {
   /** The stable alias of `key` (`key-1`, `key-2`, …); past the limit, `key-overflow`. */
@@ -257,30 +247,6 @@ export function createKeyAliases(limit = 10_000): KeyAliases {
     },
     scrubText: (text) => replaceKeys(text, book),
   };
-}
-
-/**
- * The values of secret-named fields of a query, a form body or a JSON body (`api_key=…`,
- * `{"token": "…"}`): keys a request carried besides its header, which a copy must not hold
- * by value either.
- *
- * @example
- *   secretValuesOf('rentalCount=1&api_key=sk_live_12345'); // ['sk_live_12345']
- *   secretValuesOf('{"auth":{"token":"tk_12345678"}}');     // ['tk_12345678']
- */
-export function secretValuesOf(text: string): string[] {
-  if (!MAY_HOLD_SECRET.test(text)) return [];
-  const first = text.trimStart().charCodeAt(0);
-  if (first === 123 /* { */ || first === 91 /* [ */) {
-    try {
-      return secretValuesIn(JSON.parse(text));
-    } catch {
-      // Not JSON after all: read as pairs below.
-    }
-  }
-  const values: string[] = [];
-  for (const [name, value] of new URLSearchParams(text)) if (isSecretName(name) && value) values.push(value);
-  return values;
 }
 
 /**

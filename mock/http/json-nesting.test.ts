@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadSpec } from '../../src/spec/loader.ts';
 import { createSimulator } from '../simulator.ts';
-import { jsonDepth, MAX_JSON_DEPTH } from './request-params.ts';
+import { MAX_JSON_DEPTH, nestsTooDeep } from './request-params.ts';
 import { send } from '../test-support/http-test-support.ts';
 
 const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
@@ -68,8 +68,9 @@ describe('deeply nested JSON bodies', () => {
   });
 
   it('measures depth outside strings only', () => {
-    expect(jsonDepth('{"a":[1,{"b":"[[{{"}]}')).toBe(3);
-    expect(jsonDepth('"\\"[["')).toBe(0);
-    expect(jsonDepth(nested(40))).toBe(40);
+    expect(nestsTooDeep(`{"a":[1,{"b":"${'['.repeat(MAX_JSON_DEPTH + 1)}"}]}`)).toBe(false);
+    expect(nestsTooDeep(`"\\"${'['.repeat(MAX_JSON_DEPTH + 1)}"`)).toBe(false);
+    expect(nestsTooDeep(nested(MAX_JSON_DEPTH))).toBe(false);
+    expect(nestsTooDeep(nested(MAX_JSON_DEPTH + 1))).toBe(true);
   });
 });

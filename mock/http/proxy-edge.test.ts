@@ -22,16 +22,27 @@ interface LoggingUpstream {
   url: string;
   /** `METHOD target` of every request that arrived. */
   log: string[];
+  /**
+   * The orders it took, as a lenient server reads them: the body over the query, a
+   * repeated name's last value, any content type as a form.
+   */
+  orders: string[];
   /** How the price operation answers: a price, or an HTTP error. */
   price: { trxPrice: string } | { status: number };
   close(): Promise<void>;
 }
 
 async function loggingUpstream(): Promise<LoggingUpstream> {
-  const upstream: Partial<LoggingUpstream> & { log: string[] } = { log: [], price: { trxPrice: '4.23' } };
+  const upstream: Partial<LoggingUpstream> & { log: string[]; orders: string[] } = {
+    log: [],
+    orders: [],
+    price: { trxPrice: '4.23' },
+  };
   const server: Server = createServer((req: IncomingMessage, res) => {
     upstream.log.push(`${req.method} ${req.url}`);
-    req.resume();
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (body += chunk));
     req.on('end', () => {
       const json = (status: number, body: unknown): void => {
         res.writeHead(status, { 'content-type': 'application/json' });
@@ -56,13 +67,17 @@ async function loggingUpstream(): Promise<LoggingUpstream> {
           },
         });
       }
-      if (req.method === 'POST' && target.startsWith('/v1/tron/order'))
+      if (req.method === 'POST' && target.startsWith('/v1/tron/order')) {
+        const read = new Map(new URL(target, 'http://x').searchParams);
+        for (const [name, value] of new URLSearchParams(body.replace(/;/g, '&'))) read.set(name, value);
+        upstream.orders.push(`${read.get('rentalCount')} ${read.get('period')}`);
         return json(200, {
           code: 0,
           msg: 'Order generated successfully, please check order processing status later',
           time,
           data: { id: 'OR20250312175009BJ1QRQH7', amount: 4.23, currency: 'TRX' },
         });
+      }
       return json(404, { code: 40400, msg: 'no', time, data: null });
     });
   });
@@ -99,19 +114,32 @@ async function proxyBefore(options: Partial<ProxyOptions> = {}) {
  * is answered before the method is known, with a body even to a HEAD, which Node's own
  * client would take for a broken answer.
  */
-function onSocket(port: number, method: string, target: string, body: string): Promise<{ status: number }> {
+function onSocket(
+  port: number,
+  method: string,
+  target: string,
+  body: string,
+  options: { type?: string; chunked?: boolean; cut?: boolean } = {},
+): Promise<{ status: number; text: string }> {
+  // A cut body: chunked, its last chunk never sent, the connection half-closed.
+  const framing = options.chunked
+    ? `Transfer-Encoding: chunked\r\n\r\n${body
+        .match(/.{1,4096}/gs)!
+        .map((piece) => `${Buffer.byteLength(piece).toString(16)}\r\n${piece}\r\n`)
+        .join('')}${options.cut ? '' : '0\r\n\r\n'}`
+    : `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () =>
+    const socket = connect(port, '127.0.0.1', () => {
       socket.write(
         `${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nAPI-KEY: ${FORM['api-key']}\r\n` +
-          `Content-Type: ${FORM['content-type']}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-          `Connection: close\r\n\r\n${body}`,
-      ),
-    );
+          `Content-Type: ${options.type ?? FORM['content-type']}\r\nConnection: close\r\n${framing}`,
+      );
+      if (options.cut) socket.end();
+    });
     let text = '';
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => (text += chunk));
-    socket.on('end', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]) }));
+    socket.on('end', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]), text }));
     socket.on('error', reject);
   });
 }
@@ -204,5 +232,58 @@ describe('the proxy edge over real sockets', () => {
     expect(nameless.status).toBe(403);
     expect(nameless.body.msg).toMatch(/names no rentalCount or no period/);
     expect(orderShaped(upstream.log)).toEqual([]);
+  });
+
+  it('forwards an order only when every server reads its parameters alike, and refuses the rest 400 naming the parameter', async () => {
+    const { upstream, served, health } = await proxyBefore({
+      allowSpend: true,
+      maxSpend: '10',
+      maxOrders: 5,
+    });
+    const priced = `pledgeAddress=${ADDRESS}&rentalCount=64000&period=1h`;
+    const hostile: Array<
+      [query: string, body: string, options?: { type?: string; chunked?: boolean; cut?: boolean }]
+    > = [
+      [priced, 'rentalCount=100000000&period=30d'],
+      ['', `${priced}&rentalCount=100000000`],
+      [`${priced}&rentalCount=100000000`, ''],
+      [priced, 'rentalcount=100000000'],
+      [priced, 'rental%43ount=100000000'],
+      ['', `${priced};rentalCount=100000000`],
+      ['', `${priced}&period=30d`, { chunked: true }],
+      [priced, '{"rentalCount":100000000,"period":"30d"}', { type: 'application/json' }],
+      [priced, 'rentalCount=100000000&period=30d', { type: 'text/plain' }],
+      ['', priced, { type: 'application/x-www-form-urlencoded; charset=utf-16' }],
+      ['', `${priced}&note=%FF`],
+    ];
+    for (const [query, body, options] of hostile) {
+      const reply = await onSocket(
+        served.port,
+        'POST',
+        `/v1/tron/order${query ? `?${query}` : ''}`,
+        body,
+        options,
+      );
+      expect(reply.status, `${query} | ${body}`).toBe(400);
+      expect(reply.text).toMatch(
+        /"code":20003,"msg":"Order not forwarded: (parameter '(rentalCount|rentalcount|period)' is given more than once|the form body (is not plain form encoding|holds an escape)|its body is '[^']+', not application)/,
+      );
+    }
+    // A body the guard cannot read whole is never forwarded either: past the limit, the
+    // pipeline's one 413 before any step reads it; cut, no answer owed.
+    const huge = `${priced}&note=${'x'.repeat(70_000)}&rentalCount=100000000`;
+    expect((await onSocket(served.port, 'POST', '/v1/tron/order', huge)).status).toBe(413);
+    expect((await onSocket(served.port, 'POST', '/v1/tron/order', huge, { chunked: true })).status).toBe(413);
+    await onSocket(served.port, 'POST', '/v1/tron/order', `${priced}&rentalCount=100000000`, {
+      chunked: true,
+      cut: true,
+    });
+    const honest = [];
+    for (let i = 0; i < 3; i++)
+      honest.push((await onSocket(served.port, 'POST', '/v1/tron/order', priced)).status);
+    expect(honest).toEqual([200, 200, 403]);
+    // What the upstream charged is what was priced: two orders of 64 000 for 1h, 8.46 TRX.
+    expect(upstream.orders).toEqual(['64000 1h', '64000 1h']);
+    expect(await health()).toMatchObject({ forwarded: 5, refusedOrders: hostile.length + 1 });
   });
 });

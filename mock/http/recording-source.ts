@@ -10,6 +10,7 @@ import { findApiOperation, isApiPath, withoutApiPrefix } from './api-operations.
 import { asSent } from './context.ts';
 import type { ResponseSource } from './create-app.ts';
 import { bodyOf } from './request-body.ts';
+import { servedHeaders } from './upstream-forward.ts';
 
 /** What a replay is asked: one API request (recording/replay-target.ts). */
 export type ReplayFetch = (request: Request) => Promise<Response>;
@@ -53,10 +54,10 @@ export function recordingSource(replay: ReplayOptions): ResponseSource {
       } catch {
         c.set('response', text);
       }
-      // The length is of the text sent here, whatever the recording's headers say.
-      const headers = new Headers(response.headers);
-      headers.delete('content-length');
-      headers.delete('transfer-encoding');
+      // A recording is untrusted input: its headers pass the proxy's filter, and its body is
+      // served as the text it decoded to, so a recorded content-encoding no longer holds.
+      const headers = servedHeaders(response.headers);
+      delete headers['content-encoding'];
       return new Response(text.length > 0 ? text : null, { status: response.status, headers });
     },
   };

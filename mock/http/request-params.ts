@@ -66,7 +66,7 @@ export async function readJsonBody(c: SimContext): Promise<unknown> {
       `Unsupported content type '${type}': the control plane takes application/json.`,
     );
   }
-  if (jsonDepth(text) > MAX_JSON_DEPTH) {
+  if (nestsTooDeep(text)) {
     throw new SimulatorError(
       'bodyInvalid',
       `The body nests arrays or objects deeper than ${MAX_JSON_DEPTH} levels; send a flatter JSON object.`,
@@ -76,17 +76,17 @@ export async function readJsonBody(c: SimContext): Promise<unknown> {
 }
 
 /**
- * The deepest nesting of `[` and `{` in a JSON text, outside strings; one pass and no
- * recursion, so it is safe on any input (an invalid text is measured as far as it goes).
- * Hand-written: JSON.parse has no depth option, and a streaming parser to get one would
- * be a dependency for ten lines.
+ * Whether a JSON text nests `[` and `{` deeper than MAX_JSON_DEPTH, outside strings: the one
+ * test before anything parses or walks a body or an answer. One pass and no recursion, so
+ * safe on any input (an invalid text is measured as far as it goes); a text shorter than
+ * twice the limit cannot nest past it. Hand-written: JSON.parse has no depth option.
  *
  * @example
- *   jsonDepth('{"a":[1,{"b":"[["}]}'); // 3
+ *   nestsTooDeep('{"a":[1,{"b":"[["}]}'); // false
  */
-export function jsonDepth(text: string): number {
+export function nestsTooDeep(text: string): boolean {
+  if (text.length <= 2 * MAX_JSON_DEPTH) return false;
   let depth = 0;
-  let deepest = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
@@ -96,10 +96,10 @@ export function jsonDepth(text: string): number {
     } else if (ch === 34) {
       inString = true;
     } else if (ch === 91 /* [ */ || ch === 123 /* { */) {
-      if (++depth > deepest) deepest = depth;
+      if (++depth > MAX_JSON_DEPTH) return true;
     } else if (ch === 93 /* ] */ || ch === 125 /* } */) {
       depth--;
     }
   }
-  return deepest;
+  return false;
 }

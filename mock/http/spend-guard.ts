@@ -5,7 +5,72 @@
  * order counts once it is forwarded, whatever the answer: a timeout may still have spent.
  * A refused order reaches nothing upstream.
  */
-import { formatUnits } from '../engine/index.ts';
+import { formatUnits, SimulatorError } from '../engine/index.ts';
+import { decodeText } from './decode-text.ts';
+
+/**
+ * A form's text as every server reads it alike: the characters a query may hold unescaped
+ * and well-formed escapes. Any other (a `;` some servers split on, a space, a `%` that
+ * escapes nothing, a byte past ASCII) could be read differently upstream.
+ */
+const PLAIN_FORM = /^(?:[A-Za-z0-9!$'()*+,./:=?@_~&-]|%[0-9A-Fa-f]{2})*$/;
+const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(?:;\s*charset="?utf-8"?\s*)?$/i;
+
+/**
+ * The parameters of an order exactly as any upstream reads them, or the 400 naming the one
+ * that could be read otherwise: a name given twice (in the query and the body, or twice in
+ * either; a server may keep the first, the last or the body's), a body that is not plain
+ * UTF-8 form encoding. What the guard prices and counts is then what the upstream reads.
+ *
+ * @example
+ *   orderParams('rentalCount=64000', 'period=1h', 'application/x-www-form-urlencoded'); // Map { rentalCount → '64000', period → '1h' }
+ *   orderParams('rentalCount=64000', 'rentalCount=1', 'application/x-www-form-urlencoded'); // throws: 'rentalCount' given twice
+ */
+export function orderParams(
+  query: string | undefined,
+  body: Uint8Array | undefined,
+  contentType: string | undefined,
+): Map<string, string> {
+  const params = new Map<string, string>();
+  const seen = new Set<string>();
+  const refuse = (parameter: string, why: string): never => {
+    const error = new SimulatorError(
+      'bodyInvalid',
+      `Order not forwarded: ${why}; the proxy forwards an order only when every server reads its parameters alike, so that what it prices and counts is what the upstream reads.`,
+    );
+    error.parameter = parameter;
+    throw error;
+  };
+  const read = (text: string, where: string): void => {
+    if (!PLAIN_FORM.test(text)) refuse(where, `the ${where} is not plain form encoding`);
+    for (const pair of text.split('&')) {
+      if (pair === '') continue;
+      const [rawName = '', ...rest] = pair.split('=');
+      let name = rawName;
+      let value = rest.join('=');
+      try {
+        name = decodeURIComponent(rawName.replace(/\+/g, ' '));
+        value = decodeURIComponent(value.replace(/\+/g, ' '));
+      } catch {
+        refuse(where, `the ${where} holds an escape that is not UTF-8 ('${pair.slice(0, 64)}')`);
+      }
+      // Names differing only in case count as one: some servers read them so.
+      if (seen.has(name.toLowerCase())) refuse(name, `parameter '${name}' is given more than once`);
+      seen.add(name.toLowerCase());
+      params.set(name, value);
+    }
+  };
+  if (query !== undefined) read(query, 'query string');
+  if (body !== undefined && body.byteLength > 0) {
+    if (!FORM_TYPE.test(contentType ?? ''))
+      refuse(
+        'Content-Type',
+        `its body is ${contentType ? `'${contentType.slice(0, 64)}'` : 'of no content type'}, not application/x-www-form-urlencoded (UTF-8)`,
+      );
+    read(decodeText(body), 'form body');
+  }
+  return params;
+}
 
 export interface SpendGuard {
   /** Whether an order's cost must be known before it may be forwarded (`--max-spend`). */

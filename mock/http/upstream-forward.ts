@@ -82,8 +82,33 @@ const FORWARDED_REQUEST_HEADERS = ['api-key', 'content-type', 'accept'];
  * upgrade, proxy-*), which describe the upstream's connection, not the response.
  */
 const FORWARDED_RESPONSE_HEADERS = new Set(['content-type', 'content-encoding', 'location', 'retry-after']);
-const forwardedResponseHeader = (name: string): boolean =>
-  FORWARDED_RESPONSE_HEADERS.has(name) || name.startsWith('ratelimit') || name.startsWith('x-ratelimit-');
+
+/**
+ * The headers an answer the simulator did not make (the upstream's, a recording's) is served
+ * with on the local origin, which every web page its user opens can reach: the allow-list
+ * above (so never a cookie, nor a second length: the server frames the body), and, since
+ * the body is foreign, `nosniff` and, unless it is served as JSON, a sandbox that runs no
+ * script of it on the simulator's origin.
+ *
+ * @example
+ *   servedHeaders(new Headers({ 'content-type': 'text/html', 'set-cookie': 'a=1' }));
+ *   // { 'content-type': 'text/html', 'x-content-type-options': 'nosniff', 'content-security-policy': 'sandbox' }
+ */
+export function servedHeaders(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    if (
+      FORWARDED_RESPONSE_HEADERS.has(name) ||
+      name.startsWith('ratelimit') ||
+      name.startsWith('x-ratelimit-')
+    )
+      out[name] = value;
+  });
+  out['x-content-type-options'] = 'nosniff';
+  if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(out['content-type'] ?? ''))
+    out['content-security-policy'] = 'sandbox';
+  return out;
+}
 
 /** Statuses whose response has no body (a Response refuses one). */
 const NULL_BODY_STATUS = new Set([204, 205, 304]);
@@ -191,10 +216,7 @@ export function passOn(response: UpstreamResponse): Response {
 
 /** The headers passed back; a content-encoding another fetch has already undone is dropped with it. */
 function passedOn(response: Response): Record<string, string> {
-  const out: Record<string, string> = {};
-  response.headers.forEach((value, name) => {
-    if (forwardedResponseHeader(name)) out[name] = value;
-  });
+  const out = servedHeaders(response.headers);
   // A Response made by hand (type 'default', a test's stand-in) holds what it was given.
   const raw = (response as Response & { [RAW_BODY]?: boolean })[RAW_BODY] === true;
   if (out['content-encoding'] !== undefined && !raw && response.type !== 'default')

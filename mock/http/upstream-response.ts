@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { decodeText } from './decode-text.ts';
 import { JOURNAL_RESPONSE_LIMIT } from './journal.ts';
-import { jsonDepth, MAX_JSON_DEPTH } from './request-params.ts';
+import { MAX_JSON_DEPTH, nestsTooDeep } from './request-params.ts';
 import type { UpstreamResponse } from './upstream-forward.ts';
 
 /** Why an answer was not checked: `rule` is stable (one report per operation and rule), `message` says it in full. */
@@ -89,7 +89,7 @@ export async function readUpstreamResponse(
   // Parsing is safe at any depth; checking and journaling recurse. A valid JSON text
   // nesting past the limit has an opening and a closing bracket per level, so a shorter
   // one need not be measured.
-  if (text.length > 2 * MAX_JSON_DEPTH && jsonDepth(text) > MAX_JSON_DEPTH) {
+  if (nestsTooDeep(text)) {
     return {
       journal: text.slice(0, JOURNAL_TEXT_BYTES),
       unchecked: {

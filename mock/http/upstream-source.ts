@@ -25,13 +25,12 @@ import {
   redactUrl,
   replaceKeys,
   secretPairValues,
-  secretValuesOf,
   secretValuesOfJson,
   type KeyAliases,
 } from './journal-redaction.ts';
 import type { LiveValidation } from './live-validation.ts';
 import { bodyOf } from './request-body.ts';
-import type { SpendGuard } from './spend-guard.ts';
+import { orderParams, type SpendGuard } from './spend-guard.ts';
 import { readUpstreamResponse } from './upstream-response.ts';
 import {
   DEFAULT_UPSTREAM_MAX_BYTES,
@@ -91,7 +90,7 @@ export function upstreamSource(proxy: ProxyContext): ResponseSource {
 /** The request's keys with their aliases: its API-KEY, and secret-named query parameters. */
 function keysOf(c: SimContext, aliases: KeyAliases): Array<[string, string]> {
   const query = asSent(c).query;
-  const keys = query === undefined ? [] : secretValuesOf(query);
+  const keys = query === undefined ? [] : secretPairValues(query);
   const header = c.req.header('api-key');
   if (header) keys.unshift(header);
   return keys.map((key) => [key, aliases.alias(key)]);
@@ -143,10 +142,17 @@ async function forward(c: SimContext, proxy: ProxyContext): Promise<Response> {
   const body = bytes && bytes.byteLength > 0 ? new Uint8Array(bytes) : undefined;
   if (operation === API_OPERATIONS.createOrder.id) {
     const guard = proxy.guard;
+    let params: Map<string, string>;
+    try {
+      params = orderParams(asSent(c).query, body, c.req.header('content-type'));
+    } catch (error) {
+      guard.refuse();
+      throw error;
+    }
     let reason = guard.check();
     if (reason) guard.refuse();
     else {
-      const cost = guard.needsCost ? await orderCost(c, proxy, body) : undefined;
+      const cost = guard.needsCost ? await orderCost(c, proxy, params) : undefined;
       reason = guard.admit(cost?.sun, cost?.why);
     }
     if (reason) {
@@ -154,7 +160,7 @@ async function forward(c: SimContext, proxy: ProxyContext): Promise<Response> {
       throw new SimulatorError('spendRefused', reason);
     }
   }
-  if (body) addKeys(c, proxy, secretValuesOf(decodeText(body)));
+  if (body) addKeys(c, proxy, secretPairValues(decodeText(body)));
   proxy.counters.forwarded++;
   const { path, query } = asSent(c);
   const request = {
@@ -190,19 +196,15 @@ async function forward(c: SimContext, proxy: ProxyContext): Promise<Response> {
 }
 
 /**
- * What an order costs at the upstream's own price: its `rentalCount` and `period` (from
- * the query or the form body) asked of the upstream's price operation with the caller's
- * key. Undefined `sun` with `why` when that cannot be known.
+ * What an order costs at the upstream's own price: its `rentalCount` and `period` (as
+ * orderParams read them) asked of the upstream's price operation with the caller's key.
+ * Undefined `sun` with `why` when that cannot be known.
  */
 async function orderCost(
   c: SimContext,
   proxy: ProxyContext,
-  body: Uint8Array | undefined,
+  params: Map<string, string>,
 ): Promise<{ sun?: number; why?: string }> {
-  const params = new URLSearchParams(asSent(c).query ?? '');
-  if (body && /application\/x-www-form-urlencoded/i.test(c.req.header('content-type') ?? '')) {
-    for (const [name, value] of new URLSearchParams(decodeText(body))) params.append(name, value);
-  }
   const rentalCount = params.get('rentalCount');
   const period = params.get('period');
   if (!rentalCount || !period) return { why: 'the order names no rentalCount or no period' };
