@@ -11,7 +11,7 @@ import { NODE_OPERATIONS } from '../../src/generated/lists.ts';
 import { SimulatorError } from '../engine/index.ts';
 import { asSent, type SimContext, type SimEnv } from './context.ts';
 import { methodNotAllowed } from './error-catalogue.ts';
-import { secretValuesOf, type KeyAliases } from './journal-redaction.ts';
+import { secretPairValues, type KeyAliases } from './journal-redaction.ts';
 import type { ReplayFetch } from './recording-source.ts';
 import { bodyOf } from './request-body.ts';
 import {
@@ -76,7 +76,7 @@ export function nodeForwarder(
 ): NodeAnswer {
   return async (c) => {
     const { path, query } = asSent(c);
-    const keys = [c.req.header('tron-pro-api-key') ?? '', ...secretValuesOf(query ?? '')].filter(Boolean);
+    const keys = [c.req.header('tron-pro-api-key') ?? '', ...secretPairValues(query ?? '')].filter(Boolean);
     c.set(
       'keys',
       keys.map((key) => [key, aliases.alias(key)] as const),
