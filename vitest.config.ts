@@ -46,7 +46,10 @@ const UNIT_FILES = [
 export default defineConfig({
   resolve: { alias: packageNames },
   test: {
-    testTimeout: 20_000,
+    // A guard against a hang, not a bound on time: six busy loops on two cores stretch the
+    // slowest files several-fold, and the gate must pass there too.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     // vitest's default is one worker fewer than the cores, so one file at a time on this
     // project's two-core machines; most slow files wait on a child process, a server or a
     // browser, and other files fill those waits. Three, as the package test holds one worker

@@ -274,16 +274,16 @@ describe('serve --state with a corrupt file', () => {
     return sim.engine.snapshot();
   };
 
-  it('exits 2 for a file that is not JSON', { timeout: 30_000 }, async () => {
+  it('exits 2 for a file that is not JSON', async () => {
     expect(await expectRefused('\u0000\u0001garbage{')).toMatch(/is not valid JSON/);
   });
 
-  it('exits 2 for a state file cut off in the middle', { timeout: 30_000 }, async () => {
+  it('exits 2 for a state file cut off in the middle', async () => {
     const text = JSON.stringify(snapshot());
     expect(await expectRefused(text.slice(0, Math.floor(text.length / 2)))).toMatch(/is not valid JSON/);
   });
 
-  it('exits 2 for JSON of another format', { timeout: 30_000 }, async () => {
+  it('exits 2 for JSON of another format', async () => {
     expect(
       await expectRefused(JSON.stringify({ ...snapshot(), format: 'energy-rental-kit/state@9' })),
     ).toMatch(new RegExp(`not a simulator state of format ${FORMAT}`));
@@ -293,7 +293,7 @@ describe('serve --state with a corrupt file', () => {
   // A file whose inside is damaged (an order of an account not in the file, an account
   // without its ledger) once threw a plain Error or TypeError and exited 1 with a stack;
   // the StateFile schema and the restore checks now name it (state-validation.test.ts has more).
-  it('exits 2 for a file of the right format whose inside is damaged', { timeout: 30_000 }, async () => {
+  it('exits 2 for a file of the right format whose inside is damaged', async () => {
     const good = snapshot();
     await expectRefused(
       JSON.stringify({ ...good, orders: good.orders.map((o) => ({ ...o, accountId: 99 })) }),

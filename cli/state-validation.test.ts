@@ -285,7 +285,7 @@ describe('serve --state refuses a tampered state file', () => {
     },
   );
 
-  it('exits 2 with the message and no stack trace from the real CLI', { timeout: 30_000 }, async () => {
+  it('exits 2 with the message and no stack trace from the real CLI', async () => {
     const saved = richSnapshot();
     saved.accounts[0]!.ledger.TRX.available = -209_360_000;
     const file = await stateFile(JSON.stringify(saved));

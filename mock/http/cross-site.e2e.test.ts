@@ -82,7 +82,7 @@ describe('a web page and the simulator', () => {
     const fromEvil = (): string[] =>
       seen.filter((req) => req.headers.origin === evilUrl).map((req) => `${req.method} ${req.url}`);
     await expect
-      .poll(() => fromEvil().sort(), { timeout: 10_000 })
+      .poll(() => fromEvil().sort(), { timeout: 60_000 })
       .toEqual(['OPTIONS /_sim/supply', 'POST /_sim/accounts', 'POST /_sim/reset', 'POST /_sim/rules']);
     expect(stateOf(sim)).toBe(before);
     expect(sim.engine.accounts()).toHaveLength(2);
@@ -113,7 +113,7 @@ describe('a web page and the simulator', () => {
     await operation.locator('textarea.body-param__text').fill('{"balance":{"trx":"3"}}');
     await operation.locator('button.execute').click();
     await expect
-      .poll(async () => operation.locator('.live-responses-table').textContent(), { timeout: 10_000 })
+      .poll(async () => operation.locator('.live-responses-table').textContent(), { timeout: 60_000 })
       .toContain('"apiKey"');
     expect(sim.engine.accounts()).toHaveLength(accounts + 1);
     const write = seen.findLast((req) => req.method === 'POST' && req.url === '/_sim/accounts');

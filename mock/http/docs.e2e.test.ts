@@ -68,7 +68,7 @@ describe('/docs', () => {
     await operation.locator('button.execute').click();
     const response = operation.locator('.live-responses-table');
     await expect
-      .poll(async () => response.textContent(), { timeout: 10_000 })
+      .poll(async () => response.textContent(), { timeout: 60_000 })
       .toContain('"trxPrice": "4.23"');
     expect(
       await operation.locator('.responses-wrapper').textContent(),
@@ -89,7 +89,7 @@ describe('/docs', () => {
     const page = await browser!.newPage();
     await page.goto(`${sim.url}/docs/control`);
     await expect
-      .poll(async () => page.locator('#operations-faults-injectFault').count(), { timeout: 10_000 })
+      .poll(async () => page.locator('#operations-faults-injectFault').count(), { timeout: 60_000 })
       .toBe(1);
     await page.close();
   }, 60_000);

@@ -18,7 +18,7 @@ export const CHROMIUM = '/usr/bin/chromium';
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 export const OTHER_ADDRESS = 'TAcN9gFvXZAxsWQQzWWbydBmscBHnEi5nZ';
-export const WAIT_MS = 10_000;
+export const WAIT_MS = 60_000;
 
 let browser: Browser | undefined;
 // Missing Chromium fails every test with the fix, rather than skipping them quietly.
