@@ -6,9 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createValidators, loadSpec } from '../../src/spec/loader.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
 import { EVENT_INTERVAL_MS } from './dashboard-routes.ts';
-
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
-const OTHER_ADDRESS = 'TAcN9gFvXZAxsWQQzWWbydBmscBHnEi5nZ';
+import { ADDRESS, OTHER_ADDRESS } from '../test-support/fixtures.ts';
 
 const control = createValidators(loadSpec('control'));
 

@@ -8,17 +8,15 @@ import { createAdaptorServer } from '@hono/node-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulator, type Simulator } from '../simulator.ts';
 import { send, type Reply } from '../test-support/http-test-support.ts';
+import { ORDER_QUERY } from '../test-support/fixtures.ts';
 
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
-/** 65000 energy for 1h costs 4.23 TRX at the default 65 sun. */
-const ORDER = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 const order = (sim: Simulator, apiKey: string, extra = '') =>
   send(sim, '/v1/tron/order', {
     method: 'POST',
     headers: { 'API-KEY': apiKey, ...FORM },
-    body: `${ORDER}${extra}`,
+    body: `${ORDER_QUERY}${extra}`,
   });
 
 /** Creates an account holding `trx` TRX and nothing else; returns its key. */
@@ -130,7 +128,7 @@ describe('parallel orders against a balance that covers only some of them', () =
       const res = await fetch(`${url}/v1/tron/order`, {
         method: 'POST',
         headers: { 'API-KEY': key, ...FORM },
-        body: ORDER,
+        body: ORDER_QUERY,
       });
       return { status: res.status, body: (await res.json()) as any };
     };
@@ -261,9 +259,10 @@ describe('orders racing clock advances', () => {
     const work: Promise<number>[] = [];
     for (let i = 0; i < 60; i++) {
       work.push(
-        fetch(`${url}/v1/tron/order?${ORDER}`, { method: 'POST', headers: { 'API-KEY': 'demo-key' } }).then(
-          async (r) => (await r.text(), r.status),
-        ),
+        fetch(`${url}/v1/tron/order?${ORDER_QUERY}`, {
+          method: 'POST',
+          headers: { 'API-KEY': 'demo-key' },
+        }).then(async (r) => (await r.text(), r.status)),
       );
       if (i % 4 === 0)
         work.push(

@@ -7,9 +7,8 @@ import { createAdaptorServer } from '@hono/node-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulator, DEFAULT_SCENARIO, type Simulator } from '../simulator.ts';
 import { get, send } from '../test-support/http-test-support.ts';
+import { ORDER_QUERY } from '../test-support/fixtures.ts';
 
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
-const ORDER = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const LIMIT = 64 * 1024;
 
@@ -20,14 +19,14 @@ const control = (sim: Simulator, method: string, path: string, body?: unknown) =
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
 const order = (sim: Simulator, outOrderNo?: string, apiKey = 'demo-key') =>
-  send(sim, `/v1/tron/order?${ORDER}${outOrderNo ? `&outOrderNo=${outOrderNo}` : ''}`, {
+  send(sim, `/v1/tron/order?${ORDER_QUERY}${outOrderNo ? `&outOrderNo=${outOrderNo}` : ''}`, {
     method: 'POST',
     headers: { 'API-KEY': apiKey },
   });
 
 /** A form body for one valid order, padded with an unknown parameter to exactly `bytes` bytes. */
 function paddedOrderBody(bytes: number): string {
-  const head = `${ORDER}&pad=`;
+  const head = `${ORDER_QUERY}&pad=`;
   return head + 'x'.repeat(bytes - head.length);
 }
 

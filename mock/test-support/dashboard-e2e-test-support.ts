@@ -13,11 +13,10 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { createSimulatorServer } from '../node-server.ts';
 import { createSimulator, type Simulator, type SimulatorOptions } from '../simulator.ts';
 import { CHROMIUM_ARGS } from './chromium-test-support.ts';
+import { ADDRESS } from './fixtures.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
-export const OTHER_ADDRESS = 'TAcN9gFvXZAxsWQQzWWbydBmscBHnEi5nZ';
 export const WAIT_MS = 10_000;
 
 let browser: Browser | undefined;
