@@ -4,7 +4,7 @@
  * spec documents.
  */
 import fc from 'fast-check';
-import { API_OPERATION_IDS, ORDER_STATUSES, PERIODS } from '../../src/generated/lists.ts';
+import { PERIODS } from '../../src/generated/lists.ts';
 import { loadSpec, type OperationInfo } from '../../src/spec/loader.ts';
 import { encodeTronAddress } from '../../src/tron-address.ts';
 import { DEFAULT_SCENARIO } from '../simulator.ts';
@@ -12,9 +12,6 @@ import { ADDRESS, OTHER_ADDRESS } from '../test-support/fixtures.ts';
 
 export const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : 20_250_312;
 export const FORM = 'application/x-www-form-urlencoded';
-export { PERIODS };
-export const STATUSES = ORDER_STATUSES;
-export const API_OPERATIONS = API_OPERATION_IDS;
 export const MAX_BODY = 64 * 1024;
 /** A second account of the starting scenario; `prop-key-bravo` may be created by the traffic. */
 export const SCENARIO = {
