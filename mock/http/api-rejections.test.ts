@@ -6,22 +6,22 @@ import { request } from 'node:http';
 import bs58check from 'bs58check';
 import { describe, expect, it } from 'vitest';
 import { createValidators, loadSpec } from '../../src/spec/loader.ts';
-import { createSimulator, type Simulator } from '../simulator.ts';
-import { expectValid, get, send } from '../test-support/http-test-support.ts';
+import { createSimulator } from '../simulator.ts';
+import { call, expectValid, get, send } from '../test-support/http-test-support.ts';
 import { listen } from '../test-support/socket-test-support.ts';
-import { ADDRESS, ORDER_QUERY, expectError, ordersOf, postOrder } from '../test-support/fixtures.ts';
+import {
+  ADDRESS,
+  ORDER_QUERY,
+  createAccount,
+  expectError,
+  ordersOf,
+  postOrder,
+} from '../test-support/fixtures.ts';
 
 const ORDER_ID = /^OR\d{14}[A-Z0-9]{8}$/;
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 const api = createValidators(loadSpec('api'));
-
-const controlJson = (sim: Simulator, method: string, path: string, body?: unknown, apiKey?: string) =>
-  send(sim, path, {
-    method,
-    headers: { 'content-type': 'application/json', ...(apiKey ? { 'API-KEY': apiKey } : {}) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
 
 /** A Base58Check string of 21 bytes whose first byte is `version`. */
 function base58check(version: number): string {
@@ -29,15 +29,6 @@ function base58check(version: number): string {
   payload[0] = version;
   payload.fill(7, 1);
   return bs58check.encode(payload);
-}
-
-async function createAccount(
-  sim: Simulator,
-  request: Record<string, unknown>,
-): Promise<{ apiKey: string; walletAddress: string }> {
-  const reply = await controlJson(sim, 'POST', '/_sim/accounts', request);
-  expect(reply.status).toBe(201);
-  return reply.body;
 }
 
 describe('API keys', () => {
@@ -317,7 +308,7 @@ describe('duplicate outOrderNo', () => {
 
   it("is rejected with 409 and code 30002 under duplicateOutOrderNo 'reject', naming the first order", async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const patch = await controlJson(sim, 'PATCH', '/_sim/config', { duplicateOutOrderNo: 'reject' });
+    const patch = await call(sim, 'PATCH', '/_sim/config', { body: { duplicateOutOrderNo: 'reject' } });
     expect(patch.status).toBe(200);
     const first = (await postOrder(sim, `${ORDER_QUERY}&outOrderNo=dup-1`)).body.data.id;
     const second = await postOrder(sim, `${ORDER_QUERY}&outOrderNo=dup-1`);

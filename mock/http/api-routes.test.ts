@@ -4,12 +4,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createValidators, loadSpec } from '../../src/spec/loader.ts';
-import { createSimulator, type Simulator } from '../simulator.ts';
-import { expectValid, get, send } from '../test-support/http-test-support.ts';
+import { createSimulator } from '../simulator.ts';
+import { expectValid, get } from '../test-support/http-test-support.ts';
 import {
   ADDRESS,
   ORDER_QUERY,
   OTHER_ADDRESS,
+  createAccount,
   expectError,
   ordersOf,
   postOrder,
@@ -21,22 +22,6 @@ const START_MS = 1_741_801_809_000;
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 const api = createValidators(loadSpec('api'));
-
-const controlJson = (sim: Simulator, method: string, path: string, body?: unknown, apiKey?: string) =>
-  send(sim, path, {
-    method,
-    headers: { 'content-type': 'application/json', ...(apiKey ? { 'API-KEY': apiKey } : {}) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-
-async function createAccount(
-  sim: Simulator,
-  request: Record<string, unknown>,
-): Promise<{ apiKey: string; walletAddress: string }> {
-  const reply = await controlJson(sim, 'POST', '/_sim/accounts', request);
-  expect(reply.status).toBe(201);
-  return reply.body;
-}
 
 describe('getPrice', () => {
   it('quotes 65000 energy for 1h at 65 sun per unit and 4.23 TRX, as the spec describes', async () => {

@@ -8,7 +8,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulator, type Simulator } from '../simulator.ts';
 import { send, type Reply } from '../test-support/http-test-support.ts';
-import { ORDER_QUERY } from '../test-support/fixtures.ts';
+import { ORDER_QUERY, createAccount } from '../test-support/fixtures.ts';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
@@ -18,17 +18,6 @@ const order = (sim: Simulator, apiKey: string, extra = '') =>
     headers: { 'API-KEY': apiKey, ...FORM },
     body: `${ORDER_QUERY}${extra}`,
   });
-
-/** Creates an account holding `trx` TRX and nothing else; returns its key. */
-async function account(sim: Simulator, trx: string): Promise<string> {
-  const reply = await send(sim, '/_sim/accounts', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ balance: { trx } }),
-  });
-  expect(reply.status).toBe(201);
-  return reply.body.apiKey as string;
-}
 
 function ledgerOf(sim: Simulator, apiKey: string) {
   return sim.engine.authenticate(apiKey)!.ledger;
@@ -64,7 +53,7 @@ describe('parallel orders against a balance that covers only some of them', () =
     const sim = createSimulator({ clock: 'manual' });
     const K = 7;
     const N = 40;
-    const key = await account(sim, (4.23 * K).toFixed(2));
+    const { apiKey: key } = await createAccount(sim, { balance: { trx: (4.23 * K).toFixed(2) } });
     const replies = await Promise.all(Array.from({ length: N }, () => order(sim, key)));
 
     const accepted = replies.filter((r) => r.status === 200);
@@ -122,7 +111,7 @@ describe('parallel orders against a balance that covers only some of them', () =
     const { url, connections } = await listen(sim);
     const K = 5;
     const N = 30;
-    const key = await account(sim, (4.23 * K).toFixed(2));
+    const { apiKey: key } = await createAccount(sim, { balance: { trx: (4.23 * K).toFixed(2) } });
     const post = async () => {
       // fetch keeps connections alive and reuses them (undici's pool).
       const res = await fetch(`${url}/v1/tron/order`, {

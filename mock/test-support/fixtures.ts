@@ -5,7 +5,7 @@
 import { expect } from 'vitest';
 import { createValidators, loadSpec } from '../../src/spec/loader.ts';
 import type { Simulator } from '../simulator.ts';
-import { callGet, expectValid, get, send, type Reply } from './http-test-support.ts';
+import { call, callGet, expectValid, get, send, type Reply } from './http-test-support.ts';
 
 /** The spec's demo receiving address (activated in the default scenario). */
 export const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
@@ -65,6 +65,21 @@ export async function statusOf(sim: Simulator, orderId: string, apiKey = 'demo-k
 /** The account's orders as the control plane lists them. */
 export const ordersOf = async (sim: Simulator, apiKey = 'demo-key') =>
   (await get(sim, '/_sim/orders', apiKey)).body.orders as { orderId: string; status: string }[];
+
+/**
+ * Creates an account through the control plane and answers its key and wallet.
+ *
+ * @example
+ *   const { apiKey } = await createAccount(sim, { balance: { trx: '100' } });
+ */
+export async function createAccount(
+  sim: Simulator,
+  request: Record<string, unknown>,
+): Promise<{ apiKey: string; walletAddress: string }> {
+  const reply = await call(sim, 'POST', '/_sim/accounts', { body: request });
+  expect(reply.status).toBe(201);
+  return reply.body;
+}
 
 /** The account's TRX, available and frozen. */
 export async function trxOf(
