@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulator } from '../mock/simulator.ts';
 import { exitOf, runCli, startCli } from './test-support.ts';
+import { ADDRESS } from '../mock/test-support/fixtures.ts';
 
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const FORMAT = 'energy-rental-kit/state@2';
 
 // Temporary directories and child processes of one test, cleaned up after it.

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadRecording } from '../recording/recording.ts';
 import { exitOf, startCli, type Cleanups } from './test-support.ts';
+import { ADDRESS } from '../mock/test-support/fixtures.ts';
 
 const KEYS = {
   header: 'hdr-key-AAAA1111',
@@ -26,7 +27,6 @@ const KEYS = {
   // Never sent: the upstream hands it out, and repeats it before the field that holds it.
   issued: 'iss-key-FFFF6666',
 };
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 
 const cleanups: Cleanups = [];
 afterEach(async () => {

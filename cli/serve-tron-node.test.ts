@@ -12,13 +12,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CliError } from '../src/cli-error.ts';
 import { parseServeArgs, serve } from './serve.ts';
+import { ADDRESS } from '../mock/test-support/fixtures.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'serve-tron-node-'));
 /** A TRON-PRO-API-KEY that the fake node echoes back, as a careless node might. */
 const NODE_KEY = 'trongrid-key-0123456789abcdef';
 /** Never reached: these tests send the API nothing. */
 const UPSTREAM = 'http://127.0.0.1:9';
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const RESOURCES = { EnergyLimit: 65000, freeNetLimit: 600 };
 
 /** What the fake node was sent, in order. */

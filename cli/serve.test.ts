@@ -16,8 +16,8 @@ import { CliError } from '../src/cli-error.ts';
 import { CLI_COMMANDS } from '../src/generated/cli.ts';
 import { parseServeArgs, serve, SERVE_HELP, type ServeOptions } from './serve.ts';
 import { exitOf, runCli, startCli } from './test-support.ts';
+import { ADDRESS } from '../mock/test-support/fixtures.ts';
 
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const demo = { 'API-KEY': 'demo-key' };
 
 function cliError(run: () => unknown): CliError {

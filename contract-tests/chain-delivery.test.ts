@@ -3,8 +3,8 @@ import { chainNode, delegationEnd, END_TOLERANCE_MS } from './chain-delivery.ts'
 import { CONTRACT_HELP, contractEnv } from './contract-command.ts';
 import { readContractConfig } from './contract-config.ts';
 import type { ContractTarget } from './contract-target.ts';
+import { ADDRESS } from '../mock/test-support/fixtures.ts';
 
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const targetAt = (baseUrl: string, simulator: boolean) =>
   ({
     info: { baseUrl, simulator },

@@ -15,8 +15,8 @@ import {
   type BaselineValues,
 } from '../recording/test-support.ts';
 import { calibrate } from './calibrate.ts';
+import { ADDRESS } from '../mock/test-support/fixtures.ts';
 
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const withPolls = (polls: BaselineValues['polls']): BaselineValues => ({ ...VALUES_A, polls });
 const row = (table: ReturnType<typeof calibrate>['table'], setting: string) =>
   table.find((t) => t.setting === setting);

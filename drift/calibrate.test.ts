@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Interaction } from '../recording/recording.ts';
 import { baseline, exchange, VALUES_A, type BaselineValues } from '../recording/test-support.ts';
 import { calibrate, rejectionKind } from './calibrate.ts';
+import { ADDRESS } from '../mock/test-support/fixtures.ts';
 
 const withPolls = (polls: BaselineValues['polls']): BaselineValues => ({ ...VALUES_A, polls });
 
@@ -73,7 +74,6 @@ describe('a calibrated failure rate', () => {
   });
 });
 
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const refused = (code: number) => ({ code, msg: 'refused', time: '1741801809', data: null });
 
 /** A refused request as sent: method, path, query and whether it carried a key. */

@@ -6,9 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { createManualClock } from './engine/manual-clock.ts';
 import { SimulatorError } from './engine/index.ts';
 import { createSimulator, type Simulator, type SimulatorOptions } from './simulator.ts';
+import { ADDRESS, OTHER_ADDRESS } from './test-support/fixtures.ts';
 
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
-const OTHER_ADDRESS = 'TAcN9gFvXZAxsWQQzWWbydBmscBHnEi5nZ';
 const START_MS = 1_741_801_809_000;
 
 async function json(sim: Simulator, path: string, init: RequestInit = {}): Promise<any> {

@@ -3,6 +3,7 @@
  * baseline of every operation (a price, an account, an order created and polled to
  * COMPLETED, two rejections) whose values can all be changed while its shapes stay the same.
  */
+import { ADDRESS } from '../mock/test-support/fixtures.ts';
 import { computeTiming } from './order-observations.ts';
 import { RECORDING_FORMAT, type Interaction, type Recording } from './recording.ts';
 
@@ -22,8 +23,8 @@ export interface BaselineValues {
 
 export const VALUES_A: BaselineValues = {
   orderId: 'OR20250312175009BJ1QRQH7',
-  wallet: 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3',
-  pledgeAddress: 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3',
+  wallet: ADDRESS,
+  pledgeAddress: ADDRESS,
   createdAtMs: 1_741_801_809_000,
   amount: 3.84,
   trx: '1000',

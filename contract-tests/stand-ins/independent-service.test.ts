@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PLAIN_CHOICES, memberChoices } from './family.ts';
 import { createIndependentService, type ServiceChoices } from './independent-service.ts';
-
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
+import { ADDRESS } from '../../mock/test-support/fixtures.ts';
 
 /** A service on a clock the test moves, and a call helper that reads status, type and body. */
 function service(changes: Partial<ServiceChoices> = {}) {

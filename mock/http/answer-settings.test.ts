@@ -11,9 +11,9 @@ import { createManualClock } from '../engine/manual-clock.ts';
 import { toEngineScenario } from '../scenario/scenario-input.ts';
 import { createSimulator, DEFAULT_SCENARIO, type Simulator } from '../simulator.ts';
 import { startSimulator } from '../testing/start-simulator.ts';
+import { ADDRESS } from '../test-support/fixtures.ts';
 
 const KEY = { 'API-KEY': 'demo-key' };
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const ORDER = `/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;
 const control = createValidators(loadSpec('control'));
 

@@ -6,44 +6,22 @@ import { request } from 'node:http';
 import bs58check from 'bs58check';
 import { describe, expect, it } from 'vitest';
 import { createValidators, loadSpec } from '../../src/spec/loader.ts';
-import { createSimulator, type Simulator } from '../simulator.ts';
-import { expectValid, get, send, type Reply } from '../test-support/http-test-support.ts';
+import { createSimulator } from '../simulator.ts';
+import { call, expectValid, get, send } from '../test-support/http-test-support.ts';
 import { listen } from '../test-support/socket-test-support.ts';
+import {
+  ADDRESS,
+  ORDER_QUERY,
+  createAccount,
+  expectError,
+  ordersOf,
+  postOrder,
+} from '../test-support/fixtures.ts';
 
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const ORDER_ID = /^OR\d{14}[A-Z0-9]{8}$/;
-const ORDER_QUERY = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 const api = createValidators(loadSpec('api'));
-
-const postOrder = (sim: Simulator, query: string, apiKey = 'demo-key', init: RequestInit = {}) =>
-  send(sim, `/v1/tron/order${query ? `?${query}` : ''}`, {
-    method: 'POST',
-    ...init,
-    headers: { 'API-KEY': apiKey, ...init.headers },
-  });
-
-const controlJson = (sim: Simulator, method: string, path: string, body?: unknown, apiKey?: string) =>
-  send(sim, path, {
-    method,
-    headers: { 'content-type': 'application/json', ...(apiKey ? { 'API-KEY': apiKey } : {}) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-
-const ordersOf = async (sim: Simulator, apiKey = 'demo-key') =>
-  (await get(sim, '/_sim/orders', apiKey)).body.orders as { orderId: string; status: string }[];
-
-function expectRejection(reply: Reply, status: number, code: number, msg: RegExp): void {
-  expect(reply.status).toBe(status);
-  expect(reply.body).toEqual({
-    code,
-    msg: expect.stringMatching(msg),
-    time: expect.stringMatching(/^\d+$/),
-    data: null,
-  });
-  expectValid(api.schema('ErrorEnvelope'), reply.body);
-}
 
 /** A Base58Check string of 21 bytes whose first byte is `version`. */
 function base58check(version: number): string {
@@ -51,15 +29,6 @@ function base58check(version: number): string {
   payload[0] = version;
   payload.fill(7, 1);
   return bs58check.encode(payload);
-}
-
-async function createAccount(
-  sim: Simulator,
-  request: Record<string, unknown>,
-): Promise<{ apiKey: string; walletAddress: string }> {
-  const reply = await controlJson(sim, 'POST', '/_sim/accounts', request);
-  expect(reply.status).toBe(201);
-  return reply.body;
 }
 
 describe('API keys', () => {
@@ -75,7 +44,7 @@ describe('API keys', () => {
     async (method, path) => {
       const sim = createSimulator({ clock: 'manual' });
       const reply = await send(sim, path, { method });
-      expectRejection(reply, 401, 10001, /API-KEY/);
+      expectError(reply, 401, 10001, /API-KEY/);
       expect(await ordersOf(sim)).toEqual([]);
     },
   );
@@ -85,7 +54,7 @@ describe('API keys', () => {
     async (method, path) => {
       const sim = createSimulator({ clock: 'manual' });
       const reply = await send(sim, path, { method, headers: { 'API-KEY': 'no-such-key' } });
-      expectRejection(reply, 401, 10002, /Unknown API key/);
+      expectError(reply, 401, 10002, /Unknown API key/);
       expect(await ordersOf(sim)).toEqual([]);
     },
   );
@@ -102,7 +71,7 @@ describe('API keys', () => {
       const headers = new Headers();
       headers.append('API-KEY', 'demo-key');
       headers.append('API-KEY', 'other-key-123');
-      expectRejection(await send(sim, '/v1/account', { headers }), 400, 20002, /More than one API-KEY/);
+      expectError(await send(sim, '/v1/account', { headers }), 400, 20002, /More than one API-KEY/);
       const served = await listen(sim);
       try {
         const reply = await new Promise<number>((resolve, reject) => {
@@ -128,7 +97,7 @@ describe('API keys', () => {
   it('treats an empty API-KEY header as missing', async () => {
     const sim = createSimulator({ clock: 'manual' });
     const reply = await send(sim, '/v1/account', { headers: { 'API-KEY': '' } });
-    expectRejection(reply, 401, 10001, /API-KEY/);
+    expectError(reply, 401, 10001, /API-KEY/);
   });
 
   it("hides another account's order by orderId exactly like an id that does not exist", async () => {
@@ -138,7 +107,7 @@ describe('API keys', () => {
     const unknownId = 'OR20250312175009AAAAAAAA';
     const foreign = await get(sim, `/v1/tron/history?orderId=${id}`, other.apiKey);
     const unknown = await get(sim, `/v1/tron/history?orderId=${unknownId}`, other.apiKey);
-    expectRejection(foreign, 404, 40401, /Order not found/);
+    expectError(foreign, 404, 40401, /Order not found/);
     expect(foreign.body.msg.replace(id, '<id>')).toBe(unknown.body.msg.replace(unknownId, '<id>'));
     expect(Object.keys(foreign.body)).toEqual(Object.keys(unknown.body));
   });
@@ -149,7 +118,7 @@ describe('API keys', () => {
     await postOrder(sim, `${ORDER_QUERY}&outOrderNo=mine`);
     const foreign = await get(sim, '/v1/tron/history?outOrderNo=mine', other.apiKey);
     const unknown = await get(sim, '/v1/tron/history?outOrderNo=none', other.apiKey);
-    expectRejection(foreign, 404, 40401, /Order not found/);
+    expectError(foreign, 404, 40401, /Order not found/);
     expect(foreign.body.msg.replace("'mine'", '<x>')).toBe(unknown.body.msg.replace("'none'", '<x>'));
   });
 
@@ -246,7 +215,7 @@ describe('createOrder parameter validation', () => {
     async (_name, query, code, msg) => {
       const sim = createSimulator({ clock: 'manual' });
       const reply = await postOrder(sim, query);
-      expectRejection(reply, 400, code, msg);
+      expectError(reply, 400, code, msg);
       expect(await ordersOf(sim)).toEqual([]);
       expect((await get(sim, '/v1/account')).body.data.balance.available.trx).toBe('1000');
     },
@@ -255,7 +224,7 @@ describe('createOrder parameter validation', () => {
   it('names every missing parameter at once', async () => {
     const sim = createSimulator({ clock: 'manual' });
     const reply = await postOrder(sim, '');
-    expectRejection(reply, 400, 20001, /'pledgeAddress'.*'rentalCount'.*'period'/);
+    expectError(reply, 400, 20001, /'pledgeAddress'.*'rentalCount'.*'period'/);
   });
 
   it('validates a form body exactly like the query string', async () => {
@@ -264,7 +233,7 @@ describe('createOrder parameter validation', () => {
       headers: FORM,
       body: `pledgeAddress=${ADDRESS}&rentalCount=100&period=1h`,
     });
-    expectRejection(reply, 400, 20002, /'rentalCount' must be at least 64000 \(got '100'\)/);
+    expectError(reply, 400, 20002, /'rentalCount' must be at least 64000 \(got '100'\)/);
   });
 });
 
@@ -272,7 +241,7 @@ describe('parameters given twice', () => {
   it('rejects a parameter in the query string and the form body with different values with code 20003', async () => {
     const sim = createSimulator({ clock: 'manual' });
     const reply = await postOrder(sim, ORDER_QUERY, 'demo-key', { headers: FORM, body: 'rentalCount=70000' });
-    expectRejection(reply, 400, 20003, /'rentalCount'.*'65000'.*'70000'/);
+    expectError(reply, 400, 20003, /'rentalCount'.*'65000'.*'70000'/);
     expect(await ordersOf(sim)).toEqual([]);
   });
 
@@ -289,7 +258,7 @@ describe('parameters given twice', () => {
   it('rejects a parameter repeated in the query string with different values with code 20003', async () => {
     const sim = createSimulator({ clock: 'manual' });
     const reply = await get(sim, '/v1/tron/price?rentalCount=65000&period=1h&period=1d');
-    expectRejection(reply, 400, 20003, /'period'/);
+    expectError(reply, 400, 20003, /'period'/);
   });
 });
 
@@ -299,7 +268,7 @@ describe('insufficient balance', () => {
     const poor = await createAccount(sim, { balance: { trx: '1.5' } });
     const before = await get(sim, '/v1/account', poor.apiKey);
     const reply = await postOrder(sim, ORDER_QUERY, poor.apiKey);
-    expectRejection(reply, 402, 30001, /Insufficient balance.*4\.23 TRX.*0\.80 USDT.*1\.5 TRX/);
+    expectError(reply, 402, 30001, /Insufficient balance.*4\.23 TRX.*0\.80 USDT.*1\.5 TRX/);
     expect(await ordersOf(sim, poor.apiKey)).toEqual([]);
     const after = await get(sim, '/v1/account', poor.apiKey);
     expect(after.body).toEqual(before.body);
@@ -339,11 +308,11 @@ describe('duplicate outOrderNo', () => {
 
   it("is rejected with 409 and code 30002 under duplicateOutOrderNo 'reject', naming the first order", async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const patch = await controlJson(sim, 'PATCH', '/_sim/config', { duplicateOutOrderNo: 'reject' });
+    const patch = await call(sim, 'PATCH', '/_sim/config', { body: { duplicateOutOrderNo: 'reject' } });
     expect(patch.status).toBe(200);
     const first = (await postOrder(sim, `${ORDER_QUERY}&outOrderNo=dup-1`)).body.data.id;
     const second = await postOrder(sim, `${ORDER_QUERY}&outOrderNo=dup-1`);
-    expectRejection(second, 409, 30002, new RegExp(`'dup-1'.*${first}`));
+    expectError(second, 409, 30002, new RegExp(`'dup-1'.*${first}`));
     expect(await ordersOf(sim)).toHaveLength(1);
     expect((await get(sim, '/v1/account')).body.data.balance.frozen.trx).toBe('4.23');
   });

@@ -4,55 +4,24 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createValidators, loadSpec } from '../../src/spec/loader.ts';
-import { createSimulator, type Simulator } from '../simulator.ts';
-import { expectValid, get, send, type Reply } from '../test-support/http-test-support.ts';
+import { createSimulator } from '../simulator.ts';
+import { expectValid, get } from '../test-support/http-test-support.ts';
+import {
+  ADDRESS,
+  ORDER_QUERY,
+  OTHER_ADDRESS,
+  createAccount,
+  expectError,
+  ordersOf,
+  postOrder,
+} from '../test-support/fixtures.ts';
 
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
-const OTHER_ADDRESS = 'TAcN9gFvXZAxsWQQzWWbydBmscBHnEi5nZ';
 const ORDER_ID = /^OR\d{14}[A-Z0-9]{8}$/;
 /** The manual clock starts at the upstream example's creation time. */
 const START_MS = 1_741_801_809_000;
-const ORDER_QUERY = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 const api = createValidators(loadSpec('api'));
-
-const postOrder = (sim: Simulator, query: string, apiKey = 'demo-key', init: RequestInit = {}) =>
-  send(sim, `/v1/tron/order${query ? `?${query}` : ''}`, {
-    method: 'POST',
-    ...init,
-    headers: { 'API-KEY': apiKey, ...init.headers },
-  });
-
-const controlJson = (sim: Simulator, method: string, path: string, body?: unknown, apiKey?: string) =>
-  send(sim, path, {
-    method,
-    headers: { 'content-type': 'application/json', ...(apiKey ? { 'API-KEY': apiKey } : {}) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-
-const ordersOf = async (sim: Simulator, apiKey = 'demo-key') =>
-  (await get(sim, '/_sim/orders', apiKey)).body.orders as { orderId: string; status: string }[];
-
-function expectRejection(reply: Reply, status: number, code: number, msg: RegExp): void {
-  expect(reply.status).toBe(status);
-  expect(reply.body).toEqual({
-    code,
-    msg: expect.stringMatching(msg),
-    time: expect.stringMatching(/^\d+$/),
-    data: null,
-  });
-  expectValid(api.schema('ErrorEnvelope'), reply.body);
-}
-
-async function createAccount(
-  sim: Simulator,
-  request: Record<string, unknown>,
-): Promise<{ apiKey: string; walletAddress: string }> {
-  const reply = await controlJson(sim, 'POST', '/_sim/accounts', request);
-  expect(reply.status).toBe(201);
-  return reply.body;
-}
 
 describe('getPrice', () => {
   it('quotes 65000 energy for 1h at 65 sun per unit and 4.23 TRX, as the spec describes', async () => {
@@ -93,13 +62,13 @@ describe('getPrice', () => {
   it('rejects rentalCount 0 with code 20002, naming the parameter and its minimum of 1', async () => {
     const sim = createSimulator({ clock: 'manual' });
     const reply = await get(sim, '/v1/tron/price?rentalCount=0&period=1h');
-    expectRejection(reply, 400, 20002, /'rentalCount'.*at least 1/);
+    expectError(reply, 400, 20002, /'rentalCount'.*at least 1/);
   });
 
   it('rejects a missing period with code 20001, naming it', async () => {
     const sim = createSimulator({ clock: 'manual' });
     const reply = await get(sim, '/v1/tron/price?rentalCount=65000');
-    expectRejection(reply, 400, 20001, /'period'/);
+    expectError(reply, 400, 20001, /'period'/);
   });
 
   it('stamps time with the simulator clock, in Unix seconds', async () => {
@@ -253,25 +222,25 @@ describe('getOrderHistory', () => {
   it('answers 404 with code 40401 for an unknown orderId, naming it', async () => {
     const sim = createSimulator({ clock: 'manual' });
     const reply = await get(sim, '/v1/tron/history?orderId=OR20250312175009AAAAAAAA');
-    expectRejection(reply, 404, 40401, /OR20250312175009AAAAAAAA/);
+    expectError(reply, 404, 40401, /OR20250312175009AAAAAAAA/);
   });
 
   it('answers 404 with code 40401 for an unknown outOrderNo, naming it', async () => {
     const sim = createSimulator({ clock: 'manual' });
     const reply = await get(sim, '/v1/tron/history?outOrderNo=never-sent');
-    expectRejection(reply, 404, 40401, /'never-sent'/);
+    expectError(reply, 404, 40401, /'never-sent'/);
   });
 
   it('rejects a request with neither id with code 20001, naming both', async () => {
     const sim = createSimulator({ clock: 'manual' });
     const reply = await get(sim, '/v1/tron/history');
-    expectRejection(reply, 400, 20001, /'orderId'.*'outOrderNo'/);
+    expectError(reply, 400, 20001, /'orderId'.*'outOrderNo'/);
   });
 
   it('rejects an orderId of the wrong form with code 20002', async () => {
     const sim = createSimulator({ clock: 'manual' });
     const reply = await get(sim, '/v1/tron/history?orderId=12345');
-    expectRejection(reply, 400, 20002, /'orderId'/);
+    expectError(reply, 400, 20002, /'orderId'/);
   });
 });
 

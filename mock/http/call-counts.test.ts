@@ -7,8 +7,8 @@ import { expectCalls } from '../testing/expect-calls.ts';
 import { COVERAGE_IDS } from '../../src/behaviour/coverage-ids.ts';
 import { API_OPERATION_IDS } from '../../src/generated/lists.ts';
 import { loadSpec } from '../../src/spec/loader.ts';
+import { OTHER_ADDRESS } from '../test-support/fixtures.ts';
 
-const ADDRESS = 'TAcN9gFvXZAxsWQQzWWbydBmscBHnEi5nZ';
 const ORDER_ID = 'OR20250101000000ABCDEFGH';
 
 let sims: TestSimulator[] = [];
@@ -57,7 +57,7 @@ const order = (key: string, extra = ''): Promise<number> =>
   call(sim0!, '/v1/tron/order', {
     method: 'POST',
     key,
-    body: `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h${extra}`,
+    body: `pledgeAddress=${OTHER_ADDRESS}&rentalCount=65000&period=1h${extra}`,
   });
 let sim0: TestSimulator | undefined;
 
@@ -99,7 +99,7 @@ describe('behaviour coverage', () => {
     await poll();
     // A's energy read on the TRON node, then again once its period is over.
     const energy = (): Promise<number> =>
-      call(sim, `/wallet/getaccountresource?address=${ADDRESS}&visible=true`, { key: null });
+      call(sim, `/wallet/getaccountresource?address=${OTHER_ADDRESS}&visible=true`, { key: null });
     expect(await energy()).toBe(200);
     await sim.advance(3_600_000);
     expect(await energy()).toBe(200);
@@ -113,7 +113,7 @@ describe('behaviour coverage', () => {
     expect(
       await call(sim, '/v1/tron/order', {
         method: 'POST',
-        body: `pledgeAddress=${ADDRESS}&rentalCount=1000&period=1h`,
+        body: `pledgeAddress=${OTHER_ADDRESS}&rentalCount=1000&period=1h`,
       }),
     ).toBe(400);
     await control(sim, 'PATCH', '/config', { maxRentalCount: 100_000 });
@@ -340,7 +340,7 @@ describe('coverage in front of a service', () => {
 /** A made-up order id, one for each `i`. */
 const madeUpId = (i: number): string => `OR2025010100000${String(i).padStart(9, '0')}`;
 
-/** The creation of order `i` on ADDRESS, answered as the simulator answers it. */
+/** The creation of order `i` on OTHER_ADDRESS, answered as the simulator answers it. */
 const creation = (i: number): ExchangeFinished => ({
   at: 0,
   method: 'POST',
@@ -348,12 +348,12 @@ const creation = (i: number): ExchangeFinished => ({
   status: 200,
   durationMs: 0,
   operation: 'createOrder',
-  account: ADDRESS,
+  account: OTHER_ADDRESS,
   response: { code: 0, msg: 'ok', time: '1', data: { id: madeUpId(i), amount: 4.23, currency: 'TRX' } },
 });
 
 /** A history answer showing order `i` in `status` to `account`. */
-const historyLook = (i: number, status: string, account = ADDRESS): ExchangeFinished => ({
+const historyLook = (i: number, status: string, account = OTHER_ADDRESS): ExchangeFinished => ({
   at: 0,
   method: 'GET',
   path: '/v1/tron/history',
@@ -416,11 +416,11 @@ describe('the bounds of the calls kept apart', () => {
       price(a),
       price(b, 429),
       price(b, 429),
-      price(a, 200, ADDRESS),
+      price(a, 200, OTHER_ADDRESS),
     ])
       counts.observe(x);
     expect(counts.count({ params: { period: '1h' } })).toEqual({ count: 4 });
-    expect(counts.count({ params: { period: '1h' }, account: ADDRESS })).toEqual({ count: 1 });
+    expect(counts.count({ params: { period: '1h' }, account: OTHER_ADDRESS })).toEqual({ count: 1 });
     expect(counts.count({ params: { period: '1d' }, status: 200 })).toEqual({ count: 1 });
     expect(counts.count({ params: { period: '1d' }, status: 429 })).toEqual({ count: 2 });
     expect(counts.list().calls.map((row) => row.count)).toEqual([3, 2, 1, 1]);

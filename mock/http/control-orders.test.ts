@@ -3,20 +3,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createSimulator } from '../simulator.ts';
-import {
-  DEMO_ADDRESS,
-  call,
-  callGet,
-  order,
-  statusOf,
-  trxOf,
-  expectControlResponse,
-  expectItems,
-  expectError,
-} from '../test-support/http-test-support.ts';
+import { call, callGet, expectControlResponse, expectItems } from '../test-support/http-test-support.ts';
+import { ADDRESS, OTHER_ADDRESS, expectError, order, statusOf, trxOf } from '../test-support/fixtures.ts';
 
-const ADDRESS = DEMO_ADDRESS;
-const OTHER_ADDRESS = 'TAcN9gFvXZAxsWQQzWWbydBmscBHnEi5nZ';
 const START_MS = 1_741_801_809_000;
 const HOUR_MS = 3_600_000;
 

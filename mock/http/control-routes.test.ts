@@ -5,19 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { createValidators, loadSpec } from '../../src/spec/loader.ts';
 import { createSimulator } from '../simulator.ts';
-import {
-  DEMO_ADDRESS,
-  call,
-  callGet,
-  order,
-  statusOf,
-  trxOf,
-  expectControlResponse,
-  expectItems,
-  expectError,
-} from '../test-support/http-test-support.ts';
+import { call, callGet, expectControlResponse, expectItems } from '../test-support/http-test-support.ts';
+import { ADDRESS, expectError, order, statusOf, trxOf } from '../test-support/fixtures.ts';
 
-const ADDRESS = DEMO_ADDRESS;
 const START_MS = 1_741_801_809_000;
 
 const api = createValidators(loadSpec('api'));

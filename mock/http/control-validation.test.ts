@@ -5,8 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadSpec } from '../../src/spec/loader.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
-
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
+import { ADDRESS } from '../test-support/fixtures.ts';
 
 async function send(
   sim: Simulator,

@@ -10,9 +10,8 @@ import supertest from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { createValidators, loadSpec } from '../../src/spec/loader.ts';
 import { createSimulator, type Simulator, type SimulatorOptions } from '../simulator.ts';
+import { ADDRESS, ORDER_QUERY } from '../test-support/fixtures.ts';
 
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
-const ORDER_QUERY = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;
 const FORM = 'application/x-www-form-urlencoded';
 const LIMIT = 64 * 1024;
 

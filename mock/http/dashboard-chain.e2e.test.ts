@@ -6,7 +6,6 @@
 import { describe, expect, it } from 'vitest';
 import { PERIOD_MS } from '../engine/index.ts';
 import {
-  ADDRESS,
   WAIT_MS,
   createOrder,
   openDashboard,
@@ -18,6 +17,7 @@ import {
   useBrowser,
   waitForStatus,
 } from '../test-support/dashboard-e2e-test-support.ts';
+import { ADDRESS } from '../test-support/fixtures.ts';
 
 useBrowser();
 

@@ -4,7 +4,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  ADDRESS,
   openDashboard,
   requireBrowser,
   startServer,
@@ -12,6 +11,7 @@ import {
   WAIT_MS,
 } from '../test-support/dashboard-e2e-test-support.ts';
 import { createSimulator } from '../simulator.ts';
+import { ADDRESS } from '../test-support/fixtures.ts';
 
 useBrowser();
 

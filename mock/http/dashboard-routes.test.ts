@@ -6,29 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { createValidators, loadSpec } from '../../src/spec/loader.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
 import { EVENT_INTERVAL_MS } from './dashboard-routes.ts';
-
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
-const OTHER_ADDRESS = 'TAcN9gFvXZAxsWQQzWWbydBmscBHnEi5nZ';
+import { ADDRESS, OTHER_ADDRESS, order } from '../test-support/fixtures.ts';
 
 const control = createValidators(loadSpec('control'));
-
-async function createOrder(
-  sim: Simulator,
-  options: { pledgeAddress?: string; apiKey?: string; outOrderNo?: string } = {},
-): Promise<string> {
-  const query = new URLSearchParams({
-    pledgeAddress: options.pledgeAddress ?? ADDRESS,
-    rentalCount: '65000',
-    period: '1h',
-  });
-  if (options.outOrderNo) query.set('outOrderNo', options.outOrderNo);
-  const res = await sim.app.request(`/v1/tron/order?${query}`, {
-    method: 'POST',
-    headers: { 'API-KEY': options.apiKey ?? 'demo-key' },
-  });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { data: { id: string } }).data.id;
-}
 
 async function dashboard(
   sim: Simulator,
@@ -88,14 +68,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('GET /_sim/dashboard', () => {
   it('answers one snapshot that control.yaml describes', async () => {
     const sim = createSimulator({ clock: 'manual', timing: 'fast' });
-    const first = await createOrder(sim);
+    const first = await order(sim);
     sim.advance(1000);
     await sim.app.request('/_sim/rules', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ match: { outOrderNo: 'x' }, outcome: 'FAILED', times: 2 }),
     });
-    const second = await createOrder(sim, { pledgeAddress: OTHER_ADDRESS, outOrderNo: 'x' });
+    const second = await order(sim, OTHER_ADDRESS, '&outOrderNo=x');
 
     const { status, body } = await dashboard(sim);
     expect(status).toBe(200);
@@ -177,7 +157,7 @@ describe('GET /_sim/dashboard', () => {
     const other = sim.engine.createAccount({ apiKey: 'other-key-123', trx: 100_000_000 });
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) {
-      ids.push(await createOrder(sim, { apiKey: i % 2 ? 'other-key-123' : 'demo-key' }));
+      ids.push(await order(sim, ADDRESS, '', i % 2 ? 'other-key-123' : 'demo-key'));
       sim.advance(10);
     }
     const { body } = await dashboard(sim, '?limit=3');
@@ -270,7 +250,7 @@ describe('GET /_sim/events', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const reading = readEvents(res, (events) => events.some((e) => JSON.parse(e.data).type === 'order'));
-    const id = await createOrder(sim);
+    const id = await order(sim);
     const { events, raw } = await reading;
     expect(raw.startsWith(': connected\n\n')).toBe(true);
     expect(events.length).toBeGreaterThan(0);
@@ -288,7 +268,7 @@ describe('GET /_sim/events', () => {
     const started = Date.now();
     const reading = readEvents(res, () => Date.now() - started > 450, 1000);
     // 40 orders: each makes order, account and journal changes, well over 100 in all.
-    for (let i = 0; i < 40; i++) await createOrder(sim);
+    for (let i = 0; i < 40; i++) await order(sim);
     await sleep(500);
     const { events } = await reading;
     const elapsed = Date.now() - started;
@@ -304,7 +284,7 @@ describe('GET /_sim/events', () => {
       (events) => events.some((e) => JSON.parse(e.data).type === 'reset'),
       2000,
     );
-    await createOrder(sim);
+    await order(sim);
     await sim.app.request('/_sim/reset', { method: 'POST' });
     const { events } = await reading;
     expect(events.map((e) => JSON.parse(e.data).type)).toContain('reset');
@@ -381,7 +361,7 @@ describe('GET /_sim/events', () => {
     await reader.read();
     expect(live).toBe(1);
     controller.abort();
-    await createOrder(sim); // wakes the stream, which sees the abort
+    await order(sim); // wakes the stream, which sees the abort
     await sleep(20);
     expect(live).toBe(0);
     await reader.cancel().catch(() => {});
@@ -410,7 +390,7 @@ describe('the dashboard with a control token', () => {
     const res = await s.app.request('/_sim/events?token=t');
     expect(res.status).toBe(200);
     const reading = readEvents(res, (events) => events.length > 0);
-    await createOrder(s);
+    await order(s);
     expect((await reading).events.length).toBeGreaterThan(0);
     const viaHeader = await s.app.request('/_sim/events', { headers: { Authorization: 'Bearer t' } });
     expect(viaHeader.status).toBe(200);

@@ -10,7 +10,6 @@ import { describe, expect, it } from 'vitest';
 import {
   createOrder,
   openDashboard,
-  OTHER_ADDRESS,
   requireBrowser,
   row,
   saveScreenshot,
@@ -20,6 +19,7 @@ import {
   WAIT_MS,
   waitForStatus,
 } from '../test-support/dashboard-e2e-test-support.ts';
+import { OTHER_ADDRESS } from '../test-support/fixtures.ts';
 
 useBrowser();
 

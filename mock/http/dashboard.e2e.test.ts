@@ -10,11 +10,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   accountRow,
-  ADDRESS,
   createOrder,
   decimal,
   openDashboard,
-  OTHER_ADDRESS,
   requireBrowser,
   ROOT,
   row,
@@ -25,6 +23,7 @@ import {
   WAIT_MS,
   waitForStatus,
 } from '../test-support/dashboard-e2e-test-support.ts';
+import { ADDRESS, OTHER_ADDRESS } from '../test-support/fixtures.ts';
 
 useBrowser();
 

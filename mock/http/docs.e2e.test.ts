@@ -3,18 +3,15 @@
  * Chromium, with "Try it out" calling this simulator with the pre-authorised demo key.
  * Screenshots go to test-artifacts/; with UPDATE_SCREENSHOTS=1 also to docs/screenshots/.
  */
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_MISSING as missing, launchChromium } from '../test-support/chromium-test-support.ts';
 import { startSimulator, type TestSimulator } from '../testing/index.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const missing = existsSync(CHROMIUM)
-  ? undefined
-  : `${CHROMIUM} is missing: run \`npm run ensure:chromium\` (\`npm test\` runs it first).`;
 
 let browser: Browser | undefined;
 let sim: TestSimulator;
@@ -22,20 +19,7 @@ let sim: TestSimulator;
 beforeAll(async () => {
   sim = await startSimulator({ clock: 'real', timing: 'fast' });
   if (!missing) {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   }
 }, 60_000);
 

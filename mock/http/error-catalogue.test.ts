@@ -7,9 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { createSimulator, type Simulator } from '../simulator.ts';
 import { parserError } from './client-errors.ts';
 import { errorEnvelopeText, unexpectedError } from './error-catalogue.ts';
+import { ADDRESS } from '../test-support/fixtures.ts';
 
 const KEY = { 'API-KEY': 'demo-key' };
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 
 async function patch(sim: Simulator, body: unknown): Promise<Response> {
   return sim.app.request('/_sim/config', {

@@ -7,9 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { listen, rawRequest } from '../test-support/socket-test-support.ts';
 import { createSimulator } from '../simulator.ts';
 import { createExchangeEvents, type ExchangeFinished } from './exchange.ts';
+import { ORDER_QUERY } from '../test-support/fixtures.ts';
 
-const ADDRESS = 'TAcN9gFvXZAxsWQQzWWbydBmscBHnEi5nZ';
-const ORDER = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;
 const FORM = { 'API-KEY': 'demo-key', 'content-type': 'application/x-www-form-urlencoded' };
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -108,15 +107,15 @@ describe('the exchange of a request through the app', () => {
 
   it('is journaled with its body by the time an order is answered', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const res = await sim.app.request('/v1/tron/order', { method: 'POST', headers: FORM, body: ORDER });
+    const res = await sim.app.request('/v1/tron/order', { method: 'POST', headers: FORM, body: ORDER_QUERY });
     expect(res.status).toBe(200);
     const [entry] = sim.journal.list({ limit: 1 });
-    expect(entry).toMatchObject({ operation: 'createOrder', status: 200, body: ORDER });
+    expect(entry).toMatchObject({ operation: 'createOrder', status: 200, body: ORDER_QUERY });
   });
 
   it('is journaled with its body for an order whose body streams in, answered as it would have been', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const bytes = new TextEncoder().encode(ORDER);
+    const bytes = new TextEncoder().encode(ORDER_QUERY);
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
         controller.enqueue(bytes.subarray(0, 10));
@@ -131,7 +130,7 @@ describe('the exchange of a request through the app', () => {
       duplex: 'half',
     } as RequestInit);
     expect(res.status).toBe(200);
-    expect(sim.journal.list({ limit: 1 })[0]).toMatchObject({ operation: 'createOrder', body: ORDER });
+    expect(sim.journal.list({ limit: 1 })[0]).toMatchObject({ operation: 'createOrder', body: ORDER_QUERY });
   });
 
   it('is journaled for a rejection, with what was rejected', async () => {

@@ -6,9 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { createValidators, loadSpec } from '../../src/spec/loader.ts';
 import { createSimulator } from '../simulator.ts';
 import { createJournal, JOURNAL_RESPONSE_LIMIT } from './journal.ts';
+import { ADDRESS } from '../test-support/fixtures.ts';
 
 const control = createValidators(loadSpec('control'));
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const base = { at: 1, method: 'GET', path: '/v1/tron/history', status: 200, durationMs: 0.1 };
 
 describe('createJournal bounds what one entry keeps', () => {

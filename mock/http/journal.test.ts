@@ -6,9 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { createValidators, loadSpec } from '../../src/spec/loader.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
 import { journalContentType } from './journal.ts';
+import { ORDER_QUERY } from '../test-support/fixtures.ts';
 
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
-const ORDER_QUERY = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;
 const START_MS = 1_741_801_809_000;
 
 const control = createValidators(loadSpec('control'));

@@ -7,8 +7,8 @@ import { loadSpec } from '../../src/spec/loader.ts';
 import { createSimulator } from '../simulator.ts';
 import { MAX_JSON_DEPTH, nestsTooDeep } from './request-params.ts';
 import { send } from '../test-support/http-test-support.ts';
+import { ADDRESS } from '../test-support/fixtures.ts';
 
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const nested = (depth: number, leaf = ''): string => '['.repeat(depth) + leaf + ']'.repeat(depth);
 
 /** Every control-plane operation that takes a JSON body, as the spec lists them. */

@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { PREFER_OUTCOMES } from '../../src/generated/lists.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
 import { preferredOutcome } from './prefer-outcome.ts';
+import { ADDRESS } from '../test-support/fixtures.ts';
 
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const ORDER = `/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;
 const KEY = { 'API-KEY': 'demo-key' };
 

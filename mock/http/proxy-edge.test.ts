@@ -12,8 +12,8 @@ import { createSimulator, type ProxyOptions } from '../simulator.ts';
 import { orderSpelling } from '../test-support/order-spellings.ts';
 import { listen, rawRequest, type Listening } from '../test-support/socket-test-support.ts';
 import { normalisePath } from './edge-classifier.ts';
+import { ADDRESS } from '../test-support/fixtures.ts';
 
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const ORDER_BODY = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;
 const FORM = { 'content-type': 'application/x-www-form-urlencoded', 'api-key': 'live-key-123456' };
 const METHODS = ['POST', 'GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'] as const;

@@ -8,8 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulatorServer } from '../node-server.ts';
 import { createSimulator, type ProxyOptions, type Simulator } from '../simulator.ts';
 import type { ExchangeFinished } from './exchange.ts';
+import { ADDRESS } from '../test-support/fixtures.ts';
 
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const KEY = { 'API-KEY': 'demo-key' };
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const ORDER = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;

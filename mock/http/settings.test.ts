@@ -5,15 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { createValidators, loadSpec } from '../../src/spec/loader.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
 import { expectValid, get, send, type Reply } from '../test-support/http-test-support.ts';
-
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
-const ORDER_QUERY = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;
+import { ORDER_QUERY, postOrder } from '../test-support/fixtures.ts';
 
 const api = createValidators(loadSpec('api'));
 const control = createValidators(loadSpec('control'));
-
-const postOrder = (sim: Simulator, query = ORDER_QUERY, apiKey = 'demo-key') =>
-  send(sim, `/v1/tron/order?${query}`, { method: 'POST', headers: { 'API-KEY': apiKey } });
 
 async function patchConfig(sim: Simulator, patch: unknown): Promise<Reply> {
   return send(sim, '/_sim/config', {

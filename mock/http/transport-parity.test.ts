@@ -10,8 +10,8 @@ import { createAdaptorServer } from '@hono/node-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulatorServer } from '../node-server.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
+import { ADDRESS, ORDER_QUERY } from '../test-support/fixtures.ts';
 
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const servers: Server[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
@@ -82,36 +82,35 @@ const CASES: Array<[string, (id: string) => string, Record<string, string>]> = [
 ];
 
 const FORM = { 'API-KEY': 'demo-key', 'content-type': 'application/x-www-form-urlencoded' };
-const ORDER = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;
 
 const ORDER_CASES: Array<[string, string, Record<string, string>, string, ((sim: Simulator) => void)?]> = [
-  ['an order', '/v1/tron/order', FORM, ORDER],
-  ['an order under /api with an outOrderNo', '/api/v1/tron/order', FORM, `${ORDER}&outOrderNo=fresh-1`],
-  ['an order repeating a known outOrderNo', '/v1/tron/order', FORM, `${ORDER}&outOrderNo=known`],
+  ['an order', '/v1/tron/order', FORM, ORDER_QUERY],
+  ['an order under /api with an outOrderNo', '/api/v1/tron/order', FORM, `${ORDER_QUERY}&outOrderNo=fresh-1`],
+  ['an order repeating a known outOrderNo', '/v1/tron/order', FORM, `${ORDER_QUERY}&outOrderNo=known`],
   [
     'an order repeating a known outOrderNo when repeats are rejected',
     '/v1/tron/order',
     FORM,
-    `${ORDER}&outOrderNo=known`,
+    `${ORDER_QUERY}&outOrderNo=known`,
     (sim) => void sim.engine.updateSettings({ duplicateOutOrderNo: 'reject' }),
   ],
-  ['an order in the query string', `/v1/tron/order?${ORDER}`, { 'API-KEY': 'demo-key' }, ''],
+  ['an order in the query string', `/v1/tron/order?${ORDER_QUERY}`, { 'API-KEY': 'demo-key' }, ''],
   [
     'an order split between query and body',
     `/v1/tron/order?period=1h`,
     FORM,
     `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`,
   ],
-  ['an order naming a parameter twice with different values', `/v1/tron/order?period=1d`, FORM, ORDER],
-  ['a percent-encoded order', '/v1/tron/order', FORM, `${ORDER}&outOrderNo=a%20b`],
+  ['an order naming a parameter twice with different values', `/v1/tron/order?period=1d`, FORM, ORDER_QUERY],
+  ['a percent-encoded order', '/v1/tron/order', FORM, `${ORDER_QUERY}&outOrderNo=a%20b`],
   [
     'an order with a JSON body',
     '/v1/tron/order',
     { 'API-KEY': 'demo-key', 'content-type': 'application/json' },
     JSON.stringify({ pledgeAddress: ADDRESS }),
   ],
-  ['an order without a key', '/v1/tron/order', { 'content-type': FORM['content-type'] }, ORDER],
-  ['an order with an unknown key', '/v1/tron/order', { ...FORM, 'API-KEY': 'nope' }, ORDER],
+  ['an order without a key', '/v1/tron/order', { 'content-type': FORM['content-type'] }, ORDER_QUERY],
+  ['an order with an unknown key', '/v1/tron/order', { ...FORM, 'API-KEY': 'nope' }, ORDER_QUERY],
   [
     'an order to an invalid address',
     '/v1/tron/order',
@@ -124,7 +123,7 @@ const ORDER_CASES: Array<[string, string, Record<string, string>, string, ((sim:
     FORM,
     `pledgeAddress=${ADDRESS}&rentalCount=100&period=1h`,
   ],
-  ['an order the account cannot pay', '/v1/tron/order', { ...FORM, 'API-KEY': 'empty-key' }, ORDER],
+  ['an order the account cannot pay', '/v1/tron/order', { ...FORM, 'API-KEY': 'empty-key' }, ORDER_QUERY],
   [
     'an order with Infinity',
     '/v1/tron/order',
@@ -135,7 +134,7 @@ const ORDER_CASES: Array<[string, string, Record<string, string>, string, ((sim:
     'an order larger than the body limit',
     '/v1/tron/order',
     FORM,
-    `${ORDER}&outOrderNo=${'x'.repeat(70_000)}`,
+    `${ORDER_QUERY}&outOrderNo=${'x'.repeat(70_000)}`,
   ],
 ];
 

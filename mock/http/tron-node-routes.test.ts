@@ -7,19 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { tronAddressToHex } from '../../src/tron-address.ts';
 import { PERIOD_MS } from '../engine/index.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
-import {
-  DEMO_ADDRESS,
-  call,
-  callGet,
-  expectControlResponse,
-  send,
-  nodeCall,
-  order,
-} from '../test-support/http-test-support.ts';
+import { call, callGet, expectControlResponse, send, nodeCall } from '../test-support/http-test-support.ts';
+import { ADDRESS, HOLDER, POOL, USDT, order } from '../test-support/fixtures.ts';
 
-const POOL = 'TJR2XHNAFojq68V2Y6H1ESQy75LaUnB7ji';
-const USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
-const HOLDER = 'TLsV52sRDL79HXGGm9yzwKibb6BeruhUzy';
 const SECRET = 'tron-pro-7f3a9c1e-secret';
 
 function simulator(chain: Record<string, unknown> = {}, rules: unknown[] = []): Simulator {
@@ -34,9 +24,9 @@ function simulator(chain: Record<string, unknown> = {}, rules: unknown[] = []): 
   });
 }
 
-const account = (sim: Simulator, path = '/wallet/getaccount', address = DEMO_ADDRESS) =>
+const account = (sim: Simulator, path = '/wallet/getaccount', address = ADDRESS) =>
   nodeCall(sim, path, { address, visible: true });
-const resource = (sim: Simulator, address = DEMO_ADDRESS) =>
+const resource = (sim: Simulator, address = ADDRESS) =>
   nodeCall(sim, '/wallet/getaccountresource', { address, visible: true });
 const word = (hexAddress: string) => hexAddress.slice(2).padStart(64, '0');
 
@@ -46,10 +36,10 @@ describe('the simulated TRON node', () => {
     expect((await account(sim)).body).toEqual({});
     expect((await resource(sim)).body).toEqual({});
     await order(sim);
-    expect((await account(sim)).body).toMatchObject({ address: DEMO_ADDRESS, create_time: sim.clock.now() });
+    expect((await account(sim)).body).toMatchObject({ address: ADDRESS, create_time: sim.clock.now() });
     expect((await account(sim, '/walletsolidity/getaccount')).body).toEqual({});
     sim.advance(30_000);
-    expect((await account(sim, '/walletsolidity/getaccount')).body.address).toBe(DEMO_ADDRESS);
+    expect((await account(sim, '/walletsolidity/getaccount')).body.address).toBe(ADDRESS);
   });
 
   it('shows the delivered energy and its stake, then takes it back when the period ends', async () => {
@@ -69,13 +59,13 @@ describe('the simulated TRON node', () => {
     });
     const delegated = await nodeCall(sim, '/wallet/getdelegatedresourcev2', {
       fromAddress: POOL,
-      toAddress: DEMO_ADDRESS,
+      toAddress: ADDRESS,
       visible: true,
     });
     expect(delegated.body.delegatedResource).toEqual([
       {
         from: POOL,
-        to: DEMO_ADDRESS,
+        to: ADDRESS,
         frozen_balance_for_energy: 6_500_000_000,
         expire_time_for_energy: sim.clock.now() + PERIOD_MS['1h'],
       },
@@ -86,7 +76,7 @@ describe('the simulated TRON node', () => {
       (
         await nodeCall(sim, '/wallet/getdelegatedresourcev2', {
           fromAddress: POOL,
-          toAddress: DEMO_ADDRESS,
+          toAddress: ADDRESS,
           visible: true,
         })
       ).body,
@@ -100,7 +90,7 @@ describe('the simulated TRON node', () => {
     await order(sim);
     const { body } = await nodeCall(sim, '/wallet/getdelegatedresourcev2', {
       fromAddress: POOL,
-      toAddress: DEMO_ADDRESS,
+      toAddress: ADDRESS,
       visible: true,
     });
     expect(body.delegatedResource).toHaveLength(1);
@@ -119,7 +109,7 @@ describe('the simulated TRON node', () => {
     await order(sim);
     await order(sim);
     expect((await resource(sim)).body.EnergyLimit).toBeUndefined();
-    expect((await callGet(sim, `/_sim/addresses/${DEMO_ADDRESS}`)).body.chain.delegations).toEqual([
+    expect((await callGet(sim, `/_sim/addresses/${ADDRESS}`)).body.chain.delegations).toEqual([
       expect.objectContaining({ energy: 65_000, state: 'expired' }),
     ]);
   });
@@ -127,7 +117,7 @@ describe('the simulated TRON node', () => {
   it('takes and gives hex addresses when visible is absent, and reads a GET query', async () => {
     const sim = simulator();
     await order(sim);
-    const hex = tronAddressToHex(DEMO_ADDRESS);
+    const hex = tronAddressToHex(ADDRESS);
     expect((await nodeCall(sim, '/wallet/getaccount', { address: hex })).body.address).toBe(hex);
     expect((await nodeCall(sim, '/wallet/getaccountresource', `address=${hex}`)).body.EnergyLimit).toBe(
       65_000,
@@ -138,7 +128,7 @@ describe('the simulated TRON node', () => {
       value: POOL,
       visible: true,
     });
-    expect(pool.body).toEqual({ account: POOL, toAccounts: [DEMO_ADDRESS] });
+    expect(pool.body).toEqual({ account: POOL, toAccounts: [ADDRESS] });
   });
 
   it('answers a malformed address or body with java-tron Error and HTTP 200', async () => {
@@ -149,7 +139,7 @@ describe('the simulated TRON node', () => {
     expect(
       (
         await nodeCall(sim, '/wallet/getaccountresource', {
-          address: `${DEMO_ADDRESS.slice(0, -1)}4`,
+          address: `${ADDRESS.slice(0, -1)}4`,
           visible: true,
         })
       ).body.Error,
@@ -186,13 +176,13 @@ describe('the simulated TRON node', () => {
     });
     const toHolder = await nodeCall(sim, '/wallet/triggerconstantcontract', transfer(HOLDER, HOLDER, 1));
     expect(toHolder.body).toMatchObject({ result: { result: true }, energy_used: 64_285 });
-    const toEmpty = await nodeCall(sim, '/wallet/estimateenergy', transfer(HOLDER, DEMO_ADDRESS, 25_000_000));
+    const toEmpty = await nodeCall(sim, '/wallet/estimateenergy', transfer(HOLDER, ADDRESS, 25_000_000));
     expect(toEmpty.body).toEqual({ result: { result: true }, energy_required: 130_285 });
-    const unpaid = await nodeCall(sim, '/wallet/triggerconstantcontract', transfer(DEMO_ADDRESS, HOLDER, 1));
+    const unpaid = await nodeCall(sim, '/wallet/triggerconstantcontract', transfer(ADDRESS, HOLDER, 1));
     expect(unpaid.body.result).toEqual({ result: true, message: 'REVERT opcode executed' });
     expect(unpaid.body.transaction.ret).toEqual([{ ret: 'FAILED' }]);
     const balance = await nodeCall(sim, '/wallet/triggerconstantcontract', {
-      owner_address: tronAddressToHex(DEMO_ADDRESS),
+      owner_address: tronAddressToHex(ADDRESS),
       contract_address: tronAddressToHex(USDT),
       data: `70a08231${word(tronAddressToHex(HOLDER))}`,
     });
@@ -212,7 +202,7 @@ describe('the simulated TRON node', () => {
     await nodeCall(
       sim,
       '/wallet/getaccount',
-      { address: DEMO_ADDRESS, visible: true },
+      { address: ADDRESS, visible: true },
       { 'TRON-PRO-API-KEY': SECRET },
     );
     const journal = await callGet(sim, '/_sim/journal');
@@ -239,7 +229,7 @@ describe('the simulated TRON node', () => {
   it('shows the address on chain in the control plane, and each order delegation', async () => {
     const sim = simulator();
     const id = await order(sim);
-    const reply = await callGet(sim, `/_sim/addresses/${DEMO_ADDRESS}`);
+    const reply = await callGet(sim, `/_sim/addresses/${ADDRESS}`);
     expectControlResponse('getAddress', reply);
     expect(reply.body.chain).toEqual({
       exists: true,
@@ -252,7 +242,7 @@ describe('the simulated TRON node', () => {
         {
           orderId: id,
           from: POOL,
-          to: DEMO_ADDRESS,
+          to: ADDRESS,
           energy: 65_000,
           stakeSun: 6_500_000_000,
           deliveredAt: sim.clock.now(),
@@ -277,7 +267,7 @@ describe('the simulated TRON node', () => {
     await inject({ operation: 'tronNode', response: 'status', status: 503, times: 1 });
     const broken = await send(sim, '/wallet/getaccountresource', {
       method: 'POST',
-      body: JSON.stringify({ address: DEMO_ADDRESS, visible: true }),
+      body: JSON.stringify({ address: ADDRESS, visible: true }),
     });
     expect(broken.status).toBe(503);
     expect(broken.body.msg).toMatch(/Injected fault/);

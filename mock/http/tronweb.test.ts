@@ -7,12 +7,10 @@
 import { TronWeb } from 'tronweb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERIOD_MS } from '../engine/index.ts';
-import { checkNodeAnswers, DEMO_ADDRESS } from '../test-support/http-test-support.ts';
+import { checkNodeAnswers } from '../test-support/http-test-support.ts';
 import { startSimulator, type TestSimulator } from '../testing/start-simulator.ts';
+import { ADDRESS, HOLDER, POOL, USDT } from '../test-support/fixtures.ts';
 
-const POOL = 'TJR2XHNAFojq68V2Y6H1ESQy75LaUnB7ji';
-const USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
-const HOLDER = 'TLsV52sRDL79HXGGm9yzwKibb6BeruhUzy';
 const SECRET = 'tron-pro-5b2e8d41-secret';
 /** The realistic profile's confirmation lag: 19 blocks of 3 s. */
 const CONFIRMATION_MS = 57_000;
@@ -48,11 +46,11 @@ describe('TronWeb against the simulator', () => {
 
   it('follows a rental: {} before activation, the energy once COMPLETED, its expiry, and none after', async () => {
     const client = sim.client();
-    expect(await tronWeb.trx.getAccount(DEMO_ADDRESS)).toEqual({});
+    expect(await tronWeb.trx.getAccount(ADDRESS)).toEqual({});
 
     await client.getPrice({ rentalCount: 65_000, period: '1h' });
     const { id } = await client.createOrder({
-      pledgeAddress: DEMO_ADDRESS,
+      pledgeAddress: ADDRESS,
       rentalCount: 65_000,
       period: '1h',
     });
@@ -60,18 +58,18 @@ describe('TronWeb against the simulator', () => {
     expect(order.status).toBe('COMPLETED');
     const completedAt = sim.clock.now();
 
-    const resources = await tronWeb.trx.getAccountResources(DEMO_ADDRESS);
+    const resources = await tronWeb.trx.getAccountResources(ADDRESS);
     expect(resources.EnergyLimit).toBeGreaterThanOrEqual(65_000);
-    expect(await client.waitForEnergy(DEMO_ADDRESS, 65_000)).toBe(resources.EnergyLimit);
+    expect(await client.waitForEnergy(ADDRESS, 65_000)).toBe(resources.EnergyLimit);
 
     // TronWeb reads accounts and delegations from the confirmed view, a confirmation behind.
-    expect(await tronWeb.trx.getAccount(DEMO_ADDRESS)).toEqual({});
+    expect(await tronWeb.trx.getAccount(ADDRESS)).toEqual({});
     await sim.advance(CONFIRMATION_MS);
-    const account = await tronWeb.trx.getAccount(DEMO_ADDRESS);
-    expect(account.address).toBe(tronWeb.address.toHex(DEMO_ADDRESS));
+    const account = await tronWeb.trx.getAccount(ADDRESS);
+    expect(account.address).toBe(tronWeb.address.toHex(ADDRESS));
     expect(account.account_resource?.acquired_delegated_frozenV2_balance_for_energy).toBe(6_500_000_000);
 
-    const delegated = await tronWeb.trx.getDelegatedResourceV2(POOL, DEMO_ADDRESS);
+    const delegated = await tronWeb.trx.getDelegatedResourceV2(POOL, ADDRESS);
     const [resource] = delegated.delegatedResource ?? [];
     const timeline = (await sim.simulator
       .fetch(`http://sim/_sim/orders/${id}`, { headers: { 'API-KEY': 'demo-key' } })
@@ -80,13 +78,13 @@ describe('TronWeb against the simulator', () => {
     };
     expect(timeline.delegation.deliveredAt).toBeLessThanOrEqual(completedAt);
     expect(resource?.expire_time_for_energy).toBe(timeline.delegation.deliveredAt + PERIOD_MS['1h']);
-    expect(await tronWeb.trx.getDelegatedResourceAccountIndexV2(DEMO_ADDRESS)).toMatchObject({
+    expect(await tronWeb.trx.getDelegatedResourceAccountIndexV2(ADDRESS)).toMatchObject({
       fromAccounts: [tronWeb.address.toHex(POOL)],
     });
 
     await sim.advance(PERIOD_MS['1h']);
-    expect((await tronWeb.trx.getAccountResources(DEMO_ADDRESS)).EnergyLimit).toBeUndefined();
-    expect(await tronWeb.trx.getDelegatedResourceV2(POOL, DEMO_ADDRESS)).toEqual({});
+    expect((await tronWeb.trx.getAccountResources(ADDRESS)).EnergyLimit).toBeUndefined();
+    expect(await tronWeb.trx.getDelegatedResourceV2(POOL, ADDRESS)).toEqual({});
   });
 
   it('prices a USDT transfer at the documented energy, to a holder and to an empty address', async () => {
@@ -107,7 +105,7 @@ describe('TronWeb against the simulator', () => {
       USDT,
       selector,
       {},
-      transfer(DEMO_ADDRESS),
+      transfer(ADDRESS),
       HOLDER,
     );
     expect(toEmpty.energy_used).toBe(130_285);
@@ -115,7 +113,7 @@ describe('TronWeb against the simulator', () => {
       USDT,
       selector,
       {},
-      transfer(DEMO_ADDRESS),
+      transfer(ADDRESS),
       HOLDER,
     );
     expect(estimate.energy_required).toBe(130_285);

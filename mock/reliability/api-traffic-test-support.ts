@@ -7,8 +7,6 @@ import { PERIODS } from '../../src/generated/lists.ts';
 import type { OperationInfo } from '../../src/spec/loader.ts';
 import { encodeTronAddress } from '../../src/tron-address.ts';
 import {
-  ADDRESS,
-  OTHER_ADDRESS,
   OUT_ORDER_NOS,
   address,
   apiKeyHeaders,
@@ -25,6 +23,7 @@ import {
   weirdString,
   type Step,
 } from './traffic-test-support.ts';
+import { ADDRESS, OTHER_ADDRESS } from '../test-support/fixtures.ts';
 
 export const apiPrefix = fc.oneof(
   { weight: 4, arbitrary: fc.constant('') },

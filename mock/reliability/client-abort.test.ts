@@ -8,8 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CLIENT_CLOSED_NOTE, CLIENT_CLOSED_STATUS } from '../http/error-catalogue.ts';
 import { createSimulator } from '../simulator.ts';
 import { serve } from './raw-http-test-support.ts';
+import { ADDRESS } from '../test-support/fixtures.ts';
 
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
   while (closers.length > 0) await closers.pop()!();

@@ -30,8 +30,8 @@ import { createSimulator, type Simulator } from '../simulator.ts';
 import type { OrderStatus } from '../../src/models.ts';
 import { createClient, type EnergyRentalClient } from '../../src/client/create-client.ts';
 import { EnergyRentalError } from '../../src/client/energy-rental-error.ts';
+import { ADDRESS } from '../test-support/fixtures.ts';
 
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const OPERATIONS = ['createOrder', 'getPrice', 'getOrderHistory', 'getAccount'] as const;
 type Operation = (typeof OPERATIONS)[number];
 

@@ -8,29 +8,16 @@ import { createAdaptorServer } from '@hono/node-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulator, type Simulator } from '../simulator.ts';
 import { send, type Reply } from '../test-support/http-test-support.ts';
+import { ORDER_QUERY, createAccount } from '../test-support/fixtures.ts';
 
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
-/** 65000 energy for 1h costs 4.23 TRX at the default 65 sun. */
-const ORDER = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 const order = (sim: Simulator, apiKey: string, extra = '') =>
   send(sim, '/v1/tron/order', {
     method: 'POST',
     headers: { 'API-KEY': apiKey, ...FORM },
-    body: `${ORDER}${extra}`,
+    body: `${ORDER_QUERY}${extra}`,
   });
-
-/** Creates an account holding `trx` TRX and nothing else; returns its key. */
-async function account(sim: Simulator, trx: string): Promise<string> {
-  const reply = await send(sim, '/_sim/accounts', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ balance: { trx } }),
-  });
-  expect(reply.status).toBe(201);
-  return reply.body.apiKey as string;
-}
 
 function ledgerOf(sim: Simulator, apiKey: string) {
   return sim.engine.authenticate(apiKey)!.ledger;
@@ -66,7 +53,7 @@ describe('parallel orders against a balance that covers only some of them', () =
     const sim = createSimulator({ clock: 'manual' });
     const K = 7;
     const N = 40;
-    const key = await account(sim, (4.23 * K).toFixed(2));
+    const { apiKey: key } = await createAccount(sim, { balance: { trx: (4.23 * K).toFixed(2) } });
     const replies = await Promise.all(Array.from({ length: N }, () => order(sim, key)));
 
     const accepted = replies.filter((r) => r.status === 200);
@@ -124,13 +111,13 @@ describe('parallel orders against a balance that covers only some of them', () =
     const { url, connections } = await listen(sim);
     const K = 5;
     const N = 30;
-    const key = await account(sim, (4.23 * K).toFixed(2));
+    const { apiKey: key } = await createAccount(sim, { balance: { trx: (4.23 * K).toFixed(2) } });
     const post = async () => {
       // fetch keeps connections alive and reuses them (undici's pool).
       const res = await fetch(`${url}/v1/tron/order`, {
         method: 'POST',
         headers: { 'API-KEY': key, ...FORM },
-        body: ORDER,
+        body: ORDER_QUERY,
       });
       return { status: res.status, body: (await res.json()) as any };
     };
@@ -261,9 +248,10 @@ describe('orders racing clock advances', () => {
     const work: Promise<number>[] = [];
     for (let i = 0; i < 60; i++) {
       work.push(
-        fetch(`${url}/v1/tron/order?${ORDER}`, { method: 'POST', headers: { 'API-KEY': 'demo-key' } }).then(
-          async (r) => (await r.text(), r.status),
-        ),
+        fetch(`${url}/v1/tron/order?${ORDER_QUERY}`, {
+          method: 'POST',
+          headers: { 'API-KEY': 'demo-key' },
+        }).then(async (r) => (await r.text(), r.status)),
       );
       if (i % 4 === 0)
         work.push(

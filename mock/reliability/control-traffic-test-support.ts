@@ -3,12 +3,10 @@
  * operation of spec/control.yaml, and wrong methods, unknown paths and oversize bodies.
  */
 import fc from 'fast-check';
+import { API_OPERATION_IDS, ORDER_STATUSES, PERIODS } from '../../src/generated/lists.ts';
 import type { OperationInfo } from '../../src/spec/loader.ts';
 import {
   FORM,
-  PERIODS,
-  STATUSES,
-  API_OPERATIONS,
   controlSpec,
   label,
   type Step,
@@ -142,7 +140,7 @@ export const faultRequest: fc.Arbitrary<unknown> = fc.oneof(
     arbitrary: fc
       .record(
         {
-          operation: fc.constantFrom(...API_OPERATIONS, '*'),
+          operation: fc.constantFrom(...API_OPERATION_IDS, '*'),
           response: fc.constantFrom('status', 'malformed', 'truncated', 'drop'),
           times: fc.integer({ min: 1, max: 3 }),
           probability: fc.double({ min: 0, max: 1, noNaN: true }),
@@ -156,7 +154,7 @@ export const faultRequest: fc.Arbitrary<unknown> = fc.oneof(
     weight: 1,
     arbitrary: fc.record(
       {
-        operation: fc.constantFrom(...API_OPERATIONS, '*'),
+        operation: fc.constantFrom(...API_OPERATION_IDS, '*'),
         response: fc.constant('status'),
         status: fc.constantFrom(429, 500, 502, 503),
         withBody: fc.boolean(),
@@ -263,7 +261,7 @@ export const CONTROL_PARTS: Record<string, fc.Arbitrary<ControlParts>> = {
   listOrders: fc
     .tuple(
       apiKeyHeaders,
-      fc.option(fc.oneof(fc.constantFrom(...STATUSES), weirdString), { nil: undefined }),
+      fc.option(fc.oneof(fc.constantFrom(...ORDER_STATUSES), weirdString), { nil: undefined }),
       fc.option(limitText, { nil: undefined }),
     )
     .map(([headers, status, limit]) => ({
@@ -306,7 +304,7 @@ export const CONTROL_PARTS: Record<string, fc.Arbitrary<ControlParts>> = {
   getJournal: fc
     .tuple(
       fc.option(fc.oneof(fc.integer({ min: 1, max: 10_000 }).map(String), numberText), { nil: undefined }),
-      fc.option(fc.oneof(fc.constantFrom(...API_OPERATIONS, 'reset'), weirdString), { nil: undefined }),
+      fc.option(fc.oneof(fc.constantFrom(...API_OPERATION_IDS, 'reset'), weirdString), { nil: undefined }),
     )
     .map(([limit, operation]) => ({
       query: [

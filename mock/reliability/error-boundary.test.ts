@@ -7,9 +7,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulator, type Simulator } from '../simulator.ts';
 import { exchange, request, serve } from './raw-http-test-support.ts';
+import { ADDRESS, ORDER_QUERY } from '../test-support/fixtures.ts';
 
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
-const ORDER = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
   while (closers.length > 0) await closers.pop()!();
@@ -36,7 +35,7 @@ async function served(prepare?: (sim: Simulator) => void) {
 
 const HEAD = 'Host: 127.0.0.1\r\nAPI-KEY: demo-key\r\nConnection: close';
 const priceRequest = request(`GET /v1/tron/price?rentalCount=65000&period=1h HTTP/1.1\r\n${HEAD}`);
-const orderRequest = (body = ORDER) =>
+const orderRequest = (body = ORDER_QUERY) =>
   request(`POST /v1/tron/order HTTP/1.1\r\n${HEAD}\r\nContent-Type: application/x-www-form-urlencoded`, body);
 
 async function expectUnexpectedError(port: number, raw: string, reported: unknown[]) {

@@ -8,8 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSimulator, type Simulator } from '../simulator.ts';
+import { ADDRESS } from '../test-support/fixtures.ts';
 
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const OPERATIONS = ['createOrder', 'getPrice', 'getOrderHistory', 'getAccount'] as const;
 type Operation = (typeof OPERATIONS)[number];
 

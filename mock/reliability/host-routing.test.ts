@@ -7,9 +7,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulator } from '../simulator.ts';
 import { exchange, request, serve } from './raw-http-test-support.ts';
+import { ORDER_QUERY } from '../test-support/fixtures.ts';
 
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
-const ORDER = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;
 const FORM = 'Content-Type: application/x-www-form-urlencoded';
 const HOSTS = [
   'a b',
@@ -63,7 +62,7 @@ describe('routing by the request target, whatever the Host', () => {
     it(`creates a valid order sent with Host '${host}', on the fast path and through Hono`, async () => {
       const { sim, port } = await served();
       // Plain pairs take the fast path; a percent-encoded one goes through Hono.
-      for (const body of [ORDER, `${ORDER}&outOrderNo=a%2Db`]) {
+      for (const body of [ORDER_QUERY, `${ORDER_QUERY}&outOrderNo=a%2Db`]) {
         const { responses } = await exchange(
           port,
           request(head('POST /v1/tron/order', host, `\r\n${FORM}`), body),

@@ -5,7 +5,6 @@
 import fc from 'fast-check';
 import { apiPrefix, fuzzedOrder } from './api-traffic-test-support.ts';
 import {
-  ADDRESS,
   apiKeyHeaders,
   encode,
   FORM,
@@ -14,6 +13,7 @@ import {
   weirdString,
   type Step,
 } from './traffic-test-support.ts';
+import { ADDRESS } from '../test-support/fixtures.ts';
 
 export const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'PURGE'];
 /** A concrete path of either document, its parameters filled in. */

@@ -8,10 +8,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createSimulator, type Simulator } from '../simulator.ts';
 import { get, send, type Reply } from '../test-support/http-test-support.ts';
+import { ADDRESS, OTHER_ADDRESS } from '../test-support/fixtures.ts';
 
 const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : 20_250_312;
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
-const OTHER_ADDRESS = 'TAcN9gFvXZAxsWQQzWWbydBmscBHnEi5nZ';
 const A = 'demo-key';
 const B = 'bravo-key-0001';
 const SCENARIO = {

@@ -7,9 +7,8 @@ import { createAdaptorServer } from '@hono/node-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulator, DEFAULT_SCENARIO, type Simulator } from '../simulator.ts';
 import { get, send } from '../test-support/http-test-support.ts';
+import { ORDER_QUERY, postOrder } from '../test-support/fixtures.ts';
 
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
-const ORDER = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const LIMIT = 64 * 1024;
 
@@ -19,15 +18,10 @@ const control = (sim: Simulator, method: string, path: string, body?: unknown) =
     headers: { 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-const order = (sim: Simulator, outOrderNo?: string, apiKey = 'demo-key') =>
-  send(sim, `/v1/tron/order?${ORDER}${outOrderNo ? `&outOrderNo=${outOrderNo}` : ''}`, {
-    method: 'POST',
-    headers: { 'API-KEY': apiKey },
-  });
 
 /** A form body for one valid order, padded with an unknown parameter to exactly `bytes` bytes. */
 function paddedOrderBody(bytes: number): string {
-  const head = `${ORDER}&pad=`;
+  const head = `${ORDER_QUERY}&pad=`;
   return head + 'x'.repeat(bytes - head.length);
 }
 
@@ -128,7 +122,7 @@ describe('the per-key rate limit', () => {
     const sim = createSimulator({ clock: 'manual' });
     expect((await control(sim, 'GET', '/_sim/config')).body.rateLimit).toBeNull();
     const calls = [
-      () => order(sim),
+      () => postOrder(sim),
       () => get(sim, '/v1/account'),
       () => get(sim, '/v1/tron/price?rentalCount=65000&period=1h'),
       () => get(sim, '/_sim/orders'),
@@ -163,7 +157,7 @@ describe('the per-key rate limit', () => {
     expect((await get(sim, '/v1/tron/price?rentalCount=65000&period=1h')).status).toBe(200);
     expect((await get(sim, '/v1/tron/history?outOrderNo=none')).status).toBe(404);
     expect((await get(sim, '/v1/account')).status).toBe(200);
-    expect((await order(sim, 'limited-1')).status).toBe(429);
+    expect((await postOrder(sim, `${ORDER_QUERY}&outOrderNo=limited-1`)).status).toBe(429);
     expect(sim.engine.storedOrders).toBe(0);
     expect(sim.engine.authenticate('demo-key')!.ledger.TRX.frozen).toBe(0);
   });
@@ -259,7 +253,7 @@ describe('the bound on stored orders', () => {
     await control(sim, 'PATCH', '/_sim/config', { maxStoredOrders: 10 });
     const ids: string[] = [];
     for (let i = 0; i < 120; i++) {
-      ids.push((await order(sim, `bulk-${i}`)).body.data.id);
+      ids.push((await postOrder(sim, `${ORDER_QUERY}&outOrderNo=bulk-${i}`)).body.data.id);
       expect(sim.engine.storedOrders).toBeLessThanOrEqual(10);
     }
     expect(sim.engine.checkInvariants()).toEqual([]);
@@ -284,14 +278,14 @@ describe('the bound on stored orders', () => {
       outcome: 'COMPLETED',
       delayMs: 86_400_000,
     });
-    const open = (await order(sim, 'open-1')).body.data.id;
+    const open = (await postOrder(sim, `${ORDER_QUERY}&outOrderNo=open-1`)).body.data.id;
     const done: string[] = [];
     for (const out of ['done-1', 'done-2']) {
-      done.push((await order(sim, out)).body.data.id);
+      done.push((await postOrder(sim, `${ORDER_QUERY}&outOrderNo=${out}`)).body.data.id);
       sim.advance(10_000);
     }
     expect(sim.engine.storedOrders).toBe(3);
-    const fourth = (await order(sim, 'done-3')).body.data.id;
+    const fourth = (await postOrder(sim, `${ORDER_QUERY}&outOrderNo=done-3`)).body.data.id;
     // done-1, the oldest COMPLETED order, made room; open-1, older still, stayed.
     expect(sim.engine.storedOrders).toBe(3);
     expect((await get(sim, `/v1/tron/history?orderId=${open}`)).body.data.status).toBe('PENDING');
@@ -307,7 +301,7 @@ describe('the bound on stored orders', () => {
     expect(sim.engine.checkInvariants()).toEqual([]);
 
     for (let i = 0; i < 15; i++) {
-      await order(sim, `more-${i}`);
+      await postOrder(sim, `${ORDER_QUERY}&outOrderNo=more-${i}`);
       sim.advance(10_000);
       expect(sim.engine.storedOrders).toBeLessThanOrEqual(3);
       expect((await get(sim, '/v1/tron/history?outOrderNo=open-1')).status).toBe(200);
@@ -319,12 +313,13 @@ describe('the bound on stored orders', () => {
     const sim = createSimulator({ clock: 'manual', timing: 'realistic' });
     await control(sim, 'PATCH', '/_sim/config', { maxStoredOrders: 2 });
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await order(sim, `busy-${i}`)).body.data.id);
+    for (let i = 0; i < 5; i++)
+      ids.push((await postOrder(sim, `${ORDER_QUERY}&outOrderNo=busy-${i}`)).body.data.id);
     expect(sim.engine.storedOrders).toBe(5);
     for (const id of ids)
       expect((await get(sim, `/v1/tron/history?orderId=${id}`)).body.data.status).toBe('PENDING');
     sim.advance(10_000);
-    await order(sim, 'after');
+    await postOrder(sim, `${ORDER_QUERY}&outOrderNo=after`);
     expect(sim.engine.storedOrders).toBeLessThanOrEqual(2);
     expect(sim.engine.checkInvariants()).toEqual([]);
   });
@@ -332,7 +327,7 @@ describe('the bound on stored orders', () => {
   it('evicts at once when the bound is lowered, with refunded orders counted right', async () => {
     const sim = createSimulator({ clock: 'manual', timing: 'instant' });
     await control(sim, 'POST', '/_sim/rules', { outcome: 'FAILED', times: 3 });
-    for (let i = 0; i < 6; i++) await order(sim, `mix-${i}`);
+    for (let i = 0; i < 6; i++) await postOrder(sim, `${ORDER_QUERY}&outOrderNo=mix-${i}`);
     expect(sim.engine.storedOrders).toBe(6);
     await control(sim, 'PATCH', '/_sim/config', { maxStoredOrders: 1 });
     expect(sim.engine.storedOrders).toBe(1);

@@ -12,10 +12,10 @@ import { describe, expect, it } from 'vitest';
 import { createValidators, loadSpec } from '../../src/spec/loader.ts';
 import { createManualClock, DEFAULT_MANUAL_START, MAX_CLOCK_MS } from '../engine/manual-clock.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
+import { ADDRESS } from '../test-support/fixtures.ts';
 
 const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : 20_261_124;
 const YEAR_MS = 31_536_000_000;
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const control = createValidators(loadSpec('control'));
 const api = createValidators(loadSpec('api'));
 

@@ -19,9 +19,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest, listen, type Listening } from '../test-support/socket-test-support.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
+import { ADDRESS } from '../test-support/fixtures.ts';
 
 const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : 20_251_124;
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 
 let sim: Simulator;
 let served: Listening;

@@ -8,8 +8,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSimulator, type Simulator } from '../simulator.ts';
 import { exchange, request, serve, type RawResponse } from './raw-http-test-support.ts';
+import { ADDRESS } from '../test-support/fixtures.ts';
 
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 let sim: Simulator;
 let port: number;
 let close: () => Promise<void>;

@@ -22,11 +22,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ORDER_STATUSES } from '../../src/generated/lists.ts';
 import type { JournalEntry } from '../http/journal.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
 import {
   SEED,
-  STATUSES,
   SCENARIO,
   controlSpec,
   API_LABELS,
@@ -47,7 +47,7 @@ import { httpAbuseStep } from './http-abuse-test-support.ts';
 
 /** Status changes that move forward (several steps may happen in one clock advance). */
 const FORWARD: Record<string, readonly string[]> = {
-  PENDING: STATUSES,
+  PENDING: ORDER_STATUSES,
   PROCESSING: ['PROCESSING', 'COMPLETED', 'FAILED', 'REFUNDED'],
   COMPLETED: ['COMPLETED'],
   FAILED: ['FAILED', 'REFUNDED'],

@@ -12,8 +12,8 @@ import { createRandomSource } from '../engine/random-source.ts';
 import { lognormalMs } from '../http/fault-injector.ts';
 import { createSimulatorServer } from '../node-server.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
+import { ADDRESS } from '../test-support/fixtures.ts';
 
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const ORDER = `/v1/tron/order?pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h`;
 const KEY = { 'API-KEY': 'demo-key' };
 

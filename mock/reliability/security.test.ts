@@ -8,8 +8,8 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { loadSpec, type OperationInfo } from '../../src/spec/loader.ts';
 import { createSimulator, DEFAULT_SCENARIO, type Simulator } from '../simulator.ts';
+import { ADDRESS } from '../test-support/fixtures.ts';
 
-const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 const CHOSEN_KEY = 'chosen-key-7f3a9c';
 const TOKEN = 's3cret-control-token';
 const controlOperations = loadSpec('control').operations;

@@ -4,18 +4,14 @@
  * spec documents.
  */
 import fc from 'fast-check';
-import { API_OPERATION_IDS, ORDER_STATUSES, PERIODS } from '../../src/generated/lists.ts';
+import { PERIODS } from '../../src/generated/lists.ts';
 import { loadSpec, type OperationInfo } from '../../src/spec/loader.ts';
 import { encodeTronAddress } from '../../src/tron-address.ts';
 import { DEFAULT_SCENARIO } from '../simulator.ts';
+import { ADDRESS, OTHER_ADDRESS } from '../test-support/fixtures.ts';
 
 export const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : 20_250_312;
 export const FORM = 'application/x-www-form-urlencoded';
-export const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
-export const OTHER_ADDRESS = 'TAcN9gFvXZAxsWQQzWWbydBmscBHnEi5nZ';
-export { PERIODS };
-export const STATUSES = ORDER_STATUSES;
-export const API_OPERATIONS = API_OPERATION_IDS;
 export const MAX_BODY = 64 * 1024;
 /** A second account of the starting scenario; `prop-key-bravo` may be created by the traffic. */
 export const SCENARIO = {

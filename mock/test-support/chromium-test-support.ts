@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 
-export const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = '/usr/bin/chromium';
 
 /** Why the browser tests cannot run, or undefined when they can. */
 export const CHROMIUM_MISSING = existsSync(CHROMIUM)
@@ -13,7 +13,7 @@ export const CHROMIUM_MISSING = existsSync(CHROMIUM)
   : `${CHROMIUM} is missing: run \`npm run ensure:chromium\` (\`npm test\` runs it first).`;
 
 /** Flags that keep a headless Chromium quiet: no GPU, no QUIC, no update or sync traffic. */
-export const CHROMIUM_ARGS = [
+const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',

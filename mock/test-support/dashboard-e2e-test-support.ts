@@ -4,39 +4,33 @@
  *
  * Needs /usr/bin/chromium (`npm run ensure:chromium`, which `npm test` runs first).
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { createSimulatorServer } from '../node-server.ts';
 import { createSimulator, type Simulator, type SimulatorOptions } from '../simulator.ts';
-import { CHROMIUM_ARGS } from './chromium-test-support.ts';
+import { CHROMIUM_MISSING as missing, launchChromium } from './chromium-test-support.ts';
+import { ADDRESS } from './fixtures.ts';
 
-export const CHROMIUM = '/usr/bin/chromium';
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
-export const OTHER_ADDRESS = 'TAcN9gFvXZAxsWQQzWWbydBmscBHnEi5nZ';
 export const WAIT_MS = 60_000;
 
 let browser: Browser | undefined;
-// Missing Chromium fails every test with the fix, rather than skipping them quietly.
-const missing = existsSync(CHROMIUM)
-  ? undefined
-  : `${CHROMIUM} is missing: the dashboard's end-to-end test needs Debian's Chromium. Run \`npm run ensure:chromium\` (as root it installs it with apt; \`npm test\` runs it first).`;
 
 /** Registers the browser's launch and close in the calling test file. */
 export function useBrowser(): void {
   beforeAll(async () => {
-    if (!missing)
-      browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    if (!missing) browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
   });
 }
 
+/** The launched browser; missing Chromium fails the test with the fix rather than skipping it. */
 export function requireBrowser(): Browser {
   if (missing) throw new Error(missing);
   return browser!;

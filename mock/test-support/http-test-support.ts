@@ -14,9 +14,6 @@ export interface Reply {
   text: string;
 }
 
-/** The spec's demo receiving address. */
-export const DEMO_ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
-
 const control = createValidators(loadSpec('control'));
 
 /**
@@ -71,37 +68,6 @@ export async function call(
 export const callGet = (sim: Simulator, path: string, apiKey?: string): Promise<Reply> =>
   call(sim, 'GET', path, apiKey ? { apiKey } : {});
 
-/** Creates an order of 65000 energy for 1h (plus `extra` query text) and answers its id. */
-export async function order(
-  sim: Simulator,
-  pledgeAddress = DEMO_ADDRESS,
-  extra = '',
-  apiKey = 'demo-key',
-): Promise<string> {
-  const reply = await call(
-    sim,
-    'POST',
-    `/v1/tron/order?pledgeAddress=${pledgeAddress}&rentalCount=65000&period=1h${extra}`,
-    { apiKey },
-  );
-  expect(reply.status).toBe(200);
-  return reply.body.data.id;
-}
-
-/** An order's status as history shows it. */
-export async function statusOf(sim: Simulator, orderId: string, apiKey = 'demo-key'): Promise<string> {
-  return (await callGet(sim, `/v1/tron/history?orderId=${orderId}`, apiKey)).body.data.status;
-}
-
-/** The account's TRX, available and frozen. */
-export async function trxOf(
-  sim: Simulator,
-  apiKey = 'demo-key',
-): Promise<{ available: string; frozen: string }> {
-  const { balance } = (await callGet(sim, '/v1/account', apiKey)).body.data;
-  return { available: balance.available.trx, frozen: balance.frozen.trx };
-}
-
 /** Checks a control-plane answer against control.yaml's response for the operation and status. */
 export function expectControlResponse(operationId: string, reply: Reply): void {
   const validate = control.response(operationId, reply.status);
@@ -121,14 +87,6 @@ export function expectItems(reply: Reply, key: string, schema: string): void {
   for (const item of reply.body[key]) expect(validate(item), JSON.stringify(validate.errors)).toBe(true);
 }
 
-/** Fails unless the reply is the error envelope with that status, code and msg. */
-export function expectError(reply: Reply, status: number, code: number, msg?: RegExp): void {
-  expect(reply.status).toBe(status);
-  expect(reply.body).toMatchObject({ code, data: null });
-  if (msg) expect(reply.body.msg).toMatch(msg);
-  expect(control.schema('Error')(reply.body)).toBe(true);
-}
-
 const node = createValidators(loadSpec('node'));
 
 /** Checks an answer of the simulated TRON node against spec/tron-node.yaml's answer of its operation. */
@@ -141,7 +99,7 @@ export function expectNodeAnswer(operationId: string, body: unknown): void {
  * when `body` is a string) and checks its answer against spec/tron-node.yaml.
  *
  * @example
- *   const { body } = await nodeCall(sim, '/wallet/getaccount', { address: DEMO_ADDRESS, visible: true });
+ *   const { body } = await nodeCall(sim, '/wallet/getaccount', { address: ADDRESS, visible: true });
  */
 export async function nodeCall(
   sim: Simulator,
