@@ -5,13 +5,15 @@
  * share it, so both redact alike.
  */
 import {
+  keyPattern,
+  MIN_SCRUBBED_KEY_LENGTH,
   redactWith,
+  replaceKeys,
   secretPairValues,
   secretValuesIn,
   secretValuesOfJson,
 } from '../mock/http/journal-redaction.ts';
 import { nestsTooDeep } from '../mock/http/request-params.ts';
-import { createKeyIndex } from './key-index.ts';
 import type { RecordedRequest, RecordedResponse } from './recording.ts';
 
 /** How much of a text given in pieces TextScrub gathers before it scrubs any. */
@@ -63,35 +65,24 @@ export function createExchangeScrubber(options: {
   const pathOf = (url: string): string => new URL(url).pathname.replace(/\/+$/, '');
   const basePath = pathOf(options.baseUrl);
   const aliases = new Map<string, string>(options.known);
-  // The keys as replaced in texts: one pass over a text however many keys were seen.
-  const index = createKeyIndex();
-  for (const [key, alias] of options.known) index.add(key, alias);
+  let longest = Math.max(0, ...options.known.map(([key]) => key.length));
   const aliasOf = (key: string, role: 'issued' | 'foreign'): string => {
     let alias = aliases.get(key);
     if (!alias) {
       alias = options.newAlias(role);
       aliases.set(key, alias);
-      index.add(key, alias);
+      longest = Math.max(longest, key.length);
     }
     return alias;
   };
-  /** Learns the values of a text's secret-named pairs before any of it is scrubbed: a key echoed before its field, or in JSON that cannot be walked, is replaced too. */
+  const roleOf = (issuing: boolean): 'issued' | 'foreign' => (issuing ? 'issued' : 'foreign');
+  /** Learns a text's secret-named pairs before it is scrubbed: a key echoed before its field is replaced too. */
   const learnSecrets = (text: string, issuing: boolean, openEnd = false): void => {
-    for (const value of secretPairValues(text, { openEnd })) aliasOf(value, issuing ? 'issued' : 'foreign');
+    for (const value of secretPairValues(text, { openEnd })) aliasOf(value, roleOf(issuing));
   };
-  /**
-   * Learns what every secret-named field of a JSON value holds, at any depth (inside one
-   * that is hidden whole too), before the value is scrubbed: a key echoed in a field before
-   * the one that names it is then replaced as well. secretValuesIn walks in the scrub's
-   * order, so that new keys are numbered as they stand.
-   */
-  const learnFields = (value: unknown, issuing: boolean): void => {
-    for (const held of secretValuesIn(value)) aliasOf(held, issuing ? 'issued' : 'foreign');
-  };
-  /** Replaces every known key where it stands as a token, raw or percent-encoded (key-index.ts). */
-  const scrubText = (text: string): string => index.replace(text);
+  const scrubText = (text: string): string => replaceKeys(text, aliases);
   const secretValue = (value: unknown, issuing: boolean): string =>
-    typeof value === 'string' ? aliasOf(value, issuing ? 'issued' : 'foreign') : '[redacted]';
+    typeof value === 'string' ? aliasOf(value, roleOf(issuing)) : '[redacted]';
   const textScrub = (): TextScrub => {
     let pending = '';
     return {
@@ -99,11 +90,11 @@ export function createExchangeScrubber(options: {
         pending += text;
         // Small pieces are gathered first: each scrub looks for every key once.
         if (pending.length < TEXT_SCRUB_CHARS) return '';
-        // The longest a key can stand in a text (percent-encoded: 12 characters a character).
-        let cut = pending.length - index.reach;
-        // Cut before any key standing across the cut; moving back, the cut may meet another.
-        for (let across = index.across(pending, cut); cut > 0 && across !== -1;)
-          across = index.across(pending, (cut = across));
+        // Hold back the longest a key can stand percent-encoded (12 characters a character),
+        // and cut before any key standing across the cut.
+        let cut = pending.length - longest * 12;
+        for (let across = keyAcross(pending, cut, aliases); cut > 0 && across !== -1;)
+          across = keyAcross(pending, (cut = across), aliases);
         if (cut <= 0) return '';
         const done = pending.slice(0, cut);
         pending = pending.slice(cut);
@@ -118,7 +109,6 @@ export function createExchangeScrubber(options: {
   };
   // Whatever a secret-named field holds is a key: one the target hands out (createAccount)
   // is 'issued', any other 'foreign'; it is recorded as its alias so replay still matches.
-  // Deeper than the walk goes, the caller records the text instead.
   const scrub = (value: unknown, issuing: boolean): unknown => {
     const scrubbed = redactWith(value, { text: scrubText, secret: (v) => secretValue(v, issuing) });
     if (scrubbed === undefined) throw new Error('nested too deep to walk');
@@ -158,7 +148,7 @@ export function createExchangeScrubber(options: {
         else {
           try {
             const value: unknown = JSON.parse(text);
-            learnFields(value, false);
+            for (const held of secretValuesIn(value)) aliasOf(held, 'foreign');
             out.json = scrub(value, false);
           } catch {
             out.text = scrubText(text);
@@ -182,7 +172,7 @@ export function createExchangeScrubber(options: {
         if (nestsTooDeep(text)) throw new Error('too deep');
         const value: unknown = JSON.parse(text);
         // Its fields' keys and those of the pairs its text shows, as the proxy learns them.
-        for (const held of secretValuesOfJson(value, text)) aliasOf(held, issuing ? 'issued' : 'foreign');
+        for (const held of secretValuesOfJson(value, text)) aliasOf(held, roleOf(issuing));
         recorded.body = scrub(value, issuing);
       } catch {
         // Not JSON, or JSON too deep to walk: its secret-named pairs are found by a scan.
@@ -207,4 +197,28 @@ export function paramsOf(params: URLSearchParams): Record<string, string | strin
     out[name] = values.length === 1 ? values[0]! : values;
   }
   return out;
+}
+
+/**
+ * Where the first key that `replaceKeys` would replace standing across `at` starts in
+ * `text`, or -1: a text scrubbed in pieces is cut only where this says -1.
+ *
+ * @example
+ *   keyAcross('a sk_live_12345 b', 5, [['sk_live_12345', 'key-2']]); // 2
+ */
+function keyAcross(text: string, at: number, keys: Iterable<readonly [key: string, alias: string]>): number {
+  let start = -1;
+  for (const [key] of keys) {
+    if (key.length < MIN_SCRUBBED_KEY_LENGTH) continue;
+    const reach = key.length * 12;
+    const from = Math.max(0, at - reach);
+    const window = text.slice(from, at + reach);
+    if (!window.includes(key) && !window.includes('%')) continue;
+    for (const match of window.matchAll(keyPattern(key))) {
+      const matchStart = from + match.index;
+      if (matchStart >= at) break;
+      if (matchStart + match[0].length > at && (start === -1 || matchStart < start)) start = matchStart;
+    }
+  }
+  return start;
 }
