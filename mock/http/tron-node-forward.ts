@@ -12,7 +12,7 @@ import { SimulatorError } from '../engine/index.ts';
 import { asSent, type SimContext, type SimEnv } from './context.ts';
 import { methodNotAllowed } from './error-catalogue.ts';
 import { secretPairValues, type KeyAliases } from './journal-redaction.ts';
-import type { ReplayFetch } from './recording-source.ts';
+import { answerFromRecording, type ReplayFetch } from './recording-source.ts';
 import { bodyOf } from './request-body.ts';
 import {
   DEFAULT_UPSTREAM_MAX_BYTES,
@@ -111,17 +111,6 @@ export function nodeReplay(replay: ReplayFetch): NodeAnswer {
     const type = c.req.header('content-type');
     const headers = type === undefined ? undefined : { 'content-type': type };
     const body = c.req.method === 'POST' ? new Uint8Array(bodyOf(c)) : undefined;
-    const response = await replay(new Request(c.req.url, { method: c.req.method, headers, body }));
-    const text = await response.text();
-    try {
-      c.set('response', JSON.parse(text));
-    } catch {
-      c.set('response', text);
-    }
-    // The length is of the text sent here, whatever the recording's headers say.
-    const kept = new Headers(response.headers);
-    kept.delete('content-length');
-    kept.delete('transfer-encoding');
-    return new Response(text.length > 0 ? text : null, { status: response.status, headers: kept });
+    return answerFromRecording(c, replay, new Request(c.req.url, { method: c.req.method, headers, body }));
   };
 }
