@@ -1,8 +1,6 @@
 /**
- * What an exchange looks like in a recording, with no API key in it: the request as a
- * RecordedRequest and the response as a RecordedResponse, every key replaced by its
- * alias. The contract recorder (recorder.ts) and `serve --record` (live-recording.ts)
- * share it, so both redact alike.
+ * What an exchange looks like in a recording, every key replaced by its alias: one scrubber
+ * for the contract recorder and `serve --record`, so both redact alike.
  */
 import {
   keyPattern,
@@ -31,19 +29,13 @@ export interface ExchangeScrubber {
   secretValue(value: unknown, issuing: boolean): string;
   /** `scrubText` over a text that comes in pieces, never all at once (see TextScrub). */
   textScrub(): TextScrub;
-  /**
-   * Learns the values of a text's secret-named pairs (secretPairValues) as keys, before the
-   * text is scrubbed; `openEnd` for a window on a longer text.
-   */
+  /** Learns the values of a text's secret-named pairs as keys; `openEnd` for a window on a longer text. */
   learnPairs(text: string, issuing: boolean, openEnd?: boolean): void;
 }
 
 /**
- * `scrubText` over one text given in pieces: `push` returns the scrubbed text so far but
- * holds back its tail while a key may stand across the end of it, `end` returns the rest.
- * Joined, what they return is what `scrubText` gives for the whole text, except that a
- * key touching a cut may be replaced though a key character touched it on the other side
- * (more is hidden, never less).
+ * `scrubText` over one text given in pieces: `push` holds back a tail a key may stand across,
+ * `end` returns the rest; joined, they give what `scrubText` gives the whole (or hide more).
  */
 export interface TextScrub {
   push(text: string): string;
@@ -136,25 +128,12 @@ export function createExchangeScrubber(options: {
       const apiKeyAlias = key === null ? undefined : aliasOf(key, 'foreign');
       learnSecrets(url.search, false);
       learnSecrets(text, false);
-      const out: RecordedRequest = {
-        method: request.method.toUpperCase(),
-        path: pathname,
-        query: scrub(paramsOf(url.searchParams), false) as RecordedRequest['query'],
+      // A JSON body's fields are learnt before it is scrubbed: a key echoed before its field is replaced too.
+      const keep = (value: unknown): unknown => {
+        for (const held of secretValuesIn(value)) aliasOf(held, 'foreign');
+        return scrub(value, false);
       };
-      if (text !== '') {
-        const type = request.headers.get('content-type') ?? '';
-        if (type.includes('application/x-www-form-urlencoded'))
-          out.form = scrub(paramsOf(new URLSearchParams(text)), false) as RecordedRequest['form'];
-        else {
-          try {
-            const value: unknown = JSON.parse(text);
-            for (const held of secretValuesIn(value)) aliasOf(held, 'foreign');
-            out.json = scrub(value, false);
-          } catch {
-            out.text = scrubText(text);
-          }
-        }
-      }
+      const out = recordedRequest(request, pathname, text, keep, scrubText);
       if (apiKeyAlias !== undefined) out.apiKeyAlias = apiKeyAlias;
       return out;
     },
@@ -185,12 +164,35 @@ export function createExchangeScrubber(options: {
 }
 
 /**
- * Parameters as a sorted object; a repeated name keeps every value.
+ * A request described as a recording holds it, its values and text as `keep` and `keepText` make them.
  *
  * @example
- *   paramsOf(new URLSearchParams('b=1&a=2&a=3')); // { a: ['2', '3'], b: '1' }
+ *   recordedRequest(request, '/v1/tron/price', '', (v) => v, (t) => t); // { method: 'GET', path: '/v1/tron/price', query: {…} }
  */
-export function paramsOf(params: URLSearchParams): Record<string, string | string[]> {
+export function recordedRequest(
+  request: Request,
+  path: string,
+  text: string,
+  keep: (value: unknown) => unknown,
+  keepText: (text: string) => string,
+): RecordedRequest {
+  const query = keep(paramsOf(new URL(request.url).searchParams)) as RecordedRequest['query'];
+  const out: RecordedRequest = { method: request.method.toUpperCase(), path, query };
+  if (text === '') return out;
+  if ((request.headers.get('content-type') ?? '').includes('application/x-www-form-urlencoded'))
+    out.form = keep(paramsOf(new URLSearchParams(text))) as RecordedRequest['form'];
+  else {
+    try {
+      out.json = keep(JSON.parse(text));
+    } catch {
+      out.text = keepText(text);
+    }
+  }
+  return out;
+}
+
+/** Parameters as a sorted object; a repeated name keeps every value: `b=1&a=2&a=3` is `{ a: ['2', '3'], b: '1' }`. */
+function paramsOf(params: URLSearchParams): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const name of [...new Set(params.keys())].sort()) {
     const values = params.getAll(name);

@@ -10,7 +10,8 @@ import type { FileLimit } from '../src/bounded-file.ts';
 import { createLineStore } from './line-store.ts';
 import { canonical, createReplayIndex, type ReplayIndex } from './replay-index.ts';
 import { LIVE_CASE } from './live-recording.ts';
-import { paramsOf, type CaseTransport } from './recorder.ts';
+import { recordedRequest } from './exchange-scrubber.ts';
+import type { CaseTransport } from './recorder.ts';
 import {
   describeRequest,
   keyLookingPaths,
@@ -221,25 +222,11 @@ async function describeIncoming(
   alias: string | undefined,
   kept: (value: unknown) => unknown,
 ): Promise<RecordedRequest> {
-  const url = new URL(request.url);
-  const out: RecordedRequest = {
-    method: request.method.toUpperCase(),
-    path: url.pathname,
-    query: kept(paramsOf(url.searchParams)) as RecordedRequest['query'],
-  };
   const text = request.body === null ? '' : await request.text();
-  if (text !== '') {
-    if ((request.headers.get('content-type') ?? '').includes('application/x-www-form-urlencoded'))
-      out.form = kept(paramsOf(new URLSearchParams(text))) as RecordedRequest['form'];
-    else {
-      try {
-        out.json = kept(JSON.parse(text));
-      } catch {
-        // A text is matched as the recorder kept it; a secret-named pair in it is never shown.
-        out.text = redactBody(kept(text) as string);
-      }
-    }
-  }
+  // A text is matched as the recorder kept it; a secret-named pair in it is never shown.
+  const out = recordedRequest(request, new URL(request.url).pathname, text, kept, (t) =>
+    redactBody(kept(t) as string),
+  );
   if (alias !== undefined) out.apiKeyAlias = alias;
   return out;
 }
