@@ -1,10 +1,6 @@
 /**
- * A recording as the API's response source (`serve --replay FILE`): every request in the
- * API's namespace goes to the replay, as the WHATWG Request it came as (its body read
- * by the body-limit step, bounded as every body is), and the replay
- * answers what was recorded for the same request (the recorded unknown path and wrong
- * method included) and 501 for what it never saw. Nothing is spent and nothing goes to a
- * network.
+ * A recording as the API's response source (`serve --replay FILE`): every API request goes
+ * to the replay as it came, answered as recorded, or 501 for what it never saw.
  */
 import { findApiOperation, isApiPath, withoutApiPrefix } from './api-operations.ts';
 import { asSent, type SimContext } from './context.ts';

@@ -1,10 +1,7 @@
 /**
- * The TRON node's subset in front of a real node or a recording (`serve --upstream …
- * --tron-node URL`, `serve --replay FILE`), by allow-list: only the reads of
- * spec/tron-node.yaml, with their documented method and path as sent (NODE_OPERATIONS); any
- * other path of the node's namespaces (a broadcast, any write) is refused and never leaves.
- * The node gets its own headers only: a TRON-PRO-API-KEY, never the rental API-KEY; the
- * TRON-PRO-API-KEY is a key like the API-KEY, held by its alias in every kept copy.
+ * The TRON node's subset in front of a real node or a recording, by allow-list: only the
+ * reads of spec/tron-node.yaml pass; a write never leaves. The node gets its own
+ * TRON-PRO-API-KEY, never the rental API-KEY, and kept copies hold its alias.
  */
 import type { MiddlewareHandler } from 'hono';
 import { NODE_OPERATIONS } from '../../src/generated/lists.ts';
@@ -62,9 +59,7 @@ export function tronNodeForward(answer: NodeAnswer): MiddlewareHandler<SimEnv> {
 }
 
 /**
- * The node as the answer of its reads (`--tron-node URL`), on the API's forwarder (bounded
- * in time and size, the same header filter): its answer passed on unaltered, and journaled
- * with every key by its alias.
+ * The node as the answer of its reads (`--tron-node URL`), on the API's forwarder.
  *
  * @example
  *   nodeForwarder({ url: 'https://api.trongrid.io', timeoutMs: 10_000 }, aliases, counters);
