@@ -1,17 +1,17 @@
 /**
- * What an exchange looks like in a recording, with no API key in it: the request as a
- * RecordedRequest and the response as a RecordedResponse, every key replaced by its
- * alias. The contract recorder (recorder.ts) and `serve --record` (live-recording.ts)
- * share it, so both redact alike.
+ * What an exchange looks like in a recording, every key replaced by its alias: one scrubber
+ * for the contract recorder and `serve --record`, so both redact alike.
  */
 import {
+  keyPattern,
+  MIN_SCRUBBED_KEY_LENGTH,
   redactWith,
+  replaceKeys,
   secretPairValues,
   secretValuesIn,
   secretValuesOfJson,
 } from '../mock/http/journal-redaction.ts';
 import { nestsTooDeep } from '../mock/http/request-params.ts';
-import { createKeyIndex } from './key-index.ts';
 import type { RecordedRequest, RecordedResponse } from './recording.ts';
 
 /** How much of a text given in pieces TextScrub gathers before it scrubs any. */
@@ -29,19 +29,13 @@ export interface ExchangeScrubber {
   secretValue(value: unknown, issuing: boolean): string;
   /** `scrubText` over a text that comes in pieces, never all at once (see TextScrub). */
   textScrub(): TextScrub;
-  /**
-   * Learns the values of a text's secret-named pairs (secretPairValues) as keys, before the
-   * text is scrubbed; `openEnd` for a window on a longer text.
-   */
+  /** Learns the values of a text's secret-named pairs as keys; `openEnd` for a window on a longer text. */
   learnPairs(text: string, issuing: boolean, openEnd?: boolean): void;
 }
 
 /**
- * `scrubText` over one text given in pieces: `push` returns the scrubbed text so far but
- * holds back its tail while a key may stand across the end of it, `end` returns the rest.
- * Joined, what they return is what `scrubText` gives for the whole text, except that a
- * key touching a cut may be replaced though a key character touched it on the other side
- * (more is hidden, never less).
+ * `scrubText` over one text given in pieces: `push` holds back a tail a key may stand across,
+ * `end` returns the rest; joined, they give what `scrubText` gives the whole (or hide more).
  */
 export interface TextScrub {
   push(text: string): string;
@@ -63,35 +57,24 @@ export function createExchangeScrubber(options: {
   const pathOf = (url: string): string => new URL(url).pathname.replace(/\/+$/, '');
   const basePath = pathOf(options.baseUrl);
   const aliases = new Map<string, string>(options.known);
-  // The keys as replaced in texts: one pass over a text however many keys were seen.
-  const index = createKeyIndex();
-  for (const [key, alias] of options.known) index.add(key, alias);
+  let longest = Math.max(0, ...options.known.map(([key]) => key.length));
   const aliasOf = (key: string, role: 'issued' | 'foreign'): string => {
     let alias = aliases.get(key);
     if (!alias) {
       alias = options.newAlias(role);
       aliases.set(key, alias);
-      index.add(key, alias);
+      longest = Math.max(longest, key.length);
     }
     return alias;
   };
-  /** Learns the values of a text's secret-named pairs before any of it is scrubbed: a key echoed before its field, or in JSON that cannot be walked, is replaced too. */
+  const roleOf = (issuing: boolean): 'issued' | 'foreign' => (issuing ? 'issued' : 'foreign');
+  /** Learns a text's secret-named pairs before it is scrubbed: a key echoed before its field is replaced too. */
   const learnSecrets = (text: string, issuing: boolean, openEnd = false): void => {
-    for (const value of secretPairValues(text, { openEnd })) aliasOf(value, issuing ? 'issued' : 'foreign');
+    for (const value of secretPairValues(text, { openEnd })) aliasOf(value, roleOf(issuing));
   };
-  /**
-   * Learns what every secret-named field of a JSON value holds, at any depth (inside one
-   * that is hidden whole too), before the value is scrubbed: a key echoed in a field before
-   * the one that names it is then replaced as well. secretValuesIn walks in the scrub's
-   * order, so that new keys are numbered as they stand.
-   */
-  const learnFields = (value: unknown, issuing: boolean): void => {
-    for (const held of secretValuesIn(value)) aliasOf(held, issuing ? 'issued' : 'foreign');
-  };
-  /** Replaces every known key where it stands as a token, raw or percent-encoded (key-index.ts). */
-  const scrubText = (text: string): string => index.replace(text);
+  const scrubText = (text: string): string => replaceKeys(text, aliases);
   const secretValue = (value: unknown, issuing: boolean): string =>
-    typeof value === 'string' ? aliasOf(value, issuing ? 'issued' : 'foreign') : '[redacted]';
+    typeof value === 'string' ? aliasOf(value, roleOf(issuing)) : '[redacted]';
   const textScrub = (): TextScrub => {
     let pending = '';
     return {
@@ -99,11 +82,11 @@ export function createExchangeScrubber(options: {
         pending += text;
         // Small pieces are gathered first: each scrub looks for every key once.
         if (pending.length < TEXT_SCRUB_CHARS) return '';
-        // The longest a key can stand in a text (percent-encoded: 12 characters a character).
-        let cut = pending.length - index.reach;
-        // Cut before any key standing across the cut; moving back, the cut may meet another.
-        for (let across = index.across(pending, cut); cut > 0 && across !== -1;)
-          across = index.across(pending, (cut = across));
+        // Hold back the longest a key can stand percent-encoded (12 characters a character),
+        // and cut before any key standing across the cut.
+        let cut = pending.length - longest * 12;
+        for (let across = keyAcross(pending, cut, aliases); cut > 0 && across !== -1;)
+          across = keyAcross(pending, (cut = across), aliases);
         if (cut <= 0) return '';
         const done = pending.slice(0, cut);
         pending = pending.slice(cut);
@@ -118,7 +101,6 @@ export function createExchangeScrubber(options: {
   };
   // Whatever a secret-named field holds is a key: one the target hands out (createAccount)
   // is 'issued', any other 'foreign'; it is recorded as its alias so replay still matches.
-  // Deeper than the walk goes, the caller records the text instead.
   const scrub = (value: unknown, issuing: boolean): unknown => {
     const scrubbed = redactWith(value, { text: scrubText, secret: (v) => secretValue(v, issuing) });
     if (scrubbed === undefined) throw new Error('nested too deep to walk');
@@ -146,25 +128,12 @@ export function createExchangeScrubber(options: {
       const apiKeyAlias = key === null ? undefined : aliasOf(key, 'foreign');
       learnSecrets(url.search, false);
       learnSecrets(text, false);
-      const out: RecordedRequest = {
-        method: request.method.toUpperCase(),
-        path: pathname,
-        query: scrub(paramsOf(url.searchParams), false) as RecordedRequest['query'],
+      // A JSON body's fields are learnt before it is scrubbed: a key echoed before its field is replaced too.
+      const keep = (value: unknown): unknown => {
+        for (const held of secretValuesIn(value)) aliasOf(held, 'foreign');
+        return scrub(value, false);
       };
-      if (text !== '') {
-        const type = request.headers.get('content-type') ?? '';
-        if (type.includes('application/x-www-form-urlencoded'))
-          out.form = scrub(paramsOf(new URLSearchParams(text)), false) as RecordedRequest['form'];
-        else {
-          try {
-            const value: unknown = JSON.parse(text);
-            learnFields(value, false);
-            out.json = scrub(value, false);
-          } catch {
-            out.text = scrubText(text);
-          }
-        }
-      }
+      const out = recordedRequest(request, pathname, text, keep, scrubText);
       if (apiKeyAlias !== undefined) out.apiKeyAlias = apiKeyAlias;
       return out;
     },
@@ -182,7 +151,7 @@ export function createExchangeScrubber(options: {
         if (nestsTooDeep(text)) throw new Error('too deep');
         const value: unknown = JSON.parse(text);
         // Its fields' keys and those of the pairs its text shows, as the proxy learns them.
-        for (const held of secretValuesOfJson(value, text)) aliasOf(held, issuing ? 'issued' : 'foreign');
+        for (const held of secretValuesOfJson(value, text)) aliasOf(held, roleOf(issuing));
         recorded.body = scrub(value, issuing);
       } catch {
         // Not JSON, or JSON too deep to walk: its secret-named pairs are found by a scan.
@@ -195,16 +164,63 @@ export function createExchangeScrubber(options: {
 }
 
 /**
- * Parameters as a sorted object; a repeated name keeps every value.
+ * A request described as a recording holds it, its values and text as `keep` and `keepText` make them.
  *
  * @example
- *   paramsOf(new URLSearchParams('b=1&a=2&a=3')); // { a: ['2', '3'], b: '1' }
+ *   recordedRequest(request, '/v1/tron/price', '', (v) => v, (t) => t); // { method: 'GET', path: '/v1/tron/price', query: {…} }
  */
-export function paramsOf(params: URLSearchParams): Record<string, string | string[]> {
+export function recordedRequest(
+  request: Request,
+  path: string,
+  text: string,
+  keep: (value: unknown) => unknown,
+  keepText: (text: string) => string,
+): RecordedRequest {
+  const query = keep(paramsOf(new URL(request.url).searchParams)) as RecordedRequest['query'];
+  const out: RecordedRequest = { method: request.method.toUpperCase(), path, query };
+  if (text === '') return out;
+  if ((request.headers.get('content-type') ?? '').includes('application/x-www-form-urlencoded'))
+    out.form = keep(paramsOf(new URLSearchParams(text))) as RecordedRequest['form'];
+  else {
+    try {
+      out.json = keep(JSON.parse(text));
+    } catch {
+      out.text = keepText(text);
+    }
+  }
+  return out;
+}
+
+/** Parameters as a sorted object; a repeated name keeps every value: `b=1&a=2&a=3` is `{ a: ['2', '3'], b: '1' }`. */
+function paramsOf(params: URLSearchParams): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const name of [...new Set(params.keys())].sort()) {
     const values = params.getAll(name);
     out[name] = values.length === 1 ? values[0]! : values;
   }
   return out;
+}
+
+/**
+ * Where the first key that `replaceKeys` would replace standing across `at` starts in
+ * `text`, or -1: a text scrubbed in pieces is cut only where this says -1.
+ *
+ * @example
+ *   keyAcross('a sk_live_12345 b', 5, [['sk_live_12345', 'key-2']]); // 2
+ */
+function keyAcross(text: string, at: number, keys: Iterable<readonly [key: string, alias: string]>): number {
+  let start = -1;
+  for (const [key] of keys) {
+    if (key.length < MIN_SCRUBBED_KEY_LENGTH) continue;
+    const reach = key.length * 12;
+    const from = Math.max(0, at - reach);
+    const window = text.slice(from, at + reach);
+    if (!window.includes(key) && !window.includes('%')) continue;
+    for (const match of window.matchAll(keyPattern(key))) {
+      const matchStart = from + match.index;
+      if (matchStart >= at) break;
+      if (matchStart + match[0].length > at && (start === -1 || matchStart < start)) start = matchStart;
+    }
+  }
+  return start;
 }

@@ -1,27 +1,8 @@
 /**
  * A large answer made fit for a recording a little at a time, so that `serve --record`
- * holds up no other request while it records one (cli/serve-upstream-bounds.test.ts).
- *
- * Why not parse it and scrub the value, as a small answer is: JSON.parse of 100 MB, the
- * walk that replaces secret-named fields and the serialisation each hold the event loop
- * for a second or more. Here the text is decoded, tokenised, scrubbed and written out in
- * slices of a few milliseconds, with a turn of the event loop between two slices, and in
- * two passes, as a small answer is walked twice: the first learns every secret-named
- * field's value (and the `name=value` pairs inside strings, or of a text that is no JSON),
- * so that the second replaces a key echoed before its field as well as after it:
- *
- * - JSON goes through stream-json's tokenizer, which hands keys, strings and numbers out
- *   in chunks as they come, so no token, however long, is ever held whole. What comes out
- *   is the same JSON without its white space, each secret-named field's value replaced as
- *   the scrubber replaces it in a small answer (a string by its alias, anything else by
- *   '[redacted]'), and every key seen so far replaced in names and strings (a key split
- *   between two chunks is caught: see TextScrub).
- * - Anything else, or JSON that turns out broken, is kept as text with every key seen so
- *   far replaced, as a small answer's text is.
- *
- * stream-json rather than a tokenizer written here: it is maintained, and it streams long
- * strings (@streamparser/json and most others hold each string token whole, so one 100 MB
- * string would be decoded, scrubbed and encoded in one turn).
+ * holds up no other request while it records one: decoded, tokenised by stream-json (which
+ * streams long strings, unlike @streamparser/json) and scrubbed in slices of a few
+ * milliseconds, to the same JSON or text the scrubber makes of a small answer.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { getManyValues, none } from 'stream-chain/defs.js';
@@ -63,10 +44,10 @@ export async function scrubLargeResponse(
   scrubber: ExchangeScrubber,
   issuing: boolean,
 ): Promise<LargeResponse> {
-  // Two passes, as a small answer is walked twice: the first learns every secret-named
-  // field's value, so that the second replaces a key echoed before its field as well.
+  // Two passes, as a small answer is walked twice: the first only learns every secret-named
+  // field's value and pair, so that the second replaces a key echoed before its field as well.
   try {
-    const learn = createJsonLearn(scrubber, issuing);
+    const learn = createJsonScrub(learner(scrubber, issuing), issuing, true);
     await eachSlice(chunks, (text) => learn.push(text));
     learn.end();
     const json = createJsonScrub(scrubber, issuing);
@@ -75,15 +56,9 @@ export async function scrubLargeResponse(
   } catch {
     // Not JSON after all (or not all of it): the text, decoded again from the bytes.
   }
-  // Its secret-named pairs are learnt through windows that overlap by PAIR_REACH, so that a
-  // pair cut by the end of one stands whole in the next.
-  let carry = '';
-  await eachSlice(chunks, (piece) => {
-    const window = carry + piece;
-    scrubber.learnPairs(window, issuing, true);
-    carry = window.slice(-PAIR_REACH);
-  });
-  scrubber.learnPairs(carry, issuing);
+  const learn = learner(scrubber, issuing).textScrub();
+  await eachSlice(chunks, (piece) => learn.push(piece));
+  learn.end();
   const text = scrubber.textScrub();
   const out = createPieces(true);
   await eachSlice(chunks, (piece) => out.add(text.push(piece)));
@@ -151,82 +126,47 @@ function escaped(text: string): string {
 }
 
 /**
- * The first pass over JSON text given in slices: every secret-named field's string value,
- * at any depth, learnt as a key in the order it stands (as the scrubber's walk of a small
- * answer learns them). `push` throws on text that is not JSON, `end` on JSON that is not
- * complete. A name past MAX_NAME_CHARS counts as secret-named, as in the scrub.
+ * The scrubber as the first pass sees it: texts are scanned for secret-named pairs (long ones
+ * in windows that overlap by PAIR_REACH) and give nothing back; an empty secret is no key.
  */
-function createJsonLearn(
-  scrubber: ExchangeScrubber,
-  issuing: boolean,
-): { push(text: string): void; end(): void } {
-  let name = '';
-  let inName = false;
-  // Whether the next value is a secret-named field's, and whether the string read is one.
-  let secret = false;
-  let holding = false;
-  let held = '';
-  // The string or name being read, for the `token=…` pairs it may hold (as a small
-  // answer's text is scanned for them): scanned in windows that overlap by PAIR_REACH.
-  let window = '';
-  const scanWindow = (complete: boolean): void => {
-    scrubber.learnPairs(window, issuing, !complete);
-    window = complete ? '' : window.slice(-PAIR_REACH);
+function learner(scrubber: ExchangeScrubber, issuing: boolean): Scrubber {
+  return {
+    secretValue: (value, role) => (value === '' ? '' : scrubber.secretValue(value, role)),
+    scrubText(text) {
+      scrubber.learnPairs(text, issuing);
+      return '';
+    },
+    textScrub() {
+      let carry = '';
+      return {
+        push(text) {
+          const window = carry + text;
+          scrubber.learnPairs(window, issuing, true);
+          carry = window.slice(-PAIR_REACH);
+          return '';
+        },
+        end() {
+          scrubber.learnPairs(carry, issuing);
+          return '';
+        },
+      };
+    },
   };
-  const take = (token: Token): void => {
-    switch (token.name) {
-      case 'startKey':
-        inName = true;
-        name = '';
-        return;
-      case 'stringChunk':
-        window += token.value;
-        if (window.length > 2 * PAIR_REACH) scanWindow(false);
-        if (inName) {
-          if (name.length <= MAX_NAME_CHARS) name += token.value;
-        } else if (holding && held.length <= MAX_SECRET_CHARS) held += token.value;
-        return;
-      case 'endKey':
-        scanWindow(true);
-        inName = false;
-        secret = name.length > MAX_NAME_CHARS || isSecretName(name);
-        return;
-      case 'startString':
-        holding = secret;
-        secret = false;
-        held = '';
-        return;
-      case 'endString':
-        // Past the bound the scrub hides it as '[redacted]', which gives no alias.
-        // An empty one is no key (the small path's walk, secretValuesIn, skips it too).
-        if (holding && held !== '' && held.length <= MAX_SECRET_CHARS) scrubber.secretValue(held, issuing);
-        holding = false;
-        scanWindow(true);
-        return;
-      case 'startNumber':
-      case 'startObject':
-      case 'startArray':
-      case 'nullValue':
-      case 'trueValue':
-      case 'falseValue':
-        secret = false;
-        return;
-      default:
-        return;
-    }
-  };
-  return tokenStream(take);
 }
+
+type Scrubber = Pick<ExchangeScrubber, 'secretValue' | 'scrubText' | 'textScrub'>;
 
 /**
  * A scrub of JSON text given in slices: `push` throws on text that is not JSON, `end` on
- * JSON that is not complete, and returns the scrubbed JSON in pieces.
+ * JSON that is not complete, and returns the scrubbed JSON in pieces. With `learn`, nothing
+ * is written and a secret-named field's object or array is walked, not skipped.
  */
 function createJsonScrub(
-  scrubber: ExchangeScrubber,
+  scrubber: Scrubber,
   issuing: boolean,
+  learn = false,
 ): { push(text: string): void; end(): Buffer[] } {
-  const out = createPieces();
+  const out = learn ? { add() {}, end: () => [] } : createPieces();
   // Per open container, innermost last: 1 in an object, 0 in an array; and whether
   // something was written in it yet (a comma goes before the next).
   const inObject: number[] = [];
@@ -328,7 +268,7 @@ function createJsonScrub(
         return;
       case 'startObject':
       case 'startArray':
-        if (valueStarts()) {
+        if (valueStarts() && !learn) {
           out.add('"[redacted]"');
           skipping = 1;
           return;

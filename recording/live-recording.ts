@@ -1,16 +1,7 @@
 /**
- * `serve --upstream URL --record FILE`: the proxy's live traffic as a recording@2, the
- * format `record` writes, so `drift` compares it and `serve --replay` serves it.
- *
- * The header line is written at the start; then each exchange is appended as one line
- * once it ends, through an append stream and in order of ending. Nothing is ever written
- * whole again. An answer is read beside the proxy as the chunks that arrive, never joined;
- * one of over a megabyte is decoded, scrubbed and written a few milliseconds of work at a
- * time (large-response.ts), its pieces waiting for the stream to drain, so a 100 MB answer
- * being recorded holds up no other request (cli/serve-upstream-bounds.test.ts). Every key
- * is an alias of role 'foreign' (the proxy cannot tell whose key is the "main" one):
- * `key-2`, `key-3`, … in order of first appearance, continuing after the highest alias of a
- * file appended to.
+ * `serve --upstream URL --record FILE`: the proxy's live traffic as a recording@2, each
+ * exchange appended as one line once it ends, in order of ending, a large answer in pieces
+ * (large-response.ts). Every key is a 'foreign' alias, numbered on from a file appended to.
  */
 import {
   closeSync,
@@ -59,10 +50,8 @@ export interface LiveRecording {
 }
 
 /**
- * Starts recording to `file`: a new file (or one replaced, `mode` 'overwrite'), or one
- * continued (`mode` 'append', a recording@2 of the same upstream). Throws a RecordingError
- * for a file that cannot be continued; whether a file there may be touched at all is the
- * caller's to decide.
+ * Starts recording to `file`: new, replaced (`mode` 'overwrite') or continued ('append', a
+ * recording@2 of the same upstream; else a RecordingError).
  *
  * @example
  *   const recording = createLiveRecording('traffic.jsonl', { upstream: 'https://api.eopen.io', allowSpend: false });
@@ -135,8 +124,7 @@ export function createLiveRecording(
   let queue: Promise<void> = Promise.resolve();
   const enqueue = (work: () => Promise<Interaction>): void => {
     queue = queue.then(async () => {
-      // A turn of the event loop between two exchanges: a burst of answers to record holds
-      // up no request that came meanwhile.
+      // A turn of the event loop between two exchanges: a burst to record holds up no request.
       await turn();
       if (failed) return;
       try {
@@ -170,67 +158,46 @@ export function createLiveRecording(
         const described = scrubber.describeRequest(request, baseUrl);
         const at = new Date().toISOString();
         const started = performance.now();
-        let response: Response;
-        try {
-          response = await fetch(request);
-        } catch (error) {
-          const durationMs = elapsed(started);
-          enqueue(async () => {
-            const recorded = await described;
-            return {
-              ...base(recorded, at),
-              operation: operationOf(recorded.method, recorded.path),
-              error: scrubber.scrubText((error as Error).message ?? String(error)),
-              durationMs,
-            };
-          });
-          throw error;
-        }
-        // Read beside the proxy, as the chunks that arrive, never joined into one buffer (a
-        // 100 MB copy): decoding waits for the queue, and then goes a quarter megabyte per turn.
-        const bytes = readChunks(response.clone()).then(
-          (chunks) => ({ chunks, durationMs: elapsed(started) }),
-          (error: Error) => ({ error, durationMs: elapsed(started) }),
-        );
-        const { status, headers } = response;
+        const answer = fetch(request);
+        // Read beside the proxy, as the chunks that arrive, never joined into one buffer.
+        const read = answer
+          .then(async (response) => ({ response, chunks: await readChunks(response.clone()) }))
+          .then(
+            (got) => ({ ...got, durationMs: elapsed(started) }),
+            (error: Error) => ({ error, durationMs: elapsed(started) }),
+          );
         enqueue(async () => {
           const recorded = await described;
           const operation = operationOf(recorded.method, recorded.path);
-          const read = await bytes;
-          if ('error' in read)
+          const got = await read;
+          if ('error' in got)
             return {
               ...base(recorded, at),
               operation,
-              error: scrubber.scrubText(read.error.message),
-              durationMs: read.durationMs,
+              error: scrubber.scrubText(got.error.message ?? String(got.error)),
+              durationMs: got.durationMs,
             };
+          const { status, headers } = got.response;
           const issuing = operation === 'createAccount';
-          const length = read.chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
-          // A large answer is scrubbed a slice at a time (large-response.ts): its body or text is
-          // left out of the response here and written in pieces in its place.
+          const length = got.chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
+          // A large answer is scrubbed a slice at a time and written in pieces in place of its body or text.
           const large =
             length > LARGE_RESPONSE_BYTES
-              ? await scrubLargeResponse(read.chunks, scrubber, issuing)
+              ? await scrubLargeResponse(got.chunks, scrubber, issuing)
               : undefined;
-          const recordedResponse = large
-            ? scrubber.describeResponse(status, headers, '', issuing)
-            : scrubber.describeResponse(
-                status,
-                headers,
-                new TextDecoder().decode(Buffer.concat(read.chunks)),
-                issuing,
-              );
+          const text = large ? '' : new TextDecoder().decode(Buffer.concat(got.chunks));
+          const recordedResponse = scrubber.describeResponse(status, headers, text, issuing);
           if (large) delete recordedResponse.text;
           const interaction: Interaction = {
             ...base(recorded, at),
             operation,
             response: recordedResponse,
-            durationMs: read.durationMs,
+            durationMs: got.durationMs,
           };
           if (large) largeResponses.set(interaction, large);
           return interaction;
         });
-        return response;
+        return answer;
       }) as typeof globalThis.fetch;
     },
     flush: () => queue,

@@ -14,8 +14,6 @@ import { threadId } from 'node:worker_threads';
 import { createExchangeScrubber } from './exchange-scrubber.ts';
 import { MAIN_KEY_ALIAS, operationOf, type Interaction, type TargetInfo } from './recording.ts';
 
-export { paramsOf } from './exchange-scrubber.ts';
-
 /**
  * A fetch that knows which case (and file) sends the request; `mark` tells, once the
  * answer is in, whether the suite will send the request again (polite-transport.ts).

@@ -1,9 +1,6 @@
 /**
- * Recording format 2 (spec/control.yaml's RecordingHeader): JSON lines, a header and then
- * one interaction per line. A recording grows by appending a line as each exchange ends,
- * never by writing the whole file again, and is read a line at a time, each line checked
- * against its schema on its own, so a million interactions are never one string or one
- * JSON.parse. The lifecycle timing is not stored but computed when the file is read.
+ * Recording format 2: JSON lines, a header then one interaction per line, appended as each
+ * exchange ends and read a line at a time, each checked on its own; timing is computed on read.
  */
 import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
@@ -61,9 +58,7 @@ export function recordingText(recording: Recording): string {
 }
 
 /**
- * Writes `recording` to `file` as recording@2, a line at a time, through a temporary file
- * renamed into place (through a symlink onto the file it names), so a reader never sees
- * half of it.
+ * Writes `recording` to `file` as recording@2 through a temporary file renamed into place.
  *
  * @example
  *   writeRecordingFile('recordings/upstream.jsonl', assembleRecording(dir, meta));
@@ -100,11 +95,7 @@ export interface ReadLinesOptions {
   fail: (what: string) => Error;
   /** The message of a file that cannot be read (missing, too large, no regular file). */
   fix: string;
-  /**
-   * Takes each interaction, checked, with its line's text and number, in place of the
-   * recording, whose `interactions` are then left empty (and its timing too): what a
-   * replay of any size keeps of a line is its own to choose.
-   */
+  /** Takes each interaction, checked, with its line's text and number; `interactions` then stay empty. */
   onInteraction?: (interaction: Interaction, text: string, lineNumber: number) => void;
   /** Takes the header, checked, before any interaction. */
   onHeader?: (header: RecordingHeader) => void;
@@ -120,11 +111,8 @@ export interface ReadRecording {
 }
 
 /**
- * Reads a recording@2 file a line at a time, checking the header and each interaction
- * against their schemas and naming the line of the first that is off; undefined when
- * the first line is no recording@2 header (a recording@1 document, to be read whole). A
- * last line without its newline that is not JSON was being written when the recorder
- * stopped: it is dropped with a warning naming it.
+ * Reads a recording@2 file a line at a time, naming the line of the first that is off;
+ * undefined when the first line is no recording@2 header. A torn last line is dropped with a warning.
  *
  * @example
  *   readRecordingLines('traffic.jsonl', fileLimit(256), { onWarning, fail, fix })?.recording.interactions.length;

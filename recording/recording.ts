@@ -1,13 +1,7 @@
 /**
- * Recordings: what `energy-rental-kit record` saves and what a replay serves and `drift`
- * compares. Every exchange of a contract run at the fetch level, control plane included,
- * with API keys replaced by aliases, plus the lifecycle timing seen. A file is of format 2,
- * JSON lines (spec/control.yaml's RecordingHeader, recording-lines.ts), or of format 1, one
- * JSON document (spec/control.yaml's Recording), still read; in memory both are a Recording.
- *
- * No API key is ever stored: the run's key is 'key-1' and every other key gets the
- * next alias ('key-2', 'key-3', …) in order of first appearance, in request headers and
- * in response bodies alike. No Authorization header is stored either.
+ * Recordings: what `record` saves, a replay serves and `drift` compares; format 2 (JSON
+ * lines, recording-lines.ts) or format 1 (one JSON document), both a Recording in memory.
+ * No key is stored: the run's is 'key-1', every other the next alias by first appearance.
  */
 import {
   BoundedFileError,
@@ -72,9 +66,8 @@ function unreadable(file: string, error: unknown): Error {
 }
 
 /**
- * Reads and checks a recording file of either format (cached per path and limit: every
- * contract file of a replay reads the same one). Only a regular file of at most `limit` is
- * read; a recording@2 file a line at a time, naming the line of anything that is off.
+ * Reads and checks a recording file of either format, cached per path and limit (every
+ * contract file of a replay reads the same one).
  *
  * @example
  *   loadRecording('fixtures/simulator-recording.json').interactions.length; // > 0
@@ -95,10 +88,8 @@ export function loadRecording(
 }
 
 /**
- * Reads a recording file of either format, uncached; for a recording@2 file also where its
- * last whole line ends (what `serve --record-append` continues from). `lineHooks` take a
- * recording@2's header and each interaction as read, the interactions then not kept
- * (readRecordingLines).
+ * Reads a recording file of either format, uncached; for a recording@2 also where its last
+ * whole line ends. `lineHooks` take a recording@2's header and interactions, then not kept.
  *
  * @example
  *   readRecordingFile('traffic.jsonl', fileLimit(256), warn).recording.format; // 'energy-rental-kit/recording@2'
@@ -146,9 +137,8 @@ export function readRecordingFile(
 const KEPT_INSTEAD_OF_A_KEY = /^(key-\d+|key-local-\d+-(issued|foreign)|key-overflow|\[redacted\])$/;
 
 /**
- * The JSON paths of a recording where a secret-named field or parameter (apiKey, api_key,
- * token, …) holds anything but an alias: a key a recorder older than this one, or a hand,
- * left in clear. In a recording@2 an interaction is named by its line.
+ * The JSON paths of a recording where a secret-named field holds anything but an alias: a
+ * key an older recorder, or a hand, left in clear.
  *
  * @example
  *   keyLookingPaths(recording); // ['line 5 /request/query/api_key']
@@ -162,21 +152,8 @@ export function keyLookingPaths(recording: Recording): string[] {
   return found;
 }
 
-/** Secret names by field name: a recording names the same few fields a million times. */
-const secretNames = new Map<string, boolean>();
-
-function isSecretNameSeen(name: string): boolean {
-  let secret = secretNames.get(name);
-  if (secret === undefined) {
-    secret = isSecretName(name);
-    if (secretNames.size < 10_000) secretNames.set(name, secret);
-  }
-  return secret;
-}
-
 /**
- * keyLookingPaths of one interaction, its paths starting with `at`. A path is spelled only
- * for what is found: a large recording is walked a line at a time as it is read.
+ * keyLookingPaths of one interaction, its paths starting with `at`.
  *
  * @example
  *   keyLookingPathsOf(interaction, 'line 5 '); // ['line 5 /request/query/api_key']
@@ -188,7 +165,7 @@ export function keyLookingPathsOf(interaction: Interaction, at: string): string[
     if (typeof value !== 'object' || value === null || depth > 64) return;
     for (const name in value) {
       const item = (value as Record<string, unknown>)[name];
-      if (isSecretNameSeen(name) && !(typeof item === 'string' && KEPT_INSTEAD_OF_A_KEY.test(item))) {
+      if (isSecretName(name) && !(typeof item === 'string' && KEPT_INSTEAD_OF_A_KEY.test(item))) {
         if (item !== null && item !== '' && typeof item !== 'boolean')
           found.push(
             at + [...names, name].map((n) => `/${n.replace(/~/g, '~0').replace(/\//g, '~1')}`).join(''),
@@ -224,8 +201,7 @@ let validateRecording: ValidateFunction | undefined;
 
 /**
  * Checks a parsed recording@1 document against spec/control.yaml's Recording, naming the
- * JSON path and the rule of the first thing that is off. A recording@1 made before
- * `settings` and `apiKeys` were kept gets the defaults the schema describes first.
+ * first thing that is off; one without `settings` or `apiKeys` gets their defaults.
  *
  * @example
  *   parseRecording(JSON.parse(text), 'recordings/upstream.json').interactions.length;
@@ -292,14 +268,11 @@ export function isApiOperation(operation: string): boolean {
 
 /** `METHOD /path?query` of a recorded request, with its body and key alias, for messages. */
 export function describeRequest(request: RecordedRequest): string {
-  const query = new URLSearchParams(
-    Object.entries(request.query).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, x]) : [[k, v]])),
-  ).toString();
+  const text = (params: RecordedRequest['query']): string =>
+    new URLSearchParams(Object.entries(params).flatMap(([k, v]) => [v].flat().map((x) => [k, x]))).toString();
+  const query = text(request.query);
   const parts = [`${request.method} ${request.path}${query ? `?${query}` : ''}`];
-  if (request.form)
-    parts.push(
-      `form ${new URLSearchParams(Object.entries(request.form).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, x]) : [[k, v]]))).toString()}`,
-    );
+  if (request.form) parts.push(`form ${text(request.form)}`);
   if (request.json !== undefined) parts.push(`json ${JSON.stringify(request.json)}`);
   if (request.text !== undefined) parts.push(`body ${JSON.stringify(request.text.slice(0, 80))}`);
   parts.push(request.apiKeyAlias ? `API key ${request.apiKeyAlias}` : 'no API key');

@@ -1,9 +1,7 @@
 /**
- * The index of a replay: the recorded requests by their content, for a hit, with their
- * responses in recorded order (history polling: PENDING, PENDING, COMPLETED), each case's
- * apart from the others'; and by operation and parameter, for the closest request of a
- * miss, so that a miss compares a bounded number of recorded requests however many the
- * recording holds. Interactions are held by their position in the recording.
+ * The index of a replay: recorded requests (by position) by content, with their responses in
+ * recorded order, each case's apart; and by operation and parameter, so a miss compares a
+ * bounded number of them.
  */
 import { withoutApiPrefix } from '../mock/http/api-operations.ts';
 import { operationOf, type Interaction, type RecordedApiKey, type RecordedRequest } from './recording.ts';
@@ -56,10 +54,7 @@ export interface ReplayIndex {
   candidates(wanted: RecordedRequest): number[];
 }
 
-/**
- * A 31-bit FNV-1a hash of a text: a small integer V8 keeps in a Map without an object of
- * its own, where the text itself would be a string kept for as long as the index.
- */
+/** A 31-bit FNV-1a hash: a Map keeps it as a small integer, not a string per request. */
 function hashOf(text: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
@@ -67,15 +62,9 @@ function hashOf(text: string): number {
 }
 
 /**
- * The index of a replay. A request's signature is its content with the class of its key:
- * a foreign key (made up by the suite, never issued) stands for "a key the target does not
- * know", whichever alias it has. `roleOf` gives an alias's role, `at` the interaction at a
- * position.
- *
- * Requests are found by the hash of their signature, so that a million of them cost a
- * million small integers rather than a million strings; two signatures of one hash are
- * told apart by the signatures themselves, those of requests recorded once computed again
- * from their interaction when needed. `hash` is FNV-1a; a test gives one that collides.
+ * The index of a replay. A request's signature is its content with the class of its key (any
+ * foreign alias stands for "a key the target does not know"); requests are found by its hash,
+ * two of one hash told apart by the signatures. `hash` is replaced by a test's colliding one.
  *
  * @example
  *   const index = createReplayIndex((alias) => roles.get(alias), (position) => interactions[position]!);
@@ -98,10 +87,7 @@ export function createReplayIndex(
       r.text ?? null,
       keyClass(r.apiKeyAlias) ?? null,
     ]);
-  // Each request's recorded responses, in order: a position while there is one, then of every
-  // case and of the case that sent it first; those of other cases apart only once there are
-  // any (a live recording has one case). Under a hash, one such entry, or a list of them
-  // when signatures share it.
+  // Each request's responses: a position while there is one; under a hash, an entry or a list.
   const byHash = new Map<number, Entry | Entry[]>();
   const signatureOf = (entry: Entry): string =>
     typeof entry === 'number' ? signature(at(entry).request) : entry.signature;
@@ -114,8 +100,7 @@ export function createReplayIndex(
     const i = found.findIndex((entry) => signatureOf(entry) === sig);
     return i === -1 ? { list: found, at: -1 } : { entry: found[i], list: found, at: i };
   };
-  // The case of each position, as runs (a position where the case changes, and the case):
-  // a live recording is one run, a contract run one per case, never a string per request.
+  // The case of each position, as runs: never a string per request.
   const runStarts: number[] = [];
   const runCases: string[] = [];
   const caseOf = (position: number): string => {
@@ -201,17 +186,10 @@ interface MissIndex {
   candidates(wanted: RecordedRequest): number[];
 }
 
-/**
- * The recorded requests by operation, and within it by parameter value, each list kept
- * short: a miss compares with those of its operation that share a value with it, and
- * with its operation's first few, never with the whole recording.
- */
+/** The recorded requests by operation and parameter value, each list kept short, for misses. */
 function createMissIndex(): MissIndex {
-  // Requests are held by their position, so the lists are of numbers, a list of one is its
-  // number, and candidates come out in recorded order: of two equally close requests the
-  // first recorded is named.
-  // A parameter value by the hash of its `where name value` text: a hash two values share
-  // only adds candidates, which the comparison then ranks.
+  // Candidates come out in recorded order: of two equally close requests the first is named.
+  // A hash two values share only adds candidates, which the comparison ranks.
   const operations = new Map<string, { first: number[]; byPair: Map<number, number | number[]> }>();
   const operationMemo = new Map<string, string>();
   const operation = (r: RecordedRequest): string => {

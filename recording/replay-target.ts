@@ -1,21 +1,8 @@
 /**
  * The replay target: a fetch built from a recording, with no network. It matches each
- * request by content (method, path, sorted query, form or JSON body, API key alias),
- * preferring what the same case recorded, and serves identical requests' responses in
- * recorded order (history polling: PENDING, PENDING, COMPLETED), repeating the last
- * one when they run out.
- *
- * A request that matches nothing is answered HTTP 501 with the envelope
- * `{ code: 59900, msg: "No recorded interaction matches …; the closest recorded request
- * is …", time, data: null }`, and noted, so the harness fails the case loudly even when
- * the case expected a rejection.
- *
- * The recording is indexed once, at load (replay-index.ts), so a miss compares a bounded
- * number of recorded requests however many the recording holds, and costs what a hit
- * costs. The index holds interactions by their position; `loadReplay` keeps each of a file's lines as
- * its bytes, outside the heap (line-store.ts), and parses it again when it is served or
- * compared, so a recording of a million interactions is a few buffers in memory rather
- * than fifteen million objects that every collection of the garbage collector walks.
+ * request by content, preferring what the same case recorded, and serves identical requests'
+ * responses in recorded order, repeating the last. A miss is HTTP 501 with code 59900 naming
+ * the closest recorded request, and noted, so the case fails loudly.
  */
 import { withoutApiPrefix } from '../mock/http/api-operations.ts';
 import { redactBody, redactWith, replaceKeys } from '../mock/http/journal-redaction.ts';
@@ -23,7 +10,8 @@ import type { FileLimit } from '../src/bounded-file.ts';
 import { createLineStore } from './line-store.ts';
 import { canonical, createReplayIndex, type ReplayIndex } from './replay-index.ts';
 import { LIVE_CASE } from './live-recording.ts';
-import { paramsOf, type CaseTransport } from './recorder.ts';
+import { recordedRequest } from './exchange-scrubber.ts';
+import type { CaseTransport } from './recorder.ts';
 import {
   describeRequest,
   keyLookingPaths,
@@ -95,11 +83,8 @@ export function createReplay(
 }
 
 /**
- * Reads a recording file of either format and serves it, as `serve --replay` does. A
- * recording@2 is read a line at a time, each line checked and indexed as it comes, and kept
- * as its bytes, parsed again when it is served or compared with a miss: a million
- * interactions load in a few seconds and in a few hundred megabytes. A recording@1 is read
- * whole (loadRecording). `onWarning` hears a torn last line and keys in clear.
+ * Reads a recording file of either format and serves it, as `serve --replay` does; a
+ * recording@2's lines are kept as bytes (line-store.ts) and parsed again when needed.
  *
  * @example
  *   const replay = loadReplay('traffic.jsonl', fileLimit(256), { apiKey: '', onWarning: log.warn });
@@ -168,11 +153,7 @@ function serveReplay(
     return hasForeign ? apiKeys.find((k) => k.role === 'foreign')!.alias : MAIN_KEY_ALIAS;
   };
 
-  /**
-   * A replayed request's value as the recorder keeps one: a secret-named field's key by its
-   * alias, this run's key by its alias wherever it stands. So it can match, and no message
-   * of a miss repeats a key.
-   */
+  /** A replayed request's value as the recorder keeps one, so it can match and no miss repeats a key. */
   const keptAsRecorded = (value: unknown): unknown =>
     redactWith(value, {
       text: (text) => (options.apiKey ? replaceKeys(text, [[options.apiKey, MAIN_KEY_ALIAS]]) : text),
@@ -241,25 +222,11 @@ async function describeIncoming(
   alias: string | undefined,
   kept: (value: unknown) => unknown,
 ): Promise<RecordedRequest> {
-  const url = new URL(request.url);
-  const out: RecordedRequest = {
-    method: request.method.toUpperCase(),
-    path: url.pathname,
-    query: kept(paramsOf(url.searchParams)) as RecordedRequest['query'],
-  };
   const text = request.body === null ? '' : await request.text();
-  if (text !== '') {
-    if ((request.headers.get('content-type') ?? '').includes('application/x-www-form-urlencoded'))
-      out.form = kept(paramsOf(new URLSearchParams(text))) as RecordedRequest['form'];
-    else {
-      try {
-        out.json = kept(JSON.parse(text));
-      } catch {
-        // A text is matched as the recorder kept it; a secret-named pair in it is never shown.
-        out.text = redactBody(kept(text) as string);
-      }
-    }
-  }
+  // A text is matched as the recorder kept it; a secret-named pair in it is never shown.
+  const out = recordedRequest(request, new URL(request.url).pathname, text, kept, (t) =>
+    redactBody(kept(t) as string),
+  );
   if (alias !== undefined) out.apiKeyAlias = alias;
   return out;
 }
@@ -310,9 +277,7 @@ function differences(a: RecordedRequest, b: RecordedRequest): string[] {
 }
 
 /**
- * What to do about a request the recording never saw, by what the recording holds: the
- * contract suite run against a simulator, the suite run against a live service, or the
- * live traffic a proxy forwarded (`serve --upstream URL --record FILE`).
+ * What to do about a request the recording never saw, by what the recording holds.
  *
  * @example
  *   missAdvice(liveRecording); // "It holds the live traffic a proxy forwarded to https://…; …"

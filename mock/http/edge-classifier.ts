@@ -1,12 +1,7 @@
 /**
- * What the proxy (`serve --upstream`) may forward, decided from the method and the request
- * target as sent, before anything else reads it. The rule is an allow-list: only the exact
- * canonical spelling of a documented operation, with its documented method, goes upstream.
- * Servers differ in what they route to one handler (a trailing `/`, `//`, `;x=1`, `%2F`,
- * case, `.json`, dot segments), and each of those spellings of the order path could spend
- * real TRX, so every other spelling that normalises to an API path is answered here.
- *
- * Pure: it holds no state and reads only the operations it is given (spec/openapi.yaml's).
+ * What the proxy may forward, from the method and request target as sent: only the exact
+ * canonical spelling of a documented operation with its method. Any other spelling a lenient
+ * server would route to an API path (`/`, `%2F`, `.json`, case…) is answered here.
  */
 
 /** One documented operation: its method and canonical path. */
@@ -93,11 +88,8 @@ function lastSegment(path: string): string {
 }
 
 /**
- * The path as the most lenient server would route it: percent-decoded until it no longer
- * changes, backslashes as slashes, `;` parameters, NUL, whitespace, empty segments and an
- * extension such as `.json` dropped, dot segments resolved, lower case, `/api` dropped.
- * `segments` also keeps every segment seen before dot segments were resolved, so that
- * `/v1/tron/order/..` still counts as naming the order.
+ * The path as the most lenient server would route it; `segments` keeps every segment seen
+ * before dot segments were resolved, so `/v1/tron/order/..` still names the order.
  */
 export function normalisePath(raw: string): { path: string; segments: string[] } {
   let decoded = raw;

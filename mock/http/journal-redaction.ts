@@ -1,22 +1,15 @@
 /**
- * The kit's one redaction of secrets, for every copy it keeps (the journal and what hears
- * it: the dashboard, the live events, request logs; recordings; violation reports).
- *
- * Two rules. By name: a field, parameter or pair whose name names a secret (apiKey,
- * api_key, API-KEY, token, secret, password, authorization, bearer) has its value
- * replaced. By value: a key the kit has seen (the API-KEY a request carried) is replaced
- * wherever it reappears, say echoed in an upstream's answer, by its alias. A body that
- * does not parse is redacted too: a rejected `{"apiKey":"k",}` is often retried at once
- * with the same key, which then is live.
+ * The kit's one redaction of secrets, for every copy it keeps (journal, dashboard, logs,
+ * recordings, violation reports). By name: a secret-named field, parameter or pair has its
+ * value replaced. By value: a key the kit has seen is replaced by its alias wherever it
+ * reappears. A body that does not parse is redacted too (a retry often reuses the key).
  */
 
 const REDACTED = '[redacted]';
 
 /**
- * The words a secret's name is made of: each the rule a name (lower case, separators
- * dropped) must match, and the plain letters every name it matches contains. Both
- * isSecretName and the gate in front of every search for secrets (MAY_HOLD_SECRET) are
- * built from this one table, so a word added here is searched for wherever it appears.
+ * The words a secret's name is made of: the rule a name (lower case, no separators) matches
+ * and the letters it then contains. isSecretName and MAY_HOLD_SECRET both derive from it.
  */
 const SECRET_WORDS = [
   { rule: 'key$', letters: 'key' },
@@ -50,9 +43,7 @@ export interface RedactRule {
 
 /**
  * A JSON value with the rule applied to every string, name and secret-named field, up to
- * 64 levels deep; the same value when nothing changed; undefined for a deeper one, which
- * the caller keeps otherwise (as text, scanned, or not at all). Every copy kept of a value
- * (the journal's, a recording's: bodies and headers alike) is hidden by this one walk.
+ * 64 levels deep; the same value when nothing changed; undefined for a deeper one.
  *
  * @example
  *   redactWith({ apiKey: 'sk_1', msg: 'sk_live_12345' }, { text: (t) => replaceKeys(t, keys), secret: () => '[redacted]' });
@@ -86,9 +77,8 @@ export function redactWith(body: unknown, rule: RedactRule, depth = 0): unknown 
 type KeyPairs = ReadonlyArray<readonly [key: string, alias: string]>;
 
 /**
- * A JSON value with every secret-named field replaced and each of `keys` replaced by its
- * alias in every string and name (replaceKeys), at any depth up to 64 (the simulator's own
- * responses are far shallower); the same value when nothing changed or it nests deeper.
+ * A JSON value with every secret-named field replaced and each of `keys` by its alias in
+ * every string and name; the same value when nothing changed or it nests deeper than 64.
  *
  * @example
  *   redactKeys({ apiKey: 'sk_1', walletAddress: 'T…' }); // { apiKey: '[redacted]', walletAddress: 'T…' }
@@ -98,15 +88,12 @@ export function redactKeys(body: unknown, keys: KeyPairs = []): unknown {
   return redactWith(body, { text: (text) => replaceKeys(text, keys), secret: () => REDACTED }) ?? body;
 }
 
-// A name (quoted or not, with JSON escapes and %-escapes), `:` or `=`, and its value: a
-// quoted string (to its end, or the end of the text when unterminated) or a bare run.
-// Written so that no two branches match the same text, and a name starts only where a
-// run of name characters does: the scan stays linear on any 64 KiB body.
+// A name (quoted or not, JSON- or %-escaped), `:` or `=`, and its value: a quoted string (to
+// its end or the text's) or a bare run. No two branches match the same text: the scan is linear.
 const PAIR =
   /(?<![A-Za-z0-9_.+%\\-])(["']?)((?:[A-Za-z0-9_.+-]|\\.|%[0-9A-Fa-f]{2})+)\1(\s*[:=]\s*)("(?:[^"\\]|\\.)*(?:"|$)|'(?:[^'\\]|\\.)*(?:'|$)|[^,&;{}[\]\s"':=]*)/g;
-// What any secret name contains (isSecretName), spelled plainly, with separators between
-// its letters (isSecretName drops them: `API_K-E-Y` names a key) or escaped: only a body
-// with one of these is scanned, so an order's form body costs one test of this pattern.
+// What any secret name contains, separators allowed between its letters, or an escape: only
+// a text matching this is scanned for pairs.
 const MAY_HOLD_SECRET = new RegExp(
   [...SECRET_WORDS.map(({ letters }) => letters.split('').join('[^A-Za-z0-9]*')), '%', '\\\\'].join('|'),
   'i',
@@ -125,10 +112,7 @@ function decodeName(raw: string): string {
   return name;
 }
 
-/**
- * Secret-named fields of a text that is not JSON (a form body, or JSON that does not
- * parse) replaced by a tolerant scan of `name: value` and `name=value` pairs.
- */
+/** A text that is not JSON with the values of its secret-named `name: value` and `name=value` pairs replaced. */
 function redactPairs(text: string): string {
   if (!MAY_HOLD_SECRET.test(text)) return text;
   return text.replace(PAIR, (pair, quote: string, name: string, separator: string, value: string) => {
@@ -139,10 +123,8 @@ function redactPairs(text: string): string {
 }
 
 /**
- * A request body with its secret-named fields (apiKey, api_key, API-KEY, token, …)
- * replaced. A JSON object is parsed, not pattern-matched, because JSON escapes can spell
- * "apiKey" in many ways; anything else (a form body, JSON that does not parse) is scanned
- * for `name: value` and `name=value` pairs.
+ * A request body with its secret-named fields replaced: JSON is parsed (escapes can spell
+ * "apiKey" many ways), anything else scanned for pairs.
  *
  * @example
  *   redactBody('{"apiKey":"sk_1"}');           // '{"apiKey":"[redacted]"}'
@@ -151,7 +133,6 @@ function redactPairs(text: string): string {
  *   redactBody('rentalCount=65000');           // unchanged
  */
 export function redactBody(text: string): string {
-  // Only a JSON object or array is parsed; anything else is scanned for pairs.
   const first = text.trimStart().charCodeAt(0);
   if (first === 123 /* { */ || first === 91 /* [ */) {
     let parsed: unknown;
@@ -171,7 +152,7 @@ export function redactBody(text: string): string {
 /** Keys shorter than this are not looked for by value: they would clobber ordinary text. */
 export const MIN_SCRUBBED_KEY_LENGTH = 8;
 /** Characters a key token is made of: a key is replaced only where none of these touch it. */
-export const TOKEN_EDGE = 'A-Za-z0-9_\\-';
+const TOKEN_EDGE = 'A-Za-z0-9_\\-';
 
 /**
  * A pattern matching `key` as a whole token, each of its characters raw or percent-encoded
@@ -198,9 +179,8 @@ export function keyPattern(key: string): RegExp {
 }
 
 /**
- * A text with each key (of MIN_SCRUBBED_KEY_LENGTH characters or more) replaced by its
- * alias wherever it stands as a whole token, raw or percent-encoded; the same text when
- * none does.
+ * A text with each key (of MIN_SCRUBBED_KEY_LENGTH or more) replaced by its alias wherever
+ * it stands as a whole token, raw or percent-encoded.
  *
  * @example
  *   replaceKeys('invalid key sk_live_12345', [['sk_live_12345', 'key-2']]); // 'invalid key key-2'
@@ -274,10 +254,8 @@ export function secretValuesIn(value: unknown): string[] {
 }
 
 /**
- * The keys a JSON answer holds, each once, in the order a scrub meets them: what
- * secretValuesIn finds in the parsed value, then the values of the secret-named pairs its
- * text shows, which the parsed value lost (a name given twice, of which JSON.parse keeps the
- * last). The recorder and the proxy learn an answer's keys here.
+ * The keys a JSON answer holds, each once: secretValuesIn's, then the pairs its text shows
+ * that parsing lost (a name given twice).
  *
  * @example
  *   secretValuesOfJson({ msg: 'api_key=sk_12345678' }, '{"msg":"api_key=sk_12345678"}'); // ['sk_12345678']
@@ -291,13 +269,9 @@ export function secretValuesOfJson(value: unknown, text: string): string[] {
 const BARE_LITERAL = /^(?:-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)$/;
 
 /**
- * The values of every secret-named `name: value` or `name=value` pair of a text, wherever
- * it stands (JSON too deep or broken, a form, plain text), as the scan of a body that does
- * not parse finds them, quotes and escapes taken off; only values long enough to be
- * replaced by value. A copy that replaces keys by value learns them here first, so that a
- * key is replaced before its field as well as after it. With `openEnd`, a pair that runs to
- * the end of the text is left out: the text is a window on a longer one, and the next
- * window, which overlaps this one, holds the pair whole.
+ * The values (unquoted, unescaped, long enough to be replaced) of every secret-named
+ * `name: value` or `name=value` pair of a text. With `openEnd` the text is a window on a
+ * longer one, and a pair running to its end is left to the next, overlapping window.
  *
  * @example
  *   secretPairValues('{"note":"new key sk_12345678","apiKey":"sk_12345678"'); // ['sk_12345678']
@@ -307,7 +281,6 @@ export function secretPairValues(text: string, options: { openEnd?: boolean } = 
   const values = new Set<string>();
   for (const match of text.matchAll(PAIR)) {
     const [pair, , name, , raw] = match;
-    // A text that goes on past its end (a window on a longer one) may have cut this value.
     if (options.openEnd && match.index + pair.length === text.length) continue;
     if (!isSecretName(decodeName(name!))) continue;
     const quote = raw!.startsWith('"') || raw!.startsWith("'") ? raw![0]! : '';
@@ -320,8 +293,7 @@ export function secretPairValues(text: string, options: { openEnd?: boolean } = 
     } catch {
       // Escapes that do not decode: the value as it stands.
     }
-    // A bare number or literal is no key (a secret-named field's key is a string); tested
-    // before decoding too, where a form's '+' would turn the exponent of 1.5e+21 into a space.
+    // A bare number or literal is no key; tested before decoding too (a form's '+' in 1.5e+21).
     if (!quote && (BARE_LITERAL.test(inner) || BARE_LITERAL.test(value))) continue;
     if (value.length >= MIN_SCRUBBED_KEY_LENGTH) values.add(value);
   }

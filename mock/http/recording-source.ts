@@ -1,13 +1,9 @@
 /**
- * A recording as the API's response source (`serve --replay FILE`): every request in the
- * API's namespace goes to the replay, as the WHATWG Request it came as (its body read
- * by the body-limit step, bounded as every body is), and the replay
- * answers what was recorded for the same request (the recorded unknown path and wrong
- * method included) and 501 for what it never saw. Nothing is spent and nothing goes to a
- * network.
+ * A recording as the API's response source (`serve --replay FILE`): every API request goes
+ * to the replay as it came, answered as recorded, or 501 for what it never saw.
  */
 import { findApiOperation, isApiPath, withoutApiPrefix } from './api-operations.ts';
-import { asSent } from './context.ts';
+import { asSent, type SimContext } from './context.ts';
 import type { ResponseSource } from './create-app.ts';
 import { bodyOf } from './request-body.ts';
 import { servedHeaders } from './upstream-forward.ts';
@@ -47,18 +43,31 @@ export function recordingSource(replay: ReplayOptions): ResponseSource {
           ? c.req.raw
           : new Request(c.req.raw, { body: new Uint8Array(bodyOf(c)) });
       replayed++;
-      const response = await replay.fetch(request);
-      const text = await response.text();
-      try {
-        c.set('response', JSON.parse(text));
-      } catch {
-        c.set('response', text);
-      }
-      // A recording is untrusted input: its headers pass the proxy's filter, and its body is
-      // served as the text it decoded to, so a recorded content-encoding no longer holds.
-      const headers = servedHeaders(response.headers);
-      delete headers['content-encoding'];
-      return new Response(text.length > 0 ? text : null, { status: response.status, headers });
+      return answerFromRecording(c, replay.fetch, request);
     },
   };
+}
+
+/**
+ * The answer a recording gives `request`: journaled, and served with a foreign answer's headers.
+ *
+ * @example
+ *   return answerFromRecording(c, replay.fetch, c.req.raw);
+ */
+export async function answerFromRecording(
+  c: SimContext,
+  fetch: ReplayFetch,
+  request: Request,
+): Promise<Response> {
+  const response = await fetch(request);
+  const text = await response.text();
+  try {
+    c.set('response', JSON.parse(text));
+  } catch {
+    c.set('response', text);
+  }
+  const headers = servedHeaders(response.headers);
+  // The text is decoded: its encoding no longer holds.
+  delete headers['content-encoding'];
+  return new Response(text.length > 0 ? text : null, { status: response.status, headers });
 }

@@ -1,9 +1,7 @@
 /**
- * The proxy's spending guard: an order placed through `serve --upstream` spends real TRX,
- * so none is forwarded unless `--allow-spend` says so, at most `--max-orders` are in one
- * run, and, with `--max-spend`, their cost at the upstream's own price stays within it. An
- * order counts once it is forwarded, whatever the answer: a timeout may still have spent.
- * A refused order reaches nothing upstream.
+ * The proxy's spending guard: no order is forwarded without `--allow-spend`, at most
+ * `--max-orders`, within `--max-spend` at the upstream's price. A forwarded order counts
+ * whatever the answer (a timeout may still have spent).
  */
 import { formatUnits, SimulatorError } from '../engine/index.ts';
 import { decodeText } from './decode-text.ts';
@@ -18,9 +16,7 @@ const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(?:;\s*charset="?utf-8"
 
 /**
  * The parameters of an order exactly as any upstream reads them, or the 400 naming the one
- * that could be read otherwise: a name given twice (in the query and the body, or twice in
- * either; a server may keep the first, the last or the body's), a body that is not plain
- * UTF-8 form encoding. What the guard prices and counts is then what the upstream reads.
+ * that could be read otherwise (a name given twice, a body not plain UTF-8 form encoding).
  *
  * @example
  *   orderParams('rentalCount=64000', 'period=1h', 'application/x-www-form-urlencoded'); // Map { rentalCount → '64000', period → '1h' }
@@ -75,16 +71,9 @@ export function orderParams(
 export interface SpendGuard {
   /** Whether an order's cost must be known before it may be forwarded (`--max-spend`). */
   readonly needsCost: boolean;
-  /**
-   * Why the next order may not be forwarded, without counting anything; undefined when it
-   * may so far. Asked before the cost is looked up, so a refused order costs no lookup.
-   */
+  /** Why the next order may not be forwarded, counting nothing (asked before the cost is looked up). */
   check(): string | undefined;
-  /**
-   * Takes the next order when it fits (counting it and its cost in sun as spent) and
-   * answers undefined; else counts it refused and says why. `costSun` undefined under
-   * `--max-spend` means the cost could not be known: refused, for `why`.
-   */
+  /** Takes the next order when it fits (counting its cost), else counts it refused and says why. */
   admit(costSun?: number, why?: string): string | undefined;
   /** Counts an order attempt answered before the guard was asked (another spelling or method). */
   refuse(): void;

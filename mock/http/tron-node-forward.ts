@@ -1,10 +1,7 @@
 /**
- * The TRON node's subset in front of a real node or a recording (`serve --upstream …
- * --tron-node URL`, `serve --replay FILE`), by allow-list: only the reads of
- * spec/tron-node.yaml, with their documented method and path as sent (NODE_OPERATIONS); any
- * other path of the node's namespaces (a broadcast, any write) is refused and never leaves.
- * The node gets its own headers only: a TRON-PRO-API-KEY, never the rental API-KEY; the
- * TRON-PRO-API-KEY is a key like the API-KEY, held by its alias in every kept copy.
+ * The TRON node's subset in front of a real node or a recording, by allow-list: only the
+ * reads of spec/tron-node.yaml pass; a write never leaves. The node gets its own
+ * TRON-PRO-API-KEY, never the rental API-KEY, and kept copies hold its alias.
  */
 import type { MiddlewareHandler } from 'hono';
 import { NODE_OPERATIONS } from '../../src/generated/lists.ts';
@@ -12,7 +9,7 @@ import { SimulatorError } from '../engine/index.ts';
 import { asSent, type SimContext, type SimEnv } from './context.ts';
 import { methodNotAllowed } from './error-catalogue.ts';
 import { secretPairValues, type KeyAliases } from './journal-redaction.ts';
-import type { ReplayFetch } from './recording-source.ts';
+import { answerFromRecording, type ReplayFetch } from './recording-source.ts';
 import { bodyOf } from './request-body.ts';
 import {
   DEFAULT_UPSTREAM_MAX_BYTES,
@@ -62,9 +59,7 @@ export function tronNodeForward(answer: NodeAnswer): MiddlewareHandler<SimEnv> {
 }
 
 /**
- * The node as the answer of its reads (`--tron-node URL`), on the API's forwarder (bounded
- * in time and size, the same header filter): its answer passed on unaltered, and journaled
- * with every key by its alias.
+ * The node as the answer of its reads (`--tron-node URL`), on the API's forwarder.
  *
  * @example
  *   nodeForwarder({ url: 'https://api.trongrid.io', timeoutMs: 10_000 }, aliases, counters);
@@ -111,17 +106,6 @@ export function nodeReplay(replay: ReplayFetch): NodeAnswer {
     const type = c.req.header('content-type');
     const headers = type === undefined ? undefined : { 'content-type': type };
     const body = c.req.method === 'POST' ? new Uint8Array(bodyOf(c)) : undefined;
-    const response = await replay(new Request(c.req.url, { method: c.req.method, headers, body }));
-    const text = await response.text();
-    try {
-      c.set('response', JSON.parse(text));
-    } catch {
-      c.set('response', text);
-    }
-    // The length is of the text sent here, whatever the recording's headers say.
-    const kept = new Headers(response.headers);
-    kept.delete('content-length');
-    kept.delete('transfer-encoding');
-    return new Response(text.length > 0 ? text : null, { status: response.status, headers: kept });
+    return answerFromRecording(c, replay, new Request(c.req.url, { method: c.req.method, headers, body }));
   };
 }

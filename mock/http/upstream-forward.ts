@@ -1,12 +1,7 @@
 /**
- * One call to the upstream of `serve --upstream`, on a fetch (the platform's unless told):
- * the method, path, query, body and the API-KEY, Content-Type and Accept headers as the
- * client sent them, to the upstream's base URL. The whole exchange, the response's body
- * included, is bounded in time (`AbortSignal.timeout`) and in size (its bytes counted as
- * they come, the body cancelled past `maxBytes`): an upstream that cannot be reached,
- * answers too much, answers with a status HTTP does not have, or does not finish in time is
- * an error envelope that names it (502 or 504), never a hang and never a process grown to
- * the size of the response.
+ * One call to the upstream of `serve --upstream`, on a fetch, bounded in time and size, the
+ * body included: an upstream unreachable, too large, with a status HTTP lacks or too slow is
+ * an error envelope naming it (502 or 504), never a hang.
  */
 import { SimulatorError } from '../engine/index.ts';
 import { redactUrl } from './journal-redaction.ts';
@@ -29,17 +24,11 @@ export interface UpstreamOptions {
 /** The default of `--upstream-max-bytes`: 8 MiB, far above any response of the API, far below what hurts a process. */
 export const DEFAULT_UPSTREAM_MAX_BYTES: number = 8 * 1024 * 1024;
 
-/**
- * Marks a Response whose body is the bytes the upstream sent, its content-encoding not
- * undone (createNodeFetch sets it). The fetch standard decodes gzip, deflate and br, so a
- * body from any other network fetch arrives decoded under a content-encoding that no
- * longer holds.
- */
+/** Marks a Response whose body is still content-encoded (createNodeFetch); the platform's fetch decodes it. */
 export const RAW_BODY: unique symbol = Symbol('energy-rental-kit.rawBody');
 
 /**
- * The upstream's response is larger than `maxBytes`. Thrown here and by createNodeFetch
- * (which bounds what a wrapper, such as the recorder of `--record`, reads before the proxy does).
+ * The upstream's response is larger than `maxBytes` (thrown here and by createNodeFetch).
  *
  * @example
  *   throw new UpstreamTooLarge(8_388_608, 104_857_600); // a Content-Length over the cap
@@ -60,8 +49,7 @@ export class UpstreamTooLarge extends Error {
 }
 
 /**
- * The upstream answered with a status no Response can carry: below 200 or above 599
- * (999, 600, 42). `status` is as sent.
+ * The upstream answered with a status no Response can carry (below 200 or above 599).
  *
  * @example
  *   throw new UpstreamStatusInvalid('999');
@@ -75,20 +63,12 @@ export class UpstreamStatusInvalid extends Error {
 
 /** The request headers passed on: what the API reads. Host, Origin and cookies stay here. */
 const FORWARDED_REQUEST_HEADERS = ['api-key', 'content-type', 'accept'];
-/**
- * The response's headers passed back: what a client of the API reads, rate-limit headers of
- * every spelling included. Never set-cookie (the simulator's origin is not the service's)
- * and never a hop-by-hop header (connection, keep-alive, transfer-encoding, te, trailer,
- * upgrade, proxy-*), which describe the upstream's connection, not the response.
- */
+/** The response's headers passed back (and rate-limit ones): never set-cookie nor a hop-by-hop header. */
 const FORWARDED_RESPONSE_HEADERS = new Set(['content-type', 'content-encoding', 'location', 'retry-after']);
 
 /**
- * The headers an answer the simulator did not make (the upstream's, a recording's) is served
- * with on the local origin, which every web page its user opens can reach: the allow-list
- * above (so never a cookie, nor a second length: the server frames the body), and, since
- * the body is foreign, `nosniff` and, unless it is served as JSON, a sandbox that runs no
- * script of it on the simulator's origin.
+ * The headers a foreign answer (the upstream's, a recording's) is served with on the local
+ * origin, which any web page can reach: the allow-list, `nosniff`, and unless JSON a sandbox.
  *
  * @example
  *   servedHeaders(new Headers({ 'content-type': 'text/html', 'set-cookie': 'a=1' }));
@@ -193,8 +173,7 @@ export async function forwardToUpstream(
 }
 
 /**
- * The upstream's response passed on as it came, still encoded if it was (the proxy reports
- * drift, it never hides it), a piece at a time as the socket takes them.
+ * The upstream's response passed on as it came, still encoded if it was, a piece at a time.
  *
  * @example
  *   return passOn(await forwardToUpstream(options, request, body));

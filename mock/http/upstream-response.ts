@@ -1,10 +1,7 @@
 /**
- * What the proxy of `serve --upstream` reads in an upstream response, for the spec check
- * and the journal, without changing what it passes on: the body is decoded (gzip, deflate,
- * br) into a copy for the check only, bounded by `--upstream-max-bytes`, and a response
- * that cannot be read safely (nested too deep, too large decoded, undecodable, not the
- * JSON its content type says) is passed on all the same, as a violation saying it was
- * not checked and why, never as an error of the proxy's own.
+ * What the proxy reads in an upstream response for the spec check and the journal, without
+ * changing what it passes on: one it cannot read safely is passed on with a violation
+ * saying why it was not checked, never as an error of the proxy's own.
  */
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
@@ -32,12 +29,7 @@ const brotliDecompress = promisify(zlib.brotliDecompress);
 /** Bytes of a body that is not checked decoded for the journal, which keeps only the start of it. */
 const JOURNAL_TEXT_BYTES = 2 * JOURNAL_RESPONSE_LIMIT;
 
-/**
- * The largest body checked against the spec. Reading it as text, parsing and checking it run
- * on the event loop, which a 100 MB answer holds for about a second while every other
- * request waits; the API's answers are envelopes of a few KiB, so a larger one is passed on
- * and reported as not checked instead.
- */
+/** The largest body checked against the spec: checking holds the event loop; the API's answers are a few KiB. */
 export const CHECK_MAX_BYTES: number = 4 * 1024 * 1024;
 
 /**
@@ -86,9 +78,7 @@ export async function readUpstreamResponse(
       unchecked: tooLargeToCheck(bytes.byteLength),
     };
   const text = decodeText(bytes);
-  // Parsing is safe at any depth; checking and journaling recurse. A valid JSON text
-  // nesting past the limit has an opening and a closing bracket per level, so a shorter
-  // one need not be measured.
+  // Checking and journaling recurse: too deep a body is not checked.
   if (nestsTooDeep(text)) {
     return {
       journal: text.slice(0, JOURNAL_TEXT_BYTES),

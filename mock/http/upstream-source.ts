@@ -1,18 +1,7 @@
 /**
- * The upstream as the API's response source (`serve --upstream URL`). What may go upstream is
- * decided first, from the method and the request target as sent (edge-classifier.ts): only
- * the exact canonical spelling of a documented operation with its documented method is
- * forwarded; any other spelling of an API path is answered here (404 naming the canonical
- * path, or 405 naming the method), and counts as an order attempt when it spells the order
- * path. Paths that are not the API stay here unless `--forward-unknown`, which lets GET and
- * HEAD through, never on a path with an `order` segment.
- *
- * A forwarded request has passed the pipeline's faults and rate limit; then come the spending
- * guard (spend-guard.ts) and the upstream (upstream-forward.ts), whose answer is checked
- * against the spec as it passes (live-validation.ts) and passed on unaltered.
- *
- * The API key is forwarded and never kept: each request's keys go with its exchange to be
- * replaced by their aliases wherever a kept copy would hold them (journal-redaction.ts).
+ * The upstream as the API's response source (`serve --upstream URL`): only the canonical
+ * spelling of a documented operation is forwarded (edge-classifier.ts), an order only past
+ * the spending guard. The API key is forwarded, never kept: kept copies hold its alias.
  */
 import { loadSpec } from '../../src/spec/loader.ts';
 import { parseUnits, SimulatorError } from '../engine/index.ts';
@@ -73,8 +62,12 @@ export function upstreamSource(proxy: ProxyContext): ResponseSource {
     }),
     takes: (path) => !LOCAL_PATHS.test(path),
     route(c) {
-      c.set('keys', keysOf(c, proxy.aliases));
       const { path, query } = asSent(c);
+      const header = c.req.header('api-key');
+      addKeys(c, proxy, [
+        ...(header ? [header] : []),
+        ...(query === undefined ? [] : secretPairValues(query)),
+      ]);
       const method = c.req.method;
       const verdict = classify(method, query === undefined ? path : `${path}?${query}`);
       if (verdict.kind === 'api') c.set('operation', verdict.operationId);
@@ -85,15 +78,6 @@ export function upstreamSource(proxy: ProxyContext): ResponseSource {
     },
     respond: (c) => forward(c, proxy),
   };
-}
-
-/** The request's keys with their aliases: its API-KEY, and secret-named query parameters. */
-function keysOf(c: SimContext, aliases: KeyAliases): Array<[string, string]> {
-  const query = asSent(c).query;
-  const keys = query === undefined ? [] : secretPairValues(query);
-  const header = c.req.header('api-key');
-  if (header) keys.unshift(header);
-  return keys.map((key) => [key, aliases.alias(key)]);
 }
 
 function forwardsUnknown(verdict: EdgeVerdict, method: string, proxy: ProxyContext): boolean {
@@ -172,8 +156,7 @@ async function forward(c: SimContext, proxy: ProxyContext): Promise<Response> {
   const read = await readUpstreamResponse(response, proxy.upstream.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
   c.set('response', read.journal);
   if (read.json !== undefined) c.set('responseText', read.text);
-  // A key the response holds in a secret-named field or pair is hidden wherever else a copy
-  // shows it (a message that repeats it, the spec-violation report), not only where it stands.
+  // A key the response holds is hidden wherever else a copy shows it (the violation report too).
   addKeys(
     c,
     proxy,
@@ -195,11 +178,7 @@ async function forward(c: SimContext, proxy: ProxyContext): Promise<Response> {
   return passOn(response);
 }
 
-/**
- * What an order costs at the upstream's own price: its `rentalCount` and `period` (as
- * orderParams read them) asked of the upstream's price operation with the caller's key.
- * Undefined `sun` with `why` when that cannot be known.
- */
+/** What an order costs at the upstream's own price, asked with the caller's key; else `why` not. */
 async function orderCost(
   c: SimContext,
   proxy: ProxyContext,
