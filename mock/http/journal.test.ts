@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { createValidators, loadSpec } from '../../src/spec/loader.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
-import { journalContentType } from './journal.ts';
+import { journalContentType } from './exchange.ts';
 import { ORDER_QUERY } from '../test-support/fixtures.ts';
 
 const START_MS = 1_741_801_809_000;

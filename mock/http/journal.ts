@@ -31,41 +31,6 @@ export const JOURNAL_BODY_LIMIT = 4096;
  */
 export const JOURNAL_RESPONSE_LIMIT = 4096;
 
-/**
- * Whether a request is journaled. The control plane's own reads (GET /_sim/*) are not:
- * they change nothing, their answers are the largest the simulator sends (every order,
- * the journal itself), and a test polling them would push its API calls out of the ring.
- *
- * @example
- *   isJournaled('GET', '/_sim/orders');   // false
- *   isJournaled('POST', '/_sim/rules');   // true
- *   isJournaled('GET', '/v1/account');    // true
- */
-export function isJournaled(method: string, path: string): boolean {
-  // Clearing the journal leaves it empty, not holding its own clearing.
-  if (path === '/_sim/journal' || path === '/_sim/events' || path === '/_sim/ui') return false;
-  return !((method === 'GET' || method === 'HEAD') && (path === '/_sim' || path.startsWith('/_sim/')));
-}
-
-const MEDIA_TYPE = /^[\w.+-]{1,64}\/[\w.+-]{1,64}$/;
-const KEPT_PARAMETER = /^(charset|boundary)=[\w.'()+,/:=?-]{1,70}$/i;
-
-/**
- * A request's Content-Type as the journal keeps it, so that a copy of the request repeats
- * it: the media type and only its `charset` and `boundary` parameters (any other
- * parameter could carry anything, a key included); undefined when it names no media type.
- *
- * @example
- *   journalContentType('application/x-www-form-urlencoded; charset=UTF-8'); // the same
- *   journalContentType('text/plain; token=sk_live_1');                      // 'text/plain'
- */
-export function journalContentType(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  const [type = '', ...parameters] = value.split(';').map((part) => part.trim());
-  if (!MEDIA_TYPE.test(type)) return undefined;
-  return [type, ...parameters.filter((p) => KEPT_PARAMETER.test(p))].join('; ');
-}
-
 /** What the ring keeps of one exchange: the exchange, its response as text, cut to the limit. */
 interface Kept {
   id: number;

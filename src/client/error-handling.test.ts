@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createClient } from './create-client.ts';
 import { EnergyRentalError } from './energy-rental-error.ts';
+import { MAX_RESPONSE_BYTES } from './send-request.ts';
 import {
   ADDRESS,
   API_KEY,
@@ -50,6 +51,27 @@ describe('network errors', () => {
 });
 
 describe('timeouts', () => {
+  it('reject with kind network a body past the size the client reads, without reading it all', async () => {
+    let pulled = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled++;
+        controller.enqueue(new Uint8Array(1024 * 1024).fill(32));
+      },
+    });
+    const client = createClient({
+      baseUrl: BASE_URL,
+      apiKey: API_KEY,
+      fetch: async () => new Response(endless, { headers: { 'content-type': 'application/json' } }),
+    });
+    const error = await failure(client.getPrice(PRICE));
+    expect(error.kind).toBe('network');
+    expect(error.message).toBe(
+      `getPrice failed: network error: the response body is larger than ${MAX_RESPONSE_BYTES} bytes`,
+    );
+    expect(pulled).toBeLessThan(MAX_RESPONSE_BYTES / (1024 * 1024) + 3);
+  });
+
   it('reject with kind timeout when no response comes within timeoutMs', async () => {
     const error = await failure(client(hangingFetch, 20).getOrderHistory({ orderId: ORDER_ID }));
     expect(error).toMatchObject({ operation: 'getOrderHistory', kind: 'timeout', status: undefined });

@@ -110,7 +110,7 @@ export async function fetchWithin(
       Promise.resolve().then(() => transport.fetch(request)),
       controller.signal,
     );
-    return { response, text: await untilAborted(response.text(), controller.signal) };
+    return { response, text: await untilAborted(boundedText(response), controller.signal) };
   } catch (cause) {
     throw controller.signal.aborted
       ? new EnergyRentalError(`no complete response within ${transport.timeoutMs} ms (timeout)`, {
@@ -126,6 +126,29 @@ export async function fetchWithin(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The most of a response body the client reads: an envelope of this API is a few hundred bytes. */
+export const MAX_RESPONSE_BYTES: number = 8 * 1024 * 1024;
+
+/** A body read whole, or refused (and its stream cancelled) once past MAX_RESPONSE_BYTES. */
+async function boundedText(response: Response): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > MAX_RESPONSE_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      throw new Error(`the response body is larger than ${MAX_RESPONSE_BYTES} bytes`);
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+  return text + decoder.decode();
 }
 
 /** Classifies a complete response; `body` is the parsed JSON or else the raw `text`. */
