@@ -22,7 +22,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import type { EffectWriter, EngineEffect } from '../mock/engine/index.ts';
-import { notKept, notWritten, type ChangeLog } from '../mock/http/change-log.ts';
+import { notKept, notWritten, type ChangeLog } from '../mock/http/exchange.ts';
 import { BoundedFileError, readBoundedFile, type FileLimit } from '../src/bounded-file.ts';
 import { CliError } from '../src/cli-error.ts';
 import { realPathOf } from '../src/real-path.ts';

@@ -26,11 +26,11 @@ import { engineSource } from './http/engine-source.ts';
 import {
   createExchangeEvents,
   DROPPED_HEADER,
-  DROPPED_HOW_HEADER,
+  type ChangeLog,
   type ExchangeEvents,
 } from './http/exchange.ts';
 import { recordingSource, type ReplayOptions } from './http/recording-source.ts';
-import type { ChangeLog } from './http/change-log.ts';
+
 import { upstreamSource, type ProxyContext } from './http/upstream-source.ts';
 import { nodeForwarder, nodeReplay } from './http/tron-node-forward.ts';
 import { POLLING_CLOCK, type PollingClock } from '../src/client/wait-for-order.ts';
@@ -282,7 +282,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const simulatorFetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
     const response = await app.fetch(new Request(input, init));
     const dropped = response.headers.get(DROPPED_HEADER);
-    if (dropped) throw droppedError(dropped, response.headers.get(DROPPED_HOW_HEADER));
+    if (dropped) throw droppedError(dropped);
     return response;
   }) as typeof fetch & { [POLLING_CLOCK]?: PollingClock };
   // A client over this fetch waits on the simulator's own clock; a manual one it moves.
@@ -357,25 +357,19 @@ function createProxyContext(options: ProxyOptions): ProxyContext {
 }
 
 /**
- * What an in-process fetch rejects with when an injected fault cut its connection: the
- * TypeError a real fetch (undici) rejects with, its cause carrying the code undici's would
- * for a reset (`ECONNRESET`) or for bytes that are no HTTP answer (`HPE_INVALID_CONSTANT`).
+ * What an in-process fetch rejects with when an injected fault cut its connection (the
+ * header says how, then the fault): the TypeError undici rejects with, its cause carrying
+ * undici's code for a reset or for bytes that are no HTTP answer.
  */
-function droppedError(fault: string, how: string | null): TypeError {
-  const cause =
-    how === 'reset'
-      ? Object.assign(new Error(`read ECONNRESET: connection reset by injected fault ${fault}`), {
-          code: 'ECONNRESET',
-        })
-      : how === 'garbage'
-        ? Object.assign(
-            new Error(
-              `Response does not match the HTTP/1.1 protocol (Expected HTTP/): random bytes sent by injected fault ${fault}`,
-            ),
-            {
-              code: 'HPE_INVALID_CONSTANT',
-            },
-          )
-        : new Error(`connection dropped by injected fault ${fault}`);
-  return new TypeError('fetch failed', { cause });
+function droppedError(header: string): TypeError {
+  const [how = '', fault] = header.split(' ');
+  const causes: Record<string, [string, string]> = {
+    reset: [`read ECONNRESET: connection reset by injected fault ${fault}`, 'ECONNRESET'],
+    garbage: [
+      `Response does not match the HTTP/1.1 protocol (Expected HTTP/): random bytes sent by injected fault ${fault}`,
+      'HPE_INVALID_CONSTANT',
+    ],
+  };
+  const [message, code] = causes[how] ?? [`connection dropped by injected fault ${fault}`, undefined];
+  return new TypeError('fetch failed', { cause: Object.assign(new Error(message), code && { code }) });
 }

@@ -18,8 +18,8 @@ import { digestKey } from '../engine/accounts.ts';
 import { SimulatorError, type Engine } from '../engine/index.ts';
 import type { SimContext, SimEnv } from './context.ts';
 import type { ResponseSource } from './create-app.ts';
-import { envelope } from './envelope.ts';
-import { DROPPED_HEADER, DROPPED_HOW_HEADER } from './exchange.ts';
+import { envelope } from './api-views.ts';
+import { DROPPED_HEADER } from './exchange.ts';
 import type { FaultHit, FaultInjector } from './fault-injector.ts';
 import { askedRejection, isRejection, preferredOutcome } from './prefer-outcome.ts';
 import { createRateLimiter } from './rate-limit.ts';
@@ -221,10 +221,7 @@ async function cut(c: SimContext, fault: string, how: 'close' | 'reset' | Uint8A
     socket.destroy();
   }
   const named = how instanceof Uint8Array ? 'garbage' : how;
-  return new Response(null, {
-    status: 599,
-    headers: { [DROPPED_HEADER]: fault, [DROPPED_HOW_HEADER]: named },
-  });
+  return new Response(null, { status: 599, headers: { [DROPPED_HEADER]: `${named} ${fault}` } });
 }
 
 /**

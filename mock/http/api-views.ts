@@ -1,22 +1,60 @@
 /**
- * The API's response views: engine objects as the spec's schemas, shown as the settings
- * say the service shows them (decimals, the unit of `createdAt`, the statuses it shows).
- * Shared by both transports through the operation table.
+ * The API's answers: the envelope `{ code, msg, time, data }` every answer and rejection
+ * uses, and the views of engine objects as the spec's schemas, shown as the settings say
+ * the service shows them (decimals, the unit of `createdAt`, the statuses it shows).
  */
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { components } from '../../src/generated/openapi.ts';
 import {
   DEFAULT_SETTINGS,
   formatDecimals,
   formatFixed,
   type Account,
+  type Engine,
   type Order,
   type Quote,
   type Settings,
 } from '../engine/index.ts';
+import type { SimEnv } from './context.ts';
+
+/** `time` as upstream sends it: Unix seconds in a string (or ms, or s.sss, as the settings say), from the simulator's clock. */
+export function envelopeTime(engine: Engine): string {
+  const now = Math.floor(engine.clock.now());
+  const unit = engine.settings().envelopeTimeUnit;
+  if (unit === 'ms') return String(now);
+  return unit === 's' ? String(Math.floor(now / 1000)) : (now / 1000).toFixed(3);
+}
+
+/**
+ * The envelope of a response: its code, its message, the time and its data.
+ *
+ * @example
+ *   envelope(engine, 0, 'Get price successfully', { sun: '65' }); // { code: 0, msg: …, time: '1741801809', data: { sun: '65' } }
+ */
+export function envelope(
+  engine: Engine,
+  code: number,
+  msg: string,
+  data: unknown,
+): { code: number; msg: string; time: string; data: unknown } {
+  return { code, msg, time: envelopeTime(engine), data };
+}
+
+/** Sends a JSON body and keeps it for the journal. */
+export function sendJson(
+  c: Context<SimEnv>,
+  body: unknown,
+  status: ContentfulStatusCode = 200,
+  headers?: Record<string, string>,
+): Response {
+  c.set('response', body);
+  return c.json(body, status, headers);
+}
 
 type Schemas = components['schemas'];
 /** The settings a view reads. */
-export type ViewSettings = Pick<Settings, 'createdAtUnit' | 'decimals' | 'hiddenStatuses'>;
+type ViewSettings = Pick<Settings, 'createdAtUnit' | 'decimals' | 'hiddenStatuses'>;
 type DecimalField = keyof Settings['decimals'];
 
 /** What each decimal-string field shows when the settings leave it out: the simulator's own formats (calibration compares with them). */

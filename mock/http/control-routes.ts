@@ -20,7 +20,7 @@ import { accountView, chainAddressView, orderView, settingsView } from './contro
 import type { SimEnv } from './context.ts';
 import type { ResponseSource } from './create-app.ts';
 import { requireMode, requireSettingsMode } from './control-modes.ts';
-import { sendJson } from './envelope.ts';
+import { sendJson } from './api-views.ts';
 import type { CallCounts } from './call-counts.ts';
 import type { CallFilter } from './call-filter.ts';
 import type { FaultInjector } from './fault-injector.ts';

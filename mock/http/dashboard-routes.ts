@@ -10,7 +10,7 @@ import type { SimEnv } from './context.ts';
 import type { ControlContext } from './control-routes.ts';
 import { accountView, orderView, settingsView } from './control-views.ts';
 import { dashboardAssets } from './dashboard/assets.ts';
-import { sendJson } from './envelope.ts';
+import { sendJson } from './api-views.ts';
 import type { JournalEntry } from './journal.ts';
 import { readQuery } from './request-params.ts';
 import { check } from './validate.ts';

@@ -18,7 +18,7 @@ import { orderRecord } from './api-views.ts';
 import { authenticate } from './authenticate.ts';
 import { asSent, type SimContext } from './context.ts';
 import type { ResponseSource } from './create-app.ts';
-import { envelope } from './envelope.ts';
+import { envelope } from './api-views.ts';
 import { methodNotAllowed, notFound } from './error-catalogue.ts';
 import { addExtraFields } from './extra-fields.ts';
 import { textOf } from './request-body.ts';

@@ -1,14 +1,12 @@
 /**
- * The one event of a finished exchange, `ExchangeFinished` (spec/control.yaml), built in one
- * place, the pipeline's finishing step, for every request, the API's and the control
- * plane's alike, and announced to its observers as it finishes: the journal, and through
- * it the dashboard, the live events and request logs; the call counts. The finishing step
- * also holds a change to what the change log kept (change-log.ts).
+ * The one event of a finished exchange, `ExchangeFinished` (spec/control.yaml), built by the
+ * pipeline's finishing step for every request and told to its observers (the journal, the
+ * call counts) as it finishes; and the change log's rule: a change is acknowledged only once
+ * the log beside `--state` (cli/state-log.ts) keeps it.
  */
 import type { MiddlewareHandler } from 'hono';
 import type { components } from '../../src/generated/control.ts';
-import type { Engine } from '../engine/index.ts';
-import { afterChange, type ChangeLog } from './change-log.ts';
+import { SimulatorError, type Engine } from '../engine/index.ts';
 import { asSent, type SimEnv } from './context.ts';
 import { decodeText } from './decode-text.ts';
 import { errorResponse } from './error-catalogue.ts';
@@ -16,7 +14,6 @@ import { redactBody, redactKeys, replaceKeys } from './journal-redaction.ts';
 import { JOURNAL_BODY_LIMIT } from './journal.ts';
 import { MAX_JSON_DEPTH, nestsTooDeep } from './request-params.ts';
 
-/** One finished exchange as its observers hear it (spec/control.yaml's ExchangeFinished). */
 export type ExchangeFinished = components['schemas']['ExchangeFinished'];
 
 /** Where exchanges are announced once finished. */
@@ -27,21 +24,18 @@ export interface ExchangeEvents {
   subscribe(listener: (exchange: ExchangeFinished) => void): () => void;
 }
 
-export interface ExchangeEventsOptions {
-  /** Hears what a listener throws; the other listeners are still served. */
-  onListenerError?: ((error: unknown) => void) | undefined;
-}
-
 /**
- * Creates the hub of one simulator's finished exchanges: each is told to every listener
- * as it finishes, so a journal read after an answer always holds it.
+ * Creates the hub of one simulator's finished exchanges; what a listener throws goes to
+ * `onListenerError` and costs the other listeners nothing.
  *
  * @example
  *   const exchanges = createExchangeEvents();
  *   exchanges.subscribe((x) => journal.record(x));
  *   exchanges.finish(x); // journal.record(x) has run
  */
-export function createExchangeEvents(options: ExchangeEventsOptions = {}): ExchangeEvents {
+export function createExchangeEvents(
+  options: { onListenerError?: ((error: unknown) => void) | undefined } = {},
+): ExchangeEvents {
   const listeners = new Set<(exchange: ExchangeFinished) => void>();
   return {
     finish(exchange) {
@@ -49,12 +43,7 @@ export function createExchangeEvents(options: ExchangeEventsOptions = {}): Excha
         try {
           listener(exchange);
         } catch (error) {
-          // A reporter that throws too must not cost the other listeners their turn.
-          try {
-            options.onListenerError?.(error);
-          } catch {
-            // Nothing left to tell it to.
-          }
+          report(options.onListenerError, error);
         }
       }
     },
@@ -65,42 +54,104 @@ export function createExchangeEvents(options: ExchangeEventsOptions = {}): Excha
   };
 }
 
-export interface FinishOptions {
-  engine: Engine;
-  exchanges: ExchangeEvents;
-  /** Where changes are kept: a change is answered as made only once it is (with `--state`). */
-  changeLog?: ChangeLog | undefined;
-  onUnexpectedError?: ((error: unknown) => void) | undefined;
+/** Tells `error` to a reporter; a reporter that throws must not turn one bug into two. */
+export function report(reporter: ((error: unknown) => void) | undefined, error: unknown): void {
+  try {
+    reporter?.(error);
+  } catch {
+    // Nothing left to tell it to.
+  }
+}
+
+/** Where a simulator's changes are kept, as the pipeline sees it. */
+export interface ChangeLog {
+  /** Failed writes so far: if it moved while a request was answered, the change may not be kept. */
+  readonly failures: number;
+  /** Why changes cannot be kept now, after writing again what failed before; undefined when they can. */
+  check(): Error | undefined;
+}
+
+/** Methods that change nothing: answered whatever the change log's state. */
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The step that refuses a request that may change state (507) while the change log cannot
+ * be written, before anything changes.
+ *
+ * @example
+ *   app.use(refuseWhileUnkept(log)); // a POST on a full disk: SimulatorError('stateNotWritten')
+ */
+export function refuseWhileUnkept(log: ChangeLog | undefined): MiddlewareHandler<SimEnv> {
+  return (c, next) => {
+    const problem = log && !READS.has(c.req.method) ? log.check() : undefined;
+    if (problem) throw notWritten(problem);
+    return next();
+  };
+}
+
+/**
+ * The refusal of a change the state log could not take: the engine put it back, or it was
+ * never made.
+ *
+ * @example
+ *   throw notWritten(new Error('ENOSPC: no space left on device, write'));
+ */
+export function notWritten(problem: Error): SimulatorError {
+  return new SimulatorError(
+    'stateNotWritten',
+    `Nothing was changed: the state log cannot be written (${problem.message}). Free the disk or mend --state; changes are taken again once a write succeeds.`,
+  );
+}
+
+/** The refusal of a change that stayed in memory unwritten: written once the disk takes it, or lost at a crash. */
+export function notKept(): SimulatorError {
+  return new SimulatorError(
+    'stateNotWritten',
+    'The change was made in memory but could not be written to the state log, so it is not acknowledged: it is written once the disk takes it, or lost at a crash. Read the state back (order history, GET /_sim/…) before repeating it.',
+  );
 }
 
 const NO_KEYS: ReadonlyArray<readonly [string, string]> = [];
+/** What the steps note on the context that the exchange copies as it is. */
+type Noted =
+  | 'operation'
+  | 'fault'
+  | 'faultKind'
+  | 'activation'
+  | 'outcomeAsked'
+  | 'violations'
+  | 'refused'
+  | 'rejection'
+  | 'chain';
 
 /**
- * The finishing step, wrapped around every other step but the socket's guard: once the
- * response is made, a success whose change the change log could not keep becomes the 507,
- * and the request's ExchangeFinished is built from what the steps noted on the context and
- * announced, before the response is sent, so that a request the client sends after it
- * finds it noted.
+ * The finishing step, around every step but the socket's guard: a success while the change
+ * log failed becomes the 507 (what time changed meanwhile may be unwritten), then the
+ * request's ExchangeFinished is built from what the steps noted on the context and told,
+ * before the response is sent, so that the client's next request finds it.
  *
  * @example
- *   app.use(finishExchange({ engine, exchanges, maxBodyBytes: 65536 }));
+ *   app.use(finishExchange({ engine, exchanges }));
  */
-export function finishExchange(options: FinishOptions): MiddlewareHandler<SimEnv> {
-  const { engine, changeLog } = options;
+export function finishExchange(options: {
+  engine: Engine;
+  exchanges: ExchangeEvents;
+  changeLog?: ChangeLog | undefined;
+  onUnexpectedError?: ((error: unknown) => void) | undefined;
+}): MiddlewareHandler<SimEnv> {
+  const { engine, changeLog: log } = options;
   return async (c, next) => {
     const started = performance.now();
-    const before = changeLog?.failures;
+    const before = log?.failures;
     await next();
     const method = c.req.method;
-    if (c.res.status < 400) {
-      const unkept = afterChange(changeLog, method, before);
-      if (unkept) c.res = errorResponse(c, engine, unkept, options.onUnexpectedError);
-    }
+    if (c.res.status < 400 && log && !READS.has(method) && log.failures !== before && log.check())
+      c.res = errorResponse(c, engine, notKept(), options.onUnexpectedError);
     if (!isJournaled(method, c.req.path)) return;
     const status = c.res.status;
     const { path, query } = asSent(c);
     const keys = c.get('keys') ?? NO_KEYS;
-    const kept = keys.length > 0 ? (text: string): string => replaceKeys(text, keys) : unchanged;
+    const kept = (text: string): string => (keys.length > 0 ? replaceKeys(text, keys) : text);
     const done: ExchangeFinished = {
       at: engine.clock.now(),
       method,
@@ -108,43 +159,32 @@ export function finishExchange(options: FinishOptions): MiddlewareHandler<SimEnv
       status,
       durationMs: Math.round((performance.now() - started) * 1000) / 1000,
     };
-    const note = <K extends keyof ExchangeFinished>(
-      name: K,
-      value: ExchangeFinished[K] | undefined,
-    ): void => {
-      if (value !== undefined) done[name] = value;
+    const copy = (names: readonly Noted[]): void => {
+      for (const name of names) {
+        const value = c.get(name);
+        if (value !== undefined) (done as Record<Noted, unknown>)[name] = value;
+      }
     };
-    note('operation', c.get('operation'));
-    note('fault', c.get('fault'));
-    note('faultKind', c.get('faultKind'));
-    note('activation', c.get('activation'));
-    note('account', c.get('account')?.walletAddress);
-    note('queryText', query === undefined ? undefined : kept(query));
-    if (method !== 'GET' && method !== 'HEAD' && status !== 413) {
-      const bytes = c.get('body');
-      if (bytes !== undefined && bytes.byteLength > 0) done.body = kept(journalBody(decodeText(bytes)));
-    }
-    note('contentType', journalContentType(c.req.header('content-type')));
-    note('outcomeAsked', c.get('outcomeAsked'));
+    copy(['operation', 'fault', 'faultKind', 'activation']);
+    if (c.get('account')) done.account = c.get('account').walletAddress;
+    if (query !== undefined) done.queryText = kept(query);
+    const bytes = c.get('body');
+    if (method !== 'GET' && method !== 'HEAD' && status !== 413 && bytes && bytes.byteLength > 0)
+      done.body = kept(journalBody(decodeText(bytes)));
+    const contentType = journalContentType(c.req.header('content-type'));
+    if (contentType !== undefined) done.contentType = contentType;
+    copy(['outcomeAsked']);
     const value = c.get('response');
     const text = c.get('responseText');
     if (value !== undefined) {
-      const shown = redactKeys(value, keys);
-      done.response = shown;
-      // The text the value came from is kept as it is (not written again) only when hiding
-      // changed nothing: no field redacted, no key replaced, none in the text at all (a key
-      // in a duplicate name's value that the parse dropped) and no escape that could spell one.
-      if (text !== undefined && shown === value && holdsNoKey(text, keys)) done.responseText = text;
+      done.response = redactKeys(value, keys);
+      // The text is kept as it is only when hiding changed nothing and it holds no key or escape.
+      if (text !== undefined && done.response === value && holdsNoKey(text, keys)) done.responseText = text;
     } else if (text !== undefined && text.length > 0) done.responseText = kept(text);
-    note('violations', c.get('violations'));
-    note('refused', c.get('refused'));
-    note('rejection', c.get('rejection'));
-    note('chain', c.get('chain'));
+    copy(['violations', 'refused', 'rejection', 'chain']);
     options.exchanges.finish(done);
   };
 }
-
-const unchanged = (text: string): string => text;
 
 /** Whether a JSON text can be kept as it is: no escape, and none of the keys spelled out. */
 function holdsNoKey(text: string, keys: ReadonlyArray<readonly [string, string]>): boolean {
@@ -154,17 +194,11 @@ function holdsNoKey(text: string, keys: ReadonlyArray<readonly [string, string]>
 }
 
 /**
- * Whether a request is journaled. The control plane's own reads (GET /_sim/*) are not:
- * they change nothing, their answers are the largest the simulator sends (every order,
- * the journal itself), and a test polling them would push its API calls out of the ring.
- *
- * @example
- *   isJournaled('GET', '/_sim/orders');   // false
- *   isJournaled('POST', '/_sim/rules');   // true
- *   isJournaled('GET', '/v1/account');    // true
+ * Whether a request is journaled: not the control plane's reads (they change nothing, answer
+ * the largest bodies, and a test polling them would push its calls out of the ring), nor
+ * the journal's own clearing.
  */
-export function isJournaled(method: string, path: string): boolean {
-  // Clearing the journal leaves it empty, not holding its own clearing.
+function isJournaled(method: string, path: string): boolean {
   if (path === '/_sim/journal' || path === '/_sim/events' || path === '/_sim/ui') return false;
   return !((method === 'GET' || method === 'HEAD') && (path === '/_sim' || path.startsWith('/_sim/')));
 }
@@ -188,15 +222,8 @@ export function journalContentType(value: string | undefined): string | undefine
   return [type, ...parameters.filter((p) => KEPT_PARAMETER.test(p))].join('; ');
 }
 
-/**
- * A request body as the journal keeps it: redacted and cut. Redacting parses and
- * re-serialises a JSON body, which overflows the stack on deep nesting: such a body is not
- * kept, since keeping it raw could keep a key.
- *
- * @example
- *   journalBody('apiKey=sk_1&rentalCount=65000'); // 'apiKey=[redacted]&rentalCount=65000'
- */
-export function journalBody(text: string): string {
+/** A request body as the journal keeps it: redacted and cut; one too deep to redact is not kept. */
+function journalBody(text: string): string {
   if (/^\s*[[{]/.test(text) && nestsTooDeep(text))
     return `[body not kept: it nests deeper than ${MAX_JSON_DEPTH} levels]`;
   try {
@@ -207,9 +234,8 @@ export function journalBody(text: string): string {
 }
 
 /**
- * The header of an in-process answer whose connection an injected fault cut: never sent
- * over a socket (it is gone); the simulator's fetch rejects on it, as a real fetch does.
+ * The header of an in-process answer whose connection an injected fault cut (never sent: the
+ * socket is gone): how it was cut (`close`, `reset` or `garbage`) and the fault's id, which
+ * `sim.fetch` rejects on, as a real fetch does.
  */
 export const DROPPED_HEADER = 'x-energy-sim-dropped';
-/** With DROPPED_HEADER: how the connection was cut (`close`, `reset` or `garbage`), for the error the fetch rejects with. */
-export const DROPPED_HOW_HEADER = 'x-energy-sim-dropped-how';

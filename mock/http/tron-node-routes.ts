@@ -24,7 +24,7 @@ import {
   type UsdtCall,
 } from '../engine/index.ts';
 import type { SimEnv } from './context.ts';
-import { sendJson } from './envelope.ts';
+import { sendJson } from './api-views.ts';
 import { textOf } from './request-body.ts';
 import { injectFaults } from './api-steps.ts';
 import type { FaultInjector } from './fault-injector.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../engine/manual-clock.ts';
 import { createEngine } from '../engine/index.ts';
-import { envelope, envelopeTime } from './envelope.ts';
+import { envelope, envelopeTime } from './api-views.ts';
 
 describe('the envelope', () => {
   const engine = createEngine({ clock: createManualClock(Date.UTC(2025, 2, 12, 17, 50, 9, 999)) });
