@@ -1,34 +1,31 @@
 /**
  * Serves a simulator over Node's HTTP: every request goes to the simulator's one Hono app
  * through @hono/node-server's listener, with the socket's Host and cross-site check
- * (request-guard.ts) for the app's first step. Used by the CLI and by startSimulator().
- *
- * What happens before a request exists stays here: requests Node's parser refuses and a
- * CONNECT are answered with the error envelope (client-errors.ts), as is a target the
- * listener cannot build a URL from; and a body the app does not read is drained, bounded,
- * so its answer is never lost to a reset.
+ * (request-guard.ts) for the app's first step. What happens before a request exists stays
+ * here: what Node's parser refuses, a CONNECT, and a target no URL can be built from are
+ * answered with the error envelope; a body the app does not read is drained, bounded, so
+ * its answer is never lost to a reset. What Node does not let us do is in docs/limits.md.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { getRequestListener, RequestError } from '@hono/node-server';
-import { respondToClientErrors, createOwedResponses } from './http/client-errors.ts';
+import { SimulatorError, type Engine } from './engine/index.ts';
 import { errorEnvelopeText, unexpectedError, unreadableRequest } from './http/error-catalogue.ts';
+import { report } from './http/exchange.ts';
 import { createRequestGuard, SENT_HOST, type RequestGuardOptions } from './http/request-guard.ts';
 import type { Simulator } from './simulator.ts';
 
 export type { RequestGuardOptions } from './http/request-guard.ts';
 
 /**
- * Bytes of an unread request body discarded after its answer (a 413, or an answer that
- * did not need the body) before the connection is cut. Why drain rather than close: a
- * socket closed while the client is still sending makes the kernel send a reset, and a
- * reset can reach the client before it has read the 413, which it then never sees.
- * Draining keeps the connection orderly; the bound keeps a client from
- * making the simulator read forever.
+ * Bytes of an unread body discarded after its answer before the connection is cut: a socket
+ * closed while the client still sends makes the kernel send a reset, which can reach the
+ * client before the 413 it would then never read.
  */
-export const DRAIN_LIMIT_BYTES: number = 8 * 1024 * 1024;
-
-/** Longest a connection stays open after its answer to read the rest of an unread body. */
+const DRAIN_LIMIT_BYTES = 8 * 1024 * 1024;
 const DRAIN_TIMEOUT_MS = 30_000;
+/** Ends a socket that will not close itself after its last answer. */
+const LINGER_MS = 2000;
 
 /**
  * Creates (does not start) the HTTP server of a simulator. `options` say which Host
@@ -40,24 +37,16 @@ const DRAIN_TIMEOUT_MS = 30_000;
  */
 export function createSimulatorServer(sim: Simulator, options: RequestGuardOptions = {}): Server {
   const guard = createRequestGuard(options);
-  // Each request's bindings are an object of its own: the guard is put on it for the app's first step.
   const listener = getRequestListener(
+    // Each request's bindings are an object of its own: the guard is put on it for the app's first step.
     (request, env) => sim.app.fetch(request, Object.assign(env, { guard })),
     {
-      // The listener's own clean-up cuts a connection 500 ms after the answer while the body
-      // is still arriving; drainAfterAnswer below replaces it.
+      // Its clean-up cuts a connection 500 ms after the answer while the body still arrives.
       autoCleanupIncoming: false,
       errorHandler: (error) => {
-        let refusal;
-        if (error instanceof RequestError) refusal = unreadableRequest(error.message);
-        else {
-          try {
-            sim.onUnexpectedError?.(error);
-          } catch {
-            // A failing logger must not turn one bug into two.
-          }
-          refusal = unexpectedError(error);
-        }
+        if (!(error instanceof RequestError)) report(sim.onUnexpectedError, error);
+        const refusal =
+          error instanceof RequestError ? unreadableRequest(error.message) : unexpectedError(error);
         return new Response(errorEnvelopeText(sim.engine, refusal), {
           status: refusal.status,
           headers: { 'content-type': 'application/json' },
@@ -66,16 +55,13 @@ export function createSimulatorServer(sim: Simulator, options: RequestGuardOptio
     },
   );
   const { track, owed } = createOwedResponses();
-  // Node answers an HTTP/1.1 request with no Host with a bare 400 of its own; the guard
-  // answers it with the envelope instead (request-guard.ts).
+  // Node answers a request with no Host with a bare 400; the guard answers it with the envelope.
   const server = createServer({ requireHostHeader: false }, (req, res) => {
     track(res);
-    // Only a request that declares a body can leave one unread.
     if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined)
       res.on('finish', drainRest);
-    // The app builds its URL from the Host; routing comes from the request target alone. A
-    // Host that is no plain authority gives way to the address the request came in on, and
-    // the guard reads the one sent.
+    // The app builds its URL from the Host: one that is no plain authority gives way to the
+    // address the request came in on, and the guard reads the one sent.
     const host = routableHost(req);
     if (host !== req.headers.host) {
       (req as IncomingMessage & { [SENT_HOST]?: string })[SENT_HOST] = req.headers.host;
@@ -87,17 +73,13 @@ export function createSimulatorServer(sim: Simulator, options: RequestGuardOptio
   return server;
 }
 
-/**
- * After the answer, reads and discards what is left of the body, up to DRAIN_LIMIT_BYTES,
- * and only then lets the connection close.
- */
+/** After the answer, reads and discards the rest of the body, up to DRAIN_LIMIT_BYTES, then lets the connection close. */
 function drainRest(this: ServerResponse): void {
   const req = this.req;
   if (req.complete || req.destroyed) return;
   const socket = req.socket;
-  // Under `Connection: close` Node has just ended the socket and destroys it once the
-  // answer is flushed (net.Socket#destroySoon); destroying it while the body still
-  // arrives is what resets. The socket is destroyed once the body is in instead.
+  // Under `Connection: close` Node destroys the socket once the answer is flushed, which
+  // resets while the body still arrives: it is destroyed once the body is in instead.
   if (socket.writableEnded) socket.removeListener('finish', socket.destroy);
   const cut = (): void => {
     clearTimeout(timer);
@@ -105,8 +87,7 @@ function drainRest(this: ServerResponse): void {
   };
   const timer = setTimeout(() => socket.destroy(), DRAIN_TIMEOUT_MS).unref();
   let drained = 0;
-  // As Node's own dump of an unread body does: whatever read part of it (the web stream
-  // Hono reads a body through pauses the request when its queue is full) reads no more.
+  // As Node's own dump of an unread body does: whatever read part of it reads no more.
   req.removeAllListeners('data');
   req.on('data', (chunk: Buffer) => {
     drained += chunk.length;
@@ -118,24 +99,163 @@ function drainRest(this: ServerResponse): void {
   req.resume();
 }
 
-// host[:port], where host is a name, an IPv4 address or a bracketed IPv6 address: nothing
-// that can end the authority (`/ ? # @`), no space, no control character.
+// host[:port]: a name, an IPv4 address or a bracketed IPv6 address, nothing that ends the authority.
 const AUTHORITY = /^(?:[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
 /**
- * The request's `Host` when it is a plain authority the URL parser takes, or else the
- * address the request came in on: `Host: x/y?z` would otherwise move `/y` into the path,
- * and `Host: a b` makes the URL unbuildable.
+ * The request's `Host` when it is a plain authority the URL parser takes, else the address
+ * the request came in on (`Host: x/y?z` would move `/y` into the path).
  *
  * @example
  *   routableHost({ headers: { host: 'x/y?z' }, socket: { localAddress: '127.0.0.1', localPort: 8787 } }); // '127.0.0.1:8787'
  */
 export function routableHost(req: Pick<IncomingMessage, 'headers' | 'socket'>): string {
   const host = req.headers.host;
-  // The shape alone is not enough: the URL parser also refuses names such as `a127.0.0.1`
-  // (a last label that is a number makes the whole name an IPv4 address) or a port over 65535.
+  // The URL parser also refuses names such as `a127.0.0.1` or a port over 65535.
   if (host !== undefined && AUTHORITY.test(host) && URL.canParse(`http://${host}/`)) return host;
   const address = req.socket?.localAddress ?? '127.0.0.1';
   const name = address.includes(':') ? `[${address}]` : address;
   return req.socket?.localPort ? `${name}:${req.socket.localPort}` : name;
+}
+
+type OwedResponses = (socket: Socket) => readonly ServerResponse[];
+
+/**
+ * Tracks the responses each connection owes, in the order they will be written; read only
+ * when a connection sends something Node refuses. Each request drops the finished ones at
+ * the list's head, so a connection keeps no more than it owes plus its last answer.
+ *
+ * @example
+ *   const { track, owed } = createOwedResponses();
+ *   server.on('request', (req, res) => track(res));
+ */
+export function createOwedResponses(): { track(res: ServerResponse): void; owed: OwedResponses } {
+  const bySocket = new WeakMap<Socket, ServerResponse[]>();
+  return {
+    track(res) {
+      const socket = res.req.socket;
+      const list = bySocket.get(socket);
+      if (list === undefined) return void bySocket.set(socket, [res]);
+      while (list.length > 0 && (list[0]!.writableFinished || list[0]!.destroyed)) list.shift();
+      list.push(res);
+    },
+    owed: (socket) => bySocket.get(socket) ?? [],
+  };
+}
+
+/**
+ * The status and wording of a parser error.
+ *
+ * @example
+ *   parserError({ code: 'HPE_HEADER_OVERFLOW' }).status; // 431
+ */
+export function parserError(error: NodeJS.ErrnoException): SimulatorError {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new SimulatorError(
+        'headersTooLarge',
+        'The request headers are larger than the server accepts (16 KiB in all); send fewer or shorter headers.',
+      );
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new SimulatorError(
+        'requestTimeout',
+        'The request was not received in time; send it again, whole.',
+      );
+    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
+    case 'HPE_INVALID_CONTENT_LENGTH':
+      return new SimulatorError(
+        'bodyInvalid',
+        `The request's Content-Length is invalid or given more than once (${error.code}); send one Content-Length, or Transfer-Encoding: chunked.`,
+      );
+    default:
+      return new SimulatorError(
+        'bodyInvalid',
+        `The request is not valid HTTP/1.1 (${error.code ?? 'parse error'}); check the request line, the headers and the body framing.`,
+      );
+  }
+}
+
+/** The methods some path answers; a CONNECT is told them. */
+const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
+
+/**
+ * Answers what Node's parser refuses (garbage, two Content-Lengths, headers over its limit)
+ * and a CONNECT (which Node would drop without a word) with the envelope, after the answers
+ * the connection owes to valid requests pipelined ahead; an `Expect` other than
+ * 100-continue with 417.
+ */
+function respondToClientErrors(server: Server, engine: Engine, owed: OwedResponses): void {
+  const responded = new WeakSet<Socket>();
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    // The parser calls again for every later chunk it cannot read; one answer per connection.
+    if (responded.has(socket)) return;
+    responded.add(socket);
+    if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+    endWithEnvelope(socket, engine, parserError(error), owed);
+  });
+  server.on('connect', (_req: IncomingMessage, socket: Socket) => {
+    // Once handed over, the socket's errors are no longer the server's to swallow.
+    socket.on('error', () => socket.destroy());
+    const refusal = new SimulatorError(
+      'methodNotAllowed',
+      `Method CONNECT is not allowed: the simulator tunnels nothing; use ${ALLOWED_METHODS} on its paths (the API under /v1, the control plane under /_sim).`,
+      { Allow: ALLOWED_METHODS },
+    );
+    endWithEnvelope(socket, engine, refusal, owed);
+  });
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const text = errorEnvelopeText(
+      engine,
+      new SimulatorError(
+        'expectationFailed',
+        `Expect: ${String(req.headers.expect)} is not supported; send Expect: 100-continue or no Expect header.`,
+      ),
+    );
+    res.writeHead(417, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(text),
+      connection: 'close',
+    });
+    res.end(text);
+  });
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
+
+/**
+ * Writes the envelope of `error` as the connection's last answer and ends it, after the
+ * answers it owes to complete requests ahead and one already under way (a request whose own
+ * body the parser refused never completes: this answer stands for it).
+ */
+function endWithEnvelope(socket: Socket, engine: Engine, error: SimulatorError, owed: OwedResponses): void {
+  const text = errorEnvelopeText(engine, error);
+  const write = (): void => {
+    if (!socket.writable) return void socket.destroy();
+    const extra = Object.entries(error.headers ?? {})
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
+    socket.end(
+      `HTTP/1.1 ${error.status} ${STATUS_TEXT[error.status] ?? 'Bad Request'}\r\n${extra}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+    );
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  };
+  const waiting = owed(socket).filter(
+    (res) => !res.writableFinished && !res.destroyed && (res.req.complete || res.headersSent),
+  );
+  let left = waiting.length;
+  if (left === 0) return write();
+  for (const res of waiting) {
+    const done = (): void => {
+      if (--left === 0) write();
+    };
+    res.once('finish', done);
+    res.once('close', () => {
+      if (!res.writableFinished) done();
+    });
+  }
 }

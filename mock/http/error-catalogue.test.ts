@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createSimulator, type Simulator } from '../simulator.ts';
-import { parserError } from './client-errors.ts';
+import { parserError } from '../node-server.ts';
 import { errorEnvelopeText, unexpectedError } from './error-catalogue.ts';
 import { ADDRESS } from '../test-support/fixtures.ts';
 

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { createOwedResponses, parserError } from './client-errors.ts';
+import { createOwedResponses, parserError } from './node-server.ts';
 
 /** A response as far as the tracking reads one: its connection and whether it is done. */
 function response(socket: Socket): ServerResponse & { writableFinished: boolean } {
