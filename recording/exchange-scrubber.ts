@@ -11,7 +11,7 @@ import {
   secretValuesIn,
   secretValuesOfJson,
 } from '../mock/http/journal-redaction.ts';
-import { nestsTooDeep } from '../mock/http/request-params.ts';
+import { nestsTooDeep } from '../mock/http/request-body.ts';
 import type { RecordedRequest, RecordedResponse } from './recording.ts';
 
 /** How much of a text given in pieces TextScrub gathers before it scrubs any. */

@@ -25,7 +25,7 @@ import type { CallCounts } from './call-counts.ts';
 import type { CallFilter } from './call-filter.ts';
 import type { FaultInjector } from './fault-injector.ts';
 import type { Journal } from './journal.ts';
-import { readJsonBody, readQuery } from './request-params.ts';
+import { readJsonBody, readQuery } from './request-body.ts';
 import { check } from './validate.ts';
 
 type C = components['schemas'];

@@ -469,7 +469,7 @@ describe('unexpected inputs', () => {
     expect(unexpected).toEqual([]);
   });
 
-  // BUG: readParams (mock/http/request-params.ts:30) reads `params[name]` on a plain
+  // BUG: readParams (mock/http/request-body.ts) reads `params[name]` on a plain
   // object, so a parameter named like an Object.prototype member ('toString',
   // 'constructor', 'hasOwnProperty') looks "already given" and the request is refused
   // with 20003 "given more than once", although it was sent once and is not even a

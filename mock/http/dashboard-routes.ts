@@ -12,7 +12,7 @@ import { accountView, orderView, settingsView } from './control-views.ts';
 import { dashboardAssets } from './dashboard/assets.ts';
 import { sendJson } from './api-views.ts';
 import type { JournalEntry } from './journal.ts';
-import { readQuery } from './request-params.ts';
+import { readQuery } from './request-body.ts';
 import { check } from './validate.ts';
 
 type C = components['schemas'];

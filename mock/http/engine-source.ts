@@ -22,7 +22,7 @@ import { envelope } from './api-views.ts';
 import { methodNotAllowed, notFound } from './error-catalogue.ts';
 import { addExtraFields } from './extra-fields.ts';
 import { textOf } from './request-body.ts';
-import { readParams } from './request-params.ts';
+import { readParams } from './request-body.ts';
 import { check } from './validate.ts';
 
 const FORM = 'application/x-www-form-urlencoded';

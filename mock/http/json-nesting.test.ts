@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadSpec } from '../../src/spec/loader.ts';
 import { createSimulator } from '../simulator.ts';
-import { MAX_JSON_DEPTH, nestsTooDeep } from './request-params.ts';
+import { MAX_JSON_DEPTH, nestsTooDeep } from './request-body.ts';
 import { send } from '../test-support/http-test-support.ts';
 import { ADDRESS } from '../test-support/fixtures.ts';
 

@@ -1,19 +1,29 @@
 /**
- * A request's body, read once and bounded by the simulator's body limit, before any step
- * that needs it (an order's form, a control-plane JSON body, the upstream, a replay, the
- * journal): a body over the limit is refused before anything else (413), a declared one
- * before a byte of it is read, one that grows past it while it is read then.
+ * A request's body and parameters. The body is read once, bounded by the simulator's body
+ * limit, before any step needs it: a body over the limit is refused (413) before anything
+ * else, a declared one before a byte of it is read. Query and form parameters are read
+ * once each; the control plane's JSON is read strictly and no deeper than it may nest.
  */
-import type { MiddlewareHandler } from 'hono';
-import { bodyTooLarge } from './error-catalogue.ts';
+import type { Context, MiddlewareHandler } from 'hono';
+import { SimulatorError } from '../engine/index.ts';
 import type { SimContext, SimEnv } from './context.ts';
-import { decodeText } from './decode-text.ts';
+import { bodyTooLarge } from './error-catalogue.ts';
 
 const EMPTY = new Uint8Array(0);
+const UTF8 = new TextDecoder();
 
 /**
- * The request's body as the body-limit step read it: its bytes, empty when none was sent
- * (or its method has none).
+ * UTF-8 text of bytes, a malformed sequence replaced, as TextDecoder does.
+ *
+ * @example
+ *   decodeText(new Uint8Array([0x6f, 0x6b])); // 'ok'
+ */
+export function decodeText(bytes: Uint8Array): string {
+  return UTF8.decode(bytes);
+}
+
+/**
+ * The request's body as the body-limit step read it: its bytes, empty when none was sent.
  *
  * @example
  *   const bytes = bodyOf(c);
@@ -34,53 +44,194 @@ export function textOf(c: SimContext): string {
 
 /**
  * The step that reads the body of a request whose method has one, refusing it past
- * `maxBytes` (413) whatever else is wrong with the request: every oversized body gets the
- * one answer. A declared length over the limit is refused whatever the method; a GET's or
- * HEAD's body is never read (the Node server drains it).
+ * `maxBytes` (413) whatever else is wrong with the request. A declared length over the
+ * limit is refused whatever the method; a GET's or HEAD's body is never read (the Node
+ * server drains it).
  *
  * @example
  *   app.use(limitBody(65536));
  */
 export function limitBody(maxBytes: number): MiddlewareHandler<SimEnv> {
-  return (c, next) => {
-    if (Number(c.req.header('content-length') ?? 0) > maxBytes) throw bodyTooLarge(maxBytes);
+  return async (c, next) => {
+    const length = c.req.header('content-length');
+    if (Number(length ?? 0) > maxBytes) throw bodyTooLarge(maxBytes);
     const method = c.req.method;
-    if (method === 'GET' || method === 'HEAD' || !mayHaveBody(c)) return next();
-    return readBody(c, maxBytes).then(next);
+    // Over a socket, a body is one the request declares; in process, any Request body.
+    const declared = c.env?.incoming
+      ? (length !== undefined && length !== '0') || c.req.header('transfer-encoding') !== undefined
+      : c.req.raw.body !== null;
+    if (method !== 'GET' && method !== 'HEAD' && declared) c.set('body', await readBody(c, maxBytes));
+    await next();
   };
 }
 
-/** The request's body, at most `maxBytes` of it (past that, the 413 rejection), kept on the context. */
-async function readBody(c: SimContext, maxBytes: number): Promise<void> {
-  let bytes: Uint8Array = EMPTY;
-  // A length the socket's request declared bounds what Node's parser delivers (limitBody
-  // checked it): @hono/node-server reads that straight off the socket.
+/** The request's body, at most `maxBytes` of it (past that, the 413 rejection). */
+async function readBody(c: SimContext, maxBytes: number): Promise<Uint8Array> {
+  // A length the socket's request declared bounds what Node's parser delivers.
   if (c.env?.incoming && c.req.header('content-length') !== undefined)
-    bytes = new Uint8Array(await c.req.raw.arrayBuffer());
-  else if (c.req.raw.body !== null) {
-    const reader = c.req.raw.body.getReader();
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) {
-        // Let go, not cancelled: cancelling would reset the socket before the client reads
-        // the 413; the Node server drains the rest after the answer.
-        reader.releaseLock();
-        throw bodyTooLarge(maxBytes);
-      }
-      chunks.push(value);
+    return new Uint8Array(await c.req.raw.arrayBuffer());
+  if (c.req.raw.body === null) return EMPTY;
+  const reader = c.req.raw.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    size += value.byteLength;
+    if (size > maxBytes) {
+      // Let go, not cancelled: cancelling would reset the socket before the client reads the 413.
+      reader.releaseLock();
+      throw bodyTooLarge(maxBytes);
     }
-    bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    chunks.push(value);
   }
-  c.set('body', bytes);
 }
 
-/** Whether a request may carry a body: over a socket, one it declares; in process, any Request body. */
-function mayHaveBody(c: SimContext): boolean {
-  if (!c.env?.incoming) return c.req.raw.body !== null;
-  const length = c.req.header('content-length');
-  return (length !== undefined && length !== '0') || c.req.header('transfer-encoding') !== undefined;
+/**
+ * The parameters of query strings and form bodies in one object, each once. A parameter
+ * given twice with different values is refused: guessing which one the caller meant
+ * would hide a bug in their client.
+ *
+ * @example
+ *   readParams([['rentalCount=65000&period=1h', 'query string']]); // { rentalCount: '65000', period: '1h' }
+ */
+export function readParams(
+  sources: ReadonlyArray<readonly [text: string | undefined, where: string]>,
+): Record<string, string> {
+  const params = new Map<string, string>();
+  for (const [text, where] of sources) {
+    for (const [name, value] of new URLSearchParams(text ?? '')) {
+      const seen = params.get(name);
+      if (seen !== undefined && seen !== value) {
+        throw new SimulatorError(
+          'bodyInvalid',
+          `Parameter '${name}' is given more than once with different values ('${seen}' and '${value}' in the ${where}); send it once.`,
+        );
+      }
+      params.set(name, value);
+    }
+  }
+  return Object.fromEntries(params);
+}
+
+/** The parameters of a control-plane request's query string (readParams). */
+export function readQuery(c: Context): Record<string, string> {
+  const url = c.req.url;
+  const q = url.indexOf('?');
+  return readParams([[q === -1 ? undefined : url.slice(q + 1), 'query string']]);
+}
+
+/**
+ * How deep a JSON body may nest: the deepest the control plane takes nests 3 levels, and
+ * deeper input is refused before anything recurses over it and overflows the stack.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+// curl -d sends form or text types; the body is JSON either way.
+const JSON_READABLE = new Set(['application/json', 'text/plain', 'application/x-www-form-urlencoded', '']);
+
+/** Reads a JSON body of the control plane; an empty body reads as `{}`. Duplicate fields and unsafe numbers are refused. */
+export async function readJsonBody(c: SimContext): Promise<unknown> {
+  const text = textOf(c);
+  if (text.trim().length === 0) return {};
+  const type = c.req.header('content-type')?.split(';', 1)[0]!.trim().toLowerCase();
+  if (type !== undefined && !JSON_READABLE.has(type)) {
+    throw new SimulatorError(
+      'contentTypeUnsupported',
+      `Unsupported content type '${type}': the control plane takes application/json.`,
+    );
+  }
+  if (nestsTooDeep(text)) {
+    throw new SimulatorError(
+      'bodyInvalid',
+      `The body nests arrays or objects deeper than ${MAX_JSON_DEPTH} levels; send a flatter JSON object.`,
+    );
+  }
+  return parseStrictJson(text);
+}
+
+/**
+ * Whether a JSON text nests `[` and `{` deeper than MAX_JSON_DEPTH, outside strings: one
+ * pass, no recursion, safe on any input. Hand-written: JSON.parse has no depth option.
+ *
+ * @example
+ *   nestsTooDeep('{"a":[1,{"b":"[["}]}'); // false
+ */
+export function nestsTooDeep(text: string): boolean {
+  if (text.length <= 2 * MAX_JSON_DEPTH) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (inString) {
+      if (ch === '\\') i++;
+      else if (ch === '"') inString = false;
+    } else if (ch === '"') inString = true;
+    else if (ch === '[' || ch === '{') {
+      if (++depth > MAX_JSON_DEPTH) return true;
+    } else if (ch === ']' || ch === '}') depth--;
+  }
+  return false;
+}
+
+/**
+ * Parses a control-plane body; throws a SimulatorError (400) naming the field on a
+ * duplicate field, an unsafe number (`{"trx":"5","trx":"6"}` would deposit 6, and
+ * 9007199254740993 read as …992), or text that is not JSON. Hand-written: JSON.parse merges
+ * duplicates and rounds numbers before a reviver sees them, and the parsers that report both
+ * recurse. One iterative pass over text JSON.parse accepted: it finds tokens, not syntax.
+ *
+ * @example
+ *   parseStrictJson('{"trx":"5","trx":"6"}');  // throws: field 'trx' is given twice
+ */
+export function parseStrictJson(text: string): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new SimulatorError(
+      'bodyInvalid',
+      `The body is not valid JSON (${(error as Error).message}); send a JSON object.`,
+    );
+  }
+  // Each open container: its field names seen (objects), its current field or index, whether a name comes next.
+  const stack: { keys?: Set<string>; at: string | number; expectKey: boolean }[] = [];
+  const path = (): string => stack.map((f) => f.at).join('.') || '(body)';
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    const top = stack.at(-1);
+    if (ch === '{') stack.push({ keys: new Set(), at: '', expectKey: true });
+    else if (ch === '[') stack.push({ at: 0, expectKey: false });
+    else if (ch === '}' || ch === ']') stack.pop();
+    else if (ch === ',' && top) {
+      if (top.keys) top.expectKey = true;
+      else top.at = (top.at as number) + 1;
+    } else if (ch === ':') top!.expectKey = false;
+    else if (ch === '"') {
+      let end = i + 1;
+      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+      if (top?.keys && top.expectKey) {
+        const key = JSON.parse(text.slice(i, end + 1)) as string;
+        top.at = key;
+        if (top.keys.has(key))
+          throw new SimulatorError(
+            'bodyInvalid',
+            `Field '${path()}' is given more than once; a JSON object takes one value per field: send it once.`,
+          );
+        top.keys.add(key);
+      }
+      i = end;
+    } else if (ch === '-' || (ch >= '0' && ch <= '9')) {
+      let end = i + 1;
+      while (end < text.length && /[-+.eE0-9]/.test(text[end]!)) end++;
+      const raw = text.slice(i, end);
+      if (Math.abs(Number(raw)) > Number.MAX_SAFE_INTEGER)
+        throw new SimulatorError(
+          'parameterInvalid',
+          `Field '${path()}' is ${raw}, beyond ${Number.MAX_SAFE_INTEGER}, the largest integer a JSON number keeps exactly; send a smaller number.`,
+        );
+      i = end - 1;
+    }
+  }
+  return value;
 }

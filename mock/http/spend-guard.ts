@@ -4,7 +4,7 @@
  * whatever the answer (a timeout may still have spent).
  */
 import { formatUnits, SimulatorError } from '../engine/index.ts';
-import { decodeText } from './decode-text.ts';
+import { decodeText } from './request-body.ts';
 
 /**
  * A form's text as every server reads it alike: the characters a query may hold unescaped

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createSimulator } from '../simulator.ts';
-import { parseStrictJson } from './strict-json.ts';
+import { parseStrictJson } from './request-body.ts';
 
 describe('parseStrictJson', () => {
   it.each([

@@ -8,7 +8,7 @@ import { parseUnits, SimulatorError } from '../engine/index.ts';
 import { API_OPERATIONS, API_PATHS_NAMED } from './api-operations.ts';
 import { asSent, type SimContext } from './context.ts';
 import type { ResponseSource } from './create-app.ts';
-import { decodeText } from './decode-text.ts';
+import { decodeText } from './request-body.ts';
 import { createEdgeClassifier, type EdgeVerdict } from './edge-classifier.ts';
 import {
   redactUrl,
