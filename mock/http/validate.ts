@@ -1,9 +1,9 @@
 /**
- * Runs a validator compiled from the spec and turns a failure into a SimulatorError.
+ * Runs a validator compiled from the spec and turns a failure into a SimulatorError whose
+ * message names the parameter and the rule, so a caller can fix the request from it alone.
  */
-import type { ValidateFunction } from '../../src/spec/loader.ts';
+import type { ErrorObject, ValidateFunction } from '../../src/spec/loader.ts';
 import { SimulatorError } from '../engine/index.ts';
-import { describeErrors } from './validation-message.ts';
 
 /**
  * Validates (and, for coercing validators, converts) `input`; returns the checked value.
@@ -12,25 +12,23 @@ import { describeErrors } from './validation-message.ts';
  *   const query = check(validators.request('getPrice'), { rentalCount: '65000', period: '1h' });
  *   query.rentalCount; // 65000
  */
-export function check<T>(
-  validate: ValidateFunction,
-  input: Record<string, unknown> | unknown,
-  noun = 'Parameter',
-): T {
+export function check<T>(validate: ValidateFunction, input: unknown, noun = 'Parameter'): T {
   const original = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
   // Coercion rewrites the object in place; keep the caller's values for the message.
   const data = typeof input === 'object' && input !== null && !Array.isArray(input) ? { ...original } : input;
   if (validate(data)) {
-    const name = nonFinite(data as Record<string, unknown>);
-    if (name !== undefined) {
-      const error = new SimulatorError(
-        'parameterInvalid',
-        `${noun} '${name}' must be a finite number (got '${String(original[name])}').`,
-      );
-      error.parameter = name;
-      throw error;
-    }
-    return data as T;
+    // Coercion reads 'Infinity' and '1e400' as Infinity, which ajv lets through; no parameter takes it.
+    const name = Object.keys(data ?? {}).find((key) => {
+      const value = (data as Record<string, unknown>)[key];
+      return typeof value === 'number' && !Number.isFinite(value);
+    });
+    if (name === undefined) return data as T;
+    const error = new SimulatorError(
+      'parameterInvalid',
+      `${noun} '${name}' must be a finite number (got '${String(original[name])}').`,
+    );
+    error.parameter = name;
+    throw error;
   }
   const { missing, message, belowMinimum, parameter } = describeErrors(validate.errors ?? [], original, noun);
   const error = new SimulatorError(missing ? 'parameterMissing' : 'parameterInvalid', message);
@@ -40,14 +38,169 @@ export function check<T>(
 }
 
 /**
- * The first parameter holding a non-finite number. Coercion reads 'Infinity' and '1e400'
- * as Infinity, which ajv's integer and range checks let through; no parameter of either
- * document accepts a non-finite number.
+ * Describes validation errors in one sentence per bad parameter.
+ *
+ * @example
+ *   describeErrors(errors, { period: '2h' });
+ *   // "Parameter 'period' must be one of 10min, 1h, 1d, 3d, 7d, 14d, 30d (got '2h')."
  */
-function nonFinite(data: Record<string, unknown>): string | undefined {
-  for (const name in data) {
-    const value = data[name];
-    if (typeof value === 'number' && !Number.isFinite(value)) return name;
+function describeErrors(
+  errors: ErrorObject[],
+  original: Record<string, unknown>,
+  noun = 'Parameter',
+): { missing: boolean; message: string; belowMinimum?: boolean; parameter?: string } {
+  const anyOf = errors.find((e) => e.keyword === 'anyOf' && e.instancePath === '');
+  // A field a oneOf's alternative requires is not missing: the oneOf's own error says what is wrong.
+  const inOneOf = (e: ErrorObject): boolean => e.schemaPath.includes('/oneOf/');
+  const required = errors.filter(
+    (e) => e.keyword === 'required' && !e.schemaPath.includes('anyOf') && !inOneOf(e),
+  );
+  if (required.length > 0) {
+    const names = required.map((e) => `'${joinPath(e.instancePath, String(e.params.missingProperty))}'`);
+    return {
+      missing: true,
+      message: `Missing required ${noun.toLowerCase()}${names.length > 1 ? 's' : ''} ${names.join(', ')}.`,
+      parameter: joinPath(required[0]!.instancePath, String(required[0]!.params.missingProperty)),
+    };
   }
-  return undefined;
+  const specific = errors.filter(
+    (e) =>
+      !e.schemaPath.includes('anyOf') &&
+      e.keyword !== 'anyOf' &&
+      e.keyword !== 'if' &&
+      !(e.keyword === 'required' && inOneOf(e)),
+  );
+  if (specific.length === 0 && anyOf) {
+    const options = errors
+      .filter((e) => e.keyword === 'required')
+      .map((e) => `'${String(e.params.missingProperty)}'`);
+    return {
+      missing: true,
+      message: `Missing ${noun.toLowerCase()}: send one of ${options.join(' or ')}.`,
+      parameter: options.map((o) => o.slice(1, -1)).join(' or '),
+    };
+  }
+  // One sentence per parameter, in the order ajv met them: a value that breaks two rules
+  // (a TRON address's pattern and its checksum format) is named once, by the rule that
+  // says most, and a later bad parameter is never crowded out by an earlier one's rules.
+  const byParameter = new Map<string, ErrorObject>();
+  for (const e of specific) {
+    const name = parameterOf(e);
+    const held = byParameter.get(name);
+    if (!held || rank(e) > rank(held)) byParameter.set(name, e);
+  }
+  const messages = [...new Set([...byParameter.values()].map((e) => describeOne(e, original, noun, errors)))];
+  const first = specific[0];
+  const shown = messages.slice(0, MAX_PARAMETERS_NAMED);
+  const more = messages.length - shown.length;
+  return {
+    missing: false,
+    message: more > 0 ? `${shown.join(' ')} And ${more} more.` : shown.join(' '),
+    belowMinimum: first?.keyword === 'minimum',
+    ...(first ? { parameter: first.instancePath.replace(/^\//, '').replace(/\//g, '.') || '(body)' } : {}),
+  };
+}
+
+/** How many bad parameters one message names; a body of a thousand unknown fields is not quoted whole. */
+const MAX_PARAMETERS_NAMED = 8;
+
+/** The parameter an error is about: its path, or the field it names. */
+function parameterOf(e: ErrorObject): string {
+  const p = e.params as Record<string, unknown>;
+  return e.keyword === 'additionalProperties'
+    ? joinPath(e.instancePath, String(p.additionalProperty))
+    : e.instancePath;
+}
+
+/** Of two rules one value breaks, the one whose sentence tells the caller more. */
+function rank(e: ErrorObject): number {
+  return e.keyword === 'format' ? 2 : e.keyword === 'pattern' ? 0 : 1;
+}
+
+function joinPath(instancePath: string, name: string): string {
+  const base = instancePath.replace(/^\//, '').replace(/\//g, '.');
+  return base ? `${base}.${name}` : name;
+}
+
+function describeOne(
+  e: ErrorObject,
+  original: Record<string, unknown>,
+  noun: string,
+  all: ErrorObject[] = [],
+): string {
+  const path = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  const name = path || '(body)';
+  const top = path.split('.')[0] ?? '';
+  const raw = top in original ? valueAt(original, path) : undefined;
+  const got = raw === undefined ? '' : ` (got ${preview(raw)})`;
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'type':
+      return `${noun} '${name}' must be ${article(String(p.type))}${got}.`;
+    case 'enum':
+      return `${noun} '${name}' must be one of ${(p.allowedValues as unknown[]).join(', ')}${got}.`;
+    case 'const':
+      return `${noun} '${name}' must be ${JSON.stringify(p.allowedValue)}${got}.`;
+    case 'minimum':
+      return `${noun} '${name}' must be at least ${String(p.limit)}${got}.`;
+    case 'maximum':
+      return `${noun} '${name}' must be at most ${String(p.limit)}${got}.`;
+    case 'minLength':
+      return `${noun} '${name}' must have at least ${String(p.limit)} character${p.limit === 1 ? '' : 's'}${got}.`;
+    case 'maxLength':
+      return `${noun} '${name}' must have at most ${String(p.limit)} characters${got}.`;
+    case 'format':
+      if (p.format === 'tron-address') {
+        return `${noun} '${name}' must be a TRON address: 34 Base58Check characters starting with T, with a valid checksum and the 0x41 prefix${got}.`;
+      }
+      return `${noun} '${name}' must be in ${String(p.format)} format${got}.`;
+    case 'pattern':
+      return `${noun} '${name}' must match ${String(p.pattern)}${got}.`;
+    case 'additionalProperties':
+      return `${noun} '${joinPath(e.instancePath, String(p.additionalProperty))}' is not allowed here; remove it.`;
+    case 'minProperties':
+      return `${noun} '${name}' must name at least ${String(p.limit)} field${p.limit === 1 ? '' : 's'}; leave it out instead of sending it empty.`;
+    case 'maxItems':
+      return `${noun} '${name}' must have at most ${String(p.limit)} items.`;
+    case 'oneOf': {
+      // Alternatives that each require one field (an extra field's sources): name them.
+      if (Array.isArray(p.passingSchemas))
+        return `${noun} '${name}' must have exactly one of its alternatives, not several${got}.`;
+      const fields = all
+        .filter(
+          (o) =>
+            o.keyword === 'required' && o.instancePath === e.instancePath && o.schemaPath.includes('/oneOf/'),
+        )
+        .map((o) => String((o.params as { missingProperty: string }).missingProperty));
+      return fields.length > 0
+        ? `${noun} '${name}' must have exactly one of ${fields.join(', ')}${got}.`
+        : `${noun} '${name}' must match exactly one of its alternatives${got}.`;
+    }
+    default:
+      return `${noun} '${name}' ${e.message ?? 'is invalid'}${got}.`;
+  }
+}
+
+/**
+ * A value as the message quotes it: at most 80 characters, and never a throw. Any value
+ * can reach here (the JSON bodies nest freely), and JSON.stringify overflows the stack on
+ * deep nesting, so objects are named by their shape rather than serialised.
+ */
+function preview(raw: unknown): string {
+  const cut = (text: string): string => (text.length > 80 ? `${text.slice(0, 80)}…` : text);
+  if (typeof raw === 'string') return `'${cut(raw)}'`;
+  if (Array.isArray(raw)) return `an array of ${raw.length} item${raw.length === 1 ? '' : 's'}`;
+  if (typeof raw === 'object' && raw !== null) return 'an object';
+  return cut(String(raw));
+}
+
+function valueAt(value: Record<string, unknown>, path: string): unknown {
+  let node: unknown = value;
+  for (const key of path.split('.')) node = (node as Record<string, unknown> | undefined)?.[key];
+  return node;
+}
+
+function article(type: string): string {
+  const first = type.split(',')[0]!;
+  return /^[aeiou]/.test(first) ? `an ${type}` : `a ${type}`;
 }
