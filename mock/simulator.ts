@@ -52,7 +52,7 @@ export {
   describeFilter,
   type CallFilter,
   type CallRow,
-} from './http/call-filter.ts';
+} from './http/call-counts.ts';
 export {
   COVERAGE_IDS,
   KNOWN_COVERAGE_IDS,

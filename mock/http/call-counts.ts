@@ -1,11 +1,8 @@
 /**
- * The counting layer: every finished API exchange counted twice over, for as long as the
- * process lives, never evicted as the journal is, and untouched by a simulator reset:
- *
- *   calls      alike calls (operation, method, path, parameters, status, account) counted
- *              together, for verification (`sim.calls(filter)`, `GET /_sim/calls/count`)
- *              and the requests no operation took (`GET /_sim/calls/unmatched`);
- *   coverage   the behaviour ids of coverage-ids.ts, each with how often it was met.
+ * The counting layer: every finished API exchange counted for as long as the process
+ * lives, untouched by a simulator reset: alike calls counted together, for verification
+ * (`sim.calls(filter)`, `GET /_sim/calls/count`, `expectCalls`) and the requests no
+ * operation took; and the behaviour ids of coverage-ids.ts, each with how often it was met.
  */
 import type { components } from '../../src/generated/control.ts';
 import {
@@ -17,7 +14,6 @@ import {
   type Mode,
 } from '../../src/generated/lists.ts';
 import { ERROR_CODES } from '../engine/simulator-error.ts';
-import { callMatches, type CallFilter, type CallRow } from './call-filter.ts';
 import {
   CHAIN_IDS,
   COVERAGE_IDS,
@@ -32,12 +28,8 @@ type C = components['schemas'];
 /** Distinct calls kept apart; past it, calls alike but for their parameters (or on a new path) are counted together. */
 export const MAX_CALL_ROWS = 100_000;
 /** Distinct unmatched method and path pairs listed; the rest are counted in `omitted`. */
-export const MAX_UNMATCHED = 1000;
-/**
- * Orders whose statuses seen are kept for the transitions, at most: two generations of half
- * as many, the older forgotten whole when the younger fills, so an order is remembered for
- * at least MAX_TRACKED_ORDERS / 2 looks at other orders after its last.
- */
+const MAX_UNMATCHED = 1000;
+/** Orders whose statuses seen are kept for the transitions: the one looked at least recently is forgotten first. */
 export const MAX_TRACKED_ORDERS = 100_000;
 
 /** The path of the calls to paths first seen past MAX_CALL_ROWS. */
@@ -64,12 +56,6 @@ export interface CallCounts {
   clearCoverage(): void;
 }
 
-export interface CallCountsOptions {
-  mode: Mode;
-  /** The settings in force, read when coverage is asked for and for an account's success code. */
-  settings: () => CoverageSettings & { accountSuccessCode: number };
-}
-
 interface Row {
   operation: string | undefined;
   method: string;
@@ -88,7 +74,11 @@ interface Row {
  *   exchanges.subscribe((x) => counts.observe(x));
  *   counts.count({ operation: 'createOrder' }); // { count: 3 }
  */
-export function createCallCounts(options: CallCountsOptions): CallCounts {
+export function createCallCounts(options: {
+  mode: Mode;
+  /** The settings in force, read when coverage is asked for and for an account's success code. */
+  settings: () => CoverageSettings & { accountSuccessCode: number };
+}): CallCounts {
   const { mode } = options;
   let rows = new Map<string, Row>();
   let paths = new Set<string>();
@@ -98,12 +88,8 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
   let exercised = new Map<string, number>();
   let unclassified = 0;
   let called = new Map<string, number>();
-  /**
-   * account and order id → what was seen of it, in two generations: a bit per status of
-   * ORDER_STATUSES seen, and the last one's index + 1 from bit 8 (0: none yet).
-   */
-  let young = new Map<string, number>();
-  let old = new Map<string, number>();
+  // account and order id → a bit per status of ORDER_STATUSES seen, and the last one's index + 1 from bit 8.
+  let orders = new Map<string, number>();
   let parameters = new Map<string, Set<string>>();
 
   const bump = (id: string): void => void exercised.set(id, (exercised.get(id) ?? 0) + 1);
@@ -149,7 +135,7 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
   /** One look at an order: each status counted once per order, and the step from the last look. */
   function seeOrder(account: string, orderId: string, status: string | undefined, currency: unknown): void {
     const key = `${account}\n${orderId}`;
-    let look = young.get(key) ?? old.get(key);
+    let look = orders.get(key);
     if (look === undefined) {
       if (KNOWN_CURRENCIES.has(currency)) bump(`currency:${String(currency)}`);
       look = 0;
@@ -162,11 +148,9 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
       if (last !== -1 && last !== index) bump(`transition:${ORDER_STATUSES[last]}>${status}`);
       look = ((index + 1) << 8) | (look & 0xff) | (1 << index);
     }
-    if (!young.has(key) && young.size >= MAX_TRACKED_ORDERS / 2) {
-      old = young;
-      young = new Map();
-    }
-    young.set(key, look);
+    orders.delete(key);
+    orders.set(key, look);
+    if (orders.size > MAX_TRACKED_ORDERS) orders.delete(orders.keys().next().value!);
   }
 
   /** The order an answer shows, if it shows one: a creation's (CREATED, unless seen before) or a history's. */
@@ -178,7 +162,7 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
     const account = x.account ?? '';
     // A creation answer shows no status: an order seen before (a repeated outOrderNo) is not seen again by it.
     const status = created
-      ? young.has(`${account}\n${id}`) || old.has(`${account}\n${id}`)
+      ? orders.has(`${account}\n${id}`)
         ? undefined
         : ORDER_LIFECYCLE.created
       : String(data.status);
@@ -267,10 +251,10 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
       const byParams = filter.params !== undefined && Object.keys(filter.params).length > 0;
       for (const row of rows.values()) {
         if (byParams && row.paramsText === PARAMS_DROPPED) {
-          if (callMatches(publicRow(row), { ...filter, params: {} })) exact = false;
+          if (callDifferences(publicRow(row), { ...filter, params: {} }).length === 0) exact = false;
           continue;
         }
-        if (callMatches(publicRow(row), filter)) count += row.count;
+        if (callDifferences(publicRow(row), filter).length === 0) count += row.count;
       }
       return exact ? { count } : { count, exact: false };
     },
@@ -317,8 +301,7 @@ export function createCallCounts(options: CallCountsOptions): CallCounts {
       exercised = new Map();
       unclassified = 0;
       called = new Map();
-      young = new Map();
-      old = new Map();
+      orders = new Map();
       parameters = new Map();
     },
   };
@@ -340,4 +323,74 @@ function decodeName(raw: string): string {
   } catch {
     return raw;
   }
+}
+
+/** What `sim.calls(filter)` and `GET /_sim/calls/count` match (spec/control.yaml's CallFilter). */
+export type CallFilter = components['schemas']['CallFilter'];
+/** Calls alike, counted together (spec/control.yaml's CallRow). */
+export type CallRow = components['schemas']['CallRow'];
+
+/**
+ * How a call differs from a filter: one line per criterion it misses; empty when it matches.
+ *
+ * @example
+ *   callDifferences({ method: 'GET', path: '/v1/tron/price', status: 200, params: { period: '1d' }, count: 1 },
+ *     { params: { period: '1h' } }); // ["params.period is '1d', not '1h'"]
+ */
+export function callDifferences(row: CallRow, filter: CallFilter): string[] {
+  const out: string[] = [];
+  if (filter.operation !== undefined && row.operation !== filter.operation)
+    out.push(`operation is ${row.operation ?? 'none'}, not ${filter.operation}`);
+  if (filter.method !== undefined && row.method !== filter.method.toUpperCase())
+    out.push(`method is ${row.method}, not ${filter.method.toUpperCase()}`);
+  if (filter.path !== undefined && row.path !== filter.path)
+    out.push(`path is ${row.path}, not ${filter.path}`);
+  if (filter.status !== undefined && row.status !== filter.status)
+    out.push(`status is ${row.status}, not ${filter.status}`);
+  if (filter.account !== undefined && row.account !== filter.account)
+    out.push(`account is ${row.account ?? 'none'}, not ${filter.account}`);
+  for (const [name, value] of Object.entries(filter.params ?? {})) {
+    const sent = Object.hasOwn(row.params, name) ? row.params[name] : undefined;
+    if (sent !== String(value))
+      out.push(
+        sent === undefined
+          ? `params.${name} was not sent`
+          : `params.${name} is '${sent}', not '${String(value)}'`,
+      );
+  }
+  return out;
+}
+
+/**
+ * A filter as one short line, for messages.
+ *
+ * @example
+ *   describeFilter({ operation: 'createOrder', params: { period: '1h' } }); // "operation=createOrder params.period=1h"
+ */
+export function describeFilter(filter: CallFilter): string {
+  const parts: string[] = [];
+  for (const key of ['operation', 'method', 'path', 'status', 'account'] as const)
+    if (filter[key] !== undefined) parts.push(`${key}=${String(filter[key])}`);
+  for (const [name, value] of Object.entries(filter.params ?? {}))
+    parts.push(`params.${name}=${String(value)}`);
+  return parts.length > 0 ? parts.join(' ') : 'any call';
+}
+
+/**
+ * A counted call as one short line, for messages.
+ *
+ * @example
+ *   describeCall(row); // "2× createOrder POST /v1/tron/order → 200 account=TX… period=1d rentalCount=65000"
+ */
+export function describeCall(row: CallRow): string {
+  const params = Object.entries(row.params).map(([name, value]) => `${name}=${value}`);
+  return [
+    `${row.count}×`,
+    ...(row.operation ? [row.operation] : []),
+    row.method,
+    row.path,
+    `→ ${row.status}`,
+    ...(row.account ? [`account=${row.account}`] : []),
+    ...params,
+  ].join(' ');
 }

@@ -15,14 +15,14 @@ import {
   type OrderStatusCode,
 } from '../engine/index.ts';
 import { toSettingsPatch } from '../scenario/scenario-input.ts';
-import { requireApiKey } from './authenticate.ts';
+import { requireApiKey } from './engine-source.ts';
 import { accountView, chainAddressView, orderView, settingsView } from './control-views.ts';
 import type { SimEnv } from './context.ts';
 import type { ResponseSource } from './create-app.ts';
 import { requireMode, requireSettingsMode } from './control-modes.ts';
 import { sendJson } from './api-views.ts';
 import type { CallCounts } from './call-counts.ts';
-import type { CallFilter } from './call-filter.ts';
+import type { CallFilter } from './call-counts.ts';
 import type { FaultInjector } from './fault-injector.ts';
 import type { Journal } from './journal.ts';
 import { readJsonBody, readQuery } from './request-body.ts';

@@ -1,11 +1,12 @@
 /**
  * The engine as the API's response source: the operation table (api-operations.ts) routed
- * by method and path, the account of the API-KEY, the parameters read from the query and,
- * for an order, a form body, checked against spec/openapi.yaml by its precompiled
- * validators, then the operation's result in the success envelope.
+ * by method and path, the account of the API-KEY, the parameters of the query and an
+ * order's form body checked by the spec's precompiled validators, then the operation's
+ * result in the success envelope.
  */
+import type { MiddlewareHandler } from 'hono';
 import type { SpecValidators, ValidateFunction } from '../../src/spec/loader.ts';
-import { SimulatorError, type Engine, type Outcome } from '../engine/index.ts';
+import { SimulatorError, type Account, type Engine, type Outcome } from '../engine/index.ts';
 import { createRandomSource } from '../engine/random-source.ts';
 import {
   API_OPERATIONS,
@@ -14,19 +15,49 @@ import {
   type ApiOperation,
   type ApiParams,
 } from './api-operations.ts';
-import { orderRecord } from './api-views.ts';
-import { authenticate } from './authenticate.ts';
-import { asSent, type SimContext } from './context.ts';
+import { envelope, orderRecord } from './api-views.ts';
+import { asSent, type SimContext, type SimEnv } from './context.ts';
 import type { ResponseSource } from './create-app.ts';
-import { envelope } from './api-views.ts';
 import { methodNotAllowed, notFound } from './error-catalogue.ts';
 import { addExtraFields } from './extra-fields.ts';
-import { textOf } from './request-body.ts';
-import { readParams } from './request-body.ts';
+import { readParams, textOf } from './request-body.ts';
 import { check } from './validate.ts';
 
 const FORM = 'application/x-www-form-urlencoded';
-const JSON_TYPE = { 'content-type': 'application/json' };
+
+/**
+ * The account of `key`; throws `apiKeyMissing` (no key) or `apiKeyUnknown` (no such account).
+ *
+ * @example
+ *   authenticate(engine, request.header('api-key')); // Account, or throws
+ */
+export function authenticate(engine: Engine, key: string | undefined): Account {
+  if (!key)
+    throw new SimulatorError(
+      'apiKeyMissing',
+      "Missing API key: send the account's key in the 'API-KEY' header.",
+    );
+  const account = engine.authenticate(key);
+  if (account) return account;
+  throw new SimulatorError(
+    'apiKeyUnknown',
+    "Unknown API key: the 'API-KEY' header names no account. Check the key, or create an account with POST /_sim/accounts.",
+  );
+}
+
+/**
+ * The control plane's per-account routes' step: requires a known API-KEY and puts its
+ * account on the context.
+ *
+ * @example
+ *   control.get('/orders', requireApiKey(engine), (c) => c.json(list(c.get('account'))));
+ */
+export function requireApiKey(engine: Engine): MiddlewareHandler<SimEnv> {
+  return async (c, next) => {
+    c.set('account', authenticate(engine, c.req.header('api-key')));
+    await next();
+  };
+}
 
 /**
  * Creates the engine's response source.
@@ -47,8 +78,7 @@ export function engineSource(engine: Engine, validators: SpecValidators): Respon
     methodsAt.set(op.path, [...(methodsAt.get(op.path) ?? []), ...methods]);
   }
 
-  // The extra fields' generated values draw from a source of their own, seeded from the
-  // engine's: the engine's own draws (order ids, outcomes) stay what they are without them.
+  // Extra fields draw from a source of their own, so the engine's own draws stay what they are.
   const extraSeed = (engine.seed ^ 0x65787472) >>> 0;
   let extraRandom = createRandomSource(extraSeed);
   engine.subscribe((event) => {
@@ -105,7 +135,7 @@ export function engineSource(engine: Engine, validators: SpecValidators): Respon
       const text = JSON.stringify(body);
       c.set('response', body);
       c.set('responseText', text);
-      return c.body(text, 200, JSON_TYPE);
+      return c.body(text, 200, { 'content-type': 'application/json' });
     },
   };
 }
