@@ -7,10 +7,7 @@
 
 const REDACTED = '[redacted]';
 
-/**
- * The words a secret's name is made of: the rule a name (lower case, no separators) matches
- * and the letters it then contains. isSecretName and MAY_HOLD_SECRET both derive from it.
- */
+/** The words a secret's name is made of: the rule a name (lower case, no separators) matches, and its letters. */
 const SECRET_WORDS = [
   { rule: 'key$', letters: 'key' },
   { rule: 'token', letters: 'token' },
@@ -32,7 +29,7 @@ export function isSecretName(name: string): boolean {
   return SECRET_NAME.test(name.toLowerCase().replace(/[^a-z0-9]+/g, ''));
 }
 
-/** Deeper than this the walk stops (a 64 KiB body can nest 32 000 deep; recursion would overflow). */
+/** Deeper than this the walk stops: recursion would overflow. */
 const MAX_DEPTH = 64;
 
 /** How a walk hides secrets: what a text (a string, a field's name) and a secret-named field's value become. */
@@ -42,8 +39,8 @@ export interface RedactRule {
 }
 
 /**
- * A JSON value with the rule applied to every string, name and secret-named field, up to
- * 64 levels deep; the same value when nothing changed; undefined for a deeper one.
+ * A JSON value with the rule applied to every string, name and secret-named field; the same
+ * value when nothing changed; undefined when it nests deeper than MAX_DEPTH.
  *
  * @example
  *   redactWith({ apiKey: 'sk_1', msg: 'sk_live_12345' }, { text: (t) => replaceKeys(t, keys), secret: () => '[redacted]' });
@@ -64,7 +61,6 @@ export function redactWith(body: unknown, rule: RedactRule, depth = 0): unknown 
   const entries: Array<[string, unknown]> = [];
   let changed = false;
   for (const [name, value] of Object.entries(body)) {
-    // A name is text too: a key sent as a field's name is no less a key.
     const shownName = rule.text(name);
     const redacted = isSecretName(name) ? rule.secret(value) : redactWith(value, rule, depth + 1);
     if (redacted === undefined && value !== undefined) return undefined;
@@ -78,7 +74,7 @@ type KeyPairs = ReadonlyArray<readonly [key: string, alias: string]>;
 
 /**
  * A JSON value with every secret-named field replaced and each of `keys` by its alias in
- * every string and name; the same value when nothing changed or it nests deeper than 64.
+ * every string and name; the same value when nothing changed or it nests too deep.
  *
  * @example
  *   redactKeys({ apiKey: 'sk_1', walletAddress: 'T…' }); // { apiKey: '[redacted]', walletAddress: 'T…' }
@@ -88,12 +84,10 @@ export function redactKeys(body: unknown, keys: KeyPairs = []): unknown {
   return redactWith(body, { text: (text) => replaceKeys(text, keys), secret: () => REDACTED }) ?? body;
 }
 
-// A name (quoted or not, JSON- or %-escaped), `:` or `=`, and its value: a quoted string (to
-// its end or the text's) or a bare run. No two branches match the same text: the scan is linear.
+// A name (quoted or not, escaped or not), `:` or `=`, and its value; no two branches match the same text.
 const PAIR =
   /(?<![A-Za-z0-9_.+%\\-])(["']?)((?:[A-Za-z0-9_.+-]|\\.|%[0-9A-Fa-f]{2})+)\1(\s*[:=]\s*)("(?:[^"\\]|\\.)*(?:"|$)|'(?:[^'\\]|\\.)*(?:'|$)|[^,&;{}[\]\s"':=]*)/g;
-// What any secret name contains, separators allowed between its letters, or an escape: only
-// a text matching this is scanned for pairs.
+// What any secret name contains, or an escape: only a text matching this is scanned for pairs.
 const MAY_HOLD_SECRET = new RegExp(
   [...SECRET_WORDS.map(({ letters }) => letters.split('').join('[^A-Za-z0-9]*')), '%', '\\\\'].join('|'),
   'i',
@@ -105,11 +99,10 @@ function decodeName(raw: string): string {
     .replace(/\\u([0-9A-Fa-f]{4})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
     .replace(/\\(.)/g, '$1');
   try {
-    name = decodeURIComponent(name.replace(/\+/g, ' '));
+    return decodeURIComponent(name.replace(/\+/g, ' '));
   } catch {
-    // A stray % is part of the name.
+    return name; // A stray % is part of the name.
   }
-  return name;
 }
 
 /** A text that is not JSON with the values of its secret-named `name: value` and `name=value` pairs replaced. */
@@ -124,13 +117,11 @@ function redactPairs(text: string): string {
 
 /**
  * A request body with its secret-named fields replaced: JSON is parsed (escapes can spell
- * "apiKey" many ways), anything else scanned for pairs.
+ * "apiKey" many ways), anything else, or JSON too deep to walk, scanned for pairs.
  *
  * @example
  *   redactBody('{"apiKey":"sk_1"}');           // '{"apiKey":"[redacted]"}'
- *   redactBody('{"apiKey":"sk_1",}');          // '{"apiKey":"[redacted]",}'
  *   redactBody('api_key=sk_1&rentalCount=1');  // 'api_key=[redacted]&rentalCount=1'
- *   redactBody('rentalCount=65000');           // unchanged
  */
 export function redactBody(text: string): string {
   const first = text.trimStart().charCodeAt(0);
@@ -142,7 +133,6 @@ export function redactBody(text: string): string {
       return redactPairs(text);
     }
     const redacted = redactWith(parsed, { text: (t) => t, secret: () => REDACTED });
-    // Too deep to walk: the text scan finds the pairs at any depth.
     if (redacted === undefined) return redactPairs(text);
     return redacted === parsed ? text : JSON.stringify(redacted);
   }
@@ -162,18 +152,12 @@ const TOKEN_EDGE = 'A-Za-z0-9_\\-';
  *   keyPattern('sk_live_12345').test('k=sk_live%5F12345'); // true
  */
 export function keyPattern(key: string): RegExp {
-  const hex = (byte: number): string =>
-    byte
-      .toString(16)
-      .toUpperCase()
-      .padStart(2, '0')
-      .split('')
-      .map((d) => (/[A-F]/.test(d) ? `[${d}${d.toLowerCase()}]` : d))
-      .join('');
   const characters = [...key].map((ch) => {
     const raw = ch.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
-    const encoded = [...new TextEncoder().encode(ch)].map((byte) => `%${hex(byte)}`).join('');
-    return `(?:${raw}|${encoded})`;
+    const encoded = [...new TextEncoder().encode(ch)]
+      .map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)
+      .join('');
+    return `(?:${raw}|${encoded.replace(/[A-F]/g, (d) => `[${d}${d.toLowerCase()}]`)})`;
   });
   return new RegExp(`(?<![${TOKEN_EDGE}])${characters.join('')}(?![${TOKEN_EDGE}])`, 'g');
 }
@@ -190,7 +174,7 @@ export function replaceKeys(text: string, keys: Iterable<readonly [key: string, 
   let out = text;
   for (const [key, alias] of keys) {
     if (key.length < MIN_SCRUBBED_KEY_LENGTH) continue;
-    // Most texts hold no key: a substring test before any pattern runs (an encoded echo has a %).
+    // An encoded echo has a %.
     if (!out.includes(key) && !out.includes('%')) continue;
     out = out.replace(keyPattern(key), alias);
   }
@@ -230,9 +214,8 @@ export function createKeyAliases(limit = 10_000): KeyAliases {
 }
 
 /**
- * The keys a JSON value holds, in document order, at any depth up to 64: the string of each
- * secret-named field, and the values of the secret-named pairs (`api_key=…`) any other
- * string holds.
+ * The keys a JSON value holds, in document order: the string of each secret-named field,
+ * and the values of the secret-named pairs (`api_key=…`) any other string holds.
  *
  * @example
  *   secretValuesIn({ data: { token: 'tk_12345678', note: 'x' } }); // ['tk_12345678']
@@ -293,7 +276,7 @@ export function secretPairValues(text: string, options: { openEnd?: boolean } = 
     } catch {
       // Escapes that do not decode: the value as it stands.
     }
-    // A bare number or literal is no key; tested before decoding too (a form's '+' in 1.5e+21).
+    // A bare number or literal is no key, before decoding too (a form's '+' in 1.5e+21).
     if (!quote && (BARE_LITERAL.test(inner) || BARE_LITERAL.test(value))) continue;
     if (value.length >= MIN_SCRUBBED_KEY_LENGTH) values.add(value);
   }
