@@ -10,8 +10,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import { SimulatorError, type Engine } from './engine/index.ts';
-import { errorEnvelopeText, unexpectedError, unreadableRequest } from './http/error-catalogue.ts';
-import { report } from './http/exchange.ts';
+import { errorEnvelopeText, report, unexpectedError, unreadableRequest } from './http/error-catalogue.ts';
 import { createRequestGuard, SENT_HOST, type RequestGuardOptions } from './http/request-guard.ts';
 import type { Simulator } from './simulator.ts';
 

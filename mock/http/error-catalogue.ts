@@ -1,10 +1,8 @@
 /**
  * Every rejection's answer, worded and shaped once: the rejections the HTTP layer makes
- * itself (an unknown path, a method not allowed, a body too large, a client gone, a
- * simulator bug), and the error catalogue in force (settings.errors, settings.errorStatus,
- * settings.unknownPath), applied where a rejection becomes a response, so that every step
- * before it sees the simulator's own status, and an injected fault or an upstream's
- * response is never rewritten.
+ * itself, and the error catalogue in force (settings.errors, errorStatus, unknownPath),
+ * applied where a rejection becomes a response, so that every step before it sees the
+ * simulator's own status, and an injected fault or an upstream's answer is never rewritten.
  */
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -90,6 +88,15 @@ export function unexpectedError(error: unknown): SimulatorError {
   );
 }
 
+/** Tells `error` to a reporter; a reporter that throws must not turn one bug into two. */
+export function report(reporter: ((error: unknown) => void) | undefined, error: unknown): void {
+  try {
+    reporter?.(error);
+  } catch {
+    // Nothing left to tell it to.
+  }
+}
+
 /** The journal status of a request whose client went away before it was read (nginx's 499). */
 export const CLIENT_CLOSED_STATUS = 499;
 /** What the journal says of such a request. */
@@ -97,8 +104,7 @@ export const CLIENT_CLOSED_NOTE =
   'The client closed the connection before the request was read; nothing was done.';
 
 /**
- * The error envelope's JSON text for `error`, uncatalogued: for what answers outside the
- * pipeline (the Node server's refusals of malformed HTTP).
+ * The error envelope's JSON text for `error`, uncatalogued, for what answers outside the pipeline.
  *
  * @example
  *   errorEnvelopeText(engine, notFound()); // '{"code":40400,"msg":"No such path. …","time":"1741801809","data":null}'
@@ -115,8 +121,8 @@ export function errorEnvelopeText(engine: Engine, error: SimulatorError): string
 }
 
 /**
- * The response to whatever a step threw: the catalogued envelope of a SimulatorError (the
- * control plane's own, and with `catalogue` false any other, uncatalogued), the 499 of a client gone mid-body, else the 500 of a
+ * The response to whatever a step threw: the catalogued envelope of a SimulatorError (with
+ * `catalogue` false, uncatalogued), the 499 of a client gone mid-body, else the 500 of a
  * simulator bug, reported once. Notes the rejection and the body for the journal.
  *
  * @example
@@ -136,11 +142,7 @@ export function errorResponse(
     c.set('response', { note: CLIENT_CLOSED_NOTE });
     return c.body(null, CLIENT_CLOSED_STATUS as ContentfulStatusCode);
   } else {
-    try {
-      onUnexpectedError?.(error);
-    } catch {
-      // A failing logger must not turn one bug into two.
-    }
+    report(onUnexpectedError, error);
     simError = unexpectedError(error);
   }
   const shaped = catalogued(engine, simError, catalogue);
@@ -162,76 +164,49 @@ function clientGone(c: Context<SimEnv>): boolean {
 /** The kinds spec/control.yaml's ErrorCatalogue names. */
 const CATALOGUED: ReadonlySet<string> = new Set<ErrorCatalogueKind>(REJECTION_KINDS);
 
-/**
- * The catalogue's name for a rejection, or undefined for kinds it does not cover.
- *
- * @example
- *   catalogueKindOf(new SimulatorError('apiKeyMissing', '…')); // 'apiKeyMissing'
- */
-export function catalogueKindOf(error: SimulatorError): ErrorCatalogueKind | undefined {
-  if (error.reason !== undefined) return error.reason;
-  return CATALOGUED.has(error.kind) ? (error.kind as ErrorCatalogueKind) : undefined;
-}
-
 const HTML_404 =
   '<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n<center><h1>404 Not Found</h1></center>\r\n</body>\r\n</html>\r\n';
 
-/** A rejection as it is answered, once the catalogue in force is applied. */
-export interface CataloguedError {
+/**
+ * How a rejection of the simulator's own is answered: the JSON error envelope, rewritten by
+ * the catalogue in force (`errors` per kind, `errorStatus: always-200`, `unknownPath: html`)
+ * unless `catalogue` is false (the control plane's rejections are the kit's own interface).
+ * `response` is the body as the journal keeps it.
+ */
+function catalogued(
+  engine: Engine,
+  error: SimulatorError,
+  catalogue: boolean,
+): {
   status: number;
   headers: Record<string, string>;
-  /** The body's text: the JSON envelope, or the HTML page of `unknownPath: html`. */
   text: string;
-  /** The body as the journal keeps it. */
   response: unknown;
-  /** The catalogue's name of the rejection, when it has one. */
-  rejection?: ErrorCatalogueKind | undefined;
-}
-
-/**
- * How a rejection of the simulator's own is answered: the JSON error envelope, rewritten
- * by the catalogue in force (`errors` per kind, `errorStatus: always-200`, `unknownPath:
- * html`). The control plane's rejections are not catalogued (`catalogue: false`): they
- * are the kit's own interface, not the service's.
- *
- * @example
- *   catalogued(engine, new SimulatorError('apiKeyMissing', 'Missing API key …'), true).status; // 401
- */
-export function catalogued(engine: Engine, error: SimulatorError, catalogue: boolean): CataloguedError {
+  rejection?: ErrorCatalogueKind;
+} {
   const own = envelope(engine, error.code, error.message, null);
   const headers = { 'content-type': 'application/json', ...error.headers };
-  const kind = catalogueKindOf(error);
-  if (!catalogue)
-    return { status: error.status, headers, text: JSON.stringify(own), response: own, rejection: kind };
+  const rejection =
+    error.reason ?? (CATALOGUED.has(error.kind) ? (error.kind as ErrorCatalogueKind) : undefined);
   const settings = engine.settings();
+  const entry = catalogue && rejection ? settings.errors[rejection] : undefined;
   // A body the catalogue gives for an unknown path is the service's own page: it wins over the plain one.
-  if (kind === 'notFound' && settings.unknownPath === 'html' && settings.errors.notFound?.body === undefined)
+  if (catalogue && rejection === 'notFound' && settings.unknownPath === 'html' && entry?.body === undefined)
     return {
       status: 404,
       headers: { 'content-type': 'text/html' },
       text: HTML_404,
       response: HTML_404,
-      rejection: kind,
+      rejection,
     };
-  const entry = kind ? settings.errors[kind] : undefined;
-  const always200 = settings.errorStatus === 'always-200';
-  if (!entry)
-    return {
-      status: always200 ? 200 : error.status,
-      headers,
-      text: JSON.stringify(own),
-      response: own,
-      rejection: kind,
-    };
-  const status = entry.status ?? (always200 ? 200 : error.status);
+  const status = entry?.status ?? (catalogue && settings.errorStatus === 'always-200' ? 200 : error.status);
+  if (!entry) return { status, headers, text: JSON.stringify(own), response: own, rejection };
   const code = entry.code ?? own.code;
   const parameter = error.parameter ?? '';
   if (entry.body !== undefined) {
     // The whole body as the service sends it: empty, HTML, text or JSON of its own shape.
     const type = entry.contentType ?? '';
-    const escape = /json/i.test(type)
-      ? (text: string) => JSON.stringify(text).slice(1, -1)
-      : (text: string) => text;
+    const escape = (text: string): string => (/json/i.test(type) ? JSON.stringify(text).slice(1, -1) : text);
     const text = fill(entry.body, {
       message: escape(own.msg),
       parameter: escape(parameter),
@@ -240,27 +215,17 @@ export function catalogued(engine: Engine, error: SimulatorError, catalogue: boo
     });
     const bodyHeaders: Record<string, string> = { ...error.headers };
     if (type !== '') bodyHeaders['content-type'] = type;
-    return { status, headers: bodyHeaders, text, response: parsedOrText(text), rejection: kind };
+    return { status, headers: bodyHeaders, text, response: parsedOrText(text), rejection };
   }
-  const body = {
-    code,
-    msg: entry.msg !== undefined ? fill(entry.msg, { message: own.msg, parameter }) : own.msg,
-    time: own.time,
-    data: null,
-  };
+  const msg = entry.msg !== undefined ? fill(entry.msg, { message: own.msg, parameter }) : own.msg;
+  const body = { code, msg, time: own.time, data: null };
   if (entry.extraFields?.length) addExtraFields(body, entry.extraFields, extraContext(engine));
   if (entry.contentType) headers['content-type'] = entry.contentType;
-  return { status, headers, text: JSON.stringify(body), response: body, rejection: kind };
+  return { status, headers, text: JSON.stringify(body), response: body, rejection };
 }
 
-/**
- * A template with its placeholders filled, each replaced in one pass so that a value
- * holding '{message}' is not filled again.
- *
- * @example
- *   fill("Invalid {parameter}", { parameter: 'period' }); // 'Invalid period'
- */
-export function fill(template: string, values: Readonly<Record<string, string>>): string {
+/** A template with its placeholders filled in one pass, so that a value holding '{message}' is not filled again. */
+function fill(template: string, values: Readonly<Record<string, string>>): string {
   return template.replace(/\{(\w+)\}/g, (whole, name: string) => values[name] ?? whole);
 }
 

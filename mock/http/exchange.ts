@@ -9,7 +9,7 @@ import type { components } from '../../src/generated/control.ts';
 import { SimulatorError, type Engine } from '../engine/index.ts';
 import { asSent, type SimEnv } from './context.ts';
 import { decodeText } from './request-body.ts';
-import { errorResponse } from './error-catalogue.ts';
+import { errorResponse, report } from './error-catalogue.ts';
 import { redactBody, redactKeys, replaceKeys } from './journal-redaction.ts';
 import { JOURNAL_BODY_LIMIT } from './journal.ts';
 import { MAX_JSON_DEPTH, nestsTooDeep } from './request-body.ts';
@@ -52,15 +52,6 @@ export function createExchangeEvents(
       return () => listeners.delete(listener);
     },
   };
-}
-
-/** Tells `error` to a reporter; a reporter that throws must not turn one bug into two. */
-export function report(reporter: ((error: unknown) => void) | undefined, error: unknown): void {
-  try {
-    reporter?.(error);
-  } catch {
-    // Nothing left to tell it to.
-  }
 }
 
 /** Where a simulator's changes are kept, as the pipeline sees it. */
