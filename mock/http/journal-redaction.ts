@@ -95,7 +95,7 @@ const MAY_HOLD_SECRET = new RegExp(
 
 /** Decodes the escapes a name may carry (JSON \uXXXX, URL %XX and +), as a parser would. */
 function decodeName(raw: string): string {
-  let name = raw
+  const name = raw
     .replace(/\\u([0-9A-Fa-f]{4})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
     .replace(/\\(.)/g, '$1');
   try {

@@ -5,9 +5,8 @@
  */
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
-import { decodeText } from './request-body.ts';
+import { decodeText, MAX_JSON_DEPTH, nestsTooDeep } from './request-body.ts';
 import { JOURNAL_RESPONSE_LIMIT } from './journal.ts';
-import { MAX_JSON_DEPTH, nestsTooDeep } from './request-body.ts';
 import type { UpstreamResponse } from './upstream-forward.ts';
 
 /** Why an answer was not checked: `rule` is stable (one report per operation and rule), `message` says it in full. */

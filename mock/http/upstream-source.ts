@@ -8,7 +8,7 @@ import { parseUnits, SimulatorError } from '../engine/index.ts';
 import { API_OPERATIONS, API_PATHS_NAMED } from './api-operations.ts';
 import { asSent, type SimContext } from './context.ts';
 import type { ResponseSource } from './create-app.ts';
-import { decodeText } from './request-body.ts';
+import { decodeText, bodyOf } from './request-body.ts';
 import { createEdgeClassifier, type EdgeVerdict } from './edge-classifier.ts';
 import {
   redactUrl,
@@ -18,7 +18,6 @@ import {
   type KeyAliases,
 } from './journal-redaction.ts';
 import type { LiveValidation } from './live-validation.ts';
-import { bodyOf } from './request-body.ts';
 import { orderParams, type SpendGuard } from './spend-guard.ts';
 import { readUpstreamResponse } from './upstream-response.ts';
 import {
