@@ -30,7 +30,6 @@ import {
   type ExchangeEvents,
 } from './http/exchange.ts';
 import { recordingSource, type ReplayOptions } from './http/recording-source.ts';
-
 import { upstreamSource, type ProxyContext } from './http/upstream-source.ts';
 import { nodeForwarder, nodeReplay } from './http/tron-node-forward.ts';
 import { POLLING_CLOCK, type PollingClock } from '../src/client/wait-for-order.ts';
@@ -187,11 +186,9 @@ const VERSION = '0.1.0';
  *   sim.advance(6000); // the order is COMPLETED
  */
 export function createSimulator(options: SimulatorOptions = {}): Simulator {
-  // Formats of this simulator's own: its TRON address check remembers valid addresses.
   const formats = createSpecFormats();
   const controlValidators = createValidators(loadSpec('control'), { formats });
-  // The embedded default is a constant (a test validates it); checking it would build the
-  // control plane's precompiled body validators, which a start does not need.
+  // The embedded default is a constant a test validates.
   const scenarioChecked = options.scenario
     ? check<ScenarioInput>(controlValidators.schema('Scenario'), options.scenario, 'Scenario field')
     : DEFAULT_SCENARIO;
@@ -223,13 +220,11 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const faults = createFaultInjector(() => createRandomSource(engine.seed ^ 0x5eed));
   const apiValidators = createValidators(loadSpec('api'), { coerceTypes: true, formats });
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  // A caller without types may still pass both.
   if (options.proxy && options.replay)
     throw new SimulatorError(
       'parameterInvalid',
       'proxy and replay exclude each other: a simulator answers from the upstream or from a recording, not both.',
     );
-  // Where the API's responses come from; the rest of a request's way is the same for all.
   const proxy = options.proxy ? createProxyContext(options.proxy) : undefined;
   const source = proxy
     ? upstreamSource(proxy)
@@ -238,7 +233,6 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       : engineSource(engine, apiValidators);
   const mode = source.mode;
   exchanges.subscribe((exchange) => journal.record(exchange));
-  // The counting layer hears every exchange too; unlike the journal it forgets none.
   const calls = createCallCounts({ mode, settings: () => engine.settings() });
   exchanges.subscribe((exchange) => calls.observe(exchange));
   const app = createApp({
@@ -285,7 +279,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     if (dropped) throw droppedError(dropped);
     return response;
   }) as typeof fetch & { [POLLING_CLOCK]?: PollingClock };
-  // A client over this fetch waits on the simulator's own clock; a manual one it moves.
+  // A client over this fetch waits on the simulator's clock, moving a manual one.
   if (clock.mode === 'manual') {
     simulatorFetch[POLLING_CLOCK] = {
       now: () => clock.now(),

@@ -1,16 +1,8 @@
 /**
- * The API's steps of the pipeline (create-app.ts), for a path the response source takes,
- * in their order:
- *
- *   route      the source names the operation, or refuses (404, 405, a proxy's refusals)
- *   prefer     a `Prefer: outcome=…` header checked (prefer-outcome.ts)
- *   faults     the first injected fault that hits the operation (fault-injector.ts)
- *   asked      a rejection asked for by `Prefer` is the response
- *   auth       the account of the API-KEY (only a source with accounts has one)
- *   rate limit per key, on the simulator's clock (rate-limit.ts)
- *   respond    the source's response
- *
- * A step that refuses throws; the app's one error handler words it (error-catalogue.ts).
+ * The API's steps of the pipeline, for a path the response source takes, in their order:
+ * route (the operation, or 404, 405, a proxy's refusals), `Prefer: outcome=…`, faults, the
+ * asked rejection, authentication, rate limit, the source's response. A step that refuses
+ * throws; the app's one error handler words it (error-catalogue.ts).
  */
 import type { Socket } from 'node:net';
 import type { MiddlewareHandler } from 'hono';
@@ -25,8 +17,7 @@ import { askedRejection, isRejection, preferredOutcome } from './prefer-outcome.
 import { createRateLimiter } from './rate-limit.ts';
 
 /**
- * The API's steps over `source`, in their order; each passes a request the source does
- * not take (the control plane's, the docs') straight on.
+ * The API's steps over `source`; each passes a request the source does not take straight on.
  *
  * @example
  *   for (const step of apiSteps(engine, source, faults)) app.use(step);
@@ -38,7 +29,13 @@ export function apiSteps(
 ): MiddlewareHandler<SimEnv>[] {
   const limiter = createRateLimiter(engine);
   const steps: MiddlewareHandler<SimEnv>[] = [
-    checkPrefer(source.mode),
+    (c, next) => {
+      const header = c.req.header('prefer');
+      const asked =
+        header === undefined ? undefined : preferredOutcome(header, source.mode, c.get('operation'));
+      if (asked !== undefined) c.set('outcomeAsked', asked);
+      return next();
+    },
     injectFaults(faults, engine),
     (c, next) => {
       // A rejection asked for is the response, whoever asks; an order's outcome goes on to the engine.
@@ -78,9 +75,8 @@ export function apiSteps(
 }
 
 /**
- * Refuses a request with more than one API-KEY, in every mode: Node and fetch join them into
- * one value (`k1, k2`) that an upstream, a lookup or an echo would each read differently.
- * Over a socket the raw headers are counted; in process a comma shows the join.
+ * Refuses a request with more than one API-KEY: Node and fetch join them into one value
+ * (`k1, k2`) that an upstream, a lookup or an echo would each read differently.
  */
 function refuseTwoKeys(c: SimContext): void {
   const raw = c.env?.incoming?.rawHeaders ?? [];
@@ -95,16 +91,6 @@ function refuseTwoKeys(c: SimContext): void {
   throw error;
 }
 
-/** The step that checks a request's `Prefer: outcome=…` once its operation is known, keeping what it asks for. */
-function checkPrefer(mode: ResponseSource['mode']): MiddlewareHandler<SimEnv> {
-  return (c, next) => {
-    const header = c.req.header('prefer');
-    const asked = header === undefined ? undefined : preferredOutcome(header, mode, c.get('operation'));
-    if (asked !== undefined) c.set('outcomeAsked', asked);
-    return next();
-  };
-}
-
 /** How a drip fault sends a body when it does not say (FaultSpec's dripChunks and dripMs). */
 const DRIP_CHUNKS = 10;
 const DRIP_MS = 1000;
@@ -114,12 +100,9 @@ const MALFORMED_BODY =
 const JSON_TYPE = { 'content-type': 'application/json' };
 
 /**
- * The fault step, after routing (a fault targets an operation): the first fault that hits
- * the request waits its latency, then answers in its place (a status, a malformed body),
- * cuts the connection (dropped, reset, random bytes: over a socket the socket, in process a
- * 599 that `sim.fetch` rejects on), or alters what the later steps answer (truncated,
- * dripped: whatever it is, a rejection included for a drip). `operation` names what a
- * fault's `operation` is matched with (the routed operation, or `tronNode`).
+ * The fault step, after routing: the first fault that hits the request's operation waits
+ * its latency, then answers in its place, cuts the connection, or alters what the later
+ * steps answer (truncated, dripped). `operation` names what a fault's `operation` matches.
  *
  * @example
  *   node.use(injectFaults(faults, engine, () => 'tronNode'));
@@ -207,10 +190,9 @@ async function deliver(
 }
 
 /**
- * The response of a cut connection. Over a socket the socket is cut as the fault says (a
- * reset sends a TCP RST; random bytes go raw, with no status line, before the close) and
- * nothing more is written to it; in process, a 599 whose headers make `sim.fetch` reject
- * as a real fetch does.
+ * The response of a cut connection: over a socket the socket is cut as the fault says (a
+ * TCP RST, or random bytes with no status line before the close); in process, a 599 whose
+ * header makes `sim.fetch` reject as a real fetch does.
  */
 async function cut(c: SimContext, fault: string, how: 'close' | 'reset' | Uint8Array): Promise<Response> {
   const socket: Socket | undefined = c.env?.incoming?.socket;
@@ -224,14 +206,8 @@ async function cut(c: SimContext, fault: string, how: 'close' | 'reset' | Uint8A
   return new Response(null, { status: 599, headers: { [DROPPED_HEADER]: `${named} ${fault}` } });
 }
 
-/**
- * A body cut into at most `chunks` pieces of near-equal size, with the wait before each:
- * the first goes at once, the last `ms` after it.
- *
- * @example
- *   dripPlan(new Uint8Array(10), 5, 1000); // 5 pieces of 2 bytes, 0 / 250 / 250 / 250 / 250 ms apart
- */
-export function dripPlan(
+/** A body cut into at most `chunks` near-equal pieces, the first sent at once, the last `ms` after it. */
+function dripPlan(
   body: Uint8Array,
   chunks: number,
   ms: number,
@@ -270,14 +246,8 @@ function dripStream(body: Uint8Array, chunks: number, ms: number): ReadableStrea
   });
 }
 
-/**
- * What a fault does, as FaultSpec's kinds name it: its status for `response: status`, its
- * response otherwise, `latency` for latency alone.
- *
- * @example
- *   faultKindOf({ operation: '*', response: 'status', status: 429 }); // '429'
- */
-export function faultKindOf(fault: { response?: string | undefined; status?: number | undefined }): string {
+/** What a fault does, as FaultSpec's kinds name it: its status, its response, or `latency`. */
+function faultKindOf(fault: { response?: string | undefined; status?: number | undefined }): string {
   if (fault.response === 'status') return String(fault.status ?? 503);
   return fault.response ?? 'latency';
 }

@@ -1,7 +1,6 @@
 /**
- * What the one pipeline keeps of a request while it is answered: Hono's context variables,
- * set by the steps and read by the finishing step (exchange.ts) into the request's
- * ExchangeFinished; and the bindings of a request that came over a socket.
+ * What the pipeline keeps of a request while it is answered: the context variables the
+ * steps set and the finishing step (exchange.ts) reads, and a socket's request's bindings.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
@@ -60,7 +59,7 @@ export type SimContext = Context<SimEnv>;
 
 /**
  * The path and query as sent, in origin form: over a socket the request target Node read
- * (`/v1//x?y`, an absolute-form target losing its scheme and host), in process the URL's.
+ * (an absolute-form target losing its scheme and host), in process the URL's.
  *
  * @example
  *   asSent(c); // { path: '/v1/tron/price', query: 'rentalCount=65000&period=1h' }
@@ -76,14 +75,8 @@ export function asSent(c: SimContext): { path: string; query: string | undefined
   return target;
 }
 
-/**
- * A request target in origin form: an absolute-form target (`http://host/path`) loses its
- * scheme and host, as routing by the target alone (never the Host) wants.
- *
- * @example
- *   originForm('http://elsewhere.example/v1/account?x=1'); // '/v1/account?x=1'
- */
-export function originForm(target: string): string {
+/** A request target in origin form: routing reads the target alone, never the Host. */
+function originForm(target: string): string {
   if (target.startsWith('/')) return target;
   const authority = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(target);
   if (!authority) return target;

@@ -1,20 +1,11 @@
 /**
- * The one pipeline: a Hono app whose ordered steps every request passes, the API's and the
- * control plane's, over a socket (node-server.ts) or in process (`sim.fetch`, `app.request`,
- * the MSW handlers):
- *
- *   guard        Host, Origin, cross-site writes (request-guard.ts; only for a socket's requests)
- *   finish       wraps the rest: the change log's 507, then the one ExchangeFinished (exchange.ts)
- *   body limit   a declared body over the limit is 413 (request-body.ts)
- *   control      the control plane's token and loopback rule (control-guard.ts; /_sim only)
- *   change log   a change is refused while it cannot be kept (change-log.ts)
- *   TRON node    in proxy and replay mode, the node's reads passed on, the rest of its paths refused
- *   the API      for a path the response source takes: route, Prefer, faults, the asked
- *                rejection, authentication, rate limit, and the source's response (api-steps.ts)
- *   405          a control-plane path with another method
- *   routes       the control plane, the dashboard and the docs
- *
- * A step that throws is answered by the one error handler (error-catalogue.ts).
+ * The one pipeline: a Hono app whose ordered steps every request passes, over a socket
+ * (node-server.ts) or in process (`sim.fetch`, `app.request`, the MSW handlers): the
+ * socket's guard (request-guard.ts); the finishing step around the rest (exchange.ts); the
+ * body limit (request-body.ts); the control plane's token and loopback rule; the change
+ * log's refusal; in proxy and replay mode the TRON node's reads; the API's steps
+ * (api-steps.ts); the 405 of a control-plane path; the routes of the control plane, the
+ * dashboard and the docs. What a step throws is answered by the one error handler.
  */
 import { Hono } from 'hono';
 import { methodNotAllowed as allowedOnly } from 'hono/method-not-allowed';
@@ -34,11 +25,7 @@ import { apiSteps } from './api-steps.ts';
 import { guardSocket } from './request-guard.ts';
 import { limitBody } from './request-body.ts';
 
-/**
- * Where the API's responses come from, by the simulator's mode: the engine ('simulator'),
- * or, in front of the real service or a recording ('proxy', 'replay'), one that also says
- * what it has done for /_sim/health.
- */
+/** Where the API's responses come from, by mode; a proxy or a replay also says what it did, for /_sim/health. */
 export type ResponseSource = SourceSteps &
   ({ readonly mode: 'simulator' } | { readonly mode: 'proxy' | 'replay'; stats(): ProxyStats });
 
@@ -57,7 +44,7 @@ interface SourceSteps {
   respond(c: SimContext): Promise<Response> | Response;
 }
 
-export interface AppOptions {
+interface AppOptions {
   engine: Engine;
   source: ResponseSource;
   faults: FaultInjector;
@@ -76,7 +63,7 @@ export interface AppOptions {
   node?: NodeAnswer | undefined;
 }
 
-/** Pages that hold no data; the data they fetch is guarded like any control call. */
+/** Pages that hold no data; what they fetch is guarded like any control call. */
 const OPEN_PAGES = new Set(['/_sim/health', '/_sim/ui']);
 
 /**

@@ -1,18 +1,10 @@
 /**
- * The pipeline's first step, for a request that came over a socket: what a web page must
- * not do to a simulator listening on one: read it through a
- * DNS-rebound name (the Host check, as Vite's `server.allowedHosts` after CVE-2025-24010
- * and webpack-dev-server's `allowedHosts` do), or change the control plane with a
- * cross-site request (a foreign `Origin`, `Sec-Fetch-Site`, or a body that is not JSON:
- * `text/plain`, forms and multipart are the bodies a browser sends cross-site without
- * a preflight).
- *
- * The Node server gives the check to the app with each request (mock/node-server.ts). The
- * in-process `sim.fetch` and `app.request` are not reachable from a web page, so they are
- * not checked.
- *
- * Hand-written: the dev-server checks are middleware of their own servers, not
- * libraries, and the rules fit in a few lines.
+ * The pipeline's first step, for a request that came over a socket (in process nothing is
+ * reachable from a web page): what a web page must not do to a simulator, read it through
+ * a DNS-rebound name (the Host check, as Vite's `server.allowedHosts`) or change the control
+ * plane cross-site (a foreign `Origin`, `Sec-Fetch-Site`, or a body that is not JSON, which a
+ * browser sends cross-site without a preflight). Hand-written: the dev servers' checks are
+ * middleware of their own servers, and the rules fit in a few lines.
  */
 import { isIP } from 'node:net';
 import type { MiddlewareHandler } from 'hono';
@@ -43,7 +35,7 @@ export interface GuardedRequest {
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const HOST_HEADER = /^(\[[0-9a-f:.]+\]|[^:[\]\s/@?#]+)(?::(\d{1,5}))?$/i;
 
-/** What a target routed to `/_sim` must contain: the name itself, or a percent-escape that may spell it. */
+/** What a target routed to `/_sim` must contain: the name, or a percent-escape that may spell it. */
 const MAY_ROUTE_TO_CONTROL = /_sim|%/i;
 
 const first = (value: string | string[] | undefined): string | undefined =>
@@ -119,18 +111,11 @@ function isOwnOrigin(origin: string, host: string): boolean {
 }
 
 /**
- * Creates the guard: it answers the refusal of a request, or null to let it through.
- *
- * - Host: a request whose Host header is not an allowed name is refused (403, code
- *   10005). Allowed: `localhost` and `*.localhost` (browsers resolve them to loopback
- *   themselves), every IP address (DNS rebinding needs a name), the `host` the server
- *   listens on, and `allowedHosts`. A request with no Host at all (HTTP/1.0) is
- *   refused too, even with `'all'`: the app cannot build its URL without one.
- * - Cross-site writes to the control plane (`/_sim`, POST, PUT, PATCH, DELETE): refused
- *   (403, code 10006) when `Origin` is present and not this simulator's own, or when
- *   `Sec-Fetch-Site` says `cross-site` or `same-site`; a body that is not
- *   `application/json` is refused with 415 (code 20005). A write with no body (`curl -X
- *   POST .../_sim/reset`) needs no content type.
+ * Creates the guard: it answers the refusal of a request, or null to let it through. A Host
+ * that is not `localhost`, `*.localhost`, an IP address (DNS rebinding needs a name), the
+ * `host` listened on or one of `allowedHosts` is refused (403, code 10005), and so is no
+ * Host at all, even with `'all'`. A write to `/_sim` with a foreign `Origin` or a cross-site
+ * `Sec-Fetch-Site` is refused (403, code 10006), and with a body that is not JSON (415).
  *
  * @example
  *   const guard = createRequestGuard({ host: '0.0.0.0', allowedHosts: ['energy-sim'] });
@@ -165,7 +150,6 @@ export function createRequestGuard(
   return ({ method, url, headers }) => {
     const host = first(headers.host);
     if (host === undefined) {
-      // The app builds its URL from the Host, so without one it could only fail bare.
       return new SimulatorError(
         'hostNotAllowed',
         "The request has no Host header: HTTP/1.1 requires one and every browser sends it. Send the name you reach the simulator by, such as 'Host: 127.0.0.1:8787'.",
@@ -220,10 +204,9 @@ export function createRequestGuard(
 export const SENT_HOST: unique symbol = Symbol('energy-rental-kit.sentHost');
 
 /**
- * The guard as the pipeline's first step: a request that came over a socket is checked by
- * the check its server gave (`c.env.guard`), its refusal answered with the envelope,
- * uncatalogued (the error catalogue words the service's rejections, not the kit's own
- * guard's). A request in process has no socket and passes.
+ * The guard as the pipeline's first step: a socket's request is checked by the check its
+ * server gave (`c.env.guard`), a refusal answered with the envelope, uncatalogued (it is the
+ * kit's own, not the service's). A request in process passes.
  *
  * @example
  *   app.use(guardSocket(engine));
@@ -237,9 +220,8 @@ export function guardSocket(engine: Engine): MiddlewareHandler<SimEnv> {
     const headers = SENT_HOST in sent ? { ...incoming.headers, host: sent[SENT_HOST] } : incoming.headers;
     let refusal = guard({ method: incoming.method ?? 'GET', url: incoming.url ?? '/', headers });
     if (!refusal) return next();
-    // HTTP/1.1 makes Host mandatory (RFC 9112, 3.2): without one the request is malformed,
-    // a 400 as Node's own parser would answer it, but with the envelope, and the connection
-    // closed as after every malformed request. HTTP/1.0 had no Host: that stays the guard's 403.
+    // HTTP/1.1 makes Host mandatory (RFC 9112, 3.2): without one the request is malformed, a
+    // 400 with the connection closed; HTTP/1.0 had no Host, which stays the guard's 403.
     if (headers.host === undefined && incoming.httpVersion !== '1.0')
       refusal = new SimulatorError(
         'bodyInvalid',
