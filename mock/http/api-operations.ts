@@ -1,9 +1,7 @@
 /**
- * The operations of the Energy Rental API, each written once: how its checked parameters
- * map to the engine, the engine call, the response view, its message and code. Its id, method, path and parameters are spec/openapi.yaml's (the
+ * The operations of the Energy Rental API, each written once: the engine call, the response
+ * view, its message and code. Id, method, path and parameters are spec/openapi.yaml's (the
  * generated lists), so an operation of the document without an entry here fails to compile.
- * The engine's response source (engine-source.ts) reads this table; the upstream and the
- * recording are response sources beside it, keyed by the same ids.
  */
 import {
   API_OPERATION_IDS,
@@ -21,7 +19,7 @@ export type ApiParams = ApiRequestParams;
 export type { ApiOperationId };
 
 /** What an operation results in: the envelope's code and message, and its data. */
-export interface ApiResult {
+interface ApiResult {
   code: number;
   msg: string;
   /** The data, as the operation's response schema. */
@@ -32,74 +30,49 @@ export interface ApiResult {
   order?: Order;
 }
 
-/** What a request asked of its operation beyond its parameters (a `Prefer: outcome=…` header). */
-export interface OperationAsked {
-  /** How a created order is to end. */
-  outcome?: Outcome | undefined;
-}
-
 export interface ApiOperation<Id extends ApiOperationId = ApiOperationId> {
   readonly id: Id;
   readonly method: (typeof API_OPERATION_SPECS)[Id]['method'];
   /** The path under /v1 (the /api prefix of the real service is accepted too). */
   readonly path: (typeof API_OPERATION_SPECS)[Id]['path'];
-  /**
-   * Runs the operation on the engine. Throws a SimulatorError when the engine rejects it,
-   * and a rejection changes nothing (Engine.createOrder states it, a test holds it).
-   */
-  run(engine: Engine, account: Account, params: ApiParams[Id], asked?: OperationAsked): ApiResult;
+  /** Runs the operation on the engine; a rejection throws a SimulatorError and changes nothing. `outcome` is what `Prefer: outcome=…` asked. */
+  run(
+    engine: Engine,
+    account: Account,
+    params: ApiParams[Id],
+    asked?: { outcome?: Outcome | undefined },
+  ): ApiResult;
 }
 
-/**
- * The message of each operation's success: the `msg` of its example answer in the spec
- * (upstream's where it published one; the history message is the kit's own).
- */
-export const SUCCESS_MESSAGES = Object.fromEntries(
-  API_OPERATION_IDS.map((id) => [id, API_OPERATION_SPECS[id].successMessage]),
-) as { readonly [Id in ApiOperationId]: (typeof API_OPERATION_SPECS)[Id]['successMessage'] };
+/** What an operation's run gives besides the success's code 0 and message. */
+type Ran = Omit<ApiResult, 'msg' | 'code'> & { code?: number };
+type Run = (...args: Parameters<ApiOperation['run']>) => Ran;
 
-/** What each operation does; the spec gives the rest of its entry in API_OPERATIONS. */
-const RUN: { readonly [Id in ApiOperationId]: ApiOperation<Id>['run'] } = {
+/** What each operation does; the spec gives the rest of its entry in API_OPERATIONS, and its success message. */
+const RUN: { readonly [Id in ApiOperationId]: (...args: Parameters<ApiOperation<Id>['run']>) => Ran } = {
   createOrder(engine, account, params, asked) {
+    const { pledgeAddress, rentalCount, period, outOrderNo } = params;
     const { order, duplicate } = engine.createOrder(
       account,
-      {
-        pledgeAddress: params.pledgeAddress,
-        rentalCount: params.rentalCount,
-        period: params.period,
-        outOrderNo: params.outOrderNo,
-      },
+      { pledgeAddress, rentalCount, period, outOrderNo },
       asked,
     );
-    const result: ApiResult = {
-      code: 0,
-      msg: SUCCESS_MESSAGES.createOrder,
+    return {
       data: orderCreatedData(order),
       order,
+      ...(order.activates && !duplicate ? { activation: true } : {}),
     };
-    if (order.activates && !duplicate) result.activation = true;
-    return result;
   },
-  getPrice(engine, _account, { rentalCount, period }) {
-    const data = priceQuoteData(engine.quote(rentalCount, period), engine.settings());
-    return { code: 0, msg: SUCCESS_MESSAGES.getPrice, data };
-  },
+  getPrice: (engine, _account, { rentalCount, period }) => ({
+    data: priceQuoteData(engine.quote(rentalCount, period), engine.settings()),
+  }),
   getOrderHistory(engine, account, params) {
     const order = engine.findOrder(account, params);
-    return {
-      code: 0,
-      msg: SUCCESS_MESSAGES.getOrderHistory,
-      data: orderRecord(order, engine.settings()),
-      order,
-    };
+    return { data: orderRecord(order, engine.settings()), order };
   },
   getAccount(engine, account) {
     const settings = engine.settings();
-    return {
-      code: settings.accountSuccessCode,
-      msg: SUCCESS_MESSAGES.getAccount,
-      data: accountData(account, settings),
-    };
+    return { code: settings.accountSuccessCode, data: accountData(account, settings) };
   },
 };
 
@@ -113,7 +86,12 @@ const RUN: { readonly [Id in ApiOperationId]: ApiOperation<Id>['run'] } = {
 export const API_OPERATIONS = Object.fromEntries(
   API_OPERATION_IDS.map((id) => {
     const { method, path } = API_OPERATION_SPECS[id];
-    return [id, { id, method, path, run: RUN[id] }];
+    const run: ApiOperation['run'] = (engine, account, params, asked) => ({
+      code: 0,
+      msg: API_OPERATION_SPECS[id].successMessage,
+      ...(RUN[id] as Run)(engine, account, params as never, asked),
+    });
+    return [id, { id, method, path, run }];
   }),
 ) as { readonly [Id in ApiOperationId]: ApiOperation<Id> };
 
