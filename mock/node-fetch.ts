@@ -1,14 +1,10 @@
 /**
- * A `fetch` over Node's own http and https clients, with kept-alive connections, that
- * passes a response's body on as the bytes the upstream sent: what `serve --upstream`
- * hands the proxy. The platform's fetch decodes gzip, deflate and br as the fetch
- * standard says, and no option turns that off, so through it a gzip answer would reach
- * the client decoded and an undecodable one not at all; the proxy promises both as sent.
- *
- * It covers only what the proxy asks of fetch: a method, headers, a byte body, an abort
- * signal, no redirects followed. A status no Response can carry, and a body past
- * `maxBodyBytes` (which also bounds what a wrapper, such as the recorder of `--record`,
- * reads first), are refusals that name them.
+ * The fetch `serve --upstream` hands the proxy: over Node's http and https clients, it
+ * passes a body on as the bytes the upstream sent. Hand-written because the platform's
+ * fetch always decodes gzip, deflate and br, and the proxy passes a compressed answer (and
+ * one that does not decode) as sent. It covers what the proxy asks: a method, headers, a
+ * byte body, an abort signal, no redirects; a status no Response can carry and a body past
+ * `maxBodyBytes` are refusals that name them.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -24,8 +20,7 @@ export interface NodeFetch {
 }
 
 /**
- * Creates a fetch with its own connection pools. The Response arrives with the headers;
- * its body streams as the upstream sends it.
+ * Creates a fetch with its own kept-alive connections; the body streams as the upstream sends it.
  *
  * @example
  *   const upstreamFetch = createNodeFetch({ maxBodyBytes: 8 * 1024 * 1024 });
@@ -94,7 +89,7 @@ export function createNodeFetch(options: { maxBodyBytes?: number } = {}): NodeFe
               over = true;
               controller.close();
             });
-            // A connection lost mid-body (a reset, the upstream gone, an abort), as the global fetch reports it.
+            // A connection lost mid-body, as the global fetch reports it.
             incoming.on('error', (error) => fail(new TypeError('fetch failed', { cause: error })));
             incoming.on('close', () => {
               if (!incoming.complete) fail(new TypeError('fetch failed', { cause: lost() }));

@@ -23,7 +23,7 @@ export type EdgeVerdict =
 
 /** The real service's prefix; its paths are accepted with and without it. */
 const API_PREFIX = '/api';
-/** Enough rounds of percent-decoding to undo double and triple encoding. */
+/** Rounds of percent-decoding: enough for double and triple encoding. */
 const DECODE_ROUNDS = 4;
 /** The order path's last segment: a path that has it is never forwarded unless exact. */
 const ORDER_SEGMENT = 'order';

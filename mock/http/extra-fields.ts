@@ -31,9 +31,8 @@ export interface ExtraFieldContext {
 const orderId = createOrderIdMaker();
 
 /**
- * The value of one extra field, or undefined when its source has none here (a parameter
- * not sent, an order field of an operation without an order): the field is then left out,
- * as the service leaves out what it does not have.
+ * The value of one extra field, or undefined when its source has none here: the field is
+ * then left out, as the service leaves out what it does not have.
  *
  * @example
  *   extraFieldValue({ path: '/data/fee', constant: '0' }, context); // '0'

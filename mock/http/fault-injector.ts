@@ -1,9 +1,7 @@
 /**
- * Injected faults: latency (fixed, a range, or lognormal), error statuses, broken bodies,
- * a slow drip, and dropped, reset or garbled connections for the simulated API (the
- * pipeline's fault step, api-steps.ts, carries them out). Whether a probabilistic fault
- * hits is drawn from a seeded source of its own, so a run repeats exactly and the engine's
- * ids do not shift.
+ * The faults in force and which one hits a request (api-steps.ts carries it out). Whether a
+ * probabilistic fault hits is drawn from a seeded source of its own, so a run repeats
+ * exactly and the engine's ids do not shift.
  */
 import type { components } from '../../src/generated/control.ts';
 import type { RandomSource } from '../engine/random-source.ts';
@@ -22,14 +20,13 @@ export interface FaultHit {
 /** The longest delay a fault makes, ms (FaultSpec's latency maximum). */
 const MAX_LATENCY_MS = 60_000;
 /** Bytes `response: garbage` sends when the fault does not say (FaultSpec's garbageBytes). */
-export const GARBAGE_BYTES = 64;
+const GARBAGE_BYTES = 64;
 /** The spread of a lognormal delay when the fault does not say (FaultSpec's latencySigma). */
 const LATENCY_SIGMA = 0.5;
 
 /**
- * A lognormal delay: `median × e^(sigma × z)`, z a standard normal from two uniform draws
- * (Box–Muller), rounded and capped at a minute; most delays come near the median, a few
- * far later, as on a real network.
+ * A lognormal delay, `median × e^(sigma × z)` (z by Box–Muller), capped at a minute: most
+ * come near the median, a few far later, as on a real network.
  *
  * @example
  *   lognormalMs(200, 0, random); // 200

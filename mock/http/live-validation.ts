@@ -1,11 +1,8 @@
 /**
- * Live validation of the upstream's answers in proxy mode: each answer is checked against
- * spec/openapi.yaml on the operation's documented facts only, as the contract suite
- * checks the real service (src/spec/response-check.ts). A violation is reported once per
- * distinct (operation, JSON path, rule), with the expected schema and the actual value;
- * every answer that had violations carries them in its journal entry. An answer that cannot
- * be checked (upstream-answer.ts says why) is one violation of its own, so it is never
- * taken for one that passed.
+ * Live validation of the upstream's answers in proxy mode, on the operation's documented
+ * facts only, as the contract suite checks the real service: each violation is reported
+ * once per (operation, JSON path, rule) and kept in the answer's journal entry; an answer
+ * that cannot be checked is one violation of its own, never taken for one that passed.
  */
 import { checkAnswer, compactJson } from '../../src/spec/response-check.ts';
 

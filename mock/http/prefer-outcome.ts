@@ -1,8 +1,6 @@
 /**
- * The kit's `Prefer: outcome=…` header (spec/control.yaml's PreferOutcome), after Prism's
- * `Prefer: code=…`: one request asks for its own outcome, without a rule added first.
- * Only the simulator decides outcomes, so a proxy or a replay refuses the header rather
- * than forward it or ignore it.
+ * The kit's `Prefer: outcome=…` header (after Prism's `Prefer: code=…`): one request asks
+ * for its own outcome. Only the simulator decides outcomes: a proxy or a replay refuses it.
  */
 import { PREFER_OUTCOMES, REJECTION_KINDS, type Mode } from '../../src/generated/lists.ts';
 import { SimulatorError } from '../engine/index.ts';
@@ -16,10 +14,9 @@ const REJECTIONS: ReadonlySet<string> = new Set(REJECTION_KINDS);
 const ORDER_OUTCOMES = PREFER_OUTCOMES.filter((value) => !REJECTIONS.has(value));
 
 /**
- * The `outcome` preference of a Prefer header: undefined when the header is absent or
- * states other preferences only (RFC 7240 lets a server ignore those); a SimulatorError
- * (400) for a value the spec does not list, for an order outcome on an operation that
- * makes no order, and in any mode but the simulator's.
+ * The `outcome` preference of a Prefer header, undefined when it states none (RFC 7240 lets
+ * a server ignore the others); a SimulatorError (400) for a value the spec does not list,
+ * an order outcome on another operation, and in any mode but the simulator's.
  *
  * @example
  *   preferredOutcome('outcome=FAILED', 'simulator', 'createOrder');        // 'FAILED'
@@ -56,8 +53,7 @@ export function preferredOutcome(
 }
 
 /**
- * The rejection a request that asked for it is answered with, as the error catalogue words
- * it (the message names the header, so nobody takes it for a real rejection).
+ * The rejection a request asked for, as the catalogue words it; the message names the header.
  *
  * @example
  *   throw askedRejection('insufficientBalance'); // 402, code 30001 unless the catalogue says otherwise
@@ -65,7 +61,6 @@ export function preferredOutcome(
 export function askedRejection(kind: ErrorCatalogueKind): SimulatorError {
   const message = `Answered as asked by 'Prefer: outcome=${kind}'; nothing changed.`;
   if (kind === 'belowMinimum' || kind === 'aboveMaximum') {
-    // The catalogue's belowMinimum and aboveMaximum are a parameterInvalid with its finer reason.
     const error = new SimulatorError('parameterInvalid', message);
     error.reason = kind;
     return error;
