@@ -6,7 +6,13 @@
  * answered with the error envelope; a body the app does not read is drained, bounded, so
  * its answer is never lost to a reset. What Node does not let us do is in docs/limits.md.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  STATUS_CODES,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { Socket } from 'node:net';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import { SimulatorError, type Engine } from './engine/index.ts';
@@ -219,13 +225,6 @@ function respondToClientErrors(server: Server, engine: Engine, owed: OwedRespons
   });
 }
 
-const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad Request',
-  405: 'Method Not Allowed',
-  408: 'Request Timeout',
-  431: 'Request Header Fields Too Large',
-};
-
 /**
  * Writes the envelope of `error` as the connection's last answer and ends it, after the
  * answers it owes to complete requests ahead and one already under way (a request whose own
@@ -239,7 +238,7 @@ function endWithEnvelope(socket: Socket, engine: Engine, error: SimulatorError, 
       .map(([name, value]) => `${name}: ${value}\r\n`)
       .join('');
     socket.end(
-      `HTTP/1.1 ${error.status} ${STATUS_TEXT[error.status] ?? 'Bad Request'}\r\n${extra}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+      `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Bad Request'}\r\n${extra}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
     );
     setTimeout(() => socket.destroy(), LINGER_MS).unref();
   };

@@ -234,13 +234,11 @@ export function createCallCounts(options: {
       // The API's operations alone: a TRON node read is not a call of the API.
       else if (!(x.operation in NODE_OPERATIONS)) {
         called.set(x.operation, (called.get(x.operation) ?? 0) + 1);
-        for (const pair of paramsText.split('&')) {
-          const eq = pair.indexOf('=');
-          const name = eq === -1 ? pair : pair.slice(0, eq);
+        for (const [name] of new URLSearchParams(paramsText)) {
           if (name === '') continue;
           let names = parameters.get(x.operation);
           if (names === undefined) parameters.set(x.operation, (names = new Set()));
-          names.add(decodeName(name));
+          names.add(name);
         }
       }
       observeCoverage(x);
@@ -313,16 +311,6 @@ function paramsOf(text: string): Record<string, string> {
   for (const [name, value] of new URLSearchParams(text))
     if (!Object.hasOwn(params, name)) params[name] = value;
   return params;
-}
-
-/** A parameter's name as URLSearchParams decodes it: `+` a space, percent-escapes undone. */
-function decodeName(raw: string): string {
-  if (!raw.includes('%') && !raw.includes('+')) return raw;
-  try {
-    return decodeURIComponent(raw.replace(/\+/g, ' '));
-  } catch {
-    return raw;
-  }
 }
 
 /** What `sim.calls(filter)` and `GET /_sim/calls/count` match (spec/control.yaml's CallFilter). */
