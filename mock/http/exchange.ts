@@ -25,7 +25,7 @@ export interface ExchangeEvents {
 
 /**
  * Creates the hub of one simulator's finished exchanges; what a listener throws goes to
- * `onListenerError` and costs the other listeners nothing.
+ * `onListenerError`, at no cost to the others.
  *
  * @example
  *   const exchanges = createExchangeEvents();

@@ -1,7 +1,6 @@
 /**
- * The request journal: what the simulator received and what it answered, in a ring
- * buffer with a fixed capacity so a week-long CI simulator stays a fixed size. Each
- * response is kept as at most JOURNAL_RESPONSE_LIMIT characters of its JSON text.
+ * The request journal: what the simulator received and answered, in a ring buffer of fixed
+ * capacity, each response kept as at most JOURNAL_RESPONSE_LIMIT characters of its text.
  */
 import type { components } from '../../src/generated/control.ts';
 import type { ExchangeFinished } from './exchange.ts';
@@ -11,10 +10,7 @@ import { redactKeys } from './journal-redaction.ts';
 export type JournalEntry = components['schemas']['JournalEntry'];
 
 export interface Journal {
-  /**
-   * Keeps an exchange and numbers it (its `id` is set on the object given, which listeners
-   * then hear). Nothing keeps the object itself; the journal copies its fields.
-   */
+  /** Keeps a copy of an exchange and numbers it (its `id` is set on the object given, which listeners hear). */
   record(exchange: ExchangeFinished & { id?: number }): void;
   /** The newest `limit` entries, oldest first, optionally of one operation. */
   list(filter?: { limit?: number; operation?: string }): JournalEntry[];
@@ -25,10 +21,7 @@ export interface Journal {
 
 /** Bodies are journaled up to this many characters. */
 export const JOURNAL_BODY_LIMIT = 4096;
-/**
- * Responses are journaled up to this many characters of their JSON text: whole bodies
- * let 1000 reads of 1000 orders take 700 MB and a journal read answer 464 MB.
- */
+/** Responses are journaled up to this many characters of their JSON text, so the ring stays small. */
 export const JOURNAL_RESPONSE_LIMIT = 4096;
 
 /** What the ring keeps of one exchange: the exchange, its response as text, cut to the limit. */
