@@ -17,8 +17,6 @@ export interface SimEnv {
     guard?: (request: GuardedRequest) => SimulatorError | null;
   };
   Variables: {
-    /** The path and query as sent (a socket's request target), read once. */
-    sent: { path: string; query: string | undefined };
     /** The request is the API's: the answer source's steps run for it. */
     api: true;
     /** The body's bytes, read by the body-limit step (request-body.ts). */
@@ -65,14 +63,10 @@ export type SimContext = Context<SimEnv>;
  *   asSent(c); // { path: '/v1/tron/price', query: 'rentalCount=65000&period=1h' }
  */
 export function asSent(c: SimContext): { path: string; query: string | undefined } {
-  let target = c.get('sent');
-  if (target !== undefined) return target;
   const sent = c.env?.incoming?.url;
   const raw = sent === undefined ? c.req.url.slice(c.req.url.indexOf('/', 8)) : originForm(sent);
   const q = raw.indexOf('?');
-  target = q === -1 ? { path: raw, query: undefined } : { path: raw.slice(0, q), query: raw.slice(q + 1) };
-  c.set('sent', target);
-  return target;
+  return q === -1 ? { path: raw, query: undefined } : { path: raw.slice(0, q), query: raw.slice(q + 1) };
 }
 
 /** A request target in origin form: routing reads the target alone, never the Host. */
