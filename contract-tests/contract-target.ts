@@ -9,8 +9,7 @@ import { createSimulator } from '../mock/simulator.ts';
 import { createRecorder, type CaseTransport } from '../recording/recorder.ts';
 import { CONNECT_CASE, loadRecording } from '../recording/recording.ts';
 import { createReplay } from '../recording/replay-target.ts';
-import { ALTERED_VARIANTS, BROKEN_VARIANTS, OPAQUE_VARIANT } from './broken-variants.ts';
-import { FAMILY_VARIANTS, isFamilyVariant } from './stand-ins/family.ts';
+import { VARIANTS } from './broken-variants.ts';
 import { displayPath, type ContractConfig } from './contract-config.ts';
 import { paceScheduleAt } from './pace-coordinator.ts';
 import { emptyWaits, politeTransport, type PoliteWaits } from './polite-transport.ts';
@@ -81,36 +80,27 @@ export async function connectTarget(config: ContractConfig): Promise<ContractTar
   } else {
     let targetFetch: (request: Request) => Promise<Response>;
     if (config.mode === 'in-process') {
-      // Looking like the real service means no clock control either: real time, fast timing.
-      // So do the stand-ins (stand-ins/family.ts).
-      const opaque = config.variant === 'opaque' || isFamilyVariant(config.variant);
+      // Posing as the real service means no clock control either: real time, fast timing.
+      const opaque = config.variant === 'opaque' || config.variant?.startsWith('family-');
       const sim = createSimulator({
         clock: opaque ? 'real' : (config.simulator?.clock ?? 'manual'),
         timing: opaque ? 'fast' : (config.simulator?.timing ?? 'realistic'),
         seed: 7,
       });
       baseUrl = IN_PROCESS_BASE;
-      if (config.variant) {
-        const variant =
-          config.variant === 'opaque'
-            ? OPAQUE_VARIANT
-            : (BROKEN_VARIANTS[config.variant] ??
-              ALTERED_VARIANTS[config.variant] ??
-              FAMILY_VARIANTS[config.variant]);
-        if (!variant) {
-          throw new Error(
-            `CONTRACT_VARIANT '${config.variant}' is unknown; known: opaque, ${[...Object.keys(BROKEN_VARIANTS), ...Object.keys(ALTERED_VARIANTS), ...Object.keys(FAMILY_VARIANTS)].join(', ')}.`,
-          );
-        }
-        targetFetch = variant.apply(sim);
-      } else {
-        targetFetch = sim.fetch;
+      const variant = config.variant === undefined ? undefined : VARIANTS[config.variant];
+      if (config.variant !== undefined && !variant) {
+        throw new Error(
+          `CONTRACT_VARIANT '${config.variant}' is unknown; known: ${Object.keys(VARIANTS).join(', ')}.`,
+        );
       }
+      targetFetch = variant ? variant(sim) : sim.fetch;
     } else {
       baseUrl = config.baseUrl!;
       targetFetch = (request) => globalThis.fetch(request);
     }
-    if (config.asUpstream) targetFetch = hideControlPlane(targetFetch, baseUrl);
+    if (config.asUpstream || config.variant === 'opaque')
+      targetFetch = hideControlPlane(targetFetch, baseUrl);
     recorder = config.recordDir
       ? createRecorder({ dir: config.recordDir, mainKey: config.apiKey, baseUrl })
       : undefined;

@@ -11,6 +11,7 @@ import {
   type REJECTION_KINDS,
 } from '../../src/generated/lists.ts';
 import { encodeTronAddress, isTronAddress } from '../../src/tron-address.ts';
+import type { RateLimitOptions } from './rate-limit.ts';
 
 export type RejectionKind = (typeof REJECTION_KINDS)[number];
 type Period = (typeof PERIODS)[number];
@@ -44,8 +45,10 @@ export interface ServiceChoices {
   minimumOnPrice?: boolean;
   /** What an order to an address the service has not activated yet costs on top, in sun. */
   activationFeeSun?: bigint;
-  /** Served over HTTP (serve-family.ts): answers gzip-compressed, and the connection closed after each. */
+  /** Served over HTTP (e2e/stand-in-family-targets.ts): gzip-compressed, the connection closed after each answer. */
   gzip?: boolean;
+  /** Served behind a rate limit (rate-limit.ts; applied by family.ts). */
+  rateLimit?: RateLimitOptions;
   /** Unit of the history's `createdAt`. */
   createdAtUnit: 's' | 'ms';
   /** Decimals of balances and of the history's amount: trimmed, or always this many. */
