@@ -8,8 +8,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** Why a request waited. */
-export type WaitReason = 'pace' | 'rateLimitHeaders' | 'retryAfter' | 'backoff';
+/** Why a request waits: the pace, rate-limit headers at 0, a 429's Retry-After, backoff after a 429 without one. */
+export const WAIT_REASONS = ['pace', 'rateLimitHeaders', 'retryAfter', 'backoff'] as const;
+export type WaitReason = (typeof WAIT_REASONS)[number];
 
 /** A granted slot: how long to wait before sending, and why. */
 export interface Slot {

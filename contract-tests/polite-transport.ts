@@ -9,16 +9,11 @@ import { createHash } from 'node:crypto';
 import { API_OPERATION_SPECS } from '../src/generated/lists.ts';
 import type { CaseTransport, RetryMark } from '../recording/recorder.ts';
 import type { Politeness } from './politeness-settings.ts';
-import type { PaceSchedule, WaitReason } from './pace-coordinator.ts';
-
-export interface WaitTally {
-  count: number;
-  ms: number;
-}
+import { WAIT_REASONS, type PaceSchedule, type WaitReason } from './pace-coordinator.ts';
 
 /** What one case (or the run) waited, and why; live while the case runs. */
 export interface PoliteWaits {
-  waits: Record<WaitReason, WaitTally>;
+  waits: Record<WaitReason, { count: number; ms: number }>;
   /** Requests sent again after a 429. */
   retries: number;
   /** 429s answered to the caller: not retryable (a POST), or past a cap. */
@@ -36,17 +31,8 @@ export interface PoliteWaits {
  *   emptyWaits().waits.pace; // { count: 0, ms: 0 }
  */
 export function emptyWaits(): PoliteWaits {
-  return {
-    waits: {
-      pace: { count: 0, ms: 0 },
-      rateLimitHeaders: { count: 0, ms: 0 },
-      retryAfter: { count: 0, ms: 0 },
-      backoff: { count: 0, ms: 0 },
-    },
-    retries: 0,
-    gaveUp: 0,
-    waitedMs: 0,
-  };
+  const waits = Object.fromEntries(WAIT_REASONS.map((reason) => [reason, { count: 0, ms: 0 }]));
+  return { waits: waits as PoliteWaits['waits'], retries: 0, gaveUp: 0, waitedMs: 0 };
 }
 
 export interface PoliteOptions {

@@ -110,6 +110,7 @@ export interface ServiceOptions {
 }
 
 const MICRO = 1_000_000n;
+const ORDER_CREATED = 'Order generated successfully, please check order processing status later';
 
 /** "4.23" from an amount in millionths, trimmed or with `fixed` decimals. */
 function decimal(millionths: bigint, fixed: number | undefined): string {
@@ -122,9 +123,7 @@ function decimal(millionths: bigint, fixed: number | undefined): string {
 }
 
 /** TRX cents of a cost in sun, rounded half up, as upstream's example shows ("4.23" for 4.225). */
-function trxCents(costSun: bigint): bigint {
-  return (costSun + 5_000n) / 10_000n;
-}
+const trxCents = (costSun: bigint): bigint => (costSun + 5_000n) / 10_000n;
 
 /**
  * Creates the service.
@@ -154,12 +153,9 @@ export function createIndependentService(options: ServiceOptions): {
     contentType = 'application/json',
   ) => {
     const at = Math.floor(now());
-    const time =
-      choices.timeUnit === 'ms'
-        ? String(at)
-        : choices.timeUnit === 's'
-          ? String(Math.floor(at / 1000))
-          : (at / 1000).toFixed(3);
+    const time = { ms: String(at), s: String(Math.floor(at / 1000)), 's.sss': (at / 1000).toFixed(3) }[
+      choices.timeUnit
+    ];
     const extras = choices.envelopeExtras
       ? { success: code === 0, traceId: bytes(`trace ${answers++}`).toString('hex').slice(0, 32) }
       : {};
@@ -270,9 +266,7 @@ export function createIndependentService(options: ServiceOptions): {
       const cents = trxCents(BigInt(rentalCount) * BigInt(sun));
       const data = {
         sun: String(sun),
-        trxPrice: choices.trxPriceTrimmed
-          ? decimal(cents * 10_000n, undefined)
-          : `${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`,
+        trxPrice: decimal(cents * 10_000n, choices.trxPriceTrimmed ? undefined : 2),
         period: chosen,
         resourceType: 'ENERGY',
         rentalCount,
@@ -292,11 +286,7 @@ export function createIndependentService(options: ServiceOptions): {
       const existing = outOrderNo === undefined ? undefined : orders.find((o) => o.outOrderNo === outOrderNo);
       if (existing) {
         if (choices.duplicateOutOrderNo === 'reject') return reject('duplicateOutOrderNo', outOrderNo!);
-        return envelope(
-          0,
-          'Order generated successfully, please check order processing status later',
-          created(existing),
-        );
+        return envelope(0, ORDER_CREATED, created(existing));
       }
       const at = now();
       // The wallet, and every address an order went to, is activated; any other costs the fee.
@@ -330,11 +320,7 @@ export function createIndependentService(options: ServiceOptions): {
         txId: bytes(`tx ${counter}`).toString('hex'),
       };
       orders.push(order);
-      return envelope(
-        0,
-        'Order generated successfully, please check order processing status later',
-        created(order),
-      );
+      return envelope(0, ORDER_CREATED, created(order));
     },
     getOrderHistory: async (query: URLSearchParams) => {
       const byId = query.get('orderId') || undefined;
