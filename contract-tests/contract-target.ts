@@ -7,6 +7,7 @@ import type { components } from '../src/generated/control.ts';
 import type { Capability, TargetInfo } from '../recording/recording.ts';
 import { createSimulator } from '../mock/simulator.ts';
 import { createRecorder, type CaseTransport } from '../recording/recorder.ts';
+import { untilAborted } from '../src/client/send-request.ts';
 import { CONNECT_CASE, loadRecording } from '../recording/recording.ts';
 import { createReplay } from '../recording/replay-target.ts';
 import { VARIANTS } from './broken-variants.ts';
@@ -50,7 +51,6 @@ export interface ControlPlane {
   addRule(rule: ControlSchemas['RuleRequest']): Promise<string>;
   address(address: string): Promise<ControlSchemas['AddressState']>;
   timeline(apiKey: string, orderId: string): Promise<ControlSchemas['OrderView']>;
-  advance(ms: number): Promise<void>;
 }
 
 /** The in-process simulator's base URL (no socket: requests reach its fetch). */
@@ -125,9 +125,11 @@ export async function connectTarget(config: ContractConfig): Promise<ContractTar
       waitsOf,
     });
   }
+  // Once `signal` aborts, the case's requests and sleeps reject with its reason.
+  const bounded = <T>(work: Promise<T>, signal?: AbortSignal) => (signal ? untilAborted(work, signal) : work);
   const fetchFor = (caseName: string, file: string, signal?: AbortSignal): typeof fetch =>
     ((input: RequestInfo | URL, init?: RequestInit) =>
-      untilAborted(transport(new Request(input, init), caseName, file), signal)) as typeof fetch;
+      bounded(transport(new Request(input, init), caseName, file), signal)) as typeof fetch;
 
   const token = process.env.CONTRACT_SIM_TOKEN;
   const controlHeaders = (apiKey?: string): Record<string, string> => ({
@@ -184,7 +186,7 @@ export async function connectTarget(config: ContractConfig): Promise<ContractTar
       has: (capability) => capabilities.includes(capability),
       async sleep(ms) {
         if (clockControlled) await call('POST', '/clock/advance', { ms });
-        else if (!virtualClock) await untilAborted(new Promise((resolve) => setTimeout(resolve, ms)), signal);
+        else if (!virtualClock) await bounded(new Promise((resolve) => setTimeout(resolve, ms)), signal);
         if (virtualClock) virtualNow += ms;
       },
       now: () => (virtualClock ? virtualNow : Date.now()),
@@ -194,10 +196,6 @@ export async function connectTarget(config: ContractConfig): Promise<ContractTar
         addRule: async (rule) => (await call<{ id: string }>('POST', '/rules', rule)).id,
         address: (address) => call('GET', `/addresses/${address}`),
         timeline: (apiKey, orderId) => call('GET', `/orders/${orderId}`, undefined, apiKey),
-        advance: async (ms) => {
-          await call('POST', '/clock/advance', { ms });
-          virtualNow += ms;
-        },
       },
       forCase: build,
       polite: () => polite,
@@ -206,17 +204,6 @@ export async function connectTarget(config: ContractConfig): Promise<ContractTar
     };
   };
   return build(CONNECT_CASE, '');
-}
-
-/** Settles with `work`, or rejects with the signal's reason once it aborts. */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return work;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 /**

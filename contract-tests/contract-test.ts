@@ -4,6 +4,7 @@
  * where the contract reporter reads it.
  */
 import { createHash } from 'node:crypto';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test as base, type Assertion, type ExpectStatic, type TestAPI, type TestContext } from 'vitest';
@@ -26,7 +27,6 @@ import {
   SpecViolationError,
   type SpecViolation,
 } from './spec-check.ts';
-import { claimOrderSlot } from './spend-guard.ts';
 import { CASE_TIMEOUT_MS } from './contract-project.ts';
 import type { PoliteWaits } from './polite-transport.ts';
 import { watchOwnTime } from './own-time.ts';
@@ -145,10 +145,13 @@ export function expectAnswered<T>(
   answer: T | { refused: Refusal },
   what: string,
 ): asserts answer is T {
-  const refused =
-    typeof answer === 'object' && answer !== null && 'refused' in answer ? answer.refused : undefined;
-  expectFact(fact, refused?.message, `${what} must be answered`).toBeUndefined();
+  expectFact(fact, refusalIn(answer)?.message, `${what} must be answered`).toBeUndefined();
 }
+
+const refusalIn = (answer: unknown): Refusal | undefined =>
+  typeof answer === 'object' && answer !== null && 'refused' in answer
+    ? (answer as { refused: Refusal }).refused
+    : undefined;
 
 /** Asserts that `answer` is a refusal under `fact`, carrying a code other than 0 and a message. */
 export function expectRefused<T>(
@@ -157,8 +160,7 @@ export function expectRefused<T>(
   answer: T | { refused: Refusal },
   what: string,
 ): asserts answer is { refused: Refusal } {
-  const refused =
-    typeof answer === 'object' && answer !== null && 'refused' in answer ? answer.refused : undefined;
+  const refused = refusalIn(answer);
   expectFact(fact, refused !== undefined, `${what} must be refused`).toBe(true);
   expectFact(
     'rejection-code',
@@ -171,7 +173,7 @@ export function expectRefused<T>(
 }
 
 /** The cheapest order: the minimum quantity for the shortest period. */
-export const CHEAPEST = { rentalCount: 64000, period: '10min' } as const;
+const CHEAPEST = { rentalCount: 64000, period: '10min' } as const;
 
 /**
  * A run-unique outOrderNo from the run id, the case's name and its count: repeated runs never
@@ -203,8 +205,11 @@ export const contractTest: TestAPI<Fixtures> = base.extend<Fixtures>({
     // A replay answers an unrecorded request with HTTP 501; a case that expects a
     // rejection could take that for one, so any miss fails the case.
     onTestFinished(() => {
-      const misses = connection.takeReplayMisses(task.fullName);
-      if (misses.length > 0) throw new ReplayMissError(misses);
+      const misses = connection.takeReplayMisses(task.fullName).map((m) => `\n  ${m}`);
+      if (misses.length > 0)
+        throw new Error(
+          `the replay has no recorded interaction for these requests of this case:${misses.join('')}`,
+        );
     });
     if (!connection.polite()) {
       await use(connection.forCase(task.fullName, task.file.name));
@@ -363,12 +368,19 @@ function record(exchange: Exchange, violations: SpecViolation[]): RecordedIntera
   return interaction;
 }
 
-/** A replay got requests it has no recording of: the suite changed, or the recording is partial. */
-export class ReplayMissError extends Error {
-  constructor(readonly misses: string[]) {
-    super(
-      `the replay has no recorded interaction for ${misses.length} request${misses.length === 1 ? '' : 's'} of this case:\n${misses.map((m) => `  ${m}`).join('\n')}`,
-    );
-    this.name = 'ReplayMissError';
+/**
+ * Claims one of `max` order slots, false when all are taken: each slot is a file created
+ * exclusively in the run's directory, so the limit holds across the run's parallel workers.
+ */
+function claimOrderSlot(runDir: string, max: number): boolean {
+  mkdirSync(runDir, { recursive: true });
+  for (let slot = 1; slot <= max; slot++) {
+    try {
+      closeSync(openSync(path.join(runDir, `order-slot-${slot}`), 'wx'));
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
   }
+  return false;
 }

@@ -6,6 +6,7 @@
  * transport below, a superseded one marked `retried`, so drift and replay can leave it out.
  */
 import { createHash } from 'node:crypto';
+import { untilAborted } from '../src/client/send-request.ts';
 import { API_OPERATION_SPECS } from '../src/generated/lists.ts';
 import type { CaseTransport, RetryMark } from '../recording/recorder.ts';
 import type { Politeness } from './politeness-settings.ts';
@@ -66,10 +67,13 @@ export const BACKOFF_BASE_MS = 500;
  *   retryAfterMs('Wed, 21 Oct 2015 07:28:01 GMT', Date.parse('Wed, 21 Oct 2015 07:28:00 GMT')); // 1000
  */
 export function retryAfterMs(value: string | null, nowMs: number): number | undefined {
-  if (value === null) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
+  const text = value?.trim();
+  return text && /^\d+$/.test(text) ? Number(text) * 1000 : untilDate(text, nowMs);
+}
+
+/** Milliseconds until an HTTP date; undefined when unreadable. */
+function untilDate(text: string | undefined, nowMs: number): number | undefined {
+  const date = Date.parse(text ?? '');
   return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
 }
 
@@ -90,10 +94,7 @@ export function resetMs(headers: Headers, nowMs: number): number | undefined {
   const reset = rateLimitField(headers, 'reset');
   if (reset === undefined) return undefined;
   const number = Number(reset.trim());
-  if (Number.isNaN(number)) {
-    const date = Date.parse(reset);
-    return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
-  }
+  if (Number.isNaN(number)) return untilDate(reset, nowMs);
   if (number > 1e12) return Math.max(0, number - nowMs);
   if (number > 1e9) return Math.max(0, number * 1000 - nowMs);
   return number * 1000;
@@ -155,28 +156,21 @@ export function politeTransport(inner: CaseTransport, options: PoliteOptions): C
 
   /** One sending within its own deadline, its body read, so no wait of ours is in the caller's. */
   const send = async (request: Request, caseName: string, file: string, mark: (r: Response) => RetryMark) => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`no complete response within ${ATTEMPT_TIMEOUT_MS} ms (timeout)`)),
-        ATTEMPT_TIMEOUT_MS,
-      );
-    });
+    const deadline = AbortSignal.timeout(ATTEMPT_TIMEOUT_MS);
+    const sending = async () => {
+      const response = await inner(request, caseName, file, mark);
+      const body = NULL_BODY.has(response.status) ? null : await response.arrayBuffer();
+      return new Response(body, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
+    };
     try {
-      return await Promise.race([
-        (async () => {
-          const response = await inner(request, caseName, file, mark);
-          const body = NULL_BODY.has(response.status) ? null : await response.arrayBuffer();
-          return new Response(body, {
-            status: response.status,
-            statusText: response.statusText,
-            headers: response.headers,
-          });
-        })(),
-        deadline,
-      ]);
-    } finally {
-      clearTimeout(timer);
+      return await untilAborted(sending(), deadline);
+    } catch (error) {
+      if (!deadline.aborted) throw error;
+      throw new Error(`no complete response within ${ATTEMPT_TIMEOUT_MS} ms (timeout)`, { cause: error });
     }
   };
 
