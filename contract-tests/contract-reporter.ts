@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
 import { buildReport, summarise, type ContractCase } from './contract-report.ts';
 import type { ContractMeta } from './contract-test.ts';
-import { readPoliteness } from './politeness-settings.ts';
+import { readPoliteness } from './contract-config.ts';
 
 /**
  * The cases of contract test modules, with what each recorded; also read by the

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { untilAborted } from '../src/client/send-request.ts';
 import { API_OPERATION_SPECS } from '../src/generated/lists.ts';
 import type { CaseTransport, RetryMark } from '../recording/recorder.ts';
-import type { Politeness } from './politeness-settings.ts';
+import type { Politeness } from './contract-config.ts';
 import { WAIT_REASONS, type PaceSchedule, type WaitReason } from './pace-coordinator.ts';
 
 /** What one case (or the run) waited, and why; live while the case runs. */
