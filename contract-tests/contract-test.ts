@@ -191,9 +191,9 @@ export function runBytes(runId: string, caseName: string, label: string): Uint8A
   return createHash('sha256').update(`${runId}\n${caseName}\n${label}`).digest().subarray(0, 20);
 }
 
-function ensureMeta(context: Pick<TestContext, 'task'>, target: ContractTarget): ContractMeta {
-  context.task.meta.contract ??= { target: target.info, interactions: [], spent: [], facts: [], notes: [] };
-  return context.task.meta.contract;
+function ensureMeta(task: TestContext['task'], target: ContractTarget): ContractMeta {
+  task.meta.contract ??= { target: target.info, interactions: [], spent: [], facts: [], notes: [] };
+  return task.meta.contract;
 }
 
 export const contractTest: TestAPI<Fixtures> = base.extend<Fixtures>({
@@ -217,7 +217,7 @@ export const contractTest: TestAPI<Fixtures> = base.extend<Fixtures>({
     }
     // vitest's clock counts the case's waits for the pace and for Retry-After; this one does not.
     const waits = connection.waitsOf(task.fullName);
-    ensureMeta({ task } as TestContext, connection).politeness = waits;
+    ensureMeta(task, connection).politeness = waits;
     const watch = watchOwnTime(waits, CASE_TIMEOUT_MS);
     try {
       await use(connection.forCase(task.fullName, task.file.name, watch.signal));
@@ -242,7 +242,7 @@ export const contractTest: TestAPI<Fixtures> = base.extend<Fixtures>({
   expectFact: async ({ task, target }, use) => {
     const { expect } = task.context;
     await use((id, actual, message) => {
-      const { facts } = ensureMeta({ task }, target);
+      const { facts } = ensureMeta(task, target);
       if (!facts.includes(id)) facts.push(id);
       return expect(actual, `${message ? `${message}; ` : ''}fact ${describeFact(id)}`);
     });
@@ -256,7 +256,7 @@ export const contractTest: TestAPI<Fixtures> = base.extend<Fixtures>({
   },
 
   note: async ({ task, target }, use) => {
-    await use((text) => ensureMeta({ task }, target).notes.push(text));
+    await use((text) => ensureMeta(task, target).notes.push(text));
   },
 
   api: async ({ clientFor, target }, use) => use(clientFor(target.apiKey)),
@@ -304,7 +304,7 @@ export const contractTest: TestAPI<Fixtures> = base.extend<Fixtures>({
 
   noteSpent: async ({ task, target }, use) => {
     await use((created) => {
-      ensureMeta({ task } as TestContext, target).spent.push({
+      ensureMeta(task, target).spent.push({
         amount: String(created.amount),
         currency: created.currency,
       });
@@ -321,8 +321,7 @@ function clientOptions(
   { target, task, onTestFinished }: Pick<TestContext, 'task' | 'onTestFinished'> & { target: ContractTarget },
   apiKey: string | undefined,
 ): ClientOptions & Required<Pick<ClientOptions, 'timeoutMs' | 'fetch'>> {
-  const context = { task };
-  const meta = ensureMeta(context, target);
+  const meta = ensureMeta(task, target);
   return {
     baseUrl: target.info.baseUrl,
     ...(apiKey ? { apiKey } : {}),
@@ -346,26 +345,17 @@ function clientOptions(
 }
 
 function record(exchange: Exchange, violations: SpecViolation[]): RecordedInteraction {
-  const interaction: RecordedInteraction = {
-    operationId: exchange.operationId,
-    request: {
-      method: exchange.method,
-      url: exchange.url,
-      headers: exchange.requestHeaders,
-      ...(exchange.requestBody === undefined ? {} : { body: exchange.requestBody }),
-    },
+  const { operationId, method, url, requestHeaders: headers, requestBody: body, status, error } = exchange;
+  return {
+    operationId,
+    request: { method, url, headers, ...(body === undefined ? {} : { body }) },
     durationMs: Math.round(exchange.durationMs * 1000) / 1000,
+    ...(status === undefined
+      ? {}
+      : { response: { status, headers: exchange.responseHeaders ?? {}, body: exchange.body } }),
+    ...(error ? { error: error.message } : {}),
+    ...(violations.length > 0 ? { specViolations: violations } : {}),
   };
-  if (exchange.status !== undefined) {
-    interaction.response = {
-      status: exchange.status,
-      headers: exchange.responseHeaders ?? {},
-      body: exchange.body,
-    };
-  }
-  if (exchange.error) interaction.error = exchange.error.message;
-  if (violations.length > 0) interaction.specViolations = violations;
-  return interaction;
 }
 
 /**

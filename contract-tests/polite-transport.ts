@@ -25,12 +25,7 @@ export interface PoliteWaits {
   waitingSince?: number;
 }
 
-/**
- * A fresh tally.
- *
- * @example
- *   emptyWaits().waits.pace; // { count: 0, ms: 0 }
- */
+/** A fresh tally, e.g. `emptyWaits().waits.pace` is `{ count: 0, ms: 0 }`. */
 export function emptyWaits(): PoliteWaits {
   const waits = Object.fromEntries(WAIT_REASONS.map((reason) => [reason, { count: 0, ms: 0 }]));
   return { waits: waits as PoliteWaits['waits'], retries: 0, gaveUp: 0, waitedMs: 0 };
@@ -47,9 +42,8 @@ export interface PoliteOptions {
   active: () => boolean;
   /** The live tally of a case. */
   waitsOf: (caseName: string) => PoliteWaits;
-  /** Default: setTimeout. */
+  /** For tests: setTimeout and Date.now (the wall clock a Retry-After date is read by) by default. */
   sleep?: (ms: number) => Promise<void>;
-  /** The wall clock, for a Retry-After or reset given as a date. Default Date.now. */
   now?: () => number;
 }
 
@@ -57,7 +51,7 @@ export interface PoliteOptions {
 const ATTEMPT_TIMEOUT_MS = 10_000;
 
 /** The first backoff, doubled on each further attempt. */
-export const BACKOFF_BASE_MS = 500;
+const BACKOFF_BASE_MS = 500;
 
 /**
  * Milliseconds a Retry-After asks for: seconds, or an HTTP date; undefined when absent or unreadable.
@@ -71,7 +65,6 @@ export function retryAfterMs(value: string | null, nowMs: number): number | unde
   return text && /^\d+$/.test(text) ? Number(text) * 1000 : untilDate(text, nowMs);
 }
 
-/** Milliseconds until an HTTP date; undefined when unreadable. */
 function untilDate(text: string | undefined, nowMs: number): number | undefined {
   const date = Date.parse(text ?? '');
   return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
@@ -83,14 +76,8 @@ function rateLimitField(headers: Headers, name: 'reset' | 'remaining'): string |
   return headers.get(`x-ratelimit-${name}`) ?? headers.get(`ratelimit-${name}`) ?? field;
 }
 
-/**
- * Milliseconds until the rate-limit headers' reset: seconds from now, a Unix time in seconds
- * or ms, or an HTTP date; undefined when none is given or it is unreadable.
- *
- * @example
- *   resetMs(new Headers({ 'x-ratelimit-reset': '2' }), 0); // 2000
- */
-export function resetMs(headers: Headers, nowMs: number): number | undefined {
+/** Milliseconds until the rate-limit headers' reset: seconds from now, a Unix time in s or ms, or an HTTP date. */
+function resetMs(headers: Headers, nowMs: number): number | undefined {
   const reset = rateLimitField(headers, 'reset');
   if (reset === undefined) return undefined;
   const number = Number(reset.trim());
@@ -113,9 +100,8 @@ export function rateLimitHoldMs(headers: Headers, nowMs: number): number | undef
 }
 
 /**
- * The backoff before attempt `attempt + 1` when no Retry-After came: BACKOFF_BASE_MS
- * doubled per attempt, times a jitter in [0.5, 1) drawn from the seed (no Math.random,
- * so a rerun with the same run id waits alike).
+ * The backoff before attempt `attempt + 1` when no Retry-After came: BACKOFF_BASE_MS doubled
+ * per attempt, times a jitter in [0.5, 1) drawn from the seed, so a rerun waits alike.
  *
  * @example
  *   backoffMs('run-1', 'case', 1); // between 250 and 500
@@ -218,7 +204,7 @@ export function politeTransport(inner: CaseTransport, options: PoliteOptions): C
         ...(decide(response).retry ? { retried: true as const } : {}),
       });
       const response = await send(template.clone(), caseName, file, mark);
-      // A transport below that records nothing never asks.
+      // A transport below that records nothing never calls mark.
       const { retry, refused } = decided ?? decide(response);
       const hold = rateLimitHoldMs(response.headers, now());
       if (hold !== undefined && hold > 0)

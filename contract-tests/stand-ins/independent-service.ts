@@ -214,14 +214,12 @@ export function createIndependentService(options: ServiceOptions): {
     return `OR${stamp}${random}`;
   };
 
-  const params = async (request: Request, url: URL): Promise<URLSearchParams> => {
-    const merged = new URLSearchParams(url.search);
-    if (request.method === 'POST') {
-      const text = await request.text();
-      for (const [key, value] of new URLSearchParams(text)) if (!merged.has(key)) merged.set(key, value);
-    }
-    return merged;
-  };
+  // The query and a form body; the query wins (URLSearchParams.get reads the first).
+  const params = async (request: Request, url: URL): Promise<URLSearchParams> =>
+    new URLSearchParams([
+      ...url.searchParams,
+      ...new URLSearchParams(request.method === 'POST' ? await request.text() : ''),
+    ]);
 
   /** A whole number parameter, or the rejection that says why not. */
   const wholeNumber = (value: string | null, name: string): number | Response => {
