@@ -29,7 +29,6 @@ import {
 } from './spec-check.ts';
 import { CASE_TIMEOUT_MS } from './contract-project.ts';
 import type { PoliteWaits } from './polite-transport.ts';
-import { watchOwnTime } from './own-time.ts';
 
 export interface RecordedInteraction {
   operationId: string;
@@ -373,4 +372,38 @@ function claimOrderSlot(runDir: string, max: number): boolean {
     }
   }
   return false;
+}
+
+/**
+ * A case's own time is how long it has run less what it waited to be polite: vitest's timeout
+ * cannot leave those waits out, so a polite run times its cases with this instead.
+ */
+/**
+ * Aborts the returned signal once the case has spent more than `limitMs` of its own time,
+ * checked every `everyMs`; `stop` ends the watch.
+ *
+ * @example
+ *   const watch = watchOwnTime(target.waitsOf(name), 120_000);
+ *   try { await use(target.forCase(name, file, watch.signal)); } finally { watch.stop(); }
+ */
+export function watchOwnTime(
+  waits: PoliteWaits,
+  limitMs: number,
+  options: { now?: () => number; everyMs?: number } = {},
+): { signal: AbortSignal; stop(): void } {
+  const now = options.now ?? (() => performance.now());
+  const controller = new AbortController();
+  const started = now();
+  const timer = setInterval(() => {
+    const waiting = waits.waitingSince === undefined ? 0 : now() - waits.waitingSince;
+    if (now() - started - waits.waitedMs - waiting <= limitMs) return;
+    clearInterval(timer);
+    controller.abort(
+      new Error(
+        `the case spent more than ${limitMs} ms of its own time (its timeout), not counting the ${Math.round(waits.waitedMs + waiting)} ms it waited to be polite`,
+      ),
+    );
+  }, options.everyMs ?? 1000);
+  timer.unref();
+  return { signal: controller.signal, stop: () => clearInterval(timer) };
 }
