@@ -68,14 +68,3 @@ export function describeViolations(exchange: Exchange, violations: SpecViolation
   );
   return `${exchange.operationId} (HTTP ${exchange.status}) does not match spec/openapi.yaml:\n${lines.join('\n')}`;
 }
-
-/** The error a test fails with when a response breaks the spec. */
-export class SpecViolationError extends Error {
-  constructor(
-    message: string,
-    readonly violations: SpecViolation[],
-  ) {
-    super(message);
-    this.name = 'SpecViolationError';
-  }
-}
