@@ -153,22 +153,8 @@ const MEMBERS: Record<FamilyMember, Partial<ServiceChoices>> = {
   },
   'lingering-failure': { failEveryOrder: true, failedLingersMs: 2500 },
   'usdt-payer': { usdtWhenTrxShort: true, balance: { trxSun: 1_500_000n, usdtMicro: 50_000_000n } },
-  'all-choices': {
-    timeUnit: 'ms',
-    createdAtUnit: 's',
-    fixedDecimals: 6,
-    extraFields: EXTRA_FIELDS,
-    rejections: OWN_REJECTIONS,
-    showsProcessing: false,
-    failEveryOrder: true,
-    failedLingersMs: 2500,
-    historyPrefers: 'outOrderNo',
-    usdtWhenTrxShort: true,
-    accountSuccessCode: 1,
-    duplicateOutOrderNo: 'reject',
-    prices: { '10min': 47, '1h': 71, '1d': 83, '3d': 89, '7d': 97, '14d': 101, '30d': 103 },
-    balance: { trxSun: 1_500_000n, usdtMicro: 50_000_000n },
-  },
+  // Every choice of the members above (COMBINED), at prices of its own.
+  'all-choices': { prices: { '10min': 47, '1h': 71, '1d': 83, '3d': 89, '7d': 97, '14d': 101, '30d': 103 } },
   // At most 8 requests a second per key, then 429 with Retry-After: 1; 2 a second, Retry-After
   // as an HTTP date; the gateway's 3 a second, then an HTML 503 with X-RateLimit-Reset.
   'rate-limited': { rateLimit: { perSecond: 8, retryAfter: 'seconds', headers: false } },
@@ -183,8 +169,19 @@ const MEMBERS: Record<FamilyMember, Partial<ServiceChoices>> = {
 
 /** A member's full choices. */
 export function memberChoices(member: FamilyMember): ServiceChoices {
-  return { ...PLAIN_CHOICES, ...MEMBERS[member] };
+  const combined = member === 'all-choices' ? COMBINED.map((m) => MEMBERS[m]) : [];
+  return [...combined, MEMBERS[member]].reduce<ServiceChoices>((all, m) => ({ ...all, ...m }), PLAIN_CHOICES);
 }
+
+/** The members 'all-choices' combines, in order (its rejections are own-rejections'). */
+const COMBINED: FamilyMember[] = [
+  'lifecycle-choices',
+  'time-units',
+  'answer-shapes',
+  'own-rejections',
+  'lingering-failure',
+  'usdt-payer',
+];
 
 /**
  * A member's service as a fetch.
