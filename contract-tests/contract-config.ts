@@ -5,9 +5,9 @@
  * of a rate-limited call and their caps (the variables behind the flags of spec/cli.yaml).
  */
 import path from 'node:path';
-import { fileLimitFrom, type FileLimit } from '../src/bounded-file.ts';
+import { fileLimitFrom } from '../src/bounded-file.ts';
 import { envFlag } from '../src/env-flag.ts';
-import { loadRecording } from '../recording/recording.ts';
+import { loadRecording, type Recording } from '../recording/recording.ts';
 import { CLI_COMMANDS } from '../src/generated/cli.ts';
 
 export interface ContractConfig {
@@ -29,9 +29,9 @@ export interface ContractConfig {
   runId: string;
   /** Directory where each file's exchanges are appended while recording. */
   recordDir?: string;
-  /** The recording a replay serves, and the largest it reads (ENERGY_SIM_MAX_FILE_MB). */
+  /** The recording a replay serves (read once, within ENERGY_SIM_MAX_FILE_MB), and its path. */
   replayPath?: string;
-  fileLimit?: FileLimit;
+  recording?: Recording;
   /**
    * A simulator recorded as the real service (`record --as-upstream`): its control plane is
    * never called and the spending guard is on, so a calibrated simulator is recorded like with like.
@@ -147,14 +147,13 @@ export function readContractConfig(env: NodeJS.ProcessEnv = process.env): Contra
   }
   if (!replayPath) return config;
   // A replay sends exactly what the recording run sent: its run id, spending guard and address.
-  const fileLimit = fileLimitFrom(undefined, env, null);
-  let recording;
+  let recording: Recording;
   try {
-    recording = loadRecording(replayPath, fileLimit);
+    recording = loadRecording(replayPath, fileLimitFrom(undefined, env, null));
   } catch (error) {
     throw new Error(`CONTRACT_REPLAY: ${(error as Error).message}`, { cause: error });
   }
-  const { settings } = recording;
+  const { settings, runId } = recording;
   return {
     ...config,
     allowSpend: settings.allowSpend,
@@ -162,8 +161,8 @@ export function readContractConfig(env: NodeJS.ProcessEnv = process.env): Contra
     pledgeAddress: settings.pledgeAddress,
     variant: undefined,
     replayPath,
-    fileLimit,
-    runId: recording.runId,
+    recording,
+    runId,
   };
 }
 

@@ -8,7 +8,7 @@ import type { Capability, TargetInfo } from '../recording/recording.ts';
 import { createSimulator } from '../mock/simulator.ts';
 import { createRecorder, type CaseTransport } from '../recording/recorder.ts';
 import { untilAborted } from '../src/client/send-request.ts';
-import { CONNECT_CASE, loadRecording } from '../recording/recording.ts';
+import { CONNECT_CASE } from '../recording/recording.ts';
 import { createReplay } from '../recording/replay-target.ts';
 import { VARIANTS } from './broken-variants.ts';
 import { displayPath, type ContractConfig } from './contract-config.ts';
@@ -68,8 +68,7 @@ export async function connectTarget(config: ContractConfig): Promise<ContractTar
   let transport: CaseTransport;
   let replay: ReturnType<typeof createReplay> | undefined;
   let recorder: ReturnType<typeof createRecorder> | undefined;
-  const recording =
-    config.mode === 'replay' ? loadRecording(config.replayPath!, config.fileLimit) : undefined;
+  const { recording } = config;
   if (recording) {
     replay = createReplay(recording, {
       apiKey: config.apiKey,

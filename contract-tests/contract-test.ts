@@ -1,7 +1,6 @@
 /**
- * The contract suite's `test`: fixtures for the target and for clients that validate
- * every response against the spec and record every interaction into the test's meta,
- * where the contract reporter reads it.
+ * The contract suite's `test`: fixtures for the target and for clients that check every answer
+ * against the spec and record every interaction into the test's meta, for the reporter.
  */
 import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
@@ -369,12 +368,8 @@ function claimOrderSlot(runDir: string, max: number): boolean {
 }
 
 /**
- * A case's own time is how long it has run less what it waited to be polite: vitest's timeout
- * cannot leave those waits out, so a polite run times its cases with this instead.
- */
-/**
- * Aborts the returned signal once the case has spent more than `limitMs` of its own time,
- * checked every `everyMs`; `stop` ends the watch.
+ * Aborts the returned signal once the case has spent more than `limitMs` of its own time (its
+ * run less its polite waits, which vitest's timeout cannot leave out), checked every `everyMs`.
  *
  * @example
  *   const watch = watchOwnTime(target.waitsOf(name), 120_000);
