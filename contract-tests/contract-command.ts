@@ -82,13 +82,10 @@ export function contractEnv(argv: string[], env: NodeJS.ProcessEnv): NodeJS.Proc
 }
 
 /**
- * How this copy of the kit runs its suite. A checkout (this module is TypeScript): the
- * config beside this module, run from the checkout. An installed package: the built suite's
- * config, run from the user's directory, where its report belongs, so the kit's own vitest
- * runs it and nothing is read from the user's project.
+ * How this copy of the kit runs its suite: in a checkout (this module is TypeScript) from the
+ * checkout; installed, the built suite from the user's directory, where its report belongs.
  */
 export function suiteLayout(): { vitestArgs: string[]; reporter: string; cwd: string | undefined } {
-  // The path, not the URL: tsx (bin/ in a checkout) adds a query to a module's URL.
   const extension = path.extname(here);
   const checkout = extension === '.ts';
   const dir = path.dirname(here);

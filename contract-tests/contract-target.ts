@@ -28,16 +28,9 @@ export interface ContractTarget {
   now(): number;
   /** The control plane; throws when the target is not a simulator. */
   control: ControlPlane;
-  /**
-   * The same target, with every request it sends labelled as the case's (a recording
-   * notes the case, a replay prefers what the case recorded). Clock state is shared.
-   * Once `signal` aborts, the case's requests and sleeps reject with its reason.
-   */
+  /** The same target, its requests labelled as the case's (for recording and replay); `signal` ends them. */
   forCase(caseName: string, file: string, signal?: AbortSignal): ContractTarget;
-  /**
-   * Whether the suite is polite to this target (paced, retrying 429s): it is no
-   * simulator and no replay. Known once connected.
-   */
+  /** Whether the suite is polite to this target (paced, retrying 429s): no simulator, no replay. */
   polite(): boolean;
   /** What a case waited to be polite, live while it runs (polite-transport.ts). */
   waitsOf(caseName: string): PoliteWaits;

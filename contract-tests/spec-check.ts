@@ -1,7 +1,6 @@
 /**
- * Validates every response against spec/openapi.yaml with validators compiled through
- * the shared loader, and describes a violation by JSON path, expected schema, actual
- * value and the documented fact it breaks.
+ * Checks every answer against spec/openapi.yaml (src/spec/response-check.ts) and describes a
+ * violation by JSON path, expected schema, actual value and the documented fact it breaks.
  */
 import type { Exchange } from '../src/client/index.ts';
 import { checkAnswer, compactJson, type SpecViolation } from '../src/spec/response-check.ts';
