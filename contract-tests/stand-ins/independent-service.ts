@@ -221,13 +221,15 @@ export function createIndependentService(options: ServiceOptions): {
       ...new URLSearchParams(request.method === 'POST' ? await request.text() : ''),
     ]);
 
-  /** A whole number parameter, or the rejection that says why not. */
-  const wholeNumber = (value: string | null, name: string): number | Response => {
-    if (value === null || value === '') return reject('parameterMissing', name);
+  /** The rentalCount, held to the 64000 minimum when `minimum`, or the rejection that says why not. */
+  const rentalCountOf = (value: string | null, minimum: boolean): number | Response => {
+    if (value === null || value === '') return reject('parameterMissing', 'rentalCount');
     if (!/^\d{1,10}$/.test(value) || Number(value) < 1 || Number(value) > 1_000_000_000)
-      return reject('parameterInvalid', `${name} must be a whole number from 1 to 1000000000`);
+      return reject('parameterInvalid', 'rentalCount must be a whole number from 1 to 1000000000');
     if (choices.maxRentalCount !== undefined && Number(value) > choices.maxRentalCount)
-      return reject('aboveMaximum', `${name} must be at most ${choices.maxRentalCount}`);
+      return reject('aboveMaximum', `rentalCount must be at most ${choices.maxRentalCount}`);
+    if (minimum && Number(value) < 64_000)
+      return reject('belowMinimum', 'rentalCount must be at least 64000');
     return Number(value);
   };
   const period = (value: string | null): Period | Response => {
@@ -254,10 +256,8 @@ export function createIndependentService(options: ServiceOptions): {
   // Partial: an operation the document gained that this service was not given is one it lacks.
   const answerOf: Partial<Record<ApiOperationId, (query: URLSearchParams) => Promise<Response>>> = {
     getPrice: async (query: URLSearchParams) => {
-      const rentalCount = wholeNumber(query.get('rentalCount'), 'rentalCount');
+      const rentalCount = rentalCountOf(query.get('rentalCount'), choices.minimumOnPrice === true);
       if (rentalCount instanceof Response) return rentalCount;
-      if (choices.minimumOnPrice && rentalCount < 64_000)
-        return reject('belowMinimum', 'rentalCount must be at least 64000');
       const chosen = period(query.get('period'));
       if (chosen instanceof Response) return chosen;
       const sun = choices.prices[chosen];
@@ -275,9 +275,8 @@ export function createIndependentService(options: ServiceOptions): {
       const address = query.get('pledgeAddress');
       if (!address) return reject('parameterMissing', 'pledgeAddress');
       if (!isTronAddress(address)) return reject('parameterInvalid', 'pledgeAddress must be a TRON address');
-      const rentalCount = wholeNumber(query.get('rentalCount'), 'rentalCount');
+      const rentalCount = rentalCountOf(query.get('rentalCount'), true);
       if (rentalCount instanceof Response) return rentalCount;
-      if (rentalCount < 64_000) return reject('belowMinimum', 'rentalCount must be at least 64000');
       const chosen = period(query.get('period'));
       if (chosen instanceof Response) return chosen;
       const outOrderNo = query.get('outOrderNo') ?? undefined;
