@@ -101,11 +101,8 @@ export async function connectTarget(config: ContractConfig): Promise<ContractTar
   // Every request waits for the run's pace until the target proves to be a simulator.
   let polite = config.mode !== 'replay';
   const waits = new Map<string, PoliteWaits>();
-  const waitsOf = (caseName: string): PoliteWaits => {
-    let tally = waits.get(caseName);
-    if (!tally) waits.set(caseName, (tally = emptyWaits()));
-    return tally;
-  };
+  const waitsOf = (caseName: string): PoliteWaits =>
+    waits.get(caseName) ?? waits.set(caseName, emptyWaits()).get(caseName)!;
   if (polite) {
     transport = politeTransport(transport, {
       settings: config.politeness,

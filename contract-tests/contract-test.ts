@@ -164,9 +164,6 @@ export function expectRefused<T>(
   });
 }
 
-/** The cheapest order: the minimum quantity for the shortest period. */
-const CHEAPEST = { rentalCount: 64000, period: '10min' } as const;
-
 /**
  * A run-unique outOrderNo from the run id, the case's name and its count: repeated runs never
  * collide, and a replay (the recording's run id) sends what the recording run sent.
@@ -264,7 +261,9 @@ export const contractTest: TestAPI<Fixtures> = base.extend<Fixtures>({
       address ??= (await api.getAccount()).walletAddress;
       return {
         pledgeAddress: overrides.pledgeAddress ?? address,
-        ...CHEAPEST,
+        // The cheapest order: the minimum quantity for the shortest period.
+        rentalCount: 64000,
+        period: '10min' as const,
         outOrderNo: overrides.outOrderNo ?? newOutOrderNo('order'),
       };
     });
