@@ -1,7 +1,6 @@
 /**
- * The rental where it happens: the receiving address's energy on a TRON node (java-tron's
- * HTTP API), read after the suite's order as a user's code reads it. The node is
- * `--tron-node`, else a simulator's own (the same app serves `/wallet/…`).
+ * The receiving address's energy on a TRON node (java-tron's HTTP API), read after the suite's
+ * order as a user's code reads it: `--tron-node`, else a simulator's own `/wallet/…`.
  */
 import { PERIOD_MS } from '../mock/engine/pricing.ts';
 import { EnergyRentalError } from '../src/client/energy-rental-error.ts';

@@ -1,7 +1,8 @@
 /**
  * `energy-rental-kit contract`: runs the contract suite against the in-process simulator
  * (default), a URL or a recording, by starting vitest on the suite with the run's settings
- * in the environment.
+ * in the environment. A URL is read once first (checkTarget): without it an unreachable URL
+ * or a wrong key fails every case alike, and nothing says why.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,9 +14,10 @@ import { readCommandArgs } from '../src/cli-args.ts';
 import { commandHelp, type CliOption } from '../src/cli-help.ts';
 import { CliError } from '../src/cli-error.ts';
 import { CLI_COMMANDS } from '../src/generated/cli.ts';
+import { API_OPERATION_SPECS } from '../src/generated/lists.ts';
+import { redactUrl } from '../mock/http/journal-redaction.ts';
 import { newRunId, readContractConfig } from './contract-config.ts';
 import { listFacts } from './facts.ts';
-import { checkTarget } from './target-check.ts';
 
 /** `contract --help`, from its table in spec/cli.yaml. */
 export const CONTRACT_HELP: string = commandHelp(CLI_COMMANDS.contract);
@@ -80,13 +82,10 @@ export function contractEnv(argv: string[], env: NodeJS.ProcessEnv): NodeJS.Proc
 }
 
 /**
- * How this copy of the kit runs its suite. A checkout (this module is TypeScript): the
- * config beside this module, run from the checkout. An installed package: the built suite's
- * config, run from the user's directory, where its report belongs, so the kit's own vitest
- * runs it and nothing is read from the user's project.
+ * How this copy of the kit runs its suite: in a checkout (this module is TypeScript) from the
+ * checkout; installed, the built suite from the user's directory, where its report belongs.
  */
 export function suiteLayout(): { vitestArgs: string[]; reporter: string; cwd: string | undefined } {
-  // The path, not the URL: tsx (bin/ in a checkout) adds a query to a module's URL.
   const extension = path.extname(here);
   const checkout = extension === '.ts';
   const dir = path.dirname(here);
@@ -179,4 +178,57 @@ export async function runContract(
   } finally {
     rmSync(runDir, { recursive: true, force: true });
   }
+}
+
+/** How long the first read may take before the target counts as not reachable. */
+const TARGET_CHECK_TIMEOUT_MS = 10_000;
+
+/** The network error's code (ECONNREFUSED, ENOTFOUND, …), else its message. */
+function reasonOf(error: unknown): string {
+  const e = error as {
+    name?: string;
+    message?: string;
+    cause?: { code?: string; errors?: { code?: string }[]; message?: string };
+  };
+  if (e?.name === 'TimeoutError') return `no answer within ${TARGET_CHECK_TIMEOUT_MS / 1000} s`;
+  return e?.cause?.code ?? e?.cause?.errors?.[0]?.code ?? e?.cause?.message ?? e?.message ?? String(error);
+}
+
+/**
+ * Reads the account once at `baseUrl` with `apiKey`; resolves with one line saying why the
+ * run cannot go on (not reachable, key rejected), or undefined when it can.
+ *
+ * @example
+ *   await checkTarget('http://127.0.0.1:1', 'demo-key');
+ *   // 'not reachable: http://127.0.0.1:1 (ECONNREFUSED) …'
+ */
+export async function checkTarget(
+  baseUrl: string,
+  apiKey: string,
+  fetchImpl: typeof fetch = globalThis.fetch,
+): Promise<string | undefined> {
+  const base = baseUrl.replace(/\/+$/, '');
+  const { method, path } = API_OPERATION_SPECS.getAccount;
+  const shown = redactUrl(base);
+  let response: Response;
+  try {
+    response = await fetchImpl(`${base}${path}`, {
+      method,
+      headers: { 'API-KEY': apiKey },
+      signal: AbortSignal.timeout(TARGET_CHECK_TIMEOUT_MS),
+    });
+  } catch (error) {
+    return `not reachable: ${shown} (${reasonOf(error)}); check --base-url (CONTRACT_BASE_URL) and that the server runs.`;
+  }
+  const body = (await response.json().catch(() => undefined)) as
+    { code?: unknown; msg?: unknown } | undefined;
+  // A service may answer a refused key with 200 and a code of its own (errorStatus always-200).
+  const refusedInBody =
+    response.ok && body && body.code !== 0 && typeof body.msg === 'string' && /key/i.test(body.msg);
+  if (response.status === 401 || response.status === 403 || refusedInBody) {
+    // The message is not repeated: a service may quote the key it refused.
+    const code = typeof body?.code === 'number' ? `, code ${body.code}` : '';
+    return `key rejected: ${shown} answered ${response.status}${code} to ${method} ${path} with the key given; check --api-key (CONTRACT_API_KEY).`;
+  }
+  return undefined;
 }

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestUserConfig } from 'vitest/config';
-import { mayWaitPolitely } from './politeness-settings.ts';
+import { mayWaitPolitely } from './contract-config.ts';
 
 /** A case's own time limit, waits for the target's pace and rate limit not counted. */
 export const CASE_TIMEOUT_MS = 120_000;

@@ -4,21 +4,15 @@
  */
 import type { ContractMeta, RecordedInteraction } from './contract-test.ts';
 import type { TargetInfo } from './contract-target.ts';
-import { emptyWaits, type PoliteWaits } from './polite-transport.ts';
-import type { WaitReason } from './pace-coordinator.ts';
+import { sumOf } from './facts.ts';
+import type { PoliteWaits } from './polite-transport.ts';
+import { WAIT_REASONS, type WaitReason } from './pace-coordinator.ts';
 
-/** What the whole run waited to be polite to a target that is not a simulator. */
-export interface PolitenessReport {
+/** What the whole run waited to be polite to a target that is not a simulator (see PoliteWaits). */
+export type PolitenessReport = Omit<PoliteWaits, 'waitingSince'> & {
   /** The pace, requests a second for all workers together (0: none). */
   maxRps?: number;
-  waitedMs: number;
-  /** By reason: the pace, rate-limit headers at 0, a 429's Retry-After, backoff after a 429 without one. */
-  waits: Record<WaitReason, { count: number; ms: number }>;
-  /** Requests sent again after a 429. */
-  retries: number;
-  /** 429s the suite did not retry (a POST, or past a cap) and handed to the case. */
-  gaveUp: number;
-}
+};
 
 export interface ContractCase {
   name: string;
@@ -49,88 +43,59 @@ export interface ContractReport {
   cases: ContractCase[];
 }
 
-/** Sums decimal amounts exactly (six decimals at most). */
-export function sumDecimals(amounts: string[]): string {
-  let total = 0n;
-  for (const amount of amounts) {
-    const [whole, fraction = ''] = amount.split('.');
-    total += BigInt(whole!) * 1_000_000n + BigInt(fraction.padEnd(6, '0').slice(0, 6));
-  }
-  const fraction = String(total % 1_000_000n)
-    .padStart(6, '0')
-    .replace(/0+$/, '');
-  return `${total / 1_000_000n}${fraction ? `.${fraction}` : ''}`;
-}
-
 /** Builds the report from the cases and the metas the tests recorded. */
 export function buildReport(
   cases: Array<ContractCase & { meta?: ContractMeta }>,
   finishedAt: Date,
   options: { maxRps?: number } = {},
 ): ContractReport {
-  const spentAmounts: Record<string, string[]> = {};
-  let orders = 0;
-  let target: TargetInfo | undefined;
-  let polite: PoliteWaits | undefined;
-  const out: ContractCase[] = [];
-  for (const { meta, ...c } of cases) {
-    target ??= meta?.target;
-    if (meta?.politeness) {
-      polite = addWaits(polite ?? emptyWaits(), meta.politeness);
-      if (meta.politeness.waitedMs > 0) c.waitedMs = Math.round(meta.politeness.waitedMs);
-    }
-    if (meta?.facts.length) c.facts = meta.facts;
-    if (meta?.notes.length) c.notes = meta.notes;
-    for (const spend of meta?.spent ?? []) {
-      orders++;
-      (spentAmounts[spend.currency] ??= []).push(spend.amount);
-    }
-    out.push(c);
-  }
-  const byCurrency: Record<string, string> = {};
-  for (const [currency, amounts] of Object.entries(spentAmounts)) byCurrency[currency] = sumDecimals(amounts);
+  const out = cases.map(({ meta, ...c }): ContractCase => {
+    const waitedMs = Math.round(meta?.politeness?.waitedMs ?? 0);
+    return {
+      ...c,
+      ...(waitedMs > 0 ? { waitedMs } : {}),
+      ...(meta?.facts.length ? { facts: meta.facts } : {}),
+      ...(meta?.notes.length ? { notes: meta.notes } : {}),
+    };
+  });
+  const spent = cases.flatMap((c) => c.meta?.spent ?? []);
+  const currencies = [...new Set(spent.map((s) => s.currency))];
+  const waits = cases.flatMap((c) => c.meta?.politeness ?? []);
+  const sum = (of: (w: PoliteWaits) => number) => Math.round(waits.reduce((total, w) => total + of(w), 0));
+  const count = (verdict: ContractCase['verdict']) => out.filter((c) => c.verdict === verdict).length;
   return {
     tool: 'energy-rental-kit contract',
     finishedAt: finishedAt.toISOString(),
-    target,
-    summary: {
-      passed: out.filter((c) => c.verdict === 'passed').length,
-      failed: out.filter((c) => c.verdict === 'failed').length,
-      skipped: out.filter((c) => c.verdict === 'skipped').length,
+    target: cases.find((c) => c.meta)?.meta?.target,
+    summary: { passed: count('passed'), failed: count('failed'), skipped: count('skipped') },
+    spent: {
+      orders: spent.length,
+      byCurrency: Object.fromEntries(
+        currencies.map((currency) => [
+          currency,
+          sumOf(spent.filter((s) => s.currency === currency).map((s) => s.amount)),
+        ]),
+      ),
     },
-    spent: { orders, byCurrency },
     facts: [...new Set(out.flatMap((c) => c.facts ?? []))].sort(),
-    ...(polite
+    ...(waits.length > 0
       ? {
           politeness: {
             ...(options.maxRps === undefined ? {} : { maxRps: options.maxRps }),
-            waitedMs: Math.round(polite.waitedMs),
+            waitedMs: sum((w) => w.waitedMs),
             waits: Object.fromEntries(
-              Object.entries(polite.waits).map(([reason, t]) => [
-                reason,
-                { count: t.count, ms: Math.round(t.ms) },
+              WAIT_REASONS.map((r) => [
+                r,
+                { count: sum((w) => w.waits[r].count), ms: sum((w) => w.waits[r].ms) },
               ]),
-            ) as PolitenessReport['waits'],
-            retries: polite.retries,
-            gaveUp: polite.gaveUp,
+            ) as PoliteWaits['waits'],
+            retries: sum((w) => w.retries),
+            gaveUp: sum((w) => w.gaveUp),
           },
         }
       : {}),
     cases: out,
   };
-}
-
-function addWaits(total: PoliteWaits, add: PoliteWaits): PoliteWaits {
-  for (const [reason, tally] of Object.entries(add.waits) as Array<
-    [WaitReason, { count: number; ms: number }]
-  >) {
-    total.waits[reason].count += tally.count;
-    total.waits[reason].ms += tally.ms;
-  }
-  total.retries += add.retries;
-  total.gaveUp += add.gaveUp;
-  total.waitedMs += add.waitedMs;
-  return total;
 }
 
 const REASON_NAMES: Record<WaitReason, string> = {
@@ -149,7 +114,7 @@ const REASON_NAMES: Record<WaitReason, string> = {
 export function describePoliteness(p: PolitenessReport): string {
   const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
   const pace = p.maxRps === undefined ? '' : p.maxRps > 0 ? ` (pace ${p.maxRps} requests/s)` : ' (no pace)';
-  const reasons = (Object.keys(REASON_NAMES) as WaitReason[]).map(
+  const reasons = WAIT_REASONS.map(
     (reason) =>
       `${REASON_NAMES[reason]} ${seconds(p.waits[reason].ms)} (${p.waits[reason].count} wait${p.waits[reason].count === 1 ? '' : 's'})`,
   );

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
 import { buildReport, summarise, type ContractCase } from './contract-report.ts';
 import type { ContractMeta } from './contract-test.ts';
-import { readPoliteness } from './politeness-settings.ts';
+import { readPoliteness } from './contract-config.ts';
 
 /**
  * The cases of contract test modules, with what each recorded; also read by the
@@ -16,26 +16,23 @@ import { readPoliteness } from './politeness-settings.ts';
 export function contractCases(
   modules: ReadonlyArray<TestModule>,
 ): Array<ContractCase & { meta?: ContractMeta }> {
-  const cases: Array<ContractCase & { meta?: ContractMeta }> = [];
-  for (const module of modules) {
-    for (const test of module.children.allTests()) {
+  return modules.flatMap((module) =>
+    [...module.children.allTests()].map((test) => {
       const result = test.result();
-      const diagnostic = test.diagnostic();
-      const meta = (test.meta() as { contract?: ContractMeta }).contract;
-      const entry: ContractCase & { meta?: ContractMeta } = {
+      const duration = test.diagnostic()?.duration;
+      const meta = test.meta().contract;
+      return {
         name: test.fullName,
         file: path.relative(process.cwd(), module.moduleId),
-        verdict: result.state === 'passed' ? 'passed' : result.state === 'failed' ? 'failed' : 'skipped',
+        verdict: result.state === 'passed' || result.state === 'failed' ? result.state : 'skipped',
         interactions: meta?.interactions ?? [],
+        ...(meta ? { meta } : {}),
+        ...(duration === undefined ? {} : { durationMs: Math.round(duration) }),
+        ...(result.state === 'skipped' && result.note ? { reason: result.note } : {}),
+        ...(result.state === 'failed' ? { errors: result.errors.map((e) => e.message) } : {}),
       };
-      if (meta) entry.meta = meta;
-      if (diagnostic) entry.durationMs = Math.round(diagnostic.duration);
-      if (result.state === 'skipped' && result.note) entry.reason = result.note;
-      if (result.state === 'failed') entry.errors = result.errors.map((e) => e.message);
-      cases.push(entry);
-    }
-  }
-  return cases;
+    }),
+  );
 }
 
 /** The run's pace as its workers read it, for the report; undefined when unreadable. */

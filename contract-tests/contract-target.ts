@@ -7,10 +7,10 @@ import type { components } from '../src/generated/control.ts';
 import type { Capability, TargetInfo } from '../recording/recording.ts';
 import { createSimulator } from '../mock/simulator.ts';
 import { createRecorder, type CaseTransport } from '../recording/recorder.ts';
-import { CONNECT_CASE, loadRecording } from '../recording/recording.ts';
+import { untilAborted } from '../src/client/send-request.ts';
+import { CONNECT_CASE } from '../recording/recording.ts';
 import { createReplay } from '../recording/replay-target.ts';
-import { ALTERED_VARIANTS, BROKEN_VARIANTS, OPAQUE_VARIANT } from './broken-variants.ts';
-import { FAMILY_VARIANTS, isFamilyVariant } from './stand-ins/family.ts';
+import { VARIANTS } from './broken-variants.ts';
 import { displayPath, type ContractConfig } from './contract-config.ts';
 import { paceScheduleAt } from './pace-coordinator.ts';
 import { emptyWaits, politeTransport, type PoliteWaits } from './polite-transport.ts';
@@ -28,16 +28,9 @@ export interface ContractTarget {
   now(): number;
   /** The control plane; throws when the target is not a simulator. */
   control: ControlPlane;
-  /**
-   * The same target, with every request it sends labelled as the case's (a recording
-   * notes the case, a replay prefers what the case recorded). Clock state is shared.
-   * Once `signal` aborts, the case's requests and sleeps reject with its reason.
-   */
+  /** The same target, its requests labelled as the case's (for recording and replay); `signal` ends them. */
   forCase(caseName: string, file: string, signal?: AbortSignal): ContractTarget;
-  /**
-   * Whether the suite is polite to this target (paced, retrying 429s): it is no
-   * simulator and no replay. Known once connected.
-   */
+  /** Whether the suite is polite to this target (paced, retrying 429s): no simulator, no replay. */
   polite(): boolean;
   /** What a case waited to be polite, live while it runs (polite-transport.ts). */
   waitsOf(caseName: string): PoliteWaits;
@@ -51,7 +44,6 @@ export interface ControlPlane {
   addRule(rule: ControlSchemas['RuleRequest']): Promise<string>;
   address(address: string): Promise<ControlSchemas['AddressState']>;
   timeline(apiKey: string, orderId: string): Promise<ControlSchemas['OrderView']>;
-  advance(ms: number): Promise<void>;
 }
 
 /** The in-process simulator's base URL (no socket: requests reach its fetch). */
@@ -69,8 +61,7 @@ export async function connectTarget(config: ContractConfig): Promise<ContractTar
   let transport: CaseTransport;
   let replay: ReturnType<typeof createReplay> | undefined;
   let recorder: ReturnType<typeof createRecorder> | undefined;
-  const recording =
-    config.mode === 'replay' ? loadRecording(config.replayPath!, config.fileLimit) : undefined;
+  const { recording } = config;
   if (recording) {
     replay = createReplay(recording, {
       apiKey: config.apiKey,
@@ -81,36 +72,27 @@ export async function connectTarget(config: ContractConfig): Promise<ContractTar
   } else {
     let targetFetch: (request: Request) => Promise<Response>;
     if (config.mode === 'in-process') {
-      // Looking like the real service means no clock control either: real time, fast timing.
-      // So do the stand-ins (stand-ins/family.ts).
-      const opaque = config.variant === 'opaque' || isFamilyVariant(config.variant);
+      // Posing as the real service means no clock control either: real time, fast timing.
+      const opaque = config.variant === 'opaque' || config.variant?.startsWith('family-');
       const sim = createSimulator({
         clock: opaque ? 'real' : (config.simulator?.clock ?? 'manual'),
         timing: opaque ? 'fast' : (config.simulator?.timing ?? 'realistic'),
         seed: 7,
       });
       baseUrl = IN_PROCESS_BASE;
-      if (config.variant) {
-        const variant =
-          config.variant === 'opaque'
-            ? OPAQUE_VARIANT
-            : (BROKEN_VARIANTS[config.variant] ??
-              ALTERED_VARIANTS[config.variant] ??
-              FAMILY_VARIANTS[config.variant]);
-        if (!variant) {
-          throw new Error(
-            `CONTRACT_VARIANT '${config.variant}' is unknown; known: opaque, ${[...Object.keys(BROKEN_VARIANTS), ...Object.keys(ALTERED_VARIANTS), ...Object.keys(FAMILY_VARIANTS)].join(', ')}.`,
-          );
-        }
-        targetFetch = variant.apply(sim);
-      } else {
-        targetFetch = sim.fetch;
+      const variant = config.variant === undefined ? undefined : VARIANTS[config.variant];
+      if (config.variant !== undefined && !variant) {
+        throw new Error(
+          `CONTRACT_VARIANT '${config.variant}' is unknown; known: ${Object.keys(VARIANTS).join(', ')}.`,
+        );
       }
+      targetFetch = variant ? variant(sim) : sim.fetch;
     } else {
       baseUrl = config.baseUrl!;
       targetFetch = (request) => globalThis.fetch(request);
     }
-    if (config.asUpstream) targetFetch = hideControlPlane(targetFetch, baseUrl);
+    if (config.asUpstream || config.variant === 'opaque')
+      targetFetch = hideControlPlane(targetFetch, baseUrl);
     recorder = config.recordDir
       ? createRecorder({ dir: config.recordDir, mainKey: config.apiKey, baseUrl })
       : undefined;
@@ -119,11 +101,8 @@ export async function connectTarget(config: ContractConfig): Promise<ContractTar
   // Every request waits for the run's pace until the target proves to be a simulator.
   let polite = config.mode !== 'replay';
   const waits = new Map<string, PoliteWaits>();
-  const waitsOf = (caseName: string): PoliteWaits => {
-    let tally = waits.get(caseName);
-    if (!tally) waits.set(caseName, (tally = emptyWaits()));
-    return tally;
-  };
+  const waitsOf = (caseName: string): PoliteWaits =>
+    waits.get(caseName) ?? waits.set(caseName, emptyWaits()).get(caseName)!;
   if (polite) {
     transport = politeTransport(transport, {
       settings: config.politeness,
@@ -135,9 +114,11 @@ export async function connectTarget(config: ContractConfig): Promise<ContractTar
       waitsOf,
     });
   }
+  // Once `signal` aborts, the case's requests and sleeps reject with its reason.
+  const bounded = <T>(work: Promise<T>, signal?: AbortSignal) => (signal ? untilAborted(work, signal) : work);
   const fetchFor = (caseName: string, file: string, signal?: AbortSignal): typeof fetch =>
     ((input: RequestInfo | URL, init?: RequestInit) =>
-      untilAborted(transport(new Request(input, init), caseName, file), signal)) as typeof fetch;
+      bounded(transport(new Request(input, init), caseName, file), signal)) as typeof fetch;
 
   const token = process.env.CONTRACT_SIM_TOKEN;
   const controlHeaders = (apiKey?: string): Record<string, string> => ({
@@ -194,7 +175,7 @@ export async function connectTarget(config: ContractConfig): Promise<ContractTar
       has: (capability) => capabilities.includes(capability),
       async sleep(ms) {
         if (clockControlled) await call('POST', '/clock/advance', { ms });
-        else if (!virtualClock) await untilAborted(new Promise((resolve) => setTimeout(resolve, ms)), signal);
+        else if (!virtualClock) await bounded(new Promise((resolve) => setTimeout(resolve, ms)), signal);
         if (virtualClock) virtualNow += ms;
       },
       now: () => (virtualClock ? virtualNow : Date.now()),
@@ -204,10 +185,6 @@ export async function connectTarget(config: ContractConfig): Promise<ContractTar
         addRule: async (rule) => (await call<{ id: string }>('POST', '/rules', rule)).id,
         address: (address) => call('GET', `/addresses/${address}`),
         timeline: (apiKey, orderId) => call('GET', `/orders/${orderId}`, undefined, apiKey),
-        advance: async (ms) => {
-          await call('POST', '/clock/advance', { ms });
-          virtualNow += ms;
-        },
       },
       forCase: build,
       polite: () => polite,
@@ -216,17 +193,6 @@ export async function connectTarget(config: ContractConfig): Promise<ContractTar
     };
   };
   return build(CONNECT_CASE, '');
-}
-
-/** Settles with `work`, or rejects with the signal's reason once it aborts. */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return work;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 /**

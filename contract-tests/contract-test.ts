@@ -1,9 +1,9 @@
 /**
- * The contract suite's `test`: fixtures for the target and for clients that validate
- * every response against the spec and record every interaction into the test's meta,
- * where the contract reporter reads it.
+ * The contract suite's `test`: fixtures for the target and for clients that check every answer
+ * against the spec and record every interaction into the test's meta, for the reporter.
  */
 import { createHash } from 'node:crypto';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test as base, type Assertion, type ExpectStatic, type TestAPI, type TestContext } from 'vitest';
@@ -19,17 +19,9 @@ import type { OrderCreated, OrderRequest } from '../src/models.ts';
 import { describeFact, type FactId } from './facts.ts';
 import { ordersUsedUp, readContractConfig, type ContractConfig } from './contract-config.ts';
 import { connectTarget, type Capability, type ContractTarget, type TargetInfo } from './contract-target.ts';
-import {
-  checkExchange,
-  describeViolations,
-  factsOfAnswer,
-  SpecViolationError,
-  type SpecViolation,
-} from './spec-check.ts';
-import { claimOrderSlot } from './spend-guard.ts';
+import { checkExchange, describeViolations, factsOfAnswer, type SpecViolation } from './spec-check.ts';
 import { CASE_TIMEOUT_MS } from './contract-project.ts';
 import type { PoliteWaits } from './polite-transport.ts';
-import { watchOwnTime } from './own-time.ts';
 
 export interface RecordedInteraction {
   operationId: string;
@@ -145,10 +137,13 @@ export function expectAnswered<T>(
   answer: T | { refused: Refusal },
   what: string,
 ): asserts answer is T {
-  const refused =
-    typeof answer === 'object' && answer !== null && 'refused' in answer ? answer.refused : undefined;
-  expectFact(fact, refused?.message, `${what} must be answered`).toBeUndefined();
+  expectFact(fact, refusalIn(answer)?.message, `${what} must be answered`).toBeUndefined();
 }
+
+const refusalIn = (answer: unknown): Refusal | undefined =>
+  typeof answer === 'object' && answer !== null && 'refused' in answer
+    ? (answer as { refused: Refusal }).refused
+    : undefined;
 
 /** Asserts that `answer` is a refusal under `fact`, carrying a code other than 0 and a message. */
 export function expectRefused<T>(
@@ -157,8 +152,7 @@ export function expectRefused<T>(
   answer: T | { refused: Refusal },
   what: string,
 ): asserts answer is { refused: Refusal } {
-  const refused =
-    typeof answer === 'object' && answer !== null && 'refused' in answer ? answer.refused : undefined;
+  const refused = refusalIn(answer);
   expectFact(fact, refused !== undefined, `${what} must be refused`).toBe(true);
   expectFact(
     'rejection-code',
@@ -169,9 +163,6 @@ export function expectRefused<T>(
     msg: 'string',
   });
 }
-
-/** The cheapest order: the minimum quantity for the shortest period. */
-export const CHEAPEST = { rentalCount: 64000, period: '10min' } as const;
 
 /**
  * A run-unique outOrderNo from the run id, the case's name and its count: repeated runs never
@@ -189,9 +180,9 @@ export function runBytes(runId: string, caseName: string, label: string): Uint8A
   return createHash('sha256').update(`${runId}\n${caseName}\n${label}`).digest().subarray(0, 20);
 }
 
-function ensureMeta(context: Pick<TestContext, 'task'>, target: ContractTarget): ContractMeta {
-  context.task.meta.contract ??= { target: target.info, interactions: [], spent: [], facts: [], notes: [] };
-  return context.task.meta.contract;
+function ensureMeta(task: TestContext['task'], target: ContractTarget): ContractMeta {
+  task.meta.contract ??= { target: target.info, interactions: [], spent: [], facts: [], notes: [] };
+  return task.meta.contract;
 }
 
 export const contractTest: TestAPI<Fixtures> = base.extend<Fixtures>({
@@ -203,8 +194,11 @@ export const contractTest: TestAPI<Fixtures> = base.extend<Fixtures>({
     // A replay answers an unrecorded request with HTTP 501; a case that expects a
     // rejection could take that for one, so any miss fails the case.
     onTestFinished(() => {
-      const misses = connection.takeReplayMisses(task.fullName);
-      if (misses.length > 0) throw new ReplayMissError(misses);
+      const misses = connection.takeReplayMisses(task.fullName).map((m) => `\n  ${m}`);
+      if (misses.length > 0)
+        throw new Error(
+          `the replay has no recorded interaction for these requests of this case:${misses.join('')}`,
+        );
     });
     if (!connection.polite()) {
       await use(connection.forCase(task.fullName, task.file.name));
@@ -212,7 +206,7 @@ export const contractTest: TestAPI<Fixtures> = base.extend<Fixtures>({
     }
     // vitest's clock counts the case's waits for the pace and for Retry-After; this one does not.
     const waits = connection.waitsOf(task.fullName);
-    ensureMeta({ task } as TestContext, connection).politeness = waits;
+    ensureMeta(task, connection).politeness = waits;
     const watch = watchOwnTime(waits, CASE_TIMEOUT_MS);
     try {
       await use(connection.forCase(task.fullName, task.file.name, watch.signal));
@@ -237,7 +231,7 @@ export const contractTest: TestAPI<Fixtures> = base.extend<Fixtures>({
   expectFact: async ({ task, target }, use) => {
     const { expect } = task.context;
     await use((id, actual, message) => {
-      const { facts } = ensureMeta({ task }, target);
+      const { facts } = ensureMeta(task, target);
       if (!facts.includes(id)) facts.push(id);
       return expect(actual, `${message ? `${message}; ` : ''}fact ${describeFact(id)}`);
     });
@@ -251,7 +245,7 @@ export const contractTest: TestAPI<Fixtures> = base.extend<Fixtures>({
   },
 
   note: async ({ task, target }, use) => {
-    await use((text) => ensureMeta({ task }, target).notes.push(text));
+    await use((text) => ensureMeta(task, target).notes.push(text));
   },
 
   api: async ({ clientFor, target }, use) => use(clientFor(target.apiKey)),
@@ -267,7 +261,9 @@ export const contractTest: TestAPI<Fixtures> = base.extend<Fixtures>({
       address ??= (await api.getAccount()).walletAddress;
       return {
         pledgeAddress: overrides.pledgeAddress ?? address,
-        ...CHEAPEST,
+        // The cheapest order: the minimum quantity for the shortest period.
+        rentalCount: 64000,
+        period: '10min' as const,
         outOrderNo: overrides.outOrderNo ?? newOutOrderNo('order'),
       };
     });
@@ -299,7 +295,7 @@ export const contractTest: TestAPI<Fixtures> = base.extend<Fixtures>({
 
   noteSpent: async ({ task, target }, use) => {
     await use((created) => {
-      ensureMeta({ task } as TestContext, target).spent.push({
+      ensureMeta(task, target).spent.push({
         amount: String(created.amount),
         currency: created.currency,
       });
@@ -316,8 +312,7 @@ function clientOptions(
   { target, task, onTestFinished }: Pick<TestContext, 'task' | 'onTestFinished'> & { target: ContractTarget },
   apiKey: string | undefined,
 ): ClientOptions & Required<Pick<ClientOptions, 'timeoutMs' | 'fetch'>> {
-  const context = { task };
-  const meta = ensureMeta(context, target);
+  const meta = ensureMeta(task, target);
   return {
     baseUrl: target.info.baseUrl,
     ...(apiKey ? { apiKey } : {}),
@@ -333,42 +328,70 @@ function clientOptions(
       if (violations.length === 0) return;
       const message = describeViolations(exchange, violations);
       onTestFinished(() => {
-        throw new SpecViolationError(message, violations);
+        throw new Error(message);
       });
-      throw new SpecViolationError(message, violations);
+      throw new Error(message);
     },
   };
 }
 
 function record(exchange: Exchange, violations: SpecViolation[]): RecordedInteraction {
-  const interaction: RecordedInteraction = {
-    operationId: exchange.operationId,
-    request: {
-      method: exchange.method,
-      url: exchange.url,
-      headers: exchange.requestHeaders,
-      ...(exchange.requestBody === undefined ? {} : { body: exchange.requestBody }),
-    },
+  const { operationId, method, url, requestHeaders: headers, requestBody: body, status, error } = exchange;
+  return {
+    operationId,
+    request: { method, url, headers, ...(body === undefined ? {} : { body }) },
     durationMs: Math.round(exchange.durationMs * 1000) / 1000,
+    ...(status === undefined
+      ? {}
+      : { response: { status, headers: exchange.responseHeaders ?? {}, body: exchange.body } }),
+    ...(error ? { error: error.message } : {}),
+    ...(violations.length > 0 ? { specViolations: violations } : {}),
   };
-  if (exchange.status !== undefined) {
-    interaction.response = {
-      status: exchange.status,
-      headers: exchange.responseHeaders ?? {},
-      body: exchange.body,
-    };
-  }
-  if (exchange.error) interaction.error = exchange.error.message;
-  if (violations.length > 0) interaction.specViolations = violations;
-  return interaction;
 }
 
-/** A replay got requests it has no recording of: the suite changed, or the recording is partial. */
-export class ReplayMissError extends Error {
-  constructor(readonly misses: string[]) {
-    super(
-      `the replay has no recorded interaction for ${misses.length} request${misses.length === 1 ? '' : 's'} of this case:\n${misses.map((m) => `  ${m}`).join('\n')}`,
-    );
-    this.name = 'ReplayMissError';
+/**
+ * Claims one of `max` order slots, false when all are taken: each slot is a file created
+ * exclusively in the run's directory, so the limit holds across the run's parallel workers.
+ */
+function claimOrderSlot(runDir: string, max: number): boolean {
+  mkdirSync(runDir, { recursive: true });
+  for (let slot = 1; slot <= max; slot++) {
+    try {
+      closeSync(openSync(path.join(runDir, `order-slot-${slot}`), 'wx'));
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
   }
+  return false;
+}
+
+/**
+ * Aborts the returned signal once the case has spent more than `limitMs` of its own time (its
+ * run less its polite waits, which vitest's timeout cannot leave out), checked every `everyMs`.
+ *
+ * @example
+ *   const watch = watchOwnTime(target.waitsOf(name), 120_000);
+ *   try { await use(target.forCase(name, file, watch.signal)); } finally { watch.stop(); }
+ */
+export function watchOwnTime(
+  waits: PoliteWaits,
+  limitMs: number,
+  options: { now?: () => number; everyMs?: number } = {},
+): { signal: AbortSignal; stop(): void } {
+  const now = options.now ?? (() => performance.now());
+  const controller = new AbortController();
+  const started = now();
+  const timer = setInterval(() => {
+    const waiting = waits.waitingSince === undefined ? 0 : now() - waits.waitingSince;
+    if (now() - started - waits.waitedMs - waiting <= limitMs) return;
+    clearInterval(timer);
+    controller.abort(
+      new Error(
+        `the case spent more than ${limitMs} ms of its own time (its timeout), not counting the ${Math.round(waits.waitedMs + waiting)} ms it waited to be polite`,
+      ),
+    );
+  }, options.everyMs ?? 1000);
+  timer.unref();
+  return { signal: controller.signal, stop: () => clearInterval(timer) };
 }

@@ -50,6 +50,14 @@ export function atTwoDecimals(value: string | number): string {
   return exact === undefined ? String(value) : showCents((exact + 5_000n) / 10_000n);
 }
 
+/** Millionths as a decimal without trailing zeros. */
+function showMillionths(exact: bigint): string {
+  const fraction = String(exact % 1_000_000n)
+    .padStart(6, '0')
+    .replace(/0+$/, '');
+  return `${exact / 1_000_000n}${fraction ? `.${fraction}` : ''}`;
+}
+
 /**
  * The exact value of a decimal without its rendering's trailing zeros ('5.70' and '5.7' are
  * '5.7'); the text itself when it is no decimal.
@@ -59,11 +67,17 @@ export function atTwoDecimals(value: string | number): string {
  */
 export function exactValue(value: string | number): string {
   const exact = millionths(value);
-  if (exact === undefined) return String(value);
-  const fraction = String(exact % 1_000_000n)
-    .padStart(6, '0')
-    .replace(/0+$/, '');
-  return `${exact / 1_000_000n}${fraction ? `.${fraction}` : ''}`;
+  return exact === undefined ? String(value) : showMillionths(exact);
+}
+
+/**
+ * The exact sum of decimals (what is no decimal counts nothing).
+ *
+ * @example
+ *   sumOf(['3.84', '0.16']); // '4'
+ */
+export function sumOf(values: string[]): string {
+  return showMillionths(values.reduce((total, value) => total + (millionths(value) ?? 0n), 0n));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { watchOwnTime } from './own-time.ts';
+import { watchOwnTime } from './contract-test.ts';
 import { emptyWaits } from './polite-transport.ts';
 
 afterEach(() => void vi.useRealTimers());

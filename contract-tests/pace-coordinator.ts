@@ -1,15 +1,15 @@
 /**
- * The one pace of a contract run, shared by every worker: vitest's main process keeps the
- * schedule (this module is the contract project's global setup) and serves it on a loopback
- * port, so slots go in the order asked for and a hold one worker learns reaches every worker.
- * A worker sleeps until its slot, then goes only a whole interval after the last request
- * that went, so a late timer never lets two requests go closer than the pace.
+ * The one pace of a contract run (docs/politeness.md): vitest's main process keeps the schedule
+ * (this module is the contract project's global setup) and serves it to every worker on a
+ * loopback port. A worker sleeps until its slot, then goes only a whole interval after the last
+ * request that went, so a late timer never lets two requests go closer than the pace.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** Why a request waited. */
-export type WaitReason = 'pace' | 'rateLimitHeaders' | 'retryAfter' | 'backoff';
+/** Why a request waits: the pace, rate-limit headers at 0, a 429's Retry-After, backoff after a 429 without one. */
+export const WAIT_REASONS = ['pace', 'rateLimitHeaders', 'retryAfter', 'backoff'] as const;
+export type WaitReason = (typeof WAIT_REASONS)[number];
 
 /** A granted slot: how long to wait before sending, and why. */
 export interface Slot {
@@ -69,8 +69,7 @@ export function createPaceSchedule(now: () => number): PaceSchedule {
 }
 
 /**
- * Serves a schedule on 127.0.0.1 (POST /take, /go and /hold with JSON bodies) for the run's
- * workers; resolves with its URL and a close function.
+ * Serves a schedule on 127.0.0.1 (POST /take, /go and /hold with JSON bodies) for the run's workers.
  *
  * @example
  *   const server = await servePaceSchedule(createPaceSchedule(() => performance.now()));
@@ -103,7 +102,6 @@ export async function servePaceSchedule(
       );
     });
   });
-  // Workers keep their connection open between requests: many small calls, one socket each.
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CaseTransport, RetryMark } from '../recording/recorder.ts';
 import { createPaceSchedule } from './pace-coordinator.ts';
-import type { Politeness } from './politeness-settings.ts';
+import type { Politeness } from './contract-config.ts';
 import { backoffMs, emptyWaits, politeTransport, rateLimitHoldMs, retryAfterMs } from './polite-transport.ts';
 
 const SETTINGS: Politeness = {

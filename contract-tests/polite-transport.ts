@@ -6,19 +6,15 @@
  * transport below, a superseded one marked `retried`, so drift and replay can leave it out.
  */
 import { createHash } from 'node:crypto';
+import { untilAborted } from '../src/client/send-request.ts';
 import { API_OPERATION_SPECS } from '../src/generated/lists.ts';
 import type { CaseTransport, RetryMark } from '../recording/recorder.ts';
-import type { Politeness } from './politeness-settings.ts';
-import type { PaceSchedule, WaitReason } from './pace-coordinator.ts';
-
-export interface WaitTally {
-  count: number;
-  ms: number;
-}
+import type { Politeness } from './contract-config.ts';
+import { WAIT_REASONS, type PaceSchedule, type WaitReason } from './pace-coordinator.ts';
 
 /** What one case (or the run) waited, and why; live while the case runs. */
 export interface PoliteWaits {
-  waits: Record<WaitReason, WaitTally>;
+  waits: Record<WaitReason, { count: number; ms: number }>;
   /** Requests sent again after a 429. */
   retries: number;
   /** 429s answered to the caller: not retryable (a POST), or past a cap. */
@@ -29,24 +25,10 @@ export interface PoliteWaits {
   waitingSince?: number;
 }
 
-/**
- * A fresh tally.
- *
- * @example
- *   emptyWaits().waits.pace; // { count: 0, ms: 0 }
- */
+/** A fresh tally, e.g. `emptyWaits().waits.pace` is `{ count: 0, ms: 0 }`. */
 export function emptyWaits(): PoliteWaits {
-  return {
-    waits: {
-      pace: { count: 0, ms: 0 },
-      rateLimitHeaders: { count: 0, ms: 0 },
-      retryAfter: { count: 0, ms: 0 },
-      backoff: { count: 0, ms: 0 },
-    },
-    retries: 0,
-    gaveUp: 0,
-    waitedMs: 0,
-  };
+  const waits = Object.fromEntries(WAIT_REASONS.map((reason) => [reason, { count: 0, ms: 0 }]));
+  return { waits: waits as PoliteWaits['waits'], retries: 0, gaveUp: 0, waitedMs: 0 };
 }
 
 export interface PoliteOptions {
@@ -60,9 +42,8 @@ export interface PoliteOptions {
   active: () => boolean;
   /** The live tally of a case. */
   waitsOf: (caseName: string) => PoliteWaits;
-  /** Default: setTimeout. */
+  /** For tests: setTimeout and Date.now (the wall clock a Retry-After date is read by) by default. */
   sleep?: (ms: number) => Promise<void>;
-  /** The wall clock, for a Retry-After or reset given as a date. Default Date.now. */
   now?: () => number;
 }
 
@@ -70,7 +51,7 @@ export interface PoliteOptions {
 const ATTEMPT_TIMEOUT_MS = 10_000;
 
 /** The first backoff, doubled on each further attempt. */
-export const BACKOFF_BASE_MS = 500;
+const BACKOFF_BASE_MS = 500;
 
 /**
  * Milliseconds a Retry-After asks for: seconds, or an HTTP date; undefined when absent or unreadable.
@@ -80,10 +61,12 @@ export const BACKOFF_BASE_MS = 500;
  *   retryAfterMs('Wed, 21 Oct 2015 07:28:01 GMT', Date.parse('Wed, 21 Oct 2015 07:28:00 GMT')); // 1000
  */
 export function retryAfterMs(value: string | null, nowMs: number): number | undefined {
-  if (value === null) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
+  const text = value?.trim();
+  return text && /^\d+$/.test(text) ? Number(text) * 1000 : untilDate(text, nowMs);
+}
+
+function untilDate(text: string | undefined, nowMs: number): number | undefined {
+  const date = Date.parse(text ?? '');
   return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
 }
 
@@ -93,21 +76,12 @@ function rateLimitField(headers: Headers, name: 'reset' | 'remaining'): string |
   return headers.get(`x-ratelimit-${name}`) ?? headers.get(`ratelimit-${name}`) ?? field;
 }
 
-/**
- * Milliseconds until the rate-limit headers' reset: seconds from now, a Unix time in seconds
- * or ms, or an HTTP date; undefined when none is given or it is unreadable.
- *
- * @example
- *   resetMs(new Headers({ 'x-ratelimit-reset': '2' }), 0); // 2000
- */
-export function resetMs(headers: Headers, nowMs: number): number | undefined {
+/** Milliseconds until the rate-limit headers' reset: seconds from now, a Unix time in s or ms, or an HTTP date. */
+function resetMs(headers: Headers, nowMs: number): number | undefined {
   const reset = rateLimitField(headers, 'reset');
   if (reset === undefined) return undefined;
   const number = Number(reset.trim());
-  if (Number.isNaN(number)) {
-    const date = Date.parse(reset);
-    return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
-  }
+  if (Number.isNaN(number)) return untilDate(reset, nowMs);
   if (number > 1e12) return Math.max(0, number - nowMs);
   if (number > 1e9) return Math.max(0, number * 1000 - nowMs);
   return number * 1000;
@@ -126,9 +100,8 @@ export function rateLimitHoldMs(headers: Headers, nowMs: number): number | undef
 }
 
 /**
- * The backoff before attempt `attempt + 1` when no Retry-After came: BACKOFF_BASE_MS
- * doubled per attempt, times a jitter in [0.5, 1) drawn from the seed (no Math.random,
- * so a rerun with the same run id waits alike).
+ * The backoff before attempt `attempt + 1` when no Retry-After came: BACKOFF_BASE_MS doubled
+ * per attempt, times a jitter in [0.5, 1) drawn from the seed, so a rerun waits alike.
  *
  * @example
  *   backoffMs('run-1', 'case', 1); // between 250 and 500
@@ -169,28 +142,21 @@ export function politeTransport(inner: CaseTransport, options: PoliteOptions): C
 
   /** One sending within its own deadline, its body read, so no wait of ours is in the caller's. */
   const send = async (request: Request, caseName: string, file: string, mark: (r: Response) => RetryMark) => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`no complete response within ${ATTEMPT_TIMEOUT_MS} ms (timeout)`)),
-        ATTEMPT_TIMEOUT_MS,
-      );
-    });
+    const deadline = AbortSignal.timeout(ATTEMPT_TIMEOUT_MS);
+    const sending = async () => {
+      const response = await inner(request, caseName, file, mark);
+      const body = NULL_BODY.has(response.status) ? null : await response.arrayBuffer();
+      return new Response(body, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
+    };
     try {
-      return await Promise.race([
-        (async () => {
-          const response = await inner(request, caseName, file, mark);
-          const body = NULL_BODY.has(response.status) ? null : await response.arrayBuffer();
-          return new Response(body, {
-            status: response.status,
-            statusText: response.statusText,
-            headers: response.headers,
-          });
-        })(),
-        deadline,
-      ]);
-    } finally {
-      clearTimeout(timer);
+      return await untilAborted(sending(), deadline);
+    } catch (error) {
+      if (!deadline.aborted) throw error;
+      throw new Error(`no complete response within ${ATTEMPT_TIMEOUT_MS} ms (timeout)`, { cause: error });
     }
   };
 
@@ -238,7 +204,7 @@ export function politeTransport(inner: CaseTransport, options: PoliteOptions): C
         ...(decide(response).retry ? { retried: true as const } : {}),
       });
       const response = await send(template.clone(), caseName, file, mark);
-      // A transport below that records nothing never asks.
+      // A transport below that records nothing never calls mark.
       const { retry, refused } = decided ?? decide(response);
       const hold = rateLimitHoldMs(response.headers, now());
       if (hold !== undefined && hold > 0)

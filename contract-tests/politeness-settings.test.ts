@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CliError } from '../src/cli-error.ts';
 import { contractEnv } from './contract-command.ts';
-import { mayWaitPolitely, readPoliteness } from './politeness-settings.ts';
+import { mayWaitPolitely, readPoliteness } from './contract-config.ts';
 
 const URL_ENV = { CONTRACT_BASE_URL: 'https://api.example.test/api', CONTRACT_API_KEY: 'k' };
 

@@ -1,7 +1,6 @@
 /**
- * Validates every response against spec/openapi.yaml with validators compiled through
- * the shared loader, and describes a violation by JSON path, expected schema, actual
- * value and the documented fact it breaks.
+ * Checks every answer against spec/openapi.yaml (src/spec/response-check.ts) and describes a
+ * violation by JSON path, expected schema, actual value and the documented fact it breaks.
  */
 import type { Exchange } from '../src/client/index.ts';
 import { checkAnswer, compactJson, type SpecViolation } from '../src/spec/response-check.ts';
@@ -67,15 +66,4 @@ export function describeViolations(exchange: Exchange, violations: SpecViolation
       `  at ${v.path}: ${v.message}\n    expected schema: ${compactJson(v.schema)}\n    actual value: ${compactJson(v.actual)}\n    fact ${describeFact(factOf(exchange, v))}`,
   );
   return `${exchange.operationId} (HTTP ${exchange.status}) does not match spec/openapi.yaml:\n${lines.join('\n')}`;
-}
-
-/** The error a test fails with when a response breaks the spec. */
-export class SpecViolationError extends Error {
-  constructor(
-    message: string,
-    readonly violations: SpecViolation[],
-  ) {
-    super(message);
-    this.name = 'SpecViolationError';
-  }
 }

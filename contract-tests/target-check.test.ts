@@ -2,8 +2,7 @@ import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createSimulator } from '../mock/simulator.ts';
 import { CliError } from '../src/cli-error.ts';
-import { runContract } from './contract-command.ts';
-import { checkTarget } from './target-check.ts';
+import { checkTarget, runContract } from './contract-command.ts';
 
 /** A loopback port nothing listens on: one that was just let go of. */
 async function closedPort(): Promise<number> {

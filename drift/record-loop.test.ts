@@ -124,7 +124,7 @@ describe('record, replay and drift', () => {
       expect(altered.code, 'the contract suite fails against the altered simulator').not.toBe(0);
       const findings = compareRecordings(reference.recording, altered.recording);
       for (const alteration of ALTERATIONS) {
-        expect(findings, `${alteration.operation} ${alteration.path} (${alteration.does})`).toContainEqual(
+        expect(findings, `${alteration.operation} ${alteration.path} (${alteration.kind})`).toContainEqual(
           expect.objectContaining({
             kind: alteration.kind,
             operation: alteration.operation,

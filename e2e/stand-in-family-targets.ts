@@ -8,13 +8,12 @@ import { gzipSync } from 'node:zlib';
 import { createAdaptorServer } from '@hono/node-server';
 import {
   breaksFor,
-  FAMILY_BREAKS,
   FAMILY_MEMBERS,
   FAMILY_VARIANTS,
   memberChoices,
-  RATE_LIMITS,
   type FamilyMember,
 } from '../contract-tests/stand-ins/family.ts';
+import { BREAKS } from '../contract-tests/stand-ins/breaks.ts';
 import type { SelfTestTarget } from './contract-self-test-reporter.ts';
 
 const SPEND = { CONTRACT_ALLOW_SPEND: '1', CONTRACT_MAX_ORDERS: '1' };
@@ -43,7 +42,7 @@ export const targetEnv = (variant: string, served?: string): Record<string, stri
     CONTRACT_BASE_URL: `${served}/${variant}`,
     CONTRACT_API_KEY: 'demo-key',
     CONTRACT_MAX_RPS: '0',
-    ...(RATE_LIMITS[member] ? { CONTRACT_RETRIES: '30' } : {}),
+    ...(memberChoices(member).rateLimit ? { CONTRACT_RETRIES: '30' } : {}),
   };
 };
 
@@ -62,7 +61,7 @@ const breakTargets = (member: FamilyMember, served?: string): SelfTestTarget[] =
     name: `family-${member}+${name}`,
     env: {
       ...targetEnv(`family-${member}+${name}`, served),
-      ...(FAMILY_BREAKS[name]!.needs === 'none' ? {} : SPEND),
+      ...(BREAKS[name]!.needs === 'none' ? {} : SPEND),
     },
   }));
 
@@ -86,7 +85,7 @@ export async function serveFamily(): Promise<{ url: string; close(): Promise<voi
       const entry = FAMILY_VARIANTS[variant];
       if (!entry) return new Response('no such variant', { status: 404 });
       let service = services.get(variant);
-      if (!service) services.set(variant, (service = entry.apply(undefined as never)));
+      if (!service) services.set(variant, (service = entry()));
       const response = await service(request);
       if (!memberChoices(variant.replace(/^family-/, '').split('+')[0] as FamilyMember).gzip) return response;
       const headers = new Headers(response.headers);
@@ -113,7 +112,7 @@ export const expectationsOf = (targets: SelfTestTarget[]): Record<string, { test
     targets
       .filter((t) => t.name.includes('+'))
       .map((t) => {
-        const facts = FAMILY_BREAKS[t.name.split('+')[1]!]!.facts.join('|');
+        const facts = BREAKS[t.name.split('+')[1]!]!.facts.join('|');
         return [t.name, { test: /./, error: new RegExp(`fact (${facts}) \\(`) }];
       }),
   );

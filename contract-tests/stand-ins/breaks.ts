@@ -79,16 +79,6 @@ const parameter =
       for (const params of [url.searchParams, form]) if (params.get(name) === from) params.set(name, to);
     });
 
-/** A COMPLETED order read as PROCESSING on every second read of it. */
-function reversing(inner: Fetch): Fetch {
-  const reads = new Map<unknown, number>();
-  return onData(HISTORY, (d) => {
-    if (d.status !== 'COMPLETED') return;
-    reads.set(d.orderId, (reads.get(d.orderId) ?? 0) + 1);
-    if (reads.get(d.orderId)! % 2 === 0) d.status = 'PROCESSING';
-  })(inner);
-}
-
 /**
  * What a break needs to show: an order that completes, an order paid in TRX, an order at all
  * (a run that may spend), or only read-only calls.
@@ -161,7 +151,14 @@ export const BREAKS: Record<string, Break> = {
     'outcome-in-history',
     'history reports a COMPLETED order as PROCESSING on every second read',
     'completion',
-    reversing,
+    (inner) => {
+      const reads = new Map<unknown, number>();
+      return onData(HISTORY, (d) => {
+        if (d.status !== 'COMPLETED') return;
+        reads.set(d.orderId, (reads.get(d.orderId) ?? 0) + 1);
+        if (reads.get(d.orderId)! % 2 === 0) d.status = 'PROCESSING';
+      })(inner);
+    },
   ),
   'txid-missing': make(
     'txid-on-completed',

@@ -4,15 +4,14 @@
  * planted breaks (breaks.ts). The suite must pass on each member and fail on each break that
  * applies to it (`FAMILY_VARIANTS`: 'family-<member>' and 'family-<member>+<break>').
  */
-import type { Simulator } from '../../mock/simulator.ts';
-import { BREAKS, type Break } from './breaks.ts';
+import { BREAKS } from './breaks.ts';
 import {
   createIndependentService,
   type Rejection,
   type RejectionKind,
   type ServiceChoices,
 } from './independent-service.ts';
-import { rateLimited, type RateLimitOptions } from './rate-limit.ts';
+import { rateLimited } from './rate-limit.ts';
 
 type Fetch = typeof fetch;
 
@@ -50,36 +49,25 @@ export const PLAIN_CHOICES: ServiceChoices = {
   usdtMicroPerTrxCent: 2_500n,
 };
 
-/** Rejections of its own: other statuses, codes, wording and content types; some bodies not JSON. */
+/** A rejection's envelope in a plain-text content type. */
+const asText = (status: number, code: number, msg: string): Rejection => ({
+  status,
+  code,
+  msg,
+  contentType: 'text/plain; charset=utf-8',
+});
+
+/**
+ * Rejections of its own: other statuses, codes, wording and content types. Every rejection the
+ * suite provokes keeps the documented envelope (code and msg); the ones it never provokes have no JSON.
+ */
 const OWN_REJECTIONS: Record<RejectionKind, Rejection> = {
-  // Every rejection the suite provokes keeps the documented envelope (code and msg), in a
-  // content type of its own; the ones it never provokes have no JSON at all.
-  apiKeyMissing: {
-    status: 403,
-    code: 4031,
-    msg: 'apikey required',
-    contentType: 'text/plain; charset=utf-8',
-  },
-  apiKeyUnknown: { status: 403, code: 4032, msg: 'apikey invalid', contentType: 'text/plain; charset=utf-8' },
-  parameterMissing: {
-    status: 422,
-    code: 4221,
-    msg: 'param missing',
-    contentType: 'text/plain; charset=utf-8',
-  },
-  parameterInvalid: { status: 422, code: 4222, msg: 'param error', contentType: 'text/plain; charset=utf-8' },
-  belowMinimum: {
-    status: 422,
-    code: 4223,
-    msg: 'rentalCount too small',
-    contentType: 'text/plain; charset=utf-8',
-  },
-  aboveMaximum: {
-    status: 422,
-    code: 4224,
-    msg: 'rentalCount too large',
-    contentType: 'text/plain; charset=utf-8',
-  },
+  apiKeyMissing: asText(403, 4031, 'apikey required'),
+  apiKeyUnknown: asText(403, 4032, 'apikey invalid'),
+  parameterMissing: asText(422, 4221, 'param missing'),
+  parameterInvalid: asText(422, 4222, 'param error'),
+  belowMinimum: asText(422, 4223, 'rentalCount too small'),
+  aboveMaximum: asText(422, 4224, 'rentalCount too large'),
   orderNotFound: { status: 200, code: 4004, msg: 'order not exist' },
   insufficientBalance: { status: 402, code: 4020, msg: 'balance not enough', body: 'empty' },
   duplicateOutOrderNo: { status: 409, code: 4090, msg: 'outOrderNo exists', body: 'text' },
@@ -165,26 +153,14 @@ const MEMBERS: Record<FamilyMember, Partial<ServiceChoices>> = {
   },
   'lingering-failure': { failEveryOrder: true, failedLingersMs: 2500 },
   'usdt-payer': { usdtWhenTrxShort: true, balance: { trxSun: 1_500_000n, usdtMicro: 50_000_000n } },
-  'all-choices': {
-    timeUnit: 'ms',
-    createdAtUnit: 's',
-    fixedDecimals: 6,
-    extraFields: EXTRA_FIELDS,
-    rejections: OWN_REJECTIONS,
-    showsProcessing: false,
-    failEveryOrder: true,
-    failedLingersMs: 2500,
-    historyPrefers: 'outOrderNo',
-    usdtWhenTrxShort: true,
-    accountSuccessCode: 1,
-    duplicateOutOrderNo: 'reject',
-    prices: { '10min': 47, '1h': 71, '1d': 83, '3d': 89, '7d': 97, '14d': 101, '30d': 103 },
-    balance: { trxSun: 1_500_000n, usdtMicro: 50_000_000n },
-  },
-  'rate-limited': {},
-  'rate-limited-strict': {},
+  // Every choice of the members above (COMBINED), at prices of its own.
+  'all-choices': { prices: { '10min': 47, '1h': 71, '1d': 83, '3d': 89, '7d': 97, '14d': 101, '30d': 103 } },
+  // At most 8 requests a second per key, then 429 with Retry-After: 1; 2 a second, Retry-After
+  // as an HTTP date; the gateway's 3 a second, then an HTML 503 with X-RateLimit-Reset.
+  'rate-limited': { rateLimit: { perSecond: 8, retryAfter: 'seconds', headers: false } },
+  'rate-limited-strict': { rateLimit: { perSecond: 2, retryAfter: 'http-date' } },
   gateway: GATEWAY,
-  'gateway-rate-limited': GATEWAY,
+  'gateway-rate-limited': { ...GATEWAY, rateLimit: { perSecond: 3, refusal: 'gateway-503' } },
   'gateway-slow': { ...GATEWAY, deliveryMs: [25_000, 30_000] },
   'gateway-failing': { ...GATEWAY, failEveryOrder: true, failedLingersMs: 2000 },
   'gateway-activation-fee': { ...GATEWAY, activationFeeSun: 1_100_000n },
@@ -193,19 +169,19 @@ const MEMBERS: Record<FamilyMember, Partial<ServiceChoices>> = {
 
 /** A member's full choices. */
 export function memberChoices(member: FamilyMember): ServiceChoices {
-  return { ...PLAIN_CHOICES, ...MEMBERS[member] };
+  const combined = member === 'all-choices' ? COMBINED.map((m) => MEMBERS[m]) : [];
+  return [...combined, MEMBERS[member]].reduce<ServiceChoices>((all, m) => ({ ...all, ...m }), PLAIN_CHOICES);
 }
 
-/**
- * The members behind a rate limit: at most 8 requests a second per key, then 429 with
- * Retry-After: 1; 2 a second, Retry-After as an HTTP date; the gateway's 3 a second, then an
- * HTML 503 with X-RateLimit-Reset.
- */
-export const RATE_LIMITS: Partial<Record<FamilyMember, RateLimitOptions>> = {
-  'rate-limited': { perSecond: 8, retryAfter: 'seconds', headers: false },
-  'rate-limited-strict': { perSecond: 2, retryAfter: 'http-date' },
-  'gateway-rate-limited': { perSecond: 3, refusal: 'gateway-503' },
-};
+/** The members 'all-choices' combines, in order (its rejections are own-rejections'). */
+const COMBINED: FamilyMember[] = [
+  'lifecycle-choices',
+  'time-units',
+  'answer-shapes',
+  'own-rejections',
+  'lingering-failure',
+  'usdt-payer',
+];
 
 /**
  * A member's service as a fetch.
@@ -225,12 +201,9 @@ export function memberFetch(
   });
   const plain = ((input: RequestInfo | URL, init?: RequestInit) =>
     service.fetch(new Request(input, init))) as Fetch;
-  const limit = RATE_LIMITS[member];
-  return limit ? rateLimited(plain, limit) : plain;
+  const { rateLimit } = memberChoices(member);
+  return rateLimit ? rateLimited(plain, rateLimit) : plain;
 }
-
-/** Planted breaks of documented facts, each one the suite must catch (breaks.ts). */
-export const FAMILY_BREAKS: Record<string, Break> = BREAKS;
 
 /**
  * The breaks planted on a member: every one the suite can see on it (one whose orders all fail
@@ -239,7 +212,7 @@ export const FAMILY_BREAKS: Record<string, Break> = BREAKS;
 export function breaksFor(member: FamilyMember): string[] {
   const choices = memberChoices(member);
   if (member.startsWith('gateway-')) return [];
-  return Object.entries(FAMILY_BREAKS)
+  return Object.entries(BREAKS)
     .filter(([, b]) => b.needs !== 'completion' || !choices.failEveryOrder)
     .filter(([, b]) => b.needs !== 'trx-order' || !choices.usdtWhenTrxShort)
     .map(([name]) => name);
@@ -247,28 +220,17 @@ export function breaksFor(member: FamilyMember): string[] {
 
 /**
  * Every member ('family-<member>') and every break that applies to it
- * ('family-<member>+<break>'), as contract targets select variants. The simulator they
- * are handed is not used: a member is a service of its own.
+ * ('family-<member>+<break>'), as contract targets select variants.
  *
  * @example
- *   FAMILY_VARIANTS['family-time-units'].apply(sim); // a fetch the suite must pass
+ *   FAMILY_VARIANTS['family-time-units'](); // a fetch the suite must pass
  */
-export const FAMILY_VARIANTS: Record<string, { breaks: string; apply: (sim: Simulator) => Fetch }> =
-  Object.fromEntries(
-    FAMILY_MEMBERS.flatMap((member) => [
-      [
-        `family-${member}`,
-        { breaks: 'nothing documented: only choices upstream leaves open', apply: () => memberFetch(member) },
-      ],
-      ...breaksFor(member).map((name) => [
-        `family-${member}+${name}`,
-        {
-          breaks: `the ${member} member, and ${FAMILY_BREAKS[name]!.breaks}`,
-          apply: () => FAMILY_BREAKS[name]!.apply(memberFetch(member)),
-        },
-      ]),
+export const FAMILY_VARIANTS: Record<string, () => Fetch> = Object.fromEntries(
+  FAMILY_MEMBERS.flatMap((member) => [
+    [`family-${member}`, () => memberFetch(member)],
+    ...breaksFor(member).map((name) => [
+      `family-${member}+${name}`,
+      () => BREAKS[name]!.apply(memberFetch(member)),
     ]),
-  );
-
-/** Whether a variant name belongs to the family. */
-export const isFamilyVariant = (name: string | undefined): boolean => name?.startsWith('family-') === true;
+  ]),
+);

@@ -11,6 +11,7 @@ import {
   type REJECTION_KINDS,
 } from '../../src/generated/lists.ts';
 import { encodeTronAddress, isTronAddress } from '../../src/tron-address.ts';
+import type { RateLimitOptions } from './rate-limit.ts';
 
 export type RejectionKind = (typeof REJECTION_KINDS)[number];
 type Period = (typeof PERIODS)[number];
@@ -44,8 +45,10 @@ export interface ServiceChoices {
   minimumOnPrice?: boolean;
   /** What an order to an address the service has not activated yet costs on top, in sun. */
   activationFeeSun?: bigint;
-  /** Served over HTTP (serve-family.ts): answers gzip-compressed, and the connection closed after each. */
+  /** Served over HTTP (e2e/stand-in-family-targets.ts): gzip-compressed, the connection closed after each answer. */
   gzip?: boolean;
+  /** Served behind a rate limit (rate-limit.ts; applied by family.ts). */
+  rateLimit?: RateLimitOptions;
   /** Unit of the history's `createdAt`. */
   createdAtUnit: 's' | 'ms';
   /** Decimals of balances and of the history's amount: trimmed, or always this many. */
@@ -107,6 +110,7 @@ export interface ServiceOptions {
 }
 
 const MICRO = 1_000_000n;
+const ORDER_CREATED = 'Order generated successfully, please check order processing status later';
 
 /** "4.23" from an amount in millionths, trimmed or with `fixed` decimals. */
 function decimal(millionths: bigint, fixed: number | undefined): string {
@@ -119,9 +123,7 @@ function decimal(millionths: bigint, fixed: number | undefined): string {
 }
 
 /** TRX cents of a cost in sun, rounded half up, as upstream's example shows ("4.23" for 4.225). */
-function trxCents(costSun: bigint): bigint {
-  return (costSun + 5_000n) / 10_000n;
-}
+const trxCents = (costSun: bigint): bigint => (costSun + 5_000n) / 10_000n;
 
 /**
  * Creates the service.
@@ -151,12 +153,9 @@ export function createIndependentService(options: ServiceOptions): {
     contentType = 'application/json',
   ) => {
     const at = Math.floor(now());
-    const time =
-      choices.timeUnit === 'ms'
-        ? String(at)
-        : choices.timeUnit === 's'
-          ? String(Math.floor(at / 1000))
-          : (at / 1000).toFixed(3);
+    const time = { ms: String(at), s: String(Math.floor(at / 1000)), 's.sss': (at / 1000).toFixed(3) }[
+      choices.timeUnit
+    ];
     const extras = choices.envelopeExtras
       ? { success: code === 0, traceId: bytes(`trace ${answers++}`).toString('hex').slice(0, 32) }
       : {};
@@ -215,22 +214,22 @@ export function createIndependentService(options: ServiceOptions): {
     return `OR${stamp}${random}`;
   };
 
-  const params = async (request: Request, url: URL): Promise<URLSearchParams> => {
-    const merged = new URLSearchParams(url.search);
-    if (request.method === 'POST') {
-      const text = await request.text();
-      for (const [key, value] of new URLSearchParams(text)) if (!merged.has(key)) merged.set(key, value);
-    }
-    return merged;
-  };
+  // The query and a form body; the query wins (URLSearchParams.get reads the first).
+  const params = async (request: Request, url: URL): Promise<URLSearchParams> =>
+    new URLSearchParams([
+      ...url.searchParams,
+      ...new URLSearchParams(request.method === 'POST' ? await request.text() : ''),
+    ]);
 
-  /** A whole number parameter, or the rejection that says why not. */
-  const wholeNumber = (value: string | null, name: string): number | Response => {
-    if (value === null || value === '') return reject('parameterMissing', name);
+  /** The rentalCount, held to the 64000 minimum when `minimum`, or the rejection that says why not. */
+  const rentalCountOf = (value: string | null, minimum: boolean): number | Response => {
+    if (value === null || value === '') return reject('parameterMissing', 'rentalCount');
     if (!/^\d{1,10}$/.test(value) || Number(value) < 1 || Number(value) > 1_000_000_000)
-      return reject('parameterInvalid', `${name} must be a whole number from 1 to 1000000000`);
+      return reject('parameterInvalid', 'rentalCount must be a whole number from 1 to 1000000000');
     if (choices.maxRentalCount !== undefined && Number(value) > choices.maxRentalCount)
-      return reject('aboveMaximum', `${name} must be at most ${choices.maxRentalCount}`);
+      return reject('aboveMaximum', `rentalCount must be at most ${choices.maxRentalCount}`);
+    if (minimum && Number(value) < 64_000)
+      return reject('belowMinimum', 'rentalCount must be at least 64000');
     return Number(value);
   };
   const period = (value: string | null): Period | Response => {
@@ -257,19 +256,15 @@ export function createIndependentService(options: ServiceOptions): {
   // Partial: an operation the document gained that this service was not given is one it lacks.
   const answerOf: Partial<Record<ApiOperationId, (query: URLSearchParams) => Promise<Response>>> = {
     getPrice: async (query: URLSearchParams) => {
-      const rentalCount = wholeNumber(query.get('rentalCount'), 'rentalCount');
+      const rentalCount = rentalCountOf(query.get('rentalCount'), choices.minimumOnPrice === true);
       if (rentalCount instanceof Response) return rentalCount;
-      if (choices.minimumOnPrice && rentalCount < 64_000)
-        return reject('belowMinimum', 'rentalCount must be at least 64000');
       const chosen = period(query.get('period'));
       if (chosen instanceof Response) return chosen;
       const sun = choices.prices[chosen];
       const cents = trxCents(BigInt(rentalCount) * BigInt(sun));
       const data = {
         sun: String(sun),
-        trxPrice: choices.trxPriceTrimmed
-          ? decimal(cents * 10_000n, undefined)
-          : `${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`,
+        trxPrice: decimal(cents * 10_000n, choices.trxPriceTrimmed ? undefined : 2),
         period: chosen,
         resourceType: 'ENERGY',
         rentalCount,
@@ -280,20 +275,15 @@ export function createIndependentService(options: ServiceOptions): {
       const address = query.get('pledgeAddress');
       if (!address) return reject('parameterMissing', 'pledgeAddress');
       if (!isTronAddress(address)) return reject('parameterInvalid', 'pledgeAddress must be a TRON address');
-      const rentalCount = wholeNumber(query.get('rentalCount'), 'rentalCount');
+      const rentalCount = rentalCountOf(query.get('rentalCount'), true);
       if (rentalCount instanceof Response) return rentalCount;
-      if (rentalCount < 64_000) return reject('belowMinimum', 'rentalCount must be at least 64000');
       const chosen = period(query.get('period'));
       if (chosen instanceof Response) return chosen;
       const outOrderNo = query.get('outOrderNo') ?? undefined;
       const existing = outOrderNo === undefined ? undefined : orders.find((o) => o.outOrderNo === outOrderNo);
       if (existing) {
         if (choices.duplicateOutOrderNo === 'reject') return reject('duplicateOutOrderNo', outOrderNo!);
-        return envelope(
-          0,
-          'Order generated successfully, please check order processing status later',
-          created(existing),
-        );
+        return envelope(0, ORDER_CREATED, created(existing));
       }
       const at = now();
       // The wallet, and every address an order went to, is activated; any other costs the fee.
@@ -327,11 +317,7 @@ export function createIndependentService(options: ServiceOptions): {
         txId: bytes(`tx ${counter}`).toString('hex'),
       };
       orders.push(order);
-      return envelope(
-        0,
-        'Order generated successfully, please check order processing status later',
-        created(order),
-      );
+      return envelope(0, ORDER_CREATED, created(order));
     },
     getOrderHistory: async (query: URLSearchParams) => {
       const byId = query.get('orderId') || undefined;

@@ -247,7 +247,7 @@ function parseRetryAfter(value: string | null): number | undefined {
  * Node's Request follows our signal only through a weak reference, so even a stub that
  * waits on `request.signal` can be garbage-collected before the abort reaches it.
  */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     if (signal.aborted) return onAbort();
