@@ -33,39 +33,6 @@ export function isTronAddress(value: string): boolean {
   return true;
 }
 
-/** How many valid addresses a check made by createTronAddressCheck() remembers by default. */
-export const REMEMBERED_ADDRESSES = 4096;
-
-/**
- * A TRON address check that remembers up to `capacity` valid addresses it has seen (then
- * forgets them all), since a client orders for the same few again and again. Invalid ones
- * are never remembered; each call makes its own memory, so simulators share nothing.
- *
- * @example
- *   const check = createTronAddressCheck();
- *   check('TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3'); // true, checked
- *   check('TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3'); // true, remembered
- */
-export function createTronAddressCheck(
-  options: { capacity?: number; check?: (value: string) => boolean } = {},
-): (value: string) => boolean {
-  const capacity = options.capacity ?? REMEMBERED_ADDRESSES;
-  const check = options.check ?? isTronAddress;
-  if (!Number.isSafeInteger(capacity) || capacity < 1) {
-    throw new RangeError(
-      `createTronAddressCheck: capacity must be a whole number of at least 1; got ${capacity}.`,
-    );
-  }
-  const valid = new Set<string>();
-  return (value) => {
-    if (valid.has(value)) return true;
-    if (!check(value)) return false;
-    if (valid.size >= capacity) valid.clear();
-    valid.add(value);
-    return true;
-  };
-}
-
 /**
  * Encodes a 20-byte account id as a TRON address.
  *
