@@ -1,10 +1,7 @@
 /**
- * One simulator per `--state` file: `FILE.lock`, created exclusively (by link(2)) and holding
- * the owner's pid and start time. Two processes saving one file would each overwrite the
- * other's orders. A lock whose process is gone (a crash, SIGKILL) is taken over. FILE is
- * the real path (symlinks followed), so every name of one file shares one lock.
- * Hand-written: the lock libraries on npm (proper-lockfile) lock by mtime polling, which
- * a stopped process keeps fresh no better than a pid check does.
+ * One simulator per `--state` file: `FILE.lock` beside its real path, created exclusively and
+ * holding the owner's pid; a lock whose process is gone is taken over. Hand-written: npm's
+ * lock libraries poll mtimes, which tell a dead owner no better than a pid check.
  */
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -29,8 +26,7 @@ export function lockStateFile(file: string): () => void {
   // Named as the user wrote it, and by its real path when that differs (a symlink).
   const named = real === path.resolve(file) ? `'${file}'` : `'${file}' (the real file '${real}')`;
   const me: LockOwner = { pid: process.pid, startedAt: new Date().toISOString() };
-  // Written whole to a file of our own and then linked (link fails when the lock exists), so
-  // no process ever reads a lock that is there but still empty.
+  // Written whole, then linked (which fails when the lock exists): no lock is ever seen empty.
   const mine = `${lock}.${process.pid}.tmp`;
   try {
     writeFileSync(mine, JSON.stringify(me));
