@@ -1,7 +1,4 @@
-/**
- * The typed client of the Energy Rental API. Every method is one operation of
- * `spec/openapi.yaml`; its types come from the generated models, through `paths`.
- */
+/** The typed client of the Energy Rental API: each method one operation of spec/openapi.yaml. */
 import type {
   Account,
   HistoryQuery,
