@@ -1,12 +1,7 @@
 /**
- * The lists and small tables the kit's code needs from its documents: the API's operations
- * (method, path, parameters, what is required), the enums code iterates over, the kinds of
- * the error catalogue, every setting's rule, the file formats. `npm run generate` writes
- * them into src/generated/lists.ts, so code imports them instead of copying them, and
- * nothing reads a document at run time to get them.
- *
- * Reads documents through spec-document.ts (as the generator does), never the generated
- * files: a stale generated file must not feed its own regeneration.
+ * The lists and small tables code needs from the documents (operations, enums, settings' rules,
+ * file formats), which `npm run generate` writes into src/generated/lists.ts. Reads the
+ * documents, never the generated files: a stale one must not feed its own regeneration.
  */
 import type { ReferenceObject, SchemaObject } from './openapi-types.ts';
 import { resolveReference, type LoadedSpec, type OperationInfo } from './spec-document.ts';
@@ -33,23 +28,6 @@ export interface ValueRule {
   default?: unknown;
 }
 
-/** One operation of the API document, as code that routes or classifies requests needs it. */
-export interface ApiOperationSpec {
-  operationId: string;
-  method: OperationInfo['method'];
-  path: string;
-  /** Every parameter, from the form body's schema when there is one, else from the query. */
-  parameters: Record<string, ValueRule>;
-  /** The parameters that must be present. */
-  required: string[];
-  /** Groups of parameters of which at least one must be present (`x-required-one-of`). */
-  requiredOneOf: string[][];
-  /** The `msg` of the success answer's example: the message the simulator answers with. */
-  successMessage: string;
-  /** The TypeScript type of the checked parameters, as an expression over the generated models. */
-  paramsType: string;
-}
-
 /** One constant of src/generated/lists.ts: its JSDoc line, its value, and its type when not `as const`. */
 export interface ListEntry {
   doc: string;
@@ -60,17 +38,10 @@ export interface ListEntry {
 /** Everything src/generated/lists.ts holds, by constant name, in the module's order. */
 export type SpecLists = Record<string, ListEntry>;
 
-/** One documented fact: its id, the document it comes from and the sentence quoted from it. */
-export interface Fact {
-  id: string;
-  source: string;
-  quote: string;
-}
-
 /** The document's `x-facts`, each checked to have an id of its own, a source and a quote. */
-function factsOf(spec: LoadedSpec): Fact[] {
+function factsOf(spec: LoadedSpec): { id: string; source: string; quote: string }[] {
   const facts = (spec.document as unknown as { 'x-facts'?: unknown })['x-facts'];
-  const list = Array.isArray(facts) ? (facts as Partial<Fact>[]) : [];
+  const list = Array.isArray(facts) ? (facts as Partial<Record<'id' | 'source' | 'quote', string>>[]) : [];
   const ids = new Set<string>();
   for (const [index, fact] of list.entries()) {
     if (
@@ -94,12 +65,6 @@ function modesOf(owner: unknown, modes: string[], where: string, fallback?: stri
       `${where}: x-modes must list modes of ${modes.join(', ')} (got ${JSON.stringify(listed)}).`,
     );
   return listed as string[];
-}
-
-/** The lifecycle of an order as OrderStatus's `x-lifecycle` states it. */
-export interface OrderLifecycle {
-  created: string;
-  steps: Record<string, string[]>;
 }
 
 const RULE_KEYWORDS = [
@@ -176,7 +141,8 @@ function formatOf(spec: LoadedSpec, name: string): unknown {
   return value;
 }
 
-function apiOperation(spec: LoadedSpec, op: OperationInfo): ApiOperationSpec {
+/** One API operation as code that routes or classifies requests needs it, with its params' type. */
+function apiOperation(spec: LoadedSpec, op: OperationInfo) {
   const parameters: Record<string, ValueRule> = {};
   let required: string[] = [];
   let paramsType: string;
@@ -336,12 +302,9 @@ function modeLists(control: LoadedSpec): {
 }
 
 /** OrderStatus's `x-lifecycle`, checked against its enum; throws naming what is wrong. */
-function lifecycleOf(spec: LoadedSpec): OrderLifecycle {
-  const schema = resolveReference(spec.document, { $ref: '#/components/schemas/OrderStatus' }) as Record<
-    string,
-    unknown
-  >;
-  const lifecycle = schema['x-lifecycle'] as { created?: unknown; steps?: unknown } | undefined;
+function lifecycleOf(spec: LoadedSpec): { created: string; steps: Record<string, string[]> } {
+  const lifecycle = spec.schemas.OrderStatus?.['x-lifecycle'] as
+    { created?: unknown; steps?: unknown } | undefined;
   const statuses = new Set(enumOf(spec, 'OrderStatus'));
   const known = (value: unknown): value is string => typeof value === 'string' && statuses.has(value);
   if (!lifecycle || !known(lifecycle.created) || typeof lifecycle.steps !== 'object' || !lifecycle.steps)
