@@ -1,8 +1,4 @@
-/**
- * TRON addresses: Base58Check of a 21-byte payload whose first byte is 0x41.
- *
- * bs58 does the Base58; the checksum (the first 4 bytes of SHA-256 twice) is node:crypto's.
- */
+/** TRON addresses: Base58Check (bs58, and SHA-256 twice) of a 21-byte payload whose first byte is 0x41. */
 import { hash } from 'node:crypto';
 import bs58 from 'bs58';
 
