@@ -1,6 +1,4 @@
-/**
- * `energy-rental-kit serve`: runs the simulator over HTTP.
- */
+/** `energy-rental-kit serve`: runs the simulator over HTTP. */
 import { existsSync } from 'node:fs';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { SimulatorError } from '../mock/engine/index.ts';
@@ -39,8 +37,7 @@ export async function serve(
       : createLogger({ format: options.log ?? 'pretty', quiet: options.quiet ?? false, ...sink });
   const source = (name: ServeFlag): string => options.sources?.[name] ?? `--${name}`;
   const limit = fileLimit(options.maxFileMb ?? DEFAULT_MAX_FILE_MB);
-  // A state or recording path that names a device or a pipe is refused before a lock or a
-  // temporary file is made beside it, and before a save could rename a file over it.
+  // A state or recording path naming a device or a pipe is refused before anything is made beside it.
   for (const [name, fix] of [
     ['state', STATE_FIX],
     ['record', 'pass the path of a file to write the recording to'],
@@ -56,16 +53,14 @@ export async function serve(
       // Missing is fine (it is made), and what cannot be read is named by whatever reads it.
       continue;
     }
-    // A hard link is a second name that no real path reveals, so the lock cannot see it, and
-    // the first save (a rename onto this name) would part the two names into two states.
+    // A hard link is a second name no real path reveals: the lock would not see it.
     if (name === 'state' && stats.nlink > 1)
       throw new CliError(
         `${source(name)}: '${file}' has ${stats.nlink} names (hard links); a save replaces it under this one only and a simulator on another name would not see the lock. Pass a file with one name (a symlink to it is fine).`,
       );
   }
   const scenario = options.config ? await readScenario(options.config, source('config'), limit) : undefined;
-  // Whatever is held from here on is let go of in one place, newest first: on a failed
-  // start and on close alike.
+  // Whatever is held from here on is let go of in one place, on a failed start and on close alike.
   const closers = createClosers();
   try {
     // One process per state file (every name of it): taken before reading it, released on close or exit.
@@ -102,8 +97,7 @@ export async function serve(
         throw new CliError(`${source('replay')}: ${(error as Error).message}`);
       }
     }
-    // Node's own http client in front of the upstream: the global fetch decodes what it passes on.
-    // Capped itself too: the recorder of --record reads each answer whole before the proxy does.
+    // Node's own http client (the global fetch decodes what it passes on), capped for --record too.
     const upstreamFetch = options.upstream
       ? createNodeFetch({ maxBodyBytes: options.upstreamMaxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES })
       : undefined;
@@ -203,8 +197,7 @@ export async function serve(
       }
       throw error;
     }
-    // Every change is written before it takes effect, so before anyone hears of it.
-    // The saver is made after the log it compacts; a full log asks it for a snapshot.
+    // Every change is written before it takes effect; a full log asks the saver for a snapshot.
     const late: { saver?: ReturnType<typeof startSaver> } = {};
     const stateLog = logFile
       ? openStateLog(logFile, {
@@ -289,8 +282,7 @@ export async function serve(
     const port = typeof address === 'object' && address ? address.port : options.port;
     const host = options.host.includes(':') ? `[${options.host}]` : options.host;
     const url = `http://${host}:${port}`;
-    // The demo key is public by design; no other key is ever logged. Where there is no key
-    // to show, the line says how to get one instead of printing a placeholder.
+    // The demo key is public by design; no other key is ever logged. Without one, the line says how to get one.
     const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
     const accounts = simulator.engine.accounts().length;
     const keyOf = (): { key: string; line: string } => {
@@ -315,8 +307,7 @@ export async function serve(
       };
     };
     const { key, line: keyLine } = keyOf();
-    // In front of a service the line reaches its documented base, https://…/api/v1/…: through
-    // this server's /api unless the upstream's own path ends with it (its path is a prefix).
+    // In front of a service, through this server's /api unless the upstream's own path ends with it.
     const base =
       options.upstream && !new URL(options.upstream).pathname.replace(/\/+$/, '').endsWith(API_PREFIX)
         ? API_PREFIX

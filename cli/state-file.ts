@@ -198,7 +198,7 @@ export function startSaver(
   let savedVersion = -1;
   let savedNow = Number.NaN;
   let stopped = false;
-  /** Moves on with every synchronous save, which cancels a chunked save under way. */
+  /** Moves on with every synchronous save, cancelling a chunked one under way. */
   let generation = 0;
   let running: Promise<void> = Promise.resolve();
   let busy = false;
