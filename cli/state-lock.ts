@@ -35,34 +35,30 @@ export function lockStateFile(file: string): () => void {
       `--state: cannot create the lock '${lock}' (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check that the directory of ${named} exists and is writable.`,
     );
   }
-  for (let attempt = 0; ; attempt++) {
-    try {
-      linkSync(mine, lock);
-      unlinkSync(mine);
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-        unlinkSync(mine);
-        throw new CliError(
-          `--state: cannot create the lock '${lock}' (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`,
-        );
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        linkSync(mine, lock);
+        break;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'EEXIST')
+          throw new CliError(
+            `--state: cannot create the lock '${lock}' (${code ?? (error as Error).message}).`,
+          );
       }
       const stale = readText(lock);
       const owner = parseOwner(stale);
-      if (owner && isAlive(owner.pid) && owner.pid !== process.pid) {
-        unlinkSync(mine);
+      if (owner && isAlive(owner.pid) && owner.pid !== process.pid)
         throw new CliError(
           `--state: ${named} is in use by process ${owner.pid} (since ${owner.startedAt}, lock ${lock}); two simulators on one file would lose each other's orders. ` +
             `Stop that simulator, or give this one another --state file; if process ${owner.pid} is no simulator, delete ${lock}.`,
         );
-      }
-      // Stale (its process is gone) or unreadable: take it over, once.
-      if (attempt > 0) {
-        unlinkSync(mine);
+      // Stale (its process is gone) or unreadable: taken over, once.
+      if (attempt > 0)
         throw new CliError(
           `--state: could not take over the stale lock '${lock}'; delete it and start again.`,
         );
-      }
       try {
         // Only the stale lock read above, not one another process took over meanwhile.
         if (readText(lock) === stale) unlinkSync(lock);
@@ -70,6 +66,8 @@ export function lockStateFile(file: string): () => void {
         // Gone already; the next attempt finds out whose it is now.
       }
     }
+  } finally {
+    unlinkSync(mine);
   }
   let released = false;
   return () => {
