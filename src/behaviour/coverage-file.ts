@@ -59,17 +59,14 @@ function addCounts(into: Record<string, number>, from: Record<string, number> | 
 export function mergeCoverage(files: CoverageFile[]): CoverageFile {
   const exercised: Record<string, number> = {};
   const called: Record<string, number> = {};
-  const names = new Map<string, Set<string>>();
+  const parameters: Record<string, string[]> = {};
   let unclassified = 0;
   for (const file of files) {
     addCounts(exercised, file.exercised);
     addCounts(called, file.called);
     unclassified += file.unclassified ?? 0;
-    for (const [op, list] of Object.entries(file.parameters ?? {})) {
-      const set = names.get(op) ?? new Set<string>();
-      for (const name of list) set.add(name);
-      names.set(op, set);
-    }
+    for (const [op, list] of Object.entries(file.parameters ?? {}))
+      parameters[op] = [...new Set([...(parameters[op] ?? []), ...list])].sort();
   }
   const inEvery = (pick: (file: CoverageFile) => string[]): Set<string> => {
     const sets = files.map((f) => new Set(pick(f)));
@@ -89,8 +86,6 @@ export function mergeCoverage(files: CoverageFile[]): CoverageFile {
         exercised[i.id] === undefined &&
         all.findIndex((j) => j.id === i.id) === index,
     );
-  const parameters: Record<string, string[]> = {};
-  for (const [op, set] of names) parameters[op] = [...set].sort();
   return {
     format: COVERAGE_FORMAT as CoverageFile['format'],
     sources: files.flatMap((f) => f.sources ?? []),

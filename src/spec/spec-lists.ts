@@ -6,27 +6,29 @@
 import type { ReferenceObject, SchemaObject } from './openapi-types.ts';
 import { resolveReference, type LoadedSpec, type OperationInfo } from './spec-document.ts';
 
-/** What the documents state about one value: the validation keywords code may quote. */
-export interface ValueRule {
-  /** The component the value's schema refers to, when it does. */
+const RULE_KEYWORDS = [
+  'type',
+  'enum',
+  'const',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'required',
+  'default',
+] as const;
+
+/**
+ * What the documents state about one value: its validation keywords code may quote, the
+ * component its schema refers to, an object's fields (one level deep) and its alternatives.
+ */
+export type ValueRule = Pick<SchemaObject, (typeof RULE_KEYWORDS)[number]> & {
   schema?: string;
-  type?: string | string[];
-  enum?: unknown[];
-  const?: unknown;
-  minimum?: number;
-  maximum?: number;
-  minLength?: number;
-  maxLength?: number;
-  pattern?: string;
-  format?: string;
-  /** The rules of an object's own fields, one level deep. */
   properties?: Record<string, ValueRule>;
-  required?: string[];
-  /** The alternatives of a value that takes one of several forms. */
   oneOf?: ValueRule[];
-  /** The value a setting has when a scenario leaves it out. */
-  default?: unknown;
-}
+};
 
 /** One constant of src/generated/lists.ts: its JSDoc line, its value, and its type when not `as const`. */
 export interface ListEntry {
@@ -66,20 +68,6 @@ function modesOf(owner: unknown, modes: string[], where: string, fallback?: stri
     );
   return listed as string[];
 }
-
-const RULE_KEYWORDS = [
-  'type',
-  'enum',
-  'const',
-  'minimum',
-  'maximum',
-  'minLength',
-  'maxLength',
-  'pattern',
-  'format',
-  'required',
-  'default',
-] as const;
 
 /**
  * The rule of a schema: its validation keywords, with references (and a lone `allOf`)
