@@ -71,29 +71,21 @@ export interface ValidatorDocument {
 /** One wrapper schema of the components and every operation's schemas, so '#/components/…' resolves in each. */
 export function validatorDocument(spec: LoadedSpec): ValidatorDocument {
   const base = `https://energy-rental-kit.local/${spec.name}.json`;
-  const operations: Record<
-    string,
-    { request: SchemaObject; body?: SchemaObject | ReferenceObject; responses: Record<string, unknown> }
-  > = {};
-  const responsesByOperation: Record<string, Record<string, unknown>> = {};
+  const responses: ValidatorDocument['responses'] = {};
+  const operations: Record<string, unknown> = {};
   for (const op of spec.operations) {
-    const responses: Record<string, unknown> = {};
-    for (const [status, response] of Object.entries(op.responses)) {
-      const schema = response.content?.['application/json']?.schema;
-      if (schema) responses[status] = schema;
-    }
-    responsesByOperation[op.operationId] = responses;
+    responses[op.operationId] = Object.fromEntries(
+      Object.entries(op.responses)
+        .map(([status, response]) => [status, response.content?.['application/json']?.schema])
+        .filter(([, schema]) => schema),
+    );
     operations[op.operationId] = {
       request: requestSchemaOf(op),
-      responses,
+      responses: responses[op.operationId],
       ...(op.jsonBodySchema ? { body: op.jsonBodySchema } : {}),
     };
   }
-  return {
-    base,
-    schema: { $id: base, components: spec.document.components ?? {}, operations },
-    responses: responsesByOperation,
-  };
+  return { base, schema: { $id: base, components: spec.document.components ?? {}, operations }, responses };
 }
 
 const escape = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
