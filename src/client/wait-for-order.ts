@@ -53,6 +53,7 @@ export async function waitForOrder(
   options: WaitForOrderOptions = {},
 ): Promise<Order> {
   const query: HistoryQuery = 'orderId' in ref ? { orderId: ref.orderId } : { outOrderNo: ref.outOrderNo };
+  const named = 'orderId' in ref ? `order '${ref.orderId}'` : `order with outOrderNo '${ref.outOrderNo}'`;
   const { onStatus } = options;
   return poll(clock, 'waitForOrder', options, {
     read: () => getOrderHistory(query),
@@ -60,7 +61,7 @@ export async function waitForOrder(
     onChange: onStatus && ((order) => onStatus(order.status, order)),
     done: (order) => TERMINAL_STATUSES.has(order.status),
     timedOut: (timeoutMs, last) =>
-      `${describeRef(query)} did not reach COMPLETED, FAILED or REFUNDED within ${timeoutMs} ms (timeout); ${last === undefined ? 'no status seen' : `last status seen: ${last.status}`}`,
+      `${named} did not reach COMPLETED, FAILED or REFUNDED within ${timeoutMs} ms (timeout); ${last === undefined ? 'no status seen' : `last status seen: ${last.status}`}`,
   });
 }
 
@@ -119,10 +120,4 @@ function isTransient(error: unknown): error is EnergyRentalError {
   if (!(error instanceof EnergyRentalError)) return false;
   if (error.kind === 'network' || error.kind === 'timeout' || error.kind === 'invalid-body') return true;
   return error.kind === 'http' && error.status !== undefined && (error.status >= 500 || error.status === 429);
-}
-
-function describeRef(query: HistoryQuery): string {
-  return query.orderId === undefined
-    ? `order with outOrderNo '${query.outOrderNo}'`
-    : `order '${query.orderId}'`;
 }
