@@ -1,8 +1,6 @@
 /**
- * What a running command holds (a lock, a saver, a recording, a server…), let go of in one
- * place. Each resource pushes its closer as soon as it is acquired; closing runs them
- * newest first, so a resource is let go of before what it was built on, the same way
- * whether the start failed halfway or the command is told to stop.
+ * What a running command holds, let go of in one place: each resource pushes its closer once
+ * acquired; closing runs them newest first, after a failed start and on stop alike.
  */
 
 /** Why the closers run: a start that failed halfway, or an orderly close. */
@@ -14,11 +12,7 @@ export type Closer = (reason: CloseReason) => void | Promise<void>;
 export interface Closers {
   /** Adds the closer of a resource just acquired. */
   push(closer: Closer): void;
-  /**
-   * Runs every closer once, newest first, each started as soon as the one before returns;
-   * resolves when all have finished. A closer that throws does not keep the others from
-   * running: the close rejects with the first error once they have.
-   */
+  /** Runs every closer once, newest first; once all have finished, rejects with the first error, if any. */
   close(reason: CloseReason): Promise<void>;
 }
 

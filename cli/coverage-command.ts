@@ -1,7 +1,6 @@
 /**
- * `energy-rental-kit coverage FILES…`: merges the coverage files a test run wrote
- * (`energy-coverage*.json`), prints what was exercised, how often, and what never was,
- * and with `--require` fails CI when a behaviour a project relies on went untested.
+ * `energy-rental-kit coverage FILES…`: merges coverage files, prints what was exercised and
+ * what never was, and with `--require` fails when a required behaviour went untested.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,7 +1,4 @@
-/**
- * The CLI's logs: pretty lines for people by default, one JSON object per line with
- * `--log json` for machines, and only warnings and errors with `--quiet`.
- */
+/** The CLI's logs: pretty lines, or JSON lines with `--log json`; only warnings and errors with `--quiet`. */
 export type LogFormat = 'pretty' | 'json';
 type LogLevel = 'info' | 'warn' | 'error';
 
@@ -58,15 +55,15 @@ export function createLogger(options: {
     request(entry) {
       if (options.quiet) return;
       if (options.format === 'json') {
-        const fields: Record<string, unknown> = {
-          method: entry.method,
-          path: entry.path,
-          status: entry.status,
-          durationMs: entry.durationMs,
-        };
-        if (entry.operation) fields.operation = entry.operation;
-        if (entry.fault) fields.fault = entry.fault;
-        write('info', 'request', fields);
+        const { method, path, status, durationMs, operation, fault } = entry;
+        write('info', 'request', {
+          method,
+          path,
+          status,
+          durationMs,
+          ...(operation ? { operation } : {}),
+          ...(fault ? { fault } : {}),
+        });
         return;
       }
       // HH:MM:SS.mmm (UTC), then what was asked and answered.

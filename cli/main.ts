@@ -1,6 +1,4 @@
-/**
- * The `energy-rental-kit` command line.
- */
+/** The `energy-rental-kit` command line. */
 import { readFileSync } from 'node:fs';
 import { closestFlag, type CommandName } from '../src/cli-args.ts';
 import { CliError } from '../src/cli-error.ts';
@@ -20,8 +18,7 @@ Run 'npx energy-rental-kit <command> --help' for a command's options, and
 `;
 
 /**
- * The version of the installed kit, from its package.json: the nearest one above this
- * module that is the kit's (cli/ in a checkout, dist/cli/ in the package).
+ * The version of the installed kit: the nearest package.json above this module that is the kit's.
  *
  * @example
  *   kitVersion(); // '0.1.0'

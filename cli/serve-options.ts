@@ -111,8 +111,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
       throw new CliError(`${label('allowed-hosts')}: ${(error as Error).message}`);
     }
   };
-  // Digits and dots only is meant as an IPv4 address: 999.1.1.1 is refused here, not by a
-  // resolver's error at listen time.
+  // Digits and dots only is meant as an IPv4 address: 999.1.1.1 is refused here, not at listen time.
   const hostAddress = (): string => {
     const raw = pick('host');
     if (raw === undefined || raw === '') return '127.0.0.1';

@@ -1,6 +1,4 @@
-/**
- * `energy-rental-kit serve`: runs the simulator over HTTP.
- */
+/** `energy-rental-kit serve`: runs the simulator over HTTP. */
 import { existsSync } from 'node:fs';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { SimulatorError } from '../mock/engine/index.ts';
@@ -32,19 +30,14 @@ export async function serve(
   logger?: Logger | ((line: string) => void),
 ): Promise<{ url: string; close: () => Promise<void> }> {
   // A plain function is a line sink for everything, handy in tests.
+  const sink = typeof logger === 'function' ? { out: logger, err: logger } : {};
   const log =
-    typeof logger === 'function'
-      ? createLogger({
-          format: options.log ?? 'pretty',
-          quiet: options.quiet ?? false,
-          out: logger,
-          err: logger,
-        })
-      : (logger ?? createLogger({ format: options.log ?? 'pretty', quiet: options.quiet ?? false }));
+    typeof logger === 'object'
+      ? logger
+      : createLogger({ format: options.log ?? 'pretty', quiet: options.quiet ?? false, ...sink });
   const source = (name: ServeFlag): string => options.sources?.[name] ?? `--${name}`;
   const limit = fileLimit(options.maxFileMb ?? DEFAULT_MAX_FILE_MB);
-  // A state or recording path that names a device or a pipe is refused before a lock or a
-  // temporary file is made beside it, and before a save could rename a file over it.
+  // A state or recording path naming a device or a pipe is refused before anything is made beside it.
   for (const [name, fix] of [
     ['state', STATE_FIX],
     ['record', 'pass the path of a file to write the recording to'],
@@ -60,16 +53,14 @@ export async function serve(
       // Missing is fine (it is made), and what cannot be read is named by whatever reads it.
       continue;
     }
-    // A hard link is a second name that no real path reveals, so the lock cannot see it, and
-    // the first save (a rename onto this name) would part the two names into two states.
+    // A hard link is a second name no real path reveals: the lock would not see it.
     if (name === 'state' && stats.nlink > 1)
       throw new CliError(
         `${source(name)}: '${file}' has ${stats.nlink} names (hard links); a save replaces it under this one only and a simulator on another name would not see the lock. Pass a file with one name (a symlink to it is fine).`,
       );
   }
   const scenario = options.config ? await readScenario(options.config, source('config'), limit) : undefined;
-  // Whatever is held from here on is let go of in one place, newest first: on a failed
-  // start and on close alike.
+  // Whatever is held from here on is let go of in one place, on a failed start and on close alike.
   const closers = createClosers();
   try {
     // One process per state file (every name of it): taken before reading it, released on close or exit.
@@ -78,11 +69,10 @@ export async function serve(
       closers.push(release);
       process.once('exit', release);
       closers.push(() => void process.off('exit', release));
-    }
-    // What crashed saves left is removed once the lock shows that no live process writes it.
-    if (options.state)
+      // What crashed saves left is removed once the lock shows that no live process writes it.
       for (const gone of removeLeftovers(options.state))
         log.warn(`${source('state')}: removed ${gone}, left by a save that did not finish`);
+    }
     const restore = options.state ? loadState(options.state, { limit, source: source('state') }) : undefined;
     const logFile = options.state ? logFileOf(options.state) : undefined;
     const effects = logFile
@@ -96,24 +86,18 @@ export async function serve(
     // A recording is read (or begun) before anything listens: a bad file stops the start.
     let replay: ReplayOptions | undefined;
     if (options.replay) {
-      let replayed;
       try {
-        // A line at a time, each line kept as its text: a recording of any size (loadReplay).
-        replayed = loadReplay(options.replay, limit, {
+        const { transport } = loadReplay(options.replay, limit, {
           apiKey: '',
           onMiss: (message) => log.warn(`replay: ${message}`),
           onWarning: (line) => log.warn(line),
         });
+        replay = { fetch: (request) => transport(request, LIVE_CASE, LIVE_CASE), source: options.replay };
       } catch (error) {
         throw new CliError(`${source('replay')}: ${(error as Error).message}`);
       }
-      replay = {
-        fetch: (request) => replayed.transport(request, LIVE_CASE, LIVE_CASE),
-        source: options.replay,
-      };
     }
-    // Node's own http client in front of the upstream: the global fetch decodes what it passes on.
-    // Capped itself too: the recorder of --record reads each answer whole before the proxy does.
+    // Node's own http client (the global fetch decodes what it passes on), capped for --record too.
     const upstreamFetch = options.upstream
       ? createNodeFetch({ maxBodyBytes: options.upstreamMaxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES })
       : undefined;
@@ -141,14 +125,11 @@ export async function serve(
         });
       } catch (error) {
         throw new CliError(
-          `${mode === 'append' ? `${source('record')} with --record-append` : source('record')}: ${(error as Error).message}`,
+          `${source('record')}${mode === 'append' ? ' with --record-append' : ''}: ${(error as Error).message}`,
         );
       }
-    }
-    // Pushed after the agents it wraps, so it is closed before them.
-    if (live) {
-      const recording = live;
-      closers.push(() => recording.close());
+      // Pushed after the agents it wraps, so it is closed before them.
+      closers.push(() => live!.close());
     }
     // Set once the log is open, before the server listens: no request is answered before.
     const kept: { log?: StateLog } = {};
@@ -157,50 +138,46 @@ export async function serve(
     let simulator;
     try {
       simulator = createSimulator({
-        ...(options.seed !== undefined ? { seed: options.seed } : {}),
-        ...(options.clock ? { clock: options.clock } : {}),
-        ...(options.timing ? { timing: options.timing } : {}),
-        ...(scenario ? { scenario } : {}),
-        ...(restore ? { restore } : {}),
-        ...(effects.length > 0 ? { effects } : {}),
+        seed: options.seed,
+        clock: options.clock,
+        timing: options.timing,
+        scenario,
+        restore,
+        effects,
         control: { enabled: loopback || token !== undefined, token },
         remoteAddress: (c) => getConnInfo(c).remote.address,
         ...(options.upstream
           ? {
               proxy: {
                 upstream: options.upstream,
-                ...(options.upstreamTimeoutMs !== undefined ? { timeoutMs: options.upstreamTimeoutMs } : {}),
-                ...(options.upstreamMaxBytes !== undefined ? { maxBytes: options.upstreamMaxBytes } : {}),
-                allowSpend: options.allowSpend ?? false,
-                ...(options.maxOrders !== undefined ? { maxOrders: options.maxOrders } : {}),
-                ...(options.maxSpend !== undefined ? { maxSpend: options.maxSpend } : {}),
-                forwardUnknown: options.forwardUnknown ?? false,
+                timeoutMs: options.upstreamTimeoutMs,
+                maxBytes: options.upstreamMaxBytes,
+                allowSpend: options.allowSpend,
+                maxOrders: options.maxOrders,
+                maxSpend: options.maxSpend,
+                forwardUnknown: options.forwardUnknown,
                 onViolation: (line: string) => log.warn(line),
                 fetch: live ? live.wrap(upstreamFetch!) : upstreamFetch,
-                ...(options.tronNode
+                // Recorded by its path below the node's URL, as the API's below the upstream's.
+                tronNode: options.tronNode
                   ? {
-                      tronNode: {
-                        url: options.tronNode,
-                        // Recorded by its path below the node's URL, as the API's below the upstream's.
-                        fetch: live ? live.wrap(upstreamFetch!, options.tronNode) : upstreamFetch,
-                      },
+                      url: options.tronNode,
+                      fetch: live ? live.wrap(upstreamFetch!, options.tronNode) : upstreamFetch,
                     }
-                  : {}),
+                  : undefined,
               },
             }
           : replay
             ? { replay }
             : {}),
-        ...(logFile
+        changeLog: logFile
           ? {
-              changeLog: {
-                get failures() {
-                  return kept.log?.failures ?? 0;
-                },
-                check: () => kept.log?.check(),
+              get failures() {
+                return kept.log?.failures ?? 0;
               },
+              check: () => kept.log?.check(),
             }
-          : {}),
+          : undefined,
         onUnexpectedError: (error) =>
           log.error(`unexpected error: ${(error as Error)?.stack ?? String(error)}`, {
             error: String(error),
@@ -213,15 +190,14 @@ export async function serve(
         );
       // loadState checked the file's shape; whatever else fails while restoring it is damage inside.
       if (restore || effects.length > 0) {
-        const what = effects.length > 0 ? `with its log '${logFile}'` : '';
+        const what = effects.length > 0 ? ` with its log '${logFile}'` : '';
         throw new CliError(
-          `${source('state')}: '${options.state}'${what ? ` ${what}` : ''} is refused, its parts do not agree: ${(error as Error).message}. Mend it or move it away to start afresh; it is left untouched.`,
+          `${source('state')}: '${options.state}'${what} is refused, its parts do not agree: ${(error as Error).message}. Mend it or move it away to start afresh; it is left untouched.`,
         );
       }
       throw error;
     }
-    // Every change is written before it takes effect, so before anyone hears of it.
-    // The saver is made after the log it compacts; a full log asks it for a snapshot.
+    // Every change is written before it takes effect; a full log asks the saver for a snapshot.
     const late: { saver?: ReturnType<typeof startSaver> } = {};
     const stateLog = logFile
       ? openStateLog(logFile, {
@@ -267,9 +243,7 @@ export async function serve(
       });
     }
     // Request lines are info: with --quiet nothing listens, so nothing is built per request.
-    if (!options.quiet) {
-      simulator.journal.subscribe((entry) => log.request(entry));
-    }
+    if (!options.quiet) simulator.journal.subscribe((entry) => log.request(entry));
     const server = createSimulatorServer(simulator, {
       host: options.host,
       allowedHosts: options.allowedHosts,
@@ -308,8 +282,7 @@ export async function serve(
     const port = typeof address === 'object' && address ? address.port : options.port;
     const host = options.host.includes(':') ? `[${options.host}]` : options.host;
     const url = `http://${host}:${port}`;
-    // The demo key is public by design; no other key is ever logged. Where there is no key
-    // to show, the line says how to get one instead of printing a placeholder.
+    // The demo key is public by design; no other key is ever logged. Without one, the line says how to get one.
     const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
     const accounts = simulator.engine.accounts().length;
     const keyOf = (): { key: string; line: string } => {
@@ -334,8 +307,7 @@ export async function serve(
       };
     };
     const { key, line: keyLine } = keyOf();
-    // In front of a service the line reaches its documented base, https://…/api/v1/…: through
-    // this server's /api unless the upstream's own path ends with it (its path is a prefix).
+    // In front of a service, through this server's /api unless the upstream's own path ends with it.
     const base =
       options.upstream && !new URL(options.upstream).pathname.replace(/\/+$/, '').endsWith(API_PREFIX)
         ? API_PREFIX

@@ -1,7 +1,6 @@
 /**
- * `--state FILE`: the simulator's state on disk. Saved atomically, a temporary file
- * written and flushed and then renamed over the old one, so a crash at any moment
- * leaves either the previous state or the new one, never half of one.
+ * `--state FILE`: the simulator's state on disk, saved atomically (a temporary file flushed,
+ * then renamed over the old one), so a crash leaves the previous state or the new one.
  */
 import { closeSync, fsyncSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
@@ -31,8 +30,8 @@ const FORMAT_BEFORE_LOG = 'energy-rental-kit/state@1';
 export const STATE_FIX = 'pass the path of a state file, or of one to create';
 
 /**
- * Reads a state file; undefined when there is none yet. Only a regular file of at most
- * `limit` is read; `source` names where the path came from in messages.
+ * Reads a state file of at most `limit`; undefined when there is none yet. `source` names
+ * where the path came from in messages.
  *
  * @example
  *   const restore = loadState('.state/sim.json'); // undefined on the first start
@@ -75,8 +74,7 @@ export function loadState(
 }
 
 /**
- * Where a parsed state file breaks spec/control.yaml's StateFile schema, at most ten
- * problems as `JSON path: rule (got value)`; empty when its shape is right.
+ * Where a parsed state file breaks spec/control.yaml's StateFile schema: at most ten problems.
  *
  * @example
  *   stateFileProblems({ ...saved, seed: -1 }); // ['/seed: must be >= 0 (got -1)']
@@ -106,9 +104,8 @@ export const temporaryOf = (file: string): string =>
   path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${temporaries++}.tmp`);
 
 /**
- * Removes what saves of a state file and of its log left when their process died midway
- * (`.NAME.PID.N.tmp`, `.NAME.log.PID.N.tmp`), beside its real path; returns their paths.
- * Call it holding the file's lock, so no live process is writing one of them.
+ * Removes the temporary files that saves of a state file and its log left when their process
+ * died; returns their paths. Call it holding the file's lock, so no live process writes one.
  *
  * @example
  *   for (const gone of removeLeftovers('.state/sim.json')) log.warn(`removed ${gone}`);
@@ -141,9 +138,8 @@ export function removeLeftovers(file: string): string[] {
 const ORDERS_PER_CHUNK = 500;
 
 /**
- * Writes a snapshot atomically without holding the event loop: its orders are turned into
- * JSON a chunk at a time, each write awaited, then the temporary file is flushed and
- * renamed. Resolves false, leaving the old file, when `cancelled()` turns true meanwhile.
+ * Writes a snapshot atomically without holding the event loop, its orders a chunk at a time.
+ * Resolves false, leaving the old file, when `cancelled()` turns true meanwhile.
  *
  * @example
  *   await writeStateInChunks('.state/sim.json', engine.snapshotLater());
@@ -183,13 +179,9 @@ export async function writeStateInChunks(
 }
 
 /**
- * Saves the engine's state `intervalMs` after the last save ended when it changed (a save
- * that outlasts the interval delays the next, never overlaps it), and at once on demand.
- * With a log of effects each save is a compaction: the snapshot records the last change it
- * holds, and once it is on disk the log keeps only the changes after it; a log past its cap
- * asks for a save at once (`soon`). Saves go to the real path of `file`, so a symlink stays
- * a symlink and keeps pointing at the state, and the temporary file is made beside the
- * state, where a rename is atomic.
+ * Saves the engine's state `intervalMs` after the last save ended when it changed, and at once
+ * on demand; each save then compacts the log. Saves go to the real path of `file`, so a
+ * symlink keeps pointing at the state.
  *
  * @example
  *   const saver = startSaver(engine, '.state/sim.json', 1000, console.error, log);
@@ -206,7 +198,7 @@ export function startSaver(
   let savedVersion = -1;
   let savedNow = Number.NaN;
   let stopped = false;
-  /** Moves on with every synchronous save, which cancels a chunked save under way. */
+  /** Moves on with every synchronous save, cancelling a chunked one under way. */
   let generation = 0;
   let running: Promise<void> = Promise.resolve();
   let busy = false;
@@ -266,8 +258,7 @@ export function startSaver(
   saveNow();
   schedule();
   return {
-    // Synchronous: a shutdown writes the final state before it exits. A save under way
-    // is cancelled first, so it cannot rename an older state over this one.
+    // Synchronous, for a shutdown; a save under way is cancelled so it cannot rename an older state over it.
     saveNow: () => {
       generation++;
       saveNow();

@@ -1,10 +1,7 @@
 /**
- * One simulator per `--state` file: `FILE.lock`, created exclusively (by link(2)) and holding
- * the owner's pid and start time. Two processes saving one file would each overwrite the
- * other's orders. A lock whose process is gone (a crash, SIGKILL) is taken over. FILE is
- * the real path (symlinks followed), so every name of one file shares one lock.
- * Hand-written: the lock libraries on npm (proper-lockfile) lock by mtime polling, which
- * a stopped process keeps fresh no better than a pid check does.
+ * One simulator per `--state` file: `FILE.lock` beside its real path, created exclusively and
+ * holding the owner's pid; a lock whose process is gone is taken over. Hand-written: npm's
+ * lock libraries poll mtimes, which tell a dead owner no better than a pid check.
  */
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -29,8 +26,7 @@ export function lockStateFile(file: string): () => void {
   // Named as the user wrote it, and by its real path when that differs (a symlink).
   const named = real === path.resolve(file) ? `'${file}'` : `'${file}' (the real file '${real}')`;
   const me: LockOwner = { pid: process.pid, startedAt: new Date().toISOString() };
-  // Written whole to a file of our own and then linked (link fails when the lock exists), so
-  // no process ever reads a lock that is there but still empty.
+  // Written whole, then linked (which fails when the lock exists): no lock is ever seen empty.
   const mine = `${lock}.${process.pid}.tmp`;
   try {
     writeFileSync(mine, JSON.stringify(me));
@@ -39,34 +35,30 @@ export function lockStateFile(file: string): () => void {
       `--state: cannot create the lock '${lock}' (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check that the directory of ${named} exists and is writable.`,
     );
   }
-  for (let attempt = 0; ; attempt++) {
-    try {
-      linkSync(mine, lock);
-      unlinkSync(mine);
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-        unlinkSync(mine);
-        throw new CliError(
-          `--state: cannot create the lock '${lock}' (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`,
-        );
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        linkSync(mine, lock);
+        break;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'EEXIST')
+          throw new CliError(
+            `--state: cannot create the lock '${lock}' (${code ?? (error as Error).message}).`,
+          );
       }
       const stale = readText(lock);
       const owner = parseOwner(stale);
-      if (owner && isAlive(owner.pid) && owner.pid !== process.pid) {
-        unlinkSync(mine);
+      if (owner && isAlive(owner.pid) && owner.pid !== process.pid)
         throw new CliError(
           `--state: ${named} is in use by process ${owner.pid} (since ${owner.startedAt}, lock ${lock}); two simulators on one file would lose each other's orders. ` +
             `Stop that simulator, or give this one another --state file; if process ${owner.pid} is no simulator, delete ${lock}.`,
         );
-      }
-      // Stale (its process is gone) or unreadable: take it over, once.
-      if (attempt > 0) {
-        unlinkSync(mine);
+      // Stale (its process is gone) or unreadable: taken over, once.
+      if (attempt > 0)
         throw new CliError(
           `--state: could not take over the stale lock '${lock}'; delete it and start again.`,
         );
-      }
       try {
         // Only the stale lock read above, not one another process took over meanwhile.
         if (readText(lock) === stale) unlinkSync(lock);
@@ -74,6 +66,8 @@ export function lockStateFile(file: string): () => void {
         // Gone already; the next attempt finds out whose it is now.
       }
     }
+  } finally {
+    unlinkSync(mine);
   }
   let released = false;
   return () => {

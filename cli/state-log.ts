@@ -1,11 +1,8 @@
 /**
- * `--state FILE`'s log of effects, `FILE.log` beside the real file: one JSON line per change
- * of state (mock/engine/effects.ts), written synchronously before the change takes effect
- * (the engine's writeAhead), so it is in the operating system's hands before any answer of
- * that change leaves the process and survives a kill -9, and a change it could not take
- * is put back. A snapshot of FILE records the last change it holds (`logSeq`); at start the
- * entries after it are put on it. After each snapshot the log is replaced by its entries
- * the snapshot does not hold.
+ * `--state FILE`'s log of effects, `FILE.log`: one JSON line per change, written before the
+ * change takes effect, so an acknowledged change survives a kill -9 and one the log could not
+ * take is put back. A snapshot records the last change it holds (`logSeq`); at start the
+ * entries after it are put on it, and after each snapshot the log keeps only those.
  */
 import {
   closeSync,
@@ -28,7 +25,7 @@ import { CliError } from '../src/cli-error.ts';
 import { realPathOf } from '../src/real-path.ts';
 import { loadState, temporaryOf } from './state-file.ts';
 
-/** When appended entries are forced to the disk: at each, about once a second, or when the system likes. */
+/** When appended entries are forced to the disk: each, about once a second, or when the system likes. */
 export const FSYNC_POLICIES = ['always', 'everysec', 'no'] as const;
 export type FsyncPolicy = (typeof FSYNC_POLICIES)[number];
 
@@ -36,7 +33,7 @@ export type FsyncPolicy = (typeof FSYNC_POLICIES)[number];
 export const DEFAULT_LOG_MAX_MB = 64;
 
 /**
- * The log of a state file: beside its real path, so every name of the file shares it.
+ * The log of a state file, beside its real path so every name of the file shares it.
  *
  * @example
  *   logFileOf('.state/sim.json'); // '/abs/.state/sim.json.log'
@@ -49,10 +46,9 @@ export function logFileOf(stateFile: string): string {
 const LOG_FIX = 'move it away to start from the state file alone (the changes it holds are lost)';
 
 /**
- * The entries of a log after `after` (a snapshot's logSeq), in order; none when there is no
- * log. A last line cut off by a crash (no newline, or no whole JSON) is dropped, reported by
- * `warn` with its byte offset, and cut from the file; a damaged line before it stops the
- * start, leaving the file untouched. At most `limit` is read.
+ * The entries of a log after `after` (a snapshot's logSeq); none without a log. A last line
+ * cut off by a crash is dropped, told to `warn` and cut from the file; a damaged line before
+ * it stops the start, leaving the file untouched.
  *
  * @example
  *   const effects = readStateLog('/abs/sim.json.log', { limit, after: saved.logSeq, warn: log.warn });
@@ -75,14 +71,13 @@ export function readStateLog(
     throw new CliError(`${source}: the log of effects: ${error.message}`);
   }
   const effects: EngineEffect[] = [];
+  const lines = text.split('\n');
+  const ended = lines.at(-1) === '';
+  if (ended) lines.pop();
   let offset = 0;
-  let start = 0;
-  while (start < text.length) {
-    const end = text.indexOf('\n', start);
-    const line = text.slice(start, end === -1 ? text.length : end);
-    // A newline never occurs inside a character's UTF-8 bytes, so whole lines measure exactly.
-    const bytes = Buffer.byteLength(line) + (end === -1 ? 0 : 1);
-    const last = end === -1 || end === text.length - 1;
+  for (const [index, line] of lines.entries()) {
+    const last = index === lines.length - 1;
+    const bytes = Buffer.byteLength(line) + (!last || ended ? 1 : 0);
     const effect = parseEntry(line);
     if (effect === undefined) {
       if (!last)
@@ -97,24 +92,25 @@ export function readStateLog(
     }
     if (effect.seq > after) effects.push(effect);
     offset += bytes;
-    if (end === -1) break;
-    start = end + 1;
   }
   return effects;
 }
 
 function parseEntry(line: string): EngineEffect | undefined {
-  let entry: unknown;
   try {
-    entry = JSON.parse(line);
+    const entry = JSON.parse(line) as Partial<Record<string, unknown>> | null;
+    const { seq, at, type } = entry ?? {};
+    if (
+      Number.isSafeInteger(seq) &&
+      (seq as number) >= 1 &&
+      typeof at === 'number' &&
+      typeof type === 'string'
+    )
+      return entry as unknown as EngineEffect;
   } catch {
-    return undefined;
+    // Not JSON: a damaged entry.
   }
-  if (typeof entry !== 'object' || entry === null) return undefined;
-  const { seq, at, type } = entry as Partial<Record<string, unknown>>;
-  if (!Number.isSafeInteger(seq) || (seq as number) < 1 || typeof at !== 'number' || typeof type !== 'string')
-    return undefined;
-  return entry as EngineEffect;
+  return undefined;
 }
 
 export interface StateLog extends ChangeLog, EffectWriter {
@@ -162,12 +158,11 @@ export function openStateLog(file: string, options: StateLogOptions): StateLog {
   /** Why appends fail now; undefined while they succeed. */
   let failing: Error | undefined;
   let failures = 0;
-  /** When a change was last refused: for a second after, changes are refused before they are made. */
+  /** For a second after a refusal, changes are refused before they are made. */
   let refusedAt = -Infinity;
-  /** Lines whose write failed, in order: written before any later line, so the log keeps its order. */
+  /** Lines whose write failed, written before any later line so the log keeps its order. */
   const unwritten: Buffer[] = [];
-  // everysec: one flush at a time, on libuv's pool so the loop goes on; a file replaced
-  // meanwhile is closed once its flush is done.
+  // everysec: one flush at a time, off the loop; a file replaced meanwhile is closed once flushed.
   let dirty = false;
   let flushing = false;
   const closeAfterFlush: number[] = [];
@@ -182,10 +177,6 @@ export function openStateLog(file: string, options: StateLogOptions): StateLog {
     });
   };
   const timer = fsync === 'everysec' ? setInterval(flush, 1000).unref() : undefined;
-
-  const writeAll = (target: number, line: Buffer): void => {
-    for (let done = 0; done < line.length;) done += writeSync(target, line, done, line.length - done);
-  };
 
   /** Writes one line whole or not at all: a part written before a failure is cut off again. */
   const writeLine = (line: Buffer): void => {
@@ -281,8 +272,7 @@ export function openStateLog(file: string, options: StateLogOptions): StateLog {
       return failing && !writeUnwritten() ? failing : undefined;
     },
     readBack() {
-      // As a start reads them (serve.ts): the snapshot, the log's entries after it, then
-      // what is still to be written.
+      // As a start reads them: the snapshot, the log's entries after it, then what is still unwritten.
       try {
         const saved = loadState(stateFile, { limit });
         const effects = readStateLog(file, { limit, after: saved?.logSeq ?? 0, warn: () => undefined });
@@ -310,7 +300,8 @@ export function openStateLog(file: string, options: StateLogOptions): StateLog {
       let size = 0;
       try {
         for (const entry of rest) {
-          writeAll(next, entry.line);
+          for (let done = 0; done < entry.line.length;)
+            done += writeSync(next, entry.line, done, entry.line.length - done);
           size += entry.line.length;
         }
         if (fsync !== 'no') fsyncSync(next);

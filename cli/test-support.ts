@@ -1,7 +1,4 @@
-/**
- * Helpers shared by the tests that run the real CLI (`bin/energy-rental-kit.js`) as a
- * child process.
- */
+/** Helpers of the tests that run the real CLI as a child process. */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,21 +25,14 @@ export function exitOf(child: ChildProcess): Promise<{ code: number | null; sign
 }
 
 /**
- * The commands that bin/energy-rental-kit.js runs through tsx in a checkout (all but `serve`)
- * start in a second or more on a loaded machine; the tests run them from a bundle of the CLI
- * made for them instead, which starts in a fifth of that: scripts/cli-bundle.mjs builds it on
- * first use, or finds it fresh (built from the sources as they are). `serve` runs from bin/ as
- * before, so the launcher stays under test, and so do `contract`, `record` and the whole
- * --help: the suite's runner finds its files from its own module's place, which a bundle moves.
+ * These commands run from a bundle of the CLI (scripts/cli-bundle.mjs), which starts in a fifth
+ * of tsx's time; the others from bin/, so the launcher stays under test.
  */
 const BUNDLED = new Set(['drift', 'calibrate', 'coverage']);
 const TEST_BUNDLE = join(ROOT, 'node_modules/.cache/energy-rental-kit/cli-all-but-suite.mjs');
 let bundled: Promise<string | undefined> | undefined;
 function testBundle(): Promise<string | undefined> {
-  // A child process, as bin/ runs it: cli/ may not import scripts/. A builder that cannot
-  // bundle removes the bundle and says why; one that did not end well (killed, or failing
-  // before it could remove it) may leave an old bundle, which is not used. Either way the
-  // CLI then runs from bin/.
+  // A child process (cli/ may not import scripts/); without a fresh bundle the CLI runs from bin/.
   bundled ??= new Promise((resolve) =>
     execFile(
       process.execPath,
@@ -134,10 +124,6 @@ export async function runCli(
   const { code } = await exitOf(child);
   return { code, stdout: stdout(), stderr: stderr() };
 }
-
-// A state with something in every part (two accounts, orders COMPLETED and holding supply,
-// REFUNDED and PENDING, rules, activated and claimed addresses), for the tests that tamper
-// with state files.
 
 /** A valid TRON address per small number. */
 export const addressOf = (n: number): string => encodeTronAddress(new Uint8Array(20).fill(n));

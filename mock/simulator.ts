@@ -3,7 +3,7 @@
  * state, so every test can build its own and run in parallel.
  */
 import type { Hono } from 'hono';
-import { createSpecFormats } from '../src/spec/formats.ts';
+import { specFormats as formats } from '../src/spec/formats.ts';
 import { createValidators, loadSpec, type SpecValidators } from '../src/spec/loader.ts';
 import { createManualClock } from './engine/manual-clock.ts';
 import { createRealClock } from './clock/real-clock.ts';
@@ -186,7 +186,6 @@ const VERSION = '0.1.0';
  *   sim.advance(6000); // the order is COMPLETED
  */
 export function createSimulator(options: SimulatorOptions = {}): Simulator {
-  const formats = createSpecFormats();
   const controlValidators = createValidators(loadSpec('control'), { formats });
   // The embedded default is a constant a test validates.
   const scenarioChecked = options.scenario

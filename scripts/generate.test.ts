@@ -136,7 +136,6 @@ describe('generated lists', () => {
         $ref: '#/components/schemas/ErrorAnswer',
       };
     });
-    expect(lists.SETTINGS.maxStoredOrders.maximum).toBe(42);
     expect(lists.ENGINE_SETTINGS.maxStoredOrders.maximum).toBe(42);
     expect(lists.REJECTION_KINDS).toContain('teapot');
   });

@@ -24,8 +24,6 @@ export interface FileLimit {
 }
 
 /**
- * The limit of `mb` megabytes.
- *
  * @example
  *   fileLimit(1).maxBytes; // 1048576
  *   fileLimit(8, 'ENERGY_SIM_MAX_FILE_MB').raise; // 'ENERGY_SIM_MAX_FILE_MB'
@@ -34,7 +32,6 @@ export function fileLimit(mb: number, raise = `--max-file-mb (or ${MAX_FILE_MB_E
   return { maxBytes: mb * MB, raise };
 }
 
-/** The limit when none is set. */
 export const DEFAULT_FILE_LIMIT: FileLimit = fileLimit(DEFAULT_MAX_FILE_MB);
 
 /**
@@ -78,14 +75,11 @@ export function fileLimitFrom(
   return fileLimit(mb, flagName ? `${flagName} (or ${MAX_FILE_MB_ENV})` : MAX_FILE_MB_ENV);
 }
 
-/** Which rule a file broke. */
-export type FileRule = 'missing' | 'unreadable' | 'not-regular' | 'too-large';
-
 /** A file refused by readBoundedFile: the message names the file, the rule and the fix. */
 export class BoundedFileError extends Error {
   constructor(
     message: string,
-    readonly rule: FileRule,
+    readonly rule: 'missing' | 'unreadable' | 'not-regular' | 'too-large',
     /** The errno code of a file that is missing or unreadable, e.g. 'ENOENT'. */
     readonly code?: string,
   ) {
@@ -139,24 +133,27 @@ export function regularFileStats(file: string, fix: string): Stats {
   return stats;
 }
 
-/** What openBounded gives: the open file, its stats, and the refusal of one too large. */
-interface OpenedBounded {
-  fd: number;
-  opened: Stats;
-  tooLarge: (what: string) => BoundedFileError;
-}
+/** How much of a file is held at a time. */
+const CHUNK_BYTES = 1024 * 1024;
 
 /**
- * Opens `file` for a bounded read: a regular file no larger than the limit, as measured by
- * name and again once opened (the name may have been swapped since). The caller closes `fd`.
+ * Reads `file` a chunk at a time when it is a regular file of at most `limit.maxBytes`, as
+ * measured by name and again once opened (the name may have been swapped since), and no
+ * more than one chunk past it is ever read: a file that grows meanwhile, or whose size says
+ * less than it holds (/proc's), is refused too. `onChunk` returning false stops the reading.
  */
-function openBounded(file: string, limit: FileLimit, fix: string): OpenedBounded {
-  const measured = regularFileStats(file, fix);
+function readChunks(
+  file: string,
+  limit: FileLimit,
+  fix: string,
+  onChunk: (chunk: Buffer) => boolean | void,
+): void {
   const tooLarge = (what: string): BoundedFileError =>
     new BoundedFileError(
       `'${file}' ${what}, over the limit of ${sizeText(limit.maxBytes)}; pass a smaller file, or raise the limit with ${limit.raise}.`,
       'too-large',
     );
+  const measured = regularFileStats(file, fix);
   if (measured.size > limit.maxBytes) throw tooLarge(`is ${sizeText(measured.size)}`);
   let fd: number;
   try {
@@ -166,63 +163,43 @@ function openBounded(file: string, limit: FileLimit, fix: string): OpenedBounded
     throw fsError(file, error, fix);
   }
   try {
-    // What was opened is what counts: the name may have been swapped since it was measured.
     const opened = fstatSync(fd);
     if (!opened.isFile()) throw notRegular(file, opened, fix);
-    return { fd, opened, tooLarge };
-  } catch (error) {
-    closeSync(fd);
-    throw error;
-  }
-}
-
-/**
- * Reads `file` as UTF-8 when it is a regular file of at most `limit.maxBytes`; otherwise
- * throws a BoundedFileError whose message names the file, the rule it broke and the fix
- * (`fix` for a file that is missing or no regular file; a smaller file or `limit.raise`
- * for one too large). At most one byte past the limit is ever read, so a file that grows
- * after it was measured (or whose size says less than it holds, as /proc's files do) is
- * refused as well.
- *
- * @example
- *   const text = readBoundedFile('recordings/upstream.json', fileLimit(256), 'pass the path of a recording file');
- */
-export function readBoundedFile(file: string, limit: FileLimit, fix: string): string {
-  const { fd, opened, tooLarge } = openBounded(file, limit, fix);
-  try {
-    let buffer = Buffer.allocUnsafe(Math.min(opened.size, limit.maxBytes) + 1);
-    let total = 0;
-    for (;;) {
-      if (total === buffer.length) {
-        if (total > limit.maxBytes) break;
-        const larger = Buffer.allocUnsafe(Math.min(buffer.length * 2, limit.maxBytes + 1));
-        buffer.copy(larger, 0, 0, total);
-        buffer = larger;
-      }
+    const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    for (let total = 0; ;) {
       let read: number;
       try {
-        read = readSync(fd, buffer, total, buffer.length - total, null);
+        read = readSync(fd, chunk, 0, chunk.length, null);
       } catch (error) {
         throw fsError(file, error, fix);
       }
-      if (read === 0) break;
       total += read;
+      if (total > limit.maxBytes) throw tooLarge('holds more than its size said (it grew while it was read)');
+      if (read === 0 || onChunk(chunk.subarray(0, read)) === false) return;
     }
-    if (total > limit.maxBytes) throw tooLarge('holds more than its size said (it grew while it was read)');
-    return buffer.toString('utf8', 0, total);
   } finally {
     closeSync(fd);
   }
 }
 
-/** How much of a file `readBoundedLines` holds at a time. */
-const LINE_CHUNK_BYTES = 1024 * 1024;
+/**
+ * Reads `file` as UTF-8 when it is a regular file of at most `limit.maxBytes`; otherwise
+ * throws a BoundedFileError naming the file, the rule it broke and the fix (`fix`, or a
+ * smaller file or `limit.raise` for one too large).
+ *
+ * @example
+ *   const text = readBoundedFile('recordings/upstream.json', fileLimit(256), 'pass the path of a recording file');
+ */
+export function readBoundedFile(file: string, limit: FileLimit, fix: string): string {
+  const chunks: Buffer[] = [];
+  readChunks(file, limit, fix, (chunk) => void chunks.push(Buffer.from(chunk)));
+  return Buffer.concat(chunks).toString('utf8');
+}
 
 /**
- * Reads `file` a line at a time under the rules of readBoundedFile (a regular file, at most
- * `limit.maxBytes`, `fix` in the message of one refused), so a file of a million lines is
- * never one string. `onLine` gets each line's text, its number (from 1) and whether a
- * newline ended it (only the last line may lack one); returning false stops the reading.
+ * Reads `file` a line at a time under the rules of readBoundedFile, so a file of a million
+ * lines is never one string. `onLine` gets each line's text, its number (from 1) and whether
+ * a newline ended it (only the last line may lack one); returning false stops the reading.
  *
  * @example
  *   readBoundedLines('traffic.jsonl', fileLimit(256), 'pass a recording', (text, n) => void lines.push(text));
@@ -233,39 +210,22 @@ export function readBoundedLines(
   fix: string,
   onLine: (text: string, lineNumber: number, ended: boolean) => boolean | void,
 ): void {
-  const { fd, tooLarge } = openBounded(file, limit, fix);
-  try {
-    const chunk = Buffer.allocUnsafe(LINE_CHUNK_BYTES);
-    // The bytes of a line that runs past the chunk read so far; decoded only once whole,
-    // so a character split between two chunks is never decoded in halves.
-    let pending: Buffer[] = [];
-    let total = 0;
-    let lineNumber = 0;
-    for (;;) {
-      let read: number;
-      try {
-        read = readSync(fd, chunk, 0, chunk.length, null);
-      } catch (error) {
-        throw fsError(file, error, fix);
+  // A line's bytes are decoded only once whole, so a character split between chunks is never halved.
+  let pending: Buffer[] = [];
+  let lineNumber = 0;
+  let stopped = false;
+  readChunks(file, limit, fix, (chunk) => {
+    let start = 0;
+    for (let end = chunk.indexOf(0x0a); end !== -1; end = chunk.indexOf(0x0a, start)) {
+      const text = Buffer.concat([...pending, chunk.subarray(start, end)]).toString('utf8');
+      pending = [];
+      start = end + 1;
+      if (onLine(text, ++lineNumber, true) === false) {
+        stopped = true;
+        return false;
       }
-      if (read === 0) break;
-      total += read;
-      if (total > limit.maxBytes) throw tooLarge('holds more than its size said (it grew while it was read)');
-      let start = 0;
-      for (;;) {
-        const end = chunk.indexOf(0x0a, start);
-        if (end === -1 || end >= read) break;
-        const piece = chunk.subarray(start, end);
-        const text =
-          pending.length > 0 ? Buffer.concat([...pending, piece]).toString('utf8') : piece.toString('utf8');
-        pending = [];
-        start = end + 1;
-        if (onLine(text, ++lineNumber, true) === false) return;
-      }
-      if (start < read) pending.push(Buffer.from(chunk.subarray(start, read)));
     }
-    if (pending.length > 0) onLine(Buffer.concat(pending).toString('utf8'), ++lineNumber, false);
-  } finally {
-    closeSync(fd);
-  }
+    if (start < chunk.length) pending.push(Buffer.from(chunk.subarray(start)));
+  });
+  if (!stopped && pending.length > 0) onLine(Buffer.concat(pending).toString('utf8'), ++lineNumber, false);
 }

@@ -1,8 +1,6 @@
 /**
- * The flags of every command, by its table in spec/cli.yaml (src/generated/cli.ts), read
- * with Node's parseArgs but answered in the kit's own words: one line naming the flag and
- * the fix, a "did you mean" for a misspelt flag, and a negative number taken as the value
- * it is (`--port -1`), so that the command's own rule can refuse it.
+ * Every command's flags by its table in spec/cli.yaml, read with parseArgs and answered in the
+ * kit's words: one line naming the flag and the fix, a "did you mean", `--port -1` as a value.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CliError } from './cli-error.ts';
@@ -80,9 +78,8 @@ export function readCommandArgs<C extends CommandName>(
 }
 
 /**
- * The edit distance with a swap of two neighbours as one edit (optimal string alignment),
- * so '--prot' is one typo from '--port'. Written out: a dozen lines, where no dependency
- * of the package offers one (the copies under node_modules belong to other packages).
+ * The edit distance with a swap of neighbours as one edit, so '--prot' is one typo from
+ * '--port'. Written out: no dependency of the package offers one.
  *
  * @example
  *   editDistance('prot', 'port'); // 1

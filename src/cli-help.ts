@@ -1,8 +1,4 @@
-/**
- * What spec/cli.yaml says of each command, shown: its --help, and the tables of
- * docs/options.md (written by `npm run generate`, which is why nothing here reads the
- * generated file).
- */
+/** What spec/cli.yaml says of each command, shown: its --help and the tables of docs/options.md. */
 import { ENV_FLAG_VALUES } from './env-flag.ts';
 
 /** One option of a command's table (spec/cli.yaml): a switch, or a flag with a value. */

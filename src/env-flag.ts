@@ -1,8 +1,4 @@
-/**
- * One reading of every on/off environment variable, so `ENERGY_SIM_QUIET=yes` and
- * `CONTRACT_ALLOW_SPEND=true` mean what a user means, and a typo is refused rather than
- * read as "off".
- */
+/** One reading of every on/off environment variable: a typo is refused rather than read as "off". */
 import { CliError } from './cli-error.ts';
 
 const ON = ['1', 'true', 'yes'] as const;

@@ -1,8 +1,6 @@
 /**
- * The one name a file has once every symlink is followed. A lock or an atomic save keyed
- * on the name a user typed is walked around by a second name of the same file: a lock
- * beside `link.json` is not the lock beside `real.json`, and renaming a new file onto
- * `link.json` replaces the link instead of updating what it points at.
+ * The one name a file has once every symlink is followed: a lock or an atomic save keyed on
+ * the name a user typed would be walked around by a second name of the same file.
  */
 import { readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
@@ -11,10 +9,8 @@ import path from 'node:path';
 const MAX_LINKS = 40;
 
 /**
- * The absolute real path of `file`: `fs.realpathSync` when it exists; for a file not there
- * yet, the real path of its directory plus its base name, after following a symlink that
- * points at it (a dangling link names where the file will be). When even the directory is
- * missing, the path as given, resolved, so the error of whatever uses it names it.
+ * The absolute real path of `file`, also of one not there yet (a dangling link names where it
+ * will be); when even the directory is missing, the path as given, resolved.
  *
  * @example
  *   realPathOf('.state/link.json'); // '/home/me/app/.state/real.json' when link.json → real.json

@@ -1,12 +1,7 @@
 import bs58check from 'bs58check';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  createTronAddressCheck,
-  encodeTronAddress,
-  isTronAddress,
-  TRON_ADDRESS_PREFIX,
-} from './tron-address.ts';
+import { encodeTronAddress, isTronAddress, TRON_ADDRESS_PREFIX } from './tron-address.ts';
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
@@ -59,68 +54,6 @@ describe('isTronAddress', () => {
       ),
       { numRuns: 3000 },
     );
-  });
-});
-
-describe('createTronAddressCheck', () => {
-  const VALID = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
-  const counting = (): { calls: string[]; check: (value: string) => boolean } => {
-    const calls: string[] = [];
-    return { calls, check: (value) => (calls.push(value), isTronAddress(value)) };
-  };
-
-  it('answers as isTronAddress does, for valid, mutated and repeated addresses alike', () => {
-    const check = createTronAddressCheck({ capacity: 8 });
-    fc.assert(
-      fc.property(accountIds, fc.nat(33), fc.nat(57), (id, position, digit) => {
-        const address = encodeTronAddress(id);
-        const changed = address.slice(0, position) + BASE58[digit] + address.slice(position + 1);
-        for (const value of [address, changed, address, changed])
-          expect(check(value)).toBe(isTronAddress(value));
-      }),
-      { numRuns: 500 },
-    );
-  });
-
-  it('checks a valid address once and then remembers it', () => {
-    const { calls, check } = counting();
-    const remembering = createTronAddressCheck({ check });
-    expect([remembering(VALID), remembering(VALID), remembering(VALID)]).toEqual([true, true, true]);
-    expect(calls).toEqual([VALID]);
-  });
-
-  it('never remembers an invalid address, so it is refused every time', () => {
-    const { calls, check } = counting();
-    const remembering = createTronAddressCheck({ check });
-    const invalid = `${VALID.slice(0, -1)}4`;
-    expect([remembering(invalid), remembering(invalid)]).toEqual([false, false]);
-    expect(calls).toEqual([invalid, invalid]);
-  });
-
-  it('remembers at most its capacity, then forgets and checks again', () => {
-    const { calls, check } = counting();
-    const remembering = createTronAddressCheck({ capacity: 2, check });
-    const [a, b, c] = [1, 2, 3].map((n) => encodeTronAddress(new Uint8Array(20).fill(n)));
-    for (const value of [a, b, a, b]) remembering(value!);
-    expect(calls).toEqual([a, b]);
-    remembering(c!); // the third forgets a and b
-    remembering(a!);
-    expect(calls).toEqual([a, b, c, a]);
-  });
-
-  it('keeps its memory to itself: a second check checks again', () => {
-    const { calls, check } = counting();
-    createTronAddressCheck({ check })(VALID);
-    createTronAddressCheck({ check })(VALID);
-    expect(calls).toEqual([VALID, VALID]);
-  });
-
-  it('refuses a capacity that is not a whole number of at least 1, naming the option', () => {
-    for (const capacity of [0, -1, 1.5, Number.NaN]) {
-      expect(() => createTronAddressCheck({ capacity })).toThrow(
-        /capacity must be a whole number of at least 1; got/,
-      );
-    }
   });
 });
 

@@ -1,8 +1,4 @@
-/**
- * TRON addresses: Base58Check of a 21-byte payload whose first byte is 0x41.
- *
- * bs58 does the Base58; the checksum (the first 4 bytes of SHA-256 twice) is node:crypto's.
- */
+/** TRON addresses: Base58Check (bs58, and SHA-256 twice) of a 21-byte payload whose first byte is 0x41. */
 import { hash } from 'node:crypto';
 import bs58 from 'bs58';
 
@@ -31,39 +27,6 @@ export function isTronAddress(value: string): boolean {
   const sum = checksum(bytes.subarray(0, PAYLOAD_BYTES));
   for (let i = 0; i < CHECKSUM_BYTES; i++) if (sum[i] !== bytes[PAYLOAD_BYTES + i]) return false;
   return true;
-}
-
-/** How many valid addresses a check made by createTronAddressCheck() remembers by default. */
-export const REMEMBERED_ADDRESSES = 4096;
-
-/**
- * A TRON address check that remembers up to `capacity` valid addresses it has seen (then
- * forgets them all), since a client orders for the same few again and again. Invalid ones
- * are never remembered; each call makes its own memory, so simulators share nothing.
- *
- * @example
- *   const check = createTronAddressCheck();
- *   check('TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3'); // true, checked
- *   check('TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3'); // true, remembered
- */
-export function createTronAddressCheck(
-  options: { capacity?: number; check?: (value: string) => boolean } = {},
-): (value: string) => boolean {
-  const capacity = options.capacity ?? REMEMBERED_ADDRESSES;
-  const check = options.check ?? isTronAddress;
-  if (!Number.isSafeInteger(capacity) || capacity < 1) {
-    throw new RangeError(
-      `createTronAddressCheck: capacity must be a whole number of at least 1; got ${capacity}.`,
-    );
-  }
-  const valid = new Set<string>();
-  return (value) => {
-    if (valid.has(value)) return true;
-    if (!check(value)) return false;
-    if (valid.size >= capacity) valid.clear();
-    valid.add(value);
-    return true;
-  };
 }
 
 /**

@@ -1,8 +1,6 @@
 /**
- * Coverage files (`energy-coverage*.json`, spec/control.yaml's CoverageFile): read and
- * checked, merged, printed as a table (text or markdown), and held against a list of
- * required ids. The vitest reporter writes them, `energy-rental-kit coverage` merges them,
- * `drift --usage` reads one as the usage profile. They keep parameter names, never values.
+ * Coverage files (spec/control.yaml's CoverageFile): read, merged, printed as a table and held
+ * against required ids. They keep parameter names, never values.
  */
 import { BoundedFileError, readBoundedFile, type FileLimit } from '../bounded-file.ts';
 import { CliError } from '../cli-error.ts';
@@ -25,13 +23,11 @@ export function coverageFileOf(coverage: Coverage, sources: string[]): CoverageF
   return { format: COVERAGE_FORMAT as CoverageFile['format'], sources, ...coverage };
 }
 
-/** The check of spec/control.yaml's CoverageFile, compiled when a file is first read. */
 let checkFile: ValidateFunction | undefined;
 
 /**
- * Checks a parsed coverage file against spec/control.yaml's CoverageFile, naming the file,
- * the field and the rule on a mistake. What GET /_sim/coverage answers is read alike: it
- * is a coverage file without its format line, so CI that saved it can gate on it.
+ * Checks a parsed coverage file, naming the file, the field and the rule on a mistake. What
+ * GET /_sim/coverage answers (a coverage file without its format) is read alike.
  *
  * @example
  *   readCoverageFile(JSON.parse(text), 'energy-coverage.json');
@@ -63,17 +59,14 @@ function addCounts(into: Record<string, number>, from: Record<string, number> | 
 export function mergeCoverage(files: CoverageFile[]): CoverageFile {
   const exercised: Record<string, number> = {};
   const called: Record<string, number> = {};
-  const names = new Map<string, Set<string>>();
+  const parameters: Record<string, string[]> = {};
   let unclassified = 0;
   for (const file of files) {
     addCounts(exercised, file.exercised);
     addCounts(called, file.called);
     unclassified += file.unclassified ?? 0;
-    for (const [op, list] of Object.entries(file.parameters ?? {})) {
-      const set = names.get(op) ?? new Set<string>();
-      for (const name of list) set.add(name);
-      names.set(op, set);
-    }
+    for (const [op, list] of Object.entries(file.parameters ?? {}))
+      parameters[op] = [...new Set([...(parameters[op] ?? []), ...list])].sort();
   }
   const inEvery = (pick: (file: CoverageFile) => string[]): Set<string> => {
     const sets = files.map((f) => new Set(pick(f)));
@@ -93,8 +86,6 @@ export function mergeCoverage(files: CoverageFile[]): CoverageFile {
         exercised[i.id] === undefined &&
         all.findIndex((j) => j.id === i.id) === index,
     );
-  const parameters: Record<string, string[]> = {};
-  for (const [op, set] of names) parameters[op] = [...set].sort();
   return {
     format: COVERAGE_FORMAT as CoverageFile['format'],
     sources: files.flatMap((f) => f.sources ?? []),
@@ -140,7 +131,6 @@ export function checkRequired(coverage: CoverageFile, names: string[]): RequireR
   return result;
 }
 
-/** The rows of the table: every id met, with its count, then those never met. */
 function rows(coverage: CoverageFile): Array<{ id: string; count: string; state: string }> {
   const out = Object.entries(coverage.exercised).map(([id, n]) => ({
     id,
@@ -199,8 +189,7 @@ export function renderCoverageMarkdown(coverage: CoverageFile): string {
 }
 
 /**
- * Reads a coverage file for a command, bounded by `limit`; every problem is one CliError
- * naming the file (after `flag`, when the file came with one).
+ * Reads a coverage file for a command; every problem is one CliError naming the file (and `flag`).
  *
  * @example
  *   loadCoverageFile('energy-coverage.json', DEFAULT_FILE_LIMIT, '--usage'); // a CoverageFile

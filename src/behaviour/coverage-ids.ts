@@ -1,10 +1,4 @@
-/**
- * The behaviour ids of coverage, derived from the spec's lists once, at load: each
- * operation's success, each rejection kind of the error catalogue, each order status and
- * lifecycle step, each currency, each fault kind of FaultSpec, activation, the rate
- * limit, and the rented energy seen on the simulated TRON node (delivered, then expired). A new operation, status, step, rejection kind or fault kind of the spec is
- * counted with no change here.
- */
+/** The behaviour ids of coverage, derived from the spec's lists: a new operation, status or kind counts at once. */
 import {
   API_OPERATION_IDS,
   CURRENCIES,
@@ -22,10 +16,7 @@ const STEPS: string[] = Object.entries(ORDER_LIFECYCLE.steps as Record<string, r
   ([from, next]) => next.map((to) => `${from}>${to}`),
 );
 
-/**
- * Every pair a poller may see of one order: a step, or several steps at once (a slow
- * poller's). Counted when seen; only the steps themselves are listed as never met.
- */
+/** Every pair a poller may see of one order: a step, or several at once; only steps are listed as never met. */
 const REACHABLE: string[] = ORDER_STATUSES.flatMap((from) =>
   [...reachableFrom(from)].map((to) => `${from}>${to}`),
 );
@@ -76,9 +67,8 @@ export type ResolvedId =
   | { ok: false; name: string; problem: 'unknown' | 'ambiguous'; candidates: string[] };
 
 /**
- * Resolves a name given on a command line to a coverage id: an id as it is, or a bare
- * name when exactly one id ends with it (`REFUNDED` is `status:REFUNDED`; `503` is
- * `fault:503`; `status` alone is ambiguous). Compared without regard to case when nothing matches exactly.
+ * Resolves a name given on a command line to a coverage id: an id as it is, or a bare name
+ * exactly one id ends with (then without regard to case); a kind alone (`status`) is ambiguous.
  *
  * @example
  *   resolveCoverageId('REFUNDED'); // { ok: true, id: 'status:REFUNDED' }
@@ -91,7 +81,6 @@ export function resolveCoverageId(name: string, known: readonly string[] = KNOWN
   const kind = (id: string): string => id.slice(0, Math.max(0, id.indexOf(':')));
   for (const fold of [false, true]) {
     const same = (a: string, b: string): boolean => (fold ? a.toLowerCase() === b.toLowerCase() : a === b);
-    // A kind alone (`status`) names every id of it: ambiguous, never all of them silently.
     const candidates = known.filter((id) => same(id, name) || same(bare(id), name) || same(kind(id), name));
     if (candidates.length === 1) return { ok: true, id: candidates[0]! };
     if (candidates.length > 1) return { ok: false, name, problem: 'ambiguous', candidates };

@@ -1,7 +1,4 @@
-/**
- * The typed client of the Energy Rental API. Every method is one operation of
- * `spec/openapi.yaml`; its types come from the generated models, through `paths`.
- */
+/** The typed client of the Energy Rental API: each method one operation of spec/openapi.yaml. */
 import type {
   Account,
   HistoryQuery,
@@ -78,19 +75,16 @@ export interface EnergyRentalClient {
    */
   getAccount(): Promise<Account>;
   /**
-   * Polls the history until the order is COMPLETED, FAILED or REFUNDED. Transient
-   * lookup failures (network, timeout, invalid body, HTTP 5xx or 429) are tolerated
-   * until the deadline; any other failure is thrown at once; past the deadline it
-   * throws an `EnergyRentalError` of kind 'timeout'.
+   * Polls the history until the order is COMPLETED, FAILED or REFUNDED. Transient failures
+   * (network, timeout, invalid body, 5xx, 429) are retried until the deadline, then `timeout`.
    *
    * @example
    *   const order = await client.waitForOrder({ orderId: id }, { onStatus: (status) => console.log(status) });
    */
   waitForOrder(ref: OrderRef, options?: WaitForOrderOptions): Promise<Order>;
   /**
-   * Reads the TRON node's getaccountresource until `address` can spend at least `energy`
-   * (EnergyLimit - EnergyUsed), and returns what it read; the same error policy as
-   * `waitForOrder`, its timeout error of operation 'waitForEnergy'.
+   * Reads the TRON node until `address` can spend at least `energy`, and returns what it read;
+   * errors as `waitForOrder`'s.
    *
    * @example
    *   await client.waitForEnergy('TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3', 65000, { timeoutMs: 30_000 });

@@ -1,8 +1,4 @@
-/**
- * The one error type of the client. Callers branch on `kind` (and on `status` or
- * `code`) instead of on a class hierarchy, so that a single `instanceof` check
- * separates the API's failures from bugs.
- */
+/** The one error type of the client: callers branch on `kind`, `status` or `code`, not on classes. */
 import type { OperationId } from '../models.ts';
 
 /**

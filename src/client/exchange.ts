@@ -1,8 +1,4 @@
-/**
- * The record of one HTTP exchange, handed to `onResponse`. The contract suite
- * validates `body` against the spec and writes these records to its report, so
- * `body` is the response exactly as received, before any unwrapping.
- */
+/** The record of one HTTP exchange, handed to `onResponse`: `body` exactly as received. */
 import type { OperationId } from '../models.ts';
 import type { EnergyRentalError } from './energy-rental-error.ts';
 

@@ -1,8 +1,4 @@
-/**
- * Where each operation lives, and the request and response types of each: the method and
- * path from the generated lists, the types from the generated `paths`. An operation, path or
- * method that changes in the spec changes here with `npm run generate`.
- */
+/** Each operation's method and path (the generated lists) and its types (the generated `paths`). */
 import { API_OPERATION_SPECS } from '../generated/lists.ts';
 import type { OperationId, paths } from '../models.ts';
 

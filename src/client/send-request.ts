@@ -1,9 +1,8 @@
 /**
- * One HTTP exchange: build the request from the route table, hold the deadline, read
- * the raw body, report the exchange, then unwrap the envelope or throw.
+ * One HTTP exchange: build the request from the route table, hold the deadline, read the raw
+ * body, report the exchange, then unwrap the envelope or throw. Not openapi-fetch: it drops
+ * the raw text of a non-JSON body, which invalid-body errors and onResponse need.
  */
-// Not openapi-fetch: it throws away the raw text of a non-JSON 2xx body (a bare SyntaxError), which
-// invalid-body errors and onResponse need, so it would only build URLs.
 import type { OperationId } from '../models.ts';
 import { EnergyRentalError, type EnergyRentalErrorDetails } from './energy-rental-error.ts';
 import type { Exchange } from './exchange.ts';
@@ -19,15 +18,7 @@ export interface Transport {
   onResponse?: (exchange: Exchange) => void;
 }
 
-/** The parameters of one call, typed by its operation. */
-export interface RequestParts<Id extends OperationId> {
-  query?: QueryOf<Id>;
-  form?: FormOf<Id>;
-}
-
 type Outcome = { data: unknown; error?: undefined } | { error: EnergyRentalError };
-
-const PREVIEW_LENGTH = 100;
 
 /**
  * Sends one request and returns the envelope's `data`, or throws an
@@ -39,10 +30,11 @@ const PREVIEW_LENGTH = 100;
 export async function sendRequest<Id extends OperationId>(
   transport: Transport,
   operation: Id,
-  parts: RequestParts<Id> = {},
+  parts: { query?: QueryOf<Id>; form?: FormOf<Id> } = {},
 ): Promise<DataOf<Id>> {
   const [method, path] = ROUTES[operation];
-  const url = transport.baseUrl + path + queryString(parts.query);
+  const search = new URLSearchParams(stringEntries(parts.query ?? {})).toString();
+  const url = `${transport.baseUrl}${path}${search ? `?${search}` : ''}`;
   const headers: Record<string, string> = { Accept: 'application/json' };
   // An empty key is omitted rather than sent empty, so that a missing key can be tested.
   if (transport.apiKey) headers['API-KEY'] = transport.apiKey;
@@ -56,7 +48,7 @@ export async function sendRequest<Id extends OperationId>(
     operationId: operation,
     method: method.toUpperCase(),
     url,
-    requestHeaders: redact(headers),
+    requestHeaders: transport.apiKey ? { ...headers, 'API-KEY': '[redacted]' } : { ...headers },
     ...(requestBody === undefined ? {} : { requestBody }),
   };
   const started = performance.now();
@@ -76,9 +68,14 @@ export async function sendRequest<Id extends OperationId>(
     throw error;
   }
 
-  const parsed = parseJson(text);
-  const body = parsed.ok ? parsed.value : text;
-  const outcome = interpret(operation, response, parsed, body, text);
+  let body: unknown = text;
+  let json = true;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    json = false;
+  }
+  const outcome = interpret(operation, response, json, body, text);
   report({
     status: response.status,
     responseHeaders: Object.fromEntries(response.headers),
@@ -151,15 +148,15 @@ async function boundedText(response: Response): Promise<string> {
   return text + decoder.decode();
 }
 
-/** Classifies a complete response; `body` is the parsed JSON or else the raw `text`. */
+/** Classifies a complete response; `body` is the parsed JSON when `json`, else the raw `text`. */
 function interpret(
   operation: OperationId,
   response: Response,
-  parsed: { ok: true; value: unknown } | { ok: false },
+  json: boolean,
   body: unknown,
   text: string,
 ): Outcome {
-  const envelope = parsed.ok && isEnvelope(parsed.value) ? parsed.value : undefined;
+  const envelope = json && isEnvelope(body) ? body : undefined;
   const details = { operation, status: response.status, body, code: envelope?.code, msg: envelope?.msg };
 
   if (!response.ok) {
@@ -175,7 +172,7 @@ function interpret(
       }),
     };
   }
-  if (!parsed.ok) {
+  if (!json) {
     return {
       error: new EnergyRentalError(`the response body is not JSON: ${preview(text)}`, {
         ...details,
@@ -225,14 +222,6 @@ function describeEnvelope(envelope: LooseEnvelope): string {
   return ` (code ${envelope.code})${envelope.msg === undefined ? '' : `: ${envelope.msg}`}`;
 }
 
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch {
-    return { ok: false };
-  }
-}
-
 /** Seconds from a Retry-After header, which holds either seconds or an HTTP date. */
 function parseRetryAfter(value: string | null): number | undefined {
   if (value === null) return undefined;
@@ -242,10 +231,8 @@ function parseRetryAfter(value: string | null): number | undefined {
 }
 
 /**
- * Settles with `work`, or rejects as soon as `signal` aborts: a swapped-in fetch (a
- * stub, Hono's `app.request`) may ignore the signal, and the deadline must hold anyway.
- * Node's Request follows our signal only through a weak reference, so even a stub that
- * waits on `request.signal` can be garbage-collected before the abort reaches it.
+ * Settles with `work`, or rejects as soon as `signal` aborts: a swapped-in fetch may ignore
+ * the signal (and Node's Request follows it only weakly), and the deadline must hold anyway.
  */
 export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
@@ -256,23 +243,14 @@ export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<
   });
 }
 
-function queryString(query: object | undefined): string {
-  const search = new URLSearchParams(stringEntries(query ?? {})).toString();
-  return search ? `?${search}` : '';
-}
-
 function stringEntries(params: object): [string, string][] {
   return Object.entries(params)
     .filter(([, value]) => value !== undefined)
     .map(([key, value]) => [key, String(value)]);
 }
 
-function redact(headers: Record<string, string>): Record<string, string> {
-  return 'API-KEY' in headers ? { ...headers, 'API-KEY': '[redacted]' } : { ...headers };
-}
-
 function preview(text: string): string {
-  return text.length > PREVIEW_LENGTH ? `'${text.slice(0, PREVIEW_LENGTH)}'…` : `'${text}'`;
+  return text.length > 100 ? `'${text.slice(0, 100)}'…` : `'${text}'`;
 }
 
 function describeCause(cause: unknown): string {

@@ -1,8 +1,4 @@
-/**
- * Waiting until rented energy is on chain: a TRON node's getaccountresource read until
- * the address can spend at least the energy asked (`EnergyLimit - EnergyUsed`), as
- * providers tell their customers to confirm a delivery.
- */
+/** Waiting until rented energy is on chain: a TRON node's getaccountresource read until it shows enough. */
 import { isTronAddress } from '../tron-address.ts';
 import { EnergyRentalError } from './energy-rental-error.ts';
 import { fetchWithin } from './send-request.ts';
@@ -28,10 +24,8 @@ export interface TronNode {
 const OPERATION = 'waitForEnergy';
 
 /**
- * The energy an address can spend now, read from `/wallet/getaccountresource`; 0 for an
- * address that does not exist on chain (`{}`). Throws an EnergyRentalError of operation
- * `waitForEnergy`: kind `network`, `timeout`, `http`, `invalid-body`, or `api` for java-tron's
- * `{ "Error": … }`.
+ * The energy an address can spend now (`EnergyLimit - EnergyUsed`; 0 for an address not on
+ * chain). Throws an EnergyRentalError of operation `waitForEnergy`, kind `api` for java-tron's `{ Error }`.
  *
  * @example
  *   await readEnergy(node, 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3'); // 65000 once delivered
@@ -68,8 +62,7 @@ export async function readEnergy(node: TronNode, address: string): Promise<numbe
 }
 
 /**
- * Reads the address's energy every `intervalMs` until it is at least `energy`, and returns
- * what it read. Errors as `poll`'s; the timeout names the energy asked and the last read.
+ * Reads the address's energy every `intervalMs` until it is at least `energy`, and returns it.
  *
  * @example
  *   const energy = await waitForEnergy(node, { now: Date.now, sleep }, 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3', 65_000);

@@ -1,7 +1,4 @@
-/**
- * Polling the order history until an order settles. Order creation answers at once;
- * the outcome is only ever read from the history afterwards.
- */
+/** Polling the order history until an order settles: creation answers at once, the outcome comes later. */
 import type { HistoryQuery, Order, OrderId, OrderStatus, OutOrderNo } from '../models.ts';
 import { EnergyRentalError } from './energy-rental-error.ts';
 
@@ -24,10 +21,8 @@ export interface PollingClock {
 }
 
 /**
- * Where a `fetch` may carry the clock its answers run on. The fetch of a simulator with a
- * manual clock carries one whose `sleep` moves that clock, so a client over it waits for
- * an order by moving the simulator's time, as `startSimulator().client()` does, instead
- * of waiting out its timeout on a clock that never moves.
+ * Where a `fetch` may carry the clock its answers run on: a manual-clock simulator's fetch
+ * carries one whose `sleep` moves its time, so a client over it waits by moving that clock.
  *
  * @example
  *   const client = createClient({ baseUrl: 'http://sim', apiKey: 'demo-key', fetch: createSimulator({ clock: 'manual' }).fetch });
@@ -35,10 +30,7 @@ export interface PollingClock {
  */
 export const POLLING_CLOCK: unique symbol = Symbol.for('energy-rental-kit.polling-clock') as never;
 
-/**
- * Where polling stops. FAILED is followed by REFUNDED in this API, but the spec says
- * to poll until COMPLETED, FAILED or REFUNDED, so the first of the three ends it.
- */
+/** Where polling stops: the spec says to poll until COMPLETED, FAILED or REFUNDED (FAILED comes before REFUNDED). */
 export const TERMINAL_STATUSES: ReadonlySet<OrderStatus> = new Set<OrderStatus>([
   'COMPLETED',
   'FAILED',
@@ -46,10 +38,8 @@ export const TERMINAL_STATUSES: ReadonlySet<OrderStatus> = new Set<OrderStatus>(
 ]);
 
 /**
- * Looks the order up every `intervalMs` until its status is COMPLETED, FAILED or
- * REFUNDED, and returns that order. Errors as `poll`'s: a lookup that failed for a while
- * (network, timeout, invalid body, HTTP 5xx or 429) is tried again, any other failure
- * (an unknown order, any other 4xx) thrown at once; the timeout names the last status seen.
+ * Looks the order up every `intervalMs` until it is COMPLETED, FAILED or REFUNDED, and returns
+ * it. Errors as `poll`'s; the timeout names the last status seen.
  *
  * @example
  *   const order = await waitForOrder(client.getOrderHistory, { now: Date.now, sleep }, { orderId: 'OR20250312175009BJ1QRQH7' }, {
@@ -63,6 +53,7 @@ export async function waitForOrder(
   options: WaitForOrderOptions = {},
 ): Promise<Order> {
   const query: HistoryQuery = 'orderId' in ref ? { orderId: ref.orderId } : { outOrderNo: ref.outOrderNo };
+  const named = 'orderId' in ref ? `order '${ref.orderId}'` : `order with outOrderNo '${ref.outOrderNo}'`;
   const { onStatus } = options;
   return poll(clock, 'waitForOrder', options, {
     read: () => getOrderHistory(query),
@@ -70,14 +61,14 @@ export async function waitForOrder(
     onChange: onStatus && ((order) => onStatus(order.status, order)),
     done: (order) => TERMINAL_STATUSES.has(order.status),
     timedOut: (timeoutMs, last) =>
-      `${describeRef(query)} did not reach COMPLETED, FAILED or REFUNDED within ${timeoutMs} ms (timeout); ${last === undefined ? 'no status seen' : `last status seen: ${last.status}`}`,
+      `${named} did not reach COMPLETED, FAILED or REFUNDED within ${timeoutMs} ms (timeout); ${last === undefined ? 'no status seen' : `last status seen: ${last.status}`}`,
   });
 }
 
 /**
  * Reads every `intervalMs` until `done`, telling each change of `shown` to `onChange`. A
- * transient failure (isTransient) is tolerated until the deadline, any other thrown at once;
- * past it, an EnergyRentalError of kind `timeout` says `timedOut`, the last failure its `cause`.
+ * transient failure (network, timeout, invalid body, 5xx, 429) is tried again until the
+ * deadline, any other thrown at once; past it, a `timeout` error says `timedOut`.
  *
  * @example
  *   await poll(clock, 'waitForEnergy', { timeoutMs: 5000 }, { read, shown: (n) => n, done: (n) => n > 0, timedOut });
@@ -125,15 +116,8 @@ export async function poll<T>(
   }
 }
 
-/** Whether a lookup failure may go away by itself, so that polling should go on. */
-export function isTransient(error: unknown): error is EnergyRentalError {
+function isTransient(error: unknown): error is EnergyRentalError {
   if (!(error instanceof EnergyRentalError)) return false;
   if (error.kind === 'network' || error.kind === 'timeout' || error.kind === 'invalid-body') return true;
   return error.kind === 'http' && error.status !== undefined && (error.status >= 500 || error.status === 429);
-}
-
-function describeRef(query: HistoryQuery): string {
-  return query.orderId === undefined
-    ? `order with outOrderNo '${query.outOrderNo}'`
-    : `order '${query.orderId}'`;
 }

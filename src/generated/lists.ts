@@ -129,14 +129,6 @@ export const API_OPERATION_IDS = [
   "getAccount"
 ] as const;
 
-/** The checked parameters of each API operation: its form body, else its query. */
-export interface ApiRequestParams {
-  "createOrder": components["schemas"]["OrderRequest"];
-  "getPrice": NonNullable<operations["getPrice"]["parameters"]["query"]>;
-  "getOrderHistory": NonNullable<operations["getOrderHistory"]["parameters"]["query"]>;
-  "getAccount": Record<string, never>;
-}
-
 /** Every path of spec/openapi.yaml, in document order. */
 export const API_PATHS = [
   "/v1/tron/order",
@@ -214,465 +206,6 @@ export const FAULT_RESPONSES = [
   "garbage",
   "drip"
 ] as const;
-
-/** Every setting of spec/control.yaml's SettingsPatch (as a user writes it), with its rule. */
-export const SETTINGS = {
-  "timing": {
-    "schema": "TimingProfile",
-    "type": "string",
-    "enum": [
-      "realistic",
-      "fast",
-      "instant"
-    ]
-  },
-  "prices": {
-    "schema": "Prices",
-    "type": "object",
-    "properties": {
-      "10min": {
-        "schema": "SunString",
-        "type": "string",
-        "pattern": "^[0-9]{1,9}$"
-      },
-      "1h": {
-        "schema": "SunString",
-        "type": "string",
-        "pattern": "^[0-9]{1,9}$"
-      },
-      "1d": {
-        "schema": "SunString",
-        "type": "string",
-        "pattern": "^[0-9]{1,9}$"
-      },
-      "3d": {
-        "schema": "SunString",
-        "type": "string",
-        "pattern": "^[0-9]{1,9}$"
-      },
-      "7d": {
-        "schema": "SunString",
-        "type": "string",
-        "pattern": "^[0-9]{1,9}$"
-      },
-      "14d": {
-        "schema": "SunString",
-        "type": "string",
-        "pattern": "^[0-9]{1,9}$"
-      },
-      "30d": {
-        "schema": "SunString",
-        "type": "string",
-        "pattern": "^[0-9]{1,9}$"
-      }
-    }
-  },
-  "failureRate": {
-    "schema": "FailureRate",
-    "type": "number",
-    "minimum": 0,
-    "maximum": 1
-  },
-  "usdtPerTrx": {
-    "schema": "DecimalString",
-    "type": "string",
-    "pattern": "^[0-9]+(\\.[0-9]+)?$"
-  },
-  "accountSuccessCode": {
-    "schema": "AccountSuccessCode",
-    "type": "integer",
-    "enum": [
-      0,
-      1
-    ]
-  },
-  "duplicateOutOrderNo": {
-    "schema": "DuplicateOutOrderNo",
-    "type": "string",
-    "enum": [
-      "return-existing",
-      "reject"
-    ]
-  },
-  "errorStatus": {
-    "schema": "ErrorStatus",
-    "type": "string",
-    "enum": [
-      "mapped",
-      "always-200"
-    ]
-  },
-  "activationDelayMs": {
-    "schema": "ActivationDelayMs",
-    "type": "integer",
-    "minimum": 0,
-    "maximum": 86400000
-  },
-  "rateLimit": {
-    "schema": "RateLimit",
-    "type": [
-      "object",
-      "null"
-    ],
-    "required": [
-      "requests",
-      "windowMs"
-    ],
-    "properties": {
-      "requests": {
-        "type": "integer",
-        "minimum": 1
-      },
-      "windowMs": {
-        "type": "integer",
-        "minimum": 1,
-        "maximum": 86400000
-      }
-    }
-  },
-  "maxStoredOrders": {
-    "schema": "MaxStoredOrders",
-    "type": "integer",
-    "minimum": 1,
-    "maximum": 10000000
-  },
-  "maxStoredAddresses": {
-    "schema": "MaxStoredAddresses",
-    "type": "integer",
-    "minimum": 1,
-    "maximum": 10000000
-  },
-  "errors": {
-    "schema": "ErrorCatalogue",
-    "type": "object",
-    "properties": {
-      "apiKeyMissing": {
-        "schema": "ErrorAnswer",
-        "type": "object"
-      },
-      "apiKeyUnknown": {
-        "schema": "ErrorAnswer",
-        "type": "object"
-      },
-      "parameterMissing": {
-        "schema": "ErrorAnswer",
-        "type": "object"
-      },
-      "parameterInvalid": {
-        "schema": "ErrorAnswer",
-        "type": "object"
-      },
-      "belowMinimum": {
-        "schema": "ErrorAnswer",
-        "type": "object"
-      },
-      "aboveMaximum": {
-        "schema": "ErrorAnswer",
-        "type": "object"
-      },
-      "orderNotFound": {
-        "schema": "ErrorAnswer",
-        "type": "object"
-      },
-      "insufficientBalance": {
-        "schema": "ErrorAnswer",
-        "type": "object"
-      },
-      "duplicateOutOrderNo": {
-        "schema": "ErrorAnswer",
-        "type": "object"
-      },
-      "methodNotAllowed": {
-        "schema": "ErrorAnswer",
-        "type": "object"
-      },
-      "notFound": {
-        "schema": "ErrorAnswer",
-        "type": "object"
-      }
-    }
-  },
-  "createdAtUnit": {
-    "schema": "CreatedAtUnit",
-    "type": "string",
-    "enum": [
-      "ms",
-      "s"
-    ]
-  },
-  "delaysMs": {
-    "schema": "LifecycleDelays",
-    "type": "object",
-    "properties": {
-      "processing": {
-        "schema": "DelayMs",
-        "oneOf": [
-          {
-            "type": "integer",
-            "minimum": 0,
-            "maximum": 86400000
-          },
-          {
-            "type": "object",
-            "required": [
-              "min",
-              "max"
-            ]
-          }
-        ]
-      },
-      "outcome": {
-        "schema": "DelayMs",
-        "oneOf": [
-          {
-            "type": "integer",
-            "minimum": 0,
-            "maximum": 86400000
-          },
-          {
-            "type": "object",
-            "required": [
-              "min",
-              "max"
-            ]
-          }
-        ]
-      },
-      "refund": {
-        "schema": "DelayMs",
-        "oneOf": [
-          {
-            "type": "integer",
-            "minimum": 0,
-            "maximum": 86400000
-          },
-          {
-            "type": "object",
-            "required": [
-              "min",
-              "max"
-            ]
-          }
-        ]
-      }
-    }
-  },
-  "unknownPath": {
-    "schema": "UnknownPathAnswer",
-    "type": "string",
-    "enum": [
-      "envelope",
-      "html"
-    ]
-  },
-  "envelopeTimeUnit": {
-    "schema": "EnvelopeTimeUnit",
-    "type": "string",
-    "enum": [
-      "s",
-      "ms",
-      "s.sss"
-    ]
-  },
-  "decimals": {
-    "schema": "DecimalFormats",
-    "type": "object",
-    "properties": {
-      "trxPrice": {
-        "schema": "DecimalFormat",
-        "oneOf": [
-          {
-            "type": "integer",
-            "minimum": 0,
-            "maximum": 18
-          },
-          {
-            "type": "string",
-            "enum": [
-              "trimmed"
-            ]
-          }
-        ]
-      },
-      "amount": {
-        "schema": "DecimalFormat",
-        "oneOf": [
-          {
-            "type": "integer",
-            "minimum": 0,
-            "maximum": 18
-          },
-          {
-            "type": "string",
-            "enum": [
-              "trimmed"
-            ]
-          }
-        ]
-      },
-      "balance.available.trx": {
-        "schema": "DecimalFormat",
-        "oneOf": [
-          {
-            "type": "integer",
-            "minimum": 0,
-            "maximum": 18
-          },
-          {
-            "type": "string",
-            "enum": [
-              "trimmed"
-            ]
-          }
-        ]
-      },
-      "balance.available.usdt": {
-        "schema": "DecimalFormat",
-        "oneOf": [
-          {
-            "type": "integer",
-            "minimum": 0,
-            "maximum": 18
-          },
-          {
-            "type": "string",
-            "enum": [
-              "trimmed"
-            ]
-          }
-        ]
-      },
-      "balance.frozen.trx": {
-        "schema": "DecimalFormat",
-        "oneOf": [
-          {
-            "type": "integer",
-            "minimum": 0,
-            "maximum": 18
-          },
-          {
-            "type": "string",
-            "enum": [
-              "trimmed"
-            ]
-          }
-        ]
-      }
-    }
-  },
-  "extraFields": {
-    "schema": "ExtraFields",
-    "type": "object",
-    "properties": {
-      "createOrder": {
-        "schema": "ExtraFieldList",
-        "type": "array"
-      },
-      "getPrice": {
-        "schema": "ExtraFieldList",
-        "type": "array"
-      },
-      "getOrderHistory": {
-        "schema": "ExtraFieldList",
-        "type": "array"
-      },
-      "getAccount": {
-        "schema": "ExtraFieldList",
-        "type": "array"
-      }
-    }
-  },
-  "hiddenStatuses": {
-    "schema": "HiddenStatuses",
-    "type": "array"
-  },
-  "historyPrefers": {
-    "schema": "HistoryPrefers",
-    "type": "string",
-    "enum": [
-      "orderId",
-      "outOrderNo"
-    ]
-  },
-  "whenTrxShort": {
-    "schema": "WhenTrxShort",
-    "type": "string",
-    "enum": [
-      "pay-usdt",
-      "reject"
-    ]
-  },
-  "chain": {
-    "schema": "ChainSettings",
-    "type": "object",
-    "properties": {
-      "poolAddress": {
-        "schema": "TronAddress",
-        "default": "TJR2XHNAFojq68V2Y6H1ESQy75LaUnB7ji",
-        "type": "string",
-        "pattern": "^T[1-9A-HJ-NP-Za-km-z]{33}$",
-        "format": "tron-address"
-      },
-      "usdtContract": {
-        "schema": "TronAddress",
-        "default": "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
-        "type": "string",
-        "pattern": "^T[1-9A-HJ-NP-Za-km-z]{33}$",
-        "format": "tron-address"
-      },
-      "confirmationMs": {
-        "type": "integer",
-        "minimum": 0,
-        "maximum": 86400000
-      },
-      "totalEnergyWeight": {
-        "type": "integer",
-        "minimum": 1,
-        "maximum": 1000000000000000,
-        "default": 18000000000
-      },
-      "chainParameters": {
-        "type": "object",
-        "default": {
-          "getMaintenanceTimeInterval": 21600000,
-          "getCreateAccountFee": 100000,
-          "getTransactionFee": 1000,
-          "getCreateNewAccountFeeInSystemContract": 1000000,
-          "getEnergyFee": 100,
-          "getTotalEnergyLimit": 180000000000
-        }
-      },
-      "usdtBalances": {
-        "type": "object",
-        "default": {}
-      },
-      "transferEnergy": {
-        "type": "object",
-        "required": [
-          "holder",
-          "empty"
-        ],
-        "default": {
-          "holder": 64285,
-          "empty": 130285
-        }
-      }
-    }
-  },
-  "maxRentalCount": {
-    "schema": "MaxRentalCount",
-    "type": [
-      "integer",
-      "null"
-    ],
-    "minimum": 1,
-    "maximum": 1000000000
-  },
-  "priceMinimum": {
-    "schema": "PriceMinimum",
-    "type": "boolean"
-  }
-} as const;
 
 /** Every setting of spec/control.yaml's EngineSettings (the engine's whole units), with its rule. */
 export const ENGINE_SETTINGS = {
@@ -1142,13 +675,13 @@ export const ENGINE_SETTINGS = {
 } as const;
 
 /** The format of a state file (spec/control.yaml's StateFile). */
-export const STATE_FORMAT = "energy-rental-kit/state@2";
+export const STATE_FORMAT = "energy-rental-kit/state@2" as const;
 
 /** The format a recording is written in (spec/control.yaml's RecordingHeader, JSON lines). */
-export const RECORDING_FORMAT = "energy-rental-kit/recording@2";
+export const RECORDING_FORMAT = "energy-rental-kit/recording@2" as const;
 
 /** The format of a recording of one JSON document, still read (spec/control.yaml's Recording). */
-export const RECORDING_V1_FORMAT = "energy-rental-kit/recording@1";
+export const RECORDING_V1_FORMAT = "energy-rental-kit/recording@1" as const;
 
 /** The statuses a recording times: the fields of spec/control.yaml's TimedSeconds. */
 export const TIMED_STATUSES = [
@@ -1476,7 +1009,7 @@ export const CONTROL_OPERATIONS: Record<string, { readonly method: string; reado
 };
 
 /** The modes each setting of spec/control.yaml's SettingsPatch works in (its `x-modes`; else the simulator's alone). */
-export const SETTING_MODES: Record<keyof typeof SETTINGS, readonly Mode[]> = {
+export const SETTING_MODES: Record<string, readonly Mode[]> = {
   "timing": [
     "simulator"
   ],
@@ -1552,6 +1085,7 @@ export const SETTING_MODES: Record<keyof typeof SETTINGS, readonly Mode[]> = {
     "simulator"
   ]
 };
+
 /** spec/openapi.yaml's Currency enum. */
 export const CURRENCIES = [
   "TRX",
@@ -1591,7 +1125,7 @@ export const FAULT_KINDS = [
 ] as const;
 
 /** The format of a coverage file (spec/control.yaml's CoverageFile). */
-export const COVERAGE_FORMAT = "energy-rental-kit/coverage@1";
+export const COVERAGE_FORMAT = "energy-rental-kit/coverage@1" as const;
 
 /** The operations of spec/tron-node.yaml by operationId, in document order: method and path. */
 export const NODE_OPERATIONS = {
@@ -1685,7 +1219,6 @@ export const NODE_OPERATIONS = {
   }
 } as const;
 
-export type NodeOperationId = keyof typeof NODE_OPERATIONS;
 /** spec/openapi.yaml's `x-facts`: the documented facts the contract suite holds a service to, each with its quote. */
 export const FACTS = [
   {
@@ -1826,3 +1359,11 @@ export const FACTS = [
 ] as const;
 
 export type FactId = (typeof FACTS)[number]['id'];
+
+/** The checked parameters of each API operation: its form body, else its query. */
+export interface ApiRequestParams {
+  "createOrder": components["schemas"]["OrderRequest"];
+  "getPrice": NonNullable<operations["getPrice"]["parameters"]["query"]>;
+  "getOrderHistory": NonNullable<operations["getOrderHistory"]["parameters"]["query"]>;
+  "getAccount": Record<string, never>;
+}

@@ -1,12 +1,6 @@
 /**
- * The one loader of the kit's OpenAPI documents. It types them (openapi-types.ts) and
- * gives ajv validators for them, so the simulator's request validation and the contract
- * suite's response validation share one source.
- *
- * The documents come from the JSON copies that `npm run generate` writes next to the
- * generated models, and the validators a simulator needs from the standalone code it
- * writes (src/generated/validators.ts); the rest are compiled on first use. A test
- * fails when those generated files are stale.
+ * The one loader of the kit's OpenAPI documents (their generated JSON copies) and of their ajv
+ * validators: precompiled (src/generated/validators.ts) where made, the rest compiled on first use.
  */
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { OpenAPIObject } from './openapi-types.ts';
@@ -49,25 +43,18 @@ export function loadSpec(name: DocumentName = 'api'): LoadedSpec {
 /** ajv validators of one document, compiled once and cached. */
 export interface SpecValidators {
   spec: LoadedSpec;
-  /**
-   * Validates an operation's request parameters (query, or form body, merged into one
-   * object). Required parameters and `x-required-one-of` come from the document.
-   */
+  /** Validates an operation's request parameters (query or form body, as one object). */
   request(operationId: string): ValidateFunction;
   /** Validates an operation's JSON body (control plane). */
   jsonBody(operationId: string): ValidateFunction;
-  /**
-   * Validates a response body of an operation for an HTTP status; falls back to the
-   * `default` response. Returns undefined when the document defines no JSON body there.
-   */
+  /** Validates a response body for a status (else `NXX`, else `default`); undefined without a JSON body. */
   response(operationId: string, status: number | string): ValidateFunction | undefined;
   /** Validates against a named component schema. */
   schema(name: string): ValidateFunction;
 }
 
 /**
- * Validators for one document: precompiled ones where `npm run generate` made them for
- * these options, the others compiled on first use.
+ * Validators for one document, each made once.
  *
  * @example
  *   const validators = createValidators(loadSpec('api'));

@@ -1,10 +1,6 @@
 /**
- * The parts of an OpenAPI 3.1 document the kit reads, typed by the kit itself. These types
- * reach the package's published declarations (the loader's LoadedSpec is part of the
- * simulator's), so they may not come from a devDependency such as openapi3-ts: a user's
- * strict typecheck (`skipLibCheck: false`) would fail on a module it does not have. Each
- * object also takes any other keyword, as the documents use JSON Schema 2020-12 and `x-`
- * extensions freely.
+ * The parts of an OpenAPI 3.1 document the kit reads, typed here: they reach the published
+ * declarations, so they may not come from a devDependency. Each takes any other keyword too.
  */
 
 /** `{ $ref: '#/components/…' }`. */

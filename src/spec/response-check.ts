@@ -1,8 +1,6 @@
 /**
- * Checks an API answer against spec/openapi.yaml with validators compiled through the
- * shared loader, and describes each violation by JSON path, rule, expected schema and
- * actual value. The contract suite checks every answer it gets with it, and the proxy of
- * `serve --upstream` every answer that passes through it.
+ * Checks an API answer against spec/openapi.yaml, each violation by JSON path, rule, schema and
+ * value: for the contract suite and the proxy of `serve --upstream`.
  */
 import {
   createValidators,
@@ -29,14 +27,12 @@ export interface CheckedAnswer {
 }
 
 let shared: SpecValidators | undefined;
-/** Made on first use (precompiled: validator-setup.ts): a simulator that never checks an answer never pays for it. */
+/** Made on first use: a simulator that never checks an answer never pays for it. */
 const validators = (): SpecValidators => (shared ??= createValidators(loadSpec('api'), { verbose: true }));
 
 /**
- * Checks one answer. Success bodies are checked against the operation's response.
- * Rejections are checked against the simulator's documented error envelope when the
- * target is a simulator, and against the bare envelope (code, msg, time) otherwise,
- * since upstream has published no error shape.
+ * Checks one answer: a success against the operation's response, a rejection against the
+ * simulator's error envelope, or only the bare envelope for a service (upstream publishes none).
  *
  * @example
  *   checkAnswer({ operationId: 'getPrice', status: 200, body }, { simulator: false }); // [] when it fits

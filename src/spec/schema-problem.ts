@@ -1,8 +1,4 @@
-/**
- * One ajv error of a file checked against a schema, as `JSON path: rule (got value)`: what
- * a user needs to find and mend the field. Shared by the files the kit reads (a state file,
- * a recording), so each names a problem the same way.
- */
+/** An ajv error of a file the kit reads, as `JSON path: rule (got value)`: what a user needs to mend it. */
 import type { ErrorObject } from 'ajv/dist/2020.js';
 
 /**

@@ -1,8 +1,6 @@
 /**
- * Reads an OpenAPI document into its operations, with references resolved. Apart from
- * loader.ts (which feeds it the generated JSON copies) so that `npm run generate` can
- * read a freshly parsed document without importing any generated file: a stale or
- * broken generated file must never stop the generator that replaces it.
+ * Reads an OpenAPI document into its operations, references resolved. Apart from loader.ts so
+ * `npm run generate` never imports the generated files it replaces.
  */
 import type {
   OpenAPIObject,

@@ -19,7 +19,6 @@ import {
   FAULT_RESPONSES,
   PREFER_OUTCOMES,
   REJECTION_KINDS,
-  SETTINGS,
   STATE_FORMAT,
   TIMED_STATUSES,
   TIMING_PROFILES,
@@ -88,10 +87,7 @@ describe('the generated lists', () => {
     expect(FAULT_RESPONSES).toEqual(control.components.schemas.FaultSpec.properties.response.enum);
   });
 
-  it.each([
-    ['SETTINGS', 'SettingsPatch', SETTINGS],
-    ['ENGINE_SETTINGS', 'EngineSettings', ENGINE_SETTINGS],
-  ] as const)(
+  it.each([['ENGINE_SETTINGS', 'EngineSettings', ENGINE_SETTINGS]] as const)(
     '%s name every setting of %s with its type, enum, minimum and maximum',
     (_list, name, table) => {
       const fields = control.components.schemas[name].properties as Node;

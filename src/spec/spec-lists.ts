@@ -1,106 +1,49 @@
 /**
- * The lists and small tables the kit's code needs from its documents: the API's operations
- * (method, path, parameters, what is required), the enums code iterates over, the kinds of
- * the error catalogue, every setting's rule, the file formats. `npm run generate` writes
- * them into src/generated/lists.ts, so code imports them instead of copying them, and
- * nothing reads a document at run time to get them.
- *
- * Reads documents through spec-document.ts (as the generator does), never the generated
- * files: a stale generated file must not feed its own regeneration.
+ * The lists and small tables code needs from the documents (operations, enums, settings' rules,
+ * file formats), which `npm run generate` writes into src/generated/lists.ts. Reads the
+ * documents, never the generated files: a stale one must not feed its own regeneration.
  */
 import type { ReferenceObject, SchemaObject } from './openapi-types.ts';
 import { resolveReference, type LoadedSpec, type OperationInfo } from './spec-document.ts';
 
-/** What the documents state about one value: the validation keywords code may quote. */
-export interface ValueRule {
-  /** The component the value's schema refers to, when it does. */
+const RULE_KEYWORDS = [
+  'type',
+  'enum',
+  'const',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'required',
+  'default',
+] as const;
+
+/**
+ * What the documents state about one value: its validation keywords code may quote, the
+ * component its schema refers to, an object's fields (one level deep) and its alternatives.
+ */
+export type ValueRule = Pick<SchemaObject, (typeof RULE_KEYWORDS)[number]> & {
   schema?: string;
-  type?: string | string[];
-  enum?: unknown[];
-  const?: unknown;
-  minimum?: number;
-  maximum?: number;
-  minLength?: number;
-  maxLength?: number;
-  pattern?: string;
-  format?: string;
-  /** The rules of an object's own fields, one level deep. */
   properties?: Record<string, ValueRule>;
-  required?: string[];
-  /** The alternatives of a value that takes one of several forms. */
   oneOf?: ValueRule[];
-  /** The value a setting has when a scenario leaves it out. */
-  default?: unknown;
+};
+
+/** One constant of src/generated/lists.ts: its JSDoc line, its value, and its type when not `as const`. */
+export interface ListEntry {
+  doc: string;
+  value: unknown;
+  type?: string;
 }
 
-/** One operation of the API document, as code that routes or classifies requests needs it. */
-export interface ApiOperationSpec {
-  operationId: string;
-  method: OperationInfo['method'];
-  path: string;
-  /** Every parameter, from the form body's schema when there is one, else from the query. */
-  parameters: Record<string, ValueRule>;
-  /** The parameters that must be present. */
-  required: string[];
-  /** Groups of parameters of which at least one must be present (`x-required-one-of`). */
-  requiredOneOf: string[][];
-  /** The `msg` of the success answer's example: the message the simulator answers with. */
-  successMessage: string;
-  /** The TypeScript type of the checked parameters, as an expression over the generated models. */
-  paramsType: string;
-}
-
-/** Everything src/generated/lists.ts holds. */
-export interface SpecLists {
-  apiOperations: ApiOperationSpec[];
-  apiPaths: string[];
-  periods: unknown[];
-  orderStatuses: unknown[];
-  timingProfiles: unknown[];
-  rejectionKinds: string[];
-  /** What `Prefer: outcome=…` takes: spec/control.yaml's RuleOutcome enum, then the kinds of rejection. */
-  preferOutcomes: unknown[];
-  /** spec/control.yaml's FaultSpec `response` enum: what a fault can do to an answer. */
-  faultResponses: unknown[];
-  /** spec/control.yaml's SettingsPatch: every setting as a user writes it. */
-  settings: Record<string, ValueRule>;
-  /** spec/control.yaml's EngineSettings: every setting in the engine's whole units. */
-  engineSettings: Record<string, ValueRule>;
-  stateFormat: unknown;
-  recordingFormat: unknown;
-  recordingV1Format: unknown;
-  /** The statuses a recording times (the fields of spec/control.yaml's TimedSeconds). */
-  timedStatuses: string[];
-  /** spec/openapi.yaml's Currency enum. */
-  currencies: unknown[];
-  /** OrderStatus's `x-lifecycle`: the status of a new order and each status's next steps. */
-  orderLifecycle: OrderLifecycle;
-  /** The kinds of fault FaultSpec names: its statuses, its other responses, and `latency`. */
-  faultKinds: string[];
-  coverageFormat: unknown;
-  /** spec/control.yaml's Mode enum: what answers the API. */
-  modes: string[];
-  /** Each control-plane operation: its method, path and the modes it works in (its `x-modes`). */
-  controlOperations: Record<string, { method: string; path: string; modes: string[] }>;
-  /** The modes each setting of SettingsPatch works in (its `x-modes`, else the simulator's alone). */
-  settingModes: Record<string, string[]>;
-  /** Each operation of spec/tron-node.yaml: its method and path. */
-  nodeOperations: Record<string, { method: string; path: string }>;
-  /** spec/openapi.yaml's `x-facts`: the documented facts the contract suite holds a service to. */
-  facts: Fact[];
-}
-
-/** One documented fact: its id, the document it comes from and the sentence quoted from it. */
-export interface Fact {
-  id: string;
-  source: string;
-  quote: string;
-}
+/** Everything src/generated/lists.ts holds, by constant name, in the module's order. */
+export type SpecLists = Record<string, ListEntry>;
 
 /** The document's `x-facts`, each checked to have an id of its own, a source and a quote. */
-function factsOf(spec: LoadedSpec): Fact[] {
+function factsOf(spec: LoadedSpec): { id: string; source: string; quote: string }[] {
   const facts = (spec.document as unknown as { 'x-facts'?: unknown })['x-facts'];
-  const list = Array.isArray(facts) ? (facts as Partial<Fact>[]) : [];
+  const list = Array.isArray(facts) ? (facts as Partial<Record<'id' | 'source' | 'quote', string>>[]) : [];
   const ids = new Set<string>();
   for (const [index, fact] of list.entries()) {
     if (
@@ -125,26 +68,6 @@ function modesOf(owner: unknown, modes: string[], where: string, fallback?: stri
     );
   return listed as string[];
 }
-
-/** The lifecycle of an order as OrderStatus's `x-lifecycle` states it. */
-export interface OrderLifecycle {
-  created: string;
-  steps: Record<string, string[]>;
-}
-
-const RULE_KEYWORDS = [
-  'type',
-  'enum',
-  'const',
-  'minimum',
-  'maximum',
-  'minLength',
-  'maxLength',
-  'pattern',
-  'format',
-  'required',
-  'default',
-] as const;
 
 /**
  * The rule of a schema: its validation keywords, with references (and a lone `allOf`)
@@ -206,7 +129,8 @@ function formatOf(spec: LoadedSpec, name: string): unknown {
   return value;
 }
 
-function apiOperation(spec: LoadedSpec, op: OperationInfo): ApiOperationSpec {
+/** One API operation as code that routes or classifies requests needs it, with its params' type. */
+function apiOperation(spec: LoadedSpec, op: OperationInfo) {
   const parameters: Record<string, ValueRule> = {};
   let required: string[] = [];
   let paramsType: string;
@@ -252,38 +176,102 @@ function apiOperation(spec: LoadedSpec, op: OperationInfo): ApiOperationSpec {
  * Derives every list from the three documents.
  *
  * @example
- *   specLists(readSpec('api', api), readSpec('control', control), readSpec('node', node)).periods; // ['10min', '1h', …]
+ *   specLists(readSpec('api', api), readSpec('control', control), readSpec('node', node)).PERIODS.value; // ['10min', '1h', …]
  */
 export function specLists(api: LoadedSpec, control: LoadedSpec, node: LoadedSpec): SpecLists {
   const apiOperations = api.operations.map((op) => apiOperation(api, op));
+  const rejectionKinds = Object.keys(fieldsOf(control, 'ErrorCatalogue'));
+  const { modes, controlOperations, settingModes } = modeLists(control);
+  const entry = (doc: string, value: unknown, type?: string): ListEntry => ({ doc, value, type });
   return {
-    apiOperations,
-    apiPaths: [...new Set(apiOperations.map((op) => op.path))],
-    periods: enumOf(api, 'Period'),
-    orderStatuses: enumOf(api, 'OrderStatus'),
-    timingProfiles: enumOf(control, 'TimingProfile'),
-    rejectionKinds: Object.keys(fieldsOf(control, 'ErrorCatalogue')),
-    faultResponses: fieldsOf(control, 'FaultSpec').response?.enum ?? [],
-    preferOutcomes: [...enumOf(control, 'RuleOutcome'), ...Object.keys(fieldsOf(control, 'ErrorCatalogue'))],
-    settings: fieldsOf(control, 'SettingsPatch'),
-    engineSettings: fieldsOf(control, 'EngineSettings'),
-    stateFormat: formatOf(control, 'StateFile'),
-    recordingFormat: formatOf(control, 'RecordingHeader'),
-    recordingV1Format: formatOf(control, 'Recording'),
-    timedStatuses: Object.keys(fieldsOf(control, 'TimedSeconds')),
-    currencies: enumOf(api, 'Currency'),
-    orderLifecycle: lifecycleOf(api),
-    faultKinds: faultKindsOf(control),
-    coverageFormat: formatOf(control, 'CoverageFile'),
-    ...modeLists(control),
-    nodeOperations: Object.fromEntries(
-      node.operations.map((op) => [op.operationId, { method: op.method, path: op.path }]),
+    API_OPERATION_SPECS: entry(
+      'The operations of spec/openapi.yaml by operationId, in document order: method, path, parameters and the message of success.',
+      Object.fromEntries(apiOperations.map(({ paramsType: _type, ...op }) => [op.operationId, op])),
     ),
-    facts: factsOf(api),
+    API_OPERATION_IDS: entry(
+      'Every operationId of spec/openapi.yaml, in document order.',
+      apiOperations.map((op) => op.operationId),
+    ),
+    API_PATHS: entry('Every path of spec/openapi.yaml, in document order.', [
+      ...new Set(apiOperations.map((op) => op.path)),
+    ]),
+    PERIODS: entry("spec/openapi.yaml's Period enum.", enumOf(api, 'Period')),
+    ORDER_STATUSES: entry("spec/openapi.yaml's OrderStatus enum.", enumOf(api, 'OrderStatus')),
+    TIMING_PROFILES: entry("spec/control.yaml's TimingProfile enum.", enumOf(control, 'TimingProfile')),
+    REJECTION_KINDS: entry("The kinds of rejection of spec/control.yaml's ErrorCatalogue.", rejectionKinds),
+    PREFER_OUTCOMES: entry(
+      "What `Prefer: outcome=…` takes (spec/control.yaml's PreferOutcome): the RuleOutcome enum, then the kinds of rejection.",
+      [...enumOf(control, 'RuleOutcome'), ...rejectionKinds],
+    ),
+    FAULT_RESPONSES: entry(
+      "What a fault can do to an answer: spec/control.yaml's FaultSpec `response` enum.",
+      fieldsOf(control, 'FaultSpec').response?.enum ?? [],
+    ),
+    ENGINE_SETTINGS: entry(
+      "Every setting of spec/control.yaml's EngineSettings (the engine's whole units), with its rule.",
+      fieldsOf(control, 'EngineSettings'),
+    ),
+    STATE_FORMAT: entry(
+      "The format of a state file (spec/control.yaml's StateFile).",
+      formatOf(control, 'StateFile'),
+    ),
+    RECORDING_FORMAT: entry(
+      "The format a recording is written in (spec/control.yaml's RecordingHeader, JSON lines).",
+      formatOf(control, 'RecordingHeader'),
+    ),
+    RECORDING_V1_FORMAT: entry(
+      "The format of a recording of one JSON document, still read (spec/control.yaml's Recording).",
+      formatOf(control, 'Recording'),
+    ),
+    TIMED_STATUSES: entry(
+      "The statuses a recording times: the fields of spec/control.yaml's TimedSeconds.",
+      Object.keys(fieldsOf(control, 'TimedSeconds')),
+    ),
+    MODES: entry("spec/control.yaml's Mode enum: what answers the API.", modes),
+    CONTROL_OPERATIONS: entry(
+      'Each control-plane operation of spec/control.yaml: its method, path and the modes it works in (its `x-modes`).',
+      controlOperations,
+      'Record<string, { readonly method: string; readonly path: string; readonly modes: readonly Mode[] }>',
+    ),
+    SETTING_MODES: entry(
+      "The modes each setting of spec/control.yaml's SettingsPatch works in (its `x-modes`; else the simulator's alone).",
+      settingModes,
+      'Record<string, readonly Mode[]>',
+    ),
+    CURRENCIES: entry("spec/openapi.yaml's Currency enum.", enumOf(api, 'Currency')),
+    ORDER_LIFECYCLE: entry(
+      "spec/openapi.yaml's OrderStatus `x-lifecycle`: a new order's status and each status's next steps.",
+      lifecycleOf(api),
+    ),
+    FAULT_KINDS: entry(
+      "The kinds of fault of spec/control.yaml's FaultSpec: its statuses, its other responses, and latency alone.",
+      faultKindsOf(control),
+    ),
+    COVERAGE_FORMAT: entry(
+      "The format of a coverage file (spec/control.yaml's CoverageFile).",
+      formatOf(control, 'CoverageFile'),
+    ),
+    NODE_OPERATIONS: entry(
+      'The operations of spec/tron-node.yaml by operationId, in document order: method and path.',
+      Object.fromEntries(node.operations.map((op) => [op.operationId, { method: op.method, path: op.path }])),
+    ),
+    FACTS: entry(
+      "spec/openapi.yaml's `x-facts`: the documented facts the contract suite holds a service to, each with its quote.",
+      factsOf(api),
+    ),
+    // Not a constant: rendered as the interface ApiRequestParams.
+    PARAMS_TYPES: entry(
+      'The checked parameters of each API operation: its form body, else its query.',
+      apiOperations.map((op) => `  ${JSON.stringify(op.operationId)}: ${op.paramsType};`),
+    ),
   };
 }
 
-function modeLists(control: LoadedSpec): Pick<SpecLists, 'modes' | 'controlOperations' | 'settingModes'> {
+function modeLists(control: LoadedSpec): {
+  modes: string[];
+  controlOperations: Record<string, { method: string; path: string; modes: string[] }>;
+  settingModes: Record<string, string[]>;
+} {
   const modes = enumOf(control, 'Mode') as string[];
   const controlOperations = Object.fromEntries(
     control.operations.map((op) => [
@@ -302,12 +290,9 @@ function modeLists(control: LoadedSpec): Pick<SpecLists, 'modes' | 'controlOpera
 }
 
 /** OrderStatus's `x-lifecycle`, checked against its enum; throws naming what is wrong. */
-function lifecycleOf(spec: LoadedSpec): OrderLifecycle {
-  const schema = resolveReference(spec.document, { $ref: '#/components/schemas/OrderStatus' }) as Record<
-    string,
-    unknown
-  >;
-  const lifecycle = schema['x-lifecycle'] as { created?: unknown; steps?: unknown } | undefined;
+function lifecycleOf(spec: LoadedSpec): { created: string; steps: Record<string, string[]> } {
+  const lifecycle = spec.schemas.OrderStatus?.['x-lifecycle'] as
+    { created?: unknown; steps?: unknown } | undefined;
   const statuses = new Set(enumOf(spec, 'OrderStatus'));
   const known = (value: unknown): value is string => typeof value === 'string' && statuses.has(value);
   if (!lifecycle || !known(lifecycle.created) || typeof lifecycle.steps !== 'object' || !lifecycle.steps)
@@ -329,7 +314,12 @@ function faultKindsOf(spec: LoadedSpec): string[] {
   return [...statuses, ...responses.filter((r) => r !== 'status'), 'latency'];
 }
 
-const json = (value: unknown): string => JSON.stringify(value, null, 2);
+/** Types declared beside the constant they derive from. */
+const TYPES_AFTER: Record<string, string> = {
+  API_OPERATION_SPECS: 'export type ApiOperationId = keyof typeof API_OPERATION_SPECS;',
+  MODES: 'export type Mode = (typeof MODES)[number];',
+  FACTS: "export type FactId = (typeof FACTS)[number]['id'];",
+};
 
 /**
  * The TypeScript module of the lists: constants `as const`, so their values are types too.
@@ -337,100 +327,14 @@ const json = (value: unknown): string => JSON.stringify(value, null, 2);
  * @example
  *   writeFile('src/generated/lists.ts', renderLists(lists, header));
  */
-export function renderLists(lists: SpecLists, header: string): string {
-  const byId = Object.fromEntries(
-    lists.apiOperations.map(({ paramsType: _type, ...op }) => [op.operationId, op]),
-  );
-  const paramsTypes = lists.apiOperations.map(
-    (op) => `  ${JSON.stringify(op.operationId)}: ${op.paramsType};`,
-  );
-  return [
-    header,
-    '',
-    "import type { components, operations } from './openapi.ts';",
-    '',
-    '/** The operations of spec/openapi.yaml by operationId, in document order: method, path, parameters and the message of success. */',
-    `export const API_OPERATION_SPECS = ${json(byId)} as const;`,
-    '',
-    'export type ApiOperationId = keyof typeof API_OPERATION_SPECS;',
-    '',
-    '/** Every operationId of spec/openapi.yaml, in document order. */',
-    `export const API_OPERATION_IDS = ${json(lists.apiOperations.map((op) => op.operationId))} as const;`,
-    '',
-    '/** The checked parameters of each API operation: its form body, else its query. */',
-    'export interface ApiRequestParams {',
-    ...paramsTypes,
-    '}',
-    '',
-    '/** Every path of spec/openapi.yaml, in document order. */',
-    `export const API_PATHS = ${json(lists.apiPaths)} as const;`,
-    '',
-    "/** spec/openapi.yaml's Period enum. */",
-    `export const PERIODS = ${json(lists.periods)} as const;`,
-    '',
-    "/** spec/openapi.yaml's OrderStatus enum. */",
-    `export const ORDER_STATUSES = ${json(lists.orderStatuses)} as const;`,
-    '',
-    "/** spec/control.yaml's TimingProfile enum. */",
-    `export const TIMING_PROFILES = ${json(lists.timingProfiles)} as const;`,
-    '',
-    "/** The kinds of rejection of spec/control.yaml's ErrorCatalogue. */",
-    `export const REJECTION_KINDS = ${json(lists.rejectionKinds)} as const;`,
-    '',
-    "/** What `Prefer: outcome=…` takes (spec/control.yaml's PreferOutcome): the RuleOutcome enum, then the kinds of rejection. */",
-    `export const PREFER_OUTCOMES = ${json(lists.preferOutcomes)} as const;`,
-    '',
-    "/** What a fault can do to an answer: spec/control.yaml's FaultSpec `response` enum. */",
-    `export const FAULT_RESPONSES = ${json(lists.faultResponses)} as const;`,
-    '',
-    "/** Every setting of spec/control.yaml's SettingsPatch (as a user writes it), with its rule. */",
-    `export const SETTINGS = ${json(lists.settings)} as const;`,
-    '',
-    "/** Every setting of spec/control.yaml's EngineSettings (the engine's whole units), with its rule. */",
-    `export const ENGINE_SETTINGS = ${json(lists.engineSettings)} as const;`,
-    '',
-    "/** The format of a state file (spec/control.yaml's StateFile). */",
-    `export const STATE_FORMAT = ${json(lists.stateFormat)};`,
-    '',
-    "/** The format a recording is written in (spec/control.yaml's RecordingHeader, JSON lines). */",
-    `export const RECORDING_FORMAT = ${json(lists.recordingFormat)};`,
-    '',
-    "/** The format of a recording of one JSON document, still read (spec/control.yaml's Recording). */",
-    `export const RECORDING_V1_FORMAT = ${json(lists.recordingV1Format)};`,
-    '',
-    "/** The statuses a recording times: the fields of spec/control.yaml's TimedSeconds. */",
-    `export const TIMED_STATUSES = ${json(lists.timedStatuses)} as const;`,
-    '',
-    "/** spec/control.yaml's Mode enum: what answers the API. */",
-    `export const MODES = ${json(lists.modes)} as const;`,
-    '',
-    'export type Mode = (typeof MODES)[number];',
-    '',
-    '/** Each control-plane operation of spec/control.yaml: its method, path and the modes it works in (its `x-modes`). */',
-    `export const CONTROL_OPERATIONS: Record<string, { readonly method: string; readonly path: string; readonly modes: readonly Mode[] }> = ${json(lists.controlOperations)};`,
-    '',
-    "/** The modes each setting of spec/control.yaml's SettingsPatch works in (its `x-modes`; else the simulator's alone). */",
-    `export const SETTING_MODES: Record<keyof typeof SETTINGS, readonly Mode[]> = ${json(lists.settingModes)};`,
-    "/** spec/openapi.yaml's Currency enum. */",
-    `export const CURRENCIES = ${json(lists.currencies)} as const;`,
-    '',
-    "/** spec/openapi.yaml's OrderStatus `x-lifecycle`: a new order's status and each status's next steps. */",
-    `export const ORDER_LIFECYCLE = ${json(lists.orderLifecycle)} as const;`,
-    '',
-    "/** The kinds of fault of spec/control.yaml's FaultSpec: its statuses, its other responses, and latency alone. */",
-    `export const FAULT_KINDS = ${json(lists.faultKinds)} as const;`,
-    '',
-    "/** The format of a coverage file (spec/control.yaml's CoverageFile). */",
-    `export const COVERAGE_FORMAT = ${json(lists.coverageFormat)};`,
-    '',
-    '/** The operations of spec/tron-node.yaml by operationId, in document order: method and path. */',
-    `export const NODE_OPERATIONS = ${json(lists.nodeOperations)} as const;`,
-    '',
-    'export type NodeOperationId = keyof typeof NODE_OPERATIONS;',
-    "/** spec/openapi.yaml's `x-facts`: the documented facts the contract suite holds a service to, each with its quote. */",
-    `export const FACTS = ${json(lists.facts)} as const;`,
-    '',
-    "export type FactId = (typeof FACTS)[number]['id'];",
-    '',
-  ].join('\n');
+export function renderLists({ PARAMS_TYPES, ...lists }: SpecLists, header: string): string {
+  const out = [header, '', "import type { components, operations } from './openapi.ts';", ''];
+  for (const [name, { doc, value, type }] of Object.entries(lists)) {
+    const json = JSON.stringify(value, null, 2);
+    out.push(`/** ${doc} */`, `export const ${name}${type ? `: ${type} = ${json}` : ` = ${json} as const`};`);
+    out.push(...(TYPES_AFTER[name] ? ['', TYPES_AFTER[name]] : []), '');
+  }
+  out.push(`/** ${PARAMS_TYPES!.doc} */`, 'export interface ApiRequestParams {');
+  out.push(...(PARAMS_TYPES!.value as string[]), '}', '');
+  return out.join('\n');
 }

@@ -1,9 +1,7 @@
 /**
- * How the kit compiles ajv validators from its documents: the ajv configuration, the one
- * schema that holds everything a validator may point at, and where in it each validator
- * points. Shared by loader.ts (which compiles at run time what is not precompiled) and
- * `npm run generate` (which precompiles, into src/generated/validators.ts, the
- * validators every simulator start needs), so that both produce the same code.
+ * How validators are compiled from the documents: the ajv configuration, the one schema each
+ * validator points into, and where. Shared by loader.ts and `npm run generate` (which
+ * precompiles what a start needs), so both make the same code.
  */
 import { createRequire } from 'node:module';
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
@@ -14,23 +12,15 @@ import type { DocumentName, LoadedSpec, OperationInfo } from './spec-document.ts
 
 /** Options of a validator set. */
 export interface ValidatorOptions {
-  /**
-   * Coerce strings to the schema's types, as query strings and form bodies need.
-   * Never set it for response validation: a number sent as a string must fail there.
-   */
+  /** Coerce strings to the schema's types, as query strings and form bodies need (never for answers). */
   coerceTypes?: boolean;
   /** Keep the failing schema and value on each error, for messages that show both. */
   verbose?: boolean;
-  /**
-   * The format definitions the validators call (formats.ts's `specFormats` by default).
-   * They do not change the validators' code, only what runs for a format, so precompiled
-   * validators are used with them too.
-   */
+  /** The format definitions the validators call (`specFormats` by default). */
   formats?: SpecFormats;
 }
 
-// Keywords that are legal in OpenAPI 3.1 schemas or in the wrapper document but are
-// not JSON Schema validation keywords; ajv's strict mode must know them.
+// Keywords of OpenAPI 3.1 or of the wrapper document that strict ajv must be told of.
 const OPENAPI_KEYWORDS = [
   'example',
   'discriminator',
@@ -46,8 +36,7 @@ const OPENAPI_KEYWORDS = [
 /** The name under which precompiled code reaches its formats object (the parameter of each set's factory). */
 export const FORMATS_IDENTIFIER = 'specFormats';
 
-// A start needs only precompiled validators, so ajv's compiler is loaded on the first
-// compile; through require, because compiling is synchronous.
+// ajv's compiler is loaded on the first compile (a start needs none); by require, as compiling is synchronous.
 const require = createRequire(import.meta.url);
 
 /** A configured ajv instance; `source` keeps the generated code, for standalone output. */
@@ -60,11 +49,9 @@ export function createAjv(options: ValidatorOptions, source = false): Ajv2020 {
     verbose: options.verbose ?? false,
     strict: true,
     strictRequired: false,
-    // The documents are linted (npm run lint:spec) and compiled in strict mode already.
-    validateSchema: false,
+    validateSchema: false, // linted by npm run lint:spec
     allowUnionTypes: true,
-    // Standalone code names every format through this object (ajv-formats would name
-    // its own module, which lacks tron-address).
+    // Standalone code names every format through this object (ajv-formats' module lacks tron-address).
     code: { source, formats: new Name(FORMATS_IDENTIFIER) },
   });
   addFormats(ajv);
@@ -81,36 +68,24 @@ export interface ValidatorDocument {
   responses: Record<string, Record<string, unknown>>;
 }
 
-/**
- * One wrapper schema holds the components and every schema of every operation, so the
- * document's own '#/components/…' references resolve unchanged wherever they sit, and
- * each validator is compiled from a JSON pointer into it.
- */
+/** One wrapper schema of the components and every operation's schemas, so '#/components/…' resolves in each. */
 export function validatorDocument(spec: LoadedSpec): ValidatorDocument {
   const base = `https://energy-rental-kit.local/${spec.name}.json`;
-  const operations: Record<
-    string,
-    { request: SchemaObject; body?: SchemaObject | ReferenceObject; responses: Record<string, unknown> }
-  > = {};
-  const responsesByOperation: Record<string, Record<string, unknown>> = {};
+  const responses: ValidatorDocument['responses'] = {};
+  const operations: Record<string, unknown> = {};
   for (const op of spec.operations) {
-    const responses: Record<string, unknown> = {};
-    for (const [status, response] of Object.entries(op.responses)) {
-      const schema = response.content?.['application/json']?.schema;
-      if (schema) responses[status] = schema;
-    }
-    responsesByOperation[op.operationId] = responses;
+    responses[op.operationId] = Object.fromEntries(
+      Object.entries(op.responses)
+        .map(([status, response]) => [status, response.content?.['application/json']?.schema])
+        .filter(([, schema]) => schema),
+    );
     operations[op.operationId] = {
       request: requestSchemaOf(op),
-      responses,
+      responses: responses[op.operationId],
       ...(op.jsonBodySchema ? { body: op.jsonBodySchema } : {}),
     };
   }
-  return {
-    base,
-    schema: { $id: base, components: spec.document.components ?? {}, operations },
-    responses: responsesByOperation,
-  };
+  return { base, schema: { $id: base, components: spec.document.components ?? {}, operations }, responses };
 }
 
 const escape = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -124,21 +99,13 @@ export const validatorPointer = {
   schema: (name: string) => `/components/schemas/${escape(name)}`,
 };
 
-/**
- * Compiles the validator at `pointer` of an ajv instance that holds the wrapper schema.
- * It is registered under the pointer (once: callers cache), which is how standalone code
- * names it.
- */
+/** Compiles the validator at `pointer`, registered under it (once: callers cache) as standalone code names it. */
 export function compileAt(ajv: Ajv2020, document: ValidatorDocument, pointer: string): ValidateFunction {
   ajv.addSchema({ $ref: `${document.base}#${pointer}` }, pointer);
   return ajv.getSchema(pointer)!;
 }
 
-/**
- * The validator sets that `npm run generate` precompiles: what a simulator compiles at
- * start or on its control-plane requests, and what checks the API's answers. Everything
- * else is compiled at run time on first use.
- */
+/** The validator sets `npm run generate` precompiles: what a simulator needs; the rest is compiled on use. */
 export const PRECOMPILED_SETS: {
   document: DocumentName;
   coerceTypes: boolean;
@@ -174,16 +141,14 @@ export const PRECOMPILED_SETS: {
       validatorPointer.schema('RecordingInteractionLine'),
     ],
   },
-  // The engine's settings, checked when an engine starts with settings (a timing, say) and no
-  // scenario file: apart, so such a start does not compile the control plane's whole set.
+  // The engine's settings apart: a start with a timing and no scenario needs them alone.
   {
     document: 'control',
     coerceTypes: false,
     part: 'settings',
     pointers: () => [validatorPointer.schema('EngineSettings')],
   },
-  // The API's answers as response-check.ts checks them (verbose: its violations show the
-  // failing schema and value), so the proxy's first answer waits on no compile.
+  // The API's answers, verbose: response-check.ts shows the failing schema and value.
   {
     document: 'api',
     coerceTypes: false,
@@ -201,8 +166,7 @@ export const PRECOMPILED_SETS: {
 ];
 
 /**
- * The options a precompiled set's validators are made with: `npm run generate` makes them so,
- * and a compile at run time with the same options gives the same validators.
+ * The options a precompiled set's validators are made with.
  *
  * @example
  *   precompiledSetOptions(PRECOMPILED_SETS[0]!); // { coerceTypes: true, verbose: false }
@@ -212,9 +176,7 @@ export function precompiledSetOptions(set: (typeof PRECOMPILED_SETS)[number]): V
 }
 
 /**
- * The name of the precompiled set (or of its `part`) for these options: `npm run generate`
- * makes a set of that name only for PRECOMPILED_SETS, and without one a validator is
- * compiled at run time.
+ * The name of the precompiled set (or of its `part`) for these options.
  *
  * @example
  *   precompiledSetName('api', { verbose: true }); // 'api:plain:verbose'
@@ -225,16 +187,14 @@ export function precompiledSetName(document: DocumentName, options: ValidatorOpt
 }
 
 /**
- * The precompiled set of a pointer for these options: the part that holds it, else the
- * document's set (which may not hold it: then it is compiled at run time).
+ * The precompiled set of a pointer for these options: the part that holds it, else the document's.
  *
  * @example
  *   precompiledSetOf(loadSpec('control'), {}, validatorPointer.schema('EngineSettings')); // 'control:plain:settings'
  */
 export function precompiledSetOf(spec: LoadedSpec, options: ValidatorOptions, pointer: string): string {
   const whole = precompiledSetName(spec.name, options);
-  // A set is for these options when its name without the part is this one: the name is
-  // where a set's document and options are told apart, so a new option is added there alone.
+  // A set is for these options when its name without the part is this one.
   const part = PRECOMPILED_SETS.find(
     (set) =>
       set.part !== undefined &&
@@ -244,10 +204,7 @@ export function precompiledSetOf(spec: LoadedSpec, options: ValidatorOptions, po
   return part ? precompiledSetName(spec.name, options, part.part) : whole;
 }
 
-/**
- * The object schema of an operation's parameters. With a form body, the body's schema
- * is the rule and the query parameters are its alternative carrier, so it is used as is.
- */
+/** The object schema of an operation's parameters: its form body's, else one of its query parameters. */
 function requestSchemaOf(op: OperationInfo): SchemaObject {
   if (op.formBodySchema) return op.formBodySchema as SchemaObject;
   const properties: Record<string, SchemaObject | ReferenceObject> = {};
