@@ -21,6 +21,9 @@ export function act(testid, run, reload) {
 }
 
 const number = (value) => (String(value).trim() === '' ? undefined : Number(value));
+/** The form's trx and usdt amounts that are filled in. */
+const amounts = (form) =>
+  Object.fromEntries(['trx', 'usdt'].map((k) => [k, String(form.get(k)).trim()]).filter(([, v]) => v));
 
 /** The clock control, shared with the order detail's "advance to the next step". */
 export async function advanceBy(ms) {
@@ -46,11 +49,7 @@ export function setupControls(reload) {
   );
 
   onSubmit('account-form', (form, el) => {
-    const balance = {};
-    const trx = String(form.get('trx')).trim();
-    const usdt = String(form.get('usdt')).trim();
-    if (trx) balance.trx = trx;
-    if (usdt) balance.usdt = usdt;
+    const balance = amounts(form);
     $('created-account').hidden = true;
     run('account-result', async () => {
       const created = await api('accounts', {
@@ -165,13 +164,10 @@ export function setupControls(reload) {
   );
 
   onSubmit('deposit-form', (form, el) => {
-    const amounts = {};
-    for (const key of ['trx', 'usdt'])
-      if (String(form.get(key)).trim()) amounts[key] = String(form.get(key)).trim();
     run('deposit-result', async () => {
       const account = await api('accounts/me/deposit', {
         method: 'POST',
-        body: amounts,
+        body: amounts(form),
         apiKey: String(form.get('apiKey')).trim(),
       });
       el.reset();

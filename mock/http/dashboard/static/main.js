@@ -32,7 +32,7 @@ function renderControls() {
       ? ['The manual clock moves only when you advance it; due lifecycle steps run on the way.']
       : [
           'The clock is real, so it cannot be advanced. Start the simulator with ',
-          h('code', { class: 'nowrap' }, '--clock manual'),
+          h('code.nowrap', '--clock manual'),
           ' to drive time from here.',
         ],
   );
