@@ -16,7 +16,14 @@ import {
 } from '../engine/index.ts';
 import { toSettingsPatch } from '../scenario/scenario-input.ts';
 import { requireApiKey } from './authenticate.ts';
-import { accountView, chainAddressView, orderView, settingsView } from './control-views.ts';
+import {
+  accountView,
+  addressView,
+  chainAddressView,
+  clockView,
+  orderView,
+  settingsView,
+} from './control-views.ts';
 import type { SimEnv } from './context.ts';
 import type { ResponseSource } from './create-app.ts';
 import { requireMode, requireSettingsMode } from './control-modes.ts';
@@ -131,12 +138,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
     return sendJson(c, redacted);
   });
 
-  const clockView = (): C['Clock'] => ({
-    mode: engine.clock.mode,
-    now: engine.clock.now(),
-    iso: new Date(engine.clock.now()).toISOString(),
-  });
-  control.get('/clock', op('getClock'), (c) => sendJson(c, clockView()));
+  control.get('/clock', op('getClock'), (c) => sendJson(c, clockView(engine)));
   control.post('/clock/advance', op('advanceClock'), async (c) => {
     const { ms } = await body<C['AdvanceRequest']>(c, 'advanceClock');
     if (engine.clock.mode !== 'manual') {
@@ -146,7 +148,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
       );
     }
     (engine.clock as ManualClock).advance(ms);
-    return sendJson(c, clockView());
+    return sendJson(c, clockView(engine));
   });
 
   control.get('/config', op('getConfig'), (c) => sendJson(c, settingsView(engine.settings())));
@@ -157,7 +159,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   });
 
   control.get('/accounts', op('listAccounts'), (c) =>
-    sendJson(c, { accounts: engine.accounts().map((a) => accountView(engine, a)) }),
+    sendJson(c, { accounts: engine.accounts().map(accountView) }),
   );
   control.post('/accounts', op('createAccount'), async (c) => {
     const input = await body<C['CreateAccountRequest']>(c, 'createAccount');
@@ -185,9 +187,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
     c.header('cache-control', 'no-store');
     return sendJson(c, { apiKey });
   });
-  control.get('/accounts/me', op('getOwnAccount'), auth, (c) =>
-    sendJson(c, accountView(engine, c.get('account'))),
-  );
+  control.get('/accounts/me', op('getOwnAccount'), auth, (c) => sendJson(c, accountView(c.get('account'))));
   control.post('/accounts/me/deposit', op('deposit'), auth, async (c) => {
     const input = await body<C['Amounts']>(c, 'deposit');
     const parsed = amounts(input);
@@ -196,7 +196,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
         'parameterInvalid',
         'Deposit nothing? Send \'trx\' and/or \'usdt\' as positive decimal strings, e.g. { "trx": "50" }.',
       );
-    return sendJson(c, accountView(engine, engine.deposit(c.get('account'), parsed)));
+    return sendJson(c, accountView(engine.deposit(c.get('account'), parsed)));
   });
 
   control.get('/orders', op('listOrders'), auth, async (c) => {
@@ -299,22 +299,18 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
     return sendJson(c, engine.setSupply(energy));
   });
 
-  const addressView = (address: string): C['AddressState'] => {
-    const { claimedByOrderId: _claimed, ...record } = engine.address(address);
-    return record;
-  };
   control.get('/addresses', op('listAddresses'), (c) =>
-    sendJson(c, { addresses: engine.addresses().map((a) => addressView(a.address)) }),
+    sendJson(c, { addresses: engine.addresses().map(addressView) }),
   );
   control.get('/addresses/:address', op('getAddress'), (c) => {
     const address = requireTronAddress(c.req.param('address'));
-    return sendJson(c, { ...addressView(address), chain: chainAddressView(engine, address) });
+    return sendJson(c, { ...addressView(engine.address(address)), chain: chainAddressView(engine, address) });
   });
   control.put('/addresses/:address', op('setAddress'), async (c) => {
     const address = requireTronAddress(c.req.param('address'));
     const { activated } = await body<{ activated: boolean }>(c, 'setAddress');
     engine.setAddress(address, activated);
-    return sendJson(c, addressView(address));
+    return sendJson(c, addressView(engine.address(address)));
   });
 
   control.get('/calls', op('listCalls'), async (c) => {

@@ -14,6 +14,7 @@ import {
   stakeOf,
   usdtOf,
   type Account,
+  type AddressRecord,
   type Delegation,
   type Engine,
   type Order,
@@ -24,7 +25,7 @@ import { activationDelay } from '../engine/settings.ts';
 type C = components['schemas'];
 
 /** An account with its books as decimal strings. */
-export function accountView(engine: Engine, account: Account): C['AccountView'] {
+export function accountView(account: Account): C['AccountView'] {
   const book = (currency: 'TRX' | 'USDT'): C['CurrencyLedger'] => {
     const b = account.ledger[currency];
     return {
@@ -41,6 +42,17 @@ export function accountView(engine: Engine, account: Account): C['AccountView'] 
     ledger: { trx: book('TRX'), usdt: book('USDT') },
     orders: account.orders.length,
   };
+}
+
+/** The clock's mode and time. */
+export function clockView(engine: Engine): C['Clock'] {
+  const now = engine.clock.now();
+  return { mode: engine.clock.mode, now, iso: new Date(now).toISOString() };
+}
+
+/** An activation record as the control plane shows it: the pending claim is internal. */
+export function addressView({ claimedByOrderId: _claimed, ...record }: AddressRecord): C['AddressState'] {
+  return record;
 }
 
 /** An order with its timeline and next scheduled step. */
