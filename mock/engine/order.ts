@@ -1,7 +1,4 @@
-/**
- * One order. Its timeline is derived from the times of its steps rather than stored as a
- * list, so its history cannot be reordered.
- */
+/** One order; its timeline is derived from the times of its steps, so it cannot be reordered. */
 import type { components } from '../../src/generated/control.ts';
 import { ORDER_STATUSES } from '../../src/generated/lists.ts';
 import type { Account } from './accounts.ts';
@@ -29,33 +26,23 @@ export interface CreateOrderInput {
 }
 
 /** Everything an order is created with: the request, and what the engine decided about it. */
-export interface OrderInit extends CreateOrderInput {
+interface OrderInit extends CreateOrderInput {
   id: string;
   account: Account;
   currency: CurrencyCode;
-  /** Charged amount in smallest units (sun or micro-USDT). */
   amount: number;
-  /** Unix ms. */
   createdAt: number;
-  /** Drawn at creation so that the same seed gives the same txIds whatever the timing: 64 hex digits. */
   plannedTxId: string;
   outcome: Outcome;
-  /** True when a rule decided the outcome; supply shortage then does not override it. */
   forced: boolean;
-  /** True when this order activates its pledge address when processing starts. */
   activates: boolean;
-  /** Planned delays from creation, ms. */
   processingAfter: number;
   outcomeAfter: number;
   refundAfter: number;
-  /** How long its energy stays delegated on chain, when a rule says so instead of the period. */
   delegationMs?: number | undefined;
 }
 
-/**
- * An order as the state file keeps it: spec/control.yaml's StateOrder. A stored field is
- * added in the spec, and read and written in `toSnapshot` and `fromSnapshot`.
- */
+/** An order as the state file keeps it: spec/control.yaml's StateOrder. */
 export type OrderSnapshot = components['schemas']['StateOrder'];
 
 const OPEN_STATUSES: ReadonlySet<OrderStatusCode> = new Set(['PENDING', 'PROCESSING', 'FAILED']);
@@ -68,25 +55,29 @@ export class Order {
   readonly period: PeriodCode;
   readonly outOrderNo: string | undefined;
   readonly currency: CurrencyCode;
+  /** Charged, in smallest units. */
   readonly amount: number;
   readonly createdAt: number;
-  /** The txId drawn at creation, whatever the status. */
+  /** Drawn at creation, so the same seed gives the same txIds whatever the timing. */
   readonly plannedTxId: string;
   /** What the order comes to; supply shortage may turn COMPLETED into FAILED while processing. */
   outcome: Outcome;
+  /** A rule or a Prefer decided the outcome: supply shortage does not override it. */
   readonly forced: boolean;
+  /** It activates its pledge address when processing starts. */
   readonly activates: boolean;
+  /** Planned delays from creation, ms. */
   readonly processingAfter: number;
   readonly outcomeAfter: number;
   readonly refundAfter: number;
-  /** How long its energy stays delegated on chain when a rule said so; the period when undefined. */
+  /** How long its energy stays delegated when a rule said so; the period when undefined. */
   readonly delegationMs: number | undefined;
   status: OrderStatusCode = 'PENDING';
   /** Times of each step, Unix ms; 0 until `status` has reached the step. */
   processingAt = 0;
   outcomeAt = 0;
   refundedAt = 0;
-  /** How many refunds were booked: the invariant is exactly one for a REFUNDED order. */
+  /** Refunds booked: exactly one for a REFUNDED order. */
   refunds = 0;
   /** Energy reserved from a limited supply, returned when the rental ends. */
   reserved = false;
