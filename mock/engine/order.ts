@@ -9,7 +9,6 @@ import type { PeriodCode } from './pricing.ts';
 /** spec/openapi.yaml's OrderStatus enum. */
 export { ORDER_STATUSES };
 export type OrderStatusCode = (typeof ORDER_STATUSES)[number];
-export const TERMINAL_STATUSES: ReadonlySet<OrderStatusCode> = new Set(['COMPLETED', 'REFUNDED']);
 
 export interface TimelineStep {
   status: OrderStatusCode;
@@ -44,8 +43,6 @@ interface OrderInit extends CreateOrderInput {
 
 /** An order as the state file keeps it: spec/control.yaml's StateOrder. */
 export type OrderSnapshot = components['schemas']['StateOrder'];
-
-const OPEN_STATUSES: ReadonlySet<OrderStatusCode> = new Set(['PENDING', 'PROCESSING', 'FAILED']);
 
 export class Order {
   readonly id: string;
@@ -113,10 +110,6 @@ export class Order {
   /** The delegation's transaction id, once delegation happened. */
   get txId(): string {
     return this.status === 'COMPLETED' ? this.plannedTxId : '';
-  }
-
-  get isOpen(): boolean {
-    return OPEN_STATUSES.has(this.status);
   }
 
   timeline(): TimelineStep[] {

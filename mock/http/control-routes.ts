@@ -1,7 +1,4 @@
-/**
- * The control plane under /_sim: plain JSON, typed by spec/control.yaml, validated by
- * validators compiled from it.
- */
+/** The control plane under /_sim: plain JSON, typed and validated by spec/control.yaml. */
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { components } from '../../src/generated/control.ts';
 import { FAULT_RESPONSES } from '../../src/generated/lists.ts';
@@ -46,9 +43,9 @@ export interface ControlContext {
   version: string;
   /** The starting scenario as the user gave it, for GET /_sim/scenario. */
   scenario: C['Scenario'];
-  /** What responds to the API: its mode, and in front of a service or a recording what it has done. */
+  /** What responds to the API, and in front of a service or a recording what it has done. */
   source: ResponseSource;
-  /** False when the control plane is off: health then advertises no capability. */
+  /** False when the control plane is off: health advertises no capability. */
   controlEnabled: boolean;
   /** The counting layer: calls and coverage, which a reset leaves. */
   calls: CallCounts;
@@ -96,7 +93,6 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
 
   control.get('/health', op('getHealth'), (c) => {
     const capabilities: C['Capability'][] = [];
-    // Through a proxy the API is the upstream's: the simulator's capabilities are not its.
     if (ctx.controlEnabled && mode === 'simulator') {
       if (engine.clock.mode === 'manual') capabilities.push('clock');
       capabilities.push('rules', 'accounts', 'activation');
@@ -118,8 +114,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
     return sendJson(c, health);
   });
 
-  // The keys POST /accounts made (by wallet address) since the start or the last reset: with
-  // the scenario's, the only ones the simulator holds beside their digests.
+  // The keys POST /accounts made since the last reset: with the scenario's, the only ones held.
   const madeKeys = new Map<string, string>();
 
   control.post('/reset', op('reset'), (c) => {

@@ -1,7 +1,4 @@
-/**
- * The control plane's read views (spec/control.yaml's AccountView, OrderView, Settings),
- * shared by the control routes and the dashboard.
- */
+/** The control plane's read views (spec/control.yaml), shared by the control routes and the dashboard. */
 import type { components } from '../../src/generated/control.ts';
 import {
   chainAccountAt,
@@ -116,8 +113,7 @@ function delegationView(d: Delegation, now: number): C['OrderDelegation'] {
 }
 
 /**
- * An address on the simulated TRON node now: whether the full node and the confirmed
- * view know it, its energy, and every delegation of its stored orders.
+ * An address on the simulated TRON node now: whether it exists (and is confirmed), its energy and delegations.
  *
  * @example
  *   chainAddressView(engine, 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3').energyLimit; // 65000 once delivered

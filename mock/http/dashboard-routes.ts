@@ -27,7 +27,7 @@ const HEARTBEAT_MS = 15_000;
 
 /** The newest `limit` orders of every account, newest first. */
 function recentOrders(engine: Engine, limit: number): C['DashboardOrder'][] {
-  // Each account's list is newest first already; its index breaks ties of equal times.
+  // Each account's list is newest first; its index breaks ties.
   const candidates: { order: Order; rank: number }[] = [];
   for (const account of engine.accounts()) {
     engine.orders(account, { limit }).forEach((order, rank) => candidates.push({ order, rank }));
@@ -44,8 +44,7 @@ const newest = <T>(items: readonly T[], limit: number): T[] => items.slice(-limi
 function dashboardSnapshot(ctx: ControlContext, orderLimit: number = DASHBOARD_ORDER_LIMIT): C['Dashboard'] {
   const { engine } = ctx;
   const mode = ctx.source.mode;
-  // In front of a service or a recording the engine answers nothing: its lists would show
-  // a demo account and "no orders" while the traffic went elsewhere. The journal shows it.
+  // In front of a service or a recording the engine answers nothing: the journal shows the traffic.
   const engineShown = mode === 'simulator';
   const accounts = engineShown ? engine.accounts() : [];
   const addresses = engineShown ? engine.addresses() : [];
@@ -59,7 +58,6 @@ function dashboardSnapshot(ctx: ControlContext, orderLimit: number = DASHBOARD_O
     accounts: newest(accounts, DASHBOARD_LIST_LIMIT).map(accountView),
     orders: engineShown ? recentOrders(engine, orderLimit) : [],
     addresses: newest(addresses, DASHBOARD_LIST_LIMIT).map(addressView),
-    // Rules and faults in the order they are tried, the first ones (those that decide).
     rules: rules.slice(0, DASHBOARD_LIST_LIMIT),
     faults: faults.slice(0, DASHBOARD_LIST_LIMIT),
     journal: ctx.journal.list({ limit: DASHBOARD_JOURNAL_LIMIT }).reverse(),
@@ -75,9 +73,8 @@ function dashboardSnapshot(ctx: ControlContext, orderLimit: number = DASHBOARD_O
 }
 
 /**
- * The change event the page hears of an engine event, if any. ChangeEvent (control.yaml)
- * has no type for rules, the supply or an address: the control call that changes one is
- * journaled, and the journal's event tells the page to read again.
+ * The change event the page hears of an engine event, if any: a change of rules, the supply
+ * or an address comes by the journal's event of the control call that made it.
  */
 function engineChange(event: EngineEvent): ChangeEvent | undefined {
   switch (event.type) {
