@@ -45,30 +45,30 @@ interface OrderInit extends CreateOrderInput {
 export type OrderSnapshot = components['schemas']['StateOrder'];
 
 export class Order {
-  readonly id: string;
-  readonly account: Account;
-  readonly pledgeAddress: string;
-  readonly rentalCount: number;
-  readonly period: PeriodCode;
-  readonly outOrderNo: string | undefined;
-  readonly currency: CurrencyCode;
+  declare readonly id: string;
+  declare readonly account: Account;
+  declare readonly pledgeAddress: string;
+  declare readonly rentalCount: number;
+  declare readonly period: PeriodCode;
+  declare readonly outOrderNo: string | undefined;
+  declare readonly currency: CurrencyCode;
   /** Charged, in smallest units. */
-  readonly amount: number;
-  readonly createdAt: number;
+  declare readonly amount: number;
+  declare readonly createdAt: number;
   /** Drawn at creation, so the same seed gives the same txIds whatever the timing. */
-  readonly plannedTxId: string;
+  declare readonly plannedTxId: string;
   /** What the order comes to; supply shortage may turn COMPLETED into FAILED while processing. */
-  outcome: Outcome;
+  declare outcome: Outcome;
   /** A rule or a Prefer decided the outcome: supply shortage does not override it. */
-  readonly forced: boolean;
+  declare readonly forced: boolean;
   /** It activates its pledge address when processing starts. */
-  readonly activates: boolean;
+  declare readonly activates: boolean;
   /** Planned delays from creation, ms. */
-  readonly processingAfter: number;
-  readonly outcomeAfter: number;
-  readonly refundAfter: number;
+  declare readonly processingAfter: number;
+  declare readonly outcomeAfter: number;
+  declare readonly refundAfter: number;
   /** How long its energy stays delegated when a rule said so; the period when undefined. */
-  readonly delegationMs: number | undefined;
+  declare readonly delegationMs: number | undefined;
   status: OrderStatusCode = 'PENDING';
   /** Times of each step, Unix ms; 0 until `status` has reached the step. */
   processingAt = 0;
@@ -78,7 +78,7 @@ export class Order {
   refunds = 0;
   /** Energy reserved from a limited supply, returned when the rental ends. */
   reserved = false;
-  failureReason: string | undefined;
+  failureReason: string | undefined = undefined;
 
   /**
    * @example
@@ -88,23 +88,7 @@ export class Order {
    *   order.status; // 'PENDING'
    */
   constructor(init: OrderInit) {
-    this.id = init.id;
-    this.account = init.account;
-    this.pledgeAddress = init.pledgeAddress;
-    this.rentalCount = init.rentalCount;
-    this.period = init.period;
-    this.outOrderNo = init.outOrderNo;
-    this.currency = init.currency;
-    this.amount = init.amount;
-    this.createdAt = init.createdAt;
-    this.plannedTxId = init.plannedTxId;
-    this.outcome = init.outcome;
-    this.forced = init.forced;
-    this.activates = init.activates;
-    this.processingAfter = init.processingAfter;
-    this.outcomeAfter = init.outcomeAfter;
-    this.refundAfter = init.refundAfter;
-    this.delegationMs = init.delegationMs;
+    Object.assign(this, init);
   }
 
   /** The delegation's transaction id, once delegation happened. */
@@ -183,9 +167,7 @@ export class Order {
    * @example
    *   const order = Order.fromSnapshot(account, saved.orders[0]);
    */
-  static fromSnapshot(account: Account, saved: OrderSnapshot): Order {
-    const order = new Order({ ...saved, account });
-    order.restoreProgress(saved);
-    return order;
+  static fromSnapshot(account: Account, { accountId: _id, ...saved }: OrderSnapshot): Order {
+    return new Order({ ...saved, account });
   }
 }
