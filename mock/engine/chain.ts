@@ -108,7 +108,10 @@ export function delegationsOf(orders: readonly Order[], chain: Chain, to?: strin
   return out;
 }
 
-/** An account on chain at a time: when it was made; the delegations to it and from it that run then, and those to it that ended. */
+/**
+ * An account on chain at a time: when it was made; the delegations to it and from it that run
+ * then, and those to it that ended.
+ */
 export interface ChainAccount {
   address: string;
   createTime: number;

@@ -142,7 +142,7 @@ export function createEngine(options: EngineOptions): Engine {
     commit({ type: 'order', change: 'step', order });
   }
 
-  /** Puts a snapshot's state, and the effects logged after it, in place; refuses, changing nothing, what does not fit. */
+  /** Puts a snapshot's state and the effects logged after it in place; refuses what does not fit. */
   function restore(saved: EngineSnapshot | undefined, effects: readonly EngineEffect[]): void {
     let next = saved ? restoredState(basis, saved) : scenarioState(basis);
     let at = saved?.logSeq ?? 0;

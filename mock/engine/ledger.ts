@@ -1,4 +1,4 @@
-/** An account's money per currency, in smallest units: every movement keeps available + frozen + spent = deposited. */
+/** An account's money per currency, in smallest units: available + frozen + spent = deposited. */
 import { MAX_AMOUNT, formatUnits, type CurrencyCode } from './money.ts';
 import { SimulatorError } from './simulator-error.ts';
 

@@ -1,4 +1,4 @@
-/** Money as integers in the smallest unit (sun, micro-USDT: six decimals), parsed and printed digit by digit. */
+/** Money as integers in the smallest unit (sun, micro-USDT), parsed and printed digit by digit. */
 import { SimulatorError } from './simulator-error.ts';
 
 export type CurrencyCode = 'TRX' | 'USDT';

@@ -113,14 +113,9 @@ export function ruleText(rule: ValueRule): string {
   if (types.includes('integer') || types.includes('number')) {
     const noun = types.includes('integer') ? 'a whole number' : 'a number';
     const { minimum: min, maximum: max } = rule;
-    const range =
-      min !== undefined && max !== undefined
-        ? ` from ${min} to ${max}`
-        : min !== undefined
-          ? ` >= ${min}`
-          : max !== undefined
-            ? ` <= ${max}`
-            : '';
+    let range = '';
+    if (min !== undefined) range = max !== undefined ? ` from ${min} to ${max}` : ` >= ${min}`;
+    else if (max !== undefined) range = ` <= ${max}`;
     return `${noun}${range}${nullable}`;
   }
   if (types.includes('object')) {

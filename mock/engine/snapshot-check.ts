@@ -9,6 +9,12 @@ import type { EngineSnapshot } from './snapshot.ts';
 /** Order amounts are shown with SHOWN_DECIMALS decimals, so each is a whole multiple of this. */
 const AMOUNT_STEP = UNITS_PER_COIN / 10 ** SHOWN_DECIMALS;
 const OPEN = new Set(['PENDING', 'PROCESSING', 'FAILED']);
+/** The outcome a final status says the order came to. */
+const OUTCOME_OF: Partial<Record<string, string>> = {
+  COMPLETED: 'COMPLETED',
+  FAILED: 'FAILED',
+  REFUNDED: 'FAILED',
+};
 /** How many of createdAt, processingAt, outcomeAt, refundedAt each status has reached. */
 const STEPS_REACHED = { PENDING: 1, PROCESSING: 2, COMPLETED: 3, FAILED: 3, REFUNDED: 4 } as const;
 
@@ -83,12 +89,7 @@ export function snapshotProblems(saved: EngineSnapshot): string[] {
     const refunds = o.status === 'REFUNDED' ? 1 : 0;
     if (o.refunds !== refunds)
       problems.push(`${path}/refunds: must be ${refunds} for status ${o.status} (got ${o.refunds})`);
-    const outcome =
-      o.status === 'COMPLETED'
-        ? 'COMPLETED'
-        : o.status === 'FAILED' || o.status === 'REFUNDED'
-          ? 'FAILED'
-          : undefined;
+    const outcome = OUTCOME_OF[o.status];
     if (outcome !== undefined && o.outcome !== outcome)
       problems.push(`${path}/outcome: must be ${outcome} for status ${o.status} (got ${o.outcome})`);
     if (o.reserved) {

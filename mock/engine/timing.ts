@@ -1,4 +1,4 @@
-/** Timing profiles: how long each lifecycle step takes (realistic: 3 to 6 s as upstream says; fast; instant). */
+/** Timing profiles: how long each lifecycle step takes (realistic: 3 to 6 s, as upstream says). */
 import { TIMING_PROFILES } from '../../src/generated/lists.ts';
 import type { RandomSource } from './random-source.ts';
 

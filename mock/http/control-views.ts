@@ -113,7 +113,7 @@ function delegationView(d: Delegation, now: number): C['OrderDelegation'] {
 }
 
 /**
- * An address on the simulated TRON node now: whether it exists (and is confirmed), its energy and delegations.
+ * An address on the simulated TRON node now: whether it exists, its energy and delegations.
  *
  * @example
  *   chainAddressView(engine, 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3').energyLimit; // 65000 once delivered

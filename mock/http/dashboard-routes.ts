@@ -77,19 +77,10 @@ function dashboardSnapshot(ctx: ControlContext, orderLimit: number = DASHBOARD_O
  * or an address comes by the journal's event of the control call that made it.
  */
 function engineChange(event: EngineEvent): ChangeEvent | undefined {
-  switch (event.type) {
-    case 'order':
-      return { type: 'order', id: event.order.id };
-    case 'account':
-      return { type: 'account', id: event.account.walletAddress };
-    case 'settings':
-    case 'reset':
-      return { type: event.type };
-    case 'rules':
-    case 'supply':
-    case 'address':
-      return undefined;
-  }
+  if (event.type === 'order') return { type: 'order', id: event.order.id };
+  if (event.type === 'account') return { type: 'account', id: event.account.walletAddress };
+  if (event.type === 'settings' || event.type === 'reset') return { type: event.type };
+  return undefined;
 }
 
 // Within one throttle window one event goes out: the most significant change wins.

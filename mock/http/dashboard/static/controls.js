@@ -74,14 +74,9 @@ export function setupControls(reload) {
     run('rule-result', async () => {
       const added = await api('rules', { method: 'POST', body: rule });
       $('rule-match-value').value = '';
-      return (
-        'Added ' +
-        added.id +
-        ': matching orders will ' +
-        (rule.outcome === 'FAILED' ? 'fail' : 'complete') +
-        (rule.times ? ' (' + rule.times + '\u00d7)' : '') +
-        '.'
-      );
+      const times = rule.times ? ` (${rule.times}\u00d7)` : '';
+      const will = rule.outcome === 'FAILED' ? 'fail' : 'complete';
+      return `Added ${added.id}: matching orders will ${will}${times}.`;
     });
   });
 
@@ -165,21 +160,13 @@ export function setupControls(reload) {
 
   onSubmit('deposit-form', (form, el) => {
     run('deposit-result', async () => {
-      const account = await api('accounts/me/deposit', {
+      const { name, ledger } = await api('accounts/me/deposit', {
         method: 'POST',
         body: amounts(form),
         apiKey: String(form.get('apiKey')).trim(),
       });
       el.reset();
-      return (
-        'Deposited into ' +
-        account.name +
-        ': ' +
-        account.ledger.trx.available +
-        ' TRX, ' +
-        account.ledger.usdt.available +
-        ' USDT available.'
-      );
+      return `Deposited into ${name}: ${ledger.trx.available} TRX, ${ledger.usdt.available} USDT available.`;
     });
   });
 

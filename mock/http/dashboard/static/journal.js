@@ -124,6 +124,15 @@ function renderList() {
   fill('journal', rows.length === 0 ? [emptyRow(6, empty)] : rows);
 }
 
+/** What to put in place of <API_KEY>, by mode, or why the simulator holds no key. */
+const CURL_KEY = {
+  proxy: 'your key of the upstream: the proxy passes it on and keeps none.',
+  replay: "the recording's alias of the key it was made with (key-1 for its main account): it keeps no key.",
+  restored:
+    'this account\u2019s key: the simulator holds only its digest (it was restored, or not made here).',
+  unknown: 'the key of an account: this request carried none the simulator knows.',
+};
+
 /** Single-quotes a word for a POSIX shell: ' becomes '\''. */
 export function shellQuote(word) {
   return "'" + String(word).replace(/'/g, "'\\''") + "'";
@@ -198,17 +207,8 @@ function renderDetail() {
   $('curl-command').textContent = curlFor(e, key);
   // A placeholder is explained once it is sure no key will come.
   const asking = mode === 'simulator' && e.account && shownKey.id === e.id && shownKey.held;
-  $('curl-note').textContent =
-    !keyed || key || asking
-      ? ''
-      : 'Replace <API_KEY> with ' +
-        (mode === 'proxy'
-          ? 'your key of the upstream: the proxy passes it on and keeps none.'
-          : mode === 'replay'
-            ? "the recording's alias of the key it was made with (key-1 for its main account): it keeps no key."
-            : e.account
-              ? 'this account\u2019s key: the simulator holds only its digest (it was restored, or not made here).'
-              : 'the key of an account: this request carried none the simulator knows.');
+  const where = CURL_KEY[mode] || (e.account ? CURL_KEY.restored : CURL_KEY.unknown);
+  $('curl-note').textContent = !keyed || key || asking ? '' : 'Replace <API_KEY> with ' + where;
 }
 
 /** Shows these entries (oldest first or newest first, any order: shown newest first) of a simulator in `shownMode`. */

@@ -3,7 +3,7 @@
 import { api, base, token } from './api.js';
 import { setupControls } from './controls.js';
 import { renderCoverage } from './coverage.js';
-import { $, dateTime, fill, h, iso } from './dom.js';
+import { $, dateTime, iso } from './dom.js';
 import { renderJournal, setupJournal } from './journal.js';
 import { renderModeView } from './modes.js';
 import { renderOrderDetail, setupOrderDetail } from './orders.js';
@@ -26,16 +26,7 @@ function renderControls() {
   document.querySelectorAll('#advance-form input, #advance-form button').forEach((el) => {
     el.disabled = !manual;
   });
-  fill(
-    'advance-hint',
-    manual
-      ? ['The manual clock moves only when you advance it; due lifecycle steps run on the way.']
-      : [
-          'The clock is real, so it cannot be advanced. Start the simulator with ',
-          h('code.nowrap', '--clock manual'),
-          ' to drive time from here.',
-        ],
-  );
+  for (const hint of $('advance-hint').children) hint.hidden = hint.getAttribute('data-mode') !== clock.mode;
 }
 
 /**

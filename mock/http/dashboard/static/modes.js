@@ -26,15 +26,12 @@ export function renderModeView(mode, health) {
   const where = stats.upstream || (mode === 'proxy' ? 'the upstream' : 'the recording');
   $('mode-note').textContent =
     (mode === 'proxy'
-      ? 'Proxy mode: every API call is forwarded to ' +
-        where +
-        '. ' +
-        (stats.forwarded || 0) +
-        ' forwarded, ' +
-        (stats.refusedOrders || 0) +
-        ' order creations refused by the spending guard, ' +
-        (stats.violations || 0) +
-        ' spec violations. '
-      : 'Replay mode: the API is answered from ' + where + '. ') +
+      ? [
+          `Proxy mode: every API call is forwarded to ${where}.`,
+          `${stats.forwarded || 0} forwarded,`,
+          `${stats.refusedOrders || 0} order creations refused by the spending guard,`,
+          `${stats.violations || 0} spec violations. `,
+        ].join(' ')
+      : `Replay mode: the API is answered from ${where}. `) +
     'The journal below lists each exchange. The simulator\u2019s accounts, orders, rules, clock, supply and addresses do not apply in this mode and are hidden; faults and the rate limit work.';
 }
