@@ -77,33 +77,13 @@ export function orderView(engine: Engine, order: Order): C['OrderView'] {
 
 /** The settings in the control plane's units (decimal strings). */
 export function settingsView(settings: Settings): C['Settings'] {
-  const prices: Record<string, string> = {};
-  for (const [period, sun] of Object.entries(settings.prices)) prices[period] = String(sun);
+  const { microUsdtPerTrx, prices, ...rest } = settings;
   return {
-    timing: settings.timing,
-    prices,
-    failureRate: settings.failureRate,
-    usdtPerTrx: formatUnits(settings.microUsdtPerTrx),
-    accountSuccessCode: settings.accountSuccessCode,
-    duplicateOutOrderNo: settings.duplicateOutOrderNo,
-    errorStatus: settings.errorStatus,
+    ...rest,
+    prices: Object.fromEntries(Object.entries(prices).map(([period, sun]) => [period, String(sun)])),
+    usdtPerTrx: formatUnits(microUsdtPerTrx),
     activationDelayMs: activationDelay(settings),
-    rateLimit: settings.rateLimit,
-    maxStoredOrders: settings.maxStoredOrders,
-    maxStoredAddresses: settings.maxStoredAddresses,
-    errors: settings.errors,
-    createdAtUnit: settings.createdAtUnit,
-    delaysMs: settings.delaysMs,
-    unknownPath: settings.unknownPath,
-    envelopeTimeUnit: settings.envelopeTimeUnit,
-    decimals: settings.decimals,
-    extraFields: settings.extraFields,
-    hiddenStatuses: settings.hiddenStatuses,
-    historyPrefers: settings.historyPrefers,
-    whenTrxShort: settings.whenTrxShort,
     chain: chainOf(settings),
-    maxRentalCount: settings.maxRentalCount,
-    priceMinimum: settings.priceMinimum,
   };
 }
 
