@@ -280,13 +280,11 @@ export function createEngine(options: EngineOptions): Engine {
     },
 
     deposit(account, amounts) {
-      // Check both before booking either, so a rejected deposit changes nothing.
-      const ledger = account.ledger;
-      const probe = { TRX: { ...ledger.TRX }, USDT: { ...ledger.USDT } };
-      if (amounts.trx) deposit(probe, 'TRX', amounts.trx);
-      if (amounts.usdt) deposit(probe, 'USDT', amounts.usdt);
-      if (amounts.trx) deposit(ledger, 'TRX', amounts.trx);
-      if (amounts.usdt) deposit(ledger, 'USDT', amounts.usdt);
+      // Booked on a copy first, so a rejected deposit changes nothing.
+      for (const ledger of [structuredClone(account.ledger), account.ledger]) {
+        if (amounts.trx) deposit(ledger, 'TRX', amounts.trx);
+        if (amounts.usdt) deposit(ledger, 'USDT', amounts.usdt);
+      }
       commit({ type: 'account', change: 'deposit', account, trx: amounts.trx ?? 0, usdt: amounts.usdt ?? 0 });
       return account;
     },

@@ -64,13 +64,10 @@ let again = false;
 let timer = 0;
 function schedule(delay) {
   if (timer) return;
-  timer = setTimeout(
-    () => {
-      timer = 0;
-      load();
-    },
-    delay === undefined ? 120 : delay,
-  );
+  timer = setTimeout(() => {
+    timer = 0;
+    load();
+  }, delay ?? 120);
 }
 async function load() {
   if (loading) {
@@ -82,10 +79,9 @@ async function load() {
     // The journal's own read holds more than the snapshot's newest few; health is optional.
     const [data, journal, health, coverage] = await Promise.all([
       api('dashboard'),
-      api('journal?limit=500').then(
-        (j) => j.entries,
-        () => undefined,
-      ),
+      api('journal?limit=500')
+        .then((j) => j.entries)
+        .catch(() => undefined),
       api('health').catch(() => undefined),
       api('coverage').catch(() => undefined),
     ]);
