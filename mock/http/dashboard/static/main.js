@@ -29,25 +29,11 @@ function renderControls() {
   for (const hint of $('advance-hint').children) hint.hidden = hint.getAttribute('data-mode') !== clock.mode;
 }
 
-/**
- * Hook for the proxy (and replay) mode: whatever /_sim/health says is shown; no `mode`
- * means the simulator itself.
- */
-function renderMode(health) {
-  const pill = $('sim-mode');
-  const mode = (health && health.mode) || 'simulator';
-  pill.hidden = mode === 'simulator';
-  const upstream = health && health.proxy && health.proxy.upstream;
-  pill.textContent = mode + (upstream ? ' \u2192 ' + upstream : '');
-  pill.title = upstream ? 'Requests go to ' + upstream : mode;
-}
-
 function render(data, journal, health) {
   clock = { mode: data.clock.mode, now: data.clock.now, offset: data.clock.now - Date.now() };
   const totals = data.totals || {};
   renderClock();
   renderControls();
-  renderMode(health);
   renderModeView(data.mode || (health && health.mode), health);
   renderSettings(data);
   renderAccounts(data.accounts, totals.accounts);

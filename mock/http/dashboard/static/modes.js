@@ -16,6 +16,13 @@ const ENGINE_CARDS = ['advance-form', 'account-form', 'rule-form'];
 
 /** Shows the page for `mode` ('simulator', 'proxy' or 'replay'); health adds the proxy's counts. */
 export function renderModeView(mode, health) {
+  // The header's pill shows what /_sim/health says; no `mode` there is the simulator itself.
+  const pill = $('sim-mode');
+  const said = (health && health.mode) || 'simulator';
+  const upstream = health && health.proxy && health.proxy.upstream;
+  pill.hidden = said === 'simulator';
+  pill.textContent = said + (upstream ? ' \u2192 ' + upstream : '');
+  pill.title = upstream ? 'Requests go to ' + upstream : said;
   const engine = !mode || mode === 'simulator';
   for (const id of [...ENGINE_PANELS, ...ENGINE_CONTROLS]) $(id).hidden = !engine;
   for (const id of ENGINE_CARDS) $(id).hidden = $(id).closest('section').hidden = !engine;
