@@ -260,7 +260,8 @@ describe('the packed tarball', () => {
     const names = readdirSync(path.join(ROOT, 'mock/http/dashboard/static'));
     expect(names).toContain('index.html');
     for (const name of names) {
-      const res = await sim.app.request(name === 'index.html' ? '/_sim/ui' : `/_sim/ui/${name}`);
+      const page = { 'index.html': '/_sim/ui', 'docs.html': '/docs' }[name];
+      const res = await sim.app.request(page ?? `/_sim/ui/${name}`);
       expect(res.status, name).toBe(200);
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     }

@@ -4,8 +4,7 @@ import type { CancelAlarm, Clock } from '../engine/clock.ts';
 const MAX_TIMEOUT = 2_147_483_647;
 
 /**
- * Creates the wall clock. It lives outside `mock/engine/` because it is the one place
- * that reads the system time; the engine only ever sees the `Clock` interface.
+ * Creates the wall clock, the one place that reads the system time (so not in mock/engine/).
  *
  * @example
  *   const simulator = createSimulator({ clock: createRealClock() });

@@ -1,8 +1,4 @@
-/**
- * Accounts and their API keys. A key is stored only as its SHA-256 digest and looked
- * up by digest, so the lookup compares digests, never the secret, and takes the same
- * time whatever prefix of a real key a caller guesses.
- */
+/** Accounts and their API keys; a key is stored and looked up only as its SHA-256 digest. */
 import { hash, randomBytes } from 'node:crypto';
 import type { components } from '../../src/generated/control.ts';
 import { encodeTronAddress } from '../../src/tron-address.ts';
@@ -30,17 +26,13 @@ export function digestKey(apiKey: string): string {
   return hash('sha256', apiKey, 'base64');
 }
 
-/**
- * A fresh API key. Keys are secrets, so they come from the system's CSPRNG rather than
- * the seeded source: a known seed must not let anyone predict another account's key.
- */
+/** A fresh API key, from the system's CSPRNG: a known seed must not predict a key. */
 export function generateApiKey(): string {
   return `sk_${randomBytes(24).toString('base64url')}`;
 }
 
 /**
- * Creates an account with a generated wallet address; its name follows upstream's
- * rule, "User-" and the first six characters of the wallet address.
+ * Creates an account with a generated wallet address, named as upstream names it.
  *
  * @example
  *   createAccountRecord(1, 'demo-key', random).name; // 'User-T…'
@@ -54,8 +46,7 @@ export function createAccountRecord(
   return accountFromDigest(id, digestKey(apiKey), encodeTronAddress(random.bytes(20)), referralCount);
 }
 
-/** An account from stored parts (a restored snapshot keeps only the key's digest). */
-export function accountFromDigest(
+function accountFromDigest(
   id: number,
   keyDigest: string,
   walletAddress: string,

@@ -1,11 +1,7 @@
 /**
- * The registry of activated TRON addresses. The first order to an address that is
- * not activated claims its activation at creation and activates it when processing
- * starts, so an address is activated exactly once however many orders race for it.
- *
- * It is bounded like the orders: past `capacity()` records the oldest are evicted,
- * except those of addresses that stored orders name (an order's `activatedAddress` must
- * keep meaning what the registry says) and those the scenario seeded as activated.
+ * The registry of activated TRON addresses. The first order to an address claims its
+ * activation and activates it when processing starts, so it happens once. Past `capacity()`
+ * the oldest records go, except those stored orders name and those the scenario seeded.
  */
 export interface AddressRecord {
   address: string;
@@ -25,7 +21,6 @@ export interface AddressRegistry {
   set(address: string, activated: boolean, at: number): AddressRecord;
   /** Every record, oldest first. */
   list(): AddressRecord[];
-  /** How many records are kept. */
   readonly size: number;
   /** A stored order names `address`: its record is kept while one does. */
   retain(address: string): void;
@@ -55,10 +50,9 @@ export function createAddressRegistry(
 ): AddressRegistry {
   const records = new Map<string, AddressRecord>();
   const keep = new Set([...activated, ...(options.keep ?? [])]);
-  // How many stored orders name each address; only addresses some order names are here.
+  // How many stored orders name each address.
   const named = new Map<string, number>();
-  // The records that may go, oldest first (a Map keeps insertion order): eviction takes
-  // the first, so it costs the same however many records are kept.
+  // The records that may go, oldest first (a Map keeps insertion order).
   const evictable = new Map<string, true>();
 
   const place = (record: AddressRecord): void => {
@@ -67,13 +61,11 @@ export function createAddressRegistry(
     evictable.delete(record.address);
     if (!keep.has(record.address) && !named.has(record.address)) evictable.set(record.address, true);
   };
-  // One live iterator, kept from trim to trim: every entry behind it is one it evicted, so
-  // the next it gives is the oldest, and it never walks the holes of deleted entries again.
+  // One live iterator, kept from trim to trim, so it never walks deleted entries again.
   let oldest = evictable.keys();
   const trimTo = (limit: number): void => {
     while (records.size > limit) {
       let next = oldest.next();
-      // A finished iterator stays finished: a new one reaches what was added since.
       if (next.done) {
         oldest = evictable.keys();
         next = oldest.next();
@@ -129,7 +121,7 @@ export function createAddressRegistry(
         return;
       }
       named.delete(address);
-      // Evictable again, as if it were new: the newest use decides its age.
+      // Evictable again, as if new.
       if (records.has(address) && !keep.has(address)) evictable.set(address, true);
       registry.trim();
     },
@@ -137,6 +129,5 @@ export function createAddressRegistry(
       if (options.capacity) trimTo(options.capacity());
     },
   };
-  // Not trimmed here: a restore retains the addresses of its orders first, then trims.
   return registry;
 }

@@ -1,9 +1,7 @@
 /**
- * The TRON chain as a rental's client reads it, derived on every read from the engine's
- * orders, activation records and settings at a time it is given: nothing here is stored,
- * so snapshots, the log of effects and a reset need nothing of their own. A COMPLETED
- * order delegates its energy from the pool at its outcome until its period (or a rule's
- * `delegationMs`) ends; a FAILED or REFUNDED order delivers nothing.
+ * The TRON chain as a rental's client reads it, derived on every read from the orders,
+ * activation records and settings: nothing here is stored. A COMPLETED order delegates
+ * its energy from the pool at its outcome until its period (or a rule's `delegationMs`) ends.
  */
 import { hash } from 'node:crypto';
 import type { components } from '../../src/generated/control.ts';
@@ -27,8 +25,7 @@ const BALANCE_OF_ENERGY = 935;
 const DEFAULTS = ENGINE_SETTINGS.chain.properties;
 
 /**
- * The chain settings in force: the scenario's over the spec's defaults, the confirmation
- * lag the timing profile's when none is set.
+ * The chain settings in force: the scenario's over the spec's defaults.
  *
  * @example
  *   chainOf(DEFAULT_SETTINGS).chainParameters.getEnergyFee; // 100
@@ -49,8 +46,7 @@ export function chainOf(settings: Settings): Chain {
 const totalEnergyLimit = (chain: Chain): bigint => BigInt(chain.chainParameters.getTotalEnergyLimit ?? 0);
 
 /**
- * The stake (sun, whole TRX) whose energy is at least `energy`: energy × TotalEnergyWeight
- * ÷ TotalEnergyLimit TRX, rounded up, since java-tron counts whole TRX of stake.
+ * The stake (sun, whole TRX, rounded up as java-tron counts) whose energy is at least `energy`.
  *
  * @example
  *   stakeFor(65_000, chainOf(DEFAULT_SETTINGS)); // 6_500_000_000 (6500 TRX at 10 energy a TRX)
@@ -77,12 +73,7 @@ export function energyOf(stakeSun: number, chain: Chain): number {
 /** The energy one COMPLETED order delegated, from its delivery to `expiresAt` (spec/control.yaml's OrderDelegation). */
 export type Delegation = Omit<components['schemas']['OrderDelegation'], 'state'>;
 
-/**
- * An order's delegation: undefined unless it is COMPLETED.
- *
- * @example
- *   delegationOf(order, chain)?.expiresAt; // order.outcomeAt + 3_600_000 for 1h
- */
+/** An order's delegation: undefined unless it is COMPLETED. */
 export function delegationOf(order: Order, chain: Chain): Delegation | undefined {
   if (order.status !== 'COMPLETED') return undefined;
   const deliveredAt = order.outcomeAt;
@@ -117,22 +108,21 @@ export function delegationsOf(orders: readonly Order[], chain: Chain, to?: strin
   return out;
 }
 
-/** An account on chain at a time: when it was made, and the delegations it shows then. */
+/**
+ * An account on chain at a time: when it was made; the delegations to it and from it that run
+ * then, and those to it that ended.
+ */
 export interface ChainAccount {
   address: string;
   createTime: number;
-  /** Delegations to it that run at the time. */
   received: Delegation[];
-  /** Delegations from it that run at the time (the pool's). */
   lent: Delegation[];
-  /** Delegations to it that ended by the time. */
   ended: Delegation[];
 }
 
 /**
- * An address as the chain shows it at `at`, or undefined while it does not exist. The
- * pool, a USDT holder and an address the scenario or the control plane activated exist
- * from the start; one an order activates, from that activation (its PROCESSING).
+ * An address as the chain shows it at `at`, or undefined while it does not exist: the pool,
+ * a USDT holder and an address activated by hand exist from the start; one an order activates, from then.
  *
  * @example
  *   chainAccountAt(engine.address(a), engine.delegations(), chain, now)?.received.length; // 1 once delivered
@@ -165,8 +155,7 @@ export function chainAccountAt(
 export const stakeOf = (delegations: readonly Delegation[]): number =>
   delegations.reduce((sum, d) => sum + d.stakeSun, 0);
 
-/** A block of the simulated chain. */
-export interface ChainBlock {
+interface ChainBlock {
   number: number;
   timestamp: number;
   blockID: string;
@@ -200,7 +189,7 @@ export type UsdtCall =
   | { fn: 'other' };
 
 /** What a USDT call does: the energy it uses, its output word (hex) or a revert. */
-export interface UsdtResult {
+interface UsdtResult {
   energy: number;
   output: string;
   reverted: boolean;
@@ -211,9 +200,8 @@ export const usdtOf = (chain: Chain, address: string): number =>
   parseUnits(chain.usdtBalances[address] ?? '0', `chain.usdtBalances.${address}`);
 
 /**
- * Runs a USDT call without a transaction: balanceOf answers the scenario's balance, a
- * transfer uses `transferEnergy.holder` or `.empty` by what its receiver holds, and
- * reverts when its owner holds less than it sends, as the token does.
+ * Runs a USDT call without a transaction: a transfer uses `transferEnergy.holder` or `.empty`
+ * by what its receiver holds, and reverts when its owner holds less than it sends.
  *
  * @example
  *   callUsdt(chain, { fn: 'transfer', owner, to: emptyAddress, amount: 1n }).energy; // 130_285

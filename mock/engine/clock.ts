@@ -1,8 +1,4 @@
-/**
- * What the engine needs of time. The engine never reads the system time itself:
- * every timestamp and every delay goes through the clock it is given, so a manual
- * clock can walk an order through its whole life in microseconds.
- */
+/** What the engine needs of time: it never reads the system time itself. */
 export type ClockMode = 'real' | 'manual';
 
 /** Cancels an alarm set with `Clock.setAlarm`. */
@@ -12,10 +8,7 @@ export interface Clock {
   readonly mode: ClockMode;
   /** Current time, Unix milliseconds. */
   now(): number;
-  /**
-   * Calls `wake` once when the clock reaches `at` (Unix ms). The engine keeps at most
-   * one alarm per engine, for its earliest scheduled step, rather than a timer per order.
-   */
+  /** Calls `wake` once when the clock reaches `at` (Unix ms). */
   setAlarm(at: number, wake: () => void): CancelAlarm;
 }
 

@@ -1,9 +1,7 @@
 /**
- * The effect of each change of state, as JSON-ready data, and how to put it back: what a
- * log of effects beside a state file holds (cli/state-log.ts). An effect says what the
- * change left (the order as it is now, its account's books, the supply held), never the
- * command that caused it: the random source is reseeded on a restore, so a command run
- * again would draw other ids, txIds and outcomes.
+ * The effect of each change of state as JSON-ready data, and how to put it back (the log
+ * beside a state file, cli/state-log.ts). An effect says what the change left, never the
+ * command: a restore reseeds the random source, so a command run again would draw otherwise.
  */
 import { accountFromSnapshot, accountSnapshot, type Account, type AccountSnapshot } from './accounts.ts';
 import type { AddressRecord } from './address-registry.ts';
@@ -18,7 +16,6 @@ import { RestoreError } from './snapshot-check.ts';
 export type EngineEffect = { seq: number; at: number } & EffectBody;
 
 export type EffectBody =
-  /** The order as it is now, its account's books and the supply held after the change. */
   | {
       type: 'order';
       change: 'created' | 'step' | 'released';
@@ -27,7 +24,6 @@ export type EffectBody =
       delegated: number;
       created: number;
     }
-  /** The account as it is now (with its books), and how many accounts and orders were made. */
   | { type: 'account'; change: 'created' | 'deposit'; account: AccountSnapshot; created: number }
   | { type: 'settings'; settings: Settings }
   | { type: 'rules'; change: 'added'; rule: Rule }
@@ -35,16 +31,14 @@ export type EffectBody =
   | { type: 'rules'; change: 'cleared' }
   | { type: 'supply'; energy: number | null }
   | { type: 'address'; record: AddressRecord }
-  /** The oldest finished orders were evicted down to `cap` (after an order was made). */
+  /** The oldest finished orders were evicted down to `cap`. */
   | { type: 'evicted'; cap: number }
-  /** Back to the starting scenario. */
   | { type: 'reset' }
-  /** A manual clock was moved to `at`: a restart resumes from the last effect's time, so a move that changed nothing else is kept too. */
+  /** A manual clock was moved to `at`: a restart resumes from the last effect's time. */
   | { type: 'clock' };
 
 /**
- * The effect of an event, read from the state it was told on: call it while the event is
- * told, before anything else changes.
+ * The effect of an event, read from the state while the event is told.
  *
  * @example
  *   engine.subscribe((event) => log(effectOf(state, event)));
@@ -82,11 +76,9 @@ export function effectOf(state: EngineState, event: EngineEvent): EffectBody {
 }
 
 /**
- * Puts one effect on a state, setting what it says directly (the order, the books, the
- * supply) and repeating only what follows from the state alone (an address claim, a rule's
- * use, an eviction). Returns the state, a new one for a reset. Steps are not scheduled
- * here: the caller schedules every order once all effects are on. Throws a RestoreError
- * for an effect that does not fit the state.
+ * Puts one effect on a state, setting what it says and repeating only what follows from the
+ * state alone (a claim, a rule's use, an eviction); a reset returns a new state. Steps are
+ * not scheduled here. Throws a RestoreError for an effect that does not fit.
  *
  * @example
  *   state = applyEffect(basis, state, effect);
@@ -156,7 +148,6 @@ export function applyEffect(basis: StateBasis, state: EngineState, effect: Effec
       state.scheduler.clear();
       return scenarioState(basis);
     case 'clock':
-      // The time is the effect's `at`, which a restart's clock starts from; no state holds it.
       return state;
   }
 }

@@ -1,7 +1,4 @@
-/**
- * An engine's state as one object. A reset and a restore build a new one and replace the
- * old one whole, so nothing of the state before survives either.
- */
+/** An engine's state as one object; a reset and a restore replace it whole. */
 import {
   accountFromSnapshot,
   createAccountRecord,
@@ -25,7 +22,6 @@ import type { EngineSnapshot } from './snapshot.ts';
 import { refuseIfBroken, snapshotProblems } from './snapshot-check.ts';
 
 export interface EngineState {
-  /** Replaced once after a log of effects is put on a restored state (effects.ts). */
   random: RandomSource;
   settings: Settings;
   readonly accountsByDigest: Map<string, Account>;
@@ -38,7 +34,6 @@ export interface EngineState {
   supplyEnergy: number | null;
   /** Energy that completed rentals hold now. */
   delegated: number;
-  /** Wakes this state's orders for their lifecycle steps; cleared when the state is replaced. */
   readonly scheduler: Scheduler<Order>;
   /** Accounts and orders made so far: a restore reseeds the random source by it. */
   created: number;
@@ -49,7 +44,7 @@ export interface StateBasis {
   readonly clock: Clock;
   readonly seed: number;
   readonly scenario: Scenario;
-  /** The engine's lifecycle step, which the state's scheduler calls when an order is due. */
+  /** The engine's lifecycle step, called when an order is due. */
   readonly step: (order: Order) => void;
 }
 
@@ -102,10 +97,8 @@ export function scenarioState(basis: StateBasis): EngineState {
 }
 
 /**
- * The state a snapshot holds, whose shape is valid (spec/control.yaml's StateFile). Its
- * orders are queued for their next steps; the caller runs those already due once the
- * state is its own. Throws a RestoreError when the parts do not agree, before anything
- * is scheduled.
+ * The state a snapshot of valid shape holds, its orders queued for their next steps; throws
+ * a RestoreError when the parts do not agree.
  *
  * @example
  *   const state = restoredState(basis, saved);
@@ -115,14 +108,12 @@ export function restoredState(basis: StateBasis, saved: EngineSnapshot): EngineS
   refuseIfBroken(snapshotProblems(saved));
   const { clock, seed, scenario } = basis;
   const state = makeState(basis, (capacity) => {
-    // A state file does not keep the next rule id: the ids the scenario's rules took are
-    // not handed out again.
+    // The ids the scenario's rules took are not handed out again.
     const rules = createOutcomeRules();
     for (const rule of scenario.rules ?? []) rules.add(rule);
     rules.restore(saved.rules);
     return {
-      // The random source's inner state is not saved; reseeding by what was created keeps
-      // a restored run deterministic, though not identical to an uninterrupted one.
+      // Reseeded by what was created: deterministic, not identical to an uninterrupted run.
       random: createRandomSource(seed + saved.created),
       settings: applySettings(DEFAULT_SETTINGS, saved.settings),
       registry: createAddressRegistry([], clock.now(), saved.addresses, {
@@ -149,7 +140,7 @@ export function restoredState(basis: StateBasis, saved: EngineSnapshot): EngineS
 }
 
 /**
- * Adds an account to a state. It tells no one: the caller's event does.
+ * Adds an account to a state, telling no one.
  *
  * @example
  *   const { apiKey, account } = addAccount(state, { trx: 5_000_000 });
@@ -180,7 +171,7 @@ export function addAccount(
 }
 
 /**
- * Queues an order's next wake-up, whatever its status (at creation, on each step and on restore).
+ * Queues an order's next wake-up, whatever its status.
  *
  * @example
  *   scheduleNext(state, order); // PENDING: wakes at createdAt + processingAfter

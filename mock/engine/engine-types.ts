@@ -1,7 +1,4 @@
-/**
- * The engine's interface: what it starts from, what it takes and what it tells. The
- * implementation is createEngine in engine.ts.
- */
+/** The engine's interface; createEngine in engine.ts implements it. */
 import type { Account } from './accounts.ts';
 import type { AddressRecord } from './address-registry.ts';
 import type { Delegation } from './chain.ts';
@@ -40,29 +37,14 @@ export interface EngineOptions {
   scenario?: Scenario;
   /** State saved by `snapshot()`, restored over the scenario at start (not on reset). */
   restore?: EngineSnapshot;
-  /**
-   * Effects logged after `restore` was saved (its `logSeq`), put on it in order before any
-   * due step runs; those it holds already are skipped.
-   */
+  /** Effects logged after `restore` was saved (its `logSeq`), put on it in order. */
   replay?: readonly EngineEffect[];
 }
 
-/**
- * One change of the engine's state, told after it is applied. Every change is told, each
- * exactly once and in the order it happened, and each moves `version` by one: a listener
- * sees the whole history of a run (live views, a saver, a log of effects).
- */
+/** One change of the engine's state, told once, in order, after it is applied; each moves `version`. */
 export type EngineEvent =
-  /** An order was made, its amount frozen on its account's books; the Order holds what it was made with. */
-  | { type: 'order'; change: 'created'; order: Order }
-  /**
-   * An order took a lifecycle step, to its `status` now: PROCESSING (activating its address
-   * when it claimed that, taking supply), COMPLETED (its amount spent), FAILED, REFUNDED
-   * (its amount released on its account's books).
-   */
-  | { type: 'order'; change: 'step'; order: Order }
-  /** A completed rental of a limited supply ended: its energy went back to the pool. */
-  | { type: 'order'; change: 'released'; order: Order }
+  /** Made; took a lifecycle step to its `status` now; or, completed, gave its energy back to the pool. */
+  | { type: 'order'; change: 'created' | 'step' | 'released'; order: Order }
   | { type: 'account'; change: 'created'; account: Account }
   /** Smallest units booked to each currency of the account (0 when none). */
   | { type: 'account'; change: 'deposit'; account: Account; trx: number; usdt: number }
@@ -73,10 +55,7 @@ export type EngineEvent =
   | { type: 'rules'; change: 'cleared' }
   | { type: 'supply'; energy: number | null }
   | { type: 'address'; record: AddressRecord }
-  /**
-   * The whole state was replaced: by the starting scenario (a reset), or by a saved
-   * snapshot (`restored`, at creation). Nothing of the state before is left.
-   */
+  /** The whole state was replaced: by the scenario (a reset), or by a saved snapshot (`restored`). */
   | { type: 'reset'; restored?: EngineSnapshot };
 
 export interface Supply {
@@ -93,15 +72,12 @@ export interface Engine {
   authenticate(apiKey: string): Account | undefined;
   quote(rentalCount: number, period: PeriodCode): Quote;
   /**
-   * Creates an order, or returns the existing one for a known outOrderNo (`duplicate: true`).
-   * A rejection (a duplicate refused, a balance that cannot pay) throws a SimulatorError
-   * before anything changes: no money frozen, nothing drawn from the random source, no
-   * event, no new version.
+   * Creates an order, or returns the existing one for a known outOrderNo (`duplicate: true`);
+   * `outcome` forces how it ends, as a rule would. A rejection throws before anything changes.
    */
   createOrder(
     account: Account,
     input: CreateOrderInput,
-    /** `outcome` forces how this one order ends, as a rule would, without using up a rule. */
     options?: { outcome?: Outcome | undefined },
   ): { order: Order; duplicate: boolean };
   /** Finds an order of this account; with both identifiers, `settings.historyPrefers` names the one that wins. */
@@ -118,7 +94,7 @@ export interface Engine {
   address(address: string): AddressRecord;
   setAddress(address: string, activated: boolean): AddressRecord;
   addresses(): AddressRecord[];
-  /** The delegations of the stored COMPLETED orders (all, or those to `to`), oldest first: chain.ts derives the chain from them. */
+  /** The delegations of the stored COMPLETED orders (all, or those to `to`), oldest first. */
   delegations(to?: string): Delegation[];
   /** Runs every lifecycle step due by the clock's now. */
   tick(): void;
@@ -128,34 +104,22 @@ export interface Engine {
   checkInvariants(): string[];
   /** The whole state as JSON-ready data, for persistence. */
   snapshot(): EngineSnapshot;
-  /**
-   * The state of now, with the orders handed out a chunk at a time, so a large state can
-   * be written without holding the event loop; later changes do not show in it. Close it
-   * when done.
-   */
+  /** The state of now, its orders read out a chunk at a time; close it when done. */
   snapshotLater(): PendingSnapshot;
-  /** How many orders are stored now (eviction keeps it at most `maxStoredOrders` when it can). */
+  /** How many orders are stored now. */
   readonly storedOrders: number;
-  /** Moves by one with every event, so with every change of state; a saver skips writing when it has not moved. */
+  /** Moves by one with every event. */
   readonly version: number;
   /** Calls `listener` with every event from now on; returns the function that stops it. */
   subscribe(listener: (event: EngineEvent) => void): () => void;
-  /**
-   * Calls `listener` with the effect of every change from now on, as JSON-ready data, each
-   * before the change is told to `subscribe`'s listeners: what a log of effects appends.
-   * Returns the function that stops it.
-   */
+  /** Calls `listener` with the effect of every change, before `subscribe`'s listeners hear it. */
   subscribeEffects(listener: (effect: EngineEffect) => void): () => void;
   /**
-   * Sets where each change is written before it takes effect (a log of effects). A change
-   * asked for (an order with the steps it made due, an account, a deposit, a rule, the
-   * settings, the supply, an address) goes to `write` whole; when that throws, the state
-   * is put back to what `readBack` gives, as a restart would, and the error is thrown to
-   * the caller: nothing changed. What time made (a lifecycle step, a clock's move, a
-   * reset) goes to `append`. Undefined stops it.
+   * Sets where each change is written before it takes effect (write-ahead.ts): a change
+   * asked for goes to `write` whole, and is undone when that throws; what time made goes to `append`.
    */
   writeAhead(writer: EffectWriter | undefined): void;
-  /** Changes since the state began, across restores: the number of the last effect, and a snapshot's `logSeq`. */
+  /** Changes since the state began, across restores: a snapshot's `logSeq`. */
   readonly seq: number;
 }
 

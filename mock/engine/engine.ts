@@ -1,8 +1,4 @@
-/**
- * The simulator's domain: accounts and ledgers, pricing, the activation registry,
- * outcome rules, supply and the order lifecycle, all driven by an injected clock and
- * a seeded random source. It knows nothing of HTTP.
- */
+/** The simulator's domain, driven by an injected clock and a seeded random source; no HTTP. */
 import { accountSnapshot, digestKey } from './accounts.ts';
 import { chainOf, delegationsOf } from './chain.ts';
 import type { ManualClock } from './clock.ts';
@@ -54,32 +50,26 @@ export function createEngine(options: EngineOptions): Engine {
   const listeners = new Set<(event: EngineEvent) => void>();
   const effectListeners = new Set<(effect: EngineEffect) => void>();
   const basis = { clock, seed, scenario, step };
-  /** Everything that changes; a reset or a restore replaces it whole (engine-state.ts). */
   let state: EngineState = scenarioState(basis);
   let version = 0;
-  /** Changes since the state began, kept across restores (a state file's logSeq): each effect's number. */
+  /** Changes since the state began, kept across restores (a state file's logSeq). */
   let seq = 0;
   /** Snapshots being written; each keeps an order's state before a step changes it. */
   const beforeChange = new Set<(order: Order) => void>();
-  /** Changes asked for are written before they take effect (write-ahead.ts). */
   const ahead = createWriteAhead({
     tell: (effect) => effectListeners.forEach((listener) => listener(effect)),
     restore: (saved, effects) => restore(saved, effects),
     runDue: () => state.scheduler.runDue(),
   });
 
-  /** Numbers a change, and hands its effect to the log of effects when one listens. */
+  /** Numbers a change, and hands its effect to a log of effects when one listens. */
   function record(body: () => EffectBody): void {
     seq++;
     if (ahead.writing || effectListeners.size > 0)
       ahead.take({ seq, at: clock.now(), ...body() } as EngineEffect);
   }
 
-  /**
-   * The one way a change of state is made known: every mutation below applies its change
-   * and then calls this exactly once, so `version` moves once per change and one listener
-   * sees every change there is, in order.
-   */
+  /** Every mutation applies its change, then calls this exactly once. */
   function commit(event: EngineEvent): void {
     version++;
     record(() => effectOf(state, event));
@@ -104,7 +94,7 @@ export function createEngine(options: EngineOptions): Engine {
     }
   }
 
-  /** Moves an order one step along its lifecycle (lifecycle.ts); the scheduler calls it when due. */
+  /** Moves an order one step along its lifecycle; the scheduler calls it when due. */
   function step(order: Order): void {
     for (const capture of beforeChange) capture(order);
     const s = state;
@@ -152,11 +142,7 @@ export function createEngine(options: EngineOptions): Engine {
     commit({ type: 'order', change: 'step', order });
   }
 
-  /**
-   * Puts a snapshot's state in place of the scenario's, and the effects logged after it on
-   * that; refuses a snapshot whose parts do not agree, or effects that do not follow it,
-   * changing nothing.
-   */
+  /** Puts a snapshot's state and the effects logged after it in place; refuses what does not fit. */
   function restore(saved: EngineSnapshot | undefined, effects: readonly EngineEffect[]): void {
     let next = saved ? restoredState(basis, saved) : scenarioState(basis);
     let at = saved?.logSeq ?? 0;
@@ -172,14 +158,11 @@ export function createEngine(options: EngineOptions): Engine {
       at = effect.seq;
     }
     if (at !== (saved?.logSeq ?? 0)) {
-      // The effects set orders without their wake-ups: each is queued once, as it is now.
       next.scheduler.clear();
       for (const order of next.orders.list()) scheduleNext(next, order);
-      // As a restore of a file saved now would: reseeded by what was created.
       next.random = createRandomSource(seed + next.created);
     }
     replace(next, { type: 'reset', ...(saved ? { restored: saved } : {}) });
-    // The event of the restore is no change of its own: seq is the last change restored.
     seq = at;
     if (effects.length > 0) refuseIfBroken(snapshotProblems(engine.snapshot()));
   }
@@ -257,22 +240,20 @@ export function createEngine(options: EngineOptions): Engine {
       });
       s.orders.add(order);
       s.created++;
-      // Steps already due (the instant profile, a zero delay) happen before the caller sees
-      // the order, each told after its creation is.
+      // Steps already due happen before the caller sees the order, told after its creation.
       s.scheduler.batch(() => {
         scheduleNext(s, order);
         commit({ type: 'order', change: 'created', order });
       });
       if (s.orders.size > settings.maxStoredOrders) {
         s.orders.evict(settings.maxStoredOrders);
-        // No event of its own (nothing a view shows), but a log of effects must repeat it here.
+        // No event of its own, but a log of effects must repeat it.
         record(() => ({ type: 'evicted', cap: settings.maxStoredOrders }));
       }
       return { order, duplicate: false };
     },
 
     findOrder(account, ref) {
-      // Both given: the identifier the settings prefer finds the order, the other is ignored.
       const byOrderId =
         ref.orderId !== undefined &&
         (ref.outOrderNo === undefined || state.settings.historyPrefers === 'orderId');
@@ -299,13 +280,11 @@ export function createEngine(options: EngineOptions): Engine {
     },
 
     deposit(account, amounts) {
-      // Check both before booking either, so a rejected deposit changes nothing.
-      const ledger = account.ledger;
-      const probe = { TRX: { ...ledger.TRX }, USDT: { ...ledger.USDT } };
-      if (amounts.trx) deposit(probe, 'TRX', amounts.trx);
-      if (amounts.usdt) deposit(probe, 'USDT', amounts.usdt);
-      if (amounts.trx) deposit(ledger, 'TRX', amounts.trx);
-      if (amounts.usdt) deposit(ledger, 'USDT', amounts.usdt);
+      // Booked on a copy first, so a rejected deposit changes nothing.
+      for (const ledger of [structuredClone(account.ledger), account.ledger]) {
+        if (amounts.trx) deposit(ledger, 'TRX', amounts.trx);
+        if (amounts.usdt) deposit(ledger, 'USDT', amounts.usdt);
+      }
       commit({ type: 'account', change: 'deposit', account, trx: amounts.trx ?? 0, usdt: amounts.usdt ?? 0 });
       return account;
     },
@@ -398,7 +377,6 @@ export function createEngine(options: EngineOptions): Engine {
         settings: s.settings,
         supply: { energy: s.supplyEnergy, delegated: s.delegated },
         rules: s.rules.list(),
-        // Records are replaced, never changed in place, so a shallow copy holds still.
         addresses: s.registry.list(),
         accounts: s.accounts.map(accountSnapshot),
       } as const;

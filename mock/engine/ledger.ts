@@ -1,7 +1,4 @@
-/**
- * An account's money, per currency, in smallest units. Every movement keeps
- * available + frozen + spent = deposited, which the engine's checkInvariants verifies (snapshot-check.ts).
- */
+/** An account's money per currency, in smallest units: available + frozen + spent = deposited. */
 import { MAX_AMOUNT, formatUnits, type CurrencyCode } from './money.ts';
 import { SimulatorError } from './simulator-error.ts';
 

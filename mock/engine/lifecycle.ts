@@ -1,8 +1,4 @@
-/**
- * The order lifecycle as one table: from each open status, the status it moves to and
- * when. Stepping, scheduling and the "next step" view all read it, so a change of the
- * lifecycle is made here once (PENDING → PROCESSING → COMPLETED, or FAILED → REFUNDED).
- */
+/** The order lifecycle as one table: from each open status, the status it moves to and when. */
 import type { Order, OrderStatusCode } from './order.ts';
 import { PERIOD_MS } from './pricing.ts';
 
@@ -38,9 +34,7 @@ export function nextStep(order: Order): NextStep | undefined {
 }
 
 /**
- * When the engine must next look at an order: its next status change, or, for a
- * completed rental that holds energy of a limited supply, the end of the rental, when
- * the energy goes back to the pool. Undefined when nothing is left to do.
+ * When the engine must next look at an order: its next step, or the end of a rental holding supply.
  *
  * @example
  *   wakeAt(completedReservedOrder); // order.outcomeAt + PERIOD_MS[order.period]

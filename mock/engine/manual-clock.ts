@@ -4,11 +4,7 @@ import { SimulatorError } from './simulator-error.ts';
 /** The upstream example's creation time, 2025-03-12T17:50:09Z: ids look like upstream's. */
 export const DEFAULT_MANUAL_START = 1_741_801_809_000;
 
-/**
- * The latest time a manual clock can show, 9999-12-31T23:59:59.999Z: order ids hold the
- * time as a 14-digit yyyyMMddHHmmss stamp, so a fifth year digit would break them (and a
- * Date stops at +275760, where `toISOString` throws "Invalid time value").
- */
+/** The latest time a manual clock can show: an order id holds a four-digit year. */
 export const MAX_CLOCK_MS: number = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 const MAX_ISO = '9999-12-31T23:59:59.999Z';
 
@@ -34,7 +30,7 @@ export function createManualClock(start: number = DEFAULT_MANUAL_START): ManualC
   }
   let now = start;
   let seq = 0;
-  // Alarms are few (one per engine using this clock), so a sorted scan is enough.
+  // Alarms are few (one per engine), so a scan is enough.
   let alarms: Alarm[] = [];
   const advanced = new Set<(now: number) => void>();
   return {

@@ -1,17 +1,12 @@
-/**
- * Money as integers in the smallest unit: sun for TRX and micro-USDT for USDT, both
- * six decimals. Decimal strings are parsed and printed digit by digit, so no binary
- * float ever holds an amount.
- */
+/** Money as integers in the smallest unit (sun, micro-USDT), parsed and printed digit by digit. */
 import { SimulatorError } from './simulator-error.ts';
 
 export type CurrencyCode = 'TRX' | 'USDT';
 
-/** Both currencies have six decimals: 1 TRX = 10^6 sun, 1 USDT = 10^6 micro-USDT. */
 const UNIT_DECIMALS = 6;
 export const UNITS_PER_COIN = 1_000_000;
 
-/** The largest amount any balance may hold, in smallest units (about 9 billion coins). */
+/** The largest amount any balance may hold, in smallest units. */
 export const MAX_AMOUNT: number = Number.MAX_SAFE_INTEGER;
 
 const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
@@ -63,8 +58,7 @@ export function formatUnits(units: number): string {
 }
 
 /**
- * Prints smallest units with exactly `decimals` decimals; the value must already be
- * a whole multiple of that precision.
+ * Prints smallest units with exactly `decimals` decimals; the value must fit them.
  *
  * @example
  *   formatFixed(800_000, 2); // '0.80'
@@ -83,9 +77,8 @@ export function formatFixed(units: number, decimals: number): string {
 }
 
 /**
- * Prints smallest units as a service shows a decimal-string field: `trimmed` without
- * trailing zeros, or exactly N decimals, rounded half up below the units' six and
- * zero-padded above them. Only the text changes: the amount stays whole units.
+ * Prints smallest units as a service shows a decimal-string field: `trimmed`, or exactly N
+ * decimals, rounded half up below six and zero-padded above.
  *
  * @example
  *   formatDecimals(795_380_000, 6);         // '795.380000'
@@ -106,10 +99,7 @@ export function formatDecimals(units: number, format: number | 'trimmed'): strin
   return formatFixed(Number(rounded), format);
 }
 
-/**
- * Money is never negative, fractional or past MAX_AMOUNT; printing such a value would
- * show garbage like "-209.-36" or "1e+24.838656", so it is refused as the bug it is.
- */
+/** Money is never negative, fractional or past MAX_AMOUNT: printing such a value is a bug. */
 function assertFormattable(units: number): void {
   if (!Number.isSafeInteger(units) || units < 0) {
     throw new RangeError(

@@ -1,7 +1,6 @@
 /**
- * Where an engine keeps its orders: by id, by account (and outOrderNo), and in creation
- * order for eviction. Eviction keeps memory bounded: past the cap the oldest finished
- * orders go, and what completed ones spent stays in their account's books.
+ * Where an engine keeps its orders: by id, by account (and outOrderNo), and oldest first;
+ * past the cap the oldest finished go, what they spent staying in their account's books.
  */
 import type { AddressRegistry } from './address-registry.ts';
 import type { Order } from './order.ts';

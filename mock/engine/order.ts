@@ -1,7 +1,4 @@
-/**
- * One order. Its timeline is derived from the times of its steps rather than stored as a
- * list, so its history cannot be reordered.
- */
+/** One order; its timeline is derived from the times of its steps, so it cannot be reordered. */
 import type { components } from '../../src/generated/control.ts';
 import { ORDER_STATUSES } from '../../src/generated/lists.ts';
 import type { Account } from './accounts.ts';
@@ -12,7 +9,6 @@ import type { PeriodCode } from './pricing.ts';
 /** spec/openapi.yaml's OrderStatus enum. */
 export { ORDER_STATUSES };
 export type OrderStatusCode = (typeof ORDER_STATUSES)[number];
-export const TERMINAL_STATUSES: ReadonlySet<OrderStatusCode> = new Set(['COMPLETED', 'REFUNDED']);
 
 export interface TimelineStep {
   status: OrderStatusCode;
@@ -29,68 +25,60 @@ export interface CreateOrderInput {
 }
 
 /** Everything an order is created with: the request, and what the engine decided about it. */
-export interface OrderInit extends CreateOrderInput {
+interface OrderInit extends CreateOrderInput {
   id: string;
   account: Account;
   currency: CurrencyCode;
-  /** Charged amount in smallest units (sun or micro-USDT). */
   amount: number;
-  /** Unix ms. */
   createdAt: number;
-  /** Drawn at creation so that the same seed gives the same txIds whatever the timing: 64 hex digits. */
   plannedTxId: string;
   outcome: Outcome;
-  /** True when a rule decided the outcome; supply shortage then does not override it. */
   forced: boolean;
-  /** True when this order activates its pledge address when processing starts. */
   activates: boolean;
-  /** Planned delays from creation, ms. */
   processingAfter: number;
   outcomeAfter: number;
   refundAfter: number;
-  /** How long its energy stays delegated on chain, when a rule says so instead of the period. */
   delegationMs?: number | undefined;
 }
 
-/**
- * An order as the state file keeps it: spec/control.yaml's StateOrder. A stored field is
- * added in the spec, and read and written in `toSnapshot` and `fromSnapshot`.
- */
+/** An order as the state file keeps it: spec/control.yaml's StateOrder. */
 export type OrderSnapshot = components['schemas']['StateOrder'];
 
-const OPEN_STATUSES: ReadonlySet<OrderStatusCode> = new Set(['PENDING', 'PROCESSING', 'FAILED']);
-
 export class Order {
-  readonly id: string;
-  readonly account: Account;
-  readonly pledgeAddress: string;
-  readonly rentalCount: number;
-  readonly period: PeriodCode;
-  readonly outOrderNo: string | undefined;
-  readonly currency: CurrencyCode;
-  readonly amount: number;
-  readonly createdAt: number;
-  /** The txId drawn at creation, whatever the status. */
-  readonly plannedTxId: string;
+  declare readonly id: string;
+  declare readonly account: Account;
+  declare readonly pledgeAddress: string;
+  declare readonly rentalCount: number;
+  declare readonly period: PeriodCode;
+  declare readonly outOrderNo: string | undefined;
+  declare readonly currency: CurrencyCode;
+  /** Charged, in smallest units. */
+  declare readonly amount: number;
+  declare readonly createdAt: number;
+  /** Drawn at creation, so the same seed gives the same txIds whatever the timing. */
+  declare readonly plannedTxId: string;
   /** What the order comes to; supply shortage may turn COMPLETED into FAILED while processing. */
-  outcome: Outcome;
-  readonly forced: boolean;
-  readonly activates: boolean;
-  readonly processingAfter: number;
-  readonly outcomeAfter: number;
-  readonly refundAfter: number;
-  /** How long its energy stays delegated on chain when a rule said so; the period when undefined. */
-  readonly delegationMs: number | undefined;
+  declare outcome: Outcome;
+  /** A rule or a Prefer decided the outcome: supply shortage does not override it. */
+  declare readonly forced: boolean;
+  /** It activates its pledge address when processing starts. */
+  declare readonly activates: boolean;
+  /** Planned delays from creation, ms. */
+  declare readonly processingAfter: number;
+  declare readonly outcomeAfter: number;
+  declare readonly refundAfter: number;
+  /** How long its energy stays delegated when a rule said so; the period when undefined. */
+  declare readonly delegationMs: number | undefined;
   status: OrderStatusCode = 'PENDING';
   /** Times of each step, Unix ms; 0 until `status` has reached the step. */
   processingAt = 0;
   outcomeAt = 0;
   refundedAt = 0;
-  /** How many refunds were booked: the invariant is exactly one for a REFUNDED order. */
+  /** Refunds booked: exactly one for a REFUNDED order. */
   refunds = 0;
   /** Energy reserved from a limited supply, returned when the rental ends. */
   reserved = false;
-  failureReason: string | undefined;
+  failureReason: string | undefined = undefined;
 
   /**
    * @example
@@ -100,32 +88,12 @@ export class Order {
    *   order.status; // 'PENDING'
    */
   constructor(init: OrderInit) {
-    this.id = init.id;
-    this.account = init.account;
-    this.pledgeAddress = init.pledgeAddress;
-    this.rentalCount = init.rentalCount;
-    this.period = init.period;
-    this.outOrderNo = init.outOrderNo;
-    this.currency = init.currency;
-    this.amount = init.amount;
-    this.createdAt = init.createdAt;
-    this.plannedTxId = init.plannedTxId;
-    this.outcome = init.outcome;
-    this.forced = init.forced;
-    this.activates = init.activates;
-    this.processingAfter = init.processingAfter;
-    this.outcomeAfter = init.outcomeAfter;
-    this.refundAfter = init.refundAfter;
-    this.delegationMs = init.delegationMs;
+    Object.assign(this, init);
   }
 
   /** The delegation's transaction id, once delegation happened. */
   get txId(): string {
     return this.status === 'COMPLETED' ? this.plannedTxId : '';
-  }
-
-  get isOpen(): boolean {
-    return OPEN_STATUSES.has(this.status);
   }
 
   timeline(): TimelineStep[] {
@@ -199,9 +167,7 @@ export class Order {
    * @example
    *   const order = Order.fromSnapshot(account, saved.orders[0]);
    */
-  static fromSnapshot(account: Account, saved: OrderSnapshot): Order {
-    const order = new Order({ ...saved, account });
-    order.restoreProgress(saved);
-    return order;
+  static fromSnapshot(account: Account, { accountId: _id, ...saved }: OrderSnapshot): Order {
+    return new Order({ ...saved, account });
   }
 }

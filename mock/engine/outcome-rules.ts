@@ -1,7 +1,4 @@
-/**
- * Outcome rules force what happens to matching orders, for tests that must provoke a
- * failure or a delay on demand. Rules are tried in the order they were added.
- */
+/** Outcome rules force what happens to matching orders; they are tried in the order added. */
 import type { components } from '../../src/generated/control.ts';
 
 /** A rule as POST /_sim/rules takes it (spec/control.yaml's RuleRequest). */

@@ -1,8 +1,4 @@
-/**
- * How an order is paid: TRX when the account has enough, else USDT at the configured
- * rate (or, when the settings say so, not at all), frozen until the order completes
- * (spent) or is refunded (released).
- */
+/** How an order is paid: TRX when the account has enough, else USDT at the set rate (or not at all). */
 import type { Ledger } from './ledger.ts';
 import { tryFreeze } from './ledger.ts';
 import { formatFixed, formatUnits, type CurrencyCode } from './money.ts';

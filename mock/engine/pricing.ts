@@ -1,7 +1,4 @@
-/**
- * Prices: sun per unit of energy for each period. The estimate and the charge come
- * from the same function, so they always agree.
- */
+/** Prices: sun per unit of energy for each period; the estimate and the charge share `quote`. */
 import { API_OPERATION_SPECS, ENGINE_SETTINGS, PERIODS } from '../../src/generated/lists.ts';
 import { formatFixed, roundHalfUp, UNITS_PER_COIN } from './money.ts';
 import type { Settings } from './settings.ts';
@@ -66,8 +63,7 @@ export function quote(prices: Record<PeriodCode, number>, rentalCount: number, p
 const ORDER_MINIMUM: number = API_OPERATION_SPECS.createOrder.parameters.rentalCount.minimum;
 
 /**
- * Refuses a quantity the settings rule out where upstream is silent: above `maxRentalCount`
- * (price and order), below the order's minimum on a price when `priceMinimum` is on.
+ * Refuses a rentalCount above `maxRentalCount`, or on a price below the order's minimum with `priceMinimum`.
  *
  * @example
  *   checkQuantity({ maxRentalCount: 10_000_000, priceMinimum: false }, 98_765_432, 'price'); // throws aboveMaximum
@@ -101,7 +97,6 @@ export function checkQuantity(
  *   usdtCost(4_230_000, 190_000); // 800_000 (0.80 USDT, the upstream example's 0.8)
  */
 export function usdtCost(costSun: number, microUsdtPerTrx: number): number {
-  // Round the exact product once; dividing first would round twice.
   const scale = BigInt(UNITS_PER_COIN);
   return Number(roundHalfUp(BigInt(costSun) * BigInt(microUsdtPerTrx), CHARGE_STEP * scale) / scale);
 }

@@ -1,20 +1,16 @@
 /**
- * The engine's only source of randomness: a faker instance seeded from the simulator's
- * seed, so the same seed gives the same ids, keys, addresses, txIds and outcomes. Each
- * function draws exactly what its comment says, so a seed's values never change between
- * releases.
+ * The engine's only source of randomness: a seeded faker instance, so a seed gives the same
+ * values. Each function draws exactly what its comment says, so they never change between releases.
  */
 import { faker as baseFaker } from '@faker-js/faker/locale/base';
 
 type FakerInstance = typeof baseFaker;
-// The locale entry exports an instance, not the class: the class is taken from it to build
-// one private faker per engine.
+// The locale entry exports an instance: its class builds one private faker per source.
 const FakerClass = baseFaker.constructor as new (options: {
   locale: FakerInstance['rawDefinitions'];
 }) => FakerInstance;
 
 export interface RandomSource {
-  readonly seed: number;
   /** A float in [0, 1). */
   float(): number;
   /** An integer in [min, max], both included. */
@@ -41,7 +37,6 @@ export function createRandomSource(seed: number): RandomSource {
   const faker = new FakerClass({ locale: baseFaker.rawDefinitions });
   faker.seed(seed);
   return {
-    seed,
     float: () => faker.number.float({ min: 0, max: 1 - Number.EPSILON }),
     int: (min, max) => faker.number.int({ min, max }),
     hex: (length) => faker.string.hexadecimal({ length, casing: 'lower', prefix: '' }),
@@ -50,7 +45,6 @@ export function createRandomSource(seed: number): RandomSource {
         '',
       ),
     base36(length) {
-      // 36^8 - 1 is a safe integer, so the draw is exact and each value about equally likely.
       if (!(length >= 1 && length <= 8))
         throw new RangeError(`base36 draws 1 to 8 characters (got ${length}).`);
       return faker.number

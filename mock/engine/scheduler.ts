@@ -1,7 +1,6 @@
 /**
- * The lifecycle scheduler: one binary min-heap of due steps and at most one clock
- * alarm for the earliest of them, instead of a timer per order per transition.
- * Steps due at the same instant run in the order they were scheduled.
+ * The lifecycle scheduler: a binary min-heap of due steps and one clock alarm for the
+ * earliest; steps due at the same instant run in the order they were scheduled.
  */
 import type { CancelAlarm, Clock } from './clock.ts';
 
@@ -14,13 +13,13 @@ interface Entry<T> {
 export interface Scheduler<T> {
   /** Queues `item` to be handled at `at` (Unix ms). */
   schedule(at: number, item: T): void;
-  /** Handles every item due by the clock's now; called by the alarm and after changes. */
+  /** Handles every item due by the clock's now. */
   runDue(): void;
   /** Runs `fn` with arming held, then runs what is due and arms the alarm once. */
   batch(fn: () => void): void;
   /** How many items wait. */
   readonly size: number;
-  /** Every waiting item with its due time, earliest first (for snapshots and views). */
+  /** Every waiting item with its due time, earliest first. */
   pending(): Array<{ at: number; item: T }>;
   /** Drops every item and the alarm. */
   clear(): void;
@@ -94,7 +93,6 @@ export function createScheduler<T>(clock: Clock, handle: (item: T) => void): Sch
       if (!running) arm();
     },
     runDue() {
-      // Handlers schedule follow-up steps; the loop picks those up when already due.
       if (running) return;
       running = true;
       try {

@@ -1,8 +1,6 @@
 /**
- * Checks a patch of the engine's settings against spec/control.yaml's EngineSettings: the
- * rules PATCH /_sim/config and a scenario's settings are held to, in the engine's whole
- * units. The rules are the spec's alone (its precompiled validator, and the generated
- * table to word them); code adds only what a JSON schema cannot state.
+ * Checks a patch of the engine's settings against spec/control.yaml's EngineSettings, wording
+ * a refusal from the generated table; code adds only what a JSON schema cannot state.
  */
 import { ENGINE_SETTINGS } from '../../src/generated/lists.ts';
 import {
@@ -17,7 +15,6 @@ import { SimulatorError } from './simulator-error.ts';
 type Rules = Readonly<Record<string, ValueRule>>;
 const SETTING_RULES = ENGINE_SETTINGS as unknown as Rules;
 
-// One validator for every engine of the process, taken from the precompiled set on first use.
 let validateEngineSettings: ValidateFunction | undefined;
 
 /**
@@ -28,13 +25,12 @@ let validateEngineSettings: ValidateFunction | undefined;
  *   // SimulatorError parameterInvalid: "failureRate must be a number from 0 to 1 (got 1.5)."
  */
 export function checkSettingsPatch(patch: object): void {
-  // An empty patch breaks no rule, and a start with one needs no validator.
   if (Object.keys(patch).length === 0) return;
   validateEngineSettings ??= createValidators(loadSpec('control')).schema('EngineSettings');
   if (!validateEngineSettings(patch)) {
     throw SimulatorError.invalidParameter(describeSettingError(validateEngineSettings.errors ?? [], patch));
   }
-  // JSON Schema cannot relate two values of one object: a delay range must not end before it starts.
+  // JSON Schema cannot say that a range's min is at most its max.
   const delays = (patch as { delaysMs?: Record<string, unknown> }).delaysMs ?? {};
   for (const [step, delay] of Object.entries(delays)) {
     const range = delay as { min?: number; max?: number } | undefined;
@@ -42,7 +38,6 @@ export function checkSettingsPatch(patch: object): void {
       throw SimulatorError.invalidParameter(`delaysMs.${step} must have min <= max (got ${preview(delay)}).`);
     }
   }
-  // An extra field copies a field of the order's record: the API document's Order schema names them.
   const extras = (patch as { extraFields?: Record<string, { copyOrderField?: string }[]> }).extraFields ?? {};
   for (const [operation, fields] of Object.entries(extras)) {
     for (const [index, field] of (fields ?? []).entries()) {
@@ -62,10 +57,7 @@ function orderFields(): string[] {
   return orderFieldNames;
 }
 
-/**
- * The first problem of a failed validation as one sentence: the setting's path, its rule
- * as the generated table states it (or ajv's words below the table's depth), and the value.
- */
+/** The first problem of a failed validation as one sentence: the setting's path, its rule and the value. */
 function describeSettingError(errors: ErrorObject[], patch: object): string {
   const error = errors[0];
   if (!error) return 'The settings patch is invalid.';
@@ -81,8 +73,7 @@ function describeSettingError(errors: ErrorObject[], patch: object): string {
   }
   const path = segments.join('.') || 'the settings patch';
   const got = ` (got ${preview(valueAt(patch, segments))})`;
-  // An extra field's sources are alternatives (a oneOf): ajv reports the first branch that
-  // failed ("must have required property 'copyParameter'"), which names no rule a user broke.
+  // ajv reports an extra field's first failed oneOf branch, which names no rule a user broke.
   if (
     /^\/extraFields\/[^/]+\/\d+$/.test(error.instancePath) &&
     errors.some((e) => e.keyword === 'oneOf' && e.instancePath === error.instancePath)
@@ -122,14 +113,9 @@ export function ruleText(rule: ValueRule): string {
   if (types.includes('integer') || types.includes('number')) {
     const noun = types.includes('integer') ? 'a whole number' : 'a number';
     const { minimum: min, maximum: max } = rule;
-    const range =
-      min !== undefined && max !== undefined
-        ? ` from ${min} to ${max}`
-        : min !== undefined
-          ? ` >= ${min}`
-          : max !== undefined
-            ? ` <= ${max}`
-            : '';
+    let range = '';
+    if (min !== undefined) range = max !== undefined ? ` from ${min} to ${max}` : ` >= ${min}`;
+    else if (max !== undefined) range = ` <= ${max}`;
     return `${noun}${range}${nullable}`;
   }
   if (types.includes('object')) {
@@ -147,7 +133,7 @@ function valueAt(value: unknown, segments: string[]): unknown {
   return node;
 }
 
-/** A value as a message quotes it: short, and never a throw (a patch from code may hold anything). */
+/** A value as a message quotes it: short, and never a throw. */
 function preview(value: unknown): string {
   if (typeof value === 'string') return `'${value.slice(0, 80)}'`;
   if (typeof value !== 'object' || value === null) return String(value);

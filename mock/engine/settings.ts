@@ -1,8 +1,4 @@
-/**
- * Behaviour settings of a simulator: the switches for everything upstream leaves open.
- * What each setting is, and its rule, is spec/control.yaml's (EngineSettings, checked by
- * settings-check.ts); here is what the engine starts from and how a patch applies.
- */
+/** The engine's settings (spec/control.yaml's EngineSettings): the defaults, and how a patch applies. */
 import type { components } from '../../src/generated/control.ts';
 import { parseUnits } from './money.ts';
 import { DEFAULT_PRICES, type PeriodCode } from './pricing.ts';
@@ -37,9 +33,7 @@ export const DEFAULT_SETTINGS: Settings = {
   errorStatus: 'mapped',
   activationDelayMs: undefined,
   rateLimit: null,
-  // Bounds memory (docs/limits.md): a week-long CI simulator stays that size.
   maxStoredOrders: 100_000,
-  // As many as orders: the addresses stored orders name are kept whatever the bound.
   maxStoredAddresses: 100_000,
   errors: {},
   createdAtUnit: 'ms',
@@ -51,15 +45,13 @@ export const DEFAULT_SETTINGS: Settings = {
   hiddenStatuses: [],
   historyPrefers: 'orderId',
   whenTrxShort: 'pay-usdt',
-  // What a scenario set; chain.ts fills in the spec's defaults when the chain is read.
   chain: {},
   maxRentalCount: null,
   priceMinimum: false,
 };
 
 /**
- * Applies a patch to settings, after checking it against the spec (settings-check.ts).
- * A setting left undefined keeps its value, as a field left out of PATCH /_sim/config does.
+ * Applies a patch, checked against the spec, to settings; a setting left undefined keeps its value.
  *
  * @example
  *   applySettings(DEFAULT_SETTINGS, { failureRate: 0.1 }).failureRate; // 0.1
@@ -67,13 +59,12 @@ export const DEFAULT_SETTINGS: Settings = {
 export function applySettings(current: Settings, patch: SettingsPatch): Settings {
   checkSettingsPatch(patch);
   const { prices, chain, ...rest } = patch;
-  // A chain patch changes the fields it names, as a settings patch does.
   const next: Settings = { ...current, prices: { ...current.prices }, chain: { ...current.chain, ...chain } };
   for (const [period, sun] of Object.entries(prices ?? {}))
     if (sun !== undefined) next.prices[period as PeriodCode] = sun;
   for (const [key, value] of Object.entries(rest))
     if (value !== undefined) (next as unknown as Record<string, unknown>)[key] = value;
-  // A balance the token's 6 decimals cannot hold is refused now, not on a read of the chain.
+  // A balance the token's 6 decimals cannot hold is refused now.
   for (const [address, usdt] of Object.entries(next.chain.usdtBalances ?? {}))
     parseUnits(usdt, `chain.usdtBalances.${address}`);
   return next;

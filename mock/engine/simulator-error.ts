@@ -1,7 +1,6 @@
 /**
- * The simulator's one error type. The engine throws it; a single HTTP `onError`
- * turns it into the error envelope. Codes and statuses are the kit's choice where
- * upstream is silent (see ErrorEnvelope in spec/openapi.yaml).
+ * The simulator's one error type, which one HTTP `onError` turns into the error envelope.
+ * Codes and statuses are the kit's choice where upstream is silent.
  */
 export const ERROR_CODES = {
   apiKeyMissing: { code: 10001, status: 401 },
@@ -56,9 +55,5 @@ export class SimulatorError extends Error {
 
   static invalidParameter(message: string): SimulatorError {
     return new SimulatorError('parameterInvalid', message);
-  }
-
-  static notFound(message: string): SimulatorError {
-    return new SimulatorError('notFound', message);
   }
 }

@@ -1,8 +1,6 @@
 /**
- * The engine's invariants, as a state file must hold them beyond its shape: the relations
- * between its parts that no JSON Schema can say (unique ids, references that resolve, books
- * that add up, timelines that run forward). A restore checks a file's shape first
- * (spec/control.yaml's StateFile); `checkInvariants` checks the engine's own snapshot.
+ * The engine's invariants beyond a state file's shape (spec/control.yaml's StateFile): unique
+ * ids, references that resolve, books that add up, timelines that run forward.
  */
 import { UNITS_PER_COIN } from './money.ts';
 import { SHOWN_DECIMALS } from './pricing.ts';
@@ -11,6 +9,12 @@ import type { EngineSnapshot } from './snapshot.ts';
 /** Order amounts are shown with SHOWN_DECIMALS decimals, so each is a whole multiple of this. */
 const AMOUNT_STEP = UNITS_PER_COIN / 10 ** SHOWN_DECIMALS;
 const OPEN = new Set(['PENDING', 'PROCESSING', 'FAILED']);
+/** The outcome a final status says the order came to. */
+const OUTCOME_OF: Partial<Record<string, string>> = {
+  COMPLETED: 'COMPLETED',
+  FAILED: 'FAILED',
+  REFUNDED: 'FAILED',
+};
 /** How many of createdAt, processingAt, outcomeAt, refundedAt each status has reached. */
 const STEPS_REACHED = { PENDING: 1, PROCESSING: 2, COMPLETED: 3, FAILED: 3, REFUNDED: 4 } as const;
 
@@ -26,7 +30,7 @@ const STEPS_REACHED = { PENDING: 1, PROCESSING: 2, COMPLETED: 3, FAILED: 3, REFU
 export function snapshotProblems(saved: EngineSnapshot): string[] {
   const problems: string[] = [];
   const accountIndex = new Map<number, number>();
-  // Per kind of id, where each value was first seen; the path is built only for a duplicate.
+  // Per kind of id, where each value was first seen.
   const firstAt = new Map<string, Map<string, () => string>>();
   const unique = (kind: string, value: string, path: () => string): void => {
     let seen = firstAt.get(kind);
@@ -35,7 +39,6 @@ export function snapshotProblems(saved: EngineSnapshot): string[] {
     if (first !== undefined) problems.push(`${path()}: duplicate ${kind} ${value}, also at ${first()}`);
     else seen.set(value, path);
   };
-  // Per account and currency, what the orders say the books must hold.
   const expected = saved.accounts.map((a) => ({
     TRX: { frozen: 0, spent: a.evictedSpent.TRX },
     USDT: { frozen: 0, spent: a.evictedSpent.USDT },
@@ -43,7 +46,6 @@ export function snapshotProblems(saved: EngineSnapshot): string[] {
 
   saved.accounts.forEach((a, i) => {
     const path = `/accounts/${i}`;
-    // New accounts take the next id by count, so ids must run 1, 2, 3…
     if (a.id !== i + 1)
       problems.push(
         `${path}/id: accounts are numbered 1, 2, 3… in order, so this one must be ${i + 1} (got ${a.id})`,
@@ -87,12 +89,7 @@ export function snapshotProblems(saved: EngineSnapshot): string[] {
     const refunds = o.status === 'REFUNDED' ? 1 : 0;
     if (o.refunds !== refunds)
       problems.push(`${path}/refunds: must be ${refunds} for status ${o.status} (got ${o.refunds})`);
-    const outcome =
-      o.status === 'COMPLETED'
-        ? 'COMPLETED'
-        : o.status === 'FAILED' || o.status === 'REFUNDED'
-          ? 'FAILED'
-          : undefined;
+    const outcome = OUTCOME_OF[o.status];
     if (outcome !== undefined && o.outcome !== outcome)
       problems.push(`${path}/outcome: must be ${outcome} for status ${o.status} (got ${o.outcome})`);
     if (o.reserved) {
@@ -127,7 +124,6 @@ export function snapshotProblems(saved: EngineSnapshot): string[] {
 
   saved.rules.forEach((r, i) => {
     unique('rule id', r.id, () => `/rules/${i}/id`);
-    // A rule is dropped once used up, so a stored one has uses left.
     if (r.times !== undefined && r.used >= r.times)
       problems.push(`/rules/${i}/used: must be below times ${r.times} (got ${r.used})`);
   });

@@ -1,7 +1,4 @@
-/**
- * The engine's state as plain JSON, for `--state FILE`. API keys are kept only as
- * their digests, so a state file holds no secret.
- */
+/** The engine's state as plain JSON, for `--state FILE`; keys only as their digests. */
 import { STATE_FORMAT } from '../../src/generated/lists.ts';
 import type { components } from '../../src/generated/control.ts';
 import type { Order, OrderSnapshot } from './order.ts';
@@ -12,10 +9,7 @@ export type { OrderSnapshot } from './order.ts';
 /** The format a snapshot is saved in: StateFile's `format` constant in spec/control.yaml. */
 export const SNAPSHOT_FORMAT: typeof STATE_FORMAT = STATE_FORMAT;
 
-/**
- * The engine's whole state as JSON-ready data: spec/control.yaml's StateFile, so a part
- * that drifts from the schema fails to compile where it is built or read.
- */
+/** The engine's whole state as JSON-ready data: spec/control.yaml's StateFile. */
 export type EngineSnapshot = components['schemas']['StateFile'];
 
 /** A snapshot taken now and read out later: `head` at once, the orders by `next(count)`. */
@@ -29,9 +23,8 @@ export interface PendingSnapshot {
 }
 
 /**
- * A snapshot of now whose orders are read out later, a chunk at a time. Copy-on-write:
- * the engine calls every function in `beforeChange` before it changes an order, and
- * this snapshot keeps that order's state of now; `close()` stops it.
+ * A snapshot of now whose orders are read out later, a chunk at a time; copy-on-write, as
+ * the engine calls `beforeChange` before it changes an order.
  *
  * @example
  *   const later = pendingSnapshot(head, orders.list(), beforeChange);

@@ -1,8 +1,4 @@
-/**
- * Timing profiles: how long each lifecycle step takes. `realistic` reproduces the
- * upstream figure (energy arrives 3 to 6 s after creation), `fast` takes tens of
- * milliseconds and `instant` none, so an order is done when its creation returns.
- */
+/** Timing profiles: how long each lifecycle step takes (realistic: 3 to 6 s, as upstream says). */
 import { TIMING_PROFILES } from '../../src/generated/lists.ts';
 import type { RandomSource } from './random-source.ts';
 
@@ -16,11 +12,7 @@ interface Range {
 }
 type Step = 'processing' | 'outcome' | 'refund';
 
-/**
- * Per profile, the delays drawn for each step (creation to PROCESSING, creation to the
- * outcome, FAILED to REFUNDED), what an activation adds before delivery, and how far the
- * TRON node's confirmed (solidity) view lags its full node's.
- */
+/** Per profile, each step's delay range, what an activation adds, and the confirmed view's lag. */
 const PROFILES: Record<TimingProfile, Record<Step, Range> & { activation: number; confirmation: number }> = {
   realistic: {
     processing: { min: 500, max: 1500 },
@@ -65,8 +57,7 @@ export function planDelays(
   },
 ): { processingAfter: number; outcomeAfter: number; refundAfter: number } {
   const base = PROFILES[profile];
-  // Always three draws, in this order, whatever the profile or rule, so that the same seed
-  // gives the same ids and txIds under every timing.
+  // Always three draws, in this order, so a seed gives the same ids under every timing.
   const draw = (step: Step): number => {
     const given = options.delays?.[step];
     const { min, max } =

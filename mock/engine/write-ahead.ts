@@ -1,15 +1,13 @@
 /**
- * No effect without its acknowledgement (Engine.writeAhead): a change asked for is written
- * before it takes effect. Its effects are held while the engine makes it and handed to the
- * writer whole; refused, the engine puts back what a restart would read (a put-back is no
- * change to write) and the writer's error is thrown, so nothing changed. What time makes
- * (a step, a clock's move) cannot be undone: it is appended, or kept for the next write.
+ * No effect without its acknowledgement (Engine.writeAhead): a change asked for is handed
+ * to the writer whole; refused, the engine puts back what a restart would read and throws.
+ * What time makes cannot be undone: it is appended.
  */
 import type { EngineEffect } from './effects.ts';
 import type { EffectWriter } from './engine-types.ts';
 import type { EngineSnapshot } from './snapshot.ts';
 
-/** What the engine lends: its effect listeners, its restore, and its run of due steps. */
+/** What the engine lends. */
 interface EngineHooks {
   tell(effect: EngineEffect): void;
   restore(saved: EngineSnapshot | undefined, effects: readonly EngineEffect[]): void;
@@ -25,7 +23,6 @@ interface EngineHooks {
  */
 export function createWriteAhead(engine: EngineHooks) {
   let writer: EffectWriter | undefined;
-  /** The effects of the change under way, held until the writer has them. */
   let held: EngineEffect[] | undefined;
 
   /** Puts back what a restart would read; an engine that cannot keeps the change, unacknowledged. */

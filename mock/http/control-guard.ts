@@ -1,7 +1,4 @@
-/**
- * Who may use the control plane. On loopback it is open unless a token is set; a
- * caller off loopback needs the token; with the control plane off, /_sim is not there.
- */
+/** Who may use the control plane: loopback unless a token is set; off loopback, the token. */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { SimulatorError } from '../engine/index.ts';
@@ -45,8 +42,7 @@ export function controlGuard(
       );
     }
     const header = c.req.header('authorization');
-    // Authentication schemes are case-insensitive (RFC 9110, 11.1). An EventSource cannot
-    // send headers, so the live-event stream alone also takes the token as ?token=.
+    // Schemes are case-insensitive; an EventSource cannot send headers, so /_sim/events takes ?token=.
     const given =
       header && /^bearer\s+/i.test(header)
         ? header.replace(/^bearer\s+/i, '')
@@ -60,7 +56,7 @@ export function controlGuard(
           "The control plane needs its token: send 'Authorization: Bearer <token>'.",
         );
       }
-      // Comparing digests of equal length in constant time leaks neither content nor length.
+      // Digests of equal length, compared in constant time, leak neither content nor length.
       if (!timingSafeEqual(digest(given), expected)) {
         throw new SimulatorError(
           'controlUnauthorized',

@@ -1,7 +1,6 @@
 /**
- * Which controls work in which mode, as spec/control.yaml's `x-modes` lists them. In
- * proxy and replay mode the engine does not answer the API, so its controls are refused
- * (409) instead of accepted to change nothing that a client could see.
+ * Which controls work in which mode (spec/control.yaml's `x-modes`): in proxy and replay mode
+ * the engine's controls are refused (409) rather than accepted to change nothing.
  */
 import { CONTROL_OPERATIONS, SETTING_MODES, type Mode } from '../../src/generated/lists.ts';
 import { SimulatorError } from '../engine/index.ts';
@@ -37,8 +36,7 @@ export function offeredIn(mode: Mode): string {
 }
 
 /**
- * Throws the 409 of an operation that does not work in `mode`; an operation the spec
- * does not list (none of the control plane's) passes.
+ * Throws the 409 of an operation that does not work in `mode`.
  *
  * @example
  *   requireMode('addRule', 'proxy'); // throws: POST /_sim/rules is refused in proxy mode …
@@ -52,10 +50,7 @@ export function requireMode(operationId: string, mode: Mode): void {
   );
 }
 
-/**
- * Throws the 409 of a settings patch that holds a setting that does not work in `mode`,
- * naming each such setting: the patch is refused whole, none of it applied.
- */
+/** Throws the 409 of a settings patch holding settings that do not work in `mode`, naming them. */
 export function requireSettingsMode(patch: object, mode: Mode): void {
   const allowed = settingsIn(mode);
   const refused = Object.keys(patch).filter((name) => !allowed.includes(name));

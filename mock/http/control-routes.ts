@@ -1,7 +1,4 @@
-/**
- * The control plane under /_sim: plain JSON, typed by spec/control.yaml, validated by
- * validators compiled from it.
- */
+/** The control plane under /_sim: plain JSON, typed and validated by spec/control.yaml. */
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { components } from '../../src/generated/control.ts';
 import { FAULT_RESPONSES } from '../../src/generated/lists.ts';
@@ -16,7 +13,14 @@ import {
 } from '../engine/index.ts';
 import { toSettingsPatch } from '../scenario/scenario-input.ts';
 import { requireApiKey } from './engine-source.ts';
-import { accountView, chainAddressView, orderView, settingsView } from './control-views.ts';
+import {
+  accountView,
+  addressView,
+  chainAddressView,
+  clockView,
+  orderView,
+  settingsView,
+} from './control-views.ts';
 import type { SimEnv } from './context.ts';
 import type { ResponseSource } from './create-app.ts';
 import { requireMode, requireSettingsMode } from './control-modes.ts';
@@ -38,9 +42,9 @@ export interface ControlContext {
   version: string;
   /** The starting scenario as the user gave it, for GET /_sim/scenario. */
   scenario: C['Scenario'];
-  /** What responds to the API: its mode, and in front of a service or a recording what it has done. */
+  /** What responds to the API, and in front of a service or a recording what it has done. */
   source: ResponseSource;
-  /** False when the control plane is off: health then advertises no capability. */
+  /** False when the control plane is off: health advertises no capability. */
   controlEnabled: boolean;
   /** The counting layer: calls and coverage, which a reset leaves. */
   calls: CallCounts;
@@ -88,7 +92,6 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
 
   control.get('/health', op('getHealth'), (c) => {
     const capabilities: C['Capability'][] = [];
-    // Through a proxy the API is the upstream's: the simulator's capabilities are not its.
     if (ctx.controlEnabled && mode === 'simulator') {
       if (engine.clock.mode === 'manual') capabilities.push('clock');
       capabilities.push('rules', 'accounts', 'activation');
@@ -110,8 +113,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
     return sendJson(c, health);
   });
 
-  // The keys POST /accounts made (by wallet address) since the start or the last reset: with
-  // the scenario's, the only ones the simulator holds beside their digests.
+  // The keys POST /accounts made since the last reset: with the scenario's, the only ones held.
   const madeKeys = new Map<string, string>();
 
   control.post('/reset', op('reset'), (c) => {
@@ -130,12 +132,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
     return sendJson(c, redacted);
   });
 
-  const clockView = (): C['Clock'] => ({
-    mode: engine.clock.mode,
-    now: engine.clock.now(),
-    iso: new Date(engine.clock.now()).toISOString(),
-  });
-  control.get('/clock', op('getClock'), (c) => sendJson(c, clockView()));
+  control.get('/clock', op('getClock'), (c) => sendJson(c, clockView(engine)));
   control.post('/clock/advance', op('advanceClock'), async (c) => {
     const { ms } = await body<C['AdvanceRequest']>(c, 'advanceClock');
     if (engine.clock.mode !== 'manual') {
@@ -145,7 +142,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
       );
     }
     (engine.clock as ManualClock).advance(ms);
-    return sendJson(c, clockView());
+    return sendJson(c, clockView(engine));
   });
 
   control.get('/config', op('getConfig'), (c) => sendJson(c, settingsView(engine.settings())));
@@ -156,7 +153,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   });
 
   control.get('/accounts', op('listAccounts'), (c) =>
-    sendJson(c, { accounts: engine.accounts().map((a) => accountView(engine, a)) }),
+    sendJson(c, { accounts: engine.accounts().map(accountView) }),
   );
   control.post('/accounts', op('createAccount'), async (c) => {
     const input = await body<C['CreateAccountRequest']>(c, 'createAccount');
@@ -184,9 +181,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
     c.header('cache-control', 'no-store');
     return sendJson(c, { apiKey });
   });
-  control.get('/accounts/me', op('getOwnAccount'), auth, (c) =>
-    sendJson(c, accountView(engine, c.get('account'))),
-  );
+  control.get('/accounts/me', op('getOwnAccount'), auth, (c) => sendJson(c, accountView(c.get('account'))));
   control.post('/accounts/me/deposit', op('deposit'), auth, async (c) => {
     const input = await body<C['Amounts']>(c, 'deposit');
     const parsed = amounts(input);
@@ -195,7 +190,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
         'parameterInvalid',
         'Deposit nothing? Send \'trx\' and/or \'usdt\' as positive decimal strings, e.g. { "trx": "50" }.',
       );
-    return sendJson(c, accountView(engine, engine.deposit(c.get('account'), parsed)));
+    return sendJson(c, accountView(engine.deposit(c.get('account'), parsed)));
   });
 
   control.get('/orders', op('listOrders'), auth, async (c) => {
@@ -298,22 +293,18 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
     return sendJson(c, engine.setSupply(energy));
   });
 
-  const addressView = (address: string): C['AddressState'] => {
-    const { claimedByOrderId: _claimed, ...record } = engine.address(address);
-    return record;
-  };
   control.get('/addresses', op('listAddresses'), (c) =>
-    sendJson(c, { addresses: engine.addresses().map((a) => addressView(a.address)) }),
+    sendJson(c, { addresses: engine.addresses().map(addressView) }),
   );
   control.get('/addresses/:address', op('getAddress'), (c) => {
     const address = requireTronAddress(c.req.param('address'));
-    return sendJson(c, { ...addressView(address), chain: chainAddressView(engine, address) });
+    return sendJson(c, { ...addressView(engine.address(address)), chain: chainAddressView(engine, address) });
   });
   control.put('/addresses/:address', op('setAddress'), async (c) => {
     const address = requireTronAddress(c.req.param('address'));
     const { activated } = await body<{ activated: boolean }>(c, 'setAddress');
     engine.setAddress(address, activated);
-    return sendJson(c, addressView(address));
+    return sendJson(c, addressView(engine.address(address)));
   });
 
   control.get('/calls', op('listCalls'), async (c) => {

@@ -1,7 +1,4 @@
-/**
- * The control plane's read views (spec/control.yaml's AccountView, OrderView, Settings),
- * shared by the control routes and the dashboard.
- */
+/** The control plane's read views (spec/control.yaml), shared by the control routes and the dashboard. */
 import type { components } from '../../src/generated/control.ts';
 import {
   chainAccountAt,
@@ -14,6 +11,7 @@ import {
   stakeOf,
   usdtOf,
   type Account,
+  type AddressRecord,
   type Delegation,
   type Engine,
   type Order,
@@ -24,7 +22,7 @@ import { activationDelay } from '../engine/settings.ts';
 type C = components['schemas'];
 
 /** An account with its books as decimal strings. */
-export function accountView(engine: Engine, account: Account): C['AccountView'] {
+export function accountView(account: Account): C['AccountView'] {
   const book = (currency: 'TRX' | 'USDT'): C['CurrencyLedger'] => {
     const b = account.ledger[currency];
     return {
@@ -41,6 +39,17 @@ export function accountView(engine: Engine, account: Account): C['AccountView'] 
     ledger: { trx: book('TRX'), usdt: book('USDT') },
     orders: account.orders.length,
   };
+}
+
+/** The clock's mode and time. */
+export function clockView(engine: Engine): C['Clock'] {
+  const now = engine.clock.now();
+  return { mode: engine.clock.mode, now, iso: new Date(now).toISOString() };
+}
+
+/** An activation record as the control plane shows it: the pending claim is internal. */
+export function addressView({ claimedByOrderId: _claimed, ...record }: AddressRecord): C['AddressState'] {
+  return record;
 }
 
 /** An order with its timeline and next scheduled step. */
@@ -68,33 +77,13 @@ export function orderView(engine: Engine, order: Order): C['OrderView'] {
 
 /** The settings in the control plane's units (decimal strings). */
 export function settingsView(settings: Settings): C['Settings'] {
-  const prices: Record<string, string> = {};
-  for (const [period, sun] of Object.entries(settings.prices)) prices[period] = String(sun);
+  const { microUsdtPerTrx, prices, ...rest } = settings;
   return {
-    timing: settings.timing,
-    prices,
-    failureRate: settings.failureRate,
-    usdtPerTrx: formatUnits(settings.microUsdtPerTrx),
-    accountSuccessCode: settings.accountSuccessCode,
-    duplicateOutOrderNo: settings.duplicateOutOrderNo,
-    errorStatus: settings.errorStatus,
+    ...rest,
+    prices: Object.fromEntries(Object.entries(prices).map(([period, sun]) => [period, String(sun)])),
+    usdtPerTrx: formatUnits(microUsdtPerTrx),
     activationDelayMs: activationDelay(settings),
-    rateLimit: settings.rateLimit,
-    maxStoredOrders: settings.maxStoredOrders,
-    maxStoredAddresses: settings.maxStoredAddresses,
-    errors: settings.errors,
-    createdAtUnit: settings.createdAtUnit,
-    delaysMs: settings.delaysMs,
-    unknownPath: settings.unknownPath,
-    envelopeTimeUnit: settings.envelopeTimeUnit,
-    decimals: settings.decimals,
-    extraFields: settings.extraFields,
-    hiddenStatuses: settings.hiddenStatuses,
-    historyPrefers: settings.historyPrefers,
-    whenTrxShort: settings.whenTrxShort,
     chain: chainOf(settings),
-    maxRentalCount: settings.maxRentalCount,
-    priceMinimum: settings.priceMinimum,
   };
 }
 
@@ -104,8 +93,7 @@ function delegationView(d: Delegation, now: number): C['OrderDelegation'] {
 }
 
 /**
- * An address on the simulated TRON node now: whether the full node and the confirmed
- * view know it, its energy, and every delegation of its stored orders.
+ * An address on the simulated TRON node now: whether it exists, its energy and delegations.
  *
  * @example
  *   chainAddressView(engine, 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3').energyLimit; // 65000 once delivered

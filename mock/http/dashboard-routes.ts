@@ -8,33 +8,26 @@ import type { components } from '../../src/generated/control.ts';
 import type { Engine, EngineEvent, Order } from '../engine/index.ts';
 import type { SimEnv } from './context.ts';
 import type { ControlContext } from './control-routes.ts';
-import { accountView, orderView, settingsView } from './control-views.ts';
+import { accountView, addressView, clockView, orderView, settingsView } from './control-views.ts';
 import { dashboardAssets } from './dashboard/assets.ts';
 import { sendJson } from './api-views.ts';
-import type { JournalEntry } from './journal.ts';
 import { readQuery } from './request-body.ts';
 import { check } from './validate.ts';
 
 type C = components['schemas'];
 export type ChangeEvent = C['ChangeEvent'];
 
-/** Journal entries in a snapshot. */
-export const DASHBOARD_JOURNAL_LIMIT = 30;
-/** Orders in a snapshot unless `limit` says otherwise. */
-export const DASHBOARD_ORDER_LIMIT = 50;
-/**
- * Accounts, addresses, rules and faults in a snapshot: 300 000 addresses made an 85 MB
- * snapshot; `totals` says how many there are in all.
- */
+/** Journal entries, orders (unless `limit` says), and other items in a snapshot; `totals` counts all. */
+const DASHBOARD_JOURNAL_LIMIT = 30;
+const DASHBOARD_ORDER_LIMIT = 50;
 export const DASHBOARD_LIST_LIMIT = 200;
 /** At most one `change` event per this many milliseconds (about ten a second). */
 export const EVENT_INTERVAL_MS = 100;
-/** A heartbeat comment this often keeps proxies from closing an idle stream. */
-export const HEARTBEAT_MS = 15_000;
+const HEARTBEAT_MS = 15_000;
 
 /** The newest `limit` orders of every account, newest first. */
 function recentOrders(engine: Engine, limit: number): C['DashboardOrder'][] {
-  // Each account's list is newest first already; its index breaks ties of equal times.
+  // Each account's list is newest first; its index breaks ties.
   const candidates: { order: Order; rank: number }[] = [];
   for (const account of engine.accounts()) {
     engine.orders(account, { limit }).forEach((order, rank) => candidates.push({ order, rank }));
@@ -45,23 +38,13 @@ function recentOrders(engine: Engine, limit: number): C['DashboardOrder'][] {
     .map(({ order }) => ({ ...orderView(engine, order), walletAddress: order.account.walletAddress }));
 }
 
-/** The registry entry as the control plane shows it: the pending claim is internal. */
-function addressState(record: ReturnType<Engine['address']>): C['AddressState'] {
-  const { claimedByOrderId: _claimed, ...state } = record;
-  return state;
-}
-
 /** The newest `limit` items of a list kept oldest first, newest first. */
 const newest = <T>(items: readonly T[], limit: number): T[] => items.slice(-limit).reverse();
 
-export function dashboardSnapshot(
-  ctx: ControlContext,
-  orderLimit: number = DASHBOARD_ORDER_LIMIT,
-): C['Dashboard'] {
+function dashboardSnapshot(ctx: ControlContext, orderLimit: number = DASHBOARD_ORDER_LIMIT): C['Dashboard'] {
   const { engine } = ctx;
   const mode = ctx.source.mode;
-  // In front of a service or a recording the engine answers nothing: its lists would show
-  // a demo account and "no orders" while the traffic went elsewhere. The journal shows it.
+  // In front of a service or a recording the engine answers nothing: the journal shows the traffic.
   const engineShown = mode === 'simulator';
   const accounts = engineShown ? engine.accounts() : [];
   const addresses = engineShown ? engine.addresses() : [];
@@ -69,17 +52,12 @@ export function dashboardSnapshot(
   const faults = ctx.faults.list();
   return {
     mode,
-    clock: {
-      mode: engine.clock.mode,
-      now: engine.clock.now(),
-      iso: new Date(engine.clock.now()).toISOString(),
-    },
+    clock: clockView(engine),
     settings: settingsView(engine.settings()),
     supply: engine.supply(),
-    accounts: newest(accounts, DASHBOARD_LIST_LIMIT).map((account) => accountView(engine, account)),
+    accounts: newest(accounts, DASHBOARD_LIST_LIMIT).map(accountView),
     orders: engineShown ? recentOrders(engine, orderLimit) : [],
-    addresses: newest(addresses, DASHBOARD_LIST_LIMIT).map(addressState),
-    // Rules and faults in the order they are tried, the first ones (those that decide).
+    addresses: newest(addresses, DASHBOARD_LIST_LIMIT).map(addressView),
     rules: rules.slice(0, DASHBOARD_LIST_LIMIT),
     faults: faults.slice(0, DASHBOARD_LIST_LIMIT),
     journal: ctx.journal.list({ limit: DASHBOARD_JOURNAL_LIMIT }).reverse(),
@@ -95,27 +73,15 @@ export function dashboardSnapshot(
 }
 
 /**
- * The change event the page hears of an engine event, if any. ChangeEvent (control.yaml)
- * has no type for rules, the supply or an address: the control call that changes one is
- * journaled, and the journal's event tells the page to read again.
+ * The change event the page hears of an engine event, if any: a change of rules, the supply
+ * or an address comes by the journal's event of the control call that made it.
  */
 function engineChange(event: EngineEvent): ChangeEvent | undefined {
-  switch (event.type) {
-    case 'order':
-      return { type: 'order', id: event.order.id };
-    case 'account':
-      return { type: 'account', id: event.account.walletAddress };
-    case 'settings':
-    case 'reset':
-      return { type: event.type };
-    case 'rules':
-    case 'supply':
-    case 'address':
-      return undefined;
-  }
+  if (event.type === 'order') return { type: 'order', id: event.order.id };
+  if (event.type === 'account') return { type: 'account', id: event.account.walletAddress };
+  if (event.type === 'settings' || event.type === 'reset') return { type: event.type };
+  return undefined;
 }
-
-const journalChange = (entry: JournalEntry): ChangeEvent => ({ type: 'journal', id: entry.id });
 
 // Within one throttle window one event goes out: the most significant change wins.
 const WEIGHT: Record<ChangeEvent['type'], number> = {
@@ -127,63 +93,51 @@ const WEIGHT: Record<ChangeEvent['type'], number> = {
 };
 
 /**
- * Sends `change` events while the client listens. Changes between two sends collapse
- * into one pending slot, so a slow or stalled reader holds at most one event.
+ * Sends `change` events while the client listens, at most one per EVENT_INTERVAL_MS: the
+ * changes between two sends collapse into one pending slot, so a stalled reader holds one event.
  */
 async function pumpChanges(stream: SSEStreamingApi, ctx: ControlContext, signal: AbortSignal): Promise<void> {
   let pending: ChangeEvent | undefined;
-  let wake: (() => void) | undefined;
-  const poke = (): void => {
-    const resolve = wake;
-    wake = undefined;
-    resolve?.();
-  };
-  /** Resolves after `ms`, at the next change, or when the client leaves. */
-  const pause = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      const timer = setTimeout(poke, ms);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
+  let wake = (): void => {};
   const offer = (change: ChangeEvent): void => {
     if (!pending || WEIGHT[change.type] >= WEIGHT[pending.type]) pending = change;
-    poke();
+    wake();
   };
-  const closed = (): boolean => signal.aborted || stream.aborted || stream.closed;
-
   const unsubscribe = [
     ctx.engine.subscribe((event) => {
       const change = engineChange(event);
       if (change) offer(change);
     }),
-    ctx.journal.subscribe((entry) => offer(journalChange(entry))),
+    ctx.journal.subscribe((entry) => offer({ type: 'journal', id: entry.id })),
   ];
   const stop = (): void => {
     for (const off of unsubscribe.splice(0)) off();
-    pending = undefined;
-    poke();
+    wake();
   };
+  /** Resolves after `ms`, or sooner at a change or when the client leaves. */
+  const pause = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   stream.onAbort(stop);
   signal.addEventListener('abort', stop, { once: true });
   try {
     // Sent at once, so a client sees the stream open before the first change.
     await stream.write(': connected\n\n');
-    let lastSent = 0;
-    let lastWritten = Date.now();
-    while (!closed()) {
-      const now = Date.now();
-      if (pending && now - lastSent >= EVENT_INTERVAL_MS) {
-        const change = pending;
+    while (!signal.aborted && !stream.aborted && !stream.closed) {
+      if (pending) {
+        const data = JSON.stringify(pending);
         pending = undefined;
-        lastSent = lastWritten = now;
-        await stream.writeSSE({ event: 'change', data: JSON.stringify(change) });
-      } else if (!pending && now - lastWritten >= HEARTBEAT_MS) {
-        lastWritten = now;
-        await stream.write(': heartbeat\n\n');
+        await stream.writeSSE({ event: 'change', data });
+        await new Promise((resolve) => setTimeout(resolve, EVENT_INTERVAL_MS));
       } else {
-        await pause(pending ? lastSent + EVENT_INTERVAL_MS - now : lastWritten + HEARTBEAT_MS - now);
+        await pause(HEARTBEAT_MS);
+        // A heartbeat comment keeps proxies from closing an idle stream.
+        if (!pending) await stream.write(': heartbeat\n\n');
       }
     }
   } finally {

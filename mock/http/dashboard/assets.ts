@@ -1,7 +1,6 @@
 /**
- * The dashboard's static files (mock/http/dashboard/static/), found at run time from
- * the package root, so the TypeScript sources, the esbuild bundle of `serve` and the
- * built dist/ of an installed package all read the same folder.
+ * The dashboard's static files, found from the package root, so the sources, the bundle of
+ * `serve` and an installed dist/ all read the same folder.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -9,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 const PACKAGE_NAME = 'energy-rental-kit';
 /** The folder under the package root; package.json `files` lists it. */
-export const DASHBOARD_ASSET_DIR = 'mock/http/dashboard/static';
+const DASHBOARD_ASSET_DIR = 'mock/http/dashboard/static';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -17,19 +16,13 @@ const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
 };
 
-export interface DashboardAsset {
+interface DashboardAsset {
   body: string;
   contentType: string;
 }
 
-/**
- * Walks up from `start` to the folder whose package.json names this package.
- * import.meta.url differs by how the code runs (source, bundle, dist), the root does not.
- *
- * @example
- *   packageRoot(path.dirname(fileURLToPath(import.meta.url))); // '/home/me/energy-rental-kit'
- */
-export function packageRoot(start: string): string {
+/** Walks up from `start` to the folder whose package.json names this package. */
+function packageRoot(start: string): string {
   for (let dir = start; ; dir = path.dirname(dir)) {
     const manifest = path.join(dir, 'package.json');
     if (existsSync(manifest)) {
@@ -37,7 +30,7 @@ export function packageRoot(start: string): string {
         if ((JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === PACKAGE_NAME)
           return dir;
       } catch {
-        // Not ours or not JSON: keep walking up.
+        // Not JSON: keep walking up.
       }
     }
     if (path.dirname(dir) === dir)
@@ -69,7 +62,7 @@ export function dashboardAssets(dir?: string): { get(name: string): DashboardAss
   return {
     get(name) {
       files ??= load();
-      // Only the names read from the folder: a request can never reach another path.
+      // Only names read from the folder: a request can never reach another path.
       return files.get(name);
     },
   };

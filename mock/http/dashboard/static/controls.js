@@ -21,6 +21,9 @@ export function act(testid, run, reload) {
 }
 
 const number = (value) => (String(value).trim() === '' ? undefined : Number(value));
+/** The form's trx and usdt amounts that are filled in. */
+const amounts = (form) =>
+  Object.fromEntries(['trx', 'usdt'].map((k) => [k, String(form.get(k)).trim()]).filter(([, v]) => v));
 
 /** The clock control, shared with the order detail's "advance to the next step". */
 export async function advanceBy(ms) {
@@ -46,11 +49,7 @@ export function setupControls(reload) {
   );
 
   onSubmit('account-form', (form, el) => {
-    const balance = {};
-    const trx = String(form.get('trx')).trim();
-    const usdt = String(form.get('usdt')).trim();
-    if (trx) balance.trx = trx;
-    if (usdt) balance.usdt = usdt;
+    const balance = amounts(form);
     $('created-account').hidden = true;
     run('account-result', async () => {
       const created = await api('accounts', {
@@ -75,14 +74,9 @@ export function setupControls(reload) {
     run('rule-result', async () => {
       const added = await api('rules', { method: 'POST', body: rule });
       $('rule-match-value').value = '';
-      return (
-        'Added ' +
-        added.id +
-        ': matching orders will ' +
-        (rule.outcome === 'FAILED' ? 'fail' : 'complete') +
-        (rule.times ? ' (' + rule.times + '\u00d7)' : '') +
-        '.'
-      );
+      const times = rule.times ? ` (${rule.times}\u00d7)` : '';
+      const will = rule.outcome === 'FAILED' ? 'fail' : 'complete';
+      return `Added ${added.id}: matching orders will ${will}${times}.`;
     });
   });
 
@@ -165,25 +159,14 @@ export function setupControls(reload) {
   );
 
   onSubmit('deposit-form', (form, el) => {
-    const amounts = {};
-    for (const key of ['trx', 'usdt'])
-      if (String(form.get(key)).trim()) amounts[key] = String(form.get(key)).trim();
     run('deposit-result', async () => {
-      const account = await api('accounts/me/deposit', {
+      const { name, ledger } = await api('accounts/me/deposit', {
         method: 'POST',
-        body: amounts,
+        body: amounts(form),
         apiKey: String(form.get('apiKey')).trim(),
       });
       el.reset();
-      return (
-        'Deposited into ' +
-        account.name +
-        ': ' +
-        account.ledger.trx.available +
-        ' TRX, ' +
-        account.ledger.usdt.available +
-        ' USDT available.'
-      );
+      return `Deposited into ${name}: ${ledger.trx.available} TRX, ${ledger.usdt.available} USDT available.`;
     });
   });
 

@@ -4,13 +4,16 @@
 /** The element with this data-testid. */
 export const $ = (id) => document.querySelector('[data-testid="' + id + '"]');
 
-/** h('td', { class: 'num', testid: 'x', title: 't', data: { k: v } }, ...children) */
-export function h(tag, attrs, ...children) {
-  const el = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs || {})) {
-    if (value === undefined || value === null || value === false) continue;
-    if (key === 'class') el.className = value;
-    else if (key === 'testid') el.setAttribute('data-testid', value);
+/** h('td.num', { testid: 'x', title: 't', data: { k: v } }, ...children); the attributes may be left out. */
+export function h(tag, ...children) {
+  const [name, ...classes] = tag.split('.');
+  const el = document.createElement(name);
+  const attrs = (children[0] === null || children[0]?.constructor === Object ? children.shift() : null) || {};
+  if (attrs.class) classes.push(attrs.class);
+  if (classes.length > 0) el.className = classes.join(' ');
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false || key === 'class') continue;
+    if (key === 'testid') el.setAttribute('data-testid', value);
     else if (key === 'data')
       for (const [k, v] of Object.entries(value)) el.setAttribute('data-' + k, String(v));
     else el.setAttribute(key, value === true ? '' : String(value));
@@ -31,9 +34,7 @@ export function fill(testid, rows) {
   append(el, rows);
 }
 
-export function emptyRow(cols, ...children) {
-  return h('tr', { class: 'empty' }, h('td', { colspan: cols }, children));
-}
+export const emptyRow = (cols, ...children) => h('tr.empty', h('td', { colspan: cols }, children));
 
 const pad = (n, w) => String(n).padStart(w || 2, '0');
 export function time(ms) {
@@ -69,25 +70,13 @@ export function short(value, head = 6, tail = 4) {
 export function plural(n, word) {
   return n + ' ' + word + (n === 1 ? '' : 's');
 }
-export function amountCell(value, testid, extra) {
-  return h('td', { class: 'num' + (extra || '') + (Number(value) === 0 ? ' zero' : ''), testid }, value);
-}
-export function badge(status, testid, extra) {
-  return h('span', { class: 'badge s-' + status + (extra ? ' ' + extra : ''), testid }, status);
-}
-export function copyable(full, shown, testid) {
-  return h(
-    'span',
-    { class: 'mono copyable', title: full + ' (click to copy)', data: { copy: full }, testid },
-    shown,
-  );
-}
-export function stack(...children) {
-  return h('div', { class: 'stack' }, children);
-}
-export function small(text, cls) {
-  return h('span', { class: 'small' + (cls ? ' ' + cls : '') }, text);
-}
+export const amountCell = (value, testid, extra) =>
+  h('td.num', { class: (extra || '') + (Number(value) === 0 ? ' zero' : ''), testid }, value);
+export const badge = (status, testid) => h('span.badge.s-' + status, { testid }, status);
+export const copyable = (full, shown, testid) =>
+  h('span.mono.copyable', { title: full + ' (click to copy)', data: { copy: full }, testid }, shown);
+export const stack = (...children) => h('div.stack', children);
+export const small = (text) => h('span.small', text);
 
 /** Pretty JSON when the text is JSON, the text itself otherwise. */
 export function pretty(value) {
@@ -103,10 +92,9 @@ export function pretty(value) {
 /** A definition list of [term, value] pairs; values may be nodes. */
 export function facts(pairs) {
   return h(
-    'dl',
-    { class: 'facts' },
+    'dl.facts',
     pairs
       .filter((p) => p[1] !== undefined && p[1] !== null && p[1] !== '')
-      .map(([k, v, testid]) => [h('dt', null, k), h('dd', { testid }, v)]),
+      .map(([k, v, testid]) => [h('dt', k), h('dd', { testid }, v)]),
   );
 }

@@ -41,13 +41,12 @@ function currentFilters() {
 
 // Filters live in the hash so a view can be shared, and so they never mix with ?token=.
 function writeFilters() {
-  const f = currentFilters();
   const params = new URLSearchParams();
-  if (f.op) params.set('op', f.op);
-  if (f.status) params.set('status', f.status);
-  if (f.account) params.set('account', f.account);
-  if (f.q) params.set('q', $('journal-filters').elements.namedItem('q').value.trim());
-  if (f.own) params.set('own', '1');
+  for (const key of FILTERS) {
+    const field = $('journal-filters').elements.namedItem(key);
+    const value = key === 'own' ? (field.checked ? '1' : '') : field.value.trim();
+    if (value) params.set(key, value);
+  }
   const hash = params.toString();
   history.replaceState(null, '', hash ? '#' + hash : location.pathname + location.search);
 }
@@ -78,69 +77,61 @@ function renderList() {
   const f = currentFilters();
   const shown = entries.filter((e) => matches(e, f));
   $('journal-count').textContent = 'newest first \u00b7 ' + shown.length + ' of ' + entries.length;
-  fill(
-    'journal',
-    shown.length === 0
-      ? [emptyRow(6, entries.length ? 'No request matches the filters.' : 'No requests yet.')]
-      : shown.map((e) => {
-          const query = e.query && Object.keys(e.query).length ? '?' + new URLSearchParams(e.query) : '';
-          const violations = Array.isArray(e.violations) ? e.violations.length : 0;
-          return h(
-            'tr',
-            {
-              testid: 'journal-row',
-              class: 'clickable' + (e.id === openId ? ' selected' : ''),
-              tabindex: 0,
-              title: 'Open this exchange',
-              data: { 'journal-id': e.id, violations },
-            },
-            h('td', { class: 'nowrap muted mono', title: iso(e.at) }, timeMs(e.at)),
-            h(
-              'td',
-              { class: 'request' },
-              h('span', { class: 'method ' + e.method }, e.method),
+  const rows = shown.map((e) => {
+    const query = fullPath(e).slice(e.path.length);
+    const violations = Array.isArray(e.violations) ? e.violations.length : 0;
+    return h(
+      'tr.clickable',
+      {
+        testid: 'journal-row',
+        class: e.id === openId ? 'selected' : null,
+        tabindex: 0,
+        title: 'Open this exchange',
+        data: { 'journal-id': e.id, violations },
+      },
+      h('td.nowrap.muted.mono', { title: iso(e.at) }, timeMs(e.at)),
+      h(
+        'td.request',
+        h('span.method.' + e.method, e.method),
+        h(
+          'span.mono',
+          { title: e.path + query },
+          e.path,
+          h('span.faint', query.length > 60 ? query.slice(0, 60) + '\u2026' : query),
+        ),
+      ),
+      h(
+        'td',
+        h('span.http.code-' + String(e.status).charAt(0), { testid: 'journal-status' }, e.status),
+        e.fault ? [' ', h('span.badge.s-FAILED.plain', e.fault)] : null,
+        violations
+          ? [
+              ' ',
               h(
-                'span',
-                { class: 'mono', title: e.path + query },
-                e.path,
-                h('span', { class: 'faint' }, query.length > 60 ? query.slice(0, 60) + '\u2026' : query),
+                'span.badge.s-REFUNDED.plain',
+                { testid: 'journal-violations', title: 'Spec violations' },
+                violations + ' violation' + (violations === 1 ? '' : 's'),
               ),
-            ),
-            h(
-              'td',
-              null,
-              h(
-                'span',
-                { class: 'http code-' + String(e.status).charAt(0), testid: 'journal-status' },
-                e.status,
-              ),
-              e.fault ? [' ', h('span', { class: 'badge s-FAILED plain' }, e.fault)] : null,
-              violations
-                ? [
-                    ' ',
-                    h(
-                      'span',
-                      {
-                        class: 'badge s-REFUNDED plain',
-                        testid: 'journal-violations',
-                        title: 'Spec violations',
-                      },
-                      violations + ' violation' + (violations === 1 ? '' : 's'),
-                    ),
-                  ]
-                : null,
-            ),
-            h('td', { testid: 'journal-operation' }, e.operation || '\u2014'),
-            h('td', { class: 'muted' }, e.account ? names.get(e.account) || short(e.account) : '\u2014'),
-            h(
-              'td',
-              { class: 'num muted' },
-              (e.durationMs < 10 ? e.durationMs.toFixed(2) : Math.round(e.durationMs)) + ' ms',
-            ),
-          );
-        }),
-  );
+            ]
+          : null,
+      ),
+      h('td', { testid: 'journal-operation' }, e.operation || '\u2014'),
+      h('td.muted', e.account ? names.get(e.account) || short(e.account) : '\u2014'),
+      h('td.num.muted', (e.durationMs < 10 ? e.durationMs.toFixed(2) : Math.round(e.durationMs)) + ' ms'),
+    );
+  });
+  const empty = entries.length ? 'No request matches the filters.' : 'No requests yet.';
+  fill('journal', rows.length === 0 ? [emptyRow(6, empty)] : rows);
 }
+
+/** What to put in place of <API_KEY>, by mode, or why the simulator holds no key. */
+const CURL_KEY = {
+  proxy: 'your key of the upstream: the proxy passes it on and keeps none.',
+  replay: "the recording's alias of the key it was made with (key-1 for its main account): it keeps no key.",
+  restored:
+    'this account\u2019s key: the simulator holds only its digest (it was restored, or not made here).',
+  unknown: 'the key of an account: this request carried none the simulator knows.',
+};
 
 /** Single-quotes a word for a POSIX shell: ' becomes '\''. */
 export function shellQuote(word) {
@@ -184,28 +175,21 @@ function renderDetail() {
     ]),
     violations.length
       ? h(
-          'div',
-          { class: 'violations', testid: 'detail-violations' },
-          h('h3', { class: 'sub-h' }, 'Spec violations'),
+          'div.violations',
+          { testid: 'detail-violations' },
+          h('h3.sub-h', 'Spec violations'),
           h(
             'ul',
-            null,
             violations.map((v) =>
-              h(
-                'li',
-                { testid: 'detail-violation' },
-                h('code', null, String(v.path)),
-                ' ',
-                String(v.message),
-              ),
+              h('li', { testid: 'detail-violation' }, h('code', String(v.path)), ' ', String(v.message)),
             ),
           ),
         )
       : null,
-    h('h3', { class: 'sub-h' }, 'Request body'),
-    h('pre', { class: 'json', testid: 'detail-request-body' }, pretty(e.body) || '(none)'),
-    h('h3', { class: 'sub-h' }, 'Response body'),
-    h('pre', { class: 'json', testid: 'detail-response-body' }, pretty(e.response) || '(none)'),
+    h('h3.sub-h', 'Request body'),
+    h('pre.json', { testid: 'detail-request-body' }, pretty(e.body) || '(none)'),
+    h('h3.sub-h', 'Response body'),
+    h('pre.json', { testid: 'detail-response-body' }, pretty(e.response) || '(none)'),
   ]);
   // Asked once per exchange opened, for its account alone, so no key sits in the page's data.
   if (mode === 'simulator' && e.account && shownKey.id !== e.id) {
@@ -223,17 +207,8 @@ function renderDetail() {
   $('curl-command').textContent = curlFor(e, key);
   // A placeholder is explained once it is sure no key will come.
   const asking = mode === 'simulator' && e.account && shownKey.id === e.id && shownKey.held;
-  $('curl-note').textContent =
-    !keyed || key || asking
-      ? ''
-      : 'Replace <API_KEY> with ' +
-        (mode === 'proxy'
-          ? 'your key of the upstream: the proxy passes it on and keeps none.'
-          : mode === 'replay'
-            ? "the recording's alias of the key it was made with (key-1 for its main account): it keeps no key."
-            : e.account
-              ? 'this account\u2019s key: the simulator holds only its digest (it was restored, or not made here).'
-              : 'the key of an account: this request carried none the simulator knows.');
+  const where = CURL_KEY[mode] || (e.account ? CURL_KEY.restored : CURL_KEY.unknown);
+  $('curl-note').textContent = !keyed || key || asking ? '' : 'Replace <API_KEY> with ' + where;
 }
 
 /** Shows these entries (oldest first or newest first, any order: shown newest first) of a simulator in `shownMode`. */

@@ -3,7 +3,7 @@
 import { api, base, token } from './api.js';
 import { setupControls } from './controls.js';
 import { renderCoverage } from './coverage.js';
-import { $, dateTime, fill, h, iso } from './dom.js';
+import { $, dateTime, iso } from './dom.js';
 import { renderJournal, setupJournal } from './journal.js';
 import { renderModeView } from './modes.js';
 import { renderOrderDetail, setupOrderDetail } from './orders.js';
@@ -26,29 +26,7 @@ function renderControls() {
   document.querySelectorAll('#advance-form input, #advance-form button').forEach((el) => {
     el.disabled = !manual;
   });
-  fill(
-    'advance-hint',
-    manual
-      ? ['The manual clock moves only when you advance it; due lifecycle steps run on the way.']
-      : [
-          'The clock is real, so it cannot be advanced. Start the simulator with ',
-          h('code', { class: 'nowrap' }, '--clock manual'),
-          ' to drive time from here.',
-        ],
-  );
-}
-
-/**
- * Hook for the proxy (and replay) mode: whatever /_sim/health says is shown; no `mode`
- * means the simulator itself.
- */
-function renderMode(health) {
-  const pill = $('sim-mode');
-  const mode = (health && health.mode) || 'simulator';
-  pill.hidden = mode === 'simulator';
-  const upstream = health && health.proxy && health.proxy.upstream;
-  pill.textContent = mode + (upstream ? ' \u2192 ' + upstream : '');
-  pill.title = upstream ? 'Requests go to ' + upstream : mode;
+  for (const hint of $('advance-hint').children) hint.hidden = hint.getAttribute('data-mode') !== clock.mode;
 }
 
 function render(data, journal, health) {
@@ -56,7 +34,6 @@ function render(data, journal, health) {
   const totals = data.totals || {};
   renderClock();
   renderControls();
-  renderMode(health);
   renderModeView(data.mode || (health && health.mode), health);
   renderSettings(data);
   renderAccounts(data.accounts, totals.accounts);
@@ -73,13 +50,10 @@ let again = false;
 let timer = 0;
 function schedule(delay) {
   if (timer) return;
-  timer = setTimeout(
-    () => {
-      timer = 0;
-      load();
-    },
-    delay === undefined ? 120 : delay,
-  );
+  timer = setTimeout(() => {
+    timer = 0;
+    load();
+  }, delay ?? 120);
 }
 async function load() {
   if (loading) {
@@ -91,10 +65,9 @@ async function load() {
     // The journal's own read holds more than the snapshot's newest few; health is optional.
     const [data, journal, health, coverage] = await Promise.all([
       api('dashboard'),
-      api('journal?limit=500').then(
-        (j) => j.entries,
-        () => undefined,
-      ),
+      api('journal?limit=500')
+        .then((j) => j.entries)
+        .catch(() => undefined),
       api('health').catch(() => undefined),
       api('coverage').catch(() => undefined),
     ]);

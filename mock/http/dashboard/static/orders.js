@@ -21,9 +21,9 @@ export function renderOrderDetail(data) {
       { testid: 'order-detail-step', data: { status: step.status } },
       badge(step.status),
       ' ',
-      h('span', { class: 'mono' }, iso(step.at)),
+      h('span.mono', iso(step.at)),
       ' ',
-      h('span', { class: 'muted' }, '+' + span(step.at - start)),
+      h('span.muted', '+' + span(step.at - start)),
       step.note ? [' \u00b7 ', step.note] : null,
     ),
   );
@@ -45,7 +45,7 @@ export function renderOrderDetail(data) {
         'order-detail-next',
       ],
     ]),
-    h('ol', { class: 'steps' }, steps),
+    h('ol.steps', steps),
     h('div', { testid: 'order-detail-chain' }),
   ]);
   const button = $('advance-next-button');
@@ -61,7 +61,7 @@ async function renderChain(address, now) {
     view = (await api('addresses/' + encodeURIComponent(address))).chain;
   } catch (error) {
     view = undefined;
-    fill('order-detail-chain', [h('p', { class: 'muted' }, 'On chain: ' + error.message)]);
+    fill('order-detail-chain', [h('p.muted', 'On chain: ' + error.message)]);
   }
   if (!view) return;
   const since = (at) => (at > now ? 'in ' + span(at - now) : span(now - at) + ' ago');
@@ -70,12 +70,12 @@ async function renderChain(address, now) {
       'li',
       { testid: 'order-detail-delegation', data: { state: d.state } },
       d.energy.toLocaleString('en') + ' energy from ' + short(d.from) + ' \u00b7 ',
-      h('strong', null, d.state),
+      h('strong', d.state),
       ' \u00b7 expires ' + iso(d.expiresAt) + ' (' + since(d.expiresAt) + ')',
     ),
   );
   fill('order-detail-chain', [
-    h('h3', { class: 'sub-h' }, 'On chain \u00b7 ' + address),
+    h('h3.sub-h', 'On chain \u00b7 ' + address),
     facts([
       [
         'Account',
@@ -88,9 +88,7 @@ async function renderChain(address, now) {
       ['Stake', (view.stakeSun / 1e6).toLocaleString('en') + ' TRX delegated'],
       ['USDT', view.usdt],
     ]),
-    delegations.length > 0
-      ? h('ol', { class: 'steps' }, delegations)
-      : h('p', { class: 'muted' }, 'No delegation yet.'),
+    delegations.length > 0 ? h('ol.steps', delegations) : h('p.muted', 'No delegation yet.'),
   ]);
 }
 

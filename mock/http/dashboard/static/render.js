@@ -44,12 +44,7 @@ export function renderSettings(data) {
   fill(
     'settings',
     chips.map(([k, v]) =>
-      h(
-        'span',
-        { class: 'chip', testid: 'setting-' + k.replace(/\s+/g, '-') },
-        h('span', null, k),
-        h('b', null, v),
-      ),
+      h('span.chip', { testid: 'setting-' + k.replace(/\s+/g, '-') }, h('span', k), h('b', v)),
     ),
   );
 }
@@ -60,70 +55,48 @@ export function renderAccounts(accounts, total) {
     'accounts',
     accounts.length === 0
       ? [emptyRow(8, 'No accounts. Create one with Create account.')]
-      : accounts.map((a) => {
-          const t = a.ledger.trx;
-          const u = a.ledger.usdt;
-          return h(
+      : accounts.map(({ ledger: { trx, usdt }, ...a }) =>
+          h(
             'tr',
             { testid: 'account-row', data: { wallet: a.walletAddress } },
             h(
               'td',
-              null,
               stack(
                 h('b', { testid: 'account-name' }, a.name),
                 copyable(a.walletAddress, a.walletAddress, 'account-wallet'),
               ),
             ),
-            amountCell(t.available, 'balance-trx-available', ' sep'),
-            amountCell(t.frozen, 'balance-trx-frozen'),
-            amountCell(t.spent, 'balance-trx-spent'),
-            amountCell(u.available, 'balance-usdt-available', ' sep'),
-            amountCell(u.frozen, 'balance-usdt-frozen'),
-            amountCell(u.spent, 'balance-usdt-spent'),
-            h('td', { class: 'num sep', testid: 'account-orders' }, a.orders),
-          );
-        }),
+            amountCell(trx.available, 'balance-trx-available', ' sep'),
+            amountCell(trx.frozen, 'balance-trx-frozen'),
+            amountCell(trx.spent, 'balance-trx-spent'),
+            amountCell(usdt.available, 'balance-usdt-available', ' sep'),
+            amountCell(usdt.frozen, 'balance-usdt-frozen'),
+            amountCell(usdt.spent, 'balance-usdt-spent'),
+            h('td.num.sep', { testid: 'account-orders' }, a.orders),
+          ),
+        ),
   );
 }
 
 /** The steps so far and the next one, as a row of dots. */
 export function timeline(order) {
   const start = order.createdAt;
-  const parts = [];
-  order.timeline.forEach((step, i) => {
-    if (i > 0) parts.push(h('span', { class: 'link' }));
-    parts.push(
-      h(
-        'span',
-        {
-          class: 'step s-' + step.status,
-          title: step.status + ' at ' + iso(step.at) + (step.note ? ' (' + step.note + ')' : ''),
-          testid: 'timeline-step',
-          data: { status: step.status },
-        },
-        h('i'),
-        step.status.toLowerCase() + ' ',
-        h('em', null, i === 0 ? time(step.at) : '+' + span(step.at - start)),
-      ),
-    );
+  const dot = (status, attrs, when) =>
+    h('span.step.s-' + status, attrs, h('i'), status.toLowerCase() + ' ', h('em', when));
+  const parts = order.timeline.map((step, i) => {
+    const title = step.status + ' at ' + iso(step.at) + (step.note ? ' (' + step.note + ')' : '');
+    const attrs = { title, testid: 'timeline-step', data: { status: step.status } };
+    return dot(step.status, attrs, i === 0 ? time(step.at) : '+' + span(step.at - start));
   });
-  if (order.next) {
-    parts.push(h('span', { class: 'link' }));
-    parts.push(
-      h(
-        'span',
-        {
-          class: 'step next s-' + order.next.status,
-          title: order.next.status + ' due at ' + iso(order.next.at),
-          testid: 'timeline-next',
-        },
-        h('i'),
-        order.next.status.toLowerCase() + ' ',
-        h('em', null, '+' + span(order.next.at - start)),
-      ),
-    );
+  const next = order.next;
+  if (next) {
+    const attrs = { class: 'next', title: next.status + ' due at ' + iso(next.at), testid: 'timeline-next' };
+    parts.push(dot(next.status, attrs, '+' + span(next.at - start)));
   }
-  return h('div', { class: 'timeline' }, parts);
+  return h(
+    'div.timeline',
+    parts.map((part, i) => [i > 0 ? h('span.link') : null, part]),
+  );
 }
 
 const previousStatus = new Map();
@@ -132,9 +105,7 @@ let firstRender = true;
 export function renderOrders(orders, accounts, total) {
   const names = new Map(accounts.map((a) => [a.walletAddress, a.name]));
   const counts = {};
-  orders.forEach((o) => {
-    counts[o.status] = (counts[o.status] || 0) + 1;
-  });
+  for (const o of orders) counts[o.status] = (counts[o.status] || 0) + 1;
   $('orders-count').textContent =
     typeof total === 'number'
       ? counted(orders.length, total)
@@ -142,78 +113,67 @@ export function renderOrders(orders, accounts, total) {
   fill(
     'orders-summary',
     STATUSES.filter((s) => counts[s]).map((s) =>
-      h('span', { class: 'badge plain s-' + s }, counts[s] + ' ' + s.toLowerCase()),
+      h('span.badge.plain.s-' + s, counts[s] + ' ' + s.toLowerCase()),
     ),
+  );
+  const empty = emptyRow(
+    6,
+    'No orders yet. Create one through the API, e.g. ',
+    h('code', 'POST /v1/tron/order'),
+    ' with an ',
+    h('code', 'API-KEY'),
+    ' header.',
   );
   fill(
     'orders',
     orders.length === 0
-      ? [
-          emptyRow(
-            6,
-            'No orders yet. Create one through the API, e.g. ',
-            h('code', null, 'POST /v1/tron/order'),
-            ' with an ',
-            h('code', null, 'API-KEY'),
-            ' header.',
-          ),
-        ]
+      ? [empty]
       : orders.map((o) => {
           const changed = !firstRender && previousStatus.get(o.orderId) !== o.status;
           previousStatus.set(o.orderId, o.status);
           return h(
-            'tr',
+            'tr.clickable',
             {
               testid: 'order-row',
-              class: 'clickable' + (changed ? ' changed' : ''),
+              class: changed ? 'changed' : null,
               tabindex: 0,
               title: 'Open this order',
               data: { 'order-id': o.orderId, status: o.status },
             },
             h(
               'td',
-              null,
               stack(
-                h('span', { class: 'mono', testid: 'order-id' }, o.orderId),
-                o.outOrderNo ? h('span', { class: 'small', testid: 'order-outorderno' }, o.outOrderNo) : null,
+                h('span.mono', { testid: 'order-id' }, o.orderId),
+                o.outOrderNo ? h('span.small', { testid: 'order-outorderno' }, o.outOrderNo) : null,
               ),
             ),
             h(
-              'td',
-              { class: 'nowrap' },
+              'td.nowrap',
               stack(
-                h('span', null, names.get(o.walletAddress) || ''),
-                h('span', { class: 'small mono', title: o.walletAddress }, short(o.walletAddress)),
+                h('span', names.get(o.walletAddress) || ''),
+                h('span.small.mono', { title: o.walletAddress }, short(o.walletAddress)),
               ),
             ),
             h(
-              'td',
-              { class: 'num' },
+              'td.num',
               stack(
-                h('span', null, o.rentalCount.toLocaleString('en')),
+                h('span', o.rentalCount.toLocaleString('en')),
                 small(o.period + (o.activatedAddress ? ' \u00b7 activates' : '')),
                 chainNote(o.delegation),
               ),
             ),
+            h('td.num', { testid: 'order-amount' }, o.amount, h('span.amount-cur', o.currency)),
+            // The txId under its status keeps the table within its panel beside the controls.
             h(
               'td',
-              { class: 'num', testid: 'order-amount' },
-              o.amount,
-              h('span', { class: 'amount-cur' }, o.currency),
-            ),
-            // The txId under the status it came with: one column less keeps the table
-            // within its panel beside the controls.
-            h(
-              'td',
-              null,
               stack(
                 badge(o.status, 'order-status'),
                 o.txId
                   ? copyable(o.txId, short(o.txId, 8, 6), 'order-txid')
-                  : h('span', { class: 'faint small', testid: 'order-txid' }, 'no txId yet'),
+                  : h('span.faint.small', { testid: 'order-txid' }, 'no txId yet'),
               ),
             ),
-            h('td', null, timeline(o)),
+            h('td', timeline(o)),
           );
         }),
   );
@@ -230,21 +190,19 @@ export function renderAddresses(addresses, total) {
           h(
             'tr',
             { testid: 'address-row', data: { address: a.address } },
-            h('td', null, copyable(a.address, a.address)),
+            h('td', copyable(a.address, a.address)),
             h(
               'td',
-              null,
               stack(
                 h(
-                  'span',
-                  { class: 'badge ' + (a.activated ? 's-COMPLETED' : 's-PENDING'), testid: 'address-state' },
+                  'span.badge',
+                  { class: a.activated ? 's-COMPLETED' : 's-PENDING', testid: 'address-state' },
                   a.activated ? 'activated' : 'not activated',
                 ),
                 h(
-                  'button',
+                  'button.ghost',
                   {
                     type: 'button',
-                    class: 'ghost',
                     testid: 'toggle-address',
                     data: { address: a.address, activated: !a.activated },
                   },
@@ -254,20 +212,14 @@ export function renderAddresses(addresses, total) {
             ),
             h(
               'td',
-              null,
               stack(
                 h(
-                  'span',
-                  { class: 'nowrap', title: a.activatedAt ? iso(a.activatedAt) : null },
+                  'span.nowrap',
+                  { title: a.activatedAt ? iso(a.activatedAt) : null },
                   a.activatedAt ? timeMs(a.activatedAt) : '\u2014',
                 ),
                 a.activatedByOrderId
-                  ? h(
-                      'span',
-                      { class: 'small' },
-                      'by ',
-                      h('span', { class: 'mono', testid: 'address-order' }, a.activatedByOrderId),
-                    )
+                  ? h('span.small', 'by ', h('span.mono', { testid: 'address-order' }, a.activatedByOrderId))
                   : small(a.activated ? 'seeded or set by hand' : ''),
               ),
             ),
@@ -281,54 +233,42 @@ function matchText(match) {
   if (match.pledgeAddress)
     parts.push([
       'pledgeAddress ',
-      h('span', { class: 'mono', title: match.pledgeAddress }, short(match.pledgeAddress)),
+      h('span.mono', { title: match.pledgeAddress }, short(match.pledgeAddress)),
     ]);
-  if (match.outOrderNo) parts.push(['outOrderNo ', h('span', { class: 'mono' }, match.outOrderNo)]);
-  if (parts.length === 0) return h('span', { class: 'muted' }, 'every order');
-  return parts.reduce((all, part, i) => all.concat(i ? [' and '] : [], part), []);
+  if (match.outOrderNo) parts.push(['outOrderNo ', h('span.mono', match.outOrderNo)]);
+  if (parts.length === 0) return h('span.muted', 'every order');
+  return parts.map((part, i) => [i ? ' and ' : null, part]);
 }
 const used = (n, times) => n + ' / ' + (times === undefined ? '\u221e' : times);
 const remove = (kind, id) =>
   h(
-    'button',
-    {
-      type: 'button',
-      class: 'ghost',
-      testid: 'delete-' + kind,
-      data: { kind, id },
-      'aria-label': 'Delete ' + id,
-    },
+    'button.ghost',
+    { type: 'button', testid: 'delete-' + kind, data: { kind, id }, 'aria-label': 'Delete ' + id },
     'Delete',
   );
 
 /** What a fault does, in a few words. */
 export function effect(f) {
   const effects = [];
-  if (f.response === 'status')
-    effects.push(
-      'HTTP ' +
-        (f.status || 503) +
-        (f.withBody === false ? ', empty body' : '') +
-        (f.withRetryAfter === false
-          ? ', no Retry-After'
-          : f.retryAfter !== undefined
-            ? ', Retry-After ' + f.retryAfter + ' s'
-            : ''),
-    );
-  else if (f.response === 'garbage') effects.push((f.garbageBytes || 64) + ' random bytes, then closed');
+  if (f.response === 'status') {
+    const retry =
+      f.withRetryAfter === false
+        ? ', no Retry-After'
+        : f.retryAfter !== undefined
+          ? ', Retry-After ' + f.retryAfter + ' s'
+          : '';
+    effects.push('HTTP ' + (f.status || 503) + (f.withBody === false ? ', empty body' : '') + retry);
+  } else if (f.response === 'garbage') effects.push((f.garbageBytes || 64) + ' random bytes, then closed');
   else if (f.response === 'drip')
     effects.push('drip over ' + (f.dripMs || 1000) + ' ms in ' + (f.dripChunks || 10) + ' chunks');
   else if (f.response === 'reset') effects.push('connection reset');
   else if (f.response) effects.push(f.response);
   if (f.latencyMs || f.latencyMaxMs)
     effects.push('+' + (f.latencyMs || 0) + (f.latencyMaxMs ? '\u2013' + f.latencyMaxMs : '') + ' ms');
-  if (f.latencyMedianMs)
-    effects.push(
-      '+~' +
-        f.latencyMedianMs +
-        ' ms lognormal, \u03c3 ' +
-        (f.latencySigma === undefined ? 0.5 : f.latencySigma),
-    );
+  if (f.latencyMedianMs) {
+    const sigma = f.latencySigma === undefined ? 0.5 : f.latencySigma;
+    effects.push('+~' + f.latencyMedianMs + ' ms lognormal, \u03c3 ' + sigma);
+  }
   if (f.probability !== undefined && f.probability < 1) effects.push('p ' + f.probability);
   return effects.join(' \u00b7 ');
 }
@@ -343,16 +283,12 @@ export function renderRules(rules, faults) {
           h(
             'tr',
             { testid: 'rule-row', data: { 'rule-id': r.id } },
-            h('td', { class: 'mono' }, r.id),
+            h('td.mono', r.id),
             h('td', { testid: 'rule-match' }, matchText(r.match)),
-            h('td', null, badge(r.outcome, 'rule-outcome')),
-            h(
-              'td',
-              { class: 'num' },
-              r.delayMs === undefined ? h('span', { class: 'faint' }, 'profile') : span(r.delayMs),
-            ),
-            h('td', { class: 'num', testid: 'rule-used' }, used(r.used, r.times)),
-            h('td', null, remove('rule', r.id)),
+            h('td', badge(r.outcome, 'rule-outcome')),
+            h('td.num', r.delayMs === undefined ? h('span.faint', 'profile') : span(r.delayMs)),
+            h('td.num', { testid: 'rule-used' }, used(r.used, r.times)),
+            h('td', remove('rule', r.id)),
           ),
         ),
   );
@@ -364,11 +300,11 @@ export function renderRules(rules, faults) {
           h(
             'tr',
             { testid: 'fault-row', data: { 'fault-id': f.id } },
-            h('td', { class: 'mono' }, f.id),
-            h('td', { class: 'mono', testid: 'fault-operation-cell' }, f.operation),
+            h('td.mono', f.id),
+            h('td.mono', { testid: 'fault-operation-cell' }, f.operation),
             h('td', { testid: 'fault-effect' }, effect(f)),
-            h('td', { class: 'num' }, used(f.used, f.times)),
-            h('td', null, remove('fault', f.id)),
+            h('td.num', used(f.used, f.times)),
+            h('td', remove('fault', f.id)),
           ),
         ),
   );
@@ -377,14 +313,9 @@ export function renderRules(rules, faults) {
 /** What the simulated TRON node shows of an order's energy: on chain until its expiry, or reclaimed. */
 export function chainNote(delegation) {
   if (!delegation) return null;
-  const on = delegation.state === 'delegated';
   return h(
-    'span',
-    {
-      class: 'small chain ' + delegation.state,
-      testid: 'order-chain',
-      title: 'expire_time_for_energy ' + iso(delegation.expiresAt),
-    },
-    on ? 'on chain until ' + time(delegation.expiresAt) : 'reclaimed ' + time(delegation.expiresAt),
+    'span.small.chain.' + delegation.state,
+    { testid: 'order-chain', title: 'expire_time_for_energy ' + iso(delegation.expiresAt) },
+    (delegation.state === 'delegated' ? 'on chain until ' : 'reclaimed ') + time(delegation.expiresAt),
   );
 }
