@@ -29,15 +29,10 @@ export interface CompareOptions {
 
 export const DEFAULT_TIMING_THRESHOLD = 2;
 
-const parentOf = (path: string): string => path.slice(0, path.lastIndexOf('/'));
-const lastSegment = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
-
 /** Whether `fields` has the container a path hangs from (an object, or an array for '*'). */
 function hasContainer(fields: Map<string, FieldShape>, path: string): boolean {
-  const parent = fields.get(parentOf(path));
-  return lastSegment(path) === '*'
-    ? parent?.types.has('array') === true
-    : parent?.types.has('object') === true;
+  const parent = fields.get(path.slice(0, path.lastIndexOf('/')));
+  return parent?.types.has(path.endsWith('/*') ? 'array' : 'object') === true;
 }
 
 const isNumeric = (f: FieldShape): boolean => f.types.has('integer') || f.types.has('number');
@@ -48,41 +43,39 @@ const isNumericString = (f: FieldShape): boolean =>
 const family = (format: StringFormat): string =>
   format === 'integer-string' || format === 'decimal-string' ? 'numeric-string' : format;
 
+const list = (values: Iterable<string>): string => [...values].sort().join(', ');
+
 /**
  * Type, format, time unit and decimals of one path present on both sides. `documented`
  * is the spec's schema of the path, when it has one: an integer-only pattern makes a
  * decimal string where integers were a format change.
  */
-export function compareField(
+function compareField(
   operation: string,
   response: string,
   old: FieldShape,
   next: FieldShape,
   documented?: SchemaNode,
 ): Finding[] {
-  const at = { operation, response, path: old.path };
+  const at = { severity: 'breaking', operation, response, path: old.path } as const;
+  const e = `(e.g. ${JSON.stringify(next.example)})`;
   const newTypes = [...next.types].filter(
     (t) => !old.types.has(t) && !(t === 'integer' && old.types.has('number')),
   );
   if (newTypes.length > 0) {
-    const numberVsString =
+    const [before, after] = [describeShape(old), describeShape(next)];
+    const change =
       isNumeric(old) && !old.types.has('string') && next.types.has('string') && isNumericString(next)
         ? `a number became a ${next.formats.has('decimal-string') ? 'decimal' : 'numeric'} string`
         : old.types.has('string') && isNumericString(old) && isNumeric(next)
           ? 'a numeric string became a number'
           : 'the type changed';
-    return [
-      {
-        severity: 'breaking',
-        kind: 'type-changed',
-        ...at,
-        old: describeShape(old),
-        new: describeShape(next),
-        message: `${operation} ${old.path}: ${numberVsString} (${describeShape(old)} → ${describeShape(next)}).`,
-      },
-    ];
+    const message = `${operation} ${old.path}: ${change} (${before} → ${after}).`;
+    return [{ ...at, kind: 'type-changed', old: before, new: after, message }];
   }
   const findings: Finding[] = [];
+  const changed = (before: string, after: string, message: string): number =>
+    findings.push({ ...at, kind: 'format-changed', old: before, new: after, message });
   if (old.types.has('string') && next.types.has('string')) {
     const oldFamilies = new Set([...old.formats].map(family));
     const newFormats = [...next.formats].filter((f) => !oldFamilies.has(family(f)));
@@ -91,35 +84,20 @@ export function compareField(
       newFormats.push('decimal-string');
     if (newFormats.length > 0) {
       const idish = [...old.formats].some((f) => ['order-id', 'uuid', 'hex64', 'tron-address'].includes(f));
-      findings.push({
-        severity: 'breaking',
-        kind: 'format-changed',
-        ...at,
-        old: [...old.formats].sort().join(', '),
-        new: [...next.formats].sort().join(', '),
-        message: `${operation} ${old.path}: ${idish ? 'the id format changed' : 'the string format changed'}, now ${newFormats.join(', ')} where OLD had ${[...old.formats].sort().join(', ')} (e.g. ${JSON.stringify(next.example)}).`,
-      });
+      const what = idish ? 'the id format changed' : 'the string format changed';
+      const message = `${operation} ${old.path}: ${what}, now ${newFormats.join(', ')} where OLD had ${list(old.formats)} ${e}.`;
+      changed(list(old.formats), list(next.formats), message);
     }
     const decimals = compareDecimals(old, next);
-    if (decimals)
-      findings.push({
-        severity: 'breaking',
-        kind: 'format-changed',
-        ...at,
-        ...decimals,
-        message: `${operation} ${old.path}: the number of decimals changed, ${decimals.old} → ${decimals.new} (e.g. ${JSON.stringify(next.example)}).`,
-      });
+    if (decimals) {
+      const message = `${operation} ${old.path}: the number of decimals changed, ${decimals.old} → ${decimals.new} ${e}.`;
+      changed(decimals.old, decimals.new, message);
+    }
   }
-  const newUnits = [...next.timeUnits].filter((u) => !old.timeUnits.has(u));
-  if (newUnits.length > 0 && old.timeUnits.size > 0) {
-    findings.push({
-      severity: 'breaking',
-      kind: 'format-changed',
-      ...at,
-      old: `time in ${[...old.timeUnits].join(', ')}`,
-      new: `time in ${[...next.timeUnits].join(', ')}`,
-      message: `${operation} ${old.path}: the time unit changed, ${[...old.timeUnits].join(', ')} → ${[...next.timeUnits].join(', ')} (e.g. ${JSON.stringify(next.example)}).`,
-    });
+  if (old.timeUnits.size > 0 && [...next.timeUnits].some((u) => !old.timeUnits.has(u))) {
+    const [before, after] = [[...old.timeUnits].join(', '), [...next.timeUnits].join(', ')];
+    const message = `${operation} ${old.path}: the time unit changed, ${before} → ${after} ${e}.`;
+    changed(`time in ${before}`, `time in ${after}`, message);
   }
   return findings;
 }
@@ -136,42 +114,34 @@ function compareDecimals(old: FieldShape, next: FieldShape): { old: string; new:
   const oldFixed = fixedDecimals(old);
   const newFixed = fixedDecimals(next);
   const show = (d: { min: number; max: number }, fixed: number | undefined): string =>
-    fixed !== undefined ? `always ${describeDecimals(d)}` : describeDecimals(d);
-  if (
+    `${fixed !== undefined ? 'always ' : ''}${describeDecimals(d)}`;
+  const moved =
     oldFixed !== undefined
       ? n.min !== oldFixed || n.max !== oldFixed
-      : newFixed !== undefined && o.max > newFixed
-  ) {
-    return { old: show(o, oldFixed), new: show(n, newFixed) };
-  }
-  return undefined;
+      : newFixed !== undefined && o.max > newFixed;
+  return moved ? { old: show(o, oldFixed), new: show(n, newFixed) } : undefined;
 }
 
 /** Enum values in NEW that the document does not list for that field (and OLD never showed). */
-function unknownEnumValues(
-  shape: ResponseShape,
-  old: FieldShape | undefined,
-  next: FieldShape,
-  all: boolean,
-): Finding | undefined {
-  const status = [...shape.statuses][0];
-  if (status === undefined) return undefined;
-  const documented = documentedResponse(shape.operation, status);
-  const node = documented ? schemaAt(documented.schema, next.path) : undefined;
+function unknownEnumValues(shape: ResponseShape, old: FieldShape | undefined, next: FieldShape): Finding[] {
+  const node = documentedNode(shape, next.path);
   const listed = node?.enum ?? (node?.const !== undefined ? [node.const] : undefined);
-  if (!listed || !next.types.has('string')) return undefined;
-  const unknown = [...next.values].filter((v) => !listed.includes(v) && (all || !old?.values.has(v)));
-  if (unknown.length === 0) return undefined;
-  return {
-    severity: 'breaking',
-    kind: 'unknown-enum-value',
-    operation: shape.operation,
-    response: describeResponse(shape),
-    path: next.path,
-    old: listed.join(', '),
-    new: unknown.join(', '),
-    message: `${shape.operation} ${next.path}: ${unknown.map((v) => `'${v}'`).join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not among the values the spec lists (${listed.join(', ')}).`,
-  };
+  if (!listed || !next.types.has('string')) return [];
+  const unknown = [...next.values].filter((v) => !listed.includes(v) && !old?.values.has(v));
+  if (unknown.length === 0) return [];
+  const values = unknown.map((v) => `'${v}'`).join(', ');
+  return [
+    {
+      severity: 'breaking',
+      kind: 'unknown-enum-value',
+      operation: shape.operation,
+      response: describeResponse(shape),
+      path: next.path,
+      old: listed.join(', '),
+      new: unknown.join(', '),
+      message: `${shape.operation} ${next.path}: ${values} ${unknown.length === 1 ? 'is' : 'are'} not among the values the spec lists (${listed.join(', ')}).`,
+    },
+  ];
 }
 
 /** The spec's schema of a path of a response, when the document has the response. */
@@ -189,6 +159,17 @@ export function isSubsequence(path: string[], known: string[]): boolean {
 }
 
 const transient = (status: number): boolean => status === 429 || status >= 500;
+
+interface Answer {
+  status: number;
+  text: string;
+  outcome: string;
+}
+/** An answer of caseResponses ('status/code/outcome'). */
+function answerOf(pair: string): Answer {
+  const [status, code, outcome] = pair.split('/') as [string, string, string];
+  return { status: Number(status), text: `HTTP ${status} (code ${code})`, outcome };
+}
 
 /**
  * Compares two inferred recordings.
@@ -218,10 +199,8 @@ export function compareInferred(
 
   for (const [key, shape] of next.responses) {
     const before = old.responses.get(key);
-    for (const field of shape.fields.values()) {
-      const finding = unknownEnumValues(shape, before?.fields.get(field.path), field, false);
-      if (finding) findings.push(finding);
-    }
+    for (const field of shape.fields.values())
+      findings.push(...unknownEnumValues(shape, before?.fields.get(field.path), field));
     if (!before) continue;
     const response = describeResponse(shape);
     for (const [path, field] of before.fields) {
@@ -307,46 +286,35 @@ export function compareInferred(
   // accepted where OLD refused it or refused where OLD accepted it, whatever the status.
   const changes = new Map<
     string,
-    { operation: string; old: string; next: string; status: number; flip: string; cases: string[] }
+    { operation: string; old: string; now: Answer; flip: string; cases: string[] }
   >();
   for (const [caseKey, pairs] of next.caseResponses) {
-    const before = old.caseResponses.get(caseKey);
+    const before = [...(old.caseResponses.get(caseKey) ?? [])].map(answerOf);
     // A request OLD only ever got a transient answer to (a 429 or 503 given up on) shows nothing to compare.
-    if (!before || [...before].every((p) => transient(Number(p.split('/')[0])))) continue;
-    const oldStatuses = new Set([...before].map((p) => Number(p.split('/')[0])));
-    const oldOutcomes = new Set([...before].map((p) => p.split('/')[2]));
-    for (const pair of pairs) {
-      const [statusText, , outcome] = pair.split('/') as [string, string, string];
-      const status = Number(statusText);
-      const flip = oldOutcomes.has(outcome)
+    if (before.every((a) => transient(a.status))) continue;
+    const [caseName, operation] = caseKey.split('\n') as [string, string];
+    const oldText = [...new Set(before.map((a) => a.text))].join(' or ');
+    for (const now of [...pairs].map(answerOf)) {
+      const flip = before.some((a) => a.outcome === now.outcome)
         ? ''
-        : `; ${outcome} where OLD ${outcome === 'accepted' ? 'refused' : 'accepted'} it`;
-      if (oldStatuses.has(status) && !flip) continue;
-      const [caseName, operation] = caseKey.split('\n') as [string, string];
-      const describe = (p: string): string => `HTTP ${p.split('/')[0]} (code ${p.split('/')[1]})`;
-      const oldText = [...new Set([...before].map(describe))].join(' or ');
-      const key = `${operation}\n${oldText}\n${pair}`;
-      const entry = changes.get(key) ?? {
-        operation,
-        old: oldText,
-        next: describe(pair),
-        status,
-        flip,
-        cases: [],
-      };
+        : `; ${now.outcome} where OLD ${now.outcome === 'accepted' ? 'refused' : 'accepted'} it`;
+      if (!flip && before.some((a) => a.status === now.status)) continue;
+      const key = `${operation}\n${oldText}\n${now.text}\n${now.outcome}`;
+      const entry = changes.get(key) ?? { operation, old: oldText, now, flip, cases: [] };
       if (!entry.cases.includes(caseName)) entry.cases.push(caseName);
       changes.set(key, entry);
     }
   }
-  for (const change of changes.values()) {
+  for (const { operation, old: before, now, flip, cases } of changes.values()) {
+    const plural = cases.length === 1 ? '' : 's';
     findings.push({
-      severity: transient(change.status) ? 'non-breaking' : 'breaking',
+      severity: transient(now.status) ? 'non-breaking' : 'breaking',
       kind: 'response-changed',
-      operation: change.operation,
+      operation,
       path: '',
-      old: change.old,
-      new: change.next,
-      message: `${change.operation} answered ${change.next} where OLD answered ${change.old}${change.flip}, in ${change.cases.length} case${change.cases.length === 1 ? '' : 's'} (e.g. "${change.cases[0]}")${transient(change.status) ? '; a transient status' : ''}.`,
+      old: before,
+      new: now.text,
+      message: `${operation} answered ${now.text} where OLD answered ${before}${flip}, in ${cases.length} case${plural} (e.g. "${cases[0]}")${transient(now.status) ? '; a transient status' : ''}.`,
     });
   }
 
