@@ -13,10 +13,9 @@ import {
   decimalRange,
   describeDecimals,
   fixedDecimals,
-  inferResponses,
+  inferFields,
   messageTemplate,
   timeUnit,
-  type FieldShape,
 } from './infer-schema.ts';
 import {
   apiPath,
@@ -36,7 +35,12 @@ type DecimalField = keyof Control['DecimalFormats'];
 
 /** One setting learnt: its path in a scenario's settings, its value and its evidence. */
 export interface Learnt {
+  /** 'errors.apiKeyMissing', 'prices.1h': a group's key after the first dot. */
   setting: string;
+  /**
+   * Undefined when the recording never showed it: the default stays. With an undefined
+   * value, what the recording showed and the default answers alike.
+   */
   value: unknown;
   evidence?: Evidence;
 }
@@ -55,25 +59,42 @@ export interface Learning {
   unreproduced: Unreproduced[];
 }
 
-export const empty = (): Learning => ({ settings: {}, table: [], unreproduced: [] });
-
 /**
- * One setting learnt from `proof`, or, with no value, left at the default.
+ * One setting learnt from `proof` ('prices.1h' is the key 1h of prices), or, with no value,
+ * left at the default; with what the simulator still answers otherwise.
  *
  * @example
  *   learnt('historyPrefers', 'outOrderNo', evidence(i, 'outOrderNo came back')).settings; // { historyPrefers: 'outOrderNo' }
  */
-export function learnt<K extends keyof Settings>(
-  setting: K,
-  value?: Settings[K],
+export function learnt(
+  setting: string,
+  value?: unknown,
   proof?: Evidence,
+  unreproduced: Unreproduced[] = [],
 ): Learning {
+  const dot = setting.indexOf('.');
+  const nested =
+    dot === -1 ? { [setting]: value } : { [setting.slice(0, dot)]: { [setting.slice(dot + 1)]: value } };
   return {
-    settings: value === undefined ? {} : ({ [setting]: value } as Settings),
+    settings: (value === undefined ? {} : nested) as Settings,
     table: [{ setting, value, ...(proof ? { evidence: proof } : {}) }],
-    unreproduced: [],
+    unreproduced,
   };
 }
+
+/** Learnings as one: settings merged a group at a time, tables and notes in order. */
+export function combine(learnings: Learning[]): Learning {
+  const settings: Record<string, unknown> = {};
+  for (const { settings: some } of learnings)
+    for (const [key, value] of Object.entries(some))
+      settings[key] = isObject(value) && isObject(settings[key]) ? { ...settings[key], ...value } : value;
+  return {
+    settings: settings as Settings,
+    table: learnings.flatMap((l) => l.table),
+    unreproduced: learnings.flatMap((l) => l.unreproduced),
+  };
+}
+
 export const json = (value: unknown): string => JSON.stringify(value);
 export const short = (value: unknown): string => {
   const text = json(value) ?? String(value);
@@ -87,37 +108,28 @@ export const short = (value: unknown): string => {
  *   learnEnvelopeTimeUnit(interactions).settings.envelopeTimeUnit; // 'ms' for time "1741801809123"
  */
 export function learnEnvelopeTimeUnit(interactions: Interaction[]): Learning {
-  const out = empty();
   const first = interactions.find((i) => {
     const time = bodyOf(i)?.time;
     return (typeof time === 'string' && /^\d+(\.\d+)?$/.test(time)) || typeof time === 'number';
   });
   if (!first) return learnt('envelopeTimeUnit');
   const time = bodyOf(first)!.time as string | number;
+  const proof = evidence(first, `time ${json(time)}`);
   const unit = timeUnit(Number(time));
   const fraction = /\.(\d+)$/.exec(String(time))?.[1];
   if (unit === 'microseconds' || (fraction !== undefined && unit !== 'seconds')) {
-    out.table.push({ setting: 'envelopeTimeUnit', value: undefined });
-    out.unreproduced.push({
-      what: `the envelope time in ${unit}${fraction === undefined ? '' : ' with decimals'}`,
-      why: 'envelopeTimeUnit takes s, ms or s.sss',
-      evidence: evidence(first, `time ${json(time)}`),
-    });
-    return out;
+    const what = `the envelope time in ${unit}${fraction === undefined ? '' : ' with decimals'}`;
+    return learnt('envelopeTimeUnit', undefined, undefined, [
+      { what, why: 'envelopeTimeUnit takes s, ms or s.sss', evidence: proof },
+    ]);
   }
-  out.settings.envelopeTimeUnit = fraction !== undefined ? 's.sss' : unit === 'milliseconds' ? 'ms' : 's';
-  out.table.push({
-    setting: 'envelopeTimeUnit',
-    value: out.settings.envelopeTimeUnit,
-    evidence: evidence(first, `time ${json(time)}`),
-  });
-  if (typeof time === 'number')
-    out.unreproduced.push({
-      what: 'the envelope time as a JSON number',
-      why: 'the simulator sends it in a string, as upstream documents',
-      evidence: evidence(first, `time ${time}`),
-    });
-  return out;
+  const value = fraction !== undefined ? 's.sss' : unit === 'milliseconds' ? 'ms' : 's';
+  const asNumber = {
+    what: 'the envelope time as a JSON number',
+    why: 'the simulator sends it in a string, as upstream documents',
+    evidence: evidence(first, `time ${time}`),
+  };
+  return learnt('envelopeTimeUnit', value, proof, typeof time === 'number' ? [asNumber] : []);
 }
 
 /**
@@ -129,75 +141,38 @@ export function learnEnvelopeTimeUnit(interactions: Interaction[]): Learning {
  *   learnDecimals(interactions).settings.decimals; // { 'balance.available.trx': 6 } for "795.380000"
  */
 export function learnDecimals(interactions: Interaction[]): Learning {
-  const out = empty();
-  const decimals: Control['DecimalFormats'] = {};
-  for (const [name, { operation, path }] of Object.entries(DECIMAL_FIELDS) as [
+  const fields = Object.entries(DECIMAL_FIELDS) as [
     DecimalField,
     { operation: ApiOperationId; path: string },
-  ][]) {
-    const samples = interactions.filter((i) => sentTo(i, operation) && isSuccess(i));
-    const field = mergedField(samples, path);
-    const setting = `decimals.${name}`;
-    const range = field && decimalRange(field);
-    if (!field || !range) {
-      out.table.push({ setting, value: undefined });
-      continue;
-    }
-    const example = samples.find((i) => valueAt(i.response?.body, path) !== undefined)!;
-    const observed = `${describeDecimals(range)}${field.zeroPadded ? ', a trailing zero kept' : ''}, e.g. ${json(field.example)}`;
-    const fixed = fixedDecimals(field);
-    const byDefault = DEFAULT_DECIMALS[name];
-    const defaultFits =
-      byDefault === 'trimmed' ? !field.zeroPadded : range.min === byDefault && range.max === byDefault;
-    let value: number | 'trimmed' | undefined;
-    if (fixed !== undefined) value = fixed;
-    else if (defaultFits) value = undefined;
-    else if (!field.zeroPadded) value = 'trimmed';
-    else {
-      out.unreproduced.push({
-        what: `${operation} ${path}: ${observed}`,
-        why: 'a kept trailing zero beside values of other lengths is neither a fixed number of decimals nor trimmed',
-        evidence: evidence(example, observed),
-      });
-    }
-    if (value === undefined) {
-      // The default answers these values alike: it stays, with what showed it.
-      out.table.push(
-        defaultFits
-          ? { setting, value: undefined, evidence: evidence(example, observed) }
-          : { setting, value: undefined },
-      );
-      continue;
-    }
-    decimals[name] = value;
-    out.table.push({ setting, value, evidence: evidence(example, observed) });
-  }
-  if (Object.keys(decimals).length > 0) out.settings.decimals = decimals;
-  return out;
-}
-
-/** The shape infer-schema gives one path over all these answers (their codes merged). */
-function mergedField(samples: Interaction[], path: string): FieldShape | undefined {
-  let merged: FieldShape | undefined;
-  for (const shape of inferResponses(samples).values()) {
-    const field = shape.fields.get(path);
-    if (!field) continue;
-    if (!merged) merged = { ...field, types: new Set(field.types), formats: new Set(field.formats) };
-    else {
-      for (const t of field.types) merged.types.add(t);
-      for (const f of field.formats) merged.formats.add(f);
-      merged.zeroPadded ||= field.zeroPadded;
-      merged.count += field.count;
-      if (field.decimals)
-        merged.decimals = merged.decimals
-          ? {
-              min: Math.min(merged.decimals.min, field.decimals.min),
-              max: Math.max(merged.decimals.max, field.decimals.max),
-            }
-          : field.decimals;
-    }
-  }
-  return merged;
+  ][];
+  return combine(
+    fields.map(([name, { operation, path }]) => {
+      const setting = `decimals.${name}`;
+      const samples = interactions.filter((i) => sentTo(i, operation) && isSuccess(i));
+      const field = inferFields(samples.map((i) => i.response!.body)).get(path);
+      const range = field && decimalRange(field);
+      if (!field || !range) return learnt(setting);
+      const example = samples.find((i) => valueAt(i.response?.body, path) !== undefined)!;
+      const observed = `${describeDecimals(range)}${field.zeroPadded ? ', a trailing zero kept' : ''}, e.g. ${json(field.example)}`;
+      const proof = evidence(example, observed);
+      const fixed = fixedDecimals(field);
+      const byDefault = DEFAULT_DECIMALS[name];
+      // The default answering these values alike stays, with what showed it.
+      if (
+        fixed === undefined &&
+        (byDefault === 'trimmed' ? !field.zeroPadded : range.min === byDefault && range.max === byDefault)
+      )
+        return learnt(setting, undefined, proof);
+      if (fixed !== undefined || !field.zeroPadded) return learnt(setting, fixed ?? 'trimmed', proof);
+      return learnt(setting, undefined, undefined, [
+        {
+          what: `${operation} ${path}: ${observed}`,
+          why: 'a kept trailing zero beside values of other lengths is neither a fixed number of decimals nor trimmed',
+          evidence: proof,
+        },
+      ]);
+    }),
+  );
 }
 
 export const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -310,7 +285,7 @@ export function learnHiddenStatuses(interactions: Interaction[]): Learning {
       what: 'the statuses the history shows',
       why: "the recording advanced a manual clock: its polls sample the clock's steps, not the service's",
     });
-    return { ...learnt('hiddenStatuses'), unreproduced };
+    return learnt('hiddenStatuses', undefined, undefined, unreproduced);
   }
   const hidden: Array<'PROCESSING' | 'REFUNDED'> = [];
   const notes: string[] = [];
@@ -341,7 +316,7 @@ export function learnHiddenStatuses(interactions: Interaction[]): Learning {
     });
   }
   const proof = hidden.length > 0 ? evidence(history, notes.join('; ')) : undefined;
-  return { ...learnt('hiddenStatuses', hidden.length > 0 ? hidden : undefined, proof), unreproduced };
+  return learnt('hiddenStatuses', hidden.length > 0 ? hidden : undefined, proof, unreproduced);
 }
 
 /**

@@ -16,7 +16,8 @@ import { CLI_COMMANDS } from '../src/generated/cli.ts';
 import { createValidators, loadSpec } from '../src/spec/loader.ts';
 import { loadRecording } from '../recording/recording.ts';
 import { DEFAULT_SCENARIO, scenarioSyntaxError } from '../mock/scenario/scenario-input.ts';
-import { calibrate, type CalibratedSetting } from './calibrate.ts';
+import type { Learnt } from './calibrate-answers.ts';
+import { calibrate } from './calibrate.ts';
 
 type Scenario = components['schemas']['Scenario'];
 
@@ -44,25 +45,13 @@ export function parseCalibrateArgs(
 }
 
 function readBase(file: string, limit: FileLimit): Scenario {
-  let text: string;
-  try {
-    text = readBoundedFile(
-      file,
-      limit,
-      'pass a JSON or YAML scenario, or leave --base out for the embedded one',
-    );
-  } catch (error) {
-    if (!(error instanceof BoundedFileError)) throw error;
-    if (error.rule === 'not-regular' || error.rule === 'too-large')
-      throw new CliError(`--base: ${error.message}`);
-    throw new CliError(
-      `--base: cannot read '${file}' (${error.code}). Pass a JSON or YAML scenario, or leave --base out for the embedded one.`,
-    );
-  }
   let value: unknown;
   try {
-    value = parseYaml(text);
+    value = parseYaml(
+      readBoundedFile(file, limit, 'pass a JSON or YAML scenario, or leave --base out for the embedded one'),
+    );
   } catch (error) {
+    if (error instanceof BoundedFileError) throw new CliError(`--base: ${error.message}`);
     throw new CliError(`--base: ${scenarioSyntaxError(error, file)}.`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
@@ -71,7 +60,7 @@ function readBase(file: string, limit: FileLimit): Scenario {
 }
 
 /** Puts each setting's evidence above it in the YAML. */
-function comment(doc: Document, entry: CalibratedSetting): void {
+function comment(doc: Document, entry: Learnt): void {
   if (!entry.evidence) return;
   const keys = ['settings', ...entry.setting.split('.')];
   const parent = doc.getIn(keys.slice(0, -1), true) as Node | undefined;

@@ -9,15 +9,16 @@ import { API_OPERATION_IDS } from '../src/generated/lists.ts';
 import { toUnixSeconds } from '../recording/order-observations.ts';
 import type { Interaction } from '../recording/recording.ts';
 import {
-  empty,
+  combine,
   isObject,
   json,
+  learnt,
   short,
   type Learning,
   type Learnt,
   type Unreproduced,
 } from './calibrate-answers.ts';
-import { inferResponses, timeUnit, type FieldShape } from './infer-schema.ts';
+import { childPath, inferFields, timeUnit, type FieldShape } from './infer-schema.ts';
 import { bodyOf, evidence, isSuccess, param, paramsOf, sentTo } from './recorded-exchange.ts';
 import { documentedResponse, schemaAt, valueAt } from './spec-schema.ts';
 
@@ -158,20 +159,19 @@ function extraSource(
  *   learnExtraFields(interactions).settings.extraFields; // { getPrice: [{ path: '/data/fee', constant: '0' }] }
  */
 export function learnExtraFields(interactions: Interaction[]): Learning {
-  const out = empty();
-  const extraFields: Control['ExtraFields'] = {};
-  for (const operation of API_OPERATION_IDS) {
-    const answers = interactions.filter((i) => sentTo(i, operation) && isSuccess(i));
-    const documented = documentedResponse(operation, 200)?.schema;
-    if (answers.length === 0 || !documented) continue;
-    const found = extraFieldsOf(answers, documented, { operation, setting: `extraFields.${operation}` });
-    out.table.push(...found.table);
-    out.unreproduced.push(...found.unreproduced);
-    if (found.fields.length > 0) extraFields[operation] = found.fields;
-  }
-  if (Object.keys(extraFields).length > 0) out.settings.extraFields = extraFields;
-  else out.table.push({ setting: 'extraFields', value: undefined });
-  return out;
+  const found = combine(
+    API_OPERATION_IDS.flatMap((operation) => {
+      const answers = interactions.filter((i) => sentTo(i, operation) && isSuccess(i));
+      const documented = documentedResponse(operation, 200)?.schema;
+      if (answers.length === 0 || !documented) return [];
+      const { fields, ...rest } = extraFieldsOf(answers, documented, {
+        operation,
+        setting: `extraFields.${operation}`,
+      });
+      return [{ settings: fields.length > 0 ? { extraFields: { [operation]: fields } } : {}, ...rest }];
+    }),
+  );
+  return found.settings.extraFields ? found : combine([found, learnt('extraFields')]);
 }
 
 /**
@@ -190,9 +190,7 @@ export function extraFieldsOf(
   { operation, setting }: { operation: string; setting: string },
 ): { fields: ExtraField[]; table: Learnt[]; unreproduced: Unreproduced[] } {
   const out = { fields: [] as ExtraField[], table: [] as Learnt[], unreproduced: [] as Unreproduced[] };
-  const shapes = new Map<string, FieldShape>();
-  for (const shape of inferResponses(answers).values())
-    for (const [path, field] of shape.fields) if (!shapes.has(path)) shapes.set(path, field);
+  const shapes = inferFields(answers.map((i) => i.response?.body));
   // The undocumented paths whose parent the document declares: the roots of what it does not list.
   const roots = [...new Set(answers.flatMap((i) => undocumentedRoots(i.response?.body, documented)))];
   const visit = (path: string): void => {
@@ -212,7 +210,7 @@ export function extraFieldsOf(
     const allEqual = samples.every((s) => json(s.value) === json(samples[0]!.value));
     if (allObjects && !allEqual) {
       const keys = new Set(samples.flatMap((s) => Object.keys(s.value as object)));
-      for (const key of keys) visit(`${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+      for (const key of keys) visit(childPath(path, key));
       return;
     }
     const found = extraSource(operation, path, samples, field);
@@ -242,9 +240,9 @@ function undocumentedRoots(body: unknown, documented: NonNullable<ReturnType<typ
   const walk = (node: unknown, path: string): void => {
     if (!isObject(node)) return;
     for (const [key, child] of Object.entries(node)) {
-      const childPath = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-      if (schemaAt(documented, childPath) === undefined) roots.push(childPath);
-      else walk(child, childPath);
+      const at = childPath(path, key);
+      if (schemaAt(documented, at) === undefined) roots.push(at);
+      else walk(child, at);
     }
   };
   walk(body, '');

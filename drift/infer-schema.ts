@@ -187,6 +187,13 @@ function noteValue(fields: Map<string, FieldShape>, path: string, value: unknown
   }
 }
 
+/** The shape of every JSON path of these values together. */
+export function inferFields(values: unknown[]): Map<string, FieldShape> {
+  const fields = new Map<string, FieldShape>();
+  for (const value of values) noteValue(fields, '', value);
+  return fields;
+}
+
 /** Infers the shape of every response of a recording. */
 export function inferResponses(interactions: Interaction[]): Map<string, ResponseShape> {
   const responses = new Map<string, ResponseShape>();
