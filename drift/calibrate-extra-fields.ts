@@ -131,24 +131,14 @@ function extraSource(
   const formats = [...field.formats];
   if (formats.length !== 1) return { why: `its formats vary (${formats.sort().join(', ')})` };
   const format = formats[0]!;
-  const length = Math.min(64, example.length);
-  switch (format) {
-    case 'uuid':
-    case 'hex64':
-    case 'order-id':
-    case 'tron-address':
-      return { source: { generate: format }, observed: `${format} values such as ${json(first)}` };
-    case 'integer-string':
-    case 'text':
-      return { source: { generate: format, length }, observed: `${format} values such as ${json(first)}` };
-    case 'decimal-string':
-      return {
-        source: { generate: format, decimals: Math.max(1, field.decimals?.max ?? 2) },
-        observed: `decimal strings such as ${json(first)}`,
-      };
-    default:
-      return { why: `${format} values cannot be drawn` };
-  }
+  const observed = `${format === 'decimal-string' ? 'decimal strings' : `${format} values`} such as ${json(first)}`;
+  if (['uuid', 'hex64', 'order-id', 'tron-address'].includes(format))
+    return { source: { generate: format as 'uuid' }, observed };
+  if (format === 'integer-string' || format === 'text')
+    return { source: { generate: format, length: Math.min(64, example.length) }, observed };
+  if (format === 'decimal-string')
+    return { source: { generate: format, decimals: Math.max(1, field.decimals?.max ?? 2) }, observed };
+  return { why: `${format} values cannot be drawn` };
 }
 
 /**
@@ -191,8 +181,14 @@ export function extraFieldsOf(
 ): { fields: ExtraField[]; table: Learnt[]; unreproduced: Unreproduced[] } {
   const out = { fields: [] as ExtraField[], table: [] as Learnt[], unreproduced: [] as Unreproduced[] };
   const shapes = inferFields(answers.map((i) => i.response?.body));
-  // The undocumented paths whose parent the document declares: the roots of what it does not list.
-  const roots = [...new Set(answers.flatMap((i) => undocumentedRoots(i.response?.body, documented)))];
+  // The undocumented paths whose parent the document declares (items of arrays aside): the roots of what it does not list.
+  const roots = [...shapes.keys()].filter(
+    (path) =>
+      path !== '' &&
+      !path.includes('/*') &&
+      schemaAt(documented, path) === undefined &&
+      schemaAt(documented, path.slice(0, path.lastIndexOf('/'))) !== undefined,
+  );
   const visit = (path: string): void => {
     const samples = answers
       .map((i) => ({ i, value: valueAt(i.response?.body, path) }))
@@ -232,19 +228,4 @@ export function extraFieldsOf(
   };
   for (const root of roots.sort()) visit(root);
   return out;
-}
-
-/** The paths of a body the document does not declare, whose parent it does. */
-function undocumentedRoots(body: unknown, documented: NonNullable<ReturnType<typeof schemaAt>>): string[] {
-  const roots: string[] = [];
-  const walk = (node: unknown, path: string): void => {
-    if (!isObject(node)) return;
-    for (const [key, child] of Object.entries(node)) {
-      const at = childPath(path, key);
-      if (schemaAt(documented, at) === undefined) roots.push(at);
-      else walk(child, at);
-    }
-  };
-  walk(body, '');
-  return roots;
 }
