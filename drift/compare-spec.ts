@@ -5,7 +5,7 @@
  */
 import { checkAnswer } from '../src/spec/response-check.ts';
 import { isSubsequence } from './compare.ts';
-import type { Finding, FindingKind } from './finding.ts';
+import { finding, type Finding, type FindingKind } from './finding.ts';
 import {
   describeDecimals,
   describeResponse,
@@ -45,11 +45,11 @@ const KIND_OF_KEYWORD: Record<string, [FindingKind, (schema: Record<string, unkn
 export function compareWithSpec(recording: Recording): Finding[] {
   const api = recording.interactions.filter((i) => isApiOperation(i.operation) && i.response);
   const findings = new Map<string, Finding & { count: number }>();
-  const add = (finding: Finding, distinct: string = finding.kind): void => {
-    const key = `${finding.operation}\n${finding.response}\n${finding.path}\n${distinct}`;
+  const add = (found: Finding, distinct: string = found.kind): void => {
+    const key = `${found.operation}\n${found.response}\n${found.path}\n${distinct}`;
     const existing = findings.get(key);
     if (existing) existing.count++;
-    else findings.set(key, { ...finding, count: 1 });
+    else findings.set(key, { ...found, count: 1 });
   };
 
   for (const { operation, response: answer } of api) {
@@ -70,7 +70,7 @@ export function compareWithSpec(recording: Recording): Finding[] {
       );
       const actual = kind === 'field-removed' ? 'absent' : JSON.stringify(violation.actual);
       const message = `${operation} ${path || '(body)'}: ${violation.message} (the document: ${expected}; recorded: ${actual}).`;
-      add({ severity: 'breaking', kind, operation, response, path, old: expected, new: actual, message });
+      add(finding('breaking', kind, { operation, response, path }, expected, actual, message));
     }
   }
 
@@ -93,21 +93,14 @@ export function compareWithSpec(recording: Recording): Finding[] {
         const parent = schemaAt(documented.schema, field.path.slice(0, field.path.lastIndexOf('/')));
         const example = valueAt(documented.example, field.path);
         if (node && field.path !== '')
-          for (const finding of againstExample(operation, response, field, example, node.unverified))
-            add(finding, finding.old);
+          for (const found of againstExample(operation, response, field, example, node.unverified))
+            add(found, found.old);
         // Only the topmost undeclared field: its children are undeclared with it.
         if (node || !parent || field.path === '') continue;
         const shown = describeShape(field);
         const message = `${operation} ${field.path} is not in spec/openapi.yaml (${shown}, e.g. ${JSON.stringify(field.example)}).`;
         const at = { operation, response, path: field.path };
-        add({
-          severity: 'non-breaking',
-          kind: 'field-added',
-          ...at,
-          old: 'not in the document',
-          new: shown,
-          message,
-        });
+        add(finding('non-breaking', 'field-added', at, 'not in the document', shown, message));
       }
     }
   }
@@ -119,20 +112,10 @@ export function compareWithSpec(recording: Recording): Finding[] {
     const lifecycle = documentedPaths.map((p) => p.join(' → '));
     const message = `${count} order${count === 1 ? '' : 's'} went ${path}, which the document's lifecycle (${lifecycle.join(', or ')}) does not allow.`;
     const at = { operation: 'getOrderHistory', path: '/data/status' };
-    add(
-      {
-        severity: 'breaking',
-        kind: 'new-status-path',
-        ...at,
-        old: lifecycle.join(' | '),
-        new: path,
-        message,
-      },
-      path,
-    );
+    add(finding('breaking', 'new-status-path', at, lifecycle.join(' | '), path, message), path);
   }
-  return [...findings.values()].map(({ count, ...finding }) =>
-    count > 1 ? { ...finding, message: `${finding.message} Seen ${count} times.` } : finding,
+  return [...findings.values()].map(({ count, ...found }) =>
+    count > 1 ? { ...found, message: `${found.message} Seen ${count} times.` } : found,
   );
 }
 
@@ -150,16 +133,9 @@ function againstExample(
     : '';
   const vs = `(${JSON.stringify(example)} vs ${JSON.stringify(field.example)}).${note}`;
   const changed = (old: string, now: string, message: string): number =>
-    findings.push({
-      severity: 'breaking',
-      kind: 'format-changed',
-      operation,
-      response,
-      path: field.path,
-      old,
-      new: now,
-      message,
-    });
+    findings.push(
+      finding('breaking', 'format-changed', { operation, response, path: field.path }, old, now, message),
+    );
   const exampleTime = typeof example === 'string' && /^\d+$/.test(example) ? Number(example) : example;
   if (field.timeUnits.size > 0 && typeof exampleTime === 'number') {
     const expected = timeUnit(exampleTime);

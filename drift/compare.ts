@@ -5,7 +5,7 @@
  * message and code changes, responses that changed for the same case, status paths
  * never seen before, and timing shifts.
  */
-import type { Finding } from './finding.ts';
+import { finding, type Finding } from './finding.ts';
 import {
   decimalRange,
   describeDecimals,
@@ -57,7 +57,7 @@ function compareField(
   next: FieldShape,
   documented?: SchemaNode,
 ): Finding[] {
-  const at = { severity: 'breaking', operation, response, path: old.path } as const;
+  const at = { operation, response, path: old.path };
   const e = `(e.g. ${JSON.stringify(next.example)})`;
   const newTypes = [...next.types].filter(
     (t) => !old.types.has(t) && !(t === 'integer' && old.types.has('number')),
@@ -71,11 +71,11 @@ function compareField(
           ? 'a numeric string became a number'
           : 'the type changed';
     const message = `${operation} ${old.path}: ${change} (${before} → ${after}).`;
-    return [{ ...at, kind: 'type-changed', old: before, new: after, message }];
+    return [finding('breaking', 'type-changed', at, before, after, message)];
   }
   const findings: Finding[] = [];
   const changed = (before: string, after: string, message: string): number =>
-    findings.push({ ...at, kind: 'format-changed', old: before, new: after, message });
+    findings.push(finding('breaking', 'format-changed', at, before, after, message));
   if (old.types.has('string') && next.types.has('string')) {
     const oldFamilies = new Set([...old.formats].map(family));
     const newFormats = [...next.formats].filter((f) => !oldFamilies.has(family(f)));
@@ -130,18 +130,9 @@ function unknownEnumValues(shape: ResponseShape, old: FieldShape | undefined, ne
   const unknown = [...next.values].filter((v) => !listed.includes(v) && !old?.values.has(v));
   if (unknown.length === 0) return [];
   const values = unknown.map((v) => `'${v}'`).join(', ');
-  return [
-    {
-      severity: 'breaking',
-      kind: 'unknown-enum-value',
-      operation: shape.operation,
-      response: describeResponse(shape),
-      path: next.path,
-      old: listed.join(', '),
-      new: unknown.join(', '),
-      message: `${shape.operation} ${next.path}: ${values} ${unknown.length === 1 ? 'is' : 'are'} not among the values the spec lists (${listed.join(', ')}).`,
-    },
-  ];
+  const message = `${shape.operation} ${next.path}: ${values} ${unknown.length === 1 ? 'is' : 'are'} not among the values the spec lists (${listed.join(', ')}).`;
+  const at = { operation: shape.operation, response: describeResponse(shape), path: next.path };
+  return [finding('breaking', 'unknown-enum-value', at, listed.join(', '), unknown.join(', '), message)];
 }
 
 /** The spec's schema of a path of a response, when the document has the response. */
@@ -184,29 +175,25 @@ export function compareInferred(
 ): Finding[] {
   const threshold = options.timingThresholdSeconds ?? DEFAULT_TIMING_THRESHOLD;
   const findings: Finding[] = [];
+  const add = (...args: Parameters<typeof finding>): number => findings.push(finding(...args));
 
-  for (const operation of old.operations) {
+  for (const operation of old.operations)
     if (!next.operations.has(operation)) {
-      findings.push({
-        severity: 'non-breaking',
-        kind: 'operation-unobserved',
-        operation,
-        path: '',
-        message: `${operation} was recorded in OLD but never called in NEW, so it could not be compared.`,
-      });
+      const message = `${operation} was recorded in OLD but never called in NEW, so it could not be compared.`;
+      add('non-breaking', 'operation-unobserved', { operation, path: '' }, undefined, undefined, message);
     }
-  }
 
   for (const [key, shape] of next.responses) {
     const before = old.responses.get(key);
     for (const field of shape.fields.values())
       findings.push(...unknownEnumValues(shape, before?.fields.get(field.path), field));
     if (!before) continue;
+    const { operation } = shape;
     const response = describeResponse(shape);
     for (const [path, field] of before.fields) {
       const now = shape.fields.get(path);
-      if (now)
-        findings.push(...compareField(shape.operation, response, field, now, documentedNode(shape, path)));
+      const was = describeShape(field);
+      if (now) findings.push(...compareField(operation, response, field, now, documentedNode(shape, path)));
       // A field OLD showed only sometimes (e.g. activatedAt once activated) may just not have come up,
       // nor may the items of arrays that NEW only saw empty.
       else if (
@@ -215,72 +202,42 @@ export function compareInferred(
         hasContainer(shape.fields, path) &&
         isAlwaysPresent(before.fields, field)
       ) {
-        findings.push({
-          severity: 'breaking',
-          kind: 'field-removed',
-          operation: shape.operation,
-          response,
-          path,
-          old: describeShape(field),
-          new: 'absent',
-          message: `${shape.operation} ${path} is gone: OLD always had it in ${response} responses (${describeShape(field)}), NEW never has.`,
-        });
+        const message = `${operation} ${path} is gone: OLD always had it in ${response} responses (${was}), NEW never has.`;
+        add('breaking', 'field-removed', { operation, response, path }, was, 'absent', message);
       }
     }
     for (const [path, field] of shape.fields) {
-      if (path !== '' && !before.fields.has(path) && hasContainer(before.fields, path)) {
-        findings.push({
-          severity: 'non-breaking',
-          kind: 'field-added',
-          operation: shape.operation,
-          response,
-          path,
-          old: 'absent',
-          new: describeShape(field),
-          message: `${shape.operation} ${path} is new in ${response} responses (${describeShape(field)}, e.g. ${JSON.stringify(field.example)}).`,
-        });
-      }
+      if (path === '' || before.fields.has(path) || !hasContainer(before.fields, path)) continue;
+      const shown = describeShape(field);
+      const message = `${operation} ${path} is new in ${response} responses (${shown}, e.g. ${JSON.stringify(field.example)}).`;
+      add('non-breaking', 'field-added', { operation, response, path }, 'absent', shown, message);
     }
-    if (before.messages.size > 0) {
-      const oldMessages = [...before.messages.values()];
-      for (const [template, msg] of shape.messages) {
-        if (before.messages.has(template)) continue;
-        findings.push({
-          severity: 'non-breaking',
-          kind: 'message-changed',
-          operation: shape.operation,
-          response,
-          path: '/msg',
-          old: oldMessages.join(' | '),
-          new: msg,
-          message: `${shape.operation} (${response}) says ${JSON.stringify(msg)} where OLD said ${oldMessages.map((m) => JSON.stringify(m)).join(' or ')}.`,
-        });
-      }
+    const oldMessages = [...before.messages.values()];
+    for (const [template, msg] of oldMessages.length > 0 ? shape.messages : []) {
+      if (before.messages.has(template)) continue;
+      const message = `${operation} (${response}) says ${JSON.stringify(msg)} where OLD said ${oldMessages.map((m) => JSON.stringify(m)).join(' or ')}.`;
+      add(
+        'non-breaking',
+        'message-changed',
+        { operation, response, path: '/msg' },
+        oldMessages.join(' | '),
+        msg,
+        message,
+      );
     }
   }
 
-  for (const [operation, byStatus] of next.codes) {
-    const before = old.codes.get(operation);
-    if (!before) continue;
+  const show = (codes: Iterable<number | null>): string =>
+    [...codes].map((c) => String(c ?? 'none')).join(', ');
+  for (const [operation, byStatus] of next.codes)
     for (const [status, codes] of byStatus) {
-      const oldCodes = before.get(status);
-      if (!oldCodes) continue;
-      const added = [...codes].filter((c) => !oldCodes.has(c));
-      if (added.length === 0) continue;
-      const show = (set: Iterable<number | null>): string =>
-        [...set].map((c) => (c === null ? 'none' : String(c))).join(', ');
-      findings.push({
-        severity: 'breaking',
-        kind: 'code-changed',
-        operation,
-        response: `HTTP ${status}`,
-        path: '/code',
-        old: show(oldCodes),
-        new: show(codes),
-        message: `${operation} HTTP ${status}: code ${show(added)} is new; OLD answered this status with code ${show(oldCodes)}.`,
-      });
+      const oldCodes = old.codes.get(operation)?.get(status);
+      const added = [...codes].filter((c) => oldCodes && !oldCodes.has(c));
+      if (!oldCodes || added.length === 0) continue;
+      const message = `${operation} HTTP ${status}: code ${show(added)} is new; OLD answered this status with code ${show(oldCodes)}.`;
+      const at = { operation, response: `HTTP ${status}`, path: '/code' };
+      add('breaking', 'code-changed', at, show(oldCodes), show(codes), message);
     }
-  }
 
   // The same request of a case answered with an HTTP status it never had (401 became 200), or
   // accepted where OLD refused it or refused where OLD accepted it, whatever the status.
@@ -307,17 +264,13 @@ export function compareInferred(
   }
   for (const { operation, old: before, now, flip, cases } of changes.values()) {
     const plural = cases.length === 1 ? '' : 's';
-    findings.push({
-      severity: transient(now.status) ? 'non-breaking' : 'breaking',
-      kind: 'response-changed',
-      operation,
-      path: '',
-      old: before,
-      new: now.text,
-      message: `${operation} answered ${now.text} where OLD answered ${before}${flip}, in ${cases.length} case${plural} (e.g. "${cases[0]}")${transient(now.status) ? '; a transient status' : ''}.`,
-    });
+    const message = `${operation} answered ${now.text} where OLD answered ${before}${flip}, in ${cases.length} case${plural} (e.g. "${cases[0]}")${transient(now.status) ? '; a transient status' : ''}.`;
+    const severity = transient(now.status) ? 'non-breaking' : 'breaking';
+    add(severity, 'response-changed', { operation, path: '' }, before, now.text, message);
   }
 
+  const history = { operation: 'getOrderHistory', path: '/data/status' };
+  const known = [...old.statusPaths.keys()].join(' | ') || 'none';
   const oldPaths = [...old.statusPaths.keys()].map((p) => p.split(' → '));
   const lifecycles = documentedStatusPaths();
   for (const [path, count] of next.statusPaths) {
@@ -334,34 +287,19 @@ export function compareInferred(
         lifecycles.some(
           (full) => isSubsequence(statuses, full) && oldPaths.some((known) => isSubsequence(known, full)),
         ));
-    const orders = `${count} order${count === 1 ? '' : 's'}`;
-    findings.push({
-      severity: partial || sampled ? 'non-breaking' : 'breaking',
-      kind: 'new-status-path',
-      operation: 'getOrderHistory',
-      path: '/data/status',
-      old: [...old.statusPaths.keys()].join(' | ') || 'none',
-      new: path,
-      message: partial
-        ? `${orders} went ${path}: a known path with statuses left out (polling can miss a short status).`
-        : sampled
-          ? `${orders} went ${path}: a sample of a path OLD showed, with a manual clock on one side (it moves in polling steps and steps over a short status).`
-          : `${orders} went ${path}, a status path OLD never showed (OLD: ${[...old.statusPaths.keys()].join(' | ') || 'none'}).`,
-    });
+    const went = `${count} order${count === 1 ? '' : 's'} went ${path}`;
+    let message = `${went}, a status path OLD never showed (OLD: ${known}).`;
+    if (partial) message = `${went}: a known path with statuses left out (polling can miss a short status).`;
+    if (sampled)
+      message = `${went}: a sample of a path OLD showed, with a manual clock on one side (it moves in polling steps and steps over a short status).`;
+    add(partial || sampled ? 'non-breaking' : 'breaking', 'new-status-path', history, known, path, message);
   }
 
   for (const [status, after] of Object.entries(next.timing.medianSecondsTo)) {
     const before = old.timing.medianSecondsTo[status as keyof typeof old.timing.medianSecondsTo];
     if (before === undefined || after === undefined || Math.abs(after - before) <= threshold) continue;
-    findings.push({
-      severity: 'non-breaking',
-      kind: 'timing-shift',
-      operation: 'getOrderHistory',
-      path: '/data/status',
-      old: `${before} s`,
-      new: `${after} s`,
-      message: `Orders reach ${status} after a median ${after} s where OLD took ${before} s (more than the ${threshold} s threshold).`,
-    });
+    const message = `Orders reach ${status} after a median ${after} s where OLD took ${before} s (more than the ${threshold} s threshold).`;
+    add('non-breaking', 'timing-shift', history, `${before} s`, `${after} s`, message);
   }
   return findings;
 }

@@ -270,10 +270,10 @@ function requestShape({ request }: Interaction): string {
     .join('&');
 }
 
-/** Whether a field was in every object (or array) it could have been in. */
+/** Whether a field was in every object it could have been in. */
 export function isAlwaysPresent(fields: Map<string, FieldShape>, field: FieldShape): boolean {
   const parent = fields.get(field.path.slice(0, field.path.lastIndexOf('/')));
-  return !parent || field.path.endsWith('/*') || field.count >= parent.objects;
+  return !parent || field.count >= parent.objects;
 }
 
 /** 'integer', 'string (decimal-string, 2 decimals)', 'null or object', for reports. */
