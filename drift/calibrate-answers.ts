@@ -1,9 +1,4 @@
-/**
- * Calibration of how answers look: time unit, decimals, rejections, the statuses history
- * shows, which identifier it prefers, how an order is paid when TRX is short. Shapes are read
- * with infer-schema.ts, as drift reads them; what the simulator cannot answer alike is
- * returned as `unreproduced`, never dropped.
- */
+/** Calibration of how answers look; what the simulator cannot answer alike is returned as `unreproduced`, never dropped. */
 import type { components } from '../src/generated/control.ts';
 import { API_OPERATION_SPECS, type ApiOperationId } from '../src/generated/lists.ts';
 import { DECIMAL_FIELDS, DEFAULT_DECIMALS } from '../mock/http/api-views.ts';
@@ -37,10 +32,7 @@ type DecimalField = keyof Control['DecimalFormats'];
 export interface Learnt {
   /** 'errors.apiKeyMissing', 'prices.1h': a group's key after the first dot. */
   setting: string;
-  /**
-   * Undefined when the recording never showed it: the default stays. With an undefined
-   * value, what the recording showed and the default answers alike.
-   */
+  /** Undefined: the default stays (with evidence: the default answers what was seen alike). */
   value: unknown;
   evidence?: Evidence;
 }
@@ -133,9 +125,8 @@ export function learnEnvelopeTimeUnit(interactions: Interaction[]): Learning {
 }
 
 /**
- * The decimals of each decimal-string field: fixed N when every value has N decimals and
- * one kept a trailing zero (infer-schema's fixedDecimals), trimmed when the values show
- * what only trimming gives, else the default (the recording cannot tell them apart).
+ * The decimals of each decimal-string field: fixed when proven (fixedDecimals), trimmed
+ * when no trailing zero was kept, else the default.
  *
  * @example
  *   learnDecimals(interactions).settings.decimals; // { 'balance.available.trx': 6 } for "795.380000"
@@ -202,9 +193,8 @@ function quotesValue(template: string, i: Interaction): boolean {
 }
 
 /**
- * Each rejection's whole answer from its samples: the envelope's status, code and a
- * message template carrying `{parameter}`; or, for a body that is not the envelope
- * (empty, HTML, text, JSON of another shape), the body and its content type.
+ * A rejection's whole answer: status, code and a msg template with `{parameter}`; or a body
+ * that is not the envelope, with its content type.
  *
  * @example
  *   rejectionAnswer([wrongMethodWithEmptyBody]).answer; // { status: 405, body: '' }
@@ -268,12 +258,7 @@ export function rejectionAnswer(seen: Interaction[]): {
   };
 }
 
-/**
- * Which statuses the history shows: PROCESSING hidden when orders went from PENDING
- * straight to their outcome, REFUNDED hidden when FAILED orders never showed it. A
- * recording of a manual clock (it advances the clock) shows only the polls' instants: it
- * is not read for this.
- */
+/** The statuses history hides: PROCESSING when orders went from PENDING to their outcome, REFUNDED when FAILED ones never showed it. */
 export function learnHiddenStatuses(interactions: Interaction[]): Learning {
   const orders = observeOrders(interactions);
   const paths = orders.map(statusPath);
@@ -319,10 +304,7 @@ export function learnHiddenStatuses(interactions: Interaction[]): Learning {
   return learnt('hiddenStatuses', hidden.length > 0 ? hidden : undefined, proof, unreproduced);
 }
 
-/**
- * Which identifier wins when a history request gives both: the one whose order came back,
- * when the two name different orders (the recording's own createOrder answers tell).
- */
+/** Which identifier wins when a history request gives both, naming different orders: the one whose order came back. */
 export function learnHistoryPrefers(interactions: Interaction[]): Learning {
   const orderOf = new Map<string, string>();
   for (const i of interactions) {
@@ -351,11 +333,7 @@ export function learnHistoryPrefers(interactions: Interaction[]): Learning {
   return learnt('historyPrefers');
 }
 
-/**
- * How an order is paid when TRX is short: in USDT when an order was paid so; refused
- * when an order was refused for its balance though the account's last reading showed
- * USDT of at least the price in TRX (more than it costs at any rate below 1 USDT a TRX).
- */
+/** How an order is paid when TRX is short: in USDT when one was; refused when one was refused though USDT covered its TRX price. */
 export function learnWhenTrxShort(interactions: Interaction[]): Learning {
   const paid = interactions.find(
     (i) => sentTo(i, 'createOrder') && isSuccess(i) && bodyOf(i)?.data?.currency === 'USDT',

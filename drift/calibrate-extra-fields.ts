@@ -1,9 +1,4 @@
-/**
- * Calibration of the fields a service sends that the document does not list: of each
- * operation's successes (`extraFields`) and of rejections (`errors.<kind>.extraFields`),
- * each with the source that reproduces every sample (a constant, a copy of a parameter or of
- * the order's record, a time at an offset from createdAt, a generated value), or reported.
- */
+/** Calibration of the fields the service sends that the document does not list, each with the source that reproduces every sample. */
 import type { components } from '../src/generated/control.ts';
 import { API_OPERATION_IDS } from '../src/generated/lists.ts';
 import { toUnixSeconds } from '../recording/order-observations.ts';
@@ -65,12 +60,7 @@ function commonNames(
   return names ?? [];
 }
 
-/**
- * The source of one extra field from its samples, or why there is none: a constant when
- * every sample is equal, a copy when every sample equals the same parameter or order
- * field, a time at a fixed offset from `createdAt`, else a generated value of the format
- * infer-schema reads.
- */
+/** One extra field's source: a constant, a copy of a parameter or order field, a time after createdAt, a generated value; or why none. */
 function extraSource(
   operation: string,
   path: string,
@@ -142,8 +132,7 @@ function extraSource(
 }
 
 /**
- * The fields the service sends that the document does not list, per operation: each
- * with the source that reproduces every sample, or reported when none does.
+ * The undocumented fields of each operation's successes, with their sources.
  *
  * @example
  *   learnExtraFields(interactions).settings.extraFields; // { getPrice: [{ path: '/data/fee', constant: '0' }] }
@@ -165,10 +154,8 @@ export function learnExtraFields(interactions: Interaction[]): Learning {
 }
 
 /**
- * The fields of some answers (an operation's successes, or one kind of rejection) that
- * `documented` does not declare, each with the source that reproduces every sample; what
- * no source reproduces is reported. `operation` names the answers in reports, and lets an
- * order's answers copy the order's fields.
+ * The fields of some answers that `documented` does not declare, with their sources; what
+ * none reproduces is reported. `operation` names them, and lets an order's copy its fields.
  *
  * @example
  *   extraFieldsOf(rejections, envelope, { operation: 'errors.apiKeyMissing', setting: 'errors.apiKeyMissing.extraFields' }).fields;

@@ -1,10 +1,4 @@
-/**
- * Compares two recordings through their inferred schemas, per operation and JSON
- * path: fields added or removed, type and format changes (number versus numeric
- * string, id format, time unit, decimals), enum values the spec does not list,
- * message and code changes, responses that changed for the same case, status paths
- * never seen before, and timing shifts.
- */
+/** Compares two recordings through their inferred schemas, per operation and JSON path. */
 import { finding, type Finding } from './finding.ts';
 import {
   decimalRange,
@@ -45,11 +39,7 @@ const family = (format: StringFormat): string =>
 
 const list = (values: Iterable<string>): string => [...values].sort().join(', ');
 
-/**
- * Type, format, time unit and decimals of one path present on both sides. `documented`
- * is the spec's schema of the path, when it has one: an integer-only pattern makes a
- * decimal string where integers were a format change.
- */
+/** Type, format, time unit and decimals of a path on both sides; a decimal where the spec's pattern allows integers only is a format change. */
 function compareField(
   operation: string,
   response: string,
@@ -102,11 +92,7 @@ function compareField(
   return findings;
 }
 
-/**
- * Decimals are compared where they are proven a format (see fixedDecimals): OLD always
- * showed N decimals, zeros kept, and NEW shows others; or NEW always shows M, zeros
- * kept, and OLD had more. '12.5' against '996.16' is the values' doing and is left.
- */
+/** Decimals differ only where one side proves a fixed number (fixedDecimals) the other breaks: '12.5' against '996.16' is the values' doing. */
 function compareDecimals(old: FieldShape, next: FieldShape): { old: string; new: string } | undefined {
   const o = decimalRange(old);
   const n = decimalRange(next);
@@ -194,8 +180,7 @@ export function compareInferred(
       const now = shape.fields.get(path);
       const was = describeShape(field);
       if (now) findings.push(...compareField(operation, response, field, now, documentedNode(shape, path)));
-      // A field OLD showed only sometimes (e.g. activatedAt once activated) may just not have come up,
-      // nor may the items of arrays that NEW only saw empty.
+      // A field OLD showed only sometimes, or items of an array NEW saw empty, may just not have come up.
       else if (
         path !== '' &&
         !path.endsWith('/*') &&
@@ -239,8 +224,7 @@ export function compareInferred(
       add('breaking', 'code-changed', at, show(oldCodes), show(codes), message);
     }
 
-  // The same request of a case answered with an HTTP status it never had (401 became 200), or
-  // accepted where OLD refused it or refused where OLD accepted it, whatever the status.
+  // A case's request answered with a status it never had, or accepted where OLD refused it (or the reverse).
   const changes = new Map<
     string,
     { operation: string; old: string; now: Answer; flip: string; cases: string[] }
@@ -277,9 +261,7 @@ export function compareInferred(
     if (old.statusPaths.has(path)) continue;
     const statuses = path.split(' → ');
     const partial = oldPaths.some((known) => isSubsequence(statuses, known));
-    // A manual clock moves in polling steps and steps over a short status, and a real
-    // clock's polling misses some too: with a manual clock on either side, NEW's path
-    // holding one of OLD's, or both being samples of one documented lifecycle, is sampling.
+    // A manual clock steps over a short status: with one on either side, a path holding OLD's, or both samples of one lifecycle, is sampling.
     const sampled =
       !partial &&
       (old.clock === 'manual' || next.clock === 'manual') &&
@@ -305,9 +287,8 @@ export function compareInferred(
 }
 
 /**
- * A recording without its superseded answers: the 429s a paced run waited out and sent
- * again (`retried`), whose retries it keeps, so a polite recording compares like an
- * unpaced one. A 429 the run gave up on stays: that answer reached the suite.
+ * A recording without the 429s a paced run waited out and sent again (`retried`), so it
+ * compares like an unpaced one; a 429 the run gave up on stays.
  *
  * @example
  *   settled(recording).interactions.some((i) => i.retried); // false
