@@ -1,9 +1,4 @@
-/**
- * `energy-rental-kit calibrate RECORDING [--out FILE] [--base SCENARIO]`: writes a
- * scenario whose settings are the real service's choices as the recording shows them,
- * each with a YAML comment giving its evidence, and prints what was learnt and what was
- * left at the default.
- */
+/** `energy-rental-kit calibrate RECORDING`: writes a scenario of the choices a recording shows, each with its evidence. */
 import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Document, isMap, isPair, isScalar, isSeq, parse as parseYaml, type Node, type YAMLMap } from 'yaml';

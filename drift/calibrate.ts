@@ -1,8 +1,4 @@
-/**
- * Calibration: the simulator's choices learnt from a recording of the real service, each with
- * its evidence; what the recording never showed stays the default. Rejections are classified
- * by what was sent, so live traffic (`serve --upstream --record`) calibrates too.
- */
+/** Calibration: the simulator's choices learnt from a recording, each with its evidence; the rest stays the default. */
 import {
   API_OPERATION_SPECS,
   PERIODS,
@@ -28,11 +24,7 @@ import { apiPath, bodyOf, evidence, isSuccess, param, sentTo } from './recorded-
 type Kind = (typeof REJECTION_KINDS)[number];
 type ApiOperationSpec = (typeof API_OPERATION_SPECS)[ApiOperationId];
 
-/**
- * What calibration learnt: the `settings` of a scenario (SettingsPatch of
- * spec/control.yaml); every calibratable setting, observed or left at the default; what the
- * recording shows that the calibrated simulator still answers otherwise, and why.
- */
+/** The scenario's settings, every calibratable setting as a row, and what the simulator still answers otherwise. */
 export type Calibration = Learning;
 
 /** The API's operations by path (spec/openapi.yaml), to classify a request by what it was sent to. */
@@ -41,8 +33,8 @@ for (const op of Object.values(API_OPERATION_SPECS))
   OPERATIONS_AT.set(op.path, [...(OPERATIONS_AT.get(op.path) ?? []), op]);
 
 /**
- * The kind of rejection a request was, from what it sent; undefined for a success or a
- * request no kind describes (a 5xx, a fault).
+ * The kind of rejection a request was, from what it sent (so live traffic calibrates too);
+ * undefined for a success, a 5xx or a fault.
  *
  * @example
  *   rejectionKind(interactionWithoutKey); // 'apiKeyMissing'
@@ -95,10 +87,7 @@ function largestAccepted(interactions: Interaction[]): number {
   return accepted.length > 0 ? Math.max(...accepted) : Infinity;
 }
 
-/**
- * The quantities refused where upstream is silent: a maximum (the largest quantity accepted,
- * when a larger one was refused as aboveMaximum) and the minimum applied to the price.
- */
+/** The largest quantity accepted, when a larger one was refused; the minimum, when a price below it was refused. */
 function learnQuantities(kinds: Map<Interaction, Kind | undefined>, largest: number): Learning[] {
   const above = [...kinds].find(([, kind]) => kind === 'aboveMaximum')?.[0];
   const below = [...kinds].find(([i, kind]) => kind === 'belowMinimum' && sentTo(i, 'getPrice'))?.[0];
@@ -146,8 +135,7 @@ export function calibrate(recording: Recording): Calibration {
   const successes = (id: ApiOperationId): Interaction[] =>
     interactions.filter((i) => sentTo(i, id) && isSuccess(i));
 
-  // Fields rejections add to the envelope: one source per path, read over every rejection
-  // (a kind seen once cannot show that its traceId varies; the kinds together can).
+  // Fields rejections add to the envelope, read over every rejection: one kind cannot show a traceId varies.
   const enveloped = interactions.filter((i) => {
     const body = bodyOf(i);
     return kinds.get(i) !== undefined && typeof body?.code === 'number' && typeof body.msg === 'string';
@@ -218,8 +206,7 @@ export function calibrate(recording: Recording): Calibration {
     );
   }
 
-  // How often orders fail: each order's last status seen. A simulator that ran the suite's
-  // rules forced its outcomes, so those say nothing of a rate.
+  // How often orders fail, by each order's last status seen; a simulator's forced outcomes (rules) tell no rate.
   const outcomes = new Map<string, boolean>();
   let lastOutcome: Interaction | undefined;
   for (const i of successes('getOrderHistory')) {
@@ -255,11 +242,8 @@ function learnDelays(recording: Recording, history: Interaction[]): Learning[] {
   const { medianSecondsTo: medians, orders } = recording.timing.summary;
   const ms = (s: number): number => Math.max(0, Math.round(s * 1000));
   const end = medians.COMPLETED ?? medians.FAILED;
-  // The medians are upper bounds, to a whole second where the service's times have whole
-  // seconds: an order done within its first poll can still measure 1 s across a second's
-  // edge. A status no poll ever caught lasts less than a poll: its delay is 0, or the
-  // calibrated simulator would show a status the service never did. PENDING alone too: an
-  // order first seen PROCESSING (a paced run's first poll comes late) was PROCESSING at once.
+  // A status no poll caught lasted less than a poll: its delay is 0 (a median may still
+  // measure 1 s across a second's edge), or the simulator would show what the service never did.
   const seen = new Set(history.map((i) => bodyOf(i)?.data?.status));
   let outcome = end === undefined ? undefined : ms(end);
   if (outcome !== undefined && !seen.has('PENDING') && !seen.has('PROCESSING')) outcome = 0;

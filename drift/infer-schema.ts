@@ -1,8 +1,4 @@
-/**
- * Schemas inferred from a recording's responses, per operation, status class and result code:
- * per JSON path the types, string formats, time units, enum-like values and message templates.
- * Values never matter: the same shapes with other values infer the same schemas.
- */
+/** Schemas inferred from a recording's responses, per operation, status class and code; values never matter. */
 import { isTronAddress } from '../src/tron-address.ts';
 import { statusPaths } from '../recording/order-observations.ts';
 import type { Interaction, Recording, Timing } from '../recording/recording.ts';
@@ -25,9 +21,9 @@ export interface FieldShape {
   path: string;
   types: Set<JsonType>;
   formats: Set<StringFormat>;
-  /** Decimal places of the decimal strings seen (integer strings not counted). */
+  /** Decimal places of the decimal strings seen. */
   decimals?: { min: number; max: number };
-  /** Whether a decimal string kept a trailing zero ('3.80'): proof that its decimals are a fixed format, not the value's. */
+  /** Whether a decimal string kept a trailing zero ('3.80'): proof of a fixed number of decimals. */
   zeroPadded: boolean;
   /** Units of a time field (a name such as time, createdAt, at), numbers or numeric strings. */
   timeUnits: Set<TimeUnit>;
@@ -58,18 +54,11 @@ export interface InferredRecording {
   operations: Set<string>;
   /** operation → HTTP status → codes seen. */
   codes: Map<string, Map<number, Set<number | null>>>;
-  /**
-   * `case\noperation\nparameters` (a request, its values that differ per run left out) →
-   * 'status/code/accepted' or 'status/code/refused' seen.
-   */
+  /** `case\noperation\nparameters` (per-run values left out) → 'status/code/accepted' (or refused) seen. */
   caseResponses: Map<string, Set<string>>;
   statusPaths: Map<string, number>;
   timing: Timing['summary'];
-  /**
-   * The recorded simulator's clock, from the recording's header ('manual' or 'real'):
-   * a manual clock is advanced in the client's polling steps, so a status shorter than a
-   * step never shows.
-   */
+  /** The recorded simulator's clock: a manual one moves in polling steps, over a short status. */
   clock?: string;
 }
 
@@ -110,8 +99,7 @@ export function timeUnit(value: number): TimeUnit {
 }
 
 /**
- * A message with its values replaced, so that "order 'OR2025…' not found" and
- * "order 'OR2026…' not found" are one message.
+ * A message with its values replaced, so that messages differing by value are one.
  *
  * @example
  *   messageTemplate("Order not found: no order of this account has orderId 'OR20000101000000ZZZZZZZZ'."); // "Order not found: no order of this account has orderId '…'."
@@ -292,11 +280,7 @@ export function describeShape(field: FieldShape): string {
     .join(' or ');
 }
 
-/**
- * The fixed number of decimals a field is proven to use: every numeric string has N
- * decimals and one kept a trailing zero ('100.000000', '3.80'). Without a kept zero,
- * '996.16' may just be a value whose formatting drops zeros.
- */
+/** The number of decimals every numeric string has, proven fixed by a kept trailing zero ('3.80'). */
 export function fixedDecimals(field: FieldShape): number | undefined {
   const d = field.decimals;
   return d && d.min === d.max && field.zeroPadded && !field.formats.has('integer-string') ? d.min : undefined;

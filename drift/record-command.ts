@@ -1,7 +1,4 @@
-/**
- * `energy-rental-kit record`: runs the contract suite against a target with recording
- * on, then assembles the workers' logs into one recording file.
- */
+/** `energy-rental-kit record`: runs the contract suite with recording on and writes one recording file. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -64,9 +61,7 @@ export function parseRecordArgs(
 }
 
 /**
- * Records and resolves with RECORD_EXIT's code: 0 all passed, 1 cases failed (the
- * recording is written either way: a failing target is exactly what `drift` wants to
- * see), 2 nothing recorded.
+ * Records and resolves with RECORD_EXIT's code; a failing suite's recording is written too.
  *
  * @example
  *   await runRecord(['--out', 'fixtures/simulator-recording.json']);
@@ -92,7 +87,6 @@ export async function runRecord(
   const where = suiteEnv.CONTRACT_BASE_URL ?? 'the in-process simulator';
   write(`Recording the contract suite against ${where} (run ${runId})…\n`);
   try {
-    // The verbose reporter prints a line per case as it finishes: the run's progress.
     const code = options.suite
       ? await options.suite(suiteEnv)
       : await spawnContractSuite(suiteEnv, {
@@ -118,7 +112,6 @@ export async function runRecord(
       write(`No recording written: ${(error as Error).message}\n`);
       return RECORD_EXIT.nothingRecorded;
     }
-    // Format 2 like `serve --record`: one format written, read a line at a time at any size.
     writeRecordingFile(out, recording);
     write(`${describeRecording(recording, displayPath(out))}\n`);
     if (code !== 0) {

@@ -1,7 +1,4 @@
-/**
- * Reading a recorded exchange as calibration does: the API operation it was sent to, its
- * parameters, its envelope, whether it succeeded, and the evidence it gives.
- */
+/** Reading a recorded exchange as calibration does. */
 import { API_OPERATION_SPECS, type ApiOperationId } from '../src/generated/lists.ts';
 import type { Interaction } from '../recording/recording.ts';
 

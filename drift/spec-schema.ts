@@ -1,8 +1,4 @@
-/**
- * Reading the documents' response schemas by JSON path: which schema (with `$ref` and
- * `allOf` followed) the spec gives a field of a response body, its enum, and the
- * provider's published example of the whole response.
- */
+/** The documents' response schemas read by JSON path, `$ref` and `allOf` followed, and their examples. */
 import type { OpenAPIObject, SchemaObject } from '../src/spec/openapi-types.ts';
 import { loadSpec, type LoadedSpec } from '../src/spec/loader.ts';
 import { resolveReference } from '../src/spec/spec-document.ts';
@@ -106,10 +102,7 @@ function splitPath(path: string): string[] {
     .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
-/**
- * The lifecycle paths the document describes, read from the OrderStatus description
- * ("PENDING → PROCESSING → COMPLETED, or PENDING → PROCESSING → FAILED → REFUNDED").
- */
+/** The lifecycle paths the OrderStatus description names ("PENDING → PROCESSING → COMPLETED, or …"). */
 export function documentedStatusPaths(): string[][] {
   const description = String(spec('api').schemas.OrderStatus?.description ?? '');
   return [...description.replace(/\s+/g, ' ').matchAll(/[A-Z]+(?: → [A-Z]+)+/g)].map((m) =>
