@@ -1,4 +1,4 @@
-/** Calibration of how answers look; what the simulator cannot answer alike is returned as `unreproduced`, never dropped. */
+/** How answers look, calibrated; what the simulator cannot answer alike is `unreproduced`, never dropped. */
 import type { components } from '../src/generated/control.ts';
 import { API_OPERATION_SPECS, type ApiOperationId } from '../src/generated/lists.ts';
 import { DECIMAL_FIELDS, DEFAULT_DECIMALS } from '../mock/http/api-views.ts';
@@ -186,7 +186,7 @@ function withParameter(msg: string, names: string[]): string {
   return msg.split(named[0]!).join('{parameter}');
 }
 
-/** Whether a message quotes a value the request sent ("(got '2h')"), which a literal would repeat to every request. */
+/** Whether a message quotes a value the request sent ("(got '2h')"), which a literal would repeat. */
 function quotesValue(template: string, i: Interaction): boolean {
   const sent = new Set(Object.values(paramsOf(i)));
   return [...template.matchAll(/'([^']*)'|"([^"]*)"/g)].some((m) => sent.has(m[1] ?? m[2] ?? ''));
@@ -258,7 +258,7 @@ export function rejectionAnswer(seen: Interaction[]): {
   };
 }
 
-/** The statuses history hides: PROCESSING when orders went from PENDING to their outcome, REFUNDED when FAILED ones never showed it. */
+/** Statuses history hides: PROCESSING when orders skipped it, REFUNDED when FAILED ones never showed it. */
 export function learnHiddenStatuses(interactions: Interaction[]): Learning {
   const orders = observeOrders(interactions);
   const paths = orders.map(statusPath);
@@ -304,7 +304,7 @@ export function learnHiddenStatuses(interactions: Interaction[]): Learning {
   return learnt('hiddenStatuses', hidden.length > 0 ? hidden : undefined, proof, unreproduced);
 }
 
-/** Which identifier wins when a history request gives both, naming different orders: the one whose order came back. */
+/** Which identifier wins when a history request names two orders: the one whose order came back. */
 export function learnHistoryPrefers(interactions: Interaction[]): Learning {
   const orderOf = new Map<string, string>();
   for (const i of interactions) {
@@ -333,7 +333,7 @@ export function learnHistoryPrefers(interactions: Interaction[]): Learning {
   return learnt('historyPrefers');
 }
 
-/** How an order is paid when TRX is short: in USDT when one was; refused when one was refused though USDT covered its TRX price. */
+/** How an order is paid when TRX is short: in USDT when one was; refused when refused though USDT covered. */
 export function learnWhenTrxShort(interactions: Interaction[]): Learning {
   const paid = interactions.find(
     (i) => sentTo(i, 'createOrder') && isSuccess(i) && bodyOf(i)?.data?.currency === 'USDT',

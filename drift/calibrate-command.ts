@@ -1,4 +1,4 @@
-/** `energy-rental-kit calibrate RECORDING`: writes a scenario of the choices a recording shows, each with its evidence. */
+/** `energy-rental-kit calibrate RECORDING`: a scenario of the choices a recording shows, with evidence. */
 import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Document, isMap, isPair, isScalar, isSeq, parse as parseYaml, type Node, type YAMLMap } from 'yaml';

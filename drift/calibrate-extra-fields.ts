@@ -1,4 +1,4 @@
-/** Calibration of the fields the service sends that the document does not list, each with the source that reproduces every sample. */
+/** The fields the service sends that the document does not list, each with a source for every sample. */
 import type { components } from '../src/generated/control.ts';
 import { API_OPERATION_IDS } from '../src/generated/lists.ts';
 import { toUnixSeconds } from '../recording/order-observations.ts';
@@ -60,7 +60,7 @@ function commonNames(
   return names ?? [];
 }
 
-/** One extra field's source: a constant, a copy of a parameter or order field, a time after createdAt, a generated value; or why none. */
+/** A field's source: a constant, a copied parameter or order field, createdAt + offset, a generated value. */
 function extraSource(
   operation: string,
   path: string,

@@ -1,4 +1,4 @@
-/** Calibration: the simulator's choices learnt from a recording, each with its evidence; the rest stays the default. */
+/** Calibration: the simulator's choices learnt from a recording with evidence; the rest stays default. */
 import {
   API_OPERATION_SPECS,
   PERIODS,
@@ -24,7 +24,7 @@ import { apiPath, bodyOf, evidence, isSuccess, param, sentTo } from './recorded-
 type Kind = (typeof REJECTION_KINDS)[number];
 type ApiOperationSpec = (typeof API_OPERATION_SPECS)[ApiOperationId];
 
-/** The scenario's settings, every calibratable setting as a row, and what the simulator still answers otherwise. */
+/** The scenario's settings, a row per calibratable setting, and what the simulator answers otherwise. */
 export type Calibration = Learning;
 
 /** The API's operations by path (spec/openapi.yaml), to classify a request by what it was sent to. */
@@ -78,7 +78,7 @@ const ORDER_MINIMUM = API_OPERATION_SPECS.createOrder.parameters.rentalCount.min
 /** The envelope of a rejection as the document declares it: what its extra fields are told from. */
 const REJECTION_ENVELOPE = documentedResponse('getAccount', 401)!.schema;
 
-/** The largest rentalCount a price or an order was accepted with; Infinity when none was (no maximum shows). */
+/** The largest rentalCount a price or an order was accepted with; Infinity when none was. */
 function largestAccepted(interactions: Interaction[]): number {
   const accepted = interactions
     .filter((i) => (sentTo(i, 'getPrice') || sentTo(i, 'createOrder')) && isSuccess(i))
@@ -87,7 +87,7 @@ function largestAccepted(interactions: Interaction[]): number {
   return accepted.length > 0 ? Math.max(...accepted) : Infinity;
 }
 
-/** The largest quantity accepted, when a larger one was refused; the minimum, when a price below it was refused. */
+/** The largest quantity accepted when a larger was refused; the minimum when a price below it was refused. */
 function learnQuantities(kinds: Map<Interaction, Kind | undefined>, largest: number): Learning[] {
   const above = [...kinds].find(([, kind]) => kind === 'aboveMaximum')?.[0];
   const below = [...kinds].find(([i, kind]) => kind === 'belowMinimum' && sentTo(i, 'getPrice'))?.[0];

@@ -39,7 +39,7 @@ const family = (format: StringFormat): string =>
 
 const list = (values: Iterable<string>): string => [...values].sort().join(', ');
 
-/** Type, format, time unit and decimals of a path on both sides; a decimal where the spec's pattern allows integers only is a format change. */
+/** Type, format, time unit and decimals of a path on both sides (a decimal against an integer pattern). */
 function compareField(
   operation: string,
   response: string,
@@ -92,7 +92,7 @@ function compareField(
   return findings;
 }
 
-/** Decimals differ only where one side proves a fixed number (fixedDecimals) the other breaks: '12.5' against '996.16' is the values' doing. */
+/** Decimals differ only where one side proves a fixed number (fixedDecimals) that the other breaks. */
 function compareDecimals(old: FieldShape, next: FieldShape): { old: string; new: string } | undefined {
   const o = decimalRange(old);
   const n = decimalRange(next);

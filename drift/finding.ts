@@ -71,7 +71,7 @@ const documented = (f: HintedFinding): boolean => {
   return root !== undefined && schemaAt(root, f.path) !== undefined;
 };
 
-/** Each class of choice calibration learns, its setting and the findings it fixes; the first match names the setting. */
+/** Each class of choice calibration learns, its setting and the findings it fixes; the first match wins. */
 export const CALIBRATION_HINTS: ReadonlyArray<{
   class: string;
   setting: string;

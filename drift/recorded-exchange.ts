@@ -39,7 +39,7 @@ export const sentTo = (i: Interaction, id: ApiOperationId): boolean =>
   apiPath(i.request.path) === API_OPERATION_SPECS[id].path &&
   i.request.method === API_OPERATION_SPECS[id].method;
 
-/** Whether an answer is a success as the API documents it (code 0, or the account's code 1 with a success message). */
+/** Whether an answer is a documented success: code 0, or the account's code 1 with a success message. */
 export function isSuccess(i: Interaction): boolean {
   const body = bodyOf(i);
   if (!i.response || i.response.status >= 300 || !body) return false;

@@ -71,7 +71,7 @@ export function documentedResponse(
   return undefined;
 }
 
-/** The node at a JSON path ('/data/status', '/data/timeline/*' for items); undefined when the document does not declare it. */
+/** The node at a JSON path ('/data/status', '/data/timeline/*' for items); undefined when undeclared. */
 export function schemaAt(root: SchemaNode, path: string): SchemaNode | undefined {
   let node: SchemaNode | undefined = root;
   for (const segment of splitPath(path))

@@ -1,4 +1,4 @@
-/** Usage-aware drift: findings on behaviour the tests exercised (a coverage file) name its ids and come first. */
+/** Usage-aware drift: findings on behaviour the tests exercised (a coverage file) name it and come first. */
 import { ORDER_STATUSES, REJECTION_KINDS } from '../src/generated/lists.ts';
 import type { CoverageFile } from '../src/behaviour/coverage-file.ts';
 import { ERROR_CODES } from '../mock/engine/simulator-error.ts';
