@@ -1,6 +1,6 @@
 /** How answers look, calibrated; what the simulator cannot answer alike is `unreproduced`, never dropped. */
 import type { components } from '../src/generated/control.ts';
-import { API_OPERATION_SPECS, type ApiOperationId } from '../src/generated/lists.ts';
+import type { ApiOperationId } from '../src/generated/lists.ts';
 import { DECIMAL_FIELDS, DEFAULT_DECIMALS } from '../mock/http/api-views.ts';
 import { observeOrders, statusPath } from '../recording/order-observations.ts';
 import type { Interaction } from '../recording/recording.ts';
@@ -13,10 +13,10 @@ import {
   timeUnit,
 } from './infer-schema.ts';
 import {
-  apiPath,
   bodyOf,
   evidence,
   isSuccess,
+  operationOf,
   param,
   paramsOf,
   sentTo,
@@ -171,10 +171,7 @@ export const isObject = (v: unknown): v is Record<string, unknown> =>
 
 /** Parameter names a message may name: the operation's documented ones and those sent. */
 function parameterNames(i: Interaction): string[] {
-  const op = Object.values(API_OPERATION_SPECS).find(
-    (o) => o.path === apiPath(i.request.path) && o.method === i.request.method,
-  );
-  return [...new Set([...Object.keys(op?.parameters ?? {}), ...Object.keys(paramsOf(i))])];
+  return [...new Set([...Object.keys(operationOf(i)?.parameters ?? {}), ...Object.keys(paramsOf(i))])];
 }
 
 /** A message with the one parameter it names replaced by `{parameter}`. */

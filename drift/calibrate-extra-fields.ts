@@ -46,18 +46,15 @@ function orderRecordOf(operation: string, i: Interaction): Record<string, unknow
   return undefined;
 }
 
-/** Names whose value equals the sample's in every sample, in the order the first sample lists them. */
-function commonNames(
-  samples: Array<{ value: unknown; from: Record<string, unknown> | undefined }>,
+/** The first name `from` gives whose value equals the field's in every sample. */
+function common(
+  samples: Array<{ i: Interaction; value: unknown }>,
+  from: (i: Interaction) => Record<string, unknown> | undefined,
   equal: (a: unknown, b: unknown) => boolean,
-): string[] {
-  let names: string[] | undefined;
-  for (const { value, from } of samples) {
-    const matching = Object.keys(from ?? {}).filter((n) => equal(from![n], value));
-    names = names === undefined ? matching : names.filter((n) => matching.includes(n));
-    if (names.length === 0) return [];
-  }
-  return names ?? [];
+): string | undefined {
+  return Object.keys(from(samples[0]!.i) ?? {}).find((n) =>
+    samples.every((s) => equal(from(s.i)?.[n], s.value)),
+  );
 }
 
 /** A field's source: a constant, a copied parameter or order field, createdAt + offset, a generated value. */
@@ -70,23 +67,21 @@ function extraSource(
   const first = samples[0]!.value;
   if (samples.every((s) => json(s.value) === json(first)))
     return { source: { constant: first }, observed: `${samples.length}× ${short(first)}` };
-  const params = commonNames(
-    samples.map((s) => ({ value: s.value, from: paramsOf(s.i) })),
-    (a, b) => typeof b === 'string' && a === b,
-  );
-  if (params.length > 0)
+  const parameter = common(samples, paramsOf, (a, b) => typeof b === 'string' && a === b);
+  if (parameter)
     return {
-      source: { copyParameter: params[0]! },
-      observed: `equals the request's ${params[0]} in ${samples.length} answers`,
+      source: { copyParameter: parameter },
+      observed: `equals the request's ${parameter} in ${samples.length} answers`,
     };
-  const fields = commonNames(
-    samples.map((s) => ({ value: s.value, from: orderRecordOf(operation, s.i) })),
+  const copied = common(
+    samples,
+    (i) => orderRecordOf(operation, i),
     (a, b) => json(a) === json(b),
   );
-  if (fields.length > 0)
+  if (copied)
     return {
-      source: { copyOrderField: fields[0]! },
-      observed: `equals the order's ${fields[0]} in ${samples.length} answers`,
+      source: { copyOrderField: copied },
+      observed: `equals the order's ${copied} in ${samples.length} answers`,
     };
   // A Unix time (by magnitude) at one offset from the order's creation.
   if (operation === 'getOrderHistory' && samples.every((s) => typeof s.value === 'number')) {

@@ -22,15 +22,9 @@ import { documentedResponse, valueAt } from './spec-schema.ts';
 import { apiPath, bodyOf, evidence, isSuccess, param, sentTo } from './recorded-exchange.ts';
 
 type Kind = (typeof REJECTION_KINDS)[number];
-type ApiOperationSpec = (typeof API_OPERATION_SPECS)[ApiOperationId];
 
 /** The scenario's settings, a row per calibratable setting, and what the simulator answers otherwise. */
 export type Calibration = Learning;
-
-/** The API's operations by path (spec/openapi.yaml), to classify a request by what it was sent to. */
-const OPERATIONS_AT = new Map<string, ApiOperationSpec[]>();
-for (const op of Object.values(API_OPERATION_SPECS))
-  OPERATIONS_AT.set(op.path, [...(OPERATIONS_AT.get(op.path) ?? []), op]);
 
 /**
  * The kind of rejection a request was, from what it sent (so live traffic calibrates too);
@@ -47,8 +41,8 @@ export function rejectionKind(
 ): Kind | undefined {
   if (!i.response || isSuccess(i) || i.response.status >= 500 || i.response.status === 429) return undefined;
   const path = apiPath(i.request.path);
-  const operations = OPERATIONS_AT.get(path);
-  if (operations === undefined)
+  const operations = Object.values(API_OPERATION_SPECS).filter((o) => o.path === path);
+  if (operations.length === 0)
     return path.startsWith('/v1/') || path.startsWith('/api/') ? 'notFound' : undefined;
   const op = operations.find((o) => o.method === i.request.method);
   if (op === undefined) return 'methodNotAllowed';

@@ -111,7 +111,7 @@ function compareDecimals(old: FieldShape, next: FieldShape): { old: string; new:
 /** Enum values in NEW that the document does not list for that field (and OLD never showed). */
 function unknownEnumValues(shape: ResponseShape, old: FieldShape | undefined, next: FieldShape): Finding[] {
   const node = documentedNode(shape, next.path);
-  const listed = node?.enum ?? (node?.const !== undefined ? [node.const] : undefined);
+  const listed = node?.enum;
   if (!listed || !next.types.has('string')) return [];
   const unknown = [...next.values].filter((v) => !listed.includes(v) && !old?.values.has(v));
   if (unknown.length === 0) return [];

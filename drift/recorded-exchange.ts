@@ -34,10 +34,14 @@ export const paramsOf = (i: Interaction): Record<string, string> => {
   return all;
 };
 
+/** The API operation a request was sent to, by its path and method. */
+export const operationOf = (i: Interaction): (typeof API_OPERATION_SPECS)[ApiOperationId] | undefined =>
+  Object.values(API_OPERATION_SPECS).find(
+    (o) => o.path === apiPath(i.request.path) && o.method === i.request.method,
+  );
+
 /** Whether a request was sent to an operation's path with its method. */
-export const sentTo = (i: Interaction, id: ApiOperationId): boolean =>
-  apiPath(i.request.path) === API_OPERATION_SPECS[id].path &&
-  i.request.method === API_OPERATION_SPECS[id].method;
+export const sentTo = (i: Interaction, id: ApiOperationId): boolean => operationOf(i)?.operationId === id;
 
 /** Whether an answer is a documented success: code 0, or the account's code 1 with a success message. */
 export function isSuccess(i: Interaction): boolean {

@@ -9,8 +9,8 @@ type SchemaPart = SchemaObject & { $ref?: string };
 export interface SchemaNode {
   document: OpenAPIObject;
   parts: SchemaPart[];
+  /** The values it lists (`enum`, or `const` as one). */
   enum?: unknown[];
-  const?: unknown;
   pattern?: string;
   /** Whether a part is marked `x-unverified`. */
   unverified: boolean;
@@ -38,8 +38,7 @@ function nodeOf(document: OpenAPIObject, schemas: unknown[]): SchemaNode | undef
   return {
     document,
     parts,
-    enum: first('enum'),
-    const: first('const'),
+    enum: first('enum') ?? (first('const') === undefined ? undefined : [first('const')]),
     pattern: first('pattern'),
     unverified: parts.some((part) => part['x-unverified'] === true),
   };
