@@ -261,14 +261,12 @@ export function learnHiddenStatuses(interactions: Interaction[]): Learning {
   const paths = orders.map(statusPath);
   if (orders.length === 0) return learnt('hiddenStatuses');
   const history = interactions.find((i) => sentTo(i, 'getOrderHistory') && isSuccess(i))!;
-  const unreproduced: Unreproduced[] = [];
   if (interactions.some((i) => i.operation === 'advanceClock')) {
-    unreproduced.push({
-      what: 'the statuses the history shows',
-      why: "the recording advanced a manual clock: its polls sample the clock's steps, not the service's",
-    });
-    return learnt('hiddenStatuses', undefined, undefined, unreproduced);
+    const why =
+      "the recording advanced a manual clock: its polls sample the clock's steps, not the service's";
+    return learnt('hiddenStatuses', undefined, undefined, [{ what: 'the statuses the history shows', why }]);
   }
+  const unreproduced: Unreproduced[] = [];
   const hidden: Array<'PROCESSING' | 'REFUNDED'> = [];
   const notes: string[] = [];
   const shows = (status: string): boolean => paths.some((p) => p.includes(status));
@@ -341,12 +339,8 @@ export function learnWhenTrxShort(interactions: Interaction[]): Learning {
   for (const i of interactions) {
     const data = bodyOf(i)?.data;
     if (sentTo(i, 'getAccount') && isSuccess(i) && isObject(data)) {
-      const available = (data.balance as { available?: { trx?: unknown; usdt?: unknown } } | undefined)
-        ?.available;
-      balances.set(String(i.request.apiKeyAlias), {
-        trx: Number(available?.trx),
-        usdt: Number(available?.usdt),
-      });
+      const [trx, usdt] = ['trx', 'usdt'].map((c) => Number(valueAt(data, `/balance/available/${c}`)));
+      balances.set(String(i.request.apiKeyAlias), { trx: trx!, usdt: usdt! });
     }
     if (sentTo(i, 'getPrice') && isSuccess(i) && isObject(data))
       prices.set(`${param(i, 'rentalCount')}\u0000${param(i, 'period')}`, Number(data.trxPrice));
