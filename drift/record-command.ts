@@ -24,18 +24,15 @@ export const RECORD_HELP: string = commandHelp(CLI_COMMANDS.record);
 /** What `record`'s exit code says; a CI job tolerates casesFailed and stops on nothingRecorded. */
 export const RECORD_EXIT = { passed: 0, casesFailed: 1, nothingRecorded: 2 } as const;
 
+/** Where progress goes (default stdout); the rest lets tests run the suite their way. */
 export interface RecordOptions {
-  /** Where progress lines go. Default: stdout. */
   write?: (text: string) => void;
-  /** Extra vitest flags (tests use --maxWorkers=1). */
   vitestArgs?: string[];
-  /** 'pipe' hides vitest's own output (tests). Default 'inherit'. */
   stdio?: 'inherit' | 'pipe';
-  /** Runs the suite with its environment and resolves with its exit code (tests). Default: vitest. */
+  /** Runs the suite with its environment and resolves with its exit code. Default: vitest. */
   suite?: (env: NodeJS.ProcessEnv) => Promise<number>;
-  /** The fetch of the first read of a URL target (tests). */
+  /** The fetch of the first read of a URL target. */
   fetch?: typeof fetch;
-  /** With stdio 'pipe': hears vitest's output, the contract summary included. */
   onOutput?: (chunk: string) => void;
 }
 

@@ -19,12 +19,6 @@ export const apiPath = (path: string): string => (path.startsWith('/api/') ? pat
 export const bodyOf = (i: Interaction): Body =>
   typeof i.response?.body === 'object' && i.response.body !== null ? (i.response.body as Body) : undefined;
 
-/** A parameter as sent, from the form body or the query. */
-export const param = (i: Interaction, name: string): string | undefined => {
-  const value = i.request.form?.[name] ?? i.request.query[name];
-  return Array.isArray(value) ? value[0] : value;
-};
-
 /** Every parameter sent, the form body's over the query's. */
 export const paramsOf = (i: Interaction): Record<string, string> => {
   const all: Record<string, string> = {};
@@ -33,6 +27,9 @@ export const paramsOf = (i: Interaction): Record<string, string> => {
       if (value !== undefined) all[name] = Array.isArray(value) ? String(value[0]) : String(value);
   return all;
 };
+
+/** A parameter as sent, from the form body or the query. */
+export const param = (i: Interaction, name: string): string | undefined => paramsOf(i)[name];
 
 /** The API operation a request was sent to, by its path and method. */
 export const operationOf = (i: Interaction): (typeof API_OPERATION_SPECS)[ApiOperationId] | undefined =>
