@@ -208,21 +208,16 @@ export function rejectionAnswer(seen: Interaction[]): {
   const unreproduced: Array<Omit<Unreproduced, 'evidence'>> = [];
   const isEnvelope = body !== undefined && typeof body.code === 'number' && typeof body.msg === 'string';
   if (!isEnvelope) {
-    const text = body !== undefined ? json(body) : (response.text ?? '');
-    const texts = new Set(
-      seen.map((i) => (bodyOf(i) !== undefined ? json(bodyOf(i)) : (i.response!.text ?? ''))),
-    );
-    if (texts.size > 1)
-      unreproduced.push({
-        what: `${texts.size} different bodies`,
-        why: 'one body is answered to every request of the kind: the first recorded',
-      });
+    const textOf = (i: Interaction): string =>
+      bodyOf(i) !== undefined ? json(bodyOf(i)) : (i.response!.text ?? '');
+    const text = textOf(first);
+    const texts = new Set(seen.map(textOf)).size;
+    const why = 'one body is answered to every request of the kind: the first recorded';
+    if (texts > 1) unreproduced.push({ what: `${texts} different bodies`, why });
     const answer: Control['ErrorAnswer'] = { status: response.status, body: text };
     if (type) answer.contentType = type;
-    const what =
-      text === ''
-        ? 'an empty body'
-        : `${body !== undefined ? 'JSON of its own shape' : 'not JSON'}, ${text.length} characters`;
+    const kind = body !== undefined ? 'JSON of its own shape' : 'not JSON';
+    const what = text === '' ? 'an empty body' : `${kind}, ${text.length} characters`;
     return {
       answer,
       observed: `HTTP ${response.status}, ${type ?? 'no content type'}, ${what}`,
