@@ -13,7 +13,8 @@ const KIND_BY_CODE = new Map<number, (typeof REJECTION_KINDS)[number]>(
 );
 
 /**
- * The ids the tests met that a finding touches: its operation, or a status, transition or rejection kind it names.
+ * The ids the tests met that a finding touches: its operation, or a status, transition or
+ * rejection kind it names.
  *
  * @example
  *   exercisedBy({ operation: 'getOrderHistory', … }, usage); // ['op:getOrderHistory']
