@@ -163,7 +163,7 @@ export function extraFieldsOf(
 ): { fields: ExtraField[]; table: Learnt[]; unreproduced: Unreproduced[] } {
   const out = { fields: [] as ExtraField[], table: [] as Learnt[], unreproduced: [] as Unreproduced[] };
   const shapes = inferFields(answers.map((i) => i.response?.body));
-  // The undocumented paths whose parent the document declares (items of arrays aside): the roots of what it does not list.
+  // The roots of what the document does not list: undeclared paths of declared parents, items aside.
   const roots = [...shapes.keys()].filter(
     (path) =>
       path !== '' &&

@@ -200,7 +200,7 @@ export function calibrate(recording: Recording): Calibration {
     );
   }
 
-  // How often orders fail, by each order's last status seen; a simulator's forced outcomes (rules) tell no rate.
+  // How often orders fail, by each order's last status; a simulator's forced outcomes tell no rate.
   const outcomes = new Map<string, boolean>();
   let lastOutcome: Interaction | undefined;
   for (const i of successes('getOrderHistory')) {

@@ -261,7 +261,8 @@ export function compareInferred(
     if (old.statusPaths.has(path)) continue;
     const statuses = path.split(' → ');
     const partial = oldPaths.some((known) => isSubsequence(statuses, known));
-    // A manual clock steps over a short status: with one on either side, a path holding OLD's, or both samples of one lifecycle, is sampling.
+    // A manual clock steps over a short status: with one on either side, a path holding OLD's,
+    // or both samples of one lifecycle, is sampling.
     const sampled =
       !partial &&
       (old.clock === 'manual' || next.clock === 'manual') &&
