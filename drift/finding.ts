@@ -44,7 +44,7 @@ export type Place = Pick<Finding, 'operation' | 'response' | 'path'>;
  * A finding at a place, with what OLD and NEW have in words.
  *
  * @example
- *   finding('breaking', 'field-removed', { operation: 'getPrice', path: '/data/sun' }, 'string', 'absent', 'getPrice /data/sun is gone.');
+ *   finding('breaking', 'field-removed', { operation: 'getPrice', path: '/data/sun' }, 'string', 'absent', '…');
  */
 export function finding(
   severity: Finding['severity'],
@@ -195,7 +195,7 @@ export interface DriftReport {
  * A report of findings, in report order: by operation, breaking first, then by kind and path.
  *
  * @example
- *   buildReport('spec', { source: 'spec/openapi.yaml' }, { source: 'new.json' }, []).summary; // { breaking: 0, nonBreaking: 0 }
+ *   buildReport('spec', { source: 'spec/openapi.yaml' }, { source: 'new.json' }, []).summary.breaking; // 0
  */
 export function buildReport(
   mode: DriftReport['mode'],

@@ -1,4 +1,4 @@
-/** Schemas inferred from a recording's responses per operation, status class and code; values never matter. */
+/** Schemas inferred from a recording's answers per operation, status class and code; values never matter. */
 import { isTronAddress } from '../src/tron-address.ts';
 import { statusPaths } from '../recording/order-observations.ts';
 import type { Interaction, Recording, Timing } from '../recording/recording.ts';
