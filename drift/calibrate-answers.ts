@@ -1,11 +1,6 @@
-/**
- * Calibration of how answers look: time unit, decimals, rejections, the statuses history
- * shows, which identifier it prefers, how an order is paid when TRX is short. Shapes are read
- * with infer-schema.ts, as drift reads them; what the simulator cannot answer alike is
- * returned as `unreproduced`, never dropped.
- */
+/** How answers look, calibrated; what the simulator cannot answer alike is `unreproduced`, never dropped. */
 import type { components } from '../src/generated/control.ts';
-import { API_OPERATION_SPECS, type ApiOperationId } from '../src/generated/lists.ts';
+import type { ApiOperationId } from '../src/generated/lists.ts';
 import { DECIMAL_FIELDS, DEFAULT_DECIMALS } from '../mock/http/api-views.ts';
 import { observeOrders, statusPath } from '../recording/order-observations.ts';
 import type { Interaction } from '../recording/recording.ts';
@@ -13,16 +8,15 @@ import {
   decimalRange,
   describeDecimals,
   fixedDecimals,
-  inferResponses,
+  inferFields,
   messageTemplate,
   timeUnit,
-  type FieldShape,
 } from './infer-schema.ts';
 import {
-  apiPath,
   bodyOf,
   evidence,
   isSuccess,
+  operationOf,
   param,
   paramsOf,
   sentTo,
@@ -36,7 +30,9 @@ type DecimalField = keyof Control['DecimalFormats'];
 
 /** One setting learnt: its path in a scenario's settings, its value and its evidence. */
 export interface Learnt {
+  /** 'errors.apiKeyMissing', 'prices.1h': a group's key after the first dot. */
   setting: string;
+  /** Undefined: the default stays (with evidence: the default answers what was seen alike). */
   value: unknown;
   evidence?: Evidence;
 }
@@ -55,25 +51,42 @@ export interface Learning {
   unreproduced: Unreproduced[];
 }
 
-export const empty = (): Learning => ({ settings: {}, table: [], unreproduced: [] });
-
 /**
- * One setting learnt from `proof`, or, with no value, left at the default.
+ * One setting learnt from `proof` ('prices.1h' is the key 1h of prices), or, with no value,
+ * left at the default; with what the simulator still answers otherwise.
  *
  * @example
  *   learnt('historyPrefers', 'outOrderNo', evidence(i, 'outOrderNo came back')).settings; // { historyPrefers: 'outOrderNo' }
  */
-export function learnt<K extends keyof Settings>(
-  setting: K,
-  value?: Settings[K],
+export function learnt(
+  setting: string,
+  value?: unknown,
   proof?: Evidence,
+  unreproduced: Unreproduced[] = [],
 ): Learning {
+  const dot = setting.indexOf('.');
+  const nested =
+    dot === -1 ? { [setting]: value } : { [setting.slice(0, dot)]: { [setting.slice(dot + 1)]: value } };
   return {
-    settings: value === undefined ? {} : ({ [setting]: value } as Settings),
+    settings: (value === undefined ? {} : nested) as Settings,
     table: [{ setting, value, ...(proof ? { evidence: proof } : {}) }],
-    unreproduced: [],
+    unreproduced,
   };
 }
+
+/** Learnings as one: settings merged a group at a time, tables and notes in order. */
+export function combine(learnings: Learning[]): Learning {
+  const settings: Record<string, unknown> = {};
+  for (const { settings: some } of learnings)
+    for (const [key, value] of Object.entries(some))
+      settings[key] = isObject(value) && isObject(settings[key]) ? { ...settings[key], ...value } : value;
+  return {
+    settings: settings as Settings,
+    table: learnings.flatMap((l) => l.table),
+    unreproduced: learnings.flatMap((l) => l.unreproduced),
+  };
+}
+
 export const json = (value: unknown): string => JSON.stringify(value);
 export const short = (value: unknown): string => {
   const text = json(value) ?? String(value);
@@ -87,117 +100,70 @@ export const short = (value: unknown): string => {
  *   learnEnvelopeTimeUnit(interactions).settings.envelopeTimeUnit; // 'ms' for time "1741801809123"
  */
 export function learnEnvelopeTimeUnit(interactions: Interaction[]): Learning {
-  const out = empty();
   const first = interactions.find((i) => {
     const time = bodyOf(i)?.time;
     return (typeof time === 'string' && /^\d+(\.\d+)?$/.test(time)) || typeof time === 'number';
   });
   if (!first) return learnt('envelopeTimeUnit');
   const time = bodyOf(first)!.time as string | number;
+  const proof = evidence(first, `time ${json(time)}`);
   const unit = timeUnit(Number(time));
   const fraction = /\.(\d+)$/.exec(String(time))?.[1];
   if (unit === 'microseconds' || (fraction !== undefined && unit !== 'seconds')) {
-    out.table.push({ setting: 'envelopeTimeUnit', value: undefined });
-    out.unreproduced.push({
-      what: `the envelope time in ${unit}${fraction === undefined ? '' : ' with decimals'}`,
-      why: 'envelopeTimeUnit takes s, ms or s.sss',
-      evidence: evidence(first, `time ${json(time)}`),
-    });
-    return out;
+    const what = `the envelope time in ${unit}${fraction === undefined ? '' : ' with decimals'}`;
+    return learnt('envelopeTimeUnit', undefined, undefined, [
+      { what, why: 'envelopeTimeUnit takes s, ms or s.sss', evidence: proof },
+    ]);
   }
-  out.settings.envelopeTimeUnit = fraction !== undefined ? 's.sss' : unit === 'milliseconds' ? 'ms' : 's';
-  out.table.push({
-    setting: 'envelopeTimeUnit',
-    value: out.settings.envelopeTimeUnit,
-    evidence: evidence(first, `time ${json(time)}`),
-  });
-  if (typeof time === 'number')
-    out.unreproduced.push({
-      what: 'the envelope time as a JSON number',
-      why: 'the simulator sends it in a string, as upstream documents',
-      evidence: evidence(first, `time ${time}`),
-    });
-  return out;
+  const value = fraction !== undefined ? 's.sss' : unit === 'milliseconds' ? 'ms' : 's';
+  const asNumber = {
+    what: 'the envelope time as a JSON number',
+    why: 'the simulator sends it in a string, as upstream documents',
+    evidence: evidence(first, `time ${time}`),
+  };
+  return learnt('envelopeTimeUnit', value, proof, typeof time === 'number' ? [asNumber] : []);
 }
 
 /**
- * The decimals of each decimal-string field: fixed N when every value has N decimals and
- * one kept a trailing zero (infer-schema's fixedDecimals), trimmed when the values show
- * what only trimming gives, else the default (the recording cannot tell them apart).
+ * The decimals of each decimal-string field: fixed when proven (fixedDecimals), trimmed
+ * when no trailing zero was kept, else the default.
  *
  * @example
  *   learnDecimals(interactions).settings.decimals; // { 'balance.available.trx': 6 } for "795.380000"
  */
 export function learnDecimals(interactions: Interaction[]): Learning {
-  const out = empty();
-  const decimals: Control['DecimalFormats'] = {};
-  for (const [name, { operation, path }] of Object.entries(DECIMAL_FIELDS) as [
+  const fields = Object.entries(DECIMAL_FIELDS) as [
     DecimalField,
     { operation: ApiOperationId; path: string },
-  ][]) {
-    const samples = interactions.filter((i) => sentTo(i, operation) && isSuccess(i));
-    const field = mergedField(samples, path);
-    const setting = `decimals.${name}`;
-    const range = field && decimalRange(field);
-    if (!field || !range) {
-      out.table.push({ setting, value: undefined });
-      continue;
-    }
-    const example = samples.find((i) => valueAt(i.response?.body, path) !== undefined)!;
-    const observed = `${describeDecimals(range)}${field.zeroPadded ? ', a trailing zero kept' : ''}, e.g. ${json(field.example)}`;
-    const fixed = fixedDecimals(field);
-    const byDefault = DEFAULT_DECIMALS[name];
-    const defaultFits =
-      byDefault === 'trimmed' ? !field.zeroPadded : range.min === byDefault && range.max === byDefault;
-    let value: number | 'trimmed' | undefined;
-    if (fixed !== undefined) value = fixed;
-    else if (defaultFits) value = undefined;
-    else if (!field.zeroPadded) value = 'trimmed';
-    else {
-      out.unreproduced.push({
-        what: `${operation} ${path}: ${observed}`,
-        why: 'a kept trailing zero beside values of other lengths is neither a fixed number of decimals nor trimmed',
-        evidence: evidence(example, observed),
-      });
-    }
-    if (value === undefined) {
-      // The default answers these values alike: it stays, with what showed it.
-      out.table.push(
-        defaultFits
-          ? { setting, value: undefined, evidence: evidence(example, observed) }
-          : { setting, value: undefined },
-      );
-      continue;
-    }
-    decimals[name] = value;
-    out.table.push({ setting, value, evidence: evidence(example, observed) });
-  }
-  if (Object.keys(decimals).length > 0) out.settings.decimals = decimals;
-  return out;
-}
-
-/** The shape infer-schema gives one path over all these answers (their codes merged). */
-function mergedField(samples: Interaction[], path: string): FieldShape | undefined {
-  let merged: FieldShape | undefined;
-  for (const shape of inferResponses(samples).values()) {
-    const field = shape.fields.get(path);
-    if (!field) continue;
-    if (!merged) merged = { ...field, types: new Set(field.types), formats: new Set(field.formats) };
-    else {
-      for (const t of field.types) merged.types.add(t);
-      for (const f of field.formats) merged.formats.add(f);
-      merged.zeroPadded ||= field.zeroPadded;
-      merged.count += field.count;
-      if (field.decimals)
-        merged.decimals = merged.decimals
-          ? {
-              min: Math.min(merged.decimals.min, field.decimals.min),
-              max: Math.max(merged.decimals.max, field.decimals.max),
-            }
-          : field.decimals;
-    }
-  }
-  return merged;
+  ][];
+  return combine(
+    fields.map(([name, { operation, path }]) => {
+      const setting = `decimals.${name}`;
+      const samples = interactions.filter((i) => sentTo(i, operation) && isSuccess(i));
+      const field = inferFields(samples.map((i) => i.response!.body)).get(path);
+      const range = field && decimalRange(field);
+      if (!field || !range) return learnt(setting);
+      const example = samples.find((i) => valueAt(i.response?.body, path) !== undefined)!;
+      const observed = `${describeDecimals(range)}${field.zeroPadded ? ', a trailing zero kept' : ''}, e.g. ${json(field.example)}`;
+      const proof = evidence(example, observed);
+      const fixed = fixedDecimals(field);
+      const byDefault = DEFAULT_DECIMALS[name];
+      // The default answering these values alike stays, with what showed it.
+      if (
+        fixed === undefined &&
+        (byDefault === 'trimmed' ? !field.zeroPadded : range.min === byDefault && range.max === byDefault)
+      )
+        return learnt(setting, undefined, proof);
+      if (fixed !== undefined || !field.zeroPadded) return learnt(setting, fixed ?? 'trimmed', proof);
+      return learnt(setting, undefined, undefined, [
+        {
+          what: `${operation} ${path}: ${observed}`,
+          why: 'a kept trailing zero beside values of other lengths is neither a fixed number of decimals nor trimmed',
+          evidence: proof,
+        },
+      ]);
+    }),
+  );
 }
 
 export const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -205,10 +171,7 @@ export const isObject = (v: unknown): v is Record<string, unknown> =>
 
 /** Parameter names a message may name: the operation's documented ones and those sent. */
 function parameterNames(i: Interaction): string[] {
-  const op = Object.values(API_OPERATION_SPECS).find(
-    (o) => o.path === apiPath(i.request.path) && o.method === i.request.method,
-  );
-  return [...new Set([...Object.keys(op?.parameters ?? {}), ...Object.keys(paramsOf(i))])];
+  return [...new Set([...Object.keys(operationOf(i)?.parameters ?? {}), ...Object.keys(paramsOf(i))])];
 }
 
 /** A message with the one parameter it names replaced by `{parameter}`. */
@@ -220,16 +183,15 @@ function withParameter(msg: string, names: string[]): string {
   return msg.split(named[0]!).join('{parameter}');
 }
 
-/** Whether a message quotes a value the request sent ("(got '2h')"), which a literal would repeat to every request. */
+/** Whether a message quotes a value the request sent ("(got '2h')"), which a literal would repeat. */
 function quotesValue(template: string, i: Interaction): boolean {
   const sent = new Set(Object.values(paramsOf(i)));
   return [...template.matchAll(/'([^']*)'|"([^"]*)"/g)].some((m) => sent.has(m[1] ?? m[2] ?? ''));
 }
 
 /**
- * Each rejection's whole answer from its samples: the envelope's status, code and a
- * message template carrying `{parameter}`; or, for a body that is not the envelope
- * (empty, HTML, text, JSON of another shape), the body and its content type.
+ * A rejection's whole answer: status, code and a msg template with `{parameter}`; or a body
+ * that is not the envelope, with its content type.
  *
  * @example
  *   rejectionAnswer([wrongMethodWithEmptyBody]).answer; // { status: 405, body: '' }
@@ -246,21 +208,16 @@ export function rejectionAnswer(seen: Interaction[]): {
   const unreproduced: Array<Omit<Unreproduced, 'evidence'>> = [];
   const isEnvelope = body !== undefined && typeof body.code === 'number' && typeof body.msg === 'string';
   if (!isEnvelope) {
-    const text = body !== undefined ? json(body) : (response.text ?? '');
-    const texts = new Set(
-      seen.map((i) => (bodyOf(i) !== undefined ? json(bodyOf(i)) : (i.response!.text ?? ''))),
-    );
-    if (texts.size > 1)
-      unreproduced.push({
-        what: `${texts.size} different bodies`,
-        why: 'one body is answered to every request of the kind: the first recorded',
-      });
+    const textOf = (i: Interaction): string =>
+      bodyOf(i) !== undefined ? json(bodyOf(i)) : (i.response!.text ?? '');
+    const text = textOf(first);
+    const texts = new Set(seen.map(textOf)).size;
+    const why = 'one body is answered to every request of the kind: the first recorded';
+    if (texts > 1) unreproduced.push({ what: `${texts} different bodies`, why });
     const answer: Control['ErrorAnswer'] = { status: response.status, body: text };
     if (type) answer.contentType = type;
-    const what =
-      text === ''
-        ? 'an empty body'
-        : `${body !== undefined ? 'JSON of its own shape' : 'not JSON'}, ${text.length} characters`;
+    const kind = body !== undefined ? 'JSON of its own shape' : 'not JSON';
+    const what = text === '' ? 'an empty body' : `${kind}, ${text.length} characters`;
     return {
       answer,
       observed: `HTTP ${response.status}, ${type ?? 'no content type'}, ${what}`,
@@ -293,25 +250,18 @@ export function rejectionAnswer(seen: Interaction[]): {
   };
 }
 
-/**
- * Which statuses the history shows: PROCESSING hidden when orders went from PENDING
- * straight to their outcome, REFUNDED hidden when FAILED orders never showed it. A
- * recording of a manual clock (it advances the clock) shows only the polls' instants: it
- * is not read for this.
- */
+/** Statuses history hides: PROCESSING when orders skipped it, REFUNDED when FAILED ones never showed it. */
 export function learnHiddenStatuses(interactions: Interaction[]): Learning {
   const orders = observeOrders(interactions);
   const paths = orders.map(statusPath);
   if (orders.length === 0) return learnt('hiddenStatuses');
   const history = interactions.find((i) => sentTo(i, 'getOrderHistory') && isSuccess(i))!;
-  const unreproduced: Unreproduced[] = [];
   if (interactions.some((i) => i.operation === 'advanceClock')) {
-    unreproduced.push({
-      what: 'the statuses the history shows',
-      why: "the recording advanced a manual clock: its polls sample the clock's steps, not the service's",
-    });
-    return { ...learnt('hiddenStatuses'), unreproduced };
+    const why =
+      "the recording advanced a manual clock: its polls sample the clock's steps, not the service's";
+    return learnt('hiddenStatuses', undefined, undefined, [{ what: 'the statuses the history shows', why }]);
   }
+  const unreproduced: Unreproduced[] = [];
   const hidden: Array<'PROCESSING' | 'REFUNDED'> = [];
   const notes: string[] = [];
   const shows = (status: string): boolean => paths.some((p) => p.includes(status));
@@ -341,13 +291,10 @@ export function learnHiddenStatuses(interactions: Interaction[]): Learning {
     });
   }
   const proof = hidden.length > 0 ? evidence(history, notes.join('; ')) : undefined;
-  return { ...learnt('hiddenStatuses', hidden.length > 0 ? hidden : undefined, proof), unreproduced };
+  return learnt('hiddenStatuses', hidden.length > 0 ? hidden : undefined, proof, unreproduced);
 }
 
-/**
- * Which identifier wins when a history request gives both: the one whose order came back,
- * when the two name different orders (the recording's own createOrder answers tell).
- */
+/** Which identifier wins when a history request names two orders: the one whose order came back. */
 export function learnHistoryPrefers(interactions: Interaction[]): Learning {
   const orderOf = new Map<string, string>();
   for (const i of interactions) {
@@ -376,11 +323,7 @@ export function learnHistoryPrefers(interactions: Interaction[]): Learning {
   return learnt('historyPrefers');
 }
 
-/**
- * How an order is paid when TRX is short: in USDT when an order was paid so; refused
- * when an order was refused for its balance though the account's last reading showed
- * USDT of at least the price in TRX (more than it costs at any rate below 1 USDT a TRX).
- */
+/** How an order is paid when TRX is short: in USDT when one was; refused when refused though USDT covered. */
 export function learnWhenTrxShort(interactions: Interaction[]): Learning {
   const paid = interactions.find(
     (i) => sentTo(i, 'createOrder') && isSuccess(i) && bodyOf(i)?.data?.currency === 'USDT',
@@ -391,12 +334,8 @@ export function learnWhenTrxShort(interactions: Interaction[]): Learning {
   for (const i of interactions) {
     const data = bodyOf(i)?.data;
     if (sentTo(i, 'getAccount') && isSuccess(i) && isObject(data)) {
-      const available = (data.balance as { available?: { trx?: unknown; usdt?: unknown } } | undefined)
-        ?.available;
-      balances.set(String(i.request.apiKeyAlias), {
-        trx: Number(available?.trx),
-        usdt: Number(available?.usdt),
-      });
+      const [trx, usdt] = ['trx', 'usdt'].map((c) => Number(valueAt(data, `/balance/available/${c}`)));
+      balances.set(String(i.request.apiKeyAlias), { trx: trx!, usdt: usdt! });
     }
     if (sentTo(i, 'getPrice') && isSuccess(i) && isObject(data))
       prices.set(`${param(i, 'rentalCount')}\u0000${param(i, 'period')}`, Number(data.trxPrice));

@@ -1,9 +1,4 @@
-/**
- * `energy-rental-kit calibrate RECORDING [--out FILE] [--base SCENARIO]`: writes a
- * scenario whose settings are the real service's choices as the recording shows them,
- * each with a YAML comment giving its evidence, and prints what was learnt and what was
- * left at the default.
- */
+/** `energy-rental-kit calibrate RECORDING`: a scenario of the choices a recording shows, with evidence. */
 import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Document, isMap, isPair, isScalar, isSeq, parse as parseYaml, type Node, type YAMLMap } from 'yaml';
@@ -16,53 +11,22 @@ import { CLI_COMMANDS } from '../src/generated/cli.ts';
 import { createValidators, loadSpec } from '../src/spec/loader.ts';
 import { loadRecording } from '../recording/recording.ts';
 import { DEFAULT_SCENARIO, scenarioSyntaxError } from '../mock/scenario/scenario-input.ts';
-import { calibrate, type CalibratedSetting } from './calibrate.ts';
+import type { Learnt } from './calibrate-answers.ts';
+import { calibrate } from './calibrate.ts';
 
 type Scenario = components['schemas']['Scenario'];
 
 /** `calibrate --help`, from its table in spec/cli.yaml. */
 export const CALIBRATE_HELP: string = commandHelp(CLI_COMMANDS.calibrate);
 
-/** Parses the arguments and the environment, naming the flag and the fix on a mistake. */
-export function parseCalibrateArgs(
-  argv: string[],
-  env: NodeJS.ProcessEnv = process.env,
-): { recording: string; out: string; base?: string; limit: FileLimit } | 'help' {
-  const parsed = readCommandArgs('calibrate', argv, true);
-  if (parsed.values.help) return 'help';
-  if (parsed.positionals.length !== 1) {
-    throw new CliError(
-      `calibrate takes one RECORDING (got ${parsed.positionals.length}): e.g. 'npx energy-rental-kit calibrate recordings/upstream.json --out calibrated.yaml'.`,
-    );
-  }
-  return {
-    recording: parsed.positionals[0]!,
-    out: parsed.values.out ?? 'calibrated-scenario.yaml',
-    ...(parsed.values.base ? { base: parsed.values.base } : {}),
-    limit: fileLimitFrom(parsed.values['max-file-mb'], env),
-  };
-}
-
 function readBase(file: string, limit: FileLimit): Scenario {
-  let text: string;
-  try {
-    text = readBoundedFile(
-      file,
-      limit,
-      'pass a JSON or YAML scenario, or leave --base out for the embedded one',
-    );
-  } catch (error) {
-    if (!(error instanceof BoundedFileError)) throw error;
-    if (error.rule === 'not-regular' || error.rule === 'too-large')
-      throw new CliError(`--base: ${error.message}`);
-    throw new CliError(
-      `--base: cannot read '${file}' (${error.code}). Pass a JSON or YAML scenario, or leave --base out for the embedded one.`,
-    );
-  }
   let value: unknown;
   try {
-    value = parseYaml(text);
+    value = parseYaml(
+      readBoundedFile(file, limit, 'pass a JSON or YAML scenario, or leave --base out for the embedded one'),
+    );
   } catch (error) {
+    if (error instanceof BoundedFileError) throw new CliError(`--base: ${error.message}`);
     throw new CliError(`--base: ${scenarioSyntaxError(error, file)}.`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
@@ -71,7 +35,7 @@ function readBase(file: string, limit: FileLimit): Scenario {
 }
 
 /** Puts each setting's evidence above it in the YAML. */
-function comment(doc: Document, entry: CalibratedSetting): void {
+function comment(doc: Document, entry: Learnt): void {
   if (!entry.evidence) return;
   const keys = ['settings', ...entry.setting.split('.')];
   const parent = doc.getIn(keys.slice(0, -1), true) as Node | undefined;
@@ -102,19 +66,26 @@ export async function runCalibrate(
   options: { write?: (text: string) => void; env?: NodeJS.ProcessEnv } = {},
 ): Promise<number> {
   const write = options.write ?? ((text: string) => void process.stdout.write(text));
-  const args = parseCalibrateArgs(argv, options.env);
-  if (args === 'help') {
+  const { values, positionals } = readCommandArgs('calibrate', argv, true);
+  if (values.help) {
     write(CALIBRATE_HELP);
     return 0;
   }
+  if (positionals.length !== 1)
+    throw new CliError(
+      `calibrate takes one RECORDING (got ${positionals.length}): e.g. 'npx energy-rental-kit calibrate recordings/upstream.json --out calibrated.yaml'.`,
+    );
+  const file = positionals[0]!;
+  const out = values.out ?? 'calibrated-scenario.yaml';
+  const limit = fileLimitFrom(values['max-file-mb'], options.env ?? process.env);
   let recording;
   try {
-    recording = loadRecording(args.recording, args.limit);
+    recording = loadRecording(file, limit);
   } catch (error) {
     throw new CliError(`RECORDING: ${(error as Error).message}`);
   }
   const { settings, table, unreproduced } = calibrate(recording);
-  const base = args.base ? readBase(args.base, args.limit) : DEFAULT_SCENARIO;
+  const base = values.base ? readBase(values.base, limit) : DEFAULT_SCENARIO;
   const scenario: Scenario = {
     ...base,
     accounts: base.accounts ?? DEFAULT_SCENARIO.accounts,
@@ -127,34 +98,31 @@ export async function runCalibrate(
     );
   }
   const doc = new Document(scenario);
-  doc.commentBefore = ` Calibrated by 'energy-rental-kit calibrate' from ${path.basename(args.recording)} (recorded ${recording.recordedAt}).\n Each calibrated setting names its evidence: operation, case and observed value.`;
+  doc.commentBefore = ` Calibrated by 'energy-rental-kit calibrate' from ${path.basename(file)} (recorded ${recording.recordedAt}).\n Each calibrated setting names its evidence: operation, case and observed value.`;
   for (const entry of table) comment(doc, entry);
-  const out = path.resolve(args.out);
-  const temporary = `${out}.${process.pid}.tmp`;
+  const temporary = `${path.resolve(out)}.${process.pid}.tmp`;
   writeFileSync(temporary, doc.toString({ lineWidth: 0 }));
-  renameSync(temporary, out);
+  renameSync(temporary, path.resolve(out));
 
-  const rows = table.map((t) => [
-    t.setting,
-    t.value === undefined ? '(default)' : JSON.stringify(t.value),
-    t.evidence
-      ? `${t.value === undefined ? 'default, as ' : ''}observed: ${t.evidence.operation}, ${t.evidence.observed}`
-      : 'default: the recording never showed it',
-  ]);
-  const width = (i: number): number =>
-    Math.max(...rows.map((r) => r[i]!.length), ['setting', 'value'][i]?.length ?? 0);
-  const line = (r: string[]): string => `${r[0]!.padEnd(width(0))}  ${r[1]!.padEnd(width(1))}  ${r[2]}`;
-  const seen =
-    unreproduced.length === 0
-      ? ''
-      : `\nSeen in the recording but not reproduced by the calibrated simulator:\n${unreproduced
-          .map(
-            (u) =>
-              `  - ${u.what}: ${u.why}${u.evidence ? ` (${u.evidence.operation}, "${u.evidence.case}")` : ''}`,
-          )
-          .join('\n')}\n`;
+  const rows = [
+    ['setting', 'value', 'source'],
+    ...table.map((t) => [
+      t.setting,
+      t.value === undefined ? '(default)' : JSON.stringify(t.value),
+      t.evidence
+        ? `${t.value === undefined ? 'default, as ' : ''}observed: ${t.evidence.operation}, ${t.evidence.observed}`
+        : 'default: the recording never showed it',
+    ]),
+  ];
+  const width = (i: number): number => Math.max(...rows.map((r) => r[i]!.length));
+  const lines = rows.map((r) => `${r[0]!.padEnd(width(0))}  ${r[1]!.padEnd(width(1))}  ${r[2]}`);
+  const notes = unreproduced.map(
+    (u) => `  - ${u.what}: ${u.why}${u.evidence ? ` (${u.evidence.operation}, "${u.evidence.case}")` : ''}`,
+  );
+  if (notes.length > 0)
+    lines.push('', 'Seen in the recording but not reproduced by the calibrated simulator:', ...notes);
   write(
-    `${[line(['setting', 'value', 'source']), ...rows.map(line)].join('\n')}\n${seen}\nScenario written to ${args.out}: serve it with 'npx energy-rental-kit serve --config ${args.out}'.\n`,
+    `${lines.join('\n')}\n\nScenario written to ${out}: serve it with 'npx energy-rental-kit serve --config ${out}'.\n`,
   );
   return 0;
 }

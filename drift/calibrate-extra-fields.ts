@@ -1,23 +1,19 @@
-/**
- * Calibration of the fields a service sends that the document does not list: of each
- * operation's successes (`extraFields`) and of rejections (`errors.<kind>.extraFields`),
- * each with the source that reproduces every sample (a constant, a copy of a parameter or of
- * the order's record, a time at an offset from createdAt, a generated value), or reported.
- */
+/** The fields the service sends that the document does not list, each with a source for every sample. */
 import type { components } from '../src/generated/control.ts';
 import { API_OPERATION_IDS } from '../src/generated/lists.ts';
 import { toUnixSeconds } from '../recording/order-observations.ts';
 import type { Interaction } from '../recording/recording.ts';
 import {
-  empty,
+  combine,
   isObject,
   json,
+  learnt,
   short,
   type Learning,
   type Learnt,
   type Unreproduced,
 } from './calibrate-answers.ts';
-import { inferResponses, timeUnit, type FieldShape } from './infer-schema.ts';
+import { childPath, inferFields, timeUnit, type FieldShape } from './infer-schema.ts';
 import { bodyOf, evidence, isSuccess, param, paramsOf, sentTo } from './recorded-exchange.ts';
 import { documentedResponse, schemaAt, valueAt } from './spec-schema.ts';
 
@@ -50,26 +46,18 @@ function orderRecordOf(operation: string, i: Interaction): Record<string, unknow
   return undefined;
 }
 
-/** Names whose value equals the sample's in every sample, in the order the first sample lists them. */
-function commonNames(
-  samples: Array<{ value: unknown; from: Record<string, unknown> | undefined }>,
+/** The first name `from` gives whose value equals the field's in every sample. */
+function common(
+  samples: Array<{ i: Interaction; value: unknown }>,
+  from: (i: Interaction) => Record<string, unknown> | undefined,
   equal: (a: unknown, b: unknown) => boolean,
-): string[] {
-  let names: string[] | undefined;
-  for (const { value, from } of samples) {
-    const matching = Object.keys(from ?? {}).filter((n) => equal(from![n], value));
-    names = names === undefined ? matching : names.filter((n) => matching.includes(n));
-    if (names.length === 0) return [];
-  }
-  return names ?? [];
+): string | undefined {
+  return Object.keys(from(samples[0]!.i) ?? {}).find((n) =>
+    samples.every((s) => equal(from(s.i)?.[n], s.value)),
+  );
 }
 
-/**
- * The source of one extra field from its samples, or why there is none: a constant when
- * every sample is equal, a copy when every sample equals the same parameter or order
- * field, a time at a fixed offset from `createdAt`, else a generated value of the format
- * infer-schema reads.
- */
+/** A field's source: a constant, a copied parameter or order field, createdAt + offset, a generated value. */
 function extraSource(
   operation: string,
   path: string,
@@ -79,23 +67,21 @@ function extraSource(
   const first = samples[0]!.value;
   if (samples.every((s) => json(s.value) === json(first)))
     return { source: { constant: first }, observed: `${samples.length}× ${short(first)}` };
-  const params = commonNames(
-    samples.map((s) => ({ value: s.value, from: paramsOf(s.i) })),
-    (a, b) => typeof b === 'string' && a === b,
-  );
-  if (params.length > 0)
+  const parameter = common(samples, paramsOf, (a, b) => typeof b === 'string' && a === b);
+  if (parameter)
     return {
-      source: { copyParameter: params[0]! },
-      observed: `equals the request's ${params[0]} in ${samples.length} answers`,
+      source: { copyParameter: parameter },
+      observed: `equals the request's ${parameter} in ${samples.length} answers`,
     };
-  const fields = commonNames(
-    samples.map((s) => ({ value: s.value, from: orderRecordOf(operation, s.i) })),
+  const copied = common(
+    samples,
+    (i) => orderRecordOf(operation, i),
     (a, b) => json(a) === json(b),
   );
-  if (fields.length > 0)
+  if (copied)
     return {
-      source: { copyOrderField: fields[0]! },
-      observed: `equals the order's ${fields[0]} in ${samples.length} answers`,
+      source: { copyOrderField: copied },
+      observed: `equals the order's ${copied} in ${samples.length} answers`,
     };
   // A Unix time (by magnitude) at one offset from the order's creation.
   if (operation === 'getOrderHistory' && samples.every((s) => typeof s.value === 'number')) {
@@ -130,55 +116,41 @@ function extraSource(
   const formats = [...field.formats];
   if (formats.length !== 1) return { why: `its formats vary (${formats.sort().join(', ')})` };
   const format = formats[0]!;
-  const length = Math.min(64, example.length);
-  switch (format) {
-    case 'uuid':
-    case 'hex64':
-    case 'order-id':
-    case 'tron-address':
-      return { source: { generate: format }, observed: `${format} values such as ${json(first)}` };
-    case 'integer-string':
-    case 'text':
-      return { source: { generate: format, length }, observed: `${format} values such as ${json(first)}` };
-    case 'decimal-string':
-      return {
-        source: { generate: format, decimals: Math.max(1, field.decimals?.max ?? 2) },
-        observed: `decimal strings such as ${json(first)}`,
-      };
-    default:
-      return { why: `${format} values cannot be drawn` };
-  }
+  const observed = `${format === 'decimal-string' ? 'decimal strings' : `${format} values`} such as ${json(first)}`;
+  if (['uuid', 'hex64', 'order-id', 'tron-address'].includes(format))
+    return { source: { generate: format as 'uuid' }, observed };
+  if (format === 'integer-string' || format === 'text')
+    return { source: { generate: format, length: Math.min(64, example.length) }, observed };
+  if (format === 'decimal-string')
+    return { source: { generate: format, decimals: Math.max(1, field.decimals?.max ?? 2) }, observed };
+  return { why: `${format} values cannot be drawn` };
 }
 
 /**
- * The fields the service sends that the document does not list, per operation: each
- * with the source that reproduces every sample, or reported when none does.
+ * The undocumented fields of each operation's successes, with their sources.
  *
  * @example
  *   learnExtraFields(interactions).settings.extraFields; // { getPrice: [{ path: '/data/fee', constant: '0' }] }
  */
 export function learnExtraFields(interactions: Interaction[]): Learning {
-  const out = empty();
-  const extraFields: Control['ExtraFields'] = {};
-  for (const operation of API_OPERATION_IDS) {
-    const answers = interactions.filter((i) => sentTo(i, operation) && isSuccess(i));
-    const documented = documentedResponse(operation, 200)?.schema;
-    if (answers.length === 0 || !documented) continue;
-    const found = extraFieldsOf(answers, documented, { operation, setting: `extraFields.${operation}` });
-    out.table.push(...found.table);
-    out.unreproduced.push(...found.unreproduced);
-    if (found.fields.length > 0) extraFields[operation] = found.fields;
-  }
-  if (Object.keys(extraFields).length > 0) out.settings.extraFields = extraFields;
-  else out.table.push({ setting: 'extraFields', value: undefined });
-  return out;
+  const found = combine(
+    API_OPERATION_IDS.flatMap((operation) => {
+      const answers = interactions.filter((i) => sentTo(i, operation) && isSuccess(i));
+      const documented = documentedResponse(operation, 200)?.schema;
+      if (answers.length === 0 || !documented) return [];
+      const { fields, ...rest } = extraFieldsOf(answers, documented, {
+        operation,
+        setting: `extraFields.${operation}`,
+      });
+      return [{ settings: fields.length > 0 ? { extraFields: { [operation]: fields } } : {}, ...rest }];
+    }),
+  );
+  return found.settings.extraFields ? found : combine([found, learnt('extraFields')]);
 }
 
 /**
- * The fields of some answers (an operation's successes, or one kind of rejection) that
- * `documented` does not declare, each with the source that reproduces every sample; what
- * no source reproduces is reported. `operation` names the answers in reports, and lets an
- * order's answers copy the order's fields.
+ * The fields of some answers that `documented` does not declare, with their sources; what
+ * none reproduces is reported. `operation` names them, and lets an order's copy its fields.
  *
  * @example
  *   extraFieldsOf(rejections, envelope, { operation: 'errors.apiKeyMissing', setting: 'errors.apiKeyMissing.extraFields' }).fields;
@@ -190,11 +162,15 @@ export function extraFieldsOf(
   { operation, setting }: { operation: string; setting: string },
 ): { fields: ExtraField[]; table: Learnt[]; unreproduced: Unreproduced[] } {
   const out = { fields: [] as ExtraField[], table: [] as Learnt[], unreproduced: [] as Unreproduced[] };
-  const shapes = new Map<string, FieldShape>();
-  for (const shape of inferResponses(answers).values())
-    for (const [path, field] of shape.fields) if (!shapes.has(path)) shapes.set(path, field);
-  // The undocumented paths whose parent the document declares: the roots of what it does not list.
-  const roots = [...new Set(answers.flatMap((i) => undocumentedRoots(i.response?.body, documented)))];
+  const shapes = inferFields(answers.map((i) => i.response?.body));
+  // The roots of what the document does not list: undeclared paths of declared parents, items aside.
+  const roots = [...shapes.keys()].filter(
+    (path) =>
+      path !== '' &&
+      !path.includes('/*') &&
+      schemaAt(documented, path) === undefined &&
+      schemaAt(documented, path.slice(0, path.lastIndexOf('/'))) !== undefined,
+  );
   const visit = (path: string): void => {
     const samples = answers
       .map((i) => ({ i, value: valueAt(i.response?.body, path) }))
@@ -212,7 +188,7 @@ export function extraFieldsOf(
     const allEqual = samples.every((s) => json(s.value) === json(samples[0]!.value));
     if (allObjects && !allEqual) {
       const keys = new Set(samples.flatMap((s) => Object.keys(s.value as object)));
-      for (const key of keys) visit(`${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+      for (const key of keys) visit(childPath(path, key));
       return;
     }
     const found = extraSource(operation, path, samples, field);
@@ -234,19 +210,4 @@ export function extraFieldsOf(
   };
   for (const root of roots.sort()) visit(root);
   return out;
-}
-
-/** The paths of a body the document does not declare, whose parent it does. */
-function undocumentedRoots(body: unknown, documented: NonNullable<ReturnType<typeof schemaAt>>): string[] {
-  const roots: string[] = [];
-  const walk = (node: unknown, path: string): void => {
-    if (!isObject(node)) return;
-    for (const [key, child] of Object.entries(node)) {
-      const childPath = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-      if (schemaAt(documented, childPath) === undefined) roots.push(childPath);
-      else walk(child, childPath);
-    }
-  };
-  walk(body, '');
-  return roots;
 }

@@ -1,9 +1,4 @@
-/**
- * Calibration: the simulator's choices learnt from a recording of the real service, each with
- * its evidence; what the recording never showed stays the default. Rejections are classified
- * by what was sent, so live traffic (`serve --upstream --record`) calibrates too.
- */
-import type { components } from '../src/generated/control.ts';
+/** Calibration: the simulator's choices learnt from a recording with evidence; the rest stays default. */
 import {
   API_OPERATION_SPECS,
   PERIODS,
@@ -13,6 +8,7 @@ import {
 import type { Interaction, Recording } from '../recording/recording.ts';
 import { extraFieldsOf, learnExtraFields } from './calibrate-extra-fields.ts';
 import {
+  combine,
   learnDecimals,
   learnEnvelopeTimeUnit,
   learnHiddenStatuses,
@@ -21,49 +17,18 @@ import {
   learnWhenTrxShort,
   rejectionAnswer,
   type Learning,
-  type Unreproduced,
 } from './calibrate-answers.ts';
 import { documentedResponse, valueAt } from './spec-schema.ts';
-import { apiPath, bodyOf, evidence, isSuccess, param, sentTo, type Evidence } from './recorded-exchange.ts';
+import { apiPath, bodyOf, evidence, isSuccess, param, sentTo } from './recorded-exchange.ts';
 
-export type { Unreproduced } from './calibrate-answers.ts';
-
-export type { Evidence } from './recorded-exchange.ts';
-
-type Control = components['schemas'];
 type Kind = (typeof REJECTION_KINDS)[number];
-type Period = (typeof PERIODS)[number];
-type ApiOperationSpec = (typeof API_OPERATION_SPECS)[ApiOperationId];
 
-/** One setting: its value and how it was learnt (or that it was not). */
-export interface CalibratedSetting {
-  /** The setting's path in a scenario's `settings`, e.g. 'errors.apiKeyMissing' or 'prices.1h'. */
-  setting: string;
-  value: unknown;
-  /**
-   * Undefined when the recording never showed it: the default stays. With an undefined
-   * value, what the recording showed and the default answers alike.
-   */
-  evidence?: Evidence;
-}
-
-export interface Calibration {
-  /** The `settings` of a scenario (SettingsPatch of spec/control.yaml). */
-  settings: Control['SettingsPatch'];
-  /** Every calibratable setting, observed or left at the default. */
-  table: CalibratedSetting[];
-  /** What the recording shows that the calibrated simulator still answers otherwise, and why. */
-  unreproduced: Unreproduced[];
-}
-
-/** The API's operations by path (spec/openapi.yaml), to classify a request by what it was sent to. */
-const OPERATIONS_AT = new Map<string, ApiOperationSpec[]>();
-for (const op of Object.values(API_OPERATION_SPECS))
-  OPERATIONS_AT.set(op.path, [...(OPERATIONS_AT.get(op.path) ?? []), op]);
+/** The scenario's settings, a row per calibratable setting, and what the simulator answers otherwise. */
+export type Calibration = Learning;
 
 /**
- * The kind of rejection a request was, from what it sent; undefined for a success or a
- * request no kind describes (a 5xx, a fault).
+ * The kind of rejection a request was, from what it sent (so live traffic calibrates too);
+ * undefined for a success, a 5xx or a fault.
  *
  * @example
  *   rejectionKind(interactionWithoutKey); // 'apiKeyMissing'
@@ -76,8 +41,8 @@ export function rejectionKind(
 ): Kind | undefined {
   if (!i.response || isSuccess(i) || i.response.status >= 500 || i.response.status === 429) return undefined;
   const path = apiPath(i.request.path);
-  const operations = OPERATIONS_AT.get(path);
-  if (operations === undefined)
+  const operations = Object.values(API_OPERATION_SPECS).filter((o) => o.path === path);
+  if (operations.length === 0)
     return path.startsWith('/v1/') || path.startsWith('/api/') ? 'notFound' : undefined;
   const op = operations.find((o) => o.method === i.request.method);
   if (op === undefined) return 'methodNotAllowed';
@@ -107,7 +72,7 @@ const ORDER_MINIMUM = API_OPERATION_SPECS.createOrder.parameters.rentalCount.min
 /** The envelope of a rejection as the document declares it: what its extra fields are told from. */
 const REJECTION_ENVELOPE = documentedResponse('getAccount', 401)!.schema;
 
-/** The largest rentalCount a price or an order was accepted with; Infinity when none was (no maximum shows). */
+/** The largest rentalCount a price or an order was accepted with; Infinity when none was. */
 function largestAccepted(interactions: Interaction[]): number {
   const accepted = interactions
     .filter((i) => (sentTo(i, 'getPrice') || sentTo(i, 'createOrder')) && isSuccess(i))
@@ -116,37 +81,22 @@ function largestAccepted(interactions: Interaction[]): number {
   return accepted.length > 0 ? Math.max(...accepted) : Infinity;
 }
 
-/**
- * The quantities refused where upstream is silent: a maximum (the largest quantity accepted,
- * when a larger one was refused as aboveMaximum) and the minimum applied to the price.
- */
-function learnQuantities(kinds: Map<Interaction, Kind | undefined>, largest: number): Learning {
-  const settings: Control['SettingsPatch'] = {};
-  const table: CalibratedSetting[] = [];
+/** The largest quantity accepted when a larger was refused; the minimum when a price below it was refused. */
+function learnQuantities(kinds: Map<Interaction, Kind | undefined>, largest: number): Learning[] {
   const above = [...kinds].find(([, kind]) => kind === 'aboveMaximum')?.[0];
-  if (above) settings.maxRentalCount = largest;
-  table.push({
-    setting: 'maxRentalCount',
-    value: settings.maxRentalCount,
-    ...(above
-      ? {
-          evidence: evidence(
-            above,
-            `rentalCount ${param(above, 'rentalCount')} refused, ${largest} accepted`,
-          ),
-        }
-      : {}),
-  });
   const below = [...kinds].find(([i, kind]) => kind === 'belowMinimum' && sentTo(i, 'getPrice'))?.[0];
-  if (below) settings.priceMinimum = true;
-  table.push({
-    setting: 'priceMinimum',
-    value: settings.priceMinimum,
-    ...(below
-      ? { evidence: evidence(below, `a price of rentalCount ${param(below, 'rentalCount')} refused`) }
-      : {}),
-  });
-  return { settings, table, unreproduced: [] };
+  return [
+    learnt(
+      'maxRentalCount',
+      above && largest,
+      above && evidence(above, `rentalCount ${param(above, 'rentalCount')} refused, ${largest} accepted`),
+    ),
+    learnt(
+      'priceMinimum',
+      below && true,
+      below && evidence(below, `a price of rentalCount ${param(below, 'rentalCount')} refused`),
+    ),
+  ];
 }
 
 /** The order creations that repeat an outOrderNo the same key had accepted, and were refused. */
@@ -176,13 +126,10 @@ export function calibrate(recording: Recording): Calibration {
   const foreign = new Set(recording.apiKeys.filter((k) => k.role === 'foreign').map((k) => k.alias));
   const largest = largestAccepted(interactions);
   const kinds = new Map(interactions.map((i) => [i, rejectionKind(i, foreign, duplicates, largest)]));
-  const settings: Control['SettingsPatch'] = {};
-  const table: CalibratedSetting[] = [];
+  const successes = (id: ApiOperationId): Interaction[] =>
+    interactions.filter((i) => sentTo(i, id) && isSuccess(i));
 
-  const unreproduced: Unreproduced[] = [];
-
-  // Fields rejections add to the envelope: one source per path, read over every rejection
-  // (a kind seen once cannot show that its traceId varies; the kinds together can).
+  // Fields rejections add to the envelope, read over every rejection: one kind cannot show a traceId varies.
   const enveloped = interactions.filter((i) => {
     const body = bodyOf(i);
     return kinds.get(i) !== undefined && typeof body?.code === 'number' && typeof body.msg === 'string';
@@ -191,98 +138,78 @@ export function calibrate(recording: Recording): Calibration {
     operation: 'rejections',
     setting: 'errors.*.extraFields',
   });
-  table.push(...rejectionExtras.table);
-  unreproduced.push(...rejectionExtras.unreproduced);
+  const learnings: Learning[] = [{ settings: {}, ...rejectionExtras }];
 
   // The error catalogue: each kind's whole answer, and what an unknown path answers.
-  const errors: Control['ErrorCatalogue'] = {};
+  let html: Learning = learnt('unknownPath');
   for (const kind of REJECTION_KINDS) {
     const seen = interactions.filter((i) => kinds.get(i) === kind);
     const first = seen[0];
     if (!first) {
-      table.push({ setting: `errors.${kind}`, value: undefined });
+      learnings.push(learnt(`errors.${kind}`));
       continue;
     }
-    const answered = rejectionAnswer(seen);
-    errors[kind] = answered.answer;
+    const { answer, observed, unreproduced } = rejectionAnswer(seen);
     // The fields every answer of the kind carries, their sources read over every rejection's.
     const fields = rejectionExtras.fields.filter((f) =>
       seen.every((i) => valueAt(i.response?.body, f.path) !== undefined),
     );
-    if (answered.answer.body === undefined && fields.length > 0) answered.answer.extraFields = fields;
-    table.push({
-      setting: `errors.${kind}`,
-      value: answered.answer,
-      evidence: evidence(first, answered.observed),
-    });
-    for (const note of answered.unreproduced)
-      unreproduced.push({
-        ...note,
-        what: `errors.${kind}: ${note.what}`,
-        evidence: evidence(first, answered.observed),
-      });
+    if (answer.body === undefined && fields.length > 0) answer.extraFields = fields;
+    const proof = evidence(first, observed);
+    const notes = unreproduced.map((note) => ({
+      ...note,
+      what: `errors.${kind}: ${note.what}`,
+      evidence: proof,
+    }));
+    learnings.push(learnt(`errors.${kind}`, answer, proof, notes));
     // A web server's page: the simulator's own HTML 404 where the catalogue gives no body of its own.
-    if (kind === 'notFound' && /html/i.test(first.response!.headers['content-type'] ?? '')) {
-      settings.unknownPath = 'html';
-      table.push({ setting: 'unknownPath', value: 'html', evidence: evidence(first, answered.observed) });
-    }
+    if (kind === 'notFound' && /html/i.test(first.response!.headers['content-type'] ?? ''))
+      html = learnt('unknownPath', 'html', proof);
   }
-  if (Object.keys(errors).length > 0) settings.errors = errors;
-  if (settings.unknownPath === undefined) table.push({ setting: 'unknownPath', value: undefined });
+  learnings.push(html);
 
   // How answers look: the envelope's time, decimals, undocumented fields, statuses, and two choices.
-  const take = (learning: Learning): void => {
-    Object.assign(settings, learning.settings);
-    table.push(...learning.table);
-    unreproduced.push(...learning.unreproduced);
-  };
-  take(learnEnvelopeTimeUnit(interactions));
-  take(learnDecimals(interactions));
-  take(learnExtraFields(interactions));
-  take(learnHiddenStatuses(interactions));
-  take(learnHistoryPrefers(interactions));
-  take(learnWhenTrxShort(interactions));
-  take(learnQuantities(kinds, largest));
+  learnings.push(
+    learnEnvelopeTimeUnit(interactions),
+    learnDecimals(interactions),
+    learnExtraFields(interactions),
+    learnHiddenStatuses(interactions),
+    learnHistoryPrefers(interactions),
+    learnWhenTrxShort(interactions),
+    ...learnQuantities(kinds, largest),
+  );
 
   // The account's success code.
-  const account = interactions.find((i) => sentTo(i, 'getAccount') && isSuccess(i));
+  const account = successes('getAccount')[0];
   const code = account && (bodyOf(account)!.code as 0 | 1);
-  take(learnt('accountSuccessCode', code, account && evidence(account, `code ${code}`)));
+  learnings.push(learnt('accountSuccessCode', code, account && evidence(account, `code ${code}`)));
 
   // The unit of createdAt: seconds are below 10^11 for any date before 5138.
-  const history = interactions.find(
-    (i) => sentTo(i, 'getOrderHistory') && isSuccess(i) && typeof bodyOf(i)?.data?.createdAt === 'number',
-  );
+  const history = successes('getOrderHistory').find((i) => typeof bodyOf(i)?.data?.createdAt === 'number');
   const createdAt = history && (bodyOf(history)!.data!.createdAt as number);
-  let unit: 's' | 'ms' | undefined;
-  if (createdAt !== undefined) unit = createdAt < 1e11 ? 's' : 'ms';
-  take(learnt('createdAtUnit', unit, history && evidence(history, `createdAt ${createdAt}`)));
+  const unit = createdAt === undefined ? undefined : createdAt < 1e11 ? 's' : 'ms';
+  learnings.push(learnt('createdAtUnit', unit, history && evidence(history, `createdAt ${createdAt}`)));
 
   // Prices: the sun per unit each period was quoted at.
-  const prices: Partial<Record<Period, string>> = {};
   for (const period of PERIODS) {
-    const quote = interactions.find(
-      (i) => sentTo(i, 'getPrice') && isSuccess(i) && bodyOf(i)?.data?.period === period,
-    );
+    const quote = successes('getPrice').find((i) => bodyOf(i)?.data?.period === period);
     const sun = quote && bodyOf(quote)!.data!.sun;
-    if (quote && typeof sun === 'string' && /^\d+$/.test(sun)) {
-      prices[period] = sun;
-      table.push({ setting: `prices.${period}`, value: sun, evidence: evidence(quote, `sun ${sun}`) });
-    } else table.push({ setting: `prices.${period}`, value: undefined });
+    const known = typeof sun === 'string' && /^\d+$/.test(sun);
+    learnings.push(
+      learnt(`prices.${period}`, known ? sun : undefined, known ? evidence(quote!, `sun ${sun}`) : undefined),
+    );
   }
-  if (Object.keys(prices).length > 0) settings.prices = prices;
 
-  // How often orders fail: each order's last status seen. A simulator that ran the suite's
-  // rules forced its outcomes, so those say nothing of a rate.
+  // How often orders fail, by each order's last status; a simulator's forced outcomes tell no rate.
   const outcomes = new Map<string, boolean>();
   let lastOutcome: Interaction | undefined;
-  for (const i of interactions) {
-    if (!sentTo(i, 'getOrderHistory') || !isSuccess(i)) continue;
-    const data = bodyOf(i)?.data;
-    const status = data?.status;
-    if (typeof data?.orderId !== 'string' || typeof status !== 'string') continue;
-    if (status === 'COMPLETED' || status === 'FAILED' || status === 'REFUNDED') {
-      outcomes.set(data.orderId, status !== 'COMPLETED');
+  for (const i of successes('getOrderHistory')) {
+    const { orderId, status } = bodyOf(i)?.data ?? {};
+    if (
+      typeof orderId === 'string' &&
+      (status === 'COMPLETED' || status === 'FAILED' || status === 'REFUNDED')
+    ) {
+      outcomes.set(orderId, status !== 'COMPLETED');
       lastOutcome = i;
     }
   }
@@ -290,62 +217,58 @@ export function calibrate(recording: Recording): Calibration {
   const failed = [...outcomes.values()].filter(Boolean).length;
   // Two decimals: a rate is all a handful of orders can show.
   const rate = outcomes.size > 0 && !forced ? Math.round((100 * failed) / outcomes.size) / 100 : undefined;
-  const proof = lastOutcome && evidence(lastOutcome, `${failed} of ${outcomes.size} orders failed`);
-  take(learnt('failureRate', rate, rate === undefined ? undefined : proof));
+  const proof =
+    rate === undefined ? undefined : evidence(lastOutcome!, `${failed} of ${outcomes.size} orders failed`);
+  learnings.push(learnt('failureRate', rate, proof));
 
   // A second order with a known outOrderNo: refused, or the first order again.
   const duplicate = interactions.find((i) => duplicates.has(i));
   const answer = duplicate && `HTTP ${duplicate.response!.status}, code ${String(bodyOf(duplicate)?.code)}`;
-  take(learnt('duplicateOutOrderNo', duplicate && 'reject', duplicate && evidence(duplicate, answer!)));
-
-  // Lifecycle delays: the recorded medians, in ms (upper bounds, to the polling interval).
-  const medians = recording.timing.summary.medianSecondsTo;
-  const delays: Control['LifecycleDelays'] = {};
-  const ms = (s: number): number => Math.max(0, Math.round(s * 1000));
-  if (medians.PROCESSING !== undefined) delays.processing = ms(medians.PROCESSING);
-  const outcome = medians.COMPLETED ?? medians.FAILED;
-  if (outcome !== undefined) delays.outcome = ms(outcome);
-  if (medians.REFUNDED !== undefined && medians.FAILED !== undefined)
-    delays.refund = ms(medians.REFUNDED - medians.FAILED);
-  // The medians are upper bounds, to a whole second where the service's times have whole
-  // seconds: an order done within its first poll can still measure 1 s across a second's
-  // edge. A status no poll ever caught lasts less than a poll: its delay is 0, or the
-  // calibrated simulator would show a status the service never did.
-  const seen = new Set(
-    interactions
-      .filter((i) => sentTo(i, 'getOrderHistory') && isSuccess(i))
-      .map((i) => bodyOf(i)?.data?.status),
+  learnings.push(
+    learnt('duplicateOutOrderNo', duplicate && 'reject', duplicate && evidence(duplicate, answer!)),
   );
-  if (outcome !== undefined && !seen.has('PENDING') && !seen.has('PROCESSING')) {
-    delays.processing = 0;
-    delays.outcome = 0;
-  }
-  // Likewise PENDING alone: an order first seen PROCESSING (a paced run's first poll comes
-  // late) was PROCESSING at once, as far as a client can tell.
-  if (outcome !== undefined && !seen.has('PENDING') && seen.has('PROCESSING')) delays.processing = 0;
+  learnings.push(...learnDelays(recording, successes('getOrderHistory')));
+  return combine(learnings);
+}
+
+/** Lifecycle delays: the recorded medians, in ms (upper bounds, to the polling interval). */
+function learnDelays(recording: Recording, history: Interaction[]): Learning[] {
+  const { medianSecondsTo: medians, orders } = recording.timing.summary;
+  const ms = (s: number): number => Math.max(0, Math.round(s * 1000));
+  const end = medians.COMPLETED ?? medians.FAILED;
+  // A status no poll caught lasted less than a poll: its delay is 0 (a median may still
+  // measure 1 s across a second's edge), or the simulator would show what the service never did.
+  const seen = new Set(history.map((i) => bodyOf(i)?.data?.status));
+  let outcome = end === undefined ? undefined : ms(end);
+  if (outcome !== undefined && !seen.has('PENDING') && !seen.has('PROCESSING')) outcome = 0;
   // A status the polls never caught did not last: it came with the outcome.
-  if (delays.processing === undefined && delays.outcome !== undefined) delays.processing = delays.outcome;
-  // The recorded times include any activation of a new address, so none is added on top.
-  if (delays.outcome !== undefined) {
-    const proof = { operation: 'getOrderHistory', case: 'the recorded outcome median' };
-    take(learnt('activationDelayMs', 0, { ...proof, observed: 'includes any activation' }));
-  }
-  for (const step of ['processing', 'outcome', 'refund'] as const) {
-    const value = delays[step];
-    table.push(
-      value === undefined
-        ? { setting: `delaysMs.${step}`, value: undefined }
-        : {
-            setting: `delaysMs.${step}`,
-            value,
-            evidence: {
-              operation: 'getOrderHistory',
-              case: `the median of ${recording.timing.summary.orders} orders`,
-              observed: `${value} ms`,
-            },
-          },
-    );
-  }
-  if (Object.keys(delays).length > 0) settings.delaysMs = delays;
-  return { settings, table, unreproduced };
+  let processing = medians.PROCESSING === undefined ? outcome : ms(medians.PROCESSING);
+  if (outcome !== undefined && !seen.has('PENDING')) processing = 0;
+  const { REFUNDED, FAILED } = medians;
+  const delays = {
+    processing,
+    outcome,
+    refund: REFUNDED === undefined || FAILED === undefined ? undefined : ms(REFUNDED - FAILED),
+  };
+  const median = { operation: 'getOrderHistory', case: `the median of ${orders} orders` };
+  return [
+    // The recorded times include any activation of a new address, so none is added on top.
+    ...(outcome === undefined
+      ? []
+      : [
+          learnt('activationDelayMs', 0, {
+            ...median,
+            case: 'the recorded outcome median',
+            observed: 'includes any activation',
+          }),
+        ]),
+    ...(['processing', 'outcome', 'refund'] as const).map((step) => {
+      const value = delays[step];
+      return learnt(
+        `delaysMs.${step}`,
+        value,
+        value === undefined ? undefined : { ...median, observed: `${value} ms` },
+      );
+    }),
+  ];
 }

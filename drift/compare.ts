@@ -1,11 +1,5 @@
-/**
- * Compares two recordings through their inferred schemas, per operation and JSON
- * path: fields added or removed, type and format changes (number versus numeric
- * string, id format, time unit, decimals), enum values the spec does not list,
- * message and code changes, responses that changed for the same case, status paths
- * never seen before, and timing shifts.
- */
-import type { Finding } from './finding.ts';
+/** Compares two recordings through their inferred schemas, per operation and JSON path. */
+import { finding, type Finding } from './finding.ts';
 import {
   decimalRange,
   describeDecimals,
@@ -29,15 +23,10 @@ export interface CompareOptions {
 
 export const DEFAULT_TIMING_THRESHOLD = 2;
 
-const parentOf = (path: string): string => path.slice(0, path.lastIndexOf('/'));
-const lastSegment = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
-
 /** Whether `fields` has the container a path hangs from (an object, or an array for '*'). */
 function hasContainer(fields: Map<string, FieldShape>, path: string): boolean {
-  const parent = fields.get(parentOf(path));
-  return lastSegment(path) === '*'
-    ? parent?.types.has('array') === true
-    : parent?.types.has('object') === true;
+  const parent = fields.get(path.slice(0, path.lastIndexOf('/')));
+  return parent?.types.has(path.endsWith('/*') ? 'array' : 'object') === true;
 }
 
 const isNumeric = (f: FieldShape): boolean => f.types.has('integer') || f.types.has('number');
@@ -48,12 +37,10 @@ const isNumericString = (f: FieldShape): boolean =>
 const family = (format: StringFormat): string =>
   format === 'integer-string' || format === 'decimal-string' ? 'numeric-string' : format;
 
-/**
- * Type, format, time unit and decimals of one path present on both sides. `documented`
- * is the spec's schema of the path, when it has one: an integer-only pattern makes a
- * decimal string where integers were a format change.
- */
-export function compareField(
+const list = (values: Iterable<string>): string => [...values].sort().join(', ');
+
+/** Type, format, time unit and decimals of a path on both sides (a decimal against an integer pattern). */
+function compareField(
   operation: string,
   response: string,
   old: FieldShape,
@@ -61,28 +48,24 @@ export function compareField(
   documented?: SchemaNode,
 ): Finding[] {
   const at = { operation, response, path: old.path };
+  const e = `(e.g. ${JSON.stringify(next.example)})`;
   const newTypes = [...next.types].filter(
     (t) => !old.types.has(t) && !(t === 'integer' && old.types.has('number')),
   );
   if (newTypes.length > 0) {
-    const numberVsString =
+    const [before, after] = [describeShape(old), describeShape(next)];
+    const change =
       isNumeric(old) && !old.types.has('string') && next.types.has('string') && isNumericString(next)
         ? `a number became a ${next.formats.has('decimal-string') ? 'decimal' : 'numeric'} string`
         : old.types.has('string') && isNumericString(old) && isNumeric(next)
           ? 'a numeric string became a number'
           : 'the type changed';
-    return [
-      {
-        severity: 'breaking',
-        kind: 'type-changed',
-        ...at,
-        old: describeShape(old),
-        new: describeShape(next),
-        message: `${operation} ${old.path}: ${numberVsString} (${describeShape(old)} → ${describeShape(next)}).`,
-      },
-    ];
+    const message = `${operation} ${old.path}: ${change} (${before} → ${after}).`;
+    return [finding('breaking', 'type-changed', at, before, after, message)];
   }
   const findings: Finding[] = [];
+  const changed = (before: string, after: string, message: string): number =>
+    findings.push(finding('breaking', 'format-changed', at, before, after, message));
   if (old.types.has('string') && next.types.has('string')) {
     const oldFamilies = new Set([...old.formats].map(family));
     const newFormats = [...next.formats].filter((f) => !oldFamilies.has(family(f)));
@@ -91,44 +74,25 @@ export function compareField(
       newFormats.push('decimal-string');
     if (newFormats.length > 0) {
       const idish = [...old.formats].some((f) => ['order-id', 'uuid', 'hex64', 'tron-address'].includes(f));
-      findings.push({
-        severity: 'breaking',
-        kind: 'format-changed',
-        ...at,
-        old: [...old.formats].sort().join(', '),
-        new: [...next.formats].sort().join(', '),
-        message: `${operation} ${old.path}: ${idish ? 'the id format changed' : 'the string format changed'}, now ${newFormats.join(', ')} where OLD had ${[...old.formats].sort().join(', ')} (e.g. ${JSON.stringify(next.example)}).`,
-      });
+      const what = idish ? 'the id format changed' : 'the string format changed';
+      const message = `${operation} ${old.path}: ${what}, now ${newFormats.join(', ')} where OLD had ${list(old.formats)} ${e}.`;
+      changed(list(old.formats), list(next.formats), message);
     }
     const decimals = compareDecimals(old, next);
-    if (decimals)
-      findings.push({
-        severity: 'breaking',
-        kind: 'format-changed',
-        ...at,
-        ...decimals,
-        message: `${operation} ${old.path}: the number of decimals changed, ${decimals.old} → ${decimals.new} (e.g. ${JSON.stringify(next.example)}).`,
-      });
+    if (decimals) {
+      const message = `${operation} ${old.path}: the number of decimals changed, ${decimals.old} → ${decimals.new} ${e}.`;
+      changed(decimals.old, decimals.new, message);
+    }
   }
-  const newUnits = [...next.timeUnits].filter((u) => !old.timeUnits.has(u));
-  if (newUnits.length > 0 && old.timeUnits.size > 0) {
-    findings.push({
-      severity: 'breaking',
-      kind: 'format-changed',
-      ...at,
-      old: `time in ${[...old.timeUnits].join(', ')}`,
-      new: `time in ${[...next.timeUnits].join(', ')}`,
-      message: `${operation} ${old.path}: the time unit changed, ${[...old.timeUnits].join(', ')} → ${[...next.timeUnits].join(', ')} (e.g. ${JSON.stringify(next.example)}).`,
-    });
+  if (old.timeUnits.size > 0 && [...next.timeUnits].some((u) => !old.timeUnits.has(u))) {
+    const [before, after] = [[...old.timeUnits].join(', '), [...next.timeUnits].join(', ')];
+    const message = `${operation} ${old.path}: the time unit changed, ${before} → ${after} ${e}.`;
+    changed(`time in ${before}`, `time in ${after}`, message);
   }
   return findings;
 }
 
-/**
- * Decimals are compared where they are proven a format (see fixedDecimals): OLD always
- * showed N decimals, zeros kept, and NEW shows others; or NEW always shows M, zeros
- * kept, and OLD had more. '12.5' against '996.16' is the values' doing and is left.
- */
+/** Decimals differ only where one side proves a fixed number (fixedDecimals) that the other breaks. */
 function compareDecimals(old: FieldShape, next: FieldShape): { old: string; new: string } | undefined {
   const o = decimalRange(old);
   const n = decimalRange(next);
@@ -136,42 +100,25 @@ function compareDecimals(old: FieldShape, next: FieldShape): { old: string; new:
   const oldFixed = fixedDecimals(old);
   const newFixed = fixedDecimals(next);
   const show = (d: { min: number; max: number }, fixed: number | undefined): string =>
-    fixed !== undefined ? `always ${describeDecimals(d)}` : describeDecimals(d);
-  if (
+    `${fixed !== undefined ? 'always ' : ''}${describeDecimals(d)}`;
+  const moved =
     oldFixed !== undefined
       ? n.min !== oldFixed || n.max !== oldFixed
-      : newFixed !== undefined && o.max > newFixed
-  ) {
-    return { old: show(o, oldFixed), new: show(n, newFixed) };
-  }
-  return undefined;
+      : newFixed !== undefined && o.max > newFixed;
+  return moved ? { old: show(o, oldFixed), new: show(n, newFixed) } : undefined;
 }
 
 /** Enum values in NEW that the document does not list for that field (and OLD never showed). */
-function unknownEnumValues(
-  shape: ResponseShape,
-  old: FieldShape | undefined,
-  next: FieldShape,
-  all: boolean,
-): Finding | undefined {
-  const status = [...shape.statuses][0];
-  if (status === undefined) return undefined;
-  const documented = documentedResponse(shape.operation, status);
-  const node = documented ? schemaAt(documented.schema, next.path) : undefined;
-  const listed = node?.enum ?? (node?.const !== undefined ? [node.const] : undefined);
-  if (!listed || !next.types.has('string')) return undefined;
-  const unknown = [...next.values].filter((v) => !listed.includes(v) && (all || !old?.values.has(v)));
-  if (unknown.length === 0) return undefined;
-  return {
-    severity: 'breaking',
-    kind: 'unknown-enum-value',
-    operation: shape.operation,
-    response: describeResponse(shape),
-    path: next.path,
-    old: listed.join(', '),
-    new: unknown.join(', '),
-    message: `${shape.operation} ${next.path}: ${unknown.map((v) => `'${v}'`).join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not among the values the spec lists (${listed.join(', ')}).`,
-  };
+function unknownEnumValues(shape: ResponseShape, old: FieldShape | undefined, next: FieldShape): Finding[] {
+  const node = documentedNode(shape, next.path);
+  const listed = node?.enum;
+  if (!listed || !next.types.has('string')) return [];
+  const unknown = [...next.values].filter((v) => !listed.includes(v) && !old?.values.has(v));
+  if (unknown.length === 0) return [];
+  const values = unknown.map((v) => `'${v}'`).join(', ');
+  const message = `${shape.operation} ${next.path}: ${values} ${unknown.length === 1 ? 'is' : 'are'} not among the values the spec lists (${listed.join(', ')}).`;
+  const at = { operation: shape.operation, response: describeResponse(shape), path: next.path };
+  return [finding('breaking', 'unknown-enum-value', at, listed.join(', '), unknown.join(', '), message)];
 }
 
 /** The spec's schema of a path of a response, when the document has the response. */
@@ -190,6 +137,17 @@ export function isSubsequence(path: string[], known: string[]): boolean {
 
 const transient = (status: number): boolean => status === 429 || status >= 500;
 
+interface Answer {
+  status: number;
+  text: string;
+  outcome: string;
+}
+/** An answer of caseResponses ('status/code/outcome'). */
+function answerOf(pair: string): Answer {
+  const [status, code, outcome] = pair.split('/') as [string, string, string];
+  return { status: Number(status), text: `HTTP ${status} (code ${code})`, outcome };
+}
+
 /**
  * Compares two inferred recordings.
  *
@@ -203,162 +161,108 @@ export function compareInferred(
 ): Finding[] {
   const threshold = options.timingThresholdSeconds ?? DEFAULT_TIMING_THRESHOLD;
   const findings: Finding[] = [];
+  const add = (...args: Parameters<typeof finding>): number => findings.push(finding(...args));
 
-  for (const operation of old.operations) {
+  for (const operation of old.operations)
     if (!next.operations.has(operation)) {
-      findings.push({
-        severity: 'non-breaking',
-        kind: 'operation-unobserved',
-        operation,
-        path: '',
-        message: `${operation} was recorded in OLD but never called in NEW, so it could not be compared.`,
-      });
+      const message = `${operation} was recorded in OLD but never called in NEW, so it could not be compared.`;
+      add('non-breaking', 'operation-unobserved', { operation, path: '' }, undefined, undefined, message);
     }
-  }
 
   for (const [key, shape] of next.responses) {
     const before = old.responses.get(key);
-    for (const field of shape.fields.values()) {
-      const finding = unknownEnumValues(shape, before?.fields.get(field.path), field, false);
-      if (finding) findings.push(finding);
-    }
+    for (const field of shape.fields.values())
+      findings.push(...unknownEnumValues(shape, before?.fields.get(field.path), field));
     if (!before) continue;
+    const { operation } = shape;
     const response = describeResponse(shape);
     for (const [path, field] of before.fields) {
       const now = shape.fields.get(path);
-      if (now)
-        findings.push(...compareField(shape.operation, response, field, now, documentedNode(shape, path)));
-      // A field OLD showed only sometimes (e.g. activatedAt once activated) may just not have come up,
-      // nor may the items of arrays that NEW only saw empty.
+      const was = describeShape(field);
+      if (now) findings.push(...compareField(operation, response, field, now, documentedNode(shape, path)));
+      // A field OLD showed only sometimes, or items of an array NEW saw empty, may just not have come up.
       else if (
         path !== '' &&
         !path.endsWith('/*') &&
         hasContainer(shape.fields, path) &&
         isAlwaysPresent(before.fields, field)
       ) {
-        findings.push({
-          severity: 'breaking',
-          kind: 'field-removed',
-          operation: shape.operation,
-          response,
-          path,
-          old: describeShape(field),
-          new: 'absent',
-          message: `${shape.operation} ${path} is gone: OLD always had it in ${response} responses (${describeShape(field)}), NEW never has.`,
-        });
+        const message = `${operation} ${path} is gone: OLD always had it in ${response} responses (${was}), NEW never has.`;
+        add('breaking', 'field-removed', { operation, response, path }, was, 'absent', message);
       }
     }
     for (const [path, field] of shape.fields) {
-      if (path !== '' && !before.fields.has(path) && hasContainer(before.fields, path)) {
-        findings.push({
-          severity: 'non-breaking',
-          kind: 'field-added',
-          operation: shape.operation,
-          response,
-          path,
-          old: 'absent',
-          new: describeShape(field),
-          message: `${shape.operation} ${path} is new in ${response} responses (${describeShape(field)}, e.g. ${JSON.stringify(field.example)}).`,
-        });
-      }
+      if (path === '' || before.fields.has(path) || !hasContainer(before.fields, path)) continue;
+      const shown = describeShape(field);
+      const message = `${operation} ${path} is new in ${response} responses (${shown}, e.g. ${JSON.stringify(field.example)}).`;
+      add('non-breaking', 'field-added', { operation, response, path }, 'absent', shown, message);
     }
-    if (before.messages.size > 0) {
-      const oldMessages = [...before.messages.values()];
-      for (const [template, msg] of shape.messages) {
-        if (before.messages.has(template)) continue;
-        findings.push({
-          severity: 'non-breaking',
-          kind: 'message-changed',
-          operation: shape.operation,
-          response,
-          path: '/msg',
-          old: oldMessages.join(' | '),
-          new: msg,
-          message: `${shape.operation} (${response}) says ${JSON.stringify(msg)} where OLD said ${oldMessages.map((m) => JSON.stringify(m)).join(' or ')}.`,
-        });
-      }
+    const oldMessages = [...before.messages.values()];
+    for (const [template, msg] of oldMessages.length > 0 ? shape.messages : []) {
+      if (before.messages.has(template)) continue;
+      const message = `${operation} (${response}) says ${JSON.stringify(msg)} where OLD said ${oldMessages.map((m) => JSON.stringify(m)).join(' or ')}.`;
+      add(
+        'non-breaking',
+        'message-changed',
+        { operation, response, path: '/msg' },
+        oldMessages.join(' | '),
+        msg,
+        message,
+      );
     }
   }
 
-  for (const [operation, byStatus] of next.codes) {
-    const before = old.codes.get(operation);
-    if (!before) continue;
+  const show = (codes: Iterable<number | null>): string =>
+    [...codes].map((c) => String(c ?? 'none')).join(', ');
+  for (const [operation, byStatus] of next.codes)
     for (const [status, codes] of byStatus) {
-      const oldCodes = before.get(status);
-      if (!oldCodes) continue;
-      const added = [...codes].filter((c) => !oldCodes.has(c));
-      if (added.length === 0) continue;
-      const show = (set: Iterable<number | null>): string =>
-        [...set].map((c) => (c === null ? 'none' : String(c))).join(', ');
-      findings.push({
-        severity: 'breaking',
-        kind: 'code-changed',
-        operation,
-        response: `HTTP ${status}`,
-        path: '/code',
-        old: show(oldCodes),
-        new: show(codes),
-        message: `${operation} HTTP ${status}: code ${show(added)} is new; OLD answered this status with code ${show(oldCodes)}.`,
-      });
+      const oldCodes = old.codes.get(operation)?.get(status);
+      const added = [...codes].filter((c) => oldCodes && !oldCodes.has(c));
+      if (!oldCodes || added.length === 0) continue;
+      const message = `${operation} HTTP ${status}: code ${show(added)} is new; OLD answered this status with code ${show(oldCodes)}.`;
+      const at = { operation, response: `HTTP ${status}`, path: '/code' };
+      add('breaking', 'code-changed', at, show(oldCodes), show(codes), message);
     }
-  }
 
-  // The same request of a case answered with an HTTP status it never had (401 became 200), or
-  // accepted where OLD refused it or refused where OLD accepted it, whatever the status.
+  // A case's request answered with a status it never had, or accepted where OLD refused it (or the reverse).
   const changes = new Map<
     string,
-    { operation: string; old: string; next: string; status: number; flip: string; cases: string[] }
+    { operation: string; old: string; now: Answer; flip: string; cases: string[] }
   >();
   for (const [caseKey, pairs] of next.caseResponses) {
-    const before = old.caseResponses.get(caseKey);
+    const before = [...(old.caseResponses.get(caseKey) ?? [])].map(answerOf);
     // A request OLD only ever got a transient answer to (a 429 or 503 given up on) shows nothing to compare.
-    if (!before || [...before].every((p) => transient(Number(p.split('/')[0])))) continue;
-    const oldStatuses = new Set([...before].map((p) => Number(p.split('/')[0])));
-    const oldOutcomes = new Set([...before].map((p) => p.split('/')[2]));
-    for (const pair of pairs) {
-      const [statusText, , outcome] = pair.split('/') as [string, string, string];
-      const status = Number(statusText);
-      const flip = oldOutcomes.has(outcome)
+    if (before.every((a) => transient(a.status))) continue;
+    const [caseName, operation] = caseKey.split('\n') as [string, string];
+    const oldText = [...new Set(before.map((a) => a.text))].join(' or ');
+    for (const now of [...pairs].map(answerOf)) {
+      const flip = before.some((a) => a.outcome === now.outcome)
         ? ''
-        : `; ${outcome} where OLD ${outcome === 'accepted' ? 'refused' : 'accepted'} it`;
-      if (oldStatuses.has(status) && !flip) continue;
-      const [caseName, operation] = caseKey.split('\n') as [string, string];
-      const describe = (p: string): string => `HTTP ${p.split('/')[0]} (code ${p.split('/')[1]})`;
-      const oldText = [...new Set([...before].map(describe))].join(' or ');
-      const key = `${operation}\n${oldText}\n${pair}`;
-      const entry = changes.get(key) ?? {
-        operation,
-        old: oldText,
-        next: describe(pair),
-        status,
-        flip,
-        cases: [],
-      };
+        : `; ${now.outcome} where OLD ${now.outcome === 'accepted' ? 'refused' : 'accepted'} it`;
+      if (!flip && before.some((a) => a.status === now.status)) continue;
+      const key = `${operation}\n${oldText}\n${now.text}\n${now.outcome}`;
+      const entry = changes.get(key) ?? { operation, old: oldText, now, flip, cases: [] };
       if (!entry.cases.includes(caseName)) entry.cases.push(caseName);
       changes.set(key, entry);
     }
   }
-  for (const change of changes.values()) {
-    findings.push({
-      severity: transient(change.status) ? 'non-breaking' : 'breaking',
-      kind: 'response-changed',
-      operation: change.operation,
-      path: '',
-      old: change.old,
-      new: change.next,
-      message: `${change.operation} answered ${change.next} where OLD answered ${change.old}${change.flip}, in ${change.cases.length} case${change.cases.length === 1 ? '' : 's'} (e.g. "${change.cases[0]}")${transient(change.status) ? '; a transient status' : ''}.`,
-    });
+  for (const { operation, old: before, now, flip, cases } of changes.values()) {
+    const plural = cases.length === 1 ? '' : 's';
+    const message = `${operation} answered ${now.text} where OLD answered ${before}${flip}, in ${cases.length} case${plural} (e.g. "${cases[0]}")${transient(now.status) ? '; a transient status' : ''}.`;
+    const severity = transient(now.status) ? 'non-breaking' : 'breaking';
+    add(severity, 'response-changed', { operation, path: '' }, before, now.text, message);
   }
 
+  const history = { operation: 'getOrderHistory', path: '/data/status' };
+  const known = [...old.statusPaths.keys()].join(' | ') || 'none';
   const oldPaths = [...old.statusPaths.keys()].map((p) => p.split(' → '));
   const lifecycles = documentedStatusPaths();
   for (const [path, count] of next.statusPaths) {
     if (old.statusPaths.has(path)) continue;
     const statuses = path.split(' → ');
     const partial = oldPaths.some((known) => isSubsequence(statuses, known));
-    // A manual clock moves in polling steps and steps over a short status, and a real
-    // clock's polling misses some too: with a manual clock on either side, NEW's path
-    // holding one of OLD's, or both being samples of one documented lifecycle, is sampling.
+    // A manual clock steps over a short status: with one on either side, a path holding OLD's,
+    // or both samples of one lifecycle, is sampling.
     const sampled =
       !partial &&
       (old.clock === 'manual' || next.clock === 'manual') &&
@@ -366,42 +270,26 @@ export function compareInferred(
         lifecycles.some(
           (full) => isSubsequence(statuses, full) && oldPaths.some((known) => isSubsequence(known, full)),
         ));
-    const orders = `${count} order${count === 1 ? '' : 's'}`;
-    findings.push({
-      severity: partial || sampled ? 'non-breaking' : 'breaking',
-      kind: 'new-status-path',
-      operation: 'getOrderHistory',
-      path: '/data/status',
-      old: [...old.statusPaths.keys()].join(' | ') || 'none',
-      new: path,
-      message: partial
-        ? `${orders} went ${path}: a known path with statuses left out (polling can miss a short status).`
-        : sampled
-          ? `${orders} went ${path}: a sample of a path OLD showed, with a manual clock on one side (it moves in polling steps and steps over a short status).`
-          : `${orders} went ${path}, a status path OLD never showed (OLD: ${[...old.statusPaths.keys()].join(' | ') || 'none'}).`,
-    });
+    const went = `${count} order${count === 1 ? '' : 's'} went ${path}`;
+    let message = `${went}, a status path OLD never showed (OLD: ${known}).`;
+    if (partial) message = `${went}: a known path with statuses left out (polling can miss a short status).`;
+    if (sampled)
+      message = `${went}: a sample of a path OLD showed, with a manual clock on one side (it moves in polling steps and steps over a short status).`;
+    add(partial || sampled ? 'non-breaking' : 'breaking', 'new-status-path', history, known, path, message);
   }
 
   for (const [status, after] of Object.entries(next.timing.medianSecondsTo)) {
     const before = old.timing.medianSecondsTo[status as keyof typeof old.timing.medianSecondsTo];
     if (before === undefined || after === undefined || Math.abs(after - before) <= threshold) continue;
-    findings.push({
-      severity: 'non-breaking',
-      kind: 'timing-shift',
-      operation: 'getOrderHistory',
-      path: '/data/status',
-      old: `${before} s`,
-      new: `${after} s`,
-      message: `Orders reach ${status} after a median ${after} s where OLD took ${before} s (more than the ${threshold} s threshold).`,
-    });
+    const message = `Orders reach ${status} after a median ${after} s where OLD took ${before} s (more than the ${threshold} s threshold).`;
+    add('non-breaking', 'timing-shift', history, `${before} s`, `${after} s`, message);
   }
   return findings;
 }
 
 /**
- * A recording without its superseded answers: the 429s a paced run waited out and sent
- * again (`retried`), whose retries it keeps, so a polite recording compares like an
- * unpaced one. A 429 the run gave up on stays: that answer reached the suite.
+ * A recording without the 429s a paced run waited out and sent again (`retried`), so it
+ * compares like an unpaced one; a 429 the run gave up on stays.
  *
  * @example
  *   settled(recording).interactions.some((i) => i.retried); // false

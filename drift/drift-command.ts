@@ -10,7 +10,6 @@ import { readCommandArgs } from '../src/cli-args.ts';
 import { commandHelp } from '../src/cli-help.ts';
 import { CliError } from '../src/cli-error.ts';
 import { CLI_COMMANDS } from '../src/generated/cli.ts';
-import type { TargetInfo } from '../contract-tests/contract-target.ts';
 import { compareRecordings, DEFAULT_TIMING_THRESHOLD } from './compare.ts';
 import { compareWithSpec, SPEC_NOTES } from './compare-spec.ts';
 import { buildReport, type DriftReport, type DriftSide } from './finding.ts';
@@ -22,114 +21,90 @@ import { withUsage } from './usage.ts';
 export const DRIFT_HELP: string = commandHelp(CLI_COMMANDS.drift);
 
 interface DriftArgs {
-  mode: 'recordings' | 'spec';
+  /** OLD and NEW recordings, or (with --spec) NEW alone. */
   files: string[];
+  spec: boolean;
   format: 'markdown' | 'json';
   markdownFile?: string;
   jsonFile?: string;
   /** A coverage file: the usage profile the findings are held against. */
   usageFile?: string;
   timingThreshold: number;
-  /** The largest recording read. */
   limit: FileLimit;
 }
 
 /** Parses the flags and the environment, naming the flag and the fix on a mistake. */
 export function parseDriftArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): DriftArgs | 'help' {
-  const parsed = readCommandArgs('drift', argv, true);
-  const { values, positionals } = parsed;
+  const { values, positionals } = readCommandArgs('drift', argv, true);
   if (values.help) return 'help';
-  const mode = values.spec ? 'spec' : 'recordings';
-  if (mode === 'spec' && positionals.length !== 1) {
+  if (values.spec && positionals.length !== 1)
     throw new CliError(
       `drift --spec takes one recording (got ${positionals.length}): energy-rental-kit drift --spec NEW.json`,
     );
-  }
-  if (mode === 'recordings' && positionals.length !== 2) {
+  if (!values.spec && positionals.length !== 2)
     throw new CliError(
       `drift takes two recordings, OLD and NEW (got ${positionals.length}): energy-rental-kit drift OLD.json NEW.json, or --spec NEW.json to compare with the document.`,
     );
-  }
   const format = values.format ?? 'markdown';
   if (format !== 'markdown' && format !== 'json')
     throw new CliError(`--format must be markdown or json (got '${format}').`);
-  const thresholdText = values['timing-threshold'] ?? String(DEFAULT_TIMING_THRESHOLD);
-  if (!/^\d+(\.\d+)?$/.test(thresholdText))
+  const threshold = values['timing-threshold'] ?? String(DEFAULT_TIMING_THRESHOLD);
+  if (!/^\d+(\.\d+)?$/.test(threshold))
     throw new CliError(
-      `--timing-threshold must be a non-negative number of seconds, e.g. 2 or 0.5 (got '${thresholdText}').`,
+      `--timing-threshold must be a non-negative number of seconds, e.g. 2 or 0.5 (got '${threshold}').`,
     );
   return {
-    mode,
     files: positionals,
+    spec: values.spec === true,
     format,
     markdownFile: values.markdown,
     jsonFile: values.json,
     usageFile: values.usage,
-    timingThreshold: Number(thresholdText),
+    timingThreshold: Number(threshold),
     limit: fileLimitFrom(values['max-file-mb'], env),
   };
 }
 
-function describeTarget(target: TargetInfo): string {
-  const place =
-    target.kind === 'in-process'
-      ? 'the in-process simulator'
-      : target.kind === 'replay'
-        ? `a replay of ${target.recording}`
-        : target.baseUrl;
-  return `${place}${target.simulator ? '' : ' (not a simulator)'}${target.variant ? ` [variant: ${target.variant}]` : ''}`;
-}
-
-function sideOf(file: string, recording: Recording): DriftSide {
-  return {
-    source: file,
-    recordedAt: recording.recordedAt,
-    runId: recording.runId,
-    target: describeTarget(recording.target),
-    interactions: recording.interactions.length,
-  };
-}
-
-function load(file: string, role: string, limit: FileLimit): Recording {
+/** A recording as a side of the report, read with its role ('OLD', 'NEW') named on a mistake. */
+function sideOf(file: string, role: string, limit: FileLimit): { recording: Recording; side: DriftSide } {
+  let recording: Recording;
   try {
-    return loadRecording(file, limit);
+    recording = loadRecording(file, limit);
   } catch (error) {
     throw new CliError(`${role}: ${(error as Error).message}`);
   }
+  const { kind, recording: replayed, baseUrl, simulator, variant } = recording.target;
+  const place =
+    kind === 'in-process'
+      ? 'the in-process simulator'
+      : kind === 'replay'
+        ? `a replay of ${replayed}`
+        : baseUrl;
+  const target = `${place}${simulator ? '' : ' (not a simulator)'}${variant ? ` [variant: ${variant}]` : ''}`;
+  const { recordedAt, runId, interactions } = recording;
+  return { recording, side: { source: file, recordedAt, runId, target, interactions: interactions.length } };
 }
 
-/**
- * Builds the report of a comparison.
- *
- * @example
- *   driftReport({ mode: 'recordings', files: ['old.json', 'new.json'], format: 'markdown', timingThreshold: 2 }).summary;
- */
-export function driftReport(
-  args: Pick<DriftArgs, 'mode' | 'files' | 'timingThreshold' | 'limit'>,
-): DriftReport {
-  const { limit } = args;
-  if (args.mode === 'spec') {
-    const file = args.files[0]!;
-    const recording = load(file, 'NEW', limit);
-    return buildReport(
-      'spec',
-      { source: 'spec/openapi.yaml' },
-      sideOf(file, recording),
-      compareWithSpec(recording),
-      { notes: SPEC_NOTES },
-    );
+/** The report of a comparison. */
+function driftReport({ files, spec, timingThreshold, limit }: DriftArgs): DriftReport {
+  if (spec) {
+    const next = sideOf(files[0]!, 'NEW', limit);
+    const document = { source: 'spec/openapi.yaml' };
+    return buildReport('spec', document, next.side, compareWithSpec(next.recording), { notes: SPEC_NOTES });
   }
-  const [oldFile, newFile] = args.files as [string, string];
-  const old = load(oldFile, 'OLD', limit);
-  const next = load(newFile, 'NEW', limit);
-  const findings = compareRecordings(old, next, { timingThresholdSeconds: args.timingThreshold });
-  const notes: string[] = [];
-  if (old.target.simulator !== next.target.simulator)
-    notes.push(
-      'One recording is of a simulator and the other is not: control-plane operations and cases that need capabilities differ by design.',
-    );
-  return buildReport('recordings', sideOf(oldFile, old), sideOf(newFile, next), findings, {
-    timingThresholdSeconds: args.timingThreshold,
+  const old = sideOf(files[0]!, 'OLD', limit);
+  const next = sideOf(files[1]!, 'NEW', limit);
+  const findings = compareRecordings(old.recording, next.recording, {
+    timingThresholdSeconds: timingThreshold,
+  });
+  const notes =
+    old.recording.target.simulator === next.recording.target.simulator
+      ? []
+      : [
+          'One recording is of a simulator and the other is not: control-plane operations and cases that need capabilities differ by design.',
+        ];
+  return buildReport('recordings', old.side, next.side, findings, {
+    timingThresholdSeconds: timingThreshold,
     notes,
   });
 }

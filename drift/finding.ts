@@ -1,8 +1,4 @@
-/**
- * What `drift` reports: findings, each one operation and JSON path, classified
- * breaking or non-breaking, and the report that holds them (its JSON output).
- */
-
+/** What `drift` reports: findings, each on one operation and JSON path, and the report that holds them. */
 import { documentedResponse, schemaAt } from './spec-schema.ts';
 
 /** Every kind of finding, in report order. */
@@ -22,10 +18,8 @@ const KIND_ORDER = [
 ] as const;
 export type FindingKind = (typeof KIND_ORDER)[number];
 
-export type Severity = 'breaking' | 'non-breaking';
-
 export interface Finding {
-  severity: Severity;
+  severity: 'breaking' | 'non-breaking';
   kind: FindingKind;
   /** operationId (or 'METHOD /path' of an unknown route). */
   operation: string;
@@ -36,12 +30,31 @@ export interface Finding {
   /** What OLD (or the document) has, and what NEW has, in words. */
   old?: string;
   new?: string;
-  /** One sentence a reader can act on. */
   message: string;
-  /** The simulator setting `calibrate` learns that would make the simulator match NEW here, when there is one. */
+  /** The setting `calibrate` learns that would make the simulator match NEW here. */
   calibration?: string;
-  /** With `--usage`: the behaviour ids the tests exercised that this finding is on (it is then listed first). */
+  /** With `--usage`: the behaviour ids the tests exercised that this finding is on. */
   exercised?: string[];
+}
+
+/** Where a finding is: its operation, its response when it names one, its JSON path. */
+export type Place = Pick<Finding, 'operation' | 'response' | 'path'>;
+
+/**
+ * A finding at a place, with what OLD and NEW have in words.
+ *
+ * @example
+ *   finding('breaking', 'field-removed', { operation: 'getPrice', path: '/data/sun' }, 'string', 'absent', '…');
+ */
+export function finding(
+  severity: Finding['severity'],
+  kind: FindingKind,
+  at: Place,
+  old: string | undefined,
+  now: string | undefined,
+  message: string,
+): Finding {
+  return { severity, kind, ...at, old, new: now, message };
 }
 
 /** What a hint rule reads of a finding. */
@@ -50,7 +63,7 @@ export type HintedFinding = Pick<Finding, 'kind' | 'operation' | 'path' | 'respo
 
 const isRoute = (operation: string): boolean => /^[A-Z]+ \//.test(operation);
 const isSuccess = (response: string | undefined): boolean =>
-  /HTTP 2\d\d, code [01]$|HTTP 2xx, code [01]$/.test(response ?? '');
+  /HTTP 2(\d\d|xx), code [01]$/.test(response ?? '');
 const isRejection = (f: HintedFinding): boolean => f.response !== undefined && !isSuccess(f.response);
 /** Whether the document declares the path in the operation's success answer. */
 const documented = (f: HintedFinding): boolean => {
@@ -58,11 +71,7 @@ const documented = (f: HintedFinding): boolean => {
   return root !== undefined && schemaAt(root, f.path) !== undefined;
 };
 
-/**
- * Each class of choice calibration learns, the setting that holds it, and which findings it
- * fixes; the first rule that matches names the setting. A new calibratable class is one
- * more row.
- */
+/** Each class of choice calibration learns, its setting and the findings it fixes; the first match wins. */
 export const CALIBRATION_HINTS: ReadonlyArray<{
   class: string;
   setting: string;
@@ -145,9 +154,8 @@ export const CALIBRATION_HINTS: ReadonlyArray<{
 ];
 
 /**
- * The setting calibration can fix a finding with, or undefined when it cannot (a
- * documented field added or removed, a type or enum change of the service's own shapes:
- * those are not choices the simulator leaves open).
+ * The setting calibration can fix a finding with; undefined for a change of the service's
+ * own documented shapes, which the simulator leaves no choice in.
  *
  * @example
  *   calibrationSetting({ kind: 'format-changed', operation: 'getOrderHistory', path: '/data/createdAt', … }); // 'createdAtUnit'
@@ -156,9 +164,8 @@ export function calibrationSetting(finding: HintedFinding): string | undefined {
   return CALIBRATION_HINTS.find((hint) => hint.fixes(finding))?.setting;
 }
 
-/** One side of a comparison, as the report names it. */
+/** One side of a comparison: a recording file, or 'spec/openapi.yaml'. */
 export interface DriftSide {
-  /** A recording file, or 'spec/openapi.yaml'. */
   source: string;
   recordedAt?: string;
   runId?: string;
@@ -179,23 +186,17 @@ export interface DriftReport {
   /** What this comparison cannot see, e.g. that the document has no timing. */
   notes: string[];
   summary: { breaking: number; nonBreaking: number };
-  /** With `--usage`: the usage profile held against, and how many findings are on behaviour the tests exercised. */
+  /** With `--usage`: the coverage file, and how many findings are on exercised behaviour. */
   usage?: { source: string; exercisedFindings: number };
   findings: Finding[];
 }
 
-/** Findings in report order: by operation, breaking first, then by kind and path. */
-export function sortFindings(findings: Finding[]): Finding[] {
-  return [...findings].sort(
-    (a, b) =>
-      a.operation.localeCompare(b.operation) ||
-      (a.severity === b.severity ? 0 : a.severity === 'breaking' ? -1 : 1) ||
-      KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) ||
-      a.path.localeCompare(b.path),
-  );
-}
-
-/** Builds a report from findings. */
+/**
+ * A report of findings, in report order: by operation, breaking first, then by kind and path.
+ *
+ * @example
+ *   buildReport('spec', { source: 'spec/openapi.yaml' }, { source: 'new.json' }, []).summary.breaking; // 0
+ */
 export function buildReport(
   mode: DriftReport['mode'],
   old: DriftSide,
@@ -203,8 +204,13 @@ export function buildReport(
   findings: Finding[],
   extra: { timingThresholdSeconds?: number; notes?: string[] } = {},
 ): DriftReport {
+  const byOrder = (a: Finding, b: Finding): number =>
+    a.operation.localeCompare(b.operation) ||
+    Number(b.severity === 'breaking') - Number(a.severity === 'breaking') ||
+    KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) ||
+    a.path.localeCompare(b.path);
   // Between two recordings, say which findings calibration can fix; against the document it cannot.
-  const sorted = sortFindings(findings).map((f) => {
+  const sorted = [...findings].sort(byOrder).map((f) => {
     const setting = mode === 'recordings' ? calibrationSetting(f) : undefined;
     return setting ? { ...f, calibration: setting } : f;
   });

@@ -1,8 +1,4 @@
-/**
- * Schemas inferred from a recording's responses, per operation, status class and result code:
- * per JSON path the types, string formats, time units, enum-like values and message templates.
- * Values never matter: the same shapes with other values infer the same schemas.
- */
+/** Schemas inferred from a recording's answers per operation, status class and code; values never matter. */
 import { isTronAddress } from '../src/tron-address.ts';
 import { statusPaths } from '../recording/order-observations.ts';
 import type { Interaction, Recording, Timing } from '../recording/recording.ts';
@@ -25,9 +21,9 @@ export interface FieldShape {
   path: string;
   types: Set<JsonType>;
   formats: Set<StringFormat>;
-  /** Decimal places of the decimal strings seen (integer strings not counted). */
+  /** Decimal places of the decimal strings seen. */
   decimals?: { min: number; max: number };
-  /** Whether a decimal string kept a trailing zero ('3.80'): proof that its decimals are a fixed format, not the value's. */
+  /** Whether a decimal string kept a trailing zero ('3.80'): proof of a fixed number of decimals. */
   zeroPadded: boolean;
   /** Units of a time field (a name such as time, createdAt, at), numbers or numeric strings. */
   timeUnits: Set<TimeUnit>;
@@ -35,10 +31,9 @@ export interface FieldShape {
   values: Set<string>;
   /** One value seen, for messages. */
   example: unknown;
-  /** How often the path was present; how often it held an object; how many array items it held. */
+  /** How often the path was present; how often it held an object. */
   count: number;
   objects: number;
-  items: number;
 }
 
 export interface ResponseShape {
@@ -54,28 +49,18 @@ export interface ResponseShape {
 }
 
 export interface InferredRecording {
-  /** Keyed by responseKey(). */
+  /** Keyed by 'getPrice 2xx code 0'. */
   responses: Map<string, ResponseShape>;
   operations: Set<string>;
   /** operation → HTTP status → codes seen. */
   codes: Map<string, Map<number, Set<number | null>>>;
-  /**
-   * `case\noperation\nparameters` (a request, its values that differ per run left out) →
-   * 'status/code/accepted' or 'status/code/refused' seen.
-   */
+  /** `case\noperation\nparameters` (per-run values left out) → 'status/code/accepted' (or refused) seen. */
   caseResponses: Map<string, Set<string>>;
   statusPaths: Map<string, number>;
   timing: Timing['summary'];
-  /**
-   * The recorded simulator's clock, from the recording's header ('manual' or 'real'):
-   * a manual clock is advanced in the client's polling steps, so a status shorter than a
-   * step never shows.
-   */
+  /** The recorded simulator's clock: a manual one moves in polling steps, over a short status. */
   clock?: string;
 }
-
-export const responseKey = (operation: string, statusClass: string, code: number | null): string =>
-  `${operation} ${statusClass} code ${code ?? 'none'}`;
 
 /** 'HTTP 2xx, code 0', for reports. */
 export const describeResponse = (shape: Pick<ResponseShape, 'statusClass' | 'code'>): string =>
@@ -114,8 +99,7 @@ export function timeUnit(value: number): TimeUnit {
 }
 
 /**
- * A message with its values replaced, so that "order 'OR2025…' not found" and
- * "order 'OR2026…' not found" are one message.
+ * A message with its values replaced, so that messages differing by value are one.
  *
  * @example
  *   messageTemplate("Order not found: no order of this account has orderId 'OR20000101000000ZZZZZZZZ'."); // "Order not found: no order of this account has orderId '…'."
@@ -142,28 +126,27 @@ function jsonType(value: unknown): JsonType {
   return typeof value as JsonType;
 }
 
+/** The map's value at a key, made and set when there is none. */
+function entry<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  if (!map.has(key)) map.set(key, make());
+  return map.get(key)!;
+}
+
 function noteValue(fields: Map<string, FieldShape>, path: string, value: unknown): void {
-  let field = fields.get(path);
-  if (!field) {
-    field = {
-      path,
-      types: new Set(),
-      formats: new Set(),
-      timeUnits: new Set(),
-      values: new Set(),
-      example: value,
-      count: 0,
-      objects: 0,
-      items: 0,
-      zeroPadded: false,
-    };
-    fields.set(path, field);
-  }
+  const field = entry(fields, path, (): FieldShape => ({
+    path,
+    types: new Set(),
+    formats: new Set(),
+    timeUnits: new Set(),
+    values: new Set(),
+    example: value,
+    count: 0,
+    objects: 0,
+    zeroPadded: false,
+  }));
   field.count++;
-  const type = jsonType(value);
-  field.types.add(type);
-  const name = path.slice(path.lastIndexOf('/') + 1);
-  const isTime = TIME_FIELD.test(name);
+  field.types.add(jsonType(value));
+  const isTime = TIME_FIELD.test(path.slice(path.lastIndexOf('/') + 1));
   if (typeof value === 'string') {
     const format = stringFormat(value);
     field.formats.add(format);
@@ -179,7 +162,6 @@ function noteValue(fields: Map<string, FieldShape>, path: string, value: unknown
   } else if (typeof value === 'number' && isTime) {
     field.timeUnits.add(timeUnit(value));
   } else if (Array.isArray(value)) {
-    field.items += value.length;
     for (const item of value) noteValue(fields, `${path}/*`, item);
   } else if (typeof value === 'object' && value !== null) {
     field.objects++;
@@ -187,38 +169,42 @@ function noteValue(fields: Map<string, FieldShape>, path: string, value: unknown
   }
 }
 
+/** The shape of every JSON path of these values together. */
+export function inferFields(values: unknown[]): Map<string, FieldShape> {
+  const fields = new Map<string, FieldShape>();
+  for (const value of values) noteValue(fields, '', value);
+  return fields;
+}
+
+/** The envelope's `code` of an answer, null when it has none. */
+const codeOf = (body: unknown): number | null => {
+  const code = typeof body === 'object' && body !== null ? (body as { code?: unknown }).code : undefined;
+  return typeof code === 'number' ? code : null;
+};
+
 /** Infers the shape of every response of a recording. */
 export function inferResponses(interactions: Interaction[]): Map<string, ResponseShape> {
   const responses = new Map<string, ResponseShape>();
-  for (const interaction of interactions) {
-    const response = interaction.response;
+  for (const { operation, response } of interactions) {
     if (!response) continue;
     const body = response.body !== undefined ? response.body : response.text;
-    const envelope =
-      typeof body === 'object' && body !== null ? (body as { code?: unknown; msg?: unknown }) : undefined;
-    const code = typeof envelope?.code === 'number' ? envelope.code : null;
+    const code = codeOf(body);
     const statusClass = `${Math.floor(response.status / 100)}xx`;
-    const key = responseKey(interaction.operation, statusClass, code);
-    let shape = responses.get(key);
-    if (!shape) {
-      shape = {
-        operation: interaction.operation,
-        statusClass,
-        code,
-        statuses: new Set(),
-        samples: 0,
-        fields: new Map(),
-        messages: new Map(),
-      };
-      responses.set(key, shape);
-    }
+    const shape = entry(responses, `${operation} ${statusClass} code ${code ?? 'none'}`, () => ({
+      operation,
+      statusClass,
+      code,
+      statuses: new Set<number>(),
+      samples: 0,
+      fields: new Map(),
+      messages: new Map(),
+    }));
     shape.samples++;
     shape.statuses.add(response.status);
     noteValue(shape.fields, '', body);
-    if (typeof envelope?.msg === 'string') {
-      const template = messageTemplate(envelope.msg);
-      if (!shape.messages.has(template)) shape.messages.set(template, envelope.msg);
-    }
+    const msg = (body as { msg?: unknown } | undefined)?.msg;
+    if (typeof msg === 'string' && !shape.messages.has(messageTemplate(msg)))
+      shape.messages.set(messageTemplate(msg), msg);
   }
   return responses;
 }
@@ -232,28 +218,25 @@ export function inferResponses(interactions: Interaction[]): Map<string, Respons
 export function inferRecording(recording: Recording): InferredRecording {
   const codes = new Map<string, Map<number, Set<number | null>>>();
   const caseResponses = new Map<string, Set<string>>();
-  const operations = new Set<string>();
   for (const interaction of recording.interactions) {
-    operations.add(interaction.operation);
-    const response = interaction.response;
+    const { operation, response } = interaction;
     if (!response) continue;
-    const body = response.body as { code?: unknown } | undefined;
-    const code = typeof body?.code === 'number' ? body.code : null;
-    let byStatus = codes.get(interaction.operation);
-    if (!byStatus) codes.set(interaction.operation, (byStatus = new Map()));
-    let set = byStatus.get(response.status);
-    if (!set) byStatus.set(response.status, (set = new Set()));
-    set.add(code);
-    const caseKey = `${interaction.case}\n${interaction.operation}\n${requestShape(interaction)}`;
-    let pairs = caseResponses.get(caseKey);
-    if (!pairs) caseResponses.set(caseKey, (pairs = new Set()));
-    const accepted =
-      response.status < 300 && (code === 0 || (code === 1 && interaction.operation === 'getAccount'));
-    pairs.add(`${response.status}/${code ?? 'none'}/${accepted ? 'accepted' : 'refused'}`);
+    const code = codeOf(response.body);
+    entry(
+      entry(codes, operation, () => new Map()),
+      response.status,
+      () => new Set(),
+    ).add(code);
+    const accepted = response.status < 300 && (code === 0 || (code === 1 && operation === 'getAccount'));
+    entry(
+      caseResponses,
+      `${interaction.case}\n${operation}\n${requestShape(interaction)}`,
+      () => new Set(),
+    ).add(`${response.status}/${code ?? 'none'}/${accepted ? 'accepted' : 'refused'}`);
   }
   return {
     responses: inferResponses(recording.interactions),
-    operations,
+    operations: new Set(recording.interactions.map((i) => i.operation)),
     codes,
     caseResponses,
     statusPaths: statusPaths(recording.interactions),
@@ -275,12 +258,10 @@ function requestShape({ request }: Interaction): string {
     .join('&');
 }
 
-/** Whether a field was in every object (or array) it could have been in. */
+/** Whether a field was in every object it could have been in. */
 export function isAlwaysPresent(fields: Map<string, FieldShape>, field: FieldShape): boolean {
-  const parentPath = field.path.slice(0, field.path.lastIndexOf('/'));
-  const parent = fields.get(parentPath);
-  if (!parent) return true;
-  return field.path.endsWith('/*') ? true : field.count >= parent.objects;
+  const parent = fields.get(field.path.slice(0, field.path.lastIndexOf('/')));
+  return !parent || field.count >= parent.objects;
 }
 
 /** 'integer', 'string (decimal-string, 2 decimals)', 'null or object', for reports. */
@@ -299,11 +280,7 @@ export function describeShape(field: FieldShape): string {
     .join(' or ');
 }
 
-/**
- * The fixed number of decimals a field is proven to use: every numeric string has N
- * decimals and one kept a trailing zero ('100.000000', '3.80'). Without a kept zero,
- * '996.16' may just be a value whose formatting drops zeros.
- */
+/** The number of decimals every numeric string has, proven fixed by a kept trailing zero ('3.80'). */
 export function fixedDecimals(field: FieldShape): number | undefined {
   const d = field.decimals;
   return d && d.min === d.max && field.zeroPadded && !field.formats.has('integer-string') ? d.min : undefined;

@@ -1,7 +1,4 @@
-/**
- * `energy-rental-kit record`: runs the contract suite against a target with recording
- * on, then assembles the workers' logs into one recording file.
- */
+/** `energy-rental-kit record`: runs the contract suite with recording on and writes one recording file. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,18 +24,15 @@ export const RECORD_HELP: string = commandHelp(CLI_COMMANDS.record);
 /** What `record`'s exit code says; a CI job tolerates casesFailed and stops on nothingRecorded. */
 export const RECORD_EXIT = { passed: 0, casesFailed: 1, nothingRecorded: 2 } as const;
 
+/** Where progress goes (default stdout); the rest lets tests run the suite their way. */
 export interface RecordOptions {
-  /** Where progress lines go. Default: stdout. */
   write?: (text: string) => void;
-  /** Extra vitest flags (tests use --maxWorkers=1). */
   vitestArgs?: string[];
-  /** 'pipe' hides vitest's own output (tests). Default 'inherit'. */
   stdio?: 'inherit' | 'pipe';
-  /** Runs the suite with its environment and resolves with its exit code (tests). Default: vitest. */
+  /** Runs the suite with its environment and resolves with its exit code. Default: vitest. */
   suite?: (env: NodeJS.ProcessEnv) => Promise<number>;
-  /** The fetch of the first read of a URL target (tests). */
+  /** The fetch of the first read of a URL target. */
   fetch?: typeof fetch;
-  /** With stdio 'pipe': hears vitest's output, the contract summary included. */
   onOutput?: (chunk: string) => void;
 }
 
@@ -64,9 +58,7 @@ export function parseRecordArgs(
 }
 
 /**
- * Records and resolves with RECORD_EXIT's code: 0 all passed, 1 cases failed (the
- * recording is written either way: a failing target is exactly what `drift` wants to
- * see), 2 nothing recorded.
+ * Records and resolves with RECORD_EXIT's code; a failing suite's recording is written too.
  *
  * @example
  *   await runRecord(['--out', 'fixtures/simulator-recording.json']);
@@ -92,7 +84,6 @@ export async function runRecord(
   const where = suiteEnv.CONTRACT_BASE_URL ?? 'the in-process simulator';
   write(`Recording the contract suite against ${where} (run ${runId})…\n`);
   try {
-    // The verbose reporter prints a line per case as it finishes: the run's progress.
     const code = options.suite
       ? await options.suite(suiteEnv)
       : await spawnContractSuite(suiteEnv, {
@@ -118,7 +109,6 @@ export async function runRecord(
       write(`No recording written: ${(error as Error).message}\n`);
       return RECORD_EXIT.nothingRecorded;
     }
-    // Format 2 like `serve --record`: one format written, read a line at a time at any size.
     writeRecordingFile(out, recording);
     write(`${describeRecording(recording, displayPath(out))}\n`);
     if (code !== 0) {

@@ -1,7 +1,4 @@
-/**
- * Reading a recorded exchange as calibration does: the API operation it was sent to, its
- * parameters, its envelope, whether it succeeded, and the evidence it gives.
- */
+/** Reading a recorded exchange as calibration does. */
 import { API_OPERATION_SPECS, type ApiOperationId } from '../src/generated/lists.ts';
 import type { Interaction } from '../recording/recording.ts';
 
@@ -22,12 +19,6 @@ export const apiPath = (path: string): string => (path.startsWith('/api/') ? pat
 export const bodyOf = (i: Interaction): Body =>
   typeof i.response?.body === 'object' && i.response.body !== null ? (i.response.body as Body) : undefined;
 
-/** A parameter as sent, from the form body or the query. */
-export const param = (i: Interaction, name: string): string | undefined => {
-  const value = i.request.form?.[name] ?? i.request.query[name];
-  return Array.isArray(value) ? value[0] : value;
-};
-
 /** Every parameter sent, the form body's over the query's. */
 export const paramsOf = (i: Interaction): Record<string, string> => {
   const all: Record<string, string> = {};
@@ -37,12 +28,19 @@ export const paramsOf = (i: Interaction): Record<string, string> => {
   return all;
 };
 
-/** Whether a request was sent to an operation's path with its method. */
-export const sentTo = (i: Interaction, id: ApiOperationId): boolean =>
-  apiPath(i.request.path) === API_OPERATION_SPECS[id].path &&
-  i.request.method === API_OPERATION_SPECS[id].method;
+/** A parameter as sent, from the form body or the query. */
+export const param = (i: Interaction, name: string): string | undefined => paramsOf(i)[name];
 
-/** Whether an answer is a success as the API documents it (code 0, or the account's code 1 with a success message). */
+/** The API operation a request was sent to, by its path and method. */
+export const operationOf = (i: Interaction): (typeof API_OPERATION_SPECS)[ApiOperationId] | undefined =>
+  Object.values(API_OPERATION_SPECS).find(
+    (o) => o.path === apiPath(i.request.path) && o.method === i.request.method,
+  );
+
+/** Whether a request was sent to an operation's path with its method. */
+export const sentTo = (i: Interaction, id: ApiOperationId): boolean => operationOf(i)?.operationId === id;
+
+/** Whether an answer is a documented success: code 0, or the account's code 1 with a success message. */
 export function isSuccess(i: Interaction): boolean {
   const body = bodyOf(i);
   if (!i.response || i.response.status >= 300 || !body) return false;

@@ -1,117 +1,85 @@
-/**
- * Reading the documents' response schemas by JSON path: which schema (with `$ref` and
- * `allOf` resolved) the spec gives a field of a response body, its enum, and the
- * provider's published example of the whole response.
- */
-import type { SchemaObject } from '../src/spec/openapi-types.ts';
-import { loadSpec, type LoadedSpec, type OperationInfo } from '../src/spec/loader.ts';
+/** The documents' response schemas read by JSON path, `$ref` and `allOf` followed, and their examples. */
+import type { OpenAPIObject, SchemaObject } from '../src/spec/openapi-types.ts';
+import { loadSpec, type LoadedSpec } from '../src/spec/loader.ts';
 import { resolveReference } from '../src/spec/spec-document.ts';
 
+type SchemaPart = SchemaObject & { $ref?: string };
+
+/** A field's schema: every part `$ref` and `allOf` join into it, its own first, and what they say. */
 export interface SchemaNode {
-  type?: string | string[];
+  document: OpenAPIObject;
+  parts: SchemaPart[];
+  /** The values it lists (`enum`, or `const` as one). */
   enum?: unknown[];
-  const?: unknown;
   pattern?: string;
-  format?: string;
-  properties?: Record<string, SchemaNode>;
-  items?: SchemaNode;
+  /** Whether a part is marked `x-unverified`. */
   unverified: boolean;
 }
 
 const specs: Partial<Record<'api' | 'control', LoadedSpec>> = {};
 const spec = (name: 'api' | 'control'): LoadedSpec => (specs[name] ??= loadSpec(name));
 
-/** Flattens `$ref` and `allOf` into one node (properties merged, the first type, enum and pattern kept). */
-export function flatten(document: LoadedSpec['document'], raw: unknown, depth = 0): SchemaNode {
-  const node: SchemaNode = { unverified: false };
-  if (depth > 32 || typeof raw !== 'object' || raw === null) return node;
-  const schema = raw as SchemaObject & { $ref?: string; 'x-unverified'?: boolean };
-  const parts: unknown[] = [];
-  if (schema.$ref) parts.push(resolveReference(document, { $ref: schema.$ref }));
-  for (const part of schema.allOf ?? []) parts.push(part);
-  for (const part of parts) {
-    const flat = flatten(document, part, depth + 1);
-    node.type ??= flat.type;
-    node.enum ??= flat.enum;
-    if (flat.const !== undefined) node.const ??= flat.const;
-    node.pattern ??= flat.pattern;
-    node.format ??= flat.format;
-    node.items ??= flat.items;
-    if (flat.properties) node.properties = { ...node.properties, ...flat.properties };
-    node.unverified ||= flat.unverified;
-  }
-  if (schema.type) node.type = schema.type as string | string[];
-  if (schema.enum) node.enum = schema.enum;
-  if (schema.const !== undefined) node.const = schema.const;
-  if (schema.pattern) node.pattern = schema.pattern;
-  if (schema.format) node.format = schema.format;
-  if (schema['x-unverified']) node.unverified = true;
-  if (schema.items) node.items = flatten(document, schema.items, depth + 1);
-  if (schema.properties) {
-    const properties: Record<string, SchemaNode> = { ...node.properties };
-    for (const [name, value] of Object.entries(schema.properties)) {
-      properties[name] = properties[name]
-        ? mergeInto(properties[name], flatten(document, value, depth + 1))
-        : flatten(document, value, depth + 1);
-    }
-    node.properties = properties;
-  }
-  return node;
+function partsOf(document: OpenAPIObject, raw: unknown): SchemaPart[] {
+  if (typeof raw !== 'object' || raw === null) return [];
+  const schema = raw as SchemaPart;
+  return [
+    schema,
+    ...(schema.$ref ? partsOf(document, resolveReference(document, { $ref: schema.$ref })) : []),
+    ...(schema.allOf ?? []).flatMap((part) => partsOf(document, part)),
+  ];
 }
 
-function mergeInto(a: SchemaNode, b: SchemaNode): SchemaNode {
+/** The node of these schemas together; undefined when there is none. */
+function nodeOf(document: OpenAPIObject, schemas: unknown[]): SchemaNode | undefined {
+  const parts = schemas.flatMap((schema) => partsOf(document, schema));
+  if (parts.length === 0) return undefined;
+  const first = <K extends 'enum' | 'const' | 'pattern'>(key: K): SchemaPart[K] =>
+    parts.find((part) => part[key] !== undefined)?.[key];
   return {
-    ...a,
-    ...Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined)),
-    properties: a.properties || b.properties ? { ...a.properties, ...b.properties } : undefined,
-    unverified: a.unverified || b.unverified,
+    document,
+    parts,
+    enum: first('enum') ?? (first('const') === undefined ? undefined : [first('const')]),
+    pattern: first('pattern'),
+    unverified: parts.some((part) => part['x-unverified'] === true),
   };
-}
-
-function responseOf(
-  info: OperationInfo,
-  status: number,
-): { schema?: unknown; example?: unknown } | undefined {
-  const key = String(status);
-  const found = [key, `${key[0]}XX`, 'default'].find((k) => k in info.responses);
-  const content = found === undefined ? undefined : info.responses[found]!.content?.['application/json'];
-  return content ? { schema: content.schema, example: content.example } : undefined;
 }
 
 /**
  * The schema the document gives a response of an operation: the status's own, else
  * (for a rejection) the named fallback, as the contract suite's spec check picks it.
+ *
+ * @example
+ *   documentedResponse('getPrice', 200)?.example; // the provider's published answer
  */
 export function documentedResponse(
   operationId: string,
   status: number,
   fallback?: 'ErrorEnvelope' | 'Envelope',
 ): { schema: SchemaNode; example?: unknown } | undefined {
-  const key = `${operationId}\n${status}\n${fallback ?? ''}`;
-  if (!responses.has(key)) responses.set(key, findResponse(operationId, status, fallback));
-  return responses.get(key);
-}
-
-const responses = new Map<string, { schema: SchemaNode; example?: unknown } | undefined>();
-
-function findResponse(operationId: string, status: number, fallback?: 'ErrorEnvelope' | 'Envelope') {
   for (const { operations, document } of [spec('api'), spec('control')]) {
     const info = operations.find((op) => op.operationId === operationId);
     if (!info) continue;
-    const own = fallback === 'Envelope' ? undefined : responseOf(info, status);
-    if (own?.schema) return { schema: flatten(document, own.schema), example: own.example };
-    return fallback && { schema: flatten(document, { $ref: `#/components/schemas/${fallback}` }) };
+    const key = [String(status), `${String(status)[0]}XX`, 'default'].find((k) => k in info.responses);
+    const own = key === undefined || fallback === 'Envelope' ? undefined : info.responses[key]!.content;
+    const json = own?.['application/json'];
+    const schema = nodeOf(document, [json?.schema]);
+    if (schema) return { schema, example: json!.example };
+    const envelope = fallback && nodeOf(document, [{ $ref: `#/components/schemas/${fallback}` }]);
+    return envelope && { schema: envelope };
   }
   return undefined;
 }
 
-/** The node at a JSON path ('/data/status', '/data/timeline/*' for items); undefined when the document does not declare it. */
+/** The node at a JSON path ('/data/status', '/data/timeline/*' for items); undefined when undeclared. */
 export function schemaAt(root: SchemaNode, path: string): SchemaNode | undefined {
   let node: SchemaNode | undefined = root;
-  for (const segment of splitPath(path)) {
-    if (!node) return undefined;
-    node = segment === '*' ? node.items : node.properties?.[segment];
-  }
+  for (const segment of splitPath(path))
+    node =
+      node &&
+      nodeOf(
+        node.document,
+        node.parts.map((p) => (segment === '*' ? p.items : p.properties?.[segment])),
+      );
   return node;
 }
 
@@ -120,40 +88,23 @@ export function valueAt(value: unknown, path: string): unknown {
   let node = value;
   for (const segment of splitPath(path)) {
     if (typeof node !== 'object' || node === null) return undefined;
-    node =
-      segment === '*'
-        ? Array.isArray(node)
-          ? node[0]
-          : undefined
-        : (node as Record<string, unknown>)[segment];
+    node = segment === '*' && Array.isArray(node) ? node[0] : (node as Record<string, unknown>)[segment];
   }
   return node;
 }
 
-export function splitPath(path: string): string[] {
-  return path === '' || path === '/'
-    ? []
-    : path
-        .slice(1)
-        .split('/')
-        .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+function splitPath(path: string): string[] {
+  if (path === '' || path === '/') return [];
+  return path
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
-/**
- * The lifecycle paths the document describes, read from the OrderStatus description
- * ("PENDING → PROCESSING → COMPLETED, or PENDING → PROCESSING → FAILED → REFUNDED").
- */
+/** The lifecycle paths the OrderStatus description names ("PENDING → PROCESSING → COMPLETED, or …"). */
 export function documentedStatusPaths(): string[][] {
-  const description = String(
-    (spec('api').schemas.OrderStatus as { description?: string } | undefined)?.description ?? '',
-  );
-  const paths = [...description.replace(/\s+/g, ' ').matchAll(/[A-Z]+(?: → [A-Z]+)+/g)].map((m) =>
+  const description = String(spec('api').schemas.OrderStatus?.description ?? '');
+  return [...description.replace(/\s+/g, ' ').matchAll(/[A-Z]+(?: → [A-Z]+)+/g)].map((m) =>
     m[0].split(' → '),
   );
-  return paths.length > 0
-    ? paths
-    : [
-        ['PENDING', 'PROCESSING', 'COMPLETED'],
-        ['PENDING', 'PROCESSING', 'FAILED', 'REFUNDED'],
-      ];
 }

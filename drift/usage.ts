@@ -1,9 +1,4 @@
-/**
- * Usage-aware drift: a drift report held against what the tests did (a coverage file, as
- * the usage profile). A finding on an operation the tests called, or on a status, a
- * transition or a rejection kind they met, is "on behaviour your tests exercised": it
- * names the ids that make it so, and those findings come first.
- */
+/** Usage-aware drift: findings on behaviour the tests exercised (a coverage file) name it and come first. */
 import { ORDER_STATUSES, REJECTION_KINDS } from '../src/generated/lists.ts';
 import type { CoverageFile } from '../src/behaviour/coverage-file.ts';
 import { ERROR_CODES } from '../mock/engine/simulator-error.ts';
@@ -18,8 +13,8 @@ const KIND_BY_CODE = new Map<number, (typeof REJECTION_KINDS)[number]>(
 );
 
 /**
- * The ids of the usage profile a finding touches: its operation called, a status, a
- * transition or a rejection kind it names that the tests met.
+ * The ids the tests met that a finding touches: its operation, or a status, transition or
+ * rejection kind it names.
  *
  * @example
  *   exercisedBy({ operation: 'getOrderHistory', … }, usage); // ['op:getOrderHistory']
@@ -50,8 +45,7 @@ export function exercisedBy(finding: Finding, usage: CoverageFile): string[] {
 }
 
 /**
- * Marks each finding on exercised behaviour (`exercised: [ids]`) and sorts those first,
- * keeping the report's order within each group.
+ * Marks each finding on exercised behaviour (`exercised: [ids]`) and puts those first.
  *
  * @example
  *   withUsage(report, usage, 'energy-coverage.json').usage; // { source: 'energy-coverage.json', exercisedFindings: 2 }
