@@ -1,8 +1,6 @@
 /**
- * The servers under the bench, each its own process on 127.0.0.1 on a port chosen before it
- * starts (one that prints nothing is ready when it accepts a connection). Output goes to a
- * file, not a pipe, so this process (the load generator too) never reads it. Every child is
- * stopped by its pid: by `stop()`, by `stopAll()`, or killed when the harness exits.
+ * The servers under the bench: each its own process on 127.0.0.1, ready when it accepts a
+ * connection, its output to a file (the load generator never reads a pipe), stopped by its pid.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
@@ -127,17 +125,8 @@ function tool(name: string, spec: string, file: string): string | { skipped: str
   const target = path.join(prefix, 'node_modules', spec.slice(0, spec.lastIndexOf('@')), file);
   if (existsSync(target)) return target;
   process.stderr.write(`bench: installing ${spec} into bench/.tools/${name}\n`);
-  const args = [
-    'install',
-    '--prefix',
-    prefix,
-    '--no-save',
-    '--no-audit',
-    '--no-fund',
-    '--loglevel=error',
-    spec,
-  ];
-  const npm = spawnSync('npm', args, { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  const args = ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', spec];
+  const npm = spawnSync('npm', [...args, '--loglevel=error'], { stdio: 'pipe', encoding: 'utf8' });
   if (npm.status === 0 && existsSync(target)) return target;
   const lines = (npm.stderr || String(npm.error)).split('\n');
   const why = lines.find((line) => /error/i.test(line) && !/complete log/.test(line))?.trim();
@@ -148,17 +137,8 @@ function tool(name: string, spec: string, file: string): string | { skipped: str
 export function prismCommand(root: string): Command | { skipped: string } {
   const cli = tool('prism', '@stoplight/prism-cli@5.14.2', 'dist/index.js');
   if (typeof cli !== 'string') return cli;
-  const args = [
-    cli,
-    'mock',
-    path.join(root, 'spec/openapi.yaml'),
-    '-p',
-    '{port}',
-    '-h',
-    '127.0.0.1',
-    '-v',
-    'warn',
-  ];
+  const spec = path.join(root, 'spec/openapi.yaml');
+  const args = [cli, 'mock', spec, '-p', '{port}', '-h', '127.0.0.1', '-v', 'warn'];
   return { file: process.execPath, args };
 }
 
@@ -174,18 +154,8 @@ export function wiremockCommand(urlPath: string, body: string): Command | { skip
   const dir = path.join(TMP, 'wiremock');
   mkdirSync(path.join(dir, 'mappings'), { recursive: true });
   const response = { status: 200, headers: { 'Content-Type': 'application/json' }, body };
-  writeFileSync(
-    path.join(dir, 'mappings/price.json'),
-    JSON.stringify({ request: { method: 'GET', urlPath }, response }),
-  );
-  const flags = [
-    '--port',
-    '{port}',
-    '--bind-address',
-    '127.0.0.1',
-    '--root-dir',
-    dir,
-    '--no-request-journal',
-  ];
-  return { file: 'java', args: ['-jar', jar, ...flags, '--disable-banner'] };
+  const mapping = { request: { method: 'GET', urlPath }, response };
+  writeFileSync(path.join(dir, 'mappings/price.json'), JSON.stringify(mapping));
+  const flags = ['--port', '{port}', '--bind-address', '127.0.0.1', '--root-dir', dir];
+  return { file: 'java', args: ['-jar', jar, ...flags, '--no-request-journal', '--disable-banner'] };
 }
