@@ -5,15 +5,14 @@
  * Needs /usr/bin/chromium (`npm run ensure:chromium`, which `npm test` runs first).
  */
 import { mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { createSimulatorServer } from '../node-server.ts';
 import { createSimulator, type Simulator, type SimulatorOptions } from '../simulator.ts';
 import { CHROMIUM_MISSING as missing, launchChromium } from './chromium-test-support.ts';
 import { ADDRESS } from './fixtures.ts';
+import { listen } from './socket-test-support.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const WAIT_MS = 60_000;
@@ -48,18 +47,15 @@ export interface Running {
   close(): Promise<void>;
 }
 
+/** A simulator on a loopback socket, as the CLI serves it (its Host and cross-site checks on). */
 export async function startServer(options: SimulatorOptions): Promise<Running> {
   const sim = createSimulator(options);
-  // The server the CLI runs, so the page's writes pass its Host and cross-site checks.
-  const server = createSimulatorServer(sim);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { port, close } = await listen(sim);
+  const url = `http://127.0.0.1:${port}`;
   return {
     sim,
     url,
+    close,
     async call(method, path, { apiKey, json, token } = {}) {
       const headers: Record<string, string> = {};
       if (apiKey) headers['API-KEY'] = apiKey;
@@ -74,12 +70,6 @@ export async function startServer(options: SimulatorOptions): Promise<Running> {
       if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${JSON.stringify(body)}`);
       return body;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        // Open event streams would keep close() waiting.
-        (server as import('node:http').Server).closeAllConnections?.();
-        server.close(() => resolve());
-      }),
   };
 }
 

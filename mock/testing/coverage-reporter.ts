@@ -1,9 +1,7 @@
 /**
- * The vitest reporter of behaviour coverage, `energy-rental-kit/coverage-reporter`: once
- * the tests have run, it reads `GET /_sim/coverage` of each simulator it is told of (a
- * `serve` a CI job started, which the runner may kill right after) and the coverage that
- * each `startSimulator()` of the run left when stopped, merges them and writes
- * `energy-coverage.json`, for `energy-rental-kit coverage` to print and to gate on.
+ * The vitest reporter of behaviour coverage, `energy-rental-kit/coverage-reporter`: after the
+ * run it reads `GET /_sim/coverage` of each simulator it is told of and what each
+ * `startSimulator()` left when stopped, and writes their merge to `energy-coverage.json`.
  *
  *   // vitest.config.ts
  *   reporters: ['default', ['energy-rental-kit/coverage-reporter', { simulators: ['http://127.0.0.1:8080'] }]]
@@ -54,7 +52,6 @@ export default class EnergyCoverageReporter {
     if (this.dir === undefined) {
       this.dir = mkdtempSync(path.join(tmpdir(), 'energy-coverage-'));
       this.ownDir = true;
-      // Workers started after this inherit it.
       process.env[COVERAGE_DIR_ENV] = this.dir;
     }
   }
