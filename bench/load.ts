@@ -3,8 +3,19 @@
  * `{"code":0,`, else the run is invalid. Latencies are each response's own: autocannon's
  * histogram rounds to whole milliseconds.
  */
-import autocannon from 'autocannon';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+/** The part of autocannon's API used here (it ships no types). */
+interface Autocannon extends PromiseLike<{
+  duration: number;
+  errors: number;
+  timeouts: number;
+  mismatches: number;
+}> {
+  on(event: 'response', listener: (client: unknown, status: number, bytes: number, ms: number) => void): void;
+}
+const autocannon = createRequire(import.meta.url)('autocannon') as (options: object) => Autocannon;
 
 export interface LoadTarget {
   url: string;

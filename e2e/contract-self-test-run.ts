@@ -1,4 +1,4 @@
-/** Runs the contract suite against many targets in one child vitest and reads what each target's run came to. */
+/** Runs the contract suite against many targets in one child vitest and reads each target's outcome. */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

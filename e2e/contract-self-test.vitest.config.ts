@@ -1,4 +1,4 @@
-/** The contract suite against every target of the self-test in one vitest process (contract-self-test-run.ts). */
+/** The contract suite against every target of the self-test in one vitest (contract-self-test-run.ts). */
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { CONTRACT_PROJECT } from '../contract-tests/contract-project.ts';

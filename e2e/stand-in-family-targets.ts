@@ -109,7 +109,7 @@ export const expectationsOf = (targets: SelfTestTarget[]): Record<string, { test
       }),
   );
 
-/** The gate's targets: the member that combines every choice with each of its breaks, and the plain member spending. */
+/** The gate's targets: the member of every choice with each of its breaks, and the plain member spending. */
 export const FAMILY_GATE_TARGETS: SelfTestTarget[] = [
   readOnly(GATE_MEMBER),
   spending(GATE_MEMBER),
@@ -118,7 +118,7 @@ export const FAMILY_GATE_TARGETS: SelfTestTarget[] = [
 ];
 export const FAMILY_GATE_EXPECTATIONS = expectationsOf(FAMILY_GATE_TARGETS);
 
-/** The fidelity run's targets: every run and break the gate leaves out, served at `served` (serveFamily's URL). */
+/** The fidelity run's targets: every run and break the gate leaves out, served at `served` (serveFamily). */
 export function fidelityTargets(served: string): SelfTestTarget[] {
   const gate = new Set(FAMILY_GATE_TARGETS.map((t) => t.name));
   return [

@@ -53,7 +53,7 @@ function steeringFiles(root) {
 // Loaded only when an mtime moved: most starts need no hash.
 const sha1 = (content) => require('node:crypto').createHash('sha1').update(content).digest('hex');
 
-/** A file's content and [size, mtimeMs, SHA-1] (null when missing); stat first, so an edit in between is seen. */
+/** A file's content and [size, mtimeMs, SHA-1] (null when missing); stat first: an edit then is seen. */
 function readWithFingerprint(file) {
   const stat = statSync(file, { throwIfNoEntry: false });
   if (!stat) return { content: undefined, print: null };

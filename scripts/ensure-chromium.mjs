@@ -1,9 +1,6 @@
 #!/usr/bin/env node
-// Makes sure Debian's Chromium is at /usr/bin/chromium, for the dashboard's end-to-end
-// test (playwright-core drives it; no browser is downloaded). Installed with apt when
-// missing and running as root (CI containers); otherwise it says how to install it.
-//
-//   node scripts/ensure-chromium.mjs      (npm run ensure:chromium)
+// `npm run ensure:chromium`: Debian's Chromium at /usr/bin/chromium for the browser tests,
+// installed with apt when missing and running as root (CI containers), else it says how.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 

@@ -1,11 +1,6 @@
 /**
- * Derives every generated artifact from the hand-written OpenAPI documents:
- * TypeScript models (openapi-typescript), a JSON copy of each document, so that
- * nothing at run time parses YAML or depends on where `spec/` sits on disk, ajv's
- * standalone code of the validators every simulator start needs, so that a start
- * neither loads ajv's compiler nor compiles (see src/spec/validator-setup.ts), and the
- * lists code needs from the documents (operations, enums, settings; src/spec/spec-lists.ts),
- * and each command's table of options (spec/cli.yaml) with the tables of docs/options.md.
+ * Derives every generated artifact from spec/: models, a JSON copy of each document, ajv's
+ * standalone validators, the lists code needs, and the CLI's option tables with docs/options.md.
  *
  * @example
  *   npx tsx scripts/generate.ts          # write src/generated/*
@@ -124,12 +119,7 @@ function listsModule(parsedDocuments: Map<DocumentName, OpenAPI3>): string {
   );
 }
 
-/**
- * One module with a factory per precompiled set: ajv's standalone (CommonJS) code of
- * the set inside a function, so a set's validators are built only when it is first used
- * (the control plane's rarely are), around the formats object it is given, so each
- * simulator can give its own (formats.ts createSpecFormats).
- */
+/** One module with a factory per precompiled set, built on first use around the formats it is given. */
 function validatorsModule(parsedDocuments: Map<DocumentName, OpenAPI3>): string {
   const factories: string[] = [];
   for (const set of PRECOMPILED_SETS) {

@@ -1,10 +1,7 @@
 #!/usr/bin/env node
-// The package.json a user installs has no `scripts`: every one of them (prepare and
-// prestart build the checkout's CLI bundle with scripts/cli-bundle.mjs, the others run
-// tsx, vitest or the generator) needs files and devDependencies the package does not
-// ship, and npm 11 warns on install about a dependency's `prepare`. npm has no filter for
-// what it publishes, so `prepack` strips them from package.json and `postpack` puts the
-// checkout's file back, byte for byte (the approach of pinst and clean-publish).
+// The package.json a user installs has no `scripts`: each needs files and devDependencies the
+// package does not ship (and npm warns about a dependency's `prepare`). `prepack` strips them,
+// `postpack` puts the checkout's file back, byte for byte (as pinst and clean-publish do).
 //
 //   node scripts/pack-manifest.mjs strip     (prepack: after the build)
 //   node scripts/pack-manifest.mjs restore   (postpack)

@@ -1,4 +1,4 @@
-/** `startSimulator()` for consumers' tests: a fresh simulator on a loopback port, with a client and control helpers. */
+/** `startSimulator()` for users' tests: a fresh simulator on a loopback port, a client, control helpers. */
 import type { AddressInfo } from 'node:net';
 import type { components } from '../../src/generated/control.ts';
 import { createClient, type ClientOptions, type EnergyRentalClient } from '../../src/client/index.ts';
