@@ -6,50 +6,27 @@
 //   node scripts/pack-manifest.mjs strip     (prepack: after the build)
 //   node scripts/pack-manifest.mjs restore   (postpack)
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const manifest = fileURLToPath(new URL('../package.json', import.meta.url));
+const saved = `${manifest}.pack-saved`;
 
-/** Where the checkout's package.json waits while a pack runs. */
-function files(root) {
-  return { manifest: path.join(root, 'package.json'), saved: path.join(root, 'package.json.pack-saved') };
+/** Restores the checkout's package.json if a pack left it stripped (an interrupted pack never ran postpack). */
+function restore() {
+  if (existsSync(saved)) renameSync(saved, manifest);
 }
 
-/**
- * Restores the checkout's package.json if a pack left it stripped (an interrupted pack
- * never ran postpack); true when it did.
- */
-export function restoreManifest(root = ROOT) {
-  const { manifest, saved } = files(root);
-  if (!existsSync(saved)) return false;
-  renameSync(saved, manifest);
-  return true;
-}
-
-/** The published manifest: the checkout's, without `scripts`. */
-export function publishedManifest(text) {
-  const { scripts: _dropped, ...published } = JSON.parse(text);
-  return `${JSON.stringify(published, null, 2)}\n`;
-}
-
-/** Saves the checkout's package.json aside and writes the published one in its place. */
-export function stripManifest(root = ROOT) {
-  restoreManifest(root);
-  const { manifest, saved } = files(root);
+const [command] = process.argv.slice(2);
+if (command === 'strip') {
+  restore();
   const text = readFileSync(manifest, 'utf8');
   writeFileSync(saved, text);
-  writeFileSync(manifest, publishedManifest(text));
-}
-
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const [command] = process.argv.slice(2);
-  if (command === 'strip') stripManifest();
-  else if (command === 'restore') restoreManifest();
-  else {
-    console.error(
-      `pack-manifest: unknown command '${command ?? ''}'; use strip (prepack) or restore (postpack).`,
-    );
-    process.exitCode = 1;
-  }
+  const { scripts: _dropped, ...published } = JSON.parse(text);
+  writeFileSync(manifest, `${JSON.stringify(published, null, 2)}\n`);
+} else if (command === 'restore') restore();
+else {
+  console.error(
+    `pack-manifest: unknown command '${command ?? ''}'; use strip (prepack) or restore (postpack).`,
+  );
+  process.exitCode = 1;
 }

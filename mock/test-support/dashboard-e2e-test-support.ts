@@ -1,18 +1,48 @@
 /**
- * What the dashboard's browser tests share: Debian's Chromium through playwright-core,
- * a simulator on a socket, a page that records script errors, screenshots.
- *
- * Needs /usr/bin/chromium (`npm run ensure:chromium`, which `npm test` runs first).
+ * What the browser tests share: Debian's Chromium through playwright-core (`npm run
+ * ensure:chromium`), a simulator on a socket, a page that records script errors, screenshots.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { createSimulator, type Simulator, type SimulatorOptions } from '../simulator.ts';
-import { CHROMIUM_MISSING as missing, launchChromium } from './chromium-test-support.ts';
 import { ADDRESS } from './fixtures.ts';
 import { listen } from './socket-test-support.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+
+/** Why the browser tests cannot run, or undefined when they can. */
+export const CHROMIUM_MISSING = existsSync(CHROMIUM)
+  ? undefined
+  : `${CHROMIUM} is missing: run \`npm run ensure:chromium\` (\`npm test\` runs it first).`;
+
+/** Flags that keep a headless Chromium quiet: no GPU, no QUIC, no update or sync traffic. */
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/**
+ * Launches headless Chromium with CHROMIUM_ARGS and `extraArgs`.
+ *
+ * @example
+ *   const browser = await launchChromium([`--host-resolver-rules=MAP rebind.test 127.0.0.1`]);
+ */
+export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [...CHROMIUM_ARGS, ...extraArgs],
+  });
+}
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const WAIT_MS = 60_000;
@@ -22,7 +52,7 @@ let browser: Browser | undefined;
 /** Registers the browser's launch and close in the calling test file. */
 export function useBrowser(): void {
   beforeAll(async () => {
-    if (!missing) browser = await launchChromium();
+    if (!CHROMIUM_MISSING) browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -31,7 +61,7 @@ export function useBrowser(): void {
 
 /** The launched browser; missing Chromium fails the test with the fix rather than skipping it. */
 export function requireBrowser(): Browser {
-  if (missing) throw new Error(missing);
+  if (CHROMIUM_MISSING) throw new Error(CHROMIUM_MISSING);
   return browser!;
 }
 
