@@ -38,18 +38,6 @@ function settings({ root = ROOT, commands = 'serve' } = {}) {
   return { root, commands, bundle: path.join(root, 'node_modules/.cache/energy-rental-kit', file) };
 }
 
-// Files that steer the build without esbuild loading them: the compiler options, the
-// dependency tree (`npm install` rewrites the hidden lockfile), this builder and esbuild.
-function steeringFiles(root) {
-  return [
-    path.join(root, 'tsconfig.json'),
-    path.join(root, 'package.json'),
-    path.join(root, 'node_modules/.package-lock.json'),
-    fileURLToPath(import.meta.url),
-    require.resolve('esbuild/package.json'),
-  ];
-}
-
 // Loaded only when an mtime moved: most starts need no hash.
 const sha1 = (content) => require('node:crypto').createHash('sha1').update(content).digest('hex');
 
@@ -135,7 +123,13 @@ export async function buildBundle(options) {
       },
     ],
   });
-  for (const file of steeringFiles(root)) files[path.relative(root, file)] = readWithFingerprint(file).print;
+  // Files that steer the build without esbuild loading them: the compiler options, the dependency
+  // tree (`npm install` rewrites the hidden lockfile), this builder and esbuild.
+  const steering = ['tsconfig.json', 'package.json', 'node_modules/.package-lock.json'].map((f) =>
+    path.join(root, f),
+  );
+  for (const file of [...steering, fileURLToPath(import.meta.url), require.resolve('esbuild/package.json')])
+    files[path.relative(root, file)] = readWithFingerprint(file).print;
   const stamp = `${STAMP_PREFIX}${JSON.stringify({ commands, files })}\n`;
   mkdirSync(path.dirname(bundle), { recursive: true });
   // The bundle last: a start at this moment reads either build whole (a stale map at worst).

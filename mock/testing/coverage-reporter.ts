@@ -6,7 +6,15 @@
  *   // vitest.config.ts
  *   reporters: ['default', ['energy-rental-kit/coverage-reporter', { simulators: ['http://127.0.0.1:8080'] }]]
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
@@ -79,9 +87,8 @@ export default class EnergyCoverageReporter {
       }
     }
     if (this.dir !== undefined) {
-      for (const name of safeList(this.dir)
-        .filter((n) => n.endsWith('.json'))
-        .sort()) {
+      const names = existsSync(this.dir) ? readdirSync(this.dir).filter((n) => n.endsWith('.json')) : [];
+      for (const name of names.sort()) {
         try {
           files.push(readCoverageFile(JSON.parse(readFileSync(path.join(this.dir, name), 'utf8')), name));
         } catch (error) {
@@ -107,14 +114,6 @@ export default class EnergyCoverageReporter {
       `energy-rental-kit coverage: wrote ${out} (run 'npx energy-rental-kit coverage ${out}' for the table).`,
     );
     return merged;
-  }
-}
-
-function safeList(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
   }
 }
 

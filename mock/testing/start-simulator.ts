@@ -106,7 +106,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     close = () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+        server.closeAllConnections();
       });
   }
 
