@@ -105,9 +105,7 @@ const fuzzedOrder: fc.Arbitrary<Step> = fc
     contentType: formContentType,
     rawBody: fc.option(
       fc.oneof(
-        fc.constant(
-          '{"pledgeAddress":"TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3","rentalCount":65000,"period":"1h"}',
-        ),
+        fc.constant(JSON.stringify({ pledgeAddress: ADDRESS, rentalCount: 65000, period: '1h' })),
         weirdString,
       ),
       { nil: undefined, freq: 6 },

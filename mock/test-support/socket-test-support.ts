@@ -1,8 +1,6 @@
 /**
- * Helpers for tests that reach a simulator over a real socket: with headers a browser would
- * send (Host, Origin, Sec-Fetch-Site), which fetch() does not let a caller set, and on a raw
- * TCP connection, for what fetch cannot send (a malformed Host, garbage, pipelined requests,
- * half a body) and what it hides (a reset, a connection closed with no answer).
+ * Helpers for tests that reach a simulator over a real socket: with headers fetch() does not
+ * let a caller set (Host, Origin), and raw bytes, for what fetch cannot send or hides (a reset).
  */
 import { request as httpRequest, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
