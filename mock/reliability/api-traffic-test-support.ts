@@ -6,13 +6,13 @@
 import fc from 'fast-check';
 import { PERIODS } from '../../src/generated/lists.ts';
 import type { OperationInfo } from '../../src/spec/loader.ts';
-import { encodeTronAddress } from '../../src/tron-address.ts';
-import { ADDRESS, OTHER_ADDRESS } from '../test-support/fixtures.ts';
+import { ADDRESS } from '../test-support/fixtures.ts';
 import {
   OUT_ORDER_NOS,
   address,
   apiKeyHeaders,
   apiSpec,
+  contentTypeOf,
   encode,
   extraParams,
   FORM,
@@ -27,6 +27,7 @@ import {
   spread,
   weirdString,
   type Placed,
+  validAddress,
   type Step,
 } from './traffic-test-support.ts';
 
@@ -34,19 +35,14 @@ const apiPrefix = fc.oneof(
   { weight: 4, arbitrary: fc.constant('') },
   { weight: 1, arbitrary: fc.constant('/api') },
 );
-const formContentType = fc.oneof(
-  { weight: 8, arbitrary: fc.constant(FORM) },
-  {
-    weight: 1,
-    arbitrary: fc.constantFrom(
-      `${FORM}; charset=utf-8`,
-      'APPLICATION/X-WWW-FORM-URLENCODED',
-      'application/json',
-      'text/plain',
-      'multipart/form-data; boundary=x',
-      '',
-    ),
-  },
+const formContentType = contentTypeOf(
+  FORM,
+  `${FORM}; charset=utf-8`,
+  'APPLICATION/X-WWW-FORM-URLENCODED',
+  'application/json',
+  'text/plain',
+  'multipart/form-data; boundary=x',
+  '',
 );
 
 /** An order with `query`, and `body` sent as `contentType` when there is one. */
@@ -73,10 +69,7 @@ export const validOrder: fc.Arbitrary<Step> = fc
   .record({
     prefix: apiPrefix,
     headers: apiKeyHeaders,
-    pledgeAddress: fc.oneof(
-      { weight: 4, arbitrary: fc.constantFrom(ADDRESS, OTHER_ADDRESS) },
-      { weight: 1, arbitrary: fc.uint8Array({ minLength: 20, maxLength: 20 }).map(encodeTronAddress) },
-    ),
+    pledgeAddress: validAddress,
     rentalCount: fc.integer({ min: 64_000, max: 200_000 }),
     period: fc.constantFrom(...PERIODS),
     outOrderNo: fc.option(fc.constantFrom(...OUT_ORDER_NOS), { nil: undefined }),

@@ -19,22 +19,18 @@ import {
   decimal,
   jsonJunk,
   apiKeyHeaders,
+  contentTypeOf,
 } from './traffic-test-support.ts';
 
-const controlContentType = fc.oneof(
-  { weight: 10, arbitrary: fc.constant('application/json') },
-  {
-    weight: 1,
-    arbitrary: fc.constantFrom(
-      'application/json; charset=utf-8',
-      'APPLICATION/JSON',
-      'text/plain',
-      FORM,
-      'application/xml',
-      'image/png',
-      '',
-    ),
-  },
+const controlContentType = contentTypeOf(
+  'application/json',
+  'application/json; charset=utf-8',
+  'APPLICATION/JSON',
+  'text/plain',
+  FORM,
+  'application/xml',
+  'image/png',
+  '',
 );
 const rawJunkBody = fc.constantFrom(
   '{',
@@ -217,14 +213,12 @@ const limitText = fc.oneof(
   { weight: 3, arbitrary: fc.integer({ min: 1, max: 1000 }).map(String) },
   { weight: 1, arbitrary: numberText },
 );
-const ruleId = fc.oneof(
-  fc.integer({ min: 1, max: 8 }).map((n) => `rule-${n}`),
-  weirdString,
-);
-const faultId = fc.oneof(
-  fc.integer({ min: 1, max: 8 }).map((n) => `fault-${n}`),
-  weirdString,
-);
+/** The id of a rule or fault (rule-1, …), or a weird string. */
+const idOf = (kind: string): fc.Arbitrary<string> =>
+  fc.oneof(
+    fc.integer({ min: 1, max: 8 }).map((n) => `${kind}-${n}`),
+    weirdString,
+  );
 
 /** The query of the parameters that have a value. */
 const queryOf = (params: Record<string, string | undefined>): [string, string][] =>
@@ -269,9 +263,9 @@ const CONTROL_PARTS: Record<string, fc.Arbitrary<ControlParts>> = {
     .tuple(apiKeyHeaders, orderId)
     .map(([headers, id]) => ({ headers, pathParams: { orderId: id } })),
   addRule: jsonBody(ruleRequest).map((body) => ({ body })),
-  deleteRule: ruleId.map((id) => ({ pathParams: { id } })),
+  deleteRule: idOf('rule').map((id) => ({ pathParams: { id } })),
   injectFault: jsonBody(faultRequest).map((body) => ({ body })),
-  deleteFault: faultId.map((id) => ({ pathParams: { id } })),
+  deleteFault: idOf('fault').map((id) => ({ pathParams: { id } })),
   setSupply: jsonBody(
     fc.record({
       energy: fc.oneof(

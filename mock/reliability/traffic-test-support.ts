@@ -128,9 +128,13 @@ export const numberText: fc.Arbitrary<string> = fc.oneof(
   { weight: 1, arbitrary: fc.integer().map(String) },
   { weight: 1, arbitrary: weirdString },
 );
+/** A valid address: one of the fixtures' mostly, any other sometimes. */
+export const validAddress: fc.Arbitrary<string> = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(ADDRESS, OTHER_ADDRESS) },
+  { weight: 1, arbitrary: fc.uint8Array({ minLength: 20, maxLength: 20 }).map(encodeTronAddress) },
+);
 export const address: fc.Arbitrary<string> = fc.oneof(
-  { weight: 5, arbitrary: fc.constantFrom(ADDRESS, OTHER_ADDRESS) },
-  { weight: 2, arbitrary: fc.uint8Array({ minLength: 20, maxLength: 20 }).map(encodeTronAddress) },
+  { weight: 7, arbitrary: validAddress },
   {
     weight: 1,
     arbitrary: fc.constantFrom(
@@ -189,6 +193,12 @@ export const decimal: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 1, arbitrary: fc.nat().map(String) },
   { weight: 1, arbitrary: fc.oneof(fc.integer(), fc.double(), fc.constant(null), fc.boolean()) },
 );
+/** The `usual` content type mostly, one of the `others` sometimes. */
+export const contentTypeOf = (usual: string, ...others: string[]): fc.Arbitrary<string> =>
+  fc.oneof(
+    { weight: 8, arbitrary: fc.constant(usual) },
+    { weight: 1, arbitrary: fc.constantFrom(...others) },
+  );
 /** Any JSON value, for bodies of the wrong type. */
 export const jsonJunk: fc.Arbitrary<unknown> = fc.jsonValue({ maxDepth: 2 });
 
