@@ -104,9 +104,8 @@ async function race(): Promise<void> {
 }
 
 /**
- * A row: the median over the rounds of a's req/s over b's in the same round (with the same
- * ratio of CPU time per answer: what it would be with a core each), or of a's p50 less b's,
- * or of req/s alone for a proxy (whose CPU is no limit on an upstream's pace).
+ * A row: the median over the rounds of a's req/s over b's (beside it, of CPU time per answer),
+ * of a's p50 less b's, or of req/s alone for a proxy (whose CPU does not limit an upstream's pace).
  */
 function paired(
   name: string,

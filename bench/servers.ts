@@ -116,10 +116,7 @@ export function fixedCommand(kind: string, extra?: string): Command {
   return { file: process.execPath, args: [script, kind, '{port}', ...(extra ? [extra] : [])] };
 }
 
-/**
- * A tool the bench compares with, installed on first use into bench/.tools/<name> (git-ignored,
- * never a devDependency, so `npm ci` does not fetch it): the path of `file` in the package, or why not.
- */
+/** A tool installed on first use into bench/.tools/<name> (never a devDependency): `file`'s path, or why not. */
 function tool(name: string, spec: string, file: string): string | { skipped: string } {
   const prefix = path.join(BENCH_DIR, '.tools', name);
   const target = path.join(prefix, 'node_modules', spec.slice(0, spec.lastIndexOf('@')), file);
@@ -142,10 +139,7 @@ export function prismCommand(root: string): Command | { skipped: string } {
   return { file: process.execPath, args };
 }
 
-/**
- * WireMock 3 standalone (the jar npm's `wiremock` ships) with one static stub: GET `urlPath`
- * answered `body`. No request journal: nothing reads it, and under load it grows without end.
- */
+/** WireMock 3 standalone with one static stub, GET `urlPath` answered `body`, and no request journal. */
 export function wiremockCommand(urlPath: string, body: string): Command | { skipped: string } {
   if (spawnSync('java', ['-version'], { stdio: 'ignore' }).status !== 0)
     return { skipped: 'java -version failed: WireMock needs Java 11 or later' };
