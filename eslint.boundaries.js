@@ -1,7 +1,5 @@
-// Which folder may import which, tests included (docs/development.md, "Layout"). Each layer may import
-// itself and the layers below it; folders that share a layer do not import each other. The
-// linter (eslint.config.js) turns this table into import-x/no-restricted-paths zones, so an
-// arrow that runs back up fails `npm run lint`, and with it `npm test`.
+// Which folder may import which (docs/development.md, "Layout"): each layer itself and those below;
+// folders that share a layer do not import each other.
 
 /** Test files and the helpers only tests import. */
 export const TEST_FILES = ['**/*.test.ts', '**/*test-support.ts', '**/test-support/**'];
@@ -14,17 +12,13 @@ export const LAYERS = [
   ['contract-tests'],
   ['drift', 'bench'],
   ['cli'],
-  // End-to-end loops that start the CLI, the repository's own tooling, and the examples
-  // users copy: they may use anything, and nothing imports them.
+  // They may use anything, and nothing imports them.
   ['e2e', 'scripts', 'examples'],
 ];
 
 /**
- * Inside mock/, bottom to top. The files at mock/'s root (simulator.ts, node-server.ts,
- * node-fetch.ts) are the simulator's face: they compose the folders below. Production code
- * under engine, clock, scenario and http never imports the face; tests anywhere in mock/ may,
- * since a test of an HTTP route runs it on a whole simulator. The shipped helpers (testing,
- * msw) and the test helpers (test-support) reach the simulator through its face only.
+ * Inside mock/, bottom to top. The files at mock/'s root are the simulator's face, composing the
+ * folders below: their production code never imports it; tests may, and the helpers use only it.
  */
 export const MOCK_LAYERS = [
   ['mock/engine'],

@@ -1,6 +1,4 @@
-// The linter: typescript-eslint's recommended rules, the house rules that a reviewer would
-// otherwise have to remember, and the folder boundaries (docs/development.md, "Layout"), tests included.
-// Formatting is Prettier's alone (eslint-config-prettier turns off every rule it owns).
+// typescript-eslint's recommended rules, the house rules and the folder boundaries; formatting is Prettier's.
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
@@ -58,9 +56,8 @@ export default tseslint.config(
       'house/no-issue-numbers': 'error',
     },
   },
-  // Type-aware rules cost ~7 s of the lint's ~19 s here: only those that catch what the
-  // compiler does not and that would take a server down: a promise nobody awaits (its
-  // rejection ends the process) or one handed where a callback's result is ignored.
+  // Type-aware rules (a third of the lint's time): only those that catch a promise whose rejection
+  // would end the process.
   {
     files: TYPED_FILES,
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
@@ -70,8 +67,7 @@ export default tseslint.config(
       '@typescript-eslint/await-thenable': 'error',
     },
   },
-  // Tests read JSON answers field by field and let expect() check them; typing every
-  // envelope there would add casts, not safety. Production code has no `any`.
+  // Tests read JSON answers field by field and let expect() check them; production code has no `any`.
   {
     files: TEST_FILES,
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
@@ -81,8 +77,7 @@ export default tseslint.config(
     files: ['**/*.js', '**/*.mjs'],
     rules: { '@typescript-eslint/consistent-type-imports': 'off' },
   },
-  // The folder boundaries: one rule for production files, one for tests and their helpers,
-  // because a test may use its folder's face (mock/simulator.ts) where production code may not.
+  // Folder boundaries: a test may use its folder's face (mock/simulator.ts); production code may not.
   {
     files: SOURCES,
     ignores: TEST_FILES,

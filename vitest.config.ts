@@ -3,11 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { CONTRACT_PROJECT } from './contract-tests/contract-project.ts';
 
-/**
- * The package's own names (`energy-rental-kit/client`, …), as the examples import them like a
- * user's code, resolved to the sources: tsconfig.json's `paths` is the one list, which tsc
- * reads too. Exact matches, so `energy-rental-kit/client` never captures a longer name.
- */
+/** The package's own names, as the examples import them, resolved by tsconfig.json's `paths`. */
 const tsconfig = JSON.parse(readFileSync(new URL('./tsconfig.json', import.meta.url), 'utf8')) as {
   compilerOptions: { paths?: Record<string, string[]> };
 };
@@ -16,19 +12,10 @@ const packageNames = Object.entries(tsconfig.compilerOptions.paths ?? {}).map(([
   replacement: fileURLToPath(new URL(target!, import.meta.url)),
 }));
 
-/**
- * The package test, in a project of its own so that it starts first (vitest queues the
- * projects of one group by name, and 'package' comes before 'unit'): it is the longest file
- * by far, and it packs a copy of the checkout, so it can run beside all the others.
- */
+/** The package test, the longest file, in a project of its own that starts first ('package' < 'unit'). */
 const PACKAGE = ['scripts/package-install.test.ts'];
 
-/**
- * Files that need a process of their own. The unit files share one per worker (a file's
- * modules stay loaded for the next, which halves what the run spends importing them); MSW
- * patches the process's fetch and http, which a process shared with other files does not
- * leave to it alone.
- */
+/** Files that need a process of their own (unit files share one per worker): MSW patches fetch and http. */
 const OWN_PROCESS = ['mock/msw/simulator-handlers.test.ts'];
 
 const UNIT_FILES = [
@@ -50,10 +37,7 @@ export default defineConfig({
     // slowest files several-fold, and the gate must pass there too.
     testTimeout: 120_000,
     hookTimeout: 120_000,
-    // vitest's default is one worker fewer than the cores, so one file at a time on this
-    // project's two-core machines; most slow files wait on a child process, a server or a
-    // browser, and other files fill those waits. Three, as the package test holds one worker
-    // for most of the run.
+    // Most slow files wait on a child process, a server or a browser: others fill those waits.
     maxWorkers: 3,
     reporters: ['default', './contract-tests/contract-reporter.ts'],
     projects: [

@@ -1,10 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-/**
- * `npm run test:fidelity`: what proves the family of stand-ins beyond the gate's time
- * budget (every member's planted breaks, the calibration loop on every member). `.ci/run`
- * runs it after `npm test`.
- */
+/** `npm run test:fidelity` (`.ci/run` runs it after `npm test`): the family of stand-ins beyond the gate. */
 export default defineConfig({
   test: {
     name: 'fidelity',

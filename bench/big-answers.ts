@@ -1,9 +1,7 @@
 /**
- * What the tests no longer bound in real time: `serve --upstream` passes a 100 MB answer on
- * (with and without --record), answers six over the cap with 502 and a dripping one with
- * 504, while /_sim/health is polled. Figures: the slowest poll, the server's longest
- * event-loop hold and the CPU it ran within one (loop-delay.mjs) and how long the answers took. The upstream runs at a
- * lower priority: it stands in for a server on another machine.
+ * `serve --upstream` passing a 100 MB answer on (with and without --record), answering six
+ * over the cap with 502 and a dripping one with 504, while /_sim/health is polled. The
+ * upstream runs at a lower priority: it stands in for a server on another machine.
  */
 import { closeSync, existsSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import { Agent, get } from 'node:http';
@@ -38,26 +36,17 @@ const WIDE = ['--upstream-max-bytes', String(100 * MB), '--upstream-timeout', '6
 const passed = (name: string, upstream: 'big' | 'json', record: boolean): BigCase => {
   return { name, upstream, flags: WIDE, requests: 1, status: 200, record };
 };
+/** Refused after `timeoutMs`: answered within a second more. */
+const refused = (name: string, upstream: 'big' | 'drip', timeoutMs: number, requests: number): BigCase => {
+  const [flags, status] = [['--upstream-timeout', String(timeoutMs)], upstream === 'big' ? 502 : 504];
+  return { name, upstream, flags, requests, status, answerWithinMs: timeoutMs + 1000 };
+};
 export const BIG_CASES: BigCase[] = [
   passed('100 MB passed on', 'big', false),
   passed('100 MB passed on, --record', 'big', true),
   passed('100 MB of JSON passed on, --record', 'json', true),
-  {
-    name: 'six 100 MB over the cap (502)',
-    upstream: 'big',
-    flags: ['--upstream-timeout', '5000'],
-    requests: 6,
-    status: 502,
-    answerWithinMs: 6000,
-  },
-  {
-    name: 'a dripping answer (504)',
-    upstream: 'drip',
-    flags: ['--upstream-timeout', '1000'],
-    requests: 1,
-    status: 504,
-    answerWithinMs: 2000,
-  },
+  refused('six 100 MB over the cap (502)', 'big', 5000, 6),
+  refused('a dripping answer (504)', 'drip', 1000, 1),
 ];
 
 /** A GET's status and how many bytes its body held, counted as they come. */
@@ -71,20 +60,14 @@ function counted(url: string, agent?: Agent): Promise<{ status: number; bytes: n
   });
 }
 
+type Hold = { maxMs: number; maxRunMs: number };
+
 /** Ends the server's current loop-delay window (SIGUSR2): its longest hold, and the most CPU run within one, ms. */
-async function loopWindow(
-  server: Server,
-  file: string,
-  window: number,
-): Promise<{ maxMs: number; maxRunMs: number }> {
+async function loopWindow(server: Server, file: string, window: number): Promise<Hold> {
   process.kill(server.pid, 'SIGUSR2');
   for (let tries = 0; tries < 1000; tries++) {
     try {
-      const written = JSON.parse(readFileSync(file, 'utf8')) as {
-        window: number;
-        maxMs: number;
-        maxRunMs: number;
-      };
+      const written = JSON.parse(readFileSync(file, 'utf8')) as Hold & { window: number };
       if (written.window === window) return written;
     } catch {
       // Not written yet, or half-written: look again.

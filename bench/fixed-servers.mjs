@@ -12,7 +12,6 @@
 //   drip   headers, then a kilobyte every 20 ms, forever
 //
 // big, json and drip answer their first request with a small JSON (it warms the proxy).
-// Prints its port once it listens (port 0 picks one); SIGTERM stops it with its connections.
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { serve } from '@hono/node-server';

@@ -1,11 +1,21 @@
 /**
- * One load run with autocannon, the one load generator of the bench, in this process: a
- * fixed number of connections for a fixed time. Every answer must be a 2xx whose body starts
- * `{"code":0,`; a run with any other answer, error or timeout is invalid. Latencies are each
- * response's own (sub-millisecond): autocannon's histogram rounds to whole milliseconds.
+ * One load run with autocannon, in this process. Every answer must be a 2xx whose body starts
+ * `{"code":0,`, else the run is invalid. Latencies are each response's own: autocannon's
+ * histogram rounds to whole milliseconds.
  */
-import autocannon from 'autocannon';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+/** The part of autocannon's API used here (it ships no types). */
+interface Autocannon extends PromiseLike<{
+  duration: number;
+  errors: number;
+  timeouts: number;
+  mismatches: number;
+}> {
+  on(event: 'response', listener: (client: unknown, status: number, bytes: number, ms: number) => void): void;
+}
+const autocannon = createRequire(import.meta.url)('autocannon') as (options: object) => Autocannon;
 
 export interface LoadTarget {
   url: string;
@@ -24,7 +34,7 @@ export interface LoadResult {
   cpuUs: number;
 }
 
-/** CPU time (user + system) process `pid` has used so far, ms, from /proc (ticks of 10 ms). */
+/** CPU time (user + system) process `pid` has used so far, ms, from /proc. */
 function cpuMs(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

@@ -1,8 +1,6 @@
 // A preload (`node --import`) for a server under the bench: on SIGUSR2 it writes to
-// BENCH_LOOP_FILE the longest its event loop went without a turn since the last SIGUSR2
-// (the widest gap between two ticks of a 5 ms timer) and the most CPU its main thread ran
-// within one such gap (Linux's schedstat; the rest of a gap is waiting for a core), then
-// starts a new window. JavaScript, as the server may run without a TypeScript loader.
+// BENCH_LOOP_FILE the widest gap between two ticks of a 5 ms timer since the last SIGUSR2 and
+// the most CPU its main thread ran within one (Linux's schedstat; the rest was waiting for a core).
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const file = process.env.BENCH_LOOP_FILE;

@@ -1,7 +1,4 @@
-/**
- * The bench's rows (a figure, its target, met or missed), the table of the servers under
- * load, and bench/results.json. Progress goes to stderr as each row is made.
- */
+/** The bench's rows, the table of the servers under load, and bench/results.json; progress to stderr. */
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { median, type LoadResult } from './load.ts';

@@ -1,16 +1,9 @@
 /**
  * `npm run bench`: what users feel, side by side in one run with one load generator
- * (autocannon, load.ts). Each row prints its figure, its target and met/missed; the run goes
- * to bench/results.json. The simulator is a black box started through its CLI (`serve
- * --timing instant --quiet`), so the harness runs on any checkout (--root).
- *
- *   npm run bench                          # every row, 7 interleaved rounds of 2 s
- *   npm run bench -- --quick               # 2 rounds of 1 s
- *   npm run bench -- --only price,proxy    # rows: price reads orders startup contract proxy big
- *   npm run bench -- --root ../other       # the simulator, spec and suite of another checkout
- *   npm run bench -- --cpu-prof            # our servers' CPU profiles to bench/tmp/profiles
+ * (autocannon, load.ts); the simulator is started through its CLI, so the harness runs on
+ * any checkout (--root). Options and rows: bench/README.md.
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -111,9 +104,8 @@ async function race(): Promise<void> {
 }
 
 /**
- * A row: the median over the rounds of a's req/s over b's in the same round (with the same
- * ratio of CPU time per answer: what it would be with a core each), or of a's p50 less b's,
- * or of req/s alone for a proxy (whose CPU is no limit on an upstream's pace).
+ * A row: the median over the rounds of a's req/s over b's (beside it, of CPU time per answer),
+ * of a's p50 less b's, or of req/s alone for a proxy (whose CPU does not limit an upstream's pace).
  */
 function paired(
   name: string,
@@ -169,22 +161,14 @@ async function loads(): Promise<void> {
     contender('ours POST order, --state', withState, order);
   }
   if (wanted('price')) {
-    // Last in a round (first in the next, run backwards): a JVM's compiler and collector run
-    // on after its load, into the next contender's run.
-    const others = {
-      Prism: prismCommand(root),
-      'WireMock 3': wiremockCommand(PRICE.split('?')[0]!, priceBody),
-    };
-    for (const [name, command] of Object.entries(others)) {
+    // Last in a round: a JVM's compiler and collector run on after its load. Its JIT needs a longer warm-up.
+    const others = [
+      ['Prism', prismCommand(root), plan.warmS],
+      ['WireMock 3', wiremockCommand(PRICE.split('?')[0]!, priceBody), Math.max(10, plan.warmS * 5)],
+    ] as const;
+    for (const [name, command, warmS] of others) {
       if ('skipped' in command) skipped.set(name, command.skipped);
-      // A JVM reaches its speed once its JIT has compiled the hot path: a longer warm-up.
-      else
-        contender(
-          name,
-          await startServer(name.replace(/\W+/g, '-'), command),
-          GET_PRICE,
-          name === 'Prism' ? plan.warmS : Math.max(10, plan.warmS * 5),
-        );
+      else contender(name, await startServer(name.replace(/\W+/g, '-'), command), GET_PRICE, warmS);
     }
   }
   await race();
@@ -327,16 +311,11 @@ async function big(): Promise<void> {
 }
 
 function commitOf(dir: string): string {
-  const git = (...args: string[]): string =>
-    execFileSync('git', ['-C', dir, ...args], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    }).trim();
-  try {
-    return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') ? ' + uncommitted changes' : ''}`;
-  } catch {
-    return 'not a git checkout';
-  }
+  const git = (...args: string[]) =>
+    spawnSync('git', ['-C', dir, ...args], { encoding: 'utf8' }).stdout?.trim();
+  const head = git('rev-parse', '--short', 'HEAD');
+  if (!head) return 'not a git checkout';
+  return git('status', '--porcelain', '--untracked-files=no') ? `${head} + uncommitted changes` : head;
 }
 
 const at = new Date().toISOString().slice(0, 16);

@@ -1,8 +1,6 @@
 /**
- * The servers under the bench, each its own process on 127.0.0.1 on a port chosen before it
- * starts (one that prints nothing is ready when it accepts a connection). Output goes to a
- * file, not a pipe, so this process (the load generator too) never reads it. Every child is
- * stopped by its pid: by `stop()`, by `stopAll()`, or killed when the harness exits.
+ * The servers under the bench: each its own process on 127.0.0.1, ready when it accepts a
+ * connection, its output to a file (the load generator never reads a pipe), stopped by its pid.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
@@ -118,26 +116,14 @@ export function fixedCommand(kind: string, extra?: string): Command {
   return { file: process.execPath, args: [script, kind, '{port}', ...(extra ? [extra] : [])] };
 }
 
-/**
- * A tool the bench compares with, installed on first use into bench/.tools/<name> (git-ignored,
- * never a devDependency, so `npm ci` does not fetch it): the path of `file` in the package, or why not.
- */
+/** A tool installed on first use into bench/.tools/<name> (never a devDependency): `file`'s path, or why not. */
 function tool(name: string, spec: string, file: string): string | { skipped: string } {
   const prefix = path.join(BENCH_DIR, '.tools', name);
   const target = path.join(prefix, 'node_modules', spec.slice(0, spec.lastIndexOf('@')), file);
   if (existsSync(target)) return target;
   process.stderr.write(`bench: installing ${spec} into bench/.tools/${name}\n`);
-  const args = [
-    'install',
-    '--prefix',
-    prefix,
-    '--no-save',
-    '--no-audit',
-    '--no-fund',
-    '--loglevel=error',
-    spec,
-  ];
-  const npm = spawnSync('npm', args, { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  const args = ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', spec];
+  const npm = spawnSync('npm', [...args, '--loglevel=error'], { stdio: 'pipe', encoding: 'utf8' });
   if (npm.status === 0 && existsSync(target)) return target;
   const lines = (npm.stderr || String(npm.error)).split('\n');
   const why = lines.find((line) => /error/i.test(line) && !/complete log/.test(line))?.trim();
@@ -148,24 +134,12 @@ function tool(name: string, spec: string, file: string): string | { skipped: str
 export function prismCommand(root: string): Command | { skipped: string } {
   const cli = tool('prism', '@stoplight/prism-cli@5.14.2', 'dist/index.js');
   if (typeof cli !== 'string') return cli;
-  const args = [
-    cli,
-    'mock',
-    path.join(root, 'spec/openapi.yaml'),
-    '-p',
-    '{port}',
-    '-h',
-    '127.0.0.1',
-    '-v',
-    'warn',
-  ];
+  const spec = path.join(root, 'spec/openapi.yaml');
+  const args = [cli, 'mock', spec, '-p', '{port}', '-h', '127.0.0.1', '-v', 'warn'];
   return { file: process.execPath, args };
 }
 
-/**
- * WireMock 3 standalone (the jar npm's `wiremock` ships) with one static stub: GET `urlPath`
- * answered `body`. No request journal: nothing reads it, and under load it grows without end.
- */
+/** WireMock 3 standalone with one static stub, GET `urlPath` answered `body`, and no request journal. */
 export function wiremockCommand(urlPath: string, body: string): Command | { skipped: string } {
   if (spawnSync('java', ['-version'], { stdio: 'ignore' }).status !== 0)
     return { skipped: 'java -version failed: WireMock needs Java 11 or later' };
@@ -174,18 +148,8 @@ export function wiremockCommand(urlPath: string, body: string): Command | { skip
   const dir = path.join(TMP, 'wiremock');
   mkdirSync(path.join(dir, 'mappings'), { recursive: true });
   const response = { status: 200, headers: { 'Content-Type': 'application/json' }, body };
-  writeFileSync(
-    path.join(dir, 'mappings/price.json'),
-    JSON.stringify({ request: { method: 'GET', urlPath }, response }),
-  );
-  const flags = [
-    '--port',
-    '{port}',
-    '--bind-address',
-    '127.0.0.1',
-    '--root-dir',
-    dir,
-    '--no-request-journal',
-  ];
-  return { file: 'java', args: ['-jar', jar, ...flags, '--disable-banner'] };
+  const mapping = { request: { method: 'GET', urlPath }, response };
+  writeFileSync(path.join(dir, 'mappings/price.json'), JSON.stringify(mapping));
+  const flags = ['--port', '{port}', '--bind-address', '127.0.0.1', '--root-dir', dir];
+  return { file: 'java', args: ['-jar', jar, ...flags, '--no-request-journal', '--disable-banner'] };
 }

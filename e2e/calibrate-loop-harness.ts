@@ -1,7 +1,6 @@
 /**
- * The calibration loop on a service chosen by contract variant: record it, calibrate, serve
- * the scenario, record that simulator `--as-upstream`, and count what `drift` still calls
- * breaking (against the simulator's defaults: how far it was before).
+ * The calibration loop on a service: record it, calibrate, serve the scenario, record that
+ * simulator, and count what `drift` still calls breaking (and what it did against the defaults).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -15,7 +14,7 @@ import { runRecord } from '../drift/record-command.ts';
 const RECORD_FLAGS = ['--allow-spend', '--max-orders', '1'];
 
 /** Records the suite against a variant (in-process) or a URL; resolves with the recording's path. */
-export async function recordTarget(
+async function recordTarget(
   dir: string,
   name: string,
   target: { variant: string } | { baseUrl: string },

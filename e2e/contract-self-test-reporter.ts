@@ -1,9 +1,6 @@
 /**
- * The self-test's plan and its reporter. The self-test runs the contract suite against
- * every target in one vitest process (contract-self-test.vitest.config.ts), from one
- * folder of test files per target; this reporter writes, per target, the report that
- * `contract` would have written for that target alone, and the exit code that run would
- * have had.
+ * The self-test's plan and its reporter, which writes per target the report and the exit code
+ * that `contract` would have had for that target alone.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -36,6 +33,7 @@ export interface SelfTestOutcome {
   errors: string[];
 }
 
+/** The plan the self-test wrote. */
 export function readPlan(file: string | undefined): SelfTestPlan {
   if (!file) {
     throw new Error(

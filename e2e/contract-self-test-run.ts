@@ -1,8 +1,4 @@
-/**
- * Runs the contract suite against many targets in one child vitest
- * (contract-self-test.vitest.config.ts) and reads what each target's run came to. The
- * self-test and the family's fidelity test both plan their targets and hand them here.
- */
+/** Runs the contract suite against many targets in one child vitest and reads each target's outcome. */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -27,9 +23,8 @@ const CONTRACT_FILES = readdirSync(path.join(root, 'contract-tests')).filter((f)
 );
 
 /**
- * Writes a folder per target with a test file per contract file: each imports its contract
- * file under a query of its own, so every target gets fresh module state (the reference
- * order of the lifecycle cases), and hands the target's environment to useTarget.
+ * Writes a folder per target with a test file per contract file, which imports it under a
+ * query of its own (fresh module state per target) and hands useTarget the target's environment.
  */
 function writeTargetFiles(plan: SelfTestPlan): void {
   const helper = path.join(root, 'e2e/contract-self-test-target.ts');

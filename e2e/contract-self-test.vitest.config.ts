@@ -1,8 +1,4 @@
-/**
- * The contract suite against every target of the self-test in one vitest process: one small
- * test file per target and contract file (contract-self-test-run.ts), in unisolated workers,
- * so each loads the suite's modules once.
- */
+/** The contract suite against every target of the self-test in one vitest (contract-self-test-run.ts). */
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { CONTRACT_PROJECT } from '../contract-tests/contract-project.ts';

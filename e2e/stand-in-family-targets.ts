@@ -1,8 +1,6 @@
 /**
- * The family of stand-ins as self-test targets: each member read-only and spending one
- * order, and each member with each break that applies to it, with what the suite's
- * failure must name. The gate (`npm test`) runs what fits its budget (FAMILY_GATE_TARGETS);
- * the fidelity run (`npm run test:fidelity`) runs the rest.
+ * The family of stand-ins as self-test targets: each member read-only and spending one order,
+ * and with each break that applies to it. The gate runs FAMILY_GATE_TARGETS, the fidelity run the rest.
  */
 import { gzipSync } from 'node:zlib';
 import { createAdaptorServer } from '@hono/node-server';
@@ -19,22 +17,16 @@ import type { SelfTestTarget } from './contract-self-test-reporter.ts';
 const SPEND = { CONTRACT_ALLOW_SPEND: '1', CONTRACT_MAX_ORDERS: '1' };
 
 /** The member that combines every choice: it and its breaks run in the gate. */
-export const GATE_MEMBER: FamilyMember = 'all-choices';
+const GATE_MEMBER: FamilyMember = 'all-choices';
+
+/** Members run without planted breaks: their choices are the plain member's, but rate-limited. */
+const FIDELITY_ONLY_MEMBERS: FamilyMember[] = ['rate-limited', 'rate-limited-strict'];
 
 /**
- * Members the fidelity run takes read-only and spending but without planted breaks: the
- * rate-limited ones are limited to 8 and 2 requests a second, and their choices are the plain member's.
+ * Where a variant is served: in-process, or at `served` for a member whose choices need HTTP
+ * (gzip, Connection: close). Unpaced, with the retries a shared rate limit needs.
  */
-export const FIDELITY_ONLY_MEMBERS: FamilyMember[] = ['rate-limited', 'rate-limited-strict'];
-
-/**
- * Where a variant is served: in-process, or at `served` (serveFamily's URL) for a member
- * whose choices need HTTP (gzip, Connection: close). The suite keeps no pace: the kit's own
- * stand-ins need none, and a rate-limited one answers unpaced requests with its refusals.
- * Its runs share one limit per key, as callers of a real service do, so a call may be
- * refused more often than the default of 4 retries allows.
- */
-export const targetEnv = (variant: string, served?: string): Record<string, string> => {
+const targetEnv = (variant: string, served?: string): Record<string, string> => {
   const member = variant.replace(/^family-/, '').split('+')[0] as FamilyMember;
   if (!memberChoices(member).gzip || !served) return { CONTRACT_VARIANT: variant };
   return {
@@ -69,9 +61,8 @@ const breakTargets = (member: FamilyMember, served?: string): SelfTestTarget[] =
 export const FRESH_ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 
 /**
- * Serves every variant of the family over HTTP at `<url>/<variant>` (one service per variant,
- * shared by its callers, as a real service is), gzip-compressed with `Connection: close` for
- * a member that chooses so.
+ * Serves every variant of the family at `<url>/<variant>` (one service per variant, shared by
+ * its callers), gzip-compressed with `Connection: close` for a member that chooses so.
  *
  * @example
  *   const family = await serveFamily();
@@ -117,10 +108,7 @@ export const expectationsOf = (targets: SelfTestTarget[]): Record<string, { test
       }),
   );
 
-/**
- * The gate's targets, within its time budget: the member that combines every choice,
- * read-only and spending, with each of its breaks; and the plain member spending.
- */
+/** The gate's targets: the member of every choice with each of its breaks, and the plain member spending. */
 export const FAMILY_GATE_TARGETS: SelfTestTarget[] = [
   readOnly(GATE_MEMBER),
   spending(GATE_MEMBER),
@@ -129,11 +117,7 @@ export const FAMILY_GATE_TARGETS: SelfTestTarget[] = [
 ];
 export const FAMILY_GATE_EXPECTATIONS = expectationsOf(FAMILY_GATE_TARGETS);
 
-/**
- * The fidelity run's targets: every member's runs and breaks the gate leaves out, the
- * gateway's at `served` (serveFamily's URL), and the activation-fee member ordering for an
- * address it has not activated.
- */
+/** The fidelity run's targets: every run and break the gate leaves out, served at `served` (serveFamily). */
 export function fidelityTargets(served: string): SelfTestTarget[] {
   const gate = new Set(FAMILY_GATE_TARGETS.map((t) => t.name));
   return [

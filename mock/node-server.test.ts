@@ -8,7 +8,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulatorServer, routableHost } from './node-server.ts';
-import { exchange, request } from './reliability/raw-http-test-support.ts';
+import { exchange, request } from './test-support/socket-test-support.ts';
 import { createSimulator } from './simulator.ts';
 
 const servers: Server[] = [];

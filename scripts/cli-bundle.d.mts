@@ -3,10 +3,6 @@
 /** Where to bundle from and to; by default this checkout's CLI into node_modules/.cache. */
 export interface BundleOptions {
   root?: string;
-  /** The entry point, relative to root. */
-  entry?: string;
-  /** Where cli.mjs goes. */
-  directory?: string;
   /**
    * What the bundle runs: `serve` (the default: the checkout's cli.mjs, which leaves the other
    * commands' folders to run time), or `all-but-suite` (cli-all-but-suite.mjs, for the CLI's

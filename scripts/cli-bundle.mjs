@@ -8,18 +8,7 @@
 //   node scripts/cli-bundle.mjs --force   build
 //   node scripts/cli-bundle.mjs --check   say whether it is fresh (exit 0) or why not (exit 1)
 //   … --commands all-but-suite            the same for the bundle the CLI's tests run (EXTERNAL)
-import {
-  closeSync,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,23 +16,13 @@ import { fileURLToPath } from 'node:url';
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const STAMP_PREFIX = '// energy-rental-kit bundle stamp: ';
-const LOADERS = {
-  '.ts': 'ts',
-  '.mts': 'ts',
-  '.cts': 'ts',
-  '.js': 'js',
-  '.mjs': 'js',
-  '.cjs': 'js',
-  '.json': 'json',
-};
+/** esbuild's loader by extension. */
+const LOADERS = { ts: 'ts', mts: 'ts', cts: 'ts', js: 'js', mjs: 'js', cjs: 'js', json: 'json' };
 
 /**
- * The modules a bundle leaves to be loaded at run time, by what it runs. `serve`: the
- * checkout's bundle, to which bin/energy-rental-kit.js hands only `serve`, leaves out the
- * other commands' folders (the contract suite with vitest, drift). `all-but-suite`: the
- * bundle the CLI's tests run every other command from leaves out only the two modules that
- * start the suite (`contract`, `record`), whose runner finds the suite's files from its own
- * module's place, which in a bundle is the bundle's.
+ * The modules a bundle leaves to run time. `serve` runs no other command's folders;
+ * `all-but-suite` (the CLI's tests) leaves out the two modules that start the suite, whose
+ * runner finds the suite's files from its own module's place.
  */
 export const EXTERNAL = {
   serve: /\/(contract-tests|drift)\//,
@@ -51,37 +30,18 @@ export const EXTERNAL = {
 };
 
 /**
- * What to bundle and where. The bundle lives inside node_modules: ignored by git,
- * dropped by `npm ci` (whose prepare rebuilds it), and the bare imports left to run time
- * (swagger-ui-dist's files, ajv for validators that are not precompiled) resolve from
- * there to the checkout's node_modules.
+ * Where the bundle goes: inside node_modules, ignored by git, dropped by `npm ci` (whose
+ * prepare rebuilds it), where the bare imports left to run time resolve.
  */
-function settings({ root = ROOT, entry = 'cli/main.ts', directory, commands = 'serve' } = {}) {
-  const dir = directory ?? path.join(root, 'node_modules/.cache/energy-rental-kit');
+function settings({ root = ROOT, commands = 'serve' } = {}) {
   const file = commands === 'serve' ? 'cli.mjs' : `cli-${commands}.mjs`;
-  return { root, entry, commands, bundle: path.join(dir, file) };
-}
-
-// Files that steer the build without esbuild loading them: the compiler options, the
-// dependency tree (`npm install` rewrites the hidden lockfile), this builder and esbuild.
-function steeringFiles(root) {
-  return [
-    path.join(root, 'tsconfig.json'),
-    path.join(root, 'package.json'),
-    path.join(root, 'node_modules/.package-lock.json'),
-    fileURLToPath(import.meta.url),
-    require.resolve('esbuild/package.json'),
-  ];
+  return { root, commands, bundle: path.join(root, 'node_modules/.cache/energy-rental-kit', file) };
 }
 
 // Loaded only when an mtime moved: most starts need no hash.
 const sha1 = (content) => require('node:crypto').createHash('sha1').update(content).digest('hex');
 
-/**
- * A file's content and [size, mtimeMs, SHA-1], or null when it does not exist. Stat
- * before reading: an edit in between leaves an mtime that no longer matches, so the
- * check hashes the file and finds the content it bundled, or not.
- */
+/** A file's content and [size, mtimeMs, SHA-1] (null when missing); stat first: an edit then is seen. */
 function readWithFingerprint(file) {
   const stat = statSync(file, { throwIfNoEntry: false });
   if (!stat) return { content: undefined, print: null };
@@ -97,32 +57,15 @@ function unchanged(file, print) {
   return stat.mtimeMs === mtimeMs || sha1(readFileSync(file)) === hash;
 }
 
-/** The last bytes of a file, where the stamp is. */
-function readTail(file, bytes = 256 * 1024) {
-  const fd = openSync(file, 'r');
-  try {
-    const size = fstatSync(fd).size;
-    const length = Math.min(size, bytes);
-    const buffer = Buffer.alloc(length);
-    readSync(fd, buffer, 0, length, size - length);
-    return buffer;
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** Why the bundle cannot be used (not built, or the first file that changed); undefined when it is fresh. */
 export function staleness(options) {
-  const { root, entry, commands, bundle } = settings(options);
+  const { root, commands, bundle } = settings(options);
   try {
-    const tail = readTail(bundle);
-    const at = tail.lastIndexOf(`\n${STAMP_PREFIX}`);
+    const text = readFileSync(bundle);
+    const at = text.lastIndexOf(`\n${STAMP_PREFIX}`);
     if (at === -1) return 'no stamp';
-    const stamp = JSON.parse(tail.subarray(at + 1 + Buffer.byteLength(STAMP_PREFIX)).toString('utf8'));
-    if (stamp.entry !== entry) return `built from ${stamp.entry}`;
-    // A stamp of a builder that knew only the serve bundle has no `commands`.
-    const built = stamp.commands ?? 'serve';
-    if (built !== commands) return `built for ${built} commands`;
+    const stamp = JSON.parse(text.subarray(at + 1 + Buffer.byteLength(STAMP_PREFIX)).toString('utf8'));
+    if (stamp.commands !== commands) return `built for ${stamp.commands} commands`;
     for (const [file, print] of Object.entries(stamp.files)) {
       if (!unchanged(path.resolve(root, file), print)) return `${file} changed`;
     }
@@ -140,12 +83,12 @@ export function freshBundle(options) {
 
 /** Builds the bundle; resolves with its path and the build's milliseconds. */
 export async function buildBundle(options) {
-  const { root, entry, commands, bundle } = settings(options);
+  const { root, commands, bundle } = settings(options);
   const started = performance.now();
   const { build } = await import('esbuild');
   const files = {};
   const result = await build({
-    entryPoints: [path.join(root, entry)],
+    entryPoints: [path.join(root, 'cli/main.ts')],
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -170,7 +113,7 @@ export async function buildBundle(options) {
           }));
           // Every file is read here, so the stamp holds exactly what was bundled.
           b.onLoad({ filter: /.*/ }, (args) => {
-            const loader = LOADERS[path.extname(args.path)];
+            const loader = LOADERS[path.extname(args.path).slice(1)];
             if (!loader) return undefined;
             const { content, print } = readWithFingerprint(args.path);
             files[path.relative(root, args.path)] = print;
@@ -180,8 +123,14 @@ export async function buildBundle(options) {
       },
     ],
   });
-  for (const file of steeringFiles(root)) files[path.relative(root, file)] = readWithFingerprint(file).print;
-  const stamp = `${STAMP_PREFIX}${JSON.stringify({ entry, ...(commands === 'serve' ? {} : { commands }), files })}\n`;
+  // Files that steer the build without esbuild loading them: the compiler options, the dependency
+  // tree (`npm install` rewrites the hidden lockfile), this builder and esbuild.
+  const steering = ['tsconfig.json', 'package.json', 'node_modules/.package-lock.json'].map((f) =>
+    path.join(root, f),
+  );
+  for (const file of [...steering, fileURLToPath(import.meta.url), require.resolve('esbuild/package.json')])
+    files[path.relative(root, file)] = readWithFingerprint(file).print;
+  const stamp = `${STAMP_PREFIX}${JSON.stringify({ commands, files })}\n`;
   mkdirSync(path.dirname(bundle), { recursive: true });
   // The bundle last: a start at this moment reads either build whole (a stale map at worst).
   const outputs = [...result.outputFiles].sort(

@@ -1,12 +1,8 @@
 #!/usr/bin/env node
-// The package as published, linted: Are the Types Wrong (the ESM-only profile; the two
-// YAML entry points are documents, not modules) and publint --strict, both on one tarball.
+// The package as published, linted by Are the Types Wrong (ESM-only) and publint --strict.
 //
 //   node scripts/lint-package.mjs             (npm run lint:package: packs the checkout first)
 //   node scripts/lint-package.mjs FILE.tgz    (a tarball already packed: the package test's)
-//
-// Both tools read a tarball as it is, so the package test, which packs anyway, lints its
-// own tarball and `npm test` packs once instead of twice. Exit 0 when both pass, else 1.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,13 +1,7 @@
 #!/usr/bin/env node
-// `npm test`: every check and every test, in the time of the tests.
-//
-//   node scripts/test.mjs [vitest arguments]      (npm test)
-//
-// The static checks (`npm run checks`) only read the checkout, so they run beside vitest at
-// a lower priority, their output held until they end. The package's lint runs in the package
-// test; a run given vitest arguments may leave that test out, so it packs the checkout after
-// vitest instead (prepack rewrites package.json: never beside vitest). Any part failing fails
-// the run, named.
+// `npm test` (node scripts/test.mjs [vitest arguments]): the static checks run beside vitest at a
+// lower priority, their output held. The package test lints the package; a run given vitest
+// arguments may leave it out, so it packs after vitest instead (prepack rewrites package.json).
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -23,7 +17,6 @@ function run(command, args, { hold = false, lowPriority = false } = {}) {
       // Windows starts npm.cmd only through a shell (Node refuses .cmd files without one).
       shell: process.platform === 'win32' && command.endsWith('.cmd'),
     });
-    // A niced parent's children (eslint, tsc, …) inherit its priority.
     if (lowPriority && child.pid !== undefined) {
       try {
         setPriority(child.pid, 10);
@@ -56,7 +49,6 @@ console.log(`checks (beside vitest): ${checked.code === 0 ? 'passed' : `FAILED, 
 const failed = [];
 if (checked.code !== 0) failed.push('checks (npm run checks)');
 if (vitest.code !== 0) failed.push('vitest');
-// Packing is pointless on a broken checkout, and slow: only when the rest passed.
 if (failed.length === 0 && vitestArgs.length > 0) {
   const packaged = await run(npm, ['run', 'lint:package']);
   if (packaged.code !== 0) failed.push('lint:package');

@@ -1,12 +1,8 @@
 #!/usr/bin/env node
-// `npm run typecheck` and `npm run lint` in one pass, for `npm run checks`:
+// `npm run typecheck` and `npm run lint` in one pass sharing one checker, for `npm run checks`:
 //
-//   node scripts/typecheck-and-lint.mjs [DIR]      (DIR: a project with its own tsconfig.json
-//                                                   and eslint.config.js; default this checkout)
-//
-// tsconfig.json's program is built and checked once, as `tsc --noEmit` does, and handed to
-// eslint's type-aware rules (typescript-eslint's `programs`), so the two share one checker.
-// What is reported is theirs, any warning failing the run as `--max-warnings 0` does.
+//   node scripts/typecheck-and-lint.mjs [DIR]      (a project with its own tsconfig.json and
+//                                                   eslint.config.js; default this checkout)
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -15,7 +11,6 @@ function exitWith(message) {
   process.exit(2);
 }
 
-// DIR is checked before TypeScript and ESLint are loaded: a wrong one is told in a line, at once.
 const dir = process.argv[2] ?? fileURLToPath(new URL('..', import.meta.url));
 try {
   process.chdir(dir);

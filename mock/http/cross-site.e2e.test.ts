@@ -10,7 +10,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSimulatorServer } from '../node-server.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
-import { CHROMIUM_MISSING as missing, launchChromium } from '../test-support/chromium-test-support.ts';
+import { CHROMIUM_MISSING as missing, launchChromium } from '../test-support/dashboard-e2e-test-support.ts';
 
 /** Resolved by Chromium to 127.0.0.1, as a rebinding attacker's DNS would. */
 const REBOUND = 'rebind.test';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_MISSING as missing, launchChromium } from '../test-support/chromium-test-support.ts';
+import { CHROMIUM_MISSING as missing, launchChromium } from '../test-support/dashboard-e2e-test-support.ts';
 import { startSimulator, type TestSimulator } from '../testing/index.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

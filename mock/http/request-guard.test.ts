@@ -9,9 +9,10 @@ import { createValidators, loadSpec } from '../../src/spec/loader.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
 import { createRequestGuard, parseAllowedHosts, type RequestGuardOptions } from './request-guard.ts';
 import {
+  exchange,
   listen,
-  socketRequest,
   rawRequest,
+  request,
   type Listening,
   type RawReply,
 } from '../test-support/socket-test-support.ts';
@@ -155,9 +156,9 @@ describe('the Host check', () => {
   it('refuses a request with no Host (HTTP/1.0) with the envelope, even with all, instead of a bare 400', async () => {
     for (const options of [{}, { allowedHosts: 'all' as const }]) {
       const { port } = await served(options);
-      const reply = await socketRequest(port, 'GET /_sim/health HTTP/1.0');
-      expect(reply.status).toBe(403);
-      expect(reply.body).toMatchObject({
+      const [reply] = (await exchange(port, request('GET /_sim/health HTTP/1.0'))).responses;
+      expect(reply?.status).toBe(403);
+      expect(reply?.json).toMatchObject({
         code: 10005,
         msg: expect.stringMatching(/no Host header.*'Host: 127\.0\.0\.1:8787'/),
         data: null,
@@ -167,7 +168,8 @@ describe('the Host check', () => {
 
   it('refuses an empty Host', async () => {
     const { port } = await served();
-    expect((await socketRequest(port, 'GET /_sim/accounts HTTP/1.1\r\nHost: ')).status).toBe(403);
+    const { responses } = await exchange(port, request('GET /_sim/accounts HTTP/1.1\r\nHost: '));
+    expect(responses[0]?.status).toBe(403);
   });
 
   it('keeps a keep-alive connection usable after refusing a request with a body', async () => {

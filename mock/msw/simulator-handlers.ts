@@ -1,8 +1,4 @@
-/**
- * `energy-rental-kit/msw`: MSW 2 request handlers that answer from an in-process
- * simulator, so code that calls the real base URL talks to the simulator unchanged.
- * A thin wrapper, as msw's own adapters are: the simulator's `fetch` does the work.
- */
+/** `energy-rental-kit/msw`: MSW 2 handlers that answer the real base URL from an in-process simulator. */
 import { http, HttpResponse, type HttpHandler } from 'msw';
 import { createSimulator, type Simulator } from '../simulator.ts';
 
@@ -44,7 +40,6 @@ export function simulatorHandlers(
       // The simulator serves /v1/... and /_sim/... at its root: the base path goes.
       const target = `http://simulator${url.pathname.slice(prefix.length) || '/'}${url.search}`;
       try {
-        // The request as it came (its method, headers and body), at the simulator's URL.
         return await sim.fetch(new Request(target, request));
       } catch (error) {
         // An injected connection drop (a `drop` fault) rejects the caller's fetch, as a real one does.

@@ -1,58 +1,75 @@
 /**
  * The API's requests as fast-check generates them for the property tests: valid and fuzzed
- * orders, price and history reads, and every other operation driven by the document.
+ * orders, every other operation driven by the document, and requests no operation takes
+ * (wrong methods, unknown paths, oversized bodies, HEAD).
  */
 import fc from 'fast-check';
 import { PERIODS } from '../../src/generated/lists.ts';
 import type { OperationInfo } from '../../src/spec/loader.ts';
-import { encodeTronAddress } from '../../src/tron-address.ts';
+import { ADDRESS } from '../test-support/fixtures.ts';
 import {
   OUT_ORDER_NOS,
   address,
   apiKeyHeaders,
   apiSpec,
+  contentTypeOf,
+  encode,
   extraParams,
   FORM,
   label,
+  MAX_BODY,
   numberText,
   orderId,
   outOrderNo,
+  PATH_METHODS,
   period,
   placed,
   spread,
   weirdString,
+  type Placed,
+  validAddress,
   type Step,
 } from './traffic-test-support.ts';
-import { ADDRESS, OTHER_ADDRESS } from '../test-support/fixtures.ts';
 
-export const apiPrefix = fc.oneof(
+const apiPrefix = fc.oneof(
   { weight: 4, arbitrary: fc.constant('') },
   { weight: 1, arbitrary: fc.constant('/api') },
 );
-export const formContentType = fc.oneof(
-  { weight: 8, arbitrary: fc.constant(FORM) },
-  {
-    weight: 1,
-    arbitrary: fc.constantFrom(
-      `${FORM}; charset=utf-8`,
-      'APPLICATION/X-WWW-FORM-URLENCODED',
-      'application/json',
-      'text/plain',
-      'multipart/form-data; boundary=x',
-      '',
-    ),
-  },
+const formContentType = contentTypeOf(
+  FORM,
+  `${FORM}; charset=utf-8`,
+  'APPLICATION/X-WWW-FORM-URLENCODED',
+  'application/json',
+  'text/plain',
+  'multipart/form-data; boundary=x',
+  '',
 );
+
+/** An order with `query`, and `body` sent as `contentType` when there is one. */
+function orderStep(
+  prefix: string,
+  headers: Record<string, string>,
+  query: [string, string][],
+  body?: string,
+  contentType?: string,
+): Step {
+  const step: Step = {
+    target: 'POST /v1/tron/order',
+    method: 'POST',
+    path: `${prefix}/v1/tron/order`,
+    query,
+    headers,
+  };
+  if (body === undefined) return step;
+  return { ...step, body, headers: contentType ? { ...headers, 'content-type': contentType } : headers };
+}
 
 /** A valid order, as a well-behaved client sends it. */
 export const validOrder: fc.Arbitrary<Step> = fc
   .record({
     prefix: apiPrefix,
     headers: apiKeyHeaders,
-    pledgeAddress: fc.oneof(
-      { weight: 4, arbitrary: fc.constantFrom(ADDRESS, OTHER_ADDRESS) },
-      { weight: 1, arbitrary: fc.uint8Array({ minLength: 20, maxLength: 20 }).map(encodeTronAddress) },
-    ),
+    pledgeAddress: validAddress,
     rentalCount: fc.integer({ min: 64_000, max: 200_000 }),
     period: fc.constantFrom(...PERIODS),
     outOrderNo: fc.option(fc.constantFrom(...OUT_ORDER_NOS), { nil: undefined }),
@@ -63,24 +80,11 @@ export const validOrder: fc.Arbitrary<Step> = fc
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => [k, String(v)] as [string, string]);
     return inBody
-      ? {
-          target: 'POST /v1/tron/order',
-          method: 'POST',
-          path: `${prefix}/v1/tron/order`,
-          query: [],
-          headers: { ...headers, 'content-type': FORM },
-          body: new URLSearchParams(pairs).toString(),
-        }
-      : {
-          target: 'POST /v1/tron/order',
-          method: 'POST',
-          path: `${prefix}/v1/tron/order`,
-          query: pairs,
-          headers,
-        };
+      ? orderStep(prefix, headers, [], new URLSearchParams(pairs).toString(), FORM)
+      : orderStep(prefix, headers, pairs);
   });
 
-export const fuzzedOrder: fc.Arbitrary<Step> = fc
+const fuzzedOrder: fc.Arbitrary<Step> = fc
   .record({
     prefix: apiPrefix,
     headers: apiKeyHeaders,
@@ -94,9 +98,7 @@ export const fuzzedOrder: fc.Arbitrary<Step> = fc
     contentType: formContentType,
     rawBody: fc.option(
       fc.oneof(
-        fc.constant(
-          '{"pledgeAddress":"TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3","rentalCount":65000,"period":"1h"}',
-        ),
+        fc.constant(JSON.stringify({ pledgeAddress: ADDRESS, rentalCount: 65000, period: '1h' })),
         weirdString,
       ),
       { nil: undefined, freq: 6 },
@@ -105,75 +107,39 @@ export const fuzzedOrder: fc.Arbitrary<Step> = fc
   .map(({ prefix, headers, params, extra, contentType, rawBody }) => {
     const { query, body } = spread([...params, ...extra]);
     const text = rawBody ?? (body.length > 0 ? new URLSearchParams(body).toString() : undefined);
-    const step: Step = {
-      target: 'POST /v1/tron/order',
-      method: 'POST',
-      path: `${prefix}/v1/tron/order`,
-      query,
-      headers: { ...headers },
-    };
-    if (text !== undefined) {
-      step.body = text;
-      if (contentType) step.headers['content-type'] = contentType;
-    }
-    return step;
+    return orderStep(prefix, headers, query, text, contentType);
   });
 
-export const priceStep: fc.Arbitrary<Step> = fc
-  .record({
-    prefix: apiPrefix,
-    headers: apiKeyHeaders,
-    params: fc.tuple(
-      placed(
-        'rentalCount',
-        fc.oneof(
-          { weight: 2, arbitrary: fc.integer({ min: 1, max: 1_000_000_000 }).map(String) },
-          { weight: 2, arbitrary: numberText },
-        ),
-        false,
+/** The parameters generated for an operation the traffic knows; any other gets stray ones only. */
+const PARAMS: Record<string, fc.Arbitrary<Placed | undefined>[]> = {
+  getPrice: [
+    placed(
+      'rentalCount',
+      fc.oneof(
+        { weight: 2, arbitrary: fc.integer({ min: 1, max: 1_000_000_000 }).map(String) },
+        { weight: 2, arbitrary: numberText },
       ),
-      placed('period', period, false),
+      false,
     ),
-    extra: extraParams(false),
-  })
-  .map(({ prefix, headers, params, extra }) => ({
-    target: 'GET /v1/tron/price',
-    method: 'GET',
-    path: `${prefix}/v1/tron/price`,
-    query: spread([...params, ...extra]).query,
-    headers,
-  }));
+    placed('period', period, false),
+  ],
+  getOrderHistory: [placed('orderId', orderId, false), placed('outOrderNo', outOrderNo, false)],
+};
 
-export const historyStep: fc.Arbitrary<Step> = fc
-  .record({
-    prefix: apiPrefix,
-    headers: apiKeyHeaders,
-    params: fc.tuple(placed('orderId', orderId, false), placed('outOrderNo', outOrderNo, false)),
-    extra: extraParams(false),
-  })
-  .map(({ prefix, headers, params, extra }) => ({
-    target: 'GET /v1/tron/history',
-    method: 'GET',
-    path: `${prefix}/v1/tron/history`,
-    query: spread([...params, ...extra]).query,
-    headers,
-  }));
-
-/** The operations above have arbitraries of their own; every other one of the spec gets plainStep's. */
-const TAILORED: ReadonlySet<string> = new Set(['createOrder', 'getPrice', 'getOrderHistory']);
-
-/**
- * A request of an operation the traffic knows nothing special about (the account's, and one
- * the spec gains later): its method and path, with stray parameters.
- */
-function plainStep(op: OperationInfo): fc.Arbitrary<Step> {
+/** A request of `op` (the account's, and one the spec gains later): its parameters, with stray ones. */
+function operationStep(op: OperationInfo): fc.Arbitrary<Step> {
   return fc
-    .record({ prefix: apiPrefix, headers: apiKeyHeaders, extra: extraParams(false) })
-    .map(({ prefix, headers, extra }) => ({
+    .record({
+      prefix: apiPrefix,
+      headers: apiKeyHeaders,
+      params: fc.tuple(...(PARAMS[op.operationId] ?? [])),
+      extra: extraParams(false),
+    })
+    .map(({ prefix, headers, params, extra }) => ({
       target: label(op),
       method: op.method,
       path: `${prefix}${op.path}`,
-      query: spread(extra).query,
+      query: spread([...params, ...extra]).query,
       headers,
     }));
 }
@@ -181,9 +147,104 @@ function plainStep(op: OperationInfo): fc.Arbitrary<Step> {
 export const apiStep: fc.Arbitrary<Step> = fc.oneof(
   { weight: 4, arbitrary: validOrder },
   { weight: 3, arbitrary: fuzzedOrder },
-  { weight: 2, arbitrary: priceStep },
-  { weight: 4, arbitrary: historyStep },
   ...apiSpec.operations
-    .filter((op) => !TAILORED.has(op.operationId))
-    .map((op) => ({ weight: 2, arbitrary: plainStep(op) })),
+    .filter((op) => op.operationId !== 'createOrder')
+    .map((op) => ({ weight: op.operationId === 'getOrderHistory' ? 4 : 2, arbitrary: operationStep(op) })),
+);
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'PURGE'];
+/** A concrete path of either document, its parameters filled in. */
+const concretePath: fc.Arbitrary<{ template: string; path: string }> = fc
+  .tuple(
+    fc.constantFrom(...PATH_METHODS.keys()),
+    fc.constantFrom(ADDRESS, 'rule-1', 'fault-1', 'OR20250312175009SYBOVW31', 'x'),
+    apiPrefix,
+  )
+  .map(([template, value, prefix]) => ({
+    template,
+    path: `${template.startsWith('/v1') ? prefix : ''}${template.replace(/\{[^}]+\}/g, value)}`,
+  }));
+
+const wrongMethodStep: fc.Arbitrary<Step> = fc
+  .tuple(concretePath, fc.constantFrom(...METHODS), apiKeyHeaders)
+  .filter(([{ template }, method]) => !PATH_METHODS.get(template)!.has(method))
+  .map(([{ path }, method, headers]) => ({ target: 'wrong-method', method, path, query: [], headers }));
+
+const segment = fc.oneof(
+  fc.constantFrom(
+    'v1',
+    'v2',
+    'tron',
+    'order',
+    'orders',
+    'price',
+    'history',
+    'account',
+    'api',
+    '_sim',
+    'health',
+    '..',
+    '.',
+    '',
+    '%2e%2e',
+    '%2F',
+    'V1',
+    'ORDER',
+    'docs',
+  ),
+  weirdString.map(encode),
+);
+const unknownPathStep: fc.Arbitrary<Step> = fc
+  .tuple(
+    fc.oneof(
+      fc.array(segment, { minLength: 1, maxLength: 5 }).map((s) => `/${s.join('/')}`),
+      fc.constantFrom(
+        '/v1/tron/orders',
+        '/v2/tron/order',
+        '/V1/tron/order',
+        '/v1/tron/order/',
+        '//v1/tron/order',
+        '/_sim/',
+        '/_sim/nope',
+        '/_sim/orders/',
+        '/api',
+        '/api/_sim/health',
+        '/v1/tron/order/../price',
+        '/%2e%2e/etc/passwd',
+        '/_sim/rules/',
+        '/_sim/addresses/',
+        '/v1/tron',
+      ),
+    ),
+    fc.constantFrom(...METHODS),
+    apiKeyHeaders,
+  )
+  .map(([path, method, headers]) => ({ target: 'unknown-path', method, path, query: [], headers }));
+
+const oversizeStep: fc.Arbitrary<Step> = fc
+  .tuple(
+    concretePath,
+    fc.constantFrom('POST', 'PUT', 'PATCH', 'DELETE'),
+    fc.integer({ min: 1, max: 4096 }),
+    fc.constantFrom(FORM, 'application/json', 'text/plain'),
+  )
+  .map(([{ path }, method, extra, contentType]) => {
+    const pad = 'x'.repeat(MAX_BODY + extra);
+    const body = contentType === 'application/json' ? `{"pad":"${pad}"}` : `pad=${pad}`;
+    const headers = { 'API-KEY': 'demo-key', 'content-type': contentType };
+    return { target: 'oversize-body', method, path, query: [], headers, body };
+  });
+
+const headStep: fc.Arbitrary<Step> = fc
+  .tuple(concretePath, apiKeyHeaders)
+  .filter(([{ template }]) => PATH_METHODS.get(template)!.has('GET'))
+  .map(([{ path }, headers]) => ({ target: 'head', method: 'HEAD', path, query: [], headers }));
+
+/** Requests no operation takes, and fuzzed orders. */
+export const httpAbuseStep: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 3, arbitrary: wrongMethodStep },
+  { weight: 3, arbitrary: unknownPathStep },
+  { weight: 1, arbitrary: oversizeStep },
+  { weight: 1, arbitrary: headStep },
+  { weight: 2, arbitrary: fuzzedOrder },
 );

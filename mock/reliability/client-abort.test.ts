@@ -7,7 +7,7 @@ import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLIENT_CLOSED_NOTE, CLIENT_CLOSED_STATUS } from '../http/error-catalogue.ts';
 import { createSimulator } from '../simulator.ts';
-import { serve } from './raw-http-test-support.ts';
+import { listen } from '../test-support/socket-test-support.ts';
 import { ADDRESS } from '../test-support/fixtures.ts';
 
 const closers: (() => Promise<void>)[] = [];
@@ -71,7 +71,7 @@ describe('a client that disconnects mid-body', () => {
         timing: 'instant',
         onUnexpectedError: (error) => reported.push(error),
       });
-      const { port, close } = await serve(sim);
+      const { port, close } = await listen(sim, { allowedHosts: 'all' });
       closers.push(close);
       const before = JSON.stringify(sim.engine.snapshot().accounts);
       const journaled = sim.journal.size;

@@ -1,6 +1,6 @@
 /**
- * Generated control-plane and HTTP-level traffic for the property tests: one generator per
- * operation of spec/control.yaml, and wrong methods, unknown paths and oversize bodies.
+ * The control plane's requests as fast-check generates them for the property tests: one
+ * generator per operation of spec/control.yaml, and one driven by the document for any other.
  */
 import fc from 'fast-check';
 import { API_OPERATION_IDS, ORDER_STATUSES, PERIODS } from '../../src/generated/lists.ts';
@@ -19,28 +19,20 @@ import {
   decimal,
   jsonJunk,
   apiKeyHeaders,
+  contentTypeOf,
 } from './traffic-test-support.ts';
 
-// ---------------------------------------------------------------------------------
-// The control plane: one generator per operation of spec/control.yaml, and a generic
-// one, driven by the document, for any operation added later.
-
-export const controlContentType = fc.oneof(
-  { weight: 10, arbitrary: fc.constant('application/json') },
-  {
-    weight: 1,
-    arbitrary: fc.constantFrom(
-      'application/json; charset=utf-8',
-      'APPLICATION/JSON',
-      'text/plain',
-      FORM,
-      'application/xml',
-      'image/png',
-      '',
-    ),
-  },
+const controlContentType = contentTypeOf(
+  'application/json',
+  'application/json; charset=utf-8',
+  'APPLICATION/JSON',
+  'text/plain',
+  FORM,
+  'application/xml',
+  'image/png',
+  '',
 );
-export const rawJunkBody = fc.constantFrom(
+const rawJunkBody = fc.constantFrom(
   '{',
   'nul',
   '{"ms": 1}garbage',
@@ -53,7 +45,7 @@ export const rawJunkBody = fc.constantFrom(
 );
 
 /** A JSON body: the given shape mostly, any JSON value or broken JSON sometimes. */
-export function jsonBody(shape: fc.Arbitrary<unknown>): fc.Arbitrary<string | undefined> {
+function jsonBody(shape: fc.Arbitrary<unknown>): fc.Arbitrary<string | undefined> {
   return fc.oneof(
     { weight: 8, arbitrary: shape.map((v) => JSON.stringify(v)) },
     { weight: 1, arbitrary: jsonJunk.map((v) => JSON.stringify(v)) },
@@ -63,7 +55,7 @@ export function jsonBody(shape: fc.Arbitrary<unknown>): fc.Arbitrary<string | un
 }
 
 /** A settings patch: valid mostly, with one wrong field sometimes. */
-export const settingsPatch: fc.Arbitrary<unknown> = fc.oneof(
+const settingsPatch: fc.Arbitrary<unknown> = fc.oneof(
   {
     weight: 4,
     arbitrary: fc.record(
@@ -133,7 +125,7 @@ export const settingsPatch: fc.Arbitrary<unknown> = fc.oneof(
   },
 );
 
-export const faultRequest: fc.Arbitrary<unknown> = fc.oneof(
+const faultRequest: fc.Arbitrary<unknown> = fc.oneof(
   {
     // Valid faults, with no added latency and a bounded use, so the traffic keeps flowing.
     weight: 4,
@@ -184,7 +176,7 @@ export const faultRequest: fc.Arbitrary<unknown> = fc.oneof(
   },
 );
 
-export const ruleRequest = fc.record(
+const ruleRequest = fc.record(
   {
     match: fc.record({ pledgeAddress: address, outOrderNo }, { requiredKeys: [] }),
     outcome: fc.oneof(
@@ -203,7 +195,7 @@ export const ruleRequest = fc.record(
   { requiredKeys: ['outcome'] },
 );
 
-export const advanceMs = fc.oneof(
+const advanceMs = fc.oneof(
   { weight: 10, arbitrary: fc.integer({ min: 0, max: 8000 }) },
   { weight: 1, arbitrary: fc.constantFrom(0, 600_000, 3_600_000, 86_400_000, 2_592_000_000, 31_536_000_000) },
   { weight: 1, arbitrary: fc.constantFrom(-1, 1.5, 31_536_000_001, 1e21, '1000', null) },
@@ -217,20 +209,22 @@ export const advanceStep: fc.Arbitrary<Step> = fc.record({ ms: advanceMs }).map(
   body: JSON.stringify(body),
 }));
 
-export const limitText = fc.oneof(
+const limitText = fc.oneof(
   { weight: 3, arbitrary: fc.integer({ min: 1, max: 1000 }).map(String) },
   { weight: 1, arbitrary: numberText },
 );
-export const ruleId = fc.oneof(
-  fc.integer({ min: 1, max: 8 }).map((n) => `rule-${n}`),
-  weirdString,
-);
-export const faultId = fc.oneof(
-  fc.integer({ min: 1, max: 8 }).map((n) => `fault-${n}`),
-  weirdString,
-);
+/** The id of a rule or fault (rule-1, …), or a weird string. */
+const idOf = (kind: string): fc.Arbitrary<string> =>
+  fc.oneof(
+    fc.integer({ min: 1, max: 8 }).map((n) => `${kind}-${n}`),
+    weirdString,
+  );
 
-export interface ControlParts {
+/** The query of the parameters that have a value. */
+const queryOf = (params: Record<string, string | undefined>): [string, string][] =>
+  Object.entries(params).filter((entry): entry is [string, string] => entry[1] !== undefined);
+
+interface ControlParts {
   headers?: Record<string, string>;
   pathParams?: Record<string, string>;
   query?: [string, string][];
@@ -238,7 +232,7 @@ export interface ControlParts {
 }
 
 /** Bespoke generators of the control plane's operations, by operationId. */
-export const CONTROL_PARTS: Record<string, fc.Arbitrary<ControlParts>> = {
+const CONTROL_PARTS: Record<string, fc.Arbitrary<ControlParts>> = {
   advanceClock: jsonBody(fc.record({ ms: advanceMs })).map((body) => ({ body })),
   updateConfig: jsonBody(settingsPatch).map((body) => ({ body })),
   createAccount: jsonBody(
@@ -264,20 +258,14 @@ export const CONTROL_PARTS: Record<string, fc.Arbitrary<ControlParts>> = {
       fc.option(fc.oneof(fc.constantFrom(...ORDER_STATUSES), weirdString), { nil: undefined }),
       fc.option(limitText, { nil: undefined }),
     )
-    .map(([headers, status, limit]) => ({
-      headers,
-      query: [
-        ...(status === undefined ? [] : [['status', status] as [string, string]]),
-        ...(limit === undefined ? [] : [['limit', limit] as [string, string]]),
-      ],
-    })),
+    .map(([headers, status, limit]) => ({ headers, query: queryOf({ status, limit }) })),
   getOrderTimeline: fc
     .tuple(apiKeyHeaders, orderId)
     .map(([headers, id]) => ({ headers, pathParams: { orderId: id } })),
   addRule: jsonBody(ruleRequest).map((body) => ({ body })),
-  deleteRule: ruleId.map((id) => ({ pathParams: { id } })),
+  deleteRule: idOf('rule').map((id) => ({ pathParams: { id } })),
   injectFault: jsonBody(faultRequest).map((body) => ({ body })),
-  deleteFault: faultId.map((id) => ({ pathParams: { id } })),
+  deleteFault: idOf('fault').map((id) => ({ pathParams: { id } })),
   setSupply: jsonBody(
     fc.record({
       energy: fc.oneof(
@@ -306,16 +294,11 @@ export const CONTROL_PARTS: Record<string, fc.Arbitrary<ControlParts>> = {
       fc.option(fc.oneof(fc.integer({ min: 1, max: 10_000 }).map(String), numberText), { nil: undefined }),
       fc.option(fc.oneof(fc.constantFrom(...API_OPERATION_IDS, 'reset'), weirdString), { nil: undefined }),
     )
-    .map(([limit, operation]) => ({
-      query: [
-        ...(limit === undefined ? [] : [['limit', limit] as [string, string]]),
-        ...(operation === undefined ? [] : [['operation', operation] as [string, string]]),
-      ],
-    })),
+    .map(([limit, operation]) => ({ query: queryOf({ limit, operation }) })),
 };
 
 /** Any other operation, driven by the document: path and query parameters and a JSON body of any kind. */
-export function genericParts(op: OperationInfo): fc.Arbitrary<ControlParts> {
+function genericParts(op: OperationInfo): fc.Arbitrary<ControlParts> {
   const pathNames = op.parameters.filter((p) => p.in === 'path').map((p) => p.name);
   const queryNames = op.parameters.filter((p) => p.in === 'query').map((p) => p.name);
   return fc.record({
@@ -325,11 +308,7 @@ export function genericParts(op: OperationInfo): fc.Arbitrary<ControlParts> {
       .map((values) => Object.fromEntries(pathNames.map((name, i) => [name, values[i]!]))),
     query: fc
       .tuple(...queryNames.map(() => fc.option(fc.oneof(numberText, weirdString), { nil: undefined })))
-      .map((values) =>
-        queryNames.flatMap((name, i) =>
-          values[i] === undefined ? [] : [[name, values[i]!] as [string, string]],
-        ),
-      ),
+      .map((values) => queryOf(Object.fromEntries(queryNames.map((name, i) => [name, values[i]])))),
     body: op.jsonBodySchema ? jsonBody(jsonJunk) : fc.constant(undefined),
   });
 }
@@ -367,6 +346,3 @@ export const stateChangingControlStep: fc.Arbitrary<Step> = fc.oneof(
     )
     .map(controlStep),
 );
-
-// ---------------------------------------------------------------------------------
-// HTTP-level abuse: wrong methods, unknown paths, oversize bodies.

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulator, type Simulator } from '../simulator.ts';
-import { exchange, request, serve } from './raw-http-test-support.ts';
+import { exchange, listen, request } from '../test-support/socket-test-support.ts';
 import { ADDRESS, ORDER_QUERY } from '../test-support/fixtures.ts';
 
 const closers: (() => Promise<void>)[] = [];
@@ -27,7 +27,7 @@ async function served(prepare?: (sim: Simulator) => void) {
     period: '1h',
     outOrderNo: 'known',
   });
-  const { port, close } = await serve(sim);
+  const { port, close } = await listen(sim, { allowedHosts: 'all' });
   closers.push(close);
   prepare?.(sim);
   return { sim, port, reported };
@@ -113,7 +113,7 @@ describe('the error boundary of the Node server', () => {
     let failures = 1;
     sim.app.fetch = (req, env) =>
       failures-- > 0 ? Promise.reject(new Error('boom in the listener')) : fetch(req, env);
-    const { port, close } = await serve(sim);
+    const { port, close } = await listen(sim, { allowedHosts: 'all' });
     closers.push(close);
     await expectUnexpectedError(port, request(`GET /_sim/health HTTP/1.1\r\n${HEAD}`), reported);
     const { responses } = await exchange(port, request(`GET /_sim/health HTTP/1.1\r\n${HEAD}`));

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulator } from '../simulator.ts';
-import { exchange, request, serve } from './raw-http-test-support.ts';
+import { exchange, listen, request } from '../test-support/socket-test-support.ts';
 import { ORDER_QUERY } from '../test-support/fixtures.ts';
 
 const FORM = 'Content-Type: application/x-www-form-urlencoded';
@@ -38,7 +38,7 @@ async function served() {
     timing: 'instant',
     onUnexpectedError: (error) => reported.push(error),
   });
-  const { port, close } = await serve(sim);
+  const { port, close } = await listen(sim, { allowedHosts: 'all' });
   closers.push(close);
   return { sim, port, reported };
 }

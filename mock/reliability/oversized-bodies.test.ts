@@ -7,7 +7,7 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulator } from '../simulator.ts';
-import { exchange, parseResponses, serve } from './raw-http-test-support.ts';
+import { exchange, listen, parseResponses } from '../test-support/socket-test-support.ts';
 
 const REPEAT = 20;
 const SIZE = 1024 * 1024 + 17;
@@ -64,7 +64,7 @@ describe('oversized bodies', () => {
         const framing = chunked ? 'chunked' : 'with a Content-Length';
         it(`answers ${typeName} body of 1 MiB ${framing} to ${route} with an envelope (413 where its size is known), never a reset (${REPEAT} times)`, async () => {
           const sim = createSimulator({ clock: 'manual' });
-          const { port, close } = await serve(sim);
+          const { port, close } = await listen(sim, { allowedHosts: 'all' });
           closers.push(close);
           const results = await Promise.all(
             Array.from({ length: REPEAT }, (_, i) =>
@@ -94,7 +94,7 @@ describe('oversized bodies', () => {
   for (const close of [true, false]) {
     it(`answers a slow sender's oversized body with 413 and reads the rest before closing${close ? ', under Connection: close' : ''}`, async () => {
       const sim = createSimulator({ clock: 'manual' });
-      const { port, close: stop } = await serve(sim);
+      const { port, close: stop } = await listen(sim, { allowedHosts: 'all' });
       closers.push(stop);
       const head = `POST /v1/tron/order HTTP/1.1\r\nHost: 127.0.0.1\r\nAPI-KEY: demo-key\r\nContent-Type: application/x-www-form-urlencoded\r\n${close ? 'Connection: close\r\n' : ''}Content-Length: ${16 * 65536}\r\n\r\n`;
       const results = await Promise.all(

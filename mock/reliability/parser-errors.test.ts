@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulator } from '../simulator.ts';
-import { exchange, request, serve } from './raw-http-test-support.ts';
+import { exchange, listen, request } from '../test-support/socket-test-support.ts';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -16,7 +16,7 @@ afterEach(async () => {
 async function served() {
   const reported: unknown[] = [];
   const sim = createSimulator({ clock: 'manual', onUnexpectedError: (error) => reported.push(error) });
-  const { port, close } = await serve(sim);
+  const { port, close } = await listen(sim, { allowedHosts: 'all' });
   closers.push(close);
   return { sim, port, reported };
 }

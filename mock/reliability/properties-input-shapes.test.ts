@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSimulator, type Simulator } from '../simulator.ts';
-import { exchange, request, serve, type RawResponse } from './raw-http-test-support.ts';
+import { exchange, listen, request, type RawResponse } from '../test-support/socket-test-support.ts';
 import { ADDRESS } from '../test-support/fixtures.ts';
 
 let sim: Simulator;
@@ -21,7 +21,7 @@ beforeAll(async () => {
     timing: 'instant',
     onUnexpectedError: (error) => reported.push(error),
   });
-  ({ port, close } = await serve(sim));
+  ({ port, close } = await listen(sim, { allowedHosts: 'all' }));
 });
 afterAll(() => close());
 

@@ -33,14 +33,13 @@ import {
   CONTROL_LABELS,
   type Step,
 } from './traffic-test-support.ts';
-import { apiStep, validOrder } from './api-traffic-test-support.ts';
+import { apiStep, httpAbuseStep, validOrder } from './api-traffic-test-support.ts';
 import {
   advanceStep,
   controlStep,
   anyControlStep,
   stateChangingControlStep,
 } from './control-traffic-test-support.ts';
-import { httpAbuseStep } from './http-abuse-test-support.ts';
 
 // ---------------------------------------------------------------------------------
 // Running a sequence and checking every answer.

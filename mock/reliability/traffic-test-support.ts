@@ -1,7 +1,6 @@
 /**
- * Generated traffic for the property tests (properties.test.ts): fast-check arbitraries
- * of API and control-plane requests, valid, boundary and malformed, built from the two
- * spec documents.
+ * The values and the request shape of the property tests' generated traffic (properties.test.ts):
+ * valid, boundary and malformed, built from the two spec documents.
  */
 import fc from 'fast-check';
 import { PERIODS } from '../../src/generated/lists.ts';
@@ -44,16 +43,13 @@ export interface Step {
   body?: string;
 }
 
-// ---------------------------------------------------------------------------------
-// Values: valid, boundary and malformed.
-
 /** encodeURIComponent, with lone surrogates (which it refuses) as U+FFFD, as a URL parser does. */
 export const encode = (text: string): string =>
   encodeURIComponent(
     text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'),
   );
 
-export const injectionLike = fc.constantFrom(
+const injectionLike = fc.constantFrom(
   "' OR '1'='1",
   '"; DROP TABLE orders; --',
   '<script>alert(1)</script>',
@@ -132,9 +128,13 @@ export const numberText: fc.Arbitrary<string> = fc.oneof(
   { weight: 1, arbitrary: fc.integer().map(String) },
   { weight: 1, arbitrary: weirdString },
 );
+/** A valid address: one of the fixtures' mostly, any other sometimes. */
+export const validAddress: fc.Arbitrary<string> = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(ADDRESS, OTHER_ADDRESS) },
+  { weight: 1, arbitrary: fc.uint8Array({ minLength: 20, maxLength: 20 }).map(encodeTronAddress) },
+);
 export const address: fc.Arbitrary<string> = fc.oneof(
-  { weight: 5, arbitrary: fc.constantFrom(ADDRESS, OTHER_ADDRESS) },
-  { weight: 2, arbitrary: fc.uint8Array({ minLength: 20, maxLength: 20 }).map(encodeTronAddress) },
+  { weight: 7, arbitrary: validAddress },
   {
     weight: 1,
     arbitrary: fc.constantFrom(
@@ -158,11 +158,9 @@ export const outOrderNo: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...OUT_ORDER_NOS) },
   { weight: 1, arbitrary: weirdString },
 );
-/** A well-formed order id that no order has (most likely). */
-export const guessedOrderId = fc.stringMatching(/^OR20250312\d{4}[A-Z0-9]{8}$/);
 export const orderId: fc.Arbitrary<string> = fc.oneof(
   { weight: 4, arbitrary: fc.nat(40).map((n) => `{{order:${n}}}`) },
-  { weight: 1, arbitrary: guessedOrderId },
+  { weight: 1, arbitrary: fc.stringMatching(/^OR20250312\d{4}[A-Z0-9]{8}$/) },
   {
     weight: 1,
     arbitrary: fc.constantFrom(
@@ -195,6 +193,12 @@ export const decimal: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 1, arbitrary: fc.nat().map(String) },
   { weight: 1, arbitrary: fc.oneof(fc.integer(), fc.double(), fc.constant(null), fc.boolean()) },
 );
+/** The `usual` content type mostly, one of the `others` sometimes. */
+export const contentTypeOf = (usual: string, ...others: string[]): fc.Arbitrary<string> =>
+  fc.oneof(
+    { weight: 8, arbitrary: fc.constant(usual) },
+    { weight: 1, arbitrary: fc.constantFrom(...others) },
+  );
 /** Any JSON value, for bodies of the wrong type. */
 export const jsonJunk: fc.Arbitrary<unknown> = fc.jsonValue({ maxDepth: 2 });
 
@@ -223,9 +227,7 @@ export const apiKeyHeaders: fc.Arbitrary<Record<string, string>> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({}) },
 );
 
-// ---------------------------------------------------------------------------------
-// Parameters of the API: placed in the query, the body, both (same or different).
-
+/** A parameter of the API placed in the query, the body, both (same or different), or twice. */
 export interface Placed {
   name: string;
   value: string;
@@ -237,23 +239,15 @@ export function placed(
   value: fc.Arbitrary<string>,
   allowBody: boolean,
 ): fc.Arbitrary<Placed | undefined> {
-  const where: fc.Arbitrary<Placed['where']> = allowBody
-    ? fc.oneof(
-        { weight: 6, arbitrary: fc.constantFrom('query' as const, 'body' as const) },
-        {
-          weight: 1,
-          arbitrary: fc.constantFrom(
-            'both' as const,
-            'both-different' as const,
-            'query-twice' as const,
-            'query-twice-different' as const,
-          ),
-        },
-      )
-    : fc.oneof(
-        { weight: 8, arbitrary: fc.constant('query' as const) },
-        { weight: 1, arbitrary: fc.constantFrom('query-twice' as const, 'query-twice-different' as const) },
-      );
+  const usual: Placed['where'][] = allowBody ? ['query', 'body'] : ['query'];
+  const odd: Placed['where'][] = ['query-twice', 'query-twice-different'];
+  const where: fc.Arbitrary<Placed['where']> = fc.oneof(
+    { weight: allowBody ? 6 : 8, arbitrary: fc.constantFrom(...usual) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(...(allowBody ? (['both', 'both-different', ...odd] as const) : odd)),
+    },
+  );
   return fc.option(fc.record({ name: fc.constant(name), value, where }), { nil: undefined, freq: 8 });
 }
 
@@ -270,6 +264,7 @@ export const extraParams = (allowBody: boolean): fc.Arbitrary<Placed[]> =>
     { maxLength: 2 },
   );
 
+/** The query and form body of placed parameters. */
 export function spread(params: (Placed | undefined)[]): {
   query: [string, string][];
   body: [string, string][];
@@ -278,17 +273,13 @@ export function spread(params: (Placed | undefined)[]): {
   const body: [string, string][] = [];
   for (const p of params) {
     if (!p) continue;
-    if (
-      p.where === 'query' ||
-      p.where === 'both' ||
-      p.where === 'both-different' ||
-      p.where.startsWith('query-twice')
-    )
-      query.push([p.name, p.value]);
-    if (p.where === 'body' || p.where === 'both') body.push([p.name, p.value]);
-    if (p.where === 'both-different') body.push([p.name, `${p.value}9`]);
-    if (p.where === 'query-twice') query.push([p.name, p.value]);
-    if (p.where === 'query-twice-different') query.push([p.name, `${p.value}9`]);
+    const same: [string, string] = [p.name, p.value];
+    const other: [string, string] = [p.name, `${p.value}9`];
+    if (p.where !== 'body') query.push(same);
+    if (p.where === 'body' || p.where === 'both') body.push(same);
+    if (p.where === 'both-different') body.push(other);
+    if (p.where === 'query-twice') query.push(same);
+    if (p.where === 'query-twice-different') query.push(other);
   }
   return { query, body };
 }

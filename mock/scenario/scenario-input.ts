@@ -1,8 +1,4 @@
-/**
- * The scenario as users write it (a `--config` file, `startSimulator({ scenario })`,
- * spec/control.yaml's Scenario: decimal strings) and its conversion into the engine's
- * scenario (smallest units). Settings patches of the control plane convert the same way.
- */
+/** The scenario as users write it (decimal strings) and its conversion into the engine's (smallest units). */
 import type { components } from '../../src/generated/control.ts';
 import { parseUnits, SimulatorError, type Scenario, type SettingsPatch } from '../engine/index.ts';
 
@@ -44,8 +40,7 @@ export function toSettingsPatch(input: C['SettingsPatch']): SettingsPatch {
   }
   if (usdtPerTrx !== undefined) {
     patch.microUsdtPerTrx = parseUnits(usdtPerTrx, 'usdtPerTrx');
-    // A decimal string's value is no JSON schema rule: the engine would refuse 0 micro-USDT
-    // (EngineSettings), naming microUsdtPerTrx, which the user never wrote.
+    // Refused here, not by the engine, whose message would name microUsdtPerTrx.
     if (patch.microUsdtPerTrx === 0)
       throw SimulatorError.invalidParameter(`'usdtPerTrx' must be more than 0 (got '${usdtPerTrx}').`);
   }
@@ -74,7 +69,6 @@ export function toEngineScenario(input: C['Scenario']): Scenario {
     }));
   }
   if (input.rules) scenario.rules = input.rules;
-  // Checked against the Scenario schema already (TronAddress items).
   if (input.activatedAddresses) scenario.activatedAddresses = input.activatedAddresses;
   if (input.supply !== undefined) scenario.supply = input.supply;
   return scenario;

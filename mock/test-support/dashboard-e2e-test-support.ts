@@ -1,19 +1,48 @@
 /**
- * What the dashboard's browser tests share: Debian's Chromium through playwright-core,
- * a simulator on a socket, a page that records script errors, screenshots.
- *
- * Needs /usr/bin/chromium (`npm run ensure:chromium`, which `npm test` runs first).
+ * What the browser tests share: Debian's Chromium through playwright-core (`npm run
+ * ensure:chromium`), a simulator on a socket, a page that records script errors, screenshots.
  */
-import { mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { createSimulatorServer } from '../node-server.ts';
 import { createSimulator, type Simulator, type SimulatorOptions } from '../simulator.ts';
-import { CHROMIUM_MISSING as missing, launchChromium } from './chromium-test-support.ts';
 import { ADDRESS } from './fixtures.ts';
+import { listen } from './socket-test-support.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+
+/** Why the browser tests cannot run, or undefined when they can. */
+export const CHROMIUM_MISSING = existsSync(CHROMIUM)
+  ? undefined
+  : `${CHROMIUM} is missing: run \`npm run ensure:chromium\` (\`npm test\` runs it first).`;
+
+/** Flags that keep a headless Chromium quiet: no GPU, no QUIC, no update or sync traffic. */
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/**
+ * Launches headless Chromium with CHROMIUM_ARGS and `extraArgs`.
+ *
+ * @example
+ *   const browser = await launchChromium([`--host-resolver-rules=MAP rebind.test 127.0.0.1`]);
+ */
+export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [...CHROMIUM_ARGS, ...extraArgs],
+  });
+}
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const WAIT_MS = 60_000;
@@ -23,7 +52,7 @@ let browser: Browser | undefined;
 /** Registers the browser's launch and close in the calling test file. */
 export function useBrowser(): void {
   beforeAll(async () => {
-    if (!missing) browser = await launchChromium();
+    if (!CHROMIUM_MISSING) browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -32,7 +61,7 @@ export function useBrowser(): void {
 
 /** The launched browser; missing Chromium fails the test with the fix rather than skipping it. */
 export function requireBrowser(): Browser {
-  if (missing) throw new Error(missing);
+  if (CHROMIUM_MISSING) throw new Error(CHROMIUM_MISSING);
   return browser!;
 }
 
@@ -48,18 +77,15 @@ export interface Running {
   close(): Promise<void>;
 }
 
+/** A simulator on a loopback socket, as the CLI serves it (its Host and cross-site checks on). */
 export async function startServer(options: SimulatorOptions): Promise<Running> {
   const sim = createSimulator(options);
-  // The server the CLI runs, so the page's writes pass its Host and cross-site checks.
-  const server = createSimulatorServer(sim);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { port, close } = await listen(sim);
+  const url = `http://127.0.0.1:${port}`;
   return {
     sim,
     url,
+    close,
     async call(method, path, { apiKey, json, token } = {}) {
       const headers: Record<string, string> = {};
       if (apiKey) headers['API-KEY'] = apiKey;
@@ -74,12 +100,6 @@ export async function startServer(options: SimulatorOptions): Promise<Running> {
       if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${JSON.stringify(body)}`);
       return body;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        // Open event streams would keep close() waiting.
-        (server as import('node:http').Server).closeAllConnections?.();
-        server.close(() => resolve());
-      }),
   };
 }
 

@@ -1,10 +1,6 @@
 /**
- * How many turns the event loop made while a piece of work ran: the proof that work on a
- * large body yields between slices instead of holding every other request.
- */
-
-/**
- * Runs `work` and counts the event loop's turns meanwhile (one `setImmediate` per turn).
+ * Runs `work` and counts the event loop's turns meanwhile (one `setImmediate` per turn): the
+ * proof that work on a large body yields between slices.
  *
  * @example
  *   const { result, turns } = await countingTurns(() => scrubLargeResponse(chunks, scrubber, false));

@@ -1,6 +1,4 @@
-/**
- * Helpers shared by the tests that call a simulator's app in-process (no socket).
- */
+/** Helpers shared by the tests that call a simulator's app in-process (no socket). */
 import { expect } from 'vitest';
 import { NODE_OPERATIONS } from '../../src/generated/lists.ts';
 import { createValidators, loadSpec, type ValidateFunction } from '../../src/spec/loader.ts';
@@ -15,6 +13,8 @@ export interface Reply {
 }
 
 const control = createValidators(loadSpec('control'));
+const node = createValidators(loadSpec('node'));
+const JSON_TYPE = { 'content-type': 'application/json' };
 
 /**
  * Sends a request to the app and reads its JSON body (undefined when empty).
@@ -44,25 +44,17 @@ export function expectValid(validate: ValidateFunction | undefined, body: unknow
  * @example
  *   const reply = await call(sim, 'POST', '/_sim/rules', { body: { match: { next: 1 }, outcome: 'FAILED' } });
  */
-export async function call(
+export const call = (
   sim: Simulator,
   method: string,
   path: string,
-  options: { body?: unknown; apiKey?: string } = {},
-): Promise<Reply> {
-  const headers: Record<string, string> = {};
-  if (options.apiKey) headers['API-KEY'] = options.apiKey;
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await sim.app.request(path, {
+  { body, apiKey }: { body?: unknown; apiKey?: string } = {},
+): Promise<Reply> =>
+  send(sim, path, {
     method,
-    headers,
-    ...(options.body === undefined
-      ? {}
-      : { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }),
+    headers: { ...(apiKey ? { 'API-KEY': apiKey } : {}), ...(body === undefined ? {} : JSON_TYPE) },
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
   });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined, text };
-}
 
 /** A GET, with an API key only when one is given (the control plane reads none). */
 export const callGet = (sim: Simulator, path: string, apiKey?: string): Promise<Reply> =>
@@ -70,9 +62,7 @@ export const callGet = (sim: Simulator, path: string, apiKey?: string): Promise<
 
 /** Checks a control-plane answer against control.yaml's response for the operation and status. */
 export function expectControlResponse(operationId: string, reply: Reply): void {
-  const validate = control.response(operationId, reply.status);
-  expect(validate, `control.yaml defines ${operationId} ${reply.status}`).toBeDefined();
-  expect(validate!(reply.body), JSON.stringify(validate!.errors)).toBe(true);
+  expectValid(control.response(operationId, reply.status), reply.body);
 }
 
 /**
@@ -85,13 +75,6 @@ export function expectItems(reply: Reply, key: string, schema: string): void {
   expect(Array.isArray(reply.body[key])).toBe(true);
   const validate: ValidateFunction = control.schema(schema);
   for (const item of reply.body[key]) expect(validate(item), JSON.stringify(validate.errors)).toBe(true);
-}
-
-const node = createValidators(loadSpec('node'));
-
-/** Checks an answer of the simulated TRON node against spec/tron-node.yaml's answer of its operation. */
-export function expectNodeAnswer(operationId: string, body: unknown): void {
-  expectValid(node.response(operationId, 200), body);
 }
 
 /**
@@ -110,14 +93,14 @@ export async function nodeCall(
   const get = typeof body === 'string';
   const reply = await send(sim, get ? `${path}?${body}` : path, {
     method: get ? 'GET' : 'POST',
-    headers: get ? headers : { 'content-type': 'application/json', ...headers },
+    headers: get ? headers : { ...JSON_TYPE, ...headers },
     ...(get ? {} : { body: JSON.stringify(body) }),
   });
   expect(reply.status).toBe(200);
   const operation = Object.entries(NODE_OPERATIONS).find(
     ([, op]) => op.path === path && op.method === (get ? 'GET' : 'POST'),
   )?.[0];
-  expectNodeAnswer(operation!, reply.body);
+  expectValid(node.response(operation!, 200), reply.body);
   return reply;
 }
 

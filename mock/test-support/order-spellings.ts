@@ -1,12 +1,10 @@
-/**
- * Generated spellings of the order path (`/v1/tron/order`) that a lenient server may route
- * to the same handler: case, percent-encoding once or twice, `//`, `\\`, dot segments,
- * `%2F`, `;` parameters, `.json`, NUL, whitespace, a trailing `/`, the `/api` prefix.
- * The exact spelling comes out too, when no change is drawn.
- */
 import fc from 'fast-check';
 
-/** Spellings of the order path a lenient server may route to the same handler. */
+/**
+ * Spellings of the order path a lenient server may route to the same handler: case,
+ * percent-encoding once or twice, `//`, `\\`, dot segments, `%2F`, `;` parameters, `.json`,
+ * NUL, whitespace, a trailing `/`, the `/api` prefix; the exact spelling too.
+ */
 export const orderSpelling = fc
   .record({
     api: fc.boolean(),

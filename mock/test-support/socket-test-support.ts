@@ -1,8 +1,8 @@
 /**
- * Helpers for tests that reach a simulator over a real socket with headers a browser
- * would send (Host, Origin, Sec-Fetch-Site), which fetch() does not let a caller set.
+ * Helpers for tests that reach a simulator over a real socket: with headers fetch() does not
+ * let a caller set (Host, Origin), and raw bytes, for what fetch cannot send or hides (a reset).
  */
-import { request, type Server } from 'node:http';
+import { request as httpRequest, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { createSimulatorServer, type RequestGuardOptions } from '../node-server.ts';
 import type { Simulator } from '../simulator.ts';
@@ -64,57 +64,128 @@ export function rawRequest(
       ? headers
       : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, headers: framed, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      const done = (): void => {
-        let parsed: unknown;
-        try {
-          parsed = text ? JSON.parse(text) : undefined;
-        } catch {
-          parsed = undefined;
+    const req = httpRequest(
+      { host: '127.0.0.1', port, method, path, headers: framed, agent: false },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        const done = (): void =>
+          resolve({ status: res.statusCode!, headers: res.headers, text, body: parseJson(text) });
+        if (String(res.headers['content-type']).startsWith('text/event-stream')) {
+          res.once('data', (chunk: string) => {
+            text = chunk;
+            res.destroy();
+            done();
+          });
+          return;
         }
-        resolve({ status: res.statusCode!, headers: res.headers, text, body: parsed });
-      };
-      if (String(res.headers['content-type']).startsWith('text/event-stream')) {
-        res.once('data', (chunk: string) => {
-          text = chunk;
-          res.destroy();
-          done();
-        });
-        return;
-      }
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', done);
-    });
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', done);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  /** The body read as JSON, when it is JSON. */
+  json: any;
+}
+
 /**
- * Writes `head` (request line and headers, without the blank line) on a fresh socket and
- * answers the status and the body: for what http.request cannot send, such as no Host.
+ * Writes `data` on a fresh connection, half-closes it (unless `keepOpen`), and collects
+ * what comes back until the server closes the connection or `waitMs` passes: every byte as
+ * text, the socket error seen (ECONNRESET, …) and the responses.
  *
  * @example
- *   await socketRequest(served.port, 'GET /_sim/health HTTP/1.0'); // { status: 403, … }
+ *   const { responses } = await exchange(port, 'GET /_sim/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
  */
-export function socketRequest(port: number, head: string): Promise<{ status: number; body: any }> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.write(`${head}\r\nConnection: close\r\n\r\n`));
-    let text = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => (text += chunk));
-    socket.on('end', () => {
-      const body = text.slice(text.indexOf('\r\n\r\n') + 4);
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(body);
-      } catch {
-        parsed = undefined;
-      }
-      resolve({ status: Number(/^HTTP\/1\.\d (\d{3})/.exec(text)?.[1]), body: parsed });
+export function exchange(
+  port: number,
+  data: string | Buffer | (string | Buffer)[],
+  options: { keepOpen?: boolean; waitMs?: number } = {},
+): Promise<{ text: string; error?: string; responses: RawResponse[] }> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    let error: string | undefined;
+    const done = (): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      const text = Buffer.concat(chunks).toString('utf8');
+      resolve({ text, ...(error ? { error } : {}), responses: parseResponses(text) });
+    };
+    const timer = setTimeout(done, options.waitMs ?? 10_000);
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', (e: NodeJS.ErrnoException) => {
+      error = e.code ?? e.message;
     });
-    socket.on('error', reject);
+    socket.once('close', done);
+    for (const part of Array.isArray(data) ? data : [data]) socket.write(part);
+    if (!options.keepOpen) socket.end();
   });
+}
+
+/**
+ * A request's text: `head` is the request line and headers (no blank line), `body` is
+ * appended with its Content-Length unless the head says otherwise.
+ *
+ * @example
+ *   request('GET /v1/account HTTP/1.1\r\nHost: x\r\nAPI-KEY: demo-key');
+ */
+export function request(head: string, body = ''): string {
+  const framed =
+    /\r\n(content-length|transfer-encoding):/i.test(head) || body === ''
+      ? head
+      : `${head}\r\nContent-Length: ${Buffer.byteLength(body)}`;
+  return `${framed}\r\n\r\n${body}`;
+}
+
+/** Splits the bytes of one connection into its HTTP/1.1 responses (Content-Length or chunked bodies). */
+export function parseResponses(text: string): RawResponse[] {
+  const out: RawResponse[] = [];
+  let rest = text;
+  while (rest.startsWith('HTTP/1.')) {
+    const end = rest.indexOf('\r\n\r\n');
+    if (end === -1) break;
+    const [statusLine, ...lines] = rest.slice(0, end).split('\r\n');
+    const headers: Record<string, string> = {};
+    for (const line of lines) {
+      const colon = line.indexOf(':');
+      headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+    }
+    rest = rest.slice(end + 4);
+    let body = '';
+    if (headers['content-length'] !== undefined) {
+      const length = Number(headers['content-length']);
+      body = Buffer.from(rest).subarray(0, length).toString('utf8');
+      rest = Buffer.from(rest).subarray(length).toString('utf8');
+    } else if (headers['transfer-encoding'] === 'chunked') {
+      for (;;) {
+        const lineEnd = rest.indexOf('\r\n');
+        const size = parseInt(rest.slice(0, lineEnd), 16);
+        rest = rest.slice(lineEnd + 2);
+        if (!size) {
+          rest = rest.slice(2);
+          break;
+        }
+        body += rest.slice(0, size);
+        rest = rest.slice(size + 2);
+      }
+    }
+    out.push({ status: Number(statusLine!.split(' ')[1]), headers, body, json: parseJson(body) });
+  }
+  return out;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,14 +1,20 @@
 /**
- * The vitest reporter of behaviour coverage, `energy-rental-kit/coverage-reporter`: once
- * the tests have run, it reads `GET /_sim/coverage` of each simulator it is told of (a
- * `serve` a CI job started, which the runner may kill right after) and the coverage that
- * each `startSimulator()` of the run left when stopped, merges them and writes
- * `energy-coverage.json`, for `energy-rental-kit coverage` to print and to gate on.
+ * The vitest reporter of behaviour coverage, `energy-rental-kit/coverage-reporter`: after the
+ * run it reads `GET /_sim/coverage` of each simulator it is told of and what each
+ * `startSimulator()` left when stopped, and writes their merge to `energy-coverage.json`.
  *
  *   // vitest.config.ts
  *   reporters: ['default', ['energy-rental-kit/coverage-reporter', { simulators: ['http://127.0.0.1:8080'] }]]
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
@@ -54,7 +60,6 @@ export default class EnergyCoverageReporter {
     if (this.dir === undefined) {
       this.dir = mkdtempSync(path.join(tmpdir(), 'energy-coverage-'));
       this.ownDir = true;
-      // Workers started after this inherit it.
       process.env[COVERAGE_DIR_ENV] = this.dir;
     }
   }
@@ -82,9 +87,8 @@ export default class EnergyCoverageReporter {
       }
     }
     if (this.dir !== undefined) {
-      for (const name of safeList(this.dir)
-        .filter((n) => n.endsWith('.json'))
-        .sort()) {
+      const names = existsSync(this.dir) ? readdirSync(this.dir).filter((n) => n.endsWith('.json')) : [];
+      for (const name of names.sort()) {
         try {
           files.push(readCoverageFile(JSON.parse(readFileSync(path.join(this.dir, name), 'utf8')), name));
         } catch (error) {
@@ -110,14 +114,6 @@ export default class EnergyCoverageReporter {
       `energy-rental-kit coverage: wrote ${out} (run 'npx energy-rental-kit coverage ${out}' for the table).`,
     );
     return merged;
-  }
-}
-
-function safeList(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
   }
 }
 

@@ -1,8 +1,4 @@
-/**
- * `expectCalls(sim, filter, n)`: WireMock's verify for a test. Counts the calls that match
- * a filter, and when the count is not the one expected, fails with the near misses: the
- * calls that differ from the filter in one criterion, each saying how.
- */
+/** `expectCalls(sim, filter, n)`: WireMock's verify, failing with the near misses (one criterion off). */
 import type { components } from '../../src/generated/control.ts';
 import { callDifferences, describeCall, describeFilter, type CallFilter } from '../simulator.ts';
 

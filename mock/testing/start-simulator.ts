@@ -1,8 +1,4 @@
-/**
- * `startSimulator()` for consumers' tests: a fresh simulator listening on a free
- * loopback port, with an in-process fetch, its clock, a ready client and typed control
- * helpers. Stop it when done; nothing is shared between two of them.
- */
+/** `startSimulator()` for users' tests: a fresh simulator on a loopback port, a client, control helpers. */
 import type { AddressInfo } from 'node:net';
 import type { components } from '../../src/generated/control.ts';
 import { createClient, type ClientOptions, type EnergyRentalClient } from '../../src/client/index.ts';
@@ -110,7 +106,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     close = () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+        server.closeAllConnections();
       });
   }
 
@@ -151,8 +147,6 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
       first: Control['Amounts'] | Control['CreateAccountRequest'] = {},
       rest: Omit<Control['CreateAccountRequest'], 'balance'> = {},
     ) =>
-      // The control plane's shape has no trx or usdt at its top: anything with balance,
-      // apiKey or referralCount there is a request, the rest a balance.
       control(
         'POST',
         '/accounts',
@@ -160,21 +154,14 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
       ),
     addRule: async (rule) => (await control<{ id: string }>('POST', '/rules', rule)).id,
     injectFault: async (fault) => (await control<{ id: string }>('POST', '/faults', fault)).id,
-    journal: async (filter = {}) => {
-      const query = new URLSearchParams(Object.entries(filter).map(([k, v]) => [k, String(v)])).toString();
-      return (
-        await control<{ entries: Control['JournalEntry'][] }>('GET', `/journal${query ? `?${query}` : ''}`)
-      ).entries;
-    },
-    calls: async (filter = {}) => {
-      const query = new URLSearchParams();
-      for (const [key, value] of Object.entries(filter))
-        if (key === 'params')
-          for (const [name, v] of Object.entries(value as Record<string, string>))
-            query.append(`params[${name}]`, v);
-        else if (value !== undefined) query.append(key, String(value));
-      const text = query.toString();
-      return (await control<Control['CallCount']>('GET', `/calls/count${text ? `?${text}` : ''}`)).count;
+    journal: async (filter = {}) =>
+      (await control<{ entries: Control['JournalEntry'][] }>('GET', withQuery('/journal', filter))).entries,
+    calls: async ({ params = {}, ...filter } = {}) => {
+      const query = {
+        ...filter,
+        ...Object.fromEntries(Object.entries(params).map(([k, v]) => [`params[${k}]`, v])),
+      };
+      return (await control<Control['CallCount']>('GET', withQuery('/calls/count', query))).count;
     },
     callList: () => control('GET', '/calls?limit=100000'),
     unmatched: async () => (await control<Control['UnmatchedCalls']>('GET', '/calls/unmatched')).requests,
@@ -183,11 +170,18 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     clearCoverage: async () => void (await control('DELETE', '/coverage')),
     reset: async () => void (await control('POST', '/reset')),
     stop: async () => {
-      // Under the coverage reporter, what this simulator's tests exercised joins the run's report.
       leaveCoverage(simulator.calls.coverage());
       await close();
     },
   };
+}
+
+/** `path` with the filter's defined values as its query. */
+function withQuery(path: string, filter: Record<string, unknown>): string {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(filter))
+    if (value !== undefined) query.append(key, String(value));
+  return query.size > 0 ? `${path}?${query}` : path;
 }
 
 function isAccountRequest(
