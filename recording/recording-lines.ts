@@ -2,7 +2,7 @@
  * Recording format 2: JSON lines, a header then one interaction per line, appended as each
  * exchange ends and read a line at a time, each checked on its own; timing is computed on read.
  */
-import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { readBoundedLines, type FileLimit } from '../src/bounded-file.ts';
 import type { components } from '../src/generated/control.ts';
@@ -11,7 +11,7 @@ import { createValidators, loadSpec, type ValidateFunction } from '../src/spec/l
 import { describeSchemaProblems } from '../src/spec/schema-problem.ts';
 import { realPathOf } from '../src/real-path.ts';
 import { computeTiming } from './order-observations.ts';
-import type { Interaction, RecordedApiKey, Recording } from './recording.ts';
+import { keyLookingPaths, type Interaction, type RecordedApiKey, type Recording } from './recording.ts';
 
 /** The first line of a recording@2 file. */
 export type RecordingHeader = components['schemas']['RecordingHeader'];
@@ -67,23 +67,12 @@ export function writeRecordingFile(file: string, recording: Recording): void {
   const target = realPathOf(file);
   mkdirSync(path.dirname(target), { recursive: true });
   const temporary = `${target}.${process.pid}.tmp`;
-  const fd = openSync(temporary, 'w');
   try {
-    let batch = `${JSON.stringify(headerOf(recording))}\n`;
-    for (const interaction of recording.interactions) {
-      batch += `${JSON.stringify(interaction)}\n`;
-      if (batch.length > 1024 * 1024) {
-        writeSync(fd, batch);
-        batch = '';
-      }
-    }
-    writeSync(fd, batch);
+    writeFileSync(temporary, recordingText(recording));
   } catch (error) {
-    closeSync(fd);
     rmSync(temporary, { force: true });
     throw error;
   }
-  closeSync(fd);
   renameSync(temporary, target);
 }
 
@@ -95,10 +84,12 @@ export interface ReadLinesOptions {
   fail: (what: string) => Error;
   /** The message of a file that cannot be read (missing, too large, no regular file). */
   fix: string;
-  /** Takes each interaction, checked, with its line's text and number; `interactions` then stay empty. */
-  onInteraction?: (interaction: Interaction, text: string, lineNumber: number) => void;
+  /** Takes each interaction, checked, with its line's text; `interactions` then stay empty. */
+  onInteraction?: (interaction: Interaction, text: string) => void;
   /** Takes the header, checked, before any interaction. */
   onHeader?: (header: RecordingHeader) => void;
+  /** Takes the JSON paths of an interaction where a key looks left in clear (keyLookingPaths). */
+  onKeyLooking?: (paths: string[]) => void;
 }
 
 /** A recording@2 as read: the recording, and where its last whole line ends, in bytes. */
@@ -128,37 +119,28 @@ export function readRecordingLines(
   const interactions: Interaction[] = [];
   let count = 0;
   // An alias that no header line names is a key the recorder met later: a foreign one.
-  const apiKeys: RecordedApiKey[] = [];
-  const known = new Set<string>();
+  const apiKeys = new Map<string, RecordedApiKey>();
   let wholeBytes = 0;
   let tornLine: number | undefined;
   // The line itself is the root: "line 4: unknown field 'x'", not "line 4: /: …".
   const problem = (check: ValidateFunction, value: unknown): string =>
     describeSchemaProblems(check.errors ?? [], value).replace(/^\/: /, '');
   readBoundedLines(file, limit, options.fix, (text, lineNumber, ended) => {
+    let value: unknown;
     if (lineNumber === 1) {
-      let value: unknown;
       try {
         value = JSON.parse(text);
       } catch {
-        notV2 = true;
-        return false;
+        // Not JSON: a recording@1 document spread over lines, or no recording.
       }
-      if (
-        typeof value !== 'object' ||
-        value === null ||
-        (value as { format?: unknown }).format !== RECORDING_FORMAT
-      ) {
+      if ((value as { format?: unknown } | null)?.format !== RECORDING_FORMAT) {
         notV2 = true;
         return false;
       }
       if (!checkHeader(value)) throw options.fail(`line 1, its header: ${problem(checkHeader, value)}`);
       header = value as RecordingHeader;
       options.onHeader?.(header);
-      for (const key of header.apiKeys) {
-        apiKeys.push(key);
-        known.add(key.alias);
-      }
+      for (const key of header.apiKeys) apiKeys.set(key.alias, key);
       wholeBytes += Buffer.byteLength(text) + 1;
       return;
     }
@@ -166,33 +148,32 @@ export function readRecordingLines(
       if (ended) wholeBytes += Buffer.byteLength(text) + 1;
       return;
     }
-    let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (error) {
-      if (!ended) {
-        tornLine = lineNumber;
-        options.onWarning(
-          `warning: '${file}' line ${lineNumber} is cut short (its recorder stopped while writing it); it is dropped, the ${count} interactions before it are read.`,
-        );
-        return;
-      }
-      throw options.fail(`line ${lineNumber} is not JSON (${(error as Error).message})`);
+      if (ended) throw options.fail(`line ${lineNumber} is not JSON (${(error as Error).message})`);
+      tornLine = lineNumber;
+      return options.onWarning(
+        `warning: '${file}' line ${lineNumber} is cut short (its recorder stopped while writing it); it is dropped, the ${count} interactions before it are read.`,
+      );
     }
     if (!checkLine(value)) throw options.fail(`line ${lineNumber}: ${problem(checkLine, value)}`);
     const interaction = value as Interaction;
     const alias = interaction.request.apiKeyAlias;
-    if (alias !== undefined && !known.has(alias)) {
-      known.add(alias);
-      apiKeys.push({ alias, role: 'foreign' });
-    }
+    if (alias !== undefined && !apiKeys.has(alias)) apiKeys.set(alias, { alias, role: 'foreign' });
     count++;
-    if (options.onInteraction) options.onInteraction(interaction, text, lineNumber);
+    options.onKeyLooking?.(keyLookingPaths(interaction, `line ${lineNumber} `));
+    if (options.onInteraction) options.onInteraction(interaction, text);
     else interactions.push(interaction);
     wholeBytes += Buffer.byteLength(text) + (ended ? 1 : 0);
   });
   if (notV2) return undefined;
   if (!header) throw options.fail('it is empty');
-  const recording: Recording = { ...header, apiKeys, interactions, timing: computeTiming(interactions) };
+  const recording: Recording = {
+    ...header,
+    apiKeys: [...apiKeys.values()],
+    interactions,
+    timing: computeTiming(interactions),
+  };
   return { recording, wholeBytes, ...(tornLine !== undefined ? { tornLine } : {}) };
 }

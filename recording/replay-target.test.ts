@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { fileLimit } from '../src/bounded-file.ts';
 import { writeRecordingFile } from './recording-lines.ts';
 import { loadRecording, type Interaction, type Recording } from './recording.ts';
-import { CANDIDATES_PER_OPERATION, CANDIDATES_PER_VALUE, createReplayIndex } from './replay-index.ts';
+import { CANDIDATES_PER_OPERATION, CANDIDATES_PER_VALUE } from './replay-index.ts';
 import {
   createReplay,
   loadReplay,
@@ -399,31 +399,5 @@ describe('loadReplay', () => {
     expect(warnings.join('\n')).not.toContain('sk_live_12345');
     const response = await replay.transport(get('/v1/tron/history?orderId=OR1', 'demo-key'), CASE_A, '');
     expect((await json(response)).data!.status).toBe('PENDING');
-  });
-});
-
-describe('the replay index', () => {
-  it('tells apart requests whose signatures share a hash, by the signatures themselves', () => {
-    const interactions = [
-      interaction(CASE_A, { query: { orderId: 'OR1' } }, { n: 1 }),
-      interaction(CASE_A, { query: { orderId: 'OR2' } }, { n: 2 }),
-      interaction(CASE_A, { query: { orderId: 'OR1' } }, { n: 3 }),
-      interaction(CASE_A, { query: { orderId: 'OR3' } }, { n: 4 }),
-    ];
-    // Every signature under one hash: only the comparison of signatures finds the right one.
-    const index = createReplayIndex(
-      () => undefined,
-      (position) => interactions[position]!,
-      () => 0,
-    );
-    interactions.forEach((each, position) => index.add(each, position));
-    const positions = (orderId: string): number[] => {
-      const entry = index.responses({ method: 'GET', path: '/v1/tron/history', query: { orderId } });
-      return entry === undefined ? [] : typeof entry === 'number' ? [entry] : entry.all.items;
-    };
-    expect(positions('OR1')).toEqual([0, 2]);
-    expect(positions('OR2')).toEqual([1]);
-    expect(positions('OR3')).toEqual([3]);
-    expect(positions('OR4')).toEqual([]);
   });
 });
