@@ -9,7 +9,6 @@ import path from 'node:path';
 import { LOCAL_ALIAS, type LogLine } from './recorder.ts';
 import { computeTiming } from './order-observations.ts';
 import {
-  CONNECT_CASE,
   MAIN_KEY_ALIAS,
   RECORDING_FORMAT,
   type Interaction,
@@ -63,38 +62,17 @@ export function assembleRecording(
   const interactions: Interaction[] = [];
   for (const log of logs) {
     const global = new Map<string, string>();
-    const rename = (value: unknown): unknown => {
-      if (typeof value === 'string') {
-        return value.replace(LOCAL_ALIAS, (_, n: string, role: 'issued' | 'foreign') => {
-          let alias = global.get(n);
-          if (!alias) {
-            alias = `key-${apiKeys.length + 1}`;
-            apiKeys.push({ alias, role });
-            global.set(n, alias);
-          }
-          return alias;
-        });
-      }
-      if (Array.isArray(value)) return value.map(rename);
-      if (typeof value === 'object' && value !== null)
-        return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rename(v)]));
-      return value;
-    };
     for (const line of log.lines) {
-      const interaction: Interaction = {
-        case: line.case,
-        file: line.file || log.file,
-        operation: line.operation,
-        request: rename(line.request) as Interaction['request'],
-        at: line.at,
-        durationMs: line.durationMs,
-      };
-      if (line.response) interaction.response = rename(line.response) as Interaction['response'];
-      if (line.error !== undefined) interaction.error = line.error;
-      if (line.attempt !== undefined) interaction.attempt = line.attempt;
-      if (line.retried) interaction.retried = true;
-      if (interaction.case === CONNECT_CASE && !interaction.file) interaction.file = log.file;
-      interactions.push(interaction);
+      // An alias is plain text in the line's JSON, wherever it stands: renamed there.
+      const text = JSON.stringify(line).replace(LOCAL_ALIAS, (_, n: string, role: 'issued' | 'foreign') => {
+        if (!global.has(n)) {
+          global.set(n, `key-${apiKeys.length + 1}`);
+          apiKeys.push({ alias: global.get(n)!, role });
+        }
+        return global.get(n)!;
+      });
+      const { type: _type, seq: _seq, retried, ...interaction } = JSON.parse(text) as InteractionLine;
+      interactions.push({ ...interaction, file: line.file || log.file, ...(retried ? { retried } : {}) });
     }
   }
   return {

@@ -3,15 +3,7 @@
  * exchange appended as one line once it ends, in order of ending, a large answer in pieces
  * (large-response.ts). Every key is a 'foreign' alias, numbered on from a file appended to.
  */
-import {
-  closeSync,
-  createWriteStream,
-  openSync,
-  readSync,
-  statSync,
-  truncateSync,
-  writeFileSync,
-} from 'node:fs';
+import { createWriteStream, truncateSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { setImmediate as turn } from 'node:timers/promises';
 import { redactUrl } from '../mock/http/journal-redaction.ts';
@@ -94,7 +86,7 @@ export function createLiveRecording(
       );
     // A torn last line is cut off, and a last line without its newline gets one.
     if (read.tornLine !== undefined) truncateSync(target, read.wholeBytes);
-    if (!endsWithNewline(target)) writeFileSync(target, '\n', { flag: 'a' });
+    else if (read.newlineMissing) writeFileSync(target, '\n', { flag: 'a' });
     for (const { alias } of recording.apiKeys) {
       const n = /^key-(\d+)$/.exec(alias)?.[1];
       if (n !== undefined) aliasCount = Math.max(aliasCount, Number(n));
@@ -169,11 +161,11 @@ export function createLiveRecording(
         enqueue(async () => {
           const recorded = await described;
           const operation = operationOf(recorded.method, recorded.path);
+          const line = { case: LIVE_CASE, file: LIVE_CASE, operation, request: recorded, at };
           const got = await read;
           if ('error' in got)
             return {
-              ...base(recorded, at),
-              operation,
+              ...line,
               error: scrubber.scrubText(got.error.message ?? String(got.error)),
               durationMs: got.durationMs,
             };
@@ -189,8 +181,7 @@ export function createLiveRecording(
           const recordedResponse = scrubber.describeResponse(status, headers, text, issuing);
           if (large) delete recordedResponse.text;
           const interaction: Interaction = {
-            ...base(recorded, at),
-            operation,
+            ...line,
             response: recordedResponse,
             durationMs: got.durationMs,
           };
@@ -208,13 +199,6 @@ export function createLiveRecording(
   };
 }
 
-function base(
-  request: Interaction['request'],
-  at: string,
-): Pick<Interaction, 'case' | 'file' | 'request' | 'at'> {
-  return { case: LIVE_CASE, file: LIVE_CASE, request, at };
-}
-
 function elapsed(started: number): number {
   return Math.round((performance.now() - started) * 1000) / 1000;
 }
@@ -222,13 +206,10 @@ function elapsed(started: number): number {
 /** The chunks of a body as they arrive. */
 async function readChunks(response: Response): Promise<Uint8Array[]> {
   const chunks: Uint8Array[] = [];
-  if (!response.body) return chunks;
-  const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return chunks;
-    chunks.push(value);
-  }
+  const reader = response.body?.getReader();
+  for (let read = await reader?.read(); read && !read.done; read = await reader!.read())
+    chunks.push(read.value);
+  return chunks;
 }
 
 /**
@@ -251,19 +232,5 @@ function* largeLinePieces(interaction: Interaction, large: LargeResponse): Gener
     yield `${line.slice(0, at)}"`;
     yield* large.text;
     yield `"${line.slice(at + quotedMark.length)}`;
-  }
-}
-
-/** Whether a file is empty or ends with a newline. */
-function endsWithNewline(file: string): boolean {
-  const size = statSync(file).size;
-  if (size === 0) return true;
-  const fd = openSync(file, 'r');
-  try {
-    const last = Buffer.alloc(1);
-    readSync(fd, last, 0, 1, size - 1);
-    return last[0] === 0x0a;
-  } finally {
-    closeSync(fd);
   }
 }

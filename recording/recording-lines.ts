@@ -99,6 +99,8 @@ export interface ReadRecording {
   wholeBytes: number;
   /** The number of the torn last line that was dropped, if any. */
   tornLine?: number;
+  /** Whether the file's last line has no newline. */
+  newlineMissing: boolean;
 }
 
 /**
@@ -122,10 +124,12 @@ export function readRecordingLines(
   const apiKeys = new Map<string, RecordedApiKey>();
   let wholeBytes = 0;
   let tornLine: number | undefined;
+  let newlineMissing = false;
   // The line itself is the root: "line 4: unknown field 'x'", not "line 4: /: …".
   const problem = (check: ValidateFunction, value: unknown): string =>
     describeSchemaProblems(check.errors ?? [], value).replace(/^\/: /, '');
   readBoundedLines(file, limit, options.fix, (text, lineNumber, ended) => {
+    newlineMissing = !ended;
     let value: unknown;
     if (lineNumber === 1) {
       try {
@@ -175,5 +179,5 @@ export function readRecordingLines(
     interactions,
     timing: computeTiming(interactions),
   };
-  return { recording, wholeBytes, ...(tornLine !== undefined ? { tornLine } : {}) };
+  return { recording, wholeBytes, newlineMissing, ...(tornLine !== undefined ? { tornLine } : {}) };
 }

@@ -14,7 +14,7 @@ import { RECORDING_FORMAT, RECORDING_V1_FORMAT, TIMED_STATUSES } from '../src/ge
 import { isSecretName } from '../mock/http/journal-redaction.ts';
 import { createValidators, loadSpec, type ValidateFunction } from '../src/spec/loader.ts';
 import { describeSchemaProblems } from '../src/spec/schema-problem.ts';
-import { readRecordingLines, type ReadLinesOptions } from './recording-lines.ts';
+import { readRecordingLines, type ReadLinesOptions, type ReadRecording } from './recording-lines.ts';
 
 type C = components['schemas'];
 
@@ -96,7 +96,7 @@ export function readRecordingFile(
   limit: FileLimit,
   onWarning: (line: string) => void,
   lineHooks: Pick<ReadLinesOptions, 'onHeader' | 'onInteraction'> = {},
-): { recording: Recording; wholeBytes?: number; tornLine?: number } {
+): { recording: Recording } & Partial<ReadRecording> {
   const keyLooking: string[] = [];
   const warnOfKeys = (): void => {
     if (keyLooking.length === 0) return;

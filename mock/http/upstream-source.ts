@@ -20,11 +20,12 @@ import {
 import type { LiveValidation } from './live-validation.ts';
 import { bodyOf } from './request-body.ts';
 import { orderParams, type SpendGuard } from './spend-guard.ts';
-import { readUpstreamResponse } from './upstream-response.ts';
 import {
   DEFAULT_UPSTREAM_MAX_BYTES,
+  forwardSent,
   forwardToUpstream,
   passOn,
+  readUpstreamResponse,
   type UpstreamOptions,
 } from './upstream-forward.ts';
 
@@ -133,12 +134,7 @@ async function forward(c: SimContext, proxy: ProxyContext): Promise<Response> {
       guard.refuse();
       throw error;
     }
-    let reason = guard.check();
-    if (reason) guard.refuse();
-    else {
-      const cost = guard.needsCost ? await orderCost(c, proxy, params) : undefined;
-      reason = guard.admit(cost?.sun, cost?.why);
-    }
+    const reason = await guard.admit(() => orderCost(c, proxy, params));
     if (reason) {
       c.set('refused', reason);
       throw new SimulatorError('spendRefused', reason);
@@ -146,16 +142,7 @@ async function forward(c: SimContext, proxy: ProxyContext): Promise<Response> {
   }
   if (body) addKeys(c, proxy, secretPairValues(decodeText(body)));
   proxy.counters.forwarded++;
-  const { path, query } = asSent(c);
-  const request = {
-    method,
-    pathAndQuery: query === undefined ? path : `${path}?${query}`,
-    header: (name: string) => c.req.header(name),
-  };
-  const response = await forwardToUpstream(proxy.upstream, request, body);
-  const read = await readUpstreamResponse(response, proxy.upstream.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
-  c.set('response', read.journal);
-  if (read.json !== undefined) c.set('responseText', read.text);
+  const { response, read } = await forwardSent(c, proxy.upstream, body);
   // A key the response holds is hidden wherever else a copy shows it (the violation report too).
   addKeys(
     c,
