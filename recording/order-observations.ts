@@ -17,13 +17,8 @@ export interface OrderObservation {
 
 /** Unix seconds from a number or numeric string in seconds, milliseconds or microseconds. */
 export function toUnixSeconds(value: unknown): number | undefined {
-  const n =
-    typeof value === 'number'
-      ? value
-      : typeof value === 'string' && /^\d+(\.\d+)?$/.test(value)
-        ? Number(value)
-        : NaN;
-  if (!Number.isFinite(n)) return undefined;
+  const n = typeof value === 'string' && /^\d+(\.\d+)?$/.test(value) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isFinite(n)) return undefined;
   if (n >= 1e14) return n / 1e6;
   if (n >= 1e11) return n / 1e3;
   return n;

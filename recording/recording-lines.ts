@@ -16,18 +16,7 @@ import { keyLookingPaths, type Interaction, type RecordedApiKey, type Recording 
 /** The first line of a recording@2 file. */
 export type RecordingHeader = components['schemas']['RecordingHeader'];
 
-let validators: { header: ValidateFunction; line: ValidateFunction } | undefined;
-
-function lineValidators(): { header: ValidateFunction; line: ValidateFunction } {
-  if (!validators) {
-    const control = createValidators(loadSpec('control'));
-    validators = {
-      header: control.schema('RecordingHeader'),
-      line: control.schema('RecordingInteractionLine'),
-    };
-  }
-  return validators;
-}
+let validators: [header: ValidateFunction, line: ValidateFunction] | undefined;
 
 /**
  * The header line of a recording in memory.
@@ -35,15 +24,14 @@ function lineValidators(): { header: ValidateFunction; line: ValidateFunction } 
  * @example
  *   headerOf(recording).format; // 'energy-rental-kit/recording@2'
  */
-export function headerOf(recording: Omit<Recording, 'format' | 'interactions' | 'timing'>): RecordingHeader {
-  return {
-    format: RECORDING_FORMAT,
-    recordedAt: recording.recordedAt,
-    runId: recording.runId,
-    target: recording.target,
-    settings: recording.settings,
-    apiKeys: recording.apiKeys,
-  };
+export function headerOf({
+  recordedAt,
+  runId,
+  target,
+  settings,
+  apiKeys,
+}: Omit<Recording, 'format' | 'interactions' | 'timing'>): RecordingHeader {
+  return { format: RECORDING_FORMAT, recordedAt, runId, target, settings, apiKeys };
 }
 
 /**
@@ -115,7 +103,11 @@ export function readRecordingLines(
   limit: FileLimit,
   options: ReadLinesOptions,
 ): ReadRecording | undefined {
-  const { header: checkHeader, line: checkLine } = lineValidators();
+  if (!validators) {
+    const control = createValidators(loadSpec('control'));
+    validators = [control.schema('RecordingHeader'), control.schema('RecordingInteractionLine')];
+  }
+  const [checkHeader, checkLine] = validators;
   let header: RecordingHeader | undefined;
   let notV2 = false;
   const interactions: Interaction[] = [];

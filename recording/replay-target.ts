@@ -93,7 +93,7 @@ function serveReplay(
   const foreign = apiKeys.find((k) => k.role === 'foreign')?.alias ?? MAIN_KEY_ALIAS;
   let lastMissComparisons = 0;
   const misses = new Map<string, string[]>();
-  const advice = adviceFor(target, data.live);
+  const advice = missAdvice(target, data.live);
 
   /** The alias a replayed request's key stands for. */
   const aliasOf = (key: string | null): string | undefined => {
@@ -225,20 +225,12 @@ function differences(a: RecordedRequest, b: RecordedRequest): string[] {
 }
 
 /**
- * What to do about a request the recording never saw, by what the recording holds.
+ * What to do about a request the recording of `target` never saw, `live` when it holds a proxy's traffic.
  *
  * @example
- *   missAdvice(liveRecording); // "It holds the live traffic a proxy forwarded to https://…; …"
+ *   missAdvice(recording.target, true); // "It holds the live traffic a proxy forwarded to https://…; …"
  */
-export function missAdvice(recording: Pick<Recording, 'target' | 'interactions'>): string {
-  return adviceFor(
-    recording.target,
-    recording.interactions.some((i) => i.case === LIVE_CASE),
-  );
-}
-
-/** missAdvice of a recording of `target`, `live` when it holds a proxy's traffic. */
-function adviceFor(target: TargetInfo, live: boolean): string {
+export function missAdvice(target: TargetInfo, live: boolean): string {
   if (live)
     return (
       `It holds the live traffic a proxy forwarded to ${target.baseUrl}, and this request was never sent through it: ` +

@@ -72,22 +72,19 @@ export function upstreamSource(proxy: ProxyContext): ResponseSource {
       const method = c.req.method;
       const verdict = classify(method, query === undefined ? path : `${path}?${query}`);
       if (verdict.kind === 'api') c.set('operation', verdict.operationId);
-      else if (!forwardsUnknown(verdict, method, proxy)) {
+      // --forward-unknown: a GET or HEAD of a path that is not the API, and names no order.
+      else if (
+        verdict.kind !== 'unknown' ||
+        verdict.order ||
+        !proxy.forwardUnknown ||
+        (method !== 'GET' && method !== 'HEAD')
+      ) {
         if (verdict.order) proxy.guard.refuse();
         throw refusal(verdict, method, path);
       }
     },
     respond: (c) => forward(c, proxy),
   };
-}
-
-function forwardsUnknown(verdict: EdgeVerdict, method: string, proxy: ProxyContext): boolean {
-  return (
-    verdict.kind === 'unknown' &&
-    !verdict.order &&
-    proxy.forwardUnknown &&
-    (method === 'GET' || method === 'HEAD')
-  );
 }
 
 /** The error a request not forwarded gets, naming what would be forwarded. */
