@@ -196,32 +196,25 @@ function differences(a: RecordedRequest, b: RecordedRequest): string[] {
   if (a.method !== b.method) out.push(`method ${a.method} here, ${b.method} recorded`);
   if (withoutApiPrefix(a.path) !== withoutApiPrefix(b.path))
     out.push(`path ${a.path} here, ${b.path} recorded`);
-  const compare = (
-    where: string,
-    x: Record<string, unknown> | undefined,
-    y: Record<string, unknown> | undefined,
-  ): void => {
-    const xs = x ?? {};
-    const ys = y ?? {};
-    for (const key of [...new Set([...Object.keys(xs), ...Object.keys(ys)])].sort()) {
-      if (canonical(xs[key]) === canonical(ys[key])) continue;
-      const show = (v: unknown): string => (v === undefined ? 'absent' : JSON.stringify(v));
-      out.push(`${where} ${key}: ${show(xs[key])} here, ${show(ys[key])} recorded`);
-    }
-  };
-  compare('query', a.query, b.query);
-  compare('form', a.form, b.form);
-  const objectOrWrap = (v: unknown): Record<string, unknown> | undefined =>
-    v === undefined
-      ? undefined
-      : typeof v === 'object' && v !== null && !Array.isArray(v)
-        ? (v as Record<string, unknown>)
-        : { '(body)': v };
-  compare('json', objectOrWrap(a.json), objectOrWrap(b.json));
+  const show = (v: unknown): string => (v === undefined ? 'absent' : JSON.stringify(v));
+  for (const where of ['query', 'form', 'json'] as const) {
+    const [xs, ys] = [fieldsOf(a[where]), fieldsOf(b[where])];
+    for (const key of [...new Set([...Object.keys(xs), ...Object.keys(ys)])].sort())
+      if (canonical(xs[key]) !== canonical(ys[key]))
+        out.push(`${where} ${key}: ${show(xs[key])} here, ${show(ys[key])} recorded`);
+  }
   if ((a.text ?? '') !== (b.text ?? '')) out.push('the text body differs');
   if (a.apiKeyAlias !== b.apiKeyAlias)
     out.push(`API key ${a.apiKeyAlias ?? 'none'} here, ${b.apiKeyAlias ?? 'none'} recorded`);
   return out;
+}
+
+/** The fields of a query, form or JSON body to compare; a JSON body that is no object is one field. */
+function fieldsOf(value: unknown): Record<string, unknown> {
+  if (value === undefined) return {};
+  if (typeof value === 'object' && value !== null && !Array.isArray(value))
+    return value as Record<string, unknown>;
+  return { '(body)': value };
 }
 
 /**

@@ -279,11 +279,6 @@ export type ReadResponse =
   | { json: unknown; journal: unknown; text: string; unchecked?: undefined }
   | { json?: undefined; journal: string; unchecked?: Unchecked | undefined };
 
-const gunzip = promisify(zlib.gunzip);
-const inflate = promisify(zlib.inflate);
-const inflateRaw = promisify(zlib.inflateRaw);
-const brotliDecompress = promisify(zlib.brotliDecompress);
-
 /** Bytes of a body that is not checked decoded for the journal, which keeps only the start of it. */
 const JOURNAL_TEXT_BYTES = 2 * JOURNAL_RESPONSE_LIMIT;
 
@@ -305,67 +300,61 @@ export async function readUpstreamResponse(
   const type = response.headers['content-type'];
   const encoding = response.headers['content-encoding']?.trim().toLowerCase();
   const encoded = encoding !== undefined && encoding !== '' && encoding !== 'identity';
-  const start = (): string => {
-    const head: Uint8Array[] = [];
-    let size = 0;
-    for (const chunk of response.chunks) {
-      if (size >= JOURNAL_TEXT_BYTES) break;
-      head.push(chunk);
-      size += chunk.byteLength;
-    }
-    return decodeText(Buffer.concat(head).subarray(0, JOURNAL_TEXT_BYTES));
-  };
+  // Buffer.concat copies no more than the length it is given.
+  const start = (chunks: readonly Uint8Array[], size: number): string =>
+    decodeText(Buffer.concat(chunks, Math.min(size, JOURNAL_TEXT_BYTES)));
+  const tooLarge = (size: number): Unchecked => ({
+    rule: 'size',
+    message: `not checked: the body (${size} bytes) is larger than the ${CHECK_MAX_BYTES} bytes the proxy checks without holding up other requests`,
+  });
   if (!type || !/\bjson\b/i.test(type)) {
     // Nothing to check: the journal keeps the start of the text, and no more is decoded.
     if (encoded) return { journal: `[${encoding}-encoded answer, not kept]` };
-    return { journal: start() };
+    return { journal: start(response.chunks, response.size) };
   }
   if (!encoded && response.size > CHECK_MAX_BYTES)
-    return { journal: start(), unchecked: tooLargeToCheck(response.size) };
+    return { journal: start(response.chunks, response.size), unchecked: tooLarge(response.size) };
   let bytes: Uint8Array = Buffer.concat(response.chunks);
   if (encoded) {
     const decoded = await decode(bytes, encoding, maxBytes);
-    if ('unchecked' in decoded)
-      return { journal: `[answer not kept: ${decoded.unchecked.message}]`, ...decoded };
-    bytes = decoded.bytes;
+    if (!(decoded instanceof Uint8Array))
+      return { journal: `[answer not kept: ${decoded.message}]`, unchecked: decoded };
+    bytes = decoded;
   }
   if (bytes.byteLength === 0) return { journal: '' };
   if (bytes.byteLength > CHECK_MAX_BYTES)
-    return {
-      journal: decodeText(bytes.subarray(0, JOURNAL_TEXT_BYTES)),
-      unchecked: tooLargeToCheck(bytes.byteLength),
-    };
+    return { journal: start([bytes], bytes.byteLength), unchecked: tooLarge(bytes.byteLength) };
   const text = decodeText(bytes);
+  const journal = text.slice(0, JOURNAL_TEXT_BYTES);
   // Checking and journaling recurse: too deep a body is not checked.
-  if (nestsTooDeep(text)) {
+  if (nestsTooDeep(text))
     return {
-      journal: text.slice(0, JOURNAL_TEXT_BYTES),
+      journal,
       unchecked: {
         rule: 'depth',
         message: `not checked: the body nests deeper than ${MAX_JSON_DEPTH} levels`,
       },
     };
-  }
   try {
     const json: unknown = JSON.parse(text);
     return { json, journal: json, text };
   } catch (error) {
-    return {
-      journal: text.slice(0, JOURNAL_TEXT_BYTES),
-      unchecked: {
-        rule: 'json',
-        message: `not checked: the body is not JSON (${(error as Error).message}), though its content type is ${type}`,
-      },
-    };
+    const message = `not checked: the body is not JSON (${(error as Error).message}), though its content type is ${type}`;
+    return { journal, unchecked: { rule: 'json', message } };
   }
 }
 
+/** The decoders of a content coding; HTTP's deflate is zlib-wrapped, but servers send raw deflate too. */
+const DECODERS: Record<string, (bytes: Uint8Array, options: zlib.ZlibOptions) => Promise<Buffer>> = {
+  gzip: promisify(zlib.gunzip),
+  'x-gzip': promisify(zlib.gunzip),
+  br: promisify(zlib.brotliDecompress),
+  deflate: (bytes, options) =>
+    promisify((bytes[0]! & 0x0f) === 8 ? zlib.inflate : zlib.inflateRaw)(bytes, options),
+};
+
 /** Undoes a content-encoding (the last coding applied first), each step at most `maxBytes` out. */
-async function decode(
-  body: Uint8Array,
-  encoding: string,
-  maxBytes: number,
-): Promise<{ bytes: Uint8Array } | { unchecked: Unchecked }> {
+async function decode(body: Uint8Array, encoding: string, maxBytes: number): Promise<Uint8Array | Unchecked> {
   const codings = encoding
     .split(',')
     .map((coding) => coding.trim())
@@ -373,45 +362,24 @@ async function decode(
     .reverse();
   let bytes = body;
   for (const coding of codings) {
-    const options = { maxOutputLength: maxBytes };
+    const decoder = DECODERS[coding];
+    if (!decoder)
+      return {
+        rule: 'encoding',
+        message: `not checked: its content-encoding '${coding}' is not one the proxy decodes (gzip, deflate, br)`,
+      };
     try {
-      if (coding === 'gzip' || coding === 'x-gzip') bytes = await gunzip(bytes, options);
-      // HTTP's deflate is zlib-wrapped, but servers send raw deflate too; a zlib header says which.
-      else if (coding === 'deflate')
-        bytes = await ((bytes[0]! & 0x0f) === 8 ? inflate : inflateRaw)(bytes, options);
-      else if (coding === 'br') bytes = await brotliDecompress(bytes, options);
-      else {
-        return {
-          unchecked: {
-            rule: 'encoding',
-            message: `not checked: its content-encoding '${coding}' is not one the proxy decodes (gzip, deflate, br)`,
-          },
-        };
-      }
+      bytes = await decoder(bytes, { maxOutputLength: maxBytes });
     } catch (error) {
       const failure = error as NodeJS.ErrnoException;
-      if (failure.code === 'ERR_BUFFER_TOO_LARGE') {
+      if (failure.code !== 'ERR_BUFFER_TOO_LARGE')
         return {
-          unchecked: {
-            rule: 'size',
-            message: `not checked: decoded (${coding}), the body is larger than ${maxBytes} bytes (--upstream-max-bytes)`,
-          },
-        };
-      }
-      return {
-        unchecked: {
           rule: 'encoding',
           message: `not checked: its ${coding} body could not be decoded (${failure.message})`,
-        },
-      };
+        };
+      const message = `not checked: decoded (${coding}), the body is larger than ${maxBytes} bytes (--upstream-max-bytes)`;
+      return { rule: 'size', message };
     }
   }
-  return { bytes };
-}
-
-function tooLargeToCheck(size: number): Unchecked {
-  return {
-    rule: 'size',
-    message: `not checked: the body (${size} bytes) is larger than the ${CHECK_MAX_BYTES} bytes the proxy checks without holding up other requests`,
-  };
+  return bytes;
 }
