@@ -269,18 +269,7 @@ function createJsonScrub(
         return;
     }
   };
-  const tokens = tokenStream(take);
-  return {
-    push: tokens.push,
-    end() {
-      tokens.end();
-      return out.end();
-    },
-  };
-}
-
-/** stream-json's tokenizer over JSON text in slices: `push` throws on what is not JSON, `end` on what is incomplete. */
-function tokenStream(take: (token: Token) => void): { push(text: string): void; end(): void } {
+  // stream-json's tokenizer: it throws on what is not JSON, and at the flush on what is incomplete.
   const parse = jsonParser({ packValues: false, streamValues: true });
   const takeAll = (tokens: ReturnType<typeof parse>): void => {
     if (tokens !== none) for (const token of getManyValues(tokens)) take(token);
@@ -291,6 +280,7 @@ function tokenStream(take: (token: Token) => void): { push(text: string): void; 
     },
     end() {
       takeAll(parse(none as unknown as string));
+      return out.end();
     },
   };
 }

@@ -114,20 +114,20 @@ export function createLiveRecording(
   });
   // Exchanges are written one after another, in order of ending.
   let queue: Promise<void> = Promise.resolve();
-  const enqueue = (work: () => Promise<Interaction>): void => {
+  const enqueue = (work: () => Promise<{ interaction: Interaction; large?: LargeResponse }>): void => {
     queue = queue.then(async () => {
       // A turn of the event loop between two exchanges: a burst to record holds up no request.
       await turn();
       if (failed) return;
       try {
-        await writeLine(await work());
+        const { interaction, large } = await work();
+        await writeLine(interaction, large);
       } catch (error) {
         options.onError?.(error as Error);
       }
     });
   };
-  const writeLine = async (interaction: Interaction): Promise<void> => {
-    const large = largeResponses.get(interaction);
+  const writeLine = async (interaction: Interaction, large?: LargeResponse): Promise<void> => {
     const pieces = large ? largeLinePieces(interaction, large) : [JSON.stringify(interaction)];
     for (const piece of pieces) {
       if (!stream.write(piece))
@@ -139,9 +139,6 @@ export function createLiveRecording(
     }
     stream.write('\n');
   };
-  // The scrubbed body of an interaction whose answer was large, written in pieces.
-  const largeResponses = new WeakMap<Interaction, LargeResponse>();
-
   return {
     continued,
     wrap(fetch, baseUrl) {
@@ -163,12 +160,10 @@ export function createLiveRecording(
           const operation = operationOf(recorded.method, recorded.path);
           const line = { case: LIVE_CASE, file: LIVE_CASE, operation, request: recorded, at };
           const got = await read;
-          if ('error' in got)
-            return {
-              ...line,
-              error: scrubber.scrubText(got.error.message ?? String(got.error)),
-              durationMs: got.durationMs,
-            };
+          if ('error' in got) {
+            const error = scrubber.scrubText(got.error.message ?? String(got.error));
+            return { interaction: { ...line, error, durationMs: got.durationMs } };
+          }
           const { status, headers } = got.response;
           const issuing = operation === 'createAccount';
           const length = got.chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
@@ -180,13 +175,7 @@ export function createLiveRecording(
           const text = large ? '' : new TextDecoder().decode(Buffer.concat(got.chunks));
           const recordedResponse = scrubber.describeResponse(status, headers, text, issuing);
           if (large) delete recordedResponse.text;
-          const interaction: Interaction = {
-            ...line,
-            response: recordedResponse,
-            durationMs: got.durationMs,
-          };
-          if (large) largeResponses.set(interaction, large);
-          return interaction;
+          return { interaction: { ...line, response: recordedResponse, durationMs: got.durationMs }, large };
         });
         return answer;
       }) as typeof globalThis.fetch;

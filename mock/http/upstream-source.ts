@@ -171,24 +171,23 @@ async function orderCost(
   const rentalCount = params.get('rentalCount');
   const period = params.get('period');
   if (!rentalCount || !period) return { why: 'the order names no rentalCount or no period' };
-  const query = new URLSearchParams({ rentalCount, period });
   const key = c.req.header('api-key');
   const priceRequest = {
     method: 'GET',
-    pathAndQuery: `${API_OPERATIONS.getPrice.path}?${query}`,
+    pathAndQuery: `${API_OPERATIONS.getPrice.path}?${new URLSearchParams({ rentalCount, period })}`,
     header: (name: string) => (name === 'api-key' ? key : undefined),
   };
-  let price: { data?: { trxPrice?: unknown } } | undefined;
+  let trxPrice: unknown;
   try {
     const response = await forwardToUpstream(proxy.upstream, priceRequest, undefined);
     proxy.counters.forwarded++;
     const read = await readUpstreamResponse(response, proxy.upstream.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
-    price = response.status === 200 ? (read.json as typeof price) : undefined;
-    if (!price) return { why: `the upstream's price answered HTTP ${response.status}` };
+    if (response.status !== 200 || !read.json)
+      return { why: `the upstream's price answered HTTP ${response.status}` };
+    trxPrice = (read.json as { data?: { trxPrice?: unknown } }).data?.trxPrice;
   } catch (error) {
     return { why: `the upstream's price could not be had: ${(error as Error).message}` };
   }
-  const trxPrice = price?.data?.trxPrice;
   try {
     if (typeof trxPrice !== 'string') throw new Error('no trxPrice');
     return { sun: parseUnits(trxPrice, 'trxPrice') };
