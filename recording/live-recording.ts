@@ -1,7 +1,6 @@
 /**
- * `serve --upstream URL --record FILE`: the proxy's live traffic as a recording@2, each
- * exchange appended as one line once it ends, in order of ending, a large answer in pieces
- * (large-response.ts). Every key is a 'foreign' alias, numbered on from a file appended to.
+ * `serve --upstream URL --record FILE`: the proxy's traffic as a recording@2, each exchange a
+ * line appended once it ends. Every key is a 'foreign' alias, numbered on in a file continued.
  */
 import { createWriteStream, truncateSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
@@ -11,11 +10,10 @@ import { DEFAULT_FILE_LIMIT, type FileLimit } from '../src/bounded-file.ts';
 import { realPathOf } from '../src/real-path.ts';
 import { createExchangeScrubber } from './exchange-scrubber.ts';
 import { scrubLargeResponse, type LargeResponse } from './large-response.ts';
-import { headerOf } from './recording-lines.ts';
+import { headerOf, readRecordingFile } from './recording-lines.ts';
 import {
   MAIN_KEY_ALIAS,
   operationOf,
-  readRecordingFile,
   RECORDING_FORMAT,
   RecordingError,
   type Interaction,

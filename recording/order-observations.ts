@@ -1,8 +1,4 @@
-/**
- * What a recording shows about each order's lifecycle: the statuses its history
- * responses showed, in order, and when by the server's clock. Timing and status paths
- * both come from here.
- */
+/** Each order's lifecycle in a recording: the statuses its history answers showed, when by the server's clock. */
 import { TIMED_STATUSES, type Interaction, type TimedStatus, type Timing } from './recording.ts';
 
 export interface OrderObservation {

@@ -1,24 +1,17 @@
 /**
- * Recordings: what `record` saves, a replay serves and `drift` compares; format 2 (JSON
- * lines, recording-lines.ts) or format 1 (one JSON document), both a Recording in memory.
- * No key is stored: the run's is 'key-1', every other the next alias by first appearance.
+ * Recordings: what `record` saves, a replay serves and `drift` compares, of format 2 (JSON
+ * lines, recording-lines.ts) or 1 (one JSON document). No key is stored, only aliases.
  */
-import {
-  BoundedFileError,
-  DEFAULT_FILE_LIMIT,
-  readBoundedFile,
-  type FileLimit,
-} from '../src/bounded-file.ts';
+import { DEFAULT_FILE_LIMIT, type FileLimit } from '../src/bounded-file.ts';
 import type { components } from '../src/generated/control.ts';
 import { RECORDING_FORMAT, RECORDING_V1_FORMAT, TIMED_STATUSES } from '../src/generated/lists.ts';
 import { isSecretName } from '../mock/http/journal-redaction.ts';
 import { createValidators, loadSpec, type ValidateFunction } from '../src/spec/loader.ts';
 import { describeSchemaProblems } from '../src/spec/schema-problem.ts';
-import { readRecordingLines, type ReadLinesOptions, type ReadRecording } from './recording-lines.ts';
+import { readRecordingFile } from './recording-lines.ts';
 
 type C = components['schemas'];
 
-// The format is spec/control.yaml's Recording; these are its parts under the names importers use.
 /** What a simulator says it can do at /_sim/health (spec/control.yaml's Capability). */
 export type Capability = C['Capability'];
 /** The target a contract run (or a proxy) talked to, as a recording keeps it. */
@@ -53,18 +46,6 @@ export class RecordingError extends Error {
 
 const cache = new Map<string, Recording>();
 
-const RECORDING_FIX = 'pass the path of a recording file';
-
-/** A RecordingError for a file that cannot be read at all, naming the rule or the way to make one. */
-function unreadable(file: string, error: unknown): Error {
-  if (!(error instanceof BoundedFileError)) return error as Error;
-  if (error.rule === 'not-regular' || error.rule === 'too-large') return new RecordingError(error.message);
-  const what = error.rule === 'missing' ? `${error.code}, there is no such file` : error.code;
-  return new RecordingError(
-    `cannot read the recording '${file}': ${what}. Make one with 'energy-rental-kit record --out ${file}'.`,
-  );
-}
-
 /**
  * Reads and checks a recording file of either format, cached per path and limit (every
  * contract file of a replay reads the same one).
@@ -81,70 +62,6 @@ export function loadRecording(
   const recording = cache.get(key) ?? readRecordingFile(file, limit, onWarning).recording;
   cache.set(key, recording);
   return recording;
-}
-
-/**
- * Reads a recording file of either format, uncached, warning of a key it holds in clear; for
- * a recording@2 also where its last whole line ends. `lineHooks` take a recording@2's header
- * and interactions, then not kept.
- *
- * @example
- *   readRecordingFile('traffic.jsonl', fileLimit(256), warn).recording.format; // 'energy-rental-kit/recording@2'
- */
-export function readRecordingFile(
-  file: string,
-  limit: FileLimit,
-  onWarning: (line: string) => void,
-  lineHooks: Pick<ReadLinesOptions, 'onHeader' | 'onInteraction'> = {},
-): { recording: Recording } & Partial<ReadRecording> {
-  const keyLooking: string[] = [];
-  const warnOfKeys = (): void => {
-    if (keyLooking.length === 0) return;
-    const more = keyLooking.length > 5 ? ` and ${keyLooking.length - 5} more` : '';
-    onWarning(
-      `warning: '${file}' holds what looks like an API key in clear at ${keyLooking.slice(0, 5).join(', ')}${more}; a recording keeps aliases (key-1, key-2, …): do not share or commit it until they are removed.`,
-    );
-  };
-  let lines;
-  try {
-    lines = readRecordingLines(file, limit, {
-      ...lineHooks,
-      onWarning,
-      onKeyLooking: (paths) => keyLooking.push(...paths),
-      fix: RECORDING_FIX,
-      fail: (what) =>
-        new RecordingError(
-          `'${file}' is not an energy-rental-kit recording: ${what}. Make one with 'energy-rental-kit record --out FILE'.`,
-        ),
-    });
-  } catch (error) {
-    throw unreadable(file, error);
-  }
-  if (lines) {
-    warnOfKeys();
-    return lines;
-  }
-  // Not a recording@2 header on the first line: a recording@1 document, read whole.
-  let text: string;
-  try {
-    text = readBoundedFile(file, limit, RECORDING_FIX);
-  } catch (error) {
-    throw unreadable(file, error);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new RecordingError(
-      `'${file}' is not JSON (${(error as Error).message}); a recording is the file 'energy-rental-kit record --out FILE' writes.`,
-    );
-  }
-  const recording = parseRecording(value, file);
-  recording.interactions.forEach((interaction, i) =>
-    keyLooking.push(...keyLookingPaths(interaction, `/interactions/${i}`)),
-  );
-  warnOfKeys();
-  return { recording };
 }
 
 /** What a recording keeps in place of a key: an alias, or the redaction mark. */

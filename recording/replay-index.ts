@@ -1,8 +1,4 @@
-/**
- * The index of a replay: recorded requests (by position) by content, with their responses in
- * recorded order, each case's apart; and by operation and parameter, so a miss compares a
- * bounded number of them.
- */
+/** The index of a replay: recorded requests by content, and by operation and parameter for a miss. */
 import { withoutApiPrefix } from '../mock/http/api-operations.ts';
 import { operationOf, type Interaction, type RecordedApiKey, type RecordedRequest } from './recording.ts';
 

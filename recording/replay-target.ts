@@ -9,11 +9,11 @@ import { redactBody, redactWith, replaceKeys } from '../mock/http/journal-redact
 import type { FileLimit } from '../src/bounded-file.ts';
 import { canonical, createReplayIndex, type ReplayIndex } from './replay-index.ts';
 import { LIVE_CASE } from './live-recording.ts';
+import { readRecordingFile } from './recording-lines.ts';
 import { recordedRequest } from './exchange-scrubber.ts';
 import type { CaseTransport } from './recorder.ts';
 import {
   describeRequest,
-  readRecordingFile,
   MAIN_KEY_ALIAS,
   type Interaction,
   type RecordedRequest,

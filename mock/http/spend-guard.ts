@@ -1,7 +1,6 @@
 /**
  * The proxy's spending guard: no order is forwarded without `--allow-spend`, at most
- * `--max-orders`, within `--max-spend` at the upstream's price. A forwarded order counts
- * whatever the answer (a timeout may still have spent).
+ * `--max-orders`, within `--max-spend`; a forwarded order counts whatever the answer.
  */
 import { formatUnits, SimulatorError } from '../engine/index.ts';
 import { decodeText } from './decode-text.ts';
