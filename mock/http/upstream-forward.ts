@@ -1,8 +1,7 @@
 /**
- * One call to the upstream of `serve --upstream`, on a fetch, bounded in time and size, the
- * body included: an upstream unreachable, too large, with a status HTTP lacks or too slow is
- * an error envelope naming it (502 or 504), never a hang. What is passed on is the answer as
- * it came; what the spec check and the journal read of it never makes an error of the proxy's.
+ * One call to the upstream of `serve --upstream`, bounded in time and size, the body
+ * included: an upstream unreachable, too large, with a status HTTP lacks or too slow is an
+ * error envelope naming it (502 or 504), never a hang. The answer is passed on as it came.
  */
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
