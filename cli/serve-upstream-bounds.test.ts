@@ -21,7 +21,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, get } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readRecordingFile } from '../recording/recording.ts';
+import { readRecordingFile } from '../recording/recording-lines.ts';
 import { fileLimit } from '../src/bounded-file.ts';
 import { startCli, type Cleanups } from './test-support.ts';
 

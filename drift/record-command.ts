@@ -14,7 +14,7 @@ import {
   spawnContractSuite,
   suiteLayout,
 } from '../contract-tests/contract-command.ts';
-import { assembleRecording } from '../recording/assemble-recording.ts';
+import { assembleRecording } from '../recording/recorder.ts';
 import { writeRecordingFile } from '../recording/recording-lines.ts';
 import { isApiOperation, type Recording } from '../recording/recording.ts';
 

@@ -1,8 +1,6 @@
 /**
- * A large answer made fit for a recording a little at a time, so that `serve --record`
- * holds up no other request while it records one: decoded, tokenised by stream-json (which
- * streams long strings, unlike @streamparser/json) and scrubbed in slices of a few
- * milliseconds, to the same JSON or text the scrubber makes of a small answer.
+ * A large answer scrubbed for a recording in slices of a few milliseconds, so that `serve
+ * --record` holds up no other request: to the same JSON or text a small answer's scrub gives.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { getManyValues, none } from 'stream-chain/defs.js';
@@ -20,20 +18,16 @@ const PIECE_CHARS = 256 * 1024;
 const MAX_SECRET_CHARS = 64 * 1024;
 /** A name longer than this is taken as secret-named: what it names is hidden, not judged. */
 const MAX_NAME_CHARS = 4 * 1024;
-/**
- * How long a secret-named pair of a text that is no JSON may be and still be learnt (its
- * value then replaced wherever it stands): a key is far shorter.
- */
+/** How long a secret-named pair of a text that is no JSON may be and still be learnt. */
 const PAIR_REACH = 8 * 1024;
 
 /** A large answer as recorded: its JSON (`body`) or its text, in pieces that join into it. */
 export type LargeResponse = { json: Buffer[] } | { text: Buffer[] };
 
 /**
- * Scrubs the body `chunks` as `scrubber` does a small answer's, yielding to the event
- * loop every few milliseconds. `issuing` as for `describeResponse`. The pieces (UTF-8) of
- * `json` join into one JSON text (what goes in the recording as the response's `body`);
- * those of `text`, into the text as a JSON string holds it, without its quotes (its `text`).
+ * Scrubs the body `chunks` as `scrubber` does a small answer's (`issuing` as for
+ * `describeResponse`), yielding to the event loop. The UTF-8 pieces of `json` join into the
+ * response's `body`; those of `text` into its `text` as a JSON string holds it, unquoted.
  *
  * @example
  *   const answer = await scrubLargeResponse(chunks, scrubber, false);
@@ -44,8 +38,7 @@ export async function scrubLargeResponse(
   scrubber: ExchangeScrubber,
   issuing: boolean,
 ): Promise<LargeResponse> {
-  // Two passes, as a small answer is walked twice: the first only learns every secret-named
-  // field's value and pair, so that the second replaces a key echoed before its field as well.
+  // Two passes: the first learns every secret, so the second hides one echoed before its field too.
   try {
     const learn = createJsonScrub(learner(scrubber, issuing), issuing, true);
     await eachSlice(chunks, (text) => learn.push(text));
@@ -66,11 +59,7 @@ export async function scrubLargeResponse(
   return { text: out.end() };
 }
 
-/**
- * Decodes `chunks` as UTF-8 (a malformed sequence as U+FFFD, as TextDecoder does) and hands
- * the text to `take` a step at a time, waiting a turn of the event loop whenever a slice
- * has taken SLICE_MS.
- */
+/** Decodes `chunks` as UTF-8 for `take` a step at a time, yielding a turn after each SLICE_MS. */
 async function eachSlice(chunks: readonly Uint8Array[], take: (text: string) => void): Promise<void> {
   const decoder = new TextDecoder();
   let started = performance.now();
@@ -86,12 +75,7 @@ async function eachSlice(chunks: readonly Uint8Array[], take: (text: string) => 
   take(decoder.decode());
 }
 
-/**
- * Texts gathered into pieces of about PIECE_CHARS, each kept as its UTF-8 bytes: out of
- * the heap, where the garbage collector would walk a string built of thousands of small
- * ones at every collection; and as the write stream takes them. `escape` keeps each text
- * as the inside of a JSON string.
- */
+/** Texts gathered into UTF-8 pieces of about PIECE_CHARS; `escape` keeps each as the inside of a JSON string. */
 function createPieces(escape = false): { add(text: string): void; end(): Buffer[] } {
   const pieces: Buffer[] = [];
   let texts: string[] = [];
@@ -125,10 +109,7 @@ function escaped(text: string): string {
   return NEEDS_ESCAPE.test(text) ? JSON.stringify(text).slice(1, -1) : text;
 }
 
-/**
- * The scrubber as the first pass sees it: texts are scanned for secret-named pairs (long ones
- * in windows that overlap by PAIR_REACH) and give nothing back; an empty secret is no key.
- */
+/** The scrubber of the first pass: it learns secret-named pairs (in windows overlapping by PAIR_REACH) and writes nothing. */
 function learner(scrubber: ExchangeScrubber, issuing: boolean): Scrubber {
   return {
     secretValue: (value, role) => (value === '' ? '' : scrubber.secretValue(value, role)),
@@ -157,9 +138,8 @@ function learner(scrubber: ExchangeScrubber, issuing: boolean): Scrubber {
 type Scrubber = Pick<ExchangeScrubber, 'secretValue' | 'scrubText' | 'textScrub'>;
 
 /**
- * A scrub of JSON text given in slices: `push` throws on text that is not JSON, `end` on
- * JSON that is not complete, and returns the scrubbed JSON in pieces. With `learn`, nothing
- * is written and a secret-named field's object or array is walked, not skipped.
+ * A scrub of JSON text given in slices (`push` and `end` throw on what is not JSON), the
+ * result in pieces. With `learn`, nothing is written and a secret-named field's value is walked.
  */
 function createJsonScrub(
   scrubber: Scrubber,
@@ -167,16 +147,14 @@ function createJsonScrub(
   learn = false,
 ): { push(text: string): void; end(): Buffer[] } {
   const out = learn ? { add() {}, end: () => [] } : createPieces();
-  // Per open container, innermost last: 1 in an object, 0 in an array; and whether
-  // something was written in it yet (a comma goes before the next).
+  // Per open container, innermost last: 1 in an object, 0 in an array; and whether it holds a value yet.
   const inObject: number[] = [];
   const written: boolean[] = [];
   // Whether the next value is a secret-named field's.
   let secret = false;
-  // Inside a value being skipped (a secret-named field's object or array): its depth.
+  // The depth inside a secret-named field's object or array, skipped.
   let skipping = 0;
-  // The name or string being read: its text so far (or, past a bound, a scrub it goes
-  // through a chunk at a time), and whether it is a name, a secret to hide or a number.
+  // The name or string being read: its text so far, or past a bound the scrub it goes through.
   let held = '';
   let scrub: TextScrub | undefined;
   let isName = false;
@@ -214,8 +192,7 @@ function createJsonScrub(
         } else if (scrub) out.add(escaped(scrub.push(token.value)));
         else {
           held += token.value;
-          // A long string goes through a scrub a chunk at a time; a long name is taken as
-          // secret-named (what it names is hidden, not judged) and written out the same way.
+          // A long string goes through a scrub a chunk at a time; a long name counts as secret-named.
           if (held.length > (isName ? MAX_NAME_CHARS : PIECE_CHARS)) {
             if (isName) {
               secret = true;
@@ -292,21 +269,7 @@ function createJsonScrub(
         return;
     }
   };
-  const tokens = tokenStream(take);
-  return {
-    push: tokens.push,
-    end() {
-      tokens.end();
-      return out.end();
-    },
-  };
-}
-
-/**
- * stream-json's tokenizer over JSON text given in slices, each token handed to `take`:
- * `push` throws on text that is not JSON, `end` (the flush) on JSON that is not complete.
- */
-function tokenStream(take: (token: Token) => void): { push(text: string): void; end(): void } {
+  // stream-json's tokenizer: it throws on what is not JSON, and at the flush on what is incomplete.
   const parse = jsonParser({ packValues: false, streamValues: true });
   const takeAll = (tokens: ReturnType<typeof parse>): void => {
     if (tokens !== none) for (const token of getManyValues(tokens)) take(token);
@@ -317,6 +280,7 @@ function tokenStream(take: (token: Token) => void): { push(text: string): void; 
     },
     end() {
       takeAll(parse(none as unknown as string));
+      return out.end();
     },
   };
 }

@@ -1,17 +1,8 @@
 /**
- * `serve --upstream URL --record FILE`: the proxy's live traffic as a recording@2, each
- * exchange appended as one line once it ends, in order of ending, a large answer in pieces
- * (large-response.ts). Every key is a 'foreign' alias, numbered on from a file appended to.
+ * `serve --upstream URL --record FILE`: the proxy's traffic as a recording@2, each exchange a
+ * line appended once it ends. Every key is a 'foreign' alias, numbered on in a file continued.
  */
-import {
-  closeSync,
-  createWriteStream,
-  openSync,
-  readSync,
-  statSync,
-  truncateSync,
-  writeFileSync,
-} from 'node:fs';
+import { createWriteStream, truncateSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { setImmediate as turn } from 'node:timers/promises';
 import { redactUrl } from '../mock/http/journal-redaction.ts';
@@ -19,11 +10,10 @@ import { DEFAULT_FILE_LIMIT, type FileLimit } from '../src/bounded-file.ts';
 import { realPathOf } from '../src/real-path.ts';
 import { createExchangeScrubber } from './exchange-scrubber.ts';
 import { scrubLargeResponse, type LargeResponse } from './large-response.ts';
-import { headerOf } from './recording-lines.ts';
+import { headerOf, readRecordingFile } from './recording-lines.ts';
 import {
   MAIN_KEY_ALIAS,
   operationOf,
-  readRecordingFile,
   RECORDING_FORMAT,
   RecordingError,
   type Interaction,
@@ -94,7 +84,7 @@ export function createLiveRecording(
       );
     // A torn last line is cut off, and a last line without its newline gets one.
     if (read.tornLine !== undefined) truncateSync(target, read.wholeBytes);
-    if (!endsWithNewline(target)) writeFileSync(target, '\n', { flag: 'a' });
+    else if (read.newlineMissing) writeFileSync(target, '\n', { flag: 'a' });
     for (const { alias } of recording.apiKeys) {
       const n = /^key-(\d+)$/.exec(alias)?.[1];
       if (n !== undefined) aliasCount = Math.max(aliasCount, Number(n));
@@ -122,20 +112,20 @@ export function createLiveRecording(
   });
   // Exchanges are written one after another, in order of ending.
   let queue: Promise<void> = Promise.resolve();
-  const enqueue = (work: () => Promise<Interaction>): void => {
+  const enqueue = (work: () => Promise<{ interaction: Interaction; large?: LargeResponse }>): void => {
     queue = queue.then(async () => {
       // A turn of the event loop between two exchanges: a burst to record holds up no request.
       await turn();
       if (failed) return;
       try {
-        await writeLine(await work());
+        const { interaction, large } = await work();
+        await writeLine(interaction, large);
       } catch (error) {
         options.onError?.(error as Error);
       }
     });
   };
-  const writeLine = async (interaction: Interaction): Promise<void> => {
-    const large = largeResponses.get(interaction);
+  const writeLine = async (interaction: Interaction, large?: LargeResponse): Promise<void> => {
     const pieces = large ? largeLinePieces(interaction, large) : [JSON.stringify(interaction)];
     for (const piece of pieces) {
       if (!stream.write(piece))
@@ -147,9 +137,6 @@ export function createLiveRecording(
     }
     stream.write('\n');
   };
-  // The scrubbed body of an interaction whose answer was large, written in pieces.
-  const largeResponses = new WeakMap<Interaction, LargeResponse>();
-
   return {
     continued,
     wrap(fetch, baseUrl) {
@@ -169,14 +156,12 @@ export function createLiveRecording(
         enqueue(async () => {
           const recorded = await described;
           const operation = operationOf(recorded.method, recorded.path);
+          const line = { case: LIVE_CASE, file: LIVE_CASE, operation, request: recorded, at };
           const got = await read;
-          if ('error' in got)
-            return {
-              ...base(recorded, at),
-              operation,
-              error: scrubber.scrubText(got.error.message ?? String(got.error)),
-              durationMs: got.durationMs,
-            };
+          if ('error' in got) {
+            const error = scrubber.scrubText(got.error.message ?? String(got.error));
+            return { interaction: { ...line, error, durationMs: got.durationMs } };
+          }
           const { status, headers } = got.response;
           const issuing = operation === 'createAccount';
           const length = got.chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
@@ -188,14 +173,7 @@ export function createLiveRecording(
           const text = large ? '' : new TextDecoder().decode(Buffer.concat(got.chunks));
           const recordedResponse = scrubber.describeResponse(status, headers, text, issuing);
           if (large) delete recordedResponse.text;
-          const interaction: Interaction = {
-            ...base(recorded, at),
-            operation,
-            response: recordedResponse,
-            durationMs: got.durationMs,
-          };
-          if (large) largeResponses.set(interaction, large);
-          return interaction;
+          return { interaction: { ...line, response: recordedResponse, durationMs: got.durationMs }, large };
         });
         return answer;
       }) as typeof globalThis.fetch;
@@ -208,13 +186,6 @@ export function createLiveRecording(
   };
 }
 
-function base(
-  request: Interaction['request'],
-  at: string,
-): Pick<Interaction, 'case' | 'file' | 'request' | 'at'> {
-  return { case: LIVE_CASE, file: LIVE_CASE, request, at };
-}
-
 function elapsed(started: number): number {
   return Math.round((performance.now() - started) * 1000) / 1000;
 }
@@ -222,13 +193,10 @@ function elapsed(started: number): number {
 /** The chunks of a body as they arrive. */
 async function readChunks(response: Response): Promise<Uint8Array[]> {
   const chunks: Uint8Array[] = [];
-  if (!response.body) return chunks;
-  const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return chunks;
-    chunks.push(value);
-  }
+  const reader = response.body?.getReader();
+  for (let read = await reader?.read(); read && !read.done; read = await reader!.read())
+    chunks.push(read.value);
+  return chunks;
 }
 
 /**
@@ -251,19 +219,5 @@ function* largeLinePieces(interaction: Interaction, large: LargeResponse): Gener
     yield `${line.slice(0, at)}"`;
     yield* large.text;
     yield `"${line.slice(at + quotedMark.length)}`;
-  }
-}
-
-/** Whether a file is empty or ends with a newline. */
-function endsWithNewline(file: string): boolean {
-  const size = statSync(file).size;
-  if (size === 0) return true;
-  const fd = openSync(file, 'r');
-  try {
-    const last = Buffer.alloc(1);
-    readSync(fd, last, 0, 1, size - 1);
-    return last[0] === 0x0a;
-  } finally {
-    closeSync(fd);
   }
 }

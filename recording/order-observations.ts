@@ -1,8 +1,4 @@
-/**
- * What a recording shows about each order's lifecycle: the statuses its history
- * responses showed, in order, and when by the server's clock. Timing and status paths
- * both come from here.
- */
+/** Each order's lifecycle in a recording: the statuses its history answers showed, when by the server's clock. */
 import { TIMED_STATUSES, type Interaction, type TimedStatus, type Timing } from './recording.ts';
 
 export interface OrderObservation {
@@ -17,13 +13,8 @@ export interface OrderObservation {
 
 /** Unix seconds from a number or numeric string in seconds, milliseconds or microseconds. */
 export function toUnixSeconds(value: unknown): number | undefined {
-  const n =
-    typeof value === 'number'
-      ? value
-      : typeof value === 'string' && /^\d+(\.\d+)?$/.test(value)
-        ? Number(value)
-        : NaN;
-  if (!Number.isFinite(n)) return undefined;
+  const n = typeof value === 'string' && /^\d+(\.\d+)?$/.test(value) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isFinite(n)) return undefined;
   if (n >= 1e14) return n / 1e6;
   if (n >= 1e11) return n / 1e3;
   return n;
@@ -36,47 +27,27 @@ export function toUnixSeconds(value: unknown): number | undefined {
  *   observeOrders(recording.interactions)[0].seen.map((s) => s.status); // ['PENDING', 'PROCESSING', 'COMPLETED']
  */
 export function observeOrders(interactions: Interaction[]): OrderObservation[] {
-  const orders = new Map<string, OrderObservation & { order: number[] }>();
-  interactions.forEach((interaction, index) => {
-    if (interaction.operation !== 'getOrderHistory') return;
-    const body = interaction.response?.body as
-      { code?: unknown; time?: unknown; data?: Record<string, unknown> } | undefined;
-    const data = body?.data;
-    if (
-      !interaction.response ||
-      interaction.response.status >= 300 ||
-      typeof data !== 'object' ||
-      data === null
-    )
-      return;
-    const orderId = data.orderId;
-    const status = data.status;
+  const orders = new Map<string, OrderObservation>();
+  for (const { operation, response, file } of interactions) {
+    if (operation !== 'getOrderHistory' || !response || response.status >= 300) continue;
+    const body = response.body as { time?: unknown; data?: Record<string, unknown> | null } | undefined;
+    const { orderId, status, createdAt } = body?.data ?? {};
     const time = toUnixSeconds(body?.time);
-    const createdAt = toUnixSeconds(data.createdAt);
+    const created = toUnixSeconds(createdAt);
     if (
       typeof orderId !== 'string' ||
       typeof status !== 'string' ||
       time === undefined ||
-      createdAt === undefined
+      created === undefined
     )
-      return;
-    const key = `${interaction.file}\n${orderId}`;
-    let order = orders.get(key);
-    if (!order) {
-      order = { file: interaction.file, orderId, createdAt, seen: [], order: [] };
-      orders.set(key, order);
-    }
-    order.seen.push({ status, time });
-    order.order.push(index);
-  });
-  // Server time first (concurrent polls may finish out of order), then recorded order.
-  return [...orders.values()].map(({ order, seen, ...rest }) => ({
-    ...rest,
-    seen: seen
-      .map((s, i) => ({ ...s, i: order[i]! }))
-      .sort((a, b) => a.time - b.time || a.i - b.i)
-      .map(({ status, time }) => ({ status, time })),
-  }));
+      continue;
+    const key = `${file}\n${orderId}`;
+    if (!orders.has(key)) orders.set(key, { file, orderId, createdAt: created, seen: [] });
+    orders.get(key)!.seen.push({ status, time });
+  }
+  // Server time first (concurrent polls may finish out of order), then recorded order: sort is stable.
+  for (const order of orders.values()) order.seen.sort((a, b) => a.time - b.time);
+  return [...orders.values()];
 }
 
 /** The distinct statuses an order went through, e.g. 'PENDING → PROCESSING → COMPLETED'. */

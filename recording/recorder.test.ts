@@ -8,8 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSimulator } from '../mock/simulator.ts';
-import { assembleRecording } from './assemble-recording.ts';
-import { createRecorder } from './recorder.ts';
+import { assembleRecording, createRecorder } from './recorder.ts';
 import { CONNECT_CASE } from './recording.ts';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'drift-recorder-'));

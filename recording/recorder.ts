@@ -1,18 +1,25 @@
 /**
- * The recording side of a contract worker: wraps the target's fetch so that every
- * exchange, control plane included, is appended to a JSONL log of its own (one per
- * test file's connection). `record` assembles the logs into one recording.
- *
- * API keys never reach the log: the run's key is written as 'key-1' and every other
- * key as a connection-local alias ('key-local-N-issued' for keys the target returned,
- * 'key-local-N-foreign' for keys sent but never issued), which assembly numbers
- * globally.
+ * The recording side of a contract run: each worker's connection appends every exchange,
+ * control plane included, to a JSONL log of its own; `assembleRecording` makes the logs one
+ * recording. No key reaches a log: the run's is 'key-1', every other a connection-local
+ * alias ('key-local-N-issued' if the target returned it, else '-foreign'), numbered for the
+ * whole run at assembly in order of first appearance.
  */
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { createExchangeScrubber } from './exchange-scrubber.ts';
-import { MAIN_KEY_ALIAS, operationOf, type Interaction, type TargetInfo } from './recording.ts';
+import { computeTiming } from './order-observations.ts';
+import {
+  MAIN_KEY_ALIAS,
+  operationOf,
+  RECORDING_FORMAT,
+  type Interaction,
+  type RecordedApiKey,
+  type Recording,
+  type RecordingSettings,
+  type TargetInfo,
+} from './recording.ts';
 
 /**
  * A fetch that knows which case (and file) sends the request; `mark` tells, once the
@@ -29,10 +36,10 @@ export type CaseTransport = (
 export type RetryMark = Pick<Interaction, 'attempt' | 'retried'>;
 
 /** One line of a worker's log. */
-export type LogLine =
-  { type: 'target'; target: TargetInfo } | ({ type: 'interaction'; seq: number } & Interaction);
+type LogLine = { type: 'target'; target: TargetInfo } | InteractionLine;
+type InteractionLine = { type: 'interaction'; seq: number } & Interaction;
 
-export const LOCAL_ALIAS: RegExp = /key-local-(\d+)-(issued|foreign)/g;
+const LOCAL_ALIAS = /key-local-(\d+)-(issued|foreign)/g;
 
 export interface Recorder {
   /** Wraps the target's fetch. */
@@ -107,4 +114,72 @@ export function createRecorder(options: { dir: string; mainKey: string; baseUrl:
 
 function elapsed(started: number): number {
   return Math.round((performance.now() - started) * 1000) / 1000;
+}
+
+interface Log {
+  name: string;
+  file: string;
+  target?: Extract<LogLine, { type: 'target' }>['target'];
+  lines: InteractionLine[];
+}
+
+/**
+ * Reads every `*.jsonl` log of `dir`.
+ *
+ * @example
+ *   const recording = assembleRecording(dir, { runId, settings: { allowSpend: false, maxOrders: 1 } });
+ */
+export function assembleRecording(
+  dir: string,
+  meta: { runId: string; settings: RecordingSettings; recordedAt?: Date },
+): Recording {
+  const logs: Log[] = [];
+  for (const name of readdirSync(dir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort()) {
+    const log: Log = { name, file: '', lines: [] };
+    for (const text of readFileSync(path.join(dir, name), 'utf8').split('\n')) {
+      if (text.trim() === '') continue;
+      const line = JSON.parse(text) as LogLine;
+      if (line.type === 'target') log.target ??= line.target;
+      else log.lines.push(line);
+    }
+    log.lines.sort((a, b) => a.seq - b.seq);
+    log.file = log.lines.find((l) => l.file)?.file ?? '';
+    logs.push(log);
+  }
+  const target = logs.find((l) => l.target)?.target;
+  if (!target)
+    throw new Error(
+      `no contract file connected to the target: no log in ${dir} names it. Is the contract project empty?`,
+    );
+  logs.sort((a, b) => a.file.localeCompare(b.file) || a.name.localeCompare(b.name));
+
+  const apiKeys: RecordedApiKey[] = [{ alias: MAIN_KEY_ALIAS, role: 'main' }];
+  const interactions: Interaction[] = [];
+  for (const log of logs) {
+    const global = new Map<string, string>();
+    for (const line of log.lines) {
+      // An alias is plain text in the line's JSON, wherever it stands: renamed there.
+      const text = JSON.stringify(line).replace(LOCAL_ALIAS, (_, n: string, role: 'issued' | 'foreign') => {
+        if (!global.has(n)) {
+          global.set(n, `key-${apiKeys.length + 1}`);
+          apiKeys.push({ alias: global.get(n)!, role });
+        }
+        return global.get(n)!;
+      });
+      const { type: _type, seq: _seq, retried, ...interaction } = JSON.parse(text) as InteractionLine;
+      interactions.push({ ...interaction, file: line.file || log.file, ...(retried ? { retried } : {}) });
+    }
+  }
+  return {
+    format: RECORDING_FORMAT,
+    recordedAt: (meta.recordedAt ?? new Date()).toISOString(),
+    runId: meta.runId,
+    target,
+    settings: meta.settings,
+    apiKeys,
+    interactions,
+    timing: computeTiming(interactions),
+  };
 }

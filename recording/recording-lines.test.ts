@@ -8,8 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fileLimit } from '../src/bounded-file.ts';
-import { recordingText, writeRecordingFile } from './recording-lines.ts';
-import { loadRecording, readRecordingFile, RECORDING_FORMAT, RECORDING_V1_FORMAT } from './recording.ts';
+import { readRecordingFile, recordingText, writeRecordingFile } from './recording-lines.ts';
+import { loadRecording, RECORDING_FORMAT, RECORDING_V1_FORMAT } from './recording.ts';
 import { baseline } from './test-support.ts';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'recording-lines-'));

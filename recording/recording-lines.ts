@@ -1,33 +1,32 @@
 /**
- * Recording format 2: JSON lines, a header then one interaction per line, appended as each
- * exchange ends and read a line at a time, each checked on its own; timing is computed on read.
+ * Recording files. Format 2: JSON lines, a header then one interaction per line, appended as
+ * each exchange ends and read a line at a time, each checked on its own. Format 1, one JSON
+ * document, is still read.
  */
-import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { readBoundedLines, type FileLimit } from '../src/bounded-file.ts';
+import { BoundedFileError, readBoundedFile, readBoundedLines, type FileLimit } from '../src/bounded-file.ts';
 import type { components } from '../src/generated/control.ts';
 import { RECORDING_FORMAT } from '../src/generated/lists.ts';
 import { createValidators, loadSpec, type ValidateFunction } from '../src/spec/loader.ts';
 import { describeSchemaProblems } from '../src/spec/schema-problem.ts';
 import { realPathOf } from '../src/real-path.ts';
 import { computeTiming } from './order-observations.ts';
-import type { Interaction, RecordedApiKey, Recording } from './recording.ts';
+import {
+  keyLookingPaths,
+  parseRecording,
+  RecordingError,
+  type Interaction,
+  type RecordedApiKey,
+  type Recording,
+} from './recording.ts';
 
 /** The first line of a recording@2 file. */
 export type RecordingHeader = components['schemas']['RecordingHeader'];
 
-let validators: { header: ValidateFunction; line: ValidateFunction } | undefined;
+const RECORDING_FIX = 'pass the path of a recording file';
 
-function lineValidators(): { header: ValidateFunction; line: ValidateFunction } {
-  if (!validators) {
-    const control = createValidators(loadSpec('control'));
-    validators = {
-      header: control.schema('RecordingHeader'),
-      line: control.schema('RecordingInteractionLine'),
-    };
-  }
-  return validators;
-}
+let validators: [header: ValidateFunction, line: ValidateFunction] | undefined;
 
 /**
  * The header line of a recording in memory.
@@ -35,15 +34,14 @@ function lineValidators(): { header: ValidateFunction; line: ValidateFunction } 
  * @example
  *   headerOf(recording).format; // 'energy-rental-kit/recording@2'
  */
-export function headerOf(recording: Omit<Recording, 'format' | 'interactions' | 'timing'>): RecordingHeader {
-  return {
-    format: RECORDING_FORMAT,
-    recordedAt: recording.recordedAt,
-    runId: recording.runId,
-    target: recording.target,
-    settings: recording.settings,
-    apiKeys: recording.apiKeys,
-  };
+export function headerOf({
+  recordedAt,
+  runId,
+  target,
+  settings,
+  apiKeys,
+}: Omit<Recording, 'format' | 'interactions' | 'timing'>): RecordingHeader {
+  return { format: RECORDING_FORMAT, recordedAt, runId, target, settings, apiKeys };
 }
 
 /**
@@ -67,38 +65,19 @@ export function writeRecordingFile(file: string, recording: Recording): void {
   const target = realPathOf(file);
   mkdirSync(path.dirname(target), { recursive: true });
   const temporary = `${target}.${process.pid}.tmp`;
-  const fd = openSync(temporary, 'w');
   try {
-    let batch = `${JSON.stringify(headerOf(recording))}\n`;
-    for (const interaction of recording.interactions) {
-      batch += `${JSON.stringify(interaction)}\n`;
-      if (batch.length > 1024 * 1024) {
-        writeSync(fd, batch);
-        batch = '';
-      }
-    }
-    writeSync(fd, batch);
+    writeFileSync(temporary, recordingText(recording));
   } catch (error) {
-    closeSync(fd);
     rmSync(temporary, { force: true });
     throw error;
   }
-  closeSync(fd);
   renameSync(temporary, target);
 }
 
-/** What reading a recording@2 file found besides its content. */
-export interface ReadLinesOptions {
-  /** A warning (a torn last line), one line of text. */
-  onWarning: (line: string) => void;
-  /** Makes the error of a file that is not a recording; `what` says what is off. */
-  fail: (what: string) => Error;
-  /** The message of a file that cannot be read (missing, too large, no regular file). */
-  fix: string;
-  /** Takes each interaction, checked, with its line's text and number; `interactions` then stay empty. */
-  onInteraction?: (interaction: Interaction, text: string, lineNumber: number) => void;
-  /** Takes the header, checked, before any interaction. */
+/** What takes a recording@2's header and interactions, each checked; `interactions` then stay empty. */
+export interface LineHooks {
   onHeader?: (header: RecordingHeader) => void;
+  onInteraction?: (interaction: Interaction, text: string) => void;
 }
 
 /** A recording@2 as read: the recording, and where its last whole line ends, in bytes. */
@@ -108,6 +87,8 @@ export interface ReadRecording {
   wholeBytes: number;
   /** The number of the torn last line that was dropped, if any. */
   tornLine?: number;
+  /** Whether the file's last line has no newline. */
+  newlineMissing: boolean;
 }
 
 /**
@@ -117,48 +98,51 @@ export interface ReadRecording {
  * @example
  *   readRecordingLines('traffic.jsonl', fileLimit(256), { onWarning, fail, fix })?.recording.interactions.length;
  */
-export function readRecordingLines(
+function readRecordingLines(
   file: string,
   limit: FileLimit,
-  options: ReadLinesOptions,
+  onWarning: (line: string) => void,
+  hooks: LineHooks,
+  keyLooking: string[],
 ): ReadRecording | undefined {
-  const { header: checkHeader, line: checkLine } = lineValidators();
+  const fail = (what: string): Error =>
+    new RecordingError(
+      `'${file}' is not an energy-rental-kit recording: ${what}. Make one with 'energy-rental-kit record --out FILE'.`,
+    );
+  if (!validators) {
+    const control = createValidators(loadSpec('control'));
+    validators = [control.schema('RecordingHeader'), control.schema('RecordingInteractionLine')];
+  }
+  const [checkHeader, checkLine] = validators;
   let header: RecordingHeader | undefined;
   let notV2 = false;
   const interactions: Interaction[] = [];
   let count = 0;
   // An alias that no header line names is a key the recorder met later: a foreign one.
-  const apiKeys: RecordedApiKey[] = [];
-  const known = new Set<string>();
+  const apiKeys = new Map<string, RecordedApiKey>();
   let wholeBytes = 0;
   let tornLine: number | undefined;
+  let newlineMissing = false;
   // The line itself is the root: "line 4: unknown field 'x'", not "line 4: /: …".
   const problem = (check: ValidateFunction, value: unknown): string =>
     describeSchemaProblems(check.errors ?? [], value).replace(/^\/: /, '');
-  readBoundedLines(file, limit, options.fix, (text, lineNumber, ended) => {
+  readBoundedLines(file, limit, RECORDING_FIX, (text, lineNumber, ended) => {
+    newlineMissing = !ended;
+    let value: unknown;
     if (lineNumber === 1) {
-      let value: unknown;
       try {
         value = JSON.parse(text);
       } catch {
+        // Not JSON: a recording@1 document spread over lines, or no recording.
+      }
+      if ((value as { format?: unknown } | null)?.format !== RECORDING_FORMAT) {
         notV2 = true;
         return false;
       }
-      if (
-        typeof value !== 'object' ||
-        value === null ||
-        (value as { format?: unknown }).format !== RECORDING_FORMAT
-      ) {
-        notV2 = true;
-        return false;
-      }
-      if (!checkHeader(value)) throw options.fail(`line 1, its header: ${problem(checkHeader, value)}`);
+      if (!checkHeader(value)) throw fail(`line 1, its header: ${problem(checkHeader, value)}`);
       header = value as RecordingHeader;
-      options.onHeader?.(header);
-      for (const key of header.apiKeys) {
-        apiKeys.push(key);
-        known.add(key.alias);
-      }
+      hooks.onHeader?.(header);
+      for (const key of header.apiKeys) apiKeys.set(key.alias, key);
       wholeBytes += Buffer.byteLength(text) + 1;
       return;
     }
@@ -166,33 +150,97 @@ export function readRecordingLines(
       if (ended) wholeBytes += Buffer.byteLength(text) + 1;
       return;
     }
-    let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (error) {
-      if (!ended) {
-        tornLine = lineNumber;
-        options.onWarning(
-          `warning: '${file}' line ${lineNumber} is cut short (its recorder stopped while writing it); it is dropped, the ${count} interactions before it are read.`,
-        );
-        return;
-      }
-      throw options.fail(`line ${lineNumber} is not JSON (${(error as Error).message})`);
+      if (ended) throw fail(`line ${lineNumber} is not JSON (${(error as Error).message})`);
+      tornLine = lineNumber;
+      return onWarning(
+        `warning: '${file}' line ${lineNumber} is cut short (its recorder stopped while writing it); it is dropped, the ${count} interactions before it are read.`,
+      );
     }
-    if (!checkLine(value)) throw options.fail(`line ${lineNumber}: ${problem(checkLine, value)}`);
+    if (!checkLine(value)) throw fail(`line ${lineNumber}: ${problem(checkLine, value)}`);
     const interaction = value as Interaction;
     const alias = interaction.request.apiKeyAlias;
-    if (alias !== undefined && !known.has(alias)) {
-      known.add(alias);
-      apiKeys.push({ alias, role: 'foreign' });
-    }
+    if (alias !== undefined && !apiKeys.has(alias)) apiKeys.set(alias, { alias, role: 'foreign' });
     count++;
-    if (options.onInteraction) options.onInteraction(interaction, text, lineNumber);
+    keyLooking.push(...keyLookingPaths(interaction, `line ${lineNumber} `));
+    if (hooks.onInteraction) hooks.onInteraction(interaction, text);
     else interactions.push(interaction);
     wholeBytes += Buffer.byteLength(text) + (ended ? 1 : 0);
   });
   if (notV2) return undefined;
-  if (!header) throw options.fail('it is empty');
-  const recording: Recording = { ...header, apiKeys, interactions, timing: computeTiming(interactions) };
-  return { recording, wholeBytes, ...(tornLine !== undefined ? { tornLine } : {}) };
+  if (!header) throw fail('it is empty');
+  const recording: Recording = {
+    ...header,
+    apiKeys: [...apiKeys.values()],
+    interactions,
+    timing: computeTiming(interactions),
+  };
+  return { recording, wholeBytes, newlineMissing, ...(tornLine !== undefined ? { tornLine } : {}) };
+}
+
+/** A RecordingError for a file that cannot be read at all, naming the rule or the way to make one. */
+function unreadable(file: string, error: unknown): Error {
+  if (!(error instanceof BoundedFileError)) return error as Error;
+  if (error.rule === 'not-regular' || error.rule === 'too-large') return new RecordingError(error.message);
+  const what = error.rule === 'missing' ? `${error.code}, there is no such file` : error.code;
+  return new RecordingError(
+    `cannot read the recording '${file}': ${what}. Make one with 'energy-rental-kit record --out ${file}'.`,
+  );
+}
+
+/**
+ * Reads a recording file of either format, uncached, warning of a key it holds in clear; for
+ * a recording@2 also where its last whole line ends. `lineHooks` take a recording@2's header
+ * and interactions, then not kept.
+ *
+ * @example
+ *   readRecordingFile('traffic.jsonl', fileLimit(256), warn).recording.format; // 'energy-rental-kit/recording@2'
+ */
+export function readRecordingFile(
+  file: string,
+  limit: FileLimit,
+  onWarning: (line: string) => void,
+  lineHooks: LineHooks = {},
+): { recording: Recording } & Partial<ReadRecording> {
+  const keyLooking: string[] = [];
+  const warnOfKeys = (): void => {
+    if (keyLooking.length === 0) return;
+    const more = keyLooking.length > 5 ? ` and ${keyLooking.length - 5} more` : '';
+    onWarning(
+      `warning: '${file}' holds what looks like an API key in clear at ${keyLooking.slice(0, 5).join(', ')}${more}; a recording keeps aliases (key-1, key-2, …): do not share or commit it until they are removed.`,
+    );
+  };
+  let lines;
+  try {
+    lines = readRecordingLines(file, limit, onWarning, lineHooks, keyLooking);
+  } catch (error) {
+    throw unreadable(file, error);
+  }
+  if (lines) {
+    warnOfKeys();
+    return lines;
+  }
+  // Not a recording@2 header on the first line: a recording@1 document, read whole.
+  let text: string;
+  try {
+    text = readBoundedFile(file, limit, RECORDING_FIX);
+  } catch (error) {
+    throw unreadable(file, error);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new RecordingError(
+      `'${file}' is not JSON (${(error as Error).message}); a recording is the file 'energy-rental-kit record --out FILE' writes.`,
+    );
+  }
+  const recording = parseRecording(value, file);
+  recording.interactions.forEach((interaction, i) =>
+    keyLooking.push(...keyLookingPaths(interaction, `/interactions/${i}`)),
+  );
+  warnOfKeys();
+  return { recording };
 }

@@ -1,24 +1,17 @@
 /**
- * Recordings: what `record` saves, a replay serves and `drift` compares; format 2 (JSON
- * lines, recording-lines.ts) or format 1 (one JSON document), both a Recording in memory.
- * No key is stored: the run's is 'key-1', every other the next alias by first appearance.
+ * Recordings: what `record` saves, a replay serves and `drift` compares, of format 2 (JSON
+ * lines, recording-lines.ts) or 1 (one JSON document). No key is stored, only aliases.
  */
-import {
-  BoundedFileError,
-  DEFAULT_FILE_LIMIT,
-  readBoundedFile,
-  type FileLimit,
-} from '../src/bounded-file.ts';
+import { DEFAULT_FILE_LIMIT, type FileLimit } from '../src/bounded-file.ts';
 import type { components } from '../src/generated/control.ts';
 import { RECORDING_FORMAT, RECORDING_V1_FORMAT, TIMED_STATUSES } from '../src/generated/lists.ts';
 import { isSecretName } from '../mock/http/journal-redaction.ts';
 import { createValidators, loadSpec, type ValidateFunction } from '../src/spec/loader.ts';
 import { describeSchemaProblems } from '../src/spec/schema-problem.ts';
-import { readRecordingLines, type ReadLinesOptions } from './recording-lines.ts';
+import { readRecordingFile } from './recording-lines.ts';
 
 type C = components['schemas'];
 
-// The format is spec/control.yaml's Recording; these are its parts under the names importers use.
 /** What a simulator says it can do at /_sim/health (spec/control.yaml's Capability). */
 export type Capability = C['Capability'];
 /** The target a contract run (or a proxy) talked to, as a recording keeps it. */
@@ -53,18 +46,6 @@ export class RecordingError extends Error {
 
 const cache = new Map<string, Recording>();
 
-const RECORDING_FIX = 'pass the path of a recording file';
-
-/** A RecordingError for a file that cannot be read at all, naming the rule or the way to make one. */
-function unreadable(file: string, error: unknown): Error {
-  if (!(error instanceof BoundedFileError)) return error as Error;
-  if (error.rule === 'not-regular' || error.rule === 'too-large') return new RecordingError(error.message);
-  const what = error.rule === 'missing' ? `${error.code}, there is no such file` : error.code;
-  return new RecordingError(
-    `cannot read the recording '${file}': ${what}. Make one with 'energy-rental-kit record --out ${file}'.`,
-  );
-}
-
 /**
  * Reads and checks a recording file of either format, cached per path and limit (every
  * contract file of a replay reads the same one).
@@ -78,123 +59,38 @@ export function loadRecording(
   onWarning: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
 ): Recording {
   const key = `${limit.maxBytes} ${file}`;
-  const cached = cache.get(key);
-  if (cached) return cached;
-  const recording = readRecordingFile(file, limit, onWarning).recording;
-  const keyLooking = keyLookingPaths(recording);
-  if (keyLooking.length > 0) onWarning(keyLookingWarning(file, keyLooking.slice(0, 5), keyLooking.length));
+  const recording = cache.get(key) ?? readRecordingFile(file, limit, onWarning).recording;
   cache.set(key, recording);
   return recording;
-}
-
-/**
- * Reads a recording file of either format, uncached; for a recording@2 also where its last
- * whole line ends. `lineHooks` take a recording@2's header and interactions, then not kept.
- *
- * @example
- *   readRecordingFile('traffic.jsonl', fileLimit(256), warn).recording.format; // 'energy-rental-kit/recording@2'
- */
-export function readRecordingFile(
-  file: string,
-  limit: FileLimit,
-  onWarning: (line: string) => void,
-  lineHooks: Pick<ReadLinesOptions, 'onHeader' | 'onInteraction'> = {},
-): { recording: Recording; wholeBytes?: number; tornLine?: number } {
-  let lines;
-  try {
-    lines = readRecordingLines(file, limit, {
-      ...lineHooks,
-      onWarning,
-      fix: RECORDING_FIX,
-      fail: (what) =>
-        new RecordingError(
-          `'${file}' is not an energy-rental-kit recording: ${what}. Make one with 'energy-rental-kit record --out FILE'.`,
-        ),
-    });
-  } catch (error) {
-    throw unreadable(file, error);
-  }
-  if (lines) return lines;
-  // Not a recording@2 header on the first line: a recording@1 document, read whole.
-  let text: string;
-  try {
-    text = readBoundedFile(file, limit, RECORDING_FIX);
-  } catch (error) {
-    throw unreadable(file, error);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new RecordingError(
-      `'${file}' is not JSON (${(error as Error).message}); a recording is the file 'energy-rental-kit record --out FILE' writes.`,
-    );
-  }
-  return { recording: parseRecording(value, file) };
 }
 
 /** What a recording keeps in place of a key: an alias, or the redaction mark. */
 const KEPT_INSTEAD_OF_A_KEY = /^(key-\d+|key-local-\d+-(issued|foreign)|key-overflow|\[redacted\])$/;
 
 /**
- * The JSON paths of a recording where a secret-named field holds anything but an alias: a
- * key an older recorder, or a hand, left in clear.
+ * The JSON paths of an interaction, starting with `at`, where a secret-named field holds
+ * anything but an alias: a key an older recorder, or a hand, left in clear.
  *
  * @example
- *   keyLookingPaths(recording); // ['line 5 /request/query/api_key']
+ *   keyLookingPaths(interaction, 'line 5 '); // ['line 5 /request/query/api_key']
  */
-export function keyLookingPaths(recording: Recording): string[] {
+export function keyLookingPaths(interaction: Interaction, at: string): string[] {
   const found: string[] = [];
-  recording.interactions.forEach((interaction, i) => {
-    const at = recording.format === RECORDING_FORMAT ? `line ${i + 2} ` : `/interactions/${i}`;
-    found.push(...keyLookingPathsOf(interaction, at));
-  });
-  return found;
-}
-
-/**
- * keyLookingPaths of one interaction, its paths starting with `at`.
- *
- * @example
- *   keyLookingPathsOf(interaction, 'line 5 '); // ['line 5 /request/query/api_key']
- */
-export function keyLookingPathsOf(interaction: Interaction, at: string): string[] {
-  const found: string[] = [];
-  const names: string[] = [];
-  const walk = (value: unknown, depth: number): void => {
-    if (typeof value !== 'object' || value === null || depth > 64) return;
-    for (const name in value) {
-      const item = (value as Record<string, unknown>)[name];
-      if (isSecretName(name) && !(typeof item === 'string' && KEPT_INSTEAD_OF_A_KEY.test(item))) {
-        if (item !== null && item !== '' && typeof item !== 'boolean')
-          found.push(
-            at + [...names, name].map((n) => `/${n.replace(/~/g, '~0').replace(/\//g, '~1')}`).join(''),
-          );
-      } else if (typeof item === 'object' && item !== null) {
-        names.push(name);
-        walk(item, depth + 1);
-        names.pop();
-      }
+  const walk = (value: unknown, names: string[]): void => {
+    if (typeof value !== 'object' || value === null || names.length > 64) return;
+    for (const [name, item] of Object.entries(value)) {
+      const path = [...names, name];
+      if (!isSecretName(name) || (typeof item === 'string' && KEPT_INSTEAD_OF_A_KEY.test(item)))
+        walk(item, path);
+      else if (item !== null && item !== '' && typeof item !== 'boolean')
+        found.push(at + path.map((n) => `/${n.replace(/~/g, '~0').replace(/\//g, '~1')}`).join(''));
     }
   };
-  const visit = (value: unknown, ...where: string[]): void => {
-    names.push(...where);
-    walk(value, 0);
-    names.length = 0;
-  };
-  visit(interaction.request.query, 'request', 'query');
-  visit(interaction.request.form, 'request', 'form');
-  visit(interaction.request.json, 'request', 'json');
-  visit(interaction.response?.body, 'response', 'body');
+  walk(interaction.request.query, ['request', 'query']);
+  walk(interaction.request.form, ['request', 'form']);
+  walk(interaction.request.json, ['request', 'json']);
+  walk(interaction.response?.body, ['response', 'body']);
   return found;
-}
-
-/**
- * The warning of a recording that holds what looks like a key in clear, naming the first
- * `paths` of the `count` found.
- */
-export function keyLookingWarning(file: string, paths: string[], count: number): string {
-  return `warning: '${file}' holds what looks like an API key in clear at ${paths.join(', ')}${count > paths.length ? ` and ${count - paths.length} more` : ''}; a recording keeps aliases (key-1, key-2, …): do not share or commit it until they are removed.`;
 }
 
 let validateRecording: ValidateFunction | undefined;

@@ -7,21 +7,15 @@
 import { withoutApiPrefix } from '../mock/http/api-operations.ts';
 import { redactBody, redactWith, replaceKeys } from '../mock/http/journal-redaction.ts';
 import type { FileLimit } from '../src/bounded-file.ts';
-import { createLineStore } from './line-store.ts';
 import { canonical, createReplayIndex, type ReplayIndex } from './replay-index.ts';
 import { LIVE_CASE } from './live-recording.ts';
+import { readRecordingFile } from './recording-lines.ts';
 import { recordedRequest } from './exchange-scrubber.ts';
 import type { CaseTransport } from './recorder.ts';
 import {
   describeRequest,
-  keyLookingPaths,
-  keyLookingPathsOf,
-  keyLookingWarning,
-  readRecordingFile,
   MAIN_KEY_ALIAS,
-  RECORDING_FORMAT,
   type Interaction,
-  type RecordedApiKey,
   type RecordedRequest,
   type Recording,
   type TargetInfo,
@@ -40,17 +34,7 @@ export interface Replay {
   readonly lastMissComparisons: number;
 }
 
-/**
- * What a replay serves: the recording's target and keys, whether it holds live traffic, and
- * its interactions by position (in memory, or parsed again from their lines).
- */
-interface ReplayData {
-  target: TargetInfo;
-  apiKeys: RecordedApiKey[];
-  live: boolean;
-  count: number;
-  at(position: number): Interaction;
-}
+type ReplayOptions = { apiKey: string; onMiss?: (message: string) => void };
 
 /**
  * Serves a recording.
@@ -59,32 +43,17 @@ interface ReplayData {
  *   const replay = createReplay(loadRecording('fixtures/simulator-recording.json'), { apiKey: 'demo-key' });
  *   const response = await replay.transport(new Request('http://replay.invalid/v1/account', { headers: { 'API-KEY': 'demo-key' } }), caseName, file);
  */
-export function createReplay(
-  recording: Recording,
-  options: { apiKey: string; onMiss?: (message: string) => void },
-): Replay {
-  const roles = new Map(recording.apiKeys.map((k) => [k.alias, k.role]));
-  const index = createReplayIndex(
-    (alias) => roles.get(alias),
-    (position) => recording.interactions[position]!,
-  );
+export function createReplay(recording: Recording, options: ReplayOptions): Replay {
+  const index = createReplayIndex(recording.apiKeys);
   recording.interactions.forEach((interaction, position) => index.add(interaction, position));
-  return serveReplay(
-    {
-      target: recording.target,
-      apiKeys: recording.apiKeys,
-      live: recording.interactions.some((i) => i.case === LIVE_CASE),
-      count: recording.interactions.length,
-      at: (position) => recording.interactions[position]!,
-    },
-    index,
-    options,
-  );
+  const live = recording.interactions.some((i) => i.case === LIVE_CASE);
+  const at = (position: number): Interaction => recording.interactions[position]!;
+  return serveReplay({ ...recording, live, count: recording.interactions.length, at }, index, options);
 }
 
 /**
  * Reads a recording file of either format and serves it, as `serve --replay` does; a
- * recording@2's lines are kept as bytes (line-store.ts) and parsed again when needed.
+ * recording@2's interactions are kept as their lines' text and parsed again when served.
  *
  * @example
  *   const replay = loadReplay('traffic.jsonl', fileLimit(256), { apiKey: '', onWarning: log.warn });
@@ -92,65 +61,45 @@ export function createReplay(
 export function loadReplay(
   file: string,
   limit: FileLimit,
-  options: { apiKey: string; onMiss?: (message: string) => void; onWarning: (line: string) => void },
+  options: ReplayOptions & { onWarning: (line: string) => void },
 ): Replay {
-  const lines = createLineStore();
-  // Read after the header: an alias it does not name is a key the recorder met later, a foreign one.
-  let header: Map<string, RecordedApiKey['role']> | undefined;
-  const at = (position: number): Interaction => JSON.parse(lines.at(position)) as Interaction;
-  const index = createReplayIndex((alias) => header?.get(alias) ?? 'foreign', at);
+  const lines: string[] = [];
+  let index: ReplayIndex | undefined;
   let live = false;
-  const keyLooking: string[] = [];
-  let keyLookingCount = 0;
   const { recording } = readRecordingFile(file, limit, options.onWarning, {
-    onHeader: (read) => (header = new Map(read.apiKeys.map((k) => [k.alias, k.role]))),
-    onInteraction: (interaction, text, lineNumber) => {
-      index.add(interaction, lines.push(text));
-      if (interaction.case === LIVE_CASE) live = true;
-      const found = keyLookingPathsOf(interaction, `line ${lineNumber} `);
-      keyLookingCount += found.length;
-      if (keyLooking.length < 5) keyLooking.push(...found.slice(0, 5 - keyLooking.length));
+    onHeader: (header) => (index = createReplayIndex(header.apiKeys)),
+    onInteraction: (interaction, text) => {
+      index!.add(interaction, lines.push(text) - 1);
+      live ||= interaction.case === LIVE_CASE;
     },
   });
-  if (recording.format !== RECORDING_FORMAT) {
-    const keyLookingV1 = keyLookingPaths(recording);
-    if (keyLookingV1.length > 0)
-      options.onWarning(keyLookingWarning(file, keyLookingV1.slice(0, 5), keyLookingV1.length));
-    return createReplay(recording, options);
-  }
-  if (keyLookingCount > 0) options.onWarning(keyLookingWarning(file, keyLooking, keyLookingCount));
-  return serveReplay(
-    {
-      target: recording.target,
-      apiKeys: recording.apiKeys,
-      live,
-      count: lines.length,
-      at,
-    },
-    index,
-    options,
-  );
+  if (!index) return createReplay(recording, options);
+  const at = (position: number): Interaction => JSON.parse(lines[position]!) as Interaction;
+  return serveReplay({ ...recording, live, count: lines.length, at }, index, options);
 }
 
-/** The transport of a replay over its recording's data and index. */
+/** The transport of a replay over its recording's interactions, by position, and index. */
 function serveReplay(
-  data: ReplayData,
+  data: Pick<Recording, 'target' | 'apiKeys'> & {
+    live: boolean;
+    count: number;
+    at(position: number): Interaction;
+  },
   index: ReplayIndex,
-  options: { apiKey: string; onMiss?: (message: string) => void },
+  options: ReplayOptions,
 ): Replay {
   const { target, apiKeys } = data;
   const roles = new Map(apiKeys.map((k) => [k.alias, k.role]));
-  const hasForeign = apiKeys.some((k) => k.role === 'foreign');
+  const foreign = apiKeys.find((k) => k.role === 'foreign')?.alias ?? MAIN_KEY_ALIAS;
   let lastMissComparisons = 0;
   const misses = new Map<string, string[]>();
-  const advice = adviceFor(target, data.live);
+  const advice = missAdvice(target, data.live);
 
   /** The alias a replayed request's key stands for. */
   const aliasOf = (key: string | null): string | undefined => {
     if (key === null) return undefined;
     if (roles.has(key)) return key;
-    if (key === options.apiKey) return MAIN_KEY_ALIAS;
-    return hasForeign ? apiKeys.find((k) => k.role === 'foreign')!.alias : MAIN_KEY_ALIAS;
+    return key === options.apiKey ? MAIN_KEY_ALIAS : foreign;
   };
 
   /** A replayed request's value as the recorder keeps one, so it can match and no miss repeats a key. */
@@ -196,7 +145,7 @@ function serveReplay(
       if (request.method === 'GET' && url.pathname === '/_sim/health') return health();
       const wanted = await describeIncoming(request, aliasOf(request.headers.get('api-key')), keptAsRecorded);
       const entry = index.responses(wanted);
-      if (entry === undefined) {
+      if (!entry) {
         const candidates = index.candidates(wanted).map((position) => data.at(position));
         lastMissComparisons = candidates.length;
         const msg = missMessage(wanted, candidates, caseName, data.count === 0, advice);
@@ -207,8 +156,7 @@ function serveReplay(
           { status: REPLAY_MISS_STATUS },
         );
       }
-      if (typeof entry === 'number') return respond(data.at(entry));
-      const cursor = caseName === entry.firstCase ? entry.own : (entry.others?.get(caseName) ?? entry.all);
+      const cursor = entry.byCase.get(caseName) ?? entry.all;
       const position = cursor.items[Math.min(cursor.next, cursor.items.length - 1)]!;
       cursor.next++;
       return respond(data.at(position));
@@ -248,49 +196,34 @@ function differences(a: RecordedRequest, b: RecordedRequest): string[] {
   if (a.method !== b.method) out.push(`method ${a.method} here, ${b.method} recorded`);
   if (withoutApiPrefix(a.path) !== withoutApiPrefix(b.path))
     out.push(`path ${a.path} here, ${b.path} recorded`);
-  const compare = (
-    where: string,
-    x: Record<string, unknown> | undefined,
-    y: Record<string, unknown> | undefined,
-  ): void => {
-    const xs = x ?? {};
-    const ys = y ?? {};
-    for (const key of [...new Set([...Object.keys(xs), ...Object.keys(ys)])].sort()) {
-      if (canonical(xs[key]) === canonical(ys[key])) continue;
-      const show = (v: unknown): string => (v === undefined ? 'absent' : JSON.stringify(v));
-      out.push(`${where} ${key}: ${show(xs[key])} here, ${show(ys[key])} recorded`);
-    }
-  };
-  compare('query', a.query, b.query);
-  compare('form', a.form, b.form);
-  const objectOrWrap = (v: unknown): Record<string, unknown> | undefined =>
-    v === undefined
-      ? undefined
-      : typeof v === 'object' && v !== null && !Array.isArray(v)
-        ? (v as Record<string, unknown>)
-        : { '(body)': v };
-  compare('json', objectOrWrap(a.json), objectOrWrap(b.json));
+  const show = (v: unknown): string => (v === undefined ? 'absent' : JSON.stringify(v));
+  for (const where of ['query', 'form', 'json'] as const) {
+    const [xs, ys] = [fieldsOf(a[where]), fieldsOf(b[where])];
+    for (const key of [...new Set([...Object.keys(xs), ...Object.keys(ys)])].sort())
+      if (canonical(xs[key]) !== canonical(ys[key]))
+        out.push(`${where} ${key}: ${show(xs[key])} here, ${show(ys[key])} recorded`);
+  }
   if ((a.text ?? '') !== (b.text ?? '')) out.push('the text body differs');
   if (a.apiKeyAlias !== b.apiKeyAlias)
     out.push(`API key ${a.apiKeyAlias ?? 'none'} here, ${b.apiKeyAlias ?? 'none'} recorded`);
   return out;
 }
 
-/**
- * What to do about a request the recording never saw, by what the recording holds.
- *
- * @example
- *   missAdvice(liveRecording); // "It holds the live traffic a proxy forwarded to https://…; …"
- */
-export function missAdvice(recording: Pick<Recording, 'target' | 'interactions'>): string {
-  return adviceFor(
-    recording.target,
-    recording.interactions.some((i) => i.case === LIVE_CASE),
-  );
+/** The fields of a query, form or JSON body to compare; a JSON body that is no object is one field. */
+function fieldsOf(value: unknown): Record<string, unknown> {
+  if (value === undefined) return {};
+  if (typeof value === 'object' && value !== null && !Array.isArray(value))
+    return value as Record<string, unknown>;
+  return { '(body)': value };
 }
 
-/** missAdvice of a recording of `target`, `live` when it holds a proxy's traffic. */
-function adviceFor(target: TargetInfo, live: boolean): string {
+/**
+ * What to do about a request the recording of `target` never saw, `live` when it holds a proxy's traffic.
+ *
+ * @example
+ *   missAdvice(recording.target, true); // "It holds the live traffic a proxy forwarded to https://…; …"
+ */
+export function missAdvice(target: TargetInfo, live: boolean): string {
   if (live)
     return (
       `It holds the live traffic a proxy forwarded to ${target.baseUrl}, and this request was never sent through it: ` +

@@ -204,9 +204,9 @@ export function dataOf(
   operation: string,
   status = 200,
 ): Record<string, unknown> {
-  const found = interactions.find((i) => i.operation === operation && i.response?.status === status);
-  if (!found) throw new Error(`no ${operation} ${status} in the baseline`);
-  return (found.response!.body as { data: Record<string, unknown> }).data;
+  const [body] = bodiesOf(interactions, operation, status);
+  if (!body) throw new Error(`no ${operation} ${status} in the baseline`);
+  return body.data as Record<string, unknown>;
 }
 
 /** Every response body of an operation, for editing. */

@@ -15,7 +15,7 @@ import { brotliCompressSync, deflateRawSync, deflateSync, gunzipSync, gzipSync }
 import { afterEach, describe, expect, it } from 'vitest';
 import { createNodeFetch } from '../node-fetch.ts';
 import { createSimulator, type ProxyOptions, type Simulator } from '../simulator.ts';
-import { CHECK_MAX_BYTES } from './upstream-response.ts';
+import { CHECK_MAX_BYTES } from './upstream-forward.ts';
 import { listen } from '../test-support/socket-test-support.ts';
 
 const cleanups: (() => Promise<unknown> | void)[] = [];

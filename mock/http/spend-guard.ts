@@ -1,7 +1,6 @@
 /**
  * The proxy's spending guard: no order is forwarded without `--allow-spend`, at most
- * `--max-orders`, within `--max-spend` at the upstream's price. A forwarded order counts
- * whatever the answer (a timeout may still have spent).
+ * `--max-orders`, within `--max-spend`; a forwarded order counts whatever the answer.
  */
 import { formatUnits, SimulatorError } from '../engine/index.ts';
 import { decodeText } from './request-body.ts';
@@ -69,20 +68,15 @@ export function orderParams(
 }
 
 export interface SpendGuard {
-  /** Whether an order's cost must be known before it may be forwarded (`--max-spend`). */
-  readonly needsCost: boolean;
-  /** Why the next order may not be forwarded, counting nothing (asked before the cost is looked up). */
-  check(): string | undefined;
-  /** Takes the next order when it fits (counting its cost), else counts it refused and says why. */
-  admit(costSun?: number, why?: string): string | undefined;
+  /**
+   * Takes the next order when it fits, else counts it refused and says why; `cost` (its
+   * price in sun, or why none is known) is asked only under `--max-spend`.
+   */
+  admit(cost: () => Promise<{ sun?: number; why?: string }>): Promise<string | undefined>;
   /** Counts an order attempt answered before the guard was asked (another spelling or method). */
   refuse(): void;
   /** Orders refused so far. */
   readonly refused: number;
-  /** Orders forwarded so far. */
-  readonly forwarded: number;
-  /** What the forwarded orders cost at the upstream's price, in sun (known under `--max-spend`). */
-  readonly spentSun: number;
 }
 
 export interface SpendGuardOptions {
@@ -97,15 +91,14 @@ export interface SpendGuardOptions {
  * Creates a guard for one proxy run.
  *
  * @example
- *   const guard = createSpendGuard({ allowSpend: true, maxOrders: 2 });
- *   guard.admit(); guard.admit(); // undefined, undefined
- *   guard.admit(); // 'Order not forwarded: --max-orders 2 ...'
+ *   const guard = createSpendGuard({ allowSpend: true, maxOrders: 1 });
+ *   await guard.admit(price); // undefined
+ *   await guard.admit(price); // 'Order not forwarded: --max-orders 1 ...'
  */
 export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
   let forwarded = 0;
   let refused = 0;
   let spentSun = 0;
-  const max = options.maxSpendSun;
 
   const check = (): string | undefined => {
     if (!options.allowSpend)
@@ -115,23 +108,30 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
     return undefined;
   };
 
+  const overSpend = (max: number, { sun, why }: { sun?: number; why?: string }): string | undefined => {
+    if (sun === undefined)
+      return `Order not forwarded: its cost could not be known (${why ?? 'no price'}), and --max-spend ${formatUnits(max)} TRX forwards only an order whose cost it knows.`;
+    if (spentSun + sun > max)
+      return `Order not forwarded: it costs ${formatUnits(sun)} TRX at the upstream's price, and with the ${formatUnits(spentSun)} TRX of this run's orders that passes --max-spend ${formatUnits(max)} TRX. Restart the proxy, or raise --max-spend.`;
+    return undefined;
+  };
+
   return {
-    needsCost: max !== undefined,
-    check,
-    admit(costSun, why) {
+    async admit(cost) {
       let reason = check();
-      if (!reason && max !== undefined) {
-        if (costSun === undefined)
-          reason = `Order not forwarded: its cost could not be known (${why ?? 'no price'}), and --max-spend ${formatUnits(max)} TRX forwards only an order whose cost it knows.`;
-        else if (spentSun + costSun > max)
-          reason = `Order not forwarded: it costs ${formatUnits(costSun)} TRX at the upstream's price, and with the ${formatUnits(spentSun)} TRX of this run's orders that passes --max-spend ${formatUnits(max)} TRX. Restart the proxy, or raise --max-spend.`;
+      let sun = 0;
+      if (!reason && options.maxSpendSun !== undefined) {
+        const known = await cost();
+        // Checked again: other orders may have been forwarded while the price was asked.
+        reason = check() ?? overSpend(options.maxSpendSun, known);
+        sun = known.sun ?? 0;
       }
       if (reason) {
         refused++;
         return reason;
       }
       forwarded++;
-      spentSun += costSun ?? 0;
+      spentSun += sun;
       return undefined;
     },
     refuse() {
@@ -139,12 +139,6 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
     },
     get refused() {
       return refused;
-    },
-    get forwarded() {
-      return forwarded;
-    },
-    get spentSun() {
-      return spentSun;
     },
   };
 }

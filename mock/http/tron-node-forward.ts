@@ -11,13 +11,7 @@ import { methodNotAllowed } from './error-catalogue.ts';
 import { secretPairValues, type KeyAliases } from './journal-redaction.ts';
 import { answerFromRecording, type ReplayFetch } from './recording-source.ts';
 import { bodyOf } from './request-body.ts';
-import {
-  DEFAULT_UPSTREAM_MAX_BYTES,
-  forwardToUpstream,
-  passOn,
-  type UpstreamOptions,
-} from './upstream-forward.ts';
-import { readUpstreamResponse } from './upstream-response.ts';
+import { forwardSent, passOn, type UpstreamOptions } from './upstream-forward.ts';
 
 /** What answers a read of the node's subset once allowed: the node, or the recording. */
 export type NodeAnswer = (c: SimContext) => Promise<Response>;
@@ -70,7 +64,7 @@ export function nodeForwarder(
   counters: { forwarded: number },
 ): NodeAnswer {
   return async (c) => {
-    const { path, query } = asSent(c);
+    const query = asSent(c).query;
     const keys = [c.req.header('tron-pro-api-key') ?? '', ...secretPairValues(query ?? '')].filter(Boolean);
     c.set(
       'keys',
@@ -78,19 +72,9 @@ export function nodeForwarder(
     );
     const bytes = c.req.method === 'POST' ? bodyOf(c) : undefined;
     counters.forwarded++;
-    const response = await forwardToUpstream(
-      { ...node, headers: NODE_HEADERS, flag: '--tron-node' },
-      {
-        method: c.req.method,
-        pathAndQuery: query === undefined ? path : `${path}?${query}`,
-        header: (name) => c.req.header(name),
-      },
-      bytes && bytes.byteLength > 0 ? new Uint8Array(bytes) : undefined,
-    );
-    const read = await readUpstreamResponse(response, node.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
-    c.set('response', read.journal);
-    if (read.json !== undefined) c.set('responseText', read.text);
-    return passOn(response);
+    const options = { ...node, headers: NODE_HEADERS, flag: '--tron-node' };
+    const body = bytes && bytes.byteLength > 0 ? new Uint8Array(bytes) : undefined;
+    return passOn((await forwardSent(c, options, body)).response);
   };
 }
 

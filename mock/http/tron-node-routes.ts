@@ -1,11 +1,8 @@
 /**
- * The TRON full node's HTTP API, the subset a rental's client reads (spec/tron-node.yaml),
- * on the simulator's own port under java-tron's paths, so `new TronWeb({ fullHost })`
- * works unchanged. Every answer is derived from the engine (mock/engine/chain.ts) at the
- * clock's now, or on /walletsolidity at now less the confirmation lag. java-tron's ways are
- * kept: a POST's JSON body or a GET's query, `visible` for Base58Check or hex addresses,
- * zero fields left out, failures as HTTP 200 `{ "Error": "class … : …" }`. No API-KEY is
- * asked; a TRON-PRO-API-KEY is accepted and never read (the journal keeps no header).
+ * The TRON full node's reads a rental's client makes (spec/tron-node.yaml), under java-tron's
+ * paths, so `new TronWeb({ fullHost })` works unchanged: derived from the engine at the clock's
+ * now (on /walletsolidity, less the confirmation lag), in java-tron's ways (`visible`, zero
+ * fields left out, failures as HTTP 200 `{ "Error": … }`). No API-KEY is asked.
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { NODE_OPERATIONS } from '../../src/generated/lists.ts';

@@ -1,9 +1,14 @@
 /**
- * One call to the upstream of `serve --upstream`, on a fetch, bounded in time and size, the
- * body included: an upstream unreachable, too large, with a status HTTP lacks or too slow is
- * an error envelope naming it (502 or 504), never a hang.
+ * One call to the upstream of `serve --upstream`, bounded in time and size, the body
+ * included: an upstream unreachable, too large, with a status HTTP lacks or too slow is an
+ * error envelope naming it (502 or 504), never a hang. The answer is passed on as it came.
  */
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
 import { SimulatorError } from '../engine/index.ts';
+import { asSent, type SimContext } from './context.ts';
+import { decodeText, MAX_JSON_DEPTH, nestsTooDeep } from './request-body.ts';
+import { JOURNAL_RESPONSE_LIMIT } from './journal.ts';
 import { redactUrl } from './journal-redaction.ts';
 
 export interface UpstreamOptions {
@@ -233,4 +238,146 @@ function upstreamError(options: UpstreamOptions, maxBytes: number, error: unknow
     'upstreamUnreachable',
     `The upstream ${upstream} could not be reached (${why}). Check ${options.flag ?? '--upstream'} and that the service is up.`,
   );
+}
+
+/**
+ * Forwards the request of `c` as it was sent, with `body`, and reads the answer for the
+ * journal: what the API's and the TRON node's forwarders share.
+ *
+ * @example
+ *   const { response, read } = await forwardSent(c, proxy.upstream, body);
+ *   return passOn(response);
+ */
+export async function forwardSent(
+  c: SimContext,
+  options: UpstreamOptions,
+  body: Uint8Array<ArrayBuffer> | undefined,
+): Promise<{ response: UpstreamResponse; read: ReadResponse }> {
+  const { path, query } = asSent(c);
+  const request = {
+    method: c.req.method,
+    pathAndQuery: query === undefined ? path : `${path}?${query}`,
+    header: (name: string) => c.req.header(name),
+  };
+  const response = await forwardToUpstream(options, request, body);
+  const read = await readUpstreamResponse(response, options.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
+  c.set('response', read.journal);
+  if (read.json !== undefined) c.set('responseText', read.text);
+  return { response, read };
+}
+
+/** Why an answer was not checked: `rule` is stable (one report per operation and rule), `message` says it in full. */
+export interface Unchecked {
+  rule: 'depth' | 'size' | 'encoding' | 'json';
+  message: string;
+}
+
+/** An upstream response as read: JSON to check, or what the journal keeps and, when it should have been checked, why it was not. */
+export type ReadResponse =
+  | { json: unknown; journal: unknown; text: string; unchecked?: undefined }
+  | { json?: undefined; journal: string; unchecked?: Unchecked | undefined };
+
+/** Bytes of a body that is not checked decoded for the journal, which keeps only the start of it. */
+const JOURNAL_TEXT_BYTES = 2 * JOURNAL_RESPONSE_LIMIT;
+
+/** The largest body checked against the spec: checking holds the event loop; the API's answers are a few KiB. */
+export const CHECK_MAX_BYTES: number = 4 * 1024 * 1024;
+
+/**
+ * Reads a response for the check and the journal. A body larger than the check takes is
+ * never joined whole: the journal keeps its start.
+ *
+ * @example
+ *   const read = await readUpstreamResponse(response, 8 * 1024 * 1024);
+ *   if (read.json !== undefined) validation.check('getPrice', response.status, read.json);
+ */
+export async function readUpstreamResponse(
+  response: UpstreamResponse,
+  maxBytes: number,
+): Promise<ReadResponse> {
+  const type = response.headers['content-type'];
+  const encoding = response.headers['content-encoding']?.trim().toLowerCase();
+  const encoded = encoding !== undefined && encoding !== '' && encoding !== 'identity';
+  // Buffer.concat copies no more than the length it is given.
+  const start = (chunks: readonly Uint8Array[], size: number): string =>
+    decodeText(Buffer.concat(chunks, Math.min(size, JOURNAL_TEXT_BYTES)));
+  const tooLarge = (size: number): Unchecked => ({
+    rule: 'size',
+    message: `not checked: the body (${size} bytes) is larger than the ${CHECK_MAX_BYTES} bytes the proxy checks without holding up other requests`,
+  });
+  if (!type || !/\bjson\b/i.test(type)) {
+    // Nothing to check: the journal keeps the start of the text, and no more is decoded.
+    if (encoded) return { journal: `[${encoding}-encoded answer, not kept]` };
+    return { journal: start(response.chunks, response.size) };
+  }
+  if (!encoded && response.size > CHECK_MAX_BYTES)
+    return { journal: start(response.chunks, response.size), unchecked: tooLarge(response.size) };
+  let bytes: Uint8Array = Buffer.concat(response.chunks);
+  if (encoded) {
+    const decoded = await decode(bytes, encoding, maxBytes);
+    if (!(decoded instanceof Uint8Array))
+      return { journal: `[answer not kept: ${decoded.message}]`, unchecked: decoded };
+    bytes = decoded;
+  }
+  if (bytes.byteLength === 0) return { journal: '' };
+  if (bytes.byteLength > CHECK_MAX_BYTES)
+    return { journal: start([bytes], bytes.byteLength), unchecked: tooLarge(bytes.byteLength) };
+  const text = decodeText(bytes);
+  const journal = text.slice(0, JOURNAL_TEXT_BYTES);
+  // Checking and journaling recurse: too deep a body is not checked.
+  if (nestsTooDeep(text))
+    return {
+      journal,
+      unchecked: {
+        rule: 'depth',
+        message: `not checked: the body nests deeper than ${MAX_JSON_DEPTH} levels`,
+      },
+    };
+  try {
+    const json: unknown = JSON.parse(text);
+    return { json, journal: json, text };
+  } catch (error) {
+    const message = `not checked: the body is not JSON (${(error as Error).message}), though its content type is ${type}`;
+    return { journal, unchecked: { rule: 'json', message } };
+  }
+}
+
+/** The decoders of a content coding; HTTP's deflate is zlib-wrapped, but servers send raw deflate too. */
+const DECODERS: Record<string, (bytes: Uint8Array, options: zlib.ZlibOptions) => Promise<Buffer>> = {
+  gzip: promisify(zlib.gunzip),
+  'x-gzip': promisify(zlib.gunzip),
+  br: promisify(zlib.brotliDecompress),
+  deflate: (bytes, options) =>
+    promisify((bytes[0]! & 0x0f) === 8 ? zlib.inflate : zlib.inflateRaw)(bytes, options),
+};
+
+/** Undoes a content-encoding (the last coding applied first), each step at most `maxBytes` out. */
+async function decode(body: Uint8Array, encoding: string, maxBytes: number): Promise<Uint8Array | Unchecked> {
+  const codings = encoding
+    .split(',')
+    .map((coding) => coding.trim())
+    .filter((coding) => coding !== '' && coding !== 'identity')
+    .reverse();
+  let bytes = body;
+  for (const coding of codings) {
+    const decoder = DECODERS[coding];
+    if (!decoder)
+      return {
+        rule: 'encoding',
+        message: `not checked: its content-encoding '${coding}' is not one the proxy decodes (gzip, deflate, br)`,
+      };
+    try {
+      bytes = await decoder(bytes, { maxOutputLength: maxBytes });
+    } catch (error) {
+      const failure = error as NodeJS.ErrnoException;
+      if (failure.code !== 'ERR_BUFFER_TOO_LARGE')
+        return {
+          rule: 'encoding',
+          message: `not checked: its ${coding} body could not be decoded (${failure.message})`,
+        };
+      const message = `not checked: decoded (${coding}), the body is larger than ${maxBytes} bytes (--upstream-max-bytes)`;
+      return { rule: 'size', message };
+    }
+  }
+  return bytes;
 }

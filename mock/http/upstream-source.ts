@@ -19,11 +19,12 @@ import {
 } from './journal-redaction.ts';
 import type { LiveValidation } from './live-validation.ts';
 import { orderParams, type SpendGuard } from './spend-guard.ts';
-import { readUpstreamResponse } from './upstream-response.ts';
 import {
   DEFAULT_UPSTREAM_MAX_BYTES,
+  forwardSent,
   forwardToUpstream,
   passOn,
+  readUpstreamResponse,
   type UpstreamOptions,
 } from './upstream-forward.ts';
 
@@ -70,22 +71,19 @@ export function upstreamSource(proxy: ProxyContext): ResponseSource {
       const method = c.req.method;
       const verdict = classify(method, query === undefined ? path : `${path}?${query}`);
       if (verdict.kind === 'api') c.set('operation', verdict.operationId);
-      else if (!forwardsUnknown(verdict, method, proxy)) {
+      // --forward-unknown: a GET or HEAD of a path that is not the API, and names no order.
+      else if (
+        verdict.kind !== 'unknown' ||
+        verdict.order ||
+        !proxy.forwardUnknown ||
+        (method !== 'GET' && method !== 'HEAD')
+      ) {
         if (verdict.order) proxy.guard.refuse();
         throw refusal(verdict, method, path);
       }
     },
     respond: (c) => forward(c, proxy),
   };
-}
-
-function forwardsUnknown(verdict: EdgeVerdict, method: string, proxy: ProxyContext): boolean {
-  return (
-    verdict.kind === 'unknown' &&
-    !verdict.order &&
-    proxy.forwardUnknown &&
-    (method === 'GET' || method === 'HEAD')
-  );
 }
 
 /** The error a request not forwarded gets, naming what would be forwarded. */
@@ -132,12 +130,7 @@ async function forward(c: SimContext, proxy: ProxyContext): Promise<Response> {
       guard.refuse();
       throw error;
     }
-    let reason = guard.check();
-    if (reason) guard.refuse();
-    else {
-      const cost = guard.needsCost ? await orderCost(c, proxy, params) : undefined;
-      reason = guard.admit(cost?.sun, cost?.why);
-    }
+    const reason = await guard.admit(() => orderCost(c, proxy, params));
     if (reason) {
       c.set('refused', reason);
       throw new SimulatorError('spendRefused', reason);
@@ -145,16 +138,7 @@ async function forward(c: SimContext, proxy: ProxyContext): Promise<Response> {
   }
   if (body) addKeys(c, proxy, secretPairValues(decodeText(body)));
   proxy.counters.forwarded++;
-  const { path, query } = asSent(c);
-  const request = {
-    method,
-    pathAndQuery: query === undefined ? path : `${path}?${query}`,
-    header: (name: string) => c.req.header(name),
-  };
-  const response = await forwardToUpstream(proxy.upstream, request, body);
-  const read = await readUpstreamResponse(response, proxy.upstream.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
-  c.set('response', read.journal);
-  if (read.json !== undefined) c.set('responseText', read.text);
+  const { response, read } = await forwardSent(c, proxy.upstream, body);
   // A key the response holds is hidden wherever else a copy shows it (the violation report too).
   addKeys(
     c,
@@ -186,24 +170,23 @@ async function orderCost(
   const rentalCount = params.get('rentalCount');
   const period = params.get('period');
   if (!rentalCount || !period) return { why: 'the order names no rentalCount or no period' };
-  const query = new URLSearchParams({ rentalCount, period });
   const key = c.req.header('api-key');
   const priceRequest = {
     method: 'GET',
-    pathAndQuery: `${API_OPERATIONS.getPrice.path}?${query}`,
+    pathAndQuery: `${API_OPERATIONS.getPrice.path}?${new URLSearchParams({ rentalCount, period })}`,
     header: (name: string) => (name === 'api-key' ? key : undefined),
   };
-  let price: { data?: { trxPrice?: unknown } } | undefined;
+  let trxPrice: unknown;
   try {
     const response = await forwardToUpstream(proxy.upstream, priceRequest, undefined);
     proxy.counters.forwarded++;
     const read = await readUpstreamResponse(response, proxy.upstream.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
-    price = response.status === 200 ? (read.json as typeof price) : undefined;
-    if (!price) return { why: `the upstream's price answered HTTP ${response.status}` };
+    if (response.status !== 200 || !read.json)
+      return { why: `the upstream's price answered HTTP ${response.status}` };
+    trxPrice = (read.json as { data?: { trxPrice?: unknown } }).data?.trxPrice;
   } catch (error) {
     return { why: `the upstream's price could not be had: ${(error as Error).message}` };
   }
-  const trxPrice = price?.data?.trxPrice;
   try {
     if (typeof trxPrice !== 'string') throw new Error('no trxPrice');
     return { sun: parseUnits(trxPrice, 'trxPrice') };
