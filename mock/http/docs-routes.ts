@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { loadSpec, type DocumentName } from '../../src/spec/loader.ts';
 import { SimulatorError } from '../engine/index.ts';
 import type { SimEnv } from './context.ts';
@@ -50,8 +50,10 @@ export function docsRoutes(): Hono<SimEnv> {
 
   // One page for both documents: its script picks the document by the path.
   const page = dashboardAssets();
-  docs.get('/', (c) => c.html(page.get('docs.html')!.body));
-  docs.get('/control', (c) => c.html(page.get('docs.html')!.body));
+  const sendPage = (c: Context<SimEnv>): Response =>
+    c.html(page.get('docs.html')!.body, 200, { 'X-Content-Type-Options': 'nosniff' });
+  docs.get('/', sendPage);
+  docs.get('/control', sendPage);
   docs.get('/openapi.json', (c) => c.json(withLocalServer('api')));
   docs.get('/control.json', (c) => c.json(withLocalServer('control')));
   docs.get('/assets/:file', (c) => {
