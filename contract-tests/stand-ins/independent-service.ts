@@ -1,8 +1,4 @@
-/**
- * A small service of its own, written from the interface document and the provider's published
- * facts only (not the simulator), with no control plane. Wherever upstream is silent it makes a
- * choice, each a parameter (`ServiceChoices`), so the family (family.ts) can vary each one.
- */
+/** A service written from the documents only (not the simulator); each choice upstream leaves open is a parameter. */
 import { createHash } from 'node:crypto';
 import {
   API_OPERATION_SPECS,
@@ -94,7 +90,6 @@ export interface OrderRecord {
   /** In sun for TRX, micro-USDT for USDT. */
   amount: bigint;
   createdAtMs: number;
-  /** From creation to the outcome, ms. */
   deliveryMs: number;
   txId: string;
 }
@@ -180,9 +175,8 @@ export function createIndependentService(options: ServiceOptions): {
 
   const statusAt = (order: OrderRecord, at: number): Status => {
     const age = at - order.createdAtMs;
-    if (age < order.deliveryMs) {
+    if (age < order.deliveryMs)
       return choices.showsProcessing && age >= order.deliveryMs / 3 ? 'PROCESSING' : 'PENDING';
-    }
     if (!choices.failEveryOrder) return 'COMPLETED';
     return age < order.deliveryMs + choices.failedLingersMs ? 'FAILED' : 'REFUNDED';
   };
@@ -253,7 +247,6 @@ export function createIndependentService(options: ServiceOptions): {
       order,
     );
 
-  // Partial: an operation the document gained that this service was not given is one it lacks.
   const answerOf: Partial<Record<ApiOperationId, (query: URLSearchParams) => Promise<Response>>> = {
     getPrice: async (query: URLSearchParams) => {
       const rentalCount = rentalCountOf(query.get('rentalCount'), choices.minimumOnPrice === true);
@@ -370,8 +363,7 @@ export function createIndependentService(options: ServiceOptions): {
       // The API is under /v1 wherever the base URL puts it.
       const at = url.pathname.indexOf('/v1/');
       const path = at < 0 ? url.pathname : url.pathname.slice(at);
-      // An operation the document gained that this service was not given is a path it does
-      // not know, as for a service without it: refused before its method or key are looked at.
+      // An operation this service was not given is an unknown path, refused before method or key.
       const operation = Object.values(API_OPERATION_SPECS).find(
         (spec) => spec.path === path && answerOf[spec.operationId] !== undefined,
       );
