@@ -1,8 +1,6 @@
 /**
- * `energy-rental-kit contract`: runs the contract suite against the in-process simulator
- * (default), a URL or a recording, by starting vitest on the suite with the run's settings
- * in the environment. A URL is read once first (checkTarget): without it an unreachable URL
- * or a wrong key fails every case alike, and nothing says why.
+ * `energy-rental-kit contract`: runs vitest on the suite against the in-process simulator, a URL or a
+ * recording; a URL is read once first, so an unreachable URL or a wrong key is named, not failed per case.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,10 +26,7 @@ const root = path.resolve(path.dirname(here), '..');
 /** The suite's flags (record's too), each handed to the workers as its variable. */
 const SUITE_OPTIONS: Readonly<Record<string, CliOption>> = CLI_COMMANDS.contract.options;
 
-/**
- * Sets the suite's flags (contract's and record's) as their variables, and reads the result
- * as the workers will, so a mistake stops the run before it starts, named as the flag typed.
- */
+/** Sets the suite's flags as their variables and reads them as the workers will, naming a mistake's flag. */
 export function applyContractFlags(
   values: Partial<Record<string, string | boolean>>,
   env: NodeJS.ProcessEnv,
@@ -42,16 +37,14 @@ export function applyContractFlags(
     if (!name || value === undefined || value === false) continue;
     out[name] = value === true ? '1' : flag === 'replay' ? path.resolve(value) : value;
   }
-  if (values['retry-orders'] && out.CONTRACT_DUPLICATE_OUT_ORDER_NO?.trim() !== 'return-existing') {
+  if (values['retry-orders'] && out.CONTRACT_DUPLICATE_OUT_ORDER_NO?.trim() !== 'return-existing')
     throw new CliError(
       "--retry-orders sends a createOrder again only to a target known to answer a repeated outOrderNo with the existing order: add --duplicate-out-order-no return-existing (what 'calibrate' learnt as duplicateOutOrderNo), or drop --retry-orders.",
     );
-  }
-  if (out.CONTRACT_BASE_URL && !out.CONTRACT_API_KEY) {
+  if (out.CONTRACT_BASE_URL && !out.CONTRACT_API_KEY)
     throw new CliError(
       '--base-url needs --api-key (or CONTRACT_API_KEY): the key of the account to test with.',
     );
-  }
   // Against the user's working directory, whatever directory vitest runs in.
   out.CONTRACT_REPORT = path.resolve(out.CONTRACT_REPORT ?? 'contract-report.json');
   try {
@@ -73,18 +66,14 @@ export function contractEnv(argv: string[], env: NodeJS.ProcessEnv): NodeJS.Proc
   const clash = (['base-url', 'allow-spend', 'max-orders', 'pledge-address', 'tron-node'] as const).filter(
     (flag) => values[flag] !== undefined,
   );
-  if (values.replay !== undefined && clash.length > 0) {
+  if (values.replay !== undefined && clash.length > 0)
     throw new CliError(
       `--replay serves a recording offline with the recording's own target and spending guard; drop ${clash.map((f) => `--${f}`).join(', ')}.`,
     );
-  }
   return applyContractFlags(values, env);
 }
 
-/**
- * How this copy of the kit runs its suite: in a checkout (this module is TypeScript) from the
- * checkout; installed, the built suite from the user's directory, where its report belongs.
- */
+/** How this copy runs its suite: a checkout's TypeScript, or installed, the built suite from the user's directory. */
 export function suiteLayout(): { vitestArgs: string[]; reporter: string; cwd: string | undefined } {
   const extension = path.extname(here);
   const checkout = extension === '.ts';
@@ -136,8 +125,7 @@ export function spawnContractSuite(
 }
 
 /**
- * Stops the run with one line (a CliError, exit code 2) when the URL it targets is not
- * reachable or refuses the key; in-process and replay runs have nothing to check.
+ * Stops the run with one line (a CliError) when the URL it targets is not reachable or refuses the key.
  *
  * @example
  *   await requireReachableTarget({ CONTRACT_BASE_URL: 'http://127.0.0.1:8787', CONTRACT_API_KEY: 'demo-key' });
@@ -195,8 +183,7 @@ function reasonOf(error: unknown): string {
 }
 
 /**
- * Reads the account once at `baseUrl` with `apiKey`; resolves with one line saying why the
- * run cannot go on (not reachable, key rejected), or undefined when it can.
+ * Reads the account once; resolves with one line saying why the run cannot go on, or undefined.
  *
  * @example
  *   await checkTarget('http://127.0.0.1:1', 'demo-key');

@@ -81,11 +81,10 @@ export async function connectTarget(config: ContractConfig): Promise<ContractTar
       });
       baseUrl = IN_PROCESS_BASE;
       const variant = config.variant === undefined ? undefined : VARIANTS[config.variant];
-      if (config.variant !== undefined && !variant) {
+      if (config.variant !== undefined && !variant)
         throw new Error(
           `CONTRACT_VARIANT '${config.variant}' is unknown; known: ${Object.keys(VARIANTS).join(', ')}.`,
         );
-      }
       targetFetch = variant ? variant(sim) : sim.fetch;
     } else {
       baseUrl = config.baseUrl!;

@@ -121,9 +121,8 @@ export function parseRecording(value: unknown, name = 'the recording'): Recordin
     apiKeys: r.apiKeys ?? [{ alias: MAIN_KEY_ALIAS, role: 'main' }],
   };
   validateRecording ??= createValidators(loadSpec('control')).schema('Recording');
-  if (!validateRecording(recording)) {
+  if (!validateRecording(recording))
     return fail(describeSchemaProblems(validateRecording.errors ?? [], recording));
-  }
   return recording as Recording;
 }
 

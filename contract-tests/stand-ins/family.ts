@@ -1,8 +1,6 @@
 /**
- * The family of stand-ins: members of the independent service, each choosing differently
- * wherever upstream is silent (every non-default choice in at least one member), and the
- * planted breaks (breaks.ts). The suite must pass on each member and fail on each break that
- * applies to it (`FAMILY_VARIANTS`: 'family-<member>' and 'family-<member>+<break>').
+ * The family of stand-ins: members of the independent service, each choosing differently where upstream is
+ * silent; the suite must pass on each member and fail on each break (breaks.ts) planted on it.
  */
 import { BREAKS } from './breaks.ts';
 import {
@@ -15,10 +13,7 @@ import { rateLimited } from './rate-limit.ts';
 
 type Fetch = typeof fetch;
 
-/**
- * The base choices: where the simulator has a default, the same one (so a member differs
- * from the simulator's defaults exactly by what it overrides).
- */
+/** The base choices: the simulator's defaults, so a member differs from it by what it overrides. */
 export const PLAIN_CHOICES: ServiceChoices = {
   timeUnit: 's',
   createdAtUnit: 'ms',
@@ -57,10 +52,7 @@ const asText = (status: number, code: number, msg: string): Rejection => ({
   contentType: 'text/plain; charset=utf-8',
 });
 
-/**
- * Rejections of its own: other statuses, codes, wording and content types. Every rejection the
- * suite provokes keeps the documented envelope (code and msg); the ones it never provokes have no JSON.
- */
+/** Rejections of its own; those the suite provokes keep the documented envelope, the others have no JSON. */
 const OWN_REJECTIONS: Record<RejectionKind, Rejection> = {
   apiKeyMissing: asText(403, 4031, 'apikey required'),
   apiKeyUnknown: asText(403, 4032, 'apikey invalid'),
@@ -79,10 +71,7 @@ const OWN_REJECTIONS: Record<RejectionKind, Rejection> = {
 const EXTRA_FIELDS: ServiceChoices['extraFields'] = {
   price: () => ({ minRentalCount: 64000 }),
   order: (_data, order) => ({ status: 'PENDING', pledgeAddress: order?.pledgeAddress }),
-  history: (data) => ({
-    updatedAt: Number(data.createdAt) + 1,
-    energyAmount: Number(data.rentalCount),
-  }),
+  history: (data) => ({ updatedAt: Number(data.createdAt) + 1, energyAmount: Number(data.rentalCount) }),
   account: () => ({ email: '', level: 1 }),
 };
 
@@ -205,10 +194,7 @@ export function memberFetch(
   return rateLimit ? rateLimited(plain, rateLimit) : plain;
 }
 
-/**
- * The breaks planted on a member: every one the suite can see on it (one whose orders all fail
- * never completes one, one short of TRX pays in USDT); the gateway's modes but the gateway get none.
- */
+/** The breaks the suite can see on a member; the gateway's modes but the gateway get none. */
 export function breaksFor(member: FamilyMember): string[] {
   const choices = memberChoices(member);
   if (member.startsWith('gateway-')) return [];
@@ -219,8 +205,7 @@ export function breaksFor(member: FamilyMember): string[] {
 }
 
 /**
- * Every member ('family-<member>') and every break that applies to it
- * ('family-<member>+<break>'), as contract targets select variants.
+ * Every member ('family-<member>') and every break that applies to it ('family-<member>+<break>').
  *
  * @example
  *   FAMILY_VARIANTS['family-time-units'](); // a fetch the suite must pass

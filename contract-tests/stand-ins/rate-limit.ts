@@ -31,11 +31,10 @@ export function rateLimited(
   fetch: typeof globalThis.fetch,
   options: RateLimitOptions,
 ): typeof globalThis.fetch {
-  if (!(options.perSecond >= 1) || !Number.isInteger(options.perSecond)) {
+  if (!(options.perSecond >= 1) || !Number.isInteger(options.perSecond))
     throw new RangeError(
       `rateLimited: perSecond must be a whole number of 1 or more (got ${options.perSecond}).`,
     );
-  }
   const now = options.now ?? Date.now;
   const retryAfter = options.retryAfter ?? 'seconds';
   // Per key, the times of the requests let through in the last second, oldest first.
