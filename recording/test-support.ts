@@ -1,8 +1,4 @@
-/**
- * Hand-made recordings for the tests of replay, drift and the suite's replay: a small
- * baseline of every operation (a price, an account, an order created and polled to
- * COMPLETED, two rejections) whose values can all be changed while its shapes stay the same.
- */
+/** Hand-made recordings for tests: a baseline of every operation whose values all change while shapes stay. */
 import { ADDRESS } from '../mock/test-support/fixtures.ts';
 import { computeTiming } from './order-observations.ts';
 import { RECORDING_FORMAT, type Interaction, type Recording } from './recording.ts';
@@ -93,8 +89,11 @@ export function exchange(
 
 const time = (ms: number): string => String(Math.floor(ms / 1000));
 
-/** The baseline's interactions for a set of values. */
-export function baselineInteractions(v: BaselineValues): Interaction[] {
+/** The baseline recording for a set of values, after `change` edited its interactions. */
+export function baseline(
+  v: BaselineValues = VALUES_A,
+  change: (interactions: Interaction[]) => void = () => {},
+): Recording {
   const t0 = v.createdAtMs;
   const price = {
     code: 0,
@@ -142,7 +141,7 @@ export function baselineInteractions(v: BaselineValues): Interaction[] {
       { path: '/v1/tron/history', query: { orderId: v.orderId } },
     ),
   );
-  return [
+  const interactions = [
     exchange('getPrice', price, { path: '/v1/tron/price', query: { period: '10min', rentalCount: '64000' } }),
     exchange('getAccount', account, { path: '/v1/account' }),
     exchange('createOrder', created, { method: 'POST', path: '/v1/tron/order' }),
@@ -168,6 +167,8 @@ export function baselineInteractions(v: BaselineValues): Interaction[] {
       { status: 401, path: '/v1/account', case: `${CASE} unknown key`, apiKeyAlias: 'key-2' },
     ),
   ];
+  change(interactions);
+  return recordingOf(interactions);
 }
 
 /** A recording of interactions, with its timing computed as `record` computes it. */
@@ -186,16 +187,6 @@ export function recordingOf(interactions: Interaction[], overrides: Partial<Reco
     timing: computeTiming(interactions),
     ...overrides,
   };
-}
-
-/** The baseline recording for a set of values, after `change` edited its interactions. */
-export function baseline(
-  values: BaselineValues = VALUES_A,
-  change: (interactions: Interaction[]) => void = () => {},
-): Recording {
-  const interactions = structuredClone(baselineInteractions(values));
-  change(interactions);
-  return recordingOf(interactions);
 }
 
 /** The `data` of the first response of an operation (and status), for editing. */
