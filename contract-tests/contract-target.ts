@@ -1,8 +1,4 @@
-/**
- * The target a contract run talks to, and what it can do. A simulator advertises its
- * capabilities at /_sim/health; anything else is treated as the real service, with
- * no capabilities and the spending guard on.
- */
+/** The target a contract run talks to; what is no simulator (per /_sim/health) counts as the real service. */
 import type { components } from '../src/generated/control.ts';
 import type { Capability, TargetInfo } from '../recording/recording.ts';
 import { createSimulator } from '../mock/simulator.ts';
@@ -63,10 +59,7 @@ export async function connectTarget(config: ContractConfig): Promise<ContractTar
   let recorder: ReturnType<typeof createRecorder> | undefined;
   const { recording } = config;
   if (recording) {
-    replay = createReplay(recording, {
-      apiKey: config.apiKey,
-      onMiss: (message) => console.error(`[replay] ${message}`),
-    });
+    replay = createReplay(recording, { apiKey: config.apiKey, onMiss: (m) => console.error(`[replay] ${m}`) });
     baseUrl = replay.info.baseUrl;
     transport = replay.transport;
   } else {
@@ -195,8 +188,7 @@ export async function connectTarget(config: ContractConfig): Promise<ContractTar
 }
 
 /**
- * The target as the real service: a control-plane request is answered as the same path under
- * `/v1`, the unknown-path answer a calibrated simulator learnt from the real service.
+ * The target as the real service: a control-plane request is answered as the same path under `/v1`.
  *
  * @example
  *   hideControlPlane(sim.fetch, 'http://127.0.0.1:8787')(new Request('http://127.0.0.1:8787/_sim/health'));
