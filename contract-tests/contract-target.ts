@@ -59,7 +59,10 @@ export async function connectTarget(config: ContractConfig): Promise<ContractTar
   let recorder: ReturnType<typeof createRecorder> | undefined;
   const { recording } = config;
   if (recording) {
-    replay = createReplay(recording, { apiKey: config.apiKey, onMiss: (m) => console.error(`[replay] ${m}`) });
+    replay = createReplay(recording, {
+      apiKey: config.apiKey,
+      onMiss: (m) => console.error(`[replay] ${m}`),
+    });
     baseUrl = replay.info.baseUrl;
     transport = replay.transport;
   } else {

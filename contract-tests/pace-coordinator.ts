@@ -50,7 +50,10 @@ export function createPaceSchedule(now: () => number): PaceSchedule {
     const start = Math.max(paced, state.heldUntil);
     if (reserve && intervalMs > 0) state.nextFree = start + intervalMs;
     if (start === at) state.lastWent = at;
-    return Promise.resolve({ waitMs: start - at, reason: state.heldUntil > paced ? state.heldReason : 'pace' });
+    return Promise.resolve({
+      waitMs: start - at,
+      reason: state.heldUntil > paced ? state.heldReason : 'pace',
+    });
   };
   return {
     take: (key, intervalMs) => slot(key, intervalMs, true),
