@@ -12,6 +12,7 @@ import { createExchangeScrubber } from './exchange-scrubber.ts';
 import { scrubLargeResponse, type LargeResponse } from './large-response.ts';
 import { headerOf, readRecordingFile } from './recording-lines.ts';
 import {
+  elapsed,
   MAIN_KEY_ALIAS,
   operationOf,
   RECORDING_FORMAT,
@@ -40,8 +41,7 @@ export interface LiveRecording {
 }
 
 /**
- * Starts recording to `file`: new, replaced (`mode` 'overwrite') or continued ('append', a
- * recording@2 of the same upstream; else a RecordingError).
+ * Starts recording to `file`: new, replaced ('overwrite') or continued ('append', of the same upstream).
  *
  * @example
  *   const recording = createLiveRecording('traffic.jsonl', { upstream: 'https://api.eopen.io', allowSpend: false });
@@ -128,10 +128,8 @@ export function createLiveRecording(
   const writeLine = async (interaction: Interaction, large?: LargeResponse): Promise<void> => {
     const pieces = large ? largeLinePieces(interaction, large) : [JSON.stringify(interaction)];
     for (const piece of pieces) {
-      if (!stream.write(piece))
-        await once(stream, 'drain').catch(() => {
-          // The stream failed: its 'error' listener above has set `failed`.
-        });
+      // On a failed stream its 'error' listener has set `failed`.
+      if (!stream.write(piece)) await once(stream, 'drain').catch(() => undefined);
       else if (large) await turn();
       if (failed) return;
     }
@@ -186,10 +184,6 @@ export function createLiveRecording(
   };
 }
 
-function elapsed(started: number): number {
-  return Math.round((performance.now() - started) * 1000) / 1000;
-}
-
 /** The chunks of a body as they arrive. */
 async function readChunks(response: Response): Promise<Uint8Array[]> {
   const chunks: Uint8Array[] = [];
@@ -199,11 +193,7 @@ async function readChunks(response: Response): Promise<Uint8Array[]> {
   return chunks;
 }
 
-/**
- * The line of an interaction whose large answer is `large`, in pieces: the interaction's
- * JSON around the answer's, which goes in as the response's `body` (its JSON) or `text`
- * (between the quotes of a JSON string).
- */
+/** The line of an interaction in pieces: its JSON around the large answer's, as `body` or as `text`. */
 function* largeLinePieces(interaction: Interaction, large: LargeResponse): Generator<string | Buffer> {
   const mark = `\u0000large-${Date.now()}\u0000`;
   const field = 'json' in large ? 'body' : 'text';

@@ -27,6 +27,11 @@ export type TimedStatus = keyof C['TimedSeconds'];
 
 export { RECORDING_FORMAT, RECORDING_V1_FORMAT, TIMED_STATUSES };
 
+/** Milliseconds since `started` (performance.now()), to the microsecond. */
+export function elapsed(started: number): number {
+  return Math.round((performance.now() - started) * 1000) / 1000;
+}
+
 /** The case label of exchanges made while connecting, before any case runs. */
 export const CONNECT_CASE = '(connect)';
 
