@@ -1,8 +1,6 @@
 /**
- * The replay target: a fetch built from a recording, with no network. It matches each
- * request by content, preferring what the same case recorded, and serves identical requests'
- * responses in recorded order, repeating the last. A miss is HTTP 501 with code 59900 naming
- * the closest recorded request, and noted, so the case fails loudly.
+ * A fetch from a recording: a request matched by content (the same case's first) gets its responses in
+ * recorded order, the last repeated; a miss is HTTP 501, code 59900, naming the closest recorded request.
  */
 import { withoutApiPrefix } from '../mock/http/api-operations.ts';
 import { redactBody, redactWith, replaceKeys } from '../mock/http/journal-redaction.ts';
@@ -52,8 +50,7 @@ export function createReplay(recording: Recording, options: ReplayOptions): Repl
 }
 
 /**
- * Reads a recording file of either format and serves it, as `serve --replay` does; a
- * recording@2's interactions are kept as their lines' text and parsed again when served.
+ * Reads a recording file and serves it (`serve --replay`); recording@2 lines are parsed again when served.
  *
  * @example
  *   const replay = loadReplay('traffic.jsonl', fileLimit(256), { apiKey: '', onWarning: log.warn });
