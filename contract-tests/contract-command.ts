@@ -73,7 +73,7 @@ export function contractEnv(argv: string[], env: NodeJS.ProcessEnv): NodeJS.Proc
   return applyContractFlags(values, env);
 }
 
-/** How this copy runs its suite: a checkout's TypeScript, or installed, the built suite from the user's directory. */
+/** How this copy runs its suite: a checkout's TypeScript, or installed, the built suite from the user's cwd. */
 export function suiteLayout(): { vitestArgs: string[]; reporter: string; cwd: string | undefined } {
   const extension = path.extname(here);
   const checkout = extension === '.ts';

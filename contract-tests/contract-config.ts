@@ -27,7 +27,7 @@ export interface ContractConfig {
   /** The recording a replay serves (read once, within ENERGY_SIM_MAX_FILE_MB), and its path. */
   replayPath?: string;
   recording?: Recording;
-  /** A simulator recorded as the real service (`record --as-upstream`): no control plane, spending guarded. */
+  /** A simulator recorded as the real service (`record --as-upstream`): no control plane, guarded. */
   asUpstream?: boolean;
   politeness: Politeness;
   /** The TRON node whose chain the spending case reads (`--tron-node`); a simulator's own when absent. */

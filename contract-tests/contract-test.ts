@@ -1,4 +1,4 @@
-/** The contract suite's `test`: its clients check every answer against the spec and record it for the reporter. */
+/** The contract suite's `test`: its clients check every answer against the spec and record it. */
 import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import os from 'node:os';
@@ -286,7 +286,7 @@ export const contractTest: TestAPI<Fixtures> = base.extend<Fixtures>({
   },
 });
 
-/** A case's client options: requests are recorded, answers checked; a violation fails the case even if caught. */
+/** A case's client options: requests recorded, answers checked; a violation fails the case even if caught. */
 function clientOptions(
   { target, task, onTestFinished }: Pick<TestContext, 'task' | 'onTestFinished'> & { target: ContractTarget },
   apiKey: string | undefined,

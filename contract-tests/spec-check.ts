@@ -1,4 +1,4 @@
-/** Checks every answer against spec/openapi.yaml, describing a violation with the documented fact it breaks. */
+/** Checks every answer against spec/openapi.yaml; a violation names the documented fact it breaks. */
 import type { Exchange } from '../src/client/index.ts';
 import { checkAnswer, compactJson, type SpecViolation } from '../src/spec/response-check.ts';
 import { describeFact, type FactId } from './facts.ts';

@@ -75,7 +75,7 @@ function median(values: number[]): number {
   return round3(sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2);
 }
 
-/** A recording's timing: per order, seconds from creation to the first answer showing each status; medians. */
+/** A recording's timing: per order, seconds from creation to the first answer of each status; medians. */
 export function computeTiming(interactions: Interaction[]): Timing {
   const orders: Timing['orders'] = [];
   let wholeSeconds = false;

@@ -1,4 +1,4 @@
-/** Recording files: recording@2 is JSON lines (a header, then an interaction a line); recording@1 is still read. */
+/** Recording files: recording@2 is JSON lines (a header, then an interaction a line); @1 is still read. */
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { BoundedFileError, readBoundedFile, readBoundedLines, type FileLimit } from '../src/bounded-file.ts';

@@ -1,4 +1,4 @@
-/** Hand-made recordings for tests: a baseline of every operation whose values all change while shapes stay. */
+/** Hand-made recordings for tests: a baseline of every operation whose values change, shapes stay. */
 import { ADDRESS } from '../mock/test-support/fixtures.ts';
 import { computeTiming } from './order-observations.ts';
 import { RECORDING_FORMAT, type Interaction, type Recording } from './recording.ts';

@@ -1,4 +1,4 @@
-/** A service written from the documents only (not the simulator); each choice upstream leaves open is a parameter. */
+/** A service written from the documents only (not the simulator); each open choice is a parameter. */
 import { createHash } from 'node:crypto';
 import {
   API_OPERATION_SPECS,
