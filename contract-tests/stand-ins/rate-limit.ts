@@ -1,8 +1,4 @@
-/**
- * A rate limit in front of any fetch: at most `perSecond` requests a second per API key, then
- * HTTP 429 with `Retry-After` and the error envelope (or a gateway's HTML 503 with
- * `X-RateLimit-Reset`), never reaching the service behind. A refusal does not count.
- */
+/** A rate limit in front of any fetch: past `perSecond` requests a second per key, a 429 (or a gateway's 503). */
 
 /** How a rate-limited stand-in behaves; `now` is for tests (default Date.now). */
 export interface RateLimitOptions {
