@@ -170,17 +170,7 @@ export async function runContract(
 
 /** How long the first read may take before the target counts as not reachable. */
 const TARGET_CHECK_TIMEOUT_MS = 10_000;
-
-/** The network error's code (ECONNREFUSED, ENOTFOUND, …), else its message. */
-function reasonOf(error: unknown): string {
-  const e = error as {
-    name?: string;
-    message?: string;
-    cause?: { code?: string; errors?: { code?: string }[]; message?: string };
-  };
-  if (e?.name === 'TimeoutError') return `no answer within ${TARGET_CHECK_TIMEOUT_MS / 1000} s`;
-  return e?.cause?.code ?? e?.cause?.errors?.[0]?.code ?? e?.cause?.message ?? e?.message ?? String(error);
-}
+type NetworkCause = { code?: string; errors?: { code?: string }[]; message?: string };
 
 /**
  * Reads the account once; resolves with one line saying why the run cannot go on, or undefined.
@@ -205,7 +195,13 @@ export async function checkTarget(
       signal: AbortSignal.timeout(TARGET_CHECK_TIMEOUT_MS),
     });
   } catch (error) {
-    return `not reachable: ${shown} (${reasonOf(error)}); check --base-url (CONTRACT_BASE_URL) and that the server runs.`;
+    // The network error's code (ECONNREFUSED, ENOTFOUND, …), else its message.
+    const e = error as { name?: string; message?: string; cause?: NetworkCause };
+    const reason =
+      e?.name === 'TimeoutError'
+        ? `no answer within ${TARGET_CHECK_TIMEOUT_MS / 1000} s`
+        : (e?.cause?.code ?? e?.cause?.errors?.[0]?.code ?? e?.cause?.message ?? e?.message ?? String(error));
+    return `not reachable: ${shown} (${reason}); check --base-url (CONTRACT_BASE_URL) and that the server runs.`;
   }
   const body = (await response.json().catch(() => undefined)) as
     { code?: unknown; msg?: unknown } | undefined;

@@ -257,11 +257,10 @@ export const contractTest: TestAPI<Fixtures> = base.extend<Fixtures>({
 
   requireCapability: async ({ target, skip }, use) => {
     await use((capability) => {
-      if (!target.has(capability)) {
+      if (!target.has(capability))
         skip(
           `needs the '${capability}' capability, which ${target.info.simulator ? 'this simulator' : 'a target that is not a simulator'} does not offer`,
         );
-      }
     });
   },
 

@@ -140,7 +140,13 @@ function serveReplay(
     async transport(request, caseName) {
       const url = new URL(request.url);
       if (request.method === 'GET' && url.pathname === '/_sim/health') return health();
-      const wanted = await describeIncoming(request, aliasOf(request.headers.get('api-key')), keptAsRecorded);
+      const text = request.body === null ? '' : await request.text();
+      // Described as the recorder describes one; a secret-named pair in a text is never shown.
+      const wanted = recordedRequest(request, url.pathname, text, keptAsRecorded, (t) =>
+        redactBody(keptAsRecorded(t) as string),
+      );
+      const alias = aliasOf(request.headers.get('api-key'));
+      if (alias !== undefined) wanted.apiKeyAlias = alias;
       const entry = index.responses(wanted);
       if (!entry) {
         const candidates = index.candidates(wanted).map((position) => data.at(position));
@@ -156,35 +162,15 @@ function serveReplay(
       const cursor = entry.byCase.get(caseName) ?? entry.all;
       const position = cursor.items[Math.min(cursor.next, cursor.items.length - 1)]!;
       cursor.next++;
-      return respond(data.at(position));
+      const { response: recorded, error } = data.at(position);
+      if (!recorded) throw new TypeError(`fetch failed (as recorded: ${error ?? 'no response'})`);
+      const headers = new Headers(recorded.headers);
+      if (recorded.body === undefined)
+        return new Response(recorded.text ?? '', { status: recorded.status, headers });
+      if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+      return new Response(JSON.stringify(recorded.body), { status: recorded.status, headers });
     },
   };
-}
-
-/** A request to replay, described as the recorder describes one, its values `kept` as the recorder keeps them. */
-async function describeIncoming(
-  request: Request,
-  alias: string | undefined,
-  kept: (value: unknown) => unknown,
-): Promise<RecordedRequest> {
-  const text = request.body === null ? '' : await request.text();
-  // A text is matched as the recorder kept it; a secret-named pair in it is never shown.
-  const out = recordedRequest(request, new URL(request.url).pathname, text, kept, (t) =>
-    redactBody(kept(t) as string),
-  );
-  if (alias !== undefined) out.apiKeyAlias = alias;
-  return out;
-}
-
-function respond(interaction: Interaction): Response {
-  const recorded = interaction.response;
-  if (!recorded) throw new TypeError(`fetch failed (as recorded: ${interaction.error ?? 'no response'})`);
-  const headers = new Headers(recorded.headers);
-  if (recorded.body !== undefined) {
-    if (!headers.has('content-type')) headers.set('content-type', 'application/json');
-    return new Response(JSON.stringify(recorded.body), { status: recorded.status, headers });
-  }
-  return new Response(recorded.text ?? '', { status: recorded.status, headers });
 }
 
 /** The differences between two requests, field by field, for a message. */
