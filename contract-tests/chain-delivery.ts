@@ -67,10 +67,8 @@ export async function watchDelivery(
   const clock = { now: () => target.now(), sleep: (ms: number) => target.sleep(ms) };
   const address = order.pledgeAddress;
   try {
-    await waitForEnergy(node, clock, address, order.heldBefore + order.rentalCount, {
-      timeoutMs: DELIVERY_BOUND_MS,
-      intervalMs: POLL_MS,
-    });
+    const bounds = { timeoutMs: DELIVERY_BOUND_MS, intervalMs: POLL_MS };
+    await waitForEnergy(node, clock, address, order.heldBefore + order.rentalCount, bounds);
   } catch (error) {
     if (!(error instanceof EnergyRentalError && error.kind === 'timeout')) throw error;
     return { missing: error.message, ends: [] };

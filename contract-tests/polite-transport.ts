@@ -140,12 +140,9 @@ export function politeTransport(inner: CaseTransport, options: PoliteOptions): C
     const deadline = AbortSignal.timeout(ATTEMPT_TIMEOUT_MS);
     const sending = async () => {
       const response = await inner(request, caseName, file, mark);
-      const body = NULL_BODY.has(response.status) ? null : await response.arrayBuffer();
-      return new Response(body, {
-        status: response.status,
-        statusText: response.statusText,
-        headers: response.headers,
-      });
+      const { status, statusText, headers } = response;
+      const body = NULL_BODY.has(status) ? null : await response.arrayBuffer();
+      return new Response(body, { status, statusText, headers });
     };
     try {
       return await untilAborted(sending(), deadline);

@@ -1,7 +1,7 @@
 /** Hand-made recordings for tests: a baseline of every operation whose values change, shapes stay. */
 import { ADDRESS } from '../mock/test-support/fixtures.ts';
 import { computeTiming } from './order-observations.ts';
-import { RECORDING_FORMAT, type Interaction, type Recording } from './recording.ts';
+import { RECORDING_FORMAT, type Interaction, type RecordedRequest, type Recording } from './recording.ts';
 
 export interface BaselineValues {
   orderId: string;
@@ -62,14 +62,9 @@ const FILE = 'contract-tests/x.contract.test.ts';
 export function exchange(
   operation: string,
   body: unknown,
-  options: {
-    status?: number;
-    case?: string;
-    method?: string;
-    path?: string;
-    query?: Record<string, string>;
-    apiKeyAlias?: string;
-  } = {},
+  options: Partial<
+    Pick<RecordedRequest, 'method' | 'path' | 'query' | 'apiKeyAlias'> & { status: number; case: string }
+  > = {},
 ): Interaction {
   return {
     case: options.case ?? CASE,

@@ -183,15 +183,11 @@ export function memberFetch(
   member: FamilyMember,
   options: { now?: () => number; seed?: string } = {},
 ): Fetch {
-  const service = createIndependentService({
-    choices: memberChoices(member),
-    ...options,
-    seed: options.seed ?? member,
-  });
+  const choices = memberChoices(member);
+  const service = createIndependentService({ choices, ...options, seed: options.seed ?? member });
   const plain = ((input: RequestInfo | URL, init?: RequestInit) =>
     service.fetch(new Request(input, init))) as Fetch;
-  const { rateLimit } = memberChoices(member);
-  return rateLimit ? rateLimited(plain, rateLimit) : plain;
+  return choices.rateLimit ? rateLimited(plain, choices.rateLimit) : plain;
 }
 
 /** The breaks the suite can see on a member; the gateway's modes but the gateway get none. */

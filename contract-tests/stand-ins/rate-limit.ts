@@ -65,15 +65,9 @@ export function rateLimited(
       // An HTTP date has whole seconds: the next whole second after a request is free.
       if (retryAfter === 'http-date')
         headers['Retry-After'] = new Date(Math.ceil((at + freeInMs()) / 1000) * 1000).toUTCString();
-      return new Response(
-        JSON.stringify({
-          code: RATE_LIMITED_CODE,
-          msg: `Too many requests: at most ${options.perSecond} a second per API key`,
-          time: Math.floor(at / 1000),
-          data: null,
-        }),
-        { status: 429, headers },
-      );
+      const msg = `Too many requests: at most ${options.perSecond} a second per API key`;
+      const body = { code: RATE_LIMITED_CODE, msg, time: Math.floor(at / 1000), data: null };
+      return new Response(JSON.stringify(body), { status: 429, headers });
     }
     times.push(at);
     const response = await fetch(request);
