@@ -34,10 +34,8 @@ export interface PaceSchedule {
  *   await schedule.take('https://api.eopen.io/api', 250); // { waitMs: 250, reason: 'pace' }
  */
 export function createPaceSchedule(now: () => number): PaceSchedule {
-  const keys = new Map<
-    string,
-    { nextFree: number; lastWent: number; heldUntil: number; heldReason: WaitReason }
-  >();
+  type State = { nextFree: number; lastWent: number; heldUntil: number; heldReason: WaitReason };
+  const keys = new Map<string, State>();
   const stateOf = (key: string) => {
     if (!keys.has(key)) keys.set(key, { nextFree: 0, lastWent: -Infinity, heldUntil: 0, heldReason: 'pace' });
     return keys.get(key)!;

@@ -67,12 +67,10 @@ export function createLiveRecording(
   let continued = 0;
   if (options.mode === 'append') {
     // Counted as read, not kept: a long recording is continued without holding it whole.
-    const read = readRecordingFile(
-      file,
-      options.limit ?? DEFAULT_FILE_LIMIT,
-      (line) => options.onWarning?.(line),
-      { onInteraction: () => void continued++ },
-    );
+    const limit = options.limit ?? DEFAULT_FILE_LIMIT;
+    const read = readRecordingFile(file, limit, (line) => options.onWarning?.(line), {
+      onInteraction: () => void continued++,
+    });
     const { recording } = read;
     if (recording.format !== RECORDING_FORMAT)
       throw new RecordingError(

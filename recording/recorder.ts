@@ -95,12 +95,8 @@ export function createRecorder(options: { dir: string; mainKey: string; baseUrl:
         throw error;
       }
       const text = await response.clone().text();
-      const recordedResponse = scrubber.describeResponse(
-        response.status,
-        response.headers,
-        text,
-        operation === 'createAccount',
-      );
+      const issuing = operation === 'createAccount';
+      const recordedResponse = scrubber.describeResponse(response.status, response.headers, text, issuing);
       write({ ...line, ...mark?.(response), response: recordedResponse, durationMs: elapsed(started) });
       return response;
     },

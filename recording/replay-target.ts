@@ -33,6 +33,11 @@ export interface Replay {
 }
 
 type ReplayOptions = { apiKey: string; onMiss?: (message: string) => void };
+type Served = Pick<Recording, 'target' | 'apiKeys'> & {
+  live: boolean;
+  count: number;
+  at(position: number): Interaction;
+};
 
 /**
  * Serves a recording.
@@ -76,15 +81,7 @@ export function loadReplay(
 }
 
 /** The transport of a replay over its recording's interactions, by position, and index. */
-function serveReplay(
-  data: Pick<Recording, 'target' | 'apiKeys'> & {
-    live: boolean;
-    count: number;
-    at(position: number): Interaction;
-  },
-  index: ReplayIndex,
-  options: ReplayOptions,
-): Replay {
+function serveReplay(data: Served, index: ReplayIndex, options: ReplayOptions): Replay {
   const { target, apiKeys } = data;
   const roles = new Map(apiKeys.map((k) => [k.alias, k.role]));
   const foreign = apiKeys.find((k) => k.role === 'foreign')?.alias ?? MAIN_KEY_ALIAS;
