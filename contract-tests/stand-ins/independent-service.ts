@@ -208,13 +208,6 @@ export function createIndependentService(options: ServiceOptions): {
     return `OR${stamp}${random}`;
   };
 
-  // The query and a form body; the query wins (URLSearchParams.get reads the first).
-  const params = async (request: Request, url: URL): Promise<URLSearchParams> =>
-    new URLSearchParams([
-      ...url.searchParams,
-      ...new URLSearchParams(request.method === 'POST' ? await request.text() : ''),
-    ]);
-
   /** The rentalCount, held to the 64000 minimum when `minimum`, or the rejection that says why not. */
   const rentalCountOf = (value: string | null, minimum: boolean): number | Response => {
     if (value === null || value === '') return reject('parameterMissing', 'rentalCount');
@@ -372,7 +365,9 @@ export function createIndependentService(options: ServiceOptions): {
       const key = request.headers.get('api-key');
       if (!key) return reject('apiKeyMissing', 'send the API-KEY header');
       if (key !== apiKey) return reject('apiKeyUnknown', 'the API key names no account');
-      return answerOf[operation.operationId]!(await params(request, url));
+      // The query and a form body; the query wins (URLSearchParams.get reads the first).
+      const form = new URLSearchParams(request.method === 'POST' ? await request.text() : '');
+      return answerOf[operation.operationId]!(new URLSearchParams([...url.searchParams, ...form]));
     },
   };
 }
