@@ -44,7 +44,6 @@ async function readNode(node: TronNode, name: string, body: object): Promise<Rec
 export interface Delivery {
   /** Ms from creation until the energy was read on chain; undefined when it never was. */
   tookMs?: number;
-  /** The wait's failure when the energy never arrived. */
   missing?: string;
   /** Delivery + period by the node's clock (its latest block when the energy was read). */
   expectedEnd?: number;

@@ -33,7 +33,6 @@ export interface ContractReport {
   target: TargetInfo | undefined;
   summary: { passed: number; failed: number; skipped: number };
   spent: { orders: number; byCurrency: Record<string, string> };
-  /** Every documented fact some case checked. */
   facts: string[];
   /** Present when the suite was polite to the target (it is no simulator). */
   politeness?: PolitenessReport;

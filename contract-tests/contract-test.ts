@@ -95,7 +95,6 @@ export interface Refusal {
   status?: number | undefined;
   code?: number | undefined;
   msg?: string | undefined;
-  /** The client's sentence for it. */
   message: string;
 }
 

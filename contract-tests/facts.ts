@@ -30,7 +30,6 @@ function millionths(value: string | number): bigint | undefined {
   return BigInt(match[1]!) * 1_000_000n + BigInt(fraction.slice(0, 6)) + (fraction[6]! >= '5' ? 1n : 0n);
 }
 
-/** Cents as "4.23". */
 const showCents = (cents: bigint): string => `${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`;
 
 /**

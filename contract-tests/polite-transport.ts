@@ -16,7 +16,6 @@ export interface PoliteWaits {
   retries: number;
   /** 429s answered to the caller: not retryable (a POST), or past a cap. */
   gaveUp: number;
-  /** All waits, ms. */
   waitedMs: number;
   /** When the wait under way began (performance.now()), if one is. */
   waitingSince?: number;
@@ -37,7 +36,6 @@ export interface PoliteOptions {
   seed: string;
   /** Whether to be polite now: false once the target proved to be a simulator. */
   active: () => boolean;
-  /** The live tally of a case. */
   waitsOf: (caseName: string) => PoliteWaits;
   /** For tests (default setTimeout and Date.now). */
   sleep?: (ms: number) => Promise<void>;
@@ -47,7 +45,6 @@ export interface PoliteOptions {
 /** Each sending's own deadline, until its body is read; waits are not in it. */
 const ATTEMPT_TIMEOUT_MS = 10_000;
 
-/** The first backoff, doubled on each further attempt. */
 const BACKOFF_BASE_MS = 500;
 
 /**

@@ -189,9 +189,6 @@ function paramsOf(params: URLSearchParams): Record<string, string | string[]> {
 
 /**
  * Where the first key `replaceKeys` would replace standing across `at` starts in `text`, or -1.
- *
- * @example
- *   keyAcross('a sk_live_12345 b', 5, [['sk_live_12345', 'key-2']]); // 2
  */
 function keyAcross(text: string, at: number, keys: Iterable<readonly [key: string, alias: string]>): number {
   let start = -1;

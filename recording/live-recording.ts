@@ -182,7 +182,6 @@ export function createLiveRecording(
   };
 }
 
-/** The chunks of a body as they arrive. */
 async function readChunks(response: Response): Promise<Uint8Array[]> {
   const chunks: Uint8Array[] = [];
   const reader = response.body?.getReader();

@@ -30,18 +30,15 @@ export type CaseTransport = (
 /** How a recorded answer is marked when the suite sends its request again after it. */
 export type RetryMark = Pick<Interaction, 'attempt' | 'retried'>;
 
-/** One line of a worker's log. */
 type LogLine = { type: 'target'; target: TargetInfo } | InteractionLine;
 type InteractionLine = { type: 'interaction'; seq: number } & Interaction;
 
 const LOCAL_ALIAS = /key-local-(\d+)-(issued|foreign)/g;
 
 export interface Recorder {
-  /** Wraps the target's fetch. */
   wrap(fetch: (request: Request) => Promise<Response>): CaseTransport;
   /** Notes what the target turned out to be (after its health check). */
   noteTarget(target: TargetInfo): void;
-  /** The log file. */
   file: string;
 }
 

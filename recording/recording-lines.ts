@@ -77,16 +77,12 @@ export interface ReadRecording {
   wholeBytes: number;
   /** The number of the torn last line that was dropped, if any. */
   tornLine?: number;
-  /** Whether the file's last line has no newline. */
   newlineMissing: boolean;
 }
 
 /**
  * Reads a recording@2 file a line at a time, naming the line of the first that is off;
  * undefined when the first line is no recording@2 header. A torn last line is dropped with a warning.
- *
- * @example
- *   readRecordingLines('traffic.jsonl', fileLimit(256), { onWarning, fail, fix })?.recording.interactions.length;
  */
 function readRecordingLines(
   file: string,

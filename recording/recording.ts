@@ -35,7 +35,6 @@ export function elapsed(started: number): number {
 /** The case label of exchanges made while connecting, before any case runs. */
 export const CONNECT_CASE = '(connect)';
 
-/** The alias of the run's own API key. */
 export const MAIN_KEY_ALIAS = 'key-1';
 
 /** A recording that cannot be read, with what to do about it. */

@@ -33,9 +33,7 @@ export function canonical(value: unknown): string {
 
 /** The recorded requests by their content (for a hit) and by operation and parameter (for a miss). */
 export interface ReplayIndex {
-  /** Indexes the interaction at `position`, in recorded order. */
   add(interaction: Interaction, position: number): void;
-  /** The responses recorded for a request of this content. */
   responses(wanted: RecordedRequest): Responses | undefined;
   /** The positions a miss is compared with, in recorded order. */
   candidates(wanted: RecordedRequest): number[];

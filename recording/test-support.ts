@@ -58,7 +58,6 @@ export const VALUES_B: BaselineValues = {
 const CASE = 'contract-tests/x.contract.test.ts > drift > baseline';
 const FILE = 'contract-tests/x.contract.test.ts';
 
-/** One recorded exchange of an operation. */
 export function exchange(
   operation: string,
   body: unknown,
@@ -195,7 +194,6 @@ export function dataOf(
   return body.data as Record<string, unknown>;
 }
 
-/** Every response body of an operation, for editing. */
 export function bodiesOf(
   interactions: Interaction[],
   operation: string,

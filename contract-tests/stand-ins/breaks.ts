@@ -90,7 +90,6 @@ const make = (facts: FactId | FactId[], breaks: string, needs: Needs, apply: Bre
   apply,
 });
 
-/** Every planted break, by name. */
 export const BREAKS: Record<string, Break> = {
   'field-removed': make(
     'price-fields',

@@ -67,7 +67,6 @@ const OWN_REJECTIONS: Record<RejectionKind, Rejection> = {
   notFound: { status: 404, code: 0, msg: 'Not Found', body: 'text' },
 };
 
-/** Undocumented fields in price, order, history and account data. */
 const EXTRA_FIELDS: ServiceChoices['extraFields'] = {
   price: () => ({ minRentalCount: 64000 }),
   order: (_data, order) => ({ status: 'PENDING', pledgeAddress: order?.pledgeAddress }),
@@ -106,7 +105,6 @@ const GATEWAY: Partial<ServiceChoices> = {
   prices: { '10min': 75, '1h': 70, '1d': 80, '3d': 85, '7d': 90, '14d': 95, '30d': 100 },
 };
 
-/** The members of the family, by name. */
 export const FAMILY_MEMBERS = [
   'plain',
   'time-units',

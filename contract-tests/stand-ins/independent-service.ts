@@ -45,7 +45,6 @@ export interface ServiceChoices {
   gzip?: boolean;
   /** Served behind a rate limit (rate-limit.ts; applied by family.ts). */
   rateLimit?: RateLimitOptions;
-  /** Unit of the history's `createdAt`. */
   createdAtUnit: 's' | 'ms';
   /** Decimals of balances and of the history's amount: trimmed, or always this many. */
   fixedDecimals?: number;
@@ -79,7 +78,6 @@ export interface ServiceChoices {
   usdtMicroPerTrxCent: bigint;
 }
 
-/** One order as the service keeps it. */
 export interface OrderRecord {
   orderId: string;
   outOrderNo?: string;
