@@ -88,9 +88,8 @@ export async function connectTarget(config: ContractConfig): Promise<ContractTar
     }
     if (config.asUpstream || config.variant === 'opaque')
       targetFetch = hideControlPlane(targetFetch, baseUrl);
-    recorder = config.recordDir
-      ? createRecorder({ dir: config.recordDir, mainKey: config.apiKey, baseUrl })
-      : undefined;
+    if (config.recordDir)
+      recorder = createRecorder({ dir: config.recordDir, mainKey: config.apiKey, baseUrl });
     transport = recorder ? recorder.wrap(targetFetch) : (request) => targetFetch(request);
   }
   // Every request waits for the run's pace until the target proves to be a simulator.

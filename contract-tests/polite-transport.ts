@@ -224,12 +224,8 @@ export function politeTransport(inner: CaseTransport, options: PoliteOptions): C
     try {
       const answer = await polite(lookup, caseName, file);
       const body = (await answer.json().catch(() => undefined)) as { code?: unknown } | undefined;
-      return !(
-        answer.status < 500 &&
-        answer.status !== 429 &&
-        typeof body?.code === 'number' &&
-        body.code !== 0
-      );
+      const { status } = answer;
+      return !(status < 500 && status !== 429 && typeof body?.code === 'number' && body.code !== 0);
     } catch {
       return true;
     }

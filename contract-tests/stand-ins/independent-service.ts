@@ -188,11 +188,8 @@ export function createIndependentService(options: ServiceOptions): {
       const status = statusAt(order, at);
       if (status === 'REFUNDED') continue;
       if (order.currency === 'USDT') usdt -= order.amount;
-      else if (status === 'COMPLETED') trx -= order.amount;
-      else {
-        trx -= order.amount;
-        frozenTrx += order.amount;
-      }
+      else trx -= order.amount;
+      if (order.currency === 'TRX' && status !== 'COMPLETED') frozenTrx += order.amount;
     }
     return { trx, usdt, frozenTrx };
   };
