@@ -58,7 +58,6 @@ export function displayPath(file: string): string {
   return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
 }
 
-/** A fresh run id: the time in base 36 and the process id. */
 export function newRunId(now: number = Date.now()): string {
   return `${now.toString(36)}${process.pid.toString(36)}`;
 }

@@ -177,8 +177,7 @@ export const contractTest: TestAPI<Fixtures> = base.extend<Fixtures>({
   config: [async ({}, use) => use(readContractConfig()), { scope: 'file' }],
   connection: [async ({ config }, use) => use(await connectTarget(config)), { scope: 'file' }],
   target: async ({ connection, task, onTestFinished }, use) => {
-    // A replay answers an unrecorded request with HTTP 501; a case that expects a
-    // rejection could take that for one, so any miss fails the case.
+    // A replay's miss (HTTP 501) fails the case: a case expecting a rejection could take it for one.
     onTestFinished(() => {
       const misses = connection.takeReplayMisses(task.fullName).map((m) => `\n  ${m}`);
       if (misses.length > 0)

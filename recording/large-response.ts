@@ -143,7 +143,6 @@ function createJsonScrub(
   // Per open container, innermost last: 1 in an object, 0 in an array; and whether it holds a value yet.
   const inObject: number[] = [];
   const written: boolean[] = [];
-  // Whether the next value is a secret-named field's.
   let secret = false;
   // The depth inside a secret-named field's object or array, skipped.
   let skipping = 0;

@@ -108,7 +108,6 @@ export function createLiveRecording(
     known: [],
     newAlias: () => `key-${++aliasCount}`,
   });
-  // Exchanges are written one after another, in order of ending.
   let queue: Promise<void> = Promise.resolve();
   const enqueue = (work: () => Promise<{ interaction: Interaction; large?: LargeResponse }>): void => {
     queue = queue.then(async () => {

@@ -23,7 +23,6 @@ export const REPLAY_MISS_CODE = 59900;
 export const REPLAY_MISS_STATUS = 501;
 
 export interface Replay {
-  /** The recorded target, as the contract suite should see it. */
   info: Pick<TargetInfo, 'simulator' | 'capabilities' | 'clock' | 'timing' | 'variant' | 'baseUrl' | 'kind'>;
   transport: CaseTransport;
   /** What matched nothing so far in this case (emptied by the call). */

@@ -142,8 +142,6 @@ const MEMBERS: Record<FamilyMember, Partial<ServiceChoices>> = {
   'usdt-payer': { usdtWhenTrxShort: true, balance: { trxSun: 1_500_000n, usdtMicro: 50_000_000n } },
   // Every choice of the members above (COMBINED), at prices of its own.
   'all-choices': { prices: { '10min': 47, '1h': 71, '1d': 83, '3d': 89, '7d': 97, '14d': 101, '30d': 103 } },
-  // At most 8 requests a second per key, then 429 with Retry-After: 1; 2 a second, Retry-After
-  // as an HTTP date; the gateway's 3 a second, then an HTML 503 with X-RateLimit-Reset.
   'rate-limited': { rateLimit: { perSecond: 8, retryAfter: 'seconds', headers: false } },
   'rate-limited-strict': { rateLimit: { perSecond: 2, retryAfter: 'http-date' } },
   gateway: GATEWAY,
