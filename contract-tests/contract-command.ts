@@ -1,7 +1,4 @@
-/**
- * `energy-rental-kit contract`: runs vitest on the suite against the in-process simulator, a URL or a
- * recording; a URL is read once first, so an unreachable URL or a wrong key is named, not failed per case.
- */
+/** `energy-rental-kit contract`: runs vitest on the suite; a URL target is read once first, to name a problem. */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';

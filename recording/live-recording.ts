@@ -1,7 +1,4 @@
-/**
- * `serve --upstream URL --record FILE`: the proxy's traffic as a recording@2, each exchange a
- * line appended once it ends. Every key is a 'foreign' alias, numbered on in a file continued.
- */
+/** `serve --upstream URL --record FILE`: the proxy's traffic as a recording@2, keys as 'foreign' aliases. */
 import { createWriteStream, truncateSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { setImmediate as turn } from 'node:timers/promises';

@@ -37,7 +37,6 @@ export const CONNECT_CASE = '(connect)';
 
 export const MAIN_KEY_ALIAS = 'key-1';
 
-/** A recording that cannot be read, with what to do about it. */
 export class RecordingError extends Error {
   constructor(message: string) {
     super(message);

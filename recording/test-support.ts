@@ -36,6 +36,7 @@ export const VALUES_A: BaselineValues = {
   ],
 };
 
+/** Every value different from VALUES_A, every shape the same. */
 export const VALUES_B: BaselineValues = {
   orderId: 'OR20260101120000ZX9Y8W7V',
   wallet: 'TAcN9gFvXZAxsWQQzWWbydBmscBHnEi5nZ',
