@@ -1,4 +1,4 @@
-/** `energy-rental-kit contract`: runs vitest on the suite; a URL target is read once first, to name a problem. */
+/** `energy-rental-kit contract`: runs vitest on the suite; a URL target is read once first. */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -70,7 +70,7 @@ export function contractEnv(argv: string[], env: NodeJS.ProcessEnv): NodeJS.Proc
   return applyContractFlags(values, env);
 }
 
-/** How this copy runs its suite: a checkout's TypeScript, or installed, the built suite from the user's cwd. */
+/** How this copy runs its suite: a checkout's sources, or installed, the built suite from the user's cwd. */
 export function suiteLayout(): { vitestArgs: string[]; reporter: string; cwd: string | undefined } {
   const extension = path.extname(here);
   const checkout = extension === '.ts';
