@@ -1,9 +1,4 @@
-/**
- * The targets CONTRACT_VARIANT selects, each a fetch made over a fresh simulator: the
- * simulator posing as the real service, simulators broken on purpose (the self-test asserts
- * that the suite fails each one, naming the broken field or rule), the altered simulator of
- * the drift tests, and the family of stand-ins.
- */
+/** The targets CONTRACT_VARIANT selects, each a fetch made over a fresh simulator. */
 import type { Simulator } from '../mock/simulator.ts';
 import { BREAKS, rewrite } from './stand-ins/breaks.ts';
 import { FAMILY_VARIANTS } from './stand-ins/family.ts';
@@ -38,8 +33,7 @@ export const BROKEN_VARIANTS: Record<string, Variant> = {
     });
     return sim.fetch;
   },
-  // Orders complete, yet their energy never shows on chain: a rule of delegationMs 0 for each
-  // order, added as it arrives, after any rule a case set for it, so those still win.
+  // Orders complete, yet their energy never shows on chain (a case's own rules still win).
   'no-delegation': (sim) => async (input, init) => {
     const request = new Request(input, init);
     const url = new URL(request.url);
@@ -58,11 +52,7 @@ export const BROKEN_VARIANTS: Record<string, Variant> = {
   },
 };
 
-/**
- * Not for the self-test: the alterations an upstream release might make, one per kind of
- * drift. Recording the `altered` variant and comparing with a recording of the plain
- * simulator must report each with its operation and JSON path (drift/record-loop.test.ts).
- */
+/** For the drift tests: an alteration an upstream release might make, per kind of drift. */
 export const ALTERATIONS = [
   { operation: 'getPrice', path: '/data/rentalCount', kind: 'type-changed' },
   { operation: 'getPrice', path: '/data/resourceType', kind: 'field-removed' },
@@ -98,11 +88,7 @@ const altered: Variant = (sim) =>
     }
   });
 
-/**
- * Every variant by name. `opaque` is the plain simulator, its control plane hidden
- * (contract-target.ts) so the suite treats it as the real service: the self-test proves the
- * spending guard on it.
- */
+/** Every variant by name; `opaque` is the plain simulator with its control plane hidden. */
 export const VARIANTS: Record<string, Variant> = {
   opaque: (sim) => sim.fetch,
   ...BROKEN_VARIANTS,

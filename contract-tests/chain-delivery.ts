@@ -1,7 +1,4 @@
-/**
- * The receiving address's energy on a TRON node (java-tron's HTTP API), read after the suite's
- * order as a user's code reads it: `--tron-node`, else a simulator's own `/wallet/…`.
- */
+/** The receiving address's energy on a TRON node, read after the suite's order as a user's code reads it. */
 import { PERIOD_MS } from '../mock/engine/pricing.ts';
 import { EnergyRentalError } from '../src/client/energy-rental-error.ts';
 import { fetchWithin } from '../src/client/send-request.ts';
@@ -17,8 +14,7 @@ export const END_TOLERANCE_MS = 60_000;
 const POLL_MS = 500;
 
 /**
- * The node a run reads: `--tron-node`, else the target's own when it is a simulator; none
- * otherwise. The target's own node is read through its transport (recorded, replayed).
+ * The node a run reads: `--tron-node`, else a simulator target's own (through its transport); else none.
  *
  * @example
  *   chainNode(config, target)?.url; // 'http://simulator.in-process' in-process
@@ -48,7 +44,6 @@ async function readNode(node: TronNode, name: string, body: object): Promise<Rec
 export interface Delivery {
   /** Ms from creation until the energy was read on chain; undefined when it never was. */
   tookMs?: number;
-  /** The wait's failure when the energy never arrived. */
   missing?: string;
   /** Delivery + period by the node's clock (its latest block when the energy was read). */
   expectedEnd?: number;
@@ -56,11 +51,7 @@ export interface Delivery {
   ends: number[];
 }
 
-/**
- * Waits (by the target's clock) until `address` holds `energy` more than `heldBefore`, then
- * reads the delegations to it: getdelegatedresourceaccountindexv2's `fromAccounts` (the pool
- * is not documented upstream), and getdelegatedresourcev2 of each.
- */
+/** Waits (by the target's clock) until the order's energy arrived, then reads every delegation to it. */
 export async function watchDelivery(
   node: TronNode,
   target: ContractTarget,
@@ -75,10 +66,8 @@ export async function watchDelivery(
   const clock = { now: () => target.now(), sleep: (ms: number) => target.sleep(ms) };
   const address = order.pledgeAddress;
   try {
-    await waitForEnergy(node, clock, address, order.heldBefore + order.rentalCount, {
-      timeoutMs: DELIVERY_BOUND_MS,
-      intervalMs: POLL_MS,
-    });
+    const bounds = { timeoutMs: DELIVERY_BOUND_MS, intervalMs: POLL_MS };
+    await waitForEnergy(node, clock, address, order.heldBefore + order.rentalCount, bounds);
   } catch (error) {
     if (!(error instanceof EnergyRentalError && error.kind === 'timeout')) throw error;
     return { missing: error.message, ends: [] };
@@ -101,8 +90,7 @@ export async function watchDelivery(
 }
 
 /**
- * Whether a delegation to the address ends within END_TOLERANCE_MS of delivery + period, and
- * the sentence that says what was expected and read.
+ * Whether a delegation to the address ends within END_TOLERANCE_MS of delivery + period, and a sentence.
  *
  * @example
  *   delegationEnd({ expectedEnd: 600_000, ends: [601_000] }, 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3', '10min').within; // true

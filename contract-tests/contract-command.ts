@@ -1,9 +1,4 @@
-/**
- * `energy-rental-kit contract`: runs the contract suite against the in-process simulator
- * (default), a URL or a recording, by starting vitest on the suite with the run's settings
- * in the environment. A URL is read once first (checkTarget): without it an unreachable URL
- * or a wrong key fails every case alike, and nothing says why.
- */
+/** `energy-rental-kit contract`: runs vitest on the suite; a URL target is read once first. */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -28,10 +23,7 @@ const root = path.resolve(path.dirname(here), '..');
 /** The suite's flags (record's too), each handed to the workers as its variable. */
 const SUITE_OPTIONS: Readonly<Record<string, CliOption>> = CLI_COMMANDS.contract.options;
 
-/**
- * Sets the suite's flags (contract's and record's) as their variables, and reads the result
- * as the workers will, so a mistake stops the run before it starts, named as the flag typed.
- */
+/** Sets the suite's flags as their variables and reads them as the workers will, naming a mistake's flag. */
 export function applyContractFlags(
   values: Partial<Record<string, string | boolean>>,
   env: NodeJS.ProcessEnv,
@@ -42,16 +34,14 @@ export function applyContractFlags(
     if (!name || value === undefined || value === false) continue;
     out[name] = value === true ? '1' : flag === 'replay' ? path.resolve(value) : value;
   }
-  if (values['retry-orders'] && out.CONTRACT_DUPLICATE_OUT_ORDER_NO?.trim() !== 'return-existing') {
+  if (values['retry-orders'] && out.CONTRACT_DUPLICATE_OUT_ORDER_NO?.trim() !== 'return-existing')
     throw new CliError(
       "--retry-orders sends a createOrder again only to a target known to answer a repeated outOrderNo with the existing order: add --duplicate-out-order-no return-existing (what 'calibrate' learnt as duplicateOutOrderNo), or drop --retry-orders.",
     );
-  }
-  if (out.CONTRACT_BASE_URL && !out.CONTRACT_API_KEY) {
+  if (out.CONTRACT_BASE_URL && !out.CONTRACT_API_KEY)
     throw new CliError(
       '--base-url needs --api-key (or CONTRACT_API_KEY): the key of the account to test with.',
     );
-  }
   // Against the user's working directory, whatever directory vitest runs in.
   out.CONTRACT_REPORT = path.resolve(out.CONTRACT_REPORT ?? 'contract-report.json');
   try {
@@ -73,18 +63,14 @@ export function contractEnv(argv: string[], env: NodeJS.ProcessEnv): NodeJS.Proc
   const clash = (['base-url', 'allow-spend', 'max-orders', 'pledge-address', 'tron-node'] as const).filter(
     (flag) => values[flag] !== undefined,
   );
-  if (values.replay !== undefined && clash.length > 0) {
+  if (values.replay !== undefined && clash.length > 0)
     throw new CliError(
       `--replay serves a recording offline with the recording's own target and spending guard; drop ${clash.map((f) => `--${f}`).join(', ')}.`,
     );
-  }
   return applyContractFlags(values, env);
 }
 
-/**
- * How this copy of the kit runs its suite: in a checkout (this module is TypeScript) from the
- * checkout; installed, the built suite from the user's directory, where its report belongs.
- */
+/** How this copy runs its suite: a checkout's sources, or installed, the built suite from the user's cwd. */
 export function suiteLayout(): { vitestArgs: string[]; reporter: string; cwd: string | undefined } {
   const extension = path.extname(here);
   const checkout = extension === '.ts';
@@ -136,8 +122,7 @@ export function spawnContractSuite(
 }
 
 /**
- * Stops the run with one line (a CliError, exit code 2) when the URL it targets is not
- * reachable or refuses the key; in-process and replay runs have nothing to check.
+ * Stops the run with one line (a CliError) when the URL it targets is not reachable or refuses the key.
  *
  * @example
  *   await requireReachableTarget({ CONTRACT_BASE_URL: 'http://127.0.0.1:8787', CONTRACT_API_KEY: 'demo-key' });
@@ -182,21 +167,10 @@ export async function runContract(
 
 /** How long the first read may take before the target counts as not reachable. */
 const TARGET_CHECK_TIMEOUT_MS = 10_000;
-
-/** The network error's code (ECONNREFUSED, ENOTFOUND, …), else its message. */
-function reasonOf(error: unknown): string {
-  const e = error as {
-    name?: string;
-    message?: string;
-    cause?: { code?: string; errors?: { code?: string }[]; message?: string };
-  };
-  if (e?.name === 'TimeoutError') return `no answer within ${TARGET_CHECK_TIMEOUT_MS / 1000} s`;
-  return e?.cause?.code ?? e?.cause?.errors?.[0]?.code ?? e?.cause?.message ?? e?.message ?? String(error);
-}
+type NetworkCause = { code?: string; errors?: { code?: string }[]; message?: string };
 
 /**
- * Reads the account once at `baseUrl` with `apiKey`; resolves with one line saying why the
- * run cannot go on (not reachable, key rejected), or undefined when it can.
+ * Reads the account once; resolves with one line saying why the run cannot go on, or undefined.
  *
  * @example
  *   await checkTarget('http://127.0.0.1:1', 'demo-key');
@@ -218,7 +192,13 @@ export async function checkTarget(
       signal: AbortSignal.timeout(TARGET_CHECK_TIMEOUT_MS),
     });
   } catch (error) {
-    return `not reachable: ${shown} (${reasonOf(error)}); check --base-url (CONTRACT_BASE_URL) and that the server runs.`;
+    // The network error's code (ECONNREFUSED, ENOTFOUND, …), else its message.
+    const e = error as { name?: string; message?: string; cause?: NetworkCause };
+    const reason =
+      e?.name === 'TimeoutError'
+        ? `no answer within ${TARGET_CHECK_TIMEOUT_MS / 1000} s`
+        : (e?.cause?.code ?? e?.cause?.errors?.[0]?.code ?? e?.cause?.message ?? e?.message ?? String(error));
+    return `not reachable: ${shown} (${reason}); check --base-url (CONTRACT_BASE_URL) and that the server runs.`;
   }
   const body = (await response.json().catch(() => undefined)) as
     { code?: unknown; msg?: unknown } | undefined;

@@ -1,9 +1,4 @@
-/**
- * The contract run's settings, read once per worker from the environment (the `contract`
- * command sets it from its flags, and reads it first to refuse a mistake before the run),
- * and how politely the suite talks to a target that is not a simulator: the pace, the retries
- * of a rate-limited call and their caps (the variables behind the flags of spec/cli.yaml).
- */
+/** The contract run's settings, read from the environment the `contract` command sets from its flags. */
 import path from 'node:path';
 import { fileLimitFrom } from '../src/bounded-file.ts';
 import { envFlag } from '../src/env-flag.ts';
@@ -32,10 +27,7 @@ export interface ContractConfig {
   /** The recording a replay serves (read once, within ENERGY_SIM_MAX_FILE_MB), and its path. */
   replayPath?: string;
   recording?: Recording;
-  /**
-   * A simulator recorded as the real service (`record --as-upstream`): its control plane is
-   * never called and the spending guard is on, so a calibrated simulator is recorded like with like.
-   */
+  /** A simulator recorded as the real service (`record --as-upstream`): no control plane, guarded. */
   asUpstream?: boolean;
   politeness: Politeness;
   /** The TRON node whose chain the spending case reads (`--tron-node`); a simulator's own when absent. */
@@ -66,7 +58,6 @@ export function displayPath(file: string): string {
   return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
 }
 
-/** A fresh run id: the time in base 36 and the process id. */
 export function newRunId(now: number = Date.now()): string {
   return `${now.toString(36)}${process.pid.toString(36)}`;
 }
@@ -89,35 +80,30 @@ export function readContractConfig(env: NodeJS.ProcessEnv = process.env): Contra
   const maxOrders = env.CONTRACT_MAX_ORDERS ?? '1';
   if (!/^\d+$/.test(maxOrders))
     throw new Error(`CONTRACT_MAX_ORDERS must be a whole number (got '${maxOrders}').`);
-  if (baseUrl && !URL.canParse(baseUrl)) {
+  if (baseUrl && !URL.canParse(baseUrl))
     throw new Error(
       `CONTRACT_BASE_URL must be an absolute URL such as https://api.eopen.io/api (got '${baseUrl}').`,
     );
-  }
-  if (baseUrl && !env.CONTRACT_API_KEY) {
+  if (baseUrl && !env.CONTRACT_API_KEY)
     throw new Error(
       'CONTRACT_API_KEY is required with CONTRACT_BASE_URL: set it to the API key of the account to test with.',
     );
-  }
-  if (replayPath && baseUrl) {
+  if (replayPath && baseUrl)
     throw new Error(
       'CONTRACT_REPLAY and CONTRACT_BASE_URL exclude each other: a replay serves its recording offline. Unset one of them.',
     );
-  }
-  if (replayPath && env.CONTRACT_RECORD) {
+  if (replayPath && env.CONTRACT_RECORD)
     throw new Error(
       'CONTRACT_REPLAY and CONTRACT_RECORD exclude each other: record a real target, not a replay.',
     );
-  }
   if (clock && clock !== 'manual' && clock !== 'real')
     throw new Error(`CONTRACT_SIM_CLOCK must be manual or real (got '${clock}').`);
   if (timing && !['realistic', 'fast', 'instant'].includes(timing))
     throw new Error(`CONTRACT_SIM_TIMING must be realistic, fast or instant (got '${timing}').`);
-  if ((clock || timing) && (baseUrl || replayPath)) {
+  if ((clock || timing) && (baseUrl || replayPath))
     throw new Error(
       'CONTRACT_SIM_CLOCK and CONTRACT_SIM_TIMING set up the in-process simulator: start a server with --clock and --timing to test one at CONTRACT_BASE_URL.',
     );
-  }
   const config: ContractConfig = {
     mode: replayPath ? 'replay' : baseUrl ? 'url' : 'in-process',
     apiKey: env.CONTRACT_API_KEY ?? 'demo-key',
@@ -185,8 +171,7 @@ const OPTIONS = CLI_COMMANDS.contract.options;
 const DUPLICATE_CHOICES = ['return-existing', 'reject'] as const;
 
 /**
- * Reads the politeness settings; `inProcess` picks the pace's default (none in-process, where
- * the kit's own stand-ins need no manners). Throws an Error naming the variable and the rule.
+ * Reads the politeness settings (no pace by default in-process); throws naming the variable and the rule.
  *
  * @example
  *   readPoliteness({ CONTRACT_MAX_RPS: '2' }, false).maxRps; // 2
@@ -217,17 +202,15 @@ export function readPoliteness(env: NodeJS.ProcessEnv, inProcess: boolean): Poli
       throw new Error(`${duplicateEnv} must be ${DUPLICATE_CHOICES.join(' or ')} (got '${duplicate}').`);
     settings.duplicateOutOrderNo = duplicate as (typeof DUPLICATE_CHOICES)[number];
   }
-  if (settings.retryOrders && settings.duplicateOutOrderNo !== 'return-existing') {
+  if (settings.retryOrders && settings.duplicateOutOrderNo !== 'return-existing')
     throw new Error(
       `${OPTIONS['retry-orders'].env}=1 retries an order only on a target known to answer a repeated outOrderNo with the existing order: set ${duplicateEnv}=return-existing (what 'calibrate' learnt as duplicateOutOrderNo), or drop ${OPTIONS['retry-orders'].env}.`,
     );
-  }
   return settings;
 }
 
 /**
- * Whether a run may wait to be polite, known before any worker connects: then the suite times
- * a case without its waits (contract-test.ts). A 429 can come from any stand-in too.
+ * Whether a run may wait to be polite (then a case is timed without its waits); any stand-in may answer 429.
  *
  * @example
  *   mayWaitPolitely({ CONTRACT_BASE_URL: 'https://api.eopen.io/api' }); // true

@@ -1,7 +1,4 @@
-/**
- * The contract project's vitest settings, shared by the repository's vitest.config.ts and the
- * config the `contract` and `record` commands run the suite with (contract.vitest.config.ts).
- */
+/** The contract project's vitest settings, shared by vitest.config.ts and contract.vitest.config.ts. */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestUserConfig } from 'vitest/config';
@@ -14,8 +11,7 @@ const here = fileURLToPath(import.meta.url);
 
 export const CONTRACT_PROJECT: TestUserConfig = {
   name: 'contract',
-  // A run that may wait to be polite times its cases itself (contract-test.ts), as vitest's
-  // clock cannot leave the waits out: vitest's timeout is then only a backstop.
+  // A run that may wait to be polite times its cases itself; vitest's timeout is then a backstop.
   testTimeout: mayWaitPolitely(process.env) ? 30 * 60_000 : CASE_TIMEOUT_MS,
   // Contract files keep their state in fixtures, so they can share one module graph.
   pool: 'threads',

@@ -1,7 +1,4 @@
-/**
- * The contract report: the target, its capabilities, every interaction with the key
- * redacted, and each case's verdict. Built from the reporter's view of the run.
- */
+/** The contract report: the target, its capabilities, every interaction (keys redacted), each verdict. */
 import type { ContractMeta, RecordedInteraction } from './contract-test.ts';
 import type { TargetInfo } from './contract-target.ts';
 import { sumOf } from './facts.ts';
@@ -36,7 +33,6 @@ export interface ContractReport {
   target: TargetInfo | undefined;
   summary: { passed: number; failed: number; skipped: number };
   spent: { orders: number; byCurrency: Record<string, string> };
-  /** Every documented fact some case checked. */
   facts: string[];
   /** Present when the suite was polite to the target (it is no simulator). */
   politeness?: PolitenessReport;
@@ -138,10 +134,8 @@ export function summarise(report: ContractReport, reportPath: string): string {
     `Contract run against ${where}`,
     `  capabilities: ${t?.capabilities.length ? t.capabilities.join(', ') : 'none'}`,
     `  ${report.summary.passed} passed, ${report.summary.failed} failed, ${report.summary.skipped} skipped`,
-  ];
-  lines.push(
     `  ${report.facts.length} documented facts checked (npx energy-rental-kit contract --facts quotes each)`,
-  );
+  ];
   for (const c of report.cases.filter((x) => x.verdict === 'failed'))
     lines.push(`  FAILED ${c.name}: ${(c.errors?.[0] ?? '').split('\n')[0]}`);
   for (const c of report.cases) for (const text of c.notes ?? []) lines.push(`  note: ${text}`);

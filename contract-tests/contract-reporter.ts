@@ -1,7 +1,4 @@
-/**
- * A vitest reporter that turns the contract project's results into
- * contract-report.json and a short summary. It ignores every other project.
- */
+/** A vitest reporter writing the contract project's contract-report.json and a short summary. */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
@@ -9,10 +6,7 @@ import { buildReport, summarise, type ContractCase } from './contract-report.ts'
 import type { ContractMeta } from './contract-test.ts';
 import { readPoliteness } from './contract-config.ts';
 
-/**
- * The cases of contract test modules, with what each recorded; also read by the
- * self-test, which runs the suite against many targets in one vitest run and reports each apart.
- */
+/** The cases of contract test modules, with what each recorded (the self-test reports each target apart). */
 export function contractCases(
   modules: ReadonlyArray<TestModule>,
 ): Array<ContractCase & { meta?: ContractMeta }> {

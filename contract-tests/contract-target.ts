@@ -1,8 +1,4 @@
-/**
- * The target a contract run talks to, and what it can do. A simulator advertises its
- * capabilities at /_sim/health; anything else is treated as the real service, with
- * no capabilities and the spending guard on.
- */
+/** The target a contract run talks to; what is no simulator (per /_sim/health) counts as the real service. */
 import type { components } from '../src/generated/control.ts';
 import type { Capability, TargetInfo } from '../recording/recording.ts';
 import { createSimulator } from '../mock/simulator.ts';
@@ -65,7 +61,7 @@ export async function connectTarget(config: ContractConfig): Promise<ContractTar
   if (recording) {
     replay = createReplay(recording, {
       apiKey: config.apiKey,
-      onMiss: (message) => console.error(`[replay] ${message}`),
+      onMiss: (m) => console.error(`[replay] ${m}`),
     });
     baseUrl = replay.info.baseUrl;
     transport = replay.transport;
@@ -81,11 +77,10 @@ export async function connectTarget(config: ContractConfig): Promise<ContractTar
       });
       baseUrl = IN_PROCESS_BASE;
       const variant = config.variant === undefined ? undefined : VARIANTS[config.variant];
-      if (config.variant !== undefined && !variant) {
+      if (config.variant !== undefined && !variant)
         throw new Error(
           `CONTRACT_VARIANT '${config.variant}' is unknown; known: ${Object.keys(VARIANTS).join(', ')}.`,
         );
-      }
       targetFetch = variant ? variant(sim) : sim.fetch;
     } else {
       baseUrl = config.baseUrl!;
@@ -93,9 +88,8 @@ export async function connectTarget(config: ContractConfig): Promise<ContractTar
     }
     if (config.asUpstream || config.variant === 'opaque')
       targetFetch = hideControlPlane(targetFetch, baseUrl);
-    recorder = config.recordDir
-      ? createRecorder({ dir: config.recordDir, mainKey: config.apiKey, baseUrl })
-      : undefined;
+    if (config.recordDir)
+      recorder = createRecorder({ dir: config.recordDir, mainKey: config.apiKey, baseUrl });
     transport = recorder ? recorder.wrap(targetFetch) : (request) => targetFetch(request);
   }
   // Every request waits for the run's pace until the target proves to be a simulator.
@@ -196,8 +190,7 @@ export async function connectTarget(config: ContractConfig): Promise<ContractTar
 }
 
 /**
- * The target as the real service: a control-plane request is answered as the same path under
- * `/v1`, the unknown-path answer a calibrated simulator learnt from the real service.
+ * The target as the real service: a control-plane request is answered as the same path under `/v1`.
  *
  * @example
  *   hideControlPlane(sim.fetch, 'http://127.0.0.1:8787')(new Request('http://127.0.0.1:8787/_sim/health'));

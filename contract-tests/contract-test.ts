@@ -1,7 +1,4 @@
-/**
- * The contract suite's `test`: fixtures for the target and for clients that check every answer
- * against the spec and record every interaction into the test's meta, for the reporter.
- */
+/** The contract suite's `test`: its clients check every answer against the spec and record it. */
 import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import os from 'node:os';
@@ -44,10 +41,7 @@ export interface ContractMeta {
   politeness?: PoliteWaits;
 }
 
-/**
- * The client's own deadline while the suite is polite: its clock would count the pace's
- * waits, so each sending's deadline is held by the polite transport instead.
- */
+/** While polite, the polite transport holds each sending's deadline: the client's would count the waits. */
 const POLITE_CLIENT_TIMEOUT_MS = 24 * 60 * 60_000;
 
 declare module 'vitest' {
@@ -68,10 +62,7 @@ interface Fixtures {
   clientFor: (apiKey: string | undefined) => EnergyRentalClient;
   /** Creates an order with its parameters in the query string, as upstream's usage example (`curl -G`) sends them. */
   orderInQuery: (params: OrderRequest, apiKey?: string) => Promise<OrderCreated>;
-  /**
-   * The one way a case asserts against any target: `expect`, its failure naming the
-   * documented fact (id, document, quote), and the fact booked as checked by the case.
-   */
+  /** `expect` naming the documented fact in its failure, the fact booked as checked by the case. */
   expectFact: <T>(id: FactId, actual: T, message?: string) => Assertion<T>;
   /** Runs checks no documented fact backs, against a simulator only (the kit's own choices). */
   onSimulator: (checks: (expect: ExpectStatic) => void) => void;
@@ -104,15 +95,10 @@ export interface Refusal {
   status?: number | undefined;
   code?: number | undefined;
   msg?: string | undefined;
-  /** The client's sentence for it. */
   message: string;
 }
 
-/**
- * A call's failure as a refusal (`.catch(refusalOf)`): an answer with a code other than
- * success, whatever its HTTP status (none is documented). A network failure, a 429 past the
- * retries or a 5xx is no refusal, and is thrown on.
- */
+/** A call's failure as a refusal (`.catch(refusalOf)`); a network failure, a 429 or a 5xx is thrown on. */
 export function refusalOf(error: unknown): { refused: Refusal } {
   const transient =
     error instanceof EnergyRentalError &&
@@ -191,8 +177,7 @@ export const contractTest: TestAPI<Fixtures> = base.extend<Fixtures>({
   config: [async ({}, use) => use(readContractConfig()), { scope: 'file' }],
   connection: [async ({ config }, use) => use(await connectTarget(config)), { scope: 'file' }],
   target: async ({ connection, task, onTestFinished }, use) => {
-    // A replay answers an unrecorded request with HTTP 501; a case that expects a
-    // rejection could take that for one, so any miss fails the case.
+    // A replay's miss (HTTP 501) fails the case: a case expecting a rejection could take it for one.
     onTestFinished(() => {
       const misses = connection.takeReplayMisses(task.fullName).map((m) => `\n  ${m}`);
       if (misses.length > 0)
@@ -261,7 +246,6 @@ export const contractTest: TestAPI<Fixtures> = base.extend<Fixtures>({
       address ??= (await api.getAccount()).walletAddress;
       return {
         pledgeAddress: overrides.pledgeAddress ?? address,
-        // The cheapest order: the minimum quantity for the shortest period.
         rentalCount: 64000,
         period: '10min' as const,
         outOrderNo: overrides.outOrderNo ?? newOutOrderNo('order'),
@@ -271,11 +255,10 @@ export const contractTest: TestAPI<Fixtures> = base.extend<Fixtures>({
 
   requireCapability: async ({ target, skip }, use) => {
     await use((capability) => {
-      if (!target.has(capability)) {
+      if (!target.has(capability))
         skip(
           `needs the '${capability}' capability, which ${target.info.simulator ? 'this simulator' : 'a target that is not a simulator'} does not offer`,
         );
-      }
     });
   },
 
@@ -295,19 +278,12 @@ export const contractTest: TestAPI<Fixtures> = base.extend<Fixtures>({
 
   noteSpent: async ({ task, target }, use) => {
     await use((created) => {
-      ensureMeta(task, target).spent.push({
-        amount: String(created.amount),
-        currency: created.currency,
-      });
+      ensureMeta(task, target).spent.push({ amount: String(created.amount), currency: created.currency });
     });
   },
 });
 
-/**
- * A client's options for the case: its requests go through the target and are recorded into
- * the case, and every answer is checked against the spec. A violation fails the case even when
- * the case's own try/catch swallows it.
- */
+/** A case's client options: requests recorded, answers checked; a violation fails the case even if caught. */
 function clientOptions(
   { target, task, onTestFinished }: Pick<TestContext, 'task' | 'onTestFinished'> & { target: ContractTarget },
   apiKey: string | undefined,
@@ -349,10 +325,7 @@ function record(exchange: Exchange, violations: SpecViolation[]): RecordedIntera
   };
 }
 
-/**
- * Claims one of `max` order slots, false when all are taken: each slot is a file created
- * exclusively in the run's directory, so the limit holds across the run's parallel workers.
- */
+/** Claims one of `max` order slots, each a file created exclusively, so the limit holds across workers. */
 function claimOrderSlot(runDir: string, max: number): boolean {
   mkdirSync(runDir, { recursive: true });
   for (let slot = 1; slot <= max; slot++) {
@@ -367,8 +340,7 @@ function claimOrderSlot(runDir: string, max: number): boolean {
 }
 
 /**
- * Aborts the returned signal once the case has spent more than `limitMs` of its own time (its
- * run less its polite waits, which vitest's timeout cannot leave out), checked every `everyMs`.
+ * Aborts the signal once the case spent more than `limitMs` of its own time (its polite waits left out).
  *
  * @example
  *   const watch = watchOwnTime(target.waitsOf(name), 120_000);

@@ -1,8 +1,4 @@
-/**
- * The vitest config the `contract` and `record` commands run the suite with, in a checkout
- * (the TypeScript sources) and in an installed package (the built suite in dist/, with the
- * kit's own vitest and nothing of the user's project: it is passed with --config).
- */
+/** The vitest config `contract` and `record` run the suite with, in a checkout or an installed package. */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type ViteUserConfig } from 'vitest/config';

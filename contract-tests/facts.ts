@@ -1,8 +1,4 @@
-/**
- * The documented facts the suite holds a service to (spec/openapi.yaml's `x-facts`, through
- * the generated FACTS), and the arithmetic its checks compare amounts with: by value, at two
- * decimals, whatever the rendering ("5.7", "5.70" and 5.7 are one amount).
- */
+/** The documented facts (spec/openapi.yaml's `x-facts`), and amounts compared by value ("5.7" is "5.70"). */
 import { FACTS, type FactId } from '../src/generated/lists.ts';
 
 export type { FactId };
@@ -34,12 +30,10 @@ function millionths(value: string | number): bigint | undefined {
   return BigInt(match[1]!) * 1_000_000n + BigInt(fraction.slice(0, 6)) + (fraction[6]! >= '5' ? 1n : 0n);
 }
 
-/** Cents as "4.23". */
 const showCents = (cents: bigint): string => `${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`;
 
 /**
- * An amount rounded half up to two decimals, whatever its rendering; the text itself when it
- * is no decimal, so a comparison shows it.
+ * An amount rounded half up to two decimals; the text itself when it is no decimal.
  *
  * @example
  *   atTwoDecimals('5.7'); // '5.70'
@@ -59,8 +53,7 @@ function showMillionths(exact: bigint): string {
 }
 
 /**
- * The exact value of a decimal without its rendering's trailing zeros ('5.70' and '5.7' are
- * '5.7'); the text itself when it is no decimal.
+ * A decimal's exact value without trailing zeros; the text itself when it is no decimal.
  *
  * @example
  *   exactValue('4.230000'); // '4.23'
@@ -81,8 +74,7 @@ export function sumOf(values: string[]): string {
 }
 
 /**
- * What upstream's rounding allows for `rentalCount` × `sun` sun in TRX at two decimals: half up,
- * or up ("rounded to two decimals, half up (or up)"), as exact values.
+ * `rentalCount` × `sun` sun in TRX at two decimals, rounded half up or up (both upstream's rule allows).
  *
  * @example
  *   trxPrices(65000, '65'); // { halfUp: '4.23', up: '4.23' }

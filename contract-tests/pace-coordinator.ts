@@ -1,8 +1,6 @@
 /**
- * The one pace of a contract run (docs/politeness.md): vitest's main process keeps the schedule
- * (this module is the contract project's global setup) and serves it to every worker on a
- * loopback port. A worker sleeps until its slot, then goes only a whole interval after the last
- * request that went, so a late timer never lets two requests go closer than the pace.
+ * The one pace of a contract run (docs/politeness.md), served to every worker by vitest's main process;
+ * a request goes only a whole interval after the last that went, however late a timer fires.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -36,10 +34,8 @@ export interface PaceSchedule {
  *   await schedule.take('https://api.eopen.io/api', 250); // { waitMs: 250, reason: 'pace' }
  */
 export function createPaceSchedule(now: () => number): PaceSchedule {
-  const keys = new Map<
-    string,
-    { nextFree: number; lastWent: number; heldUntil: number; heldReason: WaitReason }
-  >();
+  type State = { nextFree: number; lastWent: number; heldUntil: number; heldReason: WaitReason };
+  const keys = new Map<string, State>();
   const stateOf = (key: string) => {
     if (!keys.has(key)) keys.set(key, { nextFree: 0, lastWent: -Infinity, heldUntil: 0, heldReason: 'pace' });
     return keys.get(key)!;
@@ -142,8 +138,7 @@ function post<T>(base: string, pathname: string, body: unknown): Promise<T> {
 let ownSchedule: PaceSchedule | undefined;
 
 /**
- * The run's schedule as a worker sees it: the shared one at `url` (CONTRACT_PACE_URL, set by
- * the global setup), else one of this worker's own (a suite run outside the kit's configs).
+ * The run's schedule as a worker sees it: the shared one at `url`, else one of this worker's own.
  *
  * @example
  *   const schedule = paceScheduleAt(process.env.CONTRACT_PACE_URL);

@@ -1,9 +1,6 @@
 /**
- * The suite's manners toward a target that is not a simulator (docs/politeness.md): every
- * request waits for the run's pace and any hold; a 429 or 503 is sent again after its
- * Retry-After, else its rate-limit reset, else a seeded backoff, within the caps; a
- * createOrder only when a repeated outOrderNo is known safe. Every answer reaches the
- * transport below, a superseded one marked `retried`, so drift and replay can leave it out.
+ * The suite's manners toward a target that is not a simulator (docs/politeness.md): the run's pace; a 429
+ * or 503 sent again after Retry-After, else the rate-limit reset, else a seeded backoff, within the caps.
  */
 import { createHash } from 'node:crypto';
 import { untilAborted } from '../src/client/send-request.ts';
@@ -19,7 +16,6 @@ export interface PoliteWaits {
   retries: number;
   /** 429s answered to the caller: not retryable (a POST), or past a cap. */
   gaveUp: number;
-  /** All waits, ms. */
   waitedMs: number;
   /** When the wait under way began (performance.now()), if one is. */
   waitingSince?: number;
@@ -40,9 +36,8 @@ export interface PoliteOptions {
   seed: string;
   /** Whether to be polite now: false once the target proved to be a simulator. */
   active: () => boolean;
-  /** The live tally of a case. */
   waitsOf: (caseName: string) => PoliteWaits;
-  /** For tests: setTimeout and Date.now (the wall clock a Retry-After date is read by) by default. */
+  /** For tests (default setTimeout and Date.now). */
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
 }
@@ -50,7 +45,6 @@ export interface PoliteOptions {
 /** Each sending's own deadline, until its body is read; waits are not in it. */
 const ATTEMPT_TIMEOUT_MS = 10_000;
 
-/** The first backoff, doubled on each further attempt. */
 const BACKOFF_BASE_MS = 500;
 
 /**
@@ -88,8 +82,7 @@ function resetMs(headers: Headers, nowMs: number): number | undefined {
 }
 
 /**
- * How long the rate-limit headers ask to hold before the next request: only when they say no
- * request is left, until the reset (one second when none is given).
+ * How long to hold when the rate-limit headers say no request is left: until the reset, else one second.
  *
  * @example
  *   rateLimitHoldMs(new Headers({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '2' }), 0); // 2000
@@ -100,8 +93,7 @@ export function rateLimitHoldMs(headers: Headers, nowMs: number): number | undef
 }
 
 /**
- * The backoff before attempt `attempt + 1` when no Retry-After came: BACKOFF_BASE_MS doubled
- * per attempt, times a jitter in [0.5, 1) drawn from the seed, so a rerun waits alike.
+ * The backoff after `attempt`: BACKOFF_BASE_MS doubled per attempt, times a seeded jitter in [0.5, 1).
  *
  * @example
  *   backoffMs('run-1', 'case', 1); // between 250 and 500
@@ -145,12 +137,9 @@ export function politeTransport(inner: CaseTransport, options: PoliteOptions): C
     const deadline = AbortSignal.timeout(ATTEMPT_TIMEOUT_MS);
     const sending = async () => {
       const response = await inner(request, caseName, file, mark);
-      const body = NULL_BODY.has(response.status) ? null : await response.arrayBuffer();
-      return new Response(body, {
-        status: response.status,
-        statusText: response.statusText,
-        headers: response.headers,
-      });
+      const { status, statusText, headers } = response;
+      const body = NULL_BODY.has(status) ? null : await response.arrayBuffer();
+      return new Response(body, { status, statusText, headers });
     };
     try {
       return await untilAborted(sending(), deadline);
@@ -166,7 +155,6 @@ export function politeTransport(inner: CaseTransport, options: PoliteOptions): C
       request.method === 'GET' ||
       request.method === 'HEAD' ||
       (settings.retryOrders && settings.duplicateOutOrderNo === 'return-existing');
-    // Each sending gets a copy: a body can be read once.
     const template = request.clone();
     // An order refused by a rate limit is sent again only once the history shows none by its outOrderNo.
     const outOrderNo = retryable ? undefined : await outOrderNoOf(request.clone());
@@ -236,12 +224,8 @@ export function politeTransport(inner: CaseTransport, options: PoliteOptions): C
     try {
       const answer = await polite(lookup, caseName, file);
       const body = (await answer.json().catch(() => undefined)) as { code?: unknown } | undefined;
-      return !(
-        answer.status < 500 &&
-        answer.status !== 429 &&
-        typeof body?.code === 'number' &&
-        body.code !== 0
-      );
+      const { status } = answer;
+      return !(status < 500 && status !== 429 && typeof body?.code === 'number' && body.code !== 0);
     } catch {
       return true;
     }

@@ -1,7 +1,4 @@
-/**
- * Checks every answer against spec/openapi.yaml (src/spec/response-check.ts) and describes a
- * violation by JSON path, expected schema, actual value and the documented fact it breaks.
- */
+/** Checks every answer against spec/openapi.yaml; a violation names the documented fact it breaks. */
 import type { Exchange } from '../src/client/index.ts';
 import { checkAnswer, compactJson, type SpecViolation } from '../src/spec/response-check.ts';
 import { describeFact, type FactId } from './facts.ts';
@@ -17,9 +14,7 @@ const DATA_FACTS: Record<string, FactId> = {
 };
 
 /**
- * Checks one exchange against the spec (src/spec/response-check.ts). Against a target that is
- * no simulator, a rule the spec marks `x-unverified` (the kit's reading where the documents are
- * silent) is not held, beyond the field's type and presence.
+ * Checks one exchange against the spec; an `x-unverified` rule binds only a simulator, beyond type and presence.
  *
  * @example
  *   checkExchange(exchange, { simulator: true }); // [] when the body fits the spec
@@ -36,8 +31,7 @@ export function checkExchange(exchange: Exchange, target: { simulator: boolean }
 }
 
 /**
- * The facts the spec check holds an answer to: the envelope and its time, and for an answer
- * with data the operation's fields.
+ * The facts the spec check holds an answer to: the envelope, its time, and any data's fields.
  *
  * @example
  *   factsOfAnswer({ operationId: 'getPrice', body: { data: {} } }); // ['envelope', 'time-numeric', 'price-fields']

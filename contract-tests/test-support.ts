@@ -1,8 +1,7 @@
 /** Helpers shared by the tests that run the contract suite as child processes. */
 
 /**
- * Runs at most `limit` pieces of work at once: each contract run is a vitest process of
- * its own, and more than two at once only thrash this machine's two cores.
+ * Runs at most `limit` pieces of work at once (each contract run is a vitest process).
  *
  * @example
  *   const withSlot = createSlots(2);

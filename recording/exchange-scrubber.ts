@@ -1,7 +1,4 @@
-/**
- * What an exchange looks like in a recording, every key replaced by its alias: one scrubber
- * for the contract recorder and `serve --record`, so both redact alike.
- */
+/** An exchange as recorded, every key replaced by its alias: one scrubber for every recorder. */
 import {
   keyPattern,
   MIN_SCRUBBED_KEY_LENGTH,
@@ -33,18 +30,14 @@ export interface ExchangeScrubber {
   learnPairs(text: string, issuing: boolean, openEnd?: boolean): void;
 }
 
-/**
- * `scrubText` over one text given in pieces: `push` holds back a tail a key may stand across,
- * `end` returns the rest; joined, they give what `scrubText` gives the whole (or hide more).
- */
+/** `scrubText` over a text in pieces: `push` holds back a tail a key may stand across, `end` the rest. */
 export interface TextScrub {
   push(text: string): string;
   end(): string;
 }
 
 /**
- * A scrubber that gives `known` keys their aliases and each other key the alias
- * `newAlias` makes, by role, at its first appearance.
+ * A scrubber giving `known` keys their aliases, any other the one `newAlias` makes at its first appearance.
  *
  * @example
  *   const scrubber = createExchangeScrubber({ baseUrl, known: [['demo-key', 'key-1']], newAlias: (role) => `key-local-${++n}-${role}` });
@@ -80,10 +73,8 @@ export function createExchangeScrubber(options: {
     return {
       push(text) {
         pending += text;
-        // Small pieces are gathered first: each scrub looks for every key once.
         if (pending.length < TEXT_SCRUB_CHARS) return '';
-        // Hold back the longest a key can stand percent-encoded (12 characters a character),
-        // and cut before any key standing across the cut.
+        // Hold back the longest a key can stand percent-encoded (12 characters a character).
         let cut = pending.length - longest * 12;
         for (let across = keyAcross(pending, cut, aliases); cut > 0 && across !== -1;)
           across = keyAcross(pending, (cut = across), aliases);
@@ -99,8 +90,7 @@ export function createExchangeScrubber(options: {
       },
     };
   };
-  // Whatever a secret-named field holds is a key: one the target hands out (createAccount)
-  // is 'issued', any other 'foreign'; it is recorded as its alias so replay still matches.
+  // A secret-named field holds a key, recorded as its alias ('issued' when the target hands it out).
   const scrub = (value: unknown, issuing: boolean): unknown => {
     const scrubbed = redactWith(value, { text: scrubText, secret: (v) => secretValue(v, issuing) });
     if (scrubbed === undefined) throw new Error('nested too deep to walk');
@@ -123,12 +113,10 @@ export function createExchangeScrubber(options: {
       if (nodeKey !== null) aliasOf(nodeKey, 'foreign');
       const key = request.headers.get('api-key');
       const text = request.body === null ? '' : await request.clone().text();
-      // Every key the request carries is known before any part of it is scrubbed: the
-      // header's, and the values of secret-named fields of its query and body.
+      // Every key the request carries is learnt before any part of it is scrubbed.
       const apiKeyAlias = key === null ? undefined : aliasOf(key, 'foreign');
       learnSecrets(url.search, false);
       learnSecrets(text, false);
-      // A JSON body's fields are learnt before it is scrubbed: a key echoed before its field is replaced too.
       const keep = (value: unknown): unknown => {
         for (const held of secretValuesIn(value)) aliasOf(held, 'foreign');
         return scrub(value, false);
@@ -146,11 +134,9 @@ export function createExchangeScrubber(options: {
       // Headers are redacted as a body's fields are, by the same walk: an upstream echoes keys there too.
       const recorded: RecordedResponse = { status, headers: scrub(kept, issuing) as Record<string, string> };
       try {
-        // Deeper than the proxy checks, an answer is kept as text: parsing and walking it would
-        // hold the event loop (and the walk overflow the stack) for nothing a client reads.
+        // Deeper than the proxy checks, an answer is kept as text (walking it could overflow the stack).
         if (nestsTooDeep(text)) throw new Error('too deep');
         const value: unknown = JSON.parse(text);
-        // Its fields' keys and those of the pairs its text shows, as the proxy learns them.
         for (const held of secretValuesOfJson(value, text)) aliasOf(held, roleOf(issuing));
         recorded.body = scrub(value, issuing);
       } catch {
@@ -202,11 +188,7 @@ function paramsOf(params: URLSearchParams): Record<string, string | string[]> {
 }
 
 /**
- * Where the first key that `replaceKeys` would replace standing across `at` starts in
- * `text`, or -1: a text scrubbed in pieces is cut only where this says -1.
- *
- * @example
- *   keyAcross('a sk_live_12345 b', 5, [['sk_live_12345', 'key-2']]); // 2
+ * Where the first key `replaceKeys` would replace standing across `at` starts in `text`, or -1.
  */
 function keyAcross(text: string, at: number, keys: Iterable<readonly [key: string, alias: string]>): number {
   let start = -1;

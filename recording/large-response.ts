@@ -1,7 +1,4 @@
-/**
- * A large answer scrubbed for a recording in slices of a few milliseconds, so that `serve
- * --record` holds up no other request: to the same JSON or text a small answer's scrub gives.
- */
+/** A large answer scrubbed for a recording in slices of a few ms, so `serve --record` holds up no request. */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { getManyValues, none } from 'stream-chain/defs.js';
 import { jsonParser, type Token } from 'stream-json/core/parser.js';
@@ -25,9 +22,8 @@ const PAIR_REACH = 8 * 1024;
 export type LargeResponse = { json: Buffer[] } | { text: Buffer[] };
 
 /**
- * Scrubs the body `chunks` as `scrubber` does a small answer's (`issuing` as for
- * `describeResponse`), yielding to the event loop. The UTF-8 pieces of `json` join into the
- * response's `body`; those of `text` into its `text` as a JSON string holds it, unquoted.
+ * Scrubs the body `chunks` as `scrubber` does a small answer's, yielding to the event loop; the pieces
+ * of `text` join into its JSON string, unquoted.
  *
  * @example
  *   const answer = await scrubLargeResponse(chunks, scrubber, false);
@@ -137,10 +133,7 @@ function learner(scrubber: ExchangeScrubber, issuing: boolean): Scrubber {
 
 type Scrubber = Pick<ExchangeScrubber, 'secretValue' | 'scrubText' | 'textScrub'>;
 
-/**
- * A scrub of JSON text given in slices (`push` and `end` throw on what is not JSON), the
- * result in pieces. With `learn`, nothing is written and a secret-named field's value is walked.
- */
+/** A scrub of JSON text in slices (throws on what is not JSON); with `learn` it only learns secrets. */
 function createJsonScrub(
   scrubber: Scrubber,
   issuing: boolean,
@@ -150,7 +143,6 @@ function createJsonScrub(
   // Per open container, innermost last: 1 in an object, 0 in an array; and whether it holds a value yet.
   const inObject: number[] = [];
   const written: boolean[] = [];
-  // Whether the next value is a secret-named field's.
   let secret = false;
   // The depth inside a secret-named field's object or array, skipped.
   let skipping = 0;
@@ -173,7 +165,6 @@ function createJsonScrub(
       secret = false;
       return true;
     }
-    // In an object the name wrote the comma; in an array (or at the top) the value does.
     if (inObject[inObject.length - 1] !== 1) separate();
     return false;
   };
@@ -269,7 +260,6 @@ function createJsonScrub(
         return;
     }
   };
-  // stream-json's tokenizer: it throws on what is not JSON, and at the flush on what is incomplete.
   const parse = jsonParser({ packValues: false, streamValues: true });
   const takeAll = (tokens: ReturnType<typeof parse>): void => {
     if (tokens !== none) for (const token of getManyValues(tokens)) take(token);

@@ -1,7 +1,4 @@
-/**
- * `serve --upstream URL --record FILE`: the proxy's traffic as a recording@2, each exchange a
- * line appended once it ends. Every key is a 'foreign' alias, numbered on in a file continued.
- */
+/** `serve --upstream URL --record FILE`: the proxy's traffic as a recording@2, keys as 'foreign' aliases. */
 import { createWriteStream, truncateSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { setImmediate as turn } from 'node:timers/promises';
@@ -12,6 +9,7 @@ import { createExchangeScrubber } from './exchange-scrubber.ts';
 import { scrubLargeResponse, type LargeResponse } from './large-response.ts';
 import { headerOf, readRecordingFile } from './recording-lines.ts';
 import {
+  elapsed,
   MAIN_KEY_ALIAS,
   operationOf,
   RECORDING_FORMAT,
@@ -40,8 +38,7 @@ export interface LiveRecording {
 }
 
 /**
- * Starts recording to `file`: new, replaced (`mode` 'overwrite') or continued ('append', a
- * recording@2 of the same upstream; else a RecordingError).
+ * Starts recording to `file`: new, replaced ('overwrite') or continued ('append', of the same upstream).
  *
  * @example
  *   const recording = createLiveRecording('traffic.jsonl', { upstream: 'https://api.eopen.io', allowSpend: false });
@@ -67,12 +64,10 @@ export function createLiveRecording(
   let continued = 0;
   if (options.mode === 'append') {
     // Counted as read, not kept: a long recording is continued without holding it whole.
-    const read = readRecordingFile(
-      file,
-      options.limit ?? DEFAULT_FILE_LIMIT,
-      (line) => options.onWarning?.(line),
-      { onInteraction: () => void continued++ },
-    );
+    const limit = options.limit ?? DEFAULT_FILE_LIMIT;
+    const read = readRecordingFile(file, limit, (line) => options.onWarning?.(line), {
+      onInteraction: () => void continued++,
+    });
     const { recording } = read;
     if (recording.format !== RECORDING_FORMAT)
       throw new RecordingError(
@@ -110,7 +105,6 @@ export function createLiveRecording(
     known: [],
     newAlias: () => `key-${++aliasCount}`,
   });
-  // Exchanges are written one after another, in order of ending.
   let queue: Promise<void> = Promise.resolve();
   const enqueue = (work: () => Promise<{ interaction: Interaction; large?: LargeResponse }>): void => {
     queue = queue.then(async () => {
@@ -128,10 +122,8 @@ export function createLiveRecording(
   const writeLine = async (interaction: Interaction, large?: LargeResponse): Promise<void> => {
     const pieces = large ? largeLinePieces(interaction, large) : [JSON.stringify(interaction)];
     for (const piece of pieces) {
-      if (!stream.write(piece))
-        await once(stream, 'drain').catch(() => {
-          // The stream failed: its 'error' listener above has set `failed`.
-        });
+      // On a failed stream its 'error' listener has set `failed`.
+      if (!stream.write(piece)) await once(stream, 'drain').catch(() => undefined);
       else if (large) await turn();
       if (failed) return;
     }
@@ -186,11 +178,6 @@ export function createLiveRecording(
   };
 }
 
-function elapsed(started: number): number {
-  return Math.round((performance.now() - started) * 1000) / 1000;
-}
-
-/** The chunks of a body as they arrive. */
 async function readChunks(response: Response): Promise<Uint8Array[]> {
   const chunks: Uint8Array[] = [];
   const reader = response.body?.getReader();
@@ -199,11 +186,7 @@ async function readChunks(response: Response): Promise<Uint8Array[]> {
   return chunks;
 }
 
-/**
- * The line of an interaction whose large answer is `large`, in pieces: the interaction's
- * JSON around the answer's, which goes in as the response's `body` (its JSON) or `text`
- * (between the quotes of a JSON string).
- */
+/** The line of an interaction in pieces: its JSON around the large answer's, as `body` or as `text`. */
 function* largeLinePieces(interaction: Interaction, large: LargeResponse): Generator<string | Buffer> {
   const mark = `\u0000large-${Date.now()}\u0000`;
   const field = 'json' in large ? 'body' : 'text';

@@ -75,29 +75,19 @@ function median(values: number[]): number {
   return round3(sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2);
 }
 
-/**
- * The timing block of a recording: seconds from creation to the first response that
- * showed each status, per order, and the medians.
- */
+/** A recording's timing: per order, seconds from creation to the first answer of each status; medians. */
 export function computeTiming(interactions: Interaction[]): Timing {
   const orders: Timing['orders'] = [];
   let wholeSeconds = false;
   for (const order of observeOrders(interactions)) {
     const secondsToStatus: Partial<Record<TimedStatus, number>> = {};
     for (const { status, time } of order.seen) {
-      if (
-        (TIMED_STATUSES as readonly string[]).includes(status) &&
-        secondsToStatus[status as TimedStatus] === undefined
-      ) {
-        // An envelope time in whole seconds is the start of the second the answer left in;
-        // `createdAt` has milliseconds. Taken at the coarser resolution at both ends, a
-        // status seen in the same second as the creation is 0 s, never -0.548 s.
-        const whole = Number.isInteger(time);
-        if (whole) wholeSeconds = true;
-        secondsToStatus[status as TimedStatus] = round3(
-          time - (whole ? Math.floor(order.createdAt) : order.createdAt),
-        );
-      }
+      const timed = status as TimedStatus;
+      if (!TIMED_STATUSES.includes(timed) || secondsToStatus[timed] !== undefined) continue;
+      // A time in whole seconds is the second the answer left in: `createdAt` is floored to match.
+      const whole = Number.isInteger(time);
+      if (whole) wholeSeconds = true;
+      secondsToStatus[timed] = round3(time - (whole ? Math.floor(order.createdAt) : order.createdAt));
     }
     orders.push({ orderId: order.orderId, file: order.file, secondsToStatus });
   }

@@ -1,9 +1,6 @@
 /**
- * The recording side of a contract run: each worker's connection appends every exchange,
- * control plane included, to a JSONL log of its own; `assembleRecording` makes the logs one
- * recording. No key reaches a log: the run's is 'key-1', every other a connection-local
- * alias ('key-local-N-issued' if the target returned it, else '-foreign'), numbered for the
- * whole run at assembly in order of first appearance.
+ * A contract run's recording: each connection appends every exchange to a JSONL log of its own, keys as
+ * connection-local aliases; `assembleRecording` makes the logs one recording, numbering the aliases.
  */
 import { appendFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -11,6 +8,7 @@ import { threadId } from 'node:worker_threads';
 import { createExchangeScrubber } from './exchange-scrubber.ts';
 import { computeTiming } from './order-observations.ts';
 import {
+  elapsed,
   MAIN_KEY_ALIAS,
   operationOf,
   RECORDING_FORMAT,
@@ -21,10 +19,7 @@ import {
   type TargetInfo,
 } from './recording.ts';
 
-/**
- * A fetch that knows which case (and file) sends the request; `mark` tells, once the
- * answer is in, whether the suite will send the request again (polite-transport.ts).
- */
+/** A fetch that knows the case and file of a request; `mark` tells whether the suite will send it again. */
 export type CaseTransport = (
   request: Request,
   caseName: string,
@@ -35,18 +30,15 @@ export type CaseTransport = (
 /** How a recorded answer is marked when the suite sends its request again after it. */
 export type RetryMark = Pick<Interaction, 'attempt' | 'retried'>;
 
-/** One line of a worker's log. */
 type LogLine = { type: 'target'; target: TargetInfo } | InteractionLine;
 type InteractionLine = { type: 'interaction'; seq: number } & Interaction;
 
 const LOCAL_ALIAS = /key-local-(\d+)-(issued|foreign)/g;
 
 export interface Recorder {
-  /** Wraps the target's fetch. */
   wrap(fetch: (request: Request) => Promise<Response>): CaseTransport;
   /** Notes what the target turned out to be (after its health check). */
   noteTarget(target: TargetInfo): void;
-  /** The log file. */
   file: string;
 }
 
@@ -100,20 +92,12 @@ export function createRecorder(options: { dir: string; mainKey: string; baseUrl:
         throw error;
       }
       const text = await response.clone().text();
-      const recordedResponse = scrubber.describeResponse(
-        response.status,
-        response.headers,
-        text,
-        operation === 'createAccount',
-      );
+      const issuing = operation === 'createAccount';
+      const recordedResponse = scrubber.describeResponse(response.status, response.headers, text, issuing);
       write({ ...line, ...mark?.(response), response: recordedResponse, durationMs: elapsed(started) });
       return response;
     },
   };
-}
-
-function elapsed(started: number): number {
-  return Math.round((performance.now() - started) * 1000) / 1000;
 }
 
 interface Log {
@@ -134,9 +118,8 @@ export function assembleRecording(
   meta: { runId: string; settings: RecordingSettings; recordedAt?: Date },
 ): Recording {
   const logs: Log[] = [];
-  for (const name of readdirSync(dir)
-    .filter((f) => f.endsWith('.jsonl'))
-    .sort()) {
+  const names = readdirSync(dir).filter((f) => f.endsWith('.jsonl'));
+  for (const name of names.sort()) {
     const log: Log = { name, file: '', lines: [] };
     for (const text of readFileSync(path.join(dir, name), 'utf8').split('\n')) {
       if (text.trim() === '') continue;

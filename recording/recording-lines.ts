@@ -1,8 +1,4 @@
-/**
- * Recording files. Format 2: JSON lines, a header then one interaction per line, appended as
- * each exchange ends and read a line at a time, each checked on its own. Format 1, one JSON
- * document, is still read.
- */
+/** Recording files: recording@2 is JSON lines (a header, then an interaction a line); @1 is still read. */
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { BoundedFileError, readBoundedFile, readBoundedLines, type FileLimit } from '../src/bounded-file.ts';
@@ -34,19 +30,13 @@ let validators: [header: ValidateFunction, line: ValidateFunction] | undefined;
  * @example
  *   headerOf(recording).format; // 'energy-rental-kit/recording@2'
  */
-export function headerOf({
-  recordedAt,
-  runId,
-  target,
-  settings,
-  apiKeys,
-}: Omit<Recording, 'format' | 'interactions' | 'timing'>): RecordingHeader {
+export function headerOf(recording: Omit<Recording, 'format' | 'interactions' | 'timing'>): RecordingHeader {
+  const { recordedAt, runId, target, settings, apiKeys } = recording;
   return { format: RECORDING_FORMAT, recordedAt, runId, target, settings, apiKeys };
 }
 
 /**
- * The recording@2 text of a recording in memory: its header line, then a line per
- * interaction.
+ * The recording@2 text of a recording in memory: its header line, then a line per interaction.
  *
  * @example
  *   recordingText(recording).split('\n')[0]; // '{"format":"energy-rental-kit/recording@2",…}'
@@ -87,16 +77,12 @@ export interface ReadRecording {
   wholeBytes: number;
   /** The number of the torn last line that was dropped, if any. */
   tornLine?: number;
-  /** Whether the file's last line has no newline. */
   newlineMissing: boolean;
 }
 
 /**
  * Reads a recording@2 file a line at a time, naming the line of the first that is off;
  * undefined when the first line is no recording@2 header. A torn last line is dropped with a warning.
- *
- * @example
- *   readRecordingLines('traffic.jsonl', fileLimit(256), { onWarning, fail, fix })?.recording.interactions.length;
  */
 function readRecordingLines(
   file: string,
@@ -191,9 +177,7 @@ function unreadable(file: string, error: unknown): Error {
 }
 
 /**
- * Reads a recording file of either format, uncached, warning of a key it holds in clear; for
- * a recording@2 also where its last whole line ends. `lineHooks` take a recording@2's header
- * and interactions, then not kept.
+ * Reads a recording file of either format, uncached, warning of a key it holds in clear.
  *
  * @example
  *   readRecordingFile('traffic.jsonl', fileLimit(256), warn).recording.format; // 'energy-rental-kit/recording@2'
@@ -205,30 +189,25 @@ export function readRecordingFile(
   lineHooks: LineHooks = {},
 ): { recording: Recording } & Partial<ReadRecording> {
   const keyLooking: string[] = [];
-  const warnOfKeys = (): void => {
-    if (keyLooking.length === 0) return;
+  let read: { recording: Recording } & Partial<ReadRecording>;
+  try {
+    // No recording@2 header on the first line: a recording@1 document, read whole.
+    read = readRecordingLines(file, limit, onWarning, lineHooks, keyLooking) ?? {
+      recording: readDocument(file, readBoundedFile(file, limit, RECORDING_FIX), keyLooking),
+    };
+  } catch (error) {
+    throw unreadable(file, error);
+  }
+  if (keyLooking.length > 0) {
     const more = keyLooking.length > 5 ? ` and ${keyLooking.length - 5} more` : '';
     onWarning(
       `warning: '${file}' holds what looks like an API key in clear at ${keyLooking.slice(0, 5).join(', ')}${more}; a recording keeps aliases (key-1, key-2, …): do not share or commit it until they are removed.`,
     );
-  };
-  let lines;
-  try {
-    lines = readRecordingLines(file, limit, onWarning, lineHooks, keyLooking);
-  } catch (error) {
-    throw unreadable(file, error);
   }
-  if (lines) {
-    warnOfKeys();
-    return lines;
-  }
-  // Not a recording@2 header on the first line: a recording@1 document, read whole.
-  let text: string;
-  try {
-    text = readBoundedFile(file, limit, RECORDING_FIX);
-  } catch (error) {
-    throw unreadable(file, error);
-  }
+  return read;
+}
+
+function readDocument(file: string, text: string, keyLooking: string[]): Recording {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -241,6 +220,5 @@ export function readRecordingFile(
   recording.interactions.forEach((interaction, i) =>
     keyLooking.push(...keyLookingPaths(interaction, `/interactions/${i}`)),
   );
-  warnOfKeys();
-  return { recording };
+  return recording;
 }

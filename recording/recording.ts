@@ -1,7 +1,4 @@
-/**
- * Recordings: what `record` saves, a replay serves and `drift` compares, of format 2 (JSON
- * lines, recording-lines.ts) or 1 (one JSON document). No key is stored, only aliases.
- */
+/** Recordings: what `record` saves, a replay serves and `drift` compares. No key is stored, only aliases. */
 import { DEFAULT_FILE_LIMIT, type FileLimit } from '../src/bounded-file.ts';
 import type { components } from '../src/generated/control.ts';
 import { RECORDING_FORMAT, RECORDING_V1_FORMAT, TIMED_STATUSES } from '../src/generated/lists.ts';
@@ -30,13 +27,16 @@ export type TimedStatus = keyof C['TimedSeconds'];
 
 export { RECORDING_FORMAT, RECORDING_V1_FORMAT, TIMED_STATUSES };
 
+/** Milliseconds since `started` (performance.now()), to the microsecond. */
+export function elapsed(started: number): number {
+  return Math.round((performance.now() - started) * 1000) / 1000;
+}
+
 /** The case label of exchanges made while connecting, before any case runs. */
 export const CONNECT_CASE = '(connect)';
 
-/** The alias of the run's own API key. */
 export const MAIN_KEY_ALIAS = 'key-1';
 
-/** A recording that cannot be read, with what to do about it. */
 export class RecordingError extends Error {
   constructor(message: string) {
     super(message);
@@ -47,8 +47,7 @@ export class RecordingError extends Error {
 const cache = new Map<string, Recording>();
 
 /**
- * Reads and checks a recording file of either format, cached per path and limit (every
- * contract file of a replay reads the same one).
+ * Reads and checks a recording file of either format, cached per path and limit.
  *
  * @example
  *   loadRecording('fixtures/simulator-recording.json').interactions.length; // > 0
@@ -68,8 +67,7 @@ export function loadRecording(
 const KEPT_INSTEAD_OF_A_KEY = /^(key-\d+|key-local-\d+-(issued|foreign)|key-overflow|\[redacted\])$/;
 
 /**
- * The JSON paths of an interaction, starting with `at`, where a secret-named field holds
- * anything but an alias: a key an older recorder, or a hand, left in clear.
+ * The JSON paths of an interaction, prefixed by `at`, where a secret-named field holds anything but an alias.
  *
  * @example
  *   keyLookingPaths(interaction, 'line 5 '); // ['line 5 /request/query/api_key']
@@ -96,8 +94,7 @@ export function keyLookingPaths(interaction: Interaction, at: string): string[] 
 let validateRecording: ValidateFunction | undefined;
 
 /**
- * Checks a parsed recording@1 document against spec/control.yaml's Recording, naming the
- * first thing that is off; one without `settings` or `apiKeys` gets their defaults.
+ * Checks a parsed recording@1 document, naming the first thing that is off; `settings`, `apiKeys` default.
  *
  * @example
  *   parseRecording(JSON.parse(text), 'recordings/upstream.json').interactions.length;
@@ -121,9 +118,8 @@ export function parseRecording(value: unknown, name = 'the recording'): Recordin
     apiKeys: r.apiKeys ?? [{ alias: MAIN_KEY_ALIAS, role: 'main' }],
   };
   validateRecording ??= createValidators(loadSpec('control')).schema('Recording');
-  if (!validateRecording(recording)) {
+  if (!validateRecording(recording))
     return fail(describeSchemaProblems(validateRecording.errors ?? [], recording));
-  }
   return recording as Recording;
 }
 
@@ -136,8 +132,7 @@ interface Route {
 let routes: Route[] | undefined;
 
 /**
- * The operation a request belongs to: an operationId of either document, else
- * 'METHOD /path'. The real service's '/api' prefix is not part of the path here.
+ * The operationId of either document a request belongs to, else 'METHOD /path'; an '/api' prefix is ignored.
  *
  * @example
  *   operationOf('GET', '/v1/tron/price'); // 'getPrice'

@@ -33,17 +33,14 @@ export function canonical(value: unknown): string {
 
 /** The recorded requests by their content (for a hit) and by operation and parameter (for a miss). */
 export interface ReplayIndex {
-  /** Indexes the interaction at `position`, in recorded order. */
   add(interaction: Interaction, position: number): void;
-  /** The responses recorded for a request of this content. */
   responses(wanted: RecordedRequest): Responses | undefined;
   /** The positions a miss is compared with, in recorded order. */
   candidates(wanted: RecordedRequest): number[];
 }
 
 /**
- * The index of a replay. A request's signature is its content with the class of its key: an
- * alias that `apiKeys` does not name, or names foreign, stands for "a key the target does not know".
+ * The index of a replay, by content and key class (any alias not named, or named foreign, is 'foreign').
  *
  * @example
  *   const index = createReplayIndex(recording.apiKeys);
@@ -70,7 +67,6 @@ export function createReplayIndex(apiKeys: readonly RecordedApiKey[]): ReplayInd
       let responses = bySignature.get(sig);
       if (!responses) {
         bySignature.set(sig, (responses = { all: { items: [], next: 0 }, byCase: new Map() }));
-        // Each distinct request once: a request polled a thousand times is one candidate.
         const op = operation(interaction.request);
         let entry = operations.get(op);
         if (!entry) {

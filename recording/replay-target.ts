@@ -1,8 +1,6 @@
 /**
- * The replay target: a fetch built from a recording, with no network. It matches each
- * request by content, preferring what the same case recorded, and serves identical requests'
- * responses in recorded order, repeating the last. A miss is HTTP 501 with code 59900 naming
- * the closest recorded request, and noted, so the case fails loudly.
+ * A fetch from a recording: a request matched by content (the same case's first) gets its responses in
+ * recorded order, the last repeated; a miss is HTTP 501, code 59900, naming the closest recorded request.
  */
 import { withoutApiPrefix } from '../mock/http/api-operations.ts';
 import { redactBody, redactWith, replaceKeys } from '../mock/http/journal-redaction.ts';
@@ -25,7 +23,6 @@ export const REPLAY_MISS_CODE = 59900;
 export const REPLAY_MISS_STATUS = 501;
 
 export interface Replay {
-  /** The recorded target, as the contract suite should see it. */
   info: Pick<TargetInfo, 'simulator' | 'capabilities' | 'clock' | 'timing' | 'variant' | 'baseUrl' | 'kind'>;
   transport: CaseTransport;
   /** What matched nothing so far in this case (emptied by the call). */
@@ -35,6 +32,11 @@ export interface Replay {
 }
 
 type ReplayOptions = { apiKey: string; onMiss?: (message: string) => void };
+type Served = Pick<Recording, 'target' | 'apiKeys'> & {
+  live: boolean;
+  count: number;
+  at(position: number): Interaction;
+};
 
 /**
  * Serves a recording.
@@ -52,8 +54,7 @@ export function createReplay(recording: Recording, options: ReplayOptions): Repl
 }
 
 /**
- * Reads a recording file of either format and serves it, as `serve --replay` does; a
- * recording@2's interactions are kept as their lines' text and parsed again when served.
+ * Reads a recording file and serves it (`serve --replay`); recording@2 lines are parsed again when served.
  *
  * @example
  *   const replay = loadReplay('traffic.jsonl', fileLimit(256), { apiKey: '', onWarning: log.warn });
@@ -79,15 +80,7 @@ export function loadReplay(
 }
 
 /** The transport of a replay over its recording's interactions, by position, and index. */
-function serveReplay(
-  data: Pick<Recording, 'target' | 'apiKeys'> & {
-    live: boolean;
-    count: number;
-    at(position: number): Interaction;
-  },
-  index: ReplayIndex,
-  options: ReplayOptions,
-): Replay {
+function serveReplay(data: Served, index: ReplayIndex, options: ReplayOptions): Replay {
   const { target, apiKeys } = data;
   const roles = new Map(apiKeys.map((k) => [k.alias, k.role]));
   const foreign = apiKeys.find((k) => k.role === 'foreign')?.alias ?? MAIN_KEY_ALIAS;
@@ -143,7 +136,13 @@ function serveReplay(
     async transport(request, caseName) {
       const url = new URL(request.url);
       if (request.method === 'GET' && url.pathname === '/_sim/health') return health();
-      const wanted = await describeIncoming(request, aliasOf(request.headers.get('api-key')), keptAsRecorded);
+      const text = request.body === null ? '' : await request.text();
+      // Described as the recorder describes one; a secret-named pair in a text is never shown.
+      const wanted = recordedRequest(request, url.pathname, text, keptAsRecorded, (t) =>
+        redactBody(keptAsRecorded(t) as string),
+      );
+      const alias = aliasOf(request.headers.get('api-key'));
+      if (alias !== undefined) wanted.apiKeyAlias = alias;
       const entry = index.responses(wanted);
       if (!entry) {
         const candidates = index.candidates(wanted).map((position) => data.at(position));
@@ -159,35 +158,15 @@ function serveReplay(
       const cursor = entry.byCase.get(caseName) ?? entry.all;
       const position = cursor.items[Math.min(cursor.next, cursor.items.length - 1)]!;
       cursor.next++;
-      return respond(data.at(position));
+      const { response: recorded, error } = data.at(position);
+      if (!recorded) throw new TypeError(`fetch failed (as recorded: ${error ?? 'no response'})`);
+      const headers = new Headers(recorded.headers);
+      if (recorded.body === undefined)
+        return new Response(recorded.text ?? '', { status: recorded.status, headers });
+      if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+      return new Response(JSON.stringify(recorded.body), { status: recorded.status, headers });
     },
   };
-}
-
-/** A request to replay, described as the recorder describes one, its values `kept` as the recorder keeps them. */
-async function describeIncoming(
-  request: Request,
-  alias: string | undefined,
-  kept: (value: unknown) => unknown,
-): Promise<RecordedRequest> {
-  const text = request.body === null ? '' : await request.text();
-  // A text is matched as the recorder kept it; a secret-named pair in it is never shown.
-  const out = recordedRequest(request, new URL(request.url).pathname, text, kept, (t) =>
-    redactBody(kept(t) as string),
-  );
-  if (alias !== undefined) out.apiKeyAlias = alias;
-  return out;
-}
-
-function respond(interaction: Interaction): Response {
-  const recorded = interaction.response;
-  if (!recorded) throw new TypeError(`fetch failed (as recorded: ${interaction.error ?? 'no response'})`);
-  const headers = new Headers(recorded.headers);
-  if (recorded.body !== undefined) {
-    if (!headers.has('content-type')) headers.set('content-type', 'application/json');
-    return new Response(JSON.stringify(recorded.body), { status: recorded.status, headers });
-  }
-  return new Response(recorded.text ?? '', { status: recorded.status, headers });
 }
 
 /** The differences between two requests, field by field, for a message. */

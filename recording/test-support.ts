@@ -1,11 +1,7 @@
-/**
- * Hand-made recordings for the tests of replay, drift and the suite's replay: a small
- * baseline of every operation (a price, an account, an order created and polled to
- * COMPLETED, two rejections) whose values can all be changed while its shapes stay the same.
- */
+/** Hand-made recordings for tests: a baseline of every operation whose values change, shapes stay. */
 import { ADDRESS } from '../mock/test-support/fixtures.ts';
 import { computeTiming } from './order-observations.ts';
-import { RECORDING_FORMAT, type Interaction, type Recording } from './recording.ts';
+import { RECORDING_FORMAT, type Interaction, type RecordedRequest, type Recording } from './recording.ts';
 
 export interface BaselineValues {
   orderId: string;
@@ -62,18 +58,12 @@ export const VALUES_B: BaselineValues = {
 const CASE = 'contract-tests/x.contract.test.ts > drift > baseline';
 const FILE = 'contract-tests/x.contract.test.ts';
 
-/** One recorded exchange of an operation. */
 export function exchange(
   operation: string,
   body: unknown,
-  options: {
-    status?: number;
-    case?: string;
-    method?: string;
-    path?: string;
-    query?: Record<string, string>;
-    apiKeyAlias?: string;
-  } = {},
+  options: Partial<
+    Pick<RecordedRequest, 'method' | 'path' | 'query' | 'apiKeyAlias'> & { status: number; case: string }
+  > = {},
 ): Interaction {
   return {
     case: options.case ?? CASE,
@@ -93,8 +83,11 @@ export function exchange(
 
 const time = (ms: number): string => String(Math.floor(ms / 1000));
 
-/** The baseline's interactions for a set of values. */
-export function baselineInteractions(v: BaselineValues): Interaction[] {
+/** The baseline recording for a set of values, after `change` edited its interactions. */
+export function baseline(
+  v: BaselineValues = VALUES_A,
+  change: (interactions: Interaction[]) => void = () => {},
+): Recording {
   const t0 = v.createdAtMs;
   const price = {
     code: 0,
@@ -142,7 +135,7 @@ export function baselineInteractions(v: BaselineValues): Interaction[] {
       { path: '/v1/tron/history', query: { orderId: v.orderId } },
     ),
   );
-  return [
+  const interactions = [
     exchange('getPrice', price, { path: '/v1/tron/price', query: { period: '10min', rentalCount: '64000' } }),
     exchange('getAccount', account, { path: '/v1/account' }),
     exchange('createOrder', created, { method: 'POST', path: '/v1/tron/order' }),
@@ -168,6 +161,8 @@ export function baselineInteractions(v: BaselineValues): Interaction[] {
       { status: 401, path: '/v1/account', case: `${CASE} unknown key`, apiKeyAlias: 'key-2' },
     ),
   ];
+  change(interactions);
+  return recordingOf(interactions);
 }
 
 /** A recording of interactions, with its timing computed as `record` computes it. */
@@ -188,16 +183,6 @@ export function recordingOf(interactions: Interaction[], overrides: Partial<Reco
   };
 }
 
-/** The baseline recording for a set of values, after `change` edited its interactions. */
-export function baseline(
-  values: BaselineValues = VALUES_A,
-  change: (interactions: Interaction[]) => void = () => {},
-): Recording {
-  const interactions = structuredClone(baselineInteractions(values));
-  change(interactions);
-  return recordingOf(interactions);
-}
-
 /** The `data` of the first response of an operation (and status), for editing. */
 export function dataOf(
   interactions: Interaction[],
@@ -209,7 +194,6 @@ export function dataOf(
   return body.data as Record<string, unknown>;
 }
 
-/** Every response body of an operation, for editing. */
 export function bodiesOf(
   interactions: Interaction[],
   operation: string,

@@ -1,7 +1,4 @@
-/**
- * Planted breaks of documented facts, each a layer over any service's fetch (a member of the
- * family, or the simulator): the suite must fail each one, naming the fact it breaks.
- */
+/** Planted breaks of documented facts, each a layer over any service's fetch; the suite must fail each. */
 import type { FactId } from '../facts.ts';
 
 type Fetch = typeof fetch;
@@ -9,8 +6,7 @@ type Body = Record<string, unknown>;
 type Data = Record<string, unknown>;
 
 /**
- * Rewrites the JSON body of the answers whose path ends with `pathSuffix` ('/v1/' ones for
- * all of the API's); a body that is not JSON passes unchanged.
+ * Rewrites the JSON body of answers whose path ends with `pathSuffix` ('/v1/': all); other bodies pass.
  *
  * @example
  *   rewrite(fetch, '/v1/tron/price', (body) => void (body.msg = 'Price estimated'));
@@ -37,10 +33,7 @@ export function rewrite(
   }) as Fetch;
 }
 
-/**
- * Changes a request of one path ('' for every path) before it reaches the service: its URL
- * (the query), its headers (the key) or its form body.
- */
+/** Changes a request of one path ('' for every path) before it reaches the service. */
 function rewriteRequest(
   inner: Fetch,
   pathSuffix: string,
@@ -79,10 +72,7 @@ const parameter =
       for (const params of [url.searchParams, form]) if (params.get(name) === from) params.set(name, to);
     });
 
-/**
- * What a break needs to show: an order that completes, an order paid in TRX, an order at all
- * (a run that may spend), or only read-only calls.
- */
+/** What a break needs to show: an order that completes, one paid in TRX, any order, or nothing. */
 export type Needs = 'completion' | 'trx-order' | 'order' | 'none';
 
 /** A planted break: the fact a failure must name (either of two), what it breaks, what it needs, and the layer. */
@@ -100,7 +90,6 @@ const make = (facts: FactId | FactId[], breaks: string, needs: Needs, apply: Bre
   apply,
 });
 
-/** Every planted break, by name. */
 export const BREAKS: Record<string, Break> = {
   'field-removed': make(
     'price-fields',

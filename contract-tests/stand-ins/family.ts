@@ -1,8 +1,6 @@
 /**
- * The family of stand-ins: members of the independent service, each choosing differently
- * wherever upstream is silent (every non-default choice in at least one member), and the
- * planted breaks (breaks.ts). The suite must pass on each member and fail on each break that
- * applies to it (`FAMILY_VARIANTS`: 'family-<member>' and 'family-<member>+<break>').
+ * The family of stand-ins: members of the independent service, each choosing differently where upstream is
+ * silent; the suite must pass on each member and fail on each break (breaks.ts) planted on it.
  */
 import { BREAKS } from './breaks.ts';
 import {
@@ -15,10 +13,7 @@ import { rateLimited } from './rate-limit.ts';
 
 type Fetch = typeof fetch;
 
-/**
- * The base choices: where the simulator has a default, the same one (so a member differs
- * from the simulator's defaults exactly by what it overrides).
- */
+/** The base choices: the simulator's defaults, so a member differs from it by what it overrides. */
 export const PLAIN_CHOICES: ServiceChoices = {
   timeUnit: 's',
   createdAtUnit: 'ms',
@@ -57,10 +52,7 @@ const asText = (status: number, code: number, msg: string): Rejection => ({
   contentType: 'text/plain; charset=utf-8',
 });
 
-/**
- * Rejections of its own: other statuses, codes, wording and content types. Every rejection the
- * suite provokes keeps the documented envelope (code and msg); the ones it never provokes have no JSON.
- */
+/** Rejections of its own; those the suite provokes keep the documented envelope, the others have no JSON. */
 const OWN_REJECTIONS: Record<RejectionKind, Rejection> = {
   apiKeyMissing: asText(403, 4031, 'apikey required'),
   apiKeyUnknown: asText(403, 4032, 'apikey invalid'),
@@ -75,14 +67,10 @@ const OWN_REJECTIONS: Record<RejectionKind, Rejection> = {
   notFound: { status: 404, code: 0, msg: 'Not Found', body: 'text' },
 };
 
-/** Undocumented fields in price, order, history and account data. */
 const EXTRA_FIELDS: ServiceChoices['extraFields'] = {
   price: () => ({ minRentalCount: 64000 }),
   order: (_data, order) => ({ status: 'PENDING', pledgeAddress: order?.pledgeAddress }),
-  history: (data) => ({
-    updatedAt: Number(data.createdAt) + 1,
-    energyAmount: Number(data.rentalCount),
-  }),
+  history: (data) => ({ updatedAt: Number(data.createdAt) + 1, energyAmount: Number(data.rentalCount) }),
   account: () => ({ email: '', level: 1 }),
 };
 
@@ -117,7 +105,6 @@ const GATEWAY: Partial<ServiceChoices> = {
   prices: { '10min': 75, '1h': 70, '1d': 80, '3d': 85, '7d': 90, '14d': 95, '30d': 100 },
 };
 
-/** The members of the family, by name. */
 export const FAMILY_MEMBERS = [
   'plain',
   'time-units',
@@ -155,8 +142,6 @@ const MEMBERS: Record<FamilyMember, Partial<ServiceChoices>> = {
   'usdt-payer': { usdtWhenTrxShort: true, balance: { trxSun: 1_500_000n, usdtMicro: 50_000_000n } },
   // Every choice of the members above (COMBINED), at prices of its own.
   'all-choices': { prices: { '10min': 47, '1h': 71, '1d': 83, '3d': 89, '7d': 97, '14d': 101, '30d': 103 } },
-  // At most 8 requests a second per key, then 429 with Retry-After: 1; 2 a second, Retry-After
-  // as an HTTP date; the gateway's 3 a second, then an HTML 503 with X-RateLimit-Reset.
   'rate-limited': { rateLimit: { perSecond: 8, retryAfter: 'seconds', headers: false } },
   'rate-limited-strict': { rateLimit: { perSecond: 2, retryAfter: 'http-date' } },
   gateway: GATEWAY,
@@ -194,21 +179,14 @@ export function memberFetch(
   member: FamilyMember,
   options: { now?: () => number; seed?: string } = {},
 ): Fetch {
-  const service = createIndependentService({
-    choices: memberChoices(member),
-    ...options,
-    seed: options.seed ?? member,
-  });
+  const choices = memberChoices(member);
+  const service = createIndependentService({ choices, ...options, seed: options.seed ?? member });
   const plain = ((input: RequestInfo | URL, init?: RequestInit) =>
     service.fetch(new Request(input, init))) as Fetch;
-  const { rateLimit } = memberChoices(member);
-  return rateLimit ? rateLimited(plain, rateLimit) : plain;
+  return choices.rateLimit ? rateLimited(plain, choices.rateLimit) : plain;
 }
 
-/**
- * The breaks planted on a member: every one the suite can see on it (one whose orders all fail
- * never completes one, one short of TRX pays in USDT); the gateway's modes but the gateway get none.
- */
+/** The breaks the suite can see on a member; the gateway's modes but the gateway get none. */
 export function breaksFor(member: FamilyMember): string[] {
   const choices = memberChoices(member);
   if (member.startsWith('gateway-')) return [];
@@ -219,8 +197,7 @@ export function breaksFor(member: FamilyMember): string[] {
 }
 
 /**
- * Every member ('family-<member>') and every break that applies to it
- * ('family-<member>+<break>'), as contract targets select variants.
+ * Every member ('family-<member>') and every break that applies to it ('family-<member>+<break>').
  *
  * @example
  *   FAMILY_VARIANTS['family-time-units'](); // a fetch the suite must pass

@@ -1,8 +1,4 @@
-/**
- * A small service of its own, written from the interface document and the provider's published
- * facts only (not the simulator), with no control plane. Wherever upstream is silent it makes a
- * choice, each a parameter (`ServiceChoices`), so the family (family.ts) can vary each one.
- */
+/** A service written from the documents only (not the simulator); each open choice is a parameter. */
 import { createHash } from 'node:crypto';
 import {
   API_OPERATION_SPECS,
@@ -49,7 +45,6 @@ export interface ServiceChoices {
   gzip?: boolean;
   /** Served behind a rate limit (rate-limit.ts; applied by family.ts). */
   rateLimit?: RateLimitOptions;
-  /** Unit of the history's `createdAt`. */
   createdAtUnit: 's' | 'ms';
   /** Decimals of balances and of the history's amount: trimmed, or always this many. */
   fixedDecimals?: number;
@@ -83,7 +78,6 @@ export interface ServiceChoices {
   usdtMicroPerTrxCent: bigint;
 }
 
-/** One order as the service keeps it. */
 export interface OrderRecord {
   orderId: string;
   outOrderNo?: string;
@@ -94,7 +88,6 @@ export interface OrderRecord {
   /** In sun for TRX, micro-USDT for USDT. */
   amount: bigint;
   createdAtMs: number;
-  /** From creation to the outcome, ms. */
   deliveryMs: number;
   txId: string;
 }
@@ -180,9 +173,8 @@ export function createIndependentService(options: ServiceOptions): {
 
   const statusAt = (order: OrderRecord, at: number): Status => {
     const age = at - order.createdAtMs;
-    if (age < order.deliveryMs) {
+    if (age < order.deliveryMs)
       return choices.showsProcessing && age >= order.deliveryMs / 3 ? 'PROCESSING' : 'PENDING';
-    }
     if (!choices.failEveryOrder) return 'COMPLETED';
     return age < order.deliveryMs + choices.failedLingersMs ? 'FAILED' : 'REFUNDED';
   };
@@ -196,11 +188,8 @@ export function createIndependentService(options: ServiceOptions): {
       const status = statusAt(order, at);
       if (status === 'REFUNDED') continue;
       if (order.currency === 'USDT') usdt -= order.amount;
-      else if (status === 'COMPLETED') trx -= order.amount;
-      else {
-        trx -= order.amount;
-        frozenTrx += order.amount;
-      }
+      else trx -= order.amount;
+      if (order.currency === 'TRX' && status !== 'COMPLETED') frozenTrx += order.amount;
     }
     return { trx, usdt, frozenTrx };
   };
@@ -213,13 +202,6 @@ export function createIndependentService(options: ServiceOptions): {
       .join('');
     return `OR${stamp}${random}`;
   };
-
-  // The query and a form body; the query wins (URLSearchParams.get reads the first).
-  const params = async (request: Request, url: URL): Promise<URLSearchParams> =>
-    new URLSearchParams([
-      ...url.searchParams,
-      ...new URLSearchParams(request.method === 'POST' ? await request.text() : ''),
-    ]);
 
   /** The rentalCount, held to the 64000 minimum when `minimum`, or the rejection that says why not. */
   const rentalCountOf = (value: string | null, minimum: boolean): number | Response => {
@@ -253,7 +235,6 @@ export function createIndependentService(options: ServiceOptions): {
       order,
     );
 
-  // Partial: an operation the document gained that this service was not given is one it lacks.
   const answerOf: Partial<Record<ApiOperationId, (query: URLSearchParams) => Promise<Response>>> = {
     getPrice: async (query: URLSearchParams) => {
       const rentalCount = rentalCountOf(query.get('rentalCount'), choices.minimumOnPrice === true);
@@ -370,8 +351,7 @@ export function createIndependentService(options: ServiceOptions): {
       // The API is under /v1 wherever the base URL puts it.
       const at = url.pathname.indexOf('/v1/');
       const path = at < 0 ? url.pathname : url.pathname.slice(at);
-      // An operation the document gained that this service was not given is a path it does
-      // not know, as for a service without it: refused before its method or key are looked at.
+      // An operation this service was not given is an unknown path, refused before method or key.
       const operation = Object.values(API_OPERATION_SPECS).find(
         (spec) => spec.path === path && answerOf[spec.operationId] !== undefined,
       );
@@ -380,7 +360,9 @@ export function createIndependentService(options: ServiceOptions): {
       const key = request.headers.get('api-key');
       if (!key) return reject('apiKeyMissing', 'send the API-KEY header');
       if (key !== apiKey) return reject('apiKeyUnknown', 'the API key names no account');
-      return answerOf[operation.operationId]!(await params(request, url));
+      // The query and a form body; the query wins (URLSearchParams.get reads the first).
+      const form = new URLSearchParams(request.method === 'POST' ? await request.text() : '');
+      return answerOf[operation.operationId]!(new URLSearchParams([...url.searchParams, ...form]));
     },
   };
 }

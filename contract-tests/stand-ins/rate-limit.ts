@@ -1,8 +1,4 @@
-/**
- * A rate limit in front of any fetch: at most `perSecond` requests a second per API key, then
- * HTTP 429 with `Retry-After` and the error envelope (or a gateway's HTML 503 with
- * `X-RateLimit-Reset`), never reaching the service behind. A refusal does not count.
- */
+/** A rate limit in front of any fetch: past `perSecond` requests a second per key, a 429 (or a gateway's 503). */
 
 /** How a rate-limited stand-in behaves; `now` is for tests (default Date.now). */
 export interface RateLimitOptions {
@@ -31,11 +27,10 @@ export function rateLimited(
   fetch: typeof globalThis.fetch,
   options: RateLimitOptions,
 ): typeof globalThis.fetch {
-  if (!(options.perSecond >= 1) || !Number.isInteger(options.perSecond)) {
+  if (!(options.perSecond >= 1) || !Number.isInteger(options.perSecond))
     throw new RangeError(
       `rateLimited: perSecond must be a whole number of 1 or more (got ${options.perSecond}).`,
     );
-  }
   const now = options.now ?? Date.now;
   const retryAfter = options.retryAfter ?? 'seconds';
   // Per key, the times of the requests let through in the last second, oldest first.
@@ -70,15 +65,9 @@ export function rateLimited(
       // An HTTP date has whole seconds: the next whole second after a request is free.
       if (retryAfter === 'http-date')
         headers['Retry-After'] = new Date(Math.ceil((at + freeInMs()) / 1000) * 1000).toUTCString();
-      return new Response(
-        JSON.stringify({
-          code: RATE_LIMITED_CODE,
-          msg: `Too many requests: at most ${options.perSecond} a second per API key`,
-          time: Math.floor(at / 1000),
-          data: null,
-        }),
-        { status: 429, headers },
-      );
+      const msg = `Too many requests: at most ${options.perSecond} a second per API key`;
+      const body = { code: RATE_LIMITED_CODE, msg, time: Math.floor(at / 1000), data: null };
+      return new Response(JSON.stringify(body), { status: 429, headers });
     }
     times.push(at);
     const response = await fetch(request);
