@@ -4,7 +4,11 @@
  * the raw text of a non-JSON body, which invalid-body errors and onResponse need.
  */
 import type { OperationId } from '../models.ts';
-import { EnergyRentalError, type EnergyRentalErrorDetails } from './energy-rental-error.ts';
+import {
+  EnergyRentalError,
+  type EnergyRentalErrorDetails,
+  type EnergyRentalErrorKind,
+} from './energy-rental-error.ts';
 import type { Exchange } from './exchange.ts';
 import { ROUTES, type DataOf, type FormOf, type QueryOf } from './routes.ts';
 
@@ -157,42 +161,27 @@ function interpret(
   text: string,
 ): Outcome {
   const envelope = json && isEnvelope(body) ? body : undefined;
-  const details = { operation, status: response.status, body, code: envelope?.code, msg: envelope?.msg };
-
+  const { status } = response;
+  const fail = (reason: string, kind: EnergyRentalErrorKind, retryAfter?: number): Outcome => {
+    const details = { operation, status, body, code: envelope?.code, msg: envelope?.msg, kind, retryAfter };
+    return { error: new EnergyRentalError(reason, details) };
+  };
   if (!response.ok) {
     // Read on any status: 503 uses Retry-After as well as 429.
     const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
     const what = envelope ? describeEnvelope(envelope) : text ? `: ${preview(text)}` : ' with an empty body';
     const wait = retryAfter === undefined ? '' : ` (retry after ${retryAfter} s)`;
-    return {
-      error: new EnergyRentalError(`HTTP ${response.status}${what}${wait}`, {
-        ...details,
-        kind: 'http',
-        retryAfter,
-      }),
-    };
+    return fail(`HTTP ${status}${what}${wait}`, 'http', retryAfter);
   }
-  if (!json) {
-    return {
-      error: new EnergyRentalError(`the response body is not JSON: ${preview(text)}`, {
-        ...details,
-        kind: 'invalid-body',
-      }),
-    };
-  }
-  if (!envelope) {
-    const reason = `the response body is not an envelope { code, msg, time, data }: ${preview(text)}`;
-    return { error: new EnergyRentalError(reason, { ...details, kind: 'invalid-body' }) };
-  }
-  if (!isSuccess(operation, envelope)) {
-    return {
-      error: new EnergyRentalError(`API error${describeEnvelope(envelope)}`, { ...details, kind: 'api' }),
-    };
-  }
-  if (typeof envelope.data !== 'object' || envelope.data === null) {
-    const reason = `the success envelope carries no data object: ${preview(text)}`;
-    return { error: new EnergyRentalError(reason, { ...details, kind: 'invalid-body' }) };
-  }
+  if (!json) return fail(`the response body is not JSON: ${preview(text)}`, 'invalid-body');
+  if (!envelope)
+    return fail(
+      `the response body is not an envelope { code, msg, time, data }: ${preview(text)}`,
+      'invalid-body',
+    );
+  if (!isSuccess(operation, envelope)) return fail(`API error${describeEnvelope(envelope)}`, 'api');
+  if (typeof envelope.data !== 'object' || envelope.data === null)
+    return fail(`the success envelope carries no data object: ${preview(text)}`, 'invalid-body');
   return { data: envelope.data };
 }
 
