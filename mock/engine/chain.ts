@@ -1,7 +1,6 @@
 /**
- * The TRON chain as a rental's client reads it, derived on every read from the orders,
- * activation records and settings: nothing here is stored. A COMPLETED order delegates
- * its energy from the pool at its outcome until its period (or a rule's `delegationMs`) ends.
+ * The TRON chain as a client reads it, derived on each read from orders, addresses and settings. A
+ * COMPLETED order delegates its energy from its outcome until its period (or a rule's `delegationMs`) ends.
  */
 import { hash } from 'node:crypto';
 import type { components } from '../../src/generated/control.ts';

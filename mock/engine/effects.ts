@@ -1,7 +1,6 @@
 /**
- * The effect of each change of state as JSON-ready data, and how to put it back (the log
- * beside a state file, cli/state-log.ts). An effect says what the change left, never the
- * command: a restore reseeds the random source, so a command run again would draw otherwise.
+ * Each change of state as JSON-ready data, and how to put it back (cli/state-log.ts). An effect says
+ * what the change left, never the command: a restore reseeds the random source.
  */
 import { accountFromSnapshot, accountSnapshot, type Account, type AccountSnapshot } from './accounts.ts';
 import type { AddressRecord } from './address-registry.ts';

@@ -1,7 +1,4 @@
-/**
- * Checks a patch of the engine's settings against spec/control.yaml's EngineSettings, wording
- * a refusal from the generated table; code adds only what a JSON schema cannot state.
- */
+/** Checks a settings patch against control.yaml's EngineSettings; code adds what a schema cannot state. */
 import { ENGINE_SETTINGS } from '../../src/generated/lists.ts';
 import {
   createValidators,

@@ -1,7 +1,4 @@
-/**
- * The engine's invariants beyond a state file's shape (spec/control.yaml's StateFile): unique
- * ids, references that resolve, books that add up, timelines that run forward.
- */
+/** The engine's invariants beyond a state file's shape: unique ids, references, books, timelines. */
 import { UNITS_PER_COIN } from './money.ts';
 import { SHOWN_DECIMALS } from './pricing.ts';
 import type { EngineSnapshot } from './snapshot.ts';

@@ -1,7 +1,4 @@
-/**
- * Coverage files (spec/control.yaml's CoverageFile): read, merged, printed as a table and held
- * against required ids. They keep parameter names, never values.
- */
+/** Coverage files (control.yaml's CoverageFile): read, merged, printed, held to ids; names, never values. */
 import { BoundedFileError, readBoundedFile, type FileLimit } from '../bounded-file.ts';
 import { CliError } from '../cli-error.ts';
 import type { components } from '../generated/control.ts';

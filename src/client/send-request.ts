@@ -1,8 +1,4 @@
-/**
- * One HTTP exchange: build the request from the route table, hold the deadline, read the raw
- * body, report the exchange, then unwrap the envelope or throw. Not openapi-fetch: it drops
- * the raw text of a non-JSON body, which invalid-body errors and onResponse need.
- */
+/** One HTTP exchange. Not openapi-fetch: that drops a non-JSON body's text, which errors need. */
 import type { OperationId } from '../models.ts';
 import {
   EnergyRentalError,

@@ -1,7 +1,4 @@
-/**
- * Checks an API answer against spec/openapi.yaml, each violation by JSON path, rule, schema and
- * value: for the contract suite and the proxy of `serve --upstream`.
- */
+/** Checks an API answer against spec/openapi.yaml, each violation by JSON path, rule, schema and value. */
 import {
   createValidators,
   loadSpec,
@@ -27,7 +24,6 @@ export interface CheckedAnswer {
 }
 
 let shared: SpecValidators | undefined;
-/** Made on first use: a simulator that never checks an answer never pays for it. */
 const validators = (): SpecValidators => (shared ??= createValidators(loadSpec('api'), { verbose: true }));
 
 /**

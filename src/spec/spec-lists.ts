@@ -1,7 +1,6 @@
 /**
- * The lists and small tables code needs from the documents (operations, enums, settings' rules,
- * file formats), which `npm run generate` writes into src/generated/lists.ts. Reads the
- * documents, never the generated files: a stale one must not feed its own regeneration.
+ * The lists code needs from the documents, for src/generated/lists.ts. Reads the documents, never the
+ * generated files: a stale one must not feed its own regeneration.
  */
 import type { ReferenceObject, SchemaObject } from './openapi-types.ts';
 import { resolveReference, type LoadedSpec, type OperationInfo } from './spec-document.ts';

@@ -1,8 +1,4 @@
-/**
- * How validators are compiled from the documents: the ajv configuration, the one schema each
- * validator points into, and where. Shared by loader.ts and `npm run generate` (which
- * precompiles what a start needs), so both make the same code.
- */
+/** How validators are compiled (ajv options, wrapper schema, pointers); loader and generate share it. */
 import { createRequire } from 'node:module';
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import type { FormatsPlugin } from 'ajv-formats';

@@ -1,5 +1,4 @@
-// The dashboard's entry point: reads the snapshot (on start, on every change event,
-// after every action) and renders it.
+// The dashboard's entry point: reads the snapshot on start, on each change event and action, and renders it.
 import { api, base, token } from './api.js';
 import { setupControls } from './controls.js';
 import { renderCoverage } from './coverage.js';
