@@ -150,12 +150,11 @@ export function addAccount(
   input: Partial<AccountSeed>,
 ): { apiKey: string; account: Account } {
   const apiKey = input.apiKey ?? generateApiKey();
-  if (state.accountsByDigest.has(digestKey(apiKey))) {
+  if (state.accountsByDigest.has(digestKey(apiKey)))
     throw new SimulatorError(
       'conflict',
       'An account with that apiKey exists already; choose another key or omit it to get a generated one.',
     );
-  }
   const account = createAccountRecord(
     state.accounts.length + 1,
     apiKey,

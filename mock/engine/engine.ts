@@ -192,12 +192,11 @@ export function createEngine(options: EngineOptions): Engine {
       if (input.outOrderNo !== undefined) {
         const existing = account.byOutOrderNo.get(input.outOrderNo);
         if (existing) {
-          if (settings.duplicateOutOrderNo === 'reject') {
+          if (settings.duplicateOutOrderNo === 'reject')
             throw new SimulatorError(
               'duplicateOutOrderNo',
               `Duplicate outOrderNo '${input.outOrderNo}': order ${existing.id} already has it. Use a new outOrderNo for a new order.`,
             );
-          }
           return { order: existing, duplicate: true };
         }
       }

@@ -28,16 +28,14 @@ export function createLedger(): Ledger {
  */
 export function deposit(ledger: Ledger, currency: CurrencyCode, units: number): void {
   const book = ledger[currency];
-  if (!Number.isSafeInteger(units) || units < 0) {
+  if (!Number.isSafeInteger(units) || units < 0)
     throw SimulatorError.invalidParameter(
       `A deposit is a whole, non-negative number of smallest units (got ${units} ${currency}).`,
     );
-  }
-  if (book.deposited + units > MAX_AMOUNT) {
+  if (book.deposited + units > MAX_AMOUNT)
     throw SimulatorError.invalidParameter(
       `A deposit of ${formatUnits(units)} ${currency} would take the balance past ${formatUnits(MAX_AMOUNT)}; deposit less.`,
     );
-  }
   book.deposited += units;
   book.available += units;
 }

@@ -19,25 +19,22 @@ export function freezePayment(
   whenTrxShort: 'pay-usdt' | 'reject' = 'pay-usdt',
 ): { currency: CurrencyCode; amount: number } {
   if (tryFreeze(ledger, 'TRX', priced.costSun)) return { currency: 'TRX', amount: priced.costSun };
-  if (whenTrxShort === 'reject') {
+  if (whenTrxShort === 'reject')
     throw new SimulatorError(
       'insufficientBalance',
       `Insufficient balance: the order costs ${priced.trxPrice} TRX but ${formatUnits(ledger.TRX.available)} TRX are available (orders are paid in TRX only). Deposit TRX and retry.`,
     );
-  }
   const amount = usdtCost(priced.costSun, microUsdtPerTrx);
-  if (!Number.isSafeInteger(amount)) {
+  if (!Number.isSafeInteger(amount))
     throw new SimulatorError(
       'insufficientBalance',
       `Insufficient balance: the order costs ${priced.trxPrice} TRX, more than any USDT balance can cover at usdtPerTrx ${formatUnits(microUsdtPerTrx)}. Deposit TRX or order less.`,
     );
-  }
-  if (!tryFreeze(ledger, 'USDT', amount)) {
+  if (!tryFreeze(ledger, 'USDT', amount))
     throw new SimulatorError(
       'insufficientBalance',
       `Insufficient balance: the order costs ${priced.trxPrice} TRX (or ${formatFixed(amount, SHOWN_DECIMALS)} USDT) ` +
         `but ${formatUnits(ledger.TRX.available)} TRX and ${formatFixed(ledger.USDT.available, 6)} USDT are available. Deposit funds and retry.`,
     );
-  }
   return { currency: 'USDT', amount };
 }

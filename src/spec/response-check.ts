@@ -36,7 +36,7 @@ const validators = (): SpecValidators => (shared ??= createValidators(loadSpec('
 export function checkAnswer(answer: CheckedAnswer, target: { simulator: boolean }): SpecViolation[] {
   if (answer.status === undefined) return [];
   const body = answer.body;
-  if (typeof body !== 'object' || body === null) {
+  if (typeof body !== 'object' || body === null)
     return [
       {
         path: '',
@@ -46,7 +46,6 @@ export function checkAnswer(answer: CheckedAnswer, target: { simulator: boolean 
         actual: body,
       },
     ];
-  }
   const code = (body as { code?: unknown }).code;
   const msg = (body as { msg?: unknown }).msg;
   const success =

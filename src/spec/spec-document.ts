@@ -84,11 +84,10 @@ export function readSpec(name: DocumentName, document: OpenAPIObject): LoadedSpe
     operations,
     operation(operationId) {
       const found = byId.get(operationId);
-      if (!found) {
+      if (!found)
         throw new Error(
           `No operation '${operationId}' in the ${name} document; known: ${[...byId.keys()].join(', ')}.`,
         );
-      }
       return found;
     },
   };
