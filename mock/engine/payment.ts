@@ -1,6 +1,5 @@
 /** How an order is paid: TRX when the account has enough, else USDT at the set rate (or not at all). */
-import type { Ledger } from './ledger.ts';
-import { tryFreeze } from './ledger.ts';
+import { tryFreeze, type Ledger } from './ledger.ts';
 import { formatFixed, formatUnits, type CurrencyCode } from './money.ts';
 import { SHOWN_DECIMALS, usdtCost, type Quote } from './pricing.ts';
 import { SimulatorError } from './simulator-error.ts';
