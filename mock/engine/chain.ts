@@ -107,10 +107,7 @@ export function delegationsOf(orders: readonly Order[], chain: Chain, to?: strin
   return out;
 }
 
-/**
- * An account on chain at a time: when it was made; the delegations to it and from it that run
- * then, and those to it that ended.
- */
+/** An account on chain at a time: when it was made, its running delegations both ways, those it ended. */
 export interface ChainAccount {
   address: string;
   createTime: number;
@@ -120,8 +117,7 @@ export interface ChainAccount {
 }
 
 /**
- * An address as the chain shows it at `at`, or undefined while it does not exist: the pool,
- * a USDT holder and an address activated by hand exist from the start; one an order activates, from then.
+ * An address on chain at `at`, or undefined before it exists (pool, USDT holders, hand-activated: always).
  *
  * @example
  *   chainAccountAt(engine.address(a), engine.delegations(), chain, now)?.received.length; // 1 once delivered

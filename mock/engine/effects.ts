@@ -75,9 +75,8 @@ export function effectOf(state: EngineState, event: EngineEvent): EffectBody {
 }
 
 /**
- * Puts one effect on a state, setting what it says and repeating only what follows from the
- * state alone (a claim, a rule's use, an eviction); a reset returns a new state. Steps are
- * not scheduled here. Throws a RestoreError for an effect that does not fit.
+ * Puts one effect on a state, repeating only what follows from the state alone (a claim, a rule's use,
+ * an eviction), scheduling nothing; a reset returns a new state, a misfit throws a RestoreError.
  *
  * @example
  *   state = applyEffect(basis, state, effect);

@@ -97,8 +97,7 @@ export function scenarioState(basis: StateBasis): EngineState {
 }
 
 /**
- * The state a snapshot of valid shape holds, its orders queued for their next steps; throws
- * a RestoreError when the parts do not agree.
+ * The state a snapshot of valid shape holds, its orders queued; a RestoreError when its parts disagree.
  *
  * @example
  *   const state = restoredState(basis, saved);

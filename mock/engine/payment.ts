@@ -5,8 +5,7 @@ import { SHOWN_DECIMALS, usdtCost, type Quote } from './pricing.ts';
 import { SimulatorError } from './simulator-error.ts';
 
 /**
- * Freezes the price of an order on a ledger and says in which currency; throws
- * `insufficientBalance`, changing nothing, when neither currency covers it.
+ * Freezes an order's price, saying in which currency; `insufficientBalance`, changing nothing, if none can.
  *
  * @example
  *   freezePayment(account.ledger, quote(prices, 65_000, '1h'), 190_000); // { currency: 'TRX', amount: 4_230_000 }

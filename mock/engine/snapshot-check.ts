@@ -16,8 +16,7 @@ const OUTCOME_OF: Partial<Record<string, string>> = {
 const STEPS_REACHED = { PENDING: 1, PROCESSING: 2, COMPLETED: 3, FAILED: 3, REFUNDED: 4 } as const;
 
 /**
- * Every broken relation of a snapshot whose shape is valid, each as `JSON path: rule`;
- * empty when it can be restored.
+ * Every broken relation of a snapshot of valid shape, as `JSON path: rule`; empty when it can be restored.
  *
  * @example
  *   snapshotProblems(engine.snapshot()); // []

@@ -23,8 +23,7 @@ export function coverageFileOf(coverage: Coverage, sources: string[]): CoverageF
 let checkFile: ValidateFunction | undefined;
 
 /**
- * Checks a parsed coverage file, naming the file, the field and the rule on a mistake. What
- * GET /_sim/coverage answers (a coverage file without its format) is read alike.
+ * Checks a parsed coverage file (or GET /_sim/coverage's answer), naming file, field and rule on a mistake.
  *
  * @example
  *   readCoverageFile(JSON.parse(text), 'energy-coverage.json');

@@ -35,8 +35,7 @@ function reachableFrom(from: string): Set<string> {
 }
 
 /**
- * The ids `never` may list, in a reader's order: operations, rejections, statuses,
- * transitions, activation, currencies, faults, the rate limit, the chain.
+ * The ids `never` may list, in a reader's order.
  *
  * @example
  *   COVERAGE_IDS.includes('transition:FAILED>REFUNDED'); // true

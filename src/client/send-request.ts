@@ -87,8 +87,7 @@ export async function sendRequest<Id extends OperationId>(
 }
 
 /**
- * One request's response and whole body within the transport's deadline; a failure is an
- * EnergyRentalError of kind `timeout` or `network`, of `operation`.
+ * One response and its whole body within the deadline, else an EnergyRentalError `timeout` or `network`.
  *
  * @example
  *   const { response, text } = await fetchWithin(transport, 'getPrice', url, { method: 'GET', headers });
@@ -215,10 +214,7 @@ function parseRetryAfter(value: string | null): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
 
-/**
- * Settles with `work`, or rejects as soon as `signal` aborts: a swapped-in fetch may ignore
- * the signal (and Node's Request follows it only weakly), and the deadline must hold anyway.
- */
+/** Settles with `work`, or rejects once `signal` aborts: a swapped-in fetch may ignore the signal. */
 export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);

@@ -24,8 +24,7 @@ export interface TronNode {
 const OPERATION = 'waitForEnergy';
 
 /**
- * The energy an address can spend now (`EnergyLimit - EnergyUsed`; 0 for an address not on
- * chain). Throws an EnergyRentalError of operation `waitForEnergy`, kind `api` for java-tron's `{ Error }`.
+ * The energy an address can spend now (EnergyLimit - EnergyUsed); java-tron's `{ Error }` throws kind `api`.
  *
  * @example
  *   await readEnergy(node, 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3'); // 65000 once delivered

@@ -1,7 +1,4 @@
-/**
- * The parts of an OpenAPI 3.1 document the kit reads, typed here: they reach the published
- * declarations, so they may not come from a devDependency. Each takes any other keyword too.
- */
+/** The OpenAPI 3.1 parts the kit reads, typed here: no devDependency may reach published declarations. */
 
 /** `{ $ref: '#/components/…' }`. */
 export interface ReferenceObject {

@@ -27,8 +27,7 @@ let shared: SpecValidators | undefined;
 const validators = (): SpecValidators => (shared ??= createValidators(loadSpec('api'), { verbose: true }));
 
 /**
- * Checks one answer: a success against the operation's response, a rejection against the
- * simulator's error envelope, or only the bare envelope for a service (upstream publishes none).
+ * Checks an answer: a success by its operation, a rejection by ErrorEnvelope (a service's: Envelope).
  *
  * @example
  *   checkAnswer({ operationId: 'getPrice', status: 200, body }, { simulator: false }); // [] when it fits

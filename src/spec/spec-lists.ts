@@ -19,10 +19,7 @@ const RULE_KEYWORDS = [
   'default',
 ] as const;
 
-/**
- * What the documents state about one value: its validation keywords code may quote, the
- * component its schema refers to, an object's fields (one level deep) and its alternatives.
- */
+/** What the documents state of one value: keywords, its component, an object's fields, its alternatives. */
 export type ValueRule = Pick<SchemaObject, (typeof RULE_KEYWORDS)[number]> & {
   schema?: string;
   properties?: Record<string, ValueRule>;
@@ -69,8 +66,7 @@ function modesOf(owner: unknown, modes: string[], where: string, fallback?: stri
 }
 
 /**
- * The rule of a schema: its validation keywords, with references (and a lone `allOf`)
- * followed; an object's fields are described `depth` levels deep.
+ * The rule of a schema, references and a lone `allOf` followed; an object's fields `depth` levels deep.
  *
  * @example
  *   ruleOf(loadSpec('control'), { $ref: '#/components/schemas/TimingProfile' });
