@@ -120,7 +120,6 @@ export function createAddressRegistry(
         return;
       }
       named.delete(address);
-      // Evictable again, as if new.
       if (records.has(address) && !keep.has(address)) evictable.set(address, true);
       registry.trim();
     },

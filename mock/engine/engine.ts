@@ -310,7 +310,6 @@ export function createEngine(options: EngineOptions): Engine {
       },
       list: () => state.rules.list(),
       remove(id) {
-        // Removing a rule that is not there changes nothing, so tells nothing.
         const removed = state.rules.remove(id);
         if (removed) commit({ type: 'rules', change: 'removed', id });
         return removed;

@@ -26,7 +26,6 @@ const STEPS_REACHED = { PENDING: 1, PROCESSING: 2, COMPLETED: 3, FAILED: 3, REFU
 export function snapshotProblems(saved: EngineSnapshot): string[] {
   const problems: string[] = [];
   const accountIndex = new Map<number, number>();
-  // Per kind of id, where each value was first seen.
   const firstAt = new Map<string, Map<string, () => string>>();
   const unique = (kind: string, value: string, path: () => string): void => {
     let seen = firstAt.get(kind);

@@ -121,8 +121,7 @@ export const PRECOMPILED_SETS: {
     coerceTypes: true,
     pointers: (spec) => spec.operations.map((op) => validatorPointer.request(op.operationId)),
   },
-  // The control plane's JSON bodies, the scenario of `serve --config`, the file of `serve --state`
-  // and the file of `serve --replay`.
+  // The control plane's JSON bodies, and the files of `serve --config`, `--state` and `--replay`.
   {
     document: 'control',
     coerceTypes: false,

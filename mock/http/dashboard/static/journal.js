@@ -138,8 +138,7 @@ export function curlFor(e, key) {
   // The page's own token stays out of the command, like the key.
   if (token && /^\/_sim\//.test(e.path)) parts.push('-H', shellQuote('Authorization: Bearer <TOKEN>'));
   if (e.outcomeAsked) parts.push('-H', shellQuote('Prefer: outcome=' + e.outcomeAsked));
-  // The content type the request was sent with (curl's own default for --data-raw is a
-  // form; an empty header value makes curl send none, as the request had none).
+  // The request's own content type (an empty value makes curl send none, not its form default).
   if (e.body)
     parts.push('-H', shellQuote('content-type: ' + (e.contentType || '')), '--data-raw', shellQuote(e.body));
   return parts.join(' ');
@@ -230,8 +229,7 @@ export function renderJournal(list, accounts, shownMode) {
 export function setupJournal() {
   readFilters();
   const form = $('journal-filters');
-  // A field's change event fires again on blur; re-rendering then would swap the rows
-  // under the pointer and swallow a click on one of them.
+  // Change fires again on blur: re-rendering then would swap rows under the pointer, eating a click.
   let last = JSON.stringify(currentFilters());
   const changed = () => {
     const now = JSON.stringify(currentFilters());
