@@ -125,14 +125,12 @@ export function restoredState(basis: StateBasis, saved: EngineSnapshot): EngineS
       created: saved.created,
     };
   });
-  const byId = new Map<number, Account>();
   for (const a of saved.accounts) {
     const account = accountFromSnapshot(a);
     state.accountsByDigest.set(account.keyDigest, account);
     state.accounts.push(account);
-    byId.set(account.id, account);
   }
-  for (const o of saved.orders) state.orders.add(Order.fromSnapshot(byId.get(o.accountId)!, o));
+  for (const o of saved.orders) state.orders.add(Order.fromSnapshot(state.accounts[o.accountId - 1]!, o));
   state.registry.trim();
   for (const order of state.orders.list()) scheduleNext(state, order);
   return state;

@@ -192,19 +192,17 @@ export function renderCoverageMarkdown(coverage: CoverageFile): string {
  */
 export function loadCoverageFile(file: string, limit: FileLimit, flag?: string): CoverageFile {
   const where = flag ? `${flag} ` : '';
+  const named = flag ? `${flag}: ` : '';
+  const fix = 'pass a coverage file the vitest reporter wrote (energy-coverage*.json)';
   let text: string;
   try {
-    text = readBoundedFile(
-      file,
-      limit,
-      'pass a coverage file the vitest reporter wrote (energy-coverage*.json)',
-    );
+    text = readBoundedFile(file, limit, fix);
   } catch (error) {
     if (!(error instanceof BoundedFileError)) throw error;
     if (error.rule === 'not-regular' || error.rule === 'too-large')
-      throw new CliError(`${flag ? `${flag}: ` : ''}${error.message}`);
+      throw new CliError(`${named}${error.message}`);
     throw new CliError(
-      `${flag ? `${flag}: ` : ''}cannot read '${file}' (${error.code}): pass a coverage file the vitest reporter wrote.`,
+      `${named}cannot read '${file}' (${error.code}): pass a coverage file the vitest reporter wrote.`,
     );
   }
   let value: unknown;
