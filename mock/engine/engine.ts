@@ -135,8 +135,6 @@ export function createEngine(options: EngineOptions): Engine {
         order.refunds++;
         releaseFrozen(ledger, order.currency, order.amount);
         break;
-      default:
-        break;
     }
     scheduleNext(s, order);
     commit({ type: 'order', change: 'step', order });
