@@ -106,7 +106,6 @@ export interface Engine {
   snapshot(): EngineSnapshot;
   /** The state of now, its orders read out a chunk at a time; close it when done. */
   snapshotLater(): PendingSnapshot;
-  /** How many orders are stored now. */
   readonly storedOrders: number;
   /** Moves by one with every event. */
   readonly version: number;

@@ -101,7 +101,6 @@ export function createEngine(options: EngineOptions): Engine {
     const now = clock.now();
     const next = nextStep(order);
     if (!next) {
-      // A completed rental ended: its energy returns to the pool.
       if (order.status === 'COMPLETED' && order.reserved) {
         s.delegated -= order.rentalCount;
         order.reserved = false;

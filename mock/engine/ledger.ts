@@ -11,7 +11,6 @@ export interface CurrencyBook {
 
 export type Ledger = Record<CurrencyCode, CurrencyBook>;
 
-/** Creates an empty ledger. */
 export function createLedger(): Ledger {
   return {
     TRX: { deposited: 0, available: 0, frozen: 0, spent: 0 },

@@ -14,7 +14,6 @@ export interface Scheduler<T> {
   runDue(): void;
   /** Runs `fn` with arming held, then runs what is due and arms the alarm once. */
   batch(fn: () => void): void;
-  /** How many items wait. */
   readonly size: number;
   /** Every waiting item with its due time, earliest first. */
   pending(): Array<{ at: number; item: T }>;

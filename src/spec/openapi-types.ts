@@ -27,7 +27,6 @@ export interface SchemaObject {
   [keyword: string]: unknown;
 }
 
-/** A parameter of an operation. */
 export interface ParameterObject {
   name: string;
   in: 'query' | 'header' | 'path' | 'cookie';
@@ -36,19 +35,16 @@ export interface ParameterObject {
   [keyword: string]: unknown;
 }
 
-/** A body's content of one media type. */
 export interface MediaTypeObject {
   schema?: SchemaObject | ReferenceObject;
   [keyword: string]: unknown;
 }
 
-/** A request body. */
 export interface RequestBodyObject {
   content: Record<string, MediaTypeObject>;
   [keyword: string]: unknown;
 }
 
-/** A response of an operation. */
 export interface ResponseObject {
   description: string;
   content?: Record<string, MediaTypeObject>;
@@ -77,7 +73,6 @@ export interface PathItemObject {
   [keyword: string]: unknown;
 }
 
-/** A whole OpenAPI 3.1 document. */
 export interface OpenAPIObject {
   openapi: string;
   info: { title: string; version: string; [keyword: string]: unknown };

@@ -6,7 +6,6 @@ import type { ReferenceObject, SchemaObject } from './openapi-types.ts';
 import { specFormats, type SpecFormats } from './formats.ts';
 import type { DocumentName, LoadedSpec, OperationInfo } from './spec-document.ts';
 
-/** Options of a validator set. */
 export interface ValidatorOptions {
   /** Coerce strings to the schema's types, as query strings and form bodies need (never for answers). */
   coerceTypes?: boolean;
