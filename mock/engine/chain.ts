@@ -98,13 +98,9 @@ export const delegatedAt = (delegation: Delegation, at: number): boolean =>
  *   delegationsOf(orders, chain, 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3');
  */
 export function delegationsOf(orders: readonly Order[], chain: Chain, to?: string): Delegation[] {
-  const out: Delegation[] = [];
-  for (const order of orders) {
-    if (to !== undefined && order.pledgeAddress !== to) continue;
-    const delegation = delegationOf(order, chain);
-    if (delegation) out.push(delegation);
-  }
-  return out;
+  return orders
+    .filter((order) => to === undefined || order.pledgeAddress === to)
+    .flatMap((order) => delegationOf(order, chain) ?? []);
 }
 
 /** An account on chain at a time: when it was made, its running delegations both ways, those it ended. */

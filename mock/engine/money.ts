@@ -85,15 +85,13 @@ export function formatFixed(units: number, decimals: number): string {
 export function formatDecimals(units: number, format: number | 'trimmed'): string {
   if (format === 'trimmed') return formatUnits(units);
   if (format >= UNIT_DECIMALS) return formatFixed(units, UNIT_DECIMALS) + '0'.repeat(format - UNIT_DECIMALS);
+  assertFormattable(units);
+  // Printed from the bigint: rounding up the largest amount passes MAX_AMOUNT.
   const step = 10n ** BigInt(UNIT_DECIMALS - format);
   const rounded = roundHalfUp(BigInt(units), step);
-  // Rounding up the largest amount would pass MAX_AMOUNT: print the rounded digits from the bigint.
-  if (rounded > BigInt(MAX_AMOUNT)) {
-    const whole = rounded / BigInt(UNITS_PER_COIN);
-    const fraction = String((rounded % BigInt(UNITS_PER_COIN)) / step).padStart(format, '0');
-    return format === 0 ? String(whole) : `${whole}.${fraction}`;
-  }
-  return formatFixed(Number(rounded), format);
+  const whole = rounded / BigInt(UNITS_PER_COIN);
+  const fraction = String((rounded % BigInt(UNITS_PER_COIN)) / step).padStart(format, '0');
+  return format === 0 ? String(whole) : `${whole}.${fraction}`;
 }
 
 /** Money is never negative, fractional or past MAX_AMOUNT: printing such a value is a bug. */
