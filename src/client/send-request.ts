@@ -21,8 +21,7 @@ export interface Transport {
 type Outcome = { data: unknown; error?: undefined } | { error: EnergyRentalError };
 
 /**
- * Sends one request and returns the envelope's `data`, or throws an
- * {@link EnergyRentalError}. Never retries: whether a retry is safe is the caller's call.
+ * Sends one request and returns the envelope's `data`, or throws an {@link EnergyRentalError}; no retry.
  *
  * @example
  *   const quote = await sendRequest(transport, 'getPrice', { query: { rentalCount: 65000, period: '1h' } });

@@ -269,8 +269,6 @@ export function setupJournal() {
     } catch {
       $('copy-curl-button').textContent = 'Select the command below';
     }
-    setTimeout(() => {
-      $('copy-curl-button').textContent = 'Copy as curl';
-    }, 1500);
+    setTimeout(() => ($('copy-curl-button').textContent = 'Copy as curl'), 1500);
   });
 }

@@ -22,9 +22,7 @@ function renderControls() {
   const mode = $('clock-mode');
   mode.textContent = clock.mode + ' clock';
   mode.className = 'pill mode ' + clock.mode;
-  document.querySelectorAll('#advance-form input, #advance-form button').forEach((el) => {
-    el.disabled = !manual;
-  });
+  for (const el of $('advance-form').querySelectorAll('input, button')) el.disabled = !manual;
   for (const hint of $('advance-hint').children) hint.hidden = hint.getAttribute('data-mode') !== clock.mode;
 }
 
@@ -126,9 +124,7 @@ document.addEventListener('click', (event) => {
     () => {
       const before = target.title;
       target.title = 'Copied';
-      setTimeout(() => {
-        target.title = before;
-      }, 1200);
+      setTimeout(() => (target.title = before), 1200);
     },
     () => {},
   );
