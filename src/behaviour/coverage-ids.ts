@@ -66,8 +66,7 @@ export type ResolvedId =
   | { ok: false; name: string; problem: 'unknown' | 'ambiguous'; candidates: string[] };
 
 /**
- * Resolves a name given on a command line to a coverage id: an id as it is, or a bare name
- * exactly one id ends with (then without regard to case); a kind alone (`status`) is ambiguous.
+ * A command line's name as a coverage id: an id, or the bare name one id ends with (case-folded if need be).
  *
  * @example
  *   resolveCoverageId('REFUNDED'); // { ok: true, id: 'status:REFUNDED' }
