@@ -71,7 +71,10 @@ export interface Engine {
   /** The account of an API key, or undefined. */
   authenticate(apiKey: string): Account | undefined;
   quote(rentalCount: number, period: PeriodCode): Quote;
-  /** Creates an order, or returns a known outOrderNo's (`duplicate`); `outcome` forces its end, as a rule. */
+  /**
+   * Creates an order, or returns a known outOrderNo's (`duplicate`); `outcome` forces its end as a rule
+   * would. A rejection throws before anything changes.
+   */
   createOrder(
     account: Account,
     input: CreateOrderInput,
