@@ -1,25 +1,17 @@
-/**
- * Reading a file a user named (a state, a recording, a scenario) without letting it stall
- * or swamp the process: only a regular file, only up to a limit. `/dev/zero` never ends, a
- * named pipe blocks until a writer comes, and a runaway file fills the memory before
- * JSON.parse says anything, so each is refused, by rule, before it is read.
- */
+/** A file a user named is read only when it is a regular file under a limit: a pipe or /dev/zero would hang. */
 import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
 import { CliError } from './cli-error.ts';
 
-/** The largest file read when no limit is set, in MB (2^20 bytes). */
 export const DEFAULT_MAX_FILE_MB = 256;
-/** V8 holds a string of at most 2^29 − 24 characters: no larger file could be decoded at all. */
+/** V8's longest string is 2^29 − 24 characters. */
 export const MAX_FILE_MB_CEILING = 511;
-/** The environment variable of `--max-file-mb`, read by every command that reads such files. */
 export const MAX_FILE_MB_ENV = 'ENERGY_SIM_MAX_FILE_MB';
 
 const MB = 1024 * 1024;
 
-/** How large a file may be, and how the user raises that, for the message of a file over it. */
 export interface FileLimit {
   maxBytes: number;
-  /** The option or variable that raises the limit, e.g. `--max-file-mb (or ENERGY_SIM_MAX_FILE_MB)`. */
+  /** What raises the limit, e.g. `--max-file-mb (or ENERGY_SIM_MAX_FILE_MB)`. */
   raise: string;
 }
 
@@ -35,9 +27,7 @@ export function fileLimit(mb: number, raise = `--max-file-mb (or ${MAX_FILE_MB_E
 export const DEFAULT_FILE_LIMIT: FileLimit = fileLimit(DEFAULT_MAX_FILE_MB);
 
 /**
- * A `--max-file-mb` value (undefined or empty: the default), or a CliError naming `label`
- * and the rule.
- *
+ * A `--max-file-mb` value (undefined or empty: the default), or a CliError naming `label`.
  * @example
  *   parseMaxFileMb('64', '--max-file-mb'); // 64
  *   parseMaxFileMb('lots', '--max-file-mb'); // throws "--max-file-mb must be a whole number of megabytes from 1 to 511 (got 'lots')."
@@ -53,9 +43,7 @@ export function parseMaxFileMb(raw: string | undefined, label: string): number {
 }
 
 /**
- * The limit of a command from its `--max-file-mb` flag, else from ENERGY_SIM_MAX_FILE_MB,
- * else the default; `flagName` null for a command that has only the variable.
- *
+ * The limit from the flag, else ENERGY_SIM_MAX_FILE_MB, else the default; `flagName` null: no flag.
  * @example
  *   fileLimitFrom(undefined, { ENERGY_SIM_MAX_FILE_MB: '8' }).maxBytes; // 8388608
  *   fileLimitFrom('1', {}).raise; // '--max-file-mb (or ENERGY_SIM_MAX_FILE_MB)'
@@ -75,12 +63,10 @@ export function fileLimitFrom(
   return fileLimit(mb, flagName ? `${flagName} (or ${MAX_FILE_MB_ENV})` : MAX_FILE_MB_ENV);
 }
 
-/** A file refused by readBoundedFile: the message names the file, the rule and the fix. */
 export class BoundedFileError extends Error {
   constructor(
     message: string,
     readonly rule: 'missing' | 'unreadable' | 'not-regular' | 'too-large',
-    /** The errno code of a file that is missing or unreadable, e.g. 'ENOENT'. */
     readonly code?: string,
   ) {
     super(message);
@@ -115,10 +101,7 @@ function notRegular(file: string, stats: Stats, fix: string): BoundedFileError {
 }
 
 /**
- * The stats of `file` when it is a regular file (symlinks followed), else a
- * BoundedFileError. `statSync` never opens the file, so a named pipe cannot block it.
- * `fix` says what to pass instead.
- *
+ * The stats of `file` when it is a regular file, else a BoundedFileError (statSync never blocks on a pipe).
  * @example
  *   regularFileStats('/dev/zero', 'pass the path of a recording file'); // throws "'/dev/zero' is not a regular file (a character device); pass the path of a recording file."
  */
@@ -133,14 +116,11 @@ export function regularFileStats(file: string, fix: string): Stats {
   return stats;
 }
 
-/** How much of a file is held at a time. */
 const CHUNK_BYTES = 1024 * 1024;
 
 /**
- * Reads `file` a chunk at a time when it is a regular file of at most `limit.maxBytes`, as
- * measured by name and again once opened (the name may have been swapped since), and no
- * more than one chunk past it is ever read: a file that grows meanwhile, or whose size says
- * less than it holds (/proc's), is refused too. `onChunk` returning false stops the reading.
+ * Reads a regular file of at most `limit.maxBytes` (checked by name and once opened) by chunks, refusing
+ * one that holds more than that; `onChunk` returning false stops.
  */
 function readChunks(
   file: string,
@@ -183,10 +163,7 @@ function readChunks(
 }
 
 /**
- * Reads `file` as UTF-8 when it is a regular file of at most `limit.maxBytes`; otherwise
- * throws a BoundedFileError naming the file, the rule it broke and the fix (`fix`, or a
- * smaller file or `limit.raise` for one too large).
- *
+ * Reads `file` as UTF-8 when it is a regular file of at most `limit.maxBytes`, else a BoundedFileError.
  * @example
  *   const text = readBoundedFile('recordings/upstream.json', fileLimit(256), 'pass the path of a recording file');
  */
@@ -197,10 +174,7 @@ export function readBoundedFile(file: string, limit: FileLimit, fix: string): st
 }
 
 /**
- * Reads `file` a line at a time under the rules of readBoundedFile, so a file of a million
- * lines is never one string. `onLine` gets each line's text, its number (from 1) and whether
- * a newline ended it (only the last line may lack one); returning false stops the reading.
- *
+ * readBoundedFile by lines: `onLine` gets the text, its number from 1 and whether a newline ended it.
  * @example
  *   readBoundedLines('traffic.jsonl', fileLimit(256), 'pass a recording', (text, n) => void lines.push(text));
  */

@@ -1,7 +1,4 @@
-/**
- * Every command's flags by its table in spec/cli.yaml, read with parseArgs and answered in the
- * kit's words: one line naming the flag and the fix, a "did you mean", `--port -1` as a value.
- */
+/** Command flags by their spec/cli.yaml table, read with parseArgs; a mistake: one line, with the fix. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CliError } from './cli-error.ts';
 import type { CliOption } from './cli-help.ts';
@@ -78,8 +75,7 @@ export function readCommandArgs<C extends CommandName>(
 }
 
 /**
- * The edit distance with a swap of neighbours as one edit, so '--prot' is one typo from
- * '--port'. Written out: no dependency of the package offers one.
+ * The edit distance with a swap of neighbours as one edit, so '--prot' is one typo from '--port'.
  *
  * @example
  *   editDistance('prot', 'port'); // 1

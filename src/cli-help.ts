@@ -49,8 +49,7 @@ function wrap(first: string, text: string, indent: number): string[] {
 }
 
 /**
- * A command's --help: its usage, what it does, its options with their variables and
- * defaults, how a switch's variable is read, and what follows.
+ * A command's --help.
  *
  * @example
  *   commandHelp(CLI_COMMANDS.serve); // 'Usage: energy-rental-kit serve [options]\n\nRuns the …'
@@ -89,8 +88,7 @@ export function commandHelp({ usage, about, options, after }: CliCommand): strin
 }
 
 /**
- * The tables of docs/options.md: per command, each option with its variable, default and
- * what it does (help itself left out).
+ * The tables of docs/options.md, one per command (--help left out).
  *
  * @example
  *   optionsMarkdown({ serve: commands.serve }); // '## `serve`\n\n…| `--port N` | `ENERGY_SIM_PORT` | 8787 | …'

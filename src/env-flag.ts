@@ -8,8 +8,7 @@ const OFF = ['0', 'false', 'no', ''] as const;
 export const ENV_FLAG_VALUES: string = `${ON.join(', ')} (on) or ${OFF.filter(Boolean).join(', ')}, empty (off)`;
 
 /**
- * Reads an on/off variable: 1, true, yes are on; 0, false, no and empty are off (any
- * case); unset is off. Anything else throws a CliError naming the variable.
+ * Reads an on/off variable (ENV_FLAG_VALUES, any case; unset is off); else a CliError naming it.
  *
  * @example
  *   envFlag({ ENERGY_SIM_QUIET: 'Yes' }, 'ENERGY_SIM_QUIET'); // true

@@ -1,6 +1,5 @@
 /**
- * Friendly names for the generated models. Every type here is an alias of a type
- * that openapi-typescript generated from `spec/openapi.yaml`; none is declared by hand.
+ * Friendly names for the models openapi-typescript generated from `spec/openapi.yaml`.
  *
  * @example
  *   import type { Order, Period } from 'energy-rental-kit/models';

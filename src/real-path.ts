@@ -1,7 +1,4 @@
-/**
- * The one name a file has once every symlink is followed: a lock or an atomic save keyed on
- * the name a user typed would be walked around by a second name of the same file.
- */
+/** A file's one name once symlinks are followed: a lock keyed on a typed name is walked around by another. */
 import { readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 
@@ -9,8 +6,7 @@ import path from 'node:path';
 const MAX_LINKS = 40;
 
 /**
- * The absolute real path of `file`, also of one not there yet (a dangling link names where it
- * will be); when even the directory is missing, the path as given, resolved.
+ * The real path of `file`, also of one yet to be made (via a dangling link too); with no directory, as given.
  *
  * @example
  *   realPathOf('.state/link.json'); // '/home/me/app/.state/real.json' when link.json → real.json

@@ -36,9 +36,8 @@ export function isTronAddress(value: string): boolean {
  *   encodeTronAddress(new Uint8Array(20)); // 'T9yD14Nj9j7xAB4dbGeiX9h8unkKHxuWwb'
  */
 export function encodeTronAddress(accountId: Uint8Array): string {
-  if (accountId.length !== 20) {
+  if (accountId.length !== 20)
     throw new RangeError(`A TRON account id is 20 bytes; got ${accountId.length}.`);
-  }
   const bytes = new Uint8Array(PAYLOAD_BYTES + CHECKSUM_BYTES);
   bytes[0] = TRON_ADDRESS_PREFIX;
   bytes.set(accountId, 1);

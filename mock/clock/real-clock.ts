@@ -17,11 +17,7 @@ export function createRealClock(): Clock {
       let timer: NodeJS.Timeout | undefined;
       const arm = (): void => {
         const wait = at - Date.now();
-        if (wait > MAX_TIMEOUT) {
-          timer = setTimeout(arm, MAX_TIMEOUT);
-        } else {
-          timer = setTimeout(wake, Math.max(0, wait));
-        }
+        timer = wait > MAX_TIMEOUT ? setTimeout(arm, MAX_TIMEOUT) : setTimeout(wake, Math.max(0, wait));
         // An open order must not keep a finished test process alive.
         timer.unref();
       };

@@ -1,7 +1,6 @@
 /**
- * The registry of activated TRON addresses. The first order to an address claims its
- * activation and activates it when processing starts, so it happens once. Past `capacity()`
- * the oldest records go, except those stored orders name and those the scenario seeded.
+ * Activated TRON addresses: the first order to one claims its activation, done when it processes. Past
+ * `capacity()` the oldest records go, except those stored orders name and those the scenario seeded.
  */
 export interface AddressRecord {
   address: string;
@@ -121,7 +120,6 @@ export function createAddressRegistry(
         return;
       }
       named.delete(address);
-      // Evictable again, as if new.
       if (records.has(address) && !keep.has(address)) evictable.set(address, true);
       registry.trim();
     },

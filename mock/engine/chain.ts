@@ -1,7 +1,6 @@
 /**
- * The TRON chain as a rental's client reads it, derived on every read from the orders,
- * activation records and settings: nothing here is stored. A COMPLETED order delegates
- * its energy from the pool at its outcome until its period (or a rule's `delegationMs`) ends.
+ * The TRON chain as a client reads it, derived on each read from orders, addresses and settings. A
+ * COMPLETED order delegates its energy from its outcome until its period (or a rule's `delegationMs`) ends.
  */
 import { hash } from 'node:crypto';
 import type { components } from '../../src/generated/control.ts';
@@ -99,19 +98,12 @@ export const delegatedAt = (delegation: Delegation, at: number): boolean =>
  *   delegationsOf(orders, chain, 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3');
  */
 export function delegationsOf(orders: readonly Order[], chain: Chain, to?: string): Delegation[] {
-  const out: Delegation[] = [];
-  for (const order of orders) {
-    if (to !== undefined && order.pledgeAddress !== to) continue;
-    const delegation = delegationOf(order, chain);
-    if (delegation) out.push(delegation);
-  }
-  return out;
+  return orders
+    .filter((order) => to === undefined || order.pledgeAddress === to)
+    .flatMap((order) => delegationOf(order, chain) ?? []);
 }
 
-/**
- * An account on chain at a time: when it was made; the delegations to it and from it that run
- * then, and those to it that ended.
- */
+/** An account on chain at a time: when it was made, its running delegations both ways, those it ended. */
 export interface ChainAccount {
   address: string;
   createTime: number;
@@ -121,8 +113,7 @@ export interface ChainAccount {
 }
 
 /**
- * An address as the chain shows it at `at`, or undefined while it does not exist: the pool,
- * a USDT holder and an address activated by hand exist from the start; one an order activates, from then.
+ * An address on chain at `at`, or undefined before it exists (pool, USDT holders, hand-activated: always).
  *
  * @example
  *   chainAccountAt(engine.address(a), engine.delegations(), chain, now)?.received.length; // 1 once delivered

@@ -1,7 +1,6 @@
 /**
- * The effect of each change of state as JSON-ready data, and how to put it back (the log
- * beside a state file, cli/state-log.ts). An effect says what the change left, never the
- * command: a restore reseeds the random source, so a command run again would draw otherwise.
+ * Each change of state as JSON-ready data, and how to put it back (cli/state-log.ts). An effect says
+ * what the change left, never the command: a restore reseeds the random source.
  */
 import { accountFromSnapshot, accountSnapshot, type Account, type AccountSnapshot } from './accounts.ts';
 import type { AddressRecord } from './address-registry.ts';
@@ -76,9 +75,8 @@ export function effectOf(state: EngineState, event: EngineEvent): EffectBody {
 }
 
 /**
- * Puts one effect on a state, setting what it says and repeating only what follows from the
- * state alone (a claim, a rule's use, an eviction); a reset returns a new state. Steps are
- * not scheduled here. Throws a RestoreError for an effect that does not fit.
+ * Puts one effect on a state, repeating only what follows from the state alone (a claim, a rule's use,
+ * an eviction), scheduling nothing; a reset returns a new state, a misfit throws a RestoreError.
  *
  * @example
  *   state = applyEffect(basis, state, effect);

@@ -97,8 +97,7 @@ export function scenarioState(basis: StateBasis): EngineState {
 }
 
 /**
- * The state a snapshot of valid shape holds, its orders queued for their next steps; throws
- * a RestoreError when the parts do not agree.
+ * The state a snapshot of valid shape holds, its orders queued; a RestoreError when its parts disagree.
  *
  * @example
  *   const state = restoredState(basis, saved);
@@ -126,14 +125,12 @@ export function restoredState(basis: StateBasis, saved: EngineSnapshot): EngineS
       created: saved.created,
     };
   });
-  const byId = new Map<number, Account>();
   for (const a of saved.accounts) {
     const account = accountFromSnapshot(a);
     state.accountsByDigest.set(account.keyDigest, account);
     state.accounts.push(account);
-    byId.set(account.id, account);
   }
-  for (const o of saved.orders) state.orders.add(Order.fromSnapshot(byId.get(o.accountId)!, o));
+  for (const o of saved.orders) state.orders.add(Order.fromSnapshot(state.accounts[o.accountId - 1]!, o));
   state.registry.trim();
   for (const order of state.orders.list()) scheduleNext(state, order);
   return state;
@@ -150,12 +147,11 @@ export function addAccount(
   input: Partial<AccountSeed>,
 ): { apiKey: string; account: Account } {
   const apiKey = input.apiKey ?? generateApiKey();
-  if (state.accountsByDigest.has(digestKey(apiKey))) {
+  if (state.accountsByDigest.has(digestKey(apiKey)))
     throw new SimulatorError(
       'conflict',
       'An account with that apiKey exists already; choose another key or omit it to get a generated one.',
     );
-  }
   const account = createAccountRecord(
     state.accounts.length + 1,
     apiKey,

@@ -72,8 +72,8 @@ export interface Engine {
   authenticate(apiKey: string): Account | undefined;
   quote(rentalCount: number, period: PeriodCode): Quote;
   /**
-   * Creates an order, or returns the existing one for a known outOrderNo (`duplicate: true`);
-   * `outcome` forces how it ends, as a rule would. A rejection throws before anything changes.
+   * Creates an order, or returns a known outOrderNo's (`duplicate`); `outcome` forces its end as a rule
+   * would. A rejection throws before anything changes.
    */
   createOrder(
     account: Account,
@@ -106,7 +106,6 @@ export interface Engine {
   snapshot(): EngineSnapshot;
   /** The state of now, its orders read out a chunk at a time; close it when done. */
   snapshotLater(): PendingSnapshot;
-  /** How many orders are stored now. */
   readonly storedOrders: number;
   /** Moves by one with every event. */
   readonly version: number;
@@ -114,10 +113,7 @@ export interface Engine {
   subscribe(listener: (event: EngineEvent) => void): () => void;
   /** Calls `listener` with the effect of every change, before `subscribe`'s listeners hear it. */
   subscribeEffects(listener: (effect: EngineEffect) => void): () => void;
-  /**
-   * Sets where each change is written before it takes effect (write-ahead.ts): a change
-   * asked for goes to `write` whole, and is undone when that throws; what time made goes to `append`.
-   */
+  /** Where changes are written first: one asked for to `write` (undone if it throws), time's to `append`. */
   writeAhead(writer: EffectWriter | undefined): void;
   /** Changes since the state began, across restores: a snapshot's `logSeq`. */
   readonly seq: number;

@@ -101,7 +101,6 @@ export function createEngine(options: EngineOptions): Engine {
     const now = clock.now();
     const next = nextStep(order);
     if (!next) {
-      // A completed rental ended: its energy returns to the pool.
       if (order.status === 'COMPLETED' && order.reserved) {
         s.delegated -= order.rentalCount;
         order.reserved = false;
@@ -134,8 +133,6 @@ export function createEngine(options: EngineOptions): Engine {
         order.refundedAt = now;
         order.refunds++;
         releaseFrozen(ledger, order.currency, order.amount);
-        break;
-      default:
         break;
     }
     scheduleNext(s, order);
@@ -192,12 +189,11 @@ export function createEngine(options: EngineOptions): Engine {
       if (input.outOrderNo !== undefined) {
         const existing = account.byOutOrderNo.get(input.outOrderNo);
         if (existing) {
-          if (settings.duplicateOutOrderNo === 'reject') {
+          if (settings.duplicateOutOrderNo === 'reject')
             throw new SimulatorError(
               'duplicateOutOrderNo',
               `Duplicate outOrderNo '${input.outOrderNo}': order ${existing.id} already has it. Use a new outOrderNo for a new order.`,
             );
-          }
           return { order: existing, duplicate: true };
         }
       }
@@ -311,7 +307,6 @@ export function createEngine(options: EngineOptions): Engine {
       },
       list: () => state.rules.list(),
       remove(id) {
-        // Removing a rule that is not there changes nothing, so tells nothing.
         const removed = state.rules.remove(id);
         if (removed) commit({ type: 'rules', change: 'removed', id });
         return removed;

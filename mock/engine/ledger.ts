@@ -11,7 +11,6 @@ export interface CurrencyBook {
 
 export type Ledger = Record<CurrencyCode, CurrencyBook>;
 
-/** Creates an empty ledger. */
 export function createLedger(): Ledger {
   return {
     TRX: { deposited: 0, available: 0, frozen: 0, spent: 0 },
@@ -28,16 +27,14 @@ export function createLedger(): Ledger {
  */
 export function deposit(ledger: Ledger, currency: CurrencyCode, units: number): void {
   const book = ledger[currency];
-  if (!Number.isSafeInteger(units) || units < 0) {
+  if (!Number.isSafeInteger(units) || units < 0)
     throw SimulatorError.invalidParameter(
       `A deposit is a whole, non-negative number of smallest units (got ${units} ${currency}).`,
     );
-  }
-  if (book.deposited + units > MAX_AMOUNT) {
+  if (book.deposited + units > MAX_AMOUNT)
     throw SimulatorError.invalidParameter(
       `A deposit of ${formatUnits(units)} ${currency} would take the balance past ${formatUnits(MAX_AMOUNT)}; deposit less.`,
     );
-  }
   book.deposited += units;
   book.available += units;
 }

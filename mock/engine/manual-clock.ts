@@ -23,11 +23,10 @@ interface Alarm {
  *   clock.advance(6000); // logs 'due' with clock.now() at the alarm's time
  */
 export function createManualClock(start: number = DEFAULT_MANUAL_START): ManualClock {
-  if (!Number.isFinite(start) || start < 0 || start > MAX_CLOCK_MS) {
+  if (!Number.isFinite(start) || start < 0 || start > MAX_CLOCK_MS)
     throw SimulatorError.invalidParameter(
       `The manual clock cannot start at ${start}: it takes Unix milliseconds from 0 to ${MAX_CLOCK_MS} (${MAX_ISO}), the latest time an order id can hold.`,
     );
-  }
   let now = start;
   let seq = 0;
   // Alarms are few (one per engine), so a scan is enough.
@@ -44,16 +43,14 @@ export function createManualClock(start: number = DEFAULT_MANUAL_START): ManualC
       };
     },
     advance(ms) {
-      if (!Number.isFinite(ms) || ms < 0) {
+      if (!Number.isFinite(ms) || ms < 0)
         throw new RangeError(`advance(ms) takes a finite number of milliseconds >= 0; got ${ms}.`);
-      }
       const target = now + ms;
-      if (target > MAX_CLOCK_MS) {
+      if (target > MAX_CLOCK_MS)
         throw new SimulatorError(
           'conflict',
           `Advancing by ${ms} ms would move the clock past ${MAX_ISO} (${MAX_CLOCK_MS} ms), the latest time an order id can hold; advance by at most ${MAX_CLOCK_MS - now} ms.`,
         );
-      }
       try {
         for (;;) {
           let next: Alarm | undefined;

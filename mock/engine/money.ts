@@ -20,24 +20,21 @@ const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
  */
 export function parseUnits(text: string, field = 'amount'): number {
   const match = DECIMAL.exec(text);
-  if (!match) {
+  if (!match)
     throw SimulatorError.invalidParameter(
       `'${field}' must be a non-negative decimal string such as "100" or "0.5" (got '${text}').`,
     );
-  }
   const whole = match[1]!;
   const fraction = match[2] ?? '';
-  if (fraction.length > UNIT_DECIMALS) {
+  if (fraction.length > UNIT_DECIMALS)
     throw SimulatorError.invalidParameter(
       `'${field}' has at most ${UNIT_DECIMALS} decimals (got '${text}').`,
     );
-  }
   const units = BigInt(whole) * BigInt(UNITS_PER_COIN) + BigInt(fraction.padEnd(UNIT_DECIMALS, '0') || '0');
-  if (units > BigInt(MAX_AMOUNT)) {
+  if (units > BigInt(MAX_AMOUNT))
     throw SimulatorError.invalidParameter(
       `'${field}' is too large: at most ${formatUnits(MAX_AMOUNT)} (got '${text}').`,
     );
-  }
   return Number(units);
 }
 
@@ -88,24 +85,21 @@ export function formatFixed(units: number, decimals: number): string {
 export function formatDecimals(units: number, format: number | 'trimmed'): string {
   if (format === 'trimmed') return formatUnits(units);
   if (format >= UNIT_DECIMALS) return formatFixed(units, UNIT_DECIMALS) + '0'.repeat(format - UNIT_DECIMALS);
+  assertFormattable(units);
+  // Printed from the bigint: rounding up the largest amount passes MAX_AMOUNT.
   const step = 10n ** BigInt(UNIT_DECIMALS - format);
   const rounded = roundHalfUp(BigInt(units), step);
-  // Rounding up the largest amount would pass MAX_AMOUNT: print the rounded digits from the bigint.
-  if (rounded > BigInt(MAX_AMOUNT)) {
-    const whole = rounded / BigInt(UNITS_PER_COIN);
-    const fraction = String((rounded % BigInt(UNITS_PER_COIN)) / step).padStart(format, '0');
-    return format === 0 ? String(whole) : `${whole}.${fraction}`;
-  }
-  return formatFixed(Number(rounded), format);
+  const whole = rounded / BigInt(UNITS_PER_COIN);
+  const fraction = String((rounded % BigInt(UNITS_PER_COIN)) / step).padStart(format, '0');
+  return format === 0 ? String(whole) : `${whole}.${fraction}`;
 }
 
 /** Money is never negative, fractional or past MAX_AMOUNT: printing such a value is a bug. */
 function assertFormattable(units: number): void {
-  if (!Number.isSafeInteger(units) || units < 0) {
+  if (!Number.isSafeInteger(units) || units < 0)
     throw new RangeError(
       `Cannot print ${units} as money: an amount is a whole number of smallest units from 0 to ${MAX_AMOUNT}.`,
     );
-  }
 }
 
 /**

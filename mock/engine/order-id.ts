@@ -1,7 +1,4 @@
-/**
- * Order ids: "OR", the creation time to the second (UTC, yyyyMMddHHmmss) and eight
- * upper-case letters or digits, as upstream's "OR20250312175009ZQAS3GWA".
- */
+/** Order ids as upstream's "OR20250312175009ZQAS3GWA": "OR", the UTC second, eight letters or digits. */
 import type { RandomSource } from './random-source.ts';
 
 /**
@@ -14,6 +11,3 @@ export function orderIdAt(now: number, random: RandomSource): string {
   const stamp = new Date(now).toISOString().slice(0, 19).replace(/\D/g, '');
   return `OR${stamp}${random.base36(8)}`;
 }
-
-/** `orderIdAt`, as mock/http's extra fields take it. */
-export const createOrderIdMaker = (): typeof orderIdAt => orderIdAt;

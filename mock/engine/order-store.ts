@@ -1,7 +1,4 @@
-/**
- * Where an engine keeps its orders: by id, by account (and outOrderNo), and oldest first;
- * past the cap the oldest finished go, what they spent staying in their account's books.
- */
+/** An engine's orders by id, account and age; past the cap the oldest finished go, their spend booked. */
 import type { AddressRegistry } from './address-registry.ts';
 import type { Order } from './order.ts';
 

@@ -1,7 +1,4 @@
-/**
- * The engine's only source of randomness: a seeded faker instance, so a seed gives the same
- * values. Each function draws exactly what its comment says, so they never change between releases.
- */
+/** The engine's only randomness, a seeded faker: each function draws exactly what its comment says. */
 import { faker as baseFaker } from '@faker-js/faker/locale/base';
 
 type FakerInstance = typeof baseFaker;

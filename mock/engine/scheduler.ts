@@ -1,7 +1,4 @@
-/**
- * The lifecycle scheduler: a binary min-heap of due steps and one clock alarm for the
- * earliest; steps due at the same instant run in the order they were scheduled.
- */
+/** A binary min-heap of due steps and one clock alarm; steps due at one instant run in scheduling order. */
 import type { CancelAlarm, Clock } from './clock.ts';
 
 interface Entry<T> {
@@ -17,7 +14,6 @@ export interface Scheduler<T> {
   runDue(): void;
   /** Runs `fn` with arming held, then runs what is due and arms the alarm once. */
   batch(fn: () => void): void;
-  /** How many items wait. */
   readonly size: number;
   /** Every waiting item with its due time, earliest first. */
   pending(): Array<{ at: number; item: T }>;

@@ -1,7 +1,4 @@
-/**
- * Checks a patch of the engine's settings against spec/control.yaml's EngineSettings, wording
- * a refusal from the generated table; code adds only what a JSON schema cannot state.
- */
+/** Checks a settings patch against control.yaml's EngineSettings; code adds what a schema cannot state. */
 import { ENGINE_SETTINGS } from '../../src/generated/lists.ts';
 import {
   createValidators,
@@ -27,16 +24,14 @@ let validateEngineSettings: ValidateFunction | undefined;
 export function checkSettingsPatch(patch: object): void {
   if (Object.keys(patch).length === 0) return;
   validateEngineSettings ??= createValidators(loadSpec('control')).schema('EngineSettings');
-  if (!validateEngineSettings(patch)) {
+  if (!validateEngineSettings(patch))
     throw SimulatorError.invalidParameter(describeSettingError(validateEngineSettings.errors ?? [], patch));
-  }
   // JSON Schema cannot say that a range's min is at most its max.
   const delays = (patch as { delaysMs?: Record<string, unknown> }).delaysMs ?? {};
   for (const [step, delay] of Object.entries(delays)) {
     const range = delay as { min?: number; max?: number } | undefined;
-    if (typeof range === 'object' && range !== null && range.min! > range.max!) {
+    if (typeof range === 'object' && range !== null && range.min! > range.max!)
       throw SimulatorError.invalidParameter(`delaysMs.${step} must have min <= max (got ${preview(delay)}).`);
-    }
   }
   const extras = (patch as { extraFields?: Record<string, { copyOrderField?: string }[]> }).extraFields ?? {};
   for (const [operation, fields] of Object.entries(extras)) {

@@ -70,7 +70,6 @@ export function applySettings(current: Settings, patch: SettingsPatch): Settings
   return next;
 }
 
-/** The activation delay in force. */
 export function activationDelay(settings: Settings): number {
   return settings.activationDelayMs ?? defaultActivationDelay(settings.timing);
 }

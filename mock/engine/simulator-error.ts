@@ -1,7 +1,4 @@
-/**
- * The simulator's one error type, which one HTTP `onError` turns into the error envelope.
- * Codes and statuses are the kit's choice where upstream is silent.
- */
+/** The simulator's one error type, made the error envelope by HTTP `onError`; codes are the kit's choice. */
 export const ERROR_CODES = {
   apiKeyMissing: { code: 10001, status: 401 },
   apiKeyUnknown: { code: 10002, status: 401 },

@@ -1,7 +1,4 @@
-/**
- * The engine's invariants beyond a state file's shape (spec/control.yaml's StateFile): unique
- * ids, references that resolve, books that add up, timelines that run forward.
- */
+/** The engine's invariants beyond a state file's shape: unique ids, references, books, timelines. */
 import { UNITS_PER_COIN } from './money.ts';
 import { SHOWN_DECIMALS } from './pricing.ts';
 import type { EngineSnapshot } from './snapshot.ts';
@@ -19,8 +16,7 @@ const OUTCOME_OF: Partial<Record<string, string>> = {
 const STEPS_REACHED = { PENDING: 1, PROCESSING: 2, COMPLETED: 3, FAILED: 3, REFUNDED: 4 } as const;
 
 /**
- * Every broken relation of a snapshot whose shape is valid, each as `JSON path: rule`;
- * empty when it can be restored.
+ * Every broken relation of a snapshot of valid shape, as `JSON path: rule`; empty when it can be restored.
  *
  * @example
  *   snapshotProblems(engine.snapshot()); // []
@@ -30,7 +26,6 @@ const STEPS_REACHED = { PENDING: 1, PROCESSING: 2, COMPLETED: 3, FAILED: 3, REFU
 export function snapshotProblems(saved: EngineSnapshot): string[] {
   const problems: string[] = [];
   const accountIndex = new Map<number, number>();
-  // Per kind of id, where each value was first seen.
   const firstAt = new Map<string, Map<string, () => string>>();
   const unique = (kind: string, value: string, path: () => string): void => {
     let seen = firstAt.get(kind);

@@ -23,8 +23,7 @@ export interface PendingSnapshot {
 }
 
 /**
- * A snapshot of now whose orders are read out later, a chunk at a time; copy-on-write, as
- * the engine calls `beforeChange` before it changes an order.
+ * A snapshot of now whose orders are read out later by chunks: the engine calls `beforeChange` to copy one.
  *
  * @example
  *   const later = pendingSnapshot(head, orders.list(), beforeChange);

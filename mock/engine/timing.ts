@@ -39,8 +39,7 @@ const PROFILES: Record<TimingProfile, Record<Step, Range> & { activation: number
 };
 
 /**
- * Draws one order's delays (ms from its creation) from a profile, or spreads a rule's fixed
- * `delayMs` (creation to outcome) over the steps.
+ * Draws one order's delays (ms from creation) from a profile, or spreads a rule's fixed `delayMs` over them.
  *
  * @example
  *   planDelays('realistic', random, { activates: false }).outcomeAfter; // 3000..6000

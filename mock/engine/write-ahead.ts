@@ -1,7 +1,6 @@
 /**
- * No effect without its acknowledgement (Engine.writeAhead): a change asked for is handed
- * to the writer whole; refused, the engine puts back what a restart would read and throws.
- * What time makes cannot be undone: it is appended.
+ * No effect without its acknowledgement: a change asked for goes to the writer whole; refused, the engine
+ * puts back what a restart would read and throws. What time makes is appended.
  */
 import type { EngineEffect } from './effects.ts';
 import type { EffectWriter } from './engine-types.ts';

@@ -7,7 +7,7 @@
  */
 import { encodeTronAddress } from '../../src/tron-address.ts';
 import type { Settings } from '../engine/index.ts';
-import { createOrderIdMaker } from '../engine/order-id.ts';
+import { orderIdAt } from '../engine/order-id.ts';
 import type { RandomSource } from '../engine/random-source.ts';
 
 export type ExtraField = Settings['extraFields'][keyof Settings['extraFields']] extends
@@ -27,8 +27,6 @@ export interface ExtraFieldContext {
   now: number;
   random: RandomSource;
 }
-
-const orderId = createOrderIdMaker();
 
 /**
  * The value of one extra field, or undefined when its source has none here: the field is
@@ -63,7 +61,7 @@ function generated(field: ExtraField, { random, now }: ExtraFieldContext): unkno
     case 'hex64':
       return random.hex(64);
     case 'order-id':
-      return orderId(now, random);
+      return orderIdAt(now, random);
     case 'tron-address':
       return encodeTronAddress(random.bytes(20));
     case 'integer-string':

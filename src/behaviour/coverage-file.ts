@@ -1,7 +1,4 @@
-/**
- * Coverage files (spec/control.yaml's CoverageFile): read, merged, printed as a table and held
- * against required ids. They keep parameter names, never values.
- */
+/** Coverage files (control.yaml's CoverageFile): read, merged, printed, held to ids; names, never values. */
 import { BoundedFileError, readBoundedFile, type FileLimit } from '../bounded-file.ts';
 import { CliError } from '../cli-error.ts';
 import type { components } from '../generated/control.ts';
@@ -26,8 +23,7 @@ export function coverageFileOf(coverage: Coverage, sources: string[]): CoverageF
 let checkFile: ValidateFunction | undefined;
 
 /**
- * Checks a parsed coverage file, naming the file, the field and the rule on a mistake. What
- * GET /_sim/coverage answers (a coverage file without its format) is read alike.
+ * Checks a parsed coverage file (or GET /_sim/coverage's answer), naming file, field and rule on a mistake.
  *
  * @example
  *   readCoverageFile(JSON.parse(text), 'energy-coverage.json');
@@ -196,19 +192,17 @@ export function renderCoverageMarkdown(coverage: CoverageFile): string {
  */
 export function loadCoverageFile(file: string, limit: FileLimit, flag?: string): CoverageFile {
   const where = flag ? `${flag} ` : '';
+  const named = flag ? `${flag}: ` : '';
+  const fix = 'pass a coverage file the vitest reporter wrote (energy-coverage*.json)';
   let text: string;
   try {
-    text = readBoundedFile(
-      file,
-      limit,
-      'pass a coverage file the vitest reporter wrote (energy-coverage*.json)',
-    );
+    text = readBoundedFile(file, limit, fix);
   } catch (error) {
     if (!(error instanceof BoundedFileError)) throw error;
     if (error.rule === 'not-regular' || error.rule === 'too-large')
-      throw new CliError(`${flag ? `${flag}: ` : ''}${error.message}`);
+      throw new CliError(`${named}${error.message}`);
     throw new CliError(
-      `${flag ? `${flag}: ` : ''}cannot read '${file}' (${error.code}): pass a coverage file the vitest reporter wrote.`,
+      `${named}cannot read '${file}' (${error.code}): pass a coverage file the vitest reporter wrote.`,
     );
   }
   let value: unknown;

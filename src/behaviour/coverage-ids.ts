@@ -35,8 +35,7 @@ function reachableFrom(from: string): Set<string> {
 }
 
 /**
- * The ids `never` may list, in a reader's order: operations, rejections, statuses,
- * transitions, activation, currencies, faults, the rate limit, the chain.
+ * The ids `never` may list, in a reader's order.
  *
  * @example
  *   COVERAGE_IDS.includes('transition:FAILED>REFUNDED'); // true
@@ -67,8 +66,7 @@ export type ResolvedId =
   | { ok: false; name: string; problem: 'unknown' | 'ambiguous'; candidates: string[] };
 
 /**
- * Resolves a name given on a command line to a coverage id: an id as it is, or a bare name
- * exactly one id ends with (then without regard to case); a kind alone (`status`) is ambiguous.
+ * A command line's name as a coverage id: an id, or the bare name one id ends with (case-folded if need be).
  *
  * @example
  *   resolveCoverageId('REFUNDED'); // { ok: true, id: 'status:REFUNDED' }

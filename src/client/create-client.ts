@@ -117,12 +117,10 @@ export function createClient(options: ClientOptions): EnergyRentalClient {
   };
   // A simulator's fetch with a manual clock brings that clock: waiting moves it (POLLING_CLOCK).
   const carried = (options.fetch as { [POLLING_CLOCK]?: PollingClock } | undefined)?.[POLLING_CLOCK];
+  const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
   const clock = {
     now: options.now ?? carried?.now ?? Date.now,
-    sleep:
-      options.sleep ??
-      carried?.sleep ??
-      ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
+    sleep: options.sleep ?? carried?.sleep ?? wait,
   };
   const getOrderHistory = (query: HistoryQuery) => sendRequest(transport, 'getOrderHistory', { query });
   const node: TronNode = {

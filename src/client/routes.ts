@@ -19,7 +19,6 @@ type Routes = typeof ROUTES;
 /** The generated operation behind an operationId, looked up through `paths`. */
 export type Operation<Id extends OperationId> = NonNullable<paths[Routes[Id][1]][Routes[Id][0]]>;
 
-/** The query parameters of an operation. */
 export type QueryOf<Id extends OperationId> = Operation<Id>['parameters']['query'];
 
 // Distributes over `body | undefined`, so an operation without a body gives `never`.

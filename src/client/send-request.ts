@@ -1,10 +1,10 @@
-/**
- * One HTTP exchange: build the request from the route table, hold the deadline, read the raw
- * body, report the exchange, then unwrap the envelope or throw. Not openapi-fetch: it drops
- * the raw text of a non-JSON body, which invalid-body errors and onResponse need.
- */
+/** One HTTP exchange. Not openapi-fetch: that drops a non-JSON body's text, which errors need. */
 import type { OperationId } from '../models.ts';
-import { EnergyRentalError, type EnergyRentalErrorDetails } from './energy-rental-error.ts';
+import {
+  EnergyRentalError,
+  type EnergyRentalErrorDetails,
+  type EnergyRentalErrorKind,
+} from './energy-rental-error.ts';
 import type { Exchange } from './exchange.ts';
 import { ROUTES, type DataOf, type FormOf, type QueryOf } from './routes.ts';
 
@@ -21,8 +21,7 @@ export interface Transport {
 type Outcome = { data: unknown; error?: undefined } | { error: EnergyRentalError };
 
 /**
- * Sends one request and returns the envelope's `data`, or throws an
- * {@link EnergyRentalError}. Never retries: whether a retry is safe is the caller's call.
+ * Sends one request and returns the envelope's `data`, or throws an {@link EnergyRentalError}; no retry.
  *
  * @example
  *   const quote = await sendRequest(transport, 'getPrice', { query: { rentalCount: 65000, period: '1h' } });
@@ -87,8 +86,7 @@ export async function sendRequest<Id extends OperationId>(
 }
 
 /**
- * One request's response and whole body within the transport's deadline; a failure is an
- * EnergyRentalError of kind `timeout` or `network`, of `operation`.
+ * One response and its whole body within the deadline, else an EnergyRentalError `timeout` or `network`.
  *
  * @example
  *   const { response, text } = await fetchWithin(transport, 'getPrice', url, { method: 'GET', headers });
@@ -157,42 +155,27 @@ function interpret(
   text: string,
 ): Outcome {
   const envelope = json && isEnvelope(body) ? body : undefined;
-  const details = { operation, status: response.status, body, code: envelope?.code, msg: envelope?.msg };
-
+  const { status } = response;
+  const fail = (reason: string, kind: EnergyRentalErrorKind, retryAfter?: number): Outcome => {
+    const details = { operation, status, body, code: envelope?.code, msg: envelope?.msg, kind, retryAfter };
+    return { error: new EnergyRentalError(reason, details) };
+  };
   if (!response.ok) {
     // Read on any status: 503 uses Retry-After as well as 429.
     const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
     const what = envelope ? describeEnvelope(envelope) : text ? `: ${preview(text)}` : ' with an empty body';
     const wait = retryAfter === undefined ? '' : ` (retry after ${retryAfter} s)`;
-    return {
-      error: new EnergyRentalError(`HTTP ${response.status}${what}${wait}`, {
-        ...details,
-        kind: 'http',
-        retryAfter,
-      }),
-    };
+    return fail(`HTTP ${status}${what}${wait}`, 'http', retryAfter);
   }
-  if (!json) {
-    return {
-      error: new EnergyRentalError(`the response body is not JSON: ${preview(text)}`, {
-        ...details,
-        kind: 'invalid-body',
-      }),
-    };
-  }
-  if (!envelope) {
-    const reason = `the response body is not an envelope { code, msg, time, data }: ${preview(text)}`;
-    return { error: new EnergyRentalError(reason, { ...details, kind: 'invalid-body' }) };
-  }
-  if (!isSuccess(operation, envelope)) {
-    return {
-      error: new EnergyRentalError(`API error${describeEnvelope(envelope)}`, { ...details, kind: 'api' }),
-    };
-  }
-  if (typeof envelope.data !== 'object' || envelope.data === null) {
-    const reason = `the success envelope carries no data object: ${preview(text)}`;
-    return { error: new EnergyRentalError(reason, { ...details, kind: 'invalid-body' }) };
-  }
+  if (!json) return fail(`the response body is not JSON: ${preview(text)}`, 'invalid-body');
+  if (!envelope)
+    return fail(
+      `the response body is not an envelope { code, msg, time, data }: ${preview(text)}`,
+      'invalid-body',
+    );
+  if (!isSuccess(operation, envelope)) return fail(`API error${describeEnvelope(envelope)}`, 'api');
+  if (typeof envelope.data !== 'object' || envelope.data === null)
+    return fail(`the success envelope carries no data object: ${preview(text)}`, 'invalid-body');
   return { data: envelope.data };
 }
 
@@ -230,10 +213,7 @@ function parseRetryAfter(value: string | null): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
 
-/**
- * Settles with `work`, or rejects as soon as `signal` aborts: a swapped-in fetch may ignore
- * the signal (and Node's Request follows it only weakly), and the deadline must hold anyway.
- */
+/** Settles with `work`, or rejects once `signal` aborts: a swapped-in fetch may ignore the signal. */
 export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);

@@ -1,7 +1,4 @@
-/**
- * Stub fetch, sample data and a virtual clock for the client's tests. The samples
- * follow the examples of spec/openapi.yaml.
- */
+/** Stub fetch, samples (spec/openapi.yaml's examples) and a virtual clock for the client's tests. */
 import type { Account, Order, OrderCreated, OrderStatus, PriceQuote } from '../models.ts';
 
 export const BASE_URL = 'https://api.eopen.io/api';
@@ -66,10 +63,7 @@ export function text(body: string, status = 200, contentType = 'text/html'): Res
 
 type Reply = Response | Error | (() => Response | Promise<Response>);
 
-/**
- * A fetch that answers with `replies` in turn (the last one repeats), an Error being
- * thrown as a network failure, and that keeps every request it got.
- */
+/** A fetch answering `replies` in turn (the last repeats; an Error is thrown), keeping each request. */
 export function stubFetch(...replies: Reply[]) {
   const requests: Request[] = [];
   const fetch = async (request: Request): Promise<Response> => {

@@ -24,8 +24,7 @@ export interface TronNode {
 const OPERATION = 'waitForEnergy';
 
 /**
- * The energy an address can spend now (`EnergyLimit - EnergyUsed`; 0 for an address not on
- * chain). Throws an EnergyRentalError of operation `waitForEnergy`, kind `api` for java-tron's `{ Error }`.
+ * The energy an address can spend now (EnergyLimit - EnergyUsed); java-tron's `{ Error }` throws kind `api`.
  *
  * @example
  *   await readEnergy(node, 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3'); // 65000 once delivered
@@ -33,32 +32,25 @@ const OPERATION = 'waitForEnergy';
 export async function readEnergy(node: TronNode, address: string): Promise<number> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (node.apiKey) headers['TRON-PRO-API-KEY'] = node.apiKey;
-  const { response, text } = await fetchWithin(
-    node,
-    OPERATION,
-    `${node.url.replace(/\/+$/, '')}/wallet/getaccountresource`,
-    {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ address, visible: true }),
-    },
-  );
+  const url = `${node.url.replace(/\/+$/, '')}/wallet/getaccountresource`;
+  const body = JSON.stringify({ address, visible: true });
+  const { response, text } = await fetchWithin(node, OPERATION, url, { method: 'POST', headers, body });
   const details = { operation: OPERATION, status: response.status, body: text } as const;
   if (!response.ok)
     throw new EnergyRentalError(`HTTP ${response.status} from the TRON node`, { ...details, kind: 'http' });
-  let body: { EnergyLimit?: unknown; EnergyUsed?: unknown; Error?: unknown };
+  let answer: { EnergyLimit?: unknown; EnergyUsed?: unknown; Error?: unknown };
   try {
-    body = JSON.parse(text) as typeof body;
+    answer = JSON.parse(text) as typeof answer;
   } catch {
     throw new EnergyRentalError(`the TRON node's answer is not JSON: '${text.slice(0, 100)}'`, {
       ...details,
       kind: 'invalid-body',
     });
   }
-  if (typeof body.Error === 'string')
-    throw new EnergyRentalError(`the TRON node refused: ${body.Error}`, { ...details, kind: 'api' });
+  if (typeof answer.Error === 'string')
+    throw new EnergyRentalError(`the TRON node refused: ${answer.Error}`, { ...details, kind: 'api' });
   const number = (value: unknown): number => (typeof value === 'number' ? value : 0);
-  return number(body.EnergyLimit) - number(body.EnergyUsed);
+  return number(answer.EnergyLimit) - number(answer.EnergyUsed);
 }
 
 /**

@@ -38,8 +38,7 @@ export const TERMINAL_STATUSES: ReadonlySet<OrderStatus> = new Set<OrderStatus>(
 ]);
 
 /**
- * Looks the order up every `intervalMs` until it is COMPLETED, FAILED or REFUNDED, and returns
- * it. Errors as `poll`'s; the timeout names the last status seen.
+ * Looks the order up every `intervalMs` until COMPLETED, FAILED or REFUNDED; errors as `poll`'s.
  *
  * @example
  *   const order = await waitForOrder(client.getOrderHistory, { now: Date.now, sleep }, { orderId: 'OR20250312175009BJ1QRQH7' }, {
@@ -66,9 +65,8 @@ export async function waitForOrder(
 }
 
 /**
- * Reads every `intervalMs` until `done`, telling each change of `shown` to `onChange`. A
- * transient failure (network, timeout, invalid body, 5xx, 429) is tried again until the
- * deadline, any other thrown at once; past it, a `timeout` error says `timedOut`.
+ * Reads every `intervalMs` until `done`, telling each change of `shown`; transient failures (network,
+ * timeout, invalid body, 5xx, 429) are retried until the deadline, then a `timeout` error says `timedOut`.
  *
  * @example
  *   await poll(clock, 'waitForEnergy', { timeoutMs: 5000 }, { read, shown: (n) => n, done: (n) => n > 0, timedOut });

@@ -1,8 +1,6 @@
 /**
- * The string formats the kit's validators know: ajv-formats' full set and the kit's own
- * `tron-address`. The precompiled validators of src/generated/validators.ts call the formats
- * object given to their factory (they name it `specFormats`), so it must hold the very
- * definitions the validators were compiled with.
+ * The formats of the kit's validators: ajv-formats' and `tron-address`. Precompiled validators call the
+ * object given to their factory, so it must hold the definitions they were compiled with.
  */
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { isTronAddress } from '../tron-address.ts';

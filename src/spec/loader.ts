@@ -1,7 +1,4 @@
-/**
- * The one loader of the kit's OpenAPI documents (their generated JSON copies) and of their ajv
- * validators: precompiled (src/generated/validators.ts) where made, the rest compiled on first use.
- */
+/** The kit's OpenAPI documents and their validators: precompiled where made, else compiled on first use. */
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { OpenAPIObject } from './openapi-types.ts';
 import apiDocument from '../generated/openapi.json' with { type: 'json' };

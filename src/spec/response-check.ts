@@ -1,7 +1,4 @@
-/**
- * Checks an API answer against spec/openapi.yaml, each violation by JSON path, rule, schema and
- * value: for the contract suite and the proxy of `serve --upstream`.
- */
+/** Checks an API answer against spec/openapi.yaml, each violation by JSON path, rule, schema and value. */
 import {
   createValidators,
   loadSpec,
@@ -27,12 +24,10 @@ export interface CheckedAnswer {
 }
 
 let shared: SpecValidators | undefined;
-/** Made on first use: a simulator that never checks an answer never pays for it. */
 const validators = (): SpecValidators => (shared ??= createValidators(loadSpec('api'), { verbose: true }));
 
 /**
- * Checks one answer: a success against the operation's response, a rejection against the
- * simulator's error envelope, or only the bare envelope for a service (upstream publishes none).
+ * Checks an answer: a success by its operation, a rejection by ErrorEnvelope (a service's: Envelope).
  *
  * @example
  *   checkAnswer({ operationId: 'getPrice', status: 200, body }, { simulator: false }); // [] when it fits
@@ -40,7 +35,7 @@ const validators = (): SpecValidators => (shared ??= createValidators(loadSpec('
 export function checkAnswer(answer: CheckedAnswer, target: { simulator: boolean }): SpecViolation[] {
   if (answer.status === undefined) return [];
   const body = answer.body;
-  if (typeof body !== 'object' || body === null) {
+  if (typeof body !== 'object' || body === null)
     return [
       {
         path: '',
@@ -50,7 +45,6 @@ export function checkAnswer(answer: CheckedAnswer, target: { simulator: boolean 
         actual: body,
       },
     ];
-  }
   const code = (body as { code?: unknown }).code;
   const msg = (body as { msg?: unknown }).msg;
   const success =

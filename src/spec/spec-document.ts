@@ -1,7 +1,4 @@
-/**
- * Reads an OpenAPI document into its operations, references resolved. Apart from loader.ts so
- * `npm run generate` never imports the generated files it replaces.
- */
+/** An OpenAPI document's operations, references resolved; apart from loader.ts, so generate can import it. */
 import type {
   OpenAPIObject,
   OperationObject,
@@ -58,12 +55,8 @@ export function readSpec(name: DocumentName, document: OpenAPIObject): LoadedSpe
         ? resolveReference<RequestBodyObject>(document, operation.requestBody)
         : undefined;
       const responses: Record<string, ResponseObject> = {};
-      for (const [status, response] of Object.entries(operation.responses ?? {})) {
-        responses[status] = resolveReference<ResponseObject>(
-          document,
-          response as ResponseObject | ReferenceObject,
-        );
-      }
+      for (const [status, response] of Object.entries(operation.responses ?? {}))
+        responses[status] = resolveReference(document, response);
       operations.push({
         operationId: operation.operationId,
         method: method.toUpperCase() as Uppercase<HttpMethod>,
@@ -84,11 +77,10 @@ export function readSpec(name: DocumentName, document: OpenAPIObject): LoadedSpe
     operations,
     operation(operationId) {
       const found = byId.get(operationId);
-      if (!found) {
+      if (!found)
         throw new Error(
           `No operation '${operationId}' in the ${name} document; known: ${[...byId.keys()].join(', ')}.`,
         );
-      }
       return found;
     },
   };

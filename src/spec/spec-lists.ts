@@ -1,7 +1,6 @@
 /**
- * The lists and small tables code needs from the documents (operations, enums, settings' rules,
- * file formats), which `npm run generate` writes into src/generated/lists.ts. Reads the
- * documents, never the generated files: a stale one must not feed its own regeneration.
+ * The lists code needs from the documents, for src/generated/lists.ts. Reads the documents, never the
+ * generated files: a stale one must not feed its own regeneration.
  */
 import type { ReferenceObject, SchemaObject } from './openapi-types.ts';
 import { resolveReference, type LoadedSpec, type OperationInfo } from './spec-document.ts';
@@ -20,10 +19,7 @@ const RULE_KEYWORDS = [
   'default',
 ] as const;
 
-/**
- * What the documents state about one value: its validation keywords code may quote, the
- * component its schema refers to, an object's fields (one level deep) and its alternatives.
- */
+/** What the documents state of one value: keywords, its component, an object's fields, its alternatives. */
 export type ValueRule = Pick<SchemaObject, (typeof RULE_KEYWORDS)[number]> & {
   schema?: string;
   properties?: Record<string, ValueRule>;
@@ -70,8 +66,7 @@ function modesOf(owner: unknown, modes: string[], where: string, fallback?: stri
 }
 
 /**
- * The rule of a schema: its validation keywords, with references (and a lone `allOf`)
- * followed; an object's fields are described `depth` levels deep.
+ * The rule of a schema, references and a lone `allOf` followed; an object's fields `depth` levels deep.
  *
  * @example
  *   ruleOf(loadSpec('control'), { $ref: '#/components/schemas/TimingProfile' });

@@ -1,8 +1,4 @@
-/**
- * How validators are compiled from the documents: the ajv configuration, the one schema each
- * validator points into, and where. Shared by loader.ts and `npm run generate` (which
- * precompiles what a start needs), so both make the same code.
- */
+/** How validators are compiled (ajv options, wrapper schema, pointers); loader and generate share it. */
 import { createRequire } from 'node:module';
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import type { FormatsPlugin } from 'ajv-formats';
@@ -10,7 +6,6 @@ import type { ReferenceObject, SchemaObject } from './openapi-types.ts';
 import { specFormats, type SpecFormats } from './formats.ts';
 import type { DocumentName, LoadedSpec, OperationInfo } from './spec-document.ts';
 
-/** Options of a validator set. */
 export interface ValidatorOptions {
   /** Coerce strings to the schema's types, as query strings and form bodies need (never for answers). */
   coerceTypes?: boolean;
@@ -125,8 +120,7 @@ export const PRECOMPILED_SETS: {
     coerceTypes: true,
     pointers: (spec) => spec.operations.map((op) => validatorPointer.request(op.operationId)),
   },
-  // The control plane's JSON bodies, the scenario of `serve --config`, the file of `serve --state`
-  // and the file of `serve --replay`.
+  // The control plane's JSON bodies, and the files of `serve --config`, `--state` and `--replay`.
   {
     document: 'control',
     coerceTypes: false,

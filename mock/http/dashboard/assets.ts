@@ -1,7 +1,4 @@
-/**
- * The dashboard's static files, found from the package root, so the sources, the bundle of
- * `serve` and an installed dist/ all read the same folder.
- */
+/** The dashboard's static files, found from the package root: sources, bundle and dist/ read one folder. */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,10 +1,8 @@
-// Same-origin calls to the control plane. Every write is JSON with
-// content-type application/json; the control token, when given, rides along.
+// Same-origin calls to the control plane: writes are JSON; the control token, when given, rides along.
 const TOKEN_KEY = 'energy-rental-kit.token';
 export const base = new URL('./', location.href);
 
-// The token arrives once in the address; it is kept for the session and taken out of
-// the address bar so it does not linger in history or screenshots.
+// The token arrives once in the address; kept for the session, it leaves the address bar (and history).
 export const token = (() => {
   const url = new URL(location.href);
   const given = url.searchParams.get('token');

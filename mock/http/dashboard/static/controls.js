@@ -1,5 +1,4 @@
-// The forms and buttons: every one calls the control plane, then says what it did or
-// shows the error envelope's msg.
+// The forms and buttons: each calls the control plane, then says what it did or the error's msg.
 import { api } from './api.js';
 import { $, dateTime, span } from './dom.js';
 
@@ -21,6 +20,11 @@ export function act(testid, run, reload) {
 }
 
 const number = (value) => (String(value).trim() === '' ? undefined : Number(value));
+/** Copies the form's filled-in numbers of `keys` into `into`. */
+function numbers(form, keys, into) {
+  for (const key of keys) if (number(form.get(key)) !== undefined) into[key] = number(form.get(key));
+}
+const FAULT_NUMBERS = 'latencyMs latencyMaxMs latencyMedianMs latencySigma times probability'.split(' ');
 /** The form's trx and usdt amounts that are filled in. */
 const amounts = (form) =>
   Object.fromEntries(['trx', 'usdt'].map((k) => [k, String(form.get(k)).trim()]).filter(([, v]) => v));
@@ -69,8 +73,7 @@ export function setupControls(reload) {
       match: { [form.get('kind')]: String(form.get('value')).trim() },
       outcome: form.get('outcome') || 'FAILED',
     };
-    if (number(form.get('delayMs')) !== undefined) rule.delayMs = number(form.get('delayMs'));
-    if (number(form.get('times')) !== undefined) rule.times = number(form.get('times'));
+    numbers(form, ['delayMs', 'times'], rule);
     run('rule-result', async () => {
       const added = await api('rules', { method: 'POST', body: rule });
       $('rule-match-value').value = '';
@@ -97,21 +100,12 @@ export function setupControls(reload) {
     if (response) fault.response = response;
     if (response === 'status') {
       if (form.get('status')) fault.status = Number(form.get('status'));
-      if (number(form.get('retryAfter')) !== undefined) fault.retryAfter = number(form.get('retryAfter'));
+      numbers(form, ['retryAfter'], fault);
       if (!form.get('withBody')) fault.withBody = false;
       if (!form.get('withRetryAfter')) fault.withRetryAfter = false;
     }
     const own = { garbage: ['garbageBytes'], drip: ['dripMs', 'dripChunks'] }[response] || [];
-    for (const key of [
-      ...own,
-      'latencyMs',
-      'latencyMaxMs',
-      'latencyMedianMs',
-      'latencySigma',
-      'times',
-      'probability',
-    ])
-      if (number(form.get(key)) !== undefined) fault[key] = number(form.get(key));
+    numbers(form, [...own, ...FAULT_NUMBERS], fault);
     run('fault-result', async () => {
       const added = await api('faults', { method: 'POST', body: fault });
       // The answer holds the id only; what it hits is what was sent.

@@ -1,5 +1,4 @@
-// The behaviour coverage panel: what the tests exercised so far, how often, and what they
-// never did (GET /_sim/coverage), the table `energy-rental-kit coverage` prints.
+// The behaviour coverage panel (GET /_sim/coverage): the table `energy-rental-kit coverage` prints.
 import { $, emptyRow, fill, h } from './dom.js';
 
 const row = (id, state, count, text) =>

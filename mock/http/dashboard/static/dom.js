@@ -1,5 +1,4 @@
-// DOM building and formatting for the dashboard. Every dynamic value goes in through
-// textContent (append of a string), never as markup.
+// DOM building and formatting: every dynamic value goes in as text, never as markup.
 
 /** The element with this data-testid. */
 export const $ = (id) => document.querySelector('[data-testid="' + id + '"]');

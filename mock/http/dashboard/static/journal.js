@@ -1,5 +1,4 @@
-// The journal: filters kept in the address's hash, the list, and one exchange in detail
-// with a "copy as curl" command.
+// The journal: filters kept in the address's hash, the list, one exchange with "copy as curl".
 import { api, token } from './api.js';
 import { $, emptyRow, facts, fill, h, iso, pretty, short, timeMs } from './dom.js';
 
@@ -27,27 +26,21 @@ function readFilters() {
   }
 }
 
-function currentFilters() {
+/** The filter fields as the hash keeps them (own: '1' when checked). */
+function fieldValues() {
   const form = $('journal-filters');
-  const get = (key) => form.elements.namedItem(key);
-  return {
-    op: get('op').value.trim(),
-    status: get('status').value,
-    account: get('account').value,
-    q: get('q').value.trim().toLowerCase(),
-    own: get('own').checked,
-  };
+  const value = (key, field) => (key === 'own' ? (field.checked ? '1' : '') : field.value.trim());
+  return Object.fromEntries(FILTERS.map((key) => [key, value(key, form.elements.namedItem(key))]));
+}
+
+function currentFilters() {
+  const values = fieldValues();
+  return { ...values, q: values.q.toLowerCase(), own: values.own === '1' };
 }
 
 // Filters live in the hash so a view can be shared, and so they never mix with ?token=.
 function writeFilters() {
-  const params = new URLSearchParams();
-  for (const key of FILTERS) {
-    const field = $('journal-filters').elements.namedItem(key);
-    const value = key === 'own' ? (field.checked ? '1' : '') : field.value.trim();
-    if (value) params.set(key, value);
-  }
-  const hash = params.toString();
+  const hash = new URLSearchParams(Object.entries(fieldValues()).filter(([, value]) => value)).toString();
   history.replaceState(null, '', hash ? '#' + hash : location.pathname + location.search);
 }
 
@@ -145,8 +138,7 @@ export function curlFor(e, key) {
   // The page's own token stays out of the command, like the key.
   if (token && /^\/_sim\//.test(e.path)) parts.push('-H', shellQuote('Authorization: Bearer <TOKEN>'));
   if (e.outcomeAsked) parts.push('-H', shellQuote('Prefer: outcome=' + e.outcomeAsked));
-  // The content type the request was sent with (curl's own default for --data-raw is a
-  // form; an empty header value makes curl send none, as the request had none).
+  // The request's own content type (an empty value makes curl send none, not its form default).
   if (e.body)
     parts.push('-H', shellQuote('content-type: ' + (e.contentType || '')), '--data-raw', shellQuote(e.body));
   return parts.join(' ');
@@ -237,8 +229,7 @@ export function renderJournal(list, accounts, shownMode) {
 export function setupJournal() {
   readFilters();
   const form = $('journal-filters');
-  // A field's change event fires again on blur; re-rendering then would swap the rows
-  // under the pointer and swallow a click on one of them.
+  // Change fires again on blur: re-rendering then would swap rows under the pointer, eating a click.
   let last = JSON.stringify(currentFilters());
   const changed = () => {
     const now = JSON.stringify(currentFilters());
@@ -254,23 +245,22 @@ export function setupJournal() {
     readFilters();
     renderList();
   });
+  const select = (id) => {
+    openId = id;
+    renderList();
+    renderDetail();
+  };
   const open = (target) => {
     const row = target.closest('[data-testid="journal-row"]');
     if (!row) return;
-    openId = Number(row.getAttribute('data-journal-id'));
-    renderList();
-    renderDetail();
+    select(Number(row.getAttribute('data-journal-id')));
     $('journal-detail').scrollIntoView({ block: 'nearest' });
   };
   $('journal').addEventListener('click', (event) => open(event.target));
   $('journal').addEventListener('keydown', (event) => {
     if (event.key === 'Enter') open(event.target);
   });
-  $('journal-detail-close').addEventListener('click', () => {
-    openId = undefined;
-    renderList();
-    renderDetail();
-  });
+  $('journal-detail-close').addEventListener('click', () => select(undefined));
   $('copy-curl-button').addEventListener('click', async () => {
     const text = $('curl-command').textContent;
     try {
@@ -279,8 +269,6 @@ export function setupJournal() {
     } catch {
       $('copy-curl-button').textContent = 'Select the command below';
     }
-    setTimeout(() => {
-      $('copy-curl-button').textContent = 'Copy as curl';
-    }, 1500);
+    setTimeout(() => ($('copy-curl-button').textContent = 'Copy as curl'), 1500);
   });
 }

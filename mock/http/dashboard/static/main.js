@@ -1,5 +1,4 @@
-// The dashboard's entry point: reads the snapshot (on start, on every change event,
-// after every action) and renders it.
+// The dashboard's entry point: reads the snapshot on start, on each change event and action, and renders it.
 import { api, base, token } from './api.js';
 import { setupControls } from './controls.js';
 import { renderCoverage } from './coverage.js';
@@ -23,9 +22,7 @@ function renderControls() {
   const mode = $('clock-mode');
   mode.textContent = clock.mode + ' clock';
   mode.className = 'pill mode ' + clock.mode;
-  document.querySelectorAll('#advance-form input, #advance-form button').forEach((el) => {
-    el.disabled = !manual;
-  });
+  for (const el of $('advance-form').querySelectorAll('input, button')) el.disabled = !manual;
   for (const hint of $('advance-hint').children) hint.hidden = hint.getAttribute('data-mode') !== clock.mode;
 }
 
@@ -127,9 +124,7 @@ document.addEventListener('click', (event) => {
     () => {
       const before = target.title;
       target.title = 'Copied';
-      setTimeout(() => {
-        target.title = before;
-      }, 1200);
+      setTimeout(() => (target.title = before), 1200);
     },
     () => {},
   );

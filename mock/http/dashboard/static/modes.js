@@ -1,6 +1,4 @@
-// In proxy and replay mode the simulator's engine answers nothing: its panels and
-// controls are hidden (the control plane refuses them there), and a note says where
-// the traffic goes; the journal below lists every forwarded exchange.
+// In proxy and replay mode the engine's panels and controls are hidden, and a note says where traffic goes.
 import { $ } from './dom.js';
 
 const ENGINE_PANELS = ['accounts-panel', 'orders-panel', 'addresses-panel'];

@@ -1,6 +1,5 @@
-// One order in detail: its whole timeline from the snapshot (the same view as
-// /_sim/orders/{id}, which needs the account's API key the page does not have), and
-// with a manual clock a button that advances exactly to the next step.
+// One order in detail, from the snapshot (/_sim/orders/{id} needs the account's key), and with a
+// manual clock a button that advances to its next step.
 import { api } from './api.js';
 import { act, advanceBy } from './controls.js';
 import { $, badge, facts, fill, h, iso, short, span } from './dom.js';
@@ -53,14 +52,12 @@ export function renderOrderDetail(data) {
   renderChain(order.pledgeAddress, data.clock.now);
 }
 
-// The order's address as the simulated TRON node shows it (GET /_sim/addresses/{address}):
-// what a TronWeb client of the same simulator reads now.
+// The order's address as the simulated TRON node shows it (GET /_sim/addresses/{address}).
 async function renderChain(address, now) {
   let view;
   try {
     view = (await api('addresses/' + encodeURIComponent(address))).chain;
   } catch (error) {
-    view = undefined;
     fill('order-detail-chain', [h('p.muted', 'On chain: ' + error.message)]);
   }
   if (!view) return;
