@@ -1,8 +1,6 @@
 /**
- * The counting layer: every finished API exchange counted for as long as the process
- * lives, untouched by a simulator reset: alike calls counted together, for verification
- * (`sim.calls(filter)`, `GET /_sim/calls/count`, `expectCalls`) and the requests no
- * operation took; and the behaviour ids of coverage-ids.ts, each with how often it was met.
+ * The counting layer, untouched by a reset: alike API calls counted together (for `sim.calls`,
+ * `expectCalls`), the requests no operation took, and the coverage ids met.
  */
 import type { components } from '../../src/generated/control.ts';
 import {
@@ -327,16 +325,11 @@ export type CallRow = components['schemas']['CallRow'];
  */
 export function callDifferences(row: CallRow, filter: CallFilter): string[] {
   const out: string[] = [];
-  if (filter.operation !== undefined && row.operation !== filter.operation)
-    out.push(`operation is ${row.operation ?? 'none'}, not ${filter.operation}`);
-  if (filter.method !== undefined && row.method !== filter.method.toUpperCase())
-    out.push(`method is ${row.method}, not ${filter.method.toUpperCase()}`);
-  if (filter.path !== undefined && row.path !== filter.path)
-    out.push(`path is ${row.path}, not ${filter.path}`);
-  if (filter.status !== undefined && row.status !== filter.status)
-    out.push(`status is ${row.status}, not ${filter.status}`);
-  if (filter.account !== undefined && row.account !== filter.account)
-    out.push(`account is ${row.account ?? 'none'}, not ${filter.account}`);
+  for (const key of ['operation', 'method', 'path', 'status', 'account'] as const) {
+    const wanted = key === 'method' ? filter.method?.toUpperCase() : filter[key];
+    if (wanted !== undefined && row[key] !== wanted)
+      out.push(`${key} is ${row[key] ?? 'none'}, not ${wanted}`);
+  }
   for (const [name, value] of Object.entries(filter.params ?? {})) {
     const sent = Object.hasOwn(row.params, name) ? row.params[name] : undefined;
     if (sent !== String(value))
