@@ -1,7 +1,4 @@
-/**
- * What the pipeline keeps of a request while it is answered: the context variables the
- * steps set and the finishing step (exchange.ts) reads, and a socket's request's bindings.
- */
+/** What the pipeline keeps of a request: the variables the steps set and exchange.ts reads. */
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import type { Account, SimulatorError } from '../engine/index.ts';
@@ -40,10 +37,7 @@ export interface SimEnv {
     violations: { path: string; message: string }[];
     /** Proxy mode: why the request was not forwarded. */
     refused: string;
-    /**
-     * Proxy mode: the keys (with their aliases) a copy of this exchange must not hold by
-     * value, the request's own API-KEY above all, which an upstream may echo.
-     */
+    /** Proxy mode: the keys (with their aliases) a copy of this exchange must not hold. */
     keys: ReadonlyArray<readonly [key: string, alias: string]>;
     /** The kind of rejection answered, for the error catalogue (settings.errors). */
     rejection: ErrorCatalogueKind;

@@ -1,11 +1,6 @@
 /**
- * The one pipeline: a Hono app whose ordered steps every request passes, over a socket
- * (node-server.ts) or in process (`sim.fetch`, `app.request`, the MSW handlers): the
- * socket's guard (request-guard.ts); the finishing step around the rest (exchange.ts); the
- * body limit (request-body.ts); the control plane's token and loopback rule; the change
- * log's refusal; in proxy and replay mode the TRON node's reads; the API's steps
- * (api-steps.ts); the 405 of a control-plane path; the routes of the control plane, the
- * dashboard and the docs. What a step throws is answered by the one error handler.
+ * The one pipeline every request passes, over a socket or in process: guard, finishing step,
+ * body limit, control guard, change log, TRON node, API steps, 405, routes; one error handler.
  */
 import { Hono } from 'hono';
 import { methodNotAllowed as allowedOnly } from 'hono/method-not-allowed';

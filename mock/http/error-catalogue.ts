@@ -12,6 +12,7 @@ import { createRandomSource, type RandomSource } from '../engine/random-source.t
 import { SimulatorError, type Engine } from '../engine/index.ts';
 import type { ErrorCatalogueKind } from '../engine/settings.ts';
 import type { SimEnv } from './context.ts';
+import { parsedOrText } from './journal.ts';
 
 /**
  * The 404 of a path nobody answers.
@@ -213,13 +214,4 @@ function extraContext(engine: Engine): Parameters<typeof addExtraFields>[2] {
   let random = randoms.get(engine);
   if (!random) randoms.set(engine, (random = createRandomSource((engine.seed ^ 0x72656a65) >>> 0)));
   return { params: {}, now: engine.clock.now(), random };
-}
-
-/** The body as the journal keeps it: its JSON when it is JSON, else its text. */
-function parsedOrText(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
 }

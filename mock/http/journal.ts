@@ -1,7 +1,4 @@
-/**
- * The request journal: what the simulator received and answered, in a ring buffer of fixed
- * capacity, each response kept as at most JOURNAL_RESPONSE_LIMIT characters of its text.
- */
+/** The request journal: a ring buffer of the exchanges, each response kept as its text, cut. */
 import type { components } from '../../src/generated/control.ts';
 import type { ExchangeFinished } from './exchange.ts';
 import { redactKeys } from './journal-redaction.ts';
@@ -36,6 +33,20 @@ interface Kept {
 const LISTED = ['durationMs', 'operation', 'fault', 'account', 'query', 'body', 'contentType'] as const;
 const RARE = ['violations', 'refused', 'outcomeAsked'] as const;
 
+/**
+ * A body as the journal keeps it: its JSON when it is JSON, else its text.
+ *
+ * @example
+ *   parsedOrText('{"a":1}'); // { a: 1 }
+ */
+export function parsedOrText(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
 /** The start of a text cut to `limit` characters, never splitting a surrogate pair. */
 function cut(text: string, limit: number): string {
   const end = (text.charCodeAt(limit - 1) & 0xfc00) === 0xd800 ? limit - 1 : limit;
@@ -59,17 +70,8 @@ export function createJournal(capacity: number): Journal {
   function listed({ id, exchange: x, responseText, truncated }: Kept): JournalEntry {
     const entry = { id, at: x.at, method: x.method, path: x.path, status: x.status } as JournalEntry;
     if (responseText !== undefined) {
-      if (truncated) {
-        entry.response = responseText;
-        entry.responseTruncated = true;
-      } else {
-        // A text that is no JSON (an upstream's, say) is listed as the text it was.
-        try {
-          entry.response = JSON.parse(responseText) as unknown;
-        } catch {
-          entry.response = responseText;
-        }
-      }
+      entry.response = truncated ? responseText : parsedOrText(responseText);
+      if (truncated) entry.responseTruncated = true;
     }
     const query = x.queryText !== undefined ? Object.fromEntries(new URLSearchParams(x.queryText)) : x.query;
     const fields = { ...x, query: query && (redactKeys(query) as Record<string, string>) };
