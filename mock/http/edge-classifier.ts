@@ -1,10 +1,5 @@
-/**
- * What the proxy may forward, from the method and request target as sent: only the exact
- * canonical spelling of a documented operation with its method. Any other spelling a lenient
- * server would route to an API path (`/`, `%2F`, `.json`, case…) is answered here.
- */
+/** What the proxy may forward: only a documented operation's exact path and method; another spelling is refused. */
 
-/** One documented operation: its method and canonical path. */
 export interface EdgeOperation {
   readonly operationId: string;
   readonly method: string;
@@ -87,10 +82,7 @@ function lastSegment(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1);
 }
 
-/**
- * The path as the most lenient server would route it; `segments` keeps every segment seen
- * before dot segments were resolved, so `/v1/tron/order/..` still names the order.
- */
+/** The path as the most lenient server would route it; `segments` keeps those dot segments removed. */
 export function normalisePath(raw: string): { path: string; segments: string[] } {
   let decoded = raw;
   for (let round = 0; round < DECODE_ROUNDS; round++) {

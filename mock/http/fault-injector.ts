@@ -1,8 +1,4 @@
-/**
- * The faults in force and which one hits a request (api-steps.ts carries it out). Whether a
- * probabilistic fault hits is drawn from a seeded source of its own, so a run repeats
- * exactly and the engine's ids do not shift.
- */
+/** The faults in force and which one hits a request, drawn from a seeded source of their own. */
 import type { components } from '../../src/generated/control.ts';
 import type { RandomSource } from '../engine/random-source.ts';
 
@@ -25,8 +21,7 @@ const GARBAGE_BYTES = 64;
 const LATENCY_SIGMA = 0.5;
 
 /**
- * A lognormal delay, `median × e^(sigma × z)` (z by Box–Muller), capped at a minute: most
- * come near the median, a few far later, as on a real network.
+ * A lognormal delay, `median × e^(sigma × z)` (z by Box–Muller), capped at a minute.
  *
  * @example
  *   lognormalMs(200, 0, random); // 200
@@ -87,7 +82,6 @@ export function createFaultInjector(newRandom: () => RandomSource): FaultInjecto
       random = newRandom();
     },
     take(operation) {
-      if (faults.length === 0) return undefined;
       for (const fault of faults) {
         // '*' is the API's four operations; the TRON node's reads are broken by name only.
         const hits = fault.operation === '*' ? operation !== 'tronNode' : fault.operation === operation;

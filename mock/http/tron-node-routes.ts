@@ -1,8 +1,6 @@
 /**
- * The TRON full node's reads a rental's client makes (spec/tron-node.yaml), under java-tron's
- * paths, so `new TronWeb({ fullHost })` works unchanged: derived from the engine at the clock's
- * now (on /walletsolidity, less the confirmation lag), in java-tron's ways (`visible`, zero
- * fields left out, failures as HTTP 200 `{ "Error": … }`). No API-KEY is asked.
+ * The TRON full node's reads (spec/tron-node.yaml) under java-tron's paths and in its ways
+ * (`visible`, zero fields left out, failures as 200 `{ "Error": … }`), from the engine.
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { NODE_OPERATIONS } from '../../src/generated/lists.ts';
@@ -112,10 +110,7 @@ function readRequest(c: Context<SimEnv>, engine: Engine, confirmed: boolean): No
   };
 }
 
-/**
- * The Base58Check address of a field, in the form `visible` names; undefined when the
- * field is absent or names no TRON address (java-tron then answers as for an empty one).
- */
+/** The Base58Check address of a field, read in the form `visible` names; undefined when absent. */
 function addressOf(request: NodeRequest, field: string): string | undefined {
   const value = request.fields[field];
   if (value === undefined || value === '') return undefined;
@@ -279,10 +274,7 @@ const SELECTORS: Record<string, string> = {
   'transfer(address,uint256)': 'a9059cbb',
 };
 
-/**
- * The USDT call a contract request makes, from `function_selector` and `parameter` or from
- * `data`; or the result java-tron answers when it cannot run (in `result`, never as Error).
- */
+/** The USDT call a contract request makes, or the `result` java-tron answers when it cannot run. */
 function contractCall(
   request: NodeRequest,
 ): { usdt: UsdtCall; data: string } | { result: { code: string; message: string } } {
