@@ -1,7 +1,6 @@
 /**
- * Interactive API reference: Swagger UI, served locally, for the API at /docs and the control
- * plane at /docs/control (dashboard/static/docs.html). The simulator is the first server, as
- * the relative URL `/`, so "Try it out" talks to it; the request's Host is never written in.
+ * Swagger UI for the API at /docs and the control plane at /docs/control; the simulator is
+ * the first server, as the relative URL `/` (never the request's Host).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -19,11 +18,7 @@ const ASSETS: Record<string, string> = {
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
 };
 
-/**
- * The package ships the two files in dist/swagger-ui/ rather than depending on
- * swagger-ui-dist, whose @scarf/scarf runs a postinstall that reports installs; a checkout
- * reads them from swagger-ui-dist, a devDependency.
- */
+/** The package ships the files in dist/swagger-ui/ (swagger-ui-dist's postinstall reports installs); a checkout reads the devDependency. */
 function assetDirectory(): string {
   const shipped = fileURLToPath(new URL('../../swagger-ui/', import.meta.url));
   if (existsSync(shipped)) return shipped;

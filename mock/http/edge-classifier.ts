@@ -1,4 +1,5 @@
 /** What the proxy may forward: only a documented operation's exact path and method; another spelling is refused. */
+import { API_PREFIX, withoutApiPrefix } from './api-operations.ts';
 
 export interface EdgeOperation {
   readonly operationId: string;
@@ -16,8 +17,6 @@ export type EdgeVerdict =
   /** Not the API. `order` says a spelling of it has an `order` segment. */
   | { kind: 'unknown'; order: boolean };
 
-/** The real service's prefix; its paths are accepted with and without it. */
-const API_PREFIX = '/api';
 /** Rounds of percent-decoding: enough for double and triple encoding. */
 const DECODE_ROUNDS = 4;
 /** The order path's last segment: a path that has it is never forwarded unless exact. */
@@ -44,7 +43,7 @@ export function createEdgeClassifier(
 
   return (method, sent) => {
     const raw = pathOf(sent);
-    const exact = raw.startsWith(API_PREFIX + '/') ? raw.slice(API_PREFIX.length) : raw;
+    const exact = withoutApiPrefix(raw);
     const atPath = byPath.get(exact);
     if (atPath) {
       const order = orderPaths.has(exact);
