@@ -23,7 +23,7 @@ import type { ExchangeFinished } from './exchange.ts';
 
 type C = components['schemas'];
 
-/** Distinct calls kept apart; past it, calls alike but for their parameters (or on a new path) are counted together. */
+/** Distinct calls kept apart; past it, calls differing only in parameters (or path) are counted together. */
 export const MAX_CALL_ROWS = 100_000;
 /** Distinct unmatched method and path pairs listed; the rest are counted in `omitted`. */
 const MAX_UNMATCHED = 1000;
@@ -158,7 +158,7 @@ export function createCallCounts(options: {
     const id = created ? data.id : data.orderId;
     if (typeof id !== 'string') return;
     const account = x.account ?? '';
-    // A creation answer shows no status: an order seen before (a repeated outOrderNo) is not seen again by it.
+    // A creation answer shows no status: a repeated outOrderNo's order is not seen again.
     const status = created
       ? orders.has(`${account}\n${id}`)
         ? undefined
@@ -264,7 +264,7 @@ export function createCallCounts(options: {
     },
     coverage() {
       const counted: Record<string, number> = {};
-      // The spec's ids in their order, then the kinds it does not list (a backwards transition, say).
+      // The spec's ids in their order, then those it does not list.
       for (const id of KNOWN_COVERAGE_IDS) if (exercised.has(id)) counted[id] = exercised.get(id)!;
       for (const [id, n] of exercised) counted[id] ??= n;
       // What the settings rule out is the simulator's to say; an upstream or a recording decides for itself.
