@@ -78,12 +78,8 @@ function refuseTwoKeys(c: SimContext): void {
   let count = 0;
   for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'api-key') count++;
   if (count < 2 && !c.req.header('api-key')?.includes(',')) return;
-  const error = new SimulatorError(
-    'parameterInvalid',
-    "More than one API-KEY header: send the account's key once, in one 'API-KEY' header.",
-  );
-  error.parameter = 'API-KEY';
-  throw error;
+  const message = "More than one API-KEY header: send the account's key once, in one 'API-KEY' header.";
+  throw Object.assign(new SimulatorError('parameterInvalid', message), { parameter: 'API-KEY' });
 }
 
 /** How a drip fault sends a body when it does not say (FaultSpec's dripChunks and dripMs). */

@@ -63,8 +63,13 @@ export function asSent(c: SimContext): { path: string; query: string | undefined
   return q === -1 ? { path: raw, query: undefined } : { path: raw.slice(0, q), query: raw.slice(q + 1) };
 }
 
-/** A request target in origin form: routing reads the target alone, never the Host. */
-function originForm(target: string): string {
+/**
+ * A request target in origin form: routing reads the target alone, never the Host.
+ *
+ * @example
+ *   originForm('http://127.0.0.1:8787/v1/account'); // '/v1/account'
+ */
+export function originForm(target: string): string {
   if (target.startsWith('/')) return target;
   const authority = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(target);
   if (!authority) return target;

@@ -1,5 +1,6 @@
 /** What the proxy may forward: only a documented operation's exact path and method; another spelling is refused. */
 import { API_PREFIX, withoutApiPrefix } from './api-operations.ts';
+import { originForm } from './context.ts';
 
 export interface EdgeOperation {
   readonly operationId: string;
@@ -68,11 +69,9 @@ export function createEdgeClassifier(
   };
 }
 
-/** The path of a request target: origin-form as it is, absolute-form's path, no query or fragment. */
+/** The path of a request target, in origin form, without query or fragment. */
 function pathOf(target: string): string {
-  let path = target;
-  const scheme = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(path);
-  if (scheme) path = path.slice(scheme[0].length) || '/';
+  const path = originForm(target);
   const end = path.search(/[?#]/);
   return end === -1 ? path : path.slice(0, end);
 }

@@ -24,12 +24,8 @@ export function orderParams(
   const params = new Map<string, string>();
   const seen = new Set<string>();
   const refuse = (parameter: string, why: string): never => {
-    const error = new SimulatorError(
-      'bodyInvalid',
-      `Order not forwarded: ${why}; the proxy forwards an order only when every server reads its parameters alike, so that what it prices and counts is what the upstream reads.`,
-    );
-    error.parameter = parameter;
-    throw error;
+    const message = `Order not forwarded: ${why}; the proxy forwards an order only when every server reads its parameters alike, so that what it prices and counts is what the upstream reads.`;
+    throw Object.assign(new SimulatorError('bodyInvalid', message), { parameter });
   };
   const read = (text: string, where: string): void => {
     if (!PLAIN_FORM.test(text)) refuse(where, `the ${where} is not plain form encoding`);

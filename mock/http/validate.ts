@@ -20,12 +20,8 @@ export function check<T>(validate: ValidateFunction, input: unknown, noun = 'Par
       return typeof value === 'number' && !Number.isFinite(value);
     });
     if (name === undefined) return data as T;
-    const error = new SimulatorError(
-      'parameterInvalid',
-      `${noun} '${name}' must be a finite number (got '${String(original[name])}').`,
-    );
-    error.parameter = name;
-    throw error;
+    const message = `${noun} '${name}' must be a finite number (got '${String(original[name])}').`;
+    throw Object.assign(new SimulatorError('parameterInvalid', message), { parameter: name });
   }
   const { missing, message, belowMinimum, parameter } = describeErrors(validate.errors ?? [], original, noun);
   const error = new SimulatorError(missing ? 'parameterMissing' : 'parameterInvalid', message);
