@@ -45,19 +45,15 @@ export function docsRoutes(): Hono<SimEnv> {
 
   // One page for both documents: its script picks the document by the path.
   const page = dashboardAssets();
-  docs.get('/', (c) => c.html(page.get('docs.html')!.body));
-  docs.get('/control', (c) => c.html(page.get('docs.html')!.body));
+  docs.on('GET', ['/', '/control'], (c) => c.html(page.get('docs.html')!.body));
   docs.get('/openapi.json', (c) => c.json(withLocalServer('api')));
   docs.get('/control.json', (c) => c.json(withLocalServer('control')));
   docs.get('/assets/:file', (c) => {
     const file = c.req.param('file');
     const type = ASSETS[file];
     if (!type) throw new SimulatorError('notFound', `No asset '${file}' under /docs/assets.`);
-    let content = cache.get(file);
-    if (!content) {
-      content = readFileSync(path.join(assetDirectory(), file));
-      cache.set(file, content);
-    }
+    const content = cache.get(file) ?? readFileSync(path.join(assetDirectory(), file));
+    cache.set(file, content);
     return c.body(new Uint8Array(content), 200, {
       'content-type': type,
       'cache-control': 'public, max-age=86400',

@@ -130,13 +130,12 @@ export function createRequestGuard(
       exact.add(normal);
     }
   }
-  const allowedName = (name: string): boolean =>
-    exact.has(name) ||
-    suffixes.some((suffix) => name.endsWith(suffix)) ||
-    isIP(name.replace(/^\[|\]$/g, '')) !== 0;
   const allowedHost = (host: string): boolean => {
     const name = hostName(host);
-    return name !== undefined && allowedName(name);
+    if (name === undefined) return false;
+    return (
+      exact.has(name) || suffixes.some((s) => name.endsWith(s)) || isIP(name.replace(/^\[|\]$/g, '')) !== 0
+    );
   };
 
   return ({ method, url, headers }) => {

@@ -53,8 +53,9 @@ export class UpstreamStatusInvalid extends Error {
 
 /** The request headers passed on: what the API reads. Host, Origin and cookies stay here. */
 const FORWARDED_REQUEST_HEADERS = ['api-key', 'content-type', 'accept'];
-/** The response's headers passed back (and rate-limit ones): never set-cookie nor a hop-by-hop header. */
-const FORWARDED_RESPONSE_HEADERS = new Set(['content-type', 'content-encoding', 'location', 'retry-after']);
+/** The response's headers passed back: never set-cookie nor a hop-by-hop header. */
+const FORWARDED_RESPONSE_HEADERS =
+  /^(content-type|content-encoding|location|retry-after|ratelimit.*|x-ratelimit-.*)$/;
 
 /**
  * The headers a foreign answer (the upstream's, a recording's) is served with on the local
@@ -67,12 +68,7 @@ const FORWARDED_RESPONSE_HEADERS = new Set(['content-type', 'content-encoding', 
 export function servedHeaders(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};
   headers.forEach((value, name) => {
-    if (
-      FORWARDED_RESPONSE_HEADERS.has(name) ||
-      name.startsWith('ratelimit') ||
-      name.startsWith('x-ratelimit-')
-    )
-      out[name] = value;
+    if (FORWARDED_RESPONSE_HEADERS.test(name)) out[name] = value;
   });
   out['x-content-type-options'] = 'nosniff';
   if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(out['content-type'] ?? ''))
