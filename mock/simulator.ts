@@ -141,11 +141,9 @@ export interface Simulator {
   /** The calls and the behaviour coverage counted since the start (a reset leaves them). */
   calls: CallCounts;
   faults: FaultInjector;
-  /** The request validators compiled from spec/openapi.yaml. */
   apiValidators: SpecValidators;
   /** Every finished exchange, announced once to its observers (the journal is the first). */
   exchanges: ExchangeEvents;
-  /** Largest request body accepted, bytes. */
   maxBodyBytes: number;
   /** What answers the API: the engine ('simulator'), the upstream ('proxy') or a recording ('replay'). */
   mode: Mode;

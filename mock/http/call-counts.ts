@@ -30,7 +30,6 @@ const MAX_UNMATCHED = 1000;
 /** Orders whose statuses seen are kept for the transitions: the one looked at least recently is forgotten first. */
 export const MAX_TRACKED_ORDERS = 100_000;
 
-/** The path of the calls to paths first seen past MAX_CALL_ROWS. */
 const OTHER_PATHS = '(other paths)';
 /** The parameters of a call counted past MAX_CALL_ROWS: not kept apart. */
 const PARAMS_DROPPED = '\u0000';
@@ -42,15 +41,11 @@ export interface CallCounts {
   observe(exchange: ExchangeFinished): void;
   /** How many calls matched a filter; `exact: false` when some could not be told apart. */
   count(filter: CallFilter): C['CallCount'];
-  /** The calls counted, most frequent first. */
   list(limit?: number): C['CallList'];
-  /** The requests no operation took. */
   unmatched(): C['UnmatchedCalls'];
   /** The behaviours exercised, and those never. */
   coverage(): C['Coverage'];
-  /** Forgets the calls (not the coverage). */
   clearCalls(): void;
-  /** Forgets the coverage (not the calls). */
   clearCoverage(): void;
 }
 
@@ -167,7 +162,6 @@ export function createCallCounts(options: {
     seeOrder(account, id, status, data.currency);
   }
 
-  /** The response as the journal keeps it, when it is an object (an envelope). */
   function bodyOf(x: ExchangeFinished): { code?: unknown; data?: unknown } | undefined {
     return typeof x.response === 'object' && x.response !== null ? x.response : undefined;
   }

@@ -18,9 +18,7 @@ export interface SimEnv {
     api: true;
     /** The body's bytes, read by the body-limit step (request-body.ts). */
     body: Uint8Array;
-    /** The operationId the request was routed to. */
     operation: string;
-    /** The account of the request's API-KEY, once authenticated. */
     account: Account;
     /** What the request's `Prefer: outcome=…` asked for, once accepted. */
     outcomeAsked: PreferOutcome;
@@ -35,7 +33,6 @@ export interface SimEnv {
     responseText: string;
     /** Proxy mode: where the upstream's answer breaks the spec. */
     violations: { path: string; message: string }[];
-    /** Proxy mode: why the request was not forwarded. */
     refused: string;
     /** Proxy mode: the keys (with their aliases) a copy of this exchange must not hold. */
     keys: ReadonlyArray<readonly [key: string, alias: string]>;
@@ -46,7 +43,6 @@ export interface SimEnv {
   };
 }
 
-/** The context of a request in the pipeline. */
 export type SimContext = Context<SimEnv>;
 
 /**

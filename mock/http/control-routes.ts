@@ -46,7 +46,6 @@ export interface ControlContext {
   source: ResponseSource;
   /** False when the control plane is off: health advertises no capability. */
   controlEnabled: boolean;
-  /** The counting layer: calls and coverage, which a reset leaves. */
   calls: CallCounts;
 }
 

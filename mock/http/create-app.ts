@@ -27,7 +27,6 @@ export type ResponseSource = SourceSteps &
 /** What /_sim/health says of a proxy's or a replay's work (spec/control.yaml's ProxyStats). */
 export type ProxyStats = components['schemas']['ProxyStats'];
 
-/** The steps of a response source in the pipeline. */
 interface SourceSteps {
   /** Whether a path (as the app routes it) is this source's to answer; the rest is the control plane's or nobody's. */
   takes(path: string): boolean;
@@ -43,12 +42,10 @@ interface AppOptions {
   engine: Engine;
   source: ResponseSource;
   faults: FaultInjector;
-  /** Where every finished exchange is announced. */
   exchanges: ExchangeEvents;
   control: ControlContext;
   controlOptions?: ControlOptions;
   remoteAddress?: RemoteAddress;
-  /** Largest request body accepted, bytes. */
   maxBodyBytes: number;
   /** Reports unexpected errors (a 500 is a simulator bug). */
   onUnexpectedError?: ((error: unknown) => void) | undefined;

@@ -7,7 +7,6 @@ export type Fault = components['schemas']['Fault'];
 
 export interface FaultHit {
   fault: Fault;
-  /** Milliseconds to wait before answering. */
   latencyMs: number;
   /** For `response: garbage`: the bytes sent instead of an answer, from the seeded source. */
   garbage?: Uint8Array | undefined;
@@ -39,7 +38,6 @@ export interface FaultInjector {
   list(): Fault[];
   remove(id: string): boolean;
   clear(): void;
-  /** True while any fault is in force. */
   readonly active: boolean;
   /** Clears every fault and restarts the random source, as on a fresh simulator. */
   reset(): void;

@@ -16,7 +16,6 @@ export interface Journal {
   subscribe(listener: (entry: JournalEntry) => void): () => void;
 }
 
-/** Bodies are journaled up to this many characters. */
 export const JOURNAL_BODY_LIMIT = 4096;
 /** Responses are journaled up to this many characters of their JSON text, so the ring stays small. */
 export const JOURNAL_RESPONSE_LIMIT = 4096;
