@@ -85,7 +85,11 @@ export function createCallCounts(options: {
   let orders = new Map<string, number>();
   let parameters = new Map<string, Set<string>>();
 
-  const bump = (id: string): void => void exercised.set(id, (exercised.get(id) ?? 0) + 1);
+  let bumps = 0;
+  const bump = (id: string): void => {
+    bumps++;
+    exercised.set(id, (exercised.get(id) ?? 0) + 1);
+  };
 
   function countCall(x: ExchangeFinished, paramsText: string): void {
     total++;
@@ -167,41 +171,31 @@ export function createCallCounts(options: {
   }
 
   function observeCoverage(x: ExchangeFinished): void {
-    let named = false;
+    // An exchange that names no behaviour is counted unclassified.
+    const before = bumps;
     const faultKind = x.faultKind;
-    if (faultKind !== undefined) {
-      bump(`fault:${faultKind}`);
-      named = true;
-    }
-    if (x.activation) {
-      bump('activation');
-      named = true;
-    }
+    if (faultKind !== undefined) bump(`fault:${faultKind}`);
+    if (x.activation) bump('activation');
     // A read of the TRON node is no behaviour of the API: named, and counted when it showed energy come or go.
     if (x.operation !== undefined && x.operation in NODE_OPERATIONS) {
       if (x.chain) bump(`chain:${x.chain}`);
       return;
     }
-    if (x.rejection !== undefined) {
-      bump(`rejection:${x.rejection}`);
-      named = true;
-    } else if (faultKind === undefined || faultKind === 'latency') {
+    if (x.rejection !== undefined) bump(`rejection:${x.rejection}`);
+    else if (faultKind === undefined || faultKind === 'latency') {
       const code = bodyOf(x)?.code;
-      if (x.status === 429 || code === RATE_LIMITED_CODE) {
-        bump('ratelimit');
-        named = true;
-      } else if (x.operation !== undefined && x.status >= 200 && x.status < 300) {
+      if (x.status === 429 || code === RATE_LIMITED_CODE) bump('ratelimit');
+      else if (x.operation !== undefined && x.status >= 200 && x.status < 300) {
         const success =
           code === 0 || (x.operation === 'getAccount' && code === options.settings().accountSuccessCode);
         if (success) {
           bump(`op:${x.operation}`);
           if (x.operation === 'createOrder') readOrder(x, true);
           else if (x.operation === 'getOrderHistory') readOrder(x, false);
-          named = true;
         }
       }
     }
-    if (!named) unclassified++;
+    if (bumps === before) unclassified++;
   }
 
   function publicRow(row: Row): CallRow {

@@ -88,6 +88,8 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
     };
   const body = async <T>(c: Parameters<MiddlewareHandler<SimEnv>>[0], operationId: string): Promise<T> =>
     check<T>(validators.jsonBody(operationId), await readJsonBody(c), 'Field');
+  const query = <T>(c: Parameters<MiddlewareHandler<SimEnv>>[0], operationId: string): T =>
+    check<T>(queryValidators.request(operationId), readQuery(c));
 
   control.get('/health', op('getHealth'), (c) => {
     const capabilities: C['Capability'][] = [];
@@ -193,14 +195,8 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   });
 
   control.get('/orders', op('listOrders'), auth, async (c) => {
-    const query = check<{ status?: OrderStatusCode; limit?: number }>(
-      queryValidators.request('listOrders'),
-      readQuery(c),
-    );
-    const orders = engine.orders(c.get('account'), {
-      limit: query.limit ?? 100,
-      ...(query.status ? { status: query.status } : {}),
-    });
+    const { status, limit } = query<{ status?: OrderStatusCode; limit?: number }>(c, 'listOrders');
+    const orders = engine.orders(c.get('account'), { limit: limit ?? 100, ...(status ? { status } : {}) });
     return sendJson(c, { orders: orders.map((o) => orderView(engine, o)) });
   });
   control.get('/orders/:orderId', op('getOrderTimeline'), auth, (c) => {
@@ -307,8 +303,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   });
 
   control.get('/calls', op('listCalls'), async (c) => {
-    const query = check<{ limit?: number }>(queryValidators.request('listCalls'), readQuery(c));
-    return sendJson(c, ctx.calls.list(query.limit ?? 1000));
+    return sendJson(c, ctx.calls.list(query<{ limit?: number }>(c, 'listCalls').limit ?? 1000));
   });
   control.delete('/calls', op('clearCalls'), (c) => {
     ctx.calls.clearCalls();
@@ -317,10 +312,10 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   control.get('/calls/count', op('countCalls'), async (c) => {
     const raw = readQuery(c);
     const COUNT_CRITERIA = new Set(['operation', 'method', 'path', 'status', 'account']);
-    const query = check<CallFilter>(queryValidators.request('countCalls'), raw);
+    const checked = query<CallFilter>(c, 'countCalls');
     const filter: CallFilter = {};
     for (const key of ['operation', 'method', 'path', 'status', 'account'] as const)
-      if (query[key] !== undefined) (filter as Record<string, unknown>)[key] = query[key];
+      if (checked[key] !== undefined) (filter as Record<string, unknown>)[key] = checked[key];
     // Parameters are spelled params[name]=value (OpenAPI's deepObject), read here by hand.
     for (const [key, value] of Object.entries(raw)) {
       const name = /^params\[(.+)\]$/.exec(key)?.[1];
@@ -347,15 +342,9 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   });
 
   control.get('/journal', op('getJournal'), async (c) => {
-    const query = check<{ limit?: number; operation?: string }>(
-      queryValidators.request('getJournal'),
-      readQuery(c),
-    );
+    const { limit, operation } = query<{ limit?: number; operation?: string }>(c, 'getJournal');
     return sendJson(c, {
-      entries: journal.list({
-        limit: query.limit ?? 100,
-        ...(query.operation ? { operation: query.operation } : {}),
-      }),
+      entries: journal.list({ limit: limit ?? 100, ...(operation ? { operation } : {}) }),
     });
   });
   control.delete('/journal', op('clearJournal'), (c) => {

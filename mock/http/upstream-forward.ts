@@ -300,14 +300,8 @@ export async function readUpstreamResponse(
   const text = decodeText(bytes);
   const journal = text.slice(0, JOURNAL_TEXT_BYTES);
   // Checking and journaling recurse: too deep a body is not checked.
-  if (nestsTooDeep(text))
-    return {
-      journal,
-      unchecked: {
-        rule: 'depth',
-        message: `not checked: the body nests deeper than ${MAX_JSON_DEPTH} levels`,
-      },
-    };
+  const depth = `not checked: the body nests deeper than ${MAX_JSON_DEPTH} levels`;
+  if (nestsTooDeep(text)) return { journal, unchecked: { rule: 'depth', message: depth } };
   try {
     const json: unknown = JSON.parse(text);
     return { json, journal: json, text };
