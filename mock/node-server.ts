@@ -198,13 +198,8 @@ function respondToClientErrors(server: Server, engine: Engine, owed: OwedRespons
     endWithEnvelope(socket, engine, refusal, owed);
   });
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-    const text = errorEnvelopeText(
-      engine,
-      new SimulatorError(
-        'expectationFailed',
-        `Expect: ${String(req.headers.expect)} is not supported; send Expect: 100-continue or no Expect header.`,
-      ),
-    );
+    const message = `Expect: ${String(req.headers.expect)} is not supported; send Expect: 100-continue or no Expect header.`;
+    const text = errorEnvelopeText(engine, new SimulatorError('expectationFailed', message));
     res.writeHead(417, {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(text),

@@ -10,7 +10,7 @@ import type { SimContext, SimEnv } from './context.ts';
 import type { ResponseSource } from './create-app.ts';
 import { envelope } from './api-views.ts';
 import { DROPPED_HEADER } from './exchange.ts';
-import type { FaultHit, FaultInjector } from './fault-injector.ts';
+import type { Fault, FaultHit, FaultInjector } from './fault-injector.ts';
 import { askedRejection, isRejection, preferredOutcome } from './prefer-outcome.ts';
 import { createRateLimiter } from './rate-limit.ts';
 
@@ -145,23 +145,16 @@ async function deliver(
       return cut(c, fault.id, 'reset');
     case 'garbage': {
       const bytes = hit.garbage ?? new Uint8Array(0);
-      c.set(
-        'response',
-        `[${bytes.byteLength} random bytes instead of an answer, then the connection closed]`,
-      );
+      const note = `[${bytes.byteLength} random bytes instead of an answer, then the connection closed]`;
+      c.set('response', note);
       return cut(c, fault.id, bytes);
     }
     case 'drip':
       await next();
-      if (c.res.body !== null)
-        c.res = new Response(
-          dripStream(
-            new Uint8Array(await c.res.arrayBuffer()),
-            fault.dripChunks ?? DRIP_CHUNKS,
-            fault.dripMs ?? DRIP_MS,
-          ),
-          c.res,
-        );
+      if (c.res.body !== null) {
+        const body = new Uint8Array(await c.res.arrayBuffer());
+        c.res = new Response(dripStream(body, fault), c.res);
+      }
       return;
     case 'truncated': {
       await next();
@@ -193,11 +186,12 @@ async function cut(c: SimContext, fault: string, how: 'close' | 'reset' | Uint8A
 }
 
 /**
- * A stream of a body in at most `chunks` near-equal pieces, the first at once, the last `ms`
- * after it; cancelling it (a client gone) stops the timers.
+ * A stream of a body in at most `dripChunks` near-equal pieces, the first at once, the last
+ * `dripMs` after it; cancelling it (a client gone) stops the timers.
  */
-function dripStream(body: Uint8Array, chunks: number, ms: number): ReadableStream<Uint8Array> {
-  const count = Math.max(1, Math.min(chunks, body.byteLength));
+function dripStream(body: Uint8Array, fault: Fault): ReadableStream<Uint8Array> {
+  const count = Math.max(1, Math.min(fault.dripChunks ?? DRIP_CHUNKS, body.byteLength));
+  const ms = fault.dripMs ?? DRIP_MS;
   const piece = (i: number): Uint8Array =>
     body.subarray(Math.floor((i * body.byteLength) / count), Math.floor(((i + 1) * body.byteLength) / count));
   const wait = (i: number): number => (i === 0 ? 0 : ms / (count - 1));

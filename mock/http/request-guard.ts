@@ -178,10 +178,8 @@ export function createRequestGuard(
     const hasBody =
       headers['transfer-encoding'] !== undefined || (length !== undefined && Number(length) !== 0);
     const type = first(headers['content-type']);
-    if (
-      hasBody &&
-      (type === undefined || type.split(';', 1)[0]!.trim().toLowerCase() !== 'application/json')
-    ) {
+    const json = type?.split(';', 1)[0]!.trim().toLowerCase() === 'application/json';
+    if (hasBody && !json) {
       return new SimulatorError(
         'contentTypeUnsupported',
         `The control plane reads JSON bodies only: send 'content-type: application/json' with ${method} ${path} (got ${type === undefined ? 'no content type' : `'${type}'`}).`,
