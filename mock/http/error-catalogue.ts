@@ -27,12 +27,7 @@ export function notFound(): SimulatorError {
   );
 }
 
-/**
- * The 405 of a method a path does not take, with its Allow header.
- *
- * @example
- *   throw methodNotAllowed('PUT', '/v1/tron/price', ['GET', 'HEAD']);
- */
+/** The 405 of a method a path does not take, with its Allow header: `methodNotAllowed('PUT', path, ['GET'])`. */
 export function methodNotAllowed(method: string, path: string, allowed: readonly string[]): SimulatorError {
   return new SimulatorError(
     'methodNotAllowed',
@@ -41,12 +36,7 @@ export function methodNotAllowed(method: string, path: string, allowed: readonly
   );
 }
 
-/**
- * The 413 of a body over the simulator's limit.
- *
- * @example
- *   throw bodyTooLarge(65536);
- */
+/** The 413 of a body over the simulator's limit: `throw bodyTooLarge(65536)`. */
 export function bodyTooLarge(maxBytes: number): SimulatorError {
   return new SimulatorError(
     'bodyTooLarge',

@@ -7,32 +7,17 @@ import { bodyTooLarge } from './error-catalogue.ts';
 const EMPTY = new Uint8Array(0);
 const UTF8 = new TextDecoder();
 
-/**
- * UTF-8 text of bytes, a malformed sequence replaced, as TextDecoder does.
- *
- * @example
- *   decodeText(new Uint8Array([0x6f, 0x6b])); // 'ok'
- */
+/** UTF-8 text of bytes, a malformed sequence replaced: `decodeText(new Uint8Array([0x6f, 0x6b]))` is 'ok'. */
 export function decodeText(bytes: Uint8Array): string {
   return UTF8.decode(bytes);
 }
 
-/**
- * The request's body as the body-limit step read it: its bytes, empty when none was sent.
- *
- * @example
- *   const bytes = bodyOf(c);
- */
+/** The request's body as the body-limit step read it: its bytes, empty when none was sent. */
 export function bodyOf(c: SimContext): Uint8Array {
   return c.get('body') ?? EMPTY;
 }
 
-/**
- * The request's body as text (UTF-8, a malformed sequence replaced).
- *
- * @example
- *   const text = textOf(c);
- */
+/** The request's body as text (UTF-8, a malformed sequence replaced). */
 export function textOf(c: SimContext): string {
   return decodeText(bodyOf(c));
 }
