@@ -58,7 +58,7 @@ export function createSimulatorServer(sim: Simulator, options: RequestGuardOptio
     },
   );
   const { track, owed } = createOwedResponses();
-  // Node answers a request with no Host with a bare 400; the guard answers it with the envelope.
+  // No Host: the guard answers with the envelope, not Node with a bare 400.
   const server = createServer({ requireHostHeader: false }, (req, res) => {
     track(res);
     if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined)

@@ -81,7 +81,6 @@ export type SimulatorOptions = CommonOptions &
 
 export type { ReplayOptions } from './http/recording-source.ts';
 
-/** What every simulator may be given, whatever its mode. */
 export interface CommonOptions {
   /** Seed of ids, addresses, txIds and outcomes. Default: the scenario's, else 1. */
   seed?: number;
@@ -168,7 +167,6 @@ const VERSION = '0.1.0';
  */
 export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const controlValidators = createValidators(loadSpec('control'), { formats });
-  // The embedded default is a constant a test validates.
   const scenarioChecked = options.scenario
     ? check<ScenarioInput>(controlValidators.schema('Scenario'), options.scenario, 'Scenario field')
     : DEFAULT_SCENARIO;

@@ -51,7 +51,6 @@ export function apiSteps(
         limiter.check(c.get('account')?.keyDigest ?? digestKey(c.req.header('api-key') ?? ''));
       return next();
     },
-    // The source's response, or its promise: a step that need not wait makes no promise of its own.
     ((c) => source.respond(c)) as MiddlewareHandler<SimEnv>,
   ];
   const route: MiddlewareHandler<SimEnv> = (c, next) => {

@@ -176,7 +176,7 @@ export function createCallCounts(options: {
     const faultKind = x.faultKind;
     if (faultKind !== undefined) bump(`fault:${faultKind}`);
     if (x.activation) bump('activation');
-    // A read of the TRON node is no behaviour of the API: named, and counted when it showed energy come or go.
+    // A read of the TRON node is no API behaviour: counted only when it showed energy come or go.
     if (x.operation !== undefined && x.operation in NODE_OPERATIONS) {
       if (x.chain) bump(`chain:${x.chain}`);
       return;
@@ -211,13 +211,11 @@ export function createCallCounts(options: {
 
   return {
     observe(x) {
-      // The control plane's own writes and the docs are not calls of the API.
       if (x.path.startsWith('/_sim') || x.path.startsWith('/docs')) return;
       const query = x.queryText ?? '';
       const paramsText = x.body === undefined ? query : query === '' ? x.body : `${query}&${x.body}`;
       countCall(x, paramsText);
       if (x.operation === undefined) countUnmatched(x);
-      // The API's operations alone: a TRON node read is not a call of the API.
       else if (!(x.operation in NODE_OPERATIONS)) {
         called.set(x.operation, (called.get(x.operation) ?? 0) + 1);
         for (const [name] of new URLSearchParams(paramsText)) {

@@ -42,7 +42,6 @@ export interface ControlContext {
   version: string;
   /** The starting scenario as the user gave it, for GET /_sim/scenario. */
   scenario: C['Scenario'];
-  /** What responds to the API, and in front of a service or a recording what it has done. */
   source: ResponseSource;
   /** False when the control plane is off: health advertises no capability. */
   controlEnabled: boolean;
@@ -97,7 +96,6 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
       if (engine.clock.mode === 'manual') capabilities.push('clock');
       capabilities.push('rules', 'accounts', 'activation');
     }
-    // Duplicate handling is API behaviour, not a control-plane call.
     if (mode === 'simulator' && engine.settings().duplicateOutOrderNo === 'return-existing')
       capabilities.push('duplicates');
     const health: C['Health'] = {
@@ -126,11 +124,8 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   });
 
   control.get('/scenario', op('getScenario'), (c) => {
-    const redacted = {
-      ...ctx.scenario,
-      accounts: ctx.scenario.accounts?.map((a) => ({ ...a, apiKey: '[redacted]' })),
-    };
-    return sendJson(c, redacted);
+    const accounts = ctx.scenario.accounts?.map((a) => ({ ...a, apiKey: '[redacted]' }));
+    return sendJson(c, { ...ctx.scenario, accounts });
   });
 
   control.get('/clock', op('getClock'), (c) => sendJson(c, clockView(engine)));

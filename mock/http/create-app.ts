@@ -78,7 +78,6 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
   app.use(refuseWhileUnkept(options.changeLog));
   if (options.node) app.use(tronNodeForward(options.node));
   for (const step of apiSteps(engine, source, options.faults)) app.use(step);
-  // Only the control plane's, the dashboard's and the docs' requests come this far.
   app.use(
     allowedOnly({
       app,
@@ -91,7 +90,7 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
   app.route('/_sim', controlRoutes(options.control));
   app.route('/_sim', dashboardRoutes(options.control));
   app.route('/docs', docsRoutes());
-  // The TRON node's subset under java-tron's own paths; in proxy and replay mode the engine is no chain's.
+  // The TRON node under java-tron's paths: the engine's chain, in simulator mode only.
   if (source.mode === 'simulator') app.route('/', tronNodeRoutes(engine, options.faults));
 
   // Answered, not thrown: the 405 step looks only at a 404 that carries no error.

@@ -58,7 +58,7 @@ export interface ChangeLog {
   check(): Error | undefined;
 }
 
-/** Methods that change nothing: answered whatever the change log's state. */
+/** Methods answered whatever the change log's state. */
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**

@@ -26,8 +26,7 @@ const LATENCY_SIGMA = 0.5;
  *   lognormalMs(200, 0, random); // 200
  */
 export function lognormalMs(median: number, sigma: number, random: RandomSource): number {
-  // 1 - float() is in (0, 1]: the logarithm stays finite.
-  const u = 1 - random.float();
+  const u = 1 - random.float(); // in (0, 1]: the logarithm stays finite
   const v = random.float();
   const z = Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
   return Math.min(MAX_LATENCY_MS, Math.round(median * Math.exp(sigma * z)));

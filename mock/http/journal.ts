@@ -98,7 +98,7 @@ export function createJournal(capacity: number): Journal {
         else ring[next] = kept;
         next = (next + 1) % capacity;
       }
-      // Listeners (request logs, the dashboard) hear every entry, even with nothing kept.
+      // Listeners hear every entry, even with nothing kept.
       for (const listener of listeners) listener(exchange as JournalEntry);
     },
     list(filter = {}) {
