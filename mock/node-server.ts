@@ -1,10 +1,7 @@
 /**
- * Serves a simulator over Node's HTTP: every request goes to the simulator's one Hono app
- * through @hono/node-server's listener, with the socket's Host and cross-site check
- * (request-guard.ts) for the app's first step. What happens before a request exists stays
- * here: what Node's parser refuses, a CONNECT, and a target no URL can be built from are
- * answered with the error envelope; a body the app does not read is drained, bounded, so
- * its answer is never lost to a reset. What Node does not let us do is in docs/limits.md.
+ * Serves a simulator's Hono app over Node's HTTP, with request-guard.ts as its first step.
+ * What precedes a request (parser errors, CONNECT) is answered with the envelope here, and an
+ * unread body drained, bounded, so its answer is not lost to a reset.
  */
 import {
   createServer,
@@ -16,25 +13,20 @@ import {
 import type { Socket } from 'node:net';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import { SimulatorError, type Engine } from './engine/index.ts';
-import { errorEnvelopeText, report, unexpectedError, unreadableRequest } from './http/error-catalogue.ts';
+import { errorEnvelopeText, report, unexpectedError } from './http/error-catalogue.ts';
 import { createRequestGuard, SENT_HOST, type RequestGuardOptions } from './http/request-guard.ts';
 import type { Simulator } from './simulator.ts';
 
 export type { RequestGuardOptions } from './http/request-guard.ts';
 
-/**
- * Bytes of an unread body discarded after its answer before the connection is cut: a socket
- * closed while the client still sends makes the kernel send a reset, which can reach the
- * client before the 413 it would then never read.
- */
+/** Bytes of an unread body drained after its answer: closing while the client sends resets before it reads the 413. */
 const DRAIN_LIMIT_BYTES = 8 * 1024 * 1024;
 const DRAIN_TIMEOUT_MS = 30_000;
 /** Ends a socket that will not close itself after its last answer. */
 const LINGER_MS = 2000;
 
 /**
- * Creates (does not start) the HTTP server of a simulator. `options` say which Host
- * names it answers besides localhost and IP addresses (see request-guard.ts).
+ * Creates (does not start) the HTTP server of a simulator; `options` are the Host check's.
  *
  * @example
  *   const server = createSimulatorServer(createSimulator(), { host: '127.0.0.1' });
@@ -50,8 +42,14 @@ export function createSimulatorServer(sim: Simulator, options: RequestGuardOptio
       autoCleanupIncoming: false,
       errorHandler: (error) => {
         if (!(error instanceof RequestError)) report(sim.onUnexpectedError, error);
+        // A request target or Host no URL can be built from.
         const refusal =
-          error instanceof RequestError ? unreadableRequest(error.message) : unexpectedError(error);
+          error instanceof RequestError
+            ? new SimulatorError(
+                'bodyInvalid',
+                `The request could not be read (${error.message}); send an origin-form target such as /v1/account.`,
+              )
+            : unexpectedError(error);
         return new Response(errorEnvelopeText(sim.engine, refusal), {
           status: refusal.status,
           headers: { 'content-type': 'application/json' },
@@ -60,13 +58,12 @@ export function createSimulatorServer(sim: Simulator, options: RequestGuardOptio
     },
   );
   const { track, owed } = createOwedResponses();
-  // Node answers a request with no Host with a bare 400; the guard answers it with the envelope.
+  // No Host: the guard answers with the envelope, not Node with a bare 400.
   const server = createServer({ requireHostHeader: false }, (req, res) => {
     track(res);
     if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined)
       res.on('finish', drainRest);
-    // The app builds its URL from the Host: one that is no plain authority gives way to the
-    // address the request came in on, and the guard reads the one sent.
+    // The app builds its URL from the Host: a bad one gives way to the local address; the guard reads the sent one.
     const host = routableHost(req);
     if (host !== req.headers.host) {
       (req as IncomingMessage & { [SENT_HOST]?: string })[SENT_HOST] = req.headers.host;
@@ -83,8 +80,7 @@ function drainRest(this: ServerResponse): void {
   const req = this.req;
   if (req.complete || req.destroyed) return;
   const socket = req.socket;
-  // Under `Connection: close` Node destroys the socket once the answer is flushed, which
-  // resets while the body still arrives: it is destroyed once the body is in instead.
+  // Under `Connection: close` Node would destroy the socket once answered: wait for the body instead.
   if (socket.writableEnded) socket.removeListener('finish', socket.destroy);
   const cut = (): void => {
     clearTimeout(timer);
@@ -126,9 +122,7 @@ export function routableHost(req: Pick<IncomingMessage, 'headers' | 'socket'>): 
 type OwedResponses = (socket: Socket) => readonly ServerResponse[];
 
 /**
- * Tracks the responses each connection owes, in the order they will be written; read only
- * when a connection sends something Node refuses. Each request drops the finished ones at
- * the list's head, so a connection keeps no more than it owes plus its last answer.
+ * Tracks the responses each connection owes, in order, for when it sends something Node refuses.
  *
  * @example
  *   const { track, owed } = createOwedResponses();
@@ -183,12 +177,7 @@ export function parserError(error: NodeJS.ErrnoException): SimulatorError {
 /** The methods some path answers; a CONNECT is told them. */
 const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
 
-/**
- * Answers what Node's parser refuses (garbage, two Content-Lengths, headers over its limit)
- * and a CONNECT (which Node would drop without a word) with the envelope, after the answers
- * the connection owes to valid requests pipelined ahead; an `Expect` other than
- * 100-continue with 417.
- */
+/** Answers what Node's parser refuses and a CONNECT with the envelope, after the answers owed; a bad `Expect` with 417. */
 function respondToClientErrors(server: Server, engine: Engine, owed: OwedResponses): void {
   const responded = new WeakSet<Socket>();
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
@@ -209,13 +198,8 @@ function respondToClientErrors(server: Server, engine: Engine, owed: OwedRespons
     endWithEnvelope(socket, engine, refusal, owed);
   });
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-    const text = errorEnvelopeText(
-      engine,
-      new SimulatorError(
-        'expectationFailed',
-        `Expect: ${String(req.headers.expect)} is not supported; send Expect: 100-continue or no Expect header.`,
-      ),
-    );
+    const message = `Expect: ${String(req.headers.expect)} is not supported; send Expect: 100-continue or no Expect header.`;
+    const text = errorEnvelopeText(engine, new SimulatorError('expectationFailed', message));
     res.writeHead(417, {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(text),
@@ -225,11 +209,7 @@ function respondToClientErrors(server: Server, engine: Engine, owed: OwedRespons
   });
 }
 
-/**
- * Writes the envelope of `error` as the connection's last answer and ends it, after the
- * answers it owes to complete requests ahead and one already under way (a request whose own
- * body the parser refused never completes: this answer stands for it).
- */
+/** Writes the envelope of `error` as the connection's last answer, after those it owes (a started one's included). */
 function endWithEnvelope(socket: Socket, engine: Engine, error: SimulatorError, owed: OwedResponses): void {
   const text = errorEnvelopeText(engine, error);
   const write = (): void => {

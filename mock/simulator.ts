@@ -1,7 +1,4 @@
-/**
- * `createSimulator(options)`: a fresh, independent simulator with no module-level
- * state, so every test can build its own and run in parallel.
- */
+/** `createSimulator(options)`: a fresh simulator with no module-level state, one per test. */
 import type { Hono } from 'hono';
 import { specFormats as formats } from '../src/spec/formats.ts';
 import { createValidators, loadSpec, type SpecValidators } from '../src/spec/loader.ts';
@@ -71,18 +68,12 @@ export type SimulatorOptions = CommonOptions &
   (
     | { proxy?: undefined; replay?: undefined }
     | {
-        /**
-         * Proxy mode (`serve --upstream`): the API is answered by the upstream at `upstream`,
-         * behind the same journal, faults and rate limit; the control plane stays local.
-         */
+        /** Proxy mode (`serve --upstream`): the upstream answers the API; the control plane stays local. */
         proxy: ProxyOptions;
         replay?: undefined;
       }
     | {
-        /**
-         * Replay mode (`serve --replay FILE`): the API is answered by `fetch`, which serves a
-         * recording; the control plane stays local.
-         */
+        /** Replay mode (`serve --replay FILE`): a recording answers the API; the control plane stays local. */
         replay: ReplayOptions;
         proxy?: undefined;
       }
@@ -90,7 +81,6 @@ export type SimulatorOptions = CommonOptions &
 
 export type { ReplayOptions } from './http/recording-source.ts';
 
-/** What every simulator may be given, whatever its mode. */
 export interface CommonOptions {
   /** Seed of ids, addresses, txIds and outcomes. Default: the scenario's, else 1. */
   seed?: number;
@@ -121,21 +111,13 @@ export interface ProxyOptions {
   upstream: string;
   /** How long the whole exchange with the upstream may take, the answer's body included, ms. Default 10 000. */
   timeoutMs?: number;
-  /**
-   * Largest upstream answer, bytes (`--upstream-max-bytes`): a larger one is cut and
-   * answered 502; an encoded answer is decoded for the check up to this many bytes too.
-   * Default DEFAULT_UPSTREAM_MAX_BYTES (8 MiB).
-   */
+  /** Largest upstream answer (decoded too), bytes; a larger one is a 502. Default 8 MiB. */
   maxBytes?: number;
   /** Forward order creation (it spends real TRX). Default false. */
   allowSpend?: boolean;
   /** Orders one run may forward; unlimited when absent. */
   maxOrders?: number;
-  /**
-   * What the orders of one run may cost in all, TRX as a decimal string (e.g. '25.5'): each
-   * order's cost is asked of the upstream's price first, and an order whose cost cannot be
-   * known is refused. Unlimited when absent.
-   */
+  /** What the orders of one run may cost in all, TRX as a decimal string (e.g. '25.5'). Unlimited when absent. */
   maxSpend?: string;
   /** Forward GET and HEAD of paths that are not the API (never one with an `order` segment). Default false. */
   forwardUnknown?: boolean;
@@ -158,11 +140,9 @@ export interface Simulator {
   /** The calls and the behaviour coverage counted since the start (a reset leaves them). */
   calls: CallCounts;
   faults: FaultInjector;
-  /** The request validators compiled from spec/openapi.yaml. */
   apiValidators: SpecValidators;
   /** Every finished exchange, announced once to its observers (the journal is the first). */
   exchanges: ExchangeEvents;
-  /** Largest request body accepted, bytes. */
   maxBodyBytes: number;
   /** What answers the API: the engine ('simulator'), the upstream ('proxy') or a recording ('replay'). */
   mode: Mode;
@@ -187,7 +167,6 @@ const VERSION = '0.1.0';
  */
 export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const controlValidators = createValidators(loadSpec('control'), { formats });
-  // The embedded default is a constant a test validates.
   const scenarioChecked = options.scenario
     ? check<ScenarioInput>(controlValidators.schema('Scenario'), options.scenario, 'Scenario field')
     : DEFAULT_SCENARIO;
@@ -210,7 +189,6 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     ...(options.effects?.length ? { replay: options.effects } : {}),
   });
   if (options.restore && options.timing) engine.updateSettings({ timing: options.timing });
-  // Every finished exchange is announced once, as it finishes; the journal is its first observer.
   const exchanges = createExchangeEvents({ onListenerError: options.onUnexpectedError });
   const journal = createJournal(
     options.journalLimit ?? scenarioChecked.journalLimit ?? DEFAULT_JOURNAL_LIMIT,
@@ -349,11 +327,7 @@ function createProxyContext(options: ProxyOptions): ProxyContext {
   };
 }
 
-/**
- * What an in-process fetch rejects with when an injected fault cut its connection (the
- * header says how, then the fault): the TypeError undici rejects with, its cause carrying
- * undici's code for a reset or for bytes that are no HTTP answer.
- */
+/** The TypeError undici rejects with when an injected fault cut the connection (the header says how). */
 function droppedError(header: string): TypeError {
   const [how = '', fault] = header.split(' ');
   const causes: Record<string, [string, string]> = {

@@ -1,8 +1,4 @@
-/**
- * The operations of the Energy Rental API, each written once: the engine call, the response
- * view, its message and code. Id, method, path and parameters are spec/openapi.yaml's (the
- * generated lists), so an operation of the document without an entry here fails to compile.
- */
+/** The operations of the Energy Rental API: what each does; the rest is spec/openapi.yaml's (generated lists). */
 import {
   API_OPERATION_IDS,
   API_OPERATION_SPECS,
@@ -127,8 +123,7 @@ export function withoutApiPrefix(path: string): string {
 
 /** The operation of a method and path (without the /api prefix), or undefined. */
 export function findApiOperation(method: string, path: string): ApiOperation | undefined {
-  for (const op of Object.values(API_OPERATIONS) as ApiOperation[]) {
-    if (op.path === path && op.method === method) return op;
-  }
-  return undefined;
+  return (Object.values(API_OPERATIONS) as ApiOperation[]).find(
+    (op) => op.path === path && op.method === method,
+  );
 }

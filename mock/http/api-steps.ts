@@ -1,8 +1,6 @@
 /**
- * The API's steps of the pipeline, for a path the response source takes, in their order:
- * route (the operation, or 404, 405, a proxy's refusals), `Prefer: outcome=…`, faults, the
- * asked rejection, authentication, rate limit, the source's response. A step that refuses
- * throws; the app's one error handler words it (error-catalogue.ts).
+ * The API's steps of the pipeline, in order: route, `Prefer: outcome=…`, faults, the asked
+ * rejection, authentication, rate limit, the source's response. A refusal throws.
  */
 import type { Socket } from 'node:net';
 import type { MiddlewareHandler } from 'hono';
@@ -12,7 +10,7 @@ import type { SimContext, SimEnv } from './context.ts';
 import type { ResponseSource } from './create-app.ts';
 import { envelope } from './api-views.ts';
 import { DROPPED_HEADER } from './exchange.ts';
-import type { FaultHit, FaultInjector } from './fault-injector.ts';
+import type { Fault, FaultHit, FaultInjector } from './fault-injector.ts';
 import { askedRejection, isRejection, preferredOutcome } from './prefer-outcome.ts';
 import { createRateLimiter } from './rate-limit.ts';
 
@@ -53,7 +51,6 @@ export function apiSteps(
         limiter.check(c.get('account')?.keyDigest ?? digestKey(c.req.header('api-key') ?? ''));
       return next();
     },
-    // The source's response, or its promise: a step that need not wait makes no promise of its own.
     ((c) => source.respond(c)) as MiddlewareHandler<SimEnv>,
   ];
   const route: MiddlewareHandler<SimEnv> = (c, next) => {
@@ -74,21 +71,14 @@ export function apiSteps(
   ];
 }
 
-/**
- * Refuses a request with more than one API-KEY: Node and fetch join them into one value
- * (`k1, k2`) that an upstream, a lookup or an echo would each read differently.
- */
+/** Refuses a request with more than one API-KEY: Node and fetch join them into one ambiguous value. */
 function refuseTwoKeys(c: SimContext): void {
   const raw = c.env?.incoming?.rawHeaders ?? [];
   let count = 0;
   for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'api-key') count++;
   if (count < 2 && !c.req.header('api-key')?.includes(',')) return;
-  const error = new SimulatorError(
-    'parameterInvalid',
-    "More than one API-KEY header: send the account's key once, in one 'API-KEY' header.",
-  );
-  error.parameter = 'API-KEY';
-  throw error;
+  const message = "More than one API-KEY header: send the account's key once, in one 'API-KEY' header.";
+  throw Object.assign(new SimulatorError('parameterInvalid', message), { parameter: 'API-KEY' });
 }
 
 /** How a drip fault sends a body when it does not say (FaultSpec's dripChunks and dripMs). */
@@ -100,9 +90,8 @@ const MALFORMED_BODY =
 const JSON_TYPE = { 'content-type': 'application/json' };
 
 /**
- * The fault step, after routing: the first fault that hits the request's operation waits
- * its latency, then answers in its place, cuts the connection, or alters what the later
- * steps answer (truncated, dripped). `operation` names what a fault's `operation` matches.
+ * The fault step, after routing: the first fault hitting `operation` waits its latency, then
+ * answers instead, cuts the connection, or alters the later steps' answer.
  *
  * @example
  *   node.use(injectFaults(faults, engine, () => 'tronNode'));
@@ -155,23 +144,16 @@ async function deliver(
       return cut(c, fault.id, 'reset');
     case 'garbage': {
       const bytes = hit.garbage ?? new Uint8Array(0);
-      c.set(
-        'response',
-        `[${bytes.byteLength} random bytes instead of an answer, then the connection closed]`,
-      );
+      const note = `[${bytes.byteLength} random bytes instead of an answer, then the connection closed]`;
+      c.set('response', note);
       return cut(c, fault.id, bytes);
     }
     case 'drip':
       await next();
-      if (c.res.body !== null)
-        c.res = new Response(
-          dripStream(
-            new Uint8Array(await c.res.arrayBuffer()),
-            fault.dripChunks ?? DRIP_CHUNKS,
-            fault.dripMs ?? DRIP_MS,
-          ),
-          c.res,
-        );
+      if (c.res.body !== null) {
+        const body = new Uint8Array(await c.res.arrayBuffer());
+        c.res = new Response(dripStream(body, fault), c.res);
+      }
       return;
     case 'truncated': {
       await next();
@@ -189,11 +171,7 @@ async function deliver(
   }
 }
 
-/**
- * The response of a cut connection: over a socket the socket is cut as the fault says (a
- * TCP RST, or random bytes with no status line before the close); in process, a 599 whose
- * header makes `sim.fetch` reject as a real fetch does.
- */
+/** A cut connection: over a socket, cut as the fault says; in process, a 599 that makes `sim.fetch` reject. */
 async function cut(c: SimContext, fault: string, how: 'close' | 'reset' | Uint8Array): Promise<Response> {
   const socket: Socket | undefined = c.env?.incoming?.socket;
   if (socket) {
@@ -206,38 +184,28 @@ async function cut(c: SimContext, fault: string, how: 'close' | 'reset' | Uint8A
   return new Response(null, { status: 599, headers: { [DROPPED_HEADER]: `${named} ${fault}` } });
 }
 
-/** A body cut into at most `chunks` near-equal pieces, the first sent at once, the last `ms` after it. */
-function dripPlan(
-  body: Uint8Array,
-  chunks: number,
-  ms: number,
-): Array<{ waitMs: number; bytes: Uint8Array }> {
-  const count = Math.max(1, Math.min(chunks, body.byteLength));
-  const gap = count > 1 ? ms / (count - 1) : 0;
-  const plan: Array<{ waitMs: number; bytes: Uint8Array }> = [];
-  for (let i = 0; i < count; i++) {
-    const from = Math.floor((i * body.byteLength) / count);
-    const to = Math.floor(((i + 1) * body.byteLength) / count);
-    plan.push({ waitMs: i === 0 ? 0 : gap, bytes: body.subarray(from, to) });
-  }
-  return plan;
-}
-
-/** A stream that drips a body as its plan says; cancelling it (a client gone) stops the timers. */
-function dripStream(body: Uint8Array, chunks: number, ms: number): ReadableStream<Uint8Array> {
-  const plan = dripPlan(body, chunks, ms);
+/**
+ * A stream of a body in at most `dripChunks` near-equal pieces, the first at once, the last
+ * `dripMs` after it; cancelling it (a client gone) stops the timers.
+ */
+function dripStream(body: Uint8Array, fault: Fault): ReadableStream<Uint8Array> {
+  const count = Math.max(1, Math.min(fault.dripChunks ?? DRIP_CHUNKS, body.byteLength));
+  const ms = fault.dripMs ?? DRIP_MS;
+  const piece = (i: number): Uint8Array =>
+    body.subarray(Math.floor((i * body.byteLength) / count), Math.floor(((i + 1) * body.byteLength) / count));
+  const wait = (i: number): number => (i === 0 ? 0 : ms / (count - 1));
   let timer: ReturnType<typeof setTimeout> | undefined;
   let next = 0;
   return new ReadableStream<Uint8Array>({
     pull(controller) {
-      const step = plan[next++];
-      if (!step) return controller.close();
+      if (next >= count) return controller.close();
+      const i = next++;
       return new Promise<void>((resolve) => {
         timer = setTimeout(() => {
-          controller.enqueue(step.bytes);
-          if (next >= plan.length) controller.close();
+          controller.enqueue(piece(i));
+          if (next >= count) controller.close();
           resolve();
-        }, step.waitMs);
+        }, wait(i));
       });
     },
     cancel() {

@@ -1,8 +1,4 @@
-/**
- * The API's answers: the envelope `{ code, msg, time, data }` every answer and rejection
- * uses, and the views of engine objects as the spec's schemas, shown as the settings say
- * the service shows them (decimals, the unit of `createdAt`, the statuses it shows).
- */
+/** The API's envelope `{ code, msg, time, data }` and the views of engine objects, as the settings show them. */
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { components } from '../../src/generated/openapi.ts';
@@ -66,10 +62,7 @@ export const DEFAULT_DECIMALS: Readonly<Record<DecimalField, number | 'trimmed'>
   'balance.frozen.trx': 'trimmed',
 };
 
-/**
- * Where each decimal-string field is in the answers: the operation and JSON Pointer
- * that `drift` and `calibrate` name it by.
- */
+/** Where each decimal-string field is in the answers, as `drift` and `calibrate` name it. */
 export const DECIMAL_FIELDS: Readonly<Record<DecimalField, { operation: string; path: string }>> = {
   trxPrice: { operation: 'getPrice', path: '/data/trxPrice' },
   amount: { operation: 'getOrderHistory', path: '/data/amount' },

@@ -1,8 +1,6 @@
 /**
- * The counting layer: every finished API exchange counted for as long as the process
- * lives, untouched by a simulator reset: alike calls counted together, for verification
- * (`sim.calls(filter)`, `GET /_sim/calls/count`, `expectCalls`) and the requests no
- * operation took; and the behaviour ids of coverage-ids.ts, each with how often it was met.
+ * The counting layer, untouched by a reset: alike API calls counted together (for `sim.calls`,
+ * `expectCalls`), the requests no operation took, and the coverage ids met.
  */
 import type { components } from '../../src/generated/control.ts';
 import {
@@ -25,14 +23,13 @@ import type { ExchangeFinished } from './exchange.ts';
 
 type C = components['schemas'];
 
-/** Distinct calls kept apart; past it, calls alike but for their parameters (or on a new path) are counted together. */
+/** Distinct calls kept apart; past it, calls differing only in parameters (or path) are counted together. */
 export const MAX_CALL_ROWS = 100_000;
 /** Distinct unmatched method and path pairs listed; the rest are counted in `omitted`. */
 const MAX_UNMATCHED = 1000;
 /** Orders whose statuses seen are kept for the transitions: the one looked at least recently is forgotten first. */
 export const MAX_TRACKED_ORDERS = 100_000;
 
-/** The path of the calls to paths first seen past MAX_CALL_ROWS. */
 const OTHER_PATHS = '(other paths)';
 /** The parameters of a call counted past MAX_CALL_ROWS: not kept apart. */
 const PARAMS_DROPPED = '\u0000';
@@ -44,15 +41,11 @@ export interface CallCounts {
   observe(exchange: ExchangeFinished): void;
   /** How many calls matched a filter; `exact: false` when some could not be told apart. */
   count(filter: CallFilter): C['CallCount'];
-  /** The calls counted, most frequent first. */
   list(limit?: number): C['CallList'];
-  /** The requests no operation took. */
   unmatched(): C['UnmatchedCalls'];
   /** The behaviours exercised, and those never. */
   coverage(): C['Coverage'];
-  /** Forgets the calls (not the coverage). */
   clearCalls(): void;
-  /** Forgets the coverage (not the calls). */
   clearCoverage(): void;
 }
 
@@ -92,7 +85,11 @@ export function createCallCounts(options: {
   let orders = new Map<string, number>();
   let parameters = new Map<string, Set<string>>();
 
-  const bump = (id: string): void => void exercised.set(id, (exercised.get(id) ?? 0) + 1);
+  let bumps = 0;
+  const bump = (id: string): void => {
+    bumps++;
+    exercised.set(id, (exercised.get(id) ?? 0) + 1);
+  };
 
   function countCall(x: ExchangeFinished, paramsText: string): void {
     total++;
@@ -160,7 +157,7 @@ export function createCallCounts(options: {
     const id = created ? data.id : data.orderId;
     if (typeof id !== 'string') return;
     const account = x.account ?? '';
-    // A creation answer shows no status: an order seen before (a repeated outOrderNo) is not seen again by it.
+    // A creation answer shows no status: a repeated outOrderNo's order is not seen again.
     const status = created
       ? orders.has(`${account}\n${id}`)
         ? undefined
@@ -169,47 +166,36 @@ export function createCallCounts(options: {
     seeOrder(account, id, status, data.currency);
   }
 
-  /** The response as the journal keeps it, when it is an object (an envelope). */
   function bodyOf(x: ExchangeFinished): { code?: unknown; data?: unknown } | undefined {
     return typeof x.response === 'object' && x.response !== null ? x.response : undefined;
   }
 
   function observeCoverage(x: ExchangeFinished): void {
-    let named = false;
+    // An exchange that names no behaviour is counted unclassified.
+    const before = bumps;
     const faultKind = x.faultKind;
-    if (faultKind !== undefined) {
-      bump(`fault:${faultKind}`);
-      named = true;
-    }
-    if (x.activation) {
-      bump('activation');
-      named = true;
-    }
-    // A read of the TRON node is no behaviour of the API: named, and counted when it showed energy come or go.
+    if (faultKind !== undefined) bump(`fault:${faultKind}`);
+    if (x.activation) bump('activation');
+    // A read of the TRON node is no API behaviour: counted only when it showed energy come or go.
     if (x.operation !== undefined && x.operation in NODE_OPERATIONS) {
       if (x.chain) bump(`chain:${x.chain}`);
       return;
     }
-    if (x.rejection !== undefined) {
-      bump(`rejection:${x.rejection}`);
-      named = true;
-    } else if (faultKind === undefined || faultKind === 'latency') {
+    if (x.rejection !== undefined) bump(`rejection:${x.rejection}`);
+    else if (faultKind === undefined || faultKind === 'latency') {
       const code = bodyOf(x)?.code;
-      if (x.status === 429 || code === RATE_LIMITED_CODE) {
-        bump('ratelimit');
-        named = true;
-      } else if (x.operation !== undefined && x.status >= 200 && x.status < 300) {
+      if (x.status === 429 || code === RATE_LIMITED_CODE) bump('ratelimit');
+      else if (x.operation !== undefined && x.status >= 200 && x.status < 300) {
         const success =
           code === 0 || (x.operation === 'getAccount' && code === options.settings().accountSuccessCode);
         if (success) {
           bump(`op:${x.operation}`);
           if (x.operation === 'createOrder') readOrder(x, true);
           else if (x.operation === 'getOrderHistory') readOrder(x, false);
-          named = true;
         }
       }
     }
-    if (!named) unclassified++;
+    if (bumps === before) unclassified++;
   }
 
   function publicRow(row: Row): CallRow {
@@ -225,13 +211,11 @@ export function createCallCounts(options: {
 
   return {
     observe(x) {
-      // The control plane's own writes and the docs are not calls of the API.
       if (x.path.startsWith('/_sim') || x.path.startsWith('/docs')) return;
       const query = x.queryText ?? '';
       const paramsText = x.body === undefined ? query : query === '' ? x.body : `${query}&${x.body}`;
       countCall(x, paramsText);
       if (x.operation === undefined) countUnmatched(x);
-      // The API's operations alone: a TRON node read is not a call of the API.
       else if (!(x.operation in NODE_OPERATIONS)) {
         called.set(x.operation, (called.get(x.operation) ?? 0) + 1);
         for (const [name] of new URLSearchParams(paramsText)) {
@@ -266,7 +250,7 @@ export function createCallCounts(options: {
     },
     coverage() {
       const counted: Record<string, number> = {};
-      // The spec's ids in their order, then the kinds it does not list (a backwards transition, say).
+      // The spec's ids in their order, then those it does not list.
       for (const id of KNOWN_COVERAGE_IDS) if (exercised.has(id)) counted[id] = exercised.get(id)!;
       for (const [id, n] of exercised) counted[id] ??= n;
       // What the settings rule out is the simulator's to say; an upstream or a recording decides for itself.
@@ -327,16 +311,11 @@ export type CallRow = components['schemas']['CallRow'];
  */
 export function callDifferences(row: CallRow, filter: CallFilter): string[] {
   const out: string[] = [];
-  if (filter.operation !== undefined && row.operation !== filter.operation)
-    out.push(`operation is ${row.operation ?? 'none'}, not ${filter.operation}`);
-  if (filter.method !== undefined && row.method !== filter.method.toUpperCase())
-    out.push(`method is ${row.method}, not ${filter.method.toUpperCase()}`);
-  if (filter.path !== undefined && row.path !== filter.path)
-    out.push(`path is ${row.path}, not ${filter.path}`);
-  if (filter.status !== undefined && row.status !== filter.status)
-    out.push(`status is ${row.status}, not ${filter.status}`);
-  if (filter.account !== undefined && row.account !== filter.account)
-    out.push(`account is ${row.account ?? 'none'}, not ${filter.account}`);
+  for (const key of ['operation', 'method', 'path', 'status', 'account'] as const) {
+    const wanted = key === 'method' ? filter.method?.toUpperCase() : filter[key];
+    if (wanted !== undefined && row[key] !== wanted)
+      out.push(`${key} is ${row[key] ?? 'none'}, not ${wanted}`);
+  }
   for (const [name, value] of Object.entries(filter.params ?? {})) {
     const sent = Object.hasOwn(row.params, name) ? row.params[name] : undefined;
     if (sent !== String(value))

@@ -1,7 +1,4 @@
-/**
- * What the pipeline keeps of a request while it is answered: the context variables the
- * steps set and the finishing step (exchange.ts) reads, and a socket's request's bindings.
- */
+/** What the pipeline keeps of a request: the variables the steps set and exchange.ts reads. */
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import type { Account, SimulatorError } from '../engine/index.ts';
@@ -21,9 +18,7 @@ export interface SimEnv {
     api: true;
     /** The body's bytes, read by the body-limit step (request-body.ts). */
     body: Uint8Array;
-    /** The operationId the request was routed to. */
     operation: string;
-    /** The account of the request's API-KEY, once authenticated. */
     account: Account;
     /** What the request's `Prefer: outcome=…` asked for, once accepted. */
     outcomeAsked: PreferOutcome;
@@ -38,12 +33,8 @@ export interface SimEnv {
     responseText: string;
     /** Proxy mode: where the upstream's answer breaks the spec. */
     violations: { path: string; message: string }[];
-    /** Proxy mode: why the request was not forwarded. */
     refused: string;
-    /**
-     * Proxy mode: the keys (with their aliases) a copy of this exchange must not hold by
-     * value, the request's own API-KEY above all, which an upstream may echo.
-     */
+    /** Proxy mode: the keys (with their aliases) a copy of this exchange must not hold. */
     keys: ReadonlyArray<readonly [key: string, alias: string]>;
     /** The kind of rejection answered, for the error catalogue (settings.errors). */
     rejection: ErrorCatalogueKind;
@@ -52,7 +43,6 @@ export interface SimEnv {
   };
 }
 
-/** The context of a request in the pipeline. */
 export type SimContext = Context<SimEnv>;
 
 /**
@@ -69,8 +59,13 @@ export function asSent(c: SimContext): { path: string; query: string | undefined
   return q === -1 ? { path: raw, query: undefined } : { path: raw.slice(0, q), query: raw.slice(q + 1) };
 }
 
-/** A request target in origin form: routing reads the target alone, never the Host. */
-function originForm(target: string): string {
+/**
+ * A request target in origin form: routing reads the target alone, never the Host.
+ *
+ * @example
+ *   originForm('http://127.0.0.1:8787/v1/account'); // '/v1/account'
+ */
+export function originForm(target: string): string {
   if (target.startsWith('/')) return target;
   const authority = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(target);
   if (!authority) return target;

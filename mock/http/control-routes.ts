@@ -42,11 +42,9 @@ export interface ControlContext {
   version: string;
   /** The starting scenario as the user gave it, for GET /_sim/scenario. */
   scenario: C['Scenario'];
-  /** What responds to the API, and in front of a service or a recording what it has done. */
   source: ResponseSource;
   /** False when the control plane is off: health advertises no capability. */
   controlEnabled: boolean;
-  /** The counting layer: calls and coverage, which a reset leaves. */
   calls: CallCounts;
 }
 
@@ -89,6 +87,8 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
     };
   const body = async <T>(c: Parameters<MiddlewareHandler<SimEnv>>[0], operationId: string): Promise<T> =>
     check<T>(validators.jsonBody(operationId), await readJsonBody(c), 'Field');
+  const query = <T>(c: Parameters<MiddlewareHandler<SimEnv>>[0], operationId: string): T =>
+    check<T>(queryValidators.request(operationId), readQuery(c));
 
   control.get('/health', op('getHealth'), (c) => {
     const capabilities: C['Capability'][] = [];
@@ -96,7 +96,6 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
       if (engine.clock.mode === 'manual') capabilities.push('clock');
       capabilities.push('rules', 'accounts', 'activation');
     }
-    // Duplicate handling is API behaviour, not a control-plane call.
     if (mode === 'simulator' && engine.settings().duplicateOutOrderNo === 'return-existing')
       capabilities.push('duplicates');
     const health: C['Health'] = {
@@ -125,11 +124,8 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   });
 
   control.get('/scenario', op('getScenario'), (c) => {
-    const redacted = {
-      ...ctx.scenario,
-      accounts: ctx.scenario.accounts?.map((a) => ({ ...a, apiKey: '[redacted]' })),
-    };
-    return sendJson(c, redacted);
+    const accounts = ctx.scenario.accounts?.map((a) => ({ ...a, apiKey: '[redacted]' }));
+    return sendJson(c, { ...ctx.scenario, accounts });
   });
 
   control.get('/clock', op('getClock'), (c) => sendJson(c, clockView(engine)));
@@ -194,14 +190,8 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   });
 
   control.get('/orders', op('listOrders'), auth, async (c) => {
-    const query = check<{ status?: OrderStatusCode; limit?: number }>(
-      queryValidators.request('listOrders'),
-      readQuery(c),
-    );
-    const orders = engine.orders(c.get('account'), {
-      limit: query.limit ?? 100,
-      ...(query.status ? { status: query.status } : {}),
-    });
+    const { status, limit } = query<{ status?: OrderStatusCode; limit?: number }>(c, 'listOrders');
+    const orders = engine.orders(c.get('account'), { limit: limit ?? 100, ...(status ? { status } : {}) });
     return sendJson(c, { orders: orders.map((o) => orderView(engine, o)) });
   });
   control.get('/orders/:orderId', op('getOrderTimeline'), auth, (c) => {
@@ -308,8 +298,7 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   });
 
   control.get('/calls', op('listCalls'), async (c) => {
-    const query = check<{ limit?: number }>(queryValidators.request('listCalls'), readQuery(c));
-    return sendJson(c, ctx.calls.list(query.limit ?? 1000));
+    return sendJson(c, ctx.calls.list(query<{ limit?: number }>(c, 'listCalls').limit ?? 1000));
   });
   control.delete('/calls', op('clearCalls'), (c) => {
     ctx.calls.clearCalls();
@@ -318,10 +307,10 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   control.get('/calls/count', op('countCalls'), async (c) => {
     const raw = readQuery(c);
     const COUNT_CRITERIA = new Set(['operation', 'method', 'path', 'status', 'account']);
-    const query = check<CallFilter>(queryValidators.request('countCalls'), raw);
+    const checked = query<CallFilter>(c, 'countCalls');
     const filter: CallFilter = {};
     for (const key of ['operation', 'method', 'path', 'status', 'account'] as const)
-      if (query[key] !== undefined) (filter as Record<string, unknown>)[key] = query[key];
+      if (checked[key] !== undefined) (filter as Record<string, unknown>)[key] = checked[key];
     // Parameters are spelled params[name]=value (OpenAPI's deepObject), read here by hand.
     for (const [key, value] of Object.entries(raw)) {
       const name = /^params\[(.+)\]$/.exec(key)?.[1];
@@ -348,15 +337,9 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   });
 
   control.get('/journal', op('getJournal'), async (c) => {
-    const query = check<{ limit?: number; operation?: string }>(
-      queryValidators.request('getJournal'),
-      readQuery(c),
-    );
+    const { limit, operation } = query<{ limit?: number; operation?: string }>(c, 'getJournal');
     return sendJson(c, {
-      entries: journal.list({
-        limit: query.limit ?? 100,
-        ...(query.operation ? { operation: query.operation } : {}),
-      }),
+      entries: journal.list({ limit: limit ?? 100, ...(operation ? { operation } : {}) }),
     });
   });
   control.delete('/journal', op('clearJournal'), (c) => {

@@ -1,11 +1,6 @@
 /**
- * The one pipeline: a Hono app whose ordered steps every request passes, over a socket
- * (node-server.ts) or in process (`sim.fetch`, `app.request`, the MSW handlers): the
- * socket's guard (request-guard.ts); the finishing step around the rest (exchange.ts); the
- * body limit (request-body.ts); the control plane's token and loopback rule; the change
- * log's refusal; in proxy and replay mode the TRON node's reads; the API's steps
- * (api-steps.ts); the 405 of a control-plane path; the routes of the control plane, the
- * dashboard and the docs. What a step throws is answered by the one error handler.
+ * The one pipeline every request passes, over a socket or in process: guard, finishing step,
+ * body limit, control guard, change log, TRON node, API steps, 405, routes; one error handler.
  */
 import { Hono } from 'hono';
 import { methodNotAllowed as allowedOnly } from 'hono/method-not-allowed';
@@ -32,7 +27,6 @@ export type ResponseSource = SourceSteps &
 /** What /_sim/health says of a proxy's or a replay's work (spec/control.yaml's ProxyStats). */
 export type ProxyStats = components['schemas']['ProxyStats'];
 
-/** The steps of a response source in the pipeline. */
 interface SourceSteps {
   /** Whether a path (as the app routes it) is this source's to answer; the rest is the control plane's or nobody's. */
   takes(path: string): boolean;
@@ -48,12 +42,10 @@ interface AppOptions {
   engine: Engine;
   source: ResponseSource;
   faults: FaultInjector;
-  /** Where every finished exchange is announced. */
   exchanges: ExchangeEvents;
   control: ControlContext;
   controlOptions?: ControlOptions;
   remoteAddress?: RemoteAddress;
-  /** Largest request body accepted, bytes. */
   maxBodyBytes: number;
   /** Reports unexpected errors (a 500 is a simulator bug). */
   onUnexpectedError?: ((error: unknown) => void) | undefined;
@@ -86,7 +78,6 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
   app.use(refuseWhileUnkept(options.changeLog));
   if (options.node) app.use(tronNodeForward(options.node));
   for (const step of apiSteps(engine, source, options.faults)) app.use(step);
-  // Only the control plane's, the dashboard's and the docs' requests come this far.
   app.use(
     allowedOnly({
       app,
@@ -99,7 +90,7 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
   app.route('/_sim', controlRoutes(options.control));
   app.route('/_sim', dashboardRoutes(options.control));
   app.route('/docs', docsRoutes());
-  // The TRON node's subset under java-tron's own paths; in proxy and replay mode the engine is no chain's.
+  // The TRON node under java-tron's paths: the engine's chain, in simulator mode only.
   if (source.mode === 'simulator') app.route('/', tronNodeRoutes(engine, options.faults));
 
   // Answered, not thrown: the 405 step looks only at a 404 that carries no error.

@@ -72,10 +72,7 @@ function dashboardSnapshot(ctx: ControlContext, orderLimit: number = DASHBOARD_O
   };
 }
 
-/**
- * The change event the page hears of an engine event, if any: a change of rules, the supply
- * or an address comes by the journal's event of the control call that made it.
- */
+/** The change event of an engine event; rules, supply and addresses come by the journal's event. */
 function engineChange(event: EngineEvent): ChangeEvent | undefined {
   if (event.type === 'order') return { type: 'order', id: event.order.id };
   if (event.type === 'account') return { type: 'account', id: event.account.walletAddress };
@@ -92,10 +89,7 @@ const WEIGHT: Record<ChangeEvent['type'], number> = {
   reset: 4,
 };
 
-/**
- * Sends `change` events while the client listens, at most one per EVENT_INTERVAL_MS: the
- * changes between two sends collapse into one pending slot, so a stalled reader holds one event.
- */
+/** Sends `change` events, at most one per EVENT_INTERVAL_MS; changes between sends collapse into one. */
 async function pumpChanges(stream: SSEStreamingApi, ctx: ControlContext, signal: AbortSignal): Promise<void> {
   let pending: ChangeEvent | undefined;
   let wake = (): void => {};

@@ -1,13 +1,12 @@
 /**
- * Interactive API reference: Swagger UI, served locally, for the API at /docs and the control
- * plane at /docs/control (dashboard/static/docs.html). The simulator is the first server, as
- * the relative URL `/`, so "Try it out" talks to it; the request's Host is never written in.
+ * Swagger UI for the API at /docs and the control plane at /docs/control; the simulator is
+ * the first server, as the relative URL `/` (never the request's Host).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Hono, type Context } from 'hono';
+import { Hono } from 'hono';
 import { loadSpec, type DocumentName } from '../../src/spec/loader.ts';
 import { SimulatorError } from '../engine/index.ts';
 import type { SimEnv } from './context.ts';
@@ -19,11 +18,7 @@ const ASSETS: Record<string, string> = {
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
 };
 
-/**
- * The package ships the two files in dist/swagger-ui/ rather than depending on
- * swagger-ui-dist, whose @scarf/scarf runs a postinstall that reports installs; a checkout
- * reads them from swagger-ui-dist, a devDependency.
- */
+/** The package ships the files in dist/swagger-ui/ (swagger-ui-dist's postinstall reports installs); a checkout reads the devDependency. */
 function assetDirectory(): string {
   const shipped = fileURLToPath(new URL('../../swagger-ui/', import.meta.url));
   if (existsSync(shipped)) return shipped;
@@ -50,21 +45,17 @@ export function docsRoutes(): Hono<SimEnv> {
 
   // One page for both documents: its script picks the document by the path.
   const page = dashboardAssets();
-  const sendPage = (c: Context<SimEnv>): Response =>
-    c.html(page.get('docs.html')!.body, 200, { 'X-Content-Type-Options': 'nosniff' });
-  docs.get('/', sendPage);
-  docs.get('/control', sendPage);
+  docs.on('GET', ['/', '/control'], (c) =>
+    c.html(page.get('docs.html')!.body, 200, { 'X-Content-Type-Options': 'nosniff' }),
+  );
   docs.get('/openapi.json', (c) => c.json(withLocalServer('api')));
   docs.get('/control.json', (c) => c.json(withLocalServer('control')));
   docs.get('/assets/:file', (c) => {
     const file = c.req.param('file');
     const type = ASSETS[file];
     if (!type) throw new SimulatorError('notFound', `No asset '${file}' under /docs/assets.`);
-    let content = cache.get(file);
-    if (!content) {
-      content = readFileSync(path.join(assetDirectory(), file));
-      cache.set(file, content);
-    }
+    const content = cache.get(file) ?? readFileSync(path.join(assetDirectory(), file));
+    cache.set(file, content);
     return c.body(new Uint8Array(content), 200, {
       'content-type': type,
       'cache-control': 'public, max-age=86400',

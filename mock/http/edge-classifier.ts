@@ -1,10 +1,7 @@
-/**
- * What the proxy may forward, from the method and request target as sent: only the exact
- * canonical spelling of a documented operation with its method. Any other spelling a lenient
- * server would route to an API path (`/`, `%2F`, `.json`, case…) is answered here.
- */
+/** What the proxy may forward: only a documented operation's exact path and method; another spelling is refused. */
+import { API_PREFIX, withoutApiPrefix } from './api-operations.ts';
+import { originForm } from './context.ts';
 
-/** One documented operation: its method and canonical path. */
 export interface EdgeOperation {
   readonly operationId: string;
   readonly method: string;
@@ -21,8 +18,6 @@ export type EdgeVerdict =
   /** Not the API. `order` says a spelling of it has an `order` segment. */
   | { kind: 'unknown'; order: boolean };
 
-/** The real service's prefix; its paths are accepted with and without it. */
-const API_PREFIX = '/api';
 /** Rounds of percent-decoding: enough for double and triple encoding. */
 const DECODE_ROUNDS = 4;
 /** The order path's last segment: a path that has it is never forwarded unless exact. */
@@ -49,7 +44,7 @@ export function createEdgeClassifier(
 
   return (method, sent) => {
     const raw = pathOf(sent);
-    const exact = raw.startsWith(API_PREFIX + '/') ? raw.slice(API_PREFIX.length) : raw;
+    const exact = withoutApiPrefix(raw);
     const atPath = byPath.get(exact);
     if (atPath) {
       const order = orderPaths.has(exact);
@@ -74,11 +69,9 @@ export function createEdgeClassifier(
   };
 }
 
-/** The path of a request target: origin-form as it is, absolute-form's path, no query or fragment. */
+/** The path of a request target, in origin form, without query or fragment. */
 function pathOf(target: string): string {
-  let path = target;
-  const scheme = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(path);
-  if (scheme) path = path.slice(scheme[0].length) || '/';
+  const path = originForm(target);
   const end = path.search(/[?#]/);
   return end === -1 ? path : path.slice(0, end);
 }
@@ -87,10 +80,7 @@ function lastSegment(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1);
 }
 
-/**
- * The path as the most lenient server would route it; `segments` keeps every segment seen
- * before dot segments were resolved, so `/v1/tron/order/..` still names the order.
- */
+/** The path as the most lenient server would route it; `segments` keeps those dot segments removed. */
 export function normalisePath(raw: string): { path: string; segments: string[] } {
   let decoded = raw;
   for (let round = 0; round < DECODE_ROUNDS; round++) {

@@ -1,9 +1,4 @@
-/**
- * The engine as the API's response source: the operation table (api-operations.ts) routed
- * by method and path, the account of the API-KEY, the parameters of the query and an
- * order's form body checked by the spec's precompiled validators, then the operation's
- * result in the success envelope.
- */
+/** The engine as the API's response source: operations routed, parameters checked, results enveloped. */
 import type { MiddlewareHandler } from 'hono';
 import type { SpecValidators, ValidateFunction } from '../../src/spec/loader.ts';
 import { SimulatorError, type Account, type Engine, type Outcome } from '../engine/index.ts';
@@ -46,8 +41,7 @@ export function authenticate(engine: Engine, key: string | undefined): Account {
 }
 
 /**
- * The control plane's per-account routes' step: requires a known API-KEY and puts its
- * account on the context.
+ * The step of the control plane's per-account routes: requires a known API-KEY, notes its account.
  *
  * @example
  *   control.get('/orders', requireApiKey(engine), (c) => c.json(list(c.get('account'))));
@@ -68,7 +62,6 @@ export function requireApiKey(engine: Engine): MiddlewareHandler<SimEnv> {
  */
 export function engineSource(engine: Engine, validators: SpecValidators): ResponseSource {
   const operations = Object.values(API_OPERATIONS) as ApiOperation[];
-  // The validator of each operation's parameters, from the spec; the methods of each path.
   const validatorOf = new Map<string, ValidateFunction>();
   const methodsAt = new Map<string, string[]>();
   for (const op of operations) {

@@ -1,8 +1,6 @@
 /**
- * Every rejection's answer, worded and shaped once: the rejections the HTTP layer makes
- * itself, and the error catalogue in force (settings.errors, errorStatus, unknownPath),
- * applied where a rejection becomes a response, so that every step before it sees the
- * simulator's own status, and an injected fault or an upstream's answer is never rewritten.
+ * Every rejection's answer, worded and shaped once; the error catalogue in force is applied
+ * only where a rejection becomes a response, never to a fault's or an upstream's answer.
  */
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -14,6 +12,7 @@ import { createRandomSource, type RandomSource } from '../engine/random-source.t
 import { SimulatorError, type Engine } from '../engine/index.ts';
 import type { ErrorCatalogueKind } from '../engine/settings.ts';
 import type { SimEnv } from './context.ts';
+import { parsedOrText } from './journal.ts';
 
 /**
  * The 404 of a path nobody answers.
@@ -28,12 +27,7 @@ export function notFound(): SimulatorError {
   );
 }
 
-/**
- * The 405 of a method a path does not take, with its Allow header.
- *
- * @example
- *   throw methodNotAllowed('PUT', '/v1/tron/price', ['GET', 'HEAD']);
- */
+/** The 405 of a method a path does not take, with its Allow header: `methodNotAllowed('PUT', path, ['GET'])`. */
 export function methodNotAllowed(method: string, path: string, allowed: readonly string[]): SimulatorError {
   return new SimulatorError(
     'methodNotAllowed',
@@ -42,30 +36,11 @@ export function methodNotAllowed(method: string, path: string, allowed: readonly
   );
 }
 
-/**
- * The 413 of a body over the simulator's limit.
- *
- * @example
- *   throw bodyTooLarge(65536);
- */
+/** The 413 of a body over the simulator's limit: `throw bodyTooLarge(65536)`. */
 export function bodyTooLarge(maxBytes: number): SimulatorError {
   return new SimulatorError(
     'bodyTooLarge',
     `The request body is larger than ${maxBytes} bytes; send a smaller body.`,
-  );
-}
-
-/**
- * The 400 of a request the HTTP layer cannot read: a request target or Host it cannot
- * build a URL from.
- *
- * @example
- *   unreadableRequest('Backslash in request path').status; // 400
- */
-export function unreadableRequest(why: string): SimulatorError {
-  return new SimulatorError(
-    'bodyInvalid',
-    `The request could not be read (${why}); send an origin-form target such as /v1/account.`,
   );
 }
 
@@ -97,9 +72,8 @@ export function report(reporter: ((error: unknown) => void) | undefined, error: 
   }
 }
 
-/** The journal status of a request whose client went away before it was read (nginx's 499). */
+/** The journal status and note of a request whose client went away before it was read (nginx's 499). */
 export const CLIENT_CLOSED_STATUS = 499;
-/** What the journal says of such a request. */
 export const CLIENT_CLOSED_NOTE =
   'The client closed the connection before the request was read; nothing was done.';
 
@@ -121,9 +95,8 @@ export function errorEnvelopeText(engine: Engine, error: SimulatorError): string
 }
 
 /**
- * The response to whatever a step threw: the catalogued envelope of a SimulatorError (with
- * `catalogue` false, uncatalogued), the 499 of a client gone mid-body, else the 500 of a
- * simulator bug, reported once. Notes the rejection and the body for the journal.
+ * The response to whatever a step threw: a SimulatorError's envelope (catalogued unless
+ * `catalogue` is false), a 499 for a client gone, else a reported 500.
  *
  * @example
  *   app.onError((error, c) => errorResponse(c, engine, error, report));
@@ -138,7 +111,6 @@ export function errorResponse(
   let simError: SimulatorError;
   if (error instanceof SimulatorError) simError = error;
   else if (clientGone(c)) {
-    // Nothing was done and nobody reads the answer; the journal says so (nginx's 499).
     c.set('response', { note: CLIENT_CLOSED_NOTE });
     return c.body(null, CLIENT_CLOSED_STATUS as ContentfulStatusCode);
   } else {
@@ -167,12 +139,7 @@ const CATALOGUED: ReadonlySet<string> = new Set<ErrorCatalogueKind>(REJECTION_KI
 const HTML_404 =
   '<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n<center><h1>404 Not Found</h1></center>\r\n</body>\r\n</html>\r\n';
 
-/**
- * How a rejection of the simulator's own is answered: the JSON error envelope, rewritten by
- * the catalogue in force (`errors` per kind, `errorStatus: always-200`, `unknownPath: html`)
- * unless `catalogue` is false (the control plane's rejections are the kit's own interface).
- * `response` is the body as the journal keeps it.
- */
+/** A rejection's answer: the envelope, rewritten by the catalogue in force unless `catalogue` is false. */
 function catalogued(
   engine: Engine,
   error: SimulatorError,
@@ -229,8 +196,7 @@ function fill(template: string, values: Readonly<Record<string, string>>): strin
   return template.replace(/\{(\w+)\}/g, (whole, name: string) => values[name] ?? whole);
 }
 
-// Each simulator's rejections draw their generated extra fields from a source of their own,
-// seeded from the simulator's seed, so the engine's own draws stay what they are.
+// Rejections' extra fields draw from a source of their own, so the engine's draws stay the same.
 const randoms = new WeakMap<Engine, RandomSource>();
 
 /** What a rejection's extra fields are made from: no parameters of its own, a fresh draw per answer. */
@@ -238,13 +204,4 @@ function extraContext(engine: Engine): Parameters<typeof addExtraFields>[2] {
   let random = randoms.get(engine);
   if (!random) randoms.set(engine, (random = createRandomSource((engine.seed ^ 0x72656a65) >>> 0)));
   return { params: {}, now: engine.clock.now(), random };
-}
-
-/** The body as the journal keeps it: its JSON when it is JSON, else its text. */
-function parsedOrText(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
 }

@@ -1,8 +1,6 @@
 /**
- * The one event of a finished exchange, `ExchangeFinished` (spec/control.yaml), built by the
- * pipeline's finishing step for every request and told to its observers (the journal, the
- * call counts) as it finishes; and the change log's rule: a change is acknowledged only once
- * the log beside `--state` (cli/state-log.ts) keeps it.
+ * `ExchangeFinished` (spec/control.yaml), built for every request and told to its observers;
+ * and the change log's rule: a change is acknowledged only once the `--state` log keeps it.
  */
 import type { MiddlewareHandler } from 'hono';
 import type { components } from '../../src/generated/control.ts';
@@ -15,7 +13,6 @@ import { JOURNAL_BODY_LIMIT } from './journal.ts';
 
 export type ExchangeFinished = components['schemas']['ExchangeFinished'];
 
-/** Where exchanges are announced once finished. */
 export interface ExchangeEvents {
   /** Announces one finished exchange to every listener, in the order they subscribed. */
   finish(exchange: ExchangeFinished): void;
@@ -61,7 +58,7 @@ export interface ChangeLog {
   check(): Error | undefined;
 }
 
-/** Methods that change nothing: answered whatever the change log's state. */
+/** Methods answered whatever the change log's state. */
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
@@ -80,8 +77,7 @@ export function refuseWhileUnkept(log: ChangeLog | undefined): MiddlewareHandler
 }
 
 /**
- * The refusal of a change the state log could not take: the engine put it back, or it was
- * never made.
+ * The refusal of a change the state log could not take (put back, or never made).
  *
  * @example
  *   throw notWritten(new Error('ENOSPC: no space left on device, write'));
@@ -102,23 +98,14 @@ export function notKept(): SimulatorError {
 }
 
 const NO_KEYS: ReadonlyArray<readonly [string, string]> = [];
-/** What the steps note on the context that the exchange copies as it is. */
-type Noted =
-  | 'operation'
-  | 'fault'
-  | 'faultKind'
-  | 'activation'
-  | 'outcomeAsked'
-  | 'violations'
-  | 'refused'
-  | 'rejection'
-  | 'chain';
+/** What the steps note on the context that the exchange copies as it is, in its field order. */
+const NOTED_FIRST = ['operation', 'fault', 'faultKind', 'activation'] as const;
+const NOTED_LAST = ['violations', 'refused', 'rejection', 'chain'] as const;
+type Noted = (typeof NOTED_FIRST)[number] | (typeof NOTED_LAST)[number] | 'outcomeAsked';
 
 /**
- * The finishing step, around every step but the socket's guard: a success while the change
- * log failed becomes the 507 (what time changed meanwhile may be unwritten), then the
- * request's ExchangeFinished is built from what the steps noted on the context and told,
- * before the response is sent, so that the client's next request finds it.
+ * The finishing step, around every step but the guard: a success while the change log failed
+ * becomes the 507; then the ExchangeFinished is told, before the response is sent.
  *
  * @example
  *   app.use(finishExchange({ engine, exchanges }));
@@ -155,7 +142,7 @@ export function finishExchange(options: {
         if (value !== undefined) (done as Record<Noted, unknown>)[name] = value;
       }
     };
-    copy(['operation', 'fault', 'faultKind', 'activation']);
+    copy(NOTED_FIRST);
     if (c.get('account')) done.account = c.get('account').walletAddress;
     if (query !== undefined) done.queryText = kept(query);
     const bytes = c.get('body');
@@ -171,7 +158,7 @@ export function finishExchange(options: {
       // The text is kept as it is only when hiding changed nothing and it holds no key or escape.
       if (text !== undefined && done.response === value && holdsNoKey(text, keys)) done.responseText = text;
     } else if (text !== undefined && text.length > 0) done.responseText = kept(text);
-    copy(['violations', 'refused', 'rejection', 'chain']);
+    copy(NOTED_LAST);
     options.exchanges.finish(done);
   };
 }
@@ -183,11 +170,7 @@ function holdsNoKey(text: string, keys: ReadonlyArray<readonly [string, string]>
   return true;
 }
 
-/**
- * Whether a request is journaled: not the control plane's reads (they change nothing, answer
- * the largest bodies, and a test polling them would push its calls out of the ring), nor
- * the journal's own clearing.
- */
+/** Whether a request is journaled: not the control plane's reads (a poll would flood the ring) nor the journal's own. */
 function isJournaled(method: string, path: string): boolean {
   if (path === '/_sim/journal' || path === '/_sim/events' || path === '/_sim/ui') return false;
   return !((method === 'GET' || method === 'HEAD') && (path === '/_sim' || path.startsWith('/_sim/')));
@@ -197,9 +180,8 @@ const MEDIA_TYPE = /^[\w.+-]{1,64}\/[\w.+-]{1,64}$/;
 const KEPT_PARAMETER = /^(charset|boundary)=[\w.'()+,/:=?-]{1,70}$/i;
 
 /**
- * A request's Content-Type as the journal keeps it, so that a copy of the request repeats
- * it: the media type and only its `charset` and `boundary` parameters (any other
- * parameter could carry anything, a key included); undefined when it names no media type.
+ * A request's Content-Type as the journal keeps it: the media type with only its `charset` and
+ * `boundary` (another parameter may hold a key); undefined when it names no media type.
  *
  * @example
  *   journalContentType('application/x-www-form-urlencoded; charset=UTF-8'); // the same
@@ -223,9 +205,5 @@ function journalBody(text: string): string {
   }
 }
 
-/**
- * The header of an in-process answer whose connection an injected fault cut (never sent: the
- * socket is gone): how it was cut (`close`, `reset` or `garbage`) and the fault's id, which
- * `sim.fetch` rejects on, as a real fetch does.
- */
+/** The header (never sent) of an in-process answer a fault cut: how (`close`, `reset`, `garbage`) and the fault's id. */
 export const DROPPED_HEADER = 'x-energy-sim-dropped';

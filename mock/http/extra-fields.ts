@@ -1,10 +1,4 @@
-/**
- * Fields the service sends that the API document does not list (settings.extraFields),
- * added to a success answer: a constant, a copy of a request parameter or of the order's
- * record, a time at a fixed offset from the order's creation, or a value of a format
- * drawn from a seeded random source. A client that reads such a field then reads it on
- * the simulator too.
- */
+/** Fields the service sends that the API document does not list (settings.extraFields), added to an answer. */
 import { encodeTronAddress } from '../../src/tron-address.ts';
 import type { Settings } from '../engine/index.ts';
 import { orderIdAt } from '../engine/order-id.ts';
@@ -29,8 +23,7 @@ export interface ExtraFieldContext {
 }
 
 /**
- * The value of one extra field, or undefined when its source has none here: the field is
- * then left out, as the service leaves out what it does not have.
+ * The value of one extra field; undefined (left out) when its source has none here.
  *
  * @example
  *   extraFieldValue({ path: '/data/fee', constant: '0' }, context); // '0'
@@ -78,8 +71,7 @@ function generated(field: ExtraField, { random, now }: ExtraFieldContext): unkno
 }
 
 /**
- * Adds the extra fields to an answer's body, in place. A field whose parent is not an
- * object (a `/data/x/y` where `data.x` is a string) cannot be placed and is left out.
+ * Adds the extra fields to an answer's body, in place; one whose parent is no object is left out.
  *
  * @example
  *   addExtraFields(body, [{ path: '/data/fee', constant: '0' }], context); // body.data.fee === '0'

@@ -1,8 +1,4 @@
-/**
- * The faults in force and which one hits a request (api-steps.ts carries it out). Whether a
- * probabilistic fault hits is drawn from a seeded source of its own, so a run repeats
- * exactly and the engine's ids do not shift.
- */
+/** The faults in force and which one hits a request, drawn from a seeded source of their own. */
 import type { components } from '../../src/generated/control.ts';
 import type { RandomSource } from '../engine/random-source.ts';
 
@@ -11,7 +7,6 @@ export type Fault = components['schemas']['Fault'];
 
 export interface FaultHit {
   fault: Fault;
-  /** Milliseconds to wait before answering. */
   latencyMs: number;
   /** For `response: garbage`: the bytes sent instead of an answer, from the seeded source. */
   garbage?: Uint8Array | undefined;
@@ -25,15 +20,13 @@ const GARBAGE_BYTES = 64;
 const LATENCY_SIGMA = 0.5;
 
 /**
- * A lognormal delay, `median × e^(sigma × z)` (z by Box–Muller), capped at a minute: most
- * come near the median, a few far later, as on a real network.
+ * A lognormal delay, `median × e^(sigma × z)` (z by Box–Muller), capped at a minute.
  *
  * @example
  *   lognormalMs(200, 0, random); // 200
  */
 export function lognormalMs(median: number, sigma: number, random: RandomSource): number {
-  // 1 - float() is in (0, 1]: the logarithm stays finite.
-  const u = 1 - random.float();
+  const u = 1 - random.float(); // in (0, 1]: the logarithm stays finite
   const v = random.float();
   const z = Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
   return Math.min(MAX_LATENCY_MS, Math.round(median * Math.exp(sigma * z)));
@@ -44,7 +37,6 @@ export interface FaultInjector {
   list(): Fault[];
   remove(id: string): boolean;
   clear(): void;
-  /** True while any fault is in force. */
   readonly active: boolean;
   /** Clears every fault and restarts the random source, as on a fresh simulator. */
   reset(): void;
@@ -87,7 +79,6 @@ export function createFaultInjector(newRandom: () => RandomSource): FaultInjecto
       random = newRandom();
     },
     take(operation) {
-      if (faults.length === 0) return undefined;
       for (const fault of faults) {
         // '*' is the API's four operations; the TRON node's reads are broken by name only.
         const hits = fault.operation === '*' ? operation !== 'tronNode' : fault.operation === operation;

@@ -1,8 +1,6 @@
 /**
- * The kit's one redaction of secrets, for every copy it keeps (journal, dashboard, logs,
- * recordings, violation reports). By name: a secret-named field, parameter or pair has its
- * value replaced. By value: a key the kit has seen is replaced by its alias wherever it
- * reappears. A body that does not parse is redacted too (a retry often reuses the key).
+ * The kit's one redaction of secrets for every copy it keeps: by name (a secret-named field or
+ * pair), and by value (a key seen before, replaced by its alias wherever it reappears).
  */
 
 const REDACTED = '[redacted]';
@@ -19,8 +17,7 @@ const SECRET_WORDS = [
 const SECRET_NAME = new RegExp(SECRET_WORDS.map(({ rule }) => rule).join('|'));
 
 /**
- * Whether a field name names a secret: apiKey, api_key, API-KEY, token, secret,
- * password, authorization, in any case and with any separator.
+ * Whether a field name names a secret (apiKey, token, password…), in any case and with any separator.
  *
  * @example
  *   isSecretName('API_K-E-Y'); // true
@@ -40,7 +37,7 @@ export interface RedactRule {
 
 /**
  * A JSON value with the rule applied to every string, name and secret-named field; the same
- * value when nothing changed; undefined when it nests deeper than MAX_DEPTH.
+ * value when nothing changed; undefined past MAX_DEPTH.
  *
  * @example
  *   redactWith({ apiKey: 'sk_1', msg: 'sk_live_12345' }, { text: (t) => replaceKeys(t, keys), secret: () => '[redacted]' });
@@ -73,8 +70,7 @@ export function redactWith(body: unknown, rule: RedactRule, depth = 0): unknown 
 type KeyPairs = ReadonlyArray<readonly [key: string, alias: string]>;
 
 /**
- * A JSON value with every secret-named field replaced and each of `keys` by its alias in
- * every string and name; the same value when nothing changed or it nests too deep.
+ * A JSON value with every secret-named field replaced and each of `keys` by its alias.
  *
  * @example
  *   redactKeys({ apiKey: 'sk_1', walletAddress: 'T…' }); // { apiKey: '[redacted]', walletAddress: 'T…' }
@@ -116,8 +112,7 @@ function redactPairs(text: string): string {
 }
 
 /**
- * A request body with its secret-named fields replaced: JSON is parsed (escapes can spell
- * "apiKey" many ways), anything else, or JSON too deep to walk, scanned for pairs.
+ * A request body with its secret-named fields replaced: JSON parsed, anything else scanned for pairs.
  *
  * @example
  *   redactBody('{"apiKey":"sk_1"}');           // '{"apiKey":"[redacted]"}'
@@ -145,8 +140,7 @@ export const MIN_SCRUBBED_KEY_LENGTH = 8;
 const TOKEN_EDGE = 'A-Za-z0-9_\\-';
 
 /**
- * A pattern matching `key` as a whole token, each of its characters raw or percent-encoded
- * (hex in either case): an echo may encode any of them, needed or not.
+ * A pattern matching `key` as a whole token, each character raw or percent-encoded.
  *
  * @example
  *   keyPattern('sk_live_12345').test('k=sk_live%5F12345'); // true
@@ -163,8 +157,7 @@ export function keyPattern(key: string): RegExp {
 }
 
 /**
- * A text with each key (of MIN_SCRUBBED_KEY_LENGTH or more) replaced by its alias wherever
- * it stands as a whole token, raw or percent-encoded.
+ * A text with each key (of MIN_SCRUBBED_KEY_LENGTH or more) replaced by its alias as a whole token.
  *
  * @example
  *   replaceKeys('invalid key sk_live_12345', [['sk_live_12345', 'key-2']]); // 'invalid key key-2'
@@ -214,8 +207,7 @@ export function createKeyAliases(limit = 10_000): KeyAliases {
 }
 
 /**
- * The keys a JSON value holds, in document order: the string of each secret-named field,
- * and the values of the secret-named pairs (`api_key=…`) any other string holds.
+ * The keys a JSON value holds, in order: secret-named fields' strings and pairs' values.
  *
  * @example
  *   secretValuesIn({ data: { token: 'tk_12345678', note: 'x' } }); // ['tk_12345678']
@@ -237,8 +229,7 @@ export function secretValuesIn(value: unknown): string[] {
 }
 
 /**
- * The keys a JSON answer holds, each once: secretValuesIn's, then the pairs its text shows
- * that parsing lost (a name given twice).
+ * The keys a JSON answer holds, each once, with the pairs its text shows that parsing lost.
  *
  * @example
  *   secretValuesOfJson({ msg: 'api_key=sk_12345678' }, '{"msg":"api_key=sk_12345678"}'); // ['sk_12345678']
@@ -252,9 +243,8 @@ export function secretValuesOfJson(value: unknown, text: string): string[] {
 const BARE_LITERAL = /^(?:-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)$/;
 
 /**
- * The values (unquoted, unescaped, long enough to be replaced) of every secret-named
- * `name: value` or `name=value` pair of a text. With `openEnd` the text is a window on a
- * longer one, and a pair running to its end is left to the next, overlapping window.
+ * The values (unquoted, unescaped, long enough) of a text's secret-named `name: value` or
+ * `name=value` pairs; with `openEnd`, a pair running to the end is left to the next window.
  *
  * @example
  *   secretPairValues('{"note":"new key sk_12345678","apiKey":"sk_12345678"'); // ['sk_12345678']
@@ -284,8 +274,7 @@ export function secretPairValues(text: string, options: { openEnd?: boolean } = 
 }
 
 /**
- * A URL fit to print or keep: its user information and the values of its secret-named
- * query parameters replaced (an upstream URL may carry credentials).
+ * A URL fit to print: its user information and secret-named query values replaced.
  *
  * @example
  *   redactUrl('https://me:pw@api.example/api?token=t1&x=1'); // 'https://[redacted]@api.example/api?token=[redacted]&x=1'

@@ -1,7 +1,4 @@
-/**
- * The request journal: what the simulator received and answered, in a ring buffer of fixed
- * capacity, each response kept as at most JOURNAL_RESPONSE_LIMIT characters of its text.
- */
+/** The request journal: a ring buffer of the exchanges, each response kept as its text, cut. */
 import type { components } from '../../src/generated/control.ts';
 import type { ExchangeFinished } from './exchange.ts';
 import { redactKeys } from './journal-redaction.ts';
@@ -19,7 +16,6 @@ export interface Journal {
   subscribe(listener: (entry: JournalEntry) => void): () => void;
 }
 
-/** Bodies are journaled up to this many characters. */
 export const JOURNAL_BODY_LIMIT = 4096;
 /** Responses are journaled up to this many characters of their JSON text, so the ring stays small. */
 export const JOURNAL_RESPONSE_LIMIT = 4096;
@@ -35,6 +31,20 @@ interface Kept {
 /** The fields an entry lists after its response, in the order the journal has always listed them. */
 const LISTED = ['durationMs', 'operation', 'fault', 'account', 'query', 'body', 'contentType'] as const;
 const RARE = ['violations', 'refused', 'outcomeAsked'] as const;
+
+/**
+ * A body as the journal keeps it: its JSON when it is JSON, else its text.
+ *
+ * @example
+ *   parsedOrText('{"a":1}'); // { a: 1 }
+ */
+export function parsedOrText(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
 
 /** The start of a text cut to `limit` characters, never splitting a surrogate pair. */
 function cut(text: string, limit: number): string {
@@ -59,17 +69,8 @@ export function createJournal(capacity: number): Journal {
   function listed({ id, exchange: x, responseText, truncated }: Kept): JournalEntry {
     const entry = { id, at: x.at, method: x.method, path: x.path, status: x.status } as JournalEntry;
     if (responseText !== undefined) {
-      if (truncated) {
-        entry.response = responseText;
-        entry.responseTruncated = true;
-      } else {
-        // A text that is no JSON (an upstream's, say) is listed as the text it was.
-        try {
-          entry.response = JSON.parse(responseText) as unknown;
-        } catch {
-          entry.response = responseText;
-        }
-      }
+      entry.response = truncated ? responseText : parsedOrText(responseText);
+      if (truncated) entry.responseTruncated = true;
     }
     const query = x.queryText !== undefined ? Object.fromEntries(new URLSearchParams(x.queryText)) : x.query;
     const fields = { ...x, query: query && (redactKeys(query) as Record<string, string>) };
@@ -97,7 +98,7 @@ export function createJournal(capacity: number): Journal {
         else ring[next] = kept;
         next = (next + 1) % capacity;
       }
-      // Listeners (request logs, the dashboard) hear every entry, even with nothing kept.
+      // Listeners hear every entry, even with nothing kept.
       for (const listener of listeners) listener(exchange as JournalEntry);
     },
     list(filter = {}) {

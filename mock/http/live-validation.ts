@@ -1,16 +1,11 @@
 /**
- * Live validation of the upstream's answers in proxy mode, on the operation's documented
- * facts only, as the contract suite checks the real service: each violation is reported
- * once per (operation, JSON path, rule) and kept in the answer's journal entry; an answer
- * that cannot be checked is one violation of its own, never taken for one that passed.
+ * Live validation of the upstream's answers in proxy mode: each violation reported once per
+ * (operation, JSON path, rule); an answer that cannot be checked is a violation of its own.
  */
 import { checkAnswer, compactJson } from '../../src/spec/response-check.ts';
 
 export interface LiveValidation {
-  /**
-   * The violations of one answer, as the journal keeps them; reports the new ones.
-   * `keep` is applied to every text reported or kept (the redaction of the request's key).
-   */
+  /** The violations of one answer, the new ones reported; `keep` redacts every text. */
   check(
     operationId: string,
     status: number,

@@ -14,9 +14,8 @@ const REJECTIONS: ReadonlySet<string> = new Set(REJECTION_KINDS);
 const ORDER_OUTCOMES = PREFER_OUTCOMES.filter((value) => !REJECTIONS.has(value));
 
 /**
- * The `outcome` preference of a Prefer header, undefined when it states none (RFC 7240 lets
- * a server ignore the others); a SimulatorError (400) for a value the spec does not list,
- * an order outcome on another operation, and in any mode but the simulator's.
+ * The `outcome` preference of a Prefer header, undefined when none; a 400 for a value not
+ * listed, an order outcome on another operation, or outside simulator mode.
  *
  * @example
  *   preferredOutcome('outcome=FAILED', 'simulator', 'createOrder');        // 'FAILED'
@@ -76,7 +75,6 @@ export function isRejection(outcome: PreferOutcome): outcome is PreferOutcome & 
 /** The value of the `outcome` preference in a Prefer header, unquoted; undefined when none. */
 function outcomeOf(header: string): string | undefined {
   for (const preference of header.split(',')) {
-    // A preference may carry parameters after ';', which the outcome does not use.
     const token = preference.split(';', 1)[0]!.trim();
     const eq = token.indexOf('=');
     const name = (eq === -1 ? token : token.slice(0, eq)).trim().toLowerCase();

@@ -1,7 +1,4 @@
-/**
- * The optional per-key rate limit: a fixed window on the simulator's clock, so a test
- * with a manual clock decides exactly when the window opens again.
- */
+/** The optional per-key rate limit: a fixed window on the simulator's clock. */
 import { SimulatorError, type Engine } from '../engine/index.ts';
 
 /** How many keys' windows are kept before those of past windows are swept. */
@@ -21,11 +18,9 @@ export interface RateLimiter {
  *   limiter.check(account.keyDigest); // throws SimulatorError 'rateLimited' (429) past the limit
  */
 export function createRateLimiter(engine: Engine): RateLimiter {
-  // One entry per key that called in the current window: keys of past windows are swept
-  // once many have gathered (in front of a service every request may carry a new key).
+  // One entry per key; past windows' are swept once many have gathered.
   const windows = new Map<string, { start: number; count: number }>();
-  // A reset goes back to the starting scenario, and a rewound clock must not land in an
-  // old window with its old count.
+  // A rewound clock must not land in an old window with its old count.
   engine.subscribe((event) => {
     if (event.type === 'reset') windows.clear();
   });

@@ -1,10 +1,8 @@
-/**
- * A recording as the API's response source (`serve --replay FILE`): every API request goes
- * to the replay as it came, answered as recorded, or 501 for what it never saw.
- */
+/** A recording as the API's response source (`serve --replay FILE`): answered as recorded, or 501. */
 import { findApiOperation, isApiPath, withoutApiPrefix } from './api-operations.ts';
 import { asSent, type SimContext } from './context.ts';
 import type { ResponseSource } from './create-app.ts';
+import { parsedOrText } from './journal.ts';
 import { bodyOf } from './request-body.ts';
 import { servedHeaders } from './upstream-forward.ts';
 
@@ -61,11 +59,7 @@ export async function answerFromRecording(
 ): Promise<Response> {
   const response = await fetch(request);
   const text = await response.text();
-  try {
-    c.set('response', JSON.parse(text));
-  } catch {
-    c.set('response', text);
-  }
+  c.set('response', parsedOrText(text));
   const headers = servedHeaders(response.headers);
   // The text is decoded: its encoding no longer holds.
   delete headers['content-encoding'];

@@ -1,9 +1,4 @@
-/**
- * A request's body and parameters. The body is read once, bounded by the simulator's body
- * limit, before any step needs it: a body over the limit is refused (413) before anything
- * else, a declared one before a byte of it is read. Query and form parameters are read
- * once each; the control plane's JSON is read strictly and no deeper than it may nest.
- */
+/** A request's body (read once, bounded: over the limit a 413 before anything else) and parameters. */
 import type { Context, MiddlewareHandler } from 'hono';
 import { SimulatorError } from '../engine/index.ts';
 import type { SimContext, SimEnv } from './context.ts';
@@ -12,41 +7,23 @@ import { bodyTooLarge } from './error-catalogue.ts';
 const EMPTY = new Uint8Array(0);
 const UTF8 = new TextDecoder();
 
-/**
- * UTF-8 text of bytes, a malformed sequence replaced, as TextDecoder does.
- *
- * @example
- *   decodeText(new Uint8Array([0x6f, 0x6b])); // 'ok'
- */
+/** UTF-8 text of bytes, a malformed sequence replaced: `decodeText(new Uint8Array([0x6f, 0x6b]))` is 'ok'. */
 export function decodeText(bytes: Uint8Array): string {
   return UTF8.decode(bytes);
 }
 
-/**
- * The request's body as the body-limit step read it: its bytes, empty when none was sent.
- *
- * @example
- *   const bytes = bodyOf(c);
- */
+/** The request's body as the body-limit step read it: its bytes, empty when none was sent. */
 export function bodyOf(c: SimContext): Uint8Array {
   return c.get('body') ?? EMPTY;
 }
 
-/**
- * The request's body as text (UTF-8, a malformed sequence replaced).
- *
- * @example
- *   const text = textOf(c);
- */
+/** The request's body as text (UTF-8, a malformed sequence replaced). */
 export function textOf(c: SimContext): string {
   return decodeText(bodyOf(c));
 }
 
 /**
- * The step that reads the body of a request whose method has one, refusing it past
- * `maxBytes` (413) whatever else is wrong with the request. A declared length over the
- * limit is refused whatever the method; a GET's or HEAD's body is never read (the Node
- * server drains it).
+ * The step that reads the body, refusing it past `maxBytes` (413); a GET's or HEAD's is never read.
  *
  * @example
  *   app.use(limitBody(65536));
@@ -88,9 +65,8 @@ async function readBody(c: SimContext, maxBytes: number): Promise<Uint8Array> {
 }
 
 /**
- * The parameters of query strings and form bodies in one object, each once. A parameter
- * given twice with different values is refused: guessing which one the caller meant
- * would hide a bug in their client.
+ * The parameters of query strings and form bodies in one object; one given twice with
+ * different values is refused.
  *
  * @example
  *   readParams([['rentalCount=65000&period=1h', 'query string']]); // { rentalCount: '65000', period: '1h' }
@@ -121,10 +97,7 @@ export function readQuery(c: Context): Record<string, string> {
   return readParams([[q === -1 ? undefined : url.slice(q + 1), 'query string']]);
 }
 
-/**
- * How deep a JSON body may nest: the deepest the control plane takes nests 3 levels, and
- * deeper input is refused before anything recurses over it and overflows the stack.
- */
+/** How deep a JSON body may nest before anything recurses over it. */
 export const MAX_JSON_DEPTH = 32;
 
 // curl -d sends form or text types; the body is JSON either way.
@@ -151,8 +124,7 @@ export async function readJsonBody(c: SimContext): Promise<unknown> {
 }
 
 /**
- * Whether a JSON text nests `[` and `{` deeper than MAX_JSON_DEPTH, outside strings: one
- * pass, no recursion, safe on any input. Hand-written: JSON.parse has no depth option.
+ * Whether a JSON text nests deeper than MAX_JSON_DEPTH, in one pass (JSON.parse has no depth option).
  *
  * @example
  *   nestsTooDeep('{"a":[1,{"b":"[["}]}'); // false
@@ -175,11 +147,8 @@ export function nestsTooDeep(text: string): boolean {
 }
 
 /**
- * Parses a control-plane body; throws a SimulatorError (400) naming the field on a
- * duplicate field, an unsafe number (`{"trx":"5","trx":"6"}` would deposit 6, and
- * 9007199254740993 read as …992), or text that is not JSON. Hand-written: JSON.parse merges
- * duplicates and rounds numbers before a reviver sees them, and the parsers that report both
- * recurse. One iterative pass over text JSON.parse accepted: it finds tokens, not syntax.
+ * Parses a control-plane body; a 400 naming the field on a duplicate field or an unsafe
+ * number (JSON.parse merges and rounds them unseen), or text that is not JSON.
  *
  * @example
  *   parseStrictJson('{"trx":"5","trx":"6"}');  // throws: field 'trx' is given twice

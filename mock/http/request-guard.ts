@@ -1,10 +1,6 @@
 /**
- * The pipeline's first step, for a request that came over a socket (in process nothing is
- * reachable from a web page): what a web page must not do to a simulator, read it through
- * a DNS-rebound name (the Host check, as Vite's `server.allowedHosts`) or change the control
- * plane cross-site (a foreign `Origin`, `Sec-Fetch-Site`, or a body that is not JSON, which a
- * browser sends cross-site without a preflight). Hand-written: the dev servers' checks are
- * middleware of their own servers, and the rules fit in a few lines.
+ * The pipeline's first step for a socket's request: no DNS-rebound Host (as Vite's
+ * `server.allowedHosts`), no cross-site write to the control plane.
  */
 import { isIP } from 'node:net';
 import type { MiddlewareHandler } from 'hono';
@@ -23,7 +19,6 @@ export interface RequestGuardOptions {
   host?: string | undefined;
 }
 
-/** The parts of a request the guard reads. */
 export interface GuardedRequest {
   method: string;
   /** The request target as sent: `/path?query`, or an absolute URL. */
@@ -111,11 +106,8 @@ function isOwnOrigin(origin: string, host: string): boolean {
 }
 
 /**
- * Creates the guard: it answers the refusal of a request, or null to let it through. A Host
- * that is not `localhost`, `*.localhost`, an IP address (DNS rebinding needs a name), the
- * `host` listened on or one of `allowedHosts` is refused (403, code 10005), and so is no
- * Host at all, even with `'all'`. A write to `/_sim` with a foreign `Origin` or a cross-site
- * `Sec-Fetch-Site` is refused (403, code 10006), and with a body that is not JSON (415).
+ * Creates the guard: the refusal of a request, or null. A Host not allowed (or none, even with
+ * `'all'`) is a 403 (10005); a `/_sim` write cross-site a 403 (10006), without JSON a 415.
  *
  * @example
  *   const guard = createRequestGuard({ host: '0.0.0.0', allowedHosts: ['energy-sim'] });
@@ -138,13 +130,12 @@ export function createRequestGuard(
       exact.add(normal);
     }
   }
-  const allowedName = (name: string): boolean =>
-    exact.has(name) ||
-    suffixes.some((suffix) => name.endsWith(suffix)) ||
-    isIP(name.replace(/^\[|\]$/g, '')) !== 0;
   const allowedHost = (host: string): boolean => {
     const name = hostName(host);
-    return name !== undefined && allowedName(name);
+    if (name === undefined) return false;
+    return (
+      exact.has(name) || suffixes.some((s) => name.endsWith(s)) || isIP(name.replace(/^\[|\]$/g, '')) !== 0
+    );
   };
 
   return ({ method, url, headers }) => {
@@ -187,10 +178,8 @@ export function createRequestGuard(
     const hasBody =
       headers['transfer-encoding'] !== undefined || (length !== undefined && Number(length) !== 0);
     const type = first(headers['content-type']);
-    if (
-      hasBody &&
-      (type === undefined || type.split(';', 1)[0]!.trim().toLowerCase() !== 'application/json')
-    ) {
+    const json = type?.split(';', 1)[0]!.trim().toLowerCase() === 'application/json';
+    if (hasBody && !json) {
       return new SimulatorError(
         'contentTypeUnsupported',
         `The control plane reads JSON bodies only: send 'content-type: application/json' with ${method} ${path} (got ${type === undefined ? 'no content type' : `'${type}'`}).`,
@@ -204,9 +193,8 @@ export function createRequestGuard(
 export const SENT_HOST: unique symbol = Symbol('energy-rental-kit.sentHost');
 
 /**
- * The guard as the pipeline's first step: a socket's request is checked by the check its
- * server gave (`c.env.guard`), a refusal answered with the envelope, uncatalogued (it is the
- * kit's own, not the service's). A request in process passes.
+ * The guard as middleware: a socket's request is checked by `c.env.guard`, a refusal answered
+ * uncatalogued; a request in process passes.
  *
  * @example
  *   app.use(guardSocket(engine));
@@ -220,8 +208,7 @@ export function guardSocket(engine: Engine): MiddlewareHandler<SimEnv> {
     const headers = SENT_HOST in sent ? { ...incoming.headers, host: sent[SENT_HOST] } : incoming.headers;
     let refusal = guard({ method: incoming.method ?? 'GET', url: incoming.url ?? '/', headers });
     if (!refusal) return next();
-    // HTTP/1.1 makes Host mandatory (RFC 9112, 3.2): without one the request is malformed, a
-    // 400 with the connection closed; HTTP/1.0 had no Host, which stays the guard's 403.
+    // HTTP/1.1 requires Host (RFC 9112, 3.2): a 400 closing the connection; HTTP/1.0 keeps the 403.
     if (headers.host === undefined && incoming.httpVersion !== '1.0')
       refusal = new SimulatorError(
         'bodyInvalid',

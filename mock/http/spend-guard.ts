@@ -5,17 +5,12 @@
 import { formatUnits, SimulatorError } from '../engine/index.ts';
 import { decodeText } from './request-body.ts';
 
-/**
- * A form's text as every server reads it alike: the characters a query may hold unescaped
- * and well-formed escapes. Any other (a `;` some servers split on, a space, a `%` that
- * escapes nothing, a byte past ASCII) could be read differently upstream.
- */
+/** A form's text every server reads alike: unescaped query characters and well-formed escapes. */
 const PLAIN_FORM = /^(?:[A-Za-z0-9!$'()*+,./:=?@_~&-]|%[0-9A-Fa-f]{2})*$/;
 const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(?:;\s*charset="?utf-8"?\s*)?$/i;
 
 /**
- * The parameters of an order exactly as any upstream reads them, or the 400 naming the one
- * that could be read otherwise (a name given twice, a body not plain UTF-8 form encoding).
+ * The parameters of an order as any upstream reads them, or the 400 naming one read otherwise.
  *
  * @example
  *   orderParams('rentalCount=64000', 'period=1h', 'application/x-www-form-urlencoded'); // Map { rentalCount → '64000', period → '1h' }
@@ -29,12 +24,8 @@ export function orderParams(
   const params = new Map<string, string>();
   const seen = new Set<string>();
   const refuse = (parameter: string, why: string): never => {
-    const error = new SimulatorError(
-      'bodyInvalid',
-      `Order not forwarded: ${why}; the proxy forwards an order only when every server reads its parameters alike, so that what it prices and counts is what the upstream reads.`,
-    );
-    error.parameter = parameter;
-    throw error;
+    const message = `Order not forwarded: ${why}; the proxy forwards an order only when every server reads its parameters alike, so that what it prices and counts is what the upstream reads.`;
+    throw Object.assign(new SimulatorError('bodyInvalid', message), { parameter });
   };
   const read = (text: string, where: string): void => {
     if (!PLAIN_FORM.test(text)) refuse(where, `the ${where} is not plain form encoding`);
@@ -68,10 +59,7 @@ export function orderParams(
 }
 
 export interface SpendGuard {
-  /**
-   * Takes the next order when it fits, else counts it refused and says why; `cost` (its
-   * price in sun, or why none is known) is asked only under `--max-spend`.
-   */
+  /** Takes the next order when it fits, else counts it refused and says why; `cost` is asked under `--max-spend`. */
   admit(cost: () => Promise<{ sun?: number; why?: string }>): Promise<string | undefined>;
   /** Counts an order attempt answered before the guard was asked (another spelling or method). */
   refuse(): void;

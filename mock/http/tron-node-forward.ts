@@ -1,8 +1,4 @@
-/**
- * The TRON node's subset in front of a real node or a recording, by allow-list: only the
- * reads of spec/tron-node.yaml pass; a write never leaves. The node gets its own
- * TRON-PRO-API-KEY, never the rental API-KEY, and kept copies hold its alias.
- */
+/** The TRON node's reads (spec/tron-node.yaml) passed to a real node or a recording; a write never leaves. */
 import type { MiddlewareHandler } from 'hono';
 import { NODE_OPERATIONS } from '../../src/generated/lists.ts';
 import { SimulatorError } from '../engine/index.ts';
@@ -26,8 +22,7 @@ for (const [id, { method, path }] of Object.entries(NODE_OPERATIONS))
   ALLOWED.set(path, (ALLOWED.get(path) ?? new Map<string, string>()).set(method, id));
 
 /**
- * The step that takes every request to the node's namespaces: an allowed read goes to
- * `answer`, anything else is refused (404 for a path, 405 for a method) and goes nowhere.
+ * The step of the node's namespaces: an allowed read goes to `answer`, anything else is a 404 or 405.
  *
  * @example
  *   app.use(tronNodeForward(nodeForwarder(upstream, aliases, counters)));
@@ -79,8 +74,7 @@ export function nodeForwarder(
 }
 
 /**
- * The recording as the answer of the node's reads (`serve --replay FILE`): the request as the
- * node was sent it (no rental API-KEY, as recorded) is answered as recorded, or missed.
+ * The recording as the answer of the node's reads (`serve --replay FILE`).
  *
  * @example
  *   nodeReplay((request) => replay.transport(request, LIVE_CASE, LIVE_CASE));

@@ -1,8 +1,6 @@
 /**
- * The TRON full node's reads a rental's client makes (spec/tron-node.yaml), under java-tron's
- * paths, so `new TronWeb({ fullHost })` works unchanged: derived from the engine at the clock's
- * now (on /walletsolidity, less the confirmation lag), in java-tron's ways (`visible`, zero
- * fields left out, failures as HTTP 200 `{ "Error": … }`). No API-KEY is asked.
+ * The TRON full node's reads (spec/tron-node.yaml) under java-tron's paths and in its ways
+ * (`visible`, zero fields left out, failures as 200 `{ "Error": … }`), from the engine.
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { NODE_OPERATIONS } from '../../src/generated/lists.ts';
@@ -20,7 +18,7 @@ import {
   type Engine,
   type UsdtCall,
 } from '../engine/index.ts';
-import type { SimEnv } from './context.ts';
+import type { SimContext, SimEnv } from './context.ts';
 import { sendJson } from './api-views.ts';
 import { textOf } from './request-body.ts';
 import { injectFaults } from './api-steps.ts';
@@ -112,10 +110,7 @@ function readRequest(c: Context<SimEnv>, engine: Engine, confirmed: boolean): No
   };
 }
 
-/**
- * The Base58Check address of a field, in the form `visible` names; undefined when the
- * field is absent or names no TRON address (java-tron then answers as for an empty one).
- */
+/** The Base58Check address of a field, read in the form `visible` names; undefined when absent. */
 function addressOf(request: NodeRequest, field: string): string | undefined {
   const value = request.fields[field];
   if (value === undefined || value === '') return undefined;
@@ -142,27 +137,31 @@ const shown = (request: NodeRequest, address: string): string =>
 const shownText = (request: NodeRequest, text: string): string =>
   request.visible ? text : Buffer.from(text, 'utf8').toString('hex');
 
-/** The account of a field at the request's time, undefined while it does not exist. */
-function accountOf(engine: Engine, request: NodeRequest, field: string): ChainAccount | undefined {
+/**
+ * The account of a field at the request's time, undefined while it does not exist; notes for
+ * coverage what it shows: energy delegated, or none left after a delegation.
+ */
+function accountOf(
+  engine: Engine,
+  request: NodeRequest,
+  field: string,
+  c: SimContext,
+): ChainAccount | undefined {
   const address = addressOf(request, field);
   if (address === undefined) return undefined;
   // Only the pool lends: any other address needs the delegations to it alone.
   const delegations = engine.delegations(address === request.chain.poolAddress ? undefined : address);
-  return chainAccountAt(engine.address(address), delegations, request.chain, request.at);
-}
-
-/** Notes for coverage what a read of an account showed: energy delegated, or none left after a delegation. */
-function noteChain(c: Context<SimEnv>, account: ChainAccount | undefined): void {
+  const account = chainAccountAt(engine.address(address), delegations, request.chain, request.at);
   if (account?.received.length) c.set('chain', 'delivered');
   else if (account?.ended.length) c.set('chain', 'expired');
+  return account;
 }
 
 type Answer = (engine: Engine, request: NodeRequest, c: Context<SimEnv>) => unknown;
 
 const ANSWERS: Record<string, Answer> = {
   getaccount(engine, request, c) {
-    const account = accountOf(engine, request, 'address');
-    noteChain(c, account);
+    const account = accountOf(engine, request, 'address', c);
     if (!account) return {};
     return {
       address: shown(request, account.address),
@@ -177,8 +176,7 @@ const ANSWERS: Record<string, Answer> = {
     };
   },
   getaccountresource(engine, request, c) {
-    const account = accountOf(engine, request, 'address');
-    noteChain(c, account);
+    const account = accountOf(engine, request, 'address', c);
     if (!account) return {};
     return nonZero({
       freeNetLimit: FREE_NET_LIMIT,
@@ -191,8 +189,7 @@ const ANSWERS: Record<string, Answer> = {
   },
   getdelegatedresourcev2(engine, request, c) {
     const from = addressOf(request, 'fromAddress');
-    const account = accountOf(engine, request, 'toAddress');
-    noteChain(c, account);
+    const account = accountOf(engine, request, 'toAddress', c);
     // One record per pair, as java-tron keeps it: the stakes summed, the latest end.
     const running = account?.received.filter((d) => d.from === from) ?? [];
     if (running.length === 0) return {};
@@ -279,10 +276,7 @@ const SELECTORS: Record<string, string> = {
   'transfer(address,uint256)': 'a9059cbb',
 };
 
-/**
- * The USDT call a contract request makes, from `function_selector` and `parameter` or from
- * `data`; or the result java-tron answers when it cannot run (in `result`, never as Error).
- */
+/** The USDT call a contract request makes, or the `result` java-tron answers when it cannot run. */
 function contractCall(
   request: NodeRequest,
 ): { usdt: UsdtCall; data: string } | { result: { code: string; message: string } } {

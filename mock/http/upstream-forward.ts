@@ -1,8 +1,4 @@
-/**
- * One call to the upstream of `serve --upstream`, bounded in time and size, the body
- * included: an upstream unreachable, too large, with a status HTTP lacks or too slow is an
- * error envelope naming it (502 or 504), never a hang. The answer is passed on as it came.
- */
+/** One call to the upstream of `serve --upstream`, bounded in time and size: a failure is a 502 or 504, never a hang. */
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { SimulatorError } from '../engine/index.ts';
@@ -18,26 +14,20 @@ export interface UpstreamOptions {
   timeoutMs: number;
   /** Largest response body read, bytes. Default DEFAULT_UPSTREAM_MAX_BYTES. */
   maxBytes?: number | undefined;
-  /** Where calls go; a test passes a stand-in. Default: the global fetch. */
   fetch?: typeof fetch | undefined;
   /** The request headers passed on. Default: the API's (FORWARDED_REQUEST_HEADERS). */
   headers?: readonly string[] | undefined;
-  /** The option that names `url`, for messages. Default '--upstream'. */
+  /** The option naming `url` in messages. Default '--upstream'. */
   flag?: string | undefined;
 }
 
-/** The default of `--upstream-max-bytes`: 8 MiB, far above any response of the API, far below what hurts a process. */
+/** The default of `--upstream-max-bytes`. */
 export const DEFAULT_UPSTREAM_MAX_BYTES: number = 8 * 1024 * 1024;
 
 /** Marks a Response whose body is still content-encoded (createNodeFetch); the platform's fetch decodes it. */
 export const RAW_BODY: unique symbol = Symbol('energy-rental-kit.rawBody');
 
-/**
- * The upstream's response is larger than `maxBytes` (thrown here and by createNodeFetch).
- *
- * @example
- *   throw new UpstreamTooLarge(8_388_608, 104_857_600); // a Content-Length over the cap
- */
+/** The upstream's response is larger than `maxBytes` (thrown here and by createNodeFetch). */
 export class UpstreamTooLarge extends Error {
   constructor(
     readonly maxBytes: number,
@@ -53,12 +43,7 @@ export class UpstreamTooLarge extends Error {
   }
 }
 
-/**
- * The upstream answered with a status no Response can carry (below 200 or above 599).
- *
- * @example
- *   throw new UpstreamStatusInvalid('999');
- */
+/** The upstream answered with a status no Response can carry (below 200 or above 599). */
 export class UpstreamStatusInvalid extends Error {
   constructor(readonly status: string) {
     super(`the answer's status ${status} is not a final HTTP status`);
@@ -68,8 +53,9 @@ export class UpstreamStatusInvalid extends Error {
 
 /** The request headers passed on: what the API reads. Host, Origin and cookies stay here. */
 const FORWARDED_REQUEST_HEADERS = ['api-key', 'content-type', 'accept'];
-/** The response's headers passed back (and rate-limit ones): never set-cookie nor a hop-by-hop header. */
-const FORWARDED_RESPONSE_HEADERS = new Set(['content-type', 'content-encoding', 'location', 'retry-after']);
+/** The response's headers passed back: never set-cookie nor a hop-by-hop header. */
+const FORWARDED_RESPONSE_HEADERS =
+  /^(content-type|content-encoding|location|retry-after|ratelimit.*|x-ratelimit-.*)$/;
 
 /**
  * The headers a foreign answer (the upstream's, a recording's) is served with on the local
@@ -82,12 +68,7 @@ const FORWARDED_RESPONSE_HEADERS = new Set(['content-type', 'content-encoding', 
 export function servedHeaders(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};
   headers.forEach((value, name) => {
-    if (
-      FORWARDED_RESPONSE_HEADERS.has(name) ||
-      name.startsWith('ratelimit') ||
-      name.startsWith('x-ratelimit-')
-    )
-      out[name] = value;
+    if (FORWARDED_RESPONSE_HEADERS.test(name)) out[name] = value;
   });
   out['x-content-type-options'] = 'nosniff';
   if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(out['content-type'] ?? ''))
@@ -98,7 +79,6 @@ export function servedHeaders(headers: Headers): Record<string, string> {
 /** Statuses whose response has no body (a Response refuses one). */
 const NULL_BODY_STATUS = new Set([204, 205, 304]);
 
-/** What is forwarded of a request: its method, its path and query as sent, and the headers read. */
 export interface UpstreamRequest {
   readonly method: string;
   readonly pathAndQuery: string;
@@ -110,7 +90,6 @@ export interface UpstreamResponse {
   headers: Record<string, string>;
   /** The body as it came, in the pieces it came in: still encoded when `headers['content-encoding']` says so. */
   chunks: Uint8Array[];
-  /** The body's bytes in all. */
   size: number;
 }
 
@@ -241,8 +220,7 @@ function upstreamError(options: UpstreamOptions, maxBytes: number, error: unknow
 }
 
 /**
- * Forwards the request of `c` as it was sent, with `body`, and reads the answer for the
- * journal: what the API's and the TRON node's forwarders share.
+ * Forwards the request of `c` as sent and reads the answer for the journal.
  *
  * @example
  *   const { response, read } = await forwardSent(c, proxy.upstream, body);
@@ -277,15 +255,14 @@ export type ReadResponse =
   | { json: unknown; journal: unknown; text: string; unchecked?: undefined }
   | { json?: undefined; journal: string; unchecked?: Unchecked | undefined };
 
-/** Bytes of a body that is not checked decoded for the journal, which keeps only the start of it. */
+/** Bytes of an unchecked body decoded for the journal. */
 const JOURNAL_TEXT_BYTES = 2 * JOURNAL_RESPONSE_LIMIT;
 
-/** The largest body checked against the spec: checking holds the event loop; the API's answers are a few KiB. */
+/** The largest body checked against the spec: checking holds the event loop. */
 export const CHECK_MAX_BYTES: number = 4 * 1024 * 1024;
 
 /**
- * Reads a response for the check and the journal. A body larger than the check takes is
- * never joined whole: the journal keeps its start.
+ * Reads a response for the check and the journal; a body too large to check keeps only its start.
  *
  * @example
  *   const read = await readUpstreamResponse(response, 8 * 1024 * 1024);
@@ -298,7 +275,6 @@ export async function readUpstreamResponse(
   const type = response.headers['content-type'];
   const encoding = response.headers['content-encoding']?.trim().toLowerCase();
   const encoded = encoding !== undefined && encoding !== '' && encoding !== 'identity';
-  // Buffer.concat copies no more than the length it is given.
   const start = (chunks: readonly Uint8Array[], size: number): string =>
     decodeText(Buffer.concat(chunks, Math.min(size, JOURNAL_TEXT_BYTES)));
   const tooLarge = (size: number): Unchecked => ({
@@ -306,7 +282,6 @@ export async function readUpstreamResponse(
     message: `not checked: the body (${size} bytes) is larger than the ${CHECK_MAX_BYTES} bytes the proxy checks without holding up other requests`,
   });
   if (!type || !/\bjson\b/i.test(type)) {
-    // Nothing to check: the journal keeps the start of the text, and no more is decoded.
     if (encoded) return { journal: `[${encoding}-encoded answer, not kept]` };
     return { journal: start(response.chunks, response.size) };
   }
@@ -325,14 +300,8 @@ export async function readUpstreamResponse(
   const text = decodeText(bytes);
   const journal = text.slice(0, JOURNAL_TEXT_BYTES);
   // Checking and journaling recurse: too deep a body is not checked.
-  if (nestsTooDeep(text))
-    return {
-      journal,
-      unchecked: {
-        rule: 'depth',
-        message: `not checked: the body nests deeper than ${MAX_JSON_DEPTH} levels`,
-      },
-    };
+  const depth = `not checked: the body nests deeper than ${MAX_JSON_DEPTH} levels`;
+  if (nestsTooDeep(text)) return { journal, unchecked: { rule: 'depth', message: depth } };
   try {
     const json: unknown = JSON.parse(text);
     return { json, journal: json, text };

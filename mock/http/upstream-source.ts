@@ -1,7 +1,6 @@
 /**
- * The upstream as the API's response source (`serve --upstream URL`): only the canonical
- * spelling of a documented operation is forwarded (edge-classifier.ts), an order only past
- * the spending guard. The API key is forwarded, never kept: kept copies hold its alias.
+ * The upstream as the API's response source (`serve --upstream URL`): only a documented
+ * operation's exact spelling is forwarded, an order only past the spending guard.
  */
 import { loadSpec } from '../../src/spec/loader.ts';
 import { parseUnits, SimulatorError } from '../engine/index.ts';
@@ -140,15 +139,11 @@ async function forward(c: SimContext, proxy: ProxyContext): Promise<Response> {
   proxy.counters.forwarded++;
   const { response, read } = await forwardSent(c, proxy.upstream, body);
   // A key the response holds is hidden wherever else a copy shows it (the violation report too).
-  addKeys(
-    c,
-    proxy,
+  const echoed =
     read.json !== undefined
       ? secretValuesOfJson(read.json, read.text)
-      : typeof read.journal === 'string'
-        ? secretPairValues(read.journal)
-        : [],
-  );
+      : secretPairValues(String(read.journal));
+  addKeys(c, proxy, echoed);
   if (operation) {
     const keys = c.get('keys') ?? [];
     const violations = read.unchecked

@@ -1,7 +1,4 @@
-/**
- * Runs a validator compiled from the spec and turns a failure into a SimulatorError whose
- * message names the parameter and the rule, so a caller can fix the request from it alone.
- */
+/** Runs a spec validator; a failure is a SimulatorError naming the parameter and the rule. */
 import type { ErrorObject, ValidateFunction } from '../../src/spec/loader.ts';
 import { SimulatorError } from '../engine/index.ts';
 
@@ -23,12 +20,8 @@ export function check<T>(validate: ValidateFunction, input: unknown, noun = 'Par
       return typeof value === 'number' && !Number.isFinite(value);
     });
     if (name === undefined) return data as T;
-    const error = new SimulatorError(
-      'parameterInvalid',
-      `${noun} '${name}' must be a finite number (got '${String(original[name])}').`,
-    );
-    error.parameter = name;
-    throw error;
+    const message = `${noun} '${name}' must be a finite number (got '${String(original[name])}').`;
+    throw Object.assign(new SimulatorError('parameterInvalid', message), { parameter: name });
   }
   const { missing, message, belowMinimum, parameter } = describeErrors(validate.errors ?? [], original, noun);
   const error = new SimulatorError(missing ? 'parameterMissing' : 'parameterInvalid', message);
@@ -80,9 +73,7 @@ function describeErrors(
       parameter: options.map((o) => o.slice(1, -1)).join(' or '),
     };
   }
-  // One sentence per parameter, in the order ajv met them: a value that breaks two rules
-  // (a TRON address's pattern and its checksum format) is named once, by the rule that
-  // says most, and a later bad parameter is never crowded out by an earlier one's rules.
+  // One sentence per parameter, in ajv's order, by the rule that says most.
   const byParameter = new Map<string, ErrorObject>();
   for (const e of specific) {
     const name = parameterOf(e);
@@ -181,11 +172,7 @@ function describeOne(
   }
 }
 
-/**
- * A value as the message quotes it: at most 80 characters, and never a throw. Any value
- * can reach here (the JSON bodies nest freely), and JSON.stringify overflows the stack on
- * deep nesting, so objects are named by their shape rather than serialised.
- */
+/** A value as the message quotes it: at most 80 characters; objects by their shape (never a deep stringify). */
 function preview(raw: unknown): string {
   const cut = (text: string): string => (text.length > 80 ? `${text.slice(0, 80)}…` : text);
   if (typeof raw === 'string') return `'${cut(raw)}'`;
