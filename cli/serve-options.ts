@@ -1,7 +1,4 @@
-/**
- * `serve`'s options: its table in spec/cli.yaml read from flags and the environment once,
- * each mistake named with its option and its fix.
- */
+/** `serve`'s options: its table in spec/cli.yaml read from flags and environment once, each mistake named. */
 import { isIP } from 'node:net';
 import { TIMING_PROFILES, type TimingProfile } from '../mock/engine/index.ts';
 import { parseAllowedHosts } from '../mock/http/request-guard.ts';
@@ -236,12 +233,7 @@ function configFix(source: string): string {
     : `set ${OPTIONS.config.env} to the path of a JSON or YAML scenario, or unset it for the default scenario`;
 }
 
-/**
- * The scenario file of `--config` (or its variable), bounded in size, as YAML or JSON.
- *
- * @example
- *   const scenario = await readScenario('examples/scenario.yaml', '--config', fileLimit(50));
- */
+/** The scenario file of `--config`, YAML or JSON: `await readScenario(file, '--config', fileLimit(50))`. */
 export async function readScenario(file: string, source: string, limit: FileLimit): Promise<ScenarioInput> {
   let text: string;
   try {

@@ -24,10 +24,7 @@ export function exitOf(child: ChildProcess): Promise<{ code: number | null; sign
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 }
 
-/**
- * These commands run from a bundle of the CLI (scripts/cli-bundle.mjs), which starts in a fifth
- * of tsx's time; the others from bin/, so the launcher stays under test.
- */
+/** Commands run from the CLI's bundle (a fifth of tsx's start); others from bin/, to test the launcher. */
 const BUNDLED = new Set(['drift', 'calibrate', 'coverage']);
 const TEST_BUNDLE = join(ROOT, 'node_modules/.cache/energy-rental-kit/cli-all-but-suite.mjs');
 let bundled: Promise<string | undefined> | undefined;
@@ -80,9 +77,7 @@ async function spawnCli(
 }
 
 /**
- * Spawns the CLI and resolves once its stdout matches `ready`, whose first group is the
- * URL (by default the banner's first line).
- *
+ * Spawns the CLI and resolves once stdout matches `ready`, whose first group is the URL.
  * @example
  *   const { child, url } = await startCli(['serve', '--port', '0'], cleanups);
  */
@@ -129,12 +124,9 @@ export async function runCli(
 export const addressOf = (n: number): string => encodeTronAddress(new Uint8Array(20).fill(n));
 
 /**
- * A fresh snapshot: orders[0] COMPLETED (holding supply), orders[1] REFUNDED, orders[2]
- * PENDING, of accounts[0] (demo-key); accounts[1] has none.
- *
+ * A snapshot: orders[0] COMPLETED, [1] REFUNDED, [2] PENDING, all of accounts[0] (demo-key).
  * @example
- *   const saved = richSnapshot();
- *   saved.orders[1]!.status; // 'REFUNDED'
+ *   richSnapshot().orders[1]!.status; // 'REFUNDED'
  */
 export function richSnapshot(): EngineSnapshot {
   const sim = createSimulator({ clock: 'manual', timing: 'realistic' });
