@@ -12,7 +12,7 @@ interface LockOwner {
   startedAt: string;
 }
 
-/** Takes a state file's lock (CliError when a live process has it): `process.on('exit', lockStateFile(f))`. */
+/** Takes a state file's lock (CliError if a live process has it): `process.on('exit', lockStateFile(f))`. */
 export function lockStateFile(file: string): () => void {
   const real = realPathOf(file);
   const lock = `${real}.lock`;
