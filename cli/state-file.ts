@@ -32,7 +32,6 @@ export const STATE_FIX = 'pass the path of a state file, or of one to create';
 /**
  * Reads a state file of at most `limit`; undefined when there is none yet. `source` names
  * where the path came from in messages.
- *
  * @example
  *   const restore = loadState('.state/sim.json'); // undefined on the first start
  */
@@ -75,7 +74,6 @@ export function loadState(
 
 /**
  * Where a parsed state file breaks spec/control.yaml's StateFile schema: at most ten problems.
- *
  * @example
  *   stateFileProblems({ ...saved, seed: -1 }); // ['/seed: must be >= 0 (got -1)']
  */
@@ -106,7 +104,6 @@ export const temporaryOf = (file: string): string =>
 /**
  * Removes the temporary files that saves of a state file and its log left when their process
  * died; returns their paths. Call it holding the file's lock, so no live process writes one.
- *
  * @example
  *   for (const gone of removeLeftovers('.state/sim.json')) log.warn(`removed ${gone}`);
  */
@@ -140,7 +137,6 @@ const ORDERS_PER_CHUNK = 500;
 /**
  * Writes a snapshot atomically without holding the event loop, its orders a chunk at a time.
  * Resolves false, leaving the old file, when `cancelled()` turns true meanwhile.
- *
  * @example
  *   await writeStateInChunks('.state/sim.json', engine.snapshotLater());
  */
@@ -182,7 +178,6 @@ export async function writeStateInChunks(
  * Saves the engine's state `intervalMs` after the last save ended when it changed, and at once
  * on demand; each save then compacts the log. Saves go to the real path of `file`, so a
  * symlink keeps pointing at the state.
- *
  * @example
  *   const saver = startSaver(engine, '.state/sim.json', 1000, console.error, log);
  *   process.on('SIGTERM', () => { saver.stop(); saver.saveNow(); process.exit(0); });

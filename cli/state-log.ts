@@ -34,7 +34,6 @@ export const DEFAULT_LOG_MAX_MB = 64;
 
 /**
  * The log of a state file, beside its real path so every name of the file shares it.
- *
  * @example
  *   logFileOf('.state/sim.json'); // '/abs/.state/sim.json.log'
  */
@@ -49,7 +48,6 @@ const LOG_FIX = 'move it away to start from the state file alone (the changes it
  * The entries of a log after `after` (a snapshot's logSeq); none without a log. A last line
  * cut off by a crash is dropped, told to `warn` and cut from the file; a damaged line before
  * it stops the start, leaving the file untouched.
- *
  * @example
  *   const effects = readStateLog('/abs/sim.json.log', { limit, after: saved.logSeq, warn: log.warn });
  */
@@ -143,7 +141,6 @@ export interface StateLogOptions {
 
 /**
  * Opens a log for appending (made when there is none).
- *
  * @example
  *   const log = openStateLog(logFileOf(file), { stateFile: file, limit, fsync: 'everysec', maxBytes: 64 << 20, onFull, onError });
  *   engine.writeAhead(log);

@@ -57,7 +57,6 @@ function comment(doc: Document, entry: Learnt): void {
 
 /**
  * Calibrates and writes the scenario; resolves with the exit code.
- *
  * @example
  *   await runCalibrate(['recordings/upstream.json', '--out', 'calibrated.yaml']);
  */

@@ -29,7 +29,6 @@ export type Calibration = Learning;
 /**
  * The kind of rejection a request was, from what it sent (so live traffic calibrates too);
  * undefined for a success, a 5xx or a fault.
- *
  * @example
  *   rejectionKind(interactionWithoutKey); // 'apiKeyMissing'
  */
@@ -116,7 +115,6 @@ function refusedDuplicates(interactions: Interaction[]): Set<Interaction> {
 
 /**
  * Learns every calibratable setting a recording shows.
- *
  * @example
  *   const { settings, table } = calibrate(loadRecording('recordings/upstream.json'));
  */

@@ -38,7 +38,6 @@ const KIND_OF_KEYWORD: Record<string, [FindingKind, (schema: Record<string, unkn
 
 /**
  * Reports where a recording departs from spec/openapi.yaml.
- *
  * @example
  *   compareWithSpec(loadRecording('recordings/upstream.json')); // [] when the service matches the document
  */

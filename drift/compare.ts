@@ -150,7 +150,6 @@ function answerOf(pair: string): Answer {
 
 /**
  * Compares two inferred recordings.
- *
  * @example
  *   compareInferred(inferRecording(oldRecording), inferRecording(newRecording)); // [] when the shapes agree
  */
@@ -290,7 +289,6 @@ export function compareInferred(
 /**
  * A recording without the 429s a paced run waited out and sent again (`retried`), so it
  * compares like an unpaced one; a 429 the run gave up on stays.
- *
  * @example
  *   settled(recording).interactions.some((i) => i.retried); // false
  */

@@ -111,7 +111,6 @@ function driftReport({ files, spec, timingThreshold, limit }: DriftArgs): DriftR
 
 /**
  * Runs `drift`; resolves with 1 on breaking drift, else 0.
- *
  * @example
  *   await runDrift(['fixtures/simulator-recording.json', 'recordings/new.json', '--json', 'drift.json']);
  */

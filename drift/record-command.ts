@@ -59,7 +59,6 @@ export function parseRecordArgs(
 
 /**
  * Records and resolves with RECORD_EXIT's code; a failing suite's recording is written too.
- *
  * @example
  *   await runRecord(['--out', 'fixtures/simulator-recording.json']);
  */

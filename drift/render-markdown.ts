@@ -18,7 +18,6 @@ function side(label: string, s: DriftSide): string {
 
 /**
  * Renders a report.
- *
  * @example
  *   renderMarkdown(report); // '# Upstream drift\n\n…\n**Verdict: no drift.** …'
  */

@@ -47,7 +47,6 @@ function nodeOf(document: OpenAPIObject, schemas: unknown[]): SchemaNode | undef
 /**
  * The schema the document gives a response of an operation: the status's own, else
  * (for a rejection) the named fallback, as the contract suite's spec check picks it.
- *
  * @example
  *   documentedResponse('getPrice', 200)?.example; // the provider's published answer
  */

@@ -15,7 +15,6 @@ const KIND_BY_CODE = new Map<number, (typeof REJECTION_KINDS)[number]>(
 /**
  * The ids the tests met that a finding touches: its operation, or a status, transition or
  * rejection kind it names.
- *
  * @example
  *   exercisedBy({ operation: 'getOrderHistory', … }, usage); // ['op:getOrderHistory']
  */
@@ -46,7 +45,6 @@ export function exercisedBy(finding: Finding, usage: CoverageFile): string[] {
 
 /**
  * Marks each finding on exercised behaviour (`exercised: [ids]`) and puts those first.
- *
  * @example
  *   withUsage(report, usage, 'energy-coverage.json').usage; // { source: 'energy-coverage.json', exercisedFindings: 2 }
  */

@@ -69,7 +69,6 @@ export interface LoopResult {
 /**
  * Runs the loop on a variant (in-process, or at `baseUrl` when it is served), against an
  * already recorded default simulator.
- *
  * @example
  *   const { before, after } = await calibrateLoop(dir, 'family-time-units', defaults);
  */

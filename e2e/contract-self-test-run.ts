@@ -57,7 +57,6 @@ export interface SelfTestRun {
 /**
  * Runs the suite against every target in `dir` (an empty scratch folder) and checks that
  * each target has an outcome.
- *
  * @example
  *   const run = await runSelfTest(scratch, [{ name: 'plain', env: {} }], 3);
  *   run.outcome('plain').code; // 0

@@ -63,7 +63,6 @@ export const FRESH_ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 /**
  * Serves every variant of the family at `<url>/<variant>` (one service per variant, shared by
  * its callers), gzip-compressed with `Connection: close` for a member that chooses so.
- *
  * @example
  *   const family = await serveFamily();
  *   await fetch(`${family.url}/family-gateway/v1/account`, { headers: { 'API-KEY': 'demo-key' } });

@@ -1,7 +1,6 @@
 /**
  * Derives every generated artifact from spec/: models, a JSON copy of each document, ajv's
  * standalone validators, the lists code needs, and the CLI's option tables with docs/options.md.
- *
  * @example
  *   npx tsx scripts/generate.ts          # write src/generated/*
  *   npx tsx scripts/generate.ts --check  # exit 1 when the committed files are stale
@@ -61,7 +60,6 @@ export type SourceDocuments = Partial<Record<DocumentName, OpenAPI3>>;
 /**
  * Returns every generated file's repository path and its expected content, from the
  * documents in spec/ or, for those given, from `sources`.
- *
  * @example
  *   (await generateArtifacts()).get('src/generated/lists.ts'); // the module's text
  */

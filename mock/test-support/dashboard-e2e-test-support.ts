@@ -32,7 +32,6 @@ const CHROMIUM_ARGS = [
 
 /**
  * Launches headless Chromium with CHROMIUM_ARGS and `extraArgs`.
- *
  * @example
  *   const browser = await launchChromium([`--host-resolver-rules=MAP rebind.test 127.0.0.1`]);
  */

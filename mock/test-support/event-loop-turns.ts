@@ -1,7 +1,6 @@
 /**
  * Runs `work` and counts the event loop's turns meanwhile (one `setImmediate` per turn): the
  * proof that work on a large body yields between slices.
- *
  * @example
  *   const { result, turns } = await countingTurns(() => scrubLargeResponse(chunks, scrubber, false));
  *   expect(turns).toBeGreaterThanOrEqual(8);

@@ -25,7 +25,6 @@ const control = createValidators(loadSpec('control'));
 
 /**
  * POSTs an order with `query` in the URL (ORDER_QUERY unless told) and reads the answer.
- *
  * @example
  *   const reply = await postOrder(sim, `${ORDER_QUERY}&outOrderNo=a-1`);
  */
@@ -68,7 +67,6 @@ export const ordersOf = async (sim: Simulator, apiKey = 'demo-key') =>
 
 /**
  * Creates an account through the control plane and answers its key and wallet.
- *
  * @example
  *   const { apiKey } = await createAccount(sim, { balance: { trx: '100' } });
  */

@@ -18,7 +18,6 @@ const JSON_TYPE = { 'content-type': 'application/json' };
 
 /**
  * Sends a request to the app and reads its JSON body (undefined when empty).
- *
  * @example
  *   const reply = await send(sim, '/v1/account', { headers: { 'API-KEY': 'demo-key' } });
  */
@@ -40,7 +39,6 @@ export function expectValid(validate: ValidateFunction | undefined, body: unknow
 
 /**
  * Sends `method` to `path` with the API key and a JSON body when given, and reads the answer.
- *
  * @example
  *   const reply = await call(sim, 'POST', '/_sim/rules', { body: { match: { next: 1 }, outcome: 'FAILED' } });
  */
@@ -80,7 +78,6 @@ export function expectItems(reply: Reply, key: string, schema: string): void {
 /**
  * Sends one request to the simulated TRON node (POST with a JSON body, or GET with a query
  * when `body` is a string) and checks its answer against spec/tron-node.yaml.
- *
  * @example
  *   const { body } = await nodeCall(sim, '/wallet/getaccount', { address: ADDRESS, visible: true });
  */

@@ -24,7 +24,6 @@ export interface Listening {
 
 /**
  * Serves `sim` on a free loopback port.
- *
  * @example
  *   const served = await listen(createSimulator({ clock: 'manual' }));
  *   await served.close();
@@ -47,7 +46,6 @@ export async function listen(sim: Simulator, options: RequestGuardOptions = {}):
 /**
  * Sends one request with exactly the headers given (a `host` header replaces the real
  * one). An event stream is read up to its first bytes, then closed.
- *
  * @example
  *   await rawRequest(served.port, 'GET', '/v1/account', { host: 'evil.example', 'api-key': 'demo-key' });
  */
@@ -100,7 +98,6 @@ export interface RawResponse {
  * Writes `data` on a fresh connection, half-closes it (unless `keepOpen`), and collects
  * what comes back until the server closes the connection or `waitMs` passes: every byte as
  * text, the socket error seen (ECONNRESET, …) and the responses.
- *
  * @example
  *   const { responses } = await exchange(port, 'GET /_sim/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
  */
@@ -133,7 +130,6 @@ export function exchange(
 /**
  * A request's text: `head` is the request line and headers (no blank line), `body` is
  * appended with its Content-Length unless the head says otherwise.
- *
  * @example
  *   request('GET /v1/account HTTP/1.1\r\nHost: x\r\nAPI-KEY: demo-key');
  */

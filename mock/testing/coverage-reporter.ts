@@ -41,7 +41,6 @@ export interface CoverageReporterOptions {
 
 /**
  * The reporter. Vitest calls `onInit` before the tests and `onTestRunEnd` after them.
- *
  * @example
  *   const reporter = new EnergyCoverageReporter({ simulators: ['http://127.0.0.1:8080'] });
  */
@@ -120,7 +119,6 @@ export default class EnergyCoverageReporter {
 /**
  * Leaves one simulator's coverage where the reporter of this run reads it, when a reporter
  * runs (startSimulator's stop calls it).
- *
  * @example
  *   leaveCoverage(simulator.calls.coverage());
  */
