@@ -92,11 +92,7 @@ export const short = (value: unknown): string => {
   return text.length > 60 ? `${text.slice(0, 60)}…` : text;
 };
 
-/**
- * The envelope's `time` unit, from the first answer that carries one.
- * @example
- *   learnEnvelopeTimeUnit(interactions).settings.envelopeTimeUnit; // 'ms' for time "1741801809123"
- */
+/** The envelope's `time` unit, from the first answer with one: `learnEnvelopeTimeUnit(interactions)`. */
 export function learnEnvelopeTimeUnit(interactions: Interaction[]): Learning {
   const first = interactions.find((i) => {
     const time = bodyOf(i)?.time;

@@ -1,7 +1,4 @@
-/**
- * `energy-rental-kit drift`: compares two recordings, or one recording with
- * spec/openapi.yaml, and prints the report as markdown or JSON.
- */
+/** `energy-rental-kit drift`: compares two recordings, or one with spec/openapi.yaml; markdown or JSON. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileLimitFrom, type FileLimit } from '../src/bounded-file.ts';
@@ -109,11 +106,7 @@ function driftReport({ files, spec, timingThreshold, limit }: DriftArgs): DriftR
   });
 }
 
-/**
- * Runs `drift`; resolves with 1 on breaking drift, else 0.
- * @example
- *   await runDrift(['fixtures/simulator-recording.json', 'recordings/new.json', '--json', 'drift.json']);
- */
+/** Runs `drift`; resolves with 1 on breaking drift, else 0: `await runDrift([old, next, '--json', out])`. */
 export async function runDrift(
   argv: string[],
   options: { write?: (text: string) => void; env?: NodeJS.ProcessEnv } = {},

@@ -207,11 +207,7 @@ export function inferResponses(interactions: Interaction[]): Map<string, Respons
   return responses;
 }
 
-/**
- * Everything `drift` compares about a recording.
- * @example
- *   inferRecording(loadRecording('fixtures/simulator-recording.json')).responses.get('getPrice 2xx code 0');
- */
+/** All `drift` compares of a recording: `inferRecording(r).responses.get('getPrice 2xx code 0')`. */
 export function inferRecording(recording: Recording): InferredRecording {
   const codes = new Map<string, Map<number, Set<number | null>>>();
   const caseResponses = new Map<string, Set<string>>();
