@@ -91,19 +91,15 @@ function driftReport({ files, spec, timingThreshold, limit }: DriftArgs): DriftR
   }
   const old = sideOf(files[0]!, 'OLD', limit);
   const next = sideOf(files[1]!, 'NEW', limit);
-  const findings = compareRecordings(old.recording, next.recording, {
-    timingThresholdSeconds: timingThreshold,
-  });
+  const options = { timingThresholdSeconds: timingThreshold };
+  const findings = compareRecordings(old.recording, next.recording, options);
   const notes =
     old.recording.target.simulator === next.recording.target.simulator
       ? []
       : [
           'One recording is of a simulator and the other is not: control-plane operations and cases that need capabilities differ by design.',
         ];
-  return buildReport('recordings', old.side, next.side, findings, {
-    timingThresholdSeconds: timingThreshold,
-    notes,
-  });
+  return buildReport('recordings', old.side, next.side, findings, { ...options, notes });
 }
 
 /** Runs `drift`; resolves with 1 on breaking drift, else 0: `await runDrift([old, next, '--json', out])`. */
