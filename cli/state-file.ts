@@ -1,7 +1,4 @@
-/**
- * `--state FILE`: the simulator's state on disk, saved atomically (a temporary file flushed,
- * then renamed over the old one), so a crash leaves the previous state or the new one.
- */
+/** `--state FILE`: the state on disk, saved atomically (a flushed temporary file renamed over it). */
 import { closeSync, fsyncSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';

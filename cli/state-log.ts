@@ -1,8 +1,6 @@
 /**
- * `--state FILE`'s log of effects, `FILE.log`: one JSON line per change, written before the
- * change takes effect, so an acknowledged change survives a kill -9 and one the log could not
- * take is put back. A snapshot records the last change it holds (`logSeq`); at start the
- * entries after it are put on it, and after each snapshot the log keeps only those.
+ * `--state FILE`'s log of effects, `FILE.log`: one JSON line per change, written before it takes effect.
+ * A snapshot records the last change it holds (`logSeq`); the log then keeps only the entries after it.
  */
 import {
   closeSync,

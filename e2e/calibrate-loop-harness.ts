@@ -1,7 +1,4 @@
-/**
- * The calibration loop on a service: record it, calibrate, serve the scenario, record that
- * simulator, and count what `drift` still calls breaking (and what it did against the defaults).
- */
+/** The calibration loop: record a service, calibrate, serve the scenario, record it, count breaking drift. */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { serve } from '../cli/serve.ts';
@@ -66,12 +63,7 @@ export interface LoopResult {
   calibration: string;
 }
 
-/**
- * Runs the loop on a variant (in-process, or at `baseUrl` when it is served), against an
- * already recorded default simulator.
- * @example
- *   const { before, after } = await calibrateLoop(dir, 'family-time-units', defaults);
- */
+/** Runs the loop on a variant against recorded defaults: `await calibrateLoop(dir, variant, defaults)`. */
 export async function calibrateLoop(
   dir: string,
   variant: string,

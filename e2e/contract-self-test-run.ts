@@ -22,10 +22,7 @@ const CONTRACT_FILES = readdirSync(path.join(root, 'contract-tests')).filter((f)
   f.endsWith('.contract.test.ts'),
 );
 
-/**
- * Writes a folder per target with a test file per contract file, which imports it under a
- * query of its own (fresh module state per target) and hands useTarget the target's environment.
- */
+/** A folder per target, a test file per contract file importing it under its own query (fresh modules). */
 function writeTargetFiles(plan: SelfTestPlan): void {
   const helper = path.join(root, 'e2e/contract-self-test-target.ts');
   plan.targets.forEach((target, index) => {
@@ -55,11 +52,9 @@ export interface SelfTestRun {
 }
 
 /**
- * Runs the suite against every target in `dir` (an empty scratch folder) and checks that
- * each target has an outcome.
+ * Runs the suite against every target in `dir` (an empty folder); each target must have an outcome.
  * @example
- *   const run = await runSelfTest(scratch, [{ name: 'plain', env: {} }], 3);
- *   run.outcome('plain').code; // 0
+ *   (await runSelfTest(scratch, [{ name: 'plain', env: {} }], 3)).outcome('plain').code; // 0
  */
 export async function runSelfTest(
   dir: string,
