@@ -47,12 +47,8 @@ async function command(args: string[]): Promise<string[]> {
   if (bundle === undefined) return [BIN, ...args];
   const { href } = pathToFileURL(bundle);
   // As bin/ does with a module of the CLI: import it and run the arguments.
-  return [
-    '--input-type=module',
-    '-e',
-    `await (await import(${JSON.stringify(href)})).run(process.argv.slice(1));`,
-    ...args,
-  ];
+  const run = `await (await import(${JSON.stringify(href)})).run(process.argv.slice(1));`;
+  return ['--input-type=module', '-e', run, ...args];
 }
 
 /** Spawns the CLI with its output captured (`env` added to cleanEnv()); a cleanup kills it if it still runs. */
@@ -137,25 +133,12 @@ export function richSnapshot(): EngineSnapshot {
   engine.rules.add({ match: { outOrderNo: 'fail-me' }, outcome: 'FAILED' });
   engine.rules.add({ match: { pledgeAddress: addressOf(4) }, outcome: 'COMPLETED', times: 5 });
   const demo = engine.authenticate('demo-key')!;
-  engine.createOrder(demo, {
-    pledgeAddress: addressOf(1),
-    rentalCount: 65_000,
-    period: '1h',
-    outOrderNo: 'done',
-  });
-  engine.createOrder(demo, {
-    pledgeAddress: addressOf(2),
-    rentalCount: 70_000,
-    period: '1d',
-    outOrderNo: 'fail-me',
-  });
+  const order = (n: number, rest: Omit<Parameters<typeof engine.createOrder>[1], 'pledgeAddress'>): void =>
+    void engine.createOrder(demo, { pledgeAddress: addressOf(n), ...rest });
+  order(1, { rentalCount: 65_000, period: '1h', outOrderNo: 'done' });
+  order(2, { rentalCount: 70_000, period: '1d', outOrderNo: 'fail-me' });
   sim.advance(60_000);
-  engine.createOrder(demo, {
-    pledgeAddress: addressOf(5),
-    rentalCount: 80_000,
-    period: '10min',
-    outOrderNo: 'open',
-  });
+  order(5, { rentalCount: 80_000, period: '10min', outOrderNo: 'open' });
   const saved = engine.snapshot();
   const statuses = saved.orders.map((o) => `${o.status}${o.reserved ? '+reserved' : ''}`);
   if (statuses.join() !== 'COMPLETED+reserved,REFUNDED,PENDING')

@@ -73,9 +73,8 @@ export async function calibrateLoop(
   const upstream = await recordTarget(dir, variant, baseUrl ? { baseUrl } : { variant });
   const scenario = path.join(dir, `${variant}-calibrated.yaml`);
   let calibration = '';
-  const code = await runCalibrate([upstream, '--out', scenario], {
-    write: (text) => void (calibration += text),
-  });
+  const write = (text: string): void => void (calibration += text);
+  const code = await runCalibrate([upstream, '--out', scenario], { write });
   if (code !== 0) throw new Error(`calibrate failed on ${variant} (exit ${code}): ${calibration}`);
   const calibrated = await recordServed(dir, `${variant}-calibrated`, scenario);
   return {
