@@ -40,11 +40,8 @@ export async function order(
   extra = '',
   apiKey = 'demo-key',
 ): Promise<string> {
-  const reply = await postOrder(
-    sim,
-    `pledgeAddress=${pledgeAddress}&rentalCount=65000&period=1h${extra}`,
-    apiKey,
-  );
+  const query = `pledgeAddress=${pledgeAddress}&rentalCount=65000&period=1h${extra}`;
+  const reply = await postOrder(sim, query, apiKey);
   expect(reply.status).toBe(200);
   return reply.body.data.id;
 }
