@@ -291,14 +291,10 @@ export function openStateLog(file: string, options: StateLogOptions): StateLog {
       kept = undefined;
       // Written whole beside the log and renamed over it, so a crash leaves one or the other.
       const temporary = temporaryOf(file);
+      const data = Buffer.concat(rest.map((entry) => entry.line));
       const next = openSync(temporary, 'w');
-      let size = 0;
       try {
-        for (const entry of rest) {
-          for (let done = 0; done < entry.line.length;)
-            done += writeSync(next, entry.line, done, entry.line.length - done);
-          size += entry.line.length;
-        }
+        for (let done = 0; done < data.length;) done += writeSync(next, data, done, data.length - done);
         if (fsync !== 'no') fsyncSync(next);
       } catch (error) {
         closeSync(next);
@@ -315,7 +311,7 @@ export function openStateLog(file: string, options: StateLogOptions): StateLog {
       fd = openSync(file, 'a');
       if (flushing) closeAfterFlush.push(old);
       else closeSync(old);
-      bytes = size;
+      bytes = data.length;
       signalled = false;
     },
     abortSnapshot() {
