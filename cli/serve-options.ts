@@ -121,15 +121,9 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
   const httpUrl = (name: 'upstream' | 'tron-node', what: string): string | undefined => {
     const raw = pick(name);
     if (raw === undefined || raw === '') return undefined;
-    let url: URL | undefined;
-    try {
-      url = new URL(raw);
-    } catch {
-      url = undefined;
-    }
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    const protocol = URL.canParse(raw) ? new URL(raw).protocol : undefined;
+    if (protocol !== 'http:' && protocol !== 'https:')
       throw new CliError(`${label(name)} must be the http(s) base URL of ${what} (got '${raw}').`);
-    }
     return raw;
   };
   const upstream = httpUrl('upstream', 'the service, such as https://api.eopen.io/api');
