@@ -26,12 +26,7 @@ const FORMAT_BEFORE_LOG = 'energy-rental-kit/state@1';
 /** What to pass instead of a state path that is no regular file. */
 export const STATE_FIX = 'pass the path of a state file, or of one to create';
 
-/**
- * Reads a state file of at most `limit`; undefined when there is none yet. `source` names
- * where the path came from in messages.
- * @example
- *   const restore = loadState('.state/sim.json'); // undefined on the first start
- */
+/** Reads a state file of at most `limit`; undefined when there is none: `loadState('.state/sim.json')`. */
 export function loadState(
   file: string,
   { limit = DEFAULT_FILE_LIMIT, source = '--state' }: { limit?: FileLimit; source?: string } = {},
@@ -99,10 +94,8 @@ export const temporaryOf = (file: string): string =>
   path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${temporaries++}.tmp`);
 
 /**
- * Removes the temporary files that saves of a state file and its log left when their process
- * died; returns their paths. Call it holding the file's lock, so no live process writes one.
- * @example
- *   for (const gone of removeLeftovers('.state/sim.json')) log.warn(`removed ${gone}`);
+ * Removes the temporary files dead saves of a state file and its log left, and returns their paths.
+ * Call it holding the file's lock: `for (const gone of removeLeftovers(file)) log.warn(gone)`.
  */
 export function removeLeftovers(file: string): string[] {
   const real = realPathOf(file);
@@ -132,10 +125,8 @@ export function removeLeftovers(file: string): string[] {
 const ORDERS_PER_CHUNK = 500;
 
 /**
- * Writes a snapshot atomically without holding the event loop, its orders a chunk at a time.
- * Resolves false, leaving the old file, when `cancelled()` turns true meanwhile.
- * @example
- *   await writeStateInChunks('.state/sim.json', engine.snapshotLater());
+ * Writes a snapshot atomically, its orders a chunk at a time; resolves false, leaving the old file,
+ * when `cancelled()` turns true: `await writeStateInChunks(file, engine.snapshotLater())`.
  */
 export async function writeStateInChunks(
   file: string,

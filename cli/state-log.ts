@@ -30,11 +30,7 @@ export type FsyncPolicy = (typeof FSYNC_POLICIES)[number];
 /** A log past this many MB has a snapshot taken at once, whatever `--save-interval` says. */
 export const DEFAULT_LOG_MAX_MB = 64;
 
-/**
- * The log of a state file, beside its real path so every name of the file shares it.
- * @example
- *   logFileOf('.state/sim.json'); // '/abs/.state/sim.json.log'
- */
+/** A state file's log, beside its real path: `logFileOf('.state/sim.json'); // '/abs/.state/sim.json.log'`. */
 export function logFileOf(stateFile: string): string {
   return `${realPathOf(stateFile)}.log`;
 }
@@ -43,11 +39,8 @@ export function logFileOf(stateFile: string): string {
 const LOG_FIX = 'move it away to start from the state file alone (the changes it holds are lost)';
 
 /**
- * The entries of a log after `after` (a snapshot's logSeq); none without a log. A last line
- * cut off by a crash is dropped, told to `warn` and cut from the file; a damaged line before
- * it stops the start, leaving the file untouched.
- * @example
- *   const effects = readStateLog('/abs/sim.json.log', { limit, after: saved.logSeq, warn: log.warn });
+ * The entries of a log after `after` (a snapshot's logSeq); a last line cut off by a crash is dropped
+ * and cut from the file, a damaged one before stops the start: `readStateLog(file, { limit, after, warn })`.
  */
 export function readStateLog(
   file: string,
@@ -137,12 +130,7 @@ export interface StateLogOptions {
   onError: (error: Error) => void;
 }
 
-/**
- * Opens a log for appending (made when there is none).
- * @example
- *   const log = openStateLog(logFileOf(file), { stateFile: file, limit, fsync: 'everysec', maxBytes: 64 << 20, onFull, onError });
- *   engine.writeAhead(log);
- */
+/** Opens a log to append to (made when missing): `engine.writeAhead(openStateLog(file, options))`. */
 export function openStateLog(file: string, options: StateLogOptions): StateLog {
   const { stateFile, limit, fsync, maxBytes, onFull, onError } = options;
   let fd = openSync(file, 'a');
