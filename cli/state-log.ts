@@ -30,7 +30,7 @@ export type FsyncPolicy = (typeof FSYNC_POLICIES)[number];
 /** A log past this many MB has a snapshot taken at once, whatever `--save-interval` says. */
 export const DEFAULT_LOG_MAX_MB = 64;
 
-/** A state file's log, beside its real path: `logFileOf('.state/sim.json'); // '/abs/.state/sim.json.log'`. */
+/** A state file's log, beside its real path: `logFileOf('.state/sim.json'); // '/abs/…/sim.json.log'`. */
 export function logFileOf(stateFile: string): string {
   return `${realPathOf(stateFile)}.log`;
 }
