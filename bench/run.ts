@@ -169,11 +169,8 @@ async function loads(): Promise<void> {
     paired('GET price: ours ÷ Prism', 'ours GET price', 'Prism', '≥ 10');
     paired('GET price: ours ÷ WireMock 3', 'ours GET price', 'WireMock 3', '> 1');
     paired('GET price: ours ÷ bare node:http', 'ours GET price', 'bare node:http GET');
-    paired(
-      "GET price: minimal Hono ÷ bare node:http (the stack's floor)",
-      'minimal Hono',
-      'bare node:http GET',
-    );
+    const floor = "GET price: minimal Hono ÷ bare node:http (the stack's floor)";
+    paired(floor, 'minimal Hono', 'bare node:http GET');
   }
   if (wanted('reads')) {
     paired('history by orderId ÷ bare node:http', 'ours history by orderId', 'bare node:http GET', '≥ 0.6');

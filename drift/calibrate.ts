@@ -103,9 +103,8 @@ function refusedDuplicates(interactions: Interaction[]): Set<Interaction> {
   const duplicates = new Set<Interaction>();
   const accepted = new Set<string>();
   for (const i of interactions) {
-    if (!sentTo(i, 'createOrder')) continue;
     const no = param(i, 'outOrderNo');
-    if (no === undefined) continue;
+    if (!sentTo(i, 'createOrder') || no === undefined) continue;
     const key = `${i.request.apiKeyAlias}\u0000${no}`;
     if (accepted.has(key) && !isSuccess(i)) duplicates.add(i);
     if (isSuccess(i)) accepted.add(key);
