@@ -1,8 +1,4 @@
-/**
- * `serve --upstream` passing a 100 MB answer on (with and without --record), answering six
- * over the cap with 502 and a dripping one with 504, while /_sim/health is polled. The
- * upstream runs at a lower priority: it stands in for a server on another machine.
- */
+/** `serve --upstream` passing 100 MB answers on, or refusing them, while /_sim/health is polled. */
 import { closeSync, existsSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import { Agent, get } from 'node:http';
 import { setPriority } from 'node:os';
@@ -92,12 +88,7 @@ async function lineWritten(file: string, before: number): Promise<void> {
   }
 }
 
-/**
- * Runs one case against `serve --upstream` of the checkout at `root`.
- *
- * @example
- *   const { healthMaxMs, hold } = await runBigCase(root, BIG_CASES[0]!);
- */
+/** Runs one case against `serve --upstream` of `root`: `await runBigCase(root, BIG_CASES[0]!)`. */
 export async function runBigCase(root: string, c: BigCase) {
   const [loopFile, record] = [path.join(TMP, 'loop-delay.json'), path.join(TMP, 'big-record.jsonl')];
   rmSync(loopFile, { force: true });

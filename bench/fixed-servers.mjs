@@ -1,8 +1,5 @@
 #!/usr/bin/env node
-// The bench's own servers, each the smallest thing that does its job:
-//
-//   node bench/fixed-servers.mjs <kind> <port> [body-file | upstream-url]
-//
+// The bench's own servers: node bench/fixed-servers.mjs <kind> <port> [body-file | upstream-url]
 //   bare   node:http answering the bytes of body-file (default: a price envelope) to every request
 //   hono   the smallest Hono app on @hono/node-server answering the same bytes (the stack's floor)
 //   slow   `bare` after 10-30 ms (drawn per request): an upstream across a network
@@ -10,7 +7,6 @@
 //   big    100 MB of spaces as JSON (every other answer declares its Content-Length)
 //   json   100 MB of JSON whose every element holds a secret-named key
 //   drip   headers, then a kilobyte every 20 ms, forever
-//
 // big, json and drip answer their first request with a small JSON (it warms the proxy).
 import { readFileSync } from 'node:fs';
 import http from 'node:http';

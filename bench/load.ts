@@ -1,8 +1,4 @@
-/**
- * One load run with autocannon, in this process. Every answer must be a 2xx whose body starts
- * `{"code":0,`, else the run is invalid. Latencies are each response's own: autocannon's
- * histogram rounds to whole milliseconds.
- */
+/** One autocannon run, in process; an answer not a 2xx starting `{"code":0,` makes it invalid. */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
@@ -49,12 +45,7 @@ function cpuMs(pid: number): number {
   }
 }
 
-/**
- * Loads `target`, served by process `pid`, with `connections` for `seconds`.
- *
- * @example
- *   const { rps, p50Ms } = await runLoad({ url: `${url}/v1/account`, headers: { 'API-KEY': 'demo-key' } }, pid, 32, 4);
- */
+/** Loads `target`, served by process `pid`, with `connections` for `seconds`: `await runLoad(target, pid, 32, 4)`. */
 export async function runLoad(
   target: LoadTarget,
   pid: number,

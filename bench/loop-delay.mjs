@@ -1,6 +1,5 @@
-// A preload (`node --import`) for a server under the bench: on SIGUSR2 it writes to
-// BENCH_LOOP_FILE the widest gap between two ticks of a 5 ms timer since the last SIGUSR2 and
-// the most CPU its main thread ran within one (Linux's schedstat; the rest was waiting for a core).
+// A preload: on SIGUSR2 writes to BENCH_LOOP_FILE the widest gap between ticks of a 5 ms timer
+// since the last, and the most CPU the main thread ran within one (Linux's schedstat).
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const file = process.env.BENCH_LOOP_FILE;

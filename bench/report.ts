@@ -23,9 +23,7 @@ export const note = (line: string): void => void process.stderr.write(`bench: ${
 export const loadAverage = (): number => Number(os.loadavg()[0]!.toFixed(2));
 
 /**
- * A row: `value` against `target` ('≥ 0.6': the way it must hold, and the goal), or for
- * information with none.
- *
+ * A row: `value` against `target` ('≥ 0.6'), or for information with none.
  * @example
  *   row('account ÷ bare node:http', 0.71, 'x', '≥ 0.6'); // account ÷ bare node:http  0.71×  ≥ 0.6×  met
  */

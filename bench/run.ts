@@ -1,8 +1,4 @@
-/**
- * `npm run bench`: what users feel, side by side in one run with one load generator
- * (autocannon, load.ts); the simulator is started through its CLI, so the harness runs on
- * any checkout (--root). Options and rows: bench/README.md.
- */
+/** `npm run bench`: what users feel, side by side, the simulator started through the CLI of any checkout (--root). */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -103,10 +99,7 @@ async function race(): Promise<void> {
   }
 }
 
-/**
- * A row: the median over the rounds of a's req/s over b's (beside it, of CPU time per answer),
- * of a's p50 less b's, or of req/s alone for a proxy (whose CPU does not limit an upstream's pace).
- */
+/** A row: the median over the rounds of a's req/s over b's (and CPU per answer), or of a's p50 less b's. */
 function paired(
   name: string,
   a: string,
@@ -176,11 +169,8 @@ async function loads(): Promise<void> {
     paired('GET price: ours ÷ Prism', 'ours GET price', 'Prism', '≥ 10');
     paired('GET price: ours ÷ WireMock 3', 'ours GET price', 'WireMock 3', '> 1');
     paired('GET price: ours ÷ bare node:http', 'ours GET price', 'bare node:http GET');
-    paired(
-      "GET price: minimal Hono ÷ bare node:http (the stack's floor)",
-      'minimal Hono',
-      'bare node:http GET',
-    );
+    const floor = "GET price: minimal Hono ÷ bare node:http (the stack's floor)";
+    paired(floor, 'minimal Hono', 'bare node:http GET');
   }
   if (wanted('reads')) {
     paired('history by orderId ÷ bare node:http', 'ours history by orderId', 'bare node:http GET', '≥ 0.6');
@@ -321,8 +311,7 @@ function commitOf(dir: string): string {
 const at = new Date().toISOString().slice(0, 16);
 const loadBefore = loadAverage();
 note(`${root} (${commitOf(root)}); ${os.cpus().length} cores, load average ${loadBefore}`);
-// What `npm start` does before it serves (the CLI bundle brought up to date), so that no
-// timed start is the one that builds it.
+// As `npm start` does (the CLI bundle brought up to date), so no timed start builds it.
 spawnSync('npm', ['run', '--silent', '--if-present', 'prestart'], { cwd: root, stdio: 'ignore' });
 const phases: [(typeof ROWS)[number][], () => Promise<void>][] = [
   [['price', 'reads', 'orders'], loads],

@@ -1,7 +1,4 @@
-/**
- * The servers under the bench: each its own process on 127.0.0.1, ready when it accepts a
- * connection, its output to a file (the load generator never reads a pipe), stopped by its pid.
- */
+/** The servers under the bench: a process each on 127.0.0.1, its output to a file, stopped by its pid. */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';

@@ -1,7 +1,4 @@
-/**
- * What a running command holds, let go of in one place: each resource pushes its closer once
- * acquired; closing runs them newest first, after a failed start and on stop alike.
- */
+/** What a running command holds, let go of newest first, after a failed start and on stop alike. */
 
 /** Why the closers run: a start that failed halfway, or an orderly close. */
 export type CloseReason = 'failed' | 'closed';
@@ -18,13 +15,9 @@ export interface Closers {
 
 /**
  * Creates an empty stack of closers.
- *
  * @example
- *   const closers = createClosers();
- *   const release = lockStateFile(file);
- *   closers.push(release);
- *   closers.push(() => new Promise((resolve) => server.close(() => resolve())));
- *   await closers.close('closed'); // the server first, then the lock
+ *   closers.push(release); closers.push(stopServer);
+ *   await closers.close('closed'); // the server, then the lock
  */
 export function createClosers(): Closers {
   const stack: Closer[] = [];

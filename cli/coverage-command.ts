@@ -42,7 +42,6 @@ export function parseCoverageArgs(
 
 /**
  * Runs `coverage`; resolves with 1 when a required id was not exercised, else 0.
- *
  * @example
  *   await runCoverage(['energy-coverage.json', '--require', 'REFUNDED']); // 1, naming status:REFUNDED
  */

@@ -20,13 +20,7 @@ export interface Logger {
   }): void;
 }
 
-/**
- * Creates a logger writing to the given streams.
- *
- * @example
- *   const log = createLogger({ format: 'json', quiet: false });
- *   log.info('listening', { url });
- */
+/** Creates a logger on the given streams: `createLogger({ format: 'json', quiet: false })`. */
 export function createLogger(options: {
   format: LogFormat;
   quiet: boolean;

@@ -17,12 +17,7 @@ Run 'npx energy-rental-kit <command> --help' for a command's options, and
 'npx energy-rental-kit --version' for the kit's version.
 `;
 
-/**
- * The version of the installed kit: the nearest package.json above this module that is the kit's.
- *
- * @example
- *   kitVersion(); // '0.1.0'
- */
+/** The kit's version, from the nearest package.json above that is the kit's: `kitVersion(); // '0.1.0'`. */
 export function kitVersion(from: URL = new URL('.', import.meta.url)): string {
   for (let dir = from; ; dir = new URL('..', dir)) {
     try {
@@ -77,8 +72,7 @@ export async function main(
       return 0;
     }
     const log = createLogger({ format: options.log ?? 'pretty', quiet: options.quiet ?? false });
-    // Listened for before the banner goes out: a signal sent on seeing it must find them.
-    // One that comes during the start closes the server once it has started.
+    // Listened for before the banner goes out; one during the start closes the server once started.
     let stopping = false;
     const stop = (signal: NodeJS.Signals): void => {
       if (stopping) return;

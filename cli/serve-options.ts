@@ -1,7 +1,4 @@
-/**
- * `serve`'s options: its table in spec/cli.yaml read from flags and the environment once,
- * each mistake named with its option and its fix.
- */
+/** `serve`'s options: its table in spec/cli.yaml read from flags and environment once, each mistake named. */
 import { isIP } from 'node:net';
 import { TIMING_PROFILES, type TimingProfile } from '../mock/engine/index.ts';
 import { parseAllowedHosts } from '../mock/http/request-guard.ts';
@@ -124,15 +121,9 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeOpt
   const httpUrl = (name: 'upstream' | 'tron-node', what: string): string | undefined => {
     const raw = pick(name);
     if (raw === undefined || raw === '') return undefined;
-    let url: URL | undefined;
-    try {
-      url = new URL(raw);
-    } catch {
-      url = undefined;
-    }
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    const protocol = URL.canParse(raw) ? new URL(raw).protocol : undefined;
+    if (protocol !== 'http:' && protocol !== 'https:')
       throw new CliError(`${label(name)} must be the http(s) base URL of ${what} (got '${raw}').`);
-    }
     return raw;
   };
   const upstream = httpUrl('upstream', 'the service, such as https://api.eopen.io/api');
@@ -236,12 +227,7 @@ function configFix(source: string): string {
     : `set ${OPTIONS.config.env} to the path of a JSON or YAML scenario, or unset it for the default scenario`;
 }
 
-/**
- * The scenario file of `--config` (or its variable), bounded in size, as YAML or JSON.
- *
- * @example
- *   const scenario = await readScenario('examples/scenario.yaml', '--config', fileLimit(50));
- */
+/** The scenario file of `--config`, YAML or JSON: `await readScenario(file, '--config', fileLimit(50))`. */
 export async function readScenario(file: string, source: string, limit: FileLimit): Promise<ScenarioInput> {
   let text: string;
   try {

@@ -331,7 +331,14 @@ export async function serve(
       ? `${upstreamName} (${options.forwardUnknown ? 'GET and HEAD of other paths forwarded too' : 'only the API forwarded'}; answers checked against the spec)`
       : undefined;
     // The engine's clock, timing and seed answer nothing in front of a service or a recording.
-    const engineShown = simulator.mode === 'simulator';
+    const engine =
+      simulator.mode === 'simulator'
+        ? {
+            clock: simulator.clock.mode,
+            timing: simulator.engine.settings().timing,
+            seed: simulator.engine.seed,
+          }
+        : undefined;
     const lines = [
       `energy-rental-kit ${simulator.mode} listening on ${url}`,
       ...(proxy ? [`  upstream: ${proxy}`, `  spend guard: orders ${orders}`] : []),
@@ -348,10 +355,8 @@ export async function serve(
       ...(options.replay
         ? [`  answers from: ${options.replay} (the recorded answer of the same request, in recorded order)`]
         : []),
-      ...(engineShown
-        ? [
-            `  clock ${simulator.clock.mode}, timing ${simulator.engine.settings().timing}, seed ${simulator.engine.seed}`,
-          ]
+      ...(engine
+        ? [`  clock ${engine.clock}, timing ${engine.timing}, seed ${engine.seed}`]
         : control === 'off'
           ? []
           : [
@@ -365,13 +370,7 @@ export async function serve(
     ];
     log.banner(lines, 'listening', {
       url,
-      ...(engineShown
-        ? {
-            clock: simulator.clock.mode,
-            timing: simulator.engine.settings().timing,
-            seed: simulator.engine.seed,
-          }
-        : {}),
+      ...engine,
       apiKey: key,
       curl,
       controlPlane: control,

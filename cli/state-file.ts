@@ -1,7 +1,4 @@
-/**
- * `--state FILE`: the simulator's state on disk, saved atomically (a temporary file flushed,
- * then renamed over the old one), so a crash leaves the previous state or the new one.
- */
+/** `--state FILE`: the state on disk, saved atomically (a flushed temporary file renamed over it). */
 import { closeSync, fsyncSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
@@ -29,13 +26,7 @@ const FORMAT_BEFORE_LOG = 'energy-rental-kit/state@1';
 /** What to pass instead of a state path that is no regular file. */
 export const STATE_FIX = 'pass the path of a state file, or of one to create';
 
-/**
- * Reads a state file of at most `limit`; undefined when there is none yet. `source` names
- * where the path came from in messages.
- *
- * @example
- *   const restore = loadState('.state/sim.json'); // undefined on the first start
- */
+/** Reads a state file of at most `limit`; undefined when there is none: `loadState('.state/sim.json')`. */
 export function loadState(
   file: string,
   { limit = DEFAULT_FILE_LIMIT, source = '--state' }: { limit?: FileLimit; source?: string } = {},
@@ -75,7 +66,6 @@ export function loadState(
 
 /**
  * Where a parsed state file breaks spec/control.yaml's StateFile schema: at most ten problems.
- *
  * @example
  *   stateFileProblems({ ...saved, seed: -1 }); // ['/seed: must be >= 0 (got -1)']
  */
@@ -104,11 +94,8 @@ export const temporaryOf = (file: string): string =>
   path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${temporaries++}.tmp`);
 
 /**
- * Removes the temporary files that saves of a state file and its log left when their process
- * died; returns their paths. Call it holding the file's lock, so no live process writes one.
- *
- * @example
- *   for (const gone of removeLeftovers('.state/sim.json')) log.warn(`removed ${gone}`);
+ * Removes the temporary files dead saves of a state file and its log left, and returns their paths.
+ * Call it holding the file's lock: `for (const gone of removeLeftovers(file)) log.warn(gone)`.
  */
 export function removeLeftovers(file: string): string[] {
   const real = realPathOf(file);
@@ -138,11 +125,8 @@ export function removeLeftovers(file: string): string[] {
 const ORDERS_PER_CHUNK = 500;
 
 /**
- * Writes a snapshot atomically without holding the event loop, its orders a chunk at a time.
- * Resolves false, leaving the old file, when `cancelled()` turns true meanwhile.
- *
- * @example
- *   await writeStateInChunks('.state/sim.json', engine.snapshotLater());
+ * Writes a snapshot atomically, its orders a chunk at a time; resolves false, leaving the old file,
+ * when `cancelled()` turns true: `await writeStateInChunks(file, engine.snapshotLater())`.
  */
 export async function writeStateInChunks(
   file: string,
@@ -182,7 +166,6 @@ export async function writeStateInChunks(
  * Saves the engine's state `intervalMs` after the last save ended when it changed, and at once
  * on demand; each save then compacts the log. Saves go to the real path of `file`, so a
  * symlink keeps pointing at the state.
- *
  * @example
  *   const saver = startSaver(engine, '.state/sim.json', 1000, console.error, log);
  *   process.on('SIGTERM', () => { saver.stop(); saver.saveNow(); process.exit(0); });

@@ -1,7 +1,6 @@
 /**
- * One simulator per `--state` file: `FILE.lock` beside its real path, created exclusively and
- * holding the owner's pid; a lock whose process is gone is taken over. Hand-written: npm's
- * lock libraries poll mtimes, which tell a dead owner no better than a pid check.
+ * One simulator per `--state` file: `FILE.lock` beside its real path, created exclusively with the
+ * owner's pid; a lock whose process is gone is taken over (a pid tells a dead owner better than mtimes).
  */
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -13,13 +12,7 @@ interface LockOwner {
   startedAt: string;
 }
 
-/**
- * Takes the lock of a state file, beside its real path; returns the function that releases it.
- *
- * @example
- *   const release = lockStateFile('.state/sim.json'); // throws a CliError when another live process has it
- *   process.on('exit', release);
- */
+/** Takes a state file's lock (CliError if a live process has it): `process.on('exit', lockStateFile(f))`. */
 export function lockStateFile(file: string): () => void {
   const real = realPathOf(file);
   const lock = `${real}.lock`;

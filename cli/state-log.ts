@@ -1,8 +1,6 @@
 /**
- * `--state FILE`'s log of effects, `FILE.log`: one JSON line per change, written before the
- * change takes effect, so an acknowledged change survives a kill -9 and one the log could not
- * take is put back. A snapshot records the last change it holds (`logSeq`); at start the
- * entries after it are put on it, and after each snapshot the log keeps only those.
+ * `--state FILE`'s log of effects, `FILE.log`: one JSON line per change, written before it takes effect.
+ * A snapshot records the last change it holds (`logSeq`); the log then keeps only the entries after it.
  */
 import {
   closeSync,
@@ -32,12 +30,7 @@ export type FsyncPolicy = (typeof FSYNC_POLICIES)[number];
 /** A log past this many MB has a snapshot taken at once, whatever `--save-interval` says. */
 export const DEFAULT_LOG_MAX_MB = 64;
 
-/**
- * The log of a state file, beside its real path so every name of the file shares it.
- *
- * @example
- *   logFileOf('.state/sim.json'); // '/abs/.state/sim.json.log'
- */
+/** A state file's log, beside its real path: `logFileOf('.state/sim.json'); // '/abs/…/sim.json.log'`. */
 export function logFileOf(stateFile: string): string {
   return `${realPathOf(stateFile)}.log`;
 }
@@ -46,12 +39,8 @@ export function logFileOf(stateFile: string): string {
 const LOG_FIX = 'move it away to start from the state file alone (the changes it holds are lost)';
 
 /**
- * The entries of a log after `after` (a snapshot's logSeq); none without a log. A last line
- * cut off by a crash is dropped, told to `warn` and cut from the file; a damaged line before
- * it stops the start, leaving the file untouched.
- *
- * @example
- *   const effects = readStateLog('/abs/sim.json.log', { limit, after: saved.logSeq, warn: log.warn });
+ * The entries of a log after `after` (a snapshot's logSeq); a last line cut off by a crash is dropped
+ * and cut from the file, a damaged one before stops the start: `readStateLog(file, { limit, after, warn })`.
  */
 export function readStateLog(
   file: string,
@@ -141,13 +130,7 @@ export interface StateLogOptions {
   onError: (error: Error) => void;
 }
 
-/**
- * Opens a log for appending (made when there is none).
- *
- * @example
- *   const log = openStateLog(logFileOf(file), { stateFile: file, limit, fsync: 'everysec', maxBytes: 64 << 20, onFull, onError });
- *   engine.writeAhead(log);
- */
+/** Opens a log to append to (made when missing): `engine.writeAhead(openStateLog(file, options))`. */
 export function openStateLog(file: string, options: StateLogOptions): StateLog {
   const { stateFile, limit, fsync, maxBytes, onFull, onError } = options;
   let fd = openSync(file, 'a');
@@ -296,14 +279,10 @@ export function openStateLog(file: string, options: StateLogOptions): StateLog {
       kept = undefined;
       // Written whole beside the log and renamed over it, so a crash leaves one or the other.
       const temporary = temporaryOf(file);
+      const data = Buffer.concat(rest.map((entry) => entry.line));
       const next = openSync(temporary, 'w');
-      let size = 0;
       try {
-        for (const entry of rest) {
-          for (let done = 0; done < entry.line.length;)
-            done += writeSync(next, entry.line, done, entry.line.length - done);
-          size += entry.line.length;
-        }
+        for (let done = 0; done < data.length;) done += writeSync(next, data, done, data.length - done);
         if (fsync !== 'no') fsyncSync(next);
       } catch (error) {
         closeSync(next);
@@ -320,7 +299,7 @@ export function openStateLog(file: string, options: StateLogOptions): StateLog {
       fd = openSync(file, 'a');
       if (flushing) closeAfterFlush.push(old);
       else closeSync(old);
-      bytes = size;
+      bytes = data.length;
       signalled = false;
     },
     abortSnapshot() {

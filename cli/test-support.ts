@@ -24,10 +24,7 @@ export function exitOf(child: ChildProcess): Promise<{ code: number | null; sign
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 }
 
-/**
- * These commands run from a bundle of the CLI (scripts/cli-bundle.mjs), which starts in a fifth
- * of tsx's time; the others from bin/, so the launcher stays under test.
- */
+/** Commands run from the CLI's bundle (a fifth of tsx's start); others from bin/, to test the launcher. */
 const BUNDLED = new Set(['drift', 'calibrate', 'coverage']);
 const TEST_BUNDLE = join(ROOT, 'node_modules/.cache/energy-rental-kit/cli-all-but-suite.mjs');
 let bundled: Promise<string | undefined> | undefined;
@@ -50,12 +47,8 @@ async function command(args: string[]): Promise<string[]> {
   if (bundle === undefined) return [BIN, ...args];
   const { href } = pathToFileURL(bundle);
   // As bin/ does with a module of the CLI: import it and run the arguments.
-  return [
-    '--input-type=module',
-    '-e',
-    `await (await import(${JSON.stringify(href)})).run(process.argv.slice(1));`,
-    ...args,
-  ];
+  const run = `await (await import(${JSON.stringify(href)})).run(process.argv.slice(1));`;
+  return ['--input-type=module', '-e', run, ...args];
 }
 
 /** Spawns the CLI with its output captured (`env` added to cleanEnv()); a cleanup kills it if it still runs. */
@@ -80,9 +73,7 @@ async function spawnCli(
 }
 
 /**
- * Spawns the CLI and resolves once its stdout matches `ready`, whose first group is the
- * URL (by default the banner's first line).
- *
+ * Spawns the CLI and resolves once stdout matches `ready`, whose first group is the URL.
  * @example
  *   const { child, url } = await startCli(['serve', '--port', '0'], cleanups);
  */
@@ -129,12 +120,9 @@ export async function runCli(
 export const addressOf = (n: number): string => encodeTronAddress(new Uint8Array(20).fill(n));
 
 /**
- * A fresh snapshot: orders[0] COMPLETED (holding supply), orders[1] REFUNDED, orders[2]
- * PENDING, of accounts[0] (demo-key); accounts[1] has none.
- *
+ * A snapshot: orders[0] COMPLETED, [1] REFUNDED, [2] PENDING, all of accounts[0] (demo-key).
  * @example
- *   const saved = richSnapshot();
- *   saved.orders[1]!.status; // 'REFUNDED'
+ *   richSnapshot().orders[1]!.status; // 'REFUNDED'
  */
 export function richSnapshot(): EngineSnapshot {
   const sim = createSimulator({ clock: 'manual', timing: 'realistic' });
@@ -145,25 +133,12 @@ export function richSnapshot(): EngineSnapshot {
   engine.rules.add({ match: { outOrderNo: 'fail-me' }, outcome: 'FAILED' });
   engine.rules.add({ match: { pledgeAddress: addressOf(4) }, outcome: 'COMPLETED', times: 5 });
   const demo = engine.authenticate('demo-key')!;
-  engine.createOrder(demo, {
-    pledgeAddress: addressOf(1),
-    rentalCount: 65_000,
-    period: '1h',
-    outOrderNo: 'done',
-  });
-  engine.createOrder(demo, {
-    pledgeAddress: addressOf(2),
-    rentalCount: 70_000,
-    period: '1d',
-    outOrderNo: 'fail-me',
-  });
+  const order = (n: number, rest: Omit<Parameters<typeof engine.createOrder>[1], 'pledgeAddress'>): void =>
+    void engine.createOrder(demo, { pledgeAddress: addressOf(n), ...rest });
+  order(1, { rentalCount: 65_000, period: '1h', outOrderNo: 'done' });
+  order(2, { rentalCount: 70_000, period: '1d', outOrderNo: 'fail-me' });
   sim.advance(60_000);
-  engine.createOrder(demo, {
-    pledgeAddress: addressOf(5),
-    rentalCount: 80_000,
-    period: '10min',
-    outOrderNo: 'open',
-  });
+  order(5, { rentalCount: 80_000, period: '10min', outOrderNo: 'open' });
   const saved = engine.snapshot();
   const statuses = saved.orders.map((o) => `${o.status}${o.reserved ? '+reserved' : ''}`);
   if (statuses.join() !== 'COMPLETED+reserved,REFUNDED,PENDING')

@@ -54,7 +54,6 @@ export interface Learning {
 /**
  * One setting learnt from `proof` ('prices.1h' is the key 1h of prices), or, with no value,
  * left at the default; with what the simulator still answers otherwise.
- *
  * @example
  *   learnt('historyPrefers', 'outOrderNo', evidence(i, 'outOrderNo came back')).settings; // { historyPrefers: 'outOrderNo' }
  */
@@ -93,12 +92,7 @@ export const short = (value: unknown): string => {
   return text.length > 60 ? `${text.slice(0, 60)}…` : text;
 };
 
-/**
- * The envelope's `time` unit, from the first answer that carries one.
- *
- * @example
- *   learnEnvelopeTimeUnit(interactions).settings.envelopeTimeUnit; // 'ms' for time "1741801809123"
- */
+/** The envelope's `time` unit, from the first answer with one: `learnEnvelopeTimeUnit(interactions)`. */
 export function learnEnvelopeTimeUnit(interactions: Interaction[]): Learning {
   const first = interactions.find((i) => {
     const time = bodyOf(i)?.time;
@@ -127,7 +121,6 @@ export function learnEnvelopeTimeUnit(interactions: Interaction[]): Learning {
 /**
  * The decimals of each decimal-string field: fixed when proven (fixedDecimals), trimmed
  * when no trailing zero was kept, else the default.
- *
  * @example
  *   learnDecimals(interactions).settings.decimals; // { 'balance.available.trx': 6 } for "795.380000"
  */
@@ -192,7 +185,6 @@ function quotesValue(template: string, i: Interaction): boolean {
 /**
  * A rejection's whole answer: status, code and a msg template with `{parameter}`; or a body
  * that is not the envelope, with its content type.
- *
  * @example
  *   rejectionAnswer([wrongMethodWithEmptyBody]).answer; // { status: 405, body: '' }
  */

@@ -55,12 +55,7 @@ function comment(doc: Document, entry: Learnt): void {
   pair.key.commentBefore = text;
 }
 
-/**
- * Calibrates and writes the scenario; resolves with the exit code.
- *
- * @example
- *   await runCalibrate(['recordings/upstream.json', '--out', 'calibrated.yaml']);
- */
+/** Calibrates, writes the scenario, resolves with the exit code: `await runCalibrate([file, '--out', f])`. */
 export async function runCalibrate(
   argv: string[],
   options: { write?: (text: string) => void; env?: NodeJS.ProcessEnv } = {},

@@ -128,7 +128,6 @@ function extraSource(
 
 /**
  * The undocumented fields of each operation's successes, with their sources.
- *
  * @example
  *   learnExtraFields(interactions).settings.extraFields; // { getPrice: [{ path: '/data/fee', constant: '0' }] }
  */
@@ -151,7 +150,6 @@ export function learnExtraFields(interactions: Interaction[]): Learning {
 /**
  * The fields of some answers that `documented` does not declare, with their sources; what
  * none reproduces is reported. `operation` names them, and lets an order's copy its fields.
- *
  * @example
  *   extraFieldsOf(rejections, envelope, { operation: 'errors.apiKeyMissing', setting: 'errors.apiKeyMissing.extraFields' }).fields;
  *   // [{ path: '/traceId', generate: 'hex64' }]

@@ -29,7 +29,6 @@ export type Calibration = Learning;
 /**
  * The kind of rejection a request was, from what it sent (so live traffic calibrates too);
  * undefined for a success, a 5xx or a fault.
- *
  * @example
  *   rejectionKind(interactionWithoutKey); // 'apiKeyMissing'
  */
@@ -104,9 +103,8 @@ function refusedDuplicates(interactions: Interaction[]): Set<Interaction> {
   const duplicates = new Set<Interaction>();
   const accepted = new Set<string>();
   for (const i of interactions) {
-    if (!sentTo(i, 'createOrder')) continue;
     const no = param(i, 'outOrderNo');
-    if (no === undefined) continue;
+    if (!sentTo(i, 'createOrder') || no === undefined) continue;
     const key = `${i.request.apiKeyAlias}\u0000${no}`;
     if (accepted.has(key) && !isSuccess(i)) duplicates.add(i);
     if (isSuccess(i)) accepted.add(key);
@@ -114,12 +112,7 @@ function refusedDuplicates(interactions: Interaction[]): Set<Interaction> {
   return duplicates;
 }
 
-/**
- * Learns every calibratable setting a recording shows.
- *
- * @example
- *   const { settings, table } = calibrate(loadRecording('recordings/upstream.json'));
- */
+/** Learns every calibratable setting a recording shows: `calibrate(loadRecording(file)).settings`. */
 export function calibrate(recording: Recording): Calibration {
   const interactions = recording.interactions.filter((i) => i.response);
   const duplicates = refusedDuplicates(interactions);
@@ -236,8 +229,7 @@ function learnDelays(recording: Recording, history: Interaction[]): Learning[] {
   const { medianSecondsTo: medians, orders } = recording.timing.summary;
   const ms = (s: number): number => Math.max(0, Math.round(s * 1000));
   const end = medians.COMPLETED ?? medians.FAILED;
-  // A status no poll caught lasted less than a poll: its delay is 0 (a median may still
-  // measure 1 s across a second's edge), or the simulator would show what the service never did.
+  // A status no poll caught lasted less than a poll: its delay is 0, or the simulator shows what never was.
   const seen = new Set(history.map((i) => bodyOf(i)?.data?.status));
   let outcome = end === undefined ? undefined : ms(end);
   if (outcome !== undefined && !seen.has('PENDING') && !seen.has('PROCESSING')) outcome = 0;

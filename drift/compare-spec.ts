@@ -1,8 +1,4 @@
-/**
- * Compares a recording with spec/openapi.yaml: each API answer validated as the contract
- * suite does, undeclared fields listed, time units and decimals against the provider's
- * examples, status paths against the documented lifecycle.
- */
+/** Compares a recording with spec/openapi.yaml: answers, undeclared fields, units, decimals, lifecycle. */
 import { checkAnswer } from '../src/spec/response-check.ts';
 import { isSubsequence } from './compare.ts';
 import { finding, type Finding, type FindingKind } from './finding.ts';
@@ -36,12 +32,7 @@ const KIND_OF_KEYWORD: Record<string, [FindingKind, (schema: Record<string, unkn
   const: ['unknown-enum-value', () => undefined],
 };
 
-/**
- * Reports where a recording departs from spec/openapi.yaml.
- *
- * @example
- *   compareWithSpec(loadRecording('recordings/upstream.json')); // [] when the service matches the document
- */
+/** Where a recording departs from spec/openapi.yaml: `compareWithSpec(recording); // [] when it matches`. */
 export function compareWithSpec(recording: Recording): Finding[] {
   const api = recording.interactions.filter((i) => isApiOperation(i.operation) && i.response);
   const findings = new Map<string, Finding & { count: number }>();
@@ -74,9 +65,8 @@ export function compareWithSpec(recording: Recording): Finding[] {
     }
   }
 
-  // Fields the document does not declare, and time units and decimals against the
-  // provider's published examples. A rejection the document does not describe is read
-  // against the fullest description of one, the ErrorEnvelope.
+  // Undeclared fields, time units and decimals against the provider's examples; a rejection the
+  // document does not describe is read against the ErrorEnvelope.
   const byResponse = new Map<string, Interaction[]>();
   for (const i of api) {
     const key = `${i.operation}\n${i.response!.status}\n${isSuccess(i) ? '' : 'ErrorEnvelope'}`;

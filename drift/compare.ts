@@ -148,12 +148,7 @@ function answerOf(pair: string): Answer {
   return { status: Number(status), text: `HTTP ${status} (code ${code})`, outcome };
 }
 
-/**
- * Compares two inferred recordings.
- *
- * @example
- *   compareInferred(inferRecording(oldRecording), inferRecording(newRecording)); // [] when the shapes agree
- */
+/** Compares two inferred recordings: `compareInferred(inferRecording(a), inferRecording(b)); // [] alike`. */
 export function compareInferred(
   old: InferredRecording,
   next: InferredRecording,
@@ -261,8 +256,7 @@ export function compareInferred(
     if (old.statusPaths.has(path)) continue;
     const statuses = path.split(' → ');
     const partial = oldPaths.some((known) => isSubsequence(statuses, known));
-    // A manual clock steps over a short status: with one on either side, a path holding OLD's,
-    // or both samples of one lifecycle, is sampling.
+    // With a manual clock on either side, a path within OLD's, or both within one lifecycle, is sampling.
     const sampled =
       !partial &&
       (old.clock === 'manual' || next.clock === 'manual') &&
@@ -287,13 +281,7 @@ export function compareInferred(
   return findings;
 }
 
-/**
- * A recording without the 429s a paced run waited out and sent again (`retried`), so it
- * compares like an unpaced one; a 429 the run gave up on stays.
- *
- * @example
- *   settled(recording).interactions.some((i) => i.retried); // false
- */
+/** Without the 429s a paced run waited out and retried, so it compares like an unpaced one: `settled(r)`. */
 export function settled(recording: Recording): Recording {
   return recording.interactions.some((i) => i.retried)
     ? { ...recording, interactions: recording.interactions.filter((i) => !i.retried) }

@@ -1,7 +1,4 @@
-/**
- * `energy-rental-kit drift`: compares two recordings, or one recording with
- * spec/openapi.yaml, and prints the report as markdown or JSON.
- */
+/** `energy-rental-kit drift`: compares two recordings, or one with spec/openapi.yaml; markdown or JSON. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileLimitFrom, type FileLimit } from '../src/bounded-file.ts';
@@ -94,27 +91,18 @@ function driftReport({ files, spec, timingThreshold, limit }: DriftArgs): DriftR
   }
   const old = sideOf(files[0]!, 'OLD', limit);
   const next = sideOf(files[1]!, 'NEW', limit);
-  const findings = compareRecordings(old.recording, next.recording, {
-    timingThresholdSeconds: timingThreshold,
-  });
+  const options = { timingThresholdSeconds: timingThreshold };
+  const findings = compareRecordings(old.recording, next.recording, options);
   const notes =
     old.recording.target.simulator === next.recording.target.simulator
       ? []
       : [
           'One recording is of a simulator and the other is not: control-plane operations and cases that need capabilities differ by design.',
         ];
-  return buildReport('recordings', old.side, next.side, findings, {
-    timingThresholdSeconds: timingThreshold,
-    notes,
-  });
+  return buildReport('recordings', old.side, next.side, findings, { ...options, notes });
 }
 
-/**
- * Runs `drift`; resolves with 1 on breaking drift, else 0.
- *
- * @example
- *   await runDrift(['fixtures/simulator-recording.json', 'recordings/new.json', '--json', 'drift.json']);
- */
+/** Runs `drift`; resolves with 1 on breaking drift, else 0: `await runDrift([old, next, '--json', out])`. */
 export async function runDrift(
   argv: string[],
   options: { write?: (text: string) => void; env?: NodeJS.ProcessEnv } = {},

@@ -42,7 +42,6 @@ export type Place = Pick<Finding, 'operation' | 'response' | 'path'>;
 
 /**
  * A finding at a place, with what OLD and NEW have in words.
- *
  * @example
  *   finding('breaking', 'field-removed', { operation: 'getPrice', path: '/data/sun' }, 'string', 'absent', '…');
  */
@@ -156,7 +155,6 @@ export const CALIBRATION_HINTS: ReadonlyArray<{
 /**
  * The setting calibration can fix a finding with; undefined for a change of the service's
  * own documented shapes, which the simulator leaves no choice in.
- *
  * @example
  *   calibrationSetting({ kind: 'format-changed', operation: 'getOrderHistory', path: '/data/createdAt', … }); // 'createdAtUnit'
  */
@@ -193,7 +191,6 @@ export interface DriftReport {
 
 /**
  * A report of findings, in report order: by operation, breaking first, then by kind and path.
- *
  * @example
  *   buildReport('spec', { source: 'spec/openapi.yaml' }, { source: 'new.json' }, []).summary.breaking; // 0
  */

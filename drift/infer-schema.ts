@@ -74,7 +74,6 @@ const MAX_VALUES = 50;
 
 /**
  * The format of a string, the most specific first.
- *
  * @example
  *   stringFormat('4.23'); // 'decimal-string'
  *   stringFormat('OR20250312175009BJ1QRQH7'); // 'order-id'
@@ -100,7 +99,6 @@ export function timeUnit(value: number): TimeUnit {
 
 /**
  * A message with its values replaced, so that messages differing by value are one.
- *
  * @example
  *   messageTemplate("Order not found: no order of this account has orderId 'OR20000101000000ZZZZZZZZ'."); // "Order not found: no order of this account has orderId '…'."
  */
@@ -209,12 +207,7 @@ export function inferResponses(interactions: Interaction[]): Map<string, Respons
   return responses;
 }
 
-/**
- * Everything `drift` compares about a recording.
- *
- * @example
- *   inferRecording(loadRecording('fixtures/simulator-recording.json')).responses.get('getPrice 2xx code 0');
- */
+/** All `drift` compares of a recording: `inferRecording(r).responses.get('getPrice 2xx code 0')`. */
 export function inferRecording(recording: Recording): InferredRecording {
   const codes = new Map<string, Map<number, Set<number | null>>>();
   const caseResponses = new Map<string, Set<string>>();

@@ -57,12 +57,7 @@ export function parseRecordArgs(
   return { env: suiteEnv, out: path.resolve(values.out) };
 }
 
-/**
- * Records and resolves with RECORD_EXIT's code; a failing suite's recording is written too.
- *
- * @example
- *   await runRecord(['--out', 'fixtures/simulator-recording.json']);
- */
+/** Records (a failing suite's too); resolves with RECORD_EXIT's code: `await runRecord(['--out', file])`. */
 export async function runRecord(
   argv: string[],
   env: NodeJS.ProcessEnv = process.env,

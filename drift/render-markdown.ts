@@ -1,6 +1,4 @@
-/**
- * The markdown form of a drift report: a verdict line, then one table per operation.
- */
+/** The markdown form of a drift report: a verdict line, then one table per operation. */
 import type { DriftReport, DriftSide, Finding } from './finding.ts';
 
 const cell = (text: string | undefined): string => (text ?? '').replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -16,12 +14,9 @@ function side(label: string, s: DriftSide): string {
   return `- ${label}: \`${s.source}\`${details ? ` (${details})` : ''}`;
 }
 
-/**
- * Renders a report.
- *
- * @example
- *   renderMarkdown(report); // '# Upstream drift\n\n…\n**Verdict: no drift.** …'
- */
+/** Renders a report: `renderMarkdown(report); // '# Upstream drift
+
+…'`. */
 export function renderMarkdown(report: DriftReport): string {
   const lines = [
     `# Upstream drift${report.mode === 'spec' ? ' from spec/openapi.yaml' : ''}`,

@@ -45,9 +45,7 @@ function nodeOf(document: OpenAPIObject, schemas: unknown[]): SchemaNode | undef
 }
 
 /**
- * The schema the document gives a response of an operation: the status's own, else
- * (for a rejection) the named fallback, as the contract suite's spec check picks it.
- *
+ * A response's schema: the status's own, else the named fallback, as the contract suite picks it.
  * @example
  *   documentedResponse('getPrice', 200)?.example; // the provider's published answer
  */
@@ -73,13 +71,11 @@ export function documentedResponse(
 /** The node at a JSON path ('/data/status', '/data/timeline/*' for items); undefined when undeclared. */
 export function schemaAt(root: SchemaNode, path: string): SchemaNode | undefined {
   let node: SchemaNode | undefined = root;
-  for (const segment of splitPath(path))
-    node =
-      node &&
-      nodeOf(
-        node.document,
-        node.parts.map((p) => (segment === '*' ? p.items : p.properties?.[segment])),
-      );
+  for (const segment of splitPath(path)) {
+    if (!node) return undefined;
+    const children = node.parts.map((p) => (segment === '*' ? p.items : p.properties?.[segment]));
+    node = nodeOf(node.document, children);
+  }
   return node;
 }
 

@@ -13,9 +13,7 @@ const KIND_BY_CODE = new Map<number, (typeof REJECTION_KINDS)[number]>(
 );
 
 /**
- * The ids the tests met that a finding touches: its operation, or a status, transition or
- * rejection kind it names.
- *
+ * The ids the tests met that a finding touches: its operation, or a status, transition or kind it names.
  * @example
  *   exercisedBy({ operation: 'getOrderHistory', … }, usage); // ['op:getOrderHistory']
  */
@@ -46,7 +44,6 @@ export function exercisedBy(finding: Finding, usage: CoverageFile): string[] {
 
 /**
  * Marks each finding on exercised behaviour (`exercised: [ids]`) and puts those first.
- *
  * @example
  *   withUsage(report, usage, 'energy-coverage.json').usage; // { source: 'energy-coverage.json', exercisedFindings: 2 }
  */
@@ -55,10 +52,7 @@ export function withUsage(report: DriftReport, usage: CoverageFile, source: stri
     const ids = exercisedBy(finding, usage);
     return ids.length > 0 ? { ...finding, exercised: ids } : finding;
   });
-  const findings = [...marked.filter((f) => f.exercised), ...marked.filter((f) => !f.exercised)];
-  return {
-    ...report,
-    usage: { source, exercisedFindings: marked.filter((f) => f.exercised).length },
-    findings,
-  };
+  const exercised = marked.filter((f) => f.exercised);
+  const findings = [...exercised, ...marked.filter((f) => !f.exercised)];
+  return { ...report, usage: { source, exercisedFindings: exercised.length }, findings };
 }

@@ -1,7 +1,4 @@
-/**
- * The calibration loop on a service: record it, calibrate, serve the scenario, record that
- * simulator, and count what `drift` still calls breaking (and what it did against the defaults).
- */
+/** The calibration loop: record a service, calibrate, serve the scenario, record it, count breaking drift. */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { serve } from '../cli/serve.ts';
@@ -66,13 +63,7 @@ export interface LoopResult {
   calibration: string;
 }
 
-/**
- * Runs the loop on a variant (in-process, or at `baseUrl` when it is served), against an
- * already recorded default simulator.
- *
- * @example
- *   const { before, after } = await calibrateLoop(dir, 'family-time-units', defaults);
- */
+/** Runs the loop on a variant against recorded defaults: `await calibrateLoop(dir, variant, defaults)`. */
 export async function calibrateLoop(
   dir: string,
   variant: string,
@@ -82,9 +73,8 @@ export async function calibrateLoop(
   const upstream = await recordTarget(dir, variant, baseUrl ? { baseUrl } : { variant });
   const scenario = path.join(dir, `${variant}-calibrated.yaml`);
   let calibration = '';
-  const code = await runCalibrate([upstream, '--out', scenario], {
-    write: (text) => void (calibration += text),
-  });
+  const write = (text: string): void => void (calibration += text);
+  const code = await runCalibrate([upstream, '--out', scenario], { write });
   if (code !== 0) throw new Error(`calibrate failed on ${variant} (exit ${code}): ${calibration}`);
   const calibrated = await recordServed(dir, `${variant}-calibrated`, scenario);
   return {

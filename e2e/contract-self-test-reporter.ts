@@ -1,7 +1,4 @@
-/**
- * The self-test's plan and its reporter, which writes per target the report and the exit code
- * that `contract` would have had for that target alone.
- */
+/** The self-test's plan and reporter: per target, the report and the exit code `contract` would have had. */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Reporter, SerializedError, TestModule } from 'vitest/node';

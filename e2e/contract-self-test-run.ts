@@ -22,10 +22,7 @@ const CONTRACT_FILES = readdirSync(path.join(root, 'contract-tests')).filter((f)
   f.endsWith('.contract.test.ts'),
 );
 
-/**
- * Writes a folder per target with a test file per contract file, which imports it under a
- * query of its own (fresh module state per target) and hands useTarget the target's environment.
- */
+/** A folder per target, a test file per contract file importing it under its own query (fresh modules). */
 function writeTargetFiles(plan: SelfTestPlan): void {
   const helper = path.join(root, 'e2e/contract-self-test-target.ts');
   plan.targets.forEach((target, index) => {
@@ -55,12 +52,9 @@ export interface SelfTestRun {
 }
 
 /**
- * Runs the suite against every target in `dir` (an empty scratch folder) and checks that
- * each target has an outcome.
- *
+ * Runs the suite against every target in `dir` (an empty folder); each target must have an outcome.
  * @example
- *   const run = await runSelfTest(scratch, [{ name: 'plain', env: {} }], 3);
- *   run.outcome('plain').code; // 0
+ *   (await runSelfTest(scratch, [{ name: 'plain', env: {} }], 3)).outcome('plain').code; // 0
  */
 export async function runSelfTest(
   dir: string,
@@ -100,16 +94,14 @@ export async function runSelfTest(
   };
 }
 
+/** The failed cases of a run: their names and errors. */
+const failuresOf = (run: SelfTestOutcome) =>
+  run.report.cases.filter((c) => c.verdict === 'failed').map(({ name, errors }) => ({ name, errors }));
+
 /** What a failed passing run shows: its failures, errors outside cases, and the child's output. */
 function why(run: SelfTestOutcome, output: string): string {
   return JSON.stringify(
-    {
-      failed: run.report.cases
-        .filter((c) => c.verdict === 'failed')
-        .map((c) => ({ name: c.name, errors: c.errors })),
-      errors: run.errors,
-      output: output.slice(-1500),
-    },
+    { failed: failuresOf(run), errors: run.errors, output: output.slice(-1500) },
     null,
     1,
   );
@@ -118,7 +110,7 @@ function why(run: SelfTestOutcome, output: string): string {
 /** A passing target: exit 0 alone, no failed case, and nothing failed outside a case. */
 export function expectPassed(run: SelfTestOutcome, output = ''): void {
   expect(run.code, why(run, output)).toBe(0);
-  expect(run.report.cases.filter((c) => c.verdict === 'failed')).toEqual([]);
+  expect(failuresOf(run)).toEqual([]);
 }
 
 /** A broken target: the run fails, and one failure names the break. */
@@ -130,16 +122,9 @@ export function expectFailedNaming(
   // Each target's files ran under its own environment, not a neighbour's.
   expect(run.report.target?.variant, 'the suite ran against the variant').toBe(name);
   expect(run.code, `the suite must exit non-zero against ${name}`).not.toBe(0);
-  const failed = run.report.cases.filter((c) => c.verdict === 'failed');
+  const failed = failuresOf(run);
   const named = failed.find(
     (c) => expected.test.test(c.name) && c.errors?.some((e) => expected.error.test(e)),
   );
-  expect(
-    named,
-    `no failure names the break; failures: ${JSON.stringify(
-      failed.map((c) => ({ name: c.name, errors: c.errors })),
-      null,
-      1,
-    )}`,
-  ).toBeDefined();
+  expect(named, `no failure names the break; failures: ${JSON.stringify(failed, null, 1)}`).toBeDefined();
 }

@@ -1,7 +1,4 @@
-/**
- * The family of stand-ins as self-test targets: each member read-only and spending one order,
- * and with each break that applies to it. The gate runs FAMILY_GATE_TARGETS, the fidelity run the rest.
- */
+/** The stand-in family as self-test targets; the gate runs FAMILY_GATE_TARGETS, the fidelity run the rest. */
 import { gzipSync } from 'node:zlib';
 import { createAdaptorServer } from '@hono/node-server';
 import {
@@ -22,10 +19,7 @@ const GATE_MEMBER: FamilyMember = 'all-choices';
 /** Members run without planted breaks: their choices are the plain member's, but rate-limited. */
 const FIDELITY_ONLY_MEMBERS: FamilyMember[] = ['rate-limited', 'rate-limited-strict'];
 
-/**
- * Where a variant is served: in-process, or at `served` for a member whose choices need HTTP
- * (gzip, Connection: close). Unpaced, with the retries a shared rate limit needs.
- */
+/** A variant in-process, or at `served` for a member that needs HTTP (gzip); unpaced, with retries. */
 const targetEnv = (variant: string, served?: string): Record<string, string> => {
   const member = variant.replace(/^family-/, '').split('+')[0] as FamilyMember;
   if (!memberChoices(member).gzip || !served) return { CONTRACT_VARIANT: variant };
@@ -61,12 +55,9 @@ const breakTargets = (member: FamilyMember, served?: string): SelfTestTarget[] =
 export const FRESH_ADDRESS = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';
 
 /**
- * Serves every variant of the family at `<url>/<variant>` (one service per variant, shared by
- * its callers), gzip-compressed with `Connection: close` for a member that chooses so.
- *
+ * Serves every variant at `<url>/<variant>`, gzip-compressed with `Connection: close` where chosen.
  * @example
- *   const family = await serveFamily();
- *   await fetch(`${family.url}/family-gateway/v1/account`, { headers: { 'API-KEY': 'demo-key' } });
+ *   await fetch(`${(await serveFamily()).url}/family-gateway/v1/account`, { headers });
  */
 export async function serveFamily(): Promise<{ url: string; close(): Promise<void> }> {
   const services = new Map<string, (request: Request) => Promise<Response>>();

@@ -3,11 +3,7 @@
 /** Where to bundle from and to; by default this checkout's CLI into node_modules/.cache. */
 export interface BundleOptions {
   root?: string;
-  /**
-   * What the bundle runs: `serve` (the default: the checkout's cli.mjs, which leaves the other
-   * commands' folders to run time), or `all-but-suite` (cli-all-but-suite.mjs, for the CLI's
-   * tests: every command but `contract` and `record`).
-   */
+  /** `serve` (default: cli.mjs, other commands at run time), or `all-but-suite` for the CLI's tests. */
   commands?: 'serve' | 'all-but-suite';
 }
 

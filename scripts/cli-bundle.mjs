@@ -1,9 +1,6 @@
 #!/usr/bin/env node
-// A checkout's `serve` runs from one esbuild bundle of the CLI, which starts faster than the
-// sources through tsx. bin/energy-rental-kit.js uses it only when freshBundle() proves it
-// was built from the files as they are now, so an old bundle never shadows an edit: the
-// proof is a stamp on its last line with the size, mtime and SHA-1 of every file it read.
-//
+// An esbuild bundle of the CLI, used by bin/energy-rental-kit.js only when freshBundle() proves
+// it was built from the files as they are now (a last-line stamp: size, mtime, SHA-1 of each).
 //   node scripts/cli-bundle.mjs           build if stale (prepare, prestart, pretest)
 //   node scripts/cli-bundle.mjs --force   build
 //   node scripts/cli-bundle.mjs --check   say whether it is fresh (exit 0) or why not (exit 1)
@@ -19,20 +16,13 @@ const STAMP_PREFIX = '// energy-rental-kit bundle stamp: ';
 /** esbuild's loader by extension. */
 const LOADERS = { ts: 'ts', mts: 'ts', cts: 'ts', js: 'js', mjs: 'js', cjs: 'js', json: 'json' };
 
-/**
- * The modules a bundle leaves to run time. `serve` runs no other command's folders;
- * `all-but-suite` (the CLI's tests) leaves out the two modules that start the suite, whose
- * runner finds the suite's files from its own module's place.
- */
+/** The modules a bundle leaves to run time; the suite's runner finds its files from its own module's place. */
 export const EXTERNAL = {
   serve: /\/(contract-tests|drift)\//,
   'all-but-suite': /\/(contract-tests\/contract-command|drift\/record-command)\.ts$/,
 };
 
-/**
- * Where the bundle goes: inside node_modules, ignored by git, dropped by `npm ci` (whose
- * prepare rebuilds it), where the bare imports left to run time resolve.
- */
+/** The bundle lives in node_modules, where the bare imports left to run time resolve. */
 function settings({ root = ROOT, commands = 'serve' } = {}) {
   const file = commands === 'serve' ? 'cli.mjs' : `cli-${commands}.mjs`;
   return { root, commands, bundle: path.join(root, 'node_modules/.cache/energy-rental-kit', file) };
@@ -107,10 +97,7 @@ export async function buildBundle(options) {
         name: 'energy-rental-kit',
         setup(b) {
           // What this bundle does not run is loaded at run time, if ever (EXTERNAL).
-          b.onResolve({ filter: EXTERNAL[commands] }, (args) => ({
-            path: args.path,
-            external: true,
-          }));
+          b.onResolve({ filter: EXTERNAL[commands] }, (args) => ({ path: args.path, external: true }));
           // Every file is read here, so the stamp holds exactly what was bundled.
           b.onLoad({ filter: /.*/ }, (args) => {
             const loader = LOADERS[path.extname(args.path).slice(1)];
@@ -123,13 +110,12 @@ export async function buildBundle(options) {
       },
     ],
   });
-  // Files that steer the build without esbuild loading them: the compiler options, the dependency
-  // tree (`npm install` rewrites the hidden lockfile), this builder and esbuild.
-  const steering = ['tsconfig.json', 'package.json', 'node_modules/.package-lock.json'].map((f) =>
-    path.join(root, f),
-  );
-  for (const file of [...steering, fileURLToPath(import.meta.url), require.resolve('esbuild/package.json')])
-    files[path.relative(root, file)] = readWithFingerprint(file).print;
+  // Files that steer the build without esbuild loading them (`npm install` rewrites the hidden lockfile).
+  const steering = ['tsconfig.json', 'package.json', 'node_modules/.package-lock.json'];
+  for (const file of [...steering, fileURLToPath(import.meta.url), require.resolve('esbuild/package.json')]) {
+    const full = path.resolve(root, file);
+    files[path.relative(root, full)] = readWithFingerprint(full).print;
+  }
   const stamp = `${STAMP_PREFIX}${JSON.stringify({ commands, files })}\n`;
   mkdirSync(path.dirname(bundle), { recursive: true });
   // The bundle last: a start at this moment reads either build whole (a stale map at worst).
@@ -164,8 +150,7 @@ async function main(argv) {
       `energy-rental-kit: bundled the CLI into ${path.relative(root, bundle)} in ${Math.round(ms)} ms`,
     );
   } catch (error) {
-    // Never fail an install or a start over it: without a fresh bundle `serve` runs the
-    // sources through tsx, only slower to start.
+    // Never fail an install or a start over it: without a bundle `serve` runs through tsx.
     rmSync(bundle, { force: true });
     console.warn(
       `energy-rental-kit: could not bundle the CLI (${error?.message ?? error}); \`serve\` will run through tsx.`,

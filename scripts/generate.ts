@@ -1,7 +1,6 @@
 /**
  * Derives every generated artifact from spec/: models, a JSON copy of each document, ajv's
  * standalone validators, the lists code needs, and the CLI's option tables with docs/options.md.
- *
  * @example
  *   npx tsx scripts/generate.ts          # write src/generated/*
  *   npx tsx scripts/generate.ts --check  # exit 1 when the committed files are stale
@@ -58,13 +57,7 @@ const headerOfAll = (module: string): string =>
 /** The parsed documents by name, e.g. to generate from a changed copy in a test. */
 export type SourceDocuments = Partial<Record<DocumentName, OpenAPI3>>;
 
-/**
- * Returns every generated file's repository path and its expected content, from the
- * documents in spec/ or, for those given, from `sources`.
- *
- * @example
- *   (await generateArtifacts()).get('src/generated/lists.ts'); // the module's text
- */
+/** Every generated file's path and content, from spec/ or `sources`: `await generateArtifacts()`. */
 export async function generateArtifacts(sources: SourceDocuments = {}): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   const parsedDocuments = new Map<DocumentName, OpenAPI3>();
@@ -139,8 +132,7 @@ function validatorsModule(parsedDocuments: Map<DocumentName, OpenAPI3>): string 
     "import type { ValidateFunction } from 'ajv/dist/2020.js';",
     "import type { SpecFormats } from '../spec/formats.ts';",
     '',
-    // The code requires ajv's run-time helpers (CommonJS); an import's default would be
-    // module.exports under Node but exports.default under vitest's interop.
+    // ajv's run-time helpers are CommonJS: an import's default differs between Node and vitest.
     'const require = createRequire(import.meta.url);',
     '',
     '/**',

@@ -1,8 +1,6 @@
 #!/usr/bin/env node
-// The package as published, linted by Are the Types Wrong (ESM-only) and publint --strict.
-//
-//   node scripts/lint-package.mjs             (npm run lint:package: packs the checkout first)
-//   node scripts/lint-package.mjs FILE.tgz    (a tarball already packed: the package test's)
+// The package as published, linted by Are the Types Wrong (ESM-only) and publint --strict:
+//   node scripts/lint-package.mjs [FILE.tgz]   (without one it packs the checkout first)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

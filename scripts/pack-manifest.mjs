@@ -1,10 +1,6 @@
 #!/usr/bin/env node
-// The package.json a user installs has no `scripts`: each needs files and devDependencies the
-// package does not ship (and npm warns about a dependency's `prepare`). `prepack` strips them,
-// `postpack` puts the checkout's file back, byte for byte (as pinst and clean-publish do).
-//
-//   node scripts/pack-manifest.mjs strip     (prepack: after the build)
-//   node scripts/pack-manifest.mjs restore   (postpack)
+// The published package.json has no `scripts` (they need files the package does not ship): `prepack`
+// strips them, `postpack` restores the checkout's file byte for byte. Usage: pack-manifest.mjs strip|restore
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 

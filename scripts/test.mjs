@@ -1,7 +1,6 @@
 #!/usr/bin/env node
-// `npm test` (node scripts/test.mjs [vitest arguments]): the static checks run beside vitest at a
-// lower priority, their output held. The package test lints the package; a run given vitest
-// arguments may leave it out, so it packs after vitest instead (prepack rewrites package.json).
+// `npm test` (node scripts/test.mjs [vitest arguments]): the static checks beside vitest, at a lower
+// priority; a run given vitest arguments may skip the package test, so it lints the package after.
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';

@@ -1,8 +1,6 @@
 #!/usr/bin/env node
 // `npm run typecheck` and `npm run lint` in one pass sharing one checker, for `npm run checks`:
-//
-//   node scripts/typecheck-and-lint.mjs [DIR]      (a project with its own tsconfig.json and
-//                                                   eslint.config.js; default this checkout)
+//   node scripts/typecheck-and-lint.mjs [DIR]   (DIR has a tsconfig.json and eslint.config.js; default: here)
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -33,23 +31,13 @@ const parsed = ts.getParsedCommandLineOfConfigFile(
       exitWith(`tsconfig.json: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`),
   },
 );
-const host = {
-  getCanonicalFileName: (name) => name,
-  getCurrentDirectory: () => process.cwd(),
-  getNewLine: () => '\n',
-};
 const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options });
 const diagnostics = [...parsed.errors, ...ts.getPreEmitDiagnostics(program)];
-if (diagnostics.length > 0) process.stdout.write(ts.formatDiagnostics(diagnostics, host));
+if (diagnostics.length > 0)
+  process.stdout.write(ts.formatDiagnostics(diagnostics, ts.createCompilerHost(parsed.options)));
 
-const eslint = new ESLint({
-  overrideConfig: [
-    {
-      files: TYPED_FILES,
-      languageOptions: { parserOptions: { projectService: false, programs: [program] } },
-    },
-  ],
-});
+const languageOptions = { parserOptions: { projectService: false, programs: [program] } };
+const eslint = new ESLint({ overrideConfig: [{ files: TYPED_FILES, languageOptions }] });
 const results = await eslint.lintFiles(['.']);
 const problems = results.reduce((sum, r) => sum + r.errorCount + r.warningCount, 0);
 if (problems > 0) process.stdout.write(await (await eslint.loadFormatter('stylish')).format(results));

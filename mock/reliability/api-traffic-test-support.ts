@@ -1,8 +1,4 @@
-/**
- * The API's requests as fast-check generates them for the property tests: valid and fuzzed
- * orders, every other operation driven by the document, and requests no operation takes
- * (wrong methods, unknown paths, oversized bodies, HEAD).
- */
+/** The API's requests as fast-check generates them: valid and fuzzed orders, others, requests none takes. */
 import fc from 'fast-check';
 import { PERIODS } from '../../src/generated/lists.ts';
 import type { OperationInfo } from '../../src/spec/loader.ts';

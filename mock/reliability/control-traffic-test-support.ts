@@ -1,7 +1,4 @@
-/**
- * The control plane's requests as fast-check generates them for the property tests: one
- * generator per operation of spec/control.yaml, and one driven by the document for any other.
- */
+/** The control plane's requests as fast-check generates them: one generator per operation of control.yaml. */
 import fc from 'fast-check';
 import { API_OPERATION_IDS, ORDER_STATUSES, PERIODS } from '../../src/generated/lists.ts';
 import type { OperationInfo } from '../../src/spec/loader.ts';

@@ -1,7 +1,4 @@
-/**
- * The values and the request shape of the property tests' generated traffic (properties.test.ts):
- * valid, boundary and malformed, built from the two spec documents.
- */
+/** The values and request shape of the property tests' traffic: valid, boundary and malformed. */
 import fc from 'fast-check';
 import { PERIODS } from '../../src/generated/lists.ts';
 import { loadSpec, type OperationInfo } from '../../src/spec/loader.ts';

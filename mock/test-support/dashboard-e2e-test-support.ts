@@ -1,7 +1,4 @@
-/**
- * What the browser tests share: Debian's Chromium through playwright-core (`npm run
- * ensure:chromium`), a simulator on a socket, a page that records script errors, screenshots.
- */
+/** What the browser tests share: Debian's Chromium via playwright-core, a simulator, pages. */
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,12 +27,7 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
-/**
- * Launches headless Chromium with CHROMIUM_ARGS and `extraArgs`.
- *
- * @example
- *   const browser = await launchChromium([`--host-resolver-rules=MAP rebind.test 127.0.0.1`]);
- */
+/** Launches headless Chromium with CHROMIUM_ARGS and `extraArgs`: `await launchChromium([rule])`. */
 export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,

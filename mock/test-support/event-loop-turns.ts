@@ -1,10 +1,7 @@
 /**
- * Runs `work` and counts the event loop's turns meanwhile (one `setImmediate` per turn): the
- * proof that work on a large body yields between slices.
- *
+ * Runs `work` and counts the event loop's turns meanwhile: proof that work on a large body yields.
  * @example
- *   const { result, turns } = await countingTurns(() => scrubLargeResponse(chunks, scrubber, false));
- *   expect(turns).toBeGreaterThanOrEqual(8);
+ *   expect((await countingTurns(() => scrub(chunks))).turns).toBeGreaterThanOrEqual(8);
  */
 export async function countingTurns<T>(work: () => Promise<T>): Promise<{ result: T; turns: number }> {
   let turns = 0;

@@ -1,7 +1,4 @@
-/**
- * The fixtures tests share: addresses, order helpers and the error-envelope expectation.
- * One name per concept; a test that needs another value says why beside it.
- */
+/** The fixtures tests share: addresses, order helpers, the error envelope; one name per concept. */
 import { expect } from 'vitest';
 import { createValidators, loadSpec } from '../../src/spec/loader.ts';
 import type { Simulator } from '../simulator.ts';
@@ -23,12 +20,7 @@ export const ORDER_QUERY = `pledgeAddress=${ADDRESS}&rentalCount=65000&period=1h
 const api = createValidators(loadSpec('api'));
 const control = createValidators(loadSpec('control'));
 
-/**
- * POSTs an order with `query` in the URL (ORDER_QUERY unless told) and reads the answer.
- *
- * @example
- *   const reply = await postOrder(sim, `${ORDER_QUERY}&outOrderNo=a-1`);
- */
+/** POSTs an order with `query` (ORDER_QUERY unless told): `await postOrder(sim, query)`. */
 export const postOrder = (
   sim: Simulator,
   query = ORDER_QUERY,
@@ -48,11 +40,8 @@ export async function order(
   extra = '',
   apiKey = 'demo-key',
 ): Promise<string> {
-  const reply = await postOrder(
-    sim,
-    `pledgeAddress=${pledgeAddress}&rentalCount=65000&period=1h${extra}`,
-    apiKey,
-  );
+  const query = `pledgeAddress=${pledgeAddress}&rentalCount=65000&period=1h${extra}`;
+  const reply = await postOrder(sim, query, apiKey);
   expect(reply.status).toBe(200);
   return reply.body.data.id;
 }
@@ -66,12 +55,7 @@ export async function statusOf(sim: Simulator, orderId: string, apiKey = 'demo-k
 export const ordersOf = async (sim: Simulator, apiKey = 'demo-key') =>
   (await get(sim, '/_sim/orders', apiKey)).body.orders as { orderId: string; status: string }[];
 
-/**
- * Creates an account through the control plane and answers its key and wallet.
- *
- * @example
- *   const { apiKey } = await createAccount(sim, { balance: { trx: '100' } });
- */
+/** Creates an account via the control plane: `const { apiKey } = await createAccount(sim, { balance })`. */
 export async function createAccount(
   sim: Simulator,
   request: Record<string, unknown>,
@@ -90,10 +74,7 @@ export async function trxOf(
   return { available: balance.available.trx, frozen: balance.frozen.trx };
 }
 
-/**
- * Fails unless the reply is the error envelope with that status and code, a msg matching
- * `msg` when given, a numeric-string time and null data, valid against both documents' schema.
- */
+/** Fails unless the reply is the error envelope of that status, code and `msg`, valid in both documents. */
 export function expectError(reply: Reply, status: number, code: number, msg?: RegExp): void {
   expect(reply.status).toBe(status);
   expect(reply.body).toEqual({

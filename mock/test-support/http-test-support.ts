@@ -16,12 +16,7 @@ const control = createValidators(loadSpec('control'));
 const node = createValidators(loadSpec('node'));
 const JSON_TYPE = { 'content-type': 'application/json' };
 
-/**
- * Sends a request to the app and reads its JSON body (undefined when empty).
- *
- * @example
- *   const reply = await send(sim, '/v1/account', { headers: { 'API-KEY': 'demo-key' } });
- */
+/** Sends a request to the app and reads its JSON body: `await send(sim, '/v1/account', { headers })`. */
 export async function send(sim: Simulator, path: string, init: RequestInit = {}): Promise<Reply> {
   const res = await sim.app.request(path, init);
   const text = await res.text();
@@ -38,12 +33,7 @@ export function expectValid(validate: ValidateFunction | undefined, body: unknow
   expect(validate!(body), JSON.stringify(validate!.errors)).toBe(true);
 }
 
-/**
- * Sends `method` to `path` with the API key and a JSON body when given, and reads the answer.
- *
- * @example
- *   const reply = await call(sim, 'POST', '/_sim/rules', { body: { match: { next: 1 }, outcome: 'FAILED' } });
- */
+/** Sends `method` with the API key and a JSON body when given: `await call(sim, 'POST', path, { body })`. */
 export const call = (
   sim: Simulator,
   method: string,
@@ -65,11 +55,7 @@ export function expectControlResponse(operationId: string, reply: Reply): void {
   expectValid(control.response(operationId, reply.status), reply.body);
 }
 
-/**
- * Checks the items of a list answer whose schema control.yaml writes inline, against the
- * component schema of its items: the loader cannot compile inline response schemas (see
- * the failing test 'validates the inline list schemas of control.yaml').
- */
+/** Checks a list answer's items against their component schema (the loader cannot compile inline ones). */
 export function expectItems(reply: Reply, key: string, schema: string): void {
   expect(Object.keys(reply.body)).toEqual([key]);
   expect(Array.isArray(reply.body[key])).toBe(true);
@@ -77,13 +63,7 @@ export function expectItems(reply: Reply, key: string, schema: string): void {
   for (const item of reply.body[key]) expect(validate(item), JSON.stringify(validate.errors)).toBe(true);
 }
 
-/**
- * Sends one request to the simulated TRON node (POST with a JSON body, or GET with a query
- * when `body` is a string) and checks its answer against spec/tron-node.yaml.
- *
- * @example
- *   const { body } = await nodeCall(sim, '/wallet/getaccount', { address: ADDRESS, visible: true });
- */
+/** Calls the simulated TRON node (a string body is a GET query), checked against spec/tron-node.yaml. */
 export async function nodeCall(
   sim: Simulator,
   path: string,
@@ -105,10 +85,8 @@ export async function nodeCall(
 }
 
 /**
- * Checks every answer of the simulated TRON node a simulator gives from now on against
- * spec/tron-node.yaml, however it was asked (a TronWeb client over a socket too). The
- * function it answers tells how many were checked and which failed (a listener's throw
- * would not reach the test); each exchange is announced as it finishes.
+ * Checks every TRON node answer from now on against spec/tron-node.yaml, however asked; the function
+ * returned tells how many were checked and which failed (a listener's throw would not reach the test).
  */
 export function checkNodeAnswers(sim: Simulator): () => { checked: number; invalid: string[] } {
   let checked = 0;

@@ -1,9 +1,8 @@
 import fc from 'fast-check';
 
 /**
- * Spellings of the order path a lenient server may route to the same handler: case,
- * percent-encoding once or twice, `//`, `\\`, dot segments, `%2F`, `;` parameters, `.json`,
- * NUL, whitespace, a trailing `/`, the `/api` prefix; the exact spelling too.
+ * Spellings of the order path a lenient server may route to its handler (case, encodings, dots, …),
+ * and the exact one.
  */
 export const orderSpelling = fc
   .record({
@@ -24,8 +23,7 @@ export const orderSpelling = fc
     suffix: fc.constantFrom('', '/', ';x=1', '%3B', '%20', '%00', '.json', '/.', '%09'),
   })
   .map(({ api, segments, encode, doubleEncode, slashes, suffix }) => {
-    // Letters of the segments are percent-encoded (once or twice) before the path is joined,
-    // so an escape never lands inside another one.
+    // Letters are percent-encoded before the path is joined, so an escape never lands inside another.
     const letters = segments.map((s) => [...s]);
     const total = letters.reduce((n, l) => n + l.length, 0);
     for (const at of encode) {

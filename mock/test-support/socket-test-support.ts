@@ -1,7 +1,4 @@
-/**
- * Helpers for tests that reach a simulator over a real socket: with headers fetch() does not
- * let a caller set (Host, Origin), and raw bytes, for what fetch cannot send or hides (a reset).
- */
+/** Tests over a real socket: headers fetch() will not set (Host, Origin), and raw bytes. */
 import { request as httpRequest, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { createSimulatorServer, type RequestGuardOptions } from '../node-server.ts';
@@ -22,13 +19,7 @@ export interface Listening {
   close(): Promise<void>;
 }
 
-/**
- * Serves `sim` on a free loopback port.
- *
- * @example
- *   const served = await listen(createSimulator({ clock: 'manual' }));
- *   await served.close();
- */
+/** Serves `sim` on a free loopback port: `const served = await listen(sim); await served.close();`. */
 export async function listen(sim: Simulator, options: RequestGuardOptions = {}): Promise<Listening> {
   const server: Server = createSimulatorServer(sim, options);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -45,11 +36,8 @@ export async function listen(sim: Simulator, options: RequestGuardOptions = {}):
 }
 
 /**
- * Sends one request with exactly the headers given (a `host` header replaces the real
- * one). An event stream is read up to its first bytes, then closed.
- *
- * @example
- *   await rawRequest(served.port, 'GET', '/v1/account', { host: 'evil.example', 'api-key': 'demo-key' });
+ * Sends one request with exactly these headers (`host` replaces the real one); an event stream is
+ * read to its first bytes: `await rawRequest(port, 'GET', '/v1/account', { host: 'evil.example' })`.
  */
 export function rawRequest(
   port: number,
@@ -97,12 +85,8 @@ export interface RawResponse {
 }
 
 /**
- * Writes `data` on a fresh connection, half-closes it (unless `keepOpen`), and collects
- * what comes back until the server closes the connection or `waitMs` passes: every byte as
- * text, the socket error seen (ECONNRESET, …) and the responses.
- *
- * @example
- *   const { responses } = await exchange(port, 'GET /_sim/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+ * Writes `data` on a fresh connection, half-closes it (unless `keepOpen`), and collects every byte,
+ * the socket error and the responses until the server closes or `waitMs` passes: `exchange(port, text)`.
  */
 export function exchange(
   port: number,
@@ -130,13 +114,7 @@ export function exchange(
   });
 }
 
-/**
- * A request's text: `head` is the request line and headers (no blank line), `body` is
- * appended with its Content-Length unless the head says otherwise.
- *
- * @example
- *   request('GET /v1/account HTTP/1.1\r\nHost: x\r\nAPI-KEY: demo-key');
- */
+/** A request's text: `head` (no blank line), then `body` with its Content-Length unless the head sets one. */
 export function request(head: string, body = ''): string {
   const framed =
     /\r\n(content-length|transfer-encoding):/i.test(head) || body === ''

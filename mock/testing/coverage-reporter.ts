@@ -1,9 +1,6 @@
 /**
- * The vitest reporter of behaviour coverage, `energy-rental-kit/coverage-reporter`: after the
- * run it reads `GET /_sim/coverage` of each simulator it is told of and what each
- * `startSimulator()` left when stopped, and writes their merge to `energy-coverage.json`.
- *
- *   // vitest.config.ts
+ * The vitest reporter of behaviour coverage: merges each simulator's `GET /_sim/coverage` and what
+ * each `startSimulator()` left when stopped into `energy-coverage.json`. In vitest.config.ts:
  *   reporters: ['default', ['energy-rental-kit/coverage-reporter', { simulators: ['http://127.0.0.1:8080'] }]]
  */
 import {
@@ -41,18 +38,14 @@ export interface CoverageReporterOptions {
 
 /**
  * The reporter. Vitest calls `onInit` before the tests and `onTestRunEnd` after them.
- *
  * @example
  *   const reporter = new EnergyCoverageReporter({ simulators: ['http://127.0.0.1:8080'] });
  */
 export default class EnergyCoverageReporter {
-  private readonly options: CoverageReporterOptions;
   private dir: string | undefined;
   private ownDir = false;
 
-  constructor(options: CoverageReporterOptions = {}) {
-    this.options = options;
-  }
+  constructor(private readonly options: CoverageReporterOptions = {}) {}
 
   /** Before the run: gives the run's simulators a place to leave their coverage. */
   onInit(): void {
@@ -117,13 +110,7 @@ export default class EnergyCoverageReporter {
   }
 }
 
-/**
- * Leaves one simulator's coverage where the reporter of this run reads it, when a reporter
- * runs (startSimulator's stop calls it).
- *
- * @example
- *   leaveCoverage(simulator.calls.coverage());
- */
+/** Leaves a simulator's coverage for this run's reporter, if one runs: `leaveCoverage(sim.calls.coverage())`. */
 export function leaveCoverage(coverage: Coverage): void {
   const dir = process.env[COVERAGE_DIR_ENV];
   if (!dir) return;

@@ -26,7 +26,6 @@ const NEAR_MISSES = 10;
 
 /**
  * Asserts that exactly `expected` calls matched `filter`; resolves with the count.
- *
  * @example
  *   await expectCalls(sim, { operation: 'createOrder', params: { period: '1h' } }, 1);
  *   // fails with: Expected 1 call matching operation=createOrder params.period=1h, got 0.

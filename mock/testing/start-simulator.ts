@@ -70,7 +70,6 @@ export interface TestSimulator {
 /**
  * Starts a simulator for a test. Defaults: manual clock, realistic timing, the demo
  * account (key `demo-key`, 1000 TRX, 100 USDT), a free loopback port.
- *
  * @example
  *   const sim = await startSimulator(); // or startSimulator({ port: 8787 }) where CI allows one port
  *   sim.url; // 'http://127.0.0.1:53211'
