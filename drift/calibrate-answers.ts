@@ -1,7 +1,7 @@
 /** How answers look, calibrated; what the simulator cannot answer alike is `unreproduced`, never dropped. */
 import type { components } from '../src/generated/control.ts';
 import type { ApiOperationId } from '../src/generated/lists.ts';
-import { DECIMAL_FIELDS, DEFAULT_DECIMALS } from '../mock/http/api-views.ts';
+import { DECIMAL_FIELDS, DEFAULT_DECIMALS } from '../mock/http/api-operations.ts';
 import { observeOrders, statusPath } from '../recording/order-observations.ts';
 import type { Interaction } from '../recording/recording.ts';
 import {

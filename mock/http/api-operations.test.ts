@@ -4,8 +4,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { loadSpec } from '../../src/spec/loader.ts';
+import { createEngine } from '../engine/index.ts';
+import { createManualClock } from '../engine/manual-clock.ts';
 import { createSimulator } from '../simulator.ts';
-import { API_OPERATIONS, API_PATHS_NAMED, findApiOperation } from './api-operations.ts';
+import {
+  API_OPERATIONS,
+  API_PATHS_NAMED,
+  envelope,
+  envelopeTime,
+  findApiOperation,
+} from './api-operations.ts';
 
 describe('the API operation table', () => {
   it('names every operation of spec/openapi.yaml with its method and path, and no other', () => {
@@ -34,5 +42,21 @@ describe('the API operation table', () => {
     expect(API_OPERATIONS.getAccount.run(sim.engine, account, {}).data).toMatchObject({
       walletAddress: account.walletAddress,
     });
+  });
+});
+
+describe('the envelope', () => {
+  const engine = createEngine({ clock: createManualClock(Date.UTC(2025, 2, 12, 17, 50, 9, 999)) });
+
+  it('holds the code, the message, the time and the data, in that order', () => {
+    expect(JSON.stringify(envelope(engine, 1, 'Get user information successfully', { name: 'User-T' }))).toBe(
+      '{"code":1,"msg":"Get user information successfully","time":"1741801809","data":{"name":"User-T"}}',
+    );
+  });
+
+  it('stamps the time from the engine clock in Unix seconds, or in ms when the settings say so', () => {
+    expect(envelopeTime(engine)).toBe('1741801809');
+    engine.updateSettings({ envelopeTimeUnit: 'ms' });
+    expect(envelopeTime(engine)).toBe('1741801809999');
   });
 });

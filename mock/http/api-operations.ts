@@ -1,4 +1,10 @@
-/** The operations of the Energy Rental API: what each does; the rest is spec/openapi.yaml's (generated lists). */
+/**
+ * The operations of the Energy Rental API: what each does on the engine and how its answer
+ * looks, in the envelope; the rest is spec/openapi.yaml's (generated lists).
+ */
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { components } from '../../src/generated/openapi.ts';
 import {
   API_OPERATION_IDS,
   API_OPERATION_SPECS,
@@ -6,13 +12,105 @@ import {
   type ApiOperationId,
   type ApiRequestParams,
 } from '../../src/generated/lists.ts';
-import type { Account, Engine, Order, Outcome } from '../engine/index.ts';
-import { accountData, orderCreatedData, orderRecord, priceQuoteData } from './api-views.ts';
+import {
+  formatDecimals,
+  formatFixed,
+  type Account,
+  type Engine,
+  type Order,
+  type Outcome,
+  type Settings,
+} from '../engine/index.ts';
+import type { SimEnv } from './context.ts';
 
-/** The checked parameters of each operation: its form body, else its query (generated from the spec). */
-export type ApiParams = ApiRequestParams;
+/** `time` as upstream sends it: Unix seconds in a string (or ms, or s.sss, as the settings say), from the simulator's clock. */
+export function envelopeTime(engine: Engine): string {
+  const now = Math.floor(engine.clock.now());
+  const unit = engine.settings().envelopeTimeUnit;
+  if (unit === 'ms') return String(now);
+  return unit === 's' ? String(Math.floor(now / 1000)) : (now / 1000).toFixed(3);
+}
 
-export type { ApiOperationId };
+/**
+ * The envelope of a response: its code, its message, the time and its data.
+ *
+ * @example
+ *   envelope(engine, 0, 'Get price successfully', { sun: '65' }); // { code: 0, msg: …, time: '1741801809', data: { sun: '65' } }
+ */
+export function envelope(
+  engine: Engine,
+  code: number,
+  msg: string,
+  data: unknown,
+): { code: number; msg: string; time: string; data: unknown } {
+  return { code, msg, time: envelopeTime(engine), data };
+}
+
+/** Sends a JSON body and keeps it for the journal. */
+export function sendJson(
+  c: Context<SimEnv>,
+  body: unknown,
+  status: ContentfulStatusCode = 200,
+  headers?: Record<string, string>,
+): Response {
+  c.set('response', body);
+  return c.json(body, status, headers);
+}
+
+type Schemas = components['schemas'];
+type DecimalField = keyof Settings['decimals'];
+
+/** What each decimal-string field shows when the settings leave it out: the simulator's own formats (calibration compares with them). */
+export const DEFAULT_DECIMALS: Readonly<Record<DecimalField, number | 'trimmed'>> = {
+  trxPrice: 2,
+  amount: 2,
+  'balance.available.trx': 'trimmed',
+  'balance.available.usdt': 6,
+  'balance.frozen.trx': 'trimmed',
+};
+
+/** Where each decimal-string field is in the answers, as `drift` and `calibrate` name it. */
+export const DECIMAL_FIELDS: Readonly<Record<DecimalField, { operation: string; path: string }>> = {
+  trxPrice: { operation: 'getPrice', path: '/data/trxPrice' },
+  amount: { operation: 'getOrderHistory', path: '/data/amount' },
+  'balance.available.trx': { operation: 'getAccount', path: '/data/balance/available/trx' },
+  'balance.available.usdt': { operation: 'getAccount', path: '/data/balance/available/usdt' },
+  'balance.frozen.trx': { operation: 'getAccount', path: '/data/balance/frozen/trx' },
+};
+
+const decimal = (settings: Pick<Settings, 'decimals'>, field: DecimalField, units: number): string =>
+  formatDecimals(units, settings.decimals[field] ?? DEFAULT_DECIMALS[field]);
+
+/** The status the history shows: a hidden one shows as the status before it. */
+function shownStatus(status: Order['status'], hidden: Settings['hiddenStatuses']): Order['status'] {
+  if (status === 'PROCESSING' && hidden.includes('PROCESSING')) return 'PENDING';
+  if (status === 'REFUNDED' && hidden.includes('REFUNDED')) return 'FAILED';
+  return status;
+}
+
+/**
+ * The order record of the history, as the spec's Order schema.
+ *
+ * @example
+ *   orderRecord(order, { ...settings, createdAtUnit: 's' }).createdAt; // 1741801809
+ */
+export function orderRecord(
+  order: Order,
+  settings: Pick<Settings, 'createdAtUnit' | 'decimals' | 'hiddenStatuses'>,
+): Schemas['Order'] {
+  return {
+    orderId: order.id,
+    amount: decimal(settings, 'amount', order.amount),
+    currency: order.currency,
+    status: shownStatus(order.status, settings.hiddenStatuses),
+    txId: order.txId,
+    pledgeAddress: order.pledgeAddress,
+    createdAt: settings.createdAtUnit === 's' ? Math.floor(order.createdAt / 1000) : order.createdAt,
+    rentalCount: String(order.rentalCount),
+    period: order.period,
+    resourceType: 'ENERGY',
+  };
+}
 
 /** What an operation results in: the envelope's code and message, and its data. */
 interface ApiResult {
@@ -35,7 +133,7 @@ export interface ApiOperation<Id extends ApiOperationId = ApiOperationId> {
   run(
     engine: Engine,
     account: Account,
-    params: ApiParams[Id],
+    params: ApiRequestParams[Id],
     asked?: { outcome?: Outcome | undefined },
   ): ApiResult;
 }
@@ -44,7 +142,7 @@ export interface ApiOperation<Id extends ApiOperationId = ApiOperationId> {
 type Ran = Omit<ApiResult, 'msg' | 'code'> & { code?: number };
 type Run = (...args: Parameters<ApiOperation['run']>) => Ran;
 
-/** What each operation does; the spec gives the rest of its entry in API_OPERATIONS, and its success message. */
+/** What each operation does and the data it answers, as its response schema; the spec gives the rest. */
 const RUN: { readonly [Id in ApiOperationId]: (...args: Parameters<ApiOperation<Id>['run']>) => Ran } = {
   createOrder(engine, account, params, asked) {
     const { pledgeAddress, rentalCount, period, outOrderNo } = params;
@@ -53,22 +151,51 @@ const RUN: { readonly [Id in ApiOperationId]: (...args: Parameters<ApiOperation<
       { pledgeAddress, rentalCount, period, outOrderNo },
       asked,
     );
-    return {
-      data: orderCreatedData(order),
-      order,
-      ...(order.activates && !duplicate ? { activation: true } : {}),
+    const data: Schemas['OrderCreated'] = {
+      id: order.id,
+      // Upstream sends this amount as a JSON number; it is printed from integer units.
+      amount: Number(formatFixed(order.amount, 2)),
+      currency: order.currency,
     };
+    if (order.outOrderNo !== undefined) data.outOrderNo = order.outOrderNo;
+    return { data, order, ...(order.activates && !duplicate ? { activation: true } : {}) };
   },
-  getPrice: (engine, _account, { rentalCount, period }) => ({
-    data: priceQuoteData(engine.quote(rentalCount, period), engine.settings()),
-  }),
+  getPrice(engine, _account, { rentalCount, period }) {
+    const quote = engine.quote(rentalCount, period);
+    const settings = engine.settings();
+    const trxPrice =
+      settings.decimals.trxPrice === undefined
+        ? quote.trxPrice
+        : decimal(settings, 'trxPrice', quote.costSun);
+    const data: Schemas['PriceQuote'] = {
+      sun: String(quote.sunPerUnit),
+      trxPrice,
+      period: quote.period,
+      resourceType: 'ENERGY',
+      rentalCount: quote.rentalCount,
+    };
+    return { data };
+  },
   getOrderHistory(engine, account, params) {
     const order = engine.findOrder(account, params);
     return { data: orderRecord(order, engine.settings()), order };
   },
   getAccount(engine, account) {
     const settings = engine.settings();
-    return { code: settings.accountSuccessCode, data: accountData(account, settings) };
+    const { TRX, USDT } = account.ledger;
+    const data: Schemas['Account'] = {
+      name: account.name,
+      walletAddress: account.walletAddress,
+      balance: {
+        available: {
+          trx: decimal(settings, 'balance.available.trx', TRX.available),
+          usdt: decimal(settings, 'balance.available.usdt', USDT.available),
+        },
+        frozen: { trx: decimal(settings, 'balance.frozen.trx', TRX.frozen) },
+      },
+      referralCount: account.referralCount,
+    };
+    return { code: settings.accountSuccessCode, data };
   },
 };
 

@@ -1,4 +1,4 @@
-/** What the pipeline keeps of a request: the variables the steps set and exchange.ts reads. */
+/** What the pipeline keeps of a request (types only): the variables the steps set and exchange.ts reads. */
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import type { Account, SimulatorError } from '../engine/index.ts';
@@ -44,31 +44,3 @@ export interface SimEnv {
 }
 
 export type SimContext = Context<SimEnv>;
-
-/**
- * The path and query as sent, in origin form: over a socket the request target Node read
- * (an absolute-form target losing its scheme and host), in process the URL's.
- *
- * @example
- *   asSent(c); // { path: '/v1/tron/price', query: 'rentalCount=65000&period=1h' }
- */
-export function asSent(c: SimContext): { path: string; query: string | undefined } {
-  const sent = c.env?.incoming?.url;
-  const raw = sent === undefined ? c.req.url.slice(c.req.url.indexOf('/', 8)) : originForm(sent);
-  const q = raw.indexOf('?');
-  return q === -1 ? { path: raw, query: undefined } : { path: raw.slice(0, q), query: raw.slice(q + 1) };
-}
-
-/**
- * A request target in origin form: routing reads the target alone, never the Host.
- *
- * @example
- *   originForm('http://127.0.0.1:8787/v1/account'); // '/v1/account'
- */
-export function originForm(target: string): string {
-  if (target.startsWith('/')) return target;
-  const authority = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(target);
-  if (!authority) return target;
-  const rest = target.slice(authority[0].length);
-  return rest.startsWith('/') ? rest : `/${rest}`;
-}

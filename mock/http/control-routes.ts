@@ -24,7 +24,7 @@ import {
 import type { SimEnv } from './context.ts';
 import type { ResponseSource } from './create-app.ts';
 import { requireMode, requireSettingsMode } from './control-modes.ts';
-import { sendJson } from './api-views.ts';
+import { sendJson } from './api-operations.ts';
 import type { CallCounts, CallFilter } from './call-counts.ts';
 import type { FaultInjector } from './fault-injector.ts';
 import type { Journal } from './journal.ts';

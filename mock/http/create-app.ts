@@ -1,11 +1,12 @@
 /**
  * The one pipeline every request passes, over a socket or in process: guard, finishing step,
- * body limit, control guard, change log, TRON node, API steps, 405, routes; one error handler.
+ * body limit, control guard, change log, TRON node, the API's steps, 405, routes; one error handler.
  */
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { methodNotAllowed as allowedOnly } from 'hono/method-not-allowed';
 import type { components } from '../../src/generated/control.ts';
-import type { Account, Engine } from '../engine/index.ts';
+import { digestKey } from '../engine/accounts.ts';
+import { SimulatorError, type Account, type Engine } from '../engine/index.ts';
 import type { SimContext, SimEnv } from './context.ts';
 import { controlGuard, type ControlOptions, type RemoteAddress } from './control-guard.ts';
 import { controlRoutes, type ControlContext } from './control-routes.ts';
@@ -15,8 +16,9 @@ import { tronNodeRoutes } from './tron-node-routes.ts';
 import { tronNodeForward, type NodeAnswer } from './tron-node-forward.ts';
 import { errorResponse, methodNotAllowed, notFound } from './error-catalogue.ts';
 import { finishExchange, refuseWhileUnkept, type ChangeLog, type ExchangeEvents } from './exchange.ts';
-import type { FaultInjector } from './fault-injector.ts';
-import { apiSteps } from './api-steps.ts';
+import { injectFaults, type FaultInjector } from './fault-injector.ts';
+import { askedRejection, isRejection, preferredOutcome } from './prefer-outcome.ts';
+import { createRateLimiter } from './rate-limit.ts';
 import { guardSocket } from './request-guard.ts';
 import { limitBody } from './request-body.ts';
 
@@ -97,4 +99,53 @@ export function createApp(options: AppOptions): Hono<SimEnv> {
   app.notFound((c) => errorResponse(c, engine, notFound()));
   app.onError((error, c) => errorResponse(c, engine, error, options.onUnexpectedError));
   return app;
+}
+
+/**
+ * The API's steps over `source`, in order: route and `Prefer: outcome=…`, faults, then the asked
+ * rejection, authentication, rate limit and the source's response. A refusal throws; a request
+ * the source does not take passes them all.
+ */
+function apiSteps(
+  engine: Engine,
+  source: ResponseSource,
+  faults: FaultInjector,
+): MiddlewareHandler<SimEnv>[] {
+  const limiter = createRateLimiter(engine);
+  const onlyApi =
+    (step: MiddlewareHandler<SimEnv>): MiddlewareHandler<SimEnv> =>
+    (c, next) =>
+      c.get('api') ? step(c, next) : next();
+  return [
+    (c, next) => {
+      if (!source.takes(c.req.path)) return next();
+      c.set('api', true);
+      source.route(c);
+      refuseTwoKeys(c);
+      const asked = preferredOutcome(c.req.header('prefer'), source.mode, c.get('operation'));
+      if (asked !== undefined) c.set('outcomeAsked', asked);
+      return next();
+    },
+    onlyApi(injectFaults(faults, engine)),
+    onlyApi(async (c) => {
+      // A rejection asked for is the response, whoever asks; an order's outcome goes on to the engine.
+      const asked = c.get('outcomeAsked');
+      if (asked !== undefined && isRejection(asked)) throw askedRejection(asked);
+      // Faults come before authentication, as a broken proxy in front of the service would.
+      if (source.authenticate) c.set('account', source.authenticate(c));
+      if (engine.settings().rateLimit)
+        limiter.check(c.get('account')?.keyDigest ?? digestKey(c.req.header('api-key') ?? ''));
+      return source.respond(c);
+    }),
+  ];
+}
+
+/** Refuses a request with more than one API-KEY: Node and fetch join them into one ambiguous value. */
+function refuseTwoKeys(c: SimContext): void {
+  const raw = c.env?.incoming?.rawHeaders ?? [];
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'api-key') count++;
+  if (count < 2 && !c.req.header('api-key')?.includes(',')) return;
+  const message = "More than one API-KEY header: send the account's key once, in one 'API-KEY' header.";
+  throw Object.assign(new SimulatorError('parameterInvalid', message), { parameter: 'API-KEY' });
 }

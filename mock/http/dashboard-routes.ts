@@ -10,7 +10,7 @@ import type { SimEnv } from './context.ts';
 import type { ControlContext } from './control-routes.ts';
 import { accountView, addressView, clockView, orderView, settingsView } from './control-views.ts';
 import { dashboardAssets } from './dashboard/assets.ts';
-import { sendJson } from './api-views.ts';
+import { sendJson } from './api-operations.ts';
 import { readQuery } from './request-body.ts';
 import { check } from './validate.ts';
 

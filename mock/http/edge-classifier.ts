@@ -1,6 +1,6 @@
 /** What the proxy may forward: only a documented operation's exact path and method; another spelling is refused. */
 import { API_PREFIX, withoutApiPrefix } from './api-operations.ts';
-import { originForm } from './context.ts';
+import { originForm } from './request-body.ts';
 
 export interface EdgeOperation {
   readonly operationId: string;

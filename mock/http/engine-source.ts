@@ -1,21 +1,23 @@
 /** The engine as the API's response source: operations routed, parameters checked, results enveloped. */
 import type { MiddlewareHandler } from 'hono';
+import type { ApiRequestParams } from '../../src/generated/lists.ts';
 import type { SpecValidators, ValidateFunction } from '../../src/spec/loader.ts';
 import { SimulatorError, type Account, type Engine, type Outcome } from '../engine/index.ts';
 import { createRandomSource } from '../engine/random-source.ts';
 import {
   API_OPERATIONS,
+  envelope,
+  findApiOperation,
   isApiPath,
+  orderRecord,
   withoutApiPrefix,
   type ApiOperation,
-  type ApiParams,
 } from './api-operations.ts';
-import { envelope, orderRecord } from './api-views.ts';
-import { asSent, type SimContext, type SimEnv } from './context.ts';
+import type { SimContext, SimEnv } from './context.ts';
 import type { ResponseSource } from './create-app.ts';
 import { methodNotAllowed, notFound } from './error-catalogue.ts';
 import { addExtraFields } from './extra-fields.ts';
-import { readParams, textOf } from './request-body.ts';
+import { asSent, readParams, textOf } from './request-body.ts';
 import { check } from './validate.ts';
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -86,8 +88,7 @@ export function engineSource(engine: Engine, validators: SpecValidators): Respon
       const sent = asSent(c).path;
       const path = withoutApiPrefix(sent);
       // HEAD is GET without the body, as HTTP has it.
-      const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
-      const op = operations.find((o) => o.path === path && o.method === method);
+      const op = findApiOperation(c.req.method === 'HEAD' ? 'GET' : c.req.method, path);
       if (op) return void c.set('operation', op.id);
       const allowed = methodsAt.get(path);
       throw allowed ? methodNotAllowed(c.req.method, sent, allowed) : notFound();
@@ -107,7 +108,7 @@ export function engineSource(engine: Engine, validators: SpecValidators): Respon
       const result = op.run(
         engine,
         c.get('account'),
-        params as ApiParams[keyof ApiParams] & Record<string, never>,
+        params as ApiRequestParams[keyof ApiRequestParams] & Record<string, never>,
         // A rejection asked for was answered before the engine; what is left is an order's outcome.
         asked !== undefined ? { outcome: asked as Outcome } : undefined,
       );

@@ -4,9 +4,8 @@
  */
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { API_PATHS_NAMED } from './api-operations.ts';
+import { API_PATHS_NAMED, envelope, envelopeTime } from './api-operations.ts';
 import { REJECTION_KINDS } from '../../src/generated/lists.ts';
-import { envelope, envelopeTime } from './api-views.ts';
 import { addExtraFields } from './extra-fields.ts';
 import { createRandomSource, type RandomSource } from '../engine/random-source.ts';
 import { SimulatorError, type Engine } from '../engine/index.ts';

@@ -5,8 +5,8 @@
 import type { MiddlewareHandler } from 'hono';
 import type { components } from '../../src/generated/control.ts';
 import { SimulatorError, type Engine } from '../engine/index.ts';
-import { asSent, type SimEnv } from './context.ts';
-import { decodeText, MAX_JSON_DEPTH, nestsTooDeep } from './request-body.ts';
+import type { SimEnv } from './context.ts';
+import { asSent, decodeText, MAX_JSON_DEPTH, nestsTooDeep } from './request-body.ts';
 import { errorResponse, report } from './error-catalogue.ts';
 import { redactBody, redactKeys, replaceKeys } from './journal-redaction.ts';
 import { JOURNAL_BODY_LIMIT } from './journal.ts';

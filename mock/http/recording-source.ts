@@ -1,9 +1,9 @@
 /** A recording as the API's response source (`serve --replay FILE`): answered as recorded, or 501. */
 import { findApiOperation, isApiPath, withoutApiPrefix } from './api-operations.ts';
-import { asSent, type SimContext } from './context.ts';
+import type { SimContext } from './context.ts';
 import type { ResponseSource } from './create-app.ts';
 import { parsedOrText } from './journal.ts';
-import { bodyOf } from './request-body.ts';
+import { asSent, bodyOf } from './request-body.ts';
 import { servedHeaders } from './upstream-forward.ts';
 
 /** What a replay is asked: one API request (recording/replay-target.ts). */

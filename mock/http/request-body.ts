@@ -1,8 +1,39 @@
-/** A request's body (read once, bounded: over the limit a 413 before anything else) and parameters. */
+/**
+ * What a request sent: its target as sent, its body (read once, bounded: over the limit a 413
+ * before anything else) and its parameters.
+ */
 import type { Context, MiddlewareHandler } from 'hono';
 import { SimulatorError } from '../engine/index.ts';
 import type { SimContext, SimEnv } from './context.ts';
 import { bodyTooLarge } from './error-catalogue.ts';
+
+/**
+ * The path and query as sent, in origin form: over a socket the request target Node read
+ * (an absolute-form target losing its scheme and host), in process the URL's.
+ *
+ * @example
+ *   asSent(c); // { path: '/v1/tron/price', query: 'rentalCount=65000&period=1h' }
+ */
+export function asSent(c: SimContext): { path: string; query: string | undefined } {
+  const sent = c.env?.incoming?.url;
+  const raw = sent === undefined ? c.req.url.slice(c.req.url.indexOf('/', 8)) : originForm(sent);
+  const q = raw.indexOf('?');
+  return q === -1 ? { path: raw, query: undefined } : { path: raw.slice(0, q), query: raw.slice(q + 1) };
+}
+
+/**
+ * A request target in origin form: routing reads the target alone, never the Host.
+ *
+ * @example
+ *   originForm('http://127.0.0.1:8787/v1/account'); // '/v1/account'
+ */
+export function originForm(target: string): string {
+  if (target.startsWith('/')) return target;
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(target);
+  if (!authority) return target;
+  const rest = target.slice(authority[0].length);
+  return rest.startsWith('/') ? rest : `/${rest}`;
+}
 
 const EMPTY = new Uint8Array(0);
 const UTF8 = new TextDecoder();

@@ -2,11 +2,11 @@
 import type { MiddlewareHandler } from 'hono';
 import { NODE_OPERATIONS } from '../../src/generated/lists.ts';
 import { SimulatorError } from '../engine/index.ts';
-import { asSent, type SimContext, type SimEnv } from './context.ts';
+import type { SimContext, SimEnv } from './context.ts';
 import { methodNotAllowed } from './error-catalogue.ts';
 import { secretPairValues, type KeyAliases } from './journal-redaction.ts';
 import { answerFromRecording, type ReplayFetch } from './recording-source.ts';
-import { bodyOf } from './request-body.ts';
+import { asSent, bodyOf } from './request-body.ts';
 import { forwardSent, passOn, type UpstreamOptions } from './upstream-forward.ts';
 
 /** What answers a read of the node's subset once allowed: the node, or the recording. */

@@ -19,10 +19,9 @@ import {
   type UsdtCall,
 } from '../engine/index.ts';
 import type { SimContext, SimEnv } from './context.ts';
-import { sendJson } from './api-views.ts';
+import { sendJson } from './api-operations.ts';
 import { textOf } from './request-body.ts';
-import { injectFaults } from './api-steps.ts';
-import type { FaultInjector } from './fault-injector.ts';
+import { injectFaults, type FaultInjector } from './fault-injector.ts';
 
 /** What one request asks, read from its query and JSON body. */
 interface NodeRequest {

@@ -2,8 +2,8 @@
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { SimulatorError } from '../engine/index.ts';
-import { asSent, type SimContext } from './context.ts';
-import { decodeText, MAX_JSON_DEPTH, nestsTooDeep } from './request-body.ts';
+import type { SimContext } from './context.ts';
+import { asSent, decodeText, MAX_JSON_DEPTH, nestsTooDeep } from './request-body.ts';
 import { JOURNAL_RESPONSE_LIMIT } from './journal.ts';
 import { redactUrl } from './journal-redaction.ts';
 

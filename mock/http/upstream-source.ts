@@ -5,9 +5,9 @@
 import { loadSpec } from '../../src/spec/loader.ts';
 import { parseUnits, SimulatorError } from '../engine/index.ts';
 import { API_OPERATIONS, API_PATHS_NAMED } from './api-operations.ts';
-import { asSent, type SimContext } from './context.ts';
+import type { SimContext } from './context.ts';
 import type { ResponseSource } from './create-app.ts';
-import { decodeText, bodyOf } from './request-body.ts';
+import { asSent, bodyOf, decodeText } from './request-body.ts';
 import { createEdgeClassifier, type EdgeVerdict } from './edge-classifier.ts';
 import {
   redactUrl,
