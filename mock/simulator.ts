@@ -20,12 +20,7 @@ import type { ControlOptions, RemoteAddress } from './http/control-guard.ts';
 import { createCallCounts, type CallCounts } from './http/call-counts.ts';
 import { createApp } from './http/create-app.ts';
 import { engineSource } from './http/engine-source.ts';
-import {
-  createExchangeEvents,
-  DROPPED_HEADER,
-  type ChangeLog,
-  type ExchangeEvents,
-} from './http/exchange.ts';
+import { createExchangeEvents, type ChangeLog, type ExchangeEvents } from './http/exchange.ts';
 import { recordingSource, type ReplayOptions } from './http/recording-source.ts';
 import { upstreamSource, type ProxyContext } from './http/upstream-source.ts';
 import { nodeForwarder, nodeReplay } from './http/tron-node-forward.ts';
@@ -34,7 +29,7 @@ import type { Mode } from '../src/generated/lists.ts';
 import { createLiveValidation } from './http/live-validation.ts';
 import { createSpendGuard } from './http/spend-guard.ts';
 import { DEFAULT_UPSTREAM_MAX_BYTES } from './http/upstream-forward.ts';
-import { createFaultInjector, type FaultInjector } from './http/fault-injector.ts';
+import { createFaultInjector, DROPPED_HEADER, type FaultInjector } from './http/fault-injector.ts';
 import { createJournal, type Journal } from './http/journal.ts';
 import { createKeyAliases } from './http/journal-redaction.ts';
 import { createRandomSource } from './engine/random-source.ts';
@@ -208,9 +203,8 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     : options.replay
       ? recordingSource(options.replay)
       : engineSource(engine, apiValidators);
-  const mode = source.mode;
   exchanges.subscribe((exchange) => journal.record(exchange));
-  const calls = createCallCounts({ mode, settings: () => engine.settings() });
+  const calls = createCallCounts({ mode: source.mode, settings: () => engine.settings() });
   exchanges.subscribe((exchange) => calls.observe(exchange));
   const app = createApp({
     engine,
@@ -229,8 +223,8 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       calls,
       source,
     },
-    ...(options.control ? { controlOptions: options.control } : {}),
-    ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}),
+    controlOptions: options.control,
+    remoteAddress: options.remoteAddress,
     maxBodyBytes,
     onUnexpectedError: options.onUnexpectedError,
     changeLog: options.changeLog,
@@ -273,7 +267,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     apiValidators,
     exchanges,
     maxBodyBytes,
-    mode,
+    mode: source.mode,
     onUnexpectedError: options.onUnexpectedError,
     fetch: simulatorFetch,
     advance(ms) {

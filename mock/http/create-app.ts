@@ -23,13 +23,10 @@ import { guardSocket } from './request-guard.ts';
 import { limitBody } from './request-body.ts';
 
 /** Where the API's responses come from, by mode; a proxy or a replay also says what it did, for /_sim/health. */
-export type ResponseSource = SourceSteps &
-  ({ readonly mode: 'simulator' } | { readonly mode: 'proxy' | 'replay'; stats(): ProxyStats });
-
-/** What /_sim/health says of a proxy's or a replay's work (spec/control.yaml's ProxyStats). */
-export type ProxyStats = components['schemas']['ProxyStats'];
-
-interface SourceSteps {
+export type ResponseSource = (
+  | { readonly mode: 'simulator' }
+  | { readonly mode: 'proxy' | 'replay'; stats(): components['schemas']['ProxyStats'] }
+) & {
   /** Whether a path (as the app routes it) is this source's to answer; the rest is the control plane's or nobody's. */
   takes(path: string): boolean;
   /** Names the request's operation (the `operation` variable), or throws the SimulatorError that refuses it. */
@@ -38,7 +35,7 @@ interface SourceSteps {
   authenticate?(c: SimContext): Account;
   /** The response, or a thrown SimulatorError; notes on the context what the journal keeps of it. */
   respond(c: SimContext): Promise<Response> | Response;
-}
+};
 
 interface AppOptions {
   engine: Engine;
@@ -46,8 +43,8 @@ interface AppOptions {
   faults: FaultInjector;
   exchanges: ExchangeEvents;
   control: ControlContext;
-  controlOptions?: ControlOptions;
-  remoteAddress?: RemoteAddress;
+  controlOptions?: ControlOptions | undefined;
+  remoteAddress?: RemoteAddress | undefined;
   maxBodyBytes: number;
   /** Reports unexpected errors (a 500 is a simulator bug). */
   onUnexpectedError?: ((error: unknown) => void) | undefined;

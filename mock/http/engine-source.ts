@@ -1,7 +1,7 @@
 /** The engine as the API's response source: operations routed, parameters checked, results enveloped. */
 import type { MiddlewareHandler } from 'hono';
-import type { ApiRequestParams } from '../../src/generated/lists.ts';
-import type { SpecValidators, ValidateFunction } from '../../src/spec/loader.ts';
+import { API_OPERATION_IDS, type ApiOperationId, type ApiRequestParams } from '../../src/generated/lists.ts';
+import type { SpecValidators } from '../../src/spec/loader.ts';
 import { SimulatorError, type Account, type Engine, type Outcome } from '../engine/index.ts';
 import { createRandomSource } from '../engine/random-source.ts';
 import {
@@ -63,15 +63,7 @@ export function requireApiKey(engine: Engine): MiddlewareHandler<SimEnv> {
  *   createApp({ engine, source, … });
  */
 export function engineSource(engine: Engine, validators: SpecValidators): ResponseSource {
-  const operations = Object.values(API_OPERATIONS) as ApiOperation[];
-  const validatorOf = new Map<string, ValidateFunction>();
-  const methodsAt = new Map<string, string[]>();
-  for (const op of operations) {
-    validatorOf.set(op.id, validators.request(op.id));
-    // HEAD is answered wherever GET is, as HTTP has it.
-    const methods = op.method === 'GET' ? ['GET', 'HEAD'] : [op.method];
-    methodsAt.set(op.path, [...(methodsAt.get(op.path) ?? []), ...methods]);
-  }
+  const validatorOf = Object.fromEntries(API_OPERATION_IDS.map((id) => [id, validators.request(id)]));
 
   // Extra fields draw from a source of their own, so the engine's own draws stay what they are.
   const extraSeed = (engine.seed ^ 0x65787472) >>> 0;
@@ -90,15 +82,18 @@ export function engineSource(engine: Engine, validators: SpecValidators): Respon
       // HEAD is GET without the body, as HTTP has it.
       const op = findApiOperation(c.req.method === 'HEAD' ? 'GET' : c.req.method, path);
       if (op) return void c.set('operation', op.id);
-      const allowed = methodsAt.get(path);
-      throw allowed ? methodNotAllowed(c.req.method, sent, allowed) : notFound();
+      // HEAD is answered wherever GET is.
+      const allowed = (Object.values(API_OPERATIONS) as ApiOperation[])
+        .filter((o) => o.path === path)
+        .flatMap((o) => (o.method === 'GET' ? ['GET', 'HEAD'] : [o.method]));
+      throw allowed.length > 0 ? methodNotAllowed(c.req.method, sent, allowed) : notFound();
     },
     authenticate: (c) => authenticate(engine, c.req.header('api-key')),
     respond(c) {
-      const op = API_OPERATIONS[c.get('operation') as keyof typeof API_OPERATIONS] as ApiOperation;
+      const op = API_OPERATIONS[c.get('operation') as ApiOperationId] as ApiOperation;
       const form = op.method === 'POST' ? formText(c) : undefined;
       const params = check<Record<string, unknown>>(
-        validatorOf.get(op.id)!,
+        validatorOf[op.id]!,
         readParams([
           [asSent(c).query, 'query string'],
           [form, 'form body'],
@@ -116,7 +111,7 @@ export function engineSource(engine: Engine, validators: SpecValidators): Respon
       const settings = engine.settings();
       const extras = settings.extraFields[op.id];
       const body = envelope(engine, result.code, result.msg, result.data);
-      if (extras !== undefined && extras.length > 0) {
+      if (extras?.length) {
         const order = result.order;
         addExtraFields(body, extras, {
           params,

@@ -204,6 +204,3 @@ function journalBody(text: string): string {
     return '[body not kept: it could not be redacted]';
   }
 }
-
-/** The header (never sent) of an in-process answer a fault cut: how (`close`, `reset`, `garbage`) and the fault's id. */
-export const DROPPED_HEADER = 'x-energy-sim-dropped';

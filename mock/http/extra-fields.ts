@@ -4,10 +4,7 @@ import type { Settings } from '../engine/index.ts';
 import { orderIdAt } from '../engine/order-id.ts';
 import type { RandomSource } from '../engine/random-source.ts';
 
-export type ExtraField = Settings['extraFields'][keyof Settings['extraFields']] extends
-  (infer T)[] | undefined
-  ? T
-  : never;
+export type ExtraField = NonNullable<Settings['extraFields'][keyof Settings['extraFields']]>[number];
 
 /** What an extra field's value may come from. */
 export interface ExtraFieldContext {
@@ -88,17 +85,15 @@ export function addExtraFields(
       .split('/')
       .slice(1)
       .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-    let node: Record<string, unknown> = body;
-    let placed = true;
-    for (const segment of segments.slice(0, -1)) {
-      const next = node[segment];
-      if (next === undefined || next === null) node = node[segment] = {};
-      else if (typeof next === 'object' && !Array.isArray(next)) node = next as Record<string, unknown>;
-      else {
-        placed = false;
-        break;
-      }
+    const last = segments.pop()!;
+    let node: unknown = body;
+    for (const segment of segments) {
+      if (!isRecord(node)) break;
+      node = node[segment] ??= {};
     }
-    if (placed) node[segments.at(-1)!] = value;
+    if (isRecord(node)) node[last] = value;
   }
 }
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);

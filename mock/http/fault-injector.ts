@@ -9,7 +9,6 @@ import type { Engine } from '../engine/index.ts';
 import type { RandomSource } from '../engine/random-source.ts';
 import { envelope } from './api-operations.ts';
 import type { SimContext, SimEnv } from './context.ts';
-import { DROPPED_HEADER } from './exchange.ts';
 
 export type FaultRequest = components['schemas']['FaultRequest'];
 export type Fault = components['schemas']['Fault'];
@@ -114,6 +113,9 @@ export function createFaultInjector(newRandom: () => RandomSource): FaultInjecto
   };
 }
 
+/** The header (never sent) of an in-process answer a fault cut: how (`close`, `reset`, `garbage`) and the fault's id. */
+export const DROPPED_HEADER = 'x-energy-sim-dropped';
+
 /** How a drip fault sends a body when it does not say (FaultSpec's dripChunks and dripMs). */
 const DRIP_CHUNKS = 10;
 const DRIP_MS = 1000;
@@ -149,7 +151,11 @@ async function deliver(
 ): Promise<Response | undefined> {
   const { fault } = hit;
   c.set('fault', fault.id);
-  c.set('faultKind', faultKindOf(fault));
+  // Its kind as FaultSpec names it: its status, its response, or `latency`.
+  c.set(
+    'faultKind',
+    fault.response === 'status' ? String(fault.status ?? 503) : (fault.response ?? 'latency'),
+  );
   if (hit.latencyMs > 0) await new Promise<void>((resolve) => setTimeout(resolve, hit.latencyMs));
   switch (fault.response) {
     case 'status': {
@@ -172,9 +178,8 @@ async function deliver(
       c.set('response', MALFORMED_BODY);
       return new Response(MALFORMED_BODY, { status: 200, headers: JSON_TYPE });
     case 'drop':
-      return cut(c, fault.id, 'close');
     case 'reset':
-      return cut(c, fault.id, 'reset');
+      return cut(c, fault.id, fault.response === 'drop' ? 'close' : 'reset');
     case 'garbage': {
       const bytes = hit.garbage ?? new Uint8Array(0);
       const note = `[${bytes.byteLength} random bytes instead of an answer, then the connection closed]`;
@@ -245,10 +250,4 @@ function dripStream(body: Uint8Array, fault: Fault): ReadableStream<Uint8Array> 
       clearTimeout(timer);
     },
   });
-}
-
-/** What a fault does, as FaultSpec's kinds name it: its status, its response, or `latency`. */
-function faultKindOf(fault: { response?: string | undefined; status?: number | undefined }): string {
-  if (fault.response === 'status') return String(fault.status ?? 503);
-  return fault.response ?? 'latency';
 }

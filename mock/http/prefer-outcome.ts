@@ -28,8 +28,7 @@ export function preferredOutcome(
   mode: Mode,
   operation: string | undefined,
 ): PreferOutcome | undefined {
-  if (header === undefined) return undefined;
-  const value = outcomeOf(header);
+  const value = header === undefined ? undefined : outcomeOf(header);
   if (value === undefined) return undefined;
   // A value is echoed in the message: a long one is cut, as anything sent may be.
   const shown = value.length > 64 ? `${value.slice(0, 64)}…` : value;

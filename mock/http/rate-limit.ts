@@ -4,20 +4,15 @@ import { SimulatorError, type Engine } from '../engine/index.ts';
 /** How many keys' windows are kept before those of past windows are swept. */
 const SWEEP_AT = 10_000;
 
-export interface RateLimiter {
-  /** Counts one request of a key (by its digest); throws the 429 past `settings.rateLimit`. */
-  check(keyDigest: string): void;
-}
-
 /**
- * Limits each API key to `settings.rateLimit.requests` per `windowMs`; checks nothing while
- * the setting is null.
+ * Limits each API key to `settings.rateLimit.requests` per `windowMs`: `check` counts one request
+ * of a key (by its digest) and throws the 429 past the limit; it checks nothing while the setting is null.
  *
  * @example
  *   const limiter = createRateLimiter(engine);
  *   limiter.check(account.keyDigest); // throws SimulatorError 'rateLimited' (429) past the limit
  */
-export function createRateLimiter(engine: Engine): RateLimiter {
+export function createRateLimiter(engine: Engine): { check(keyDigest: string): void } {
   // One entry per key; past windows' are swept once many have gathered.
   const windows = new Map<string, { start: number; count: number }>();
   // A rewound clock must not land in an old window with its old count.

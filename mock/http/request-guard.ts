@@ -123,12 +123,9 @@ export function createRequestGuard(
   if (options.host) exact.add(normaliseName(options.host));
   for (const name of all ? [] : (options.allowedHosts ?? [])) {
     const normal = normaliseName(name);
-    if (normal.startsWith('.')) {
-      suffixes.push(normal);
-      exact.add(normal.slice(1));
-    } else {
-      exact.add(normal);
-    }
+    // '.example.com' is the domain and its subdomains.
+    if (normal.startsWith('.')) suffixes.push(normal);
+    exact.add(normal.replace(/^\./, ''));
   }
   const allowedHost = (host: string): boolean => {
     const name = hostName(host);

@@ -15,10 +15,9 @@ export function check<T>(validate: ValidateFunction, input: unknown, noun = 'Par
   const data = typeof input === 'object' && input !== null && !Array.isArray(input) ? { ...original } : input;
   if (validate(data)) {
     // Coercion reads 'Infinity' and '1e400' as Infinity, which ajv lets through; no parameter takes it.
-    const name = Object.keys(data ?? {}).find((key) => {
-      const value = (data as Record<string, unknown>)[key];
-      return typeof value === 'number' && !Number.isFinite(value);
-    });
+    const name = Object.entries(data ?? {}).find(
+      ([, value]) => typeof value === 'number' && !Number.isFinite(value),
+    )?.[0];
     if (name === undefined) return data as T;
     const message = `${noun} '${name}' must be a finite number (got '${String(original[name])}').`;
     throw Object.assign(new SimulatorError('parameterInvalid', message), { parameter: name });
@@ -76,7 +75,11 @@ function describeErrors(
   // One sentence per parameter, in ajv's order, by the rule that says most.
   const byParameter = new Map<string, ErrorObject>();
   for (const e of specific) {
-    const name = parameterOf(e);
+    // An unknown field's error is about the field it names.
+    const name =
+      e.keyword === 'additionalProperties'
+        ? joinPath(e.instancePath, String(e.params.additionalProperty))
+        : e.instancePath;
     const held = byParameter.get(name);
     if (!held || rank(e) > rank(held)) byParameter.set(name, e);
   }
@@ -94,14 +97,6 @@ function describeErrors(
 
 /** How many bad parameters one message names; a body of a thousand unknown fields is not quoted whole. */
 const MAX_PARAMETERS_NAMED = 8;
-
-/** The parameter an error is about: its path, or the field it names. */
-function parameterOf(e: ErrorObject): string {
-  const p = e.params as Record<string, unknown>;
-  return e.keyword === 'additionalProperties'
-    ? joinPath(e.instancePath, String(p.additionalProperty))
-    : e.instancePath;
-}
 
 /** Of two rules one value breaks, the one whose sentence tells the caller more. */
 function rank(e: ErrorObject): number {
@@ -121,13 +116,15 @@ function describeOne(
 ): string {
   const path = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
   const name = path || '(body)';
-  const top = path.split('.')[0] ?? '';
-  const raw = top in original ? valueAt(original, path) : undefined;
+  // The value sent at the path, quoted in the message.
+  const keys = path.split('.');
+  let raw: unknown = keys[0]! in original ? original : undefined;
+  for (const key of keys) raw = (raw as Record<string, unknown> | undefined)?.[key];
   const got = raw === undefined ? '' : ` (got ${preview(raw)})`;
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
     case 'type':
-      return `${noun} '${name}' must be ${article(String(p.type))}${got}.`;
+      return `${noun} '${name}' must be ${/^[aeiou]/.test(String(p.type)) ? 'an' : 'a'} ${String(p.type)}${got}.`;
     case 'enum':
       return `${noun} '${name}' must be one of ${(p.allowedValues as unknown[]).join(', ')}${got}.`;
     case 'const':
@@ -179,15 +176,4 @@ function preview(raw: unknown): string {
   if (Array.isArray(raw)) return `an array of ${raw.length} item${raw.length === 1 ? '' : 's'}`;
   if (typeof raw === 'object' && raw !== null) return 'an object';
   return cut(String(raw));
-}
-
-function valueAt(value: Record<string, unknown>, path: string): unknown {
-  let node: unknown = value;
-  for (const key of path.split('.')) node = (node as Record<string, unknown> | undefined)?.[key];
-  return node;
-}
-
-function article(type: string): string {
-  const first = type.split(',')[0]!;
-  return /^[aeiou]/.test(first) ? `an ${type}` : `a ${type}`;
 }
