@@ -119,7 +119,9 @@ function apiSteps(
       c.set('api', true);
       source.route(c);
       refuseTwoKeys(c);
-      const asked = preferredOutcome(c.req.header('prefer'), source.mode, c.get('operation'));
+      const header = c.req.header('prefer');
+      const asked =
+        header === undefined ? undefined : preferredOutcome(header, source.mode, c.get('operation'));
       if (asked !== undefined) c.set('outcomeAsked', asked);
       return next();
     },

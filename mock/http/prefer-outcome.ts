@@ -24,11 +24,11 @@ const ORDER_OUTCOMES = PREFER_OUTCOMES.filter((value) => !REJECTIONS.has(value))
  *   preferredOutcome('outcome=FAILED', 'proxy', 'createOrder');           // throws (400)
  */
 export function preferredOutcome(
-  header: string | undefined,
+  header: string,
   mode: Mode,
   operation: string | undefined,
 ): PreferOutcome | undefined {
-  const value = header === undefined ? undefined : outcomeOf(header);
+  const value = outcomeOf(header);
   if (value === undefined) return undefined;
   // A value is echoed in the message: a long one is cut, as anything sent may be.
   const shown = value.length > 64 ? `${value.slice(0, 64)}…` : value;
