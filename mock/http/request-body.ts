@@ -123,9 +123,7 @@ export function readParams(
 
 /** The parameters of a control-plane request's query string (readParams). */
 export function readQuery(c: Context): Record<string, string> {
-  const url = c.req.url;
-  const q = url.indexOf('?');
-  return readParams([[q === -1 ? undefined : url.slice(q + 1), 'query string']]);
+  return readParams([[new URL(c.req.url).search.slice(1), 'query string']]);
 }
 
 /** How deep a JSON body may nest before anything recurses over it. */
