@@ -146,9 +146,8 @@ export async function forwardToUpstream(
       chunks.push(value);
     }
     reader = undefined;
-    return NULL_BODY_STATUS.has(status)
-      ? { status, headers: passedOn(response), chunks: [], size: 0 }
-      : { status, headers: passedOn(response), chunks, size };
+    const empty = NULL_BODY_STATUS.has(status);
+    return { status, headers: passedOn(response), chunks: empty ? [] : chunks, size: empty ? 0 : size };
   } catch (error) {
     // What the upstream still sends is never read: its connection is let go.
     void reader?.cancel().catch(() => {});
@@ -157,24 +156,13 @@ export async function forwardToUpstream(
 }
 
 /**
- * The upstream's response passed on as it came, still encoded if it was, a piece at a time.
+ * The upstream's response passed on as it came, still encoded if it was.
  *
  * @example
  *   return passOn(await forwardToUpstream(options, request, body));
  */
-export function passOn(response: UpstreamResponse): Response {
-  const chunks = response.chunks.values();
-  const stream = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      const next = chunks.next();
-      if (next.done) controller.close();
-      else controller.enqueue(next.value);
-    },
-  });
-  return new Response(response.size > 0 ? stream : null, {
-    status: response.status,
-    headers: response.headers,
-  });
+export function passOn({ status, headers, chunks, size }: UpstreamResponse): Response {
+  return new Response(size > 0 ? new Blob(chunks as Uint8Array<ArrayBuffer>[]) : null, { status, headers });
 }
 
 /** The headers passed back; a content-encoding another fetch has already undone is dropped with it. */
