@@ -196,12 +196,9 @@ export function createCallCounts(options: {
       if (x.operation === undefined) countUnmatched(x);
       else if (!(x.operation in NODE_OPERATIONS)) {
         called.set(x.operation, (called.get(x.operation) ?? 0) + 1);
-        for (const [name] of new URLSearchParams(paramsText)) {
-          if (name === '') continue;
-          let names = parameters.get(x.operation);
-          if (names === undefined) parameters.set(x.operation, (names = new Set()));
-          names.add(name);
-        }
+        const names = parameters.get(x.operation) ?? new Set<string>();
+        for (const [name] of new URLSearchParams(paramsText)) if (name !== '') names.add(name);
+        if (names.size > 0) parameters.set(x.operation, names);
       }
       observeCoverage(x);
     },
