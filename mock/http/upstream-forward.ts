@@ -5,7 +5,7 @@ import { SimulatorError } from '../engine/index.ts';
 import { asSent, type SimContext } from './context.ts';
 import { decodeText, MAX_JSON_DEPTH, nestsTooDeep } from './request-body.ts';
 import { JOURNAL_RESPONSE_LIMIT } from './journal.ts';
-import { redactUrl } from './journal-redaction.ts';
+import { redactUrl, type KeyAliases } from './journal-redaction.ts';
 
 export interface UpstreamOptions {
   /** The upstream's base URL, e.g. https://api.eopen.io (a path is kept as a prefix). */
@@ -230,6 +230,18 @@ export async function forwardSent(
   c.set('response', read.journal);
   if (read.json !== undefined) c.set('responseText', read.text);
   return { response, read };
+}
+
+/**
+ * Adds keys (empty ones skipped), with their aliases, to those a kept copy of the exchange must not hold.
+ *
+ * @example
+ *   addKeys(c, aliases, [c.req.header('api-key') ?? '']);
+ */
+export function addKeys(c: SimContext, aliases: KeyAliases, keys: readonly string[]): void {
+  const more = keys.filter(Boolean);
+  if (more.length > 0)
+    c.set('keys', [...(c.get('keys') ?? []), ...more.map((k) => [k, aliases.alias(k)] as const)]);
 }
 
 /** Why an answer was not checked: `rule` is stable (one report per operation and rule), `message` says it in full. */
