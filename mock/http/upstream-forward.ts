@@ -226,7 +226,7 @@ export async function forwardSent(
     header: (name: string) => c.req.header(name),
   };
   const response = await forwardToUpstream(options, request, body);
-  const read = await readUpstreamResponse(response, options.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
+  const read = await readUpstreamResponse(response, options.maxBytes);
   c.set('response', read.journal);
   if (read.json !== undefined) c.set('responseText', read.text);
   return { response, read };
@@ -265,12 +265,12 @@ export const CHECK_MAX_BYTES: number = 4 * 1024 * 1024;
  * Reads a response for the check and the journal; a body too large to check keeps only its start.
  *
  * @example
- *   const read = await readUpstreamResponse(response, 8 * 1024 * 1024);
+ *   const read = await readUpstreamResponse(response, options.maxBytes);
  *   if (read.json !== undefined) validation.check('getPrice', response.status, read.json);
  */
 export async function readUpstreamResponse(
   response: UpstreamResponse,
-  maxBytes: number,
+  maxBytes: number = DEFAULT_UPSTREAM_MAX_BYTES,
 ): Promise<ReadResponse> {
   const type = response.headers['content-type'];
   const encoding = response.headers['content-encoding']?.trim().toLowerCase();

@@ -20,7 +20,6 @@ import type { LiveValidation } from './live-validation.ts';
 import { orderParams, type SpendGuard } from './spend-guard.ts';
 import {
   addKeys,
-  DEFAULT_UPSTREAM_MAX_BYTES,
   forwardSent,
   forwardToUpstream,
   passOn,
@@ -166,7 +165,7 @@ async function orderCost(
   try {
     const response = await forwardToUpstream(proxy.upstream, priceRequest, undefined);
     proxy.counters.forwarded++;
-    const read = await readUpstreamResponse(response, proxy.upstream.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
+    const read = await readUpstreamResponse(response, proxy.upstream.maxBytes);
     if (response.status !== 200 || !read.json)
       return { why: `the upstream's price answered HTTP ${response.status}` };
     trxPrice = (read.json as { data?: { trxPrice?: unknown } }).data?.trxPrice;
