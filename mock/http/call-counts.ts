@@ -49,16 +49,6 @@ export interface CallCounts {
   clearCoverage(): void;
 }
 
-interface Row {
-  operation: string | undefined;
-  method: string;
-  path: string;
-  status: number;
-  account: string | undefined;
-  paramsText: string;
-  count: number;
-}
-
 /**
  * Creates the counting layer of one simulator.
  *
@@ -73,8 +63,10 @@ export function createCallCounts(options: {
   settings: () => CoverageSettings & { accountSuccessCode: number };
 }): CallCounts {
   const { mode } = options;
-  let rows = new Map<string, Row>();
+  let rows = new Map<string, CallRow>();
   let paths = new Set<string>();
+  // The rows past MAX_CALL_ROWS that count calls of any parameters together.
+  let lumped = new Set<CallRow>();
   let total = 0;
   let unmatched = new Map<string, C['UnmatchedCalls']['requests'][number]>();
   let omitted = 0;
@@ -96,23 +88,20 @@ export function createCallCounts(options: {
     const full = rows.size >= MAX_CALL_ROWS;
     // Past the cap, a path never seen (a scanner's) is counted under one row of its own.
     const path = full && !paths.has(x.path) ? OTHER_PATHS : x.path;
-    let key = [x.method, path, x.status, x.account ?? '', paramsText].join('\n');
-    let row = rows.get(key);
-    if (row === undefined && full) {
-      key = [x.method, path, x.status, x.account ?? '', PARAMS_DROPPED].join('\n');
-      row = rows.get(key);
-    }
+    const key = (params: string): string => [x.method, path, x.status, x.account ?? '', params].join('\n');
+    let row = rows.get(key(paramsText)) ?? (full ? rows.get(key(PARAMS_DROPPED)) : undefined);
     if (row === undefined) {
       row = {
-        operation: x.operation,
+        ...(x.operation !== undefined ? { operation: x.operation } : {}),
         method: x.method,
         path,
         status: x.status,
-        account: x.account,
-        paramsText: full ? PARAMS_DROPPED : paramsText,
+        ...(x.account !== undefined ? { account: x.account } : {}),
+        params: full ? {} : paramsOf(paramsText),
         count: 0,
       };
-      rows.set(key, row);
+      rows.set(key(full ? PARAMS_DROPPED : paramsText), row);
+      if (full) lumped.add(row);
       paths.add(path);
     }
     row.count++;
@@ -198,17 +187,6 @@ export function createCallCounts(options: {
     if (bumps === before) unclassified++;
   }
 
-  function publicRow(row: Row): CallRow {
-    const out = (row.operation !== undefined ? { operation: row.operation } : {}) as CallRow;
-    out.method = row.method;
-    out.path = row.path;
-    out.status = row.status;
-    if (row.account !== undefined) out.account = row.account;
-    out.params = row.paramsText === PARAMS_DROPPED ? {} : paramsOf(row.paramsText);
-    out.count = row.count;
-    return out;
-  }
-
   return {
     observe(x) {
       if (x.path.startsWith('/_sim') || x.path.startsWith('/docs')) return;
@@ -218,12 +196,9 @@ export function createCallCounts(options: {
       if (x.operation === undefined) countUnmatched(x);
       else if (!(x.operation in NODE_OPERATIONS)) {
         called.set(x.operation, (called.get(x.operation) ?? 0) + 1);
-        for (const [name] of new URLSearchParams(paramsText)) {
-          if (name === '') continue;
-          let names = parameters.get(x.operation);
-          if (names === undefined) parameters.set(x.operation, (names = new Set()));
-          names.add(name);
-        }
+        const names = parameters.get(x.operation) ?? new Set<string>();
+        for (const [name] of new URLSearchParams(paramsText)) if (name !== '') names.add(name);
+        if (names.size > 0) parameters.set(x.operation, names);
       }
       observeCoverage(x);
     },
@@ -232,17 +207,15 @@ export function createCallCounts(options: {
       let exact = true;
       const byParams = filter.params !== undefined && Object.keys(filter.params).length > 0;
       for (const row of rows.values()) {
-        if (byParams && row.paramsText === PARAMS_DROPPED) {
-          if (callDifferences(publicRow(row), { ...filter, params: {} }).length === 0) exact = false;
-          continue;
-        }
-        if (callDifferences(publicRow(row), filter).length === 0) count += row.count;
+        if (byParams && lumped.has(row)) {
+          if (callDifferences(row, { ...filter, params: {} }).length === 0) exact = false;
+        } else if (callDifferences(row, filter).length === 0) count += row.count;
       }
       return exact ? { count } : { count, exact: false };
     },
     list(limit = 1000) {
       const all = [...rows.values()].sort((a, b) => b.count - a.count);
-      return { calls: all.slice(0, limit).map(publicRow), total };
+      return { calls: structuredClone(all.slice(0, limit)), total };
     },
     unmatched() {
       const requests = [...unmatched.values()].map((r) => ({ ...r }));
@@ -275,6 +248,7 @@ export function createCallCounts(options: {
     clearCalls() {
       rows = new Map();
       paths = new Set();
+      lumped = new Set();
       total = 0;
       unmatched = new Map();
       omitted = 0;

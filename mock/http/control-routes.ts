@@ -32,6 +32,7 @@ import { readJsonBody, readQuery } from './request-body.ts';
 import { check } from './validate.ts';
 
 type C = components['schemas'];
+const COUNT_CRITERIA = ['operation', 'method', 'path', 'status', 'account'];
 
 export interface ControlContext {
   engine: Engine;
@@ -205,10 +206,6 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
     const rule = engine.rules.add(input);
     return sendJson(c, { id: rule.id }, 201);
   });
-  control.delete('/rules', op('clearRules'), (c) => {
-    engine.rules.clear();
-    return sendJson(c, { ok: true });
-  });
   control.delete('/rules/:id', op('deleteRule'), (c) => {
     const id = c.req.param('id');
     if (!engine.rules.remove(id))
@@ -266,10 +263,6 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
     }
     return sendJson(c, { id: ctx.faults.add(input).id }, 201);
   });
-  control.delete('/faults', op('clearFaults'), (c) => {
-    ctx.faults.clear();
-    return sendJson(c, { ok: true });
-  });
   control.delete('/faults/:id', op('deleteFault'), (c) => {
     const id = c.req.param('id');
     if (!ctx.faults.remove(id))
@@ -300,28 +293,21 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   control.get('/calls', op('listCalls'), async (c) => {
     return sendJson(c, ctx.calls.list(query<{ limit?: number }>(c, 'listCalls').limit ?? 1000));
   });
-  control.delete('/calls', op('clearCalls'), (c) => {
-    ctx.calls.clearCalls();
-    return sendJson(c, { ok: true });
-  });
   control.get('/calls/count', op('countCalls'), async (c) => {
-    const raw = readQuery(c);
-    const COUNT_CRITERIA = new Set(['operation', 'method', 'path', 'status', 'account']);
-    const checked = query<CallFilter>(c, 'countCalls');
-    const filter: CallFilter = {};
-    for (const key of ['operation', 'method', 'path', 'status', 'account'] as const)
-      if (checked[key] !== undefined) (filter as Record<string, unknown>)[key] = checked[key];
+    const checked = query<Record<string, unknown>>(c, 'countCalls');
+    const filter: Record<string, unknown> & CallFilter = {};
     // Parameters are spelled params[name]=value (OpenAPI's deepObject), read here by hand.
-    for (const [key, value] of Object.entries(raw)) {
+    for (const [key, value] of Object.entries(readQuery(c))) {
       const name = /^params\[(.+)\]$/.exec(key)?.[1];
       if (name !== undefined) (filter.params ??= {})[name] = value;
+      else if (COUNT_CRITERIA.includes(key)) filter[key] = checked[key];
       else if (key === 'params' || key.startsWith('params['))
         throw new SimulatorError(
           'parameterInvalid',
           `Query parameter '${key}' must name a parameter: params[period]=1h counts calls that sent period=1h.`,
         );
       // A misspelt criterion would count every call and pass a verification it should fail.
-      else if (!COUNT_CRITERIA.has(key))
+      else
         throw new SimulatorError(
           'parameterInvalid',
           `Unknown query parameter '${key}': a count filters by operation, method, path, status, account and params[name].`,
@@ -331,10 +317,6 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
   });
   control.get('/calls/unmatched', op('getUnmatchedCalls'), (c) => sendJson(c, ctx.calls.unmatched()));
   control.get('/coverage', op('getCoverage'), (c) => sendJson(c, ctx.calls.coverage()));
-  control.delete('/coverage', op('clearCoverage'), (c) => {
-    ctx.calls.clearCoverage();
-    return sendJson(c, { ok: true });
-  });
 
   control.get('/journal', op('getJournal'), async (c) => {
     const { limit, operation } = query<{ limit?: number; operation?: string }>(c, 'getJournal');
@@ -342,10 +324,19 @@ export function controlRoutes(ctx: ControlContext): Hono<SimEnv> {
       entries: journal.list({ limit: limit ?? 100, ...(operation ? { operation } : {}) }),
     });
   });
-  control.delete('/journal', op('clearJournal'), (c) => {
-    journal.clear();
-    return sendJson(c, { ok: true });
-  });
+
+  // Each list that a DELETE empties whole.
+  for (const [path, operation, clear] of [
+    ['/rules', 'clearRules', () => engine.rules.clear()],
+    ['/faults', 'clearFaults', () => ctx.faults.clear()],
+    ['/calls', 'clearCalls', () => ctx.calls.clearCalls()],
+    ['/coverage', 'clearCoverage', () => ctx.calls.clearCoverage()],
+    ['/journal', 'clearJournal', () => journal.clear()],
+  ] as const)
+    control.delete(path, op(operation), (c) => {
+      clear();
+      return sendJson(c, { ok: true });
+    });
 
   return control;
 }

@@ -23,15 +23,11 @@ type C = components['schemas'];
 
 /** An account with its books as decimal strings. */
 export function accountView(account: Account): C['AccountView'] {
-  const book = (currency: 'TRX' | 'USDT'): C['CurrencyLedger'] => {
-    const b = account.ledger[currency];
-    return {
-      deposited: formatUnits(b.deposited),
-      available: formatUnits(b.available),
-      frozen: formatUnits(b.frozen),
-      spent: formatUnits(b.spent),
-    };
-  };
+  // Each amount of a currency's book (deposited, available, frozen, spent) as a decimal string.
+  const book = (currency: 'TRX' | 'USDT'): C['CurrencyLedger'] =>
+    Object.fromEntries(
+      Object.entries(account.ledger[currency]).map(([name, units]) => [name, formatUnits(units)]),
+    ) as C['CurrencyLedger'];
   return {
     name: account.name,
     walletAddress: account.walletAddress,

@@ -24,6 +24,14 @@ export const DASHBOARD_LIST_LIMIT = 200;
 /** At most one `change` event per this many milliseconds (about ten a second). */
 export const EVENT_INTERVAL_MS = 100;
 const HEARTBEAT_MS = 15_000;
+const ASSET_HEADERS = {
+  'Cache-Control': 'no-cache',
+  'X-Content-Type-Options': 'nosniff',
+  // The page and its scripts come from this origin only and call only this origin.
+  'Content-Security-Policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'Referrer-Policy': 'no-referrer',
+};
 
 /** The newest `limit` orders of every account, newest first. */
 function recentOrders(engine: Engine, limit: number): C['DashboardOrder'][] {
@@ -164,17 +172,7 @@ export function dashboardRoutes(ctx: ControlContext): Hono<SimEnv> {
   const assets = dashboardAssets();
   const sendAsset = (c: Context<SimEnv>, name: string): Response | undefined => {
     const asset = assets.get(name);
-    if (!asset) return undefined;
-    c.header('Cache-Control', 'no-cache');
-    c.header('X-Content-Type-Options', 'nosniff');
-    // The page and its scripts come from this origin only and call only this origin.
-    c.header(
-      'Content-Security-Policy',
-      "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-    );
-    c.header('Referrer-Policy', 'no-referrer');
-    c.header('Content-Type', asset.contentType);
-    return c.body(asset.body);
+    return asset && c.body(asset.body, 200, { ...ASSET_HEADERS, 'Content-Type': asset.contentType });
   };
 
   routes.get('/ui', (c) => {

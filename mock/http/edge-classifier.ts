@@ -39,11 +39,12 @@ export function createEdgeClassifier(
   for (const op of operations) byPath.set(op.path, [...(byPath.get(op.path) ?? []), op]);
   const byNormalPath = new Map([...byPath.keys()].map((path) => [normalisePath(path).path, path]));
   const orderPaths = new Set(
-    operations.filter((op) => lastSegment(op.path) === ORDER_SEGMENT).map((op) => op.path),
+    operations.filter((op) => op.path.endsWith(`/${ORDER_SEGMENT}`)).map((op) => op.path),
   );
 
   return (method, sent) => {
-    const raw = pathOf(sent);
+    // The path of the request target, in origin form, without query or fragment.
+    const raw = originForm(sent).replace(/[?#].*$/s, '');
     const exact = withoutApiPrefix(raw);
     const atPath = byPath.get(exact);
     if (atPath) {
@@ -67,17 +68,6 @@ export function createEdgeClassifier(
     }
     return { kind: 'unknown', order: normal.segments.includes(ORDER_SEGMENT) };
   };
-}
-
-/** The path of a request target, in origin form, without query or fragment. */
-function pathOf(target: string): string {
-  const path = originForm(target);
-  const end = path.search(/[?#]/);
-  return end === -1 ? path : path.slice(0, end);
-}
-
-function lastSegment(path: string): string {
-  return path.slice(path.lastIndexOf('/') + 1);
 }
 
 /** The path as the most lenient server would route it; `segments` keeps those dot segments removed. */

@@ -5,16 +5,9 @@
 
 const REDACTED = '[redacted]';
 
-/** The words a secret's name is made of: the rule a name (lower case, no separators) matches, and its letters. */
-const SECRET_WORDS = [
-  { rule: 'key$', letters: 'key' },
-  { rule: 'token', letters: 'token' },
-  { rule: 'secret', letters: 'secret' },
-  { rule: 'passw(or)?d', letters: 'passw' },
-  { rule: 'authori[sz]ation', letters: 'authori' },
-  { rule: 'bearer', letters: 'bearer' },
-] as const;
-const SECRET_NAME = new RegExp(SECRET_WORDS.map(({ rule }) => rule).join('|'));
+/** The words a secret's name is made of, as the rules a name (lower case, no separators) matches. */
+const SECRET_WORDS = ['key$', 'token', 'secret', 'passw(or)?d', 'authori[sz]ation', 'bearer'];
+const SECRET_NAME = new RegExp(SECRET_WORDS.join('|'));
 
 /**
  * Whether a field name names a secret (apiKey, token, password…), in any case and with any separator.
@@ -83,9 +76,10 @@ export function redactKeys(body: unknown, keys: KeyPairs = []): unknown {
 // A name (quoted or not, escaped or not), `:` or `=`, and its value; no two branches match the same text.
 const PAIR =
   /(?<![A-Za-z0-9_.+%\\-])(["']?)((?:[A-Za-z0-9_.+-]|\\.|%[0-9A-Fa-f]{2})+)\1(\s*[:=]\s*)("(?:[^"\\]|\\.)*(?:"|$)|'(?:[^'\\]|\\.)*(?:'|$)|[^,&;{}[\]\s"':=]*)/g;
-// What any secret name contains, or an escape: only a text matching this is scanned for pairs.
+// What any secret name contains (a word's letters up to its rule's first operator), or an escape:
+// only a text matching this is scanned for pairs.
 const MAY_HOLD_SECRET = new RegExp(
-  [...SECRET_WORDS.map(({ letters }) => letters.split('').join('[^A-Za-z0-9]*')), '%', '\\\\'].join('|'),
+  [...SECRET_WORDS.map((word) => [...word.split(/[$([]/)[0]!].join('[^A-Za-z0-9]*')), '%', '\\\\'].join('|'),
   'i',
 );
 

@@ -7,7 +7,7 @@ import { methodNotAllowed } from './error-catalogue.ts';
 import { secretPairValues, type KeyAliases } from './journal-redaction.ts';
 import { answerFromRecording, type ReplayFetch } from './recording-source.ts';
 import { asSent, bodyOf } from './request-body.ts';
-import { forwardSent, passOn, type UpstreamOptions } from './upstream-forward.ts';
+import { addKeys, forwardSent, passOn, type UpstreamOptions } from './upstream-forward.ts';
 
 /** What answers a read of the node's subset once allowed: the node, or the recording. */
 export type NodeAnswer = (c: SimContext) => Promise<Response>;
@@ -59,12 +59,7 @@ export function nodeForwarder(
   counters: { forwarded: number },
 ): NodeAnswer {
   return async (c) => {
-    const query = asSent(c).query;
-    const keys = [c.req.header('tron-pro-api-key') ?? '', ...secretPairValues(query ?? '')].filter(Boolean);
-    c.set(
-      'keys',
-      keys.map((key) => [key, aliases.alias(key)] as const),
-    );
+    addKeys(c, aliases, [c.req.header('tron-pro-api-key') ?? '', ...secretPairValues(asSent(c).query ?? '')]);
     const bytes = c.req.method === 'POST' ? bodyOf(c) : undefined;
     counters.forwarded++;
     const options = { ...node, headers: NODE_HEADERS, flag: '--tron-node' };

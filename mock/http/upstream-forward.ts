@@ -5,7 +5,7 @@ import { SimulatorError } from '../engine/index.ts';
 import type { SimContext } from './context.ts';
 import { asSent, decodeText, MAX_JSON_DEPTH, nestsTooDeep } from './request-body.ts';
 import { JOURNAL_RESPONSE_LIMIT } from './journal.ts';
-import { redactUrl } from './journal-redaction.ts';
+import { redactUrl, type KeyAliases } from './journal-redaction.ts';
 
 export interface UpstreamOptions {
   /** The upstream's base URL, e.g. https://api.eopen.io (a path is kept as a prefix). */
@@ -146,9 +146,8 @@ export async function forwardToUpstream(
       chunks.push(value);
     }
     reader = undefined;
-    return NULL_BODY_STATUS.has(status)
-      ? { status, headers: passedOn(response), chunks: [], size: 0 }
-      : { status, headers: passedOn(response), chunks, size };
+    const empty = NULL_BODY_STATUS.has(status);
+    return { status, headers: passedOn(response), chunks: empty ? [] : chunks, size: empty ? 0 : size };
   } catch (error) {
     // What the upstream still sends is never read: its connection is let go.
     void reader?.cancel().catch(() => {});
@@ -157,24 +156,13 @@ export async function forwardToUpstream(
 }
 
 /**
- * The upstream's response passed on as it came, still encoded if it was, a piece at a time.
+ * The upstream's response passed on as it came, still encoded if it was.
  *
  * @example
  *   return passOn(await forwardToUpstream(options, request, body));
  */
-export function passOn(response: UpstreamResponse): Response {
-  const chunks = response.chunks.values();
-  const stream = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      const next = chunks.next();
-      if (next.done) controller.close();
-      else controller.enqueue(next.value);
-    },
-  });
-  return new Response(response.size > 0 ? stream : null, {
-    status: response.status,
-    headers: response.headers,
-  });
+export function passOn({ status, headers, chunks, size }: UpstreamResponse): Response {
+  return new Response(size > 0 ? new Blob(chunks as Uint8Array<ArrayBuffer>[]) : null, { status, headers });
 }
 
 /** The headers passed back; a content-encoding another fetch has already undone is dropped with it. */
@@ -238,10 +226,22 @@ export async function forwardSent(
     header: (name: string) => c.req.header(name),
   };
   const response = await forwardToUpstream(options, request, body);
-  const read = await readUpstreamResponse(response, options.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
+  const read = await readUpstreamResponse(response, options.maxBytes);
   c.set('response', read.journal);
   if (read.json !== undefined) c.set('responseText', read.text);
   return { response, read };
+}
+
+/**
+ * Adds keys (empty ones skipped), with their aliases, to those a kept copy of the exchange must not hold.
+ *
+ * @example
+ *   addKeys(c, aliases, [c.req.header('api-key') ?? '']);
+ */
+export function addKeys(c: SimContext, aliases: KeyAliases, keys: readonly string[]): void {
+  const more = keys.filter(Boolean);
+  if (more.length > 0)
+    c.set('keys', [...(c.get('keys') ?? []), ...more.map((k) => [k, aliases.alias(k)] as const)]);
 }
 
 /** Why an answer was not checked: `rule` is stable (one report per operation and rule), `message` says it in full. */
@@ -265,12 +265,12 @@ export const CHECK_MAX_BYTES: number = 4 * 1024 * 1024;
  * Reads a response for the check and the journal; a body too large to check keeps only its start.
  *
  * @example
- *   const read = await readUpstreamResponse(response, 8 * 1024 * 1024);
+ *   const read = await readUpstreamResponse(response, options.maxBytes);
  *   if (read.json !== undefined) validation.check('getPrice', response.status, read.json);
  */
 export async function readUpstreamResponse(
   response: UpstreamResponse,
-  maxBytes: number,
+  maxBytes: number = DEFAULT_UPSTREAM_MAX_BYTES,
 ): Promise<ReadResponse> {
   const type = response.headers['content-type'];
   const encoding = response.headers['content-encoding']?.trim().toLowerCase();

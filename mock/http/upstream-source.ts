@@ -19,7 +19,7 @@ import {
 import type { LiveValidation } from './live-validation.ts';
 import { orderParams, type SpendGuard } from './spend-guard.ts';
 import {
-  DEFAULT_UPSTREAM_MAX_BYTES,
+  addKeys,
   forwardSent,
   forwardToUpstream,
   passOn,
@@ -62,11 +62,7 @@ export function upstreamSource(proxy: ProxyContext): ResponseSource {
     takes: (path) => !LOCAL_PATHS.test(path),
     route(c) {
       const { path, query } = asSent(c);
-      const header = c.req.header('api-key');
-      addKeys(c, proxy, [
-        ...(header ? [header] : []),
-        ...(query === undefined ? [] : secretPairValues(query)),
-      ]);
+      addKeys(c, proxy.aliases, [c.req.header('api-key') ?? '', ...secretPairValues(query ?? '')]);
       const method = c.req.method;
       const verdict = classify(method, query === undefined ? path : `${path}?${query}`);
       if (verdict.kind === 'api') c.set('operation', verdict.operationId);
@@ -109,12 +105,6 @@ function refusal(verdict: EdgeVerdict, method: string, path: string): SimulatorE
   }
 }
 
-/** Adds keys, with their aliases, to those a kept copy of the exchange must not hold. */
-function addKeys(c: SimContext, proxy: ProxyContext, more: readonly string[]): void {
-  if (more.length > 0)
-    c.set('keys', [...(c.get('keys') ?? []), ...more.map((k) => [k, proxy.aliases.alias(k)] as const)]);
-}
-
 async function forward(c: SimContext, proxy: ProxyContext): Promise<Response> {
   const operation = c.get('operation');
   const method = c.req.method;
@@ -135,7 +125,7 @@ async function forward(c: SimContext, proxy: ProxyContext): Promise<Response> {
       throw new SimulatorError('spendRefused', reason);
     }
   }
-  if (body) addKeys(c, proxy, secretPairValues(decodeText(body)));
+  if (body) addKeys(c, proxy.aliases, secretPairValues(decodeText(body)));
   proxy.counters.forwarded++;
   const { response, read } = await forwardSent(c, proxy.upstream, body);
   // A key the response holds is hidden wherever else a copy shows it (the violation report too).
@@ -143,7 +133,7 @@ async function forward(c: SimContext, proxy: ProxyContext): Promise<Response> {
     read.json !== undefined
       ? secretValuesOfJson(read.json, read.text)
       : secretPairValues(String(read.journal));
-  addKeys(c, proxy, echoed);
+  addKeys(c, proxy.aliases, echoed);
   if (operation) {
     const keys = c.get('keys') ?? [];
     const violations = read.unchecked
@@ -175,7 +165,7 @@ async function orderCost(
   try {
     const response = await forwardToUpstream(proxy.upstream, priceRequest, undefined);
     proxy.counters.forwarded++;
-    const read = await readUpstreamResponse(response, proxy.upstream.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
+    const read = await readUpstreamResponse(response, proxy.upstream.maxBytes);
     if (response.status !== 200 || !read.json)
       return { why: `the upstream's price answered HTTP ${response.status}` };
     trxPrice = (read.json as { data?: { trxPrice?: unknown } }).data?.trxPrice;

@@ -44,11 +44,10 @@ function packageRoot(start: string): string {
  *   const assets = dashboardAssets();
  *   assets.get('main.js')?.contentType; // 'text/javascript; charset=utf-8'
  */
-export function dashboardAssets(dir?: string): { get(name: string): DashboardAsset | undefined } {
+export function dashboardAssets(): { get(name: string): DashboardAsset | undefined } {
   let files: Map<string, DashboardAsset> | undefined;
   const load = (): Map<string, DashboardAsset> => {
-    const folder =
-      dir ?? path.join(packageRoot(path.dirname(fileURLToPath(import.meta.url))), DASHBOARD_ASSET_DIR);
+    const folder = path.join(packageRoot(path.dirname(fileURLToPath(import.meta.url))), DASHBOARD_ASSET_DIR);
     const map = new Map<string, DashboardAsset>();
     for (const name of readdirSync(folder)) {
       const contentType = TYPES[path.extname(name)];
