@@ -63,6 +63,12 @@ function makeState(basis: StateBasis, parts: (capacity: () => number) => StatePa
   return state;
 }
 
+function scenarioRules(scenario: Scenario): OutcomeRules {
+  const rules = createOutcomeRules();
+  for (const rule of scenario.rules ?? []) rules.add(rule);
+  return rules;
+}
+
 /**
  * The state a scenario starts from: at creation, and again on every reset.
  *
@@ -73,26 +79,17 @@ function makeState(basis: StateBasis, parts: (capacity: () => number) => StatePa
 export function scenarioState(basis: StateBasis): EngineState {
   const { clock, seed, scenario } = basis;
   const state = makeState(basis, (capacity) => {
-    const rules = createOutcomeRules();
-    for (const rule of scenario.rules ?? []) rules.add(rule);
     return {
       random: createRandomSource(seed),
       settings: applySettings(DEFAULT_SETTINGS, scenario.settings ?? {}),
       registry: createAddressRegistry(scenario.activatedAddresses ?? [], clock.now(), [], { capacity }),
-      rules,
+      rules: scenarioRules(scenario),
       supplyEnergy: scenario.supply ?? null,
       delegated: 0,
       created: 0,
     };
   });
-  for (const seedAccount of scenario.accounts ?? []) {
-    addAccount(state, {
-      apiKey: seedAccount.apiKey,
-      trx: seedAccount.trx ?? 0,
-      usdt: seedAccount.usdt ?? 0,
-      referralCount: seedAccount.referralCount ?? 0,
-    });
-  }
+  for (const seedAccount of scenario.accounts ?? []) addAccount(state, seedAccount);
   return state;
 }
 
@@ -108,8 +105,7 @@ export function restoredState(basis: StateBasis, saved: EngineSnapshot): EngineS
   const { clock, seed, scenario } = basis;
   const state = makeState(basis, (capacity) => {
     // The ids the scenario's rules took are not handed out again.
-    const rules = createOutcomeRules();
-    for (const rule of scenario.rules ?? []) rules.add(rule);
+    const rules = scenarioRules(scenario);
     rules.restore(saved.rules);
     return {
       // Reseeded by what was created: deterministic, not identical to an uninterrupted run.
