@@ -1,11 +1,6 @@
 /** An engine's state as one object; a reset and a restore replace it whole. */
-import {
-  accountFromSnapshot,
-  createAccountRecord,
-  digestKey,
-  generateApiKey,
-  type Account,
-} from './accounts.ts';
+import { encodeTronAddress } from '../../src/tron-address.ts';
+import { accountFromSnapshot, digestKey, generateApiKey, newAccount, type Account } from './accounts.ts';
 import { createAddressRegistry, type AddressRegistry } from './address-registry.ts';
 import type { Clock } from './clock.ts';
 import type { AccountSeed, Scenario } from './engine-types.ts';
@@ -148,12 +143,12 @@ export function addAccount(
       'conflict',
       'An account with that apiKey exists already; choose another key or omit it to get a generated one.',
     );
-  const account = createAccountRecord(
-    state.accounts.length + 1,
-    apiKey,
-    state.random,
-    input.referralCount ?? 0,
-  );
+  const account = newAccount({
+    id: state.accounts.length + 1,
+    keyDigest: digestKey(apiKey),
+    walletAddress: encodeTronAddress(state.random.bytes(20)),
+    referralCount: input.referralCount ?? 0,
+  });
   state.created++;
   if (input.trx) deposit(account.ledger, 'TRX', input.trx);
   if (input.usdt) deposit(account.ledger, 'USDT', input.usdt);

@@ -3,7 +3,7 @@ import type { components } from '../../src/generated/control.ts';
 import { parseUnits } from './money.ts';
 import { DEFAULT_PRICES, type PeriodCode } from './pricing.ts';
 import { checkSettingsPatch } from './settings-check.ts';
-import { defaultActivationDelay } from './timing.ts';
+import { PROFILES } from './timing.ts';
 
 type Control = components['schemas'];
 /** What each kind of API rejection answers (spec/control.yaml's ErrorCatalogue). */
@@ -71,5 +71,5 @@ export function applySettings(current: Settings, patch: SettingsPatch): Settings
 }
 
 export function activationDelay(settings: Settings): number {
-  return settings.activationDelayMs ?? defaultActivationDelay(settings.timing);
+  return settings.activationDelayMs ?? PROFILES[settings.timing].activation;
 }
