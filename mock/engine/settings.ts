@@ -9,8 +9,6 @@ type Control = components['schemas'];
 /** What each kind of API rejection answers (spec/control.yaml's ErrorCatalogue). */
 export type ErrorCatalogue = Control['ErrorCatalogue'];
 export type ErrorCatalogueKind = keyof ErrorCatalogue;
-/** Explicit lifecycle delays, ms (spec/control.yaml's LifecycleDelays). */
-export type LifecycleDelays = Control['LifecycleDelays'];
 
 /** A patch of the engine's settings: spec/control.yaml's EngineSettings. */
 export type SettingsPatch = Control['EngineSettings'];
