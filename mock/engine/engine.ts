@@ -19,17 +19,6 @@ import { refuseIfBroken, RestoreError, snapshotProblems } from './snapshot-check
 import { planDelays } from './timing.ts';
 import { createWriteAhead } from './write-ahead.ts';
 
-export type {
-  AccountSeed,
-  CreateOrderInput,
-  EffectWriter,
-  Engine,
-  EngineEvent,
-  EngineOptions,
-  Scenario,
-  Supply,
-} from './engine-types.ts';
-
 /** The demo account of the default scenario. */
 export const DEMO_SCENARIO: Scenario = {
   accounts: [{ apiKey: 'demo-key', trx: 1_000_000_000, usdt: 100_000_000 }],
