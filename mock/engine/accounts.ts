@@ -1,11 +1,9 @@
 /** Accounts and their API keys; a key is stored and looked up only as its SHA-256 digest. */
 import { hash, randomBytes } from 'node:crypto';
 import type { components } from '../../src/generated/control.ts';
-import { encodeTronAddress } from '../../src/tron-address.ts';
 import { createLedger, type Ledger } from './ledger.ts';
 import type { Order } from './order.ts';
 import { OrderList } from './order-list.ts';
-import type { RandomSource } from './random-source.ts';
 
 export interface Account {
   readonly id: number;
@@ -32,26 +30,13 @@ export function generateApiKey(): string {
 }
 
 /**
- * Creates an account with a generated wallet address, named as upstream names it.
+ * An account with these identifiers, named as upstream names it, with empty books and no orders.
  *
  * @example
- *   createAccountRecord(1, 'demo-key', random).name; // 'User-T…'
+ *   newAccount({ id: 1, keyDigest: digestKey('demo-key'), walletAddress, referralCount: 0 }).name; // 'User-T…'
  */
-export function createAccountRecord(
-  id: number,
-  apiKey: string,
-  random: RandomSource,
-  referralCount = 0,
-): Account {
-  return accountFromDigest(id, digestKey(apiKey), encodeTronAddress(random.bytes(20)), referralCount);
-}
-
-function accountFromDigest(
-  id: number,
-  keyDigest: string,
-  walletAddress: string,
-  referralCount: number,
-): Account {
+export function newAccount(ids: Omit<AccountSnapshot, 'ledger' | 'evictedSpent'>): Account {
+  const { id, keyDigest, walletAddress, referralCount } = ids;
   return {
     id,
     name: `User-${walletAddress.slice(0, 6)}`,
@@ -92,7 +77,7 @@ export function accountSnapshot(a: Account): AccountSnapshot {
  *   const account = accountFromSnapshot(saved.accounts[0]);
  */
 export function accountFromSnapshot(saved: AccountSnapshot): Account {
-  const account = accountFromDigest(saved.id, saved.keyDigest, saved.walletAddress, saved.referralCount);
+  const account = newAccount(saved);
   Object.assign(account.ledger.TRX, saved.ledger.TRX);
   Object.assign(account.ledger.USDT, saved.ledger.USDT);
   Object.assign(account.evictedSpent, saved.evictedSpent);

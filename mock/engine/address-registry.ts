@@ -2,14 +2,10 @@
  * Activated TRON addresses: the first order to one claims its activation, done when it processes. Past
  * `capacity()` the oldest records go, except those stored orders name and those the scenario seeded.
  */
-export interface AddressRecord {
-  address: string;
-  activated: boolean;
-  activatedAt?: number;
-  activatedByOrderId?: string;
-  /** The order that claimed the activation and has not yet processed. */
-  claimedByOrderId?: string;
-}
+import type { components } from '../../src/generated/control.ts';
+
+/** An address's activation as the state file keeps it (spec/control.yaml's StateFile). */
+export type AddressRecord = components['schemas']['StateFile']['addresses'][number];
 
 export interface AddressRegistry {
   get(address: string): AddressRecord;

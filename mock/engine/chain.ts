@@ -10,7 +10,7 @@ import { parseUnits } from './money.ts';
 import type { Order } from './order.ts';
 import { PERIOD_MS } from './pricing.ts';
 import type { Settings } from './settings.ts';
-import { defaultConfirmation } from './timing.ts';
+import { PROFILES } from './timing.ts';
 
 /** The chain settings in force: spec/control.yaml's ChainSettings with every field filled in. */
 export type Chain = Required<components['schemas']['ChainSettings']>;
@@ -34,7 +34,7 @@ export function chainOf(settings: Settings): Chain {
   return {
     poolAddress: set.poolAddress ?? DEFAULTS.poolAddress.default,
     usdtContract: set.usdtContract ?? DEFAULTS.usdtContract.default,
-    confirmationMs: set.confirmationMs ?? defaultConfirmation(settings.timing),
+    confirmationMs: set.confirmationMs ?? PROFILES[settings.timing].confirmation,
     totalEnergyWeight: set.totalEnergyWeight ?? DEFAULTS.totalEnergyWeight.default,
     chainParameters: { ...DEFAULTS.chainParameters.default, ...set.chainParameters },
     usdtBalances: set.usdtBalances ?? DEFAULTS.usdtBalances.default,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeTronAddress } from '../../src/tron-address.ts';
-import { createEngine, type Engine } from './engine.ts';
+import { createEngine, type Engine } from './index.ts';
 import type { EngineEffect } from './effects.ts';
 import { createManualClock } from './manual-clock.ts';
 import type { EngineSnapshot } from './snapshot.ts';

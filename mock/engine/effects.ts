@@ -61,14 +61,10 @@ export function effectOf(state: EngineState, event: EngineEvent): EffectBody {
         created: state.created,
       };
     case 'rules':
-      if (event.change === 'added')
-        return { ...event, rule: { ...event.rule, match: { ...event.rule.match } } };
-      return { ...event };
     case 'settings':
     case 'supply':
-      return { ...event };
     case 'address':
-      return { type: 'address', record: { ...event.record } };
+      return structuredClone(event);
     case 'reset':
       return { type: 'reset' };
   }

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeTronAddress } from '../../src/tron-address.ts';
 import type { Clock } from './clock.ts';
-import { createEngine, type Engine, type EngineEvent } from './engine.ts';
+import { createEngine, type Engine, type EngineEvent } from './index.ts';
 import type { Order } from './order.ts';
 
 const PLEDGE = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeTronAddress } from '../../src/tron-address.ts';
 import { createManualClock } from './manual-clock.ts';
-import { createEngine, type Scenario } from './engine.ts';
+import { createEngine, type Scenario } from './index.ts';
 import { SimulatorError } from './simulator-error.ts';
 import { rejection } from './test-support.ts';
 

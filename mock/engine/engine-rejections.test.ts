@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from './manual-clock.ts';
-import { createEngine, type CreateOrderInput, type Engine } from './engine.ts';
+import { createEngine, type CreateOrderInput, type Engine } from './index.ts';
 import { SimulatorError } from './simulator-error.ts';
 
 const PLEDGE = 'TT3D8Br4YEkJtvS1DNSj77ymip51BemoP3';

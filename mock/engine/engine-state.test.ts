@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeTronAddress } from '../../src/tron-address.ts';
 import { createManualClock, DEFAULT_MANUAL_START } from './manual-clock.ts';
 import type { Clock, ManualClock } from './clock.ts';
-import { createEngine, DEMO_SCENARIO, type Engine, type Scenario } from './engine.ts';
+import { createEngine, DEMO_SCENARIO, type Engine, type Scenario } from './index.ts';
 import type { Order } from './order.ts';
 import { DEFAULT_PRICES } from './pricing.ts';
 import { DEFAULT_SETTINGS } from './settings.ts';

@@ -1,11 +1,6 @@
 /** An engine's state as one object; a reset and a restore replace it whole. */
-import {
-  accountFromSnapshot,
-  createAccountRecord,
-  digestKey,
-  generateApiKey,
-  type Account,
-} from './accounts.ts';
+import { encodeTronAddress } from '../../src/tron-address.ts';
+import { accountFromSnapshot, digestKey, generateApiKey, newAccount, type Account } from './accounts.ts';
 import { createAddressRegistry, type AddressRegistry } from './address-registry.ts';
 import type { Clock } from './clock.ts';
 import type { AccountSeed, Scenario } from './engine-types.ts';
@@ -63,6 +58,12 @@ function makeState(basis: StateBasis, parts: (capacity: () => number) => StatePa
   return state;
 }
 
+function scenarioRules(scenario: Scenario): OutcomeRules {
+  const rules = createOutcomeRules();
+  for (const rule of scenario.rules ?? []) rules.add(rule);
+  return rules;
+}
+
 /**
  * The state a scenario starts from: at creation, and again on every reset.
  *
@@ -73,26 +74,17 @@ function makeState(basis: StateBasis, parts: (capacity: () => number) => StatePa
 export function scenarioState(basis: StateBasis): EngineState {
   const { clock, seed, scenario } = basis;
   const state = makeState(basis, (capacity) => {
-    const rules = createOutcomeRules();
-    for (const rule of scenario.rules ?? []) rules.add(rule);
     return {
       random: createRandomSource(seed),
       settings: applySettings(DEFAULT_SETTINGS, scenario.settings ?? {}),
       registry: createAddressRegistry(scenario.activatedAddresses ?? [], clock.now(), [], { capacity }),
-      rules,
+      rules: scenarioRules(scenario),
       supplyEnergy: scenario.supply ?? null,
       delegated: 0,
       created: 0,
     };
   });
-  for (const seedAccount of scenario.accounts ?? []) {
-    addAccount(state, {
-      apiKey: seedAccount.apiKey,
-      trx: seedAccount.trx ?? 0,
-      usdt: seedAccount.usdt ?? 0,
-      referralCount: seedAccount.referralCount ?? 0,
-    });
-  }
+  for (const seedAccount of scenario.accounts ?? []) addAccount(state, seedAccount);
   return state;
 }
 
@@ -108,8 +100,7 @@ export function restoredState(basis: StateBasis, saved: EngineSnapshot): EngineS
   const { clock, seed, scenario } = basis;
   const state = makeState(basis, (capacity) => {
     // The ids the scenario's rules took are not handed out again.
-    const rules = createOutcomeRules();
-    for (const rule of scenario.rules ?? []) rules.add(rule);
+    const rules = scenarioRules(scenario);
     rules.restore(saved.rules);
     return {
       // Reseeded by what was created: deterministic, not identical to an uninterrupted run.
@@ -152,12 +143,12 @@ export function addAccount(
       'conflict',
       'An account with that apiKey exists already; choose another key or omit it to get a generated one.',
     );
-  const account = createAccountRecord(
-    state.accounts.length + 1,
-    apiKey,
-    state.random,
-    input.referralCount ?? 0,
-  );
+  const account = newAccount({
+    id: state.accounts.length + 1,
+    keyDigest: digestKey(apiKey),
+    walletAddress: encodeTronAddress(state.random.bytes(20)),
+    referralCount: input.referralCount ?? 0,
+  });
   state.created++;
   if (input.trx) deposit(account.ledger, 'TRX', input.trx);
   if (input.usdt) deposit(account.ledger, 'USDT', input.usdt);

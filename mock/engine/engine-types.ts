@@ -1,4 +1,5 @@
 /** The engine's interface; createEngine in engine.ts implements it. */
+import type { components } from '../../src/generated/control.ts';
 import type { Account } from './accounts.ts';
 import type { AddressRecord } from './address-registry.ts';
 import type { Delegation } from './chain.ts';
@@ -58,10 +59,7 @@ export type EngineEvent =
   /** The whole state was replaced: by the scenario (a reset), or by a saved snapshot (`restored`). */
   | { type: 'reset'; restored?: EngineSnapshot };
 
-export interface Supply {
-  energy: number | null;
-  delegated: number;
-}
+export type Supply = components['schemas']['Supply'];
 
 export interface Engine {
   readonly clock: Clock;

@@ -19,17 +19,6 @@ import { refuseIfBroken, RestoreError, snapshotProblems } from './snapshot-check
 import { planDelays } from './timing.ts';
 import { createWriteAhead } from './write-ahead.ts';
 
-export type {
-  AccountSeed,
-  CreateOrderInput,
-  EffectWriter,
-  Engine,
-  EngineEvent,
-  EngineOptions,
-  Scenario,
-  Supply,
-} from './engine-types.ts';
-
 /** The demo account of the default scenario. */
 export const DEMO_SCENARIO: Scenario = {
   accounts: [{ apiKey: 'demo-key', trx: 1_000_000_000, usdt: 100_000_000 }],
@@ -85,13 +74,6 @@ export function createEngine(options: EngineOptions): Engine {
     state.scheduler.clear();
     state = next;
     commit(event);
-  }
-
-  function newOrderId(): string {
-    for (;;) {
-      const id = orderIdAt(clock.now(), state.random);
-      if (!state.orders.has(id)) return id;
-    }
   }
 
   /** Moves an order one step along its lifecycle; the scheduler calls it when due. */
@@ -168,7 +150,7 @@ export function createEngine(options: EngineOptions): Engine {
     clock,
     seed,
     settings: () => state.settings,
-    updateSettings(patch) {
+    updateSettings: ahead.written((patch) => {
       const s = state;
       const settings = applySettings(s.settings, patch);
       s.settings = settings;
@@ -176,14 +158,14 @@ export function createEngine(options: EngineOptions): Engine {
       s.registry.trim();
       commit({ type: 'settings', settings });
       return settings;
-    },
+    }),
     authenticate: (apiKey) => state.accountsByDigest.get(digestKey(apiKey)),
     quote(rentalCount, period) {
       checkQuantity(state.settings, rentalCount, 'price');
       return quote(state.settings.prices, rentalCount, period);
     },
 
-    createOrder(account, input, options) {
+    createOrder: ahead.written((account, input, options) => {
       const s = state;
       const settings = s.settings;
       if (input.outOrderNo !== undefined) {
@@ -205,7 +187,8 @@ export function createEngine(options: EngineOptions): Engine {
         settings.microUsdtPerTrx,
         settings.whenTrxShort,
       );
-      const id = newOrderId();
+      let id = orderIdAt(clock.now(), s.random);
+      while (s.orders.has(id)) id = orderIdAt(clock.now(), s.random);
       const plannedTxId = s.random.hexWords(8);
       // An outcome asked for this order wins over the rules, and uses none of them up.
       const asked = options?.outcome;
@@ -247,7 +230,7 @@ export function createEngine(options: EngineOptions): Engine {
         record(() => ({ type: 'evicted', cap: settings.maxStoredOrders }));
       }
       return { order, duplicate: false };
-    },
+    }),
 
     findOrder(account, ref) {
       const byOrderId =
@@ -269,13 +252,13 @@ export function createEngine(options: EngineOptions): Engine {
       return order;
     },
 
-    createAccount(input = {}) {
+    createAccount: ahead.written((input = {}) => {
       const made = addAccount(state, input);
       commit({ type: 'account', change: 'created', account: made.account });
       return made;
-    },
+    }),
 
-    deposit(account, amounts) {
+    deposit: ahead.written((account, amounts) => {
       // Booked on a copy first, so a rejected deposit changes nothing.
       for (const ledger of [structuredClone(account.ledger), account.ledger]) {
         if (amounts.trx) deposit(ledger, 'TRX', amounts.trx);
@@ -283,7 +266,7 @@ export function createEngine(options: EngineOptions): Engine {
       }
       commit({ type: 'account', change: 'deposit', account, trx: amounts.trx ?? 0, usdt: amounts.usdt ?? 0 });
       return account;
-    },
+    }),
 
     accounts: () => [...state.accounts],
 
@@ -300,36 +283,36 @@ export function createEngine(options: EngineOptions): Engine {
     nextStep,
 
     rules: {
-      add(input) {
+      add: ahead.written((input) => {
         const rule = state.rules.add(input);
         commit({ type: 'rules', change: 'added', rule });
         return rule;
-      },
+      }),
       list: () => state.rules.list(),
-      remove(id) {
+      remove: ahead.written((id) => {
         const removed = state.rules.remove(id);
         if (removed) commit({ type: 'rules', change: 'removed', id });
         return removed;
-      },
-      clear() {
+      }),
+      clear: ahead.written(() => {
         state.rules.clear();
         commit({ type: 'rules', change: 'cleared' });
-      },
+      }),
     },
 
     supply: () => ({ energy: state.supplyEnergy, delegated: state.delegated }),
-    setSupply(energy) {
+    setSupply: ahead.written((energy) => {
       state.supplyEnergy = energy;
       commit({ type: 'supply', energy });
       return { energy, delegated: state.delegated };
-    },
+    }),
 
     address: (address) => state.registry.get(address),
-    setAddress(address, activated) {
+    setAddress: ahead.written((address, activated) => {
       const record = state.registry.set(address, activated, clock.now());
       commit({ type: 'address', record });
       return record;
-    },
+    }),
     addresses: () => state.registry.list(),
     delegations: (to) => delegationsOf(state.orders.list(), chainOf(state.settings), to),
 
@@ -389,17 +372,6 @@ export function createEngine(options: EngineOptions): Engine {
     },
   };
 
-  for (const name of [
-    'createOrder',
-    'createAccount',
-    'deposit',
-    'updateSettings',
-    'setSupply',
-    'setAddress',
-  ] as const)
-    (engine as unknown as Record<string, unknown>)[name] = ahead.written(engine[name]);
-  for (const name of ['add', 'remove', 'clear'] as const)
-    (engine.rules as unknown as Record<string, unknown>)[name] = ahead.written(engine.rules[name]);
   if (options.restore || options.replay?.length) {
     restore(options.restore, options.replay ?? []);
     // Steps that fell due while the simulator was down happen now, in order.

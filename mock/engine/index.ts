@@ -1,4 +1,5 @@
 export * from './engine.ts';
+export type * from './engine-types.ts';
 export type { Clock, ClockMode, ManualClock } from './clock.ts';
 export type { Account } from './accounts.ts';
 export type { AddressRecord } from './address-registry.ts';

@@ -1,14 +1,9 @@
 /** An account's money per currency, in smallest units: available + frozen + spent = deposited. */
+import type { components } from '../../src/generated/control.ts';
 import { MAX_AMOUNT, formatUnits, type CurrencyCode } from './money.ts';
 import { SimulatorError } from './simulator-error.ts';
 
-export interface CurrencyBook {
-  deposited: number;
-  available: number;
-  frozen: number;
-  spent: number;
-}
-
+export type CurrencyBook = components['schemas']['StateCurrencyBook'];
 export type Ledger = Record<CurrencyCode, CurrencyBook>;
 
 export function createLedger(): Ledger {

@@ -1,5 +1,5 @@
 /** The order lifecycle as one table: from each open status, the status it moves to and when. */
-import type { Order, OrderStatusCode } from './order.ts';
+import type { Order, OrderStatusCode, TimelineStep } from './order.ts';
 import { PERIOD_MS } from './pricing.ts';
 
 interface Transition {
@@ -17,10 +17,7 @@ const TRANSITIONS: Partial<Record<OrderStatusCode, Transition>> = {
 };
 
 /** A step an order will take: the status it moves to, and when. */
-export interface NextStep {
-  status: OrderStatusCode;
-  at: number;
-}
+export type NextStep = Omit<TimelineStep, 'note'>;
 
 /**
  * The next status change of an order, or undefined when its status is final.

@@ -10,11 +10,7 @@ import type { PeriodCode } from './pricing.ts';
 export { ORDER_STATUSES };
 export type OrderStatusCode = (typeof ORDER_STATUSES)[number];
 
-export interface TimelineStep {
-  status: OrderStatusCode;
-  at: number;
-  note?: string;
-}
+export type TimelineStep = components['schemas']['TimelineStep'];
 
 /** What a caller asks for when it creates an order (the API's create order parameters). */
 export interface CreateOrderInput {
@@ -24,25 +20,17 @@ export interface CreateOrderInput {
   outOrderNo?: string | undefined;
 }
 
-/** Everything an order is created with: the request, and what the engine decided about it. */
-interface OrderInit extends CreateOrderInput {
-  id: string;
-  account: Account;
-  currency: CurrencyCode;
-  amount: number;
-  createdAt: number;
-  plannedTxId: string;
-  outcome: Outcome;
-  forced: boolean;
-  activates: boolean;
-  processingAfter: number;
-  outcomeAfter: number;
-  refundAfter: number;
-  delegationMs?: number | undefined;
-}
-
 /** An order as the state file keeps it: spec/control.yaml's StateOrder. */
 export type OrderSnapshot = components['schemas']['StateOrder'];
+
+/** Everything an order is created with: the request, and what the engine decided about it. */
+type OrderInit = Omit<
+  OrderSnapshot,
+  'accountId' | 'status' | 'processingAt' | 'outcomeAt' | 'refundedAt' | 'refunds' | 'reserved'
+> & {
+  account: Account;
+  delegationMs?: number | undefined;
+};
 
 export class Order {
   declare readonly id: string;

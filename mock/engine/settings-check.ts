@@ -37,19 +37,14 @@ export function checkSettingsPatch(patch: object): void {
   for (const [operation, fields] of Object.entries(extras)) {
     for (const [index, field] of (fields ?? []).entries()) {
       const name = field.copyOrderField;
-      if (name === undefined || orderFields().includes(name)) continue;
+      // The fields of an order's history record (openapi.yaml's Order), and the outOrderNo it may carry.
+      const known = [...Object.keys(loadSpec('api').schemas.Order?.properties ?? {}), 'outOrderNo'];
+      if (name === undefined || known.includes(name)) continue;
       throw SimulatorError.invalidParameter(
-        `extraFields.${operation}.${index}.copyOrderField must be one of ${orderFields().join(', ')} (got '${name}').`,
+        `extraFields.${operation}.${index}.copyOrderField must be one of ${known.join(', ')} (got '${name}').`,
       );
     }
   }
-}
-
-let orderFieldNames: string[] | undefined;
-/** The fields of an order's history record (openapi.yaml's Order), and the outOrderNo it may carry. */
-function orderFields(): string[] {
-  orderFieldNames ??= [...Object.keys(loadSpec('api').schemas.Order?.properties ?? {}), 'outOrderNo'];
-  return orderFieldNames;
 }
 
 /** The first problem of a failed validation as one sentence: the setting's path, its rule and the value. */

@@ -3,14 +3,12 @@ import type { components } from '../../src/generated/control.ts';
 import { parseUnits } from './money.ts';
 import { DEFAULT_PRICES, type PeriodCode } from './pricing.ts';
 import { checkSettingsPatch } from './settings-check.ts';
-import { defaultActivationDelay } from './timing.ts';
+import { PROFILES } from './timing.ts';
 
 type Control = components['schemas'];
 /** What each kind of API rejection answers (spec/control.yaml's ErrorCatalogue). */
 export type ErrorCatalogue = Control['ErrorCatalogue'];
 export type ErrorCatalogueKind = keyof ErrorCatalogue;
-/** Explicit lifecycle delays, ms (spec/control.yaml's LifecycleDelays). */
-export type LifecycleDelays = Control['LifecycleDelays'];
 
 /** A patch of the engine's settings: spec/control.yaml's EngineSettings. */
 export type SettingsPatch = Control['EngineSettings'];
@@ -71,5 +69,5 @@ export function applySettings(current: Settings, patch: SettingsPatch): Settings
 }
 
 export function activationDelay(settings: Settings): number {
-  return settings.activationDelayMs ?? defaultActivationDelay(settings.timing);
+  return settings.activationDelayMs ?? PROFILES[settings.timing].activation;
 }

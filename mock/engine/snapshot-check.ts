@@ -25,7 +25,7 @@ const STEPS_REACHED = { PENDING: 1, PROCESSING: 2, COMPLETED: 3, FAILED: 3, REFU
  */
 export function snapshotProblems(saved: EngineSnapshot): string[] {
   const problems: string[] = [];
-  const accountIndex = new Map<number, number>();
+  const accountIndex = new Map(saved.accounts.map((a, i) => [a.id, i]));
   const firstAt = new Map<string, Map<string, () => string>>();
   const unique = (kind: string, value: string, path: () => string): void => {
     let seen = firstAt.get(kind);
@@ -38,28 +38,6 @@ export function snapshotProblems(saved: EngineSnapshot): string[] {
     TRX: { frozen: 0, spent: a.evictedSpent.TRX },
     USDT: { frozen: 0, spent: a.evictedSpent.USDT },
   }));
-
-  saved.accounts.forEach((a, i) => {
-    const path = `/accounts/${i}`;
-    if (a.id !== i + 1)
-      problems.push(
-        `${path}/id: accounts are numbered 1, 2, 3… in order, so this one must be ${i + 1} (got ${a.id})`,
-      );
-    accountIndex.set(a.id, i);
-    unique('key digest', a.keyDigest, () => `${path}/keyDigest`);
-    unique('wallet address', a.walletAddress, () => `${path}/walletAddress`);
-    for (const currency of ['TRX', 'USDT'] as const) {
-      const b = a.ledger[currency];
-      if (b.available + b.frozen + b.spent !== b.deposited) {
-        problems.push(
-          `${path}/ledger/${currency}: available ${b.available} + frozen ${b.frozen} + spent ${b.spent} must equal deposited ${b.deposited}`,
-        );
-      }
-      for (const key of ['available', 'frozen', 'spent', 'deposited'] as const)
-        if (!(Number.isSafeInteger(b[key]) && b[key] >= 0))
-          problems.push(`${path}/ledger/${currency}/${key}: must be a whole number from 0 (got ${b[key]})`);
-    }
-  });
 
   let delegated = 0;
   saved.orders.forEach((o, i) => {
@@ -98,16 +76,31 @@ export function snapshotProblems(saved: EngineSnapshot): string[] {
   });
 
   saved.accounts.forEach((a, i) => {
+    const path = `/accounts/${i}`;
+    if (a.id !== i + 1)
+      problems.push(
+        `${path}/id: accounts are numbered 1, 2, 3… in order, so this one must be ${i + 1} (got ${a.id})`,
+      );
+    unique('key digest', a.keyDigest, () => `${path}/keyDigest`);
+    unique('wallet address', a.walletAddress, () => `${path}/walletAddress`);
     for (const currency of ['TRX', 'USDT'] as const) {
       const b = a.ledger[currency];
+      if (b.available + b.frozen + b.spent !== b.deposited) {
+        problems.push(
+          `${path}/ledger/${currency}: available ${b.available} + frozen ${b.frozen} + spent ${b.spent} must equal deposited ${b.deposited}`,
+        );
+      }
+      for (const key of ['available', 'frozen', 'spent', 'deposited'] as const)
+        if (!(Number.isSafeInteger(b[key]) && b[key] >= 0))
+          problems.push(`${path}/ledger/${currency}/${key}: must be a whole number from 0 (got ${b[key]})`);
       const want = expected[i]![currency];
       if (b.frozen !== want.frozen)
         problems.push(
-          `/accounts/${i}/ledger/${currency}/frozen: must equal what its open orders hold, ${want.frozen} (got ${b.frozen})`,
+          `${path}/ledger/${currency}/frozen: must equal what its open orders hold, ${want.frozen} (got ${b.frozen})`,
         );
       if (b.spent !== want.spent) {
         problems.push(
-          `/accounts/${i}/ledger/${currency}/spent: must equal what its COMPLETED orders and evictedSpent cost, ${want.spent} (got ${b.spent})`,
+          `${path}/ledger/${currency}/spent: must equal what its COMPLETED orders and evictedSpent cost, ${want.spent} (got ${b.spent})`,
         );
       }
     }

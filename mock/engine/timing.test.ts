@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRandomSource } from './random-source.ts';
-import { defaultActivationDelay, planDelays } from './timing.ts';
+import { planDelays, PROFILES } from './timing.ts';
 
 describe('timing profiles', () => {
   it('plans realistic deliveries 3000 to 6000 ms after creation, processing first and refunding 1 to 3 s later', () => {
@@ -51,11 +51,11 @@ describe('timing profiles', () => {
       planDelays('realistic', createRandomSource(9), { activates, activationDelayMs });
     const base = plan(false, 7_000);
     expect(plan(true, 7_000).outcomeAfter - base.outcomeAfter).toBe(7_000);
-    expect(plan(true).outcomeAfter - base.outcomeAfter).toBe(defaultActivationDelay('realistic'));
+    expect(plan(true).outcomeAfter - base.outcomeAfter).toBe(PROFILES.realistic.activation);
     expect(plan(true, 0).outcomeAfter).toBe(base.outcomeAfter);
-    expect(defaultActivationDelay('realistic')).toBe(1_000);
-    expect(defaultActivationDelay('fast')).toBe(10);
-    expect(defaultActivationDelay('instant')).toBe(0);
+    expect(PROFILES.realistic.activation).toBe(1_000);
+    expect(PROFILES.fast.activation).toBe(10);
+    expect(PROFILES.instant.activation).toBe(0);
   });
 
   it('spreads a fixed outcome delay: processing at half of it, the outcome exactly at it', () => {

@@ -13,7 +13,10 @@ interface Range {
 type Step = 'processing' | 'outcome' | 'refund';
 
 /** Per profile, each step's delay range, what an activation adds, and the confirmed view's lag. */
-const PROFILES: Record<TimingProfile, Record<Step, Range> & { activation: number; confirmation: number }> = {
+export const PROFILES: Record<
+  TimingProfile,
+  Record<Step, Range> & { activation: number; confirmation: number }
+> = {
   realistic: {
     processing: { min: 500, max: 1500 },
     outcome: { min: 3000, max: 6000 },
@@ -78,14 +81,4 @@ export function planDelays(
     outcomeAfter,
     refundAfter: outcomeAfter + refund,
   };
-}
-
-/** The activation delay a profile uses when none is configured. */
-export function defaultActivationDelay(profile: TimingProfile): number {
-  return PROFILES[profile].activation;
-}
-
-/** The TRON node's confirmation lag a profile uses when none is configured. */
-export function defaultConfirmation(profile: TimingProfile): number {
-  return PROFILES[profile].confirmation;
 }

@@ -33,11 +33,8 @@ export function scenarioSyntaxError(error: unknown, file: string): string {
 export function toSettingsPatch(input: C['SettingsPatch']): SettingsPatch {
   const { prices, usdtPerTrx, ...rest } = input;
   const patch: SettingsPatch = { ...rest };
-  if (prices) {
-    patch.prices = {};
-    for (const [period, sun] of Object.entries(prices))
-      (patch.prices as Record<string, number>)[period] = Number(sun);
-  }
+  if (prices)
+    patch.prices = Object.fromEntries(Object.entries(prices).map(([period, sun]) => [period, Number(sun)]));
   if (usdtPerTrx !== undefined) {
     patch.microUsdtPerTrx = parseUnits(usdtPerTrx, 'usdtPerTrx');
     // Refused here, not by the engine, whose message would name microUsdtPerTrx.

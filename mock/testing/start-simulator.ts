@@ -149,7 +149,9 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
       control(
         'POST',
         '/accounts',
-        isAccountRequest(first) ? { ...first, ...rest } : { balance: first, ...rest },
+        'balance' in first || 'apiKey' in first || 'referralCount' in first
+          ? { ...first, ...rest }
+          : { balance: first, ...rest },
       ),
     addRule: async (rule) => (await control<{ id: string }>('POST', '/rules', rule)).id,
     injectFault: async (fault) => (await control<{ id: string }>('POST', '/faults', fault)).id,
@@ -181,10 +183,4 @@ function withQuery(path: string, filter: Record<string, unknown>): string {
   for (const [key, value] of Object.entries(filter))
     if (value !== undefined) query.append(key, String(value));
   return query.size > 0 ? `${path}?${query}` : path;
-}
-
-function isAccountRequest(
-  value: Control['Amounts'] | Control['CreateAccountRequest'],
-): value is Control['CreateAccountRequest'] {
-  return 'balance' in value || 'apiKey' in value || 'referralCount' in value;
 }
