@@ -10,6 +10,7 @@ import { realPathOf } from '../src/real-path.ts';
 import { computeTiming } from './order-observations.ts';
 import {
   keyLookingPaths,
+  notARecording,
   parseRecording,
   RecordingError,
   type Interaction,
@@ -22,7 +23,7 @@ export type RecordingHeader = components['schemas']['RecordingHeader'];
 
 const RECORDING_FIX = 'pass the path of a recording file';
 
-let validators: [header: ValidateFunction, line: ValidateFunction] | undefined;
+let control: ReturnType<typeof createValidators> | undefined;
 
 /**
  * The header line of a recording in memory.
@@ -91,15 +92,10 @@ function readRecordingLines(
   hooks: LineHooks,
   keyLooking: string[],
 ): ReadRecording | undefined {
-  const fail = (what: string): Error =>
-    new RecordingError(
-      `'${file}' is not an energy-rental-kit recording: ${what}. Make one with 'energy-rental-kit record --out FILE'.`,
-    );
-  if (!validators) {
-    const control = createValidators(loadSpec('control'));
-    validators = [control.schema('RecordingHeader'), control.schema('RecordingInteractionLine')];
-  }
-  const [checkHeader, checkLine] = validators;
+  const fail = (what: string): Error => notARecording(`'${file}'`, what);
+  control ??= createValidators(loadSpec('control'));
+  const checkHeader = control.schema('RecordingHeader');
+  const checkLine = control.schema('RecordingInteractionLine');
   let header: RecordingHeader | undefined;
   let notV2 = false;
   const interactions: Interaction[] = [];

@@ -116,15 +116,7 @@ function serveReplay(data: Served, index: ReplayIndex, options: ReplayOptions): 
       : new Response('Not Found', { status: 404 });
 
   return {
-    info: {
-      kind: 'replay',
-      baseUrl: 'http://replay.invalid',
-      simulator: target.simulator,
-      capabilities: target.capabilities,
-      ...(target.clock ? { clock: target.clock } : {}),
-      ...(target.timing ? { timing: target.timing } : {}),
-      ...(target.variant ? { variant: target.variant } : {}),
-    },
+    info: { ...target, kind: 'replay', baseUrl: 'http://replay.invalid' },
     get lastMissComparisons() {
       return lastMissComparisons;
     },
