@@ -2,7 +2,7 @@
 import type { components } from '../src/generated/control.ts';
 import type { ApiOperationId } from '../src/generated/lists.ts';
 import { DECIMAL_FIELDS, DEFAULT_DECIMALS } from '../mock/http/api-views.ts';
-import { observeOrders, statusPath } from '../recording/order-observations.ts';
+import { observeOrders, statusPath, timeUnit } from '../recording/order-observations.ts';
 import type { Interaction } from '../recording/recording.ts';
 import {
   decimalRange,
@@ -10,7 +10,6 @@ import {
   fixedDecimals,
   inferFields,
   messageTemplate,
-  timeUnit,
 } from './infer-schema.ts';
 import {
   bodyOf,

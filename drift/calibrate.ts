@@ -23,9 +23,6 @@ import { apiPath, bodyOf, evidence, isSuccess, param, sentTo } from './recorded-
 
 type Kind = (typeof REJECTION_KINDS)[number];
 
-/** The scenario's settings, a row per calibratable setting, and what the simulator answers otherwise. */
-export type Calibration = Learning;
-
 /**
  * The kind of rejection a request was, from what it sent (so live traffic calibrates too);
  * undefined for a success, a 5xx or a fault.
@@ -113,7 +110,7 @@ function refusedDuplicates(interactions: Interaction[]): Set<Interaction> {
 }
 
 /** Learns every calibratable setting a recording shows: `calibrate(loadRecording(file)).settings`. */
-export function calibrate(recording: Recording): Calibration {
+export function calibrate(recording: Recording): Learning {
   const interactions = recording.interactions.filter((i) => i.response);
   const duplicates = refusedDuplicates(interactions);
   const foreign = new Set(recording.apiKeys.filter((k) => k.role === 'foreign').map((k) => k.alias));

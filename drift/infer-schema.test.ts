@@ -7,8 +7,8 @@ import {
   inferResponses,
   messageTemplate,
   stringFormat,
-  timeUnit,
 } from './infer-schema.ts';
+import { timeUnit } from '../recording/order-observations.ts';
 import { baseline, exchange, VALUES_A } from '../recording/test-support.ts';
 
 describe('stringFormat', () => {

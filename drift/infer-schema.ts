@@ -1,6 +1,6 @@
 /** Schemas inferred from a recording's answers per operation, status class and code; values never matter. */
 import { isTronAddress } from '../src/tron-address.ts';
-import { statusPaths } from '../recording/order-observations.ts';
+import { statusPaths, timeUnit, type TimeUnit } from '../recording/order-observations.ts';
 import type { Interaction, Recording, Timing } from '../recording/recording.ts';
 
 export type JsonType = 'null' | 'boolean' | 'integer' | 'number' | 'string' | 'object' | 'array';
@@ -15,7 +15,6 @@ export type StringFormat =
   | 'decimal-string'
   | 'iso-datetime'
   | 'text';
-export type TimeUnit = 'seconds' | 'milliseconds' | 'microseconds';
 
 export interface FieldShape {
   path: string;
@@ -89,12 +88,6 @@ export function stringFormat(value: string): StringFormat {
   if (/^-?\d+\.\d+$/.test(value)) return 'decimal-string';
   if (ISO_DATETIME.test(value)) return 'iso-datetime';
   return 'text';
-}
-
-/** The unit of a Unix time by its magnitude. */
-export function timeUnit(value: number): TimeUnit {
-  const magnitude = Math.abs(value);
-  return magnitude >= 1e14 ? 'microseconds' : magnitude >= 1e11 ? 'milliseconds' : 'seconds';
 }
 
 /**
