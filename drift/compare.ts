@@ -268,14 +268,11 @@ export function compareInferred(
   return findings;
 }
 
-/** Without the 429s a paced run waited out and retried, so it compares like an unpaced one: `settled(r)`. */
-export function settled(recording: Recording): Recording {
-  return recording.interactions.some((i) => i.retried)
-    ? { ...recording, interactions: recording.interactions.filter((i) => !i.retried) }
-    : recording;
-}
-
-/** Compares two recordings, each without its superseded answers (settled). */
+/** Compares two recordings, each without the 429s a paced run waited out and retried (as an unpaced run). */
 export function compareRecordings(old: Recording, next: Recording, options: CompareOptions = {}): Finding[] {
+  const settled = (r: Recording): Recording => ({
+    ...r,
+    interactions: r.interactions.filter((i) => !i.retried),
+  });
   return compareInferred(inferRecording(settled(old)), inferRecording(settled(next)), options);
 }

@@ -162,16 +162,6 @@ function readRecordingLines(
   return { recording, wholeBytes, newlineMissing, ...(tornLine !== undefined ? { tornLine } : {}) };
 }
 
-/** A RecordingError for a file that cannot be read at all, naming the rule or the way to make one. */
-function unreadable(file: string, error: unknown): Error {
-  if (!(error instanceof BoundedFileError)) return error as Error;
-  if (error.rule === 'not-regular' || error.rule === 'too-large') return new RecordingError(error.message);
-  const what = error.rule === 'missing' ? `${error.code}, there is no such file` : error.code;
-  return new RecordingError(
-    `cannot read the recording '${file}': ${what}. Make one with 'energy-rental-kit record --out ${file}'.`,
-  );
-}
-
 /**
  * Reads a recording file of either format, uncached, warning of a key it holds in clear.
  *
@@ -192,7 +182,13 @@ export function readRecordingFile(
       recording: readDocument(file, readBoundedFile(file, limit, RECORDING_FIX), keyLooking),
     };
   } catch (error) {
-    throw unreadable(file, error);
+    // A file that cannot be read at all: the rule it breaks, or the way to make one.
+    if (!(error instanceof BoundedFileError)) throw error;
+    if (error.rule === 'not-regular' || error.rule === 'too-large') throw new RecordingError(error.message);
+    const what = error.rule === 'missing' ? `${error.code}, there is no such file` : error.code;
+    throw new RecordingError(
+      `cannot read the recording '${file}': ${what}. Make one with 'energy-rental-kit record --out ${file}'.`,
+    );
   }
   if (keyLooking.length > 0) {
     const more = keyLooking.length > 5 ? ` and ${keyLooking.length - 5} more` : '';
