@@ -213,9 +213,7 @@ export function buildReport(
     mode,
     old,
     new: next,
-    ...(extra.timingThresholdSeconds === undefined
-      ? {}
-      : { timingThresholdSeconds: extra.timingThresholdSeconds }),
+    timingThresholdSeconds: extra.timingThresholdSeconds,
     notes: extra.notes ?? [],
     summary: {
       breaking: sorted.filter((f) => f.severity === 'breaking').length,
