@@ -198,15 +198,15 @@ export function compareInferred(
 
   const show = (codes: Iterable<number | null>): string =>
     [...codes].map((c) => String(c ?? 'none')).join(', ');
-  for (const [operation, byStatus] of next.codes)
-    for (const [status, codes] of byStatus) {
-      const oldCodes = old.codes.get(operation)?.get(status);
-      const added = [...codes].filter((c) => oldCodes && !oldCodes.has(c));
-      if (!oldCodes || added.length === 0) continue;
-      const message = `${operation} HTTP ${status}: code ${show(added)} is new; OLD answered this status with code ${show(oldCodes)}.`;
-      const at = { operation, response: `HTTP ${status}`, path: '/code' };
-      add('breaking', 'code-changed', at, show(oldCodes), show(codes), message);
-    }
+  for (const [key, codes] of next.codes) {
+    const oldCodes = old.codes.get(key);
+    const added = [...codes].filter((c) => oldCodes && !oldCodes.has(c));
+    if (!oldCodes || added.length === 0) continue;
+    const [operation, status] = key.split('\n') as [string, string];
+    const message = `${operation} HTTP ${status}: code ${show(added)} is new; OLD answered this status with code ${show(oldCodes)}.`;
+    const at = { operation, response: `HTTP ${status}`, path: '/code' };
+    add('breaking', 'code-changed', at, show(oldCodes), show(codes), message);
+  }
 
   // A case's request answered with a status it never had, or accepted where OLD refused it (or the reverse).
   type Change = { operation: string; old: string; now: ReturnType<typeof answerOf>; flip: string };

@@ -51,8 +51,8 @@ export interface InferredRecording {
   /** Keyed by 'getPrice 2xx code 0'. */
   responses: Map<string, ResponseShape>;
   operations: Set<string>;
-  /** operation → HTTP status → codes seen. */
-  codes: Map<string, Map<number, Set<number | null>>>;
+  /** `operation\nHTTP status` → codes seen. */
+  codes: Map<string, Set<number | null>>;
   /** `case\noperation\nparameters` (per-run values left out) → 'status/code/accepted' (or refused) seen. */
   caseResponses: Map<string, Set<string>>;
   statusPaths: Map<string, number>;
@@ -202,17 +202,13 @@ export function inferResponses(interactions: Interaction[]): Map<string, Respons
 
 /** All `drift` compares of a recording: `inferRecording(r).responses.get('getPrice 2xx code 0')`. */
 export function inferRecording(recording: Recording): InferredRecording {
-  const codes = new Map<string, Map<number, Set<number | null>>>();
+  const codes = new Map<string, Set<number | null>>();
   const caseResponses = new Map<string, Set<string>>();
   for (const interaction of recording.interactions) {
     const { operation, response } = interaction;
     if (!response) continue;
     const code = codeOf(response.body);
-    entry(
-      entry(codes, operation, () => new Map()),
-      response.status,
-      () => new Set(),
-    ).add(code);
+    entry(codes, `${operation}\n${response.status}`, () => new Set()).add(code);
     const accepted = response.status < 300 && (code === 0 || (code === 1 && operation === 'getAccount'));
     entry(
       caseResponses,
