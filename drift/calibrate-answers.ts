@@ -2,7 +2,7 @@
 import type { components } from '../src/generated/control.ts';
 import type { ApiOperationId } from '../src/generated/lists.ts';
 import { DECIMAL_FIELDS, DEFAULT_DECIMALS } from '../mock/http/api-operations.ts';
-import { observeOrders, statusPath } from '../recording/order-observations.ts';
+import { observeOrders, statusPath, timeUnit } from '../recording/order-observations.ts';
 import type { Interaction } from '../recording/recording.ts';
 import {
   decimalRange,
@@ -10,7 +10,6 @@ import {
   fixedDecimals,
   inferFields,
   messageTemplate,
-  timeUnit,
 } from './infer-schema.ts';
 import {
   bodyOf,
@@ -162,14 +161,10 @@ export function learnDecimals(interactions: Interaction[]): Learning {
 export const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Parameter names a message may name: the operation's documented ones and those sent. */
-function parameterNames(i: Interaction): string[] {
-  return [...new Set([...Object.keys(operationOf(i)?.parameters ?? {}), ...Object.keys(paramsOf(i))])];
-}
-
-/** A message with the one parameter it names replaced by `{parameter}`. */
-function withParameter(msg: string, names: string[]): string {
-  const named = names.filter((n) =>
+/** A message with the one parameter it names (one the operation documents, or one sent) as `{parameter}`. */
+function withParameter(msg: string, i: Interaction): string {
+  const names = new Set([...Object.keys(operationOf(i)?.parameters ?? {}), ...Object.keys(paramsOf(i))]);
+  const named = [...names].filter((n) =>
     new RegExp(`\\b${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(msg),
   );
   if (named.length !== 1) return msg;
@@ -221,7 +216,7 @@ export function rejectionAnswer(seen: Interaction[]): {
   const messages = seen
     .map((i) => ({ i, msg: bodyOf(i)?.msg }))
     .filter((m): m is { i: Interaction; msg: string } => typeof m.msg === 'string' && m.msg.length > 0);
-  const templates = new Set(messages.map(({ i, msg }) => withParameter(msg, parameterNames(i))));
+  const templates = new Set(messages.map(({ i, msg }) => withParameter(msg, i)));
   const [template] = templates;
   const quoting = messages.some(({ i, msg }) => quotesValue(msg, i));
   if (templates.size === 1 && template !== undefined && !quoting) answer.msg = template;

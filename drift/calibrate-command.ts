@@ -1,7 +1,7 @@
 /** `energy-rental-kit calibrate RECORDING`: a scenario of the choices a recording shows, with evidence. */
 import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Document, isMap, isPair, isScalar, isSeq, parse as parseYaml, type Node, type YAMLMap } from 'yaml';
+import { Document, isMap, isScalar, isSeq, parse as parseYaml, type Node } from 'yaml';
 import type { components } from '../src/generated/control.ts';
 import { BoundedFileError, fileLimitFrom, readBoundedFile, type FileLimit } from '../src/bounded-file.ts';
 import { readCommandArgs } from '../src/cli-args.ts';
@@ -48,11 +48,8 @@ function comment(doc: Document, entry: Learnt): void {
     return;
   }
   if (!parent || !isMap(parent)) return;
-  const pair = (parent as YAMLMap).items.find(
-    (p) => isPair(p) && isScalar(p.key) && String(p.key.value) === keys.at(-1),
-  );
-  if (!pair || !isScalar(pair.key)) return;
-  pair.key.commentBefore = text;
+  const pair = parent.items.find((p) => isScalar(p.key) && String(p.key.value) === keys.at(-1));
+  if (pair && isScalar(pair.key)) pair.key.commentBefore = text;
 }
 
 /** Calibrates, writes the scenario, resolves with the exit code: `await runCalibrate([file, '--out', f])`. */

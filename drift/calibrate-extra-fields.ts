@@ -1,7 +1,7 @@
 /** The fields the service sends that the document does not list, each with a source for every sample. */
 import type { components } from '../src/generated/control.ts';
 import { API_OPERATION_IDS } from '../src/generated/lists.ts';
-import { toUnixSeconds } from '../recording/order-observations.ts';
+import { timeUnit, toUnixSeconds } from '../recording/order-observations.ts';
 import type { Interaction } from '../recording/recording.ts';
 import {
   combine,
@@ -13,7 +13,7 @@ import {
   type Learnt,
   type Unreproduced,
 } from './calibrate-answers.ts';
-import { childPath, inferFields, timeUnit, type FieldShape } from './infer-schema.ts';
+import { childPath, inferFields, type FieldShape } from './infer-schema.ts';
 import { bodyOf, evidence, isSuccess, param, paramsOf, sentTo } from './recorded-exchange.ts';
 import { documentedResponse, schemaAt, valueAt } from './spec-schema.ts';
 

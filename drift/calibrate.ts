@@ -23,9 +23,6 @@ import { apiPath, bodyOf, evidence, isSuccess, param, sentTo } from './recorded-
 
 type Kind = (typeof REJECTION_KINDS)[number];
 
-/** The scenario's settings, a row per calibratable setting, and what the simulator answers otherwise. */
-export type Calibration = Learning;
-
 /**
  * The kind of rejection a request was, from what it sent (so live traffic calibrates too);
  * undefined for a success, a 5xx or a fault.
@@ -71,53 +68,26 @@ const ORDER_MINIMUM = API_OPERATION_SPECS.createOrder.parameters.rentalCount.min
 /** The envelope of a rejection as the document declares it: what its extra fields are told from. */
 const REJECTION_ENVELOPE = documentedResponse('getAccount', 401)!.schema;
 
-/** The largest rentalCount a price or an order was accepted with; Infinity when none was. */
-function largestAccepted(interactions: Interaction[]): number {
-  const accepted = interactions
-    .filter((i) => (sentTo(i, 'getPrice') || sentTo(i, 'createOrder')) && isSuccess(i))
-    .map((i) => Number(param(i, 'rentalCount')))
-    .filter(Number.isInteger);
-  return accepted.length > 0 ? Math.max(...accepted) : Infinity;
-}
-
-/** The largest quantity accepted when a larger was refused; the minimum when a price below it was refused. */
-function learnQuantities(kinds: Map<Interaction, Kind | undefined>, largest: number): Learning[] {
-  const above = [...kinds].find(([, kind]) => kind === 'aboveMaximum')?.[0];
-  const below = [...kinds].find(([i, kind]) => kind === 'belowMinimum' && sentTo(i, 'getPrice'))?.[0];
-  return [
-    learnt(
-      'maxRentalCount',
-      above && largest,
-      above && evidence(above, `rentalCount ${param(above, 'rentalCount')} refused, ${largest} accepted`),
-    ),
-    learnt(
-      'priceMinimum',
-      below && true,
-      below && evidence(below, `a price of rentalCount ${param(below, 'rentalCount')} refused`),
-    ),
-  ];
-}
-
-/** The order creations that repeat an outOrderNo the same key had accepted, and were refused. */
-function refusedDuplicates(interactions: Interaction[]): Set<Interaction> {
+/** Learns every calibratable setting a recording shows: `calibrate(loadRecording(file)).settings`. */
+export function calibrate(recording: Recording): Learning {
+  const interactions = recording.interactions.filter((i) => i.response);
+  // The order creations that repeat an outOrderNo the same key had accepted, and were refused.
   const duplicates = new Set<Interaction>();
-  const accepted = new Set<string>();
+  const ordered = new Set<string>();
   for (const i of interactions) {
     const no = param(i, 'outOrderNo');
     if (!sentTo(i, 'createOrder') || no === undefined) continue;
     const key = `${i.request.apiKeyAlias}\u0000${no}`;
-    if (accepted.has(key) && !isSuccess(i)) duplicates.add(i);
-    if (isSuccess(i)) accepted.add(key);
+    if (ordered.has(key) && !isSuccess(i)) duplicates.add(i);
+    if (isSuccess(i)) ordered.add(key);
   }
-  return duplicates;
-}
-
-/** Learns every calibratable setting a recording shows: `calibrate(loadRecording(file)).settings`. */
-export function calibrate(recording: Recording): Calibration {
-  const interactions = recording.interactions.filter((i) => i.response);
-  const duplicates = refusedDuplicates(interactions);
   const foreign = new Set(recording.apiKeys.filter((k) => k.role === 'foreign').map((k) => k.alias));
-  const largest = largestAccepted(interactions);
+  // The largest rentalCount a price or an order was accepted with; Infinity when none was.
+  const counts = interactions
+    .filter((i) => (sentTo(i, 'getPrice') || sentTo(i, 'createOrder')) && isSuccess(i))
+    .map((i) => Number(param(i, 'rentalCount')))
+    .filter(Number.isInteger);
+  const largest = counts.length > 0 ? Math.max(...counts) : Infinity;
   const kinds = new Map(interactions.map((i) => [i, rejectionKind(i, foreign, duplicates, largest)]));
   const successes = (id: ApiOperationId): Interaction[] =>
     interactions.filter((i) => sentTo(i, id) && isSuccess(i));
@@ -169,7 +139,21 @@ export function calibrate(recording: Recording): Calibration {
     learnHiddenStatuses(interactions),
     learnHistoryPrefers(interactions),
     learnWhenTrxShort(interactions),
-    ...learnQuantities(kinds, largest),
+  );
+  // The largest quantity accepted when a larger was refused; the minimum when a price below it was refused.
+  const above = [...kinds].find(([, kind]) => kind === 'aboveMaximum')?.[0];
+  const below = [...kinds].find(([i, kind]) => kind === 'belowMinimum' && sentTo(i, 'getPrice'))?.[0];
+  learnings.push(
+    learnt(
+      'maxRentalCount',
+      above && largest,
+      above && evidence(above, `rentalCount ${param(above, 'rentalCount')} refused, ${largest} accepted`),
+    ),
+    learnt(
+      'priceMinimum',
+      below && true,
+      below && evidence(below, `a price of rentalCount ${param(below, 'rentalCount')} refused`),
+    ),
   );
 
   // The account's success code.

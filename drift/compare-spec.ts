@@ -9,10 +9,9 @@ import {
   fixedDecimals,
   inferResponses,
   stringFormat,
-  timeUnit,
   type FieldShape,
 } from './infer-schema.ts';
-import { statusPaths } from '../recording/order-observations.ts';
+import { statusPaths, timeUnit } from '../recording/order-observations.ts';
 import { isApiOperation, type Interaction, type Recording } from '../recording/recording.ts';
 import { isSuccess } from './recorded-exchange.ts';
 import { documentedResponse, documentedStatusPaths, schemaAt, valueAt } from './spec-schema.ts';

@@ -78,10 +78,23 @@ function compareField(
       const message = `${operation} ${old.path}: ${what}, now ${newFormats.join(', ')} where OLD had ${list(old.formats)} ${e}.`;
       changed(list(old.formats), list(next.formats), message);
     }
-    const decimals = compareDecimals(old, next);
-    if (decimals) {
-      const message = `${operation} ${old.path}: the number of decimals changed, ${decimals.old} → ${decimals.new} ${e}.`;
-      changed(decimals.old, decimals.new, message);
+    // Decimals differ only where one side proves a fixed number (fixedDecimals) that the other breaks.
+    const [was, now] = [decimalRange(old), decimalRange(next)];
+    const [oldFixed, newFixed] = [fixedDecimals(old), fixedDecimals(next)];
+    if (
+      was &&
+      now &&
+      (oldFixed !== undefined
+        ? now.min !== oldFixed || now.max !== oldFixed
+        : newFixed !== undefined && was.max > newFixed)
+    ) {
+      const before = `${oldFixed !== undefined ? 'always ' : ''}${describeDecimals(was)}`;
+      const after = `${newFixed !== undefined ? 'always ' : ''}${describeDecimals(now)}`;
+      changed(
+        before,
+        after,
+        `${operation} ${old.path}: the number of decimals changed, ${before} → ${after} ${e}.`,
+      );
     }
   }
   if (old.timeUnits.size > 0 && [...next.timeUnits].some((u) => !old.timeUnits.has(u))) {
@@ -90,35 +103,6 @@ function compareField(
     changed(`time in ${before}`, `time in ${after}`, message);
   }
   return findings;
-}
-
-/** Decimals differ only where one side proves a fixed number (fixedDecimals) that the other breaks. */
-function compareDecimals(old: FieldShape, next: FieldShape): { old: string; new: string } | undefined {
-  const o = decimalRange(old);
-  const n = decimalRange(next);
-  if (!o || !n) return undefined;
-  const oldFixed = fixedDecimals(old);
-  const newFixed = fixedDecimals(next);
-  const show = (d: { min: number; max: number }, fixed: number | undefined): string =>
-    `${fixed !== undefined ? 'always ' : ''}${describeDecimals(d)}`;
-  const moved =
-    oldFixed !== undefined
-      ? n.min !== oldFixed || n.max !== oldFixed
-      : newFixed !== undefined && o.max > newFixed;
-  return moved ? { old: show(o, oldFixed), new: show(n, newFixed) } : undefined;
-}
-
-/** Enum values in NEW that the document does not list for that field (and OLD never showed). */
-function unknownEnumValues(shape: ResponseShape, old: FieldShape | undefined, next: FieldShape): Finding[] {
-  const node = documentedNode(shape, next.path);
-  const listed = node?.enum;
-  if (!listed || !next.types.has('string')) return [];
-  const unknown = [...next.values].filter((v) => !listed.includes(v) && !old?.values.has(v));
-  if (unknown.length === 0) return [];
-  const values = unknown.map((v) => `'${v}'`).join(', ');
-  const message = `${shape.operation} ${next.path}: ${values} ${unknown.length === 1 ? 'is' : 'are'} not among the values the spec lists (${listed.join(', ')}).`;
-  const at = { operation: shape.operation, response: describeResponse(shape), path: next.path };
-  return [finding('breaking', 'unknown-enum-value', at, listed.join(', '), unknown.join(', '), message)];
 }
 
 /** The spec's schema of a path of a response, when the document has the response. */
@@ -137,13 +121,8 @@ export function isSubsequence(path: string[], known: string[]): boolean {
 
 const transient = (status: number): boolean => status === 429 || status >= 500;
 
-interface Answer {
-  status: number;
-  text: string;
-  outcome: string;
-}
 /** An answer of caseResponses ('status/code/outcome'). */
-function answerOf(pair: string): Answer {
+function answerOf(pair: string): { status: number; text: string; outcome: string } {
   const [status, code, outcome] = pair.split('/') as [string, string, string];
   return { status: Number(status), text: `HTTP ${status} (code ${code})`, outcome };
 }
@@ -166,8 +145,18 @@ export function compareInferred(
 
   for (const [key, shape] of next.responses) {
     const before = old.responses.get(key);
-    for (const field of shape.fields.values())
-      findings.push(...unknownEnumValues(shape, before?.fields.get(field.path), field));
+    // Enum values in NEW that the document does not list for that field (and OLD never showed).
+    for (const field of shape.fields.values()) {
+      const listed = documentedNode(shape, field.path)?.enum;
+      const unknown = [...field.values].filter(
+        (v) => !listed?.includes(v) && !before?.fields.get(field.path)?.values.has(v),
+      );
+      if (!listed || !field.types.has('string') || unknown.length === 0) continue;
+      const values = unknown.map((v) => `'${v}'`).join(', ');
+      const message = `${shape.operation} ${field.path}: ${values} ${unknown.length === 1 ? 'is' : 'are'} not among the values the spec lists (${listed.join(', ')}).`;
+      const at = { operation: shape.operation, response: describeResponse(shape), path: field.path };
+      add('breaking', 'unknown-enum-value', at, listed.join(', '), unknown.join(', '), message);
+    }
     if (!before) continue;
     const { operation } = shape;
     const response = describeResponse(shape);
@@ -209,21 +198,19 @@ export function compareInferred(
 
   const show = (codes: Iterable<number | null>): string =>
     [...codes].map((c) => String(c ?? 'none')).join(', ');
-  for (const [operation, byStatus] of next.codes)
-    for (const [status, codes] of byStatus) {
-      const oldCodes = old.codes.get(operation)?.get(status);
-      const added = [...codes].filter((c) => oldCodes && !oldCodes.has(c));
-      if (!oldCodes || added.length === 0) continue;
-      const message = `${operation} HTTP ${status}: code ${show(added)} is new; OLD answered this status with code ${show(oldCodes)}.`;
-      const at = { operation, response: `HTTP ${status}`, path: '/code' };
-      add('breaking', 'code-changed', at, show(oldCodes), show(codes), message);
-    }
+  for (const [key, codes] of next.codes) {
+    const oldCodes = old.codes.get(key);
+    const added = [...codes].filter((c) => oldCodes && !oldCodes.has(c));
+    if (!oldCodes || added.length === 0) continue;
+    const [operation, status] = key.split('\n') as [string, string];
+    const message = `${operation} HTTP ${status}: code ${show(added)} is new; OLD answered this status with code ${show(oldCodes)}.`;
+    const at = { operation, response: `HTTP ${status}`, path: '/code' };
+    add('breaking', 'code-changed', at, show(oldCodes), show(codes), message);
+  }
 
   // A case's request answered with a status it never had, or accepted where OLD refused it (or the reverse).
-  const changes = new Map<
-    string,
-    { operation: string; old: string; now: Answer; flip: string; cases: string[] }
-  >();
+  type Change = { operation: string; old: string; now: ReturnType<typeof answerOf>; flip: string };
+  const changes = new Map<string, Change & { cases: string[] }>();
   for (const [caseKey, pairs] of next.caseResponses) {
     const before = [...(old.caseResponses.get(caseKey) ?? [])].map(answerOf);
     // A request OLD only ever got a transient answer to (a 429 or 503 given up on) shows nothing to compare.
@@ -281,14 +268,11 @@ export function compareInferred(
   return findings;
 }
 
-/** Without the 429s a paced run waited out and retried, so it compares like an unpaced one: `settled(r)`. */
-export function settled(recording: Recording): Recording {
-  return recording.interactions.some((i) => i.retried)
-    ? { ...recording, interactions: recording.interactions.filter((i) => !i.retried) }
-    : recording;
-}
-
-/** Compares two recordings, each without its superseded answers (settled). */
+/** Compares two recordings, each without the 429s a paced run waited out and retried (as an unpaced run). */
 export function compareRecordings(old: Recording, next: Recording, options: CompareOptions = {}): Finding[] {
+  const settled = (r: Recording): Recording => ({
+    ...r,
+    interactions: r.interactions.filter((i) => !i.retried),
+  });
   return compareInferred(inferRecording(settled(old)), inferRecording(settled(next)), options);
 }

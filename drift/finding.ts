@@ -37,9 +37,6 @@ export interface Finding {
   exercised?: string[];
 }
 
-/** Where a finding is: its operation, its response when it names one, its JSON path. */
-export type Place = Pick<Finding, 'operation' | 'response' | 'path'>;
-
 /**
  * A finding at a place, with what OLD and NEW have in words.
  * @example
@@ -48,7 +45,7 @@ export type Place = Pick<Finding, 'operation' | 'response' | 'path'>;
 export function finding(
   severity: Finding['severity'],
   kind: FindingKind,
-  at: Place,
+  at: Pick<Finding, 'operation' | 'response' | 'path'>,
   old: string | undefined,
   now: string | undefined,
   message: string,
@@ -216,9 +213,7 @@ export function buildReport(
     mode,
     old,
     new: next,
-    ...(extra.timingThresholdSeconds === undefined
-      ? {}
-      : { timingThresholdSeconds: extra.timingThresholdSeconds }),
+    timingThresholdSeconds: extra.timingThresholdSeconds,
     notes: extra.notes ?? [],
     summary: {
       breaking: sorted.filter((f) => f.severity === 'breaking').length,

@@ -7,8 +7,8 @@ import {
   inferResponses,
   messageTemplate,
   stringFormat,
-  timeUnit,
 } from './infer-schema.ts';
+import { timeUnit } from '../recording/order-observations.ts';
 import { baseline, exchange, VALUES_A } from '../recording/test-support.ts';
 
 describe('stringFormat', () => {
@@ -97,12 +97,8 @@ describe('inferResponses', () => {
 describe('inferRecording', () => {
   it('collects codes per HTTP status, responses per case, and status paths', () => {
     const inferred = inferRecording(baseline());
-    expect(inferred.codes.get('getOrderHistory')).toEqual(
-      new Map([
-        [200, new Set([0])],
-        [404, new Set([40401])],
-      ]),
-    );
+    expect(inferred.codes.get('getOrderHistory\n200')).toEqual(new Set([0]));
+    expect(inferred.codes.get('getOrderHistory\n404')).toEqual(new Set([40401]));
     expect(inferred.statusPaths).toEqual(new Map([['PENDING → PROCESSING → COMPLETED', 1]]));
     expect(inferred.timing.medianSecondsTo).toEqual({ PROCESSING: 2, COMPLETED: 5 });
   });

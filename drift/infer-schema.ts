@@ -1,6 +1,6 @@
 /** Schemas inferred from a recording's answers per operation, status class and code; values never matter. */
 import { isTronAddress } from '../src/tron-address.ts';
-import { statusPaths } from '../recording/order-observations.ts';
+import { statusPaths, timeUnit, type TimeUnit } from '../recording/order-observations.ts';
 import type { Interaction, Recording, Timing } from '../recording/recording.ts';
 
 export type JsonType = 'null' | 'boolean' | 'integer' | 'number' | 'string' | 'object' | 'array';
@@ -15,7 +15,6 @@ export type StringFormat =
   | 'decimal-string'
   | 'iso-datetime'
   | 'text';
-export type TimeUnit = 'seconds' | 'milliseconds' | 'microseconds';
 
 export interface FieldShape {
   path: string;
@@ -52,8 +51,8 @@ export interface InferredRecording {
   /** Keyed by 'getPrice 2xx code 0'. */
   responses: Map<string, ResponseShape>;
   operations: Set<string>;
-  /** operation → HTTP status → codes seen. */
-  codes: Map<string, Map<number, Set<number | null>>>;
+  /** `operation\nHTTP status` → codes seen. */
+  codes: Map<string, Set<number | null>>;
   /** `case\noperation\nparameters` (per-run values left out) → 'status/code/accepted' (or refused) seen. */
   caseResponses: Map<string, Set<string>>;
   statusPaths: Map<string, number>;
@@ -89,12 +88,6 @@ export function stringFormat(value: string): StringFormat {
   if (/^-?\d+\.\d+$/.test(value)) return 'decimal-string';
   if (ISO_DATETIME.test(value)) return 'iso-datetime';
   return 'text';
-}
-
-/** The unit of a Unix time by its magnitude. */
-export function timeUnit(value: number): TimeUnit {
-  const magnitude = Math.abs(value);
-  return magnitude >= 1e14 ? 'microseconds' : magnitude >= 1e11 ? 'milliseconds' : 'seconds';
 }
 
 /**
@@ -209,17 +202,13 @@ export function inferResponses(interactions: Interaction[]): Map<string, Respons
 
 /** All `drift` compares of a recording: `inferRecording(r).responses.get('getPrice 2xx code 0')`. */
 export function inferRecording(recording: Recording): InferredRecording {
-  const codes = new Map<string, Map<number, Set<number | null>>>();
+  const codes = new Map<string, Set<number | null>>();
   const caseResponses = new Map<string, Set<string>>();
   for (const interaction of recording.interactions) {
     const { operation, response } = interaction;
     if (!response) continue;
     const code = codeOf(response.body);
-    entry(
-      entry(codes, operation, () => new Map()),
-      response.status,
-      () => new Set(),
-    ).add(code);
+    entry(codes, `${operation}\n${response.status}`, () => new Set()).add(code);
     const accepted = response.status < 300 && (code === 0 || (code === 1 && operation === 'getAccount'));
     entry(
       caseResponses,

@@ -11,13 +11,20 @@ export interface OrderObservation {
   seen: Array<{ status: string; time: number }>;
 }
 
+export type TimeUnit = 'seconds' | 'milliseconds' | 'microseconds';
+
+/** The unit of a Unix time by its magnitude. */
+export function timeUnit(value: number): TimeUnit {
+  const magnitude = Math.abs(value);
+  return magnitude >= 1e14 ? 'microseconds' : magnitude >= 1e11 ? 'milliseconds' : 'seconds';
+}
+
+const PER_SECOND = { seconds: 1, milliseconds: 1e3, microseconds: 1e6 };
+
 /** Unix seconds from a number or numeric string in seconds, milliseconds or microseconds. */
 export function toUnixSeconds(value: unknown): number | undefined {
   const n = typeof value === 'string' && /^\d+(\.\d+)?$/.test(value) ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isFinite(n)) return undefined;
-  if (n >= 1e14) return n / 1e6;
-  if (n >= 1e11) return n / 1e3;
-  return n;
+  return typeof n === 'number' && Number.isFinite(n) ? n / PER_SECOND[timeUnit(n)] : undefined;
 }
 
 /**

@@ -10,6 +10,7 @@ import { realPathOf } from '../src/real-path.ts';
 import { computeTiming } from './order-observations.ts';
 import {
   keyLookingPaths,
+  notARecording,
   parseRecording,
   RecordingError,
   type Interaction,
@@ -22,7 +23,7 @@ export type RecordingHeader = components['schemas']['RecordingHeader'];
 
 const RECORDING_FIX = 'pass the path of a recording file';
 
-let validators: [header: ValidateFunction, line: ValidateFunction] | undefined;
+let control: ReturnType<typeof createValidators> | undefined;
 
 /**
  * The header line of a recording in memory.
@@ -91,15 +92,10 @@ function readRecordingLines(
   hooks: LineHooks,
   keyLooking: string[],
 ): ReadRecording | undefined {
-  const fail = (what: string): Error =>
-    new RecordingError(
-      `'${file}' is not an energy-rental-kit recording: ${what}. Make one with 'energy-rental-kit record --out FILE'.`,
-    );
-  if (!validators) {
-    const control = createValidators(loadSpec('control'));
-    validators = [control.schema('RecordingHeader'), control.schema('RecordingInteractionLine')];
-  }
-  const [checkHeader, checkLine] = validators;
+  const fail = (what: string): Error => notARecording(`'${file}'`, what);
+  control ??= createValidators(loadSpec('control'));
+  const checkHeader = control.schema('RecordingHeader');
+  const checkLine = control.schema('RecordingInteractionLine');
   let header: RecordingHeader | undefined;
   let notV2 = false;
   const interactions: Interaction[] = [];
@@ -166,16 +162,6 @@ function readRecordingLines(
   return { recording, wholeBytes, newlineMissing, ...(tornLine !== undefined ? { tornLine } : {}) };
 }
 
-/** A RecordingError for a file that cannot be read at all, naming the rule or the way to make one. */
-function unreadable(file: string, error: unknown): Error {
-  if (!(error instanceof BoundedFileError)) return error as Error;
-  if (error.rule === 'not-regular' || error.rule === 'too-large') return new RecordingError(error.message);
-  const what = error.rule === 'missing' ? `${error.code}, there is no such file` : error.code;
-  return new RecordingError(
-    `cannot read the recording '${file}': ${what}. Make one with 'energy-rental-kit record --out ${file}'.`,
-  );
-}
-
 /**
  * Reads a recording file of either format, uncached, warning of a key it holds in clear.
  *
@@ -196,7 +182,13 @@ export function readRecordingFile(
       recording: readDocument(file, readBoundedFile(file, limit, RECORDING_FIX), keyLooking),
     };
   } catch (error) {
-    throw unreadable(file, error);
+    // A file that cannot be read at all: the rule it breaks, or the way to make one.
+    if (!(error instanceof BoundedFileError)) throw error;
+    if (error.rule === 'not-regular' || error.rule === 'too-large') throw new RecordingError(error.message);
+    const what = error.rule === 'missing' ? `${error.code}, there is no such file` : error.code;
+    throw new RecordingError(
+      `cannot read the recording '${file}': ${what}. Make one with 'energy-rental-kit record --out ${file}'.`,
+    );
   }
   if (keyLooking.length > 0) {
     const more = keyLooking.length > 5 ? ` and ${keyLooking.length - 5} more` : '';

@@ -44,6 +44,12 @@ export class RecordingError extends Error {
   }
 }
 
+/** The error of a file that is no recording: what is off, and how to make one. */
+export const notARecording = (name: string, what: string): RecordingError =>
+  new RecordingError(
+    `${name} is not an energy-rental-kit recording: ${what}. Make one with 'energy-rental-kit record --out FILE'.`,
+  );
+
 const cache = new Map<string, Recording>();
 
 /**
@@ -84,9 +90,8 @@ export function keyLookingPaths(interaction: Interaction, at: string): string[] 
         found.push(at + path.map((n) => `/${n.replace(/~/g, '~0').replace(/\//g, '~1')}`).join(''));
     }
   };
-  walk(interaction.request.query, ['request', 'query']);
-  walk(interaction.request.form, ['request', 'form']);
-  walk(interaction.request.json, ['request', 'json']);
+  for (const where of ['query', 'form', 'json'] as const)
+    walk(interaction.request[where], ['request', where]);
   walk(interaction.response?.body, ['response', 'body']);
   return found;
 }
@@ -101,9 +106,7 @@ let validateRecording: ValidateFunction | undefined;
  */
 export function parseRecording(value: unknown, name = 'the recording'): Recording {
   const fail = (what: string): never => {
-    throw new RecordingError(
-      `${name} is not an energy-rental-kit recording: ${what}. Make one with 'energy-rental-kit record --out FILE'.`,
-    );
+    throw notARecording(name, what);
   };
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     return fail('it is not a JSON object');

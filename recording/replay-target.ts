@@ -34,7 +34,6 @@ export interface Replay {
 type ReplayOptions = { apiKey: string; onMiss?: (message: string) => void };
 type Served = Pick<Recording, 'target' | 'apiKeys'> & {
   live: boolean;
-  count: number;
   at(position: number): Interaction;
 };
 
@@ -50,7 +49,7 @@ export function createReplay(recording: Recording, options: ReplayOptions): Repl
   recording.interactions.forEach((interaction, position) => index.add(interaction, position));
   const live = recording.interactions.some((i) => i.case === LIVE_CASE);
   const at = (position: number): Interaction => recording.interactions[position]!;
-  return serveReplay({ ...recording, live, count: recording.interactions.length, at }, index, options);
+  return serveReplay({ ...recording, live, at }, index, options);
 }
 
 /**
@@ -76,7 +75,7 @@ export function loadReplay(
   });
   if (!index) return createReplay(recording, options);
   const at = (position: number): Interaction => JSON.parse(lines[position]!) as Interaction;
-  return serveReplay({ ...recording, live, count: lines.length, at }, index, options);
+  return serveReplay({ ...recording, live, at }, index, options);
 }
 
 /** The transport of a replay over its recording's interactions, by position, and index. */
@@ -116,15 +115,7 @@ function serveReplay(data: Served, index: ReplayIndex, options: ReplayOptions): 
       : new Response('Not Found', { status: 404 });
 
   return {
-    info: {
-      kind: 'replay',
-      baseUrl: 'http://replay.invalid',
-      simulator: target.simulator,
-      capabilities: target.capabilities,
-      ...(target.clock ? { clock: target.clock } : {}),
-      ...(target.timing ? { timing: target.timing } : {}),
-      ...(target.variant ? { variant: target.variant } : {}),
-    },
+    info: { ...target, kind: 'replay', baseUrl: 'http://replay.invalid' },
     get lastMissComparisons() {
       return lastMissComparisons;
     },
@@ -147,7 +138,7 @@ function serveReplay(data: Served, index: ReplayIndex, options: ReplayOptions): 
       if (!entry) {
         const candidates = index.candidates(wanted).map((position) => data.at(position));
         lastMissComparisons = candidates.length;
-        const msg = missMessage(wanted, candidates, caseName, data.count === 0, advice);
+        const msg = missMessage(wanted, candidates, caseName, advice);
         misses.set(caseName, [...(misses.get(caseName) ?? []), msg]);
         options.onMiss?.(msg);
         return Response.json(
@@ -224,7 +215,6 @@ function missMessage(
   wanted: RecordedRequest,
   interactions: Interaction[],
   caseName: string,
-  empty: boolean,
   advice: string,
 ): string {
   let best: { interaction: Interaction; score: number; diffs: string[] } | undefined;
@@ -239,7 +229,7 @@ function missMessage(
     if (!best || score < best.score) best = { interaction, score, diffs };
   }
   const head = `No recorded interaction matches ${describeRequest(wanted)}`;
-  if (!best || empty) return `${head}; the recording is empty. ${advice}`;
+  if (!best) return `${head}; the recording is empty. ${advice}`;
   return (
     `${head}; the closest recorded request is ${describeRequest(best.interaction.request)} (case "${best.interaction.case}"), ` +
     `which differs in ${best.diffs.join('; ') || 'nothing but its case'}. ${advice}`

@@ -3,21 +3,7 @@ import { ADDRESS } from '../mock/test-support/fixtures.ts';
 import { computeTiming } from './order-observations.ts';
 import { RECORDING_FORMAT, type Interaction, type RecordedRequest, type Recording } from './recording.ts';
 
-export interface BaselineValues {
-  orderId: string;
-  wallet: string;
-  pledgeAddress: string;
-  createdAtMs: number;
-  amount: number;
-  trx: string;
-  usdt: string;
-  outOrderNo: string;
-  txId: string;
-  /** Seconds from creation at which each poll answered. */
-  polls: Array<[status: string, seconds: number]>;
-}
-
-export const VALUES_A: BaselineValues = {
+export const VALUES_A = {
   orderId: 'OR20250312175009BJ1QRQH7',
   wallet: ADDRESS,
   pledgeAddress: ADDRESS,
@@ -27,14 +13,17 @@ export const VALUES_A: BaselineValues = {
   usdt: '100.000000',
   outOrderNo: 'erk-order-aaaa-0',
   txId: '5c3b1e0a9f7d4c2b8a6e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a',
+  // Seconds from creation at which each poll answered.
   polls: [
     ['PENDING', 0],
     ['PENDING', 1],
     ['PROCESSING', 2],
     ['COMPLETED', 5],
     ['COMPLETED', 6],
-  ],
+  ] as Array<[status: string, seconds: number]>,
 };
+
+export type BaselineValues = typeof VALUES_A;
 
 /** Every value different from VALUES_A, every shape the same. */
 export const VALUES_B: BaselineValues = {
@@ -189,9 +178,7 @@ export function dataOf(
   operation: string,
   status = 200,
 ): Record<string, unknown> {
-  const [body] = bodiesOf(interactions, operation, status);
-  if (!body) throw new Error(`no ${operation} ${status} in the baseline`);
-  return body.data as Record<string, unknown>;
+  return bodiesOf(interactions, operation, status)[0]!.data as Record<string, unknown>;
 }
 
 export function bodiesOf(
