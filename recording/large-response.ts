@@ -2,7 +2,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { getManyValues, none } from 'stream-chain/defs.js';
 import { jsonParser, type Token } from 'stream-json/core/parser.js';
-import { stringer } from 'stream-json/core/stringer.js';
 import { isSecretName } from '../mock/http/journal-redaction.ts';
 import type { ExchangeScrubber, TextScrub } from './exchange-scrubber.ts';
 
@@ -140,19 +139,10 @@ function createJsonScrub(
   issuing: boolean,
   learn = false,
 ): { push(text: string): void; end(): Buffer[] } {
-  const out = createPieces();
-  // stream-json's stringer writes the tokens back as JSON: separators, escapes, brackets.
-  const stringify = stringer();
-  const emit = (...tokens: Token[]): void => {
-    if (learn) return;
-    for (const token of tokens) {
-      const text = stringify(token);
-      if (text !== none) out.add(text);
-    }
-  };
-  const chunk = (value: string): Token => ({ name: 'stringChunk', value });
-  const redacted: Token[] = [{ name: 'startString' }, chunk('[redacted]'), { name: 'endString' }];
-  // Whether the next value is a secret-named field's.
+  const out = learn ? { add() {}, end: () => [] } : createPieces();
+  // Per open container, innermost last: 1 in an object, 0 in an array; and whether it holds a value yet.
+  const inObject: number[] = [];
+  const written: boolean[] = [];
   let secret = false;
   // The depth inside a secret-named field's object or array, skipped.
   let skipping = 0;
@@ -161,11 +151,22 @@ function createJsonScrub(
   let scrub: TextScrub | undefined;
   let isName = false;
   let hiding = false;
-  /** A value begins: whether it is a secret-named field's. */
+
+  /** A comma before a value or name that is not its container's first. */
+  const separate = (): void => {
+    const last = written.length - 1;
+    if (last < 0) return;
+    if (written[last]) out.add(',');
+    written[last] = true;
+  };
+  /** A value begins: whether it is a secret-named field's; in an array a comma goes before it. */
   const valueStarts = (): boolean => {
-    const was = secret;
-    secret = false;
-    return was;
+    if (secret) {
+      secret = false;
+      return true;
+    }
+    if (inObject[inObject.length - 1] !== 1) separate();
+    return false;
   };
 
   const take = (token: Token): void => {
@@ -179,28 +180,29 @@ function createJsonScrub(
         if (hiding) {
           // A secret is kept whole (for its alias) up to a bound; past it only counted.
           if (held.length <= MAX_SECRET_CHARS) held += token.value;
-        } else if (scrub) emit(chunk(scrub.push(token.value)));
+        } else if (scrub) out.add(escaped(scrub.push(token.value)));
         else {
           held += token.value;
           // A long string goes through a scrub a chunk at a time; a long name counts as secret-named.
           if (held.length > (isName ? MAX_NAME_CHARS : PIECE_CHARS)) {
             if (isName) {
               secret = true;
-              emit({ name: 'startKey' });
+              out.add('"');
             }
             scrub = scrubber.textScrub();
-            emit(chunk(scrub.push(held)));
+            out.add(escaped(scrub.push(held)));
             held = '';
           }
         }
         return;
       case 'startKey':
+        separate();
         isName = true;
         return;
       case 'endKey':
-        if (scrub) emit(chunk(scrub.end()), token);
+        if (scrub) out.add(`${escaped(scrub.end())}":`);
         else {
-          emit({ name: 'startKey' }, chunk(scrubber.scrubText(held)), token);
+          out.add(`${JSON.stringify(scrubber.scrubText(held))}:`);
           secret = isSecretName(held);
         }
         held = '';
@@ -209,41 +211,53 @@ function createJsonScrub(
         return;
       case 'startString':
         hiding = valueStarts();
-        if (!hiding) emit(token);
+        if (!hiding) out.add('"');
         return;
       case 'endString':
-        if (hiding) {
-          const value = scrubber.secretValue(held.length > MAX_SECRET_CHARS ? undefined : held, issuing);
-          emit({ name: 'startString' }, chunk(value), token);
-        } else emit(chunk(scrub ? scrub.end() : scrubber.scrubText(held)), token);
+        if (hiding)
+          out.add(
+            JSON.stringify(scrubber.secretValue(held.length > MAX_SECRET_CHARS ? undefined : held, issuing)),
+          );
+        else if (scrub) out.add(`${escaped(scrub.end())}"`);
+        else out.add(`${escaped(scrubber.scrubText(held))}"`);
         held = '';
         scrub = undefined;
         hiding = false;
         return;
+      case 'numberChunk':
+        if (!hiding) out.add(token.value);
+        return;
       case 'startNumber':
         hiding = valueStarts();
-        return emit(...(hiding ? redacted : [token]));
-      case 'numberChunk':
-        if (!hiding) emit(token);
+        if (hiding) out.add('"[redacted]"');
         return;
       case 'endNumber':
-        if (!hiding) emit(token);
         hiding = false;
         return;
       case 'startObject':
       case 'startArray':
         if (valueStarts() && !learn) {
-          emit(...redacted);
+          out.add('"[redacted]"');
           skipping = 1;
           return;
         }
-        return emit(token);
+        out.add(token.name === 'startObject' ? '{' : '[');
+        inObject.push(token.name === 'startObject' ? 1 : 0);
+        written.push(false);
+        return;
+      case 'endObject':
+      case 'endArray':
+        out.add(token.name === 'endObject' ? '}' : ']');
+        inObject.pop();
+        written.pop();
+        return;
       case 'nullValue':
       case 'trueValue':
       case 'falseValue':
-        return emit(...(valueStarts() ? redacted : [token]));
+        out.add(valueStarts() ? '"[redacted]"' : String(token.value));
+        return;
       default:
-        return emit(token);
+        return;
     }
   };
   const parse = jsonParser({ packValues: false, streamValues: true });
