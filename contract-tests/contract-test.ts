@@ -14,7 +14,7 @@ import {
 import { sendRequest } from '../src/client/send-request.ts';
 import type { OrderCreated, OrderRequest } from '../src/models.ts';
 import { describeFact, type FactId } from './facts.ts';
-import { ordersUsedUp, readContractConfig, type ContractConfig } from './contract-config.ts';
+import { readContractConfig, type ContractConfig } from './contract-config.ts';
 import { connectTarget, type Capability, type ContractTarget, type TargetInfo } from './contract-target.ts';
 import { checkExchange, describeViolations, factsOfAnswer, type SpecViolation } from './spec-check.ts';
 import { CASE_TIMEOUT_MS } from './contract-project.ts';
@@ -60,8 +60,9 @@ interface Fixtures {
   api: EnergyRentalClient;
   /** Makes another recording client, e.g. for a fresh account or no key at all. */
   clientFor: (apiKey: string | undefined) => EnergyRentalClient;
-  /** Creates an order with its parameters in the query string, as upstream's usage example (`curl -G`) sends them. */
-  orderInQuery: (params: OrderRequest, apiKey?: string) => Promise<OrderCreated>;
+  /** Creates an order with its parameters in the query string, as upstream's usage example (`curl -G`) sends
+   * them, and books what it cost for the run's spending summary. */
+  orderInQuery: (params: OrderRequest) => Promise<OrderCreated>;
   /** `expect` naming the documented fact in its failure, the fact booked as checked by the case. */
   expectFact: <T>(id: FactId, actual: T, message?: string) => Assertion<T>;
   /** Runs checks no documented fact backs, against a simulator only (the kit's own choices). */
@@ -79,10 +80,6 @@ interface Fixtures {
   requireSpend: () => void;
   /** Takes one of the run's order slots (always granted on a simulator); false when none is left. */
   claimOrder: () => boolean;
-  /** The reason an order slot was refused, for a skip. */
-  slotsExhausted: string;
-  /** Books what an order cost, for the run's spending summary. */
-  noteSpent: (created: OrderCreated) => void;
   /** A new outOrderNo of this case, the same in every run with the same run id (see uniqueOutOrderNo). */
   newOutOrderNo: (label: string) => string;
 }
@@ -205,11 +202,12 @@ export const contractTest: TestAPI<Fixtures> = base.extend<Fixtures>({
   },
 
   orderInQuery: async ({ target, task, onTestFinished }, use) => {
-    await use((params, apiKey = target.apiKey) => {
-      const options = clientOptions({ target, task, onTestFinished }, apiKey);
-      return sendRequest({ ...options, baseUrl: options.baseUrl.replace(/\/+$/, '') }, 'createOrder', {
-        query: params,
-      });
+    await use(async (params) => {
+      const options = clientOptions({ target, task, onTestFinished }, target.apiKey);
+      const baseUrl = options.baseUrl.replace(/\/+$/, '');
+      const created = await sendRequest({ ...options, baseUrl }, 'createOrder', { query: params });
+      ensureMeta(task, target).spent.push({ amount: String(created.amount), currency: created.currency });
+      return created;
     });
   },
 
@@ -272,14 +270,6 @@ export const contractTest: TestAPI<Fixtures> = base.extend<Fixtures>({
   claimOrder: async ({ target, config }, use) => {
     const runDir = config.runDir ?? path.join(os.tmpdir(), `energy-rental-contract-${process.ppid}`);
     await use(() => target.info.simulator || claimOrderSlot(runDir, config.maxOrders));
-  },
-
-  slotsExhausted: async ({ config }, use) => use(ordersUsedUp(config.maxOrders)),
-
-  noteSpent: async ({ task, target }, use) => {
-    await use((created) => {
-      ensureMeta(task, target).spent.push({ amount: String(created.amount), currency: created.currency });
-    });
   },
 });
 
