@@ -104,33 +104,31 @@ export function readContractConfig(env: NodeJS.ProcessEnv = process.env): Contra
     throw new Error(
       'CONTRACT_SIM_CLOCK and CONTRACT_SIM_TIMING set up the in-process simulator: start a server with --clock and --timing to test one at CONTRACT_BASE_URL.',
     );
+  const tronNode = text('CONTRACT_TRON_NODE');
+  if (tronNode && (!/^https?:\/\/[^/]/.test(tronNode) || !URL.canParse(tronNode)))
+    throw new Error(
+      `CONTRACT_TRON_NODE must be an http(s) URL of a TRON node such as https://api.trongrid.io (got '${tronNode}').`,
+    );
+  if (tronNode && replayPath)
+    throw new Error(
+      'CONTRACT_TRON_NODE and CONTRACT_REPLAY exclude each other: a replay reads the chain as recorded.',
+    );
   const config: ContractConfig = {
     mode: replayPath ? 'replay' : baseUrl ? 'url' : 'in-process',
+    baseUrl: baseUrl?.replace(/\/+$/, ''),
     apiKey: env.CONTRACT_API_KEY ?? 'demo-key',
     allowSpend: envFlag(env, 'CONTRACT_ALLOW_SPEND'),
     maxOrders: Number(maxOrders),
+    pledgeAddress: env.CONTRACT_PLEDGE_ADDRESS || undefined,
+    variant: env.CONTRACT_VARIANT || undefined,
+    runDir: env.CONTRACT_RUN_DIR || undefined,
     runId: text('CONTRACT_RUN_ID') ?? fallbackRunId,
+    recordDir: env.CONTRACT_RECORD || undefined,
+    asUpstream: envFlag(env, 'CONTRACT_AS_UPSTREAM'),
     politeness: readPoliteness(env, !baseUrl),
+    tronNode: tronNode?.replace(/\/+$/, ''),
     simulator: { clock, timing } as ContractConfig['simulator'],
   };
-  if (baseUrl) config.baseUrl = baseUrl.replace(/\/+$/, '');
-  if (env.CONTRACT_PLEDGE_ADDRESS) config.pledgeAddress = env.CONTRACT_PLEDGE_ADDRESS;
-  if (env.CONTRACT_VARIANT) config.variant = env.CONTRACT_VARIANT;
-  if (env.CONTRACT_RUN_DIR) config.runDir = env.CONTRACT_RUN_DIR;
-  if (env.CONTRACT_RECORD) config.recordDir = env.CONTRACT_RECORD;
-  if (envFlag(env, 'CONTRACT_AS_UPSTREAM')) config.asUpstream = true;
-  const tronNode = text('CONTRACT_TRON_NODE');
-  if (tronNode) {
-    if (!/^https?:\/\/[^/]/.test(tronNode) || !URL.canParse(tronNode))
-      throw new Error(
-        `CONTRACT_TRON_NODE must be an http(s) URL of a TRON node such as https://api.trongrid.io (got '${tronNode}').`,
-      );
-    if (replayPath)
-      throw new Error(
-        'CONTRACT_TRON_NODE and CONTRACT_REPLAY exclude each other: a replay reads the chain as recorded.',
-      );
-    config.tronNode = tronNode.replace(/\/+$/, '');
-  }
   if (!replayPath) return config;
   // A replay sends exactly what the recording run sent: its run id, spending guard and address.
   let recording: Recording;

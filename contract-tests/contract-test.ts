@@ -88,12 +88,7 @@ interface Fixtures {
 export type Checks = Pick<Fixtures, 'expectFact' | 'onSimulator'>;
 
 /** A call the service refused: what its answer said. */
-export interface Refusal {
-  status?: number | undefined;
-  code?: number | undefined;
-  msg?: string | undefined;
-  message: string;
-}
+export type Refusal = Pick<EnergyRentalError, 'status' | 'code' | 'msg' | 'message'>;
 
 /** A call's failure as a refusal (`.catch(refusalOf)`); a network failure, a 429 or a 5xx is thrown on. */
 export function refusalOf(error: unknown): { refused: Refusal } {
