@@ -95,12 +95,11 @@ export interface OrderRecord {
 const MICRO = 1_000_000n;
 const ORDER_CREATED = 'Order generated successfully, please check order processing status later';
 
-/** "4.23" from an amount in millionths, trimmed or with `fixed` decimals. */
+/** "4.23" from an amount in millionths, trimmed or with `fixed` decimals (1 to 6). */
 function decimal(millionths: bigint, fixed: number | undefined): string {
   const whole = millionths / MICRO;
   const fraction = String(millionths % MICRO).padStart(6, '0');
-  if (fixed !== undefined)
-    return fixed === 0 ? `${whole}` : `${whole}.${fraction.slice(0, fixed).padEnd(fixed, '0')}`;
+  if (fixed !== undefined) return `${whole}.${fraction.slice(0, fixed)}`;
   const trimmed = fraction.replace(/0+$/, '');
   return trimmed ? `${whole}.${trimmed}` : `${whole}`;
 }
@@ -131,13 +130,8 @@ export function createIndependentService({
   const orders: OrderRecord[] = [];
   let answers = 0;
 
-  const envelope = (
-    code: number,
-    msg: string,
-    data: unknown,
-    status = 200,
-    contentType = 'application/json',
-  ) => {
+  /** The envelope of an answer: 200 and JSON, else as `rejection` says. */
+  const envelope = (code: number, msg: string, data: unknown, rejection?: Rejection) => {
     const at = Math.floor(now());
     const time = { ms: String(at), s: String(Math.floor(at / 1000)), 's.sss': (at / 1000).toFixed(3) }[
       choices.timeUnit
@@ -146,8 +140,8 @@ export function createIndependentService({
       ? { success: code === 0, traceId: bytes(`trace ${answers++}`).toString('hex').slice(0, 32) }
       : {};
     return new Response(JSON.stringify({ code, msg, time, data, ...extras }), {
-      status,
-      headers: { 'content-type': contentType },
+      status: rejection?.status ?? 200,
+      headers: { 'content-type': rejection?.contentType ?? 'application/json' },
     });
   };
 
@@ -161,7 +155,7 @@ export function createIndependentService({
         headers: { 'content-type': rejection.contentType ?? 'text/html' },
       });
     }
-    return envelope(rejection.code, msg, null, rejection.status, rejection.contentType);
+    return envelope(rejection.code, msg, null, rejection);
   };
 
   const statusAt = (order: OrderRecord, at: number): Status => {
