@@ -331,24 +331,20 @@ function claimOrderSlot(runDir: string, max: number): boolean {
  *   const watch = watchOwnTime(target.waitsOf(name), 120_000);
  *   try { await use(target.forCase(name, file, watch.signal)); } finally { watch.stop(); }
  */
-export function watchOwnTime(
-  waits: PoliteWaits,
-  limitMs: number,
-  options: { now?: () => number; everyMs?: number } = {},
-): { signal: AbortSignal; stop(): void } {
-  const now = options.now ?? (() => performance.now());
+export function watchOwnTime(waits: PoliteWaits, limitMs: number): { signal: AbortSignal; stop(): void } {
   const controller = new AbortController();
-  const started = now();
+  const started = performance.now();
   const timer = setInterval(() => {
-    const waiting = waits.waitingSince === undefined ? 0 : now() - waits.waitingSince;
-    if (now() - started - waits.waitedMs - waiting <= limitMs) return;
+    const now = performance.now();
+    const waiting = waits.waitingSince === undefined ? 0 : now - waits.waitingSince;
+    if (now - started - waits.waitedMs - waiting <= limitMs) return;
     clearInterval(timer);
     controller.abort(
       new Error(
         `the case spent more than ${limitMs} ms of its own time (its timeout), not counting the ${Math.round(waits.waitedMs + waiting)} ms it waited to be polite`,
       ),
     );
-  }, options.everyMs ?? 1000);
+  }, 1000);
   timer.unref();
   return { signal: controller.signal, stop: () => clearInterval(timer) };
 }
