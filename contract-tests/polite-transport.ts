@@ -104,8 +104,6 @@ export function backoffMs(seed: string, caseName: string, attempt: number): numb
   return Math.round(BACKOFF_BASE_MS * 2 ** (attempt - 1) * (0.5 + unit / 2));
 }
 
-const NULL_BODY = new Set([101, 204, 205, 304]);
-
 /**
  * Wraps a transport with the run's manners (see the module's comment).
  *
@@ -137,9 +135,9 @@ export function politeTransport(inner: CaseTransport, options: PoliteOptions): C
     const deadline = AbortSignal.timeout(ATTEMPT_TIMEOUT_MS);
     const sending = async () => {
       const response = await inner(request, caseName, file, mark);
-      const { status, statusText, headers } = response;
-      const body = NULL_BODY.has(status) ? null : await response.arrayBuffer();
-      return new Response(body, { status, statusText, headers });
+      // Read to its end through a copy: the response keeps the whole body for the caller.
+      await response.clone().arrayBuffer();
+      return response;
     };
     try {
       return await untilAborted(sending(), deadline);
