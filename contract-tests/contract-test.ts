@@ -92,12 +92,8 @@ export type Refusal = Pick<EnergyRentalError, 'status' | 'code' | 'msg' | 'messa
 
 /** A call's failure as a refusal (`.catch(refusalOf)`); a network failure, a 429 or a 5xx is thrown on. */
 export function refusalOf(error: unknown): { refused: Refusal } {
-  const transient =
-    error instanceof EnergyRentalError &&
-    error.kind === 'http' &&
-    (error.status! >= 500 || error.status === 429);
-  if (!(error instanceof EnergyRentalError) || (error.kind !== 'api' && error.kind !== 'http') || transient)
-    throw error;
+  if (!(error instanceof EnergyRentalError) || (error.kind !== 'api' && error.kind !== 'http')) throw error;
+  if (error.kind === 'http' && (error.status! >= 500 || error.status === 429)) throw error;
   return { refused: { status: error.status, code: error.code, msg: error.msg, message: error.message } };
 }
 

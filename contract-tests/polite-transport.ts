@@ -76,8 +76,8 @@ function resetMs(headers: Headers, nowMs: number): number | undefined {
   if (reset === undefined) return undefined;
   const number = Number(reset.trim());
   if (Number.isNaN(number)) return untilDate(reset, nowMs);
-  if (number > 1e12) return Math.max(0, number - nowMs);
-  if (number > 1e9) return Math.max(0, number * 1000 - nowMs);
+  // A Unix time: in ms past 10^12, else in s past 10^9.
+  if (number > 1e9) return Math.max(0, (number > 1e12 ? number : number * 1000) - nowMs);
   return number * 1000;
 }
 

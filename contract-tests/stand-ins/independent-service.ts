@@ -283,13 +283,9 @@ export function createIndependentService({
       const byOut = query.get('outOrderNo') || undefined;
       if (!byId && !byOut) return reject('parameterMissing', 'orderId or outOrderNo');
       const useOut = byOut !== undefined && (byId === undefined || choices.historyPrefers === 'outOrderNo');
-      const order = useOut
-        ? orders.find((o) => o.outOrderNo === byOut)
-        : orders.find((o) => o.orderId === byId);
+      const order = orders.find((o) => (useOut ? o.outOrderNo === byOut : o.orderId === byId));
       if (!order) return reject('orderNotFound', useOut ? byOut : byId);
       const status = statusAt(order, now());
-      const createdAt =
-        choices.createdAtUnit === 's' ? Math.floor(order.createdAtMs / 1000) : order.createdAtMs;
       const data = {
         orderId: order.orderId,
         amount: decimal(order.amount, choices.fixedDecimals),
@@ -297,7 +293,7 @@ export function createIndependentService({
         status,
         txId: status === 'COMPLETED' ? order.txId : '',
         pledgeAddress: order.pledgeAddress,
-        createdAt,
+        createdAt: choices.createdAtUnit === 's' ? Math.floor(order.createdAtMs / 1000) : order.createdAtMs,
         rentalCount: String(order.rentalCount),
         period: order.period,
         resourceType: 'ENERGY',
