@@ -166,7 +166,8 @@ export interface Politeness {
 }
 
 const OPTIONS = CLI_COMMANDS.contract.options;
-const DUPLICATE_CHOICES = ['return-existing', 'reject'] as const;
+/** What --duplicate-out-order-no takes, as its table writes it ("return-existing|reject"). */
+const DUPLICATE_CHOICES = OPTIONS['duplicate-out-order-no'].value!.split('|');
 
 /**
  * Reads the politeness settings (no pace by default in-process); throws naming the variable and the rule.
@@ -186,20 +187,18 @@ export function readPoliteness(env: NodeJS.ProcessEnv, inProcess: boolean): Poli
       );
     return Number(text);
   };
+  const duplicateEnv = OPTIONS['duplicate-out-order-no'].env;
+  const duplicate = env[duplicateEnv]?.trim() || undefined;
+  if (duplicate && !DUPLICATE_CHOICES.includes(duplicate))
+    throw new Error(`${duplicateEnv} must be ${DUPLICATE_CHOICES.join(' or ')} (got '${duplicate}').`);
   const settings: Politeness = {
     maxRps: number('max-rps', inProcess ? 0 : 4),
     retries: number('retries', Number(OPTIONS.retries.default)),
     waitMaxMs: 1000 * number('retry-wait-max', Number(OPTIONS['retry-wait-max'].default)),
     waitTotalMs: 1000 * number('retry-wait-total', Number(OPTIONS['retry-wait-total'].default)),
     retryOrders: envFlag(env, OPTIONS['retry-orders'].env),
+    duplicateOutOrderNo: duplicate as Politeness['duplicateOutOrderNo'],
   };
-  const duplicateEnv = OPTIONS['duplicate-out-order-no'].env;
-  const duplicate = env[duplicateEnv]?.trim();
-  if (duplicate) {
-    if (!(DUPLICATE_CHOICES as readonly string[]).includes(duplicate))
-      throw new Error(`${duplicateEnv} must be ${DUPLICATE_CHOICES.join(' or ')} (got '${duplicate}').`);
-    settings.duplicateOutOrderNo = duplicate as (typeof DUPLICATE_CHOICES)[number];
-  }
   if (settings.retryOrders && settings.duplicateOutOrderNo !== 'return-existing')
     throw new Error(
       `${OPTIONS['retry-orders'].env}=1 retries an order only on a target known to answer a repeated outOrderNo with the existing order: set ${duplicateEnv}=return-existing (what 'calibrate' learnt as duplicateOutOrderNo), or drop ${OPTIONS['retry-orders'].env}.`,
