@@ -63,11 +63,11 @@ export async function watchDelivery(
     heldBefore: number;
   },
 ): Promise<Delivery> {
-  const clock = { now: () => target.now(), sleep: (ms: number) => target.sleep(ms) };
   const address = order.pledgeAddress;
   try {
     const bounds = { timeoutMs: DELIVERY_BOUND_MS, intervalMs: POLL_MS };
-    await waitForEnergy(node, clock, address, order.heldBefore + order.rentalCount, bounds);
+    // The target is the clock: a simulator's is advanced, not waited for.
+    await waitForEnergy(node, target, address, order.heldBefore + order.rentalCount, bounds);
   } catch (error) {
     if (!(error instanceof EnergyRentalError && error.kind === 'timeout')) throw error;
     return { missing: error.message, ends: [] };

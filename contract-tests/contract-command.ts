@@ -122,22 +122,6 @@ export function spawnContractSuite(
 }
 
 /**
- * Stops the run with one line (a CliError) when the URL it targets is not reachable or refuses the key.
- *
- * @example
- *   await requireReachableTarget({ CONTRACT_BASE_URL: 'http://127.0.0.1:8787', CONTRACT_API_KEY: 'demo-key' });
- */
-export async function requireReachableTarget(
-  suiteEnv: NodeJS.ProcessEnv,
-  fetchImpl?: typeof fetch,
-): Promise<void> {
-  const baseUrl = suiteEnv.CONTRACT_BASE_URL?.trim();
-  if (!baseUrl || suiteEnv.CONTRACT_REPLAY) return;
-  const problem = await checkTarget(baseUrl, suiteEnv.CONTRACT_API_KEY ?? '', fetchImpl);
-  if (problem) throw new CliError(problem);
-}
-
-/**
  * Runs the suite and resolves with vitest's exit code.
  *
  * @example
@@ -170,25 +154,26 @@ const TARGET_CHECK_TIMEOUT_MS = 10_000;
 type NetworkCause = { code?: string; errors?: { code?: string }[]; message?: string };
 
 /**
- * Reads the account once; resolves with one line saying why the run cannot go on, or undefined.
+ * Stops the run with one line (a CliError) when the URL it targets is not reachable or refuses the key:
+ * the account is read once.
  *
  * @example
- *   await checkTarget('http://127.0.0.1:1', 'demo-key');
- *   // 'not reachable: http://127.0.0.1:1 (ECONNREFUSED) …'
+ *   await requireReachableTarget({ CONTRACT_BASE_URL: 'http://127.0.0.1:1', CONTRACT_API_KEY: 'demo-key' });
+ *   // throws 'not reachable: http://127.0.0.1:1 (ECONNREFUSED) …'
  */
-export async function checkTarget(
-  baseUrl: string,
-  apiKey: string,
+export async function requireReachableTarget(
+  suiteEnv: NodeJS.ProcessEnv,
   fetchImpl: typeof fetch = globalThis.fetch,
-): Promise<string | undefined> {
-  const base = baseUrl.replace(/\/+$/, '');
+): Promise<void> {
+  const base = suiteEnv.CONTRACT_BASE_URL?.trim().replace(/\/+$/, '');
+  if (!base || suiteEnv.CONTRACT_REPLAY) return;
   const { method, path } = API_OPERATION_SPECS.getAccount;
   const shown = redactUrl(base);
   let response: Response;
   try {
     response = await fetchImpl(`${base}${path}`, {
       method,
-      headers: { 'API-KEY': apiKey },
+      headers: { 'API-KEY': suiteEnv.CONTRACT_API_KEY ?? '' },
       signal: AbortSignal.timeout(TARGET_CHECK_TIMEOUT_MS),
     });
   } catch (error) {
@@ -198,7 +183,9 @@ export async function checkTarget(
       e?.name === 'TimeoutError'
         ? `no answer within ${TARGET_CHECK_TIMEOUT_MS / 1000} s`
         : (e?.cause?.code ?? e?.cause?.errors?.[0]?.code ?? e?.cause?.message ?? e?.message ?? String(error));
-    return `not reachable: ${shown} (${reason}); check --base-url (CONTRACT_BASE_URL) and that the server runs.`;
+    throw new CliError(
+      `not reachable: ${shown} (${reason}); check --base-url (CONTRACT_BASE_URL) and that the server runs.`,
+    );
   }
   const body = (await response.json().catch(() => undefined)) as
     { code?: unknown; msg?: unknown } | undefined;
@@ -208,7 +195,8 @@ export async function checkTarget(
   if (response.status === 401 || response.status === 403 || refusedInBody) {
     // The message is not repeated: a service may quote the key it refused.
     const code = typeof body?.code === 'number' ? `, code ${body.code}` : '';
-    return `key rejected: ${shown} answered ${response.status}${code} to ${method} ${path} with the key given; check --api-key (CONTRACT_API_KEY).`;
+    throw new CliError(
+      `key rejected: ${shown} answered ${response.status}${code} to ${method} ${path} with the key given; check --api-key (CONTRACT_API_KEY).`,
+    );
   }
-  return undefined;
 }

@@ -104,33 +104,31 @@ export function readContractConfig(env: NodeJS.ProcessEnv = process.env): Contra
     throw new Error(
       'CONTRACT_SIM_CLOCK and CONTRACT_SIM_TIMING set up the in-process simulator: start a server with --clock and --timing to test one at CONTRACT_BASE_URL.',
     );
+  const tronNode = text('CONTRACT_TRON_NODE');
+  if (tronNode && (!/^https?:\/\/[^/]/.test(tronNode) || !URL.canParse(tronNode)))
+    throw new Error(
+      `CONTRACT_TRON_NODE must be an http(s) URL of a TRON node such as https://api.trongrid.io (got '${tronNode}').`,
+    );
+  if (tronNode && replayPath)
+    throw new Error(
+      'CONTRACT_TRON_NODE and CONTRACT_REPLAY exclude each other: a replay reads the chain as recorded.',
+    );
   const config: ContractConfig = {
     mode: replayPath ? 'replay' : baseUrl ? 'url' : 'in-process',
+    baseUrl: baseUrl?.replace(/\/+$/, ''),
     apiKey: env.CONTRACT_API_KEY ?? 'demo-key',
     allowSpend: envFlag(env, 'CONTRACT_ALLOW_SPEND'),
     maxOrders: Number(maxOrders),
+    pledgeAddress: env.CONTRACT_PLEDGE_ADDRESS || undefined,
+    variant: env.CONTRACT_VARIANT || undefined,
+    runDir: env.CONTRACT_RUN_DIR || undefined,
     runId: text('CONTRACT_RUN_ID') ?? fallbackRunId,
+    recordDir: env.CONTRACT_RECORD || undefined,
+    asUpstream: envFlag(env, 'CONTRACT_AS_UPSTREAM'),
     politeness: readPoliteness(env, !baseUrl),
+    tronNode: tronNode?.replace(/\/+$/, ''),
     simulator: { clock, timing } as ContractConfig['simulator'],
   };
-  if (baseUrl) config.baseUrl = baseUrl.replace(/\/+$/, '');
-  if (env.CONTRACT_PLEDGE_ADDRESS) config.pledgeAddress = env.CONTRACT_PLEDGE_ADDRESS;
-  if (env.CONTRACT_VARIANT) config.variant = env.CONTRACT_VARIANT;
-  if (env.CONTRACT_RUN_DIR) config.runDir = env.CONTRACT_RUN_DIR;
-  if (env.CONTRACT_RECORD) config.recordDir = env.CONTRACT_RECORD;
-  if (envFlag(env, 'CONTRACT_AS_UPSTREAM')) config.asUpstream = true;
-  const tronNode = text('CONTRACT_TRON_NODE');
-  if (tronNode) {
-    if (!/^https?:\/\/[^/]/.test(tronNode) || !URL.canParse(tronNode))
-      throw new Error(
-        `CONTRACT_TRON_NODE must be an http(s) URL of a TRON node such as https://api.trongrid.io (got '${tronNode}').`,
-      );
-    if (replayPath)
-      throw new Error(
-        'CONTRACT_TRON_NODE and CONTRACT_REPLAY exclude each other: a replay reads the chain as recorded.',
-      );
-    config.tronNode = tronNode.replace(/\/+$/, '');
-  }
   if (!replayPath) return config;
   // A replay sends exactly what the recording run sent: its run id, spending guard and address.
   let recording: Recording;
@@ -168,7 +166,8 @@ export interface Politeness {
 }
 
 const OPTIONS = CLI_COMMANDS.contract.options;
-const DUPLICATE_CHOICES = ['return-existing', 'reject'] as const;
+/** What --duplicate-out-order-no takes, as its table writes it ("return-existing|reject"). */
+const DUPLICATE_CHOICES = OPTIONS['duplicate-out-order-no'].value!.split('|');
 
 /**
  * Reads the politeness settings (no pace by default in-process); throws naming the variable and the rule.
@@ -188,20 +187,18 @@ export function readPoliteness(env: NodeJS.ProcessEnv, inProcess: boolean): Poli
       );
     return Number(text);
   };
+  const duplicateEnv = OPTIONS['duplicate-out-order-no'].env;
+  const duplicate = env[duplicateEnv]?.trim() || undefined;
+  if (duplicate && !DUPLICATE_CHOICES.includes(duplicate))
+    throw new Error(`${duplicateEnv} must be ${DUPLICATE_CHOICES.join(' or ')} (got '${duplicate}').`);
   const settings: Politeness = {
     maxRps: number('max-rps', inProcess ? 0 : 4),
     retries: number('retries', Number(OPTIONS.retries.default)),
     waitMaxMs: 1000 * number('retry-wait-max', Number(OPTIONS['retry-wait-max'].default)),
     waitTotalMs: 1000 * number('retry-wait-total', Number(OPTIONS['retry-wait-total'].default)),
     retryOrders: envFlag(env, OPTIONS['retry-orders'].env),
+    duplicateOutOrderNo: duplicate as Politeness['duplicateOutOrderNo'],
   };
-  const duplicateEnv = OPTIONS['duplicate-out-order-no'].env;
-  const duplicate = env[duplicateEnv]?.trim();
-  if (duplicate) {
-    if (!(DUPLICATE_CHOICES as readonly string[]).includes(duplicate))
-      throw new Error(`${duplicateEnv} must be ${DUPLICATE_CHOICES.join(' or ')} (got '${duplicate}').`);
-    settings.duplicateOutOrderNo = duplicate as (typeof DUPLICATE_CHOICES)[number];
-  }
   if (settings.retryOrders && settings.duplicateOutOrderNo !== 'return-existing')
     throw new Error(
       `${OPTIONS['retry-orders'].env}=1 retries an order only on a target known to answer a repeated outOrderNo with the existing order: set ${duplicateEnv}=return-existing (what 'calibrate' learnt as duplicateOutOrderNo), or drop ${OPTIONS['retry-orders'].env}.`,

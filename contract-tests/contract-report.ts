@@ -94,11 +94,10 @@ export function buildReport(
   };
 }
 
-const REASON_NAMES: Record<WaitReason, string> = {
-  pace: 'pace',
+/** How the summary names a reason, where its id will not do. */
+const REASON_NAMES: Partial<Record<WaitReason, string>> = {
   rateLimitHeaders: 'rate-limit headers',
   retryAfter: 'Retry-After',
-  backoff: 'backoff',
 };
 
 /**
@@ -112,7 +111,7 @@ export function describePoliteness(p: PolitenessReport): string {
   const pace = p.maxRps === undefined ? '' : p.maxRps > 0 ? ` (pace ${p.maxRps} requests/s)` : ' (no pace)';
   const reasons = WAIT_REASONS.map(
     (reason) =>
-      `${REASON_NAMES[reason]} ${seconds(p.waits[reason].ms)} (${p.waits[reason].count} wait${p.waits[reason].count === 1 ? '' : 's'})`,
+      `${REASON_NAMES[reason] ?? reason} ${seconds(p.waits[reason].ms)} (${p.waits[reason].count} wait${p.waits[reason].count === 1 ? '' : 's'})`,
   );
   return `waited ${seconds(p.waitedMs)} to be polite${pace}: ${reasons.join(', ')}; ${p.retries} ${p.retries === 1 ? 'retry' : 'retries'} after a 429, ${p.gaveUp} 429${p.gaveUp === 1 ? '' : 's'} not retried`;
 }

@@ -114,13 +114,6 @@ export async function connectTarget(config: ContractConfig): Promise<ContractTar
     ((input: RequestInfo | URL, init?: RequestInit) =>
       bounded(transport(new Request(input, init), caseName, file), signal)) as typeof fetch;
 
-  const token = process.env.CONTRACT_SIM_TOKEN;
-  const controlHeaders = (apiKey?: string): Record<string, string> => ({
-    'content-type': 'application/json',
-    ...(token ? { authorization: `Bearer ${token}` } : {}),
-    ...(apiKey ? { 'API-KEY': apiKey } : {}),
-  });
-
   const connectFetch = fetchFor(CONNECT_CASE, '');
   const health = await connectFetch(`${baseUrl}/_sim/health`)
     .then(async (r) => (r.ok ? ((await r.json()) as Partial<ControlSchemas['Health']>) : undefined))
@@ -145,6 +138,7 @@ export async function connectTarget(config: ContractConfig): Promise<ContractTar
   }
   recorder?.noteTarget(info);
 
+  const token = process.env.CONTRACT_SIM_TOKEN;
   let virtualNow = 0;
   const clockControlled = capabilities.includes('clock');
   // A replay never waits for real: what it serves was recorded already.
@@ -154,7 +148,11 @@ export async function connectTarget(config: ContractConfig): Promise<ContractTar
     const call = async <T>(method: string, path: string, body?: unknown, apiKey?: string): Promise<T> => {
       const response = await targetFetch(`${baseUrl}/_sim${path}`, {
         method,
-        headers: controlHeaders(apiKey),
+        headers: {
+          'content-type': 'application/json',
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...(apiKey ? { 'API-KEY': apiKey } : {}),
+        },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
       const text = await response.text();

@@ -14,7 +14,7 @@ import {
 import { sendRequest } from '../src/client/send-request.ts';
 import type { OrderCreated, OrderRequest } from '../src/models.ts';
 import { describeFact, type FactId } from './facts.ts';
-import { ordersUsedUp, readContractConfig, type ContractConfig } from './contract-config.ts';
+import { readContractConfig, type ContractConfig } from './contract-config.ts';
 import { connectTarget, type Capability, type ContractTarget, type TargetInfo } from './contract-target.ts';
 import { checkExchange, describeViolations, factsOfAnswer, type SpecViolation } from './spec-check.ts';
 import { CASE_TIMEOUT_MS } from './contract-project.ts';
@@ -60,8 +60,9 @@ interface Fixtures {
   api: EnergyRentalClient;
   /** Makes another recording client, e.g. for a fresh account or no key at all. */
   clientFor: (apiKey: string | undefined) => EnergyRentalClient;
-  /** Creates an order with its parameters in the query string, as upstream's usage example (`curl -G`) sends them. */
-  orderInQuery: (params: OrderRequest, apiKey?: string) => Promise<OrderCreated>;
+  /** Creates an order with its parameters in the query string, as upstream's usage example (`curl -G`) sends
+   * them, and books what it cost for the run's spending summary. */
+  orderInQuery: (params: OrderRequest) => Promise<OrderCreated>;
   /** `expect` naming the documented fact in its failure, the fact booked as checked by the case. */
   expectFact: <T>(id: FactId, actual: T, message?: string) => Assertion<T>;
   /** Runs checks no documented fact backs, against a simulator only (the kit's own choices). */
@@ -79,10 +80,6 @@ interface Fixtures {
   requireSpend: () => void;
   /** Takes one of the run's order slots (always granted on a simulator); false when none is left. */
   claimOrder: () => boolean;
-  /** The reason an order slot was refused, for a skip. */
-  slotsExhausted: string;
-  /** Books what an order cost, for the run's spending summary. */
-  noteSpent: (created: OrderCreated) => void;
   /** A new outOrderNo of this case, the same in every run with the same run id (see uniqueOutOrderNo). */
   newOutOrderNo: (label: string) => string;
 }
@@ -91,21 +88,12 @@ interface Fixtures {
 export type Checks = Pick<Fixtures, 'expectFact' | 'onSimulator'>;
 
 /** A call the service refused: what its answer said. */
-export interface Refusal {
-  status?: number | undefined;
-  code?: number | undefined;
-  msg?: string | undefined;
-  message: string;
-}
+export type Refusal = Pick<EnergyRentalError, 'status' | 'code' | 'msg' | 'message'>;
 
 /** A call's failure as a refusal (`.catch(refusalOf)`); a network failure, a 429 or a 5xx is thrown on. */
 export function refusalOf(error: unknown): { refused: Refusal } {
-  const transient =
-    error instanceof EnergyRentalError &&
-    error.kind === 'http' &&
-    (error.status! >= 500 || error.status === 429);
-  if (!(error instanceof EnergyRentalError) || (error.kind !== 'api' && error.kind !== 'http') || transient)
-    throw error;
+  if (!(error instanceof EnergyRentalError) || (error.kind !== 'api' && error.kind !== 'http')) throw error;
+  if (error.kind === 'http' && (error.status! >= 500 || error.status === 429)) throw error;
   return { refused: { status: error.status, code: error.code, msg: error.msg, message: error.message } };
 }
 
@@ -205,11 +193,12 @@ export const contractTest: TestAPI<Fixtures> = base.extend<Fixtures>({
   },
 
   orderInQuery: async ({ target, task, onTestFinished }, use) => {
-    await use((params, apiKey = target.apiKey) => {
-      const options = clientOptions({ target, task, onTestFinished }, apiKey);
-      return sendRequest({ ...options, baseUrl: options.baseUrl.replace(/\/+$/, '') }, 'createOrder', {
-        query: params,
-      });
+    await use(async (params) => {
+      const options = clientOptions({ target, task, onTestFinished }, target.apiKey);
+      const baseUrl = options.baseUrl.replace(/\/+$/, '');
+      const created = await sendRequest({ ...options, baseUrl }, 'createOrder', { query: params });
+      ensureMeta(task, target).spent.push({ amount: String(created.amount), currency: created.currency });
+      return created;
     });
   },
 
@@ -272,14 +261,6 @@ export const contractTest: TestAPI<Fixtures> = base.extend<Fixtures>({
   claimOrder: async ({ target, config }, use) => {
     const runDir = config.runDir ?? path.join(os.tmpdir(), `energy-rental-contract-${process.ppid}`);
     await use(() => target.info.simulator || claimOrderSlot(runDir, config.maxOrders));
-  },
-
-  slotsExhausted: async ({ config }, use) => use(ordersUsedUp(config.maxOrders)),
-
-  noteSpent: async ({ task, target }, use) => {
-    await use((created) => {
-      ensureMeta(task, target).spent.push({ amount: String(created.amount), currency: created.currency });
-    });
   },
 });
 
@@ -346,24 +327,20 @@ function claimOrderSlot(runDir: string, max: number): boolean {
  *   const watch = watchOwnTime(target.waitsOf(name), 120_000);
  *   try { await use(target.forCase(name, file, watch.signal)); } finally { watch.stop(); }
  */
-export function watchOwnTime(
-  waits: PoliteWaits,
-  limitMs: number,
-  options: { now?: () => number; everyMs?: number } = {},
-): { signal: AbortSignal; stop(): void } {
-  const now = options.now ?? (() => performance.now());
+export function watchOwnTime(waits: PoliteWaits, limitMs: number): { signal: AbortSignal; stop(): void } {
   const controller = new AbortController();
-  const started = now();
+  const started = performance.now();
   const timer = setInterval(() => {
-    const waiting = waits.waitingSince === undefined ? 0 : now() - waits.waitingSince;
-    if (now() - started - waits.waitedMs - waiting <= limitMs) return;
+    const now = performance.now();
+    const waiting = waits.waitingSince === undefined ? 0 : now - waits.waitingSince;
+    if (now - started - waits.waitedMs - waiting <= limitMs) return;
     clearInterval(timer);
     controller.abort(
       new Error(
         `the case spent more than ${limitMs} ms of its own time (its timeout), not counting the ${Math.round(waits.waitedMs + waiting)} ms it waited to be polite`,
       ),
     );
-  }, options.everyMs ?? 1000);
+  }, 1000);
   timer.unref();
   return { signal: controller.signal, stop: () => clearInterval(timer) };
 }

@@ -3,8 +3,6 @@ import { FACTS, type FactId } from '../src/generated/lists.ts';
 
 export type { FactId };
 
-const BY_ID = new Map<string, (typeof FACTS)[number]>(FACTS.map((fact) => [fact.id, fact]));
-
 /**
  * One line naming a fact: its id, its document and the sentence quoted from it.
  *
@@ -12,7 +10,7 @@ const BY_ID = new Map<string, (typeof FACTS)[number]>(FACTS.map((fact) => [fact.
  *   describeFact('usdt-decimals'); // 'usdt-decimals (upstream.md): "USDT shows six decimals."'
  */
 export function describeFact(id: FactId): string {
-  const fact = BY_ID.get(id)!;
+  const fact = FACTS.find((known) => known.id === id)!;
   return `${fact.id} (${fact.source}): "${fact.quote}"`;
 }
 

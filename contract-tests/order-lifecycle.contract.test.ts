@@ -5,7 +5,7 @@ import type { Order, OrderCreated, OrderRequest, OrderStatus } from '../src/mode
 import { encodeTronAddress } from '../src/tron-address.ts';
 import { ORDER_LIFECYCLE } from '../src/generated/lists.ts';
 import { chainNode, delegationEnd, DELIVERY_BOUND_MS, watchDelivery } from './chain-delivery.ts';
-import type { ContractConfig } from './contract-config.ts';
+import { ordersUsedUp, type ContractConfig } from './contract-config.ts';
 import type { ContractTarget } from './contract-target.ts';
 import { contractTest as test, expectAnswered, refusalOf, runBytes, type Checks } from './contract-test.ts';
 import { atTwoDecimals } from './facts.ts';
@@ -95,8 +95,6 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
     orderParams: () => Promise<Params>;
     requireSpend: () => void;
     claimOrder: () => boolean;
-    slotsExhausted: string;
-    noteSpent: (created: OrderCreated) => void;
     skip: (note: string) => never;
     target: ContractTarget;
     config: ContractConfig;
@@ -110,11 +108,10 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
       const heldBefore = node ? await readEnergy(node, params.pledgeAddress).catch(() => 0) : 0;
       const createdAt = fx.target.now();
       const created = await fx.orderInQuery(params);
-      fx.noteSpent(created);
       return { created, params, createdAt, heldBefore };
     })();
     const ready = await reference;
-    if (!ready) fx.skip(fx.slotsExhausted);
+    if (!ready) fx.skip(ordersUsedUp(fx.config.maxOrders));
     return ready!;
   };
 
@@ -124,8 +121,6 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
     orderParams,
     requireSpend,
     claimOrder,
-    slotsExhausted,
-    noteSpent,
     skip,
     target,
     config,
@@ -137,8 +132,6 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
       orderParams,
       requireSpend,
       claimOrder,
-      slotsExhausted,
-      noteSpent,
       skip,
       target,
       config,
@@ -165,8 +158,6 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
     orderParams,
     requireSpend,
     claimOrder,
-    slotsExhausted,
-    noteSpent,
     skip,
     target,
     config,
@@ -178,8 +169,6 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
       orderParams,
       requireSpend,
       claimOrder,
-      slotsExhausted,
-      noteSpent,
       skip,
       target,
       config,
@@ -216,8 +205,6 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
     orderParams,
     requireSpend,
     claimOrder,
-    slotsExhausted,
-    noteSpent,
     skip,
     target,
     config,
@@ -230,8 +217,6 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
       orderParams,
       requireSpend,
       claimOrder,
-      slotsExhausted,
-      noteSpent,
       skip,
       target,
       config,
@@ -261,8 +246,6 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
     orderParams,
     requireSpend,
     claimOrder,
-    slotsExhausted,
-    noteSpent,
     skip,
     target,
     config,
@@ -276,8 +259,6 @@ describe.concurrent('createOrder, getOrderHistory and the lifecycle', () => {
       orderParams,
       requireSpend,
       claimOrder,
-      slotsExhausted,
-      noteSpent,
       skip,
       target,
       config,

@@ -41,25 +41,21 @@ export function createPaceSchedule(now: () => number): PaceSchedule {
     return keys.get(key)!;
   };
   // `take` reserves: it starts after the last reserved slot; `go` only checks the last that went.
-  const slot = (key: string, intervalMs: number, reserve: boolean): Promise<Slot> => {
+  const slot = async (key: string, intervalMs: number, reserve: boolean): Promise<Slot> => {
     const state = stateOf(key);
     const at = now();
     const paced = Math.max(at, reserve ? state.nextFree : at, state.lastWent + intervalMs);
     const start = Math.max(paced, state.heldUntil);
     if (reserve && intervalMs > 0) state.nextFree = start + intervalMs;
     if (start === at) state.lastWent = at;
-    return Promise.resolve({
-      waitMs: start - at,
-      reason: state.heldUntil > paced ? state.heldReason : 'pace',
-    });
+    return { waitMs: start - at, reason: state.heldUntil > paced ? state.heldReason : 'pace' };
   };
   return {
     take: (key, intervalMs) => slot(key, intervalMs, true),
     go: (key, intervalMs) => slot(key, intervalMs, false),
-    hold(key, ms, reason) {
+    async hold(key, ms, reason) {
       const state = stateOf(key);
       if (now() + ms > state.heldUntil) Object.assign(state, { heldUntil: now() + ms, heldReason: reason });
-      return Promise.resolve();
     },
   };
 }

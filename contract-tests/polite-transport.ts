@@ -76,8 +76,8 @@ function resetMs(headers: Headers, nowMs: number): number | undefined {
   if (reset === undefined) return undefined;
   const number = Number(reset.trim());
   if (Number.isNaN(number)) return untilDate(reset, nowMs);
-  if (number > 1e12) return Math.max(0, number - nowMs);
-  if (number > 1e9) return Math.max(0, number * 1000 - nowMs);
+  // A Unix time: in ms past 10^12, else in s past 10^9.
+  if (number > 1e9) return Math.max(0, (number > 1e12 ? number : number * 1000) - nowMs);
   return number * 1000;
 }
 
@@ -103,8 +103,6 @@ export function backoffMs(seed: string, caseName: string, attempt: number): numb
   const unit = hash.readUInt32BE(0) / 0x1_0000_0000;
   return Math.round(BACKOFF_BASE_MS * 2 ** (attempt - 1) * (0.5 + unit / 2));
 }
-
-const NULL_BODY = new Set([101, 204, 205, 304]);
 
 /**
  * Wraps a transport with the run's manners (see the module's comment).
@@ -137,9 +135,9 @@ export function politeTransport(inner: CaseTransport, options: PoliteOptions): C
     const deadline = AbortSignal.timeout(ATTEMPT_TIMEOUT_MS);
     const sending = async () => {
       const response = await inner(request, caseName, file, mark);
-      const { status, statusText, headers } = response;
-      const body = NULL_BODY.has(status) ? null : await response.arrayBuffer();
-      return new Response(body, { status, statusText, headers });
+      // Read to its end through a copy: the response keeps the whole body for the caller.
+      await response.clone().arrayBuffer();
+      return response;
     };
     try {
       return await untilAborted(sending(), deadline);

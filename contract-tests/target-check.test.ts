@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createSimulator } from '../mock/simulator.ts';
 import { CliError } from '../src/cli-error.ts';
-import { checkTarget, runContract } from './contract-command.ts';
+import { requireReachableTarget, runContract } from './contract-command.ts';
 
 /** A loopback port nothing listens on: one that was just let go of. */
 async function closedPort(): Promise<number> {
@@ -13,10 +13,26 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe('checkTarget', () => {
+/** What requireReachableTarget stops a run with against `url` and `apiKey`; undefined when it lets it go on. */
+async function problemWith(
+  url: string,
+  apiKey: string,
+  fetchImpl?: typeof fetch,
+): Promise<string | undefined> {
+  const env = { CONTRACT_BASE_URL: url, CONTRACT_API_KEY: apiKey };
+  return requireReachableTarget(env, fetchImpl).then(
+    () => undefined,
+    (error: unknown) => {
+      expect(error).toBeInstanceOf(CliError);
+      return (error as CliError).message;
+    },
+  );
+}
+
+describe('requireReachableTarget', () => {
   it('says in one line that a URL nobody listens on is not reachable, with the network error', async () => {
     const url = `http://127.0.0.1:${await closedPort()}`;
-    const problem = await checkTarget(url, 'demo-key');
+    const problem = await problemWith(url, 'demo-key');
     expect(problem).toBe(
       `not reachable: ${url} (ECONNREFUSED); check --base-url (CONTRACT_BASE_URL) and that the server runs.`,
     );
@@ -25,7 +41,7 @@ describe('checkTarget', () => {
 
   it('says the key is rejected when the target answers 401, without repeating the key', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    const problem = await checkTarget('http://sim.test', 'wrong-key-123', sim.fetch);
+    const problem = await problemWith('http://sim.test', 'wrong-key-123', sim.fetch);
     expect(problem).toMatch(
       /^key rejected: http:\/\/sim\.test answered 401, code \d+ to GET \/v1\/account with the key given; check --api-key \(CONTRACT_API_KEY\)\.$/,
     );
@@ -34,7 +50,7 @@ describe('checkTarget', () => {
 
   it('lets a run go on when the target answers the key', async () => {
     const sim = createSimulator({ clock: 'manual' });
-    expect(await checkTarget('http://sim.test/', 'demo-key', sim.fetch)).toBeUndefined();
+    expect(await problemWith('http://sim.test/', 'demo-key', sim.fetch)).toBeUndefined();
   });
 });
 

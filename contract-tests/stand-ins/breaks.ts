@@ -3,7 +3,6 @@ import type { FactId } from '../facts.ts';
 
 type Fetch = typeof fetch;
 type Body = Record<string, unknown>;
-type Data = Record<string, unknown>;
 
 /**
  * Rewrites the JSON body of answers whose path ends with `pathSuffix` ('/v1/': all); other bodies pass.
@@ -58,10 +57,10 @@ const ACCOUNT = '/v1/account';
 
 /** A break that changes the `data` of one path's answers. */
 const onData =
-  (path: string, change: (data: Data) => void) =>
+  (path: string, change: (data: Body) => void) =>
   (inner: Fetch): Fetch =>
     rewrite(inner, path, (body) => {
-      if (typeof body.data === 'object' && body.data !== null) change(body.data as Data);
+      if (typeof body.data === 'object' && body.data !== null) change(body.data as Body);
     });
 
 /** A break that sends `to` in place of the parameter `name` (query or form) when it is `from`. */

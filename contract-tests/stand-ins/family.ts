@@ -33,7 +33,7 @@ export const PLAIN_CHOICES: ServiceChoices = {
   },
   showsProcessing: true,
   failEveryOrder: false,
-  deliveryMs: 3000,
+  deliveryMs: [3000, 3000],
   failedLingersMs: 0,
   historyPrefers: 'orderId',
   usdtWhenTrxShort: false,
@@ -175,15 +175,10 @@ const COMBINED: FamilyMember[] = [
  *   const fetch = memberFetch('time-units');
  *   await fetch('http://x/v1/account', { headers: { 'API-KEY': 'demo-key' } });
  */
-export function memberFetch(
-  member: FamilyMember,
-  options: { now?: () => number; seed?: string } = {},
-): Fetch {
+export function memberFetch(member: FamilyMember): Fetch {
   const choices = memberChoices(member);
-  const service = createIndependentService({ choices, ...options, seed: options.seed ?? member });
-  const plain = ((input: RequestInfo | URL, init?: RequestInit) =>
-    service.fetch(new Request(input, init))) as Fetch;
-  return choices.rateLimit ? rateLimited(plain, choices.rateLimit) : plain;
+  const { fetch } = createIndependentService({ choices, seed: member });
+  return choices.rateLimit ? rateLimited(fetch, choices.rateLimit) : fetch;
 }
 
 /** The breaks the suite can see on a member; the gateway's modes but the gateway get none. */

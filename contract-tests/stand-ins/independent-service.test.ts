@@ -75,7 +75,7 @@ describe('the independent service makes each open choice as it is told', () => {
     const s = service({
       showsProcessing: false,
       failEveryOrder: true,
-      deliveryMs: 3000,
+      deliveryMs: [3000, 3000],
       failedLingersMs: 2000,
     });
     const id = (await s.order()).body!.data!.id as string;

@@ -58,8 +58,8 @@ export interface ServiceChoices {
   showsProcessing: boolean;
   /** Every order fails (and is refunded), or every order completes. */
   failEveryOrder: boolean;
-  /** From creation to the outcome (COMPLETED or FAILED): a time, or a range drawn from per order. */
-  deliveryMs: number | readonly [number, number];
+  /** From creation to the outcome (COMPLETED or FAILED): the range, fastest and slowest, drawn from per order. */
+  deliveryMs: readonly [number, number];
   /** How long a failed order stays FAILED before it is REFUNDED. */
   failedLingersMs: number;
   /** Which identifier history looks up when both are given. */
@@ -92,25 +92,14 @@ export interface OrderRecord {
   txId: string;
 }
 
-/** The options of a service: its choices, the API key it serves, and a clock. */
-export interface ServiceOptions {
-  choices: ServiceChoices;
-  apiKey?: string;
-  /** Milliseconds since the epoch; default the real clock. */
-  now?: () => number;
-  /** Seeds the wallet address, order ids and txIds. */
-  seed?: string;
-}
-
 const MICRO = 1_000_000n;
 const ORDER_CREATED = 'Order generated successfully, please check order processing status later';
 
-/** "4.23" from an amount in millionths, trimmed or with `fixed` decimals. */
+/** "4.23" from an amount in millionths, trimmed or with `fixed` decimals (1 to 6). */
 function decimal(millionths: bigint, fixed: number | undefined): string {
   const whole = millionths / MICRO;
   const fraction = String(millionths % MICRO).padStart(6, '0');
-  if (fixed !== undefined)
-    return fixed === 0 ? `${whole}` : `${whole}.${fraction.slice(0, fixed).padEnd(fixed, '0')}`;
+  if (fixed !== undefined) return `${whole}.${fraction.slice(0, fixed)}`;
   const trimmed = fraction.replace(/0+$/, '');
   return trimmed ? `${whole}.${trimmed}` : `${whole}`;
 }
@@ -119,32 +108,30 @@ function decimal(millionths: bigint, fixed: number | undefined): string {
 const trxCents = (costSun: bigint): bigint => (costSun + 5_000n) / 10_000n;
 
 /**
- * Creates the service.
+ * Creates the service, serving the key `demo-key`; `now` (ms since the epoch) defaults to the real clock,
+ * `seed` seeds the wallet address, order ids and txIds.
  *
  * @example
  *   const service = createIndependentService({ choices: { ...PLAIN_CHOICES, timeUnit: 'ms' } });
- *   await service.fetch(new Request('http://x/v1/account', { headers: { 'API-KEY': 'demo-key' } }));
+ *   await service.fetch('http://x/v1/account', { headers: { 'API-KEY': 'demo-key' } });
  */
-export function createIndependentService(options: ServiceOptions): {
-  fetch: (request: Request) => Promise<Response>;
-} {
-  const { choices } = options;
-  const apiKey = options.apiKey ?? 'demo-key';
-  const now = options.now ?? (() => Date.now());
+export function createIndependentService({
+  choices,
+  now = () => Date.now(),
+  seed = 'independent-service',
+}: {
+  choices: ServiceChoices;
+  now?: () => number;
+  seed?: string;
+}): { fetch: typeof fetch } {
   let counter = 0;
-  const seed = options.seed ?? 'independent-service';
   const bytes = (label: string): Buffer => createHash('sha256').update(`${seed}\n${label}`).digest();
   const wallet = encodeTronAddress(bytes('wallet').subarray(0, 20));
   const orders: OrderRecord[] = [];
   let answers = 0;
 
-  const envelope = (
-    code: number,
-    msg: string,
-    data: unknown,
-    status = 200,
-    contentType = 'application/json',
-  ) => {
+  /** The envelope of an answer: 200 and JSON, else as `rejection` says. */
+  const envelope = (code: number, msg: string, data: unknown, rejection?: Rejection) => {
     const at = Math.floor(now());
     const time = { ms: String(at), s: String(Math.floor(at / 1000)), 's.sss': (at / 1000).toFixed(3) }[
       choices.timeUnit
@@ -153,8 +140,8 @@ export function createIndependentService(options: ServiceOptions): {
       ? { success: code === 0, traceId: bytes(`trace ${answers++}`).toString('hex').slice(0, 32) }
       : {};
     return new Response(JSON.stringify({ code, msg, time, data, ...extras }), {
-      status,
-      headers: { 'content-type': contentType },
+      status: rejection?.status ?? 200,
+      headers: { 'content-type': rejection?.contentType ?? 'application/json' },
     });
   };
 
@@ -168,7 +155,7 @@ export function createIndependentService(options: ServiceOptions): {
         headers: { 'content-type': rejection.contentType ?? 'text/html' },
       });
     }
-    return envelope(rejection.code, msg, null, rejection.status, rejection.contentType);
+    return envelope(rejection.code, msg, null, rejection);
   };
 
   const statusAt = (order: OrderRecord, at: number): Status => {
@@ -203,8 +190,10 @@ export function createIndependentService(options: ServiceOptions): {
     return `OR${stamp}${random}`;
   };
 
-  /** The rentalCount, held to the 64000 minimum when `minimum`, or the rejection that says why not. */
-  const rentalCountOf = (value: string | null, minimum: boolean): number | Response => {
+  /** The rentalCount (held to the 64000 minimum when `minimum`) and the period, or the rejection that says why not. */
+  const asked = (query: URLSearchParams, minimum: boolean): Response | { count: number; period: Period } => {
+    const value = query.get('rentalCount');
+    const period = query.get('period');
     if (value === null || value === '') return reject('parameterMissing', 'rentalCount');
     if (!/^\d{1,10}$/.test(value) || Number(value) < 1 || Number(value) > 1_000_000_000)
       return reject('parameterInvalid', 'rentalCount must be a whole number from 1 to 1000000000');
@@ -212,13 +201,10 @@ export function createIndependentService(options: ServiceOptions): {
       return reject('aboveMaximum', `rentalCount must be at most ${choices.maxRentalCount}`);
     if (minimum && Number(value) < 64_000)
       return reject('belowMinimum', 'rentalCount must be at least 64000');
-    return Number(value);
-  };
-  const period = (value: string | null): Period | Response => {
-    if (value === null || value === '') return reject('parameterMissing', 'period');
-    if (!(PERIODS as readonly string[]).includes(value))
+    if (period === null || period === '') return reject('parameterMissing', 'period');
+    if (!(PERIODS as readonly string[]).includes(period))
       return reject('parameterInvalid', `period must be one of ${PERIODS.join(', ')}`);
-    return value as Period;
+    return { count: Number(value), period: period as Period };
   };
   const withExtra = (extra: ExtraFields | undefined, data: Record<string, unknown>, order?: OrderRecord) =>
     extra ? { ...data, ...extra(data, order) } : data;
@@ -235,31 +221,27 @@ export function createIndependentService(options: ServiceOptions): {
       order,
     );
 
-  const answerOf: Partial<Record<ApiOperationId, (query: URLSearchParams) => Promise<Response>>> = {
-    getPrice: async (query: URLSearchParams) => {
-      const rentalCount = rentalCountOf(query.get('rentalCount'), choices.minimumOnPrice === true);
-      if (rentalCount instanceof Response) return rentalCount;
-      const chosen = period(query.get('period'));
-      if (chosen instanceof Response) return chosen;
-      const sun = choices.prices[chosen];
-      const cents = trxCents(BigInt(rentalCount) * BigInt(sun));
+  const answerOf: Record<ApiOperationId, (query: URLSearchParams) => Promise<Response>> = {
+    getPrice: async (query) => {
+      const price = asked(query, choices.minimumOnPrice === true);
+      if (price instanceof Response) return price;
+      const sun = choices.prices[price.period];
+      const cents = trxCents(BigInt(price.count) * BigInt(sun));
       const data = {
         sun: String(sun),
         trxPrice: decimal(cents * 10_000n, choices.trxPriceTrimmed ? undefined : 2),
-        period: chosen,
+        period: price.period,
         resourceType: 'ENERGY',
-        rentalCount,
+        rentalCount: price.count,
       };
       return envelope(0, 'Get price successfully', withExtra(choices.extraFields.price, data));
     },
-    createOrder: async (query: URLSearchParams) => {
+    createOrder: async (query) => {
       const address = query.get('pledgeAddress');
       if (!address) return reject('parameterMissing', 'pledgeAddress');
       if (!isTronAddress(address)) return reject('parameterInvalid', 'pledgeAddress must be a TRON address');
-      const rentalCount = rentalCountOf(query.get('rentalCount'), true);
-      if (rentalCount instanceof Response) return rentalCount;
-      const chosen = period(query.get('period'));
-      if (chosen instanceof Response) return chosen;
+      const wanted = asked(query, true);
+      if (wanted instanceof Response) return wanted;
       const outOrderNo = query.get('outOrderNo') ?? undefined;
       const existing = outOrderNo === undefined ? undefined : orders.find((o) => o.outOrderNo === outOrderNo);
       if (existing) {
@@ -270,7 +252,7 @@ export function createIndependentService(options: ServiceOptions): {
       // The wallet, and every address an order went to, is activated; any other costs the fee.
       const fresh = address !== wallet && !orders.some((o) => o.pledgeAddress === address);
       const fee = fresh ? (choices.activationFeeSun ?? 0n) / 10_000n : 0n;
-      const cents = trxCents(BigInt(rentalCount) * BigInt(choices.prices[chosen])) + fee;
+      const cents = trxCents(BigInt(wanted.count) * BigInt(choices.prices[wanted.period])) + fee;
       const trxCost = cents * 10_000n;
       const usdtCost = cents * choices.usdtMicroPerTrxCent;
       const funds = balances(at);
@@ -280,38 +262,30 @@ export function createIndependentService(options: ServiceOptions): {
         currency = 'USDT';
       }
       counter += 1;
+      const [fastest, slowest] = choices.deliveryMs;
       const order: OrderRecord = {
         orderId: orderId(at),
         ...(outOrderNo === undefined ? {} : { outOrderNo }),
         pledgeAddress: address,
-        rentalCount,
-        period: chosen,
+        rentalCount: wanted.count,
+        period: wanted.period,
         currency,
         amount: currency === 'TRX' ? trxCost : usdtCost,
         createdAtMs: at,
-        deliveryMs:
-          typeof choices.deliveryMs === 'number'
-            ? choices.deliveryMs
-            : choices.deliveryMs[0] +
-              (bytes(`delivery ${counter}`).readUInt16BE(0) %
-                (choices.deliveryMs[1] - choices.deliveryMs[0] + 1)),
+        deliveryMs: fastest + (bytes(`delivery ${counter}`).readUInt16BE(0) % (slowest - fastest + 1)),
         txId: bytes(`tx ${counter}`).toString('hex'),
       };
       orders.push(order);
       return envelope(0, ORDER_CREATED, created(order));
     },
-    getOrderHistory: async (query: URLSearchParams) => {
+    getOrderHistory: async (query) => {
       const byId = query.get('orderId') || undefined;
       const byOut = query.get('outOrderNo') || undefined;
       if (!byId && !byOut) return reject('parameterMissing', 'orderId or outOrderNo');
       const useOut = byOut !== undefined && (byId === undefined || choices.historyPrefers === 'outOrderNo');
-      const order = useOut
-        ? orders.find((o) => o.outOrderNo === byOut)
-        : orders.find((o) => o.orderId === byId);
+      const order = orders.find((o) => (useOut ? o.outOrderNo === byOut : o.orderId === byId));
       if (!order) return reject('orderNotFound', useOut ? byOut : byId);
       const status = statusAt(order, now());
-      const createdAt =
-        choices.createdAtUnit === 's' ? Math.floor(order.createdAtMs / 1000) : order.createdAtMs;
       const data = {
         orderId: order.orderId,
         amount: decimal(order.amount, choices.fixedDecimals),
@@ -319,7 +293,7 @@ export function createIndependentService(options: ServiceOptions): {
         status,
         txId: status === 'COMPLETED' ? order.txId : '',
         pledgeAddress: order.pledgeAddress,
-        createdAt,
+        createdAt: choices.createdAtUnit === 's' ? Math.floor(order.createdAtMs / 1000) : order.createdAtMs,
         rentalCount: String(order.rentalCount),
         period: order.period,
         resourceType: 'ENERGY',
@@ -346,23 +320,22 @@ export function createIndependentService(options: ServiceOptions): {
   };
 
   return {
-    async fetch(request) {
+    async fetch(input, init) {
+      const request = new Request(input, init);
       const url = new URL(request.url);
       // The API is under /v1 wherever the base URL puts it.
       const at = url.pathname.indexOf('/v1/');
       const path = at < 0 ? url.pathname : url.pathname.slice(at);
-      // An operation this service was not given is an unknown path, refused before method or key.
-      const operation = Object.values(API_OPERATION_SPECS).find(
-        (spec) => spec.path === path && answerOf[spec.operationId] !== undefined,
-      );
+      // An unknown path is refused before method or key.
+      const operation = Object.values(API_OPERATION_SPECS).find((spec) => spec.path === path);
       if (!operation) return reject('notFound');
       if (operation.method !== request.method) return reject('methodNotAllowed');
       const key = request.headers.get('api-key');
       if (!key) return reject('apiKeyMissing', 'send the API-KEY header');
-      if (key !== apiKey) return reject('apiKeyUnknown', 'the API key names no account');
+      if (key !== 'demo-key') return reject('apiKeyUnknown', 'the API key names no account');
       // The query and a form body; the query wins (URLSearchParams.get reads the first).
       const form = new URLSearchParams(request.method === 'POST' ? await request.text() : '');
-      return answerOf[operation.operationId]!(new URLSearchParams([...url.searchParams, ...form]));
+      return answerOf[operation.operationId](new URLSearchParams([...url.searchParams, ...form]));
     },
   };
 }
