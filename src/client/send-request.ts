@@ -107,17 +107,13 @@ export async function fetchWithin(
     );
     return { response, text: await untilAborted(boundedText(response), controller.signal) };
   } catch (cause) {
-    throw controller.signal.aborted
-      ? new EnergyRentalError(`no complete response within ${transport.timeoutMs} ms (timeout)`, {
-          operation,
-          kind: 'timeout',
-          cause,
-        })
-      : new EnergyRentalError(`network error: ${describeCause(cause)}`, {
-          operation,
-          kind: 'network',
-          cause,
-        });
+    const timedOut = controller.signal.aborted;
+    throw new EnergyRentalError(
+      timedOut
+        ? `no complete response within ${transport.timeoutMs} ms (timeout)`
+        : `network error: ${describeCause(cause)}`,
+      { operation, kind: timedOut ? 'timeout' : 'network', cause },
+    );
   } finally {
     clearTimeout(timer);
   }
@@ -186,13 +182,9 @@ interface LooseEnvelope {
 }
 
 function isEnvelope(value: unknown): value is LooseEnvelope {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    typeof (value as { code?: unknown }).code === 'number' &&
-    ['string', 'undefined'].includes(typeof (value as { msg?: unknown }).msg)
-  );
+  // Parsed JSON: only an object has a `code`.
+  const { code, msg } = (value ?? {}) as { code?: unknown; msg?: unknown };
+  return typeof code === 'number' && ['string', 'undefined'].includes(typeof msg);
 }
 
 function isSuccess(operation: OperationId, envelope: LooseEnvelope): boolean {
