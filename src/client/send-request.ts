@@ -187,10 +187,12 @@ function isEnvelope(value: unknown): value is LooseEnvelope {
   return typeof code === 'number' && ['string', 'undefined'].includes(typeof msg);
 }
 
-function isSuccess(operation: OperationId, envelope: LooseEnvelope): boolean {
+/** Whether an envelope reports success: `code` 0, or the account's success message with code 1. */
+export function isSuccess(operation: string, envelope: { code?: unknown; msg?: unknown }): boolean {
   if (envelope.code === 0) return true;
   // The provider has shown the account answering code 1 with a success message.
-  return operation === 'getAccount' && envelope.code === 1 && /success/i.test(envelope.msg ?? '');
+  const { msg } = envelope;
+  return operation === 'getAccount' && envelope.code === 1 && typeof msg === 'string' && /success/i.test(msg);
 }
 
 function describeEnvelope(envelope: LooseEnvelope): string {
