@@ -109,16 +109,11 @@ export const PRECOMPILED_SETS: {
   pointers(spec: LoadedSpec): string[];
 }[] = [
   // Query strings and form bodies of the API and the control plane.
-  {
-    document: 'api',
+  ...(['api', 'control'] as const).map((document) => ({
+    document,
     options: { coerceTypes: true },
-    pointers: (spec) => spec.operations.map((op) => validatorPointer.request(op.operationId)),
-  },
-  {
-    document: 'control',
-    options: { coerceTypes: true },
-    pointers: (spec) => spec.operations.map((op) => validatorPointer.request(op.operationId)),
-  },
+    pointers: (spec: LoadedSpec) => spec.operations.map((op) => validatorPointer.request(op.operationId)),
+  })),
   // The control plane's JSON bodies, and the files of `serve --config`, `--state` and `--replay`.
   {
     document: 'control',
