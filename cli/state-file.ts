@@ -154,9 +154,7 @@ export async function writeStateInChunks(
     for (let first = true; !cancelled(); first = false) {
       const chunk = pending.next(ORDERS_PER_CHUNK);
       if (chunk.length === 0) break;
-      let text = first ? '' : ',';
-      for (let i = 0; i < chunk.length; i++) text += (i ? ',' : '') + JSON.stringify(chunk[i]);
-      await handle.write(text);
+      await handle.write((first ? '' : ',') + chunk.map((order) => JSON.stringify(order)).join(','));
     }
     if (!cancelled()) {
       await handle.write(']}');
