@@ -57,14 +57,8 @@ export function report(out: string, header: string[], loads: Loaded[]): boolean 
         (r.cpu ? `  by CPU per answer: ${r.cpu.toFixed(2)}×` : ''),
     );
   const served = loads.map(({ name, runs }) => {
-    const of = (figure: (run: LoadResult) => number): number => median(runs.map(figure));
-    return {
-      name,
-      rps: of((r) => r.rps),
-      p50Ms: of((r) => r.p50Ms),
-      p99Ms: of((r) => r.p99Ms),
-      cpuUs: of((r) => r.cpuUs),
-    };
+    const of = (key: 'rps' | 'p50Ms' | 'p99Ms' | 'cpuUs'): number => median(runs.map((run) => run[key]));
+    return { name, rps: of('rps'), p50Ms: of('p50Ms'), p99Ms: of('p99Ms'), cpuUs: of('cpuUs') };
   });
   if (served.length > 0) {
     const w = Math.max(...served.map((s) => s.name.length));

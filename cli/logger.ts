@@ -50,14 +50,8 @@ export function createLogger(options: {
       if (options.quiet) return;
       if (options.format === 'json') {
         const { method, path, status, durationMs, operation, fault } = entry;
-        write('info', 'request', {
-          method,
-          path,
-          status,
-          durationMs,
-          ...(operation ? { operation } : {}),
-          ...(fault ? { fault } : {}),
-        });
+        // Only these fields (an entry holds bodies); JSON leaves out the undefined ones.
+        write('info', 'request', { method, path, status, durationMs, operation, fault });
         return;
       }
       // HH:MM:SS.mmm (UTC), then what was asked and answered.

@@ -339,35 +339,31 @@ export async function serve(
             seed: simulator.engine.seed,
           }
         : undefined;
-    const lines = [
-      `energy-rental-kit ${simulator.mode} listening on ${url}`,
-      ...(proxy ? [`  upstream: ${proxy}`, `  spend guard: orders ${orders}`] : []),
-      ...(options.upstream && options.tronNode
-        ? [
-            `  TRON node: ${redactUrl(options.tronNode)} (its reads of spec/tron-node.yaml forwarded; a broadcast or any other node path refused)`,
-          ]
-        : []),
-      ...(options.record
-        ? [
-            `  recording to: ${options.record} (each exchange appended as it ends${live?.continued ? `; continuing its ${plural(live.continued, 'interaction', 'interactions')}` : options.recordMode === 'overwrite' ? '; replaced' : ''})`,
-          ]
-        : []),
-      ...(options.replay
-        ? [`  answers from: ${options.replay} (the recorded answer of the same request, in recorded order)`]
-        : []),
-      ...(engine
-        ? [`  clock ${engine.clock}, timing ${engine.timing}, seed ${engine.seed}`]
-        : control === 'off'
-          ? []
-          : [
-              `  control plane in ${simulator.mode} mode: ${offeredIn(simulator.mode)}; the simulator's accounts, orders, rules, clock and settings are refused (409)`,
-            ]),
-      `  API key: ${keyLine}`,
-      `  try: ${curl}`,
-      ...(state ? [`  state: ${state}`] : []),
+    const lines = [`energy-rental-kit ${simulator.mode} listening on ${url}`];
+    if (proxy) lines.push(`  upstream: ${proxy}`, `  spend guard: orders ${orders}`);
+    if (options.upstream && options.tronNode)
+      lines.push(
+        `  TRON node: ${redactUrl(options.tronNode)} (its reads of spec/tron-node.yaml forwarded; a broadcast or any other node path refused)`,
+      );
+    if (options.record)
+      lines.push(
+        `  recording to: ${options.record} (each exchange appended as it ends${live?.continued ? `; continuing its ${plural(live.continued, 'interaction', 'interactions')}` : options.recordMode === 'overwrite' ? '; replaced' : ''})`,
+      );
+    if (options.replay)
+      lines.push(
+        `  answers from: ${options.replay} (the recorded answer of the same request, in recorded order)`,
+      );
+    if (engine) lines.push(`  clock ${engine.clock}, timing ${engine.timing}, seed ${engine.seed}`);
+    else if (control !== 'off')
+      lines.push(
+        `  control plane in ${simulator.mode} mode: ${offeredIn(simulator.mode)}; the simulator's accounts, orders, rules, clock and settings are refused (409)`,
+      );
+    lines.push(`  API key: ${keyLine}`, `  try: ${curl}`);
+    if (state) lines.push(`  state: ${state}`);
+    lines.push(
       `  control plane: ${control === 'off' ? 'off (listening off loopback without --token)' : control}`,
       `  docs: ${url}/docs   dashboard: ${url}/_sim/ui`,
-    ];
+    );
     log.banner(lines, 'listening', {
       url,
       ...engine,

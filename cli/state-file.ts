@@ -1,5 +1,5 @@
 /** `--state FILE`: the state on disk, saved atomically (a flushed temporary file renamed over it). */
-import { closeSync, fsyncSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import {
@@ -75,17 +75,28 @@ export function stateFileProblems(parsed: unknown): string[] {
   return (validate.errors ?? []).slice(0, 10).map((e) => describeSchemaProblem(e, parsed));
 }
 
-/** Writes the state atomically, holding the loop until it is on disk: for the final save at shutdown. */
-export function saveState(file: string, snapshot: EngineSnapshot): void {
+/** Replaces `file` atomically: `data` written whole beside it (flushed, with its directory, when `sync`) and renamed over it. */
+export function replaceFile(file: string, data: string | Buffer, sync = true): void {
   const temporary = temporaryOf(file);
   const fd = openSync(temporary, 'w');
   try {
-    writeSync(fd, JSON.stringify(snapshot));
-    fsyncSync(fd);
-  } finally {
+    writeFileSync(fd, data);
+    if (sync) fsyncSync(fd);
+  } catch (error) {
     closeSync(fd);
+    unlinkSync(temporary);
+    throw error;
   }
+  closeSync(fd);
   renameSync(temporary, file);
+  if (!sync) return;
+  // A rename is on the disk once its directory is: what power loss needs besides the file's own flush.
+  const dir = openSync(path.dirname(file), 'r');
+  try {
+    fsyncSync(dir);
+  } finally {
+    closeSync(dir);
+  }
 }
 
 let temporaries = 0;
@@ -143,9 +154,7 @@ export async function writeStateInChunks(
     for (let first = true; !cancelled(); first = false) {
       const chunk = pending.next(ORDERS_PER_CHUNK);
       if (chunk.length === 0) break;
-      let text = first ? '' : ',';
-      for (let i = 0; i < chunk.length; i++) text += (i ? ',' : '') + JSON.stringify(chunk[i]);
-      await handle.write(text);
+      await handle.write((first ? '' : ',') + chunk.map((order) => JSON.stringify(order)).join(','));
     }
     if (!cancelled()) {
       await handle.write(']}');
@@ -194,7 +203,7 @@ export function startSaver(
     const now = engine.clock.now();
     try {
       const snapshot = engine.snapshot();
-      saveState(target, snapshot);
+      replaceFile(target, JSON.stringify(snapshot));
       savedVersion = version;
       savedNow = now;
       log?.compact(snapshot.logSeq);

@@ -11,7 +11,7 @@ import { createEngine, type EngineEffect, type EngineSnapshot } from '../mock/en
 import { createManualClock } from '../mock/engine/manual-clock.ts';
 import { DEFAULT_FILE_LIMIT } from '../src/bounded-file.ts';
 import { CliError } from '../src/cli-error.ts';
-import { loadState, removeLeftovers, saveState, startSaver } from './state-file.ts';
+import { loadState, removeLeftovers, replaceFile, startSaver } from './state-file.ts';
 import { logFileOf, openStateLog, readStateLog, type StateLogOptions } from './state-log.ts';
 import { addressOf } from './test-support.ts';
 
@@ -92,7 +92,7 @@ describe('the log of effects', () => {
     const file = await stateFile();
     const { engine, order, clock } = loggedEngine(file);
     for (let i = 0; i < 5; i++) order();
-    saveState(file, engine.snapshot());
+    replaceFile(file, JSON.stringify(engine.snapshot()));
     for (let i = 0; i < 5; i++) order();
     clock.advance(1500);
     engine.setSupply(99_000_000);
@@ -103,7 +103,7 @@ describe('the log of effects', () => {
   it('keeps a manual clock move that changed nothing else, so a restart resumes at the time it was moved to', async () => {
     const file = await stateFile();
     const { engine, clock } = loggedEngine(file);
-    saveState(file, engine.snapshot());
+    replaceFile(file, JSON.stringify(engine.snapshot()));
     clock.advance(3_600_000);
     const effects = read(file, loadState(file)?.logSeq ?? 0);
     expect(effects).toEqual([{ seq: engine.seq, at: 1_700_003_600_000, type: 'clock' }]);

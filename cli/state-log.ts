@@ -7,21 +7,17 @@ import {
   fdatasync,
   fdatasyncSync,
   fstatSync,
-  fsyncSync,
   ftruncateSync,
   openSync,
-  renameSync,
   truncateSync,
-  unlinkSync,
   writeSync,
 } from 'node:fs';
-import path from 'node:path';
 import type { EffectWriter, EngineEffect } from '../mock/engine/index.ts';
 import { notKept, notWritten, type ChangeLog } from '../mock/http/exchange.ts';
 import { BoundedFileError, readBoundedFile, type FileLimit } from '../src/bounded-file.ts';
 import { CliError } from '../src/cli-error.ts';
 import { realPathOf } from '../src/real-path.ts';
-import { loadState, temporaryOf } from './state-file.ts';
+import { loadState, replaceFile } from './state-file.ts';
 
 /** When appended entries are forced to the disk: each, about once a second, or when the system likes. */
 export const FSYNC_POLICIES = ['always', 'everysec', 'no'] as const;
@@ -278,23 +274,11 @@ export function openStateLog(file: string, options: StateLogOptions): StateLog {
       const rest = (kept ?? []).filter((entry) => entry.seq > seq);
       kept = undefined;
       // Written whole beside the log and renamed over it, so a crash leaves one or the other.
-      const temporary = temporaryOf(file);
       const data = Buffer.concat(rest.map((entry) => entry.line));
-      const next = openSync(temporary, 'w');
-      try {
-        for (let done = 0; done < data.length;) done += writeSync(next, data, done, data.length - done);
-        if (fsync !== 'no') fsyncSync(next);
-      } catch (error) {
-        closeSync(next);
-        unlinkSync(temporary);
-        throw error;
-      }
-      closeSync(next);
-      renameSync(temporary, file);
+      replaceFile(file, data, fsync !== 'no');
       // The snapshot holds what was not written before it, the new log what came after it.
       unwritten.length = 0;
       failing = undefined;
-      if (fsync !== 'no') syncDirectory(file);
       const old = fd;
       fd = openSync(file, 'a');
       if (flushing) closeAfterFlush.push(old);
@@ -315,14 +299,4 @@ export function openStateLog(file: string, options: StateLogOptions): StateLog {
       }
     },
   };
-}
-
-/** A rename is on the disk once its directory is: what power loss needs besides the file's own flush. */
-function syncDirectory(file: string): void {
-  const dir = openSync(path.dirname(file), 'r');
-  try {
-    fsyncSync(dir);
-  } finally {
-    closeSync(dir);
-  }
 }

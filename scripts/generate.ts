@@ -22,7 +22,6 @@ import {
   FORMATS_IDENTIFIER,
   PRECOMPILED_SETS,
   precompiledSetName,
-  precompiledSetOptions,
   validatorDocument,
 } from '../src/spec/validator-setup.ts';
 
@@ -111,15 +110,14 @@ function validatorsModule(parsedDocuments: Map<DocumentName, OpenAPI3>): string 
   for (const set of PRECOMPILED_SETS) {
     const spec = readSpec(set.document, parsedDocuments.get(set.document) as unknown as OpenAPIObject);
     const document = validatorDocument(spec);
-    const options = precompiledSetOptions(set);
-    const ajv = createAjv(options, true);
+    const ajv = createAjv(set.options, true);
     ajv.addSchema(document.schema);
     const pointers = set.pointers(spec);
     for (const pointer of pointers) compileAt(ajv, document, pointer);
     const code = standaloneCode
       .default(ajv, Object.fromEntries(pointers.map((pointer) => [pointer, pointer])))
       .replace(/^"use strict";/, '');
-    const setName = precompiledSetName(set.document, options, set.part);
+    const setName = precompiledSetName(set.document, set.options, set.part);
     factories.push(
       `  ${JSON.stringify(setName)}: (${FORMATS_IDENTIFIER}) => {\n    const exports = {};\n    ${code}\n    return exports;\n  },`,
     );

@@ -107,17 +107,13 @@ export async function fetchWithin(
     );
     return { response, text: await untilAborted(boundedText(response), controller.signal) };
   } catch (cause) {
-    throw controller.signal.aborted
-      ? new EnergyRentalError(`no complete response within ${transport.timeoutMs} ms (timeout)`, {
-          operation,
-          kind: 'timeout',
-          cause,
-        })
-      : new EnergyRentalError(`network error: ${describeCause(cause)}`, {
-          operation,
-          kind: 'network',
-          cause,
-        });
+    const timedOut = controller.signal.aborted;
+    throw new EnergyRentalError(
+      timedOut
+        ? `no complete response within ${transport.timeoutMs} ms (timeout)`
+        : `network error: ${describeCause(cause)}`,
+      { operation, kind: timedOut ? 'timeout' : 'network', cause },
+    );
   } finally {
     clearTimeout(timer);
   }
@@ -186,19 +182,17 @@ interface LooseEnvelope {
 }
 
 function isEnvelope(value: unknown): value is LooseEnvelope {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    typeof (value as { code?: unknown }).code === 'number' &&
-    ['string', 'undefined'].includes(typeof (value as { msg?: unknown }).msg)
-  );
+  // Parsed JSON: only an object has a `code`.
+  const { code, msg } = (value ?? {}) as { code?: unknown; msg?: unknown };
+  return typeof code === 'number' && ['string', 'undefined'].includes(typeof msg);
 }
 
-function isSuccess(operation: OperationId, envelope: LooseEnvelope): boolean {
+/** Whether an envelope reports success: `code` 0, or the account's success message with code 1. */
+export function isSuccess(operation: string, envelope: { code?: unknown; msg?: unknown }): boolean {
   if (envelope.code === 0) return true;
   // The provider has shown the account answering code 1 with a success message.
-  return operation === 'getAccount' && envelope.code === 1 && /success/i.test(envelope.msg ?? '');
+  const { msg } = envelope;
+  return operation === 'getAccount' && envelope.code === 1 && typeof msg === 'string' && /success/i.test(msg);
 }
 
 function describeEnvelope(envelope: LooseEnvelope): string {

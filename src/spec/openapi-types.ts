@@ -18,10 +18,7 @@ export interface SchemaObject {
   maxLength?: number;
   required?: string[];
   properties?: Record<string, SchemaObject | ReferenceObject>;
-  additionalProperties?: boolean | SchemaObject | ReferenceObject;
-  items?: SchemaObject | ReferenceObject;
   allOf?: Array<SchemaObject | ReferenceObject>;
-  anyOf?: Array<SchemaObject | ReferenceObject>;
   oneOf?: Array<SchemaObject | ReferenceObject>;
   default?: unknown;
   [keyword: string]: unknown;
@@ -61,21 +58,11 @@ export interface OperationObject {
 }
 
 /** The operations of one path, by lower-case method. */
-export interface PathItemObject {
-  parameters?: Array<ParameterObject | ReferenceObject>;
-  get?: OperationObject;
-  put?: OperationObject;
-  post?: OperationObject;
-  delete?: OperationObject;
-  patch?: OperationObject;
-  head?: OperationObject;
-  options?: OperationObject;
-  [keyword: string]: unknown;
-}
+export type PathItemObject = { parameters?: Array<ParameterObject | ReferenceObject> } & Partial<
+  Record<'get' | 'put' | 'post' | 'delete' | 'patch' | 'head' | 'options', OperationObject>
+>;
 
 export interface OpenAPIObject {
-  openapi: string;
-  info: { title: string; version: string; [keyword: string]: unknown };
   servers?: Array<{ url: string; description?: string; [keyword: string]: unknown }>;
   paths?: Record<string, PathItemObject>;
   components?: {

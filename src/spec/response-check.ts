@@ -6,6 +6,7 @@ import {
   type SpecValidators,
   type ValidateFunction,
 } from './loader.ts';
+import { isSuccess } from '../client/send-request.ts';
 
 export interface SpecViolation {
   path: string;
@@ -35,23 +36,11 @@ const validators = (): SpecValidators => (shared ??= createValidators(loadSpec('
 export function checkAnswer(answer: CheckedAnswer, target: { simulator: boolean }): SpecViolation[] {
   if (answer.status === undefined) return [];
   const body = answer.body;
-  if (typeof body !== 'object' || body === null)
-    return [
-      {
-        path: '',
-        keyword: 'type',
-        message: 'the body is not a JSON object',
-        schema: { type: 'object' },
-        actual: body,
-      },
-    ];
-  const code = (body as { code?: unknown }).code;
-  const msg = (body as { msg?: unknown }).msg;
-  const success =
-    answer.status >= 200 &&
-    answer.status < 300 &&
-    (code === 0 ||
-      (answer.operationId === 'getAccount' && code === 1 && typeof msg === 'string' && /success/i.test(msg)));
+  if (typeof body !== 'object' || body === null) {
+    const schema = { type: 'object' };
+    return [{ path: '', keyword: 'type', message: 'the body is not a JSON object', schema, actual: body }];
+  }
+  const success = answer.status >= 200 && answer.status < 300 && isSuccess(answer.operationId, body);
   const v = validators();
   let validate: ValidateFunction;
   if (success) {

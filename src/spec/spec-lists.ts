@@ -176,7 +176,8 @@ function apiOperation(spec: LoadedSpec, op: OperationInfo) {
 export function specLists(api: LoadedSpec, control: LoadedSpec, node: LoadedSpec): SpecLists {
   const apiOperations = api.operations.map((op) => apiOperation(api, op));
   const rejectionKinds = Object.keys(fieldsOf(control, 'ErrorCatalogue'));
-  const { modes, controlOperations, settingModes } = modeLists(control);
+  const modes = enumOf(control, 'Mode') as string[];
+  const settings = (control.schemas.SettingsPatch?.properties ?? {}) as Record<string, unknown>;
   const entry = (doc: string, value: unknown, type?: string): ListEntry => ({ doc, value, type });
   return {
     API_OPERATION_SPECS: entry(
@@ -225,12 +226,22 @@ export function specLists(api: LoadedSpec, control: LoadedSpec, node: LoadedSpec
     MODES: entry("spec/control.yaml's Mode enum: what answers the API.", modes),
     CONTROL_OPERATIONS: entry(
       'Each control-plane operation of spec/control.yaml: its method, path and the modes it works in (its `x-modes`).',
-      controlOperations,
+      Object.fromEntries(
+        control.operations.map((op) => [
+          op.operationId,
+          { method: op.method, path: op.path, modes: modesOf(op.operation, modes, op.operationId) },
+        ]),
+      ),
       'Record<string, { readonly method: string; readonly path: string; readonly modes: readonly Mode[] }>',
     ),
     SETTING_MODES: entry(
       "The modes each setting of spec/control.yaml's SettingsPatch works in (its `x-modes`; else the simulator's alone).",
-      settingModes,
+      Object.fromEntries(
+        Object.entries(settings).map(([name, setting]) => [
+          name,
+          modesOf(setting, modes, `SettingsPatch.${name}`, ['simulator']),
+        ]),
+      ),
       'Record<string, readonly Mode[]>',
     ),
     CURRENCIES: entry("spec/openapi.yaml's Currency enum.", enumOf(api, 'Currency')),
@@ -260,28 +271,6 @@ export function specLists(api: LoadedSpec, control: LoadedSpec, node: LoadedSpec
       apiOperations.map((op) => `  ${JSON.stringify(op.operationId)}: ${op.paramsType};`),
     ),
   };
-}
-
-function modeLists(control: LoadedSpec): {
-  modes: string[];
-  controlOperations: Record<string, { method: string; path: string; modes: string[] }>;
-  settingModes: Record<string, string[]>;
-} {
-  const modes = enumOf(control, 'Mode') as string[];
-  const controlOperations = Object.fromEntries(
-    control.operations.map((op) => [
-      op.operationId,
-      { method: op.method, path: op.path, modes: modesOf(op.operation, modes, op.operationId) },
-    ]),
-  );
-  const properties = (control.schemas.SettingsPatch?.properties ?? {}) as Record<string, unknown>;
-  const settingModes = Object.fromEntries(
-    Object.entries(properties).map(([name, property]) => [
-      name,
-      modesOf(property, modes, `SettingsPatch.${name}`, ['simulator']),
-    ]),
-  );
-  return { modes, controlOperations, settingModes };
 }
 
 /** OrderStatus's `x-lifecycle`, checked against its enum; throws naming what is wrong. */

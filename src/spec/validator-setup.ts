@@ -103,27 +103,21 @@ export function compileAt(ajv: Ajv2020, document: ValidatorDocument, pointer: st
 /** The validator sets `npm run generate` precompiles: what a simulator needs; the rest is compiled on use. */
 export const PRECOMPILED_SETS: {
   document: DocumentName;
-  coerceTypes: boolean;
-  verbose?: boolean;
+  options: ValidatorOptions;
   /** A set of its own for a few pointers needed without the rest: a set is instantiated whole. */
   part?: string;
   pointers(spec: LoadedSpec): string[];
 }[] = [
   // Query strings and form bodies of the API and the control plane.
-  {
-    document: 'api',
-    coerceTypes: true,
-    pointers: (spec) => spec.operations.map((op) => validatorPointer.request(op.operationId)),
-  },
-  {
-    document: 'control',
-    coerceTypes: true,
-    pointers: (spec) => spec.operations.map((op) => validatorPointer.request(op.operationId)),
-  },
+  ...(['api', 'control'] as const).map((document) => ({
+    document,
+    options: { coerceTypes: true },
+    pointers: (spec: LoadedSpec) => spec.operations.map((op) => validatorPointer.request(op.operationId)),
+  })),
   // The control plane's JSON bodies, and the files of `serve --config`, `--state` and `--replay`.
   {
     document: 'control',
-    coerceTypes: false,
+    options: {},
     pointers: (spec) => [
       ...spec.operations
         .filter((op) => op.jsonBodySchema)
@@ -138,15 +132,14 @@ export const PRECOMPILED_SETS: {
   // The engine's settings apart: a start with a timing and no scenario needs them alone.
   {
     document: 'control',
-    coerceTypes: false,
+    options: {},
     part: 'settings',
     pointers: () => [validatorPointer.schema('EngineSettings')],
   },
   // The API's answers, verbose: response-check.ts shows the failing schema and value.
   {
     document: 'api',
-    coerceTypes: false,
-    verbose: true,
+    options: { verbose: true },
     pointers: (spec) => [
       ...spec.operations.flatMap((op) =>
         Object.entries(op.responses)
@@ -158,16 +151,6 @@ export const PRECOMPILED_SETS: {
     ],
   },
 ];
-
-/**
- * The options a precompiled set's validators are made with.
- *
- * @example
- *   precompiledSetOptions(PRECOMPILED_SETS[0]!); // { coerceTypes: true, verbose: false }
- */
-export function precompiledSetOptions(set: (typeof PRECOMPILED_SETS)[number]): ValidatorOptions {
-  return { coerceTypes: set.coerceTypes, verbose: set.verbose ?? false };
-}
 
 /**
  * The name of the precompiled set (or of its `part`) for these options.
@@ -192,7 +175,7 @@ export function precompiledSetOf(spec: LoadedSpec, options: ValidatorOptions, po
   const part = PRECOMPILED_SETS.find(
     (set) =>
       set.part !== undefined &&
-      precompiledSetName(set.document, precompiledSetOptions(set)) === whole &&
+      precompiledSetName(set.document, set.options) === whole &&
       set.pointers(spec).includes(pointer),
   );
   return part ? precompiledSetName(spec.name, options, part.part) : whole;
