@@ -93,7 +93,7 @@ describe('serve --state across a SIGKILL', () => {
       .apiKey as string;
     expect(other).toMatch(/^sk_/);
     // fails-1 fails 100 ms after creation (and is refunded 1 to 3 s after that),
-    // pending-1 completes 7 s after creation, done-* complete at once.
+    // pending-1 completes 20 s after creation (room for a restart on a loaded machine), done-* complete at once.
     await call(
       url,
       '/_sim/rules',
@@ -102,10 +102,9 @@ describe('serve --state across a SIGKILL', () => {
     await call(
       url,
       '/_sim/rules',
-      json('POST', { match: { outOrderNo: 'pending-1' }, outcome: 'COMPLETED', delayMs: 7000 }),
+      json('POST', { match: { outOrderNo: 'pending-1' }, outcome: 'COMPLETED', delayMs: 20_000 }),
     );
     await call(url, '/_sim/rules', json('POST', { outcome: 'COMPLETED', delayMs: 0, times: 2 }));
-    const createdAt = Date.now();
     const created: Record<string, { id: string; key: string }> = {};
     for (const [out, key] of [
       ['fails-1', 'demo-key'],
@@ -214,14 +213,14 @@ describe('serve --state across a SIGKILL', () => {
     }
 
     // The open orders resume: pending-1 completes, fails-1 is refunded.
-    const deadline = createdAt + 14_000;
+    // No deadline of its own: the case's time limit is the hang guard.
     let pending: any;
     let failed: any;
     do {
       await sleep(200);
       pending = (await call(url2, `/v1/tron/history?outOrderNo=pending-1`, keyed('demo-key'))).data;
       failed = (await call(url2, `/v1/tron/history?outOrderNo=fails-1`, keyed('demo-key'))).data;
-    } while ((pending.status !== 'COMPLETED' || failed.status !== 'REFUNDED') && Date.now() < deadline);
+    } while (pending.status !== 'COMPLETED' || failed.status !== 'REFUNDED');
     expect(pending).toMatchObject({ status: 'COMPLETED', txId: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(failed).toMatchObject({ status: 'REFUNDED', txId: '' });
     const timeline = (
