@@ -162,7 +162,15 @@ export async function forwardToUpstream(
  *   return passOn(await forwardToUpstream(options, request, body));
  */
 export function passOn({ status, headers, chunks, size }: UpstreamResponse): Response {
-  return new Response(size > 0 ? new Blob(chunks as Uint8Array<ArrayBuffer>[]) : null, { status, headers });
+  const next = chunks.values();
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const chunk = next.next();
+      if (chunk.done) controller.close();
+      else controller.enqueue(chunk.value);
+    },
+  });
+  return new Response(size > 0 ? body : null, { status, headers });
 }
 
 /** The headers passed back; a content-encoding another fetch has already undone is dropped with it. */
