@@ -106,6 +106,8 @@ describe('serve --state with its log of effects', () => {
       server.child.kill('SIGKILL');
       expect(await exitOf(server.child)).toEqual({ code: null, signal: 'SIGKILL' });
       await running;
+      // Fails if the clients stopped early (a refusal, a server gone before its kill).
+      expect(answered.size, `cycle ${cycle} acknowledged orders`).toBeGreaterThanOrEqual(20 + cycle * 10);
       for (const [id, out] of answered) acknowledged.set(id, out);
       // The kill itself may tear the last line: Linux ends a write to a file at a page boundary
       // once a fatal signal is pending, so an entry that crosses one can be left half written
