@@ -1,4 +1,5 @@
-// typescript-eslint's recommended rules, the house rules and the folder boundaries; formatting is Prettier's.
+// typescript-eslint's recommended rules, the house rules and the folder boundaries; formatting is oxfmt's
+// (eslint-config-prettier turns off the rules a Prettier-style formatter owns).
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
