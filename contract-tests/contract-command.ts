@@ -188,7 +188,8 @@ export async function requireReachableTarget(
     );
   }
   const body = (await response.json().catch(() => undefined)) as
-    { code?: unknown; msg?: unknown } | undefined;
+    | { code?: unknown; msg?: unknown }
+    | undefined;
   // A service may answer a refused key with 200 and a code of its own (errorStatus always-200).
   const refusedInBody =
     response.ok && body && body.code !== 0 && typeof body.msg === 'string' && /key/i.test(body.msg);

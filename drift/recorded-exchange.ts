@@ -10,7 +10,8 @@ export interface Evidence {
 }
 
 export type Body =
-  { code?: unknown; msg?: unknown; time?: unknown; data?: Record<string, unknown> | null } | undefined;
+  | { code?: unknown; msg?: unknown; time?: unknown; data?: Record<string, unknown> | null }
+  | undefined;
 
 /** A path without the real service's /api prefix. */
 export const apiPath = (path: string): string => (path.startsWith('/api/') ? path.slice(4) : path);

@@ -50,9 +50,9 @@ describe('random source', () => {
 describe('random source draws', () => {
   // Each draws what its comment says, so a seed's values stay what earlier versions gave.
   function fakerFor(seed: number) {
-    const faker = new (
-      baseFaker.constructor as new (options: { locale: typeof baseFaker.rawDefinitions }) => typeof baseFaker
-    )({ locale: baseFaker.rawDefinitions });
+    const faker = new (baseFaker.constructor as new (options: {
+      locale: typeof baseFaker.rawDefinitions;
+    }) => typeof baseFaker)({ locale: baseFaker.rawDefinitions });
     faker.seed(seed);
     return faker;
   }

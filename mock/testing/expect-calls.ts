@@ -6,7 +6,9 @@ type C = components['schemas'];
 
 /** Where the calls are read: a `startSimulator()` simulator, or a running `serve` by its URL. */
 export type CallsTarget =
-  { callList(): Promise<C['CallList']> } | string | { url: string; controlToken?: string | undefined };
+  | { callList(): Promise<C['CallList']> }
+  | string
+  | { url: string; controlToken?: string | undefined };
 
 /** The error `expectCalls` throws: vitest shows `expected` and `actual` as a diff. */
 export class CallCountError extends Error {

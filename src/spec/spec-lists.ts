@@ -150,7 +150,8 @@ function apiOperation(spec: LoadedSpec, op: OperationInfo) {
   }
   const oneOf = (op.operation as Record<string, unknown>)['x-required-one-of'];
   const example = op.responses['200']?.content?.['application/json']?.example as
-    { msg?: unknown } | undefined;
+    | { msg?: unknown }
+    | undefined;
   if (typeof example?.msg !== 'string')
     throw new Error(
       `The ${spec.name} operation '${op.operationId}' has no example of its 200 answer with a msg: the simulator answers with that message.`,
@@ -276,7 +277,8 @@ export function specLists(api: LoadedSpec, control: LoadedSpec, node: LoadedSpec
 /** OrderStatus's `x-lifecycle`, checked against its enum; throws naming what is wrong. */
 function lifecycleOf(spec: LoadedSpec): { created: string; steps: Record<string, string[]> } {
   const lifecycle = spec.schemas.OrderStatus?.['x-lifecycle'] as
-    { created?: unknown; steps?: unknown } | undefined;
+    | { created?: unknown; steps?: unknown }
+    | undefined;
   const statuses = new Set(enumOf(spec, 'OrderStatus'));
   const known = (value: unknown): value is string => typeof value === 'string' && statuses.has(value);
   if (!lifecycle || !known(lifecycle.created) || typeof lifecycle.steps !== 'object' || !lifecycle.steps)
