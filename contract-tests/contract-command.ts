@@ -76,8 +76,9 @@ export function suiteLayout(): { vitestArgs: string[]; reporter: string; cwd: st
   const checkout = extension === '.ts';
   const dir = path.dirname(here);
   return {
+    // Installed, the config is plain JavaScript that Node imports as it is (vite would bundle it first).
     vitestArgs: ['--config', path.join(dir, `contract.vitest.config${extension}`)].concat(
-      checkout ? [] : ['--root', path.dirname(dir)],
+      checkout ? [] : ['--root', path.dirname(dir), '--configLoader', 'native'],
     ),
     reporter: path.join(dir, `contract-reporter${extension}`),
     cwd: checkout ? root : undefined,
