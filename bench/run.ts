@@ -1,6 +1,6 @@
 /** `npm run bench`: what users feel, side by side, the simulator started through the CLI of any checkout (--root). */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -223,6 +223,9 @@ async function startups(): Promise<void> {
   row('start-up: minimal Hono', ms['minimal Hono']!, 'ms');
 }
 
+/** Where the last suite run's output is kept, for a run that fails. */
+const SUITE_LOG = path.join(TMP, 'contract-suite.log');
+
 /** The contract suite through the CLI (`contract …`) from the built dist/, as an installed package runs it: ms and exit code. */
 async function suite(args: string[]): Promise<{ ms: number; code: number | null }> {
   const env = {
@@ -236,8 +239,10 @@ async function suite(args: string[]): Promise<{ ms: number; code: number | null 
     path.join(TMP, 'contract.json'),
   ];
   const began = performance.now();
-  const child = spawn(process.execPath, [...cli, ...args], { cwd: root, env, stdio: 'ignore' });
+  const log = openSync(SUITE_LOG, 'w');
+  const child = spawn(process.execPath, [...cli, ...args], { cwd: root, env, stdio: ['ignore', log, log] });
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  closeSync(log);
   return { ms: performance.now() - began, code };
 }
 
@@ -259,9 +264,16 @@ async function contract(): Promise<void> {
   };
   for (const [way, run] of Object.entries(ways)) {
     const runs = [];
-    for (let i = 0; i < plan.suites; i++) runs.push(await run());
+    for (let i = 0; i < plan.suites; i++) {
+      runs.push(await run());
+      if (runs.at(-1)!.code !== 0) break; // SUITE_LOG then holds the failed run's output
+    }
     const failed = runs.find((r) => r.code !== 0);
-    if (failed) noFigure(`contract suite ${way}`, `invalid: the suite exited ${failed.code}`);
+    if (failed)
+      noFigure(
+        `contract suite ${way}`,
+        `invalid: the suite exited ${failed.code} (its output: ${SUITE_LOG})`,
+      );
     else row(`contract suite ${way}: wall time`, median(runs.map((r) => r.ms)) / 1000, 's', '< 5');
   }
 }
