@@ -18,8 +18,7 @@ const normalise = (amount: string | number): string =>
     .replace(/(\.\d*?)0+$/, '$1')
     .replace(/\.$/, '');
 
-/** Only cases on a control plane wait with it: a simulator or a stand-in, never the real service. */
-const WAIT = { timeoutMs: 60_000, intervalMs: 100 } as const;
+const WAIT = { timeoutMs: 60_000, intervalMs: 500 } as const;
 /**
  * How long the reference order is followed: delivery is "typically 3 to 6 seconds", "not a
  * guarantee", so an order still open by then is noted, not failed.
