@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_RESPONSE_BYTES } from '../src/client/send-request.ts';
 import type { CaseTransport, RetryMark } from '../recording/recorder.ts';
 import { createPaceSchedule } from './pace-coordinator.ts';
 import type { Politeness } from './contract-config.ts';
@@ -191,6 +192,26 @@ describe('a polite transport', () => {
     await h.call();
     expect(h.slept).toEqual([2000]);
     expect(h.waits.waits.rateLimitHeaders).toEqual({ count: 1, ms: 2000 });
+  });
+
+  it('reads an answer whole up to the client’s bound, and refuses a larger one without reading it all', async () => {
+    const h = harness([() => ok({ 'x-case': 'small' })]);
+    const small = await h.call();
+    expect([small.status, small.headers.get('x-case'), await small.json()]).toEqual([
+      200,
+      'small',
+      { code: 0, msg: 'ok', time: 0, data: {} },
+    ]);
+    let pulled = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled++;
+        controller.enqueue(new Uint8Array(1024 * 1024));
+      },
+    });
+    const big = harness([() => new Response(endless, { status: 200 })]);
+    await expect(big.call()).rejects.toThrow(`larger than ${MAX_RESPONSE_BYTES} bytes`);
+    expect(pulled).toBeLessThan(MAX_RESPONSE_BYTES / (1024 * 1024) + 3);
   });
 
   it('passes everything straight through while inactive (a simulator)', async () => {

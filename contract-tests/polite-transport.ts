@@ -3,7 +3,7 @@
  * or 503 sent again after Retry-After, else the rate-limit reset, else a seeded backoff, within the caps.
  */
 import { createHash } from 'node:crypto';
-import { untilAborted } from '../src/client/send-request.ts';
+import { boundedBytes, untilAborted } from '../src/client/send-request.ts';
 import { API_OPERATION_SPECS } from '../src/generated/lists.ts';
 import type { CaseTransport, RetryMark } from '../recording/recorder.ts';
 import type { Politeness } from './contract-config.ts';
@@ -135,9 +135,10 @@ export function politeTransport(inner: CaseTransport, options: PoliteOptions): C
     const deadline = AbortSignal.timeout(ATTEMPT_TIMEOUT_MS);
     const sending = async () => {
       const response = await inner(request, caseName, file, mark);
-      // Read to its end through a copy: the response keeps the whole body for the caller.
-      await response.clone().arrayBuffer();
-      return response;
+      // Read to its end, bounded as the client bounds it, and handed on whole.
+      const body = await boundedBytes(response);
+      const { status, statusText, headers } = response;
+      return new Response(body.byteLength > 0 ? body : null, { status, statusText, headers });
     };
     try {
       return await untilAborted(sending(), deadline);

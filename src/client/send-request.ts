@@ -122,25 +122,37 @@ export async function fetchWithin(
 /** The most of a response body the client reads: an envelope of this API is a few hundred bytes. */
 export const MAX_RESPONSE_BYTES: number = 8 * 1024 * 1024;
 
-/** A body read whole, or refused (and its stream cancelled) once past MAX_RESPONSE_BYTES. */
-async function boundedText(response: Response): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
+/**
+ * A body read whole, or refused (and its stream cancelled) once past MAX_RESPONSE_BYTES.
+ *
+ * @example
+ *   const bytes = await boundedBytes(await fetch(url)); // throws past 8 MiB
+ */
+export async function boundedBytes(response: Response): Promise<Uint8Array<ArrayBuffer>> {
+  const chunks: Uint8Array[] = [];
   let bytes = 0;
+  const reader = response.body?.getReader();
   for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    bytes += value.byteLength;
+    const read = await reader?.read();
+    if (!read || read.done) break;
+    bytes += read.value.byteLength;
     if (bytes > MAX_RESPONSE_BYTES) {
-      await reader.cancel().catch(() => undefined);
+      await reader!.cancel().catch(() => undefined);
       throw new Error(`the response body is larger than ${MAX_RESPONSE_BYTES} bytes`);
     }
-    text += decoder.decode(value, { stream: true });
+    chunks.push(read.value);
   }
-  return text + decoder.decode();
+  const whole = new Uint8Array(bytes);
+  let at = 0;
+  for (const chunk of chunks) {
+    whole.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return whole;
 }
+
+const boundedText = async (response: Response): Promise<string> =>
+  new TextDecoder().decode(await boundedBytes(response));
 
 /** Classifies a complete response; `body` is the parsed JSON when `json`, else the raw `text`. */
 function interpret(
