@@ -240,7 +240,8 @@ describe('serve --state across a SIGKILL', () => {
       { outOrderNo: 'fails-1' },
       { outOrderNo: 'pending-1' },
     ]);
-  }, 30_000);
+    // A hang guard, not a bound: pending-1 alone waits 20 s, and two starts follow it.
+  }, 120_000);
 });
 
 describe('serve --state with a corrupt file', () => {

@@ -178,7 +178,9 @@ export function dataOf(
   operation: string,
   status = 200,
 ): Record<string, unknown> {
-  return bodiesOf(interactions, operation, status)[0]!.data as Record<string, unknown>;
+  const [body] = bodiesOf(interactions, operation, status);
+  if (!body) throw new Error(`no ${operation} ${status} in the baseline`);
+  return body.data as Record<string, unknown>;
 }
 
 export function bodiesOf(

@@ -145,6 +145,7 @@ describe('an engine writing ahead', () => {
     // The order and the steps it made due, instantly, in one write.
     expect(written.map((effects) => effects.map((e) => e.type))).toEqual([['order', 'order', 'order']]);
     expect(told).toEqual(written[0]);
+    const rule = engine.rules.add({ match: { outOrderNo: 'kept' }, outcome: 'FAILED' });
     const before = engine.snapshot();
 
     refuse = true;
@@ -153,8 +154,13 @@ describe('an engine writing ahead', () => {
     expect(() => engine.deposit(demo, { trx: 1_000_000 })).toThrow('disk full');
     expect(() => engine.rules.add({ match: {}, outcome: 'FAILED' })).toThrow('disk full');
     expect(() => engine.setSupply(1)).toThrow('disk full');
+    expect(() => engine.updateSettings({ timing: 'realistic' })).toThrow('disk full');
+    expect(() => engine.setAddress(addressOf(9), true)).toThrow('disk full');
+    expect(() => engine.rules.remove(rule.id)).toThrow('disk full');
+    expect(() => engine.rules.clear()).toThrow('disk full');
     expect(engine.snapshot()).toEqual(before);
-    expect(told).toHaveLength(3);
+    // The order's three effects and the rule's: nothing while the writer refused.
+    expect(told).toHaveLength(4);
 
     refuse = false;
     order(3);

@@ -34,11 +34,11 @@ export function checkSettingsPatch(patch: object): void {
       throw SimulatorError.invalidParameter(`delaysMs.${step} must have min <= max (got ${preview(delay)}).`);
   }
   const extras = (patch as { extraFields?: Record<string, { copyOrderField?: string }[]> }).extraFields ?? {};
+  // The fields of an order's history record (openapi.yaml's Order), and the outOrderNo it may carry.
+  const known = [...Object.keys(loadSpec('api').schemas.Order?.properties ?? {}), 'outOrderNo'];
   for (const [operation, fields] of Object.entries(extras)) {
     for (const [index, field] of (fields ?? []).entries()) {
       const name = field.copyOrderField;
-      // The fields of an order's history record (openapi.yaml's Order), and the outOrderNo it may carry.
-      const known = [...Object.keys(loadSpec('api').schemas.Order?.properties ?? {}), 'outOrderNo'];
       if (name === undefined || known.includes(name)) continue;
       throw SimulatorError.invalidParameter(
         `extraFields.${operation}.${index}.copyOrderField must be one of ${known.join(', ')} (got '${name}').`,

@@ -13,9 +13,8 @@ interface Range {
 type Step = 'processing' | 'outcome' | 'refund';
 
 /** Per profile, each step's delay range, what an activation adds, and the confirmed view's lag. */
-export const PROFILES: Record<
-  TimingProfile,
-  Record<Step, Range> & { activation: number; confirmation: number }
+export const PROFILES: Readonly<
+  Record<TimingProfile, Readonly<Record<Step, Range> & { activation: number; confirmation: number }>>
 > = {
   realistic: {
     processing: { min: 500, max: 1500 },

@@ -248,9 +248,10 @@ export function withoutApiPrefix(path: string): string {
   return path.startsWith(API_PREFIX + '/') ? path.slice(API_PREFIX.length) : path;
 }
 
+/** Every API operation, in the spec's order. */
+export const API_OPERATION_LIST = Object.values(API_OPERATIONS) as readonly ApiOperation[];
+
 /** The operation of a method and path (without the /api prefix), or undefined. */
 export function findApiOperation(method: string, path: string): ApiOperation | undefined {
-  return (Object.values(API_OPERATIONS) as ApiOperation[]).find(
-    (op) => op.path === path && op.method === method,
-  );
+  return API_OPERATION_LIST.find((op) => op.path === path && op.method === method);
 }

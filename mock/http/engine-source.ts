@@ -7,6 +7,7 @@ import { createRandomSource } from '../engine/random-source.ts';
 import {
   API_OPERATIONS,
   envelope,
+  API_OPERATION_LIST,
   findApiOperation,
   isApiPath,
   orderRecord,
@@ -83,9 +84,9 @@ export function engineSource(engine: Engine, validators: SpecValidators): Respon
       const op = findApiOperation(c.req.method === 'HEAD' ? 'GET' : c.req.method, path);
       if (op) return void c.set('operation', op.id);
       // HEAD is answered wherever GET is.
-      const allowed = (Object.values(API_OPERATIONS) as ApiOperation[])
-        .filter((o) => o.path === path)
-        .flatMap((o) => (o.method === 'GET' ? ['GET', 'HEAD'] : [o.method]));
+      const allowed = API_OPERATION_LIST.filter((o) => o.path === path).flatMap((o) =>
+        o.method === 'GET' ? ['GET', 'HEAD'] : [o.method],
+      );
       throw allowed.length > 0 ? methodNotAllowed(c.req.method, sent, allowed) : notFound();
     },
     authenticate: (c) => authenticate(engine, c.req.header('api-key')),
